@@ -1,0 +1,39 @@
+"""Dialects of tirx_mlir, registered lazily.
+
+`register_core_dialects` puts factories for the core ``tirx`` dialect and the upstream xDSL
+dialects kernels use into `tirx_mlir.registry.dialects`; a dialect module is imported only when a
+parsed file (or a pass) first needs it. Backends add their own dialects to the same registry.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from tirx_mlir import registry
+
+
+def _tirx():
+    from tirx_mlir.dialects.tirx import TIRX
+
+    return TIRX
+
+
+def _upstream(name: str) -> Callable[[], object]:
+    def factory():
+        from xdsl.dialects import get_all_dialects
+
+        return get_all_dialects()[name]()
+
+    return factory
+
+
+UPSTREAM_DIALECTS = ("builtin", "func", "scf", "arith", "math", "memref", "affine", "test")
+
+
+def register_core_dialects() -> None:
+    registry.dialects.register("tirx", _tirx, owner="core")
+    for name in UPSTREAM_DIALECTS:
+        registry.dialects.register(name, _upstream(name), owner="core")
+
+
+register_core_dialects()

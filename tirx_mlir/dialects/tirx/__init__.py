@@ -1,0 +1,30 @@
+"""The ``tirx`` dialect: tile primitives on buffers with a memory scope and a layout, execution
+scopes, scope ids and kernels with a launch configuration.
+
+Submodules: ``attributes`` (types/attributes), ``layout`` (the TileLayout algebra), ``kernel``
+(kernels, scope ids), ``buffer_ops`` (alloc, slice, load, store), ``tile_base`` and ``tile_ops``
+(the 31 tile primitives), ``rules`` (shape rules shared by verifier, interpreter and dispatch).
+"""
+
+from xdsl.ir import Dialect
+
+from tirx_mlir.dialects.tirx.attributes import (BufferType, ExecScope, ExecScopeAttr, LayoutAttr,
+                                                TargetAttr)
+from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, IndexExpr, LoadOp, Region, SliceOp,
+                                                StoreOp, resolve_region)
+from tirx_mlir.dialects.tirx.kernel import SCOPE_ID_OPS, KernelOp, ReturnOp, ScopeIdOp
+from tirx_mlir.dialects.tirx.layout import Iter, Swizzle, TileLayout
+from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR, TileOp
+from tirx_mlir.dialects.tirx.tile_ops import *  # noqa: F401,F403  (the 31 primitives)
+from tirx_mlir.dialects.tirx.tile_ops import TILE_OPS
+
+TIRX = Dialect(
+    "tirx",
+    [KernelOp, ReturnOp, *SCOPE_ID_OPS, AllocOp, SliceOp, LoadOp, StoreOp, *TILE_OPS],
+    [BufferType, LayoutAttr, ExecScopeAttr, TargetAttr],
+)
+
+__all__ = ["TIRX", "BufferType", "ExecScope", "ExecScopeAttr", "LayoutAttr", "TargetAttr",
+           "AllocOp", "SliceOp", "LoadOp", "StoreOp", "Region", "IndexExpr", "resolve_region",
+           "KernelOp", "ReturnOp", "ScopeIdOp", "SCOPE_ID_OPS", "TileLayout", "Iter", "Swizzle",
+           "TileOp", "TILE_OPS", "DISPATCHED_ATTR"]

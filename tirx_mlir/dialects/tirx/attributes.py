@@ -1,0 +1,242 @@
+"""Types and attributes of the ``tirx`` dialect.
+
+* ``!tirx.buffer<128x512xf32, trn.sbuf, S[(128,512):(1@P,1@F)]>``: a buffer (or a view of one)
+  with a shape, an element type, a memory scope and an optional TileLayout.
+* ``#tirx.layout<...>``: a TileLayout on its own (layout.py holds the algebra).
+* ``#tirx.exec_scope<cta>``: an execution scope (cluster > cta > warpgroup > warp > thread).
+* ``#tirx.target<"cuda -arch=sm_90a">``: a compilation target, as text (tirx_mlir.target parses it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ArrayAttr, IntAttr, NoneAttr, StringAttr
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Data, ParametrizedAttribute, SpacedOpaqueSyntaxAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from tirx_mlir import registry
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.layout import LayoutError, TileLayout
+
+# --- memory scopes ------------------------------------------------------------------------------
+
+CORE_MEMORY_SCOPES = {
+    "global": "device global memory (CUDA) / HBM (Trainium)",
+    "shared": "static CUDA shared memory",
+    "shared.dyn": "the dynamic CUDA shared-memory arena",
+    "local": "per-thread registers (CUDA)",
+    "tmem": "Blackwell tensor memory",
+    "trn.sbuf": "Trainium state buffer (128 partitions)",
+    "trn.psum": "Trainium partial-sum buffer (8 banks x 2 KiB per partition)",
+}
+for _name, _desc in CORE_MEMORY_SCOPES.items():
+    registry.memory_scopes.register(_name, _desc, owner="core")
+
+
+def known_memory_scopes() -> list[str]:
+    return list(registry.memory_scopes.keys())
+
+
+# --- execution scopes ---------------------------------------------------------------------------
+
+
+class ExecScope(StrEnum):
+    CLUSTER = "cluster"
+    CTA = "cta"
+    WARPGROUP = "warpgroup"
+    WARP = "warp"
+    THREAD = "thread"
+
+
+EXEC_SCOPE_RANK = {ExecScope.CLUSTER: 2, ExecScope.CTA: 3, ExecScope.WARPGROUP: 4,
+                   ExecScope.WARP: 5, ExecScope.THREAD: 6}
+"""Smaller is wider (TIRx ScopeKind numbering)."""
+
+
+def scope_is_wider(a: ExecScope, b: ExecScope) -> bool:
+    return EXEC_SCOPE_RANK[a] < EXEC_SCOPE_RANK[b]
+
+
+@irdl_attr_definition
+class ExecScopeAttr(EnumAttribute[ExecScope], SpacedOpaqueSyntaxAttribute):
+    name = "tirx.exec_scope"
+
+
+# --- layout -------------------------------------------------------------------------------------
+
+
+def _raw_body_until_close(parser: AttrParser) -> tuple[str, int]:
+    """Consume raw text up to (not including) the ``>`` closing the current attribute.
+
+    The layout DSL uses ``@`` and ``+`` in ways MLIR's tokenizer does not, so it is parsed from
+    text. Returns the text and its start offset (for error positions).
+    """
+    start = parser._current_token.span.start  # noqa: SLF001 - xdsl 0.74 parser API
+    gt = parser._raw_scan_balanced(start)  # noqa: SLF001
+    parser.lexer.pos = gt
+    parser._parser_state.current_token = parser.lexer.lex()  # noqa: SLF001
+    return parser.lexer.input.content[start:gt], start
+
+
+def _parse_layout_text(parser: AttrParser) -> TileLayout:
+    text, start = _raw_body_until_close(parser)
+    try:
+        return TileLayout.parse(text)
+    except LayoutError as err:
+        parser.raise_error(f"invalid layout: {err}", start, start + len(text))
+        raise  # unreachable
+
+
+@irdl_attr_definition
+class LayoutAttr(Data[TileLayout]):
+    """``#tirx.layout<S[(128,512):(1@P,1@F)]>``."""
+
+    name = "tirx.layout"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> TileLayout:
+        parser.parse_punctuation("<")
+        layout = _parse_layout_text(parser)
+        parser.parse_punctuation(">")
+        return layout
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.data}>")
+
+
+# --- buffers ------------------------------------------------------------------------------------
+
+
+@irdl_attr_definition
+class BufferType(ParametrizedAttribute, TypeAttribute):
+    """A tile buffer: ``!tirx.buffer<shape x dtype, scope[, layout]>``.
+
+    The layout is optional: without one, a buffer is row-major on the memory axis ``m`` (and a
+    backend's layout lowering picks its physical default, e.g. dim 0 on partitions for trn.sbuf).
+    Views made by ``tirx.slice`` carry no layout; they are read through the buffer they view.
+    """
+
+    name = "tirx.buffer"
+
+    shape: ArrayAttr[IntAttr]
+    element_type: Attribute
+    scope: StringAttr
+    layout: LayoutAttr | NoneAttr
+
+    def __init__(self, shape: Sequence[int], element_type: Attribute, scope: str = "global",
+                 layout: TileLayout | LayoutAttr | None = None):
+        if isinstance(layout, TileLayout):
+            layout = LayoutAttr(layout)
+        super().__init__(ArrayAttr([IntAttr(d) for d in shape]), element_type,
+                         StringAttr(scope), layout or NoneAttr())
+
+    # ---- accessors ----
+    def get_shape(self) -> tuple[int, ...]:
+        return tuple(d.data for d in self.shape.data)
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape.data)
+
+    @property
+    def numel(self) -> int:
+        return math.prod(self.get_shape())
+
+    @property
+    def scope_name(self) -> str:
+        return self.scope.data
+
+    def get_layout(self) -> TileLayout | None:
+        return None if isinstance(self.layout, NoneAttr) else self.layout.data
+
+    def with_shape(self, shape: Sequence[int], layout: TileLayout | None = None) -> "BufferType":
+        return BufferType(shape, self.element_type, self.scope_name, layout)
+
+    def __str__(self) -> str:  # used in diagnostics
+        lay = "" if self.get_layout() is None else f", {self.get_layout()}"
+        dims = "x".join(map(str, self.get_shape()))
+        return f"!tirx.buffer<{dims}{'x' if dims else ''}{dtypes.type_name(self.element_type)}, " \
+               f"{self.scope_name}{lay}>"
+
+    # ---- verification ----
+    def verify(self) -> None:
+        shape = self.get_shape()
+        for d in shape:
+            if d <= 0:
+                raise VerifyException(f"buffer dimensions must be positive, got {list(shape)}")
+        if not dtypes.is_supported(self.element_type):
+            raise VerifyException(
+                f"unsupported buffer element type {self.element_type}; use one of "
+                f"{', '.join(dtypes.SUPPORTED_ELEMENT_TYPES)}")
+        if self.scope_name not in registry.memory_scopes:
+            raise VerifyException(
+                f"unknown memory scope '{self.scope_name}'; known scopes: "
+                f"{', '.join(known_memory_scopes())} (a backend may register more)")
+        layout = self.get_layout()
+        if layout is not None:
+            try:
+                layout.verify_well_formed()
+                layout.verify_covers(shape)
+            except LayoutError as err:
+                raise VerifyException(str(err)) from None
+
+    # ---- syntax ----
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        parser.parse_punctuation("<")
+        shape, elem = parser.parse_ranked_shape()
+        if any(d < 0 for d in shape):
+            parser.raise_error("tirx buffers have static shapes; replace '?' by a size")
+        parser.parse_punctuation(",", " between the element type and the memory scope")
+        scope = parser.parse_optional_identifier() or parser.parse_optional_str_literal()
+        if scope is None:
+            parser.raise_error(
+                f"expected a memory scope ({', '.join(known_memory_scopes())})")
+        layout: Attribute = NoneAttr()
+        if parser.parse_optional_punctuation(",") is not None:
+            layout = LayoutAttr(_parse_layout_text(parser))
+        parser.parse_punctuation(">", " at the end of the buffer type")
+        return [ArrayAttr([IntAttr(d) for d in shape]), elem, StringAttr(scope), layout]
+
+    def print_parameters(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            shape = self.get_shape()
+            if shape:
+                printer.print_dimension_list(shape)
+                printer.print_string("x")
+            printer.print_attribute(self.element_type)
+            scope = self.scope_name
+            printer.print_string(", ")
+            if all(c.isalnum() or c in "._" for c in scope) and scope[:1].isalpha():
+                printer.print_string(scope)
+            else:
+                printer.print_string_literal(scope)
+            if not isinstance(self.layout, NoneAttr):
+                printer.print_string(f", {self.layout.data}")
+
+
+# --- targets ------------------------------------------------------------------------------------
+
+
+@irdl_attr_definition
+class TargetAttr(Data[str]):
+    """``#tirx.target<"aws/trn1/trn1.2xlarge">``: a target string or tag, resolved lazily by
+    tirx_mlir.target (so parsing IR never imports a backend)."""
+
+    name = "tirx.target"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> str:
+        with parser.in_angle_brackets():
+            return parser.parse_str_literal()
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string_literal(self.data)

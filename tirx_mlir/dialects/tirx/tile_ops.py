@@ -1,0 +1,562 @@
+"""The 31 TIRx tile primitives (reference/tirx.md §3.1) as tirx ops.
+
+Each op's docstring gives its meaning and an example; rules shared with the interpreter and the
+dispatch predicates live in rules.py. Operands are buffers or views (``!tirx.buffer``), or
+scalars where TIRx accepts a scalar.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import AffineSetAttr, DenseArrayBase, FloatAttr, StringAttr, UnitAttr
+from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, irdl_op_definition, operand_def,
+                       opt_operand_def, opt_prop_def, prop_def, region_def, traits_def)
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import VerifyException
+
+from tirx_mlir.dialects.tirx import dtypes, rules
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.tile_base import TileOp, operand_shape
+
+ANY = AnyAttr()
+
+
+def _buf(op: TileOp, name: str) -> BufferType:
+    t = getattr(op, name).type
+    assert isinstance(t, BufferType)
+    return t
+
+
+def _shape(op: TileOp, name: str):
+    value = getattr(op, name)
+    return None if value is None else operand_shape(value)
+
+
+def _check_float(op: TileOp, *names: str) -> None:
+    for name in names:
+        value = getattr(op, name)
+        if value is None:
+            continue
+        t = value.type.element_type if isinstance(value.type, BufferType) else value.type
+        if not (dtypes.is_supported(t) and dtypes.is_float(t)):
+            raise rules.RuleError(f"{op.name} computes in floating point; operand '{name}' has "
+                                  f"type {t}; cast it first")
+
+
+# --- data movement ------------------------------------------------------------------------------
+
+
+class _CopyLike(TileOp):
+    dst = operand_def(BufferType)
+    src = operand_def(BufferType)
+
+    def verify_tile(self) -> None:
+        rules.check_same_elements(self.name, _buf(self, "dst").get_shape(),
+                                  _buf(self, "src").get_shape())
+
+
+@irdl_op_definition
+class CopyOp(_CopyLike):
+    """dst = src, element by element (converting the element type when they differ).
+
+    ``tirx.copy cta %smem, %gmem : !tirx.buffer<32x32xf32, shared>, !tirx.buffer<32x32xf32, global>``
+    """
+
+    name = "tirx.copy"
+
+
+@irdl_op_definition
+class CopyAsyncOp(_CopyLike):
+    """Issues an asynchronous copy dst = src; the caller commits and waits.
+
+    ``tirx.copy_async %smem, %gmem dispatch "tma_auto" : ...``
+    """
+
+    name = "tirx.copy_async"
+
+
+@irdl_op_definition
+class PermuteLayoutOp(_CopyLike):
+    """Same logical tile, another physical layout: dst = src with dst's layout.
+
+    ``tirx.permute_layout warp %b, %a : !tirx.buffer<...>, !tirx.buffer<...>``
+    """
+
+    name = "tirx.permute_layout"
+
+    def verify_tile(self) -> None:
+        super().verify_tile()
+        if _buf(self, "dst").element_type != _buf(self, "src").element_type:
+            raise rules.RuleError("permute_layout keeps the element type; use tirx.cast to convert")
+
+
+# --- matmul -------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class GemmOp(TileOp):
+    """D = alpha * op(A) @ op(B) + beta * C, with f32 accumulation.
+
+    A is [M, K] ([K, M] with ``transpose_a``), B is [K, N] ([N, K] with ``transpose_b``); C
+    defaults to D when absent. ``tirx.gemm %D, %A, %B transpose_b alpha 0.5 : ...``
+    """
+
+    name = "tirx.gemm"
+    KEYWORDS: ClassVar = {"transpose_a": "flag", "transpose_b": "flag", "alpha": "float",
+                          "beta": "float"}
+    DSTS: ClassVar = ("d",)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    d = operand_def(BufferType)
+    a = operand_def(BufferType)
+    b = operand_def(BufferType)
+    c = opt_operand_def(BufferType)
+    transpose_a = opt_prop_def(UnitAttr)
+    transpose_b = opt_prop_def(UnitAttr)
+    alpha = opt_prop_def(FloatAttr)
+    beta = opt_prop_def(FloatAttr)
+
+    def verify_tile(self) -> None:
+        m, n, _ = rules.gemm_dims(_buf(self, "a").get_shape(), _buf(self, "b").get_shape(),
+                                  self.flag("transpose_a"), self.flag("transpose_b"))
+        if _buf(self, "d").get_shape() != (m, n):
+            raise rules.RuleError(f"gemm result D is {rules.fmt(_buf(self, 'd').get_shape())} but "
+                                  f"op(A) @ op(B) is [{m}, {n}]")
+        if self.c is not None and _buf(self, "c").get_shape() != (m, n):
+            raise rules.RuleError(f"gemm C is {rules.fmt(_buf(self, 'c').get_shape())}, expected "
+                                  f"[{m}, {n}]")
+
+
+@irdl_op_definition
+class GemmAsyncOp(TileOp):
+    """Asynchronous C (+)= op(A) @ op(B)ᵀ in TIRx's K-major convention.
+
+    A is [M, K] ([K, M] with ``transpose_a``); B is K-major [N, K] ([K, N] with
+    ``transpose_b``). ``accum`` adds to C. Optional block-scale factors ``sfa``/``sfb`` come
+    together. ``tirx.gemm_async %C, %A, %B accum : ...``
+    """
+
+    name = "tirx.gemm_async"
+    KEYWORDS: ClassVar = {"transpose_a": "flag", "transpose_b": "flag", "accum": "flag"}
+    DSTS: ClassVar = ("c",)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    c = operand_def(BufferType)
+    a = operand_def(BufferType)
+    b = operand_def(BufferType)
+    sfa = opt_operand_def(BufferType)
+    sfb = opt_operand_def(BufferType)
+    transpose_a = opt_prop_def(UnitAttr)
+    transpose_b = opt_prop_def(UnitAttr)
+    accum = opt_prop_def(UnitAttr)
+
+    def verify_tile(self) -> None:
+        m, n, _ = rules.gemm_dims(_buf(self, "a").get_shape(), _buf(self, "b").get_shape(),
+                                  self.flag("transpose_a"), self.flag("transpose_b"),
+                                  b_is_n_major=True)
+        if _buf(self, "c").get_shape() != (m, n):
+            raise rules.RuleError(f"gemm_async C is {rules.fmt(_buf(self, 'c').get_shape())} but "
+                                  f"the product is [{m}, {n}]")
+        if (self.sfa is None) != (self.sfb is None):
+            raise rules.RuleError("gemm_async scale factors sfa and sfb must be given together")
+
+
+# --- unary --------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class ZeroOp(TileOp):
+    """dst = 0. ``tirx.zero cta %acc : !tirx.buffer<128x128xf32, shared>``"""
+
+    name = "tirx.zero"
+    dst = operand_def(BufferType)
+
+
+class _FillLike(TileOp):
+    dst = operand_def(BufferType)
+    value = operand_def(ANY)
+
+    def verify_tile(self) -> None:
+        if isinstance(self.value.type, BufferType):
+            raise rules.RuleError(f"{self.name} takes a scalar value, not a buffer")
+
+
+@irdl_op_definition
+class FillOp(_FillLike):
+    """dst = value (a scalar). ``tirx.fill %t, %cst : !tirx.buffer<128x1xf32, trn.sbuf>, f32``"""
+
+    name = "tirx.fill"
+
+
+@irdl_op_definition
+class MemsetOp(_FillLike):
+    """dst = value (a scalar); TIRx's Trainium spelling of fill."""
+
+    name = "tirx.memset"
+
+
+class _UnaryOp(TileOp):
+    dst = operand_def(BufferType)
+    src = operand_def(BufferType)
+
+    def verify_tile(self) -> None:
+        rules.check_same_elements(self.name, _buf(self, "dst").get_shape(),
+                                  _buf(self, "src").get_shape())
+
+
+@irdl_op_definition
+class ReciprocalOp(_UnaryOp):
+    """dst = 1 / src. ``tirx.reciprocal %r, %s : ...``"""
+
+    name = "tirx.reciprocal"
+
+    def verify_tile(self) -> None:
+        super().verify_tile()
+        _check_float(self, "dst", "src")
+
+
+@irdl_op_definition
+class SiluOp(_UnaryOp):
+    """dst = src * sigmoid(src). ``tirx.silu %y, %x : ...``"""
+
+    name = "tirx.silu"
+
+    def verify_tile(self) -> None:
+        super().verify_tile()
+        _check_float(self, "dst", "src")
+
+
+@irdl_op_definition
+class CastOp(_UnaryOp):
+    """dst = src converted to dst's element type (round to nearest even; float to integer
+    truncates toward zero and saturates). ``tirx.cast %h, %f : <..xf16..>, <..xf32..>``"""
+
+    name = "tirx.cast"
+
+
+class _UnaryBiasScaleOp(TileOp):
+    """dst = f(src * scale + bias); bias and scale are scalars or buffers broadcast to dst."""
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    dst = operand_def(BufferType)
+    src = operand_def(BufferType)
+    bias = opt_operand_def(ANY)
+    scale = opt_operand_def(ANY)
+
+    def verify_tile(self) -> None:
+        dst = _buf(self, "dst").get_shape()
+        rules.check_same_elements(self.name, dst, _buf(self, "src").get_shape())
+        rules.check_broadcast(f"{self.name} bias", _shape(self, "bias"), dst)
+        rules.check_broadcast(f"{self.name} scale", _shape(self, "scale"), dst)
+        _check_float(self, "dst", "src", "bias", "scale")
+
+
+@irdl_op_definition
+class SqrtOp(_UnaryBiasScaleOp):
+    """dst = sqrt(src * scale + bias). ``tirx.sqrt %y, %x scale %s : ...``"""
+
+    name = "tirx.sqrt"
+
+
+@irdl_op_definition
+class ExpOp(_UnaryBiasScaleOp):
+    """dst = exp(src * scale + bias). ``tirx.exp %y, %x bias %m : ...``"""
+
+    name = "tirx.exp"
+
+
+@irdl_op_definition
+class Exp2Op(_UnaryBiasScaleOp):
+    """dst = 2 ** (src * scale + bias)."""
+
+    name = "tirx.exp2"
+
+
+@irdl_op_definition
+class Log2Op(_UnaryBiasScaleOp):
+    """dst = log2(src * scale + bias)."""
+
+    name = "tirx.log2"
+
+
+# --- binary -------------------------------------------------------------------------------------
+
+
+class _BinaryOp(TileOp):
+    """dst = lhs ⊕ rhs; either side may be a scalar or a buffer broadcast (NumPy-style) to dst."""
+
+    FUNC: ClassVar[str]
+    dst = operand_def(BufferType)
+    lhs = operand_def(ANY)
+    rhs = operand_def(ANY)
+
+    def verify_tile(self) -> None:
+        dst = _buf(self, "dst").get_shape()
+        rules.check_broadcast(f"{self.name} lhs", _shape(self, "lhs"), dst)
+        rules.check_broadcast(f"{self.name} rhs", _shape(self, "rhs"), dst)
+        if self.FUNC == "fdiv":
+            _check_float(self, "dst", "lhs", "rhs")
+
+
+@irdl_op_definition
+class AddOp(_BinaryOp):
+    """dst = lhs + rhs. ``tirx.add %c, %a, %b : ...``"""
+
+    name = "tirx.add"
+    FUNC: ClassVar[str] = "add"
+
+
+@irdl_op_definition
+class SubOp(_BinaryOp):
+    """dst = lhs - rhs."""
+
+    name = "tirx.sub"
+    FUNC: ClassVar[str] = "sub"
+
+
+@irdl_op_definition
+class MulOp(_BinaryOp):
+    """dst = lhs * rhs."""
+
+    name = "tirx.mul"
+    FUNC: ClassVar[str] = "mul"
+
+
+@irdl_op_definition
+class FdivOp(_BinaryOp):
+    """dst = lhs / rhs (floating point)."""
+
+    name = "tirx.fdiv"
+    FUNC: ClassVar[str] = "fdiv"
+
+
+@irdl_op_definition
+class MaximumOp(_BinaryOp):
+    """dst = max(lhs, rhs), elementwise."""
+
+    name = "tirx.maximum"
+    FUNC: ClassVar[str] = "maximum"
+
+
+@irdl_op_definition
+class MinimumOp(_BinaryOp):
+    """dst = min(lhs, rhs), elementwise."""
+
+    name = "tirx.minimum"
+    FUNC: ClassVar[str] = "minimum"
+
+
+@irdl_op_definition
+class FmaOp(TileOp):
+    """dst = input * scale + bias; scale and bias are scalars or broadcast buffers.
+
+    ``tirx.fma %y, %x, %s, %b : ...``
+    """
+
+    name = "tirx.fma"
+    dst = operand_def(BufferType)
+    input = operand_def(ANY)
+    scale = operand_def(ANY)
+    bias = operand_def(ANY)
+
+    def verify_tile(self) -> None:
+        dst = _buf(self, "dst").get_shape()
+        for name in ("input", "scale", "bias"):
+            rules.check_broadcast(f"fma {name}", _shape(self, name), dst)
+
+
+@irdl_op_definition
+class SelectOp(TileOp):
+    """dst[i] = predicate(i) ? true_value[i] : false_value[i], where the predicate is an affine
+    condition over the destination's indices (an integer set: every constraint must hold).
+
+    ``tirx.select %B, %A, %zero where (d0, d1) : (d1 - d0 - 1 >= 0) : ...`` keeps A above the
+    diagonal (d0 < d1) and writes 0 elsewhere.
+    """
+
+    name = "tirx.select"
+    KEYWORDS: ClassVar = {"where": "predicate"}
+    dst = operand_def(BufferType)
+    true_value = operand_def(ANY)
+    false_value = operand_def(ANY)
+    where = prop_def(AffineSetAttr)
+
+    def verify_tile(self) -> None:
+        dst = _buf(self, "dst").get_shape()
+        rules.check_broadcast("select true_value", _shape(self, "true_value"), dst)
+        rules.check_broadcast("select false_value", _shape(self, "false_value"), dst)
+        aset = self.where.data
+        if aset.num_dims != len(dst) or aset.num_symbols:
+            raise rules.RuleError(f"select predicate has {aset.num_dims} dims and "
+                                  f"{aset.num_symbols} symbols; it needs one dim per destination "
+                                  f"dim ({len(dst)}) and no symbols")
+
+
+# --- reductions ---------------------------------------------------------------------------------
+
+
+class _ReduceOp(TileOp):
+    """dst = reduce(src) over ``axes`` (default the last); ``accum`` folds in the old dst."""
+
+    KEYWORDS: ClassVar = {"axes": "ints", "accum": "flag"}
+    dst = operand_def(BufferType)
+    src = operand_def(BufferType)
+    axes = opt_prop_def(DenseArrayBase)
+    accum = opt_prop_def(UnitAttr)
+
+    def reduce_axes(self) -> tuple[int, ...]:
+        return rules.normalize_axes(self.ints_prop("axes", (-1,)), _buf(self, "src").rank)
+
+    def verify_tile(self) -> None:
+        src = _buf(self, "src").get_shape()
+        rules.check_reduction(src, self.ints_prop("axes", (-1,)), _buf(self, "dst").get_shape())
+
+
+@irdl_op_definition
+class SumOp(_ReduceOp):
+    """dst = sum(src, axes). ``tirx.sum %rowsum, %x axes [-1] : ...``"""
+
+    name = "tirx.sum"
+
+
+@irdl_op_definition
+class MaxOp(_ReduceOp):
+    """dst = max(src, axes)."""
+
+    name = "tirx.max"
+
+
+@irdl_op_definition
+class MinOp(_ReduceOp):
+    """dst = min(src, axes)."""
+
+    name = "tirx.min"
+
+
+@irdl_op_definition
+class ReduceNegateOp(_ReduceOp):
+    """dst = -reduce(src, axes) with ``reduce`` one of sum, max, min.
+
+    ``tirx.reduce_negate %negmax, %x reduce max : ...``
+    """
+
+    name = "tirx.reduce_negate"
+    KEYWORDS: ClassVar = {"axes": "ints", "accum": "flag", "reduce": "name"}
+    reduce = prop_def(StringAttr)
+
+    def verify_tile(self) -> None:
+        super().verify_tile()
+        rules.check_func("reduce_negate reduce", self.reduce.data, rules.REDUCE_FUNCS)
+
+
+# --- fused --------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class BinaryReduceOp(TileOp):
+    """bin_out = lhs ⊕ rhs; red_out = reduce(bin_out, axes).
+
+    ``tirx.binary_reduce %t, %s, %x, %c binary mul reduce sum : ...``
+    """
+
+    name = "tirx.binary_reduce"
+    KEYWORDS: ClassVar = {"binary": "name", "reduce": "name", "axes": "ints"}
+    DSTS: ClassVar = ("bin_out", "red_out")
+    bin_out = operand_def(BufferType)
+    red_out = operand_def(BufferType)
+    lhs = operand_def(ANY)
+    rhs = operand_def(ANY)
+    binary = prop_def(StringAttr)
+    reduce = prop_def(StringAttr)
+    axes = opt_prop_def(DenseArrayBase)
+
+    def verify_tile(self) -> None:
+        rules.check_func("binary_reduce binary", self.binary.data, rules.BINARY_FUNCS)
+        rules.check_func("binary_reduce reduce", self.reduce.data, rules.REDUCE_FUNCS)
+        out = _buf(self, "bin_out").get_shape()
+        rules.check_broadcast("binary_reduce lhs", _shape(self, "lhs"), out)
+        rules.check_broadcast("binary_reduce rhs", _shape(self, "rhs"), out)
+        rules.check_reduction(out, self.ints_prop("axes", (-1,)), _buf(self, "red_out").get_shape())
+
+
+@irdl_op_definition
+class UnaryReduceOp(TileOp):
+    """un_out = f(src * scale + bias); red_out = reduce(un_out, axes).
+
+    ``tirx.unary_reduce %e, %s, %x bias %negmax unary exp reduce sum : ...``
+    """
+
+    name = "tirx.unary_reduce"
+    KEYWORDS: ClassVar = {"unary": "name", "reduce": "name", "axes": "ints"}
+    DSTS: ClassVar = ("un_out", "red_out")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    un_out = operand_def(BufferType)
+    red_out = operand_def(BufferType)
+    src = operand_def(BufferType)
+    bias = opt_operand_def(ANY)
+    scale = opt_operand_def(ANY)
+    unary = prop_def(StringAttr)
+    reduce = prop_def(StringAttr)
+    axes = opt_prop_def(DenseArrayBase)
+
+    def verify_tile(self) -> None:
+        rules.check_func("unary_reduce unary", self.unary.data, rules.UNARY_FUNCS)
+        rules.check_func("unary_reduce reduce", self.reduce.data, rules.REDUCE_FUNCS)
+        out = _buf(self, "un_out").get_shape()
+        rules.check_same_elements("unary_reduce", out, _buf(self, "src").get_shape())
+        rules.check_broadcast("unary_reduce bias", _shape(self, "bias"), out)
+        rules.check_broadcast("unary_reduce scale", _shape(self, "scale"), out)
+        rules.check_reduction(out, self.ints_prop("axes", (-1,)), _buf(self, "red_out").get_shape())
+
+
+@irdl_op_definition
+class BinaryChainOp(TileOp):
+    """out = (data op0 operand0) op1 operand1; with ``reverse1``: operand1 op1 (data op0 operand0).
+
+    ``tirx.binary_chain %y, %x, %mean, %gamma op0 sub op1 mul : ...``
+    """
+
+    name = "tirx.binary_chain"
+    KEYWORDS: ClassVar = {"op0": "name", "op1": "name", "reverse1": "flag"}
+    DSTS: ClassVar = ("out",)
+    out = operand_def(BufferType)
+    data = operand_def(BufferType)
+    operand0 = operand_def(ANY)
+    operand1 = operand_def(ANY)
+    op0 = prop_def(StringAttr)
+    op1 = prop_def(StringAttr)
+    reverse1 = opt_prop_def(UnitAttr)
+
+    def verify_tile(self) -> None:
+        rules.check_func("binary_chain op0", self.op0.data, rules.BINARY_FUNCS)
+        rules.check_func("binary_chain op1", self.op1.data, rules.BINARY_FUNCS)
+        out = _buf(self, "out").get_shape()
+        rules.check_same_elements("binary_chain", out, _buf(self, "data").get_shape())
+        rules.check_broadcast("binary_chain operand0", _shape(self, "operand0"), out)
+        rules.check_broadcast("binary_chain operand1", _shape(self, "operand1"), out)
+
+
+@irdl_op_definition
+class ComposeOp(TileOp):
+    """A group of tile primitives that a backend may fuse; its meaning is the ops in order.
+
+    ``tirx.compose_op { tirx.exp ... tirx.sum ... }``
+    """
+
+    name = "tirx.compose_op"
+    DSTS: ClassVar = ()
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+
+    def verify_tile(self) -> None:
+        for op in self.body.block.ops:
+            if not isinstance(op, TileOp) or isinstance(op, ComposeOp):
+                raise VerifyException(f"tirx.compose_op may contain only tile primitives (not "
+                                      f"nested compose_op), found {op.name}")
+
+
+TILE_OPS: tuple[type[TileOp], ...] = (
+    CopyOp, CopyAsyncOp, PermuteLayoutOp, GemmOp, GemmAsyncOp, ZeroOp, FillOp, MemsetOp,
+    ReciprocalOp, SiluOp, SqrtOp, ExpOp, Exp2Op, Log2Op, CastOp, AddOp, SubOp, MulOp, FdivOp,
+    MaximumOp, MinimumOp, FmaOp, SelectOp, SumOp, MaxOp, MinOp, ReduceNegateOp, BinaryReduceOp,
+    UnaryReduceOp, BinaryChainOp, ComposeOp)
+assert len(TILE_OPS) == 31

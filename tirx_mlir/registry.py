@@ -1,0 +1,200 @@
+"""The project's registries: one mechanism, one place.
+
+Every registry maps a key to a value and records which *owner* (a backend name, or ``"core"``)
+made the entry, so that a backend whose ``register_backend()`` fails can be rolled back completely
+(`drop_owner`). Registration is idempotent for the same owner and value, rejects a conflicting
+duplicate unless ``override=True``, and every registry has a listing function.
+
+The owner of new entries is taken from `owner_scope`, which the backend loader sets while a
+backend's hook runs; code outside a hook registers as ``"core"`` (or as the ``owner=`` it passes).
+
+This module is pure Python with no project imports, so the core dialects may use it without a
+layering cycle. The specialised registries (pipelines, dispatch, targets...) live beside their
+subject and are built on `Registry`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, Iterator, TypeVar
+
+V = TypeVar("V")
+
+_current_owner: contextvars.ContextVar[str] = contextvars.ContextVar("tirx_owner", default="core")
+_all_registries: list["Registry[Any]"] = []
+_lock = threading.RLock()
+
+
+class RegistryError(ValueError):
+    """A conflicting or unknown registration."""
+
+
+@contextlib.contextmanager
+def owner_scope(owner: str) -> Iterator[None]:
+    """Attribute every registration made inside the block to ``owner``."""
+    token = _current_owner.set(owner)
+    try:
+        yield
+    finally:
+        _current_owner.reset(token)
+
+
+def current_owner() -> str:
+    return _current_owner.get()
+
+
+@dataclass
+class Entry(Generic[V]):
+    value: V
+    owner: str
+    previous: "Entry[V] | None" = None  # what an override replaced, restored on rollback
+
+
+class Registry(Generic[V]):
+    """A named map of key -> value with owner tracking.
+
+    ``same`` decides whether a repeated registration is the same (idempotent) or a conflict;
+    by default values are compared with ``==`` (functions by identity).
+    """
+
+    def __init__(self, what: str, same: Callable[[V, V], bool] | None = None):
+        self.what = what
+        self._entries: dict[Any, Entry[V]] = {}
+        self._same = same or (lambda a, b: a is b or a == b)
+        self.listeners: list[Callable[[], None]] = []
+        with _lock:
+            _all_registries.append(self)
+
+    def register(self, key: Any, value: V, *, override: bool = False,
+                 owner: str | None = None) -> V:
+        owner = owner or current_owner()
+        with _lock:
+            old = self._entries.get(key)
+            if old is not None and not override:
+                if old.owner == owner and self._same(old.value, value):
+                    return old.value
+                raise RegistryError(
+                    f"{self.what} '{key}' is already registered by '{old.owner}'; pass "
+                    f"override=True to replace it")
+            self._entries[key] = Entry(value, owner, previous=old)
+        self._notify()
+        return value
+
+    def unregister(self, key: Any) -> None:
+        with _lock:
+            self._entries.pop(key, None)
+        self._notify()
+
+    def get(self, key: Any, default: Any = None) -> V | Any:
+        entry = self._entries.get(key)
+        return default if entry is None else entry.value
+
+    def lookup(self, key: Any) -> V:
+        """The value for ``key``; an unknown key raises with the list of candidates."""
+        entry = self._entries.get(key)
+        if entry is None:
+            candidates = ", ".join(sorted(map(str, self._entries))) or "(none registered)"
+            raise RegistryError(f"unknown {self.what} '{key}'; candidates are: {candidates}")
+        return entry.value
+
+    def owner_of(self, key: Any) -> str | None:
+        entry = self._entries.get(key)
+        return None if entry is None else entry.owner
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._entries
+
+    def keys(self) -> list[Any]:
+        return list(self._entries)
+
+    def items(self) -> list[tuple[Any, V]]:
+        return [(k, e.value) for k, e in self._entries.items()]
+
+    def listing(self) -> dict[Any, V]:
+        return {k: e.value for k, e in self._entries.items()}
+
+    def drop_owner(self, owner: str) -> None:
+        """Remove every entry ``owner`` made, restoring what its overrides replaced."""
+        with _lock:
+            for key in list(self._entries):
+                entry = self._entries[key]
+                while entry is not None and entry.owner == owner:
+                    entry = entry.previous
+                if entry is None:
+                    del self._entries[key]
+                else:
+                    self._entries[key] = entry
+        self._notify()
+
+    def _notify(self) -> None:
+        for fn in self.listeners:
+            fn()
+
+
+def drop_owner_everywhere(owner: str) -> None:
+    """Roll back every registration ``owner`` made, in every registry."""
+    with _lock:
+        registries = list(_all_registries)
+    for reg in registries:
+        reg.drop_owner(owner)
+
+
+def all_registries() -> list[Registry[Any]]:
+    with _lock:
+        return list(_all_registries)
+
+
+# --- registries the core and the tools consult ---------------------------------------------------
+# Each value is a zero-argument factory, so nothing is imported until it is used (start-up time).
+
+dialects: Registry[Callable[[], Any]] = Registry("dialect")
+"""name -> () -> xdsl Dialect, for tirx-opt's context."""
+
+passes: Registry[Callable[[], type]] = Registry("pass")
+"""pass name -> () -> ModulePass subclass."""
+
+printers: Registry[Callable[[], type]] = Registry("printer target")
+"""-t name -> () -> xdsl Target subclass."""
+
+interpreter_functions: Registry[Callable[[], type]] = Registry("interpreter implementation")
+"""name -> () -> InterpreterFunctions subclass registered on every interpreter."""
+
+memory_scopes: Registry[str] = Registry("memory scope")
+"""scope name -> description."""
+
+script_namespaces: Registry[object] = Registry("script namespace")
+"""name -> namespace object for the Python front end (``Tx.<name>``)."""
+
+
+def register_dialect(name: str, factory: Callable[[], Any], *, override: bool = False) -> None:
+    dialects.register(name, factory, override=override)
+
+
+def register_pass(name: str, factory: Callable[[], type], *, override: bool = False) -> None:
+    passes.register(name, factory, override=override)
+
+
+def register_printer(name: str, factory: Callable[[], type], *, override: bool = False) -> None:
+    printers.register(name, factory, override=override)
+
+
+def register_interpreter_functions(name: str, factory: Callable[[], type], *,
+                                   override: bool = False) -> None:
+    interpreter_functions.register(name, factory, override=override)
+
+
+def register_memory_scope(name: str, description: str = "", *, override: bool = False) -> None:
+    memory_scopes.register(name, description, override=override)
+
+
+def register_script_namespace(name: str, namespace: object, *, override: bool = False) -> object:
+    """Publish ``namespace`` as ``tirx_mlir.script.<name>`` (``Tx.<name>`` in kernels)."""
+    script_namespaces.register(name, namespace, override=override)
+    return namespace
+
+
+def list_script_namespaces() -> dict[str, object]:
+    return script_namespaces.listing()
