@@ -1,0 +1,47 @@
+"""tirx_mlir: TVM's TIRx tile IR as xDSL dialects, with CUDA and Trainium backends.
+
+Public entry points (imported lazily to keep start-up fast):
+
+* ``tirx_mlir.interpret(module, kernel_name, *arrays)``: run a kernel with reference semantics;
+* ``tirx_mlir.parse_module(text, name)``: parse IR with source locations;
+* ``tirx_mlir.get_pipeline(name, **options)`` / ``list_pipelines()``: named pass pipelines;
+* ``tirx_mlir.backends.load(name)`` / ``is_loaded(name)``: the backend loader.
+
+``import tirx_mlir`` autoloads the builtin backends unless ``TIRX_MLIR_BACKEND_AUTOLOAD=0``.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "interpret": ("tirx_mlir.interpreter", "interpret"),
+    "parse_module": ("tirx_mlir.context", "parse_module"),
+    "make_context": ("tirx_mlir.context", "make_context"),
+    "get_pipeline": ("tirx_mlir.pipelines", "get_pipeline"),
+    "list_pipelines": ("tirx_mlir.pipelines", "list_pipelines"),
+    "register_pipeline": ("tirx_mlir.pipelines", "register_pipeline"),
+    "Target": ("tirx_mlir.target", "Target"),
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        value = getattr(importlib.import_module(module), attr)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'tirx_mlir' has no attribute '{name}'")
+
+
+def _autoload() -> None:
+    try:
+        from tirx_mlir.backends import _autoload_backends
+    except ImportError:  # the loader is not built yet
+        return
+    _autoload_backends()
+
+
+_autoload()
