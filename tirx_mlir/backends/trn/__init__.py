@@ -1,0 +1,23 @@
+"""The Trainium backend: the ``nki`` dialect, its interpreter, the NKI printers, the ``trn``
+target kind and tags, and the ``nki`` script namespace.
+
+`register_backend()` is the single place that registers all of it; everything is registered as
+a zero-argument factory, so ``import tirx_mlir`` imports none of the heavy modules (dialect,
+interpreter, printers) until they are used.
+
+Layout: ``target_tags.py`` (kind ``trn``, tags, `TrnLimits`), ``dialects/nki.py`` (the ``nki``
+ops and their hardware-limit verifiers), ``interpreter.py`` (NKI simulator semantics in numpy),
+``printers/`` (``-t nki`` and ``-t nki-legacy``), ``script.py`` (the ``nki`` namespace);
+``dispatch/``, ``transforms/`` and ``pipeline.py`` hold the tile-primitive lowering.
+"""
+
+from __future__ import annotations
+
+BACKEND_NAME = "trn"
+
+
+def register_backend() -> None:
+    """Register the trn target kind and tags (the rest follows as its modules land)."""
+    from tirx_mlir.backends.trn.target_tags import register_trn_target
+
+    register_trn_target()
