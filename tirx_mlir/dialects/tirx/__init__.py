@@ -10,8 +10,10 @@ from xdsl.ir import Dialect
 
 from tirx_mlir.dialects.tirx.attributes import (BufferType, ExecScope, ExecScopeAttr, LayoutAttr,
                                                 TargetAttr)
-from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, IndexExpr, LoadOp, Region, SliceOp,
-                                                StoreOp, resolve_region)
+from tirx_mlir.dialects.tirx.access import (AccessPattern, IndexExpr, Region, resolve_access,
+                                            resolve_region)
+from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, LoadOp, ReshapeOp, SliceOp, StoreOp,
+                                                TransposeOp)
 from tirx_mlir.dialects.tirx.kernel import SCOPE_ID_OPS, KernelOp, ReturnOp, ScopeIdOp
 from tirx_mlir.dialects.tirx.layout import Iter, Swizzle, TileLayout
 from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR, TileOp
@@ -20,11 +22,13 @@ from tirx_mlir.dialects.tirx.tile_ops import TILE_OPS
 
 TIRX = Dialect(
     "tirx",
-    [KernelOp, ReturnOp, *SCOPE_ID_OPS, AllocOp, SliceOp, LoadOp, StoreOp, *TILE_OPS],
+    [KernelOp, ReturnOp, *SCOPE_ID_OPS, AllocOp, SliceOp, TransposeOp, ReshapeOp, LoadOp,
+     StoreOp, *TILE_OPS],
     [BufferType, LayoutAttr, ExecScopeAttr, TargetAttr],
 )
 
 __all__ = ["TIRX", "BufferType", "ExecScope", "ExecScopeAttr", "LayoutAttr", "TargetAttr",
-           "AllocOp", "SliceOp", "LoadOp", "StoreOp", "Region", "IndexExpr", "resolve_region",
+           "AllocOp", "SliceOp", "TransposeOp", "ReshapeOp", "LoadOp", "StoreOp", "Region",
+           "AccessPattern", "IndexExpr", "resolve_region", "resolve_access",
            "KernelOp", "ReturnOp", "ScopeIdOp", "SCOPE_ID_OPS", "TileLayout", "Iter", "Swizzle",
            "TileOp", "TILE_OPS", "DISPATCHED_ATTR"]

@@ -6,18 +6,19 @@
     tirx.store %x, %s[%i, %j] : !tirx.buffer<128x512xf32, trn.sbuf>
 
 A slice is a view (a buffer region in TIRx terms): offsets may be static or SSA index values,
-sizes are static, strides optional. Tile primitives take buffers and views alike; code that needs
-the underlying buffer and the region's offsets calls `resolve_region`.
+sizes are static, strides optional. ``tirx.transpose`` permutes a view's dims and
+``tirx.reshape`` splits (or merges unit) dims of a view; both move no data. Tile primitives take
+buffers and views alike; code that needs the underlying buffer and how a view walks it calls
+`access.resolve_access` / `access.resolve_region`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, i64
-from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, irdl_op_definition, operand_def,
+from xdsl.ir import SSAValue
+from xdsl.irdl import (IRDLOperation, irdl_op_definition, operand_def,
                        opt_prop_def, prop_def, result_def, traits_def, var_operand_def, AnyAttr)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -283,100 +284,113 @@ class StoreOp(_ElementAccess):
         printer.print_attribute(self.buffer.type)
 
 
-# --- regions ------------------------------------------------------------------------------------
+@irdl_op_definition
+class TransposeOp(IRDLOperation):
+    """A view with permuted dims: result dim ``i`` is source dim ``permutation[i]``.
+
+    Example: ``%t = tirx.transpose %v [1, 0] : !tirx.buffer<128x64xf32, trn.sbuf> ->
+    !tirx.buffer<64x128xf32, trn.sbuf>``
+    """
+
+    name = "tirx.transpose"
+    source = operand_def(BufferType)
+    permutation = prop_def(DenseArrayBase)
+    result = result_def(BufferType)
+    traits = traits_def(NoMemoryEffect())
+
+    def __init__(self, source: SSAValue, permutation: Sequence[int]):
+        src = source.type
+        assert isinstance(src, BufferType)
+        shape = src.get_shape()
+        super().__init__(operands=[source], properties={"permutation": _int_array(permutation)},
+                         result_types=[src.with_shape([shape[p] for p in permutation])])
+
+    def perm(self) -> tuple[int, ...]:
+        return tuple(self.permutation.get_values())
+
+    def verify_(self) -> None:
+        src, res = self.source.type, self.result.type
+        assert isinstance(src, BufferType) and isinstance(res, BufferType)
+        perm = self.perm()
+        if sorted(perm) != list(range(src.rank)):
+            raise VerifyException(f"permutation {list(perm)} is not a permutation of "
+                                  f"0..{src.rank - 1}")
+        expected = src.with_shape([src.get_shape()[p] for p in perm])
+        if res != expected:
+            raise VerifyException(f"transpose result type must be {expected}, got {res}")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> "TransposeOp":
+        source = parser.parse_unresolved_operand()
+        perm = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        src_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        res_type = parser.parse_type()
+        op = cls.build(operands=[parser.resolve_operand(source, src_type)],
+                       properties={"permutation": _int_array(perm)}, result_types=[res_type])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.source)
+        printer.print_string(f" {list(self.perm())}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.source.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
 
 
-@dataclass(frozen=True)
-class IndexExpr:
-    """An affine index: ``const + sum(coeff * value)`` over SSA index values."""
+@irdl_op_definition
+class ReshapeOp(IRDLOperation):
+    """A view that splits dims (and inserts or drops unit dims); it moves no data.
 
-    const: int = 0
-    terms: tuple[tuple[SSAValue, int], ...] = ()
+    Each source dim must be the product of consecutive result dims (unit dims aside).
+    Example: ``%r = tirx.reshape %v : !tirx.buffer<256x512xf32, trn.sbuf> ->
+    !tirx.buffer<2x128x512xf32, trn.sbuf>``
+    """
 
-    @staticmethod
-    def of(value: "int | SSAValue | IndexExpr") -> "IndexExpr":
-        if isinstance(value, IndexExpr):
-            return value
-        if isinstance(value, int):
-            return IndexExpr(value)
-        return index_expr(value)
+    name = "tirx.reshape"
+    source = operand_def(BufferType)
+    result = result_def(BufferType)
+    traits = traits_def(NoMemoryEffect())
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
-    def is_const(self) -> bool:
-        return not self.terms
+    def __init__(self, source: SSAValue, shape: Sequence[int]):
+        src = source.type
+        assert isinstance(src, BufferType)
+        super().__init__(operands=[source], result_types=[src.with_shape(shape)])
 
-    def __add__(self, other: "IndexExpr | int") -> "IndexExpr":
-        other = IndexExpr.of(other)
-        coeffs: dict[SSAValue, int] = dict(self.terms)
-        for v, c in other.terms:
-            coeffs[v] = coeffs.get(v, 0) + c
-        return IndexExpr(self.const + other.const,
-                         tuple((v, c) for v, c in coeffs.items() if c != 0))
-
-    def scale(self, k: int) -> "IndexExpr":
-        return IndexExpr(self.const * k, tuple((v, c * k) for v, c in self.terms if c * k != 0))
-
-    def evaluate(self, env) -> int:
-        """Value under ``env`` (a callable SSAValue -> int)."""
-        return self.const + sum(c * int(env(v)) for v, c in self.terms)
+    def verify_(self) -> None:
+        src, res = self.source.type, self.result.type
+        assert isinstance(src, BufferType) and isinstance(res, BufferType)
+        if res.element_type != src.element_type or res.scope_name != src.scope_name or \
+                res.get_layout() is not None:
+            raise VerifyException("reshape keeps the element type and scope and carries no layout")
+        if split_groups(src.get_shape(), res.get_shape()) is None:
+            raise VerifyException(
+                f"reshape {list(src.get_shape())} -> {list(res.get_shape())} is not a split of "
+                f"dims: each source dim must equal the product of consecutive result dims")
 
 
-def index_expr(value: SSAValue) -> IndexExpr:
-    """Fold an index value built from constants, additions and constant multiples into an
-    IndexExpr; anything else stays an opaque term."""
-    from xdsl.dialects import arith
-
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp):
-        return IndexExpr(int(owner.value.value.data))  # type: ignore[union-attr]
-    if isinstance(owner, arith.AddiOp):
-        return index_expr(owner.lhs) + index_expr(owner.rhs)
-    if isinstance(owner, arith.SubiOp):
-        return index_expr(owner.lhs) + index_expr(owner.rhs).scale(-1)
-    if isinstance(owner, arith.MuliOp):
-        lhs, rhs = index_expr(owner.lhs), index_expr(owner.rhs)
-        if rhs.is_const():
-            return lhs.scale(rhs.const)
-        if lhs.is_const():
-            return rhs.scale(lhs.const)
-    return IndexExpr(0, ((value, 1),))
-
-
-@dataclass(frozen=True)
-class Region:
-    """A buffer region: the underlying buffer value, per-dim affine offsets, sizes and strides,
-    composed through any chain of ``tirx.slice`` views."""
-
-    buffer: SSAValue
-    offsets: tuple[IndexExpr, ...]
-    sizes: tuple[int, ...]
-    strides: tuple[int, ...]
-
-    @property
-    def buffer_type(self) -> BufferType:
-        assert isinstance(self.buffer.type, BufferType)
-        return self.buffer.type
-
-    def static_offsets(self) -> tuple[int, ...] | None:
-        if all(o.is_const() for o in self.offsets):
-            return tuple(o.const for o in self.offsets)
-        return None
-
-    def is_whole(self) -> bool:
-        return self.static_offsets() == (0,) * len(self.sizes) and \
-            self.sizes == self.buffer_type.get_shape() and set(self.strides) <= {1}
-
-
-def resolve_region(value: SSAValue) -> Region:
-    """Follow ``tirx.slice`` views back to the buffer they view, composing offsets (as affine
-    index expressions) and strides."""
-    btype = value.type
-    assert isinstance(btype, BufferType)
-    owner = value.owner
-    if not isinstance(owner, SliceOp):
-        shape = btype.get_shape()
-        return Region(value, (IndexExpr(),) * len(shape), shape, (1,) * len(shape))
-    parent = resolve_region(owner.source)
-    offsets = tuple(po + IndexExpr.of(o).scale(ps) for po, ps, o in
-                    zip(parent.offsets, parent.strides, owner.mixed_offsets()))
-    strides = tuple(ps * s for ps, s in zip(parent.strides, owner.strides()))
-    return Region(parent.buffer, offsets, owner.sizes(), strides)
+def split_groups(src: Sequence[int], res: Sequence[int]) -> list[list[int]] | None:
+    """For each non-unit source dim, the indices of the consecutive non-unit result dims it
+    splits into; None when the result is not a split of the source (unit dims are free)."""
+    res_non_unit = [(i, d) for i, d in enumerate(res) if d != 1]
+    groups: list[list[int]] = []
+    j = 0
+    for n in src:
+        if n == 1:
+            continue
+        group, prod = [], 1
+        while prod < n and j < len(res_non_unit):
+            group.append(res_non_unit[j][0])
+            prod *= res_non_unit[j][1]
+            j += 1
+        if prod != n:
+            return None
+        groups.append(group)
+    return groups if j == len(res_non_unit) else None

@@ -1,0 +1,184 @@
+"""How a view walks the buffer it views: affine index expressions, regions, access patterns.
+
+A chain of ``tirx.slice`` / ``tirx.transpose`` / ``tirx.reshape`` views over a buffer is resolved
+into an `AccessPattern`: the base buffer, the base index of the view's first element (affine in
+SSA index values, e.g. loop variables) and, per view dim, its extent and its step in every base
+dim. A rectangular pattern (slices only) is also a `Region`. Dispatch and layout lowering read
+views through these; the interpreter does not need them (views are numpy views).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from xdsl.ir import SSAValue
+
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp, split_groups
+
+
+@dataclass(frozen=True)
+class IndexExpr:
+    """An affine index: ``const + sum(coeff * value)`` over SSA index values."""
+
+    const: int = 0
+    terms: tuple[tuple[SSAValue, int], ...] = ()
+
+    @staticmethod
+    def of(value: "int | SSAValue | IndexExpr") -> "IndexExpr":
+        if isinstance(value, IndexExpr):
+            return value
+        if isinstance(value, int):
+            return IndexExpr(value)
+        return index_expr(value)
+
+    def is_const(self) -> bool:
+        return not self.terms
+
+    def __add__(self, other: "IndexExpr | int") -> "IndexExpr":
+        other = IndexExpr.of(other)
+        coeffs: dict[SSAValue, int] = dict(self.terms)
+        for v, c in other.terms:
+            coeffs[v] = coeffs.get(v, 0) + c
+        return IndexExpr(self.const + other.const,
+                         tuple((v, c) for v, c in coeffs.items() if c != 0))
+
+    def scale(self, k: int) -> "IndexExpr":
+        return IndexExpr(self.const * k, tuple((v, c * k) for v, c in self.terms if c * k != 0))
+
+    def evaluate(self, env) -> int:
+        """Value under ``env`` (a callable SSAValue -> int)."""
+        return self.const + sum(c * int(env(v)) for v, c in self.terms)
+
+
+def index_expr(value: SSAValue) -> IndexExpr:
+    """Fold an index value built from constants, additions and constant multiples into an
+    IndexExpr; anything else stays an opaque term."""
+    from xdsl.dialects import arith
+
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp):
+        return IndexExpr(int(owner.value.value.data))  # type: ignore[union-attr]
+    if isinstance(owner, arith.AddiOp):
+        return index_expr(owner.lhs) + index_expr(owner.rhs)
+    if isinstance(owner, arith.SubiOp):
+        return index_expr(owner.lhs) + index_expr(owner.rhs).scale(-1)
+    if isinstance(owner, arith.MuliOp):
+        lhs, rhs = index_expr(owner.lhs), index_expr(owner.rhs)
+        if rhs.is_const():
+            return lhs.scale(rhs.const)
+        if lhs.is_const():
+            return rhs.scale(lhs.const)
+    return IndexExpr(0, ((value, 1),))
+
+
+@dataclass(frozen=True)
+class AccessPattern:
+    """``view[i0, i1, ...] = base[offset + sum_k i_k * steps[k]]`` (vectors over base dims)."""
+
+    buffer: SSAValue
+    offset: tuple[IndexExpr, ...]
+    sizes: tuple[int, ...]
+    steps: tuple[tuple[int, ...], ...]
+
+    @property
+    def buffer_type(self) -> BufferType:
+        assert isinstance(self.buffer.type, BufferType)
+        return self.buffer.type
+
+    def static_offset(self) -> tuple[int, ...] | None:
+        if all(o.is_const() for o in self.offset):
+            return tuple(o.const for o in self.offset)
+        return None
+
+    def as_region(self) -> "Region | None":
+        """The rectangular region this pattern is (view dim k walks base dim k only), or None."""
+        rank = len(self.offset)
+        if len(self.sizes) != rank:
+            return None
+        strides = []
+        for k, step in enumerate(self.steps):
+            if any(s != 0 for j, s in enumerate(step) if j != k) or step[k] <= 0:
+                if self.sizes[k] == 1:
+                    strides.append(1)
+                    continue
+                return None
+            strides.append(step[k])
+        return Region(self.buffer, self.offset, self.sizes, tuple(strides))
+
+
+def resolve_access(value: SSAValue) -> AccessPattern:
+    """Resolve a chain of views to the AccessPattern over the underlying buffer."""
+    btype = value.type
+    assert isinstance(btype, BufferType)
+    owner = value.owner
+    if isinstance(owner, SliceOp):
+        parent = resolve_access(owner.source)
+        offset = list(parent.offset)
+        for k, o in enumerate(owner.mixed_offsets()):
+            o_expr = IndexExpr.of(o)
+            for j, s in enumerate(parent.steps[k]):
+                if s:
+                    offset[j] = offset[j] + o_expr.scale(s)
+        steps = tuple(tuple(s * st for s in parent.steps[k])
+                      for k, st in enumerate(owner.strides()))
+        return AccessPattern(parent.buffer, tuple(offset), owner.sizes(), steps)
+    if isinstance(owner, TransposeOp):
+        parent = resolve_access(owner.source)
+        perm = owner.perm()
+        return AccessPattern(parent.buffer, parent.offset,
+                             tuple(parent.sizes[p] for p in perm),
+                             tuple(parent.steps[p] for p in perm))
+    if isinstance(owner, ReshapeOp):
+        parent = resolve_access(owner.source)
+        res_shape = btype.get_shape()
+        groups = split_groups(parent.sizes, res_shape)
+        assert groups is not None
+        zero = (0,) * len(parent.offset)
+        steps: list[tuple[int, ...]] = [zero] * len(res_shape)
+        non_unit = [k for k, n in enumerate(parent.sizes) if n != 1]
+        for k, group in zip(non_unit, groups):
+            inner = 1
+            for j in reversed(group):
+                steps[j] = tuple(s * inner for s in parent.steps[k])
+                inner *= res_shape[j]
+        return AccessPattern(parent.buffer, parent.offset, res_shape, tuple(steps))
+    shape = btype.get_shape()
+    eye = tuple(tuple(1 if j == k else 0 for j in range(len(shape))) for k in range(len(shape)))
+    return AccessPattern(value, (IndexExpr(),) * len(shape), shape, eye)
+
+
+@dataclass(frozen=True)
+class Region:
+    """A buffer region: the underlying buffer value, per-dim affine offsets, sizes and strides,
+    composed through any chain of ``tirx.slice`` views."""
+
+    buffer: SSAValue
+    offsets: tuple[IndexExpr, ...]
+    sizes: tuple[int, ...]
+    strides: tuple[int, ...]
+
+    @property
+    def buffer_type(self) -> BufferType:
+        assert isinstance(self.buffer.type, BufferType)
+        return self.buffer.type
+
+    def static_offsets(self) -> tuple[int, ...] | None:
+        if all(o.is_const() for o in self.offsets):
+            return tuple(o.const for o in self.offsets)
+        return None
+
+    def is_whole(self) -> bool:
+        return self.static_offsets() == (0,) * len(self.sizes) and \
+            self.sizes == self.buffer_type.get_shape() and set(self.strides) <= {1}
+
+
+def resolve_region(value: SSAValue) -> Region:
+    """The rectangular region a view is of its buffer (slices only); raises ValueError for a
+    transposed or reshaped view."""
+    region = resolve_access(value).as_region()
+    if region is None:
+        raise ValueError("view is not a rectangular region of its buffer (it is transposed or "
+                         "reshaped); use resolve_access")
+    return region
