@@ -1,0 +1,101 @@
+"""resolve_access / resolve_region against numpy views for random chains of tirx views."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr, f32
+from xdsl.ir import Block
+
+from tirx_mlir.dialects.tirx import (AllocOp, BufferType, ReshapeOp, SliceOp, TransposeOp,
+                                     resolve_access, resolve_region)
+
+
+@st.composite
+def view_chains(draw):
+    shape = draw(st.lists(st.integers(1, 6), min_size=1, max_size=3))
+    steps = []
+    cur = list(shape)
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["slice", "transpose", "reshape", "dynslice"]))
+        if kind in ("slice", "dynslice"):
+            offs, sizes, strides = [], [], []
+            for n in cur:
+                stride = draw(st.integers(1, 2))
+                size = draw(st.integers(1, max(1, (n - 1) // stride + 1)))
+                off = draw(st.integers(0, n - 1 - (size - 1) * stride))
+                offs.append(off), sizes.append(size), strides.append(stride)
+            steps.append((kind, offs, sizes, strides))
+            cur = sizes
+        elif kind == "transpose":
+            perm = draw(st.permutations(range(len(cur))))
+            steps.append((kind, list(perm)))
+            cur = [cur[p] for p in perm]
+        else:
+            new = []
+            for n in cur:
+                divs = [d for d in range(1, n + 1) if n % d == 0]
+                d = draw(st.sampled_from(divs))
+                new += [d, n // d] if draw(st.booleans()) else [n]
+            if draw(st.booleans()):
+                new.insert(draw(st.integers(0, len(new))), 1)
+            steps.append((kind, new))
+            cur = new
+    return shape, steps
+
+
+@settings(max_examples=150, deadline=None)
+@given(view_chains())
+def test_access_pattern_matches_numpy(chain):
+    shape, steps = chain
+    block = Block()
+    base = AllocOp(BufferType(shape, f32, "trn.sbuf"))
+    block.add_op(base)
+    value = base.result
+    array = np.arange(int(np.prod(shape))).reshape(shape)
+    view = array
+    for step in steps:
+        if step[0] in ("slice", "dynslice"):
+            _, offs, sizes, strides = step
+            mixed = list(offs)
+            if step[0] == "dynslice":  # first offset through an SSA constant
+                c = arith.ConstantOp(IntegerAttr(offs[0], IndexType()))
+                block.add_op(c)
+                mixed[0] = c.result
+            op = SliceOp(value, mixed, sizes, strides)
+            view = view[tuple(slice(o, o + (n - 1) * s + 1, s) for o, n, s in zip(offs, sizes, strides))]
+        elif step[0] == "transpose":
+            op = TransposeOp(value, step[1])
+            view = view.transpose(step[1])
+        else:
+            op = ReshapeOp(value, step[1])
+            view = view.reshape(step[1])
+        block.add_op(op)
+        op.verify()
+        value = op.result
+    ap = resolve_access(value)
+    assert ap.buffer is base.result and ap.sizes == view.shape
+    offset = np.array([o.const for o in ap.offset])  # constants fold through arith.constant
+    idx = np.indices(ap.sizes).reshape(len(ap.sizes), -1).T
+    flat = offset + idx @ np.array(ap.steps).reshape(len(ap.sizes), len(shape))
+    got = array[tuple(flat.T)].reshape(ap.sizes)
+    assert (got == view).all()
+    if all(s[0] in ("slice", "dynslice") for s in steps):
+        region = resolve_region(value)
+        assert region.sizes == view.shape
+
+
+def test_dynamic_offsets_stay_symbolic():
+    block = Block()
+    base = AllocOp(BufferType((256, 512), f32, "trn.sbuf"))
+    i = arith.ConstantOp(IntegerAttr(3, IndexType()))
+    loop_var = block.insert_arg(IndexType(), 0)
+    k = arith.MuliOp(loop_var, i.result)
+    block.add_ops([base, i, k])
+    s = SliceOp(base.result, [k.result, 128], [64, 256], [1, 1])
+    s2 = SliceOp(s.result, [2, loop_var], [8, 8], [1, 2])
+    block.add_ops([s, s2])
+    ap = resolve_access(s2.result)
+    assert ap.offset[0].const == 2 and dict(ap.offset[0].terms) == {loop_var: 3}
+    assert ap.offset[1].const == 128 and dict(ap.offset[1].terms) == {loop_var: 1}
+    assert ap.steps == ((1, 0), (0, 2))

@@ -1,0 +1,119 @@
+"""TileLayout: the mapping semantics of reference/tirx.md §3.4, the spec DSL and its errors."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from tirx_mlir.dialects.tirx.layout import Iter, LayoutError, Swizzle, TileLayout
+
+
+def brute_force(layout: TileLayout, shape):
+    """Coordinates of every element straight from the definition (flatten, mixed-radix split)."""
+    out = {}
+    for index in itertools.product(*map(range, shape)):
+        flat = int(np.ravel_multi_index(index, shape))
+        digits = []
+        for it in reversed(layout.shard):
+            flat, d = divmod(flat, it.extent)
+            digits.append(d)
+        coords = {}
+        for it, d in zip(reversed(layout.shard), digits):
+            coords[it.axis] = coords.get(it.axis, 0) + d * it.stride
+        for ax, off in layout.offset:
+            coords[ax] = coords.get(ax, 0) + off
+        out[index] = coords
+    return out
+
+
+WORKED = "S[(8,2,4,2):(4@laneid,1@warpid,1@laneid,1)] + R[2:4@warpid] + 5@warpid"
+
+
+@pytest.mark.parametrize("text,shape", [
+    ("S[128,512]", (128, 512)),
+    ("S[(128,512):(1@P,1@F)]", (128, 512)),
+    ("S[(2,128,512):(512@F,1@P,1@F)]", (256, 512)),
+    ("S[(128,128):(1@F,1@P)]", (128, 128)),
+    (WORKED, (16, 8)),
+    ("S[(4,6):(1,4)] + 3", (24,)),
+])
+def test_apply_matches_definition(text, shape):
+    layout = TileLayout.parse(text)
+    layout.verify_covers(shape)
+    expected = brute_force(layout, shape)
+    arrays = layout.apply_array(shape)
+    for index, coords in expected.items():
+        assert layout.apply(index, shape) == {**{a: 0 for a in layout.axes()}, **coords}
+        for ax, value in coords.items():
+            assert arrays[ax][index] == value
+
+
+def test_worked_example_of_the_tirx_docs():
+    layout = TileLayout.parse(WORKED)
+    assert [it.axis for it in layout.shard] == ["laneid", "warpid", "laneid", "m"]
+    assert layout.offset == (("warpid", 5),)
+    assert layout.replica_offsets() == [{"warpid": 0}, {"warpid": 4}]
+    assert layout.span("laneid") == 7 * 4 + 3 * 1 + 1
+    # element 0 sits on warps 5 and 9 (offset 5 plus replica 0 and 4)
+    coords = layout.apply((0, 0), (16, 8))
+    assert {coords["warpid"] + r["warpid"] for r in layout.replica_offsets()} == {5, 9}
+
+
+@pytest.mark.parametrize("text", [WORKED, "S[128,512]", "S[(128,512):(1@P,1@F)]",
+                                  "swizzle(3,3,3) S[8,64]", "S[64:2@TCol] + R[(4,2):(32@TLane,1@TCol)]"])
+def test_text_round_trip(text):
+    layout = TileLayout.parse(text)
+    assert TileLayout.parse(str(layout)) == layout
+
+
+def test_row_major_prints_short():
+    assert str(TileLayout.row_major((4, 8))) == "S[4,8]"
+    assert TileLayout.row_major((4, 8)).is_trivial_row_major((4, 8))
+
+
+def test_swizzle_is_a_permutation_within_each_atom():
+    sw = Swizzle(3, 3, 3)  # fp16, 128-byte swizzle
+    m = np.arange(8 * 64)
+    out = sw.apply(m)
+    assert sorted(out.tolist()) == m.tolist()
+    # 16-byte chunks (8 fp16) move together
+    assert (out.reshape(-1, 8) - out.reshape(-1, 8)[:, :1] == np.arange(8)).all()
+    # row r's chunk c lands at chunk c ^ r (the bank-conflict-free pattern)
+    chunks = (out.reshape(8, 8, 8)[:, :, 0] // 8) % 8
+    assert (chunks == np.arange(8)[None, :] ^ np.arange(8)[:, None]).all()
+
+
+def test_span_and_coverage():
+    layout = TileLayout.parse("S[(2,128,512):(512@F,1@P,1@F)]")
+    assert layout.span("P") == 128 and layout.span("F") == 1024
+    with pytest.raises(LayoutError, match="covers 131072 elements"):
+        layout.verify_covers((128, 512))
+
+
+def test_dim_groups():
+    layout = TileLayout.parse("S[(2,128,512):(512@F,1@P,1@F)]")
+    groups = layout.dim_groups((256, 512))
+    assert [[it.extent for it in g] for g in groups] == [[2, 128], [512]]
+    assert layout.dim_groups((128, 1024)) is None
+
+
+@pytest.mark.parametrize("text,message", [
+    ("S[(128,512):(1@Q,1@F)]", "unknown layout axis 'Q'"),
+    ("S[(128,512):(1@P)]", "2 extents but 1 strides"),
+    ("R[2:1@P]", "has no shard"),
+    ("S[4] + S[4]", "two shards"),
+    ("S[(4,0):(1,1)]", "non-positive extent"),
+    ("S[4:-1]", "negative stride"),
+    ("swizzle(3,3,2) S[8,64]", "atom_len >= swizzle_len"),
+    ("S[4", "ends early"),
+    ("S[4] $", "unexpected character"),
+])
+def test_errors_say_what_is_wrong(text, message):
+    with pytest.raises(LayoutError, match=message):
+        TileLayout.parse(text)
+
+
+def test_iter_text():
+    assert str(Iter(4, 2, "m")) == "2" and str(Iter(4, 1, "P")) == "1@P"
+    assert math.prod(it.extent for it in TileLayout.parse(WORKED).shard) == 128
