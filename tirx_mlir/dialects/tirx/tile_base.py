@@ -34,6 +34,7 @@ from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.attributes import (EXEC_SCOPE_RANK, BufferType, ExecScope,
                                                 ExecScopeAttr)
 from tirx_mlir.dialects.tirx.kernel import KernelOp, enclosing_kernel
+from tirx_mlir.dialects.tirx.predicate import format_affine_set
 
 DISPATCHED_ATTR = "tirx.dispatched"
 """Module attribute set by tile dispatch: from then on a remaining tile op is a verifier error."""
@@ -311,7 +312,7 @@ def _keyword_text(kind: str, attr: Attribute) -> str:
         return f" {attr.data}"
     if kind == "predicate":
         assert isinstance(attr, AffineSetAttr)
-        return f" {attr.data}"
+        return f" {format_affine_set(attr.data)}"
     raise AssertionError(kind)
 
 

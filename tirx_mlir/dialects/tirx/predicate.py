@@ -1,0 +1,130 @@
+"""The affine predicate of ``tirx.select``: an integer set over the destination's indices.
+
+``where (d0, d1) : (d1 - d0 - 1 >= 0)`` holds where every constraint holds. This module is the one
+place that reads such a set: it prints it readably, evaluates it on index grids (the
+interpreter) and exposes its linear form (backends map it to hardware predicates, e.g. NKI's
+affine_select ``channel_multiplier`` and pattern steps).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.ir.affine import (AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr,
+                            AffineDimExpr, AffineExpr, AffineSymExpr)
+from xdsl.ir.affine.affine_set import AffineConstraintKind, AffineSet
+
+
+@dataclass(frozen=True)
+class LinearConstraint:
+    """``sum(coeffs[i] * d_i) + const  (>= | ==)  0``."""
+
+    coeffs: tuple[int, ...]
+    const: int
+    is_equality: bool
+
+    def __str__(self) -> str:
+        return _linear_text(self.coeffs, self.const) + (" == 0" if self.is_equality else " >= 0")
+
+
+def _linear(expr: AffineExpr, num_dims: int) -> tuple[list[int], int] | None:
+    """Coefficients per dim and the constant of an affine expression; None if not linear
+    (mod, floordiv, ceildiv, symbols, or a product of two dims)."""
+    if isinstance(expr, AffineConstantExpr):
+        return [0] * num_dims, expr.value
+    if isinstance(expr, AffineDimExpr):
+        coeffs = [0] * num_dims
+        coeffs[expr.position] = 1
+        return coeffs, 0
+    if isinstance(expr, AffineSymExpr) or not isinstance(expr, AffineBinaryOpExpr):
+        return None
+    lhs, rhs = _linear(expr.lhs, num_dims), _linear(expr.rhs, num_dims)
+    if lhs is None or rhs is None:
+        return None
+    if expr.kind == AffineBinaryOpKind.Add:
+        return [a + b for a, b in zip(lhs[0], rhs[0])], lhs[1] + rhs[1]
+    if expr.kind == AffineBinaryOpKind.Mul:
+        if not any(lhs[0]):
+            return [lhs[1] * b for b in rhs[0]], lhs[1] * rhs[1]
+        if not any(rhs[0]):
+            return [rhs[1] * a for a in lhs[0]], lhs[1] * rhs[1]
+    return None
+
+
+def _linear_constraint(c, num_dims: int) -> LinearConstraint | None:
+    form = _linear(c.lhs - c.rhs, num_dims)
+    if form is None:
+        return None
+    coeffs, const = form
+    if c.kind == AffineConstraintKind.le:  # lhs <= rhs  <=>  rhs - lhs >= 0
+        coeffs, const = [-a for a in coeffs], -const
+    return LinearConstraint(tuple(coeffs), const, c.kind == AffineConstraintKind.eq)
+
+
+def linear_constraints(aset: AffineSet) -> list[LinearConstraint] | None:
+    """The set as linear constraints, or None when some constraint is not linear."""
+    out = [_linear_constraint(c, aset.num_dims) for c in aset.constraints]
+    return None if any(c is None for c in out) else out  # type: ignore[return-value]
+
+
+def _linear_text(coeffs, const) -> str:
+    terms: list[str] = []
+    for i, a in enumerate(coeffs):
+        if a == 0:
+            continue
+        mag = "" if abs(a) == 1 else f"{abs(a)} * "
+        sign = "-" if a < 0 else "+"
+        terms.append(f"{sign} {mag}d{i}")
+    if const or not terms:
+        terms.append(f"{'-' if const < 0 else '+'} {abs(const)}")
+    text = " ".join(terms)
+    return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+def format_affine_set(aset: AffineSet) -> str:
+    """``(d0, d1) : (d1 - d0 - 1 >= 0)``: readable and parseable by xDSL and MLIR."""
+    dims = ", ".join(f"d{i}" for i in range(aset.num_dims))
+    syms = "" if not aset.num_symbols else \
+        "[" + ", ".join(f"s{i}" for i in range(aset.num_symbols)) + "]"
+    parts = []
+    for c in aset.constraints:
+        linear = None if aset.num_symbols else _linear_constraint(c, aset.num_dims)
+        parts.append(str(linear if linear is not None else c))
+    return f"({dims}){syms} : ({', '.join(parts)})"
+
+
+def _eval(expr: AffineExpr, grids: list[np.ndarray]) -> np.ndarray | int:
+    if isinstance(expr, AffineConstantExpr):
+        return expr.value
+    if isinstance(expr, AffineDimExpr):
+        return grids[expr.position]
+    if isinstance(expr, AffineBinaryOpExpr):
+        a, b = _eval(expr.lhs, grids), _eval(expr.rhs, grids)
+        match expr.kind:
+            case AffineBinaryOpKind.Add:
+                return a + b
+            case AffineBinaryOpKind.Mul:
+                return a * b
+            case AffineBinaryOpKind.Mod:
+                return np.mod(a, b)
+            case AffineBinaryOpKind.FloorDiv:
+                return np.floor_divide(a, b)
+            case AffineBinaryOpKind.CeilDiv:
+                return -np.floor_divide(-a, b)
+    raise ValueError(f"cannot evaluate affine expression {expr} (symbols are not allowed)")
+
+
+def evaluate(aset: AffineSet, shape: tuple[int, ...]) -> np.ndarray:
+    """Boolean mask of ``shape``: where every constraint of the set holds."""
+    grids = list(np.indices(shape, dtype=np.int64)) if shape else []
+    mask = np.ones(shape, dtype=bool)
+    for c in aset.constraints:
+        value = np.broadcast_to(_eval(c.lhs - c.rhs, grids), shape)
+        if c.kind == AffineConstraintKind.ge:
+            mask &= value >= 0
+        elif c.kind == AffineConstraintKind.le:
+            mask &= value <= 0
+        else:
+            mask &= value == 0
+    return mask
