@@ -69,17 +69,58 @@ def linear_constraints(aset: AffineSet) -> list[LinearConstraint] | None:
 
 
 def _linear_text(coeffs, const) -> str:
+    return _sum_text({f"d{i}": a for i, a in enumerate(coeffs)}, const)
+
+
+def _sum_text(atoms: dict[str, int], const: int) -> str:
     terms: list[str] = []
-    for i, a in enumerate(coeffs):
+    for atom, a in atoms.items():
         if a == 0:
             continue
         mag = "" if abs(a) == 1 else f"{abs(a)} * "
         sign = "-" if a < 0 else "+"
-        terms.append(f"{sign} {mag}d{i}")
+        terms.append(f"{sign} {mag}{atom}")
     if const or not terms:
         terms.append(f"{'-' if const < 0 else '+'} {abs(const)}")
     text = " ".join(terms)
     return text[2:] if text.startswith("+ ") else "-" + text[2:]
+
+
+_OP_WORD = {AffineBinaryOpKind.Mod: "mod", AffineBinaryOpKind.FloorDiv: "floordiv",
+            AffineBinaryOpKind.CeilDiv: "ceildiv"}
+
+
+def _atoms(expr: AffineExpr) -> tuple[dict[str, int], int]:
+    """An expression as a sum of coefficient * atom + constant, where atoms are dims, symbols
+    and parenthesised non-linear sub-expressions."""
+    if isinstance(expr, AffineConstantExpr):
+        return {}, expr.value
+    if isinstance(expr, (AffineDimExpr, AffineSymExpr)):
+        return {str(expr): 1}, 0
+    assert isinstance(expr, AffineBinaryOpExpr)
+    if expr.kind == AffineBinaryOpKind.Add:
+        (a, ca), (b, cb) = _atoms(expr.lhs), _atoms(expr.rhs)
+        return {k: a.get(k, 0) + b.get(k, 0) for k in {**a, **b}}, ca + cb
+    if expr.kind == AffineBinaryOpKind.Mul:
+        (a, ca), (b, cb) = _atoms(expr.lhs), _atoms(expr.rhs)
+        if not a:
+            return {k: ca * v for k, v in b.items()}, ca * cb
+        if not b:
+            return {k: cb * v for k, v in a.items()}, ca * cb
+    word = _OP_WORD.get(expr.kind, "*")
+    return {f"({_operand_text(expr.lhs)} {word} {_operand_text(expr.rhs)})": 1}, 0
+
+
+def _operand_text(expr: AffineExpr) -> str:
+    atoms, const = _atoms(expr)
+    simple = (not const and len(atoms) == 1 and next(iter(atoms.values())) == 1) or not atoms
+    text = _sum_text(atoms, const)
+    return text if simple else f"({text})"
+
+
+def _expr_text(expr: AffineExpr) -> str:
+    atoms, const = _atoms(expr)
+    return _sum_text(atoms, const)
 
 
 def format_affine_set(aset: AffineSet) -> str:
@@ -87,10 +128,7 @@ def format_affine_set(aset: AffineSet) -> str:
     dims = ", ".join(f"d{i}" for i in range(aset.num_dims))
     syms = "" if not aset.num_symbols else \
         "[" + ", ".join(f"s{i}" for i in range(aset.num_symbols)) + "]"
-    parts = []
-    for c in aset.constraints:
-        linear = None if aset.num_symbols else _linear_constraint(c, aset.num_dims)
-        parts.append(str(linear if linear is not None else c))
+    parts = [f"{_expr_text(c.lhs - c.rhs)} {c.kind.value} 0" for c in aset.constraints]
     return f"({dims}){syms} : ({', '.join(parts)})"
 
 
