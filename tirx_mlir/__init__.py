@@ -37,10 +37,8 @@ def __getattr__(name: str):
 
 
 def _autoload() -> None:
-    try:
-        from tirx_mlir.backends import _autoload_backends
-    except ImportError:  # the loader is not built yet
-        return
+    from tirx_mlir.backends import _autoload_backends
+
     _autoload_backends()
 
 

@@ -1,0 +1,5 @@
+"""The metal backend (being written)."""
+
+
+def register_backend() -> None:
+    """Nothing registered yet."""

@@ -1,0 +1,5 @@
+"""The vulkan backend (being written)."""
+
+
+def register_backend() -> None:
+    """Nothing registered yet."""
