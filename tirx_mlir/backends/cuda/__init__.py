@@ -1,5 +1,21 @@
-"""The cuda backend (being written)."""
+"""The CUDA backend: the ``cuda`` target kind, the NVIDIA tags and the ``cuda`` device detector.
+
+`register_backend()` is the one place that registers what the backend provides. Today that is
+the target description (target_tags.py) and a real device probe through the CUDA driver API
+(detect.py); the CUDA dialects, tile-dispatch variants, pipeline and printers land in this
+folder and are registered here too. Nothing heavy is imported at registration.
+"""
+
+from __future__ import annotations
+
+BACKEND_NAME = "cuda"
 
 
 def register_backend() -> None:
-    """Nothing registered yet."""
+    """Register the cuda kind, its tags and the ``cuda`` device detector."""
+    from tirx_mlir.backends.cuda.detect import detect_cuda_target
+    from tirx_mlir.backends.cuda.target_tags import register_cuda_target
+    from tirx_mlir.target import register_device_target_detector
+
+    register_cuda_target()
+    register_device_target_detector("cuda", detect_cuda_target)
