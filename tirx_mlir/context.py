@@ -14,6 +14,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir import registry
 
@@ -51,6 +52,33 @@ class LocatedParser(Parser):
             op.location = FileLineColLoc(self._filename, IntAttr(line + 1 + self._line_offset),
                                          IntAttr(col))
         return op
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        """Point an unknown-op error at the op's name (xDSL points at the token after it)."""
+        op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+        if op_type is not None:
+            return op_type
+        end = self._current_token.span.start
+        at = self.lexer.input.content.rfind(name, 0, end)
+        if at < 0:
+            self.raise_error(f"Operation {name} is not registered")
+        self.raise_error(f"Operation {name} is not registered", at, at + len(name))
+
+    def _parse_dialect_type_or_attribute_body(self, attr_name: str, is_type: bool,
+                                              is_opaque: bool, starting_opaque_pos):
+        """Report a type or attribute whose verifier rejects it as a parse error at its text
+        (xDSL raises a bare VerifyException without a location)."""
+        content = self.lexer.input.content
+        start = self._current_token.span.start
+        name_at = content.rfind(attr_name, 0, start)
+        start = name_at - 1 if name_at > 0 else start
+        try:
+            return super()._parse_dialect_type_or_attribute_body(attr_name, is_type, is_opaque,
+                                                                 starting_opaque_pos)
+        except VerifyException as err:
+            kind = "type !" if is_type else "attribute #"
+            end = max(len(content[:self.pos].rstrip()), start + 1)
+            self.raise_error(f"invalid {kind}{attr_name}: {err}", start, end)
 
 
 def parse_module(text: str | bytes, name: str = "<input>", ctx: Context | None = None,

@@ -1,30 +1,76 @@
-"""Named pass pipelines.
+"""Named pass pipelines, and building pipelines from passes in Python.
 
-A pipeline is a named list of configured pass instances, built by a factory that takes options:
+A pipeline is an ordered list of configured pass instances. Backends register named ones with a
+factory that takes options::
 
-    register_pipeline("trn", lambda **opts: [TrnPrivateAlloc(), TileDispatchPass(**opts), ...])
-    get_pipeline("trn", target="aws/trn1/trn1.2xlarge").apply(module)
+    register_pipeline("trn", lambda target="aws/trn1/trn1.2xlarge": [...passes...])
+    get_pipeline("trn", target="aws/trn2/trn2.48xlarge").apply(module)
 
-``tirx-opt --pass-pipeline=NAME{opt=val}`` runs one; ``--print-pipeline=NAME`` prints the
-equivalent ``-p`` list (`Pipeline.spec`), so any run can be replayed pass by pass.
+and any pipeline can be built by hand, from pass instances, pass classes with options, or
+``-p``-style text::
+
+    Pipeline.from_passes(TileDispatchPass(target="nvidia/nvidia-h100"), "cse",
+                         (DeadCodeElimination, {}))
+    Pipeline.parse("tirx-dispatch{target=nvidia/nvidia-h100},cse")
+
+`Pipeline.apply` runs it (verifying after each pass, calling a callback between passes),
+`Pipeline.snapshots` returns the IR after every pass, and `Pipeline.spec` prints the equivalent
+``tirx-opt -p`` string, so any run can be replayed pass by pass.
 """
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import IO, Any, Callable, Iterator, Sequence
 
-from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from typing import TYPE_CHECKING
 
 from tirx_mlir import registry
+
+if TYPE_CHECKING:  # xDSL is imported when a pipeline is built, not when one is registered
+    from xdsl.context import Context
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+
+_error_class: type | None = None
+
+
+def _pipeline_error() -> type:
+    """`PipelineError` (a TirxError), made on first use so registering imports no xDSL."""
+    global _error_class
+    if _error_class is None:
+        from tirx_mlir.diagnostics import TirxError
+
+        class PipelineError(TirxError):
+            """A pipeline that cannot be built: unknown name, pass or option."""
+
+        PipelineError.__module__ = __name__
+        PipelineError.__qualname__ = "PipelineError"
+        _error_class = PipelineError
+    return _error_class
+
+
+def __getattr__(name: str) -> Any:
+    if name == "PipelineError":
+        return _pipeline_error()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
 class PipelineEntry:
     factory: Callable[..., Sequence[ModulePass]]
     doc: str = ""
+
+    def options(self) -> dict[str, Any]:
+        """``{option: default}`` the factory accepts (``...`` for a required one)."""
+        params = inspect.signature(self.factory).parameters.values()
+        return {p.name: (... if p.default is inspect.Parameter.empty else p.default)
+                for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+    def takes_any_option(self) -> bool:
+        params = inspect.signature(self.factory).parameters.values()
+        return any(p.kind is p.VAR_KEYWORD for p in params)
 
 
 pipelines: registry.Registry[PipelineEntry] = registry.Registry("pipeline")
@@ -33,12 +79,35 @@ pipelines: registry.Registry[PipelineEntry] = registry.Registry("pipeline")
 def register_pipeline(name: str, factory: Callable[..., Sequence[ModulePass]], *, doc: str = "",
                       override: bool = False) -> None:
     """Register ``factory(**options) -> [pass instances]`` under ``name``."""
-    pipelines.register(name, PipelineEntry(factory, doc), override=override)
+    pipelines.register(name, PipelineEntry(factory, doc or (factory.__doc__ or "").strip()
+                                           .split("\n")[0]), override=override)
 
 
 def list_pipelines() -> dict[str, str]:
     """``{name: one-line description}``."""
     return {name: entry.doc for name, entry in sorted(pipelines.items())}
+
+
+def pipeline_options(name: str) -> dict[str, Any]:
+    """The options of pipeline ``name`` and their defaults."""
+    return _entry(name).options()
+
+
+def _entry(name: str) -> PipelineEntry:
+    try:
+        return pipelines.lookup(name)
+    except registry.RegistryError as err:
+        raise _pipeline_error()(str(err), hint="load the backend that provides it, or see "
+                                           "tirx_mlir.list_pipelines()") from None
+
+
+def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Pass name -> factory of its class: xDSL's passes and every registered one."""
+    from xdsl.transforms import get_all_passes
+
+    import tirx_mlir.passes  # noqa: F401 - registers the core passes
+
+    return {**get_all_passes(), **dict(registry.passes.items())}
 
 
 @dataclass
@@ -48,22 +117,87 @@ class Pipeline:
     name: str
     passes: list[ModulePass] = field(default_factory=list)
 
+    # ---- building ----
+    @classmethod
+    def from_passes(cls, *items: "ModulePass | type[ModulePass] | str | tuple", name: str = "custom"
+                    ) -> "Pipeline":
+        """A pipeline from pass instances, pass classes (default options), ``(class, {options})``
+        pairs, or ``-p``-style text (``"cse"``, ``"tirx-dispatch{target=...}"``)."""
+        from xdsl.passes import ModulePass
+
+        passes: list[ModulePass] = []
+        for item in items:
+            if isinstance(item, ModulePass):
+                passes.append(item)
+            elif isinstance(item, str):
+                passes += cls.parse(item).passes
+            elif isinstance(item, tuple) and len(item) == 2:
+                passes.append(_instantiate(item[0], dict(item[1])))
+            elif isinstance(item, type) and issubclass(item, ModulePass):
+                passes.append(_instantiate(item, {}))
+            else:
+                raise _pipeline_error()(f"cannot make a pass from {item!r}; give a pass instance, a "
+                                    f"pass class, (class, {{options}}) or a pass spec string")
+        return cls(name, passes)
+
+    @classmethod
+    def parse(cls, spec: str, name: str = "custom") -> "Pipeline":
+        """A pipeline from ``-p`` text: ``"tirx-dispatch{target=nvidia/nvidia-h100},cse"``."""
+        from xdsl.passes import PassPipeline
+        from xdsl.utils.exceptions import ArgSpecParseError
+
+        available = available_passes()
+        try:
+            parsed = PassPipeline.parse_spec(available, spec)
+        except ArgSpecParseError as err:  # a BaseException in xDSL
+            raise _pipeline_error()(f"malformed pass pipeline '{spec}': {err}") from None
+        except (ValueError, TypeError) as err:
+            raise _pipeline_error()(f"bad pass pipeline '{spec}': {err}",
+                                hint="tirx-opt --list-passes shows the passes") from None
+        return cls(name, list(parsed.passes))
+
+    def __add__(self, other: "Pipeline") -> "Pipeline":
+        return Pipeline(f"{self.name}+{other.name}", [*self.passes, *other.passes])
+
+    def __iter__(self) -> Iterator[ModulePass]:
+        return iter(self.passes)
+
+    def __len__(self) -> int:
+        return len(self.passes)
+
     def spec(self) -> str:
         """The equivalent ``tirx-opt -p`` string."""
         return ",".join(str(p.pipeline_pass_spec()) for p in self.passes)
 
+    def pass_names(self) -> list[str]:
+        return [p.name for p in self.passes]
+
+    # ---- running ----
     def apply(self, module: ModuleOp, ctx: Context | None = None, *, verify: bool = True,
-              callback: Callable[[ModulePass, ModuleOp], None] | None = None) -> ModuleOp:
-        """Run every pass on ``module`` in place; ``callback(pass, module)`` after each one
-        (to inspect the IR between passes). Verifies after each pass unless ``verify=False``."""
+              callback: Callable[[ModulePass, ModuleOp], None] | None = None,
+              print_between: IO[str] | None = None) -> ModuleOp:
+        """Run every pass on ``module`` in place.
+
+        Verifies after each pass unless ``verify=False``; ``callback(pass, module)`` runs after
+        each pass (to inspect the IR between passes); ``print_between`` receives the IR after
+        each pass, like ``tirx-opt --print-between-passes``. An error raised by a pass or by the
+        verifier carries a note naming the pass.
+        """
         if ctx is None:
             from tirx_mlir.context import make_context
 
             ctx = make_context()
         for p in self.passes:
-            p.apply(ctx, module)
-            if verify:
-                module.verify()
+            try:
+                p.apply(ctx, module)
+                if verify:
+                    module.verify()
+            except Exception as err:
+                err.add_note(f"in pass '{p.name}' (#{self.passes.index(p) + 1} of pipeline "
+                             f"'{self.name}': {self.spec()})")
+                raise
+            if print_between is not None:
+                print_between.write(f"// -----// IR after {p.name} //----- //\n{module}\n")
             if callback is not None:
                 callback(p, module)
         return module
@@ -76,9 +210,40 @@ class Pipeline:
         return shots
 
 
+def _instantiate(pass_class: Any, options: dict[str, Any]) -> ModulePass:
+    from xdsl.passes import ModulePass
+
+    if isinstance(pass_class, str):
+        factory = available_passes().get(pass_class)
+        if factory is None:
+            raise _pipeline_error()(f"unknown pass '{pass_class}'",
+                                hint="tirx-opt --list-passes shows the passes")
+        pass_class = factory()
+    if not (isinstance(pass_class, type) and issubclass(pass_class, ModulePass)):
+        raise _pipeline_error()(f"{pass_class!r} is not a ModulePass subclass")
+    try:
+        return pass_class(**options)
+    except TypeError as err:
+        from xdsl.passes import get_pass_option_infos
+
+        allowed = ", ".join(info[0] for info in get_pass_option_infos(pass_class)) or "(none)"
+        raise _pipeline_error()(f"pass '{pass_class.name}' rejects options {options}: {err}; its "
+                            f"options are: {allowed}") from None
+
+
 def get_pipeline(name: str, **options: Any) -> Pipeline:
-    """Build the registered pipeline ``name`` with ``options`` (unknown names list candidates)."""
-    entry = pipelines.lookup(name)
+    """Build the registered pipeline ``name`` with ``options``.
+
+    An unknown name lists the registered pipelines; an unknown option lists the pipeline's
+    options.
+    """
+    entry = _entry(name)
+    accepted = entry.options()
+    unknown = [k for k in options if k not in accepted]
+    if unknown and not entry.takes_any_option():
+        raise _pipeline_error()(
+            f"pipeline '{name}' has no option {', '.join(repr(u) for u in unknown)}; its options "
+            f"are: {', '.join(f'{k}={v!r}' for k, v in accepted.items()) or '(none)'}")
     return Pipeline(name, list(entry.factory(**options)))
 
 
@@ -88,13 +253,14 @@ def split_pipeline_ref(text: str) -> tuple[str, dict[str, Any]]:
 
     spec = parse_spec(text)
     options: dict[str, Any] = {}
-    for key, values in spec.args.items():
+    for key, values in spec.parameters.items():
         options[key.replace("-", "_")] = values[0] if len(values) == 1 else \
             (None if not values else tuple(values))
     return spec.name, options
 
 
-def _cleanup_passes(**_: Any) -> list[ModulePass]:
+def _cleanup_passes() -> list[ModulePass]:
+    """target-neutral cleanups: canonicalize, cse, dce"""
     from xdsl.transforms.canonicalize import CanonicalizePass
     from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
@@ -102,5 +268,5 @@ def _cleanup_passes(**_: Any) -> list[ModulePass]:
     return [CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
 
 
-registry.passes  # noqa: B018 - the pass registry lives in registry.py
-register_pipeline("cleanup", _cleanup_passes, doc="target-neutral cleanups: canonicalize, cse, dce")
+with registry.owner_scope("core"):  # whichever backend's hook imported us first
+    register_pipeline("cleanup", _cleanup_passes)

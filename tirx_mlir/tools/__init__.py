@@ -1,0 +1,8 @@
+"""Command-line tools: ``tirx-opt`` (tirx_opt.py) and ``tirx-run`` (tirx_run.py).
+
+``tirx-opt`` is xDSL's ``xDSLOptMain`` with everything registered lazily from
+`tirx_mlir.registry` (dialects, passes, printers) and named pipelines from
+`tirx_mlir.pipelines`. Its helpers: `diagnostics_cli` (located ``file:line:col: error:``
+reports, never a traceback), `reproducer` (crash reproducers and their replay), and
+`xdsl_universe` (the ``xdsl.universe`` entry point that lets plain ``xdsl-opt`` read tirx IR).
+"""

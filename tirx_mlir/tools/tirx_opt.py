@@ -1,0 +1,487 @@
+"""``tirx-opt``: tirx_mlir's ``*-opt`` driver, built on xDSL's ``xDSLOptMain``.
+
+    tirx-opt kernel.mlir --pass-pipeline=trn -t nki
+    tirx-opt kernel.mlir -p 'tirx-dispatch{target="aws/trn1/trn1.2xlarge"},cse' -o out.mlir
+    tirx-opt --print-pipeline=cleanup          # the equivalent -p list
+    tirx-opt --list-pipelines | --list-passes | --list-targets
+
+Everything is registered lazily: dialects from `tirx_mlir.registry.dialects` (core + whatever a
+loaded backend added) and xDSL's own, passes from xDSL and `registry.passes`, printers for ``-t``
+from xDSL (``mlir``) and `registry.printers`, named pipelines from `tirx_mlir.pipelines`. A
+dialect, pass or printer module is imported only when the input or the command line uses it.
+
+Every failure a user can cause is reported as ``file:line:col: error: <message>`` (exit 1, no
+traceback): malformed text, unknown ops/types, verifier failures (located at the failing op),
+pass errors (`TirxError`/`PassError` name their op), bad options. Anything else raised by a pass,
+verifier, parser or printer is an internal compiler error: reported the same way, with a
+reproducer file (input + expanded pipeline) that ``--run-reproducer FILE`` replays.
+``TIRX_MLIR_DEBUG=1`` re-raises instead, for developers. ``-o FILE`` is written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+import time
+from functools import cached_property
+from io import StringIO
+from typing import IO, Sequence
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.printer import Printer
+from xdsl.utils.diagnostic import Diagnostic
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
+from xdsl.utils.lexer import Input
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.xdsl_opt_main import _empty_post_init, xDSLOptMain
+
+import tirx_mlir
+from tirx_mlir import registry
+from tirx_mlir.context import LocatedParser, make_context
+from tirx_mlir.diagnostics import TirxError
+from tirx_mlir.tools.atomic_file import write_atomically
+from tirx_mlir.tools.diagnostics_cli import (Report, ReportedError, report_internal_error,
+                                             report_parse_error, report_tirx_error,
+                                             verify_located)
+from tirx_mlir.tools.reproducer import (ReproducerConfig, ReproducerError, read_reproducer,
+                                        write_reproducer)
+
+DEBUG_ENV = "TIRX_MLIR_DEBUG"
+
+
+def debugging() -> bool:
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
+
+
+class CLIError(Exception):
+    """A bad command line (unknown pass, bad option...): ``tirx-opt: error: ...``, exit 1."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse would exit 2; report like every other CLI error
+        raise CLIError(f"{message} (see tirx-opt --help)")
+
+
+class TirxOptMain(xDSLOptMain):
+    """xDSLOptMain with lazy registration from tirx_mlir's registries, named pipelines,
+    located diagnostics and crash reproducers."""
+
+    version_format = f"tirx-opt {tirx_mlir.__version__} (xdsl {{xdsl_version}})"
+
+    def __init__(self, args: Sequence[str] | None = None):
+        self.available_frontends = {}
+        self.available_passes = {}
+        self.available_targets = {}
+        self.ctx = make_context()
+        self.register_all_dialects()
+        self.register_all_frontends()
+        self.register_all_passes()
+        self.register_all_targets()
+        arg_parser = _ArgumentParser(prog="tirx-opt", description="tirx_mlir modular optimizer "
+                                     "driver (MLIR-style; xDSL underneath)")
+        self.register_all_arguments(arg_parser)
+        self.args = arg_parser.parse_args(args=args)
+        if self.args.run_reproducer:
+            self._load_reproducer_options()
+        target = self.args.target.split("{", 1)[0]
+        if target not in self.available_targets:
+            raise CLIError(f"unknown target '{target}' for -t; available: "
+                           f"{', '.join(sorted(self.available_targets))}")
+        self.ctx.allow_unregistered = self.args.allow_unregistered_dialect
+        if self.args.disable_verify:
+            Attribute.__post_init__ = _empty_post_init  # as xdsl-opt does
+        if self.args.syntax_highlight:
+            Diagnostic.colored = True
+        self.setup_pipeline()
+
+    # ---- registration (lazy: factories only) ----
+    @cached_property
+    def _multiverse(self):
+        from xdsl.universe import Universe
+
+        return Universe.get_multiverse()
+
+    def register_all_dialects(self) -> None:
+        """The registry's dialects (already in ``make_context()``), then xDSL's and plugins'."""
+        for name, factory in self._multiverse.all_dialects.items():
+            if name not in self.ctx.registered_dialect_names:
+                self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        import tirx_mlir.passes  # noqa: F401 - registers the core passes
+
+        for name, factory in self._multiverse.all_passes.items():
+            self.register_pass(name, factory)
+        for name, factory in registry.passes.items():
+            self.register_pass(name, factory)
+
+    def register_all_targets(self) -> None:
+        for name, factory in self._multiverse.all_targets.items():
+            self.available_targets.setdefault(name, factory)
+        for name, factory in registry.printers.items():
+            self.available_targets[name] = factory
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        add = arg_parser.add_argument
+        add("--pass-pipeline", metavar="NAME[{opt=val ...}]", default=None,
+            help="run a registered pipeline (before any -p passes); see --list-pipelines")
+        add("--list-pipelines", action="store_true", help="list the registered pipelines")
+        add("--print-pipeline", metavar="NAME[{opt=val ...}]", default=None,
+            help="print the -p pass list equivalent to a pipeline and exit")
+        add("--list-passes", action="store_true", help="list the available passes")
+        add("--list-targets", action="store_true", help="list the -t printers")
+        add("--print-ir-after-all", action="store_true",
+            help="print the IR after every pass (to stderr)")
+        add("--crash-reproducer", metavar="FILE", default=None,
+            help="where to write the reproducer of an internal compiler error (default: a new "
+                 "file in $TIRX_MLIR_REPRODUCER_DIR or the temp dir)")
+        add("--run-reproducer", metavar="FILE", default=None,
+            help="replay a crash reproducer: its input with its pipeline and options")
+
+    def _load_reproducer_options(self) -> None:
+        if self.args.input_file is not None:
+            raise CLIError("--run-reproducer takes the input from the reproducer; drop the "
+                           "input file argument")
+        try:
+            config = read_reproducer(self.args.run_reproducer)
+        except OSError as err:
+            raise CLIError(f"cannot read reproducer: {err}") from None
+        except ReproducerError as err:
+            raise CLIError(str(err)) from None
+        self.args.input_file = self.args.run_reproducer
+        self.args.passes = config.passes
+        self.args.pass_pipeline = None
+        self.args.target = config.target
+        self.args.allow_unregistered_dialect = config.allow_unregistered_dialect
+        self.args.no_implicit_module = config.no_implicit_module
+        self.args.disable_verify = config.disable_verify
+
+    # ---- the pass list ----
+    def setup_pipeline(self) -> None:
+        self.passes: list[ModulePass] = []
+        if self.args.pass_pipeline:
+            self.passes += self.build_named_pipeline(self.args.pass_pipeline)
+        if self.args.passes:
+            self.passes += self.build_passes(self.args.passes)
+        self.pipeline = PassPipeline(tuple(self.passes))
+
+    @property
+    def pass_spec(self) -> str:
+        """The expanded pipeline as a -p string."""
+        return ",".join(str(p.pipeline_pass_spec()) for p in self.passes)
+
+    def build_named_pipeline(self, text: str) -> list[ModulePass]:
+        from tirx_mlir.pipelines import get_pipeline, list_pipelines, split_pipeline_ref
+
+        try:
+            name, options = split_pipeline_ref(text)
+        except ArgSpecParseError as err:
+            raise CLIError(f"malformed --pass-pipeline '{text}': {_one_line(err)}") from None
+        if name not in list_pipelines():
+            known = ", ".join(list_pipelines()) or "(none)"
+            raise CLIError(f"unknown pipeline '{name}'{_did_you_mean(name, list_pipelines())}; "
+                           f"registered pipelines: {known}")
+        _check_pipeline_options(name, options)
+        try:
+            return list(get_pipeline(name, **options).passes)
+        except Exception as err:  # noqa: BLE001 - a factory rejecting its options
+            raise CLIError(f"pipeline '{name}' rejected options {options}: "
+                           f"{type(err).__name__}: {err}") from None
+
+    def build_passes(self, spec: str) -> list[ModulePass]:
+        from xdsl.passes import get_pass_option_infos
+        from xdsl.utils.arg_spec import parse_pipeline
+
+        try:
+            arg_specs = list(parse_pipeline(spec))
+        except ArgSpecParseError as err:
+            raise CLIError(f"malformed pass list '{spec}': {_one_line(err)}") from None
+        passes: list[ModulePass] = []
+        for arg_spec in arg_specs:
+            factory = self.available_passes.get(arg_spec.name)
+            if factory is None:
+                raise CLIError(f"unknown pass '{arg_spec.name}'"
+                               f"{_did_you_mean(arg_spec.name, self.available_passes)}; "
+                               f"tirx-opt --list-passes lists them")
+            try:
+                pass_cls = factory()
+            except Exception as err:  # noqa: BLE001 - a broken pass module
+                raise CLIError(f"cannot load pass '{arg_spec.name}': "
+                               f"{type(err).__name__}: {err}") from None
+            try:
+                passes.append(pass_cls.from_pass_spec(arg_spec))
+            except Exception as err:  # noqa: BLE001 - bad option names or values
+                options = ", ".join(f"{o[0]}: {o[1]}" for o in get_pass_option_infos(pass_cls))
+                raise CLIError(f"invalid options for pass '{arg_spec.name}': {err} "
+                               f"(its options: {options or 'none'})") from None
+        return passes
+
+    # ---- listings (no input needed) ----
+    def print_listing(self, out: IO[str]) -> bool:
+        """Handle --list-* / --print-pipeline; True when one was asked for."""
+        from tirx_mlir.pipelines import list_pipelines
+
+        if self.args.print_pipeline:
+            out.write(",".join(str(p.pipeline_pass_spec())
+                               for p in self.build_named_pipeline(self.args.print_pipeline)))
+            out.write("\n")
+            return True
+        if self.args.list_pipelines:
+            for name, doc in list_pipelines().items():
+                out.write(f"{name}\t{doc}\n")
+            return True
+        if self.args.list_passes:
+            for name in sorted(self.available_passes):
+                owner = registry.passes.owner_of(name)
+                out.write(f"{name}\t{owner}\n" if owner else f"{name}\txdsl\n")
+            return True
+        if self.args.list_targets:
+            for name in sorted(self.available_targets):
+                owner = registry.printers.owner_of(name)
+                out.write(f"{name}\t{owner}\n" if owner else f"{name}\txdsl\n")
+            return True
+        return False
+
+    # ---- running ----
+    def prepare_input(self):
+        try:
+            f, extension = self.get_input_stream()
+        except OSError as err:
+            raise CLIError(f"cannot read input: {err}") from None
+        if self.args.frontend:
+            extension = self.args.frontend
+        elif extension not in self.available_frontends:
+            extension = "mlir"  # like mlir-opt: any file name is MLIR text
+        data = f.read()
+        if f is not sys.stdin.buffer:
+            f.close()
+        if not self.args.split_input_file:
+            return [(data, 0)], extension
+        chunks, line = [], 0
+        for piece in data.split(b"// -----"):
+            chunks.append((piece, line))
+            line += piece.count(b"\n")
+        return chunks, extension
+
+    def run(self) -> int:
+        chunks, extension = self.prepare_input()
+        output = StringIO()
+        failed = False
+        for i, (data, line_offset) in enumerate(chunks):
+            if i:
+                output.write("// -----\n")
+            try:
+                output.write(self.run_chunk(data, extension, line_offset))
+            except ReportedError as err:
+                if self.args.verify_diagnostics and not err.internal:
+                    output.write(err.report.render())
+                    continue
+                sys.stdout.flush()
+                sys.stderr.write(err.report.render())
+                failed = True
+        if self.args.output_file is None:
+            sys.stdout.write(output.getvalue())
+        elif not failed:
+            write_atomically(self.args.output_file, output.getvalue())
+        return 1 if failed else 0
+
+    def run_chunk(self, data: bytes, extension: str, line_offset: int) -> str:
+        self._source = data.decode("utf-8", "replace")
+        self._where = f"{self.get_input_name()}:{line_offset + 1}:1"
+        module = self.parse_input(data, extension, line_offset)
+        if not self.args.disable_verify:
+            verify_located(module, self._where)
+        self.apply_passes(module)
+        return self.emit(module)
+
+    def parse_input(self, data: bytes, extension: str, line_offset: int) -> ModuleOp:
+        if extension != "mlir":
+            return self._guard("parsing", lambda: self.available_frontends[extension](
+                _BytesReader(data)))
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            line = data[:err.start].count(b"\n") + 1 + line_offset
+            raise ReportedError(Report(f"{self.get_input_name()}:{line}:1",
+                                       f"the input is not UTF-8 text ({err.reason} at byte "
+                                       f"{err.start})")) from None
+        parser = LocatedParser(self.ctx, text, self.get_input_name(), line_offset)
+        if parser._current_token.kind == MLIRTokenKind.EOF:  # noqa: SLF001 - empty input
+            return ModuleOp([])
+        try:
+            return parser.parse_module(not self.args.no_implicit_module)
+        except ParseError as err:
+            raise ReportedError(report_parse_error(err, self.ctx, line_offset)) from None
+        except DiagnosticException as err:
+            raise ReportedError(self._report_at(parser.pos, line_offset, str(err))) from None
+        except Exception as err:  # noqa: BLE001
+            if debugging():
+                raise
+            where = self._report_at(parser.pos, line_offset, "").where or self._where
+            raise self._internal("parsing", err, where) from None
+
+    def _report_at(self, pos: int, line_offset: int, message: str) -> Report:
+        from xdsl.utils.lexer import Span
+
+        span = Span(pos, pos, Input(self._source, self.get_input_name()), line_offset)
+        loc = span.get_location()
+        return Report(str(loc), message)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        for p in self.passes:
+            start = time.perf_counter()
+            try:
+                p.apply(self.ctx, prog)
+            except TirxError as err:
+                report = report_tirx_error(err, self._where)
+                report.notes.insert(0, f"note: raised by pass '{p.name}'")
+                raise ReportedError(report) from None
+            except DiagnosticException as err:
+                raise ReportedError(Report(self._where, f"pass '{p.name}' failed: "
+                                                        f"{_one_line(err)}")) from None
+            except Exception as err:  # noqa: BLE001 - a crash inside a pass
+                if debugging():
+                    raise
+                raise self._internal(f"pass '{p.name}'", err, self._where) from None
+            if self.args.time_passes:
+                sys.stderr.write(f"pass '{p.name}': {time.perf_counter() - start:.4f} s\n")
+            if not self.args.disable_verify:
+                try:
+                    verify_located(prog, self._where, f"after pass '{p.name}'")
+                except ReportedError as err:
+                    if err.internal and debugging():
+                        raise
+                    self._attach_reproducer(err.report, f"the IR after pass '{p.name}' does not "
+                                                        f"verify")
+                    raise
+            if self.args.print_ir_after_all:
+                sys.stderr.write(f"// -----// IR Dump After {p.pipeline_pass_spec()} "
+                                 f"//----- //\n{_module_text(prog)}\n\n")
+            if self.args.print_between_passes and p is not self.passes[-1]:
+                print(f"IR after {p.name}:\n{_module_text(prog)}\n\n\n")
+
+    def emit(self, prog: ModuleOp) -> str:
+        try:
+            return self.output_resulting_program(prog)
+        except TirxError as err:
+            raise ReportedError(report_tirx_error(err, self._where)) from None
+        except DiagnosticException as err:
+            raise ReportedError(Report(self._where, f"-t {self.args.target}: "
+                                                    f"{_one_line(err)}")) from None
+        except Exception as err:  # noqa: BLE001 - a crashing printer
+            if debugging():
+                raise
+            raise self._internal(f"printer '-t {self.args.target}'", err, self._where) from None
+
+    # ---- internal errors ----
+    def _guard(self, stage: str, fn):
+        try:
+            return fn()
+        except ParseError as err:
+            raise ReportedError(report_parse_error(err, self.ctx)) from None
+        except DiagnosticException as err:
+            raise ReportedError(Report(self._where, _one_line(err))) from None
+        except Exception as err:  # noqa: BLE001
+            if debugging():
+                raise
+            raise self._internal(stage, err, self._where) from None
+
+    def _internal(self, stage: str, err: BaseException, where: str) -> ReportedError:
+        report = report_internal_error(stage, err, where)
+        self._attach_reproducer(report, report.message)
+        return ReportedError(report, internal=True)
+
+    def _attach_reproducer(self, report: Report, summary: str) -> None:
+        if self.args.run_reproducer:
+            report.notes.insert(0, f"note: reproduced from {self.args.run_reproducer}")
+            return
+        config = ReproducerConfig(self.pass_spec, self.args.target,
+                                  self.args.allow_unregistered_dialect,
+                                  self.args.no_implicit_module, self.args.disable_verify)
+        try:
+            path = write_reproducer(config, self._source, summary, self.args.crash_reproducer,
+                                    self.get_input_name())
+        except OSError as err:
+            report.notes.insert(0, f"note: could not write a reproducer: {err}")
+            return
+        report.notes[0:0] = [f"note: a reproducer was written to {path}",
+                             f"note: replay it with: tirx-opt --run-reproducer {path}"]
+
+
+class _BytesReader:
+    """The ``IO[bytes]`` a registered non-MLIR frontend expects."""
+
+    def __init__(self, data: bytes):
+        self._data = data
+
+    def read(self, *_: object) -> bytes:
+        return self._data
+
+    def close(self) -> None:
+        pass
+
+
+def _module_text(module: ModuleOp) -> str:
+    out = StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue()
+
+
+def _one_line(err: BaseException) -> str:
+    return " ".join(str(err).split("\n\n", 1)[0].split())
+
+
+def _check_pipeline_options(name: str, options: dict) -> None:
+    """Reject option names the pipeline's factory does not take, listing the ones it does."""
+    import inspect
+
+    from tirx_mlir.pipelines import pipelines
+
+    try:
+        params = inspect.signature(pipelines.lookup(name).factory).parameters.values()
+    except (TypeError, ValueError):  # not introspectable: let the factory judge
+        return
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return
+    accepted = [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    for key in options:
+        if key not in accepted:
+            raise CLIError(f"pipeline '{name}' has no option '{key}'"
+                           f"{_did_you_mean(key, accepted)}; its options: "
+                           f"{', '.join(accepted) or 'none'}")
+
+
+def _did_you_mean(name: str, candidates) -> str:
+    close = difflib.get_close_matches(name, list(candidates), n=3, cutoff=0.6)
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tirx-opt`` console script; returns the exit code."""
+    try:
+        driver = TirxOptMain(argv)
+        if driver.print_listing(sys.stdout):
+            return 0
+        return driver.run()
+    except CLIError as err:
+        sys.stderr.write(f"tirx-opt: error: {err}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+    except Exception as err:  # noqa: BLE001 - never a bare traceback for users
+        if debugging():
+            raise
+        sys.stderr.write(f"tirx-opt: error: internal compiler error: {type(err).__name__}: "
+                         f"{err}\nnote: set {DEBUG_ENV}=1 to see the Python traceback\n")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
