@@ -24,7 +24,8 @@ from xdsl.irdl import (IRDLOperation, irdl_op_definition, opt_prop_def, prop_def
                        result_def, traits_def)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
-from xdsl.traits import HasParent, IsolatedFromAbove, IsTerminator, Pure, SymbolOpInterface
+from xdsl.traits import (CallableOpInterface, HasParent, IsolatedFromAbove, IsTerminator, Pure,
+                         SymbolOpInterface)
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
@@ -34,6 +35,25 @@ _DIMS = ("x", "y", "z")
 
 def _int_array(values) -> DenseArrayBase:
     return DenseArrayBase.from_list(i64, list(values))
+
+
+class KernelCallable(CallableOpInterface):
+    """Makes a kernel callable by name (``Interpreter.call_op``): its arguments are its buffer
+    parameters; it returns nothing (outputs are written through the output parameters)."""
+
+    @classmethod
+    def get_callable_region(cls, op: Operation) -> Region:
+        assert isinstance(op, KernelOp)
+        return op.body
+
+    @classmethod
+    def get_argument_types(cls, op: Operation) -> tuple:
+        assert isinstance(op, KernelOp)
+        return tuple(op.body.block.arg_types)
+
+    @classmethod
+    def get_result_types(cls, op: Operation) -> tuple:
+        return ()
 
 
 @irdl_op_definition
@@ -59,7 +79,7 @@ class KernelOp(IRDLOperation):
     target = opt_prop_def(TargetAttr)
     body = region_def("single_block")
 
-    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
+    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove(), KernelCallable())
 
     def __init__(self, name: str, inputs: list[BufferType], outputs: list[BufferType],
                  grid=(1,), threads=(1,), cluster=None, target: str | None = None,

@@ -1,0 +1,79 @@
+"""The interpreter object: xDSL's `Interpreter` with every registered implementation, and errors
+that name the op that failed.
+
+`make_interpreter(module)` registers xDSL's built-in implementations (func, scf, cf, memref,
+affine, ...), then every factory in `tirx_mlir.registry.interpreter_functions`: the core's
+(``tirx``, ``arith``, ``math``, registered by this package) and whatever loaded backends added
+(e.g. a backend's own dialect). A registered set may replace an xDSL built-in (the core ``arith``
+replaces xDSL's partial one); two registered sets that implement the same op are a conflict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImplResult
+from xdsl.ir import Operation
+
+from tirx_mlir import registry
+from tirx_mlir.interpreter.runtime import InterpretError
+
+
+class TirxInterpreter(Interpreter):
+    """An `Interpreter` whose errors are `InterpretError`s located at the failing op.
+
+    xDSL's own dispatch prints the whole module into every exception; this one attaches the op
+    instead (its ``file:line:col``), which is what a user needs, and costs nothing when nothing
+    fails.
+    """
+
+    def _run_op(self, op: Operation, inputs: tuple[Any, ...]) -> OpImplResult:
+        entry = self._impls._impl_dict.get(type(op))  # noqa: SLF001 - xdsl 0.74 internals
+        if entry is None:
+            raise InterpretError(
+                "no interpreter implementation for this op", op,
+                hint="a dialect registers one in tirx_mlir.registry.interpreter_functions "
+                     "(a backend from its register_backend())")
+        for listener in self.listeners:
+            listener.will_interpret_op(op, inputs)
+        functions, run = entry
+        try:
+            result = run(functions, self, op, inputs)
+        except InterpretError as err:
+            if err.op is None:
+                err.op = op
+            raise
+        except Exception as err:  # noqa: BLE001 - whatever failed, name the op it failed in
+            raise InterpretError(f"{type(err).__name__}: {err}", op) from err
+        for listener in self.listeners:
+            listener.did_interpret_op(op, result.values)
+        return result
+
+
+def registered_functions() -> list[tuple[str, type[InterpreterFunctions]]]:
+    """(name, class) of every registered implementation set, core first."""
+    import tirx_mlir.interpreter  # noqa: F401 - registers the core sets
+
+    return [(name, factory()) for name, factory in registry.interpreter_functions.items()]
+
+
+def make_interpreter(module: ModuleOp, **kwargs: Any) -> TirxInterpreter:
+    """An interpreter for ``module`` with xDSL's built-in implementations and every registered
+    set (``kwargs`` go to `Interpreter`, e.g. ``file=`` for printf output)."""
+    from xdsl.interpreters import register_implementations
+
+    from tirx_mlir.context import make_context
+
+    interp = TirxInterpreter(module, **kwargs)
+    register_implementations(interp, make_context())
+    claimed: dict[type[Operation], str] = {}
+    for name, functions in registered_functions():
+        for op_type, _ in functions._impls():  # noqa: SLF001 - xdsl 0.74 API
+            if op_type in claimed:
+                raise registry.RegistryError(
+                    f"interpreter implementations '{claimed[op_type]}' and '{name}' both "
+                    f"implement {op_type.name}; register one of them with override=True")
+            claimed[op_type] = name
+        interp.register_implementations(functions(), override=True)
+    return interp

@@ -1,0 +1,167 @@
+"""Running a kernel on numpy arrays: finding it, checking and preparing its arguments.
+
+    runner = KernelRunner(module, "softmax")    # builds the interpreter once
+    (y,) = runner(x)                            # inputs first; outputs allocated NaN-filled
+
+Arguments follow the kernel's parameters, inputs then outputs. Inputs are copied (the caller's
+arrays are never written); an output passed by the caller is written in place, one not passed is
+fresh memory (NaN / poison, so an element the kernel never writes shows). Shapes must match; an
+input of another dtype is an error unless ``cast_inputs=True``, which rounds it under the store
+rules of `runtime.convert`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import VerifyException
+
+from tirx_mlir.diagnostics import TirxError
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.interpreter import runtime
+from tirx_mlir.interpreter.core import TirxInterpreter, make_interpreter
+from tirx_mlir.interpreter.runtime import InterpretError
+from tirx_mlir.interpreter.tirx_kernel import param_name
+
+
+def kernels(module: ModuleOp) -> list[KernelOp]:
+    return [op for op in module.walk() if isinstance(op, KernelOp)]
+
+
+def find_kernel(module: ModuleOp, name: str | None = None) -> KernelOp:
+    """The kernel called ``name`` (or the only kernel when ``name`` is None)."""
+    found = kernels(module)
+    names = ", ".join(f"@{k.kernel_name}" for k in found) or "none"
+    if name is None:
+        if len(found) != 1:
+            raise TirxError(f"the module has {len(found)} kernels ({names}); name the one to run")
+        return found[0]
+    for kernel in found:
+        if kernel.kernel_name == name.lstrip("@"):
+            return kernel
+    raise TirxError(f"no kernel named @{name.lstrip('@')}; the module has: {names}")
+
+
+def verify_module(module: ModuleOp) -> None:
+    """Verify, raising a `TirxError` located at the first op that does not verify."""
+    try:
+        module.verify()
+    except VerifyException as err:
+        bad = None
+        for op in module.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+            except VerifyException:
+                bad = op
+                break
+        raise TirxError(str(err), bad) from None
+
+
+def buffer_params(kernel: KernelOp) -> list[tuple[str, BufferType]]:
+    """(name, type) of each parameter, inputs first."""
+    out = []
+    for i, arg in enumerate(kernel.body.block.args):
+        assert isinstance(arg.type, BufferType)
+        out.append((param_name(kernel, i).lstrip("%"), arg.type))
+    return out
+
+
+def random_array(btype: BufferType, rng: np.random.Generator) -> np.ndarray:
+    """Test data for a buffer: standard normal floats, small integers ([-8, 8), unsigned
+    [0, 16)), random booleans; rounded to the element type."""
+    dt = dtypes.numpy_dtype(btype.element_type)
+    shape = btype.get_shape()
+    if runtime.is_float_dtype(dt):
+        return runtime.convert(rng.standard_normal(shape, dtype=np.float32), dt)
+    if dt == runtime.BOOL:
+        return rng.integers(0, 2, shape).astype(bool)
+    low, high = (0, 16) if dt.kind == "u" else (-8, 8)
+    return rng.integers(low, high, shape).astype(dt)
+
+
+class KernelRunner:
+    """One kernel of a module, ready to run many times on numpy arrays."""
+
+    def __init__(self, module: ModuleOp, kernel_name: str | None = None, *,
+                 interpreter: TirxInterpreter | None = None):
+        self.module = module
+        self.kernel = find_kernel(module, kernel_name)
+        self.interpreter = interpreter or make_interpreter(module)
+        self.params = buffer_params(self.kernel)
+
+    @property
+    def n_inputs(self) -> int:
+        return self.kernel.n_inputs
+
+    def prepare(self, arrays: Sequence[Any], cast_inputs: bool = False) -> list[np.ndarray]:
+        """The kernel's argument list: checked, copied inputs, then outputs."""
+        kernel, n_in = self.kernel, self.kernel.n_inputs
+        if not n_in <= len(arrays) <= len(self.params):
+            raise InterpretError(
+                f"@{kernel.kernel_name} takes {n_in} inputs and {len(self.params) - n_in} "
+                f"optional outputs, got {len(arrays)} arrays", kernel)
+        args = [self._input(i, a, cast_inputs) for i, a in enumerate(arrays[:n_in])]
+        args += [self._output(n_in + i, a) for i, a in enumerate(arrays[n_in:])]
+        for name, btype in self.params[len(args):]:
+            args.append(runtime.alloc(btype.get_shape(), dtypes.numpy_dtype(btype.element_type)))
+        return args
+
+    def _expect(self, index: int, value: Any) -> tuple[BufferType, np.dtype, np.ndarray]:
+        name, btype = self.params[index]
+        arr = np.asarray(value)
+        if arr.shape != btype.get_shape():
+            raise InterpretError(f"argument %{name} of @{self.kernel.kernel_name} has shape "
+                                 f"{list(arr.shape)}, but the parameter is {btype}", self.kernel)
+        return btype, dtypes.numpy_dtype(btype.element_type), arr
+
+    def _input(self, index: int, value: Any, cast: bool) -> np.ndarray:
+        btype, dt, arr = self._expect(index, value)
+        if arr.dtype != dt and not cast:
+            raise InterpretError(
+                f"input %{self.params[index][0]} of @{self.kernel.kernel_name} has dtype "
+                f"{runtime.dtype_name(arr.dtype)}, but the parameter is {btype}", self.kernel,
+                hint="convert it (bf16/fp8 through ml_dtypes), or pass cast_inputs=True "
+                     "(tirx-run: --cast-inputs) to round it to the parameter's type")
+        return np.array(runtime.convert(arr, dt), dtype=dt, order="C", copy=True)
+
+    def _output(self, index: int, value: Any) -> np.ndarray:
+        btype, dt, arr = self._expect(index, value)
+        if not isinstance(value, np.ndarray) or arr.dtype != dt or not arr.flags.writeable:
+            raise InterpretError(
+                f"output %{self.params[index][0]} of @{self.kernel.kernel_name} must be a "
+                f"writable numpy array of dtype {runtime.dtype_name(dt)}, got "
+                f"{runtime.dtype_name(arr.dtype)}", self.kernel)
+        return value
+
+    def __call__(self, *arrays: Any, cast_inputs: bool = False) -> tuple[np.ndarray, ...]:
+        """Run on ``arrays`` (inputs, then optional outputs); returns every output."""
+        args = self.prepare(arrays, cast_inputs)
+        return tuple(self.interpreter.call_op(self.kernel, tuple(args)))
+
+
+def interpret(module_or_text: ModuleOp | str, kernel_name: str | None = None, *arrays: Any,
+              verify: bool = True, cast_inputs: bool = False,
+              name: str = "<input>") -> np.ndarray | tuple[np.ndarray, ...]:
+    """Run ``kernel_name`` of a module (or of IR text, parsed with locations as ``name``) on
+    numpy arrays, with reference semantics.
+
+    ``arrays`` are the inputs, optionally followed by output arrays to write in place. Returns
+    the output array when the kernel has one output, else a tuple of them.
+
+        y = tirx_mlir.interpret(ir_text, "softmax", x)
+    """
+    if isinstance(module_or_text, ModuleOp):
+        module = module_or_text
+    else:
+        from tirx_mlir.context import parse_module
+
+        module = parse_module(module_or_text, name)
+    if verify:
+        verify_module(module)
+    outputs = KernelRunner(module, kernel_name)(*arrays, cast_inputs=cast_inputs)
+    return outputs[0] if len(outputs) == 1 else outputs

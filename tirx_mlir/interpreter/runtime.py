@@ -1,0 +1,211 @@
+"""Run-time values and memory rules of the tirx interpreters (public: backend interpreters reuse it).
+
+Representation of values at run time:
+
+* a buffer, or a view of one, is a ``numpy.ndarray`` whose dtype is the buffer's element type
+  (`tirx_mlir.dialects.tirx.dtypes.numpy_dtype`: bf16 and fp8 through ``ml_dtypes``); a view made
+  by ``tirx.slice`` is a numpy view (strides included), so writing through it writes the buffer;
+* an ``index`` or integer scalar is a Python ``int`` (signed form, as xDSL's interpreter keeps
+  them), an ``i1`` a Python ``bool``, a float scalar a Python ``float`` already rounded to its type.
+
+Memory rules (`alloc`, `convert`, `store`):
+
+* fresh memory reads as NaN for floats and as `poison_value` for integers (the minimum of a signed
+  type, the maximum of an unsigned one, ``True`` for i1), so a read before a write shows in the
+  output; `poisoned` finds such values again;
+* arithmetic runs in `compute_dtype` of the operands (f64 if any operand is f64, else f32 for any
+  float, else int64);
+* every store rounds to the destination's dtype: float to float rounds to nearest even (a value
+  past the largest finite one becomes inf, or NaN for f8E4M3FN, which has no inf, as ml_dtypes
+  does); float to integer truncates toward zero and saturates, NaN becomes 0 (``float_to_int=
+  "rne"`` rounds to nearest even instead, as NKI does); integer to integer wraps (two's
+  complement); anything to i1 is ``value != 0``.
+
+Errors found while running are `InterpretError`s. Helpers may raise one without an op; the
+interpreter attaches the op it was running, so the message always names an op and its location.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import InterpretationError
+
+from tirx_mlir.diagnostics import TirxError, format_location
+
+F64 = np.dtype(np.float64)
+F32 = np.dtype(np.float32)
+I64 = np.dtype(np.int64)
+BOOL = np.dtype(np.bool_)
+
+
+class InterpretError(TirxError, InterpretationError):
+    """A run-time error in the interpreted program, located at the op that raised it.
+
+    ``str(err)`` reads ``file:line:col: error: <op name>: <message>`` (then ``hint: ...``).
+    """
+
+    def __init__(self, message: str, op: Operation | None = None, *, hint: str | None = None,
+                 code: str | None = None):
+        self.context: list[str] = []
+        super().__init__(message, op, hint=hint, code=code)
+
+    def render(self) -> str:
+        text = self.message if self.op is None else f"{self.op.name}: {self.message}"
+        if self.code:
+            text = f"[{self.code}] {text}"
+        for ctx in self.context:
+            text += f" ({ctx})"
+        if self.hint:
+            text += f"\nhint: {self.hint}"
+        return text
+
+    @property
+    def location(self) -> str:
+        return format_location(self.op)
+
+    def add_context(self, text: str) -> None:
+        """Append where it happened, e.g. ``in CTA (1, 0, 0) of @k``."""
+        self.context.append(text)
+
+    def __str__(self) -> str:
+        return f"{self.location}: error: {self.render()}"
+
+
+# --- dtypes -------------------------------------------------------------------------------------
+
+
+_ML_FLOATS = frozenset(np.dtype(t) for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn,
+                                              ml_dtypes.float8_e5m2))
+
+
+def is_float_dtype(dt: np.dtype) -> bool:
+    """True for numpy and ml_dtypes floating types (bf16, fp8 included)."""
+    return dt.kind == "f" or dt in _ML_FLOATS
+
+
+def compute_dtype(*dts: np.dtype | None) -> np.dtype:
+    """The dtype arithmetic over operands of these dtypes runs in (None: an index scalar)."""
+    floats = [d for d in dts if d is not None and is_float_dtype(d)]
+    if not floats:
+        return I64
+    return F64 if any(d == F64 for d in floats) else F32
+
+
+def poison_value(dt: np.dtype) -> Any:
+    """What fresh integer memory holds: min of signed, max of unsigned types, True for bool."""
+    if dt == BOOL:
+        return True
+    info = np.iinfo(dt)
+    return info.min if dt.kind == "i" else info.max
+
+
+def alloc(shape: Sequence[int], dt: np.dtype) -> np.ndarray:
+    """Fresh memory: NaN-filled for floats, `poison_value` for integers."""
+    fill = np.nan if is_float_dtype(dt) else poison_value(dt)
+    return np.full(tuple(shape), fill, dtype=dt)
+
+
+def poisoned(arr: np.ndarray) -> np.ndarray:
+    """Mask of elements that still hold the fresh-memory value (NaN for floats)."""
+    if is_float_dtype(arr.dtype):
+        return np.isnan(arr.astype(F32, copy=False) if arr.dtype.itemsize < 4 else arr)
+    return arr == poison_value(arr.dtype)
+
+
+# --- conversion and stores ----------------------------------------------------------------------
+
+
+def _float_to_int(values: np.ndarray, dt: np.dtype, rounding: str) -> np.ndarray:
+    info = np.iinfo(dt)
+    x = np.asarray(values, dtype=F64)
+    x = np.trunc(x) if rounding == "trunc" else np.rint(x)
+    x = np.nan_to_num(x, nan=0.0, posinf=float(info.max), neginf=float(info.min))
+    # clip in float64, then saturate exactly (int64 max is not representable in float64)
+    x = np.clip(x, float(info.min), float(info.max))
+    with np.errstate(invalid="ignore"):
+        out = x.astype(dt)
+    if dt.itemsize == 8:
+        out = np.where(x >= 2.0 ** 63 if dt.kind == "i" else x >= 2.0 ** 64, info.max, out)
+    return out.astype(dt, copy=False)
+
+
+def convert(value: Any, dt: np.dtype, *, float_to_int: str = "trunc") -> np.ndarray:
+    """``value`` (array or scalar) as an array of dtype ``dt`` under the store rules."""
+    arr = np.asarray(value)
+    if arr.dtype == dt:
+        return arr
+    if dt == BOOL:
+        return arr != 0
+    if dt.kind in "iu" and is_float_dtype(arr.dtype):
+        return _float_to_int(arr, dt, float_to_int)
+    if dt.kind in "iu" and arr.dtype.kind in "iu" and arr.dtype != I64:
+        arr = arr.astype(I64)  # wrap through int64 (numpy refuses some direct narrowing casts)
+    return arr.astype(dt)
+
+
+def store(dst: np.ndarray, value: Any, *, float_to_int: str = "trunc") -> None:
+    """Write ``value`` (broadcast to ``dst``'s shape) into ``dst``, rounding to its dtype."""
+    arr = np.asarray(value)
+    if arr.dtype != dst.dtype and not is_float_dtype(dst.dtype):
+        arr = convert(arr, dst.dtype, float_to_int=float_to_int)
+    np.copyto(dst, arr, casting="unsafe")  # to a float dtype: round to nearest even
+
+
+def round_scalar(value: Any, dt: np.dtype) -> Any:
+    """A Python scalar rounded to ``dt`` under the store rules (float, int or bool)."""
+    out = convert(value, dt)
+    if dt == BOOL:
+        return bool(out)
+    return float(out) if is_float_dtype(dt) else int(out)
+
+
+def to_python(value: Any) -> Any:
+    """A numpy scalar as the Python scalar the interpreter passes around."""
+    if isinstance(value, (np.bool_, bool)):
+        return bool(value)
+    if isinstance(value, (np.integer, int)):
+        return int(value)
+    return float(value)
+
+
+# --- views and element access -------------------------------------------------------------------
+
+
+def view(base: np.ndarray, offsets: Sequence[int], sizes: Sequence[int],
+         strides: Sequence[int] | None = None) -> np.ndarray:
+    """The strided box ``base[o : o + (n-1)*s + 1 : s]`` per dim, as a view; raises
+    `InterpretError` (without an op) when it leaves ``base``."""
+    strides = strides or (1,) * len(sizes)
+    index = []
+    for d, (o, n, s, extent) in enumerate(zip(offsets, sizes, strides, base.shape)):
+        last = o + (n - 1) * s
+        if o < 0 or last >= extent:
+            raise InterpretError(
+                f"dim {d}: elements [{o}, {last}] are out of bounds for extent {extent}",
+                hint="check the (dynamic) offsets of the slice against the buffer's shape")
+        index.append(slice(o, last + 1, s))
+    return base[tuple(index)]
+
+
+def check_index(arr: np.ndarray, indices: Sequence[int]) -> tuple[int, ...]:
+    """``indices`` as a tuple after checking each lies in ``[0, extent)`` (numpy would wrap a
+    negative index)."""
+    for d, (i, extent) in enumerate(zip(indices, arr.shape)):
+        if not 0 <= i < extent:
+            raise InterpretError(f"index {i} in dim {d} is out of bounds for extent {extent}")
+    return tuple(indices)
+
+
+def dtype_name(dt: np.dtype) -> str:
+    """MLIR spelling of a numpy dtype, for messages."""
+    names = {np.dtype(ml_dtypes.bfloat16): "bf16", np.dtype(ml_dtypes.float8_e4m3fn): "f8E4M3FN",
+             np.dtype(ml_dtypes.float8_e5m2): "f8E5M2", F32: "f32", F64: "f64",
+             np.dtype(np.float16): "f16", BOOL: "i1"}
+    if dt in names:
+        return names[dt]
+    return ("ui" if dt.kind == "u" else "i") + str(dt.itemsize * 8)

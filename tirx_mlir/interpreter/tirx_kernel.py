@@ -1,0 +1,191 @@
+"""Interpreter implementations of the non-tile ``tirx`` ops: kernels, scope ids and buffers.
+
+Execution model (the tile level):
+
+* ``tirx.kernel`` is callable by name (``interp.call_op("k", arrays)``) with one ndarray per
+  buffer parameter, inputs then outputs; it returns the output arrays. The body runs once per CTA,
+  CTAs one after the other in grid order (x fastest, then y, then z).
+* ``tirx.cta_id``, ``tirx.cluster_id``, ``tirx.cta_id_in_cluster`` and ``tirx.cta_id_in_pair``
+  give the running CTA's ids. Per-thread ids (``thread_id``, ``lane_id``, ``warp_id``,
+  ``warpgroup_id``, ``warp_id_in_wg``, ``thread_id_in_wg``) have no value at the tile level,
+  where tile ops are collective over their scope: they raise an error naming the op. (CUDA-level
+  IR gets a SIMT interpreter with the CUDA backend.)
+* ``tirx.alloc`` returns fresh memory (`runtime.alloc`: NaN / poison) each time it runs, so every
+  CTA gets its own on-chip buffers; ``tirx.slice`` is a numpy view checked against the bounds of
+  its source (dynamic offsets included); ``tirx.load`` / ``tirx.store`` check their indices and
+  round stored values to the buffer's type.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.interpreter import (Interpreter, InterpreterFunctions, PythonValues, ReturnedValues,
+                              impl, impl_callable, impl_terminator)
+
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import DYNAMIC, AllocOp, LoadOp, SliceOp, StoreOp
+from tirx_mlir.dialects.tirx.kernel import (ClusterIdOp, CtaIdInClusterOp, CtaIdInPairOp, CtaIdOp,
+                                            KernelOp, LaneIdOp, ReturnOp, ScopeIdOp,
+                                            ThreadIdInWgOp, ThreadIdOp, WarpgroupIdOp,
+                                            WarpIdInWgOp, WarpIdOp)
+from tirx_mlir.interpreter import runtime
+from tirx_mlir.interpreter.runtime import InterpretError
+
+
+@dataclass(frozen=True)
+class Launch:
+    """The CTA being run: its (x, y, z) id, the grid and the cluster shape (padded to 3 dims)."""
+
+    kernel: KernelOp
+    cta: tuple[int, int, int]
+    grid: tuple[int, int, int]
+    cluster: tuple[int, int, int] | None
+
+    def cluster_rank(self) -> int:
+        """Linear rank of the CTA inside its cluster (x fastest)."""
+        assert self.cluster is not None
+        x, y, z = (c % n for c, n in zip(self.cta, self.cluster))
+        return x + self.cluster[0] * (y + self.cluster[1] * z)
+
+
+def _pad3(dims: tuple[int, ...]) -> tuple[int, int, int]:
+    return tuple(dims) + (1,) * (3 - len(dims))  # type: ignore[return-value]
+
+
+def current_launch(interp: Interpreter) -> Launch | None:
+    """The CTA the interpreter is running (None outside a kernel call)."""
+    return interp.get_data(TirxKernelFunctions, "launch", lambda: None)
+
+
+def param_name(kernel: KernelOp, index: int) -> str:
+    hint = kernel.body.block.args[index].name_hint
+    return f"%{hint}" if hint else f"#{index}"
+
+
+def check_arguments(kernel: KernelOp, args: PythonValues) -> None:
+    """Each argument is an ndarray of its parameter's shape and dtype."""
+    params = kernel.body.block.args
+    if len(args) != len(params):
+        raise InterpretError(
+            f"@{kernel.kernel_name} takes {len(params)} buffers ({kernel.n_inputs} inputs, "
+            f"{len(params) - kernel.n_inputs} outputs), got {len(args)}", kernel)
+    for i, (param, arg) in enumerate(zip(params, args)):
+        ptype = param.type
+        assert isinstance(ptype, BufferType)
+        want = dtypes.numpy_dtype(ptype.element_type)
+        if not isinstance(arg, np.ndarray) or arg.shape != ptype.get_shape() or arg.dtype != want:
+            got = (f"{list(arg.shape)} {runtime.dtype_name(arg.dtype)}"
+                   if isinstance(arg, np.ndarray) else type(arg).__name__)
+            raise InterpretError(
+                f"parameter {param_name(kernel, i)} of @{kernel.kernel_name} is {ptype}, but the "
+                f"argument is {got}", kernel,
+                hint="pass a numpy array of that shape and dtype (bf16/fp8: ml_dtypes)")
+
+
+_PER_THREAD_IDS = (ThreadIdOp, LaneIdOp, WarpIdOp, WarpgroupIdOp, WarpIdInWgOp, ThreadIdInWgOp)
+
+
+class TirxKernelFunctions(InterpreterFunctions):
+    """Kernels, scope ids, alloc, slice, load, store (combined into `TirxFunctions`)."""
+
+    # ---- kernels ----
+    @impl_callable(KernelOp)
+    def call_kernel(self, interp: Interpreter, op: KernelOp, args: PythonValues) -> PythonValues:
+        check_arguments(op, args)
+        grid = _pad3(op.grid_dims())
+        cluster = None if op.cluster_dims() is None else _pad3(op.cluster_dims())
+        outer = current_launch(interp)
+        try:
+            with np.errstate(all="ignore"):
+                for z, y, x in itertools.product(*(range(n) for n in reversed(grid))):
+                    interp.set_data(TirxKernelFunctions, "launch",
+                                    Launch(op, (x, y, z), grid, cluster))
+                    try:
+                        interp.run_ssacfg_region(op.body, tuple(args), f"@{op.kernel_name}")
+                    except InterpretError as err:
+                        if grid != (1, 1, 1):
+                            err.add_context(f"in CTA ({x}, {y}, {z}) of @{op.kernel_name}")
+                        raise
+        finally:
+            interp.set_data(TirxKernelFunctions, "launch", outer)
+        return tuple(args[op.n_inputs:])
+
+    @impl_terminator(ReturnOp)
+    def run_return(self, interp: Interpreter, op: ReturnOp, args: PythonValues):
+        return ReturnedValues(()), ()
+
+    # ---- scope ids ----
+    @staticmethod
+    def _launch(interp: Interpreter, op: ScopeIdOp) -> Launch:
+        launch = current_launch(interp)
+        if launch is None:
+            raise InterpretError("a scope id has a value only while a tirx.kernel runs", op)
+        return launch
+
+    @impl(CtaIdOp)
+    def run_cta_id(self, interp: Interpreter, op: CtaIdOp, args: PythonValues):
+        return (self._launch(interp, op).cta[op.dim_index],)
+
+    @impl(ClusterIdOp)
+    def run_cluster_id(self, interp: Interpreter, op: ClusterIdOp, args: PythonValues):
+        launch = self._launch(interp, op)
+        assert launch.cluster is not None  # the verifier requires a cluster launch
+        return (launch.cta[op.dim_index] // launch.cluster[op.dim_index],)
+
+    @impl(CtaIdInClusterOp)
+    def run_cta_id_in_cluster(self, interp: Interpreter, op: CtaIdInClusterOp,
+                              args: PythonValues):
+        launch = self._launch(interp, op)
+        assert launch.cluster is not None
+        return (launch.cta[op.dim_index] % launch.cluster[op.dim_index],)
+
+    @impl(CtaIdInPairOp)
+    def run_cta_id_in_pair(self, interp: Interpreter, op: CtaIdInPairOp, args: PythonValues):
+        return (self._launch(interp, op).cluster_rank() % 2,)
+
+    def _per_thread_id(self, interp: Interpreter, op: ScopeIdOp, args: PythonValues):
+        raise InterpretError(
+            "a per-thread scope id has no value at the tile level: the body runs once per CTA "
+            "and tile ops are collective over their exec scope", op, code="scope",
+            hint="index by tirx.cta_id / tirx.cluster_id and let tile ops split the work; "
+                 "CUDA-level (SIMT) IR is run by the CUDA backend's interpreter")
+
+    # ---- buffers ----
+    @impl(AllocOp)
+    def run_alloc(self, interp: Interpreter, op: AllocOp, args: PythonValues):
+        btype = op.result.type
+        assert isinstance(btype, BufferType)
+        return (runtime.alloc(btype.get_shape(), dtypes.numpy_dtype(btype.element_type)),)
+
+    @impl(SliceOp)
+    def run_slice(self, interp: Interpreter, op: SliceOp, args: PythonValues):
+        source, *dynamic = args
+        it = iter(dynamic)
+        offsets = [next(it) if s == DYNAMIC else s for s in op.static_offsets.get_values()]
+        return (runtime.view(source, offsets, op.sizes(), op.strides()),)
+
+    @impl(LoadOp)
+    def run_load(self, interp: Interpreter, op: LoadOp, args: PythonValues):
+        buffer, *indices = args
+        return (runtime.to_python(buffer[runtime.check_index(buffer, indices)]),)
+
+    @impl(StoreOp)
+    def run_store(self, interp: Interpreter, op: StoreOp, args: PythonValues):
+        value, buffer, *indices = args
+        buffer[runtime.check_index(buffer, indices)] = runtime.convert(value, buffer.dtype)
+        return ()
+
+
+def _install_per_thread_ids() -> None:
+    for op_type in _PER_THREAD_IDS:
+        name = f"run_{op_type.name.split('.')[1]}"
+        setattr(TirxKernelFunctions, name, impl(op_type)(TirxKernelFunctions._per_thread_id))
+
+
+_install_per_thread_ids()
+_ = Any

@@ -1,0 +1,299 @@
+"""Interpreter implementations of the 31 tile primitives, as whole-array numpy operations.
+
+Each op runs once per CTA on the logical buffers it names, whatever its exec scope (tile ops are
+collective). Semantics, beyond the docstrings in tile_ops.py:
+
+* sources are read in the compute dtype of all the op's operands (`runtime.compute_dtype`: f32
+  for f16/bf16/fp8, f64 if any is f64, int64 for integers); results are rounded on store to the
+  destination's dtype (`runtime.store`). A source whose shape differs from the destination's only
+  by unit dims is reshaped to it; bias/scale/binary operands broadcast NumPy-style.
+* ``gemm``: D = alpha * op(A) @ op(B) + beta * C in the compute dtype (f32 for f16/bf16 inputs);
+  C defaults to D; ``beta = 0`` (the default) does not read C, as in BLAS.
+* ``gemm_async``: C = op(A) @ op(B) with B K-major ([N, K], [K, N] with ``transpose_b``);
+  ``accum`` adds to C. Scale factors ``sfa`` [M, K/blk] and ``sfb`` [N, K/blk] multiply A and B
+  block-wise along K first. It completes synchronously (there is nothing to wait for).
+* ``copy_async`` completes synchronously too; ``copy``/``copy_async`` convert the element type;
+  ``permute_layout`` keeps the logical values (layouts are physical).
+* reductions keep NaN (max/min propagate it); ``accum`` folds the old destination in;
+  ``reduce_negate`` with ``accum`` keeps the running negated reduction:
+  ``dst = -reduce(-dst, reduce(src))``.
+* ``binary_reduce``/``unary_reduce`` reduce the computed values before they are rounded to the
+  elementwise output's dtype (the engines reduce their internal fp32 values).
+* ``select`` evaluates its affine predicate once over the destination's index grid.
+* ``compose_op`` runs its body's ops in order.
+
+Scope check: an op narrower than the CTA (warpgroup, warp, thread) runs once in *each* instance
+of its scope; without per-thread ids they all see the same operands, so running it once gives
+their common result, unless it writes memory the instances share (anything but ``local``): then
+every instance would write the same buffer, and the interpreter raises a scope error instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl
+
+from tirx_mlir.dialects.tirx import dtypes, rules, tile_ops as T
+from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
+from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
+from tirx_mlir.dialects.tirx.tile_base import TileOp
+from tirx_mlir.interpreter import runtime
+from tirx_mlir.interpreter import tile_semantics as sem
+from tirx_mlir.interpreter.runtime import InterpretError
+
+PER_THREAD_SCOPES = frozenset({"local"})
+"""Memory scopes private to each thread: narrower-than-CTA ops may write them."""
+
+_THREADS_PER_INSTANCE = {ExecScope.THREAD: 1, ExecScope.WARP: 32, ExecScope.WARPGROUP: 128}
+
+
+@dataclass
+class TileCall:
+    """What one tile op needs at run time, computed once per op: its operand names (in the order
+    the interpreter passes values), element dtypes, compute dtype and properties."""
+
+    op: TileOp
+    names: tuple[str, ...]
+    dtypes: dict[str, np.dtype | None]
+    cdt: np.dtype
+    scope_error: str | None
+    props: dict[str, Any] = field(default_factory=dict)
+
+    def values(self, args: PythonValues) -> dict[str, Any]:
+        if self.scope_error is not None:
+            raise InterpretError(self.scope_error, self.op, code="scope",
+                                 hint="make the op collective over the CTA (e.g. `"
+                                      f"{self.op.name} cta ...`) or write a `local` buffer")
+        return dict(zip(self.names, args))
+
+    def read(self, value: Any, shape: tuple[int, ...] | None = None) -> Any:
+        """A source in the compute dtype (a Python scalar stays one); reshaped to ``shape``."""
+        if not isinstance(value, np.ndarray):
+            return value
+        arr = value if value.dtype == self.cdt else value.astype(self.cdt)
+        return arr if shape is None or arr.shape == shape else arr.reshape(shape)
+
+
+def _element_dtype(t) -> np.dtype | None:
+    t = t.element_type if isinstance(t, BufferType) else t
+    return dtypes.numpy_dtype(t) if dtypes.is_supported(t) else None
+
+
+def _scope_error(op: TileOp) -> str | None:
+    per = _THREADS_PER_INSTANCE.get(op.exec_scope)
+    kernel = enclosing_kernel(op)
+    if per is None or kernel is None or kernel.num_threads() // per <= 1:
+        return None
+    scope = op.exec_scope.value
+    for name, value in op.named_operands().items():
+        btype = value.type
+        if name in op.DSTS and isinstance(btype, BufferType) and \
+                btype.scope_name not in PER_THREAD_SCOPES:
+            count = kernel.num_threads() // per
+            return (f"a {scope}-scope op runs once per {scope}, {count} times in each CTA of "
+                    f"@{kernel.kernel_name}, and every run would write the same "
+                    f"{btype.scope_name} buffer '{name}'")
+    return None
+
+
+def _make_call(op: TileOp) -> TileCall:
+    named = op.named_operands()
+    dts = {n: _element_dtype(v.type) for n, v in named.items()}
+    return TileCall(op, tuple(named), dts, runtime.compute_dtype(*dts.values()), _scope_error(op))
+
+
+# --- the semantics of each op, on a TileCall and its operand values ----------------------------
+
+Semantics = Callable[[TileCall, dict[str, Any], Interpreter], None]
+
+
+def _copy(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    dst = v["dst"]
+    runtime.store(dst, v["src"].reshape(dst.shape))
+
+
+def _gemm(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    op = call.op
+    assert isinstance(op, T.GemmOp)
+    a, b = call.read(v["a"]), call.read(v["b"])
+    prod = (a.T if op.flag("transpose_a") else a) @ (b.T if op.flag("transpose_b") else b)
+    alpha, beta = op.float_prop("alpha", 1.0), op.float_prop("beta", 0.0)
+    if alpha != 1.0:
+        prod = prod * alpha
+    if beta != 0.0:
+        prod = prod + beta * call.read(v.get("c", v["d"]))
+    runtime.store(v["d"], prod)
+
+
+def _gemm_async(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    op = call.op
+    assert isinstance(op, T.GemmAsyncOp)
+    a, b = call.read(v["a"]), call.read(v["b"])
+    a_mk = a.T if op.flag("transpose_a") else a
+    b_nk = b.T if op.flag("transpose_b") else b
+    if "sfa" in v:
+        try:
+            a_mk = sem.block_scale(a_mk, call.read(v["sfa"]), "sfa")
+            b_nk = sem.block_scale(b_nk, call.read(v["sfb"]), "sfb")
+        except ValueError as err:
+            raise InterpretError(str(err), op) from None
+    prod = a_mk @ b_nk.T
+    if op.flag("accum"):
+        prod = call.read(v["c"]) + prod
+    runtime.store(v["c"], prod)
+
+
+def _zero(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    runtime.store(v["dst"], 0)
+
+
+def _fill(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    runtime.store(v["dst"], v["value"])
+
+
+def _unary(func: Callable[[Any], Any]) -> Semantics:
+    def run(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+        dst = v["dst"]
+        x = sem.bias_scale(call.read(v["src"], dst.shape), call.read(v.get("scale")),
+                           call.read(v.get("bias")))
+        runtime.store(dst, func(x))
+
+    return run
+
+
+def _cast(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    dst = v["dst"]
+    runtime.store(dst, v["src"].reshape(dst.shape))
+
+
+def _binary(func: np.ufunc) -> Semantics:
+    def run(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+        runtime.store(v["dst"], func(call.read(v["lhs"]), call.read(v["rhs"])))
+
+    return run
+
+
+def _fma(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    runtime.store(v["dst"], sem.bias_scale(call.read(v["input"]), call.read(v["scale"]),
+                                           call.read(v["bias"])))
+
+
+def _select(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    dst = v["dst"]
+    op = call.op
+    assert isinstance(op, T.SelectOp)
+    mask = call.props.get("mask")
+    if mask is None or mask.shape != dst.shape:
+        mask = call.props["mask"] = sem.affine_mask(op.where.data, dst.shape)
+    runtime.store(dst, np.where(mask, call.read(v["true_value"]), call.read(v["false_value"])))
+
+
+def _reduce(kind: str | None) -> Semantics:
+    """sum/max/min (``kind``), or reduce_negate (None: the op names its reduction)."""
+
+    def run(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+        op = call.op
+        assert isinstance(op, T._ReduceOp)  # noqa: SLF001 - the shared base of the reductions
+        dst, name = v["dst"], kind or op.name_prop("reduce")
+        red = sem.reduce(name, call.read(v["src"]), op.reduce_axes())
+        negate = kind is None
+        if op.flag("accum"):
+            old = call.read(dst, red.shape)
+            red = sem.fold(name, -old if negate else old, red)
+        runtime.store(dst, (-red if negate else red).reshape(dst.shape))
+
+    return run
+
+
+def _reduce_axes(op: TileOp, out: np.ndarray) -> tuple[int, ...]:
+    return rules.normalize_axes(op.ints_prop("axes", (-1,)), out.ndim)
+
+
+def _binary_reduce(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    op = call.op
+    assert isinstance(op, T.BinaryReduceOp)
+    out, red_out = v["bin_out"], v["red_out"]
+    value = sem.BINARY[op.binary.data](call.read(v["lhs"]), call.read(v["rhs"]))
+    value = np.broadcast_to(value, out.shape)
+    red = sem.reduce(op.reduce.data, value, _reduce_axes(op, out))
+    runtime.store(out, value)
+    runtime.store(red_out, red.reshape(red_out.shape))
+
+
+def _unary_reduce(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    op = call.op
+    assert isinstance(op, T.UnaryReduceOp)
+    out, red_out = v["un_out"], v["red_out"]
+    x = sem.bias_scale(call.read(v["src"], out.shape), call.read(v.get("scale")),
+                       call.read(v.get("bias")))
+    value = sem.UNARY[op.unary.data](x)
+    red = sem.reduce(op.reduce.data, value, _reduce_axes(op, out))
+    runtime.store(out, value)
+    runtime.store(red_out, red.reshape(red_out.shape))
+
+
+def _binary_chain(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    op = call.op
+    assert isinstance(op, T.BinaryChainOp)
+    out = v["out"]
+    first = sem.BINARY[op.op0.data](call.read(v["data"], out.shape), call.read(v["operand0"]))
+    second = sem.BINARY[op.op1.data]
+    operand1 = call.read(v["operand1"])
+    runtime.store(out, second(operand1, first) if op.flag("reverse1") else second(first, operand1))
+
+
+def _compose(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    op = call.op
+    assert isinstance(op, T.ComposeOp)
+    interp.run_ssacfg_region(op.body, (), "tirx.compose_op")
+
+
+SEMANTICS: dict[type[TileOp], Semantics] = {
+    T.CopyOp: _copy, T.CopyAsyncOp: _copy, T.PermuteLayoutOp: _copy,
+    T.GemmOp: _gemm, T.GemmAsyncOp: _gemm_async,
+    T.ZeroOp: _zero, T.FillOp: _fill, T.MemsetOp: _fill,
+    T.ReciprocalOp: _unary(sem.UNARY["reciprocal"]), T.SiluOp: _unary(sem.UNARY["silu"]),
+    T.SqrtOp: _unary(sem.UNARY["sqrt"]), T.ExpOp: _unary(sem.UNARY["exp"]),
+    T.Exp2Op: _unary(sem.UNARY["exp2"]), T.Log2Op: _unary(sem.UNARY["log2"]),
+    T.CastOp: _cast,
+    T.AddOp: _binary(sem.BINARY["add"]), T.SubOp: _binary(sem.BINARY["sub"]),
+    T.MulOp: _binary(sem.BINARY["mul"]), T.FdivOp: _binary(sem.BINARY["fdiv"]),
+    T.MaximumOp: _binary(sem.BINARY["maximum"]), T.MinimumOp: _binary(sem.BINARY["minimum"]),
+    T.FmaOp: _fma, T.SelectOp: _select,
+    T.SumOp: _reduce("sum"), T.MaxOp: _reduce("max"), T.MinOp: _reduce("min"),
+    T.ReduceNegateOp: _reduce(None),
+    T.BinaryReduceOp: _binary_reduce, T.UnaryReduceOp: _unary_reduce,
+    T.BinaryChainOp: _binary_chain, T.ComposeOp: _compose,
+}
+assert set(SEMANTICS) == set(T.TILE_OPS), "every tile primitive needs interpreter semantics"
+
+
+class TirxTileFunctions(InterpreterFunctions):
+    """The tile primitives (combined into `TirxFunctions`); one `TileCall` is cached per op."""
+
+    def _call(self, op: TileOp) -> TileCall:
+        calls: dict[TileOp, TileCall] | None = getattr(self, "_tile_calls", None)
+        if calls is None:
+            calls = self._tile_calls = {}
+        call = calls.get(op)
+        if call is None:
+            call = calls[op] = _make_call(op)
+        return call
+
+    def run_tile(self, interp: Interpreter, op: TileOp, args: PythonValues) -> PythonValues:
+        call = self._call(op)
+        SEMANTICS[type(op)](call, call.values(args), interp)
+        return ()
+
+
+def _install_tile_impls() -> None:
+    for op_type in T.TILE_OPS:
+        name = f"run_{op_type.name.split('.')[1]}"
+        setattr(TirxTileFunctions, name, impl(op_type)(TirxTileFunctions.run_tile))
+
+
+_install_tile_impls()
