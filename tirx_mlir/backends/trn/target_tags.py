@@ -89,6 +89,7 @@ class TrnLimits:
     matmul_moving_fmax: int = 512
     vector_transpose_max: int = 32
     nc_version: int = 2
+    act_bias_scalar_ok: bool = False
     source: str = "default NeuronCore-v2 limits"
 
     @staticmethod

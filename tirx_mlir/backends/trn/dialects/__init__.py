@@ -1,0 +1,1 @@
+"""Dialects of the Trainium backend: ``nki`` (one op per NKI ISA instruction)."""
