@@ -10,7 +10,16 @@ backend's hook runs; code outside a hook registers as ``"core"`` (or as the ``ow
 
 This module is pure Python with no project imports, so the core dialects may use it without a
 layering cycle. The specialised registries (pipelines, dispatch, targets...) live beside their
-subject and are built on `Registry`.
+subject and are built on `Registry`; this module is also the *facade* that names every
+``register_*`` / ``list_*`` function in one place (those defined elsewhere are imported on first
+access)::
+
+    from tirx_mlir.registry import (register_pipeline, register_dispatch, register_tag,
+                                    register_target_kind, register_device_target_detector,
+                                    register_script_namespace, register_dialect, register_pass,
+                                    register_printer, register_interpreter_functions,
+                                    register_memory_scope, register_layout_axis, ...)
+    registrations_of("trn")       # what backend "trn" registered, registry by registry
 """
 
 from __future__ import annotations
@@ -88,6 +97,10 @@ class Registry(Generic[V]):
             self._entries.pop(key, None)
         self._notify()
 
+    def keys_of(self, owner: str) -> list[Any]:
+        """The keys whose current entry ``owner`` made."""
+        return [k for k, e in self._entries.items() if e.owner == owner]
+
     def get(self, key: Any, default: Any = None) -> V | Any:
         entry = self._entries.get(key)
         return default if entry is None else entry.value
@@ -107,11 +120,18 @@ class Registry(Generic[V]):
     def __contains__(self, key: Any) -> bool:
         return key in self._entries
 
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        return f"<Registry {self.what!r}: {len(self._entries)} entries>"
+
     def keys(self) -> list[Any]:
         return list(self._entries)
 
     def items(self) -> list[tuple[Any, V]]:
-        return [(k, e.value) for k, e in self._entries.items()]
+        with _lock:
+            return [(k, e.value) for k, e in self._entries.items()]
 
     def listing(self) -> dict[Any, V]:
         return {k: e.value for k, e in self._entries.items()}
@@ -198,3 +218,62 @@ def register_script_namespace(name: str, namespace: object, *, override: bool = 
 
 def list_script_namespaces() -> dict[str, object]:
     return script_namespaces.listing()
+
+
+def list_dialects() -> list[str]:
+    return sorted(dialects.keys())
+
+
+def list_passes() -> list[str]:
+    """Passes registered by the core and loaded backends (tirx-opt adds xDSL's own)."""
+    return sorted(passes.keys())
+
+
+def list_printers() -> list[str]:
+    return sorted(printers.keys())
+
+
+def list_interpreter_functions() -> list[str]:
+    return sorted(interpreter_functions.keys())
+
+
+def list_memory_scopes() -> dict[str, str]:
+    return dict(sorted(memory_scopes.items()))
+
+
+def registrations_of(owner: str) -> dict[str, list[Any]]:
+    """``{registry: [keys]}`` of every entry ``owner`` (a backend name, or "core") made."""
+    out: dict[str, list[Any]] = {}
+    for reg in all_registries():
+        keys = reg.keys_of(owner)
+        if keys:
+            out[reg.what] = keys
+    return out
+
+
+# --- the facade: register_*/list_* functions defined beside their subject -----------------------
+
+_FACADE = {
+    "tirx_mlir.pipelines": ("register_pipeline", "get_pipeline", "list_pipelines",
+                            "pipeline_options"),
+    "tirx_mlir.dispatch": ("register_dispatch", "register_dispatch_module", "predicate", "fail",
+                           "list_registered_dispatch"),
+    "tirx_mlir.target": ("register_target_kind", "list_target_kinds", "register_tag", "list_tags",
+                         "register_device_target_detector", "detect_target_from_device",
+                         "list_device_detectors"),
+    "tirx_mlir.dialects.tirx.layout": ("register_layout_axis", "known_axes"),
+}
+_FACADE_NAMES = {name: module for module, names in _FACADE.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _FACADE_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_FACADE_NAMES])

@@ -28,7 +28,6 @@ ship ``tirx_mlir/backends/foo/__init__.py`` and an entry point that calls ``load
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import os
 import sys
@@ -179,7 +178,7 @@ def _unload_for_tests(name: str) -> None:
 # --- the alias finder ---------------------------------------------------------------------------------
 
 
-class _SameModuleLoader(importlib.abc.Loader):
+class _SameModuleLoader:
     """Hands the import system an already-imported module (nothing is executed).
 
     The import system overwrites ``__spec__`` of whatever ``create_module`` returns; the real
@@ -197,7 +196,7 @@ class _SameModuleLoader(importlib.abc.Loader):
         module.__spec__ = self.own_spec
 
 
-class BackendAliasFinder(importlib.abc.MetaPathFinder):
+class BackendAliasFinder:
     """``tirx_mlir.tirx.<backend>.<sub>`` -> the module ``tirx_mlir.backends.<backend>.<sub>``,
     for loaded backends only."""
 

@@ -11,9 +11,15 @@ from __future__ import annotations
 BACKEND_NAME = "cuda"
 
 
+def detect_cuda_target(device):
+    """The ``cuda`` device detector (imports the driver-API probe only when used)."""
+    from tirx_mlir.backends.cuda.detect import detect_cuda_target as probe
+
+    return probe(device)
+
+
 def register_backend() -> None:
     """Register the cuda kind, its tags and the ``cuda`` device detector."""
-    from tirx_mlir.backends.cuda.detect import detect_cuda_target
     from tirx_mlir.backends.cuda.target_tags import register_cuda_target
     from tirx_mlir.target import register_device_target_detector
 

@@ -31,6 +31,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from tirx_mlir import registry
+
 # --- axes ---------------------------------------------------------------------------------------
 
 MEMORY_AXES: dict[str, str] = {
@@ -52,18 +54,19 @@ THREAD_AXES: dict[str, tuple[str, str]] = {
     "tid_in_wg": ("warpgroup", "thread"),
     "wid_in_wg": ("warpgroup", "warp"),
 }
-_EXTRA_AXES: dict[str, str] = {}
+_EXTRA_AXES: registry.Registry[str] = registry.Registry("layout axis")
+"""Axes added by backends (owner-tracked, so a failed backend load removes them)."""
 
 
 def register_layout_axis(name: str, kind: str = "memory") -> None:
     """Lets a backend add an axis name (``kind`` is ``"memory"`` or ``"thread"``)."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise ValueError(f"invalid layout axis name '{name}'")
-    _EXTRA_AXES[name] = kind
+    _EXTRA_AXES.register(name, kind)
 
 
 def known_axes() -> list[str]:
-    return [*MEMORY_AXES, *THREAD_AXES, *_EXTRA_AXES]
+    return [*MEMORY_AXES, *THREAD_AXES, *_EXTRA_AXES.keys()]
 
 
 def is_memory_axis(axis: str) -> bool:
