@@ -9,12 +9,14 @@ explicit location, which is what lets diagnostics name the place.
 from __future__ import annotations
 
 import bisect
+import re
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Span
 
 from tirx_mlir import registry
 
@@ -27,6 +29,20 @@ def make_context(allow_unregistered: bool = False) -> Context:
         if name not in ctx.registered_dialect_names:
             ctx.register_dialect(name, factory)
     return ctx
+
+
+_OP_NAME = re.compile(r'(?:%[^=]*=\s*)?"?([A-Za-z_][\w$.]*)')
+"""The op name at the start of an op's text (after its results)."""
+
+
+def _text_end(content: str, pos: int) -> int:
+    """End of the text before ``pos``, skipping whitespace and whole-line comments."""
+    end = len(content[:pos].rstrip())
+    while True:
+        line_start = content.rfind("\n", 0, end) + 1
+        if not content[line_start:end].lstrip().startswith("//"):
+            return end
+        end = len(content[:line_start].rstrip())
 
 
 class LocatedParser(Parser):
@@ -45,13 +61,34 @@ class LocatedParser(Parser):
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except ParseError as err:
+            self._blame_op_text(err, start)
+            raise
+        except VerifyException as err:  # a constraint checked while building the op
+            end = max(_text_end(self.lexer.input.content, self.pos), start + 1)
+            name = _OP_NAME.match(self.lexer.input.content, start)
+            what = f"'{name.group(1)}' op " if name else ""
+            self.raise_error(f"{what}{err}", start, end)
         if isinstance(op.location, UnknownLoc):
             line = bisect.bisect_right(self._line_starts, start) - 1
             col = start - self._line_starts[line] + 1
             op.location = FileLineColLoc(self._filename, IntAttr(line + 1 + self._line_offset),
                                          IntAttr(col))
         return op
+
+    def _blame_op_text(self, err: ParseError, start: int) -> None:
+        """An error raised after an op's text was fully read (e.g. a type constraint of its
+        custom format) points at the next line's token; point it at the op instead. Only the
+        innermost op sees an error first, so only it may move the error."""
+        if getattr(err, "_tirx_seen", False):
+            return
+        err._tirx_seen = True  # type: ignore[attr-defined]
+        content = self.lexer.input.content
+        end = _text_end(content, err.span.start)
+        if err.span.start == self.pos and start < end and "\n" in content[end:err.span.start]:
+            err.span = Span(start, end, self.lexer.input)
 
     def _get_op_by_name(self, name: str) -> type[Operation]:
         """Point an unknown-op error at the op's name (xDSL points at the token after it)."""
@@ -77,7 +114,7 @@ class LocatedParser(Parser):
                                                                  starting_opaque_pos)
         except VerifyException as err:
             kind = "type !" if is_type else "attribute #"
-            end = max(len(content[:self.pos].rstrip()), start + 1)
+            end = max(_text_end(content, self.pos), start + 1)
             self.raise_error(f"invalid {kind}{attr_name}: {err}", start, end)
 
 

@@ -132,7 +132,7 @@ def op_text(op: Operation, generic: bool = True, max_lines: int = MAX_OP_LINES) 
     lines = out.getvalue().splitlines()
     if len(lines) > max_lines:
         lines = [*lines[:max_lines], f"... ({len(lines) - max_lines} more lines)"]
-    return "\n".join(lines)
+    return "\n  ".join(lines)
 
 
 def report_op_error(op: Operation | None, message: str, default_where: str,
@@ -177,7 +177,8 @@ def verify_located(module: ModuleOp, default_where: str, stage: str = "") -> Non
             raise ReportedError(report_tirx_error(err if err.op else _with_op(err, op),
                                                   default_where)) from None
         except DiagnosticException as err:
-            message = str(err).removeprefix("Operation does not verify: ")
+            message = " ".join(str(err).removeprefix("Operation does not verify: ").split())
+            message = message.removeprefix(f"Operation {op.name} ")
             raise ReportedError(report_op_error(
                 op, f"'{op.name}' op {message}{suffix}", default_where)) from None
         except Exception as err:  # noqa: BLE001 - a crashing verifier is a compiler bug
