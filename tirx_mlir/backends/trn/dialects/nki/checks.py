@@ -139,10 +139,20 @@ def check_tile(op: Operation, name: str, value: SSAValue, limits: TrnLimits) -> 
         raise RuleError(f"operand '{name}' spans {shape[0]} partitions; the limit is "
                         f"{limits.partitions} ({limits.source}): split the partition dim")
     access = resolve_access(value)
+    if is_logical_view(value):
+        return  # checked on the physical tile that trn-lower-layout makes of it
     check_buffer_fits(name, buffer_type(access.buffer), limits)
     check_partition_walk(name, access)
     if access.offset[0].is_const():
         check_partition_start(name, access.offset[0].const, shape[0])
+
+
+def is_logical_view(value: SSAValue) -> bool:
+    """A view of an on-chip buffer that still has a Trainium layout (tile dispatch emits these,
+    before ``trn-lower-layout``): its dim 0 is the partition dim of the instruction, but its
+    offsets are logical, so the physical rules (partition walk and start, buffer size, PSUM
+    bank) are checked on the physical tile ``trn-lower-layout`` turns it into."""
+    return buffer_type(resolve_access(value).buffer).get_layout() is not None
 
 
 def check_partition_walk(name: str, access: AccessPattern) -> None:
@@ -272,6 +282,8 @@ def check_psum_bank(name: str, value: SSAValue, offset: Sequence[int],
                     limits: TrnLimits) -> None:
     """A matmul output stays inside one PSUM bank (2 KiB per partition); ``offset`` is the
     view's base offset in its buffer."""
+    if is_logical_view(value):
+        return
     first, last = free_span(resolve_access(value), offset)
     itemsize = dtypes.numpy_dtype(buffer_type(value).element_type).itemsize
     base = alloc_address(value) or 0
