@@ -1,0 +1,167 @@
+"""Trainium layouts: the default layout of an on-chip buffer, the rules a user layout must obey,
+and the physical tile a layout describes.
+
+A Trainium layout maps logical elements to ``P`` (partition) and ``F`` (element offset within a
+partition) coordinates; PSUM layouts may also name ``Bank`` (a 2 KiB bank), which is just a
+large ``F`` stride. Examples (reference/tirx.md §3.4):
+
+* ``S[(128,512):(1@P,1@F)]``: the default of ``128x512`` (dim 0 on partitions);
+* ``S[(2,128,2048):(2048@F,1@P,1@F)]``: the default of ``256x2048``, where dim 0 is split and its
+  high part moves to the free axis;
+* ``S[(128,128):(1@F,1@P)]``: a transposed tile (dim 1 on partitions).
+
+After `trn-lower-layout` a buffer is the physical tile ``[P_span, F_span]`` (`physical_shape`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.layout import Iter, TileLayout
+
+SBUF = "trn.sbuf"
+PSUM = "trn.psum"
+ON_CHIP_SCOPES = (SBUF, PSUM)
+TRN_AXES = ("P", "F", "Bank")
+PARTITIONS = 128
+PSUM_BANK_BYTES = 2048
+
+
+class TrnLayoutError(ValueError):
+    """A layout that is not a valid Trainium layout for its buffer (message says what to fix)."""
+
+
+def is_on_chip(btype: BufferType) -> bool:
+    return btype.scope_name in ON_CHIP_SCOPES
+
+
+def _row_major(shape: Sequence[int]) -> list[int]:
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= n
+    return list(reversed(strides))
+
+
+def default_layout(shape: Sequence[int], partitions: int = PARTITIONS) -> TileLayout:
+    """TIRx's default Trainium layout: dim 0 on partitions, the other dims row-major on F; a
+    dim 0 larger than ``partitions`` (a multiple of it) is split and its high part becomes the
+    outermost F iterator.
+
+    >>> str(default_layout([256, 2048]))
+    'S[(2,128,2048):(2048@F,1@P,1@F)]'
+    """
+    if not shape:
+        raise TrnLayoutError("a 0-d buffer has no Trainium layout; give it shape [1, 1]")
+    rows, rest = shape[0], list(shape[1:])
+    free = _row_major(rest)
+    free_span = math.prod(rest)
+    iters = [Iter(n, s, "F") for n, s in zip(rest, free)]
+    if rows <= partitions:
+        return TileLayout((Iter(rows, 1, "P"), *iters))
+    if rows % partitions:
+        raise TrnLayoutError(
+            f"dim 0 of a {'x'.join(map(str, shape))} on-chip buffer has {rows} rows: more than "
+            f"{partitions} partitions and not a multiple of {partitions}; make it <= "
+            f"{partitions} or a multiple of {partitions}, or give the buffer an explicit layout")
+    high = rows // partitions
+    return TileLayout((Iter(high, free_span, "F"), Iter(partitions, 1, "P"), *iters))
+
+
+def effective_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLayout:
+    """The buffer's layout with Bank iterators folded into F; the default when it has none."""
+    layout = btype.get_layout()
+    if layout is None:
+        return default_layout(btype.get_shape(), partitions)
+    return fold_banks(layout, btype)
+
+
+def bank_elements(btype: BufferType) -> int:
+    """Elements of the buffer's type in one PSUM bank (512 for f32)."""
+    return PSUM_BANK_BYTES // dtypes.numpy_dtype(btype.element_type).itemsize
+
+
+def fold_banks(layout: TileLayout, btype: BufferType) -> TileLayout:
+    """Rewrite ``k@Bank`` strides as ``k * bank_elements@F`` (a bank is 2 KiB of F)."""
+    if "Bank" not in layout.axes():
+        return layout
+    per_bank = bank_elements(btype)
+    shard = tuple(Iter(it.extent, it.stride * per_bank, "F") if it.axis == "Bank" else it
+                  for it in layout.shard)
+    offset: dict[str, int] = {}
+    for ax, off in layout.offset:
+        ax2, off2 = ("F", off * per_bank) if ax == "Bank" else (ax, off)
+        offset[ax2] = offset.get(ax2, 0) + off2
+    return TileLayout(shard, layout.replica, tuple(offset.items()), layout.swizzle)
+
+
+def check_trn_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLayout:
+    """Verify that the buffer's (explicit or default) layout is a Trainium layout and return it
+    with banks folded; raises TrnLayoutError naming the rule and the fix."""
+    layout = btype.get_layout()
+    where = f"buffer {btype}"
+    if layout is None:
+        return default_layout(btype.get_shape(), partitions)
+    bad = [ax for ax in layout.axes() if ax not in TRN_AXES]
+    if bad:
+        raise TrnLayoutError(f"{where}: layout axes {', '.join(bad)} are not Trainium axes; an "
+                             f"on-chip Trainium layout uses only P, F (and Bank for PSUM)")
+    if "Bank" in layout.axes() and btype.scope_name != PSUM:
+        raise TrnLayoutError(f"{where}: the Bank axis exists only in trn.psum")
+    if layout.replica:
+        raise TrnLayoutError(f"{where}: replicated layouts (R[...]) are not supported on "
+                             f"Trainium; store one copy per element")
+    if layout.swizzle is not None:
+        raise TrnLayoutError(f"{where}: swizzled layouts are not supported on Trainium")
+    folded = fold_banks(layout, btype)
+    if "P" not in folded.axes():
+        raise TrnLayoutError(f"{where}: the layout puts nothing on partitions; map one dim "
+                             f"to P (e.g. S[(128,512):(1@P,1@F)])")
+    p_span = folded.span("P")
+    if p_span > partitions:
+        raise TrnLayoutError(f"{where}: the layout spans {p_span} partitions but the target has "
+                             f"{partitions}; split the partition dim and move its high part to "
+                             f"F (e.g. S[(2,128,512):(512@F,1@P,1@F)])")
+    if not _is_injective(folded):
+        raise TrnLayoutError(f"{where}: the layout maps two elements to the same (P, F) "
+                             f"coordinate; give each iterator a distinct stride range")
+    return folded
+
+
+def _is_injective(layout: TileLayout) -> bool:
+    """Distinct logical elements land on distinct (P, F) coordinates.
+
+    Sufficient test: on each axis, the iterators sorted by stride nest without overlap
+    (stride_i >= extent_{i+1} * stride_{i+1}); otherwise enumerate (small layouts only).
+    """
+    for axis in ("P", "F"):
+        its = sorted((it for it in layout.shard if it.axis == axis and it.extent > 1),
+                     key=lambda it: it.stride)
+        if any(it.stride == 0 for it in its):
+            return False
+        if any(outer.stride < inner.extent * inner.stride for inner, outer in zip(its, its[1:])):
+            break
+    else:
+        return True
+    if layout.size() > 1 << 22:
+        return True  # too large to enumerate; the nesting test above is only sufficient
+    coords = layout.apply_array([layout.size()])
+    key = coords.get("P", 0) * layout.span("F") + coords.get("F", 0)
+    import numpy as np
+
+    return len(np.unique(key)) == layout.size()
+
+
+def physical_shape(layout: TileLayout) -> tuple[int, int]:
+    """``(P_span, F_span)``: the physical tile that holds the layout (partition dim first)."""
+    return layout.span("P"), layout.span("F")
+
+
+def bytes_per_partition(btype: BufferType) -> int:
+    """Bytes one partition of the physical tile takes (after trn-lower-layout: shape [P, F])."""
+    shape = btype.get_shape()
+    itemsize = dtypes.numpy_dtype(btype.element_type).itemsize
+    return math.prod(shape[1:]) * itemsize
