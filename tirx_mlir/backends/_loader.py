@@ -41,7 +41,9 @@ BACKENDS_PACKAGE = "tirx_mlir.backends"
 ALIAS_PACKAGE = "tirx_mlir.tirx"
 
 _loaded: dict[str, types.ModuleType] = {}
-"""name -> backend package, in load order (the record)."""
+"""name -> backend package, in the order loads started (the record, made before the hook)."""
+_complete: set[str] = set()
+"""Backends whose hook has returned (the lock-free fast path of `load` checks this)."""
 _lock = threading.RLock()
 
 
@@ -115,10 +117,10 @@ def load(name: str) -> None:
     once, and publish it as ``tirx_mlir.tirx.<name>``. Idempotent and thread-safe; a failure
     rolls everything back and re-raises."""
     _check_name(name)
-    if name in _loaded:
+    if name in _complete:
         return
     with _lock:
-        if name in _loaded:
+        if name in _loaded:  # loaded, or being loaded by this thread (a hook loading itself)
             return
         before = set(sys.modules)
         try:
@@ -134,6 +136,7 @@ def load(name: str) -> None:
             with registry.owner_scope(name):
                 hook()
             alias_loaded_submodules(name)
+            _complete.add(name)
         except BaseException:
             _rollback(name, before)
             raise
@@ -146,6 +149,7 @@ def _publish(name: str, module: types.ModuleType) -> None:
 
 
 def _rollback(name: str, modules_before: set[str]) -> None:
+    _complete.discard(name)
     _loaded.pop(name, None)
     registry.drop_owner_everywhere(name)
     alias_package = sys.modules.get(ALIAS_PACKAGE)

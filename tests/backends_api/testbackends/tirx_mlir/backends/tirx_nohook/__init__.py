@@ -1,0 +1,1 @@
+"""A test-only backend package without register_backend() (the loader must reject it)."""
