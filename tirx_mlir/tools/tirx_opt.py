@@ -186,10 +186,11 @@ class TirxOptMain(xDSLOptMain):
             known = ", ".join(list_pipelines()) or "(none)"
             raise CLIError(f"unknown pipeline '{name}'{_did_you_mean(name, list_pipelines())}; "
                            f"registered pipelines: {known}")
-        _check_pipeline_options(name, options)
         try:
             return list(get_pipeline(name, **options).passes)
-        except Exception as err:  # noqa: BLE001 - a factory rejecting its options
+        except TirxError as err:  # unknown option
+            raise CLIError(err.message) from None
+        except Exception as err:  # noqa: BLE001 - a factory rejecting its option values
             raise CLIError(f"pipeline '{name}' rejected options {options}: "
                            f"{type(err).__name__}: {err}") from None
 
@@ -434,26 +435,6 @@ def _module_text(module: ModuleOp) -> str:
 
 def _one_line(err: BaseException) -> str:
     return " ".join(str(err).split("\n\n", 1)[0].split())
-
-
-def _check_pipeline_options(name: str, options: dict) -> None:
-    """Reject option names the pipeline's factory does not take, listing the ones it does."""
-    import inspect
-
-    from tirx_mlir.pipelines import pipelines
-
-    try:
-        params = inspect.signature(pipelines.lookup(name).factory).parameters.values()
-    except (TypeError, ValueError):  # not introspectable: let the factory judge
-        return
-    if any(p.kind is p.VAR_KEYWORD for p in params):
-        return
-    accepted = [p.name for p in params if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    for key in options:
-        if key not in accepted:
-            raise CLIError(f"pipeline '{name}' has no option '{key}'"
-                           f"{_did_you_mean(key, accepted)}; its options: "
-                           f"{', '.join(accepted) or 'none'}")
 
 
 def _did_you_mean(name: str, candidates) -> str:
