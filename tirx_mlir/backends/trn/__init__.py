@@ -22,10 +22,17 @@ def _nki_dialect():
     return NKI
 
 
+def _nki_interpreter():
+    from tirx_mlir.backends.trn.interpreter import NkiFunctions
+
+    return NkiFunctions
+
+
 def register_backend() -> None:
-    """Register the trn target kind and tags and the nki dialect."""
+    """Register the trn target kind and tags, the nki dialect and its interpreter."""
     from tirx_mlir import registry
     from tirx_mlir.backends.trn.target_tags import register_trn_target
 
     register_trn_target()
     registry.register_dialect("nki", _nki_dialect)
+    registry.register_interpreter_functions("nki", _nki_interpreter)

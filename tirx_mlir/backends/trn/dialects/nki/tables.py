@@ -106,6 +106,23 @@ GPSIMD_ALU_OPS = ("power",)
 """ALU operators that run on GpSimd only (so all their operands must be in SBUF)."""
 
 REDUCE_IDENTITY = {"add": 0.0, "multiply": 1.0, "maximum": -math.inf, "minimum": math.inf}
+"""The reductions tensor_scalar_reduce accepts, with the value a reset accumulator holds."""
+
+_REDUCE_UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
+                  "maximum": np.maximum, "minimum": np.minimum, "bitwise_and": np.bitwise_and,
+                  "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
+_LOGICAL_UFUNCS = {"logical_and": np.logical_and, "logical_or": np.logical_or,
+                   "logical_xor": np.logical_xor}
+
+
+def reduce(name: str, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+    """Reduce ``x`` over ``axes`` with the reducible ALU operator ``name`` (dims kept)."""
+    if name in _LOGICAL_UFUNCS:
+        return _f(_LOGICAL_UFUNCS[name].reduce(x != 0, axis=axes, keepdims=True))
+    return _REDUCE_UFUNCS[name].reduce(x, axis=axes, keepdims=True)
+
+
+assert set(_REDUCE_UFUNCS) | set(_LOGICAL_UFUNCS) == set(REDUCE_OPS), "reduce table mismatch"
 
 
 # --- activation functions -----------------------------------------------------------------------

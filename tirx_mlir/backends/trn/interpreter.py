@@ -1,0 +1,320 @@
+"""Interpreter implementations of the ``nki`` ops: the NKI simulator's semantics in numpy.
+
+Registered as ``nki`` in `tirx_mlir.registry.interpreter_functions`, so `tirx_mlir.interpret`
+and ``tirx-run`` execute kernels that hold nki ops (alone or mixed with tirx ops) next to the
+core implementations of tirx, arith, math and scf. Values follow the core runtime
+(`tirx_mlir.interpreter.runtime`): a tile is a numpy array (a view for ``tirx.slice``), a scalar a
+Python float/int/bool; fresh memory is NaN (integers: the core's poison value), so reading
+unwritten SBUF/PSUM shows in the output, as with ``nki.simulate``.
+
+Semantics (reference/nki.md §3, §4.2):
+
+* every instruction runs eagerly, on whole arrays; an on-chip operand ``[P, F...]`` is read as
+  ``P`` rows of its free elements in row-major order, so free shapes may differ;
+* arithmetic runs in fp32 (activation functions use exact float64 math, rounded to fp32), the
+  result is rounded to the destination on store: round-to-nearest-even, fp32 -> int with RNE and
+  saturation (NKI 0.6); bit-vector operators work on the raw integers; ``tensor_tensor`` on
+  integer tiles with add/subtract/multiply/maximum/minimum is exact (GpSimd's int path);
+* ``matmul``: ``dst (+)= stationary.T @ moving`` with fp32 products and fp32 accumulation;
+* DMA and copies between different dtypes convert through fp32; equal dtypes copy bits;
+* fused reductions (activation_reduce, tensor_scalar_reduce) reduce the fp32 results before
+  the elementwise output is rounded, and write ``reduce_res`` last (it may alias dst).
+
+Run-time checks: each op's verifier runs the first time the op executes (so the hardware limits
+hold even for IR that was never verified), and what only a run knows is checked each time: the
+start partition of views with dynamic offsets and the PSUM bank of a matmul output. Violations
+raise `InterpretError` naming the op and its location.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from xdsl.interpreter import (Interpreter, InterpreterFunctions, PythonValues, impl,
+                              register_impls)
+from xdsl.ir import SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from tirx_mlir.backends.trn.dialects import nki
+from tirx_mlir.backends.trn.dialects.nki import checks, tables
+from tirx_mlir.dialects.tirx import rules
+from tirx_mlir.dialects.tirx.access import resolve_access
+from tirx_mlir.interpreter import runtime
+from tirx_mlir.interpreter.runtime import F32, I64, InterpretError
+
+NkiValues = dict[str, Any]
+
+
+def rows(x: np.ndarray, dtype: np.dtype = F32) -> np.ndarray:
+    """An on-chip tile as [P, free elements] in ``dtype`` (fp32 compute by default)."""
+    return np.asarray(x).astype(dtype, copy=False).reshape(x.shape[0], -1)
+
+
+def vector(value: Any, dtype: np.dtype = F32) -> Any:
+    """A per-partition operand: a (P, 1) tile as a [P, 1] array, a scalar as a numpy scalar."""
+    if isinstance(value, np.ndarray):
+        return value.astype(dtype, copy=False).reshape(value.shape[0], 1)
+    return dtype.type(value)
+
+
+def put(dst: np.ndarray, values: Any) -> None:
+    """Store ``values`` (any shape with dst's element count, or broadcastable) into dst, with
+    NKI's rounding (RNE, fp32 -> int with RNE and saturation)."""
+    arr = np.asarray(values)
+    if arr.size == dst.size and arr.shape != dst.shape:
+        arr = arr.reshape(dst.shape)
+    runtime.store(dst, arr, float_to_int="rne")
+
+
+def copy_converting(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst = src`` element by element in row-major order: bits when the dtypes match, through
+    fp32 otherwise (DMA and engine copies)."""
+    values = src if src.dtype == dst.dtype else src.astype(F32)
+    put(dst, values.reshape(dst.shape))
+
+
+def _apply(op: tables.AluOp, x: Any, operand: Any, reverse: bool) -> Any:
+    if op.is_unary:
+        return op.fn(x)
+    return op.fn(operand, x) if reverse else op.fn(x, operand)
+
+
+def _alu_dtype(op: tables.AluOp) -> np.dtype:
+    return I64 if op.kind == tables.BITVEC else F32
+
+
+def _pattern_values(nparts: int, pattern: tuple[tuple[int, int], ...], offset: int,
+                    channel_multiplier: int) -> np.ndarray:
+    """``offset + p * channel_multiplier + sum(i_d * step_d)`` as a [P, free] int64 array."""
+    grids = np.ogrid[tuple(slice(0, n) for _, n in pattern)]
+    value = np.int64(offset) + sum((g.astype(I64) * step for (step, _), g in
+                                    zip(pattern, grids)), np.zeros((), I64))
+    p = np.arange(nparts, dtype=I64).reshape((nparts,) + (1,) * len(pattern))
+    return (p * channel_multiplier + value).reshape(nparts, -1)
+
+
+@register_impls
+class NkiFunctions(InterpreterFunctions):
+    """One implementation per nki op (see the module docstring for the semantics)."""
+
+    def __init__(self) -> None:
+        self._checked: set[int] = set()
+
+    # ---- shared per-call work ----
+    def _start(self, interp: Interpreter, op: nki.NkiOp, args: PythonValues) -> NkiValues:
+        """Check the op (its verifier once, dynamic view rules every time); name the args."""
+        if id(op) not in self._checked:
+            try:
+                op.verify_()
+            except VerifyException as err:
+                raise InterpretError(str(err).removeprefix(f"{op.name}: "), op,
+                                     code="nki-limit") from None
+            self._checked.add(id(op))
+        values = dict(zip(op.named_operands(), args))
+        self._check_dynamic_views(interp, op)
+        return values
+
+    def _check_dynamic_views(self, interp: Interpreter, op: nki.NkiOp) -> None:
+        env: Callable[[SSAValue], Any] = lambda v: interp.get_values((v,))[0]  # noqa: E731
+        for name, value in op.named_operands().items():
+            if not checks.is_tile(value) or checks.scope(value) not in checks.ON_CHIP:
+                continue
+            access = resolve_access(value)
+            if access.static_offset() is not None:
+                continue
+            offset = [o.evaluate(env) for o in access.offset]
+            try:
+                checks.check_partition_start(name, offset[0], access.sizes[0])
+                if isinstance(op, nki.MatmulOp) and name == "dst":
+                    checks.check_psum_bank(name, value, offset, checks.limits_for(op))
+            except rules.RuleError as err:
+                raise InterpretError(str(err), op, code="nki-limit") from None
+
+    # ---- data movement ----
+    @impl(nki.LoadOp)
+    def run_load(self, interp: Interpreter, op: nki.LoadOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        copy_converting(v["dst"], v["src"])
+        return ()
+
+    @impl(nki.StoreOp)
+    def run_store(self, interp: Interpreter, op: nki.StoreOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        copy_converting(v["dst"], v["src"])
+        return ()
+
+    @impl(nki.DmaCopyOp)
+    def run_dma_copy(self, interp: Interpreter, op: nki.DmaCopyOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        copy_converting(v["dst"], v["src"])
+        return ()
+
+    @impl(nki.TensorCopyOp)
+    def run_tensor_copy(self, interp: Interpreter, op: nki.TensorCopyOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        dst, src = v["dst"], v["src"]
+        scalar_v2 = op.name_prop("engine") == "scalar" and checks.limits_for(op).nc_version <= 2
+        values = src.astype(F32) if scalar_v2 or src.dtype != dst.dtype else src
+        put(dst, rows(values, values.dtype))
+        return ()
+
+    @impl(nki.MemsetOp)
+    def run_memset(self, interp: Interpreter, op: nki.MemsetOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        put(v["dst"], np.full(v["dst"].shape, v["value"]))
+        return ()
+
+    @impl(nki.IotaOp)
+    def run_iota(self, interp: Interpreter, op: nki.IotaOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        dst = v["dst"]
+        values = _pattern_values(dst.shape[0], op.pattern_prop(), op.int_prop("offset"),
+                                 op.int_prop("channel_multiplier"))
+        put(dst, runtime.convert(values, np.dtype(np.int32)))  # computed in int32
+        return ()
+
+    @impl(nki.IdentityOp)
+    def run_identity(self, interp: Interpreter, op: nki.IdentityOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        put(v["dst"], np.eye(v["dst"].shape[0], dtype=F32))
+        return ()
+
+    # ---- TensorE ----
+    @impl(nki.MatmulOp)
+    def run_matmul(self, interp: Interpreter, op: nki.MatmulOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        dst = v["dst"]
+        product = np.matmul(rows(v["stationary"]).T, rows(v["moving"]))  # fp32 accumulation
+        accumulate = op.flag("accumulate") or bool(v.get("accumulate_if", False))
+        if accumulate:
+            product = rows(dst) + product
+        put(dst, product)
+        return ()
+
+    @impl(nki.TransposeOp)
+    def run_transpose(self, interp: Interpreter, op: nki.TransposeOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        src = v["src"]
+        put(v["dst"], rows(src, src.dtype).T)
+        return ()
+
+    # ---- ScalarE ----
+    def _activate(self, op: nki.ActivationOp | nki.ActivationReduceOp, v: NkiValues
+                  ) -> np.ndarray:
+        """fp32 ``func(src * scale + bias)`` as [P, free]."""
+        x = rows(v["src"])
+        if "scale" in v:
+            x = x * vector(v["scale"])
+        if "bias" in v:
+            x = x + vector(v["bias"])
+        func = tables.ACTIVATIONS[op.func.data]
+        return func.fn(x.astype(np.float64)).astype(F32)
+
+    @impl(nki.ActivationOp)
+    def run_activation(self, interp: Interpreter, op: nki.ActivationOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        put(v["dst"], self._activate(op, v))
+        return ()
+
+    @impl(nki.ActivationReduceOp)
+    def run_activation_reduce(self, interp: Interpreter, op: nki.ActivationReduceOp,
+                              args: PythonValues):
+        v = self._start(interp, op, args)
+        out = self._activate(op, v)
+        total = np.add.reduce(out, axis=1, keepdims=True, dtype=F32)
+        put(v["dst"], out)
+        put(v["reduce_res"], total)
+        return ()
+
+    # ---- VectorE ----
+    @impl(nki.ReciprocalOp)
+    def run_reciprocal(self, interp: Interpreter, op: nki.ReciprocalOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        put(v["dst"], tables.ALU_OPS["reciprocal"].fn(rows(v["src"])))
+        return ()
+
+    @impl(nki.TensorReduceOp)
+    def run_tensor_reduce(self, interp: Interpreter, op: nki.TensorReduceOp,
+                          args: PythonValues):
+        v = self._start(interp, op, args)
+        alu = tables.ALU_OPS[op.op.data]
+        src = np.asarray(v["src"]).astype(_alu_dtype(alu))
+        out = tables.reduce(alu.name, src, op.normalized_axes())
+        if op.flag("negate"):
+            out = -out
+        put(v["dst"], out)
+        return ()
+
+    @impl(nki.TensorTensorOp)
+    def run_tensor_tensor(self, interp: Interpreter, op: nki.TensorTensorOp,
+                          args: PythonValues):
+        v = self._start(interp, op, args)
+        alu = tables.ALU_OPS[op.op.data]
+        tiles = (v["dst"], v["lhs"], v["rhs"])
+        exact_int = alu.name in ("add", "subtract", "multiply", "maximum", "minimum") and \
+            all(not runtime.is_float_dtype(t.dtype) for t in tiles)
+        dtype = I64 if exact_int else _alu_dtype(alu)
+        put(v["dst"], alu.fn(rows(v["lhs"], dtype), rows(v["rhs"], dtype)))
+        return ()
+
+    @impl(nki.TensorScalarOp)
+    def run_tensor_scalar(self, interp: Interpreter, op: nki.TensorScalarOp,
+                          args: PythonValues):
+        v = self._start(interp, op, args)
+        op0 = tables.ALU_OPS[op.op0.data]
+        dtype = _alu_dtype(op0)
+        out = _apply(op0, rows(v["data"], dtype), vector(v["operand0"], dtype),
+                     op.flag("reverse0"))
+        if op.op1 is not None:
+            op1 = tables.ALU_OPS[op.op1.data]
+            out = _apply(op1, np.asarray(out, dtype), vector(v["operand1"], dtype),
+                         op.flag("reverse1"))
+        put(v["dst"], out)
+        return ()
+
+    @impl(nki.TensorScalarReduceOp)
+    def run_tensor_scalar_reduce(self, interp: Interpreter, op: nki.TensorScalarReduceOp,
+                                 args: PythonValues):
+        v = self._start(interp, op, args)
+        op0 = tables.ALU_OPS[op.op0.data]
+        out = _apply(op0, rows(v["data"]), vector(v["operand0"]), op.flag("reverse0"))
+        out = np.asarray(out, F32)
+        total = tables.reduce(op.reduce.data, out, (1,))
+        put(v["dst"], out)
+        put(v["reduce_res"], total)
+        return ()
+
+    @impl(nki.ScalarTensorTensorOp)
+    def run_scalar_tensor_tensor(self, interp: Interpreter, op: nki.ScalarTensorTensorOp,
+                                 args: PythonValues):
+        v = self._start(interp, op, args)
+        op0, op1 = tables.ALU_OPS[op.op0.data], tables.ALU_OPS[op.op1.data]
+        t = np.asarray(_apply(op0, rows(v["data"]), vector(v["operand0"]),
+                              op.flag("reverse0")), F32)
+        put(v["dst"], _apply(op1, t, rows(v["operand1"]), op.flag("reverse1")))
+        return ()
+
+    @impl(nki.SelectOp)
+    def run_select(self, interp: Interpreter, op: nki.SelectOp, args: PythonValues):
+        v = self._start(interp, op, args)
+        on_true, on_false = v["on_true"], v["on_false"]
+        floats = runtime.is_float_dtype(v["dst"].dtype) or runtime.is_float_dtype(on_true.dtype)
+        dtype = F32 if floats else I64
+        false_values = rows(on_false, dtype) if isinstance(on_false, np.ndarray) \
+            else dtype.type(on_false)
+        put(v["dst"], np.where(rows(v["predicate"], I64) != 0, rows(on_true, dtype),
+                               false_values))
+        return ()
+
+    # ---- GpSimd ----
+    @impl(nki.AffineSelectOp)
+    def run_affine_select(self, interp: Interpreter, op: nki.AffineSelectOp,
+                          args: PythonValues):
+        v = self._start(interp, op, args)
+        dst = v["dst"]
+        values = _pattern_values(dst.shape[0], op.pattern_prop(), op.int_prop("offset"),
+                                 op.int_prop("channel_multiplier"))
+        mask = tables.AFFINE_SELECT_CMPS[op.cmp.data](values, 0)
+        put(dst, np.where(mask, rows(v["on_true"]), F32.type(op.float_prop("on_false"))))
+        return ()
