@@ -86,7 +86,7 @@ def forced_only(variant: str) -> Predicate:
         forced = op.dispatch.data if op.dispatch is not None else None
         return forced == variant, f"only used when forced with dispatch \"{variant}\""
 
-    return Predicate("forced_only", check, (("variant", variant),))
+    return Predicate("forced_only", check)
 
 
 def exec_scope_in(*scopes: str) -> Predicate:
@@ -96,7 +96,7 @@ def exec_scope_in(*scopes: str) -> Predicate:
         scope = op.exec_scope.value
         return scope in scopes, f"exec scope {scope} is not {'/'.join(scopes)}"
 
-    return Predicate("exec_scope", check, (("scopes", scopes),))
+    return Predicate("exec_scope", check)
 
 
 # --- the registry ----------------------------------------------------------------------------------

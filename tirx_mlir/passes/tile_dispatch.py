@@ -68,6 +68,7 @@ class TileDispatchPass(ModulePass):
                                     f"primitives", tile)
                 _, new_ops = run_dispatch(
                     tile, lambda t=tile: DispatchContext(t, target, kernel, state))
+                tile.detach()
                 tile.erase()
                 worklist[:0] = [(t, depth + 1) for t in _top_level_tile_ops(new_ops)]
         op.attributes[DISPATCHED_ATTR] = UnitAttr()
