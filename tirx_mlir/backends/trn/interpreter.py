@@ -120,6 +120,8 @@ class NkiFunctions(InterpreterFunctions):
         for name, value in op.named_operands().items():
             if not checks.is_tile(value) or checks.scope(value) not in checks.ON_CHIP:
                 continue
+            if checks.is_logical_view(value):
+                continue  # before trn-lower-layout: checked on the physical tile
             access = resolve_access(value)
             if access.static_offset() is not None:
                 continue
