@@ -1,24 +1,21 @@
-"""Fixtures of the backend-API tests: the test-only backends in testbackends/ on sys.path."""
+"""Fixtures of the backend-API tests: the test-only backends in testbackends/ on the loader's
+search path (add_search_path in this process, $TIRX_MLIR_BACKEND_PATH in child processes)."""
 
 from __future__ import annotations
 
 import os
 import sys
-
 import pytest
 
 TESTBACKENDS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testbackends")
 
 
-def _add_path() -> None:
-    if TESTBACKENDS not in sys.path:
-        sys.path.insert(0, TESTBACKENDS)
-
-
 @pytest.fixture
 def testbackends_path():
-    """sys.path with the test backends (the loader refreshes its search path on a miss)."""
-    _add_path()
+    """The test backends on the loader's search path."""
+    from tirx_mlir.backends import add_search_path
+
+    add_search_path(TESTBACKENDS)
     yield TESTBACKENDS
 
 
@@ -34,7 +31,7 @@ def tirx_test(testbackends_path):
 def subprocess_env(**extra: str) -> dict[str, str]:
     """The environment for a child Python that sees the test backends."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (TESTBACKENDS, env.get("PYTHONPATH")) if p)
+    env["TIRX_MLIR_BACKEND_PATH"] = TESTBACKENDS
     env.update(extra)
     return env
 

@@ -155,8 +155,8 @@ def test_a_dependency_loaded_by_a_hook_is_owned_by_itself():
 def test_concurrent_loads_run_the_hook_once(testbackends_path, child_env):
     code = """
 import sys, threading
-sys.path.insert(0, sys.argv[1])
 from tirx_mlir import backends
+backends.add_search_path(sys.argv[1])
 barrier = threading.Barrier(8)
 errors = []
 def worker():

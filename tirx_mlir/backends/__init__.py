@@ -24,10 +24,11 @@ from __future__ import annotations
 from tirx_mlir.backends._autoload import (AUTOLOAD_ENV, BUILTIN_BACKENDS, ENTRY_POINT_GROUP,
                                           EXTRA_BACKENDS_ENV, _autoload_backends,
                                           autoload_enabled, load_entry_points)
-from tirx_mlir.backends._loader import (BackendLoadError, install_alias_finder, is_loaded, load,
-                                        loaded_backends, refresh_search_path)
+from tirx_mlir.backends._loader import (SEARCH_PATH_ENV, BackendLoadError, add_search_path,
+                                        install_alias_finder, is_loaded, load, loaded_backends,
+                                        refresh_search_path)
 
-__all__ = ["AUTOLOAD_ENV", "BUILTIN_BACKENDS", "BackendLoadError", "ENTRY_POINT_GROUP",
+__all__ = ["SEARCH_PATH_ENV", "add_search_path", "AUTOLOAD_ENV", "BUILTIN_BACKENDS", "BackendLoadError", "ENTRY_POINT_GROUP",
            "EXTRA_BACKENDS_ENV", "autoload_enabled", "is_loaded", "load", "load_entry_points",
            "loaded_backends", "refresh_search_path"]
 

@@ -20,9 +20,12 @@ the hook once and all return after it finished.
 The alias finder sits first on ``sys.meta_path`` and maps ``tirx_mlir.tirx.<loaded>.<sub>`` to the
 real module ``tirx_mlir.backends.<loaded>.<sub>``: the same object, not a proxy.
 
-Out-of-tree backends: any directory ``<entry>/tirx_mlir/backends/`` on ``sys.path`` contributes
-backend packages (the search path is refreshed when a name is not found), so a distribution can
-ship ``tirx_mlir/backends/foo/__init__.py`` and an entry point that calls ``load("foo")``.
+Out-of-tree backends: ``load("foo")`` finds ``foo/__init__.py`` in any directory of the backend
+search path: the builtin backends' folder, directories given to `add_search_path` or listed in
+``$TIRX_MLIR_BACKEND_PATH`` (os.pathsep-separated), and any ``<entry>/tirx_mlir/backends/`` on
+``sys.path`` (TIRx's namespace-package style; it works for regular installs of tirx_mlir, but an
+editable install is shadowed by a ``tirx_mlir/`` folder on ``sys.path``, so prefer the first two).
+The search path is refreshed whenever a name is not found.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ _loaded: dict[str, types.ModuleType] = {}
 _complete: set[str] = set()
 """Backends whose hook has returned (the lock-free fast path of `load` checks this)."""
 _lock = threading.RLock()
+_extra_paths: list[str] = []
+SEARCH_PATH_ENV = "TIRX_MLIR_BACKEND_PATH"
 
 
 class BackendLoadError(ImportError):
@@ -62,16 +67,26 @@ def refresh_search_path() -> list[str]:
     """
     package = sys.modules[BACKENDS_PACKAGE]
     path: list[str] = package.__path__  # type: ignore[assignment]
-    for entry in list(sys.path):
-        if not isinstance(entry, str):
-            continue
-        candidate = os.path.join(entry or os.getcwd(), "tirx_mlir", "backends")
+    env = [p for p in os.environ.get(SEARCH_PATH_ENV, "").split(os.pathsep) if p]
+    candidates = [*_extra_paths, *env]
+    candidates += [os.path.join(entry or os.getcwd(), "tirx_mlir", "backends")
+                   for entry in list(sys.path) if isinstance(entry, str)]
+    for candidate in candidates:
         if candidate not in path and os.path.isdir(candidate):
             real = os.path.realpath(candidate)
             if all(os.path.realpath(p) != real for p in path):
                 path.append(candidate)
     importlib.invalidate_caches()
     return list(path)
+
+
+def add_search_path(directory: str) -> None:
+    """Let `load` find backend packages ``<directory>/<name>/__init__.py`` (imported as
+    ``tirx_mlir.backends.<name>``; do not also import them under another name)."""
+    directory = os.path.abspath(directory)
+    if directory not in _extra_paths:
+        _extra_paths.append(directory)
+    refresh_search_path()
 
 
 # --- the record -------------------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 """A test-only backend (not shipped): the ``tirx_test`` target kind, two tags, a pipeline, a
 memory scope, a layout axis, and tile-dispatch variants (deferred until the first dispatch).
 
-Load it with ``sys.path`` holding tests/backends_api/testbackends (pytest: the fixture in
-conftest.py; tirx-opt: ``PYTHONPATH=... TIRX_MLIR_BACKENDS=tirx_test``).
+Load it with tests/backends_api/testbackends on the backend search path (pytest: the fixture in
+conftest.py; tirx-opt: ``TIRX_MLIR_BACKEND_PATH=... TIRX_MLIR_BACKENDS=tirx_test``).
 
 Its variants lower a tile op to ``test.op`` markers carrying ``{variant = "..."}``, and are
 steered by the op's ``config`` dictionary, so each dispatch rule is visible in the output.

@@ -1,0 +1,183 @@
+"""Targets: kinds with typed schemas, tags, string/dict round trips, IR attributes, detectors."""
+
+from __future__ import annotations
+
+import pytest
+
+import tirx_mlir
+from tirx_mlir.target import (DeviceNotFoundError, Target, TargetError, detect_target_from_device,
+                              list_device_detectors, list_tags, list_target_kinds, register_tag,
+                              set_target, target_of)
+from tirx_mlir.target.llvm import host_triple, probe_host
+
+
+def test_builtin_kinds():
+    assert {"llvm", "cuda", "trn", "metal", "rocm", "opencl", "vulkan", "webgpu",
+            "hexagon"} <= set(list_target_kinds())
+
+
+@pytest.mark.parametrize("tag", sorted(list_tags()))
+def test_every_tag_round_trips_through_its_string_and_dict(tag):
+    target = Target(tag)
+    assert Target(str(target)) == target
+    assert Target(target.export()) == target
+    assert target.tag == tag
+
+
+def test_cuda_tags():
+    h100 = Target("nvidia/nvidia-h100")
+    assert (h100.arch, h100.max_shared_memory_per_block, h100.num_sms) == ("sm_90a", 232448, 132)
+    assert Target("nvidia/nvidia-h200").arch == "sm_90a"
+    assert Target("nvidia/nvidia-b200").arch == "sm_100a"
+    assert Target("nvidia/nvidia-a100").arch == "sm_80"
+    assert Target("nvidia/nvidia-a10").arch == Target("nvidia/geforce-rtx-3090").arch == "sm_86"
+    assert Target("nvidia/nvidia-l4").arch == Target("nvidia/geforce-rtx-4090").arch == "sm_89"
+    orin = Target("nvidia/jetson-agx-orin-64gb")
+    assert orin.arch == "sm_87" and orin.host.kind_name == "llvm"
+    assert orin.host.mtriple == "aarch64-linux-gnu"
+    assert h100.keys == ["cuda", "gpu"]
+
+
+def test_trn_tags_come_from_the_trn_backend():
+    assert {"aws/trn1/trn1.2xlarge", "aws/trn1/trn1.32xlarge"} <= set(list_tags("trn"))
+
+
+def test_other_backend_tags():
+    assert set(list_tags("hexagon")) == {f"qcom/hexagon-v{v}" for v in (65, 66, 68, 69, 73, 75)}
+    assert Target("qcom/hexagon-v68").vtcm_capacity == 4 * 1024 * 1024
+    assert Target("qcom/adreno-opencl-clml").keys == ["adreno", "opencl", "gpu", "clml"]
+    assert Target("apple/m2-gpu").host.mtriple == "arm64-apple-macos"
+
+
+def test_string_with_attributes_and_host():
+    t = Target("cuda -arch=sm_90a -max_shared_memory_per_block=232448 "
+               "-host='llvm -mtriple=aarch64-linux-gnu'")
+    assert t.max_shared_memory_per_block == 232448
+    assert t.get("max-shared-memory-per-block") == 232448
+    assert t.host == Target("llvm -mtriple=aarch64-linux-gnu")
+    assert Target(str(t)) == t
+    assert Target("nvidia/nvidia-h100 -max_shared_memory_per_block=49152") \
+        .max_shared_memory_per_block == 49152
+    assert t.refine(fast_math=True).fast_math is True
+
+
+@pytest.mark.parametrize("text, message", [
+    ("cudaa", "unknown target kind or tag 'cudaa'.*Did you mean 'cuda'"),
+    ("cuda -archh=sm_90", "target kind 'cuda' has no attribute 'archh'; allowed: arch, "),
+    ("cuda -max_threads_per_block=many", "'max_threads_per_block' expects a integer"),
+    ("cuda -arch=volta", r"'arch' must match sm_\\d\+\[af\]\?"),
+    ("cuda -compiler=clang", "'compiler' must be one of nvrtc, nvcc"),
+    ("cuda -fast_math=maybe", "'fast_math' expects a boolean"),
+    ("cuda sm_90", "expected -attr=value, got 'sm_90'"),
+    ("", "empty target string"),
+])
+def test_errors_name_what_is_wrong_and_what_is_allowed(text, message):
+    with pytest.raises(TargetError, match=message):
+        Target(text)
+
+
+def test_unknown_attribute_access_is_an_attribute_error():
+    t = Target("cuda")
+    assert getattr(t, "nope", "default") == "default"
+    with pytest.raises(TargetError, match="allowed: arch"):
+        t.nope  # noqa: B018
+
+
+def test_tag_conflicts_unless_override():
+    from tirx_mlir import registry
+
+    with registry.owner_scope("tag_test"):
+        with pytest.raises(registry.RegistryError, match="already registered by 'cuda'"):
+            register_tag("nvidia/nvidia-h100", {"kind": "cuda", "arch": "sm_90"})
+        with pytest.raises(TargetError, match="no attribute 'bogus'"):
+            register_tag("x/bad", {"kind": "cuda", "bogus": 1})
+        register_tag("nvidia/nvidia-h100", {"kind": "cuda", "arch": "sm_90"}, override=True)
+        assert Target("nvidia/nvidia-h100").arch == "sm_90"
+    registry.drop_owner_everywhere("tag_test")
+    assert Target("nvidia/nvidia-h100").arch == "sm_90a"
+    assert "x/bad" not in list_tags()
+
+
+def test_targets_on_kernels_and_modules():
+    module = tirx_mlir.parse_module(
+        'tirx.kernel @k(%X: !tirx.buffer<4xf32, global>) -> () grid [1] threads [1] '
+        'target "nvidia/nvidia-h100" {\n  tirx.return\n}')
+    kernel = module.body.block.first_op
+    assert target_of(kernel) == Target("nvidia/nvidia-h100")
+    set_target(module, Target("llvm"))
+    set_target(kernel, "aws/trn1/trn1.2xlarge")
+    assert target_of(kernel).kind_name == "trn"
+    kernel.target = None
+    assert target_of(kernel) == Target("llvm")
+    text = str(module)
+    assert 'tirx.target = #tirx.target<"llvm">' in text
+    reparsed = tirx_mlir.parse_module(text)
+    assert target_of(reparsed.body.block.first_op) == Target("llvm")
+    assert Target("cuda -arch=sm_80").to_attr().data == "cuda -arch=sm_80"
+
+
+def test_with_target_sets_the_current_target():
+    assert Target.current() is None
+    with Target("cuda -arch=sm_80") as t:
+        assert Target.current() is t
+        with Target("llvm"):
+            assert Target.current().kind_name == "llvm"
+        assert Target.current() is t
+    assert Target.current() is None
+
+
+def test_cpu_detector_is_a_real_probe():
+    t = detect_target_from_device("cpu")
+    probe = probe_host()
+    assert t.kind_name == "llvm" and t.mtriple == host_triple() == probe["mtriple"]
+    assert t.num_cores >= 1 and t.vector_width in (128, 256, 512)
+    assert Target(str(t)) == t
+
+
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", "metal", "rocm", "opencl", "vulkan"])
+def test_detectors_fail_cleanly_without_the_device(device):
+    try:
+        target = detect_target_from_device(device)
+    except TargetError as err:  # the expected outcome on a machine without that device
+        assert "give the target explicitly" in str(err) or isinstance(err, DeviceNotFoundError)
+    else:
+        assert target.kind_name == device.split(":")[0]
+
+
+def test_unknown_device_lists_the_known_ones():
+    with pytest.raises(TargetError, match="device types with a detector: cpu, cuda, llvm"):
+        detect_target_from_device("tpu:0")
+    assert {"cpu", "cuda", "rocm", "opencl", "vulkan", "metal"} <= set(list_device_detectors())
+
+
+def test_rocm_detector_reads_the_kfd_topology(tmp_path):
+    from tirx_mlir.backends.rocm import detect_rocm_target, gfx_name
+
+    cpu = tmp_path / "0"
+    cpu.mkdir()
+    (cpu / "properties").write_text("cpu_cores_count 16\ngfx_target_version 0\n")
+    gpu = tmp_path / "1"
+    gpu.mkdir()
+    (gpu / "properties").write_text("simd_count 1216\nlds_size_in_kb 64\ngfx_target_version "
+                                    "90402\nwave_front_size 64\nsimd_per_cu 4\n")
+    t = detect_rocm_target("rocm:0", topology=str(tmp_path))
+    assert (t.mcpu, t.num_cus, t.max_shared_memory_per_block) == ("gfx942", 304, 65536)
+    assert gfx_name(90010) == "gfx90a"
+    with pytest.raises(DeviceNotFoundError, match="no ROCm device 1: this machine has 1"):
+        detect_rocm_target("rocm:1", topology=str(tmp_path))
+
+
+def test_cuda_arch_of_a_probed_device():
+    from tirx_mlir.backends.cuda.detect import arch_of
+
+    assert [arch_of(8, 0), arch_of(8, 9), arch_of(9, 0), arch_of(10, 0)] == \
+        ["sm_80", "sm_89", "sm_90a", "sm_100a"]
+
+
+def test_kind_schema_has_categories():
+    cuda = list_target_kinds()["cuda"]
+    assert "arch" in cuda.attr_names("arch")
+    assert {"max_shared_memory_per_block", "num_sms", "registers_per_block"} <= \
+        set(cuda.attr_names("resource"))
+    assert {"compiler", "fast_math"} <= set(cuda.attr_names("option"))
+    assert "max_shared_memory_per_block" in cuda.describe()
