@@ -35,6 +35,9 @@ _OP_NAME = re.compile(r'(?:%[^=]*=\s*)?"?([A-Za-z_][\w$.]*)')
 """The op name at the start of an op's text (after its results)."""
 
 
+_UNDEFINED_VALUES = re.compile(r"values used but not defined: \[(%[^,\]]+)")
+
+
 def _text_end(content: str, pos: int) -> int:
     """End of the text before ``pos``, skipping whitespace and whole-line comments."""
     end = len(content[:pos].rstrip())
@@ -77,6 +80,26 @@ class LocatedParser(Parser):
             op.location = FileLineColLoc(self._filename, IntAttr(line + 1 + self._line_offset),
                                          IntAttr(col))
         return op
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError as err:
+            self._blame_first_use(err)
+            raise
+
+    def _blame_first_use(self, err: ParseError) -> None:
+        """xDSL reports values used but never defined at the end of the input; point at the
+        first use instead."""
+        m = _UNDEFINED_VALUES.match(err.msg)
+        if m is None:
+            return
+        content = self.lexer.input.content
+        for use in re.finditer(re.escape(m.group(1)) + r"(?![\w$.-])", content):
+            line_start = content.rfind("\n", 0, use.start()) + 1
+            if "//" not in content[line_start:use.start()]:  # not in a comment
+                err.span = Span(use.start(), use.end(), self.lexer.input)
+                return
 
     def _blame_op_text(self, err: ParseError, start: int) -> None:
         """An error raised after an op's text was fully read (e.g. a type constraint of its

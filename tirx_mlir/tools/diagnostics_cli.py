@@ -80,6 +80,8 @@ def _dialect_names(ctx: Context, qualified: str) -> tuple[str | None, list[str],
 
 def explain_parse_message(message: str, ctx: Context | None) -> str:
     """xDSL's parse message, with what to change for unknown ops, types and attributes."""
+    if message.strip() == "in block definition":  # xDSL drops the first words
+        return "expected '}' to close the region (or a block label ^bb...)"
     if ctx is None:
         return message
     if (m := _UNKNOWN_OP.match(message)) is not None:
@@ -113,6 +115,8 @@ def report_parse_error(err: ParseError, ctx: Context | None = None,
     context = span.print_with_context("").splitlines()[1:]  # drop xDSL's own location line
     while context and not context[-1].strip():
         context.pop()
+    if len(context) > 4:  # a span over many lines: its first line is enough
+        context = [*context[:2], "  ..."]
     message = explain_parse_message(err.msg, ctx)
     return Report(str(loc), message, context)
 

@@ -81,8 +81,9 @@ class TirxOptMain(xDSLOptMain):
         self.register_all_frontends()
         self.register_all_passes()
         self.register_all_targets()
-        arg_parser = _ArgumentParser(prog="tirx-opt", description="tirx_mlir modular optimizer "
-                                     "driver (MLIR-style; xDSL underneath)")
+        arg_parser = _ArgumentParser(prog="tirx-opt", allow_abbrev=False,
+                                     description="tirx_mlir modular optimizer driver "
+                                                 "(MLIR-style; xDSL underneath)")
         self.register_all_arguments(arg_parser)
         self.args = arg_parser.parse_args(args=args)
         if self.args.run_reproducer:
@@ -311,19 +312,22 @@ class TirxOptMain(xDSLOptMain):
             raise ReportedError(Report(f"{self.get_input_name()}:{line}:1",
                                        f"the input is not UTF-8 text ({err.reason} at byte "
                                        f"{err.start})")) from None
-        parser = LocatedParser(self.ctx, text, self.get_input_name(), line_offset)
-        if parser._current_token.kind == MLIRTokenKind.EOF:  # noqa: SLF001 - empty input
-            return ModuleOp([])
+        parser = None
         try:
+            parser = LocatedParser(self.ctx, text, self.get_input_name(), line_offset)
+            if parser._current_token.kind == MLIRTokenKind.EOF:  # noqa: SLF001 - empty input
+                return ModuleOp([])
             return parser.parse_module(not self.args.no_implicit_module)
         except ParseError as err:
             raise ReportedError(report_parse_error(err, self.ctx, line_offset)) from None
         except DiagnosticException as err:
-            raise ReportedError(self._report_at(parser.pos, line_offset, str(err))) from None
+            pos = parser.pos if parser is not None else 0
+            raise ReportedError(self._report_at(pos, line_offset, _one_line(err))) from None
         except Exception as err:  # noqa: BLE001
             if debugging():
                 raise
-            where = self._report_at(parser.pos, line_offset, "").where or self._where
+            pos = parser.pos if parser is not None else 0
+            where = self._report_at(pos, line_offset, "").where or self._where
             raise self._internal("parsing", err, where) from None
 
     def _report_at(self, pos: int, line_offset: int, message: str) -> Report:

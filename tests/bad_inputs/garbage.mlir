@@ -1,0 +1,2 @@
+// EXPECT-ERROR: identifier expected
+@@@ ### !!! this is not MLIR at all ::: <<<

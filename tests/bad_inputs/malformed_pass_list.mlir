@@ -1,0 +1,6 @@
+// ARGS: -p cse{
+// EXPECT-CLI-ERROR: malformed pass list
+tirx.kernel @k(%A: !tirx.buffer<128x64xf32, global>) grid [1] threads [128] {
+  tirx.zero %A : !tirx.buffer<128x64xf32, global>
+  tirx.return
+}

@@ -1,0 +1,2 @@
+// EXPECT-ERROR: must be inside a tirx.kernel
+%0 = tirx.lane_id : index

@@ -1,0 +1,3 @@
+// EXPECT-ERROR: expected '}' to close the region
+tirx.kernel @k(%A: !tirx.buffer<128x64xf32, global>) grid [1] threads [128] {
+  %x = tirx.alloc : !tirx.buffer<128x64xf32, trn.sbuf>

@@ -1,0 +1,2 @@
+// EXPECT-ERROR: no dialect 'frob' is registered
+"frob.tensor_copy"() : () -> ()

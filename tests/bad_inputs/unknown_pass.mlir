@@ -1,0 +1,6 @@
+// ARGS: -p tirx-nope
+// EXPECT-CLI-ERROR: unknown pass 'tirx-nope'
+tirx.kernel @k(%A: !tirx.buffer<128x64xf32, global>) grid [1] threads [128] {
+  tirx.zero %A : !tirx.buffer<128x64xf32, global>
+  tirx.return
+}
