@@ -512,7 +512,10 @@ class UnaryReduceOp(TileOp):
 class BinaryChainOp(TileOp):
     """out = (data op0 operand0) op1 operand1; with ``reverse1``: operand1 op1 (data op0 operand0).
 
-    ``tirx.binary_chain %y, %x, %mean, %gamma op0 sub op1 mul : ...``
+    TIRx 0.1.0a4's docstring writes the first step as ``operand0 op0 data``, but its only lowering
+    (Trainium scalar_tensor_tensor, sources ``[data, operand0, operand1]``) computes
+    ``data op0 operand0``; we follow the lowering. ``tirx.binary_chain %y, %x, %mean, %gamma op0
+    sub op1 mul : ...``
     """
 
     name = "tirx.binary_chain"
