@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import platform
-import subprocess
 import sys
 from typing import Any
 
@@ -64,6 +63,8 @@ def _cpu_flags() -> set[str]:
     except OSError:
         pass
     if sys.platform == "darwin":
+        import subprocess
+
         try:
             out = subprocess.run(["sysctl", "-n", "machdep.cpu.features"], capture_output=True,
                                  text=True, timeout=2, check=False).stdout

@@ -8,7 +8,6 @@ elsewhere it raises DeviceNotFoundError.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from typing import Any
 
@@ -50,6 +49,8 @@ METAL_TAGS = {
 
 def detect_metal_target(device: Any):
     from tirx_mlir.target import DeviceNotFoundError, Target
+
+    import subprocess
 
     if sys.platform != "darwin":
         raise DeviceNotFoundError(f"no Metal device: Metal exists only on macOS (this is "

@@ -8,8 +8,6 @@ the one asked for. Without a loader or a device: DeviceNotFoundError.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 from typing import Any
 
 BACKEND_NAME = "opencl"
@@ -43,7 +41,10 @@ def _opencl_kind():
     )
 
 
-def _library() -> ctypes.CDLL:
+def _library():
+    import ctypes
+    import ctypes.util
+
     from tirx_mlir.target import DeviceNotFoundError
 
     name = ctypes.util.find_library("OpenCL")
@@ -60,6 +61,8 @@ def _library() -> ctypes.CDLL:
 
 def list_devices() -> list[tuple[Any, Any]]:
     """``[(library, cl_device_id)]`` of every device of every platform."""
+    import ctypes
+
     from tirx_mlir.target import DeviceNotFoundError
 
     lib = _library()
@@ -82,6 +85,8 @@ def list_devices() -> list[tuple[Any, Any]]:
 
 
 def _info(lib: Any, device: Any, param: int, ctype: Any) -> Any:
+    import ctypes
+
     value = ctype()
     lib.clGetDeviceInfo(device, ctypes.c_uint32(param), ctypes.sizeof(value), ctypes.byref(value),
                         None)
@@ -89,6 +94,8 @@ def _info(lib: Any, device: Any, param: int, ctype: Any) -> Any:
 
 
 def detect_opencl_target(device: Any):
+    import ctypes
+
     from tirx_mlir.target import DeviceNotFoundError, Target, parse_device
 
     _, index = parse_device(device)

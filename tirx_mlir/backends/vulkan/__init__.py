@@ -8,7 +8,6 @@ explicit target instead of guessing. Without a loader: DeviceNotFoundError.
 
 from __future__ import annotations
 
-import ctypes.util
 from typing import Any
 
 BACKEND_NAME = "vulkan"
@@ -56,6 +55,8 @@ def _vulkan_kind():
 
 
 def detect_vulkan_target(device: Any):
+    import ctypes.util
+
     from tirx_mlir.target import DeviceNotFoundError, TargetError
 
     if ctypes.util.find_library("vulkan") is None:
