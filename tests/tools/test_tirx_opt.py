@@ -319,3 +319,11 @@ def test_nothing_is_imported_before_it_is_used(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-c", LAZY_SCRIPT, str(path), "-o", os.devnull],
                             capture_output=True, text=True, timeout=120)
     assert result.stdout.split() == ["0", "False", "False", "False", "False"], result.stderr
+
+
+def test_plain_xdsl_opt_reads_tirx_through_the_universe_entry_point(kernel_file: Path) -> None:
+    script = "import sys; from xdsl.tools.xdsl_opt import main; sys.argv[0] = 'xdsl-opt'; main()"
+    result = subprocess.run([sys.executable, "-c", script, str(kernel_file)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "tirx.kernel @k(%A: !tirx.buffer<128x64xf32, global>)" in result.stdout
