@@ -221,3 +221,12 @@ def test_the_autoload_hook_is_strict_for_builtin_backends(child):
     out = child(code)
     assert out.returncode != 0
     assert "expected a Python package 'tirx_mlir.backends.nosuch'" in out.stderr
+
+
+def test_import_with_every_builtin_backend_imports_no_xdsl(child):
+    # start-up: hooks register factories; dialects, passes and variants load on first use
+    out = child("import sys, tirx_mlir, tirx_mlir.backends as b\n"
+                "assert len(b.loaded_backends()) >= 9\n"
+                "print(sorted(m for m in sys.modules if m.split('.')[0] in ('xdsl', 'numpy')))")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
