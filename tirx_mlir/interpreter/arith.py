@@ -120,6 +120,15 @@ def _trunc_div(a: int, b: int) -> int:
     return q if (a < 0) == (b < 0) else -q
 
 
+def _ieee_min_max(a: float, b: float, pick) -> float:
+    """IEEE 754-2019 maximum/minimum: NaN propagates, -0.0 < +0.0."""
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if a == b == 0.0:
+        return pick(a, b, key=lambda z: math.copysign(1.0, z))
+    return pick(a, b)
+
+
 def _float_op(fn):
     with np.errstate(all="ignore"):
         return float(fn())
@@ -308,11 +317,11 @@ class ArithFunctions(InterpreterFunctions):
 
     @impl(arith.MaximumfOp)
     def run_maximumf(self, interp, op, args):
-        return self._float2(op, np.maximum, *args)
+        return (_ieee_min_max(float(args[0]), float(args[1]), max),)
 
     @impl(arith.MinimumfOp)
     def run_minimumf(self, interp, op, args):
-        return self._float2(op, np.minimum, *args)
+        return (_ieee_min_max(float(args[0]), float(args[1]), min),)
 
     @impl(arith.MaxnumfOp)
     def run_maxnumf(self, interp, op, args):

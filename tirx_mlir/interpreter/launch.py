@@ -138,10 +138,13 @@ class KernelRunner:
                 f"{runtime.dtype_name(arr.dtype)}", self.kernel)
         return value
 
+    def run(self, args: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
+        """Run on a full, prepared argument list; returns the outputs."""
+        return tuple(self.interpreter.call_op(self.kernel, tuple(args)))
+
     def __call__(self, *arrays: Any, cast_inputs: bool = False) -> tuple[np.ndarray, ...]:
         """Run on ``arrays`` (inputs, then optional outputs); returns every output."""
-        args = self.prepare(arrays, cast_inputs)
-        return tuple(self.interpreter.call_op(self.kernel, tuple(args)))
+        return self.run(self.prepare(arrays, cast_inputs))
 
 
 def interpret(module_or_text: ModuleOp | str, kernel_name: str | None = None, *arrays: Any,

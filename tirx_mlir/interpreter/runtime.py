@@ -49,17 +49,10 @@ class InterpretError(TirxError, InterpretationError):
     ``str(err)`` reads ``file:line:col: error: <op name>: <message>`` (then ``hint: ...``).
     """
 
-    def __init__(self, message: str, op: Operation | None = None, *, hint: str | None = None,
-                 code: str | None = None):
-        self.context: list[str] = []
-        super().__init__(message, op, hint=hint, code=code)
-
     def render(self) -> str:
         text = self.message if self.op is None else f"{self.op.name}: {self.message}"
         if self.code:
             text = f"[{self.code}] {text}"
-        for ctx in self.context:
-            text += f" ({ctx})"
         if self.hint:
             text += f"\nhint: {self.hint}"
         return text
@@ -69,8 +62,8 @@ class InterpretError(TirxError, InterpretationError):
         return format_location(self.op)
 
     def add_context(self, text: str) -> None:
-        """Append where it happened, e.g. ``in CTA (1, 0, 0) of @k``."""
-        self.context.append(text)
+        """Say where it happened, e.g. ``in CTA (1, 0, 0) of @k`` (appended to the message)."""
+        self.message += f" ({text})"
 
     def __str__(self) -> str:
         return f"{self.location}: error: {self.render()}"
@@ -208,4 +201,6 @@ def dtype_name(dt: np.dtype) -> str:
              np.dtype(np.float16): "f16", BOOL: "i1"}
     if dt in names:
         return names[dt]
-    return ("ui" if dt.kind == "u" else "i") + str(dt.itemsize * 8)
+    if dt.kind in "iu":
+        return ("ui" if dt.kind == "u" else "i") + str(dt.itemsize * 8)
+    return str(dt)

@@ -164,10 +164,15 @@ class TirxKernelFunctions(InterpreterFunctions):
 
     @impl(SliceOp)
     def run_slice(self, interp: Interpreter, op: SliceOp, args: PythonValues):
-        source, *dynamic = args
-        it = iter(dynamic)
-        offsets = [next(it) if s == DYNAMIC else s for s in op.static_offsets.get_values()]
-        return (runtime.view(source, offsets, op.sizes(), op.strides()),)
+        cache: dict[SliceOp, tuple] = self.__dict__.setdefault("_slice_cache", {})
+        static = cache.get(op)
+        if static is None:
+            static = cache[op] = (op.static_offsets.get_values(), op.sizes(), op.strides())
+        offsets, sizes, strides = static
+        if len(args) > 1:
+            it = iter(args[1:])
+            offsets = [next(it) if s == DYNAMIC else s for s in offsets]
+        return (runtime.view(args[0], offsets, sizes, strides),)
 
     @impl(LoadOp)
     def run_load(self, interp: Interpreter, op: LoadOp, args: PythonValues):

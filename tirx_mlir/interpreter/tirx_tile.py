@@ -124,9 +124,13 @@ def _gemm(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
     alpha, beta = op.float_prop("alpha", 1.0), op.float_prop("beta", 0.0)
     if alpha != 1.0:
         prod = prod * alpha
+    d = v["d"]
+    if beta == 1.0 and "c" not in v and d.dtype == call.cdt:
+        d += prod  # D += op(A) @ op(B): the accumulate form, in place
+        return
     if beta != 0.0:
-        prod = prod + beta * call.read(v.get("c", v["d"]))
-    runtime.store(v["d"], prod)
+        prod += beta * call.read(v.get("c", d))
+    runtime.store(d, prod)
 
 
 def _gemm_async(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
@@ -155,11 +159,25 @@ def _fill(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
     runtime.store(v["dst"], v["value"])
 
 
+def _activation_input(call: TileCall, v: dict[str, Any], shape: tuple[int, ...]
+                      ) -> tuple[np.ndarray, bool]:
+    """``src * scale + bias`` in the compute dtype and ``shape``, and whether it is a fresh
+    array (one the op may overwrite) rather than a view of ``src``."""
+    src = v["src"]
+    x = call.read(src, shape)
+    scale, bias = call.read(v.get("scale")), call.read(v.get("bias"))
+    if scale is None and bias is None:
+        return x, not np.may_share_memory(x, src)
+    return sem.bias_scale(x, scale, bias), True
+
+
 def _unary(func: Callable[[Any], Any]) -> Semantics:
     def run(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
         dst = v["dst"]
-        x = sem.bias_scale(call.read(v["src"], dst.shape), call.read(v.get("scale")),
-                           call.read(v.get("bias")))
+        x, _ = _activation_input(call, v, dst.shape)
+        if isinstance(func, np.ufunc) and dst.dtype == call.cdt:
+            func(x, out=dst)  # no rounding needed: compute dtype is dst's (overlap-safe)
+            return
         runtime.store(dst, func(x))
 
     return run
@@ -172,7 +190,11 @@ def _cast(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
 
 def _binary(func: np.ufunc) -> Semantics:
     def run(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
-        runtime.store(v["dst"], func(call.read(v["lhs"]), call.read(v["rhs"])))
+        dst = v["dst"]
+        if dst.dtype == call.cdt:
+            func(call.read(v["lhs"]), call.read(v["rhs"]), out=dst)  # overlap-safe ufunc
+            return
+        runtime.store(dst, func(call.read(v["lhs"]), call.read(v["rhs"])))
 
     return run
 
@@ -228,9 +250,9 @@ def _unary_reduce(call: TileCall, v: dict[str, Any], interp: Interpreter) -> Non
     op = call.op
     assert isinstance(op, T.UnaryReduceOp)
     out, red_out = v["un_out"], v["red_out"]
-    x = sem.bias_scale(call.read(v["src"], out.shape), call.read(v.get("scale")),
-                       call.read(v.get("bias")))
-    value = sem.UNARY[op.unary.data](x)
+    x, fresh = _activation_input(call, v, out.shape)
+    func = sem.UNARY[op.unary.data]
+    value = func(x, out=x) if fresh and isinstance(func, np.ufunc) else func(x)
     red = sem.reduce(op.reduce.data, value, _reduce_axes(op, out))
     runtime.store(out, value)
     runtime.store(red_out, red.reshape(red_out.shape))
@@ -276,9 +298,7 @@ class TirxTileFunctions(InterpreterFunctions):
     """The tile primitives (combined into `TirxFunctions`); one `TileCall` is cached per op."""
 
     def _call(self, op: TileOp) -> TileCall:
-        calls: dict[TileOp, TileCall] | None = getattr(self, "_tile_calls", None)
-        if calls is None:
-            calls = self._tile_calls = {}
+        calls: dict[TileOp, TileCall] = self.__dict__.setdefault("_tile_calls", {})
         call = calls.get(op)
         if call is None:
             call = calls[op] = _make_call(op)

@@ -1,0 +1,67 @@
+"""Implementation sets come from tirx_mlir.registry.interpreter_functions: a backend plugs its
+dialects in there; two sets claiming one op conflict; an op nobody implements is a located error."""
+
+import pytest
+from xdsl.dialects import arith
+from xdsl.dialects import test as test_dialect
+from xdsl.interpreter import InterpreterFunctions, impl, register_impls
+
+from tirx_mlir import registry
+from tirx_mlir.context import parse_module
+from tirx_mlir.interpreter import InterpretError, make_interpreter
+
+PROGRAM = """func.func @f() -> i32 {
+  %x = "test.op"() : () -> i32
+  func.return %x : i32
+}
+"""
+
+
+@register_impls
+class AnswerFunctions(InterpreterFunctions):
+    @impl(test_dialect.TestOp)
+    def run_test_op(self, interp, op, args):
+        return (42,)
+
+
+@register_impls
+class RivalArithFunctions(InterpreterFunctions):
+    @impl(arith.AddiOp)
+    def run_addi(self, interp, op, args):
+        return (0,)
+
+
+@pytest.fixture
+def fake_backend():
+    yield
+    registry.drop_owner_everywhere("fake_backend")
+
+
+def test_core_sets_are_registered():
+    import tirx_mlir.interpreter  # noqa: F401
+
+    for name in ("tirx", "arith", "math"):
+        assert registry.interpreter_functions.owner_of(name) == "core"
+
+
+def test_a_backend_registered_set_is_used(fake_backend):
+    with registry.owner_scope("fake_backend"):
+        registry.register_interpreter_functions("answer", lambda: AnswerFunctions)
+    assert make_interpreter(parse_module(PROGRAM)).call_op("f", ()) == (42,)
+
+
+def test_two_sets_implementing_one_op_conflict(fake_backend):
+    with registry.owner_scope("fake_backend"):
+        registry.register_interpreter_functions("rival", lambda: RivalArithFunctions)
+    with pytest.raises(registry.RegistryError, match=r"'arith' and 'rival' both implement "
+                                                     r"arith\.addi"):
+        make_interpreter(parse_module(PROGRAM))
+
+
+def test_rollback_removes_the_backend_set(fake_backend):
+    with registry.owner_scope("fake_backend"):
+        registry.register_interpreter_functions("answer", lambda: AnswerFunctions)
+    registry.drop_owner_everywhere("fake_backend")
+    with pytest.raises(InterpretError, match=r"p\.mlir:2:3: error: test\.op: no interpreter "
+                                             r"implementation for this op"):
+        make_interpreter(parse_module(PROGRAM, "p.mlir")).call_op("f", ())

@@ -1,0 +1,233 @@
+"""``tirx-run``: run a kernel of an IR file with the reference interpreter.
+
+    tirx-run examples/softmax.mlir                          # random inputs (--seed 0)
+    tirx-run k.mlir --entry gemm --inputs a.npy b.npy --save out/
+    tirx-run k.mlir --pass-pipeline cleanup -p cse          # run passes first (as tirx-opt does)
+
+The file is parsed with source locations and verified; the passes run (each followed by a
+verification); then the kernel (``--entry``, or the file's only kernel) runs on the ``.npy``
+inputs or on random ones (standard normal floats, small integers; see `launch.random_array`).
+Each output gets one line: its name, shape, dtype, min/max/mean over the non-NaN elements and the
+count of NaN (floats) or poison (integers) elements, which flag memory the kernel never wrote.
+``--save DIR`` writes every parameter (inputs and outputs) as ``DIR/<name>.npy``, so a run can be
+replayed with ``--inputs``. numpy's .npy format has no bf16/fp8 dtype: such arrays are stored as
+raw 2- or 1-byte records, which tirx-run reads back as the parameter's type.
+
+Errors (a missing file, an unknown entry, inputs of the wrong shape or dtype, parse, verifier,
+pass and run-time errors) print ``file:line:col: error: ...`` (or ``tirx-run: error: ...``) and
+exit with status 1; never a Python traceback (set TIRX_MLIR_DEBUG=1 for one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+
+import numpy as np
+
+USAGE_EXAMPLES = """examples:
+  tirx-run examples/softmax.mlir
+  tirx-run k.mlir --entry gemm --inputs a.npy b.npy --save out/
+  tirx-run k.mlir --pass-pipeline cleanup -p cse"""
+
+
+class CLIError(Exception):
+    """A bad command line or input file: ``tirx-run: error: ...``, exit 1."""
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse would exit 2 with its own format
+        raise CLIError(f"{message} (see tirx-run --help)")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _ArgumentParser(prog="tirx-run", description="Run a tirx kernel with the reference "
+                        "interpreter and summarize its outputs.", epilog=USAGE_EXAMPLES,
+                        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("file", help="the .mlir file ('-' reads stdin)")
+    p.add_argument("--entry", metavar="NAME", help="the kernel to run (default: the only one)")
+    p.add_argument("--inputs", nargs="+", metavar="NPY", default=None,
+                   help="one .npy file per kernel input, in order (default: random inputs)")
+    p.add_argument("--outputs", nargs="+", metavar="NPY", default=None,
+                   help="initial contents of the outputs (default: fresh NaN/poison memory)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--cast-inputs", action="store_true",
+                   help="round inputs of another dtype to the parameter's type")
+    p.add_argument("--save", metavar="DIR", help="write every parameter as DIR/<name>.npy")
+    p.add_argument("-p", "--passes", metavar="PASSES", default="",
+                   help="passes to run first, as for tirx-opt -p")
+    p.add_argument("--pass-pipeline", metavar="NAME[{opt=val ...}]", default=None,
+                   help="a registered pipeline to run first (before -p)")
+    p.add_argument("--print-ir", action="store_true", help="print the IR that runs")
+    return p
+
+
+# --- stages -------------------------------------------------------------------------------------
+
+
+def _read(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as err:
+        raise CLIError(f"cannot read '{path}': {getattr(err, 'strerror', None) or err}") from None
+
+
+def _passes(args: argparse.Namespace) -> list:
+    if not args.passes and not args.pass_pipeline:
+        return []
+    from tirx_mlir.tools import tirx_opt
+
+    opt_args = ["-p", args.passes] if args.passes else []
+    if args.pass_pipeline:
+        opt_args += ["--pass-pipeline", args.pass_pipeline]
+    try:
+        return tirx_opt.TirxOptMain(opt_args).passes
+    except tirx_opt.CLIError as err:
+        raise CLIError(str(err).replace("tirx-opt --help", "tirx-run --help")) from None
+
+
+def _apply_passes(module, passes: list, where: str) -> None:
+    from xdsl.utils.exceptions import DiagnosticException
+
+    from tirx_mlir.context import make_context
+    from tirx_mlir.diagnostics import TirxError
+    from tirx_mlir.tools.diagnostics_cli import (Report, ReportedError, report_tirx_error,
+                                                 verify_located)
+
+    ctx = make_context()
+    for p in passes:
+        try:
+            p.apply(ctx, module)
+        except TirxError as err:
+            report = report_tirx_error(err, where)
+            report.notes.insert(0, f"note: raised by pass '{p.name}'")
+            raise ReportedError(report) from None
+        except DiagnosticException as err:
+            raise ReportedError(Report(where, f"pass '{p.name}' failed: "
+                                              f"{str(err).splitlines()[0]}")) from None
+        verify_located(module, where, f"after pass '{p.name}'")
+
+
+def _load_arrays(paths: Sequence[str]) -> list[np.ndarray]:
+    arrays = []
+    for path in paths:
+        try:
+            arrays.append(np.load(path, allow_pickle=False))
+        except (OSError, ValueError) as err:
+            raise CLIError(f"cannot load '{path}' as a .npy array: "
+                           f"{getattr(err, 'strerror', None) or err}") from None
+    return arrays
+
+
+def _inputs(runner, args: argparse.Namespace) -> list[np.ndarray]:
+    from tirx_mlir.interpreter.launch import random_array
+
+    params = runner.params[:runner.n_inputs]
+    if args.inputs is None:
+        rng = np.random.default_rng(args.seed)
+        return [random_array(btype, rng) for _, btype in params]
+    if len(args.inputs) != len(params):
+        names = ", ".join(f"%{n}" for n, _ in params) or "none"
+        raise CLIError(f"@{runner.kernel.kernel_name} takes {len(params)} input(s) ({names}), "
+                       f"got {len(args.inputs)} --inputs files")
+    return [_as_param_type(a, t) for a, (_, t) in zip(_load_arrays(args.inputs), params)]
+
+
+def _as_param_type(arr: np.ndarray, btype) -> np.ndarray:
+    """A bf16/fp8 array read back from .npy (raw records of the same size) as its real type."""
+    from tirx_mlir.dialects.tirx import dtypes
+
+    want = dtypes.numpy_dtype(btype.element_type)
+    if arr.dtype.kind == "V" and arr.dtype.itemsize == want.itemsize and arr.dtype != want:
+        return arr.view(want)
+    return arr
+
+
+def summarize(name: str, arr: np.ndarray) -> str:
+    """One line: name, shape, dtype, min/max/mean of the non-NaN elements, NaN/poison count."""
+    from tirx_mlir.interpreter import runtime
+
+    dtype = runtime.dtype_name(arr.dtype)
+    bad = runtime.poisoned(arr)
+    kind = "nan" if runtime.is_float_dtype(arr.dtype) else "poison"
+    good = arr[~bad].astype(np.float64)
+    stats = (f"min {good.min():.6g}  max {good.max():.6g}  mean {good.mean():.6g}"
+             if good.size else "min -  max -  mean -")
+    return f"%{name}: {list(arr.shape)} {dtype}  {stats}  {kind} {int(bad.sum())}"
+
+
+def _save(directory: str, runner, arrays: Sequence[np.ndarray]) -> None:
+    try:
+        os.makedirs(directory, exist_ok=True)
+        for (name, _), arr in zip(runner.params, arrays):
+            np.save(os.path.join(directory, f"{name}.npy"), arr, allow_pickle=False)
+    except OSError as err:
+        raise CLIError(f"cannot save to '{directory}': {err.strerror or err}") from None
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    from xdsl.utils.exceptions import ParseError
+
+    from tirx_mlir.context import make_context, parse_module
+    from tirx_mlir.diagnostics import TirxError
+    from tirx_mlir.interpreter.launch import KernelRunner
+    from tirx_mlir.tools.diagnostics_cli import (ReportedError, report_parse_error,
+                                                 report_tirx_error, verify_located)
+
+    args = _parser().parse_args(argv)
+    where = "<stdin>" if args.file == "-" else args.file
+    passes = _passes(args)
+    text = _read(args.file)
+    ctx = make_context()
+    try:
+        module = parse_module(text, where, ctx)
+        verify_located(module, where)
+        _apply_passes(module, passes, where)
+        if args.print_ir:
+            print(module)
+        runner = KernelRunner(module, args.entry)
+        inputs = _inputs(runner, args)
+        outputs = [_as_param_type(a, t) for a, (_, t) in zip(
+            _load_arrays(args.outputs or []), runner.params[runner.n_inputs:])]
+        prepared = runner.prepare([*inputs, *outputs], args.cast_inputs)
+        saved_inputs = [a.copy() for a in prepared[:runner.n_inputs]] if args.save else []
+        results = runner.run(prepared)
+    except ParseError as err:
+        raise ReportedError(report_parse_error(err, ctx)) from None
+    except TirxError as err:
+        raise ReportedError(report_tirx_error(err, where)) from None
+    for (name, _), arr in zip(runner.params[runner.n_inputs:], results):
+        print(summarize(name, arr))
+    if args.save:
+        _save(args.save, runner, [*saved_inputs, *results])
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``tirx-run`` console script; returns the exit code."""
+    from tirx_mlir.tools.diagnostics_cli import ReportedError
+
+    try:
+        return run(argv)
+    except CLIError as err:
+        sys.stderr.write(f"tirx-run: error: {err}\n")
+    except ReportedError as err:
+        sys.stderr.write(err.report.render())
+    except KeyboardInterrupt:
+        sys.stderr.write("tirx-run: interrupted\n")
+    except Exception as err:  # noqa: BLE001 - a bug in the interpreter or a pass
+        if os.environ.get("TIRX_MLIR_DEBUG"):
+            raise
+        sys.stderr.write(f"tirx-run: internal error: {type(err).__name__}: {err}\n"
+                         f"note: this is a bug in tirx_mlir; set TIRX_MLIR_DEBUG=1 to see the "
+                         f"Python traceback\n")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
