@@ -28,7 +28,8 @@ from xdsl.interpreter import (Interpreter, InterpreterFunctions, PythonValues, R
 
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import DYNAMIC, AllocOp, LoadOp, SliceOp, StoreOp
+from tirx_mlir.dialects.tirx.buffer_ops import (DYNAMIC, AllocOp, LoadOp, ReshapeOp, SliceOp,
+                                                StoreOp, TransposeOp)
 from tirx_mlir.dialects.tirx.kernel import (ClusterIdOp, CtaIdInClusterOp, CtaIdInPairOp, CtaIdOp,
                                             KernelOp, LaneIdOp, ReturnOp, ScopeIdOp,
                                             ThreadIdInWgOp, ThreadIdOp, WarpgroupIdOp,
@@ -173,6 +174,19 @@ class TirxKernelFunctions(InterpreterFunctions):
             it = iter(args[1:])
             offsets = [next(it) if s == DYNAMIC else s for s in offsets]
         return (runtime.view(args[0], offsets, sizes, strides),)
+
+    @impl(TransposeOp)
+    def run_transpose(self, interp: Interpreter, op: TransposeOp, args: PythonValues):
+        return (args[0].transpose(op.perm()),)
+
+    @impl(ReshapeOp)
+    def run_reshape(self, interp: Interpreter, op: ReshapeOp, args: PythonValues):
+        shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+        try:  # a split of dims is always a view (writes go through to the buffer)
+            return (np.reshape(args[0], shape, copy=False),)
+        except ValueError:
+            raise InterpretError(f"cannot view {list(args[0].shape)} as {list(shape)} without "
+                                 f"a copy", op) from None
 
     @impl(LoadOp)
     def run_load(self, interp: Interpreter, op: LoadOp, args: PythonValues):
