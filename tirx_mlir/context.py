@@ -13,10 +13,11 @@ import re
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from tirx_mlir import registry
 
@@ -61,6 +62,7 @@ class LocatedParser(Parser):
             pos = content.find("\n", pos + 1)
         self._line_offset = line_offset
         self._filename = StringAttr(name)
+        self._attr_cache: dict[tuple, Attribute] = {}
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
@@ -124,17 +126,38 @@ class LocatedParser(Parser):
             self.raise_error(f"Operation {name} is not registered")
         self.raise_error(f"Operation {name} is not registered", at, at + len(name))
 
+    def _attr_cache_key(self, attr_name: str, is_type: bool) -> tuple[tuple, int] | None:
+        """(cache key, position of the closing '>') for a ``dialect.name<...>`` body.
+
+        Attributes are immutable values, and a kernel repeats the same buffer types on every
+        op, so each distinct text is parsed (and verified) once per parse."""
+        if "." not in attr_name or self._current_token.kind != MLIRTokenKind.LESS:
+            return None
+        body_start = self._current_token.span.end
+        try:
+            end = self._raw_scan_balanced(body_start)
+        except ParseError:  # let the real parser report it
+            return None
+        return (attr_name, is_type, self.lexer.input.content[body_start:end]), end
+
     def _parse_dialect_type_or_attribute_body(self, attr_name: str, is_type: bool,
                                               is_opaque: bool, starting_opaque_pos):
         """Report a type or attribute whose verifier rejects it as a parse error at its text
         (xDSL raises a bare VerifyException without a location)."""
         content = self.lexer.input.content
+        key = self._attr_cache_key(attr_name, is_type)
+        if key is not None and (cached := self._attr_cache.get(key[0])) is not None:
+            self._resume_from(key[1] + 1)  # past the closing '>'
+            return cached
         start = self._current_token.span.start
         name_at = content.rfind(attr_name, 0, start)
         start = name_at - 1 if name_at > 0 else start
         try:
-            return super()._parse_dialect_type_or_attribute_body(attr_name, is_type, is_opaque,
+            attr = super()._parse_dialect_type_or_attribute_body(attr_name, is_type, is_opaque,
                                                                  starting_opaque_pos)
+            if key is not None:
+                self._attr_cache[key[0]] = attr
+            return attr
         except VerifyException as err:
             kind = "type !" if is_type else "attribute #"
             end = max(_text_end(content, self.pos), start + 1)
