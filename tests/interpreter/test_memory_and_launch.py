@@ -257,3 +257,48 @@ def test_kernel_is_callable_through_the_xdsl_interpreter(rng):
     assert out is y and (y == 2 * x).all()
     with pytest.raises(InterpretError, match=r"parameter %y of @k is"):
         make_interpreter(module).call_op("k", (x, np.zeros((2, 3), ml_dtypes.bfloat16)))
+
+
+def test_transpose_and_reshape_are_views(rng):
+    x = sample("f32", (4, 6), rng)
+    body = (f"  %t = tirx.transpose %o [1, 0] : {buf('4x6xf32')} -> {buf('6x4xf32')}\n"
+            f"  %r = tirx.reshape %o : {buf('4x6xf32')} -> {buf('2x2x6xf32')}\n"
+            f"  %xt = tirx.transpose %x [1, 0] : {buf('4x6xf32')} -> {buf('6x4xf32')}\n"
+            f"  tirx.copy %t, %xt : {buf('6x4xf32')}, {buf('6x4xf32')}\n"
+            f"  %row = tirx.slice %r[1, 0, 0] [1, 1, 6] : {buf('2x2x6xf32')} -> {buf('1x1x6xf32')}\n"
+            f"  tirx.zero %row : {buf('1x1x6xf32')}")
+    (o,) = run(kernel([("x", "4x6xf32")], [("o", "4x6xf32")], body), x)
+    want = x.copy()
+    want[2] = 0  # [1, 0, :] of the 2x2x6 view is row 2
+    assert_same(o, want)
+
+
+def test_only_inputs_the_kernel_may_write_are_copied(rng):
+    from tirx_mlir.context import parse_module
+    from tirx_mlir.interpreter.launch import find_kernel, written_inputs
+
+    t = buf("4xf32")
+    body = (f"  %v = tirx.slice %b[0] [2] : {t} -> {buf('2xf32')}\n"
+            f"  tirx.zero %v : {buf('2xf32')}\n"
+            f"  tirx.add %o, %a, %b : {t}, {t}, {t}")
+    text = kernel([("a", "4xf32"), ("b", "4xf32")], [("o", "4xf32")], body)
+    assert written_inputs(find_kernel(parse_module(text))) == {1}
+    a, b = sample("f32", (4,), rng), sample("f32", (4,), rng)
+    a0, b0 = a.copy(), b.copy()
+    (o,) = run(text, a, b)
+    assert_same(o, a0 + np.concatenate([[0, 0], b0[2:]]).astype(np.float32))
+    assert_same(a, a0)
+    assert_same(b, b0)
+    # an op the analysis does not know that takes an input buffer counts as writing it
+    unknown = f'  "test.op"(%a) : ({t}) -> ()'
+    assert written_inputs(find_kernel(parse_module(kernel([("a", "4xf32")], [], unknown)))) == {0}
+
+
+def test_read_only_inputs_are_not_copied(rng):
+    from tirx_mlir.context import parse_module
+    from tirx_mlir.interpreter import KernelRunner
+
+    a = sample("f32", (4,), rng)
+    runner = KernelRunner(parse_module(SCALE.replace("2x3", "4")))
+    args = runner.prepare([a])
+    assert np.shares_memory(args[0], a) and not args[0].flags.writeable

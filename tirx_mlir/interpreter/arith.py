@@ -1,7 +1,7 @@
 """Interpreter implementations of every ``arith`` op on scalars, replacing xDSL's partial set.
 
-xDSL 0.74 implements 21 of its 47 arith ops (it has no ``arith.remf``) and keeps float results in double precision. This
-module implements all 47 with the values xDSL uses (Python ints in signed form for ``index`` and
+xDSL 0.74 implements 21 of its 47 arith ops (it has no ``arith.remf``) and keeps float results
+in double precision. This module implements all 47 with the values xDSL uses (Python ints in signed form for ``index`` and
 ``iN``, Python bools for ``i1``, Python floats) and rounds every float result to its type
 (f32, f16, bf16, fp8: round to nearest even), so scalar code computes what the hardware computes.
 
@@ -72,27 +72,16 @@ def round_float(value: float, dt: np.dtype) -> float:
         return float(np.asarray(value, dtype=F64).astype(dt))
 
 
-class _Facts:
+class _Facts(runtime.PerOpCache):
     """Per-op cache of the widths and dtypes an implementation needs."""
 
-    def __init__(self):
-        self._cache: dict[Operation, Any] = {}
-
     def width(self, interp: Interpreter, op: Operation, operand: bool = False) -> int:
-        key = (op, operand)
-        w = self._cache.get(key)
-        if w is None:
-            t = op.operands[0].type if operand else op.results[0].type
-            w = self._cache[key] = int_width(interp, t)
-        return w
+        return self.get(op, ("width", operand), lambda: int_width(
+            interp, op.operands[0].type if operand else op.results[0].type))
 
     def dtype(self, op: Operation, operand: bool = False) -> np.dtype:
-        key = (op, "dt", operand)
-        dt = self._cache.get(key)
-        if dt is None:
-            t = op.operands[0].type if operand else op.results[0].type
-            dt = self._cache[key] = float_dtype(t)
-        return dt
+        return self.get(op, ("dtype", operand), lambda: float_dtype(
+            op.operands[0].type if operand else op.results[0].type))
 
 
 _CMPI = {

@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImplResult
-from xdsl.ir import Operation
+from xdsl.interpreter import (Interpreter, InterpreterFunctions, OpImplResult, PythonValues,
+                              ReturnedValues)
+from xdsl.ir import Block, Operation, Region
 
 from tirx_mlir import registry
 from tirx_mlir.interpreter.runtime import InterpretError
@@ -27,6 +28,43 @@ class TirxInterpreter(Interpreter):
     instead (its ``file:line:col``), which is what a user needs, and costs nothing when nothing
     fails.
     """
+
+    def run_ssacfg_region(self, region: Region, args: PythonValues,
+                          name: str = "unknown") -> PythonValues:
+        """xDSL's region runner (same scoping and control flow) without its per-op message
+        formatting: the interpreter's hot loop."""
+        if not region.blocks:
+            return ()
+        initial_scope = self._ctx
+        block: Block | None = region.blocks.first
+        results: PythonValues = ()
+        try:
+            while block is not None:
+                self.push_scope(name)
+                env = self._ctx
+                for arg, value in zip(block.args, args):
+                    env[arg] = value
+                op = block.first_op
+                block = None
+                while op is not None:
+                    result = self._run_op(op, tuple([env[v] for v in op.operands]))
+                    values = result.values
+                    if len(values) != len(op.results):
+                        raise InterpretError(f"the implementation returned {len(values)} values "
+                                             f"for {len(op.results)} results", op)
+                    for res, value in zip(op.results, values):
+                        env[res] = value
+                    terminator = result.terminator_value
+                    if terminator is not None:
+                        if isinstance(terminator, ReturnedValues):
+                            results = terminator.values
+                        else:
+                            block, args = terminator
+                        break
+                    op = op.next_op
+        finally:
+            self._ctx = initial_scope
+        return results
 
     def _run_op(self, op: Operation, inputs: tuple[Any, ...]) -> OpImplResult:
         entry = self._impls._impl_dict.get(type(op))  # noqa: SLF001 - xdsl 0.74 internals

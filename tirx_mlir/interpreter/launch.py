@@ -3,9 +3,11 @@
     runner = KernelRunner(module, "softmax")    # builds the interpreter once
     (y,) = runner(x)                            # inputs first; outputs allocated NaN-filled
 
-Arguments follow the kernel's parameters, inputs then outputs. Inputs are copied (the caller's
-arrays are never written); an output passed by the caller is written in place, one not passed is
-fresh memory (NaN / poison, so an element the kernel never writes shows). Shapes must match; an
+Arguments follow the kernel's parameters, inputs then outputs. The caller's input arrays are never
+written: an input the kernel may write (`written_inputs`) is copied, the others are passed as
+read-only views (so a write the analysis missed fails loudly instead of corrupting the caller's
+data). An output passed by the caller is written in place; one not passed is fresh memory (NaN /
+poison, so an element the kernel never writes shows). Shapes must match; an
 input of another dtype is an error unless ``cast_inputs=True``, which rounds it under the store
 rules of `runtime.convert`.
 """
@@ -17,12 +19,16 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import BlockArgument, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, LoadOp, ReshapeOp, SliceOp, StoreOp,
+                                                TransposeOp)
 from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.interpreter import runtime
 from tirx_mlir.interpreter.core import TirxInterpreter, make_interpreter
 from tirx_mlir.interpreter.runtime import InterpretError
@@ -62,6 +68,43 @@ def verify_module(module: ModuleOp) -> None:
         raise TirxError(str(err), bad) from None
 
 
+_VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
+
+
+def _root_param(value: SSAValue, kernel: KernelOp) -> int | None | bool:
+    """The kernel parameter a buffer value views (its index), None for an on-chip allocation,
+    True when it cannot be traced (then any parameter may be behind it)."""
+    while isinstance(value.owner, _VIEW_OPS):
+        value = value.owner.source
+    if isinstance(value, BlockArgument) and value.owner is kernel.body.block:
+        return value.index
+    return None if isinstance(value.owner, AllocOp) else True
+
+
+def written_inputs(kernel: KernelOp) -> set[int]:
+    """Indices of the inputs the kernel may write: the destinations of tile ops and
+    ``tirx.store``, traced through views; any other op (e.g. a backend's) that takes an
+    input-derived buffer counts as writing it, and an untraceable buffer as writing them all."""
+    inputs = set(range(kernel.n_inputs))
+    written: set[int] = set()
+    for op in kernel.walk():
+        if isinstance(op, TileOp):
+            targets = op.dst_operands()
+        elif isinstance(op, StoreOp):
+            targets = [op.buffer]
+        elif isinstance(op, (*_VIEW_OPS, LoadOp, AllocOp)):
+            continue
+        else:
+            targets = [o for o in op.operands if isinstance(o.type, BufferType)]
+        for value in targets:
+            root = _root_param(value, kernel)
+            if root is True:
+                return inputs
+            if root is not None and root in inputs:
+                written.add(root)
+    return written
+
+
 def buffer_params(kernel: KernelOp) -> list[tuple[str, BufferType]]:
     """(name, type) of each parameter, inputs first."""
     out = []
@@ -93,6 +136,7 @@ class KernelRunner:
         self.kernel = find_kernel(module, kernel_name)
         self.interpreter = interpreter or make_interpreter(module)
         self.params = buffer_params(self.kernel)
+        self.written_inputs = written_inputs(self.kernel)
 
     @property
     def n_inputs(self) -> int:
@@ -127,7 +171,11 @@ class KernelRunner:
                 f"{runtime.dtype_name(arr.dtype)}, but the parameter is {btype}", self.kernel,
                 hint="convert it (bf16/fp8 through ml_dtypes), or pass cast_inputs=True "
                      "(tirx-run: --cast-inputs) to round it to the parameter's type")
-        return np.array(runtime.convert(arr, dt), dtype=dt, order="C", copy=True)
+        if index in self.written_inputs or arr.dtype != dt:
+            return np.array(runtime.convert(arr, dt), dtype=dt, order="C", copy=True)
+        view = arr.view()
+        view.flags.writeable = False
+        return view
 
     def _output(self, index: int, value: Any) -> np.ndarray:
         btype, dt, arr = self._expect(index, value)

@@ -1,4 +1,4 @@
-"""Run-time values and memory rules of the tirx interpreters (public: backend interpreters reuse it).
+"""Run-time values and memory rules of the tirx interpreters (public: backend interpreters use it).
 
 Representation of values at run time:
 
@@ -69,6 +69,25 @@ class InterpretError(TirxError, InterpretationError):
         return f"{self.location}: error: {self.render()}"
 
 
+class PerOpCache:
+    """Facts computed once per op (widths, dtypes, static slice bounds...), for the hot path.
+
+    Keyed by the op's id, because xDSL's Python-level ``__hash__`` costs more than the lookup;
+    each entry keeps its op, so a recycled id is never mistaken for it.
+    """
+
+    def __init__(self):
+        self._entries: dict[tuple[int, Any], tuple[Operation, Any]] = {}
+
+    def get(self, op: Operation, key: Any, compute) -> Any:
+        entry = self._entries.get((id(op), key))
+        if entry is not None and entry[0] is op:
+            return entry[1]
+        value = compute()
+        self._entries[(id(op), key)] = (op, value)
+        return value
+
+
 # --- dtypes -------------------------------------------------------------------------------------
 
 
@@ -97,10 +116,49 @@ def poison_value(dt: np.dtype) -> Any:
     return info.min if dt.kind == "i" else info.max
 
 
+def fresh_fill(dt: np.dtype) -> Any:
+    """The value fresh memory of dtype ``dt`` holds (NaN, or `poison_value`)."""
+    return np.nan if is_float_dtype(dt) else poison_value(dt)
+
+
 def alloc(shape: Sequence[int], dt: np.dtype) -> np.ndarray:
     """Fresh memory: NaN-filled for floats, `poison_value` for integers."""
-    fill = np.nan if is_float_dtype(dt) else poison_value(dt)
-    return np.full(tuple(shape), fill, dtype=dt)
+    return np.full(tuple(shape), fresh_fill(dt), dtype=dt)
+
+
+class BufferPool:
+    """Fresh memory for on-chip buffers, reusing the storage of dead ones.
+
+    A large fresh numpy array costs page faults on first touch; re-filling a dead buffer's
+    warm storage with NaN/poison gives the same fresh-memory semantics faster. `release` returns
+    the buffers allocated since the last release (e.g. when a CTA ends) to the pool, except those
+    something still references (a view, a value kept by another interpreter), which are left
+    alone, so reuse can never alias live data.
+    """
+
+    def __init__(self):
+        self._free: dict[tuple[tuple[int, ...], np.dtype], list[np.ndarray]] = {}
+        self._live: list[np.ndarray] = []
+
+    def alloc(self, shape: Sequence[int], dt: np.dtype) -> np.ndarray:
+        key = (tuple(shape), dt)
+        free = self._free.get(key)
+        if free:
+            arr = free.pop()
+            arr.fill(fresh_fill(dt))
+        else:
+            arr = alloc(shape, dt)
+        self._live.append(arr)
+        return arr
+
+    def release(self) -> None:
+        import sys
+
+        live, self._live = self._live, []
+        while live:
+            arr = live.pop()
+            if sys.getrefcount(arr) <= 2:  # only `arr` and getrefcount's argument
+                self._free.setdefault((arr.shape, arr.dtype), []).append(arr)
 
 
 def poisoned(arr: np.ndarray) -> np.ndarray:

@@ -10,9 +10,10 @@ Execution model (the tile level):
   ``warpgroup_id``, ``warp_id_in_wg``, ``thread_id_in_wg``) have no value at the tile level,
   where tile ops are collective over their scope: they raise an error naming the op. (CUDA-level
   IR gets a SIMT interpreter with the CUDA backend.)
-* ``tirx.alloc`` returns fresh memory (`runtime.alloc`: NaN / poison) each time it runs, so every
-  CTA gets its own on-chip buffers; ``tirx.slice`` is a numpy view checked against the bounds of
-  its source (dynamic offsets included); ``tirx.load`` / ``tirx.store`` check their indices and
+* ``tirx.alloc`` returns fresh memory (NaN / poison) each time it runs, so every CTA gets its own
+  on-chip buffers (their storage is recycled through a `runtime.BufferPool` once a CTA ends);
+  ``tirx.slice`` is a numpy view checked against the bounds of its source (dynamic offsets
+  included); ``tirx.load`` / ``tirx.store`` check their indices and
   round stored values to the buffer's type.
 """
 
@@ -63,6 +64,11 @@ def current_launch(interp: Interpreter) -> Launch | None:
     return interp.get_data(TirxKernelFunctions, "launch", lambda: None)
 
 
+def buffer_pool(interp: Interpreter) -> runtime.BufferPool:
+    """The interpreter's pool of on-chip buffer storage (released at the end of every CTA)."""
+    return interp.get_data(TirxKernelFunctions, "pool", runtime.BufferPool)
+
+
 def param_name(kernel: KernelOp, index: int) -> str:
     hint = kernel.body.block.args[index].name_hint
     return f"%{hint}" if hint else f"#{index}"
@@ -101,6 +107,7 @@ class TirxKernelFunctions(InterpreterFunctions):
         grid = _pad3(op.grid_dims())
         cluster = None if op.cluster_dims() is None else _pad3(op.cluster_dims())
         outer = current_launch(interp)
+        pool = buffer_pool(interp)
         try:
             with np.errstate(all="ignore"):
                 for z, y, x in itertools.product(*(range(n) for n in reversed(grid))):
@@ -112,6 +119,7 @@ class TirxKernelFunctions(InterpreterFunctions):
                         if grid != (1, 1, 1):
                             err.add_context(f"in CTA ({x}, {y}, {z}) of @{op.kernel_name}")
                         raise
+                    pool.release()
         finally:
             interp.set_data(TirxKernelFunctions, "launch", outer)
         return tuple(args[op.n_inputs:])
@@ -161,15 +169,14 @@ class TirxKernelFunctions(InterpreterFunctions):
     def run_alloc(self, interp: Interpreter, op: AllocOp, args: PythonValues):
         btype = op.result.type
         assert isinstance(btype, BufferType)
-        return (runtime.alloc(btype.get_shape(), dtypes.numpy_dtype(btype.element_type)),)
+        dt = dtypes.numpy_dtype(btype.element_type)
+        return (buffer_pool(interp).alloc(btype.get_shape(), dt),)
 
     @impl(SliceOp)
     def run_slice(self, interp: Interpreter, op: SliceOp, args: PythonValues):
-        cache: dict[SliceOp, tuple] = self.__dict__.setdefault("_slice_cache", {})
-        static = cache.get(op)
-        if static is None:
-            static = cache[op] = (op.static_offsets.get_values(), op.sizes(), op.strides())
-        offsets, sizes, strides = static
+        cache: runtime.PerOpCache = self.__dict__.setdefault("_slice_cache", runtime.PerOpCache())
+        offsets, sizes, strides = cache.get(op, "slice", lambda: (
+            op.static_offsets.get_values(), op.sizes(), op.strides()))
         if len(args) > 1:
             it = iter(args[1:])
             offsets = [next(it) if s == DYNAMIC else s for s in offsets]

@@ -70,6 +70,21 @@ class TileCall:
                                       f"{self.op.name} cta ...`) or write a `local` buffer")
         return dict(zip(self.names, args))
 
+    def scratch(self, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
+        """A temporary owned by this op, reused on each run (values never escape the op)."""
+        key = ("scratch", shape, dt)
+        arr = self.props.get(key)
+        if arr is None:
+            arr = self.props[key] = np.empty(shape, dt)
+        return arr
+
+    def writes_in_place(self, dst: np.ndarray, *others: Any) -> bool:
+        """Whether the op may compute straight into ``dst``: it has the compute dtype (so no
+        rounding is skipped) and shares no memory with ``others`` (operands read after the
+        first write). Operands read elementwise at the same index may alias ``dst``."""
+        return dst.dtype == self.cdt and not any(
+            isinstance(o, np.ndarray) and np.may_share_memory(dst, o) for o in others)
+
     def read(self, value: Any, shape: tuple[int, ...] | None = None) -> Any:
         """A source in the compute dtype (a Python scalar stays one); reshaped to ``shape``."""
         if not isinstance(value, np.ndarray):
@@ -120,16 +135,18 @@ def _gemm(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
     op = call.op
     assert isinstance(op, T.GemmOp)
     a, b = call.read(v["a"]), call.read(v["b"])
-    prod = (a.T if op.flag("transpose_a") else a) @ (b.T if op.flag("transpose_b") else b)
+    a = a.T if op.flag("transpose_a") else a
+    b = b.T if op.flag("transpose_b") else b
+    d = v["d"]
+    prod = np.matmul(a, b, out=call.scratch(d.shape, call.cdt))
     alpha, beta = op.float_prop("alpha", 1.0), op.float_prop("beta", 0.0)
     if alpha != 1.0:
         prod = prod * alpha
-    d = v["d"]
     if beta == 1.0 and "c" not in v and d.dtype == call.cdt:
         d += prod  # D += op(A) @ op(B): the accumulate form, in place
         return
     if beta != 0.0:
-        prod += beta * call.read(v.get("c", d))
+        prod = prod + beta * call.read(v.get("c", d))
     runtime.store(d, prod)
 
 
@@ -145,10 +162,12 @@ def _gemm_async(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
             b_nk = sem.block_scale(b_nk, call.read(v["sfb"]), "sfb")
         except ValueError as err:
             raise InterpretError(str(err), op) from None
-    prod = a_mk @ b_nk.T
-    if op.flag("accum"):
-        prod = call.read(v["c"]) + prod
-    runtime.store(v["c"], prod)
+    c = v["c"]
+    prod = np.matmul(a_mk, b_nk.T, out=call.scratch(c.shape, call.cdt))
+    if op.flag("accum") and c.dtype == call.cdt:
+        c += prod
+        return
+    runtime.store(c, call.read(c) + prod if op.flag("accum") else prod)
 
 
 def _zero(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
@@ -159,26 +178,31 @@ def _fill(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
     runtime.store(v["dst"], v["value"])
 
 
-def _activation_input(call: TileCall, v: dict[str, Any], shape: tuple[int, ...]
-                      ) -> tuple[np.ndarray, bool]:
-    """``src * scale + bias`` in the compute dtype and ``shape``, and whether it is a fresh
-    array (one the op may overwrite) rather than a view of ``src``."""
-    src = v["src"]
-    x = call.read(src, shape)
-    scale, bias = call.read(v.get("scale")), call.read(v.get("bias"))
-    if scale is None and bias is None:
-        return x, not np.may_share_memory(x, src)
-    return sem.bias_scale(x, scale, bias), True
+def _activation_operands(call: TileCall, v: dict[str, Any], shape: tuple[int, ...]):
+    """(src in the compute dtype and ``shape``, scale, bias)."""
+    return call.read(v["src"], shape), call.read(v.get("scale")), call.read(v.get("bias"))
+
+
+def _activate(call: TileCall, v: dict[str, Any], func: Callable[[Any], Any],
+              out: np.ndarray) -> np.ndarray:
+    """``func(src * scale + bias)`` in the compute dtype: computed straight into ``out`` when it
+    may be (`TileCall.writes_in_place`), else into a new array. Returns the values (unrounded)."""
+    x, scale, bias = _activation_operands(call, v, out.shape)
+    if not (isinstance(func, np.ufunc) and call.writes_in_place(out, scale, bias)):
+        return func(sem.bias_scale(x, scale, bias))
+    if scale is not None:
+        x = np.multiply(x, scale, out=out)
+    if bias is not None:
+        x = np.add(x, bias, out=out)
+    return func(x, out=out)
 
 
 def _unary(func: Callable[[Any], Any]) -> Semantics:
     def run(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
         dst = v["dst"]
-        x, _ = _activation_input(call, v, dst.shape)
-        if isinstance(func, np.ufunc) and dst.dtype == call.cdt:
-            func(x, out=dst)  # no rounding needed: compute dtype is dst's (overlap-safe)
-            return
-        runtime.store(dst, func(x))
+        value = _activate(call, v, func, dst)
+        if value is not dst:
+            runtime.store(dst, value)
 
     return run
 
@@ -250,11 +274,10 @@ def _unary_reduce(call: TileCall, v: dict[str, Any], interp: Interpreter) -> Non
     op = call.op
     assert isinstance(op, T.UnaryReduceOp)
     out, red_out = v["un_out"], v["red_out"]
-    x, fresh = _activation_input(call, v, out.shape)
-    func = sem.UNARY[op.unary.data]
-    value = func(x, out=x) if fresh and isinstance(func, np.ufunc) else func(x)
+    value = _activate(call, v, sem.UNARY[op.unary.data], out)
     red = sem.reduce(op.reduce.data, value, _reduce_axes(op, out))
-    runtime.store(out, value)
+    if value is not out:
+        runtime.store(out, value)
     runtime.store(red_out, red.reshape(red_out.shape))
 
 
@@ -298,11 +321,8 @@ class TirxTileFunctions(InterpreterFunctions):
     """The tile primitives (combined into `TirxFunctions`); one `TileCall` is cached per op."""
 
     def _call(self, op: TileOp) -> TileCall:
-        calls: dict[TileOp, TileCall] = self.__dict__.setdefault("_tile_calls", {})
-        call = calls.get(op)
-        if call is None:
-            call = calls[op] = _make_call(op)
-        return call
+        calls: runtime.PerOpCache = self.__dict__.setdefault("_tile_calls", runtime.PerOpCache())
+        return calls.get(op, "tile", lambda: _make_call(op))
 
     def run_tile(self, interp: Interpreter, op: TileOp, args: PythonValues) -> PythonValues:
         call = self._call(op)
