@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import BlockArgument, Operation, SSAValue
+from xdsl.traits import MemoryEffectKind, get_effects
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.diagnostics import TirxError
@@ -81,10 +82,24 @@ def _root_param(value: SSAValue, kernel: KernelOp) -> int | None | bool:
     return None if isinstance(value.owner, AllocOp) else True
 
 
+def _written_by(op: Operation) -> list[SSAValue]:
+    """The buffer operands an op without tirx semantics may write, from its memory effects."""
+    buffers = [o for o in op.operands if isinstance(o.type, BufferType)]
+    effects = get_effects(op)
+    if effects is None:
+        return buffers
+    writes = [e for e in effects if e.kind == MemoryEffectKind.WRITE]
+    if any(not isinstance(e.value, SSAValue) for e in writes):
+        return buffers
+    return [e.value for e in writes if isinstance(e.value.type, BufferType)]
+
+
 def written_inputs(kernel: KernelOp) -> set[int]:
     """Indices of the inputs the kernel may write: the destinations of tile ops and
-    ``tirx.store``, traced through views; any other op (e.g. a backend's) that takes an
-    input-derived buffer counts as writing it, and an untraceable buffer as writing them all."""
+    ``tirx.store``, traced through views. Any other op (e.g. a backend's) writes the buffers its
+    declared memory effects name: none when it declares no write effect (``MemoryReadEffect``,
+    ``Pure``...), every buffer operand when it declares an unspecific write or no effects at all.
+    A buffer that cannot be traced to a parameter or an allocation counts as writing them all."""
     inputs = set(range(kernel.n_inputs))
     written: set[int] = set()
     for op in kernel.walk():
@@ -95,7 +110,7 @@ def written_inputs(kernel: KernelOp) -> set[int]:
         elif isinstance(op, (*_VIEW_OPS, LoadOp, AllocOp)):
             continue
         else:
-            targets = [o for o in op.operands if isinstance(o.type, BufferType)]
+            targets = _written_by(op)
         for value in targets:
             root = _root_param(value, kernel)
             if root is True:
