@@ -88,16 +88,35 @@ class TirxOptMain(xDSLOptMain):
         self.args = arg_parser.parse_args(args=args)
         if self.args.run_reproducer:
             self._load_reproducer_options()
-        target = self.args.target.split("{", 1)[0]
-        if target not in self.available_targets:
-            raise CLIError(f"unknown target '{target}' for -t; available: "
-                           f"{', '.join(sorted(self.available_targets))}")
+        self._check_target(self.args.target)
         self.ctx.allow_unregistered = self.args.allow_unregistered_dialect
         if self.args.disable_verify:
             Attribute.__post_init__ = _empty_post_init  # as xdsl-opt does
         if self.args.syntax_highlight:
             Diagnostic.colored = True
         self.setup_pipeline()
+
+    def _check_target(self, text: str) -> None:
+        """Reject an unknown ``-t`` printer or bad printer options before reading any input."""
+        import inspect
+
+        from xdsl.utils.arg_spec import parse_spec
+
+        try:
+            spec = parse_spec(text)
+        except ArgSpecParseError as err:
+            raise CLIError(f"malformed -t '{text}': {_one_line(err)}") from None
+        factory = self.available_targets.get(spec.name)
+        if factory is None:
+            raise CLIError(f"unknown target '{spec.name}' for -t"
+                           f"{_did_you_mean(spec.name, self.available_targets)}; available: "
+                           f"{', '.join(sorted(self.available_targets))}")
+        if inspect.signature(factory).parameters:  # an old-style emit function: no options
+            return
+        try:
+            factory().from_spec(spec)
+        except Exception as err:  # noqa: BLE001 - bad option names or values
+            raise CLIError(f"invalid options for -t {spec.name}: {_one_line(err)}") from None
 
     # ---- registration (lazy: factories only) ----
     @cached_property
