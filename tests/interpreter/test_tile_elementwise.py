@@ -94,6 +94,14 @@ def test_fma_with_column_scale_and_row_bias(dt, rng):
     assert_same(o, (x.astype(cdt) * s.astype(cdt) + b.astype(cdt)).astype(NP[dt]))
 
 
+def test_fma_operands_each_broadcast_to_the_destination(rng):
+    x, b = sample("f32", (1, 8), rng), sample("f32", (4, 8), rng)
+    body = ("  %s = arith.constant 3.0 : f32\n"
+            f"  tirx.fma %o, %x, %s, %b : {buf('4x8xf32')}, {buf('1x8xf32')}, f32, {buf('4x8xf32')}")
+    (o,) = run(kernel([("x", "1x8xf32"), ("b", "4x8xf32")], [("o", "4x8xf32")], body), x, b)
+    assert_same(o, x * np.float32(3) + b)
+
+
 PREDICATES = [
     ("(d0, d1) : (d1 - d0 - 1 >= 0)", lambda i, j: j - i - 1 >= 0),   # strictly upper triangle
     ("(d0, d1) : (d0 - d1 >= 0)", lambda i, j: i >= j),               # causal (lower + diag)

@@ -58,12 +58,9 @@ def fold(name: str, old: Any, new: Any) -> Any:
 
 
 def bias_scale(x: Any, scale: Any = None, bias: Any = None) -> Any:
-    """``x * scale + bias`` (either may be absent; a new array when either is present)."""
+    """``x * scale + bias`` (either may be absent; each may broadcast against the others)."""
     if scale is not None:
         x = x * scale
-        if bias is not None:
-            x += bias  # x is fresh and already has the full shape
-        return x
     return x if bias is None else x + bias
 
 

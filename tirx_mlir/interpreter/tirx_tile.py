@@ -127,6 +127,7 @@ Semantics = Callable[[TileCall, dict[str, Any], Interpreter], None]
 
 
 def _copy(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    """copy, copy_async, permute_layout and cast: the store rules do the conversion."""
     dst = v["dst"]
     runtime.store(dst, v["src"].reshape(dst.shape))
 
@@ -205,11 +206,6 @@ def _unary(func: Callable[[Any], Any]) -> Semantics:
             runtime.store(dst, value)
 
     return run
-
-
-def _cast(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
-    dst = v["dst"]
-    runtime.store(dst, v["src"].reshape(dst.shape))
 
 
 def _binary(func: np.ufunc) -> Semantics:
@@ -304,7 +300,7 @@ SEMANTICS: dict[type[TileOp], Semantics] = {
     T.ReciprocalOp: _unary(sem.UNARY["reciprocal"]), T.SiluOp: _unary(sem.UNARY["silu"]),
     T.SqrtOp: _unary(sem.UNARY["sqrt"]), T.ExpOp: _unary(sem.UNARY["exp"]),
     T.Exp2Op: _unary(sem.UNARY["exp2"]), T.Log2Op: _unary(sem.UNARY["log2"]),
-    T.CastOp: _cast,
+    T.CastOp: _copy,
     T.AddOp: _binary(sem.BINARY["add"]), T.SubOp: _binary(sem.BINARY["sub"]),
     T.MulOp: _binary(sem.BINARY["mul"]), T.FdivOp: _binary(sem.BINARY["fdiv"]),
     T.MaximumOp: _binary(sem.BINARY["maximum"]), T.MinimumOp: _binary(sem.BINARY["minimum"]),
