@@ -299,7 +299,8 @@ class TirxOptMain(xDSLOptMain):
             try:
                 output.write(self.run_chunk(data, extension, line_offset))
             except ReportedError as err:
-                if self.args.verify_diagnostics and not err.internal:
+                diagnostics_mode = self.args.verify_diagnostics or self.args.parsing_diagnostics
+                if diagnostics_mode and not err.internal:
                     output.write(err.report.render())
                     continue
                 sys.stdout.flush()
