@@ -28,11 +28,56 @@ def _nki_interpreter():
     return NkiFunctions
 
 
+def _nki_target():
+    from tirx_mlir.backends.trn.printers.targets import NkiTarget
+
+    return NkiTarget
+
+
+def _nki_legacy_target():
+    from tirx_mlir.backends.trn.printers.targets import NkiLegacyTarget
+
+    return NkiLegacyTarget
+
+
 def register_backend() -> None:
-    """Register the trn target kind and tags, the nki dialect and its interpreter."""
+    """Register the trn target kind and tags, the nki dialect, its interpreter and the NKI
+    printers."""
     from tirx_mlir import registry
     from tirx_mlir.backends.trn.target_tags import register_trn_target
 
     register_trn_target()
     registry.register_dialect("nki", _nki_dialect)
     registry.register_interpreter_functions("nki", _nki_interpreter)
+    registry.register_printer("nki", _nki_target)
+    registry.register_printer("nki-legacy", _nki_legacy_target)
+    _register_lowering(registry)
+
+
+_TRN_PASSES = {
+    "trn-default-layout": ("default_layout", "TrnDefaultLayoutPass"),
+    "trn-max-inst-size": ("inst_size", "TrnMaxInstSizePass"),
+    "trn-lower-layout": ("lower_layout", "TrnLowerLayoutPass"),
+    "trn-allocate": ("allocate", "TrnAllocatePass"),
+}
+
+
+def _pass_factory(module: str, cls: str):
+    def factory():
+        import importlib
+
+        return getattr(importlib.import_module(f"tirx_mlir.backends.trn.transforms.{module}"), cls)
+
+    return factory
+
+
+def _register_lowering(registry) -> None:
+    """The tile-primitive lowering: dispatch variants (imported on first use), the trn
+    transforms and the ``trn`` pipeline."""
+    from tirx_mlir.backends.trn.dispatch import register_trn_dispatch
+    from tirx_mlir.backends.trn.pipeline import register_trn_pipeline
+
+    register_trn_dispatch()
+    for name, (module, cls) in _TRN_PASSES.items():
+        registry.register_pass(name, _pass_factory(module, cls))
+    register_trn_pipeline()

@@ -15,7 +15,9 @@ free run into the view's free dims when there are several, a slice dropping the 
 them, a transpose into the view's dim order, and a reshape restoring unit dims. A gapped
 multi-dim free view reads past its last element in the split form, so the tile's F extent is
 padded when needed. A view that is not affine in physical space (`physical_access`) is an error
-at the instruction that uses it. After this pass no Trainium layout remains.
+at the instruction that uses it. Every on-chip buffer is rewritten, also those whose layout is
+already physical, so each instruction operand ends up as the canonical chain above (what the
+printers read). After this pass no Trainium layout remains.
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, LoadOp, ReshapeOp, SliceOp, StoreOp,
                                                 TransposeOp)
-from tirx_mlir.dialects.tirx.layout import Iter, TileLayout
 
 VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
 
@@ -114,7 +115,7 @@ def build_physical_view(builder: Builder, phys: SSAValue, plan: _ViewPlan,
         value = builder.insert(SliceOp(value, offsets, sizes, strides)).result
     factors = [*p.factors, *f.factors]
     if factors != sizes:
-        value = builder.insert(ReshapeOp(value, factors)).result
+        value = _reshape(builder, value, factors)
     wanted = [*p.sizes, *f.sizes]
     if wanted != factors:
         value = builder.insert(SliceOp(value, [0] * len(wanted), wanted)).result
@@ -122,10 +123,22 @@ def build_physical_view(builder: Builder, phys: SSAValue, plan: _ViewPlan,
     perm = sorted(range(len(order)), key=lambda i: order[i])
     if perm != list(range(len(order))):
         value = builder.insert(TransposeOp(value, perm)).result
+    return _reshape(builder, value, view_shape)
+
+
+def _reshape(builder: Builder, value: SSAValue, shape) -> SSAValue:
+    """A reshape of ``value``, folded into a reshape that produced it (and dropped when the
+    shapes already agree)."""
+    owner = value.owner
+    if isinstance(owner, ReshapeOp) and not value.uses:
+        source = owner.source
+        owner.detach()
+        owner.erase()
+        value = source
     assert isinstance(value.type, BufferType)
-    if value.type.get_shape() != tuple(view_shape):
-        value = builder.insert(ReshapeOp(value, view_shape)).result
-    return value
+    if value.type.get_shape() == tuple(shape):
+        return value
+    return builder.insert(ReshapeOp(value, list(shape))).result
 
 
 def _leaf_uses(root: SSAValue) -> list[tuple[Operation, int, SSAValue]]:
@@ -162,12 +175,6 @@ def lower_buffer(alloc: AllocOp, partitions: int) -> None:
     except TrnLayoutError as err:
         raise PassError(str(err), alloc, code="TRN-LAYOUT") from None
     p_span, f_span = physical_shape(layout)
-    if btype.rank == 2 and layout == TileLayout((Iter(btype.get_shape()[0], 1, "P"),
-                                                 Iter(btype.get_shape()[1], 1, "F"))):
-        # already the physical tile: views of it are physical views; just drop the layout
-        replace_alloc(alloc, AllocOp(BufferType(btype.get_shape(), btype.element_type,
-                                                btype.scope_name)))
-        return
     leaves = _leaf_uses(alloc.result)
     plans: list[tuple[Operation, int, SSAValue, _ViewPlan]] = []
     for user, index, view in leaves:
@@ -229,11 +236,5 @@ class TrnLowerLayoutPass(ModulePass):
             for alloc in allocs(kernel):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)
-                if is_on_chip(btype) and not _is_physical(btype):
+                if is_on_chip(btype):
                     lower_buffer(alloc, partitions)
-
-
-def _is_physical(btype: BufferType) -> bool:
-    """Already a physical tile: rank 2 and no layout (what this pass produces). A layout-less
-    rank-2 buffer of at most ``partitions`` rows is its own physical tile."""
-    return btype.get_layout() is None and btype.rank == 2 and btype.get_shape()[0] <= 128

@@ -1,0 +1,21 @@
+"""Trainium tile dispatch: one module per primitive family, each registering its variants
+for target kind ``trn`` when imported. `register_trn_dispatch` (called from the backend's
+``register_backend()``) declares the modules; the dispatcher imports them the first time it
+dispatches for ``trn``, so loading the backend stays cheap.
+
+Modules: ``plan`` (instruction tiling shared by all), ``common`` (predicates, scalars,
+operand alignment), ``copy`` (copy, cast), ``elementwise`` (binary, unary, fills, fma),
+``reduction`` (sum/max/min, reduce_negate, unary_reduce, binary_reduce), ``gemm``,
+``fused`` (binary_chain, compose_op), ``select``.
+"""
+
+from __future__ import annotations
+
+VARIANT_MODULES = ("copy", "elementwise", "reduction", "gemm", "fused", "select")
+
+
+def register_trn_dispatch() -> None:
+    from tirx_mlir.dispatch import register_dispatch_module
+
+    for name in VARIANT_MODULES:
+        register_dispatch_module("trn", f"tirx_mlir.backends.trn.dispatch.{name}")

@@ -1,0 +1,214 @@
+"""What the Trainium dispatch variants share: predicates, scalar operands, operand alignment,
+limits from the config and the target, and local scratch tiles."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import (AnyFloat, FloatAttr, IndexType, IntegerAttr, IntegerType, f32)
+from xdsl.ir import Attribute, SSAValue
+
+from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, btype, hardware_free_limit,
+                                                  plan_tiles, shape_of)
+from tirx_mlir.backends.trn.target_tags import TrnLimits
+from tirx_mlir.dialects.tirx import dtypes, rules
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.tile_base import TileOp
+from tirx_mlir.dispatch import Predicate, exec_scope_in, fail, predicate
+
+DEFAULT_MAX_INST_SIZE = 512
+"""TIRx's default free size of one elementwise/copy instruction (config key max_inst_size)."""
+
+THREAD_SCOPE = exec_scope_in("thread")
+"""Every Trainium variant runs at thread scope (one NeuronCore program), as in TIRx."""
+
+ALU = {"add": "add", "sub": "subtract", "mul": "multiply", "fdiv": "divide",
+       "maximum": "maximum", "minimum": "minimum"}
+"""tirx binary function -> NKI ALU operator."""
+REDUCE_ALU = {"sum": "add", "max": "maximum", "min": "minimum"}
+"""tirx reduction -> NKI ALU reduce operator."""
+
+
+def is_buffer(value: SSAValue | None) -> bool:
+    return value is not None and isinstance(value.type, BufferType)
+
+
+def scope(value: SSAValue) -> str:
+    from tirx_mlir.dialects.tirx.access import resolve_access
+
+    return resolve_access(value).buffer_type.scope_name
+
+
+def on_chip(value: SSAValue) -> bool:
+    return is_buffer(value) and scope(value) in ("trn.sbuf", "trn.psum")
+
+
+def elem_type(value: SSAValue) -> Attribute:
+    t = value.type
+    return t.element_type if isinstance(t, BufferType) else t
+
+
+def limits(ctx) -> TrnLimits:
+    return TrnLimits.from_target(ctx.target)
+
+
+# --- predicates ---------------------------------------------------------------------------------
+
+
+def _operands_on_trn(op: TileOp, ctx) -> tuple[bool, str]:
+    for name, value in op.named_operands().items():
+        if is_buffer(value) and scope(value) not in ("global", "trn.sbuf", "trn.psum"):
+            return False, f"operand '{name}' is in {scope(value)}; Trainium tiles live in " \
+                          f"global (HBM), trn.sbuf or trn.psum"
+    return True, ""
+
+
+def _dsts_on_chip(op: TileOp, ctx) -> tuple[bool, str]:
+    for value in op.dst_operands():
+        if not on_chip(value):
+            return False, f"the destination is in {scope(value)}; compute instructions write " \
+                          f"trn.sbuf or trn.psum (copy to HBM with tirx.copy)"
+    for value in op.src_operands():
+        if is_buffer(value) and not on_chip(value):
+            return False, f"a source is in {scope(value)}; compute instructions read " \
+                          f"trn.sbuf or trn.psum (load it with tirx.copy first)"
+    return True, ""
+
+
+OPERANDS_ON_TRN = predicate("trn_memory", _operands_on_trn)
+ON_CHIP_COMPUTE = predicate("on_chip", _dsts_on_chip)
+COMPUTE = (THREAD_SCOPE, OPERANDS_ON_TRN, ON_CHIP_COMPUTE)
+
+
+def float_tiles(*names: str) -> Predicate:
+    def check(op: TileOp, ctx) -> tuple[bool, str]:
+        for name in names:
+            value = getattr(op, name)
+            if value is not None and not dtypes.is_float(elem_type(value)):
+                return False, f"operand '{name}' holds {dtypes.type_name(elem_type(value))}; " \
+                              f"this lowering computes in floating point"
+        return True, ""
+
+    return predicate("float_operands", check)
+
+
+# --- config -------------------------------------------------------------------------------------
+
+
+def config_int(op: TileOp, key: str) -> int | None:
+    attr = op.config_dict().get(key)
+    if attr is None:
+        return None
+    if not isinstance(attr, IntegerAttr) or attr.value.data <= 0:
+        fail(f"config {key} must be a positive integer, got {attr}")
+    return int(attr.value.data)
+
+
+def max_free(op: TileOp, values: Sequence[SSAValue], *, default: int | None = DEFAULT_MAX_INST_SIZE
+             ) -> int:
+    """Free elements per instruction: config ``max_inst_size`` (else ``default``, else the
+    hardware limit), never above the hardware limit."""
+    hw = hardware_free_limit([v for v in values if on_chip(v)])
+    asked = config_int(op, "max_inst_size")
+    if asked is None:
+        asked = default if default is not None else hw
+    return min(asked, hw)
+
+
+# --- scalars ------------------------------------------------------------------------------------
+
+
+def constant_of(value: SSAValue | None) -> float | int | None:
+    """The value of an ``arith.constant`` scalar, else None."""
+    if value is None:
+        return None
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, (FloatAttr, IntegerAttr)):
+        return owner.value.value.data
+    return None
+
+
+def f32_const(builder: Builder, x: float) -> SSAValue:
+    return builder.insert(arith.ConstantOp(FloatAttr(float(x), f32))).result
+
+
+def f32_scalar(builder: Builder, value: SSAValue) -> SSAValue:
+    """A scalar operand as the f32 value NKI instructions take."""
+    const = constant_of(value)
+    if const is not None:
+        return f32_const(builder, float(const))
+    t = value.type
+    if t == f32:
+        return value
+    if isinstance(t, AnyFloat) and dtypes.is_supported(t):
+        width = dtypes.bit_width(t)
+        cast = arith.ExtFOp(value, f32) if width < 32 else arith.TruncFOp(value, f32)
+        return builder.insert(cast).result
+    if isinstance(t, (IntegerType, IndexType)):
+        if isinstance(t, IndexType):
+            value = builder.insert(arith.IndexCastOp(value, IntegerType(64))).result
+        return builder.insert(arith.SIToFPOp(value, f32)).result
+    fail(f"scalar operand of type {t} cannot become an f32 instruction operand")
+
+
+def memset_value(builder: Builder, value: SSAValue | float, tile: SSAValue) -> SSAValue:
+    """A memset value of the tile's kind (f32 for float tiles, i32 for integer tiles)."""
+    elem = btype(tile).element_type
+    if isinstance(value, SSAValue):
+        const = constant_of(value)
+        if const is None:
+            return f32_scalar(builder, value) if dtypes.is_float(elem) else value
+        value = const
+    if dtypes.is_float(elem):
+        return f32_const(builder, float(value))
+    return builder.insert(arith.ConstantOp(IntegerAttr(int(value), IntegerType(32)))).result
+
+
+# --- operands and plans -------------------------------------------------------------------------
+
+
+def align(shape: Sequence[int], iter_shape: Sequence[int], what: str) -> tuple[int, ...]:
+    """An operand's shape aligned to the iteration space: equal once unit dims drop (then it is
+    full), else NumPy right-aligned broadcasting (1 where it broadcasts)."""
+    if rules.squeeze(shape) == rules.squeeze(iter_shape):
+        return tuple(iter_shape)
+    rules.check_broadcast(what, shape, iter_shape)
+    padded = (1,) * (len(iter_shape) - len(shape)) + tuple(shape)
+    return padded
+
+
+def is_full(value: SSAValue, iter_shape: Sequence[int]) -> bool:
+    return math.prod(shape_of(value)) == math.prod(iter_shape)
+
+
+def plan_elementwise(ctx, op: TileOp, dst: SSAValue, named: Sequence[tuple[str, SSAValue]], *,
+                     vectors: Sequence[str] = (), default_max: int | None = DEFAULT_MAX_INST_SIZE
+                     ) -> tuple[TilePlan, dict[str, PlanOperand]]:
+    """Plan an elementwise instruction over dst's shape. ``named`` lists the buffer sources;
+    ``vectors`` names those used as per-partition (P, 1) operands (every free dim they have is
+    looped over)."""
+    iter_shape = shape_of(dst)
+    operands = {"dst": PlanOperand(dst, tuple(iter_shape), "dst")}
+    for name, value in named:
+        try:
+            aligned = align(shape_of(value), iter_shape, f"operand '{name}'")
+        except rules.RuleError as err:
+            fail(str(err))
+        operands[name] = PlanOperand(value, aligned, name)
+    values = [o.value for o in operands.values()]
+    plan = plan_tiles(ctx.builder, iter_shape, list(operands.values()), anchor=0,
+                      max_free=max_free(op, values, default=default_max),
+                      vector_operands=[list(operands).index(v) for v in vectors])
+    return plan, operands
+
+
+def local_tile(builder: Builder, shape: Sequence[int], element_type: Attribute,
+               scope_name: str = "trn.sbuf") -> SSAValue:
+    """A scratch on-chip tile allocated where the op was (its lifetime ends with its last use,
+    so the allocator reuses its memory)."""
+    alloc = builder.insert(AllocOp(BufferType(list(shape), element_type, scope_name)))
+    return alloc.result

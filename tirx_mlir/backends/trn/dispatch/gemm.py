@@ -1,0 +1,179 @@
+"""Trainium variant of tirx.gemm: tiles of ``nki.matmul`` accumulating in PSUM.
+
+``D[M, N] = alpha * op(A) @ op(B) + beta * C``. TensorE computes ``out[X, Y] = stat[K, X].T @
+mov[K, Y]`` with the contraction K on the partitions of both SBUF operands, so A and B must hold K
+on partitions (give them layouts that do, e.g. A stored as ``[K, M]`` with ``transpose_a``).
+The output's partition dim decides the roles: when D holds M on partitions the stationary operand
+is A and the moving one B; when it holds N on partitions they swap (``stat = B``, ``mov = A``).
+
+Tiles: K by the partition tile of A/B (<= 128), X by D's partition tile (<= 128), Y by up to 512
+free elements (one PSUM bank of f32). For each (X, Y) tile the K loop issues
+``nki.matmul ... accumulate_if (k > 0)``: the first step overwrites the PSUM tile, the later ones
+accumulate (never memset-then-accumulate, which NKI leaves undefined on NeuronCore-v2/v3). A PSUM
+destination is written directly; an SBUF one through a PSUM tile of its own (its bank is not
+reused while the result is still needed: the allocator sees its lifetime) and one eviction
+(``tensor_copy``, or ``scalar_tensor_tensor`` for ``alpha``/``beta``).
+"""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import f32
+from xdsl.ir import SSAValue
+
+from tirx_mlir.backends.trn.dialects import nki
+from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, elem_type,
+                                                    f32_const, local_tile, scope)
+from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, const_index, largest_divisor_at_most,
+                                                  partition_dims, refine, reshape, shape_of)
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.buffer_ops import TransposeOp
+from tirx_mlir.dispatch import fail, register_dispatch
+
+TENSOR_ENGINE_DTYPES = ("f8E4M3FN", "f8E5M2", "bf16", "f16", "f32")
+M, N, K = 0, 1, 2
+
+
+def _check_operands(op: T.GemmOp) -> None:
+    for name in ("a", "b"):
+        if scope(getattr(op, name)) != "trn.sbuf":
+            fail(f"operand {name.upper()} is in {scope(getattr(op, name))}; TensorE reads its "
+                 f"operands from trn.sbuf (copy it there first)")
+    for name in ("d", "c"):
+        value = getattr(op, name)
+        if value is not None and scope(value) not in ("trn.sbuf", "trn.psum"):
+            fail(f"operand {name.upper()} is in {scope(value)}; the result lives on chip "
+                 f"(trn.psum or trn.sbuf)")
+    types = [dtypes.type_name(elem_type(op.a)), dtypes.type_name(elem_type(op.b))]
+    for t in types:
+        if t not in TENSOR_ENGINE_DTYPES:
+            fail(f"TensorE multiplies {', '.join(TENSOR_ENGINE_DTYPES)}; an operand holds {t}")
+    if "f32" in types and types != ["f32", "f32"]:
+        fail(f"an f32 matmul operand needs an f32 partner, got A {types[0]} and B {types[1]}")
+
+
+def _gemm(op: T.GemmOp, ctx) -> None:
+    _check_operands(op)
+    alpha, beta = op.float_prop("alpha", 1.0), op.float_prop("beta", 0.0)
+    c_value = op.c if op.c is not None else op.d
+    in_place = c_value is op.d
+    d_psum = scope(op.d) == "trn.psum"
+    direct = d_psum and elem_type(op.d) == f32 and alpha == 1.0 and \
+        (beta == 0.0 or (beta == 1.0 and in_place))
+    if d_psum and not direct:
+        fail("a PSUM destination supports f32, alpha = 1 and beta in {0, 1} with C = D "
+             "(accumulate); use an SBUF destination for the rest")
+    if beta != 0.0 and not direct and scope(c_value) == "trn.psum":
+        fail("C is in PSUM next to the PSUM accumulator; at most one engine input may be in "
+             "PSUM: copy C to SBUF")
+    b = ctx.builder
+    md, nd = shape_of(op.d)
+    kd = shape_of(op.a)[0] if op.flag("transpose_a") else shape_of(op.a)[1]
+    a_mk = op.a if not op.flag("transpose_a") else b.insert(TransposeOp(op.a, [1, 0])).result
+    b_nk = op.b if op.flag("transpose_b") else b.insert(TransposeOp(op.b, [1, 0])).result
+    ops = {"d": PlanOperand(op.d, (md, nd, 1), "D"), "a": PlanOperand(a_mk, (md, 1, kd), "A"),
+           "b": PlanOperand(b_nk, (1, nd, kd), "B")}
+    if beta != 0.0 and not in_place:
+        ops["c"] = PlanOperand(c_value, (md, nd, 1), "C")
+    plan = refine(b, (md, nd, kd), list(ops.values()))
+    origin = plan.origin
+    k_tiles = [j for j in partition_dims(ops["a"]) if origin[j] == K]
+    if kd == 1:
+        k_tiles = [None]
+    elif not k_tiles or k_tiles[0] not in partition_dims(ops["b"]):
+        fail("A and B must hold the contraction dim K on partitions (step 1): give them a "
+             "layout with K on P, e.g. store A as [K, M] and set transpose_a")
+    kt = k_tiles[0]
+    x_tiles = partition_dims(ops["d"])
+    if not x_tiles:
+        fail("D must hold M or N on partitions")
+    xt = x_tiles[0]
+    x_role = origin[xt]
+    stat, mov = ("a", "b") if x_role == M else ("b", "a")
+    y_role = N if x_role == M else M
+    for name, o in ops.items():
+        for j, (axis, _) in enumerate(o.axes):
+            if plan.sizes[j] == 1 or axis is None or j in (kt, xt):
+                continue
+            if axis == "P":
+                fail(f"{o.name} holds a second dim on partitions (refined dim {j}); one "
+                     f"partition dim per operand")
+    if ops[stat].axes[xt][0] != "F":
+        fail(f"{ops[stat].name} must hold the output's partition dim on its free axis")
+    y_dims = [j for j in range(len(plan.sizes)) if origin[j] == y_role and plan.sizes[j] > 1]
+    for j in range(len(plan.sizes)):
+        plan.chunk[j] = 1
+    plan.chunk[xt] = plan.sizes[xt]
+    if kt is not None:
+        plan.chunk[kt] = plan.sizes[kt]
+    yt = y_dims[-1] if y_dims else None
+    if yt is not None:
+        limit = 512
+        size = plan.sizes[yt]
+        plan.chunk[yt] = largest_divisor_at_most(size, limit) if not direct else \
+            max(c for c in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512) if size % c == 0)
+    loops_xy = [j for j in range(len(plan.sizes))
+                if origin[j] != K and plan.chunk[j] < plan.sizes[j]]
+    loops_k = [j for j in range(len(plan.sizes))
+               if origin[j] == K and plan.chunk[j] < plan.sizes[j]]
+    x_size = plan.sizes[xt]
+    y_size = plan.chunk[yt] if yt is not None else 1
+    acc = None if direct else local_tile(b, [x_size, y_size], f32, "trn.psum")
+    y_order = [yt] if yt is not None else []
+    alpha_v = f32_const(b, alpha) if alpha != 1.0 else None
+    beta_v = f32_const(b, beta) if beta not in (0.0, 1.0) else None
+    zero = const_index(b, 0) if loops_k else None
+
+    def block(bb: Builder, ivs, counters) -> None:
+        out = acc if acc is not None else \
+            plan.instruction_view(bb, ops["d"], ivs, order=[xt, *y_order])
+
+        def k_step(b2: Builder, ivs2, counters2) -> None:
+            if kt is None:  # K = 1: one partition holds the single contraction row
+                s = reshape(b2, plan.instruction_view(b2, ops[stat], ivs2, order=[xt]), [1, x_size])
+                m = reshape(b2, plan.instruction_view(b2, ops[mov], ivs2, order=y_order or [xt]),
+                            [1, y_size])
+            else:
+                s = plan.instruction_view(b2, ops[stat], ivs2, order=[kt, xt])
+                m = plan.instruction_view(b2, ops[mov], ivs2, order=[kt, *y_order])
+            cond = _not_first(b2, [counters2[j] for j in loops_k], zero)
+            accumulate = direct and beta == 1.0
+            b2.insert(nki.MatmulOp(out, s, m, None if accumulate else cond,
+                                   accumulate=accumulate))
+
+        plan.emit(bb, loops_k, k_step, ivs, counters)
+        if acc is None:
+            return
+        d = plan.instruction_view(bb, ops["d"], ivs, order=[xt, *y_order])
+        if beta == 0.0:
+            if alpha_v is None:
+                bb.insert(nki.TensorCopyOp(d, acc))
+            else:
+                bb.insert(nki.TensorScalarOp(d, acc, alpha_v, op0="multiply"))
+            return
+        c = d if in_place else plan.instruction_view(bb, ops["c"], ivs, order=[xt, *y_order])
+        if beta == 1.0 and alpha_v is None:
+            bb.insert(nki.TensorTensorOp(d, c, acc, op="add"))
+            return
+        if beta_v is not None:
+            bb.insert(nki.TensorScalarOp(d, c, beta_v, op0="multiply"))
+            c = d
+        bb.insert(nki.ScalarTensorTensorOp(d, acc, alpha_v or f32_const(bb, 1.0), c,
+                                           op0="multiply", op1="add"))
+
+    plan.emit(b, loops_xy, block)
+
+
+def _not_first(b: Builder, counters: list[SSAValue], zero: SSAValue | None) -> SSAValue | None:
+    """``any(counter != 0)`` as an i1, or None when there is no K loop."""
+    cond = None
+    for q in counters:
+        ne = b.insert(arith.CmpiOp(q, zero, "ne")).result  # type: ignore[arg-type]
+        cond = ne if cond is None else b.insert(arith.OrIOp(cond, ne)).result
+    return cond
+
+
+register_dispatch(T.GemmOp, "trn", variant="default", priority=10,
+                  when=(THREAD_SCOPE, OPERANDS_ON_TRN))(_gemm)

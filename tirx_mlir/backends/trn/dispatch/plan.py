@@ -1,0 +1,369 @@
+"""Tiling a tile primitive into Trainium instructions (TIRx's InstructionGenerator, re-designed).
+
+A tile op iterates over an *iteration space* (the destination's shape, or the source's for a
+reduction). Every operand is given as a view aligned to that space: the iteration size where the
+operand has the dim, 1 where it broadcasts (or, for a reduction destination, where the dim is
+reduced). The planner then
+
+1. **refines** the space: a dim that crosses a layout tile of some on-chip operand (the 256 rows
+   of ``S[(2,128,2048):(2048@F,1@P,1@F)]``) is split into pieces that each walk one physical axis
+   (`physical_access` with ``allow_split``), the split points of all operands merged;
+2. picks the **partition dim**: the refined dim on which the anchor operand (the destination if
+   it is on chip) walks partitions with step 1; every other full on-chip operand must walk
+   partitions on the same dim, and free elsewhere;
+3. picks the **instruction tile**: the partition dim plus as many free dims (innermost first,
+   reduction dims first) as ``max_free`` allows (at most 4 free dims, a partial dim ends the
+   run), the rest becomes ``scf.for`` loops;
+4. **emits** the loops and, per operand, the instruction view: slice of the refined view at the
+   loop offsets, transposed so the partition dim comes first, reshaped to drop unit dims
+   (``[P, F...]``, at least ``[P, 1]``).
+
+Views stay logical (over the logical buffers): `trn-lower-layout` later maps them to physical
+tiles, and the interpreter runs either form.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.ir import Block, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from tirx_mlir.backends.trn.transforms.layouts import effective_layout, is_on_chip
+from tirx_mlir.backends.trn.transforms.physical_access import NotAffine, physical_access
+from tirx_mlir.dialects.tirx.access import resolve_access
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
+from tirx_mlir.dialects.tirx.layout import TileLayout
+from tirx_mlir.dispatch import fail
+
+MAX_FREE_DIMS = 4
+SBUF_FREE_LIMIT = 65536
+PSUM_FREE_LIMIT = 4096
+
+
+def btype(value: SSAValue) -> BufferType:
+    t = value.type
+    assert isinstance(t, BufferType)
+    return t
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    return btype(value).get_shape()
+
+
+def root_layout(value: SSAValue) -> TileLayout | None:
+    """The Trainium layout of the on-chip buffer a view reads (None for HBM)."""
+    root = resolve_access(value).buffer_type
+    if not is_on_chip(root):
+        return None
+    return effective_layout(root)
+
+
+def hardware_free_limit(values: Sequence[SSAValue]) -> int:
+    """Free elements one Vector/Scalar instruction may cover (nki.md §1.3)."""
+    psum = any(btype(v).scope_name == "trn.psum" for v in values)
+    return PSUM_FREE_LIMIT if psum else SBUF_FREE_LIMIT
+
+
+# --- building blocks ----------------------------------------------------------------------------
+
+
+def reshape(builder: Builder, value: SSAValue, shape: Sequence[int]) -> SSAValue:
+    if shape_of(value) == tuple(shape):
+        return value
+    return builder.insert(ReshapeOp(value, list(shape))).result
+
+
+def const_index(builder: Builder, value: int) -> SSAValue:
+    return builder.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+
+def emit_loop(builder: Builder, extent: int, step: int) -> tuple[Builder, SSAValue]:
+    """``scf.for %iv = 0 to extent step step`` at the builder; returns a builder inside it."""
+    lb, ub, st = const_index(builder, 0), const_index(builder, extent), const_index(builder, step)
+    body = Block(arg_types=[IndexType()])
+    yield_op = scf.YieldOp()
+    body.add_op(yield_op)
+    builder.insert(scf.ForOp(lb, ub, st, [], body))
+    return Builder(InsertPoint.before(yield_op)), body.args[0]
+
+
+def largest_divisor_at_most(n: int, limit: int) -> int:
+    limit = max(1, min(n, limit))
+    for c in range(limit, 0, -1):
+        if n % c == 0:
+            return c
+    return 1
+
+
+# --- the plan -----------------------------------------------------------------------------------
+
+
+@dataclass
+class PlanOperand:
+    """One buffer operand: its aligned shape and, once planned, its refined view and axes."""
+
+    value: SSAValue
+    aligned_shape: tuple[int, ...]
+    name: str = ""
+    refined: SSAValue | None = None
+    axes: list[tuple[str | None, int]] = field(default_factory=list)
+
+    @property
+    def on_chip(self) -> bool:
+        return is_on_chip(resolve_access(self.value).buffer_type)
+
+    def present(self, dim: int) -> bool:
+        return self.aligned_shape[dim] != 1
+
+
+@dataclass
+class TilePlan:
+    """Refined iteration space, partition dim, instruction tile and loops."""
+
+    sizes: list[int]                  # refined dim sizes
+    origin: list[int]                 # iteration dim each refined dim comes from
+    reduce: list[bool]                # refined dim is reduced
+    operands: list[PlanOperand]
+    pdim: int | None = None           # refined partition dim (None: one partition)
+    chunk: dict[int, int] = field(default_factory=dict)
+    loops: list[int] = field(default_factory=list)  # refined dims walked by scf.for, outer first
+
+    @property
+    def partitions(self) -> int:
+        return 1 if self.pdim is None else self.sizes[self.pdim]
+
+    def free_order(self) -> list[int]:
+        """Refined dims in instruction free order: parallel dims, then reduced dims."""
+        par = [j for j in range(len(self.sizes)) if j != self.pdim and not self.reduce[j]]
+        red = [j for j in range(len(self.sizes)) if self.reduce[j]]
+        return par + red
+
+    def inst_free(self, reduce: bool | None = None) -> list[int]:
+        """Non-unit instruction free dims (optionally only the reduced / parallel ones)."""
+        return [j for j in self.free_order() if self.chunk.get(j, 1) > 1
+                and (reduce is None or self.reduce[j] == reduce)]
+
+    def free_elements(self, reduce: bool | None = None) -> int:
+        return math.prod(self.chunk.get(j, 1) for j in self.inst_free(reduce))
+
+    def loop_counts(self, dims: Sequence[int]) -> list[int]:
+        return [self.sizes[j] // self.chunk.get(j, 1) for j in dims]
+
+    def parallel_loops(self) -> list[int]:
+        return [j for j in self.loops if not self.reduce[j]]
+
+    def reduce_loops(self) -> list[int]:
+        return [j for j in self.loops if self.reduce[j]]
+
+    # ---- emission ----
+    def instruction_view(self, builder: Builder, operand: PlanOperand,
+                         ivs: dict[int, SSAValue | int], *, keep_reduce_dim: bool = False,
+                         order: Sequence[int] | None = None) -> SSAValue:
+        """The operand's ``[P, F...]`` view for the instruction at loop position ``ivs``.
+
+        ``order`` (refined dims, partition dim first) overrides the plan's partition dim and
+        free order (a transposing instruction reads its operands in different orders)."""
+        assert operand.refined is not None
+        rank = len(self.sizes)
+        present = [self._present(operand, j) for j in range(rank)]
+        offsets = [ivs.get(j, 0) if present[j] else 0 for j in range(rank)]
+        sizes = [self.chunk.get(j, 1) if present[j] else 1 for j in range(rank)]
+        value = operand.refined
+        if any(isinstance(o, SSAValue) or o for o in offsets) or tuple(sizes) != shape_of(value):
+            value = builder.insert(SliceOp(value, offsets, sizes)).result
+        if order is None:
+            pdim = self.pdim
+            order = ([] if pdim is None else [pdim]) + self.free_order()
+            head = [sizes[pdim] if pdim is not None else 1]
+            rest = order[1 if pdim is not None else 0:]
+        else:
+            order = list(order) + [j for j in range(rank) if j not in order]
+            head, rest = [sizes[order[0]]], order[1:]
+        if list(order) != list(range(rank)):
+            value = builder.insert(TransposeOp(value, list(order))).result
+        free = [sizes[j] for j in rest if sizes[j] > 1]
+        if keep_reduce_dim and not any(sizes[j] > 1 for j in rest if self.reduce[j]):
+            free.append(1)
+        return reshape(builder, value, head + (free or [1]))
+
+    def _present(self, operand: PlanOperand, j: int) -> bool:
+        return shape_of(operand.refined)[j] != 1 or self.sizes[j] == 1  # type: ignore[arg-type]
+
+    def emit(self, builder: Builder, loops: Sequence[int],
+             body: Callable[[Builder, dict[int, SSAValue | int], dict[int, SSAValue]], None],
+             ivs: dict[int, SSAValue | int] | None = None,
+             counters: dict[int, SSAValue] | None = None) -> None:
+        """Nest ``scf.for`` over ``loops`` (refined dims, outer first) and call
+        ``body(builder, ivs, counters)``: ``ivs[j]`` is the offset of the instruction tile in
+        refined dim j, ``counters[j]`` its block index (offset / chunk)."""
+        ivs, counters = dict(ivs or {}), dict(counters or {})
+        for j in loops:
+            chunk = self.chunk.get(j, 1)
+            builder, q = emit_loop(builder, self.sizes[j] // chunk, 1)
+            q.name_hint = "b"
+            counters[j] = q
+            ivs[j] = q if chunk == 1 else \
+                builder.insert(arith.MuliOp(q, const_index(builder, chunk))).result
+        body(builder, ivs, counters)
+
+
+# --- planning -----------------------------------------------------------------------------------
+
+
+def _split_points(pieces) -> set[int]:
+    points, inner = set(), 1
+    for piece in reversed(pieces[1:]):
+        inner *= piece.size
+        points.add(inner)
+    return points
+
+
+def _refine_sizes(n: int, points: set[int]) -> list[int] | None:
+    chain = sorted(p for p in points if 1 < p < n)
+    prev = 1
+    for p in chain + [n]:
+        if p % prev:
+            return None
+        prev = p
+    bounds = chain + [n]
+    sizes, prev = [], 1
+    for b in bounds:
+        sizes.append(b // prev)
+        prev = b
+    return list(reversed(sizes))
+
+
+def refine(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanOperand], *,
+           reduce_dims: Sequence[int] = ()) -> TilePlan:
+    """Steps 1 of the module docstring: the refined iteration space, each operand's refined
+    view and, per refined dim, the physical axis and step it walks (None for HBM)."""
+    rank = len(iter_shape)
+    for op in operands:
+        if len(op.aligned_shape) != rank or any(a not in (1, n) for a, n in
+                                                zip(op.aligned_shape, iter_shape)):
+            raise AssertionError(f"operand {op.name} is not aligned to {list(iter_shape)}")
+    aligned = [reshape(builder, op.value, op.aligned_shape) for op in operands]
+    points: list[set[int]] = [set() for _ in range(rank)]
+    for op, view in zip(operands, aligned):
+        layout = root_layout(view)
+        if layout is None:
+            continue
+        try:
+            pa = physical_access(view, layout, allow_split=True)
+        except NotAffine as err:
+            fail(f"operand '{op.name}' is not one strided view of its tile: {err}")
+        for k, pieces in enumerate(pa.dims):
+            points[k] |= _split_points(pieces)
+    sizes: list[int] = []
+    origin: list[int] = []
+    for k, n in enumerate(iter_shape):
+        sub = _refine_sizes(n, points[k])
+        if sub is None:
+            fail(f"the operands split dim {k} (size {n}) along incompatible layout tiles")
+        sizes += sub
+        origin += [k] * len(sub)
+    reduce = [origin[j] in set(reduce_dims) for j in range(len(sizes))]
+    plan = TilePlan(sizes, origin, reduce, list(operands))
+    for op, view in zip(operands, aligned):
+        shape = [s if op.present(origin[j]) else 1 for j, s in enumerate(sizes)]
+        op.refined = reshape(builder, view, shape)
+        layout = root_layout(op.refined)
+        if layout is None:
+            op.axes = [(None, 0)] * len(sizes)
+            continue
+        try:
+            pa = physical_access(op.refined, layout)
+        except NotAffine as err:
+            fail(f"operand '{op.name}' is not one strided view of its tile: {err}")
+        op.axes = [(pa.axis_of(j), pa.step_of(j)) for j in range(len(sizes))]
+    return plan
+
+
+def partition_dims(op: PlanOperand) -> list[int]:
+    """Refined dims on which the operand walks partitions with step 1."""
+    return [j for j, (ax, step) in enumerate(op.axes) if ax == "P" and step == 1]
+
+
+def plan_tiles(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanOperand], *,
+               anchor: int = 0, reduce_dims: Sequence[int] = (), max_free: int,
+               max_reduce: int | None = None, vector_operands: Sequence[int] = ()) -> TilePlan:
+    """Plan the instruction tiling (see the module docstring); declines with `fail` when the
+    operands cannot share one partition dim or a view is not affine in physical space."""
+    plan = refine(builder, iter_shape, operands, reduce_dims=reduce_dims)
+    _choose_partition_dim(plan, anchor)
+    for index in vector_operands:  # a (P, 1) operand per instruction: loop over its free dims
+        shape = shape_of(operands[index].refined)  # type: ignore[arg-type]
+        for j, n in enumerate(shape):
+            if j != plan.pdim and n > 1:
+                plan.chunk[j] = 1
+    choose_chunks(plan, max_free, max_reduce)
+    return plan
+
+
+def _choose_partition_dim(plan: TilePlan, anchor: int) -> None:
+    chips = [op for op in plan.operands if op.on_chip]
+    if not chips:
+        fail("no operand is on chip (trn.sbuf / trn.psum)")
+    ref = plan.operands[anchor] if plan.operands[anchor].on_chip else chips[0]
+    cands = [j for j, (ax, step) in enumerate(ref.axes) if ax == "P" and step == 1]
+    plan.pdim = cands[0] if cands else None
+    if plan.pdim is not None and plan.reduce[plan.pdim]:
+        fail(f"the reduction runs over dim {plan.origin[plan.pdim]}, which operand "
+             f"'{ref.name}' holds on partitions; Trainium reduces free dims only (give the "
+             f"source a layout with the reduced dims on F, or transpose it first)")
+    if plan.pdim is None and any(ax == "P" for ax, _ in ref.axes):
+        fail(f"operand '{ref.name}' walks partitions with a stride; partitions cannot be "
+             f"strided")
+    for op in chips:
+        for j, (ax, step) in enumerate(op.axes):
+            if j == plan.pdim:
+                if plan.sizes[j] > 1 and shape_of(op.refined)[j] == 1:  # type: ignore[arg-type]
+                    fail(f"operand '{op.name}' broadcasts along the partition dim; Trainium "
+                         f"engines cannot broadcast across partitions (copy it to every "
+                         f"partition first)")
+                if ax != "P" or step != 1:
+                    fail(f"operand '{op.name}' does not put dim {plan.origin[j]} on "
+                         f"partitions like '{ref.name}' does (partition mismatch: a transpose "
+                         f"is needed)")
+            elif ax == "P" and plan.sizes[j] > 1:
+                plan.chunk[j] = 1  # another partition walk: loop over it
+
+
+def choose_chunks(plan: TilePlan, max_free: int, max_reduce: int | None) -> None:
+    forced = {j for j, c in plan.chunk.items() if c == 1}
+    budget = {True: max_reduce if max_reduce is not None else max_free, False: max_free}
+    used, ndims = 1, 0
+    for red in (True, False):
+        order = [j for j in reversed(plan.free_order()) if plan.reduce[j] == red]
+        class_used = 1
+        for j in order:
+            n = plan.sizes[j]
+            if j in forced or n == 1:
+                plan.chunk[j] = 1
+                continue
+            if ndims >= MAX_FREE_DIMS:
+                plan.chunk[j] = 1
+                continue
+            c = largest_divisor_at_most(n, min(budget[red] // class_used, max_free // used))
+            plan.chunk[j] = c
+            if c > 1:
+                ndims += 1
+                used *= c
+                class_used *= c
+            if c < n:
+                for rest in order[order.index(j) + 1:]:
+                    plan.chunk[rest] = 1
+                break
+    if plan.pdim is not None:
+        plan.chunk[plan.pdim] = plan.sizes[plan.pdim]
+    plan.loops = [j for j in range(len(plan.sizes))
+                  if j != plan.pdim and plan.chunk.get(j, 1) < plan.sizes[j] and not plan.reduce[j]]
+    plan.loops += [j for j in range(len(plan.sizes))
+                   if plan.reduce[j] and plan.chunk.get(j, 1) < plan.sizes[j]]
