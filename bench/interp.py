@@ -10,6 +10,9 @@ Workloads (f32), each checked against its numpy result before timing:
 * softmax 1024x1024 over rows: ``one-tile`` (one CTA, all rows) and ``128-rows`` (8 CTAs of 128
   rows). Reference: ``e = exp(x - max(x)); e / sum(e)``.
 
+BLAS runs single-threaded by default (``--blas-threads``; set before numpy loads): on a small
+shared machine a multi-threaded BLAS makes both sides' times swing by several x.
+
 The interpreted time is what ``KernelRunner(...)(a, b)`` costs: argument checks, input copies,
 NaN-filled outputs and on-chip buffers, and the kernel; parsing and building the interpreter
 happen once and are reported apart. Times are the best of N runs, numpy and interpreter runs
@@ -20,13 +23,29 @@ interleaved so both see the same machine load; ratio = numpy time / interpreted 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
+import sys
 import time
 
-import numpy as np
 
-from tirx_mlir.context import parse_module
-from tirx_mlir.interpreter import KernelRunner, verify_module
+def _blas_threads_from_argv() -> str:
+    argv = sys.argv[1:]
+    for i, arg in enumerate(argv):
+        if arg.startswith("--blas-threads="):
+            return arg.split("=", 1)[1]
+        if arg == "--blas-threads" and i + 1 < len(argv):
+            return argv[i + 1]
+    return "1"
+
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = _blas_threads_from_argv()
+
+import numpy as np  # noqa: E402 - after the BLAS thread setting
+
+from tirx_mlir.context import parse_module  # noqa: E402
+from tirx_mlir.interpreter import KernelRunner, verify_module  # noqa: E402
 
 
 def _t(spec: str, scope: str = "global") -> str:
@@ -117,12 +136,14 @@ def measure(name: str, ir: str, args: list[np.ndarray], reference, repeat: int) 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--blas-threads", default="1", help="BLAS threads (default 1)")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     a = rng.standard_normal((512, 512), dtype=np.float32)
     b = rng.standard_normal((512, 512), dtype=np.float32)
     x = rng.standard_normal((1024, 1024), dtype=np.float32)
-    print("tile-level interpretation vs numpy (ratio = numpy time / interpreted time; goal >= 0.5)")
+    print(f"tile-level interpretation vs numpy (ratio = numpy time / interpreted time; goal >= "
+          f"0.5); BLAS threads: {os.environ['OPENBLAS_NUM_THREADS']}")
     measure("gemm 512^3 one-tile", gemm_ir(512, 512), [a, b], np.matmul, args.repeat)
     measure("gemm 512^3 128-tiles", gemm_ir(512, 128), [a, b], np.matmul, args.repeat)
     measure("softmax 1024^2 one-tile", softmax_ir(1024, 1024, 1024), [x], numpy_softmax,
