@@ -1,0 +1,192 @@
+"""``-t nki``: NKI Python for the current API (``import nki``, NKI 0.3 - 0.6).
+
+Destination-passing calls (``nisa.tensor_tensor(dst=t, data1=a, data2=b, op=nl.add)``),
+``nl.ndarray(..., buffer=nl.sbuf | nl.psum | nl.hbm, address=(0, bytes))`` allocations, views as
+slices (``t[0:128, nl.ds(k * 512, 512)]``) or, for transposed/reshaped views, raw access patterns
+(``t.ap(pattern=[[1, 64], [128, 128]], offset=0)``), outputs allocated in ``nl.shared_hbm`` and
+returned, loops as ``range`` (the current API unrolls every loop at trace time), and
+``accumulate=`` on matmul (``accumulate=(k > 0)`` for a K loop).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+from xdsl.ir import Operation, SSAValue
+
+from tirx_mlir.backends.trn.dialects import nki
+from tirx_mlir.backends.trn.dialects.nki import checks
+from tirx_mlir.backends.trn.printers.emitter import NkiEmitterBase, fail, index_slots
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.kernel import KernelOp
+
+BUFFERS = {checks.SBUF: "nl.sbuf", checks.PSUM: "nl.psum", checks.HBM: "nl.hbm"}
+
+
+class NkiPrinter(NkiEmitterBase):
+    API: ClassVar[str] = "current"
+    HEADER: ClassVar[tuple[str, ...]] = ("import math", "", "import numpy as np", "",
+                                         "import nki", "import nki.isa as nisa",
+                                         "import nki.language as nl")
+    DTYPES: ClassVar[dict[str, str]] = {
+        "f32": "nl.float32", "f16": "nl.float16", "bf16": "nl.bfloat16",
+        "f8E4M3FN": "nl.float8_e4m3fn", "f8E5M2": "nl.float8_e5m2", "i8": "nl.int8",
+        "i16": "nl.int16", "i32": "nl.int32", "ui8": "nl.uint8", "ui16": "nl.uint16",
+        "ui32": "nl.uint32", "i1": "nl.bool_"}
+    DST_STYLE: ClassVar[str] = "argument"
+    DEFAULT_LOOP: ClassVar[str] = "range"
+    LOOP_FUNCS: ClassVar[dict[str, str]] = {"range": "range", "sequential": "range",
+                                            "affine": "nl.affine_range",
+                                            "static": "range"}
+    ENGINE_FORMAT: ClassVar[str] = "nisa.engine.{}"
+
+    # ---- kernel frame ----
+    def emit_signature(self, kernel: KernelOp, fn_name: str) -> None:
+        params = ", ".join(self.names[a] for a in kernel.inputs)
+        self.line("@nki.jit")
+        self.line(f"def {fn_name}({params}):")
+
+    def emit_prologue(self, kernel: KernelOp) -> None:
+        for arg in kernel.outputs:
+            assert isinstance(arg.type, BufferType)
+            shape = tuple(arg.type.get_shape())
+            self.line(f"{self.names[arg]} = nl.ndarray({shape!r}, dtype={self.dtype(arg.type)}, "
+                      f"buffer=nl.shared_hbm)")
+
+    def ndarray(self, btype: BufferType, address: int | None) -> str:
+        buffer = BUFFERS.get(btype.scope_name)
+        if buffer is None:
+            raise fail(f"NKI has no buffer for memory scope '{btype.scope_name}'", None)
+        text = f"nl.ndarray({tuple(btype.get_shape())!r}, dtype={self.dtype(btype)}, " \
+               f"buffer={buffer}"
+        if address is not None and btype.scope_name in checks.ON_CHIP:
+            text += f", address=(0, {address})"
+        return text + ")"
+
+    # ---- views ----
+    def tile(self, value: SSAValue, op: Operation, role: str = "full") -> str:
+        access = resolve_access(value)
+        base = self.buffer_name(access.buffer, op)
+        region = access.as_region()
+        if region is None:
+            return self.access_pattern(base, access)
+        if region.is_whole():
+            return base
+        extents = region.buffer_type.get_shape()
+        keep = index_slots(access)
+        subscripts = [self.subscript(o, n, s, e) if d in keep else self.index_text(o)
+                      for d, (o, n, s, e) in
+                      enumerate(zip(region.offsets, region.sizes, region.strides, extents))]
+        return f"{base}[{', '.join(subscripts)}]"
+
+    def subscript(self, offset: IndexExpr, size: int, stride: int, extent: int) -> str:
+        span = (size - 1) * stride + 1
+        if offset.is_const():
+            o = offset.const
+            if o == 0 and size == extent and stride == 1:
+                return ":"
+            return f"{o}:{o + span}" if stride == 1 else f"{o}:{o + span}:{stride}"
+        start = self.index_text(offset)
+        if stride == 1:
+            return f"nl.ds({start}, {size})"
+        return f"{start}:{start} + {span}:{stride}"
+
+    def access_pattern(self, base: str, access) -> str:
+        """A transposed or reshaped view as ``base.ap(pattern=..., offset=...)`` over the
+        buffer flattened to 1-D (for SBUF/PSUM the first pair walks the partitions)."""
+        shape = access.buffer_type.get_shape()
+        row = [math.prod(shape[j + 1:]) for j in range(len(shape))]
+        flat = [sum(s * r for s, r in zip(step, row)) for step in access.steps]
+        pairs = list(zip(flat, access.sizes))
+        on_chip = access.buffer_type.scope_name in checks.ON_CHIP
+        if on_chip:
+            pairs[0] = (row[0], access.sizes[0])
+        offset = IndexExpr()
+        for o, r in zip(access.offset, row):
+            offset = offset + o.scale(r)
+        pattern = ", ".join(f"[{s}, {n}]" for s, n in pairs)
+        return f"{base}.ap(pattern=[{pattern}], offset={self.index_text(offset)})"
+
+    # ---- instructions ----
+    def instruction(self, fn: str, op: Operation, dst: SSAValue | None, args, *,
+                    augmented: bool = False) -> None:
+        parts = [] if dst is None else [f"dst={self.tile(dst, op)}"]
+        parts += [f"{k}={v}" if k else v for k, v in args if v is not None]
+        self.line(f"{fn}({', '.join(parts)})")
+
+    def emit_nki_load(self, op: nki.LoadOp) -> None:
+        self.instruction("nisa.dma_copy", op, op.dst, [("src", self.tile(op.src, op))])
+
+    emit_nki_store = emit_nki_load
+    emit_nki_dma_copy = emit_nki_load
+
+    def emit_nki_memset(self, op: nki.MemsetOp) -> None:
+        self.instruction("nisa.memset", op, op.dst,
+                         [("value", self.value_literal(op.value, op.dst, op)),
+                          ("engine", self.engine(op.name_prop("engine")))])
+
+    def emit_nki_iota(self, op: nki.IotaOp) -> None:
+        self.instruction("nisa.iota", op, op.dst,
+                         [("pattern", self.pattern(op)), ("offset", str(op.int_prop("offset"))),
+                          ("channel_multiplier", str(op.int_prop("channel_multiplier")))])
+
+    def emit_nki_identity(self, op: nki.IdentityOp) -> None:
+        """ones, then keep them where partition == column (p - f == 0)."""
+        n = checks.partitions(op.dst)
+        one = "1" if not self._float_tile(op.dst) else "1.0"
+        zero = "0" if not self._float_tile(op.dst) else "0.0"
+        dst = self.tile(op.dst, op)
+        self.line(f"nisa.memset(dst={dst}, value={one})")
+        self.line(f"nisa.affine_select(dst={dst}, pattern=[[-1, {n}]], channel_multiplier=1, "
+                  f"on_true_tile={dst}, on_false_value={zero}, cmp_op=nl.equal, offset=0)")
+
+    def _float_tile(self, value: SSAValue) -> bool:
+        return dtypes.is_float(checks.buffer_type(value).element_type)
+
+    def emit_nki_matmul(self, op: nki.MatmulOp) -> None:
+        if op.accumulate_if is not None:
+            accumulate = self.expr(op.accumulate_if)
+        else:
+            accumulate = str(op.flag("accumulate"))
+        self.instruction("nisa.nc_matmul", op, op.dst,
+                         [("stationary", self.tile(op.stationary, op, "own")),
+                          ("moving", self.tile(op.moving, op, "own")),
+                          ("accumulate", accumulate)])
+
+    def emit_nki_tensor_reduce(self, op: nki.TensorReduceOp) -> None:
+        self.instruction("nisa.tensor_reduce", op, op.dst,
+                         [("op", self.alu(op.op.data)), ("data", self.tile(op.src, op)),
+                          ("axis", str(list(op.normalized_axes()))),
+                          ("negate", str(op.flag("negate"))),
+                          ("keepdims", str(op.flag("keepdims")))])
+
+    def emit_nki_select(self, op: nki.SelectOp) -> None:
+        """dst = on_false, then copy on_true where the predicate is non-zero."""
+        dst_base = resolve_access(op.dst).buffer
+        for name in ("predicate", "on_true"):
+            if resolve_access(getattr(op, name)).buffer == dst_base:
+                raise fail(f"the current NKI form of select writes dst before reading "
+                           f"'{name}', which views the same buffer", op,
+                           hint="select into a tile that no input views")
+        if checks.is_tile(op.on_false):
+            self.instruction("nisa.tensor_copy", op, op.dst, [("src", self.tile(op.on_false, op))])
+        else:
+            self.instruction("nisa.memset", op, op.dst,
+                             [("value", self.value_literal(op.on_false, op.dst, op))])
+        self.instruction("nisa.tensor_copy_predicated", op, op.dst,
+                         [("src", self.tile(op.on_true, op)),
+                          ("predicate", self.tile(op.predicate, op))])
+
+    def emit_nki_affine_select(self, op: nki.AffineSelectOp) -> None:
+        self.instruction("nisa.affine_select", op, op.dst,
+                         [("pattern", self.pattern(op)),
+                          ("channel_multiplier", str(op.int_prop("channel_multiplier"))),
+                          ("on_true_tile", self.tile(op.on_true, op)),
+                          ("on_false_value", self.float_literal(op.float_prop("on_false"))),
+                          ("cmp_op", f"nl.{op.cmp.data}"), ("offset", str(op.int_prop("offset")))])
+
+    def pattern(self, op: nki.IotaOp | nki.AffineSelectOp) -> str:
+        return "[" + ", ".join(f"[{s}, {n}]" for s, n in op.pattern_prop()) + "]"

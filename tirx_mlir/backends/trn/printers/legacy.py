@@ -1,0 +1,296 @@
+"""``-t nki-legacy``: the ``neuronxcc.nki`` form TIRx emits for trn1 (nki.md §3.4).
+
+TVM's header, decorators (stack allocator, skip middle-end, baremetal with mutable parameters)
+and signature (``def k(A, B: nt.mutable_tensor):``, outputs returned); ``nl.ndarray`` with
+``ncc.sbuf.mod_alloc(base_addr=...)`` / ``ncc.psum.mod_alloc(...)`` when the allocator set an
+address; assignment-style instructions (``t[...] = nisa.op(...)``, ``psum[...] +=
+nisa.nc_matmul(...)``); tensorized ``nl.arange`` indexing, one index per buffer dim that is
+affine in the aranges and loop variables (``t[i0, k * 512 + i1]``), declared before each
+instruction as TVM does; loops as ``nl.sequential_range``.
+
+Legacy NKI indexes all operands of one instruction with the same index space, so the full
+operands of an elementwise instruction must have equal shapes once unit dims are dropped; a
+matmul with ``accumulate_if`` prints an ``if`` on the condition and unrolls the loops it depends
+on (``nl.static_range``) so the condition is a Python bool at trace time.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects import scf
+from xdsl.ir import BlockArgument, Operation, SSAValue
+
+from tirx_mlir.backends.trn.dialects import nki
+from tirx_mlir.backends.trn.dialects.nki import checks
+from tirx_mlir.backends.trn.printers.emitter import (AFFINE_CMP_PY, LOOP_ATTR, NkiEmitterBase,
+                                                     fail, index_slots)
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.kernel import KernelOp
+
+HEADER = (
+    "import neuronxcc.nki.language as nl",
+    "from neuronxcc.nki import baremetal, benchmark, simulate_kernel, trace",
+    "import numpy as np",
+    "import neuronxcc.nki.isa as nisa",
+    "import math",
+    "import neuronxcc.nki as nki",
+    "import neuronxcc.nki.typing as nt",
+    "import neuronxcc.nki.compiler as ncc",
+)
+DECORATORS = (
+    "@nki.compiler.enable_stack_allocator",
+    "@nki.compiler.skip_middle_end_transformations",
+    "@baremetal(experimental_flags='enable-mutable-parameter', "
+    "additional_compile_opt='--internal-skip-backend-allocation-opt-nki')",
+)
+
+
+class NkiLegacyPrinter(NkiEmitterBase):
+    API: ClassVar[str] = "legacy"
+    HEADER: ClassVar[tuple[str, ...]] = HEADER
+    DTYPES: ClassVar[dict[str, str]] = {
+        "f32": "np.float32", "f16": "np.float16", "bf16": "nl.bfloat16",
+        "f8E5M2": "nl.float8_e5m2", "i8": "np.int8", "i16": "np.int16", "i32": "np.int32",
+        "i64": "np.int64", "ui8": "np.uint8", "ui16": "np.uint16", "ui32": "np.uint32",
+        "i1": "np.bool_"}
+    DST_STYLE: ClassVar[str] = "assign"
+    DEFAULT_LOOP: ClassVar[str] = "sequential"
+    LOOP_FUNCS: ClassVar[dict[str, str]] = {"sequential": "nl.sequential_range",
+                                            "affine": "nl.affine_range",
+                                            "static": "nl.static_range"}
+    ENGINE_FORMAT: ClassVar[str] = "nisa.{}_engine"
+
+    def __init__(self, module):
+        super().__init__(module)
+        self.aranges: dict[tuple[int, int, int], str] = {}
+        self.pending: dict[str, str] = {}
+        self.shapes: list[tuple[str, tuple[int, ...]]] = []
+        self.static_loops: set[scf.ForOp] = set()
+
+    # ---- kernel frame ----
+    def emit_kernel(self, kernel: KernelOp) -> None:
+        self.aranges = {}
+        self.static_loops = self.loops_feeding_conditions(kernel)
+        super().emit_kernel(kernel)
+
+    def emit_signature(self, kernel: KernelOp, fn_name: str) -> None:
+        for decorator in DECORATORS:
+            self.line(decorator)
+        params = [self.names[a] for a in kernel.inputs]
+        params += [f"{self.names[a]}: nt.mutable_tensor" for a in kernel.outputs]
+        self.line(f"def {fn_name}({', '.join(params)}):")
+
+    def ndarray(self, btype: BufferType, address: int | None) -> str:
+        shape = list(btype.get_shape())
+        where = btype.scope_name
+        if where == checks.HBM:
+            buffer = "nl.shared_hbm"
+        elif address is None:
+            buffer = "nl.sbuf" if where == checks.SBUF else "nl.psum"
+        elif where == checks.SBUF:
+            buffer = f"ncc.sbuf.mod_alloc(base_addr={address})"
+        else:
+            bank, offset = divmod(address, 2048)
+            buffer = f"ncc.psum.mod_alloc(base_bank={bank}, base_addr={offset}, " \
+                     f"num_bank_tiles=(1,))"
+        return f"nl.ndarray(shape={shape}, dtype={self.dtype(btype)}, buffer={buffer})"
+
+    def loops_feeding_conditions(self, kernel: KernelOp) -> set[scf.ForOp]:
+        """Loops whose variable a matmul's accumulate_if depends on (printed unrolled)."""
+        loops: set[scf.ForOp] = set()
+        work = [op.accumulate_if for op in kernel.walk()
+                if isinstance(op, nki.MatmulOp) and op.accumulate_if is not None]
+        while work:
+            value = work.pop()
+            if isinstance(value, BlockArgument):
+                parent = value.block.parent_op()
+                if isinstance(parent, scf.ForOp):
+                    loops.add(parent)
+            elif isinstance(value.owner, Operation) and value.owner.dialect_name() == "arith":
+                work.extend(value.owner.operands)
+        return loops
+
+    def loop_function(self, op: scf.ForOp) -> str:
+        if op not in self.static_loops:
+            return super().loop_function(op)
+        kind = getattr(op.attributes.get(LOOP_ATTR), "data", "static")
+        if kind != "static":
+            raise fail(f"this loop must unroll (nl.static_range) because a matmul's "
+                       f"accumulate_if depends on its variable, but {LOOP_ATTR} = '{kind}'", op)
+        return self.LOOP_FUNCS["static"]
+
+    # ---- views: tensorized arange indexing ----
+    def slot_dims(self, access: AccessPattern) -> list[int]:
+        return index_slots(access)
+
+    def arange(self, slot: int, rank: int, size: int) -> str:
+        key = (slot, rank, size)
+        if key not in self.aranges:
+            self.aranges[key] = self.namer.fresh(f"i{slot}")
+        name = self.aranges[key]
+        bcast = ", ".join(":" if q == slot else "None" for q in range(rank))
+        self.pending[name] = f"{name} = nl.arange({size})[{bcast}]"
+        return name
+
+    def tile(self, value: SSAValue, op: Operation, role: str = "full") -> str:
+        access = resolve_access(value)
+        base = self.buffer_name(access.buffer, op)
+        dims = self.slot_dims(access)
+        sizes = tuple(access.sizes[d] for d in dims)
+        self.shapes.append((role, sizes))
+        index_vars = {d: self.arange(q, len(dims), access.sizes[d]) for q, d in enumerate(dims)}
+        subscripts = []
+        for j, offset in enumerate(access.offset):
+            terms = [] if offset.is_const() and offset.const == 0 else [self.index_text(offset)]
+            for d, var in index_vars.items():
+                step = access.steps[d][j]
+                if step:
+                    terms.append(var if step == 1 else f"{step} * {var}")
+            subscripts.append(" + ".join(terms) or "0")
+        return f"{base}[{', '.join(subscripts)}]"
+
+    # ---- instructions ----
+    def flush(self, op: Operation, statement: str) -> None:
+        """Declare the aranges the statement uses, check its full operands agree, print it."""
+        full = {sizes for role, sizes in self.shapes if role == "full"}
+        self.shapes = []
+        if len(full) > 1:
+            shapes = " and ".join(str(list(s)) for s in sorted(full))
+            self.pending = {}
+            raise fail(f"legacy NKI indexes every operand of one instruction with the same "
+                       f"aranges, but the operands are {shapes} (unit dims dropped)", op,
+                       hint="give the operands the same shape, or print with -t nki (the "
+                            "current API allows different free shapes)")
+        for decl in self.pending.values():
+            self.line(decl)
+        self.pending = {}
+        self.line(statement)
+
+    def instruction(self, fn: str, op: Operation, dst: SSAValue | None, args, *,
+                    augmented: bool = False, dst_role: str = "full") -> None:
+        call = f"{fn}({', '.join(f'{k}={v}' if k else v for k, v in args if v is not None)})"
+        if dst is None:
+            self.flush(op, call)
+            return
+        target = self.tile(dst, op, dst_role)
+        self.flush(op, f"{target} {'+=' if augmented else '='} {call}")
+
+    def emit_nki_load(self, op: nki.LoadOp) -> None:
+        self.instruction("nl.load", op, op.dst, [("", self.tile(op.src, op))])
+
+    def emit_nki_store(self, op: nki.StoreOp) -> None:
+        self.instruction("nl.store", op, None,
+                         [("", self.tile(op.dst, op)), ("value", self.tile(op.src, op))])
+
+    def emit_nki_dma_copy(self, op: nki.DmaCopyOp) -> None:
+        self.instruction("nisa.dma_copy", op, None,
+                         [("dst", self.tile(op.dst, op)), ("src", self.tile(op.src, op))])
+
+    def emit_nki_memset(self, op: nki.MemsetOp) -> None:
+        target = self.tile(op.dst, op)
+        self.flush(op, f"{target} = {self.value_literal(op.value, op.dst, op)}")
+
+    def pattern_expr(self, op: nki.IotaOp | nki.AffineSelectOp) -> str:
+        """``offset + channel_multiplier * p + sum(step_d * i_d)`` over broadcast aranges."""
+        nparts = checks.partitions(op.dst)
+        dims = [(step, n) for step, n in op.pattern_prop() if n != 1]
+        rank = 1 + len(dims)
+        if rank < 2:
+            dims.append((0, 1))
+            rank = 2
+        self.shapes.append(("full", (nparts, *(n for _, n in dims))))
+        terms = [str(op.int_prop("offset"))]
+        p = self.arange(0, rank, nparts)
+        if op.int_prop("channel_multiplier"):
+            terms.append(f"{op.int_prop('channel_multiplier')} * {p}")
+        else:
+            terms.append(f"0 * {p}")
+        for q, (step, n) in enumerate(dims, start=1):
+            terms.append(f"{step} * {self.arange(q, rank, n)}")
+        return " + ".join(terms).replace("+ -", "- ")
+
+    def emit_nki_iota(self, op: nki.IotaOp) -> None:
+        self.instruction("nisa.iota", op, op.dst,
+                         [("", self.pattern_expr(op)), ("dtype", self.dtype(op.dst.type, op))])
+
+    def emit_nki_affine_select(self, op: nki.AffineSelectOp) -> None:
+        pred = f"({self.pattern_expr(op)} {AFFINE_CMP_PY[op.cmp.data]} 0)"
+        self.instruction("nisa.affine_select", op, op.dst,
+                         [("pred", pred), ("on_true_tile", self.tile(op.on_true, op)),
+                          ("on_false_value", self.float_literal(op.float_prop("on_false")))])
+
+    def emit_nki_identity(self, op: nki.IdentityOp) -> None:
+        n = checks.partitions(op.dst)
+        const = self.namer.fresh("identity_np")
+        self.line(f"{const} = nl.shared_constant(np.identity({n}, dtype=np.int8), "
+                  f"dtype={self.dtype(op.dst.type, op)})")
+        i, j = self.arange(0, 2, n), self.arange(1, 2, n)
+        self.shapes.append(("full", (n, n)))
+        self.instruction("nl.load", op, op.dst, [("", f"{const}[{i}, {j}]")])
+
+    def emit_nki_matmul(self, op: nki.MatmulOp) -> None:
+        stationary = self.tile(op.stationary, op, "own")
+        moving = self.tile(op.moving, op, "own")
+        for role, sizes in self.shapes:
+            if len(sizes) != 2:
+                self.shapes, self.pending = [], {}
+                raise fail("legacy nc_matmul takes 2-D [K, M] and [K, N] tiles; an operand has "
+                           f"shape {list(sizes)} once unit dims are dropped", op,
+                           hint="view the operands as 2-D tiles, or print with -t nki")
+        args = [("", stationary), ("", moving)]
+        if op.accumulate_if is None:
+            self.instruction("nisa.nc_matmul", op, op.dst, args,
+                             augmented=op.flag("accumulate"), dst_role="own")
+            return
+        saved = dict(self.pending), list(self.shapes)
+        self.line(f"if {self.expr(op.accumulate_if)}:")
+        with self.indented():
+            self.instruction("nisa.nc_matmul", op, op.dst, args, augmented=True,
+                             dst_role="own")
+        self.line("else:")
+        self.pending, self.shapes = saved[0], saved[1]
+        with self.indented():
+            self.instruction("nisa.nc_matmul", op, op.dst, args, dst_role="own")
+
+    def emit_nki_transpose(self, op: nki.TransposeOp) -> None:
+        self.instruction("nisa.nc_transpose", op, op.dst,
+                         [("data", self.tile(op.src, op, "own")),
+                          ("engine", self.engine(op.engine_name()))], dst_role="own")
+
+    def emit_nki_tensor_reduce(self, op: nki.TensorReduceOp) -> None:
+        src_access = resolve_access(op.src)
+        src_dims = self.slot_dims(src_access)
+        axes = [q for q, d in enumerate(src_dims) if d in op.normalized_axes()]
+        if not axes:
+            raise fail("the reduced dims are all unit dims; legacy NKI has nothing to reduce",
+                       op, hint="use nki.tensor_copy")
+        dst_rank = len(self.slot_dims(resolve_access(op.dst)))
+        if dst_rank == len(src_dims):
+            keepdims = True
+        elif dst_rank == len(src_dims) - len(axes):
+            keepdims = False
+        else:
+            raise fail(f"legacy tensor_reduce returns a rank-{len(src_dims)} (keepdims) or "
+                       f"rank-{len(src_dims) - len(axes)} tile, but dst indexes as rank "
+                       f"{dst_rank}", op, hint="give dst the kept dims, or print with -t nki")
+        self.instruction("nisa.tensor_reduce", op, op.dst,
+                         [("op", self.alu(op.op.data)), ("data", self.tile(op.src, op, "own")),
+                          ("axis", str(axes)), ("negate", str(op.flag("negate"))),
+                          ("keepdims", str(keepdims))], dst_role="own")
+
+    def emit_nki_select(self, op: nki.SelectOp) -> None:
+        on_false = self.tile(op.on_false, op) if checks.is_tile(op.on_false) else \
+            self.value_literal(op.on_false, op.dst, op)
+        self.instruction("nl.where", op, op.dst,
+                         [("", self.tile(op.predicate, op)), ("", self.tile(op.on_true, op)),
+                          ("", on_false)])
+
+    def dtype(self, t, op: Operation | None = None) -> str:
+        if dtypes.type_name(t.element_type if isinstance(t, BufferType) else t) == "f8E4M3FN":
+            raise fail("legacy NKI has no OCP float8_e4m3fn (its float8_e4m3 is Neuron's own "
+                       "format)", op, hint="print with -t nki, or use f8E5M2")
+        return super().dtype(t, op)
+
