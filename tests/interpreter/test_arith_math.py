@@ -193,3 +193,21 @@ def test_math_integer_ops():
     assert call("math.cttz %a : i32", ["i32"], "i32", 8)[0] == 3
     assert call("math.cttz %a : i8", ["i8"], "i8", 0)[0] == 8
     assert call("math.ctpop %a : i8", ["i8"], "i8", -1)[0] == 8
+
+
+def test_recursive_calls_keep_their_own_values():
+    text = """func.func @fact(%n: i64) -> i64 {
+  %c1 = arith.constant 1 : i64
+  %le = arith.cmpi sle, %n, %c1 : i64
+  %r = scf.if %le -> (i64) {
+    scf.yield %c1 : i64
+  } else {
+    %m = arith.subi %n, %c1 : i64
+    %f = func.call @fact(%m) : (i64) -> i64
+    %p = arith.muli %n, %f : i64
+    scf.yield %p : i64
+  }
+  func.return %r : i64
+}
+"""
+    assert make_interpreter(parse_module(text)).call_op("fact", (10,)) == (3628800,)

@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import (Interpreter, InterpreterFunctions, OpImplResult, PythonValues,
                               ReturnedValues)
 from xdsl.ir import Block, Operation, Region
+from xdsl.traits import CallableOpInterface
 
 from tirx_mlir import registry
 from tirx_mlir.interpreter.runtime import InterpretError
@@ -31,29 +32,41 @@ class TirxInterpreter(Interpreter):
 
     def run_ssacfg_region(self, region: Region, args: PythonValues,
                           name: str = "unknown") -> PythonValues:
-        """xDSL's region runner (same scoping and control flow) without its per-op message
-        formatting: the interpreter's hot loop."""
+        """Run a region (xDSL's control flow), with one value scope per call frame.
+
+        xDSL pushes a scope for every region it enters (every loop iteration), so reading a
+        value defined outside a loop walks a chain of dicts. SSA values are unique, so only a
+        call needs its own scope (a recursive call must not overwrite its caller's values):
+        the body of a callable op (a kernel, a function) gets a new scope, and nested regions
+        (loop bodies, branches) write into their frame's.
+        """
         if not region.blocks:
             return ()
         initial_scope = self._ctx
+        if self._starts_frame(region):
+            self.push_scope(name)
+        env = self._ctx
+        local = env._local_scope  # noqa: SLF001 - the hot path reads the frame directly
         block: Block | None = region.blocks.first
         results: PythonValues = ()
         try:
             while block is not None:
-                self.push_scope(name)
-                env = self._ctx
                 for arg, value in zip(block.args, args):
-                    env[arg] = value
+                    local[arg] = value
                 op = block.first_op
                 block = None
                 while op is not None:
-                    result = self._run_op(op, tuple([env[v] for v in op.operands]))
+                    try:
+                        inputs = tuple([local[v] for v in op.operands])
+                    except KeyError:  # defined in an enclosing frame (a non-isolated callable)
+                        inputs = tuple([env[v] for v in op.operands])
+                    result = self._run_op(op, inputs)
                     values = result.values
                     if len(values) != len(op.results):
                         raise InterpretError(f"the implementation returned {len(values)} values "
                                              f"for {len(op.results)} results", op)
                     for res, value in zip(op.results, values):
-                        env[res] = value
+                        local[res] = value
                     terminator = result.terminator_value
                     if terminator is not None:
                         if isinstance(terminator, ReturnedValues):
@@ -65,6 +78,15 @@ class TirxInterpreter(Interpreter):
         finally:
             self._ctx = initial_scope
         return results
+
+    def _starts_frame(self, region: Region) -> bool:
+        frames: dict[int, tuple[Region, bool]] = self.__dict__.setdefault("_frame_regions", {})
+        entry = frames.get(id(region))
+        if entry is None or entry[0] is not region:
+            parent = region.parent_op()
+            entry = frames[id(region)] = (region, parent is None or
+                                          parent.has_trait(CallableOpInterface))
+        return entry[1]
 
     def _run_op(self, op: Operation, inputs: tuple[Any, ...]) -> OpImplResult:
         entry = self._impls._impl_dict.get(type(op))  # noqa: SLF001 - xdsl 0.74 internals
