@@ -143,6 +143,20 @@ def _pass_error_pass():
     return RejectTilesPass
 
 
+def _failing_pass():
+    from xdsl.passes import ModulePass
+    from xdsl.utils.exceptions import PassFailedException
+
+    @dataclass(frozen=True)
+    class GiveUpPass(ModulePass):
+        name = "test-give-up"
+
+        def apply(self, ctx, op) -> None:
+            raise PassFailedException("nothing to do for this module")
+
+    return GiveUpPass
+
+
 @pytest.fixture
 def test_registrations():
     with registry.owner_scope("tirx-opt-test"):
@@ -150,6 +164,7 @@ def test_registrations():
         registry.register_pass("test-explode", _exploding_pass)
         registry.register_pass("test-break-kernel", _invalid_ir_pass)
         registry.register_pass("test-reject-tiles", _pass_error_pass)
+        registry.register_pass("test-give-up", _failing_pass)
     yield
     registry.drop_owner_everywhere("tirx-opt-test")
 
@@ -167,6 +182,14 @@ def test_pass_error_is_located_at_its_op(kernel_file: Path, capsys, test_registr
     assert first == (f"{kernel_file}:6:3: error: 'tirx.copy' op [T001] this tile op is not "
                      f"supported here")
     assert "hint: remove it" in err and "note: raised by pass 'test-reject-tiles'" in err
+
+
+def test_pass_failed_exception_names_the_pass(kernel_file: Path, capsys,
+                                              test_registrations) -> None:
+    code, _, err = run([str(kernel_file), "-p", "cse,test-give-up"], capsys)
+    assert code == 1
+    assert err == (f"{kernel_file}:1:1: error: pass 'test-give-up' failed: nothing to do for "
+                   f"this module\n")
 
 
 def test_invalid_ir_after_a_pass(kernel_file: Path, capsys, test_registrations,
