@@ -10,7 +10,7 @@
   on NeuronCore-v2 (a scalar on v3+). Full-tile bias or scale: ``unary_decompose`` computes
   ``x * scale + bias`` with tirx.fma first.
 * silu (activation silu), reciprocal (``nki.reciprocal``, VectorE), fill / memset / zero
-  (``nki.memset``).
+  (``nki.memset``, as large as the hardware allows unless ``max_inst_size`` is set).
 * fma: ``nki.tensor_scalar`` with two operators, or ``nki.scalar_tensor_tensor`` when the bias
   is a full tile, or a multiply and an add through a scratch tile when the scale is.
 """
@@ -300,7 +300,7 @@ register_dispatch(T.ReciprocalOp, "trn", variant="unary", when=COMPUTE)(_recipro
 
 
 def _memset(op, ctx) -> None:
-    plan, ops = plan_elementwise(ctx, op, op.dst, [])
+    plan, ops = plan_elementwise(ctx, op, op.dst, [], default_max=None)
     value = op.value if hasattr(op, "value") else None
     fill = memset_value(ctx.builder, value if value is not None else 0.0, op.dst)
 
