@@ -41,9 +41,10 @@ def _nki_legacy_target():
 
 
 def register_backend() -> None:
-    """Register the trn target kind and tags, the nki dialect, its interpreter and the NKI
-    printers."""
+    """Register the trn target kind and tags, the nki dialect, its interpreter, the NKI
+    printers, the ``nki`` script namespace and the tile-primitive lowering."""
     from tirx_mlir import registry
+    from tirx_mlir.backends.trn.script import NKI  # imports no xDSL: builders are made on use
     from tirx_mlir.backends.trn.target_tags import register_trn_target
 
     register_trn_target()
@@ -51,6 +52,7 @@ def register_backend() -> None:
     registry.register_interpreter_functions("nki", _nki_interpreter)
     registry.register_printer("nki", _nki_target)
     registry.register_printer("nki-legacy", _nki_legacy_target)
+    registry.register_script_namespace("nki", NKI)
     _register_lowering(registry)
 
 
