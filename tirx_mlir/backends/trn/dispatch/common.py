@@ -138,12 +138,12 @@ def f32_const(builder: Builder, x: float) -> SSAValue:
 
 def f32_scalar(builder: Builder, value: SSAValue) -> SSAValue:
     """A scalar operand as the f32 value NKI instructions take."""
-    const = constant_of(value)
-    if const is not None:
-        return f32_const(builder, float(const))
     t = value.type
     if t == f32:
         return value
+    const = constant_of(value)
+    if const is not None:
+        return f32_const(builder, float(const))
     if isinstance(t, AnyFloat) and dtypes.is_supported(t):
         width = dtypes.bit_width(t)
         cast = arith.ExtFOp(value, f32) if width < 32 else arith.TruncFOp(value, f32)
