@@ -118,8 +118,7 @@ class NkiFunctions(InterpreterFunctions):
         try:
             op.verify_()
         except VerifyException as err:
-            raise InterpretError(str(err).removeprefix(f"{op.name}: "), op,
-                                 code="nki-limit") from None
+            raise InterpretError(str(err), op, code="nki-limit") from None
         dynamic = []
         for name, value in op.named_operands().items():
             if not checks.is_tile(value) or checks.scope(value) not in checks.ON_CHIP or \

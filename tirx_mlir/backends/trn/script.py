@@ -103,7 +103,7 @@ def _op_builder(op_cls: type) -> Callable[..., Any]:
         try:
             op.verify_()  # the hardware rules (the block is still being built)
         except VerifyException as err:
-            raise ScriptError(str(err)) from None
+            raise ScriptError(f"Tx.nki.{short}: {err}") from None
         return op
 
     build.__name__ = short

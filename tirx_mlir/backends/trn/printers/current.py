@@ -123,6 +123,15 @@ class NkiPrinter(NkiEmitterBase):
     emit_nki_store = emit_nki_load
     emit_nki_dma_copy = emit_nki_load
 
+    def emit_nki_tensor_copy(self, op: nki.TensorCopyOp) -> None:
+        """The current API forbids a ScalarE tensor_copy on NeuronCore-v2; there it is the
+        same fp32 round trip as ``activation(op=copy)`` (nki.md §3.3)."""
+        if op.name_prop("engine") == "scalar" and checks.limits_for(op).nc_version <= 2:
+            self.instruction("nisa.activation", op, op.dst,
+                             [("op", "nl.copy"), ("data", self.tile(op.src, op))])
+            return
+        super().emit_nki_tensor_copy(op)
+
     def emit_nki_memset(self, op: nki.MemsetOp) -> None:
         self.instruction("nisa.memset", op, op.dst,
                          [("value", self.value_literal(op.value, op.dst, op)),

@@ -123,7 +123,7 @@ class NkiOp(IRDLOperation):
                     checks.check_tile(self, name, value, limits)
             self.verify_nki(limits)
         except rules.RuleError as err:
-            raise VerifyException(f"{self.name}: {err}") from None
+            raise VerifyException(str(err)) from None  # tools prefix "'<op>' op"
 
     def _verify_operand_kind(self, name: str, value: SSAValue) -> None:
         if isinstance(value.type, BufferType):
