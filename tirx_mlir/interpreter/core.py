@@ -133,7 +133,8 @@ def make_interpreter(module: ModuleOp, **kwargs: Any) -> TirxInterpreter:
             if op_type in claimed:
                 raise registry.RegistryError(
                     f"interpreter implementations '{claimed[op_type]}' and '{name}' both "
-                    f"implement {op_type.name}; register one of them with override=True")
+                    f"implement {op_type.name}; drop one, or replace the other by registering "
+                    f"under its name with override=True")
             claimed[op_type] = name
         interp.register_implementations(functions(), override=True)
     return interp
