@@ -7,6 +7,10 @@ A ``trn.sbuf``/``trn.psum`` allocation without a layout gets TIRx's default (dim
 split when larger than the partition count, other dims row-major on F; `layouts.default_layout`).
 An explicit layout must use only P/F (Bank in PSUM), stay within the partitions, and be
 injective; otherwise the pass fails at the allocation with the rule and a fix.
+
+With a ``target`` option the pass also binds the kernels to that target (their ``target``
+property), as the first pass of the ``trn`` pipeline: every later pass and the nki verifiers then
+read the same limits.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from xdsl.passes import ModulePass
 from tirx_mlir.backends.trn.transforms.common import allocs, kernel_limits, kernels, replace_alloc
 from tirx_mlir.backends.trn.transforms.layouts import TrnLayoutError, check_trn_layout, is_on_chip
 from tirx_mlir.diagnostics import PassError
-from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 
 
@@ -34,6 +38,8 @@ class TrnDefaultLayoutPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in kernels(op):
+            if self.target is not None:
+                kernel.properties["target"] = TargetAttr(self.target)
             partitions = kernel_limits(op, kernel, self.target).partitions
             for alloc in allocs(kernel):
                 btype = alloc.result.type
