@@ -344,3 +344,36 @@ def test_checker_accepts_both_golden_outputs():
 
 
 _ = ml_dtypes
+
+
+def test_control_flow_and_index_arithmetic_run_like_the_interpreter():
+    """scf.if, floordiv/remsi/min/select on loop variables, a strided view and trn.loop."""
+    body = f"""  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c8 step %c1 {{
+    %hi = arith.floordivsi %i, %c2 : index
+    %odd = arith.remsi %i, %c2 : index
+    %is_odd = arith.cmpi eq, %odd, %c1 : index
+    %lim = arith.minsi %hi, %c2 : index
+    %pick = arith.select %is_odd, %lim, %hi : index
+    %col = arith.muli %pick, %c16 : index
+    %src = tirx.slice %x[0, %col] [128, 16] strides [1, 1] : {S((128, 64))} -> {S((128, 16))}
+    %dst = tirx.slice %y[0, %i] [128, 16] strides [1, 4] : {S((128, 128))} -> {S((128, 16))}
+    scf.if %is_odd {{
+      nki.tensor_scalar %dst, %src, %two op0 multiply : {S((128, 16))}, {S((128, 16))}, f32
+    }} else {{
+      nki.tensor_copy %dst, %src : {S((128, 16))}, {S((128, 16))}
+    }}
+  }} {{trn.loop = "affine"}}"""
+    rng = np.random.default_rng(5)
+    text = nki_kernel(body, {"x": (rng.standard_normal((128, 64)).astype(np.float32), "trn.sbuf")},
+                      {"y": ((128, 128), "f32", "trn.sbuf")}, None)
+    for api in APIS:
+        expected, got, source = run_both(text, "k", api, np.random.default_rng(6))
+        np.testing.assert_array_equal(got[0], expected[0])
+        assert "nl.affine_range(8)" in source
+        assert "if (" in source and "else:" in source
+    current = emit_nki(parse(text), "current")
+    assert "dst=y[:, i:i + 61:4]" in current and "(i // 2)" in current
