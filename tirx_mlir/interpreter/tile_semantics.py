@@ -16,8 +16,6 @@ from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
-from xdsl.ir.affine import AffineSet
-from xdsl.ir.affine.affine_set import AffineConstraintKind
 
 from tirx_mlir.dialects.tirx import rules
 
@@ -62,24 +60,6 @@ def bias_scale(x: Any, scale: Any = None, bias: Any = None) -> Any:
     if scale is not None:
         x = x * scale
     return x if bias is None else x + bias
-
-
-def affine_mask(aset: AffineSet, shape: Sequence[int]) -> np.ndarray:
-    """Boolean array over the indices of ``shape``: True where every constraint holds.
-
-    Evaluated once over broadcast index grids (``np.ogrid``), not per element.
-    """
-    grids = np.ogrid[tuple(slice(0, n) for n in shape)] if shape else []
-    mask = np.ones(tuple(shape), dtype=bool)
-    for constraint in aset.constraints:
-        value = constraint.lhs.eval(grids, []) - constraint.rhs.eval(grids, [])
-        if constraint.kind == AffineConstraintKind.ge:
-            mask &= value >= 0
-        elif constraint.kind == AffineConstraintKind.le:
-            mask &= value <= 0
-        else:
-            mask &= value == 0
-    return mask
 
 
 def block_scale(x: np.ndarray, factors: np.ndarray, what: str) -> np.ndarray:

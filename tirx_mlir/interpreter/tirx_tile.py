@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl
 
-from tirx_mlir.dialects.tirx import dtypes, rules, tile_ops as T
+from tirx_mlir.dialects.tirx import dtypes, predicate, rules, tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 from tirx_mlir.dialects.tirx.tile_base import TileOp
@@ -230,7 +230,7 @@ def _select(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
     assert isinstance(op, T.SelectOp)
     mask = call.props.get("mask")
     if mask is None or mask.shape != dst.shape:
-        mask = call.props["mask"] = sem.affine_mask(op.where.data, dst.shape)
+        mask = call.props["mask"] = predicate.evaluate(op.where.data, dst.shape)
     runtime.store(dst, np.where(mask, call.read(v["true_value"]), call.read(v["false_value"])))
 
 

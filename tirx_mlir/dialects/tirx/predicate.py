@@ -132,33 +132,15 @@ def format_affine_set(aset: AffineSet) -> str:
     return f"({dims}){syms} : ({', '.join(parts)})"
 
 
-def _eval(expr: AffineExpr, grids: list[np.ndarray]) -> np.ndarray | int:
-    if isinstance(expr, AffineConstantExpr):
-        return expr.value
-    if isinstance(expr, AffineDimExpr):
-        return grids[expr.position]
-    if isinstance(expr, AffineBinaryOpExpr):
-        a, b = _eval(expr.lhs, grids), _eval(expr.rhs, grids)
-        match expr.kind:
-            case AffineBinaryOpKind.Add:
-                return a + b
-            case AffineBinaryOpKind.Mul:
-                return a * b
-            case AffineBinaryOpKind.Mod:
-                return np.mod(a, b)
-            case AffineBinaryOpKind.FloorDiv:
-                return np.floor_divide(a, b)
-            case AffineBinaryOpKind.CeilDiv:
-                return -np.floor_divide(-a, b)
-    raise ValueError(f"cannot evaluate affine expression {expr} (symbols are not allowed)")
+def evaluate(aset: AffineSet, shape: tuple[int, ...] | list[int]) -> np.ndarray:
+    """Boolean mask of ``shape``: where every constraint of the set holds.
 
-
-def evaluate(aset: AffineSet, shape: tuple[int, ...]) -> np.ndarray:
-    """Boolean mask of ``shape``: where every constraint of the set holds."""
-    grids = list(np.indices(shape, dtype=np.int64)) if shape else []
-    mask = np.ones(shape, dtype=bool)
+    Evaluated once over broadcast index grids (``np.ogrid``), never per element.
+    """
+    grids = list(np.ogrid[tuple(slice(0, n) for n in shape)]) if len(shape) else []
+    mask = np.ones(tuple(shape), dtype=bool)
     for c in aset.constraints:
-        value = np.broadcast_to(_eval(c.lhs - c.rhs, grids), shape)
+        value = c.lhs.eval(grids, []) - c.rhs.eval(grids, [])
         if c.kind == AffineConstraintKind.ge:
             mask &= value >= 0
         elif c.kind == AffineConstraintKind.le:
