@@ -8,7 +8,6 @@ import ast
 import functools
 import pathlib
 
-import ml_dtypes
 import numpy as np
 import pytest
 from nki_mock import run_kernel
@@ -342,8 +341,6 @@ def test_checker_accepts_both_golden_outputs():
             assert check_source(source, api) == [], name
             assert count_calls(source, api) >= 3
 
-
-_ = ml_dtypes
 
 
 def test_control_flow_and_index_arithmetic_run_like_the_interpreter():

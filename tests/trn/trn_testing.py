@@ -6,7 +6,7 @@ import io
 
 from xdsl.printer import Printer
 
-import tirx_mlir  # noqa: F401  (autoloads the trn backend)
+import tirx_mlir
 from tirx_mlir.backends import load
 from tirx_mlir.context import parse_module
 
@@ -127,8 +127,6 @@ def nki_kernel(body: str, inputs: dict, outputs: dict, target: str | None,
 def run_nki(body: str, inputs: dict, outputs: dict, *, target: str | None =
             "aws/trn1/trn1.2xlarge", verify: bool = True, extra: str = ""):
     """Run ``body`` on the tiles; returns {output name: array}."""
-    import tirx_mlir
-
     text = nki_kernel(body, inputs, outputs, target, extra)
     arrays = [arr for arr, _ in inputs.values()]
     result = tirx_mlir.interpret(text, "k", *arrays, verify=verify, name="nki_test.mlir")

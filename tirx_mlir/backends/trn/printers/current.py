@@ -36,7 +36,6 @@ class NkiPrinter(NkiEmitterBase):
         "f8E4M3FN": "nl.float8_e4m3fn", "f8E5M2": "nl.float8_e5m2", "i8": "nl.int8",
         "i16": "nl.int16", "i32": "nl.int32", "ui8": "nl.uint8", "ui16": "nl.uint16",
         "ui32": "nl.uint32", "i1": "nl.bool_"}
-    DST_STYLE: ClassVar[str] = "argument"
     DEFAULT_LOOP: ClassVar[str] = "range"
     LOOP_FUNCS: ClassVar[dict[str, str]] = {"range": "range", "sequential": "range",
                                             "affine": "nl.affine_range",

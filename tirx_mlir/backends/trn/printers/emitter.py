@@ -6,12 +6,12 @@ with a ``trn.addr`` byte offset), views (``tirx.slice`` / ``tirx.transpose`` /
 ``tirx.reshape``), ``scf.for`` / ``scf.if`` without results, ``arith`` scalar arithmetic,
 ``tirx.cta_id`` and nki ops. Views and scalar arithmetic print nothing where they stand: they
 are inlined where used (views as subscripts of the buffer they view, scalars as Python
-expressions), so any op that is not in this list raises a `TirxError` naming it.
+expressions); any other op raises a `TirxError` naming it.
 
 A generation subclass (`current.NkiPrinter`, `legacy.NkiLegacyPrinter`) sets a few class
-attributes (header, loop function, dtype and engine spellings, how a destination is passed) and
-provides ``tile()`` (how a view is written) plus the ops whose form differs; every other nki op
-is printed here by one ``emit_<op>`` method each, through `instruction`.
+attributes (header, dtype, loop and engine spellings) and provides ``tile()`` (how a view is
+written), ``instruction()`` (how the destination is passed) and the ops whose form differs;
+every other nki op is printed here by one ``emit_<op>`` method each.
 """
 
 from __future__ import annotations
@@ -108,8 +108,6 @@ class NkiEmitterBase:
     """'current' or 'legacy' (the signature table the output is checked against)."""
     HEADER: ClassVar[tuple[str, ...]]
     DTYPES: ClassVar[dict[str, str]]
-    DST_STYLE: ClassVar[str]
-    """'argument' (``nisa.op(dst=t, ...)``) or 'assign' (``t[...] = nisa.op(...)``)."""
     DEFAULT_LOOP: ClassVar[str]
     LOOP_FUNCS: ClassVar[dict[str, str]]
     ENGINE_FORMAT: ClassVar[str]
@@ -375,14 +373,6 @@ class NkiEmitterBase:
             return self.expr(value)
         return self.tile(value, op, role="vector")
 
-    def operand(self, value: SSAValue | None, op: Operation, role: str = "full") -> str | None:
-        """A tile or scalar operand as text (None when absent)."""
-        if value is None:
-            return None
-        if isinstance(value.type, BufferType):
-            return self.tile(value, op, role)
-        return self.expr(value)
-
     def tile(self, value: SSAValue, op: Operation, role: str = "full") -> str:
         """How a view of a buffer is written; role is 'full' (the instruction's shape),
         'vector' (a (P, 1) operand) or 'own' (its own shape, e.g. matmul operands)."""
@@ -396,7 +386,9 @@ class NkiEmitterBase:
 
     def instruction(self, fn: str, op: Operation, dst: SSAValue | None,
                     args: Sequence[tuple[str, str | None]], *, augmented: bool = False) -> None:
-        """Print ``fn`` with keyword ``args`` (None values left out), writing ``dst``."""
+        """Print ``fn`` with keyword ``args`` (None values left out; an empty keyword is a
+        positional argument), writing ``dst``: as ``dst=`` in the current API, by assignment
+        (``t[...] = fn(...)``, ``+=`` when ``augmented``) in the legacy one."""
         raise NotImplementedError
 
     # ---- ops printed the same way in both generations (modulo the dst style) ----

@@ -56,7 +56,6 @@ class NkiLegacyPrinter(NkiEmitterBase):
         "f8E5M2": "nl.float8_e5m2", "i8": "np.int8", "i16": "np.int16", "i32": "np.int32",
         "i64": "np.int64", "ui8": "np.uint8", "ui16": "np.uint16", "ui32": "np.uint32",
         "i1": "np.bool_"}
-    DST_STYLE: ClassVar[str] = "assign"
     DEFAULT_LOOP: ClassVar[str] = "sequential"
     LOOP_FUNCS: ClassVar[dict[str, str]] = {"sequential": "nl.sequential_range",
                                             "affine": "nl.affine_range",

@@ -234,5 +234,3 @@ ACTIVATIONS: dict[str, Activation] = {a.name: a for a in [
 AFFINE_SELECT_CMPS = {"greater": np.greater, "greater_equal": np.greater_equal,
                       "equal": np.equal, "not_equal": np.not_equal}
 """Comparisons against 0 that affine_select's ISA supports (>, >=, ==, !=)."""
-
-ENGINES = ("vector", "scalar", "gpsimd", "tensor")
