@@ -159,6 +159,8 @@ def memset_value(builder: Builder, value: SSAValue | float, tile: SSAValue) -> S
     """A memset value of the tile's kind (f32 for float tiles, i32 for integer tiles)."""
     elem = btype(tile).element_type
     if isinstance(value, SSAValue):
+        if value.type == (f32 if dtypes.is_float(elem) else IntegerType(32)):
+            return value
         const = constant_of(value)
         if const is None:
             return f32_scalar(builder, value) if dtypes.is_float(elem) else value
@@ -209,6 +211,10 @@ def plan_elementwise(ctx, op: TileOp, dst: SSAValue, named: Sequence[tuple[str, 
 def local_tile(builder: Builder, shape: Sequence[int], element_type: Attribute,
                scope_name: str = "trn.sbuf") -> SSAValue:
     """A scratch on-chip tile allocated where the op was (its lifetime ends with its last use,
-    so the allocator reuses its memory)."""
-    alloc = builder.insert(AllocOp(BufferType(list(shape), element_type, scope_name)))
+    so the allocator reuses its memory), with the default Trainium layout like every on-chip
+    buffer after trn-default-layout."""
+    from tirx_mlir.backends.trn.transforms.layouts import default_layout
+
+    layout = default_layout(shape)
+    alloc = builder.insert(AllocOp(BufferType(list(shape), element_type, scope_name, layout)))
     return alloc.result

@@ -125,6 +125,8 @@ def _classify(value: SSAValue | None, shape) -> _Operand:
 
 
 def _scaled(b: Builder, value: SSAValue, factor: float) -> SSAValue:
+    if factor == 1.0:
+        return f32_scalar(b, value)
     const = constant_of(value)
     if const is not None:
         return f32_const(b, float(const) * factor)

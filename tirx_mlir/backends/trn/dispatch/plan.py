@@ -176,8 +176,8 @@ class TilePlan:
         offsets = [ivs.get(j, 0) if present[j] else 0 for j in range(rank)]
         sizes = [self.chunk.get(j, 1) if present[j] else 1 for j in range(rank)]
         value = operand.refined
-        if any(isinstance(o, SSAValue) or o for o in offsets) or tuple(sizes) != shape_of(value):
-            value = builder.insert(SliceOp(value, offsets, sizes)).result
+        whole = not any(isinstance(o, SSAValue) or o for o in offsets) and \
+            tuple(sizes) == shape_of(value)
         if order is None:
             pdim = self.pdim
             order = ([] if pdim is None else [pdim]) + self.free_order()
@@ -186,12 +186,18 @@ class TilePlan:
         else:
             order = list(order) + [j for j in range(rank) if j not in order]
             head, rest = [sizes[order[0]]], order[1:]
-        if list(order) != list(range(rank)):
-            value = builder.insert(TransposeOp(value, list(order))).result
         free = [sizes[j] for j in rest if sizes[j] > 1]
         if keep_reduce_dim and not any(sizes[j] > 1 for j in rest if self.reduce[j]):
             free.append(1)
-        return reshape(builder, value, head + (free or [1]))
+        final = head + (free or [1])
+        non_unit = [j for j in order if sizes[j] > 1]
+        if whole and non_unit == sorted(non_unit) and tuple(final) == shape_of(operand.value):
+            return operand.value  # the instruction reads the operand as it is
+        if not whole:
+            value = builder.insert(SliceOp(value, offsets, sizes)).result
+        if list(order) != list(range(rank)):
+            value = builder.insert(TransposeOp(value, list(order))).result
+        return reshape(builder, value, final)
 
     def _present(self, operand: PlanOperand, j: int) -> bool:
         return shape_of(operand.refined)[j] != 1 or self.sizes[j] == 1  # type: ignore[arg-type]

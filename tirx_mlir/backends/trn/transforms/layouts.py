@@ -122,9 +122,13 @@ def check_trn_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLay
                              f"to P (e.g. S[(128,512):(1@P,1@F)])")
     p_span = folded.span("P")
     if p_span > partitions:
+        try:
+            example = f" (e.g. {default_layout(btype.get_shape(), partitions)})"
+        except TrnLayoutError:
+            example = ""
         raise TrnLayoutError(f"{where}: the layout spans {p_span} partitions but the target has "
                              f"{partitions}; split the partition dim and move its high part to "
-                             f"F (e.g. S[(2,128,512):(512@F,1@P,1@F)])")
+                             f"F{example}")
     if not _is_injective(folded):
         raise TrnLayoutError(f"{where}: the layout maps two elements to the same (P, F) "
                              f"coordinate; give each iterator a distinct stride range")
