@@ -16,8 +16,9 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
-from xdsl.utils.lexer import Span
-from xdsl.utils.mlir_lexer import MLIRTokenKind
+from xdsl.parser.generic_parser import ParserState
+from xdsl.utils.lexer import Input, Span
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from tirx_mlir import registry
 
@@ -49,11 +50,22 @@ def _text_end(content: str, pos: int) -> int:
         end = len(content[:line_start].rstrip())
 
 
+class _LinearTimeLexer(MLIRLexer):
+    """xDSL 0.74's string-literal regex nests quantifiers (``(?:[^"...]+|...)*"``), so an
+    unterminated string on a long line backtracks exponentially (tirx-opt hangs on a typo).
+    The same pattern with possessive quantifiers accepts the same strings in linear time."""
+
+    _unescaped_characters_regex = re.compile(
+        r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
+
+
 class LocatedParser(Parser):
     """A Parser that gives each op the file:line:col where its text starts."""
 
     def __init__(self, ctx: Context, text: str | bytes, name: str = "<input>", line_offset: int = 0):
-        super().__init__(ctx, text, name)
+        super().__init__(ctx, "", name)
+        text = text.decode("utf-8") if isinstance(text, bytes) else text
+        self._parser_state = ParserState(_LinearTimeLexer(Input(text, name)))
         content = self.lexer.input.content
         self._line_starts = [0]
         pos = content.find("\n")
@@ -71,7 +83,9 @@ class LocatedParser(Parser):
         except ParseError as err:
             self._blame_op_text(err, start)
             raise
-        except VerifyException as err:  # a constraint checked while building the op
+        except (VerifyException, ValueError, OverflowError) as err:
+            # a constraint checked while building the op, or a value the op cannot hold
+            # (e.g. an integer out of range for i64)
             end = max(_text_end(self.lexer.input.content, self.pos), start + 1)
             name = _OP_NAME.match(self.lexer.input.content, start)
             what = f"'{name.group(1)}' op " if name else ""
