@@ -140,6 +140,10 @@ CASES = {
                                   "%xt = tirx.transpose %x [1, 0] : {x} -> {x}\n"
                                   "tirx.copy %p, %xt : {p}, {x}\ntirx.copy %t, %p : {t}, {p}",
                                   "x", "t", ["nki.matmul"]),
+    "permute_layout": C({"x": "sq", "t": "sqt"}, "tirx.permute_layout %t, %x : {t}, {x}", "x", "t",
+                        ["nki.matmul"]),
+    "copy_async": C({"x": "s", "y": "s2"}, "tirx.copy_async %y, %x : {y}, {x}", "x", "y",
+                    ["nki.tensor_copy"]),
     # --- reductions ---------------------------------------------------------------------------
     "sum_kept_free_dims": C({"x": "q", "k": "qk"}, "tirx.sum %k, %x axes [-1] : {k}, {x}", "x",
                             "k", ["nki.tensor_reduce"]),
@@ -217,6 +221,10 @@ CASES = {
     "gemm_alpha_beta_c": C({"a": "kt", "b": "kn", "c": "mn", "d": "mn"},
                            "tirx.gemm %d, %a, %b c %c transpose_a alpha 0.5 beta -2.0 : {d}, {a}, {b}, {c}",
                            "abc", "d", ["nki.matmul", "nki.scalar_tensor_tensor"], tol=1e-4),
+    "gemm_async_accum": C({"a": "kt", "b": "kn", "c": "mn"},
+                          "%bt = tirx.transpose %b [1, 0] : {b} -> !tirx.buffer<256x256xf32, trn.sbuf>\n"
+                          "tirx.gemm_async %c, %a, %bt transpose_a accum : {c}, {a}, !tirx.buffer<256x256xf32, trn.sbuf>",
+                          "abc", "c", ["nki.matmul", "nki.tensor_tensor"], tol=1e-4),
     "gemm_swapped_output": C({"a": "kt", "b": "kn", "d": "nm_t"},
                              "%dt = tirx.transpose %d [1, 0] : {d} -> !tirx.buffer<128x256xf32, trn.sbuf>\n"
                              "tirx.gemm %d, %b, %a transpose_a : {d}, {b}, {a}",

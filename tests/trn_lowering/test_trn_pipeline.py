@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
 import pytest
 
-from trn_lowering_support import example_path, parse_file
+from trn_lowering_support import example_names, example_path, parse_file
 from tirx_mlir.pipelines import get_pipeline, list_pipelines
 
 BIN = os.path.dirname(sys.executable)
@@ -60,3 +61,14 @@ def test_tirx_run_runs_the_lowered_kernel():
     out = _tool("tirx-run", example_path("softmax_128x512"), "--pass-pipeline=trn")
     assert out.returncode == 0, out.stderr
     assert "%Y: [128, 512] f32" in out.stdout and "nan 0" in out.stdout
+
+
+@pytest.mark.parametrize("name", [n for n in example_names()
+                                  if n not in ("nki_matmul_1", "matmul_bf16_1024x2048x4096")])
+def test_every_example_runs_through_tirx_run_and_the_pipeline(name):
+    """(The two largest matmuls run in-process in test_trn_examples.py; a CLI round costs
+    them seconds of interpretation twice.)"""
+    out = _tool("tirx-run", example_path(name), "--pass-pipeline=trn")
+    assert out.returncode == 0, out.stderr
+    nans = re.findall(r"\bnan (\d+)", out.stdout)
+    assert nans and all(n == "0" for n in nans), out.stdout

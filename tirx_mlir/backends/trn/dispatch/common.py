@@ -56,7 +56,7 @@ def limits(ctx) -> TrnLimits:
     return TrnLimits.from_target(ctx.target)
 
 
-# --- predicates ---------------------------------------------------------------------------------
+# --- predicates -----------------------------------------------------------------------------------
 
 
 def _operands_on_trn(op: TileOp, ctx) -> tuple[bool, str]:
@@ -96,7 +96,7 @@ def float_tiles(*names: str) -> Predicate:
     return predicate("float_operands", check)
 
 
-# --- config -------------------------------------------------------------------------------------
+# --- config ---------------------------------------------------------------------------------------
 
 
 def config_int(op: TileOp, key: str) -> int | None:
@@ -119,7 +119,7 @@ def max_free(op: TileOp, values: Sequence[SSAValue], *, default: int | None = DE
     return min(asked, hw)
 
 
-# --- scalars ------------------------------------------------------------------------------------
+# --- scalars --------------------------------------------------------------------------------------
 
 
 def constant_of(value: SSAValue | None) -> float | int | None:
@@ -170,7 +170,7 @@ def memset_value(builder: Builder, value: SSAValue | float, tile: SSAValue) -> S
     return builder.insert(arith.ConstantOp(IntegerAttr(int(value), IntegerType(32)))).result
 
 
-# --- operands and plans -------------------------------------------------------------------------
+# --- operands and plans ---------------------------------------------------------------------------
 
 
 def align(shape: Sequence[int], iter_shape: Sequence[int], what: str) -> tuple[int, ...]:
@@ -218,3 +218,10 @@ def local_tile(builder: Builder, shape: Sequence[int], element_type: Attribute,
     layout = default_layout(shape)
     alloc = builder.insert(AllocOp(BufferType(list(shape), element_type, scope_name, layout)))
     return alloc.result
+
+
+def insert_tile_op(builder: Builder, new_op: TileOp, origin: TileOp) -> TileOp:
+    """Insert a tile op that a variant decomposes ``origin`` into, at ``origin``'s source
+    location (so a failure to dispatch it points at the user's op)."""
+    new_op.location = origin.location
+    return builder.insert(new_op)

@@ -8,7 +8,10 @@
   partitions is a transposing copy through TensorE: ``nki.matmul(out, src_block, I)`` gives
   ``src_block.T`` in PSUM (the identity is a private SBUF tile built once per kernel), then
   ``nki.tensor_copy`` to an SBUF destination. Blocks are at most 128 x 128.
-* tirx.cast uses the same lowering (``tensor_copy``/DMA convert the element type).
+* tirx.cast uses the same lowering (``tensor_copy``/DMA convert the element type);
+  tirx.permute_layout (the same logical tile in another layout) is exactly such a copy; and
+  tirx.copy_async too: NKI DMAs are asynchronous already, the compiler orders them by their data
+  dependences, so the program-order copy is the issued copy, complete when its data is read.
 """
 
 from __future__ import annotations
@@ -125,6 +128,6 @@ def _transpose(op, ctx) -> None:
 
 
 _WHEN = (THREAD_SCOPE, OPERANDS_ON_TRN)
-for _op in (T.CopyOp, T.CastOp):
+for _op in (T.CopyOp, T.CastOp, T.PermuteLayoutOp, T.CopyAsyncOp):
     register_dispatch(_op, "trn", variant="default", priority=10, when=_WHEN)(_copy)
     register_dispatch(_op, "trn", variant="transpose", priority=5, when=_WHEN)(_transpose)

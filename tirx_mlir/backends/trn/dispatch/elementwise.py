@@ -25,10 +25,10 @@ from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
-from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE,
-                                                    constant_of, elem_type, f32_const, f32_scalar,
-                                                    float_tiles, is_buffer, is_full, limits,
-                                                    local_tile, memset_value, plan_elementwise)
+from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, constant_of, elem_type, f32_const,
+                                                    f32_scalar, float_tiles, insert_tile_op,
+                                                    is_buffer, is_full, limits, local_tile,
+                                                    memset_value, plan_elementwise)
 from tirx_mlir.backends.trn.dispatch.plan import TilePlan, btype, shape_of
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -91,7 +91,7 @@ def _binary(op: T._BinaryOp, ctx) -> None:  # noqa: SLF001
     cache: dict = {}
 
     def body(bb: Builder, ivs, _counters) -> None:
-        d, x = plan.instruction_view(bb, ops["dst"], ivs), plan.instruction_view(bb, ops[data_name], ivs)
+        d, x = plan.views(bb, ops, ivs, "dst", data_name)
         operand = scalar if scalar is not None else \
             f32_vector(bb, b, plan.instruction_view(bb, ops[other_name], ivs), cache)
         bb.insert(nki.TensorScalarOp(d, x, operand, op0=ALU[func],
@@ -104,7 +104,7 @@ for _op in (T.AddOp, T.SubOp, T.MulOp, T.MaximumOp, T.MinimumOp, T.FdivOp):
     register_dispatch(_op, "trn", variant="binary", when=COMPUTE)(_binary)
 
 
-# --- unary with bias and scale ----------------------------------------------------------------------
+# --- unary with bias and scale --------------------------------------------------------------------
 
 
 class _Operand:
@@ -198,7 +198,7 @@ def activation(op, ctx, func: str, *, factor: float = 1.0, post_scale: float | N
     post = f32_const(b, post_scale) if post_scale is not None else None
 
     def body(bb: Builder, ivs, _counters) -> None:
-        d, x = plan.instruction_view(bb, ops["dst"], ivs), plan.instruction_view(bb, ops["src"], ivs)
+        d, x = plan.views(bb, ops, ivs, "dst", "src")
         bias_v, scale_v = operands.values(bb, plan, ops, ivs)
         bb.insert(nki.ActivationOp(d, x, bias_v, scale_v, func=func))
         if post is not None:
@@ -268,8 +268,8 @@ def _unary_decompose(op, ctx) -> None:
     b = ctx.builder
     tmp = local_tile(b, shape, f32)
     one, zero = f32_const(b, 1.0), f32_const(b, 0.0)
-    b.insert(T.FmaOp(tmp, op.src, op.scale or one, op.bias or zero))
-    b.insert(type(op)(op.dst, tmp))
+    insert_tile_op(b, T.FmaOp(tmp, op.src, op.scale or one, op.bias or zero), op)
+    insert_tile_op(b, type(op)(op.dst, tmp), op)
 
 
 for _op in (T.ExpOp, T.SqrtOp, T.Exp2Op, T.Log2Op):
@@ -343,7 +343,7 @@ def _fma(op: T.FmaOp, ctx) -> None:
         return f32_vector(bb, b, view, cache) if name in vectors else view
 
     def body(bb: Builder, ivs, _counters) -> None:
-        d, xv = plan.instruction_view(bb, ops["dst"], ivs), plan.instruction_view(bb, ops["input"], ivs)
+        d, xv = plan.views(bb, ops, ivs, "dst", "input")
         sv, cv = operand(bb, "scale", ivs), operand(bb, "bias", ivs)
         if tmp is not None:
             bb.insert(nki.TensorTensorOp(tmp, xv, sv, op="multiply"))

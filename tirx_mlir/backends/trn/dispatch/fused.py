@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import f32
 
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, THREAD_SCOPE, f32_scalar,
-                                                    is_buffer, is_full, local_tile,
+                                                    insert_tile_op, is_buffer, is_full, local_tile,
                                                     plan_elementwise)
 from tirx_mlir.backends.trn.dispatch.elementwise import f32_vector
 from tirx_mlir.backends.trn.dispatch.plan import shape_of
@@ -58,7 +58,7 @@ def _binary_chain(op: T.BinaryChainOp, ctx) -> None:
         return f32_vector(bb, b, view, cache) if name in vectors else view
 
     def body(bb: Builder, ivs, _counters) -> None:
-        out, data = plan.instruction_view(bb, ops["dst"], ivs), plan.instruction_view(bb, ops["data"], ivs)
+        out, data = plan.views(bb, ops, ivs, "dst", "data")
         o0, o1 = operand(bb, "operand0", ivs), operand(bb, "operand1", ivs)
         if full1:
             bb.insert(nki.ScalarTensorTensorOp(out, data, o0, o1, op0=op0, op1=op1,
@@ -73,12 +73,12 @@ def _binary_chain(op: T.BinaryChainOp, ctx) -> None:
 def _binary_chain_decompose(op: T.BinaryChainOp, ctx) -> None:
     b = ctx.builder
     tmp = local_tile(b, shape_of(op.out), f32)
-    b.insert(BINARY_OPS[op.op0.data](tmp, op.data, op.operand0))
+    insert_tile_op(b, BINARY_OPS[op.op0.data](tmp, op.data, op.operand0), op)
     second = BINARY_OPS[op.op1.data]
     if op.flag("reverse1"):
-        b.insert(second(op.out, op.operand1, tmp))
+        insert_tile_op(b, second(op.out, op.operand1, tmp), op)
     else:
-        b.insert(second(op.out, tmp, op.operand1))
+        insert_tile_op(b, second(op.out, tmp, op.operand1), op)
 
 
 register_dispatch(T.BinaryChainOp, "trn", variant="default", priority=10,
@@ -87,7 +87,7 @@ register_dispatch(T.BinaryChainOp, "trn", variant="decompose", when=COMPUTE)(
     _binary_chain_decompose)
 
 
-# --- compose_op -------------------------------------------------------------------------------------
+# --- compose_op -----------------------------------------------------------------------------------
 
 
 def _fused(body: list) -> T.TileOp | None:
@@ -131,7 +131,7 @@ def _compose_fuse(op: T.ComposeOp, ctx) -> None:
             is_buffer(fused.data) is False or (is_buffer(fused.operand0)
                                                 and is_full(fused.operand0, shape_of(fused.out)))):
         fail("the chain's first step is not tensor-scalar")
-    ctx.builder.insert(fused)
+    insert_tile_op(ctx.builder, fused, op)
 
 
 def _compose_inline(op: T.ComposeOp, ctx) -> None:

@@ -13,6 +13,9 @@ accumulate (never memset-then-accumulate, which NKI leaves undefined on NeuronCo
 destination is written directly; an SBUF one through a PSUM tile of its own (its bank is not
 reused while the result is still needed: the allocator sees its lifetime) and one eviction
 (``tensor_copy``, or ``scalar_tensor_tensor`` for ``alpha``/``beta``).
+
+tirx.gemm_async (Blackwell's asynchronous K-major form) lowers to the same through an equivalent
+tirx.gemm (variant ``gemm``).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, elem_type,
-                                                    f32_const, local_tile, scope)
+                                                    f32_const, insert_tile_op, local_tile, scope)
 from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, const_index, largest_divisor_at_most,
                                                   partition_dims, refine, reshape, shape_of)
 from tirx_mlir.dialects.tirx import dtypes
@@ -177,3 +180,17 @@ def _not_first(b: Builder, counters: list[SSAValue], zero: SSAValue | None) -> S
 
 register_dispatch(T.GemmOp, "trn", variant="default", priority=10,
                   when=(THREAD_SCOPE, OPERANDS_ON_TRN))(_gemm)
+
+
+def _gemm_async(op: T.GemmAsyncOp, ctx) -> None:
+    """gemm_async (``C (+)= op(A) @ op(B)^T`` with B K-major) as the equivalent tirx.gemm,
+    dispatched in turn: TensorE matmuls complete in program order on Trainium."""
+    if op.sfa is not None:
+        fail("block-scaled gemm_async (sfa/sfb) has no Trainium lowering")
+    beta = 1.0 if op.flag("accum") else None
+    insert_tile_op(ctx.builder, T.GemmOp(op.c, op.a, op.b, None, transpose_a=op.flag("transpose_a"),
+                                         transpose_b=not op.flag("transpose_b"), beta=beta), op)
+
+
+register_dispatch(T.GemmAsyncOp, "trn", variant="gemm", priority=10,
+                  when=(THREAD_SCOPE, OPERANDS_ON_TRN))(_gemm_async)

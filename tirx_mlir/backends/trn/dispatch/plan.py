@@ -71,7 +71,7 @@ def hardware_free_limit(values: Sequence[SSAValue]) -> int:
     return PSUM_FREE_LIMIT if psum else SBUF_FREE_LIMIT
 
 
-# --- building blocks ----------------------------------------------------------------------------
+# --- building blocks ------------------------------------------------------------------------------
 
 
 def reshape(builder: Builder, value: SSAValue, shape: Sequence[int]) -> SSAValue:
@@ -102,7 +102,7 @@ def largest_divisor_at_most(n: int, limit: int) -> int:
     return 1
 
 
-# --- the plan -----------------------------------------------------------------------------------
+# --- the plan -------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -199,6 +199,11 @@ class TilePlan:
             value = builder.insert(TransposeOp(value, list(order))).result
         return reshape(builder, value, final)
 
+    def views(self, builder: Builder, operands: dict[str, PlanOperand],
+              ivs: dict[int, SSAValue | int], *names: str) -> list[SSAValue]:
+        """`instruction_view` of several named operands."""
+        return [self.instruction_view(builder, operands[n], ivs) for n in names]
+
     def _present(self, operand: PlanOperand, j: int) -> bool:
         return shape_of(operand.refined)[j] != 1 or self.sizes[j] == 1  # type: ignore[arg-type]
 
@@ -220,7 +225,7 @@ class TilePlan:
         body(builder, ivs, counters)
 
 
-# --- planning -----------------------------------------------------------------------------------
+# --- planning -------------------------------------------------------------------------------------
 
 
 def _split_points(pieces) -> set[int]:

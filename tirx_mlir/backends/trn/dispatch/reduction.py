@@ -24,9 +24,9 @@ from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
-from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, REDUCE_ALU, config_int,
-                                                    f32_const, f32_scalar, float_tiles, is_buffer,
-                                                    is_full, local_tile)
+from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, REDUCE_ALU, config_int, f32_const,
+                                                    f32_scalar, float_tiles, insert_tile_op,
+                                                    is_buffer, is_full, local_tile)
 from tirx_mlir.backends.trn.dispatch.elementwise import LN2, BiasScale, f32_vector
 from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, hardware_free_limit,
                                                   plan_tiles, reshape, shape_of)
@@ -44,7 +44,8 @@ class Reduction:
     dims last in each instruction, partial results when the reduction needs several blocks."""
 
     def __init__(self, ctx, op, src: SSAValue, red_out: SSAValue, axes, *,
-                 elementwise: list[tuple[str, SSAValue]] = (), vectors: list[tuple[str, SSAValue]] = (),
+                 elementwise: list[tuple[str, SSAValue]] = (),
+                 vectors: list[tuple[str, SSAValue]] = (),
                  whole_free: bool = False):
         iter_shape = shape_of(src)
         try:
@@ -136,7 +137,7 @@ def _target(out) -> tuple[SSAValue, bool]:
     return (out.value, True) if isinstance(out, _NegateInto) else (out, False)
 
 
-# --- sum / max / min / reduce_negate ---------------------------------------------------------------
+# --- sum / max / min / reduce_negate --------------------------------------------------------------
 
 
 def _tensor_reduce(op: T._ReduceOp, ctx) -> None:  # noqa: SLF001
@@ -160,7 +161,7 @@ register_dispatch(T.ReduceNegateOp, "trn", variant="default", priority=10,
                   when=COMPUTE)(_tensor_reduce)
 
 
-# --- unary_reduce -----------------------------------------------------------------------------------
+# --- unary_reduce ---------------------------------------------------------------------------------
 
 _ACTIVATION = {"exp": ("exp", 1.0), "exp2": ("exp", LN2), "sqrt": ("sqrt", 1.0),
                "silu": ("silu", 1.0)}
@@ -199,20 +200,21 @@ def _unary_reduce_decompose(op: T.UnaryReduceOp, ctx) -> None:
     b = ctx.builder
     name = op.unary.data
     if name in unary:
-        b.insert(unary[name](op.un_out, op.src, op.bias, op.scale))
+        insert_tile_op(b, unary[name](op.un_out, op.src, op.bias, op.scale), op)
     elif op.bias is not None or op.scale is not None:
         fail(f"{name} takes no bias or scale")
     else:
-        b.insert({"reciprocal": T.ReciprocalOp, "silu": T.SiluOp}[name](op.un_out, op.src))
+        other = {"reciprocal": T.ReciprocalOp, "silu": T.SiluOp}[name]
+        insert_tile_op(b, other(op.un_out, op.src), op)
     reducer = {"sum": T.SumOp, "max": T.MaxOp, "min": T.MinOp}[op.reduce.data]
-    b.insert(reducer(op.red_out, op.un_out, axes=list(op.ints_prop("axes", (-1,)))))
+    insert_tile_op(b, reducer(op.red_out, op.un_out, axes=list(op.ints_prop("axes", (-1,)))), op)
 
 
 register_dispatch(T.UnaryReduceOp, "trn", variant="decompose", when=COMPUTE)(
     _unary_reduce_decompose)
 
 
-# --- binary_reduce ----------------------------------------------------------------------------------
+# --- binary_reduce --------------------------------------------------------------------------------
 
 
 def _tensor_scalar_reduce(op: T.BinaryReduceOp, ctx) -> None:
@@ -257,9 +259,9 @@ def _binary_reduce_decompose(op: T.BinaryReduceOp, ctx) -> None:
     b = ctx.builder
     binary = {"add": T.AddOp, "sub": T.SubOp, "mul": T.MulOp, "fdiv": T.FdivOp,
               "maximum": T.MaximumOp, "minimum": T.MinimumOp}[op.binary.data]
-    b.insert(binary(op.bin_out, op.lhs, op.rhs))
+    insert_tile_op(b, binary(op.bin_out, op.lhs, op.rhs), op)
     reducer = {"sum": T.SumOp, "max": T.MaxOp, "min": T.MinOp}[op.reduce.data]
-    b.insert(reducer(op.red_out, op.bin_out, axes=list(op.ints_prop("axes", (-1,)))))
+    insert_tile_op(b, reducer(op.red_out, op.bin_out, axes=list(op.ints_prop("axes", (-1,)))), op)
 
 
 register_dispatch(T.BinaryReduceOp, "trn", variant="decompose", when=COMPUTE)(

@@ -114,7 +114,8 @@ def _select(op: T.SelectOp, ctx) -> None:
         for c0, coeffs, kind in constraints:
             offset = c0 + sum(coeffs[plan.origin[j]] * weights[j] * iv for j, iv in ivs.items())
             cm = coeffs[plan.origin[plan.pdim]] * weights[plan.pdim] if plan.pdim is not None else 0
-            pattern = [[coeffs[plan.origin[j]] * weights[j], plan.chunk[j]] for j in free] or [[0, 1]]
+            pattern = [[coeffs[plan.origin[j]] * weights[j], plan.chunk[j]]
+                       for j in free] or [[0, 1]]
             b.insert(nki.AffineSelectOp(d, source, pattern=pattern, offset=offset,
                                         channel_multiplier=cm, cmp=CMP[kind], on_false=on_false))
             source = d
