@@ -39,6 +39,8 @@ T = {
     "mnp": "!tirx.buffer<128x256xf32, trn.psum>",
     "nm_t": "!tirx.buffer<256x128xf32, trn.sbuf, S[(256,128):(1@F,1@P)]>",
     "wide": "!tirx.buffer<128x2048xf32, trn.sbuf>",
+    "k2": "!tirx.buffer<1024x128xf32, trn.sbuf, S[(2,4,128,128):(128@F,256@F,1@P,1@F)]>",
+    "kn2": "!tirx.buffer<1024x256xf32, trn.sbuf>",
 }
 
 
@@ -225,6 +227,9 @@ CASES = {
                           "%bt = tirx.transpose %b [1, 0] : {b} -> !tirx.buffer<256x256xf32, trn.sbuf>\n"
                           "tirx.gemm_async %c, %a, %bt transpose_a accum : {c}, {a}, !tirx.buffer<256x256xf32, trn.sbuf>",
                           "abc", "c", ["nki.matmul", "nki.tensor_tensor"], tol=1e-4),
+    "gemm_two_k_loops": C({"a": "k2", "b": "kn2", "c": "mn"},
+                          "tirx.gemm %c, %a, %b transpose_a : {c}, {a}, {b}", "ab", "c",
+                          ["nki.matmul"], tol=2e-4),
     "gemm_swapped_output": C({"a": "kt", "b": "kn", "d": "nm_t"},
                              "%dt = tirx.transpose %d [1, 0] : {d} -> !tirx.buffer<128x256xf32, trn.sbuf>\n"
                              "tirx.gemm %d, %b, %a transpose_a : {d}, {b}, {a}",
