@@ -350,3 +350,23 @@ def test_plain_xdsl_opt_reads_tirx_through_the_universe_entry_point(kernel_file:
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "tirx.kernel @k(%A: !tirx.buffer<128x64xf32, global>)" in result.stdout
+
+
+def test_every_registered_pipeline_replays_as_a_pass_list() -> None:
+    """--print-pipeline output parses back with -p into the same passes, for every pipeline a
+    loaded backend registered (a pass missing from registry.passes would break the replay)."""
+    from tirx_mlir.pipelines import list_pipelines, pipeline_options
+    from tirx_mlir.tools.tirx_opt import TirxOptMain
+
+    driver = TirxOptMain([])
+    checked = 0
+    for name in list_pipelines():
+        if any(default is ... for default in pipeline_options(name).values()):
+            continue  # needs options to be built
+        passes = driver.build_named_pipeline(name)
+        spec = ",".join(str(p.pipeline_pass_spec()) for p in passes)
+        again = driver.build_passes(spec)
+        assert [type(p) for p in again] == [type(p) for p in passes], name
+        assert ",".join(str(p.pipeline_pass_spec()) for p in again) == spec, name
+        checked += 1
+    assert checked >= 1
