@@ -16,6 +16,7 @@ A report reads like MLIR's::
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from dataclasses import dataclass, field
 from io import StringIO
@@ -29,8 +30,15 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 
 from tirx_mlir.diagnostics import TirxError, format_location
 
+DEBUG_ENV = "TIRX_MLIR_DEBUG"
+"""Set to 1 to let internal errors propagate with their Python traceback."""
+
 MAX_OP_LINES = 12
 """An op printed under a report is cut after this many lines."""
+
+
+def debugging() -> bool:
+    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
 
 
 @dataclass
@@ -148,11 +156,11 @@ def report_op_error(op: Operation | None, message: str, default_where: str,
     return Report(where, message, notes)
 
 
-def report_tirx_error(err: TirxError, default_where: str, prefix: str = "") -> Report:
+def report_tirx_error(err: TirxError, default_where: str) -> Report:
     message = f"[{err.code}] {err.message}" if err.code else err.message
-    if err.op is not None and not prefix:
+    if err.op is not None:
         message = f"'{err.op.name}' op {message}"
-    return report_op_error(err.op, prefix + message, default_where, err.hint)
+    return report_op_error(err.op, message, default_where, err.hint)
 
 
 # --- verification -------------------------------------------------------------------------------
@@ -186,6 +194,8 @@ def verify_located(module: ModuleOp, default_where: str, stage: str = "") -> Non
             raise ReportedError(report_op_error(
                 op, f"'{op.name}' op {message}{suffix}", default_where)) from None
         except Exception as err:  # noqa: BLE001 - a crashing verifier is a compiler bug
+            if debugging():
+                raise
             raise ReportedError(report_op_error(
                 op, f"internal compiler error while verifying '{op.name}'{suffix}: "
                     f"{type(err).__name__}: {err}", default_where), internal=True) from err

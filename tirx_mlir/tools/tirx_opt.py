@@ -44,18 +44,11 @@ from tirx_mlir import registry
 from tirx_mlir.context import LocatedParser, make_context
 from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.tools.atomic_file import write_atomically
-from tirx_mlir.tools.diagnostics_cli import (Report, ReportedError, report_internal_error,
-                                             report_parse_error, report_tirx_error,
-                                             verify_located)
+from tirx_mlir.tools.diagnostics_cli import (DEBUG_ENV, Report, ReportedError, debugging,
+                                             report_internal_error, report_parse_error,
+                                             report_tirx_error, verify_located)
 from tirx_mlir.tools.reproducer import (ReproducerConfig, ReproducerError, read_reproducer,
                                         write_reproducer)
-
-DEBUG_ENV = "TIRX_MLIR_DEBUG"
-
-
-def debugging() -> bool:
-    return os.environ.get(DEBUG_ENV, "") not in ("", "0")
-
 
 class CLIError(Exception):
     """A bad command line (unknown pass, bad option...): ``tirx-opt: error: ...``, exit 1."""
@@ -379,8 +372,6 @@ class TirxOptMain(xDSLOptMain):
                 try:
                     verify_located(prog, self._where, f"after pass '{p.name}'")
                 except ReportedError as err:
-                    if err.internal and debugging():
-                        raise
                     self._attach_reproducer(err.report, f"the IR after pass '{p.name}' does not "
                                                         f"verify")
                     raise
