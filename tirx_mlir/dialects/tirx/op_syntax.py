@@ -1,0 +1,277 @@
+"""One operand/keyword syntax for tile primitives and backend instruction ops.
+
+    <op> <head>? <positional operands> (<keyword> <value>)* <tail>? attr-dict? region? : <types>
+
+* positional operands are the op's required operands, in declaration order;
+* an optional operand is written ``<its name> %value`` (``bias %b``);
+* a property is written ``<its name> <value>`` by its *kind*: ``flag`` is a bare keyword
+  (``accum``), ``name`` an identifier (``reduce sum``), ``int`` an integer, ``ints`` a list
+  (``axes [-1]``), ``float`` a number or ``inf``/``-inf``/``nan``, ``pattern`` a list of
+  ``[step, num]`` pairs, ``predicate`` an integer set (``where (d0, d1) : (d1 - d0 >= 0)``);
+* the types of all present operands follow the colon, in declaration order.
+
+`KeywordOp` implements construction from Python values, the typed property accessors and this
+syntax once; the tile primitives (tile_base.py) add an exec-scope head and ``dispatch``/``config``
+tail, and backends (e.g. the ``nki`` dialect) use it as is.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, ClassVar, Sequence
+
+from xdsl.dialects.builtin import (AffineSetAttr, DenseArrayBase, FloatAttr, IntegerAttr,
+                                   StringAttr, UnitAttr, f32, i64)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import IRDLOperation, OptOperandDef
+from xdsl.irdl.operations import OptRegionDef
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+from tirx_mlir.dialects.tirx.predicate import format_affine_set
+
+
+# --- property kinds -----------------------------------------------------------------------------
+
+
+def _parse_float(parser: Parser) -> float:
+    negative = parser.parse_optional_punctuation("-") is not None
+    if parser.parse_optional_keyword("inf") is not None:
+        value = math.inf
+    elif parser.parse_optional_keyword("nan") is not None:
+        value = math.nan
+    else:
+        value = float(parser.parse_number())
+    return -value if negative else value
+
+
+def _parse_pattern(parser: Parser, kw: str) -> DenseArrayBase:
+    def pair() -> list[int]:
+        values = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        if len(values) != 2:
+            parser.raise_error(f"'{kw}' entries are [step, num] pairs")
+        return values
+
+    pairs = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, pair)
+    return DenseArrayBase.from_list(i64, [x for p in pairs for x in p])
+
+
+def _ints(parser: Parser) -> list[int]:
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+
+
+def _pattern_text(attr: Attribute) -> str:
+    flat = list(attr.get_values())  # type: ignore[attr-defined]
+    return "[" + ", ".join(f"[{s}, {n}]" for s, n in zip(flat[0::2], flat[1::2])) + "]"
+
+
+class _Kind:
+    def __init__(self, convert: Callable[[object], Attribute],
+                 parse: Callable[[Parser, str], Attribute], text: Callable[[Attribute], str]):
+        self.convert, self.parse, self.text = convert, parse, text
+
+
+KINDS: dict[str, _Kind] = {
+    "flag": _Kind(lambda v: UnitAttr(), lambda p, kw: UnitAttr(), lambda a: ""),
+    "name": _Kind(lambda v: StringAttr(str(v)),
+                  lambda p, kw: StringAttr(p.parse_identifier(f" after '{kw}'")),
+                  lambda a: f" {a.data}"),  # type: ignore[attr-defined]
+    "int": _Kind(lambda v: IntegerAttr(int(v), i64),  # type: ignore[arg-type]
+                 lambda p, kw: IntegerAttr(p.parse_integer(), i64),
+                 lambda a: f" {a.value.data}"),  # type: ignore[attr-defined]
+    "ints": _Kind(lambda v: DenseArrayBase.from_list(i64, [int(x) for x in v]),  # type: ignore
+                  lambda p, kw: DenseArrayBase.from_list(i64, _ints(p)),
+                  lambda a: f" {list(a.get_values())}"),  # type: ignore[attr-defined]
+    "float": _Kind(lambda v: FloatAttr(float(v), f32),  # type: ignore[arg-type]
+                   lambda p, kw: FloatAttr(_parse_float(p), f32),
+                   lambda a: f" {float(a.value.data)!r}"),  # type: ignore[attr-defined]
+    "pattern": _Kind(lambda v: DenseArrayBase.from_list(i64, [int(x) for pair in v  # type: ignore
+                                                              for x in pair]),
+                     _parse_pattern, lambda a: f" {_pattern_text(a)}"),
+    "predicate": _Kind(lambda v: AffineSetAttr(v),  # type: ignore[arg-type]
+                       lambda p, kw: AffineSetAttr(p.parse_affine_set()),
+                       lambda a: f" {format_affine_set(a.data)}"),  # type: ignore[attr-defined]
+}
+
+
+def to_attr(kind: str, value: object) -> Attribute | None:
+    """Python value -> property attribute of ``kind`` (None or False: leave the property unset)."""
+    if value is None or value is False:
+        return None
+    if isinstance(value, Attribute):
+        return value
+    return KINDS[kind].convert(value)
+
+
+# --- the base op --------------------------------------------------------------------------------
+
+
+class KeywordOp(IRDLOperation):
+    """Base of ops written in the operand/keyword syntax above."""
+
+    DSTS: ClassVar[tuple[str, ...]] = ("dst",)
+    """Names of the operands the op writes."""
+    KEYWORDS: ClassVar[dict[str, str]] = {}
+    """Custom-syntax kind of each op-specific property (see KINDS)."""
+    SYNTAX_ORDER: ClassVar[tuple[str, ...]] = ()
+    """Print order of optional operands and keyword properties (unlisted ones follow)."""
+
+    def __init__(self, *operands: SSAValue | None, regions: Sequence = (),
+                 extra_properties: dict[str, Attribute] | None = None, **props: object):
+        """Operands in declaration order (None for an absent optional one); properties by name
+        as Python values (bool -> flag, str -> name, int, list[int], float, pattern...)."""
+        op_def = type(self).get_irdl_definition()
+        if len(operands) > len(op_def.operands):
+            raise ValueError(f"{self.name} takes at most {len(op_def.operands)} operands")
+        operand_args: list = []
+        for i, (name, odef) in enumerate(op_def.operands):
+            value = operands[i] if i < len(operands) else None
+            if isinstance(odef, OptOperandDef):
+                operand_args.append([] if value is None else [value])
+            elif value is None:
+                raise ValueError(f"{self.name}: operand '{name}' is required")
+            else:
+                operand_args.append(value)
+        properties = dict(extra_properties or {})
+        for name, value in props.items():
+            if name not in self.KEYWORDS:
+                raise ValueError(f"{self.name} has no property '{name}'; properties: "
+                                 f"{', '.join(self.KEYWORDS) or '(none)'}")
+            attr = to_attr(self.KEYWORDS[name], value)
+            if attr is not None:
+                properties[name] = attr
+        super().__init__(operands=operand_args, properties=properties, regions=list(regions))
+
+    # ---- queries shared by verifiers, interpreters, dispatch and printers ----
+    def named_operands(self) -> dict[str, SSAValue]:
+        """Present operands by name, in declaration order."""
+        out: dict[str, SSAValue] = {}
+        for name, _ in type(self).get_irdl_definition().operands:
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
+
+    def dst_operands(self) -> list[SSAValue]:
+        return [v for n, v in self.named_operands().items() if n in self.DSTS]
+
+    def src_operands(self) -> list[SSAValue]:
+        return [v for n, v in self.named_operands().items() if n not in self.DSTS]
+
+    def flag(self, name: str) -> bool:
+        return self.properties.get(name) is not None
+
+    def name_prop(self, name: str, default: str | None = None) -> str | None:
+        attr = self.properties.get(name)
+        return default if attr is None else attr.data  # type: ignore[union-attr]
+
+    def int_prop(self, name: str, default: int = 0) -> int:
+        attr = self.properties.get(name)
+        return default if attr is None else attr.value.data  # type: ignore[union-attr]
+
+    def ints_prop(self, name: str, default: Sequence[int] = ()) -> tuple[int, ...]:
+        attr = self.properties.get(name)
+        return tuple(default) if attr is None else tuple(attr.get_values())  # type: ignore
+
+    def float_prop(self, name: str, default: float = 0.0) -> float:
+        attr = self.properties.get(name)
+        return default if attr is None else float(attr.value.data)  # type: ignore[union-attr]
+
+    def pattern_prop(self, name: str = "pattern") -> tuple[tuple[int, int], ...]:
+        """An access pattern ``[[step, num], ...]`` (stored flat)."""
+        flat = self.ints_prop(name)
+        return tuple(zip(flat[0::2], flat[1::2]))
+
+    # ---- hooks for a head (before the operands) and a tail (after the keywords) ----
+    TAIL_KEYWORDS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def parse_head(cls, parser: Parser) -> dict[str, Attribute]:
+        return {}
+
+    @classmethod
+    def parse_tail_keyword(cls, parser: Parser, kw: str) -> Attribute:
+        raise AssertionError(kw)
+
+    def print_head(self, printer: Printer) -> None:
+        pass
+
+    def print_tail(self, printer: Printer) -> None:
+        pass
+
+    # ---- syntax ----
+    @classmethod
+    def parse(cls, parser: Parser) -> "KeywordOp":
+        op_def = cls.get_irdl_definition()
+        props = cls.parse_head(parser)
+        positional = [n for n, d in op_def.operands if not isinstance(d, OptOperandDef)]
+        optional = [n for n, d in op_def.operands if isinstance(d, OptOperandDef)]
+        unresolved: dict[str, object] = {}
+        for i, name in enumerate(positional):
+            if i:
+                parser.parse_punctuation(",", f" before operand '{name}' of {cls.name}")
+            unresolved[name] = parser.parse_unresolved_operand(
+                f"{cls.name} expects {len(positional)} operands ({', '.join(positional)})")
+        keywords = [*optional, *cls.KEYWORDS, *cls.TAIL_KEYWORDS]
+        while (kw := parser.parse_optional_keyword_in(keywords)) is not None:
+            if kw in optional:
+                unresolved[kw] = parser.parse_unresolved_operand()
+            elif kw in cls.KEYWORDS:
+                props[kw] = KINDS[cls.KEYWORDS[kw]].parse(parser, kw)
+            else:
+                props[kw] = cls.parse_tail_keyword(parser, kw)
+        if op_def.regions:  # `{` would be ambiguous with the region: use `attributes {..}`
+            attrs_kw = parser.parse_optional_attr_dict_with_keyword()
+            attrs = {} if attrs_kw is None else dict(attrs_kw.data)
+        else:
+            attrs = parser.parse_optional_attr_dict()
+        regions = []
+        for _, rdef in op_def.regions:
+            if (region := parser.parse_optional_region()) is not None:
+                regions.append(region)
+            elif not isinstance(rdef, OptRegionDef):
+                parser.raise_error(f"{cls.name} expects a region")
+        names = [n for n, _ in op_def.operands if n in unresolved]
+        types: list[Attribute] = []
+        if names:
+            parser.parse_punctuation(":", f" before the operand types of {cls.name}")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            if len(types) != len(names):
+                parser.raise_error(f"{cls.name} has {len(names)} operands "
+                                   f"({', '.join(names)}) but {len(types)} types")
+        resolved = {n: parser.resolve_operand(unresolved[n], t)  # type: ignore[arg-type]
+                    for n, t in zip(names, types)}
+        operand_args = [([resolved[n]] if n in resolved else []) if isinstance(d, OptOperandDef)
+                        else resolved[n] for n, d in op_def.operands]
+        op = cls.build(operands=operand_args, properties=props, regions=regions)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        op_def = type(self).get_irdl_definition()
+        self.print_head(printer)
+        positional = [getattr(self, n) for n, d in op_def.operands
+                      if not isinstance(d, OptOperandDef)]
+        if positional:
+            printer.print_string(" ")
+            printer.print_list(positional, printer.print_operand)
+        optional = [n for n, d in op_def.operands if isinstance(d, OptOperandDef)]
+        order = [*self.SYNTAX_ORDER, *(n for n in [*optional, *self.KEYWORDS]
+                                       if n not in self.SYNTAX_ORDER)]
+        for name in order:
+            if name in self.KEYWORDS:
+                if (attr := self.properties.get(name)) is not None:
+                    printer.print_string(f" {name}{KINDS[self.KEYWORDS[name]].text(attr)}")
+            elif (value := getattr(self, name)) is not None:
+                printer.print_string(f" {name} ")
+                printer.print_operand(value)
+        self.print_tail(printer)
+        printer.print_op_attributes(self.attributes, print_keyword=bool(self.regions))
+        for region in self.regions:
+            printer.print_string(" ")
+            printer.print_region(region, print_entry_block_args=False,
+                                 print_block_terminators=False)
+        values = list(self.named_operands().values())
+        if values:
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in values], printer.print_attribute)
