@@ -30,14 +30,13 @@ from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, FloatAttr, IntegerAt
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineExpr
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind, AffineSet
-from xdsl.irdl import OptOperandDef
 
 from tirx_mlir import registry
 from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dialects.tirx.tile_ops import TILE_OPS
-from tirx_mlir.script.builder import (Buffer, Index, KernelBuilder, ScriptError, alloc, buffer_type,
-                                      ds, for_range, operand)
+from tirx_mlir.script.builder import (Buffer, Index, KernelBuilder, ScriptError, alloc,
+                                      bind_arguments, buffer_type, ds, for_range, operand)
 
 kernel = KernelBuilder
 range = for_range  # noqa: A001 - ``Tx.range`` reads like TVMScript's T.serial
@@ -129,33 +128,19 @@ def _config_attr(config: dict[str, Any] | None) -> dict[str, Attribute] | None:
 
 
 def _tile_builder(op_cls: type[TileOp], scope: ExecScope) -> Callable[..., TileOp]:
-    op_def = op_cls.get_irdl_definition()
-    names = [n for n, _ in op_def.operands]
-    positional = [n for n, d in op_def.operands if not isinstance(d, OptOperandDef)]
+    names = [n for n, _ in op_cls.get_irdl_definition().operands]
     short = op_cls.name.split(".", 1)[1]
 
     def build(*args: Any, dispatch: str | None = None, config: dict | None = None,
               **kwargs: Any) -> TileOp:
-        if len(args) > len(positional):
-            raise ScriptError(f"Tx.{short} takes {len(positional)} operands "
-                              f"({', '.join(positional)}), got {len(args)}")
-        values: dict[str, Any] = dict(zip(positional, args))
-        props: dict[str, Any] = {}
-        for key, value in kwargs.items():
-            if key in names:
-                values[key] = value
-            elif key == "where":
-                dst = values.get("dst")
-                rank = len(dst.shape) if isinstance(dst, Buffer) else 0
-                props[key] = AffineSetAttr(predicate_set(value, rank))
-            elif key in op_cls.KEYWORDS:
-                props[key] = value
-            else:
-                raise ScriptError(f"Tx.{short} has no operand or property '{key}'; it takes "
-                                  f"{', '.join([*names, *op_cls.KEYWORDS])}")
-        missing = [n for n in positional if n not in values]
-        if missing:
-            raise ScriptError(f"Tx.{short} is missing {', '.join(missing)}")
+        where = kwargs.pop("where", None)
+        values, props = bind_arguments(op_cls, args, kwargs, f"Tx.{short}")
+        if where is not None:
+            if "where" not in op_cls.KEYWORDS:
+                raise ScriptError(f"Tx.{short} has no operand or property 'where'")
+            dst = values.get("dst")
+            rank = len(dst.shape) if isinstance(dst, Buffer) else 0
+            props["where"] = AffineSetAttr(predicate_set(where, rank))
         operands = [operand(values[n]) if n in values else None for n in names]
         return op_cls(*operands, scope=scope, dispatch=dispatch, config=_config_attr(config),
                       **props)

@@ -126,6 +126,37 @@ class Buffer:
         return Buffer(ReshapeOp(self.value, shape).result)
 
 
+def bind_arguments(op_cls, args: Sequence, kwargs: dict, what: str) -> tuple[dict, dict]:
+    """Map a ``Tx`` call's arguments onto an op's operands and keyword properties.
+
+    Positional arguments fill the required operands in order; keywords name optional operands
+    or properties (``op_cls.KEYWORDS``). Returns ``(operand values by name, properties)``;
+    misuse raises ScriptError naming ``what`` (e.g. ``Tx.add``).
+    """
+    from xdsl.irdl import OptOperandDef
+
+    op_def = op_cls.get_irdl_definition()
+    names = [n for n, _ in op_def.operands]
+    positional = [n for n, d in op_def.operands if not isinstance(d, OptOperandDef)]
+    if len(args) > len(positional):
+        raise ScriptError(f"{what} takes {len(positional)} operands ({', '.join(positional)}), "
+                          f"got {len(args)}")
+    values: dict = dict(zip(positional, args))
+    props: dict = {}
+    for key, value in kwargs.items():
+        if key in names:
+            values[key] = value
+        elif key in op_cls.KEYWORDS:
+            props[key] = value
+        else:
+            raise ScriptError(f"{what} has no operand or property '{key}'; it takes "
+                              f"{', '.join([*names, *op_cls.KEYWORDS])}")
+    missing = [n for n in positional if n not in values]
+    if missing:
+        raise ScriptError(f"{what} is missing {', '.join(missing)}")
+    return values, props
+
+
 def operand(v) -> SSAValue:
     """A tile-op operand: a Buffer, an Index, a Python number (an f32 / index constant)."""
     if isinstance(v, (Buffer, Index)):

@@ -68,35 +68,19 @@ class NkiNamespace:
 
 
 def _op_builder(op_cls: type) -> Callable[..., Any]:
-    from xdsl.irdl import OptOperandDef
     from xdsl.utils.exceptions import VerifyException
 
-    from tirx_mlir.script.builder import ScriptError
+    from tirx_mlir.script.builder import ScriptError, bind_arguments
 
-    op_def = op_cls.get_irdl_definition()
-    names = [n for n, _ in op_def.operands]
-    positional = [n for n, d in op_def.operands if not isinstance(d, OptOperandDef)]
+    names = [n for n, _ in op_cls.get_irdl_definition().operands]
     short = op_cls.name.split(".", 1)[1]
 
     def build(*args: Any, **kwargs: Any) -> Any:
-        if len(args) > len(positional):
-            raise ScriptError(f"Tx.nki.{short} takes {len(positional)} operands "
-                              f"({', '.join(positional)}), got {len(args)}")
-        values: dict[str, Any] = dict(zip(positional, args))
-        props: dict[str, Any] = {}
-        for key, value in kwargs.items():
-            if key == "accumulate_if" and isinstance(value, bool):
-                props["accumulate"] = value
-            elif key in names:
-                values[key] = value
-            elif key in op_cls.KEYWORDS:
-                props[key] = value
-            else:
-                raise ScriptError(f"Tx.nki.{short} has no operand or property '{key}'; it "
-                                  f"takes {', '.join([*names, *op_cls.KEYWORDS])}")
-        missing = [n for n in positional if n not in values]
-        if missing:
-            raise ScriptError(f"Tx.nki.{short} is missing {', '.join(missing)}")
+        accumulate = kwargs.get("accumulate_if")
+        if isinstance(accumulate, bool):  # a Python bool is the static accumulate flag
+            kwargs.pop("accumulate_if")
+            kwargs["accumulate"] = accumulate
+        values, props = bind_arguments(op_cls, args, kwargs, f"Tx.nki.{short}")
         wants_int = _integer_scalars(op_cls, values, props)
         operands = [_operand(values[n], n in wants_int) if n in values else None for n in names]
         op = op_cls(*operands, **props)
