@@ -20,10 +20,10 @@ def build_matmul_add():
                                  "B": Tx.buffer((256, 512), "bf16")},
                    outputs={"C": Tx.buffer((128, 512))}, target="aws/trn1/trn1.2xlarge") as k:
         A, B, C = k.args
-        a = Tx.alloc((128, 2, 128), "bf16", name="a")
-        b = Tx.alloc((128, 2, 512), "bf16", name="b")
+        a = Tx.alloc((128, 2, 128), "bf16", scope="trn.sbuf", name="a")
+        b = Tx.alloc((128, 2, 512), "bf16", scope="trn.sbuf", name="b")
         acc = Tx.alloc((128, 512), scope="trn.psum", name="acc")
-        out = Tx.alloc((128, 512), name="out")
+        out = Tx.alloc((128, 512), scope="trn.sbuf", name="out")
         with Tx.range(0, 2) as kk:
             Tx.nki.load(a[:, kk, :], A[Tx.ds(kk * 128, 128), :])
             Tx.nki.load(b[:, kk, :], B[Tx.ds(kk * 128, 128), :])
@@ -56,8 +56,8 @@ def test_built_kernel_verifies_runs_and_prints():
 
 def test_integer_scalars_and_properties():
     with Tx.kernel("k", inputs={}, outputs={}, target="aws/trn1/trn1.2xlarge") as k:
-        t = Tx.alloc((128, 64), "i32")
-        f = Tx.alloc((128, 64))
+        t = Tx.alloc((128, 64), "i32", scope="trn.sbuf")
+        f = Tx.alloc((128, 64), scope="trn.sbuf")
         Tx.nki.memset(t, 7)
         Tx.nki.tensor_scalar(t, t, 3, op0="right_shift", operand1=1, op1="bitwise_and")
         Tx.nki.iota(t, pattern=[[1, 64]], channel_multiplier=64)
@@ -72,8 +72,8 @@ def test_integer_scalars_and_properties():
 
 def test_limits_are_reported_at_the_call():
     with Tx.kernel("k", inputs={}, outputs={}, target="aws/trn1/trn1.2xlarge"):
-        w = Tx.alloc((128, 256), "bf16")
-        x = Tx.alloc((128, 512), "bf16")
+        w = Tx.alloc((128, 256), "bf16", scope="trn.sbuf")
+        x = Tx.alloc((128, 512), "bf16", scope="trn.sbuf")
         acc = Tx.alloc((256, 512), scope="trn.psum")
         with pytest.raises(ScriptError, match="spans 256 partitions"):
             Tx.nki.matmul(acc, w, x)

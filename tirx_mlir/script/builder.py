@@ -179,9 +179,10 @@ def buffer_type(shape: Sequence[int], dtype: str = "f32", scope: str = "global",
     return BufferType(tuple(shape), dtypes.element_type(dtype), scope, layout)
 
 
-def alloc(shape: Sequence[int], dtype: str = "f32", scope: str = "trn.sbuf",
+def alloc(shape: Sequence[int], dtype: str = "f32", *, scope: str,
           layout: str | TileLayout | None = None, name: str | None = None) -> Buffer:
-    """``%name = tirx.alloc : !tirx.buffer<shape x dtype, scope[, layout]>``."""
+    """``%name = tirx.alloc : !tirx.buffer<shape x dtype, scope[, layout]>`` (the scope is always
+    explicit: ``"shared"``, ``"local"``, ``"trn.sbuf"``...)."""
     result = AllocOp(buffer_type(shape, dtype, scope, layout)).result
     if name:
         result.name_hint = name
