@@ -38,15 +38,14 @@ def test_partition_broadcast():
     assert "broadcasts along the partition dim" in text
 
 
-def test_gemm_needs_k_on_partitions():
-    text = failure(f"  %a = tirx.alloc : !tirx.buffer<128x128xf32, trn.sbuf>\n"
+def test_gemm_operand_in_psum_is_rejected_by_every_variant():
+    text = failure(f"  %a = tirx.alloc : !tirx.buffer<128x128xf32, trn.psum>\n"
                    f"  %b = tirx.alloc : !tirx.buffer<128x128xf32, trn.sbuf>\n"
                    f"  %c = tirx.alloc : !tirx.buffer<128x128xf32, trn.sbuf>\n"
                    f"  tirx.gemm %c, %a, %b : !tirx.buffer<128x128xf32, trn.sbuf>, "
-                   f"!tirx.buffer<128x128xf32, trn.sbuf>, !tirx.buffer<128x128xf32, trn.sbuf>")
-    assert "default (prio=10)" in text
-    assert "must hold the contraction dim K on partitions" in text
-    assert "transpose_a" in text
+                   f"!tirx.buffer<128x128xf32, trn.psum>, !tirx.buffer<128x128xf32, trn.sbuf>")
+    assert "default (prio=10)" in text and "transpose_operands (prio=0)" in text
+    assert text.count("TensorE reads its operands from trn.sbuf") == 2
 
 
 def test_gemm_mixed_precision_operands():

@@ -230,6 +230,12 @@ CASES = {
     "gemm_two_k_loops": C({"a": "k2", "b": "kn2", "c": "mn"},
                           "tirx.gemm %c, %a, %b transpose_a : {c}, {a}, {b}", "ab", "c",
                           ["nki.matmul"], tol=2e-4),
+    "gemm_transpose_a_operand": C({"a": "mn", "b": "kn", "c": "mn"},
+                                  "tirx.gemm %c, %a, %b : {c}, {a}, {b}", "ab", "c",
+                                  ["nki.identity", "nki.matmul", "nki.tensor_copy"], tol=2e-4),
+    "gemm_transpose_both_operands": C({"a": "mn", "b": "kn", "c": "mn"},
+                                      "tirx.gemm %c, %a, %b transpose_b : {c}, {a}, {b}", "ab",
+                                      "c", ["nki.identity", "nki.matmul"], tol=2e-4),
     "gemm_swapped_output": C({"a": "kt", "b": "kn", "d": "nm_t"},
                              "%dt = tirx.transpose %d [1, 0] : {d} -> !tirx.buffer<128x256xf32, trn.sbuf>\n"
                              "tirx.gemm %d, %b, %a transpose_a : {d}, {b}, {a}",

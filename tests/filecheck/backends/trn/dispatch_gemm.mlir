@@ -55,3 +55,24 @@ tirx.kernel @swap() grid [1] threads [1] target "aws/trn1/trn1.2xlarge" {
 // CHECK:       [[BS:%.*]] = tirx.transpose [[BR]] [2, 1, 0]
 // CHECK-NEXT:  [[STAT:%.*]] = tirx.reshape [[BS]]
 // CHECK:       nki.matmul %{{.*}}, [[STAT]], %{{.*}} :
+
+// -----
+
+// A stored [M, K] with the default layout holds K on its free axis: transpose_operands first
+// transposes it (a copy through an identity matmul) into a scratch tile with K on partitions.
+tirx.kernel @transpose_operands() grid [1] threads [1] target "aws/trn1/trn1.2xlarge" {
+  %a = tirx.alloc : !tirx.buffer<128x64xf32, trn.sbuf>
+  %b = tirx.alloc : !tirx.buffer<64x256xf32, trn.sbuf>
+  %c = tirx.alloc : !tirx.buffer<128x256xf32, trn.sbuf>
+  tirx.gemm %c, %a, %b : !tirx.buffer<128x256xf32, trn.sbuf>, !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<64x256xf32, trn.sbuf>
+  tirx.return
+}
+
+// CHECK-LABEL: @transpose_operands
+// CHECK:       [[AT:%[0-9]+]] = tirx.alloc : !tirx.buffer<64x128xf32, trn.sbuf, S[(64,128):(1@P,1@F)]>
+// CHECK:       [[ID:%[0-9]+]] = tirx.alloc : !tirx.buffer<128x128xf32, trn.sbuf>
+// CHECK:       nki.identity [[ID]]
+// CHECK:       nki.matmul [[TP:%[0-9]+]], %{{.*}}, [[ID]] :
+// CHECK:       nki.tensor_copy [[AT]], [[TP]]
+// CHECK:       nki.matmul
+// CHECK-SAME:  !tirx.buffer<64x128xf32, trn.sbuf>, !tirx.buffer<64x256xf32, trn.sbuf>

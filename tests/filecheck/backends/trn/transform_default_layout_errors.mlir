@@ -20,8 +20,8 @@ tirx.kernel @not_trn_axes() grid [1] threads [1] target "aws/trn1/trn1.2xlarge" 
 // -----
 
 tirx.kernel @ragged_rows() grid [1] threads [1] target "aws/trn1/trn1.2xlarge" {
-  %x = tirx.alloc : !tirx.buffer<200x64xf32, trn.sbuf>
+  %x = tirx.alloc : !tirx.buffer<262x64xf32, trn.sbuf>
   tirx.return
 }
 
-// CHECK: error: {{.*}}has 200 rows: more than 128 partitions and not a multiple of 128
+// CHECK: error: {{.*}}has 262 rows, which split into tiles of at most 2 partitions (of 128); pad dim 0 to a multiple of 128

@@ -1,8 +1,10 @@
 """Trainium variant of tirx.gemm: tiles of ``nki.matmul`` accumulating in PSUM.
 
 ``D[M, N] = alpha * op(A) @ op(B) + beta * C``. TensorE computes ``out[X, Y] = stat[K, X].T @
-mov[K, Y]`` with the contraction K on the partitions of both SBUF operands, so A and B must hold K
-on partitions (give them layouts that do, e.g. A stored as ``[K, M]`` with ``transpose_a``).
+mov[K, Y]`` with the contraction K on the partitions of both SBUF operands, so the ``default``
+variant needs A and B to hold K on partitions (layouts that do, e.g. A stored as ``[K, M]`` with
+``transpose_a``); otherwise ``transpose_operands`` first transposes the offending operand into a
+scratch tile (a tirx.copy, lowered through an identity matmul) and gemms on that.
 The output's partition dim decides the roles: when D holds M on partitions the stationary operand
 is A and the moving one B; when it holds N on partitions they swap (``stat = B``, ``mov = A``).
 
@@ -180,6 +182,50 @@ def _not_first(b: Builder, counters: list[SSAValue], zero: SSAValue | None) -> S
 
 register_dispatch(T.GemmOp, "trn", variant="default", priority=10,
                   when=(THREAD_SCOPE, OPERANDS_ON_TRN))(_gemm)
+
+
+def _holds_on_partitions(value: SSAValue, dim: int) -> bool:
+    """Whether view dim ``dim`` of ``value`` walks partitions with step 1 (in its root layout)."""
+    from tirx_mlir.backends.trn.transforms.layouts import effective_layout
+    from tirx_mlir.backends.trn.transforms.physical_access import (NotAffine, physical_access,
+                                                                   root_buffer_type)
+
+    try:
+        access = physical_access(value, effective_layout(root_buffer_type(value)),
+                                 allow_split=True)
+    except NotAffine:
+        return False
+    return any(p.axis == "P" and p.step == 1 for p in access.dims[dim])
+
+
+def _transposed_copy(b: Builder, value: SSAValue, origin: T.GemmOp) -> SSAValue:
+    """A scratch SBUF tile holding ``value``'s transpose with its (new) dim 0 on partitions,
+    filled by a tirx.copy that trn lowers to a transpose through an identity matmul."""
+    rows, cols = shape_of(value)
+    tile = local_tile(b, [cols, rows], elem_type(value))
+    source = b.insert(TransposeOp(value, [1, 0])).result
+    insert_tile_op(b, T.CopyOp(tile, source), origin)
+    return tile
+
+
+def _gemm_transpose_operands(op: T.GemmOp, ctx) -> None:
+    """A or B with K on its free axis (e.g. A stored [M, K] with the default layout): transpose
+    it into a scratch tile with K on partitions, then the gemm on that (dispatched in turn)."""
+    _check_operands(op)
+    ta, tb = op.flag("transpose_a"), op.flag("transpose_b")
+    need_a = not _holds_on_partitions(op.a, 0 if ta else 1)
+    need_b = not _holds_on_partitions(op.b, 1 if tb else 0)
+    if not (need_a or need_b):
+        fail("A and B already hold K on partitions (nothing to transpose)")
+    b = ctx.builder
+    a = _transposed_copy(b, op.a, op) if need_a else op.a
+    bb = _transposed_copy(b, op.b, op) if need_b else op.b
+    insert_tile_op(b, T.GemmOp(op.d, a, bb, op.c, transpose_a=ta != need_a,
+                               transpose_b=tb != need_b, alpha=op.alpha, beta=op.beta), op)
+
+
+register_dispatch(T.GemmOp, "trn", variant="transpose_operands", priority=0,
+                  when=(THREAD_SCOPE, OPERANDS_ON_TRN))(_gemm_transpose_operands)
 
 
 def _gemm_async(op: T.GemmAsyncOp, ctx) -> None:

@@ -46,13 +46,23 @@ def _row_major(shape: Sequence[int]) -> list[int]:
     return list(reversed(strides))
 
 
+MIN_PARTITION_USE = 32
+"""A default layout may use fewer partitions than the target has (when dim 0 does not split into
+full partition tiles), but not fewer than this: below it a kernel would run at a small fraction of
+the engines' width, so the user is asked to pad or choose a layout instead."""
+
+
 def default_layout(shape: Sequence[int], partitions: int = PARTITIONS) -> TileLayout:
     """TIRx's default Trainium layout: dim 0 on partitions, the other dims row-major on F; a
-    dim 0 larger than ``partitions`` (a multiple of it) is split and its high part becomes the
-    outermost F iterator.
+    dim 0 larger than ``partitions`` is split into tiles of ``p`` rows and its high part becomes the
+    outermost F iterator. ``p`` is ``partitions`` when it divides dim 0 (TIRx's rule), else the
+    largest divisor of dim 0 below it (300 rows -> 3 tiles of 100), if that still uses at least
+    MIN_PARTITION_USE partitions.
 
     >>> str(default_layout([256, 2048]))
     'S[(2,128,2048):(2048@F,1@P,1@F)]'
+    >>> str(default_layout([300, 7]))
+    'S[(3,100,7):(7@F,1@P,1@F)]'
     """
     if not shape:
         raise TrnLayoutError("a 0-d buffer has no Trainium layout; give it shape [1, 1]")
@@ -62,13 +72,13 @@ def default_layout(shape: Sequence[int], partitions: int = PARTITIONS) -> TileLa
     iters = [Iter(n, s, "F") for n, s in zip(rest, free)]
     if rows <= partitions:
         return TileLayout((Iter(rows, 1, "P"), *iters))
-    if rows % partitions:
+    tile = max(d for d in range(1, partitions + 1) if rows % d == 0)
+    if tile < MIN_PARTITION_USE:
         raise TrnLayoutError(
-            f"dim 0 of a {'x'.join(map(str, shape))} on-chip buffer has {rows} rows: more than "
-            f"{partitions} partitions and not a multiple of {partitions}; make it <= "
-            f"{partitions} or a multiple of {partitions}, or give the buffer an explicit layout")
-    high = rows // partitions
-    return TileLayout((Iter(high, free_span, "F"), Iter(partitions, 1, "P"), *iters))
+            f"dim 0 of a {'x'.join(map(str, shape))} on-chip buffer has {rows} rows, which split "
+            f"into tiles of at most {tile} partitions (of {partitions}); pad dim 0 to a multiple "
+            f"of {partitions}, or give the buffer an explicit layout")
+    return TileLayout((Iter(rows // tile, free_span, "F"), Iter(tile, 1, "P"), *iters))
 
 
 def effective_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLayout:
