@@ -36,3 +36,21 @@ def test_main_job_command():
         out += proc.stdout
     assert "nisa.activation_reduce" in out and "@nki.jit" in out
     assert re.search(r"%Y: \[128, 512\] f32 .* nan 0", out)
+
+
+def test_trn_doc_commands_run():
+    """Every tirx-opt / tirx-run line in docs/trn.md's shell block works as written."""
+    text = (ROOT / "docs" / "trn.md").read_text()
+    block = re.search(r"```sh\n(.*?)```", text, re.S).group(1)
+    lines = [line.split("#")[0].strip() for line in block.splitlines()]
+    bindir = Path(sys.executable).parent
+    ran = 0
+    for line in filter(None, lines):
+        argv = shlex.split(line)
+        assert argv[0] in ("tirx-opt", "tirx-run"), line
+        argv[0] = str(bindir / argv[0])
+        proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, f"{line}\n{proc.stderr}"
+        assert proc.stdout.strip(), line
+        ran += 1
+    assert ran == 4
