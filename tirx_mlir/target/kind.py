@@ -55,9 +55,10 @@ class AttrSpec:
         try:
             value = self._coerce(value)
         except (TypeError, ValueError):
-            raise TargetError(f"target kind '{kind}': attribute '{self.name}' expects a "
-                              f"{_TYPE_NAMES.get(self.type, self.type.__name__)}, got "
-                              f"{value!r}") from None
+            type_name = _TYPE_NAMES.get(self.type, self.type.__name__)
+            article = "an" if type_name[:1] in "aeiou" else "a"
+            raise TargetError(f"target kind '{kind}': attribute '{self.name}' expects {article} "
+                              f"{type_name}, got {value!r}") from None
         if self.choices and value not in self.choices:
             raise TargetError(f"target kind '{kind}': attribute '{self.name}' must be one of "
                               f"{', '.join(map(str, self.choices))}; got {value!r}")
