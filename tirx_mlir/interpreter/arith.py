@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from functools import cached_property
-from typing import Any
 
 import numpy as np
 from xdsl.dialects import arith

@@ -10,7 +10,6 @@ views through these; the interpreter does not need them (views are numpy views).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
 
 from xdsl.ir import SSAValue
 

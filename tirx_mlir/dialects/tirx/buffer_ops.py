@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, IndexType, i64
+from xdsl.dialects.builtin import DenseArrayBase, IndexType
 from xdsl.ir import SSAValue
 from xdsl.irdl import (IRDLOperation, irdl_op_definition, operand_def,
                        opt_prop_def, prop_def, result_def, traits_def, var_operand_def, AnyAttr)
@@ -26,13 +26,10 @@ from xdsl.traits import MemoryAllocEffect, NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.kernel import int_array
 
 DYNAMIC = -(2**63)
 """Marker in ``static_offsets`` for an offset given as an SSA operand (MLIR's kDynamic)."""
-
-
-def _int_array(values) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, list(values))
 
 
 @irdl_op_definition
@@ -98,9 +95,9 @@ class SliceOp(IRDLOperation):
         dynamic = [o for o in offsets if isinstance(o, SSAValue)]
         src_type = source.type
         assert isinstance(src_type, BufferType)
-        props = {"static_offsets": _int_array(static), "static_sizes": _int_array(sizes)}
+        props = {"static_offsets": int_array(static), "static_sizes": int_array(sizes)}
         if strides is not None and any(s != 1 for s in strides):
-            props["static_strides"] = _int_array(strides)
+            props["static_strides"] = int_array(strides)
         super().__init__(operands=[source, dynamic], properties=props,
                          result_types=[src_type.with_shape(sizes)])
 
@@ -155,9 +152,9 @@ class SliceOp(IRDLOperation):
         parser.parse_punctuation("->")
         res_type = parser.parse_type()
         index = IndexType()
-        props = {"static_offsets": _int_array(static), "static_sizes": _int_array(sizes)}
+        props = {"static_offsets": int_array(static), "static_sizes": int_array(sizes)}
         if strides is not None:
-            props["static_strides"] = _int_array(strides)
+            props["static_strides"] = int_array(strides)
         op = cls.build(operands=[parser.resolve_operand(source, src_type),
                                  [parser.resolve_operand(d, index) for d in dynamic]],
                        properties=props, result_types=[res_type])
@@ -302,7 +299,7 @@ class TransposeOp(IRDLOperation):
         src = source.type
         assert isinstance(src, BufferType)
         shape = src.get_shape()
-        super().__init__(operands=[source], properties={"permutation": _int_array(permutation)},
+        super().__init__(operands=[source], properties={"permutation": int_array(permutation)},
                          result_types=[src.with_shape([shape[p] for p in permutation])])
 
     def perm(self) -> tuple[int, ...]:
@@ -329,7 +326,7 @@ class TransposeOp(IRDLOperation):
         parser.parse_punctuation("->")
         res_type = parser.parse_type()
         op = cls.build(operands=[parser.resolve_operand(source, src_type)],
-                       properties={"permutation": _int_array(perm)}, result_types=[res_type])
+                       properties={"permutation": int_array(perm)}, result_types=[res_type])
         op.attributes.update(attrs)
         return op
 

@@ -33,7 +33,8 @@ from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
 _DIMS = ("x", "y", "z")
 
 
-def _int_array(values) -> DenseArrayBase:
+def int_array(values) -> DenseArrayBase:
+    """An ``array<i64: ...>`` property value."""
     return DenseArrayBase.from_list(i64, list(values))
 
 
@@ -87,9 +88,9 @@ class KernelOp(IRDLOperation):
         if body is None:
             body = Region(Block(arg_types=[*inputs, *outputs]))
         props = {"sym_name": StringAttr(name), "num_inputs": IntegerAttr(len(inputs), i64),
-                 "grid": _int_array(grid), "threads": _int_array(threads)}
+                 "grid": int_array(grid), "threads": int_array(threads)}
         if cluster is not None:
-            props["cluster"] = _int_array(cluster)
+            props["cluster"] = int_array(cluster)
         if target is not None:
             props["target"] = TargetAttr(target)
         super().__init__(properties=props, regions=[body])
@@ -166,14 +167,14 @@ class KernelOp(IRDLOperation):
         ins = parse_args()
         outs = parse_args() if parser.parse_optional_punctuation("->") else []
         props: dict = {"sym_name": StringAttr(name), "num_inputs": IntegerAttr(len(ins), i64),
-                       "grid": _int_array([1]), "threads": _int_array([1])}
+                       "grid": int_array([1]), "threads": int_array([1])}
         while (kw := parser.parse_optional_keyword_in(("grid", "threads", "cluster", "target"))):
             if kw == "target":
                 props["target"] = TargetAttr(parser.parse_str_literal())
             else:
                 dims = parser.parse_comma_separated_list(parser.Delimiter.SQUARE,
                                                          parser.parse_integer)
-                props[kw] = _int_array(dims)
+                props[kw] = int_array(dims)
         attrs = parser.parse_optional_attr_dict_with_keyword()
         body = parser.parse_region([*ins, *outs])
         op = cls.build(properties=props, regions=[body])

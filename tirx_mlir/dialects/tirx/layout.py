@@ -118,7 +118,7 @@ class TileLayout:
     # ---- construction ----
     @staticmethod
     def row_major(shape: Sequence[int], axis: str = "m") -> "TileLayout":
-        strides = _row_major_strides(shape)
+        strides = row_major_strides(shape)
         return TileLayout(tuple(Iter(e, s, axis) for e, s in zip(shape, strides)))
 
     @staticmethod
@@ -263,7 +263,7 @@ class TileLayout:
             prefix = f"swizzle({sw.per_element},{sw.swizzle_len},{sw.atom_len}) "
         shape = [it.extent for it in self.shard]
         if self.shard and all(it.axis == "m" for it in self.shard) and \
-                [it.stride for it in self.shard] == _row_major_strides(shape):
+                [it.stride for it in self.shard] == row_major_strides(shape):
             parts.append("S[" + ",".join(map(str, shape)) + "]")
         else:
             parts.append(_iters_text("S", self.shard))
@@ -282,7 +282,8 @@ def _iters_text(kind: str, iters: Sequence[Iter]) -> str:
     return f"{kind}[({extents}):({strides})]"
 
 
-def _row_major_strides(shape: Sequence[int]) -> list[int]:
+def row_major_strides(shape: Sequence[int]) -> list[int]:
+    """Element strides of a row-major array of ``shape`` (``[4, 8]`` -> ``[8, 1]``)."""
     strides, acc = [], 1
     for n in reversed(shape):
         strides.append(acc)

@@ -56,6 +56,21 @@ def f32_vector(builder: Builder, hoist: Builder, view: SSAValue, cache: dict) ->
     return cache[key]
 
 
+def operand_reader(plan: TilePlan, ops: dict, scalars: dict[str, SSAValue],
+                   vectors: list[str], hoist: Builder):
+    """``read(builder, name, ivs)``: an instruction's operand ``name`` at loop indices ``ivs``:
+    its f32 scalar, its per-partition vector as an f32 (P, 1) tile, or its instruction view."""
+    cache: dict = {}
+
+    def read(bb: Builder, name: str, ivs) -> SSAValue:
+        if name in scalars:
+            return scalars[name]
+        view = plan.instruction_view(bb, ops[name], ivs)
+        return f32_vector(bb, hoist, view, cache) if name in vectors else view
+
+    return read
+
+
 # --- binary ---------------------------------------------------------------------------------------
 
 
@@ -334,13 +349,7 @@ def _fma(op: T.FmaOp, ctx) -> None:
     scalars = {n: f32_scalar(b, o.value) for n, o in (("scale", s), ("bias", c))
                if o.kind == "scalar"}
     tmp = local_tile(b, tile_shape(plan), f32) if s.kind == "full" else None
-    cache: dict = {}
-
-    def operand(bb: Builder, name: str, ivs) -> SSAValue:
-        if name in scalars:
-            return scalars[name]
-        view = plan.instruction_view(bb, ops[name], ivs)
-        return f32_vector(bb, b, view, cache) if name in vectors else view
+    operand = operand_reader(plan, ops, scalars, vectors, b)
 
     def body(bb: Builder, ivs, _counters) -> None:
         d, xv = plan.views(bb, ops, ivs, "dst", "input")

@@ -21,7 +21,7 @@ from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, THREAD_SCOPE, f32_scalar,
                                                     insert_tile_op, is_buffer, is_full, local_tile,
                                                     plan_elementwise)
-from tirx_mlir.backends.trn.dispatch.elementwise import f32_vector
+from tirx_mlir.backends.trn.dispatch.elementwise import operand_reader
 from tirx_mlir.backends.trn.dispatch.plan import shape_of
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dispatch import fail, register_dispatch
@@ -47,15 +47,9 @@ def _binary_chain(op: T.BinaryChainOp, ctx) -> None:
     b = ctx.builder
     scalars = {n: f32_scalar(b, getattr(op, n)) for n in ("operand0", "operand1")
                if not is_buffer(getattr(op, n))}
-    cache: dict = {}
     op0, op1 = ALU[op.op0.data], ALU[op.op1.data]
     reverse1 = op.flag("reverse1")
-
-    def operand(bb: Builder, name: str, ivs):
-        if name in scalars:
-            return scalars[name]
-        view = plan.instruction_view(bb, ops[name], ivs)
-        return f32_vector(bb, b, view, cache) if name in vectors else view
+    operand = operand_reader(plan, ops, scalars, vectors, b)
 
     def body(bb: Builder, ivs, _counters) -> None:
         out, data = plan.views(bb, ops, ivs, "dst", "data")

@@ -60,14 +60,19 @@ def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
     return acc
 
 
-def replace_alloc(old: AllocOp, new: AllocOp) -> None:
-    """Put ``new`` in place of ``old`` (keeping its name and attributes) and erase ``old``."""
+def place_like(new: AllocOp, old: AllocOp) -> None:
+    """Insert ``new`` before ``old`` with its name, attributes and source location."""
     block = old.parent_block()
     assert block is not None
     block.insert_op_before(new, old)
     new.result.name_hint = old.result.name_hint
     new.attributes.update(old.attributes)
     new.location = old.location
+
+
+def replace_alloc(old: AllocOp, new: AllocOp) -> None:
+    """Put ``new`` in place of ``old`` (keeping its name and attributes) and erase ``old``."""
+    place_like(new, old)
     old.result.replace_all_uses_with(new.result)
     old.detach()
     old.erase()

@@ -20,7 +20,7 @@ from typing import Sequence
 
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.layout import Iter, TileLayout
+from tirx_mlir.dialects.tirx.layout import Iter, TileLayout, row_major_strides
 
 SBUF = "trn.sbuf"
 PSUM = "trn.psum"
@@ -37,13 +37,6 @@ class TrnLayoutError(ValueError):
 def is_on_chip(btype: BufferType) -> bool:
     return btype.scope_name in ON_CHIP_SCOPES
 
-
-def _row_major(shape: Sequence[int]) -> list[int]:
-    strides, acc = [], 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= n
-    return list(reversed(strides))
 
 
 MIN_PARTITION_USE = 32
@@ -67,7 +60,7 @@ def default_layout(shape: Sequence[int], partitions: int = PARTITIONS) -> TileLa
     if not shape:
         raise TrnLayoutError("a 0-d buffer has no Trainium layout; give it shape [1, 1]")
     rows, rest = shape[0], list(shape[1:])
-    free = _row_major(rest)
+    free = row_major_strides(rest)
     free_span = math.prod(rest)
     iters = [Iter(n, s, "F") for n, s in zip(rest, free)]
     if rows <= partitions:

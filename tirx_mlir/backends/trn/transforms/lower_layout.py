@@ -32,7 +32,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.trn.transforms.common import (allocs, kernel_limits, kernels, materialize,
-                                                      max_value, replace_alloc)
+                                                      max_value, place_like)
 from tirx_mlir.backends.trn.transforms.layouts import (TrnLayoutError, check_trn_layout,
                                                        is_on_chip, physical_shape)
 from tirx_mlir.backends.trn.transforms.physical_access import (NotAffine, PhysicalAccess,
@@ -201,12 +201,7 @@ def lower_buffer(alloc: AllocOp, partitions: int) -> None:
                 f_span = max(f_span, need)
         plans.append((user, index, view, plan))
     phys_alloc = AllocOp(BufferType([p_span, f_span], btype.element_type, btype.scope_name))
-    block = alloc.parent_block()
-    assert block is not None
-    block.insert_op_before(phys_alloc, alloc)
-    phys_alloc.result.name_hint = alloc.result.name_hint
-    phys_alloc.attributes.update(alloc.attributes)
-    phys_alloc.location = alloc.location
+    place_like(phys_alloc, alloc)
     built: dict[SSAValue, SSAValue] = {}
     for user, index, view, plan in plans:
         if view not in built:

@@ -27,7 +27,7 @@ from xdsl.ir import Block, BlockArgument, SSAValue
 from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp, enclosing_kernel
-from tirx_mlir.dialects.tirx.layout import TileLayout
+from tirx_mlir.dialects.tirx.layout import TileLayout, row_major_strides
 
 
 class NotAffine(ValueError):
@@ -99,13 +99,6 @@ def value_range(value: SSAValue) -> tuple[int, int] | None:
 # --- the decomposition --------------------------------------------------------------------------
 
 
-def _row_major(shape) -> list[int]:
-    strides, acc = [], 1
-    for n in reversed(shape):
-        strides.append(acc)
-        acc *= n
-    return list(reversed(strides))
-
 
 class _Digits:
     """The layout's shard as a mixed-radix number with per-digit usage (max value reached)."""
@@ -138,7 +131,7 @@ def physical_access(view: SSAValue, layout: TileLayout, *, allow_split: bool = F
     ap = resolve_access(view)
     root_type = ap.buffer_type
     shape = root_type.get_shape()
-    rm = _row_major(shape)
+    rm = row_major_strides(shape)
     flat = IndexExpr()
     for off, s in zip(ap.offset, rm):
         flat = flat + off.scale(s)
