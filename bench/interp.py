@@ -44,7 +44,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402 - after the BLAS thread setting
 
-from tirx_mlir.context import parse_module  # noqa: E402
+from tirx_mlir.located_parser import parse_module  # noqa: E402
 from tirx_mlir.interpreter import KernelRunner, verify_module  # noqa: E402
 
 

@@ -108,7 +108,7 @@ def in_process_phases(text: str, path: str, repeat: int) -> int:
     from xdsl.parser import Parser
     from xdsl.printer import Printer
 
-    from tirx_mlir.context import LocatedParser, make_context
+    from tirx_mlir.located_parser import LocatedParser, make_context
     from tirx_mlir.tools.diagnostics_cli import verify_located
 
     ctx = make_context()

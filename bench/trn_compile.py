@@ -30,7 +30,7 @@ sys.path.insert(0, ROOT)
 
 import tirx_mlir  # noqa: E402,F401  (autoloads the trn backend)
 from tirx_mlir import registry  # noqa: E402
-from tirx_mlir.context import make_context, parse_module  # noqa: E402
+from tirx_mlir.located_parser import make_context, parse_module  # noqa: E402
 from tirx_mlir.pipelines import get_pipeline  # noqa: E402
 
 EXAMPLES = os.path.join(ROOT, "examples", "trn")

@@ -10,3 +10,6 @@ import os
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+
+# Fixtures shared across folders (the test-only backends).
+pytest_plugins = ("tirx_testing.backend_fixtures",)

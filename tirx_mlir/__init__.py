@@ -16,8 +16,8 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "interpret": ("tirx_mlir.interpreter", "interpret"),
-    "parse_module": ("tirx_mlir.context", "parse_module"),
-    "make_context": ("tirx_mlir.context", "make_context"),
+    "parse_module": ("tirx_mlir.located_parser", "parse_module"),
+    "make_context": ("tirx_mlir.located_parser", "make_context"),
     "get_pipeline": ("tirx_mlir.pipelines", "get_pipeline"),
     "list_pipelines": ("tirx_mlir.pipelines", "list_pipelines"),
     "register_pipeline": ("tirx_mlir.pipelines", "register_pipeline"),

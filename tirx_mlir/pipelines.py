@@ -105,7 +105,7 @@ def available_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     """Pass name -> factory of its class: xDSL's passes and every registered one."""
     from xdsl.transforms import get_all_passes
 
-    import tirx_mlir.passes  # noqa: F401 - registers the core passes
+    import tirx_mlir.transforms  # noqa: F401 - registers the core passes
 
     return {**get_all_passes(), **dict(registry.passes.items())}
 
@@ -184,7 +184,7 @@ class Pipeline:
         verifier carries a note naming the pass.
         """
         if ctx is None:
-            from tirx_mlir.context import make_context
+            from tirx_mlir.located_parser import make_context
 
             ctx = make_context()
         for p in self.passes:

@@ -1,12 +1,7 @@
-"""Puts the interpreter tests' helper module (interp_harness.py) on the import path."""
-
-import os
-import sys
+"""Fixtures of the interpreter tests."""
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture

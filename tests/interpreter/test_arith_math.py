@@ -7,7 +7,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from tirx_mlir.context import parse_module
+from tirx_mlir.located_parser import parse_module
 from tirx_mlir.interpreter import InterpretError, make_interpreter
 
 NAN, INF = float("nan"), float("inf")

@@ -7,7 +7,7 @@ from xdsl.dialects import test as test_dialect
 from xdsl.interpreter import InterpreterFunctions, impl, register_impls
 
 from tirx_mlir import registry
-from tirx_mlir.context import parse_module
+from tirx_mlir.located_parser import parse_module
 from tirx_mlir.interpreter import InterpretError, make_interpreter
 
 PROGRAM = """func.func @f() -> i32 {

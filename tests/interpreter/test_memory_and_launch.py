@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from interp_harness import NP, assert_same, buf, kernel, run, sample
+from tirx_testing.interp import NP, assert_same, buf, kernel, run, sample
 from tirx_mlir.interpreter import InterpretError, interpret, runtime
 
 # --- fresh memory -------------------------------------------------------------------------------
@@ -248,7 +248,7 @@ def test_interpret_accepts_text_and_returns_a_single_output(rng):
 
 
 def test_kernel_is_callable_through_the_xdsl_interpreter(rng):
-    from tirx_mlir.context import parse_module
+    from tirx_mlir.located_parser import parse_module
     from tirx_mlir.interpreter import make_interpreter
 
     module = parse_module(SCALE)
@@ -274,7 +274,7 @@ def test_transpose_and_reshape_are_views(rng):
 
 
 def test_only_inputs_the_kernel_may_write_are_copied(rng):
-    from tirx_mlir.context import parse_module
+    from tirx_mlir.located_parser import parse_module
     from tirx_mlir.interpreter.launch import find_kernel, written_inputs
 
     t = buf("4xf32")
@@ -298,7 +298,7 @@ def test_only_inputs_the_kernel_may_write_are_copied(rng):
 
 
 def test_read_only_inputs_are_not_copied(rng):
-    from tirx_mlir.context import parse_module
+    from tirx_mlir.located_parser import parse_module
     from tirx_mlir.interpreter import KernelRunner
 
     a = sample("f32", (4,), rng)

@@ -5,8 +5,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import interp_harness as tx
-from interp_harness import FLOATS, INTS, NP, assert_same, buf, kernel, run, sample
+import tirx_testing.interp as tx
+from tirx_testing.interp import FLOATS, INTS, NP, assert_same, buf, kernel, run, sample
 
 BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "fdiv": np.true_divide,
           "maximum": np.maximum, "minimum": np.minimum}

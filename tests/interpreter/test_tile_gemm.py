@@ -4,8 +4,8 @@ alpha/beta, optional C, K-major B, accum and block scale factors."""
 import numpy as np
 import pytest
 
-import interp_harness as tx
-from interp_harness import NP, assert_same, buf, kernel, run, sample
+import tirx_testing.interp as tx
+from tirx_testing.interp import NP, assert_same, buf, kernel, run, sample
 
 M, N, K = 8, 16, 32
 

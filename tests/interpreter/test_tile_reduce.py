@@ -4,8 +4,8 @@ destinations and accum, reduce_negate, binary_reduce, unary_reduce, binary_chain
 import numpy as np
 import pytest
 
-import interp_harness as tx
-from interp_harness import FLOATS, NP, assert_same, buf, kernel, run, sample
+import tirx_testing.interp as tx
+from tirx_testing.interp import FLOATS, NP, assert_same, buf, kernel, run, sample
 
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
 DTYPES = ("f16", "bf16", "f32", "f64", "f8E4M3FN", "i8", "i32", "ui8")

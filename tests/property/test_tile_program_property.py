@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tirx_mlir.context import parse_module
+from tirx_mlir.located_parser import parse_module
 
 settings.register_profile("ci", max_examples=50, deadline=5000, derandomize=True,
                           database=None, suppress_health_check=[HealthCheck.too_slow])

@@ -3,7 +3,7 @@
 import pytest
 
 from tirx_mlir import script as Tx
-from tirx_mlir.context import parse_module
+from tirx_mlir.located_parser import parse_module
 from tirx_mlir.dialects.tirx import SelectOp, SliceOp, TransposeOp
 from tirx_mlir.dialects.tirx.predicate import evaluate
 

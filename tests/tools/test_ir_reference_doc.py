@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tirx_mlir.context import parse_module
+from tirx_mlir.located_parser import parse_module
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "ir.md"
 TEXT = DOC.read_text()

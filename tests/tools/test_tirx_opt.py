@@ -332,7 +332,7 @@ from tirx_mlir.tools.tirx_opt import main
 code = main(sys.argv[1:])
 mods = set(sys.modules)
 print(code, "tirx_mlir.dialects.tirx.tile_ops" in mods, "xdsl.dialects.gpu" in mods,
-      "tirx_mlir.passes.tile_dispatch" in mods, "xdsl.transforms.canonicalize" in mods)
+      "tirx_mlir.transforms.tile_dispatch" in mods, "xdsl.transforms.canonicalize" in mods)
 """
 
 

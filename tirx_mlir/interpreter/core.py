@@ -123,7 +123,7 @@ def make_interpreter(module: ModuleOp, **kwargs: Any) -> TirxInterpreter:
     set (``kwargs`` go to `Interpreter`, e.g. ``file=`` for printf output)."""
     from xdsl.interpreters import register_implementations
 
-    from tirx_mlir.context import make_context
+    from tirx_mlir.located_parser import make_context
 
     interp = TirxInterpreter(module, **kwargs)
     register_implementations(interp, make_context())

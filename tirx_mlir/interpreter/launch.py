@@ -224,7 +224,7 @@ def interpret(module_or_text: ModuleOp | str, kernel_name: str | None = None, *a
     if isinstance(module_or_text, ModuleOp):
         module = module_or_text
     else:
-        from tirx_mlir.context import parse_module
+        from tirx_mlir.located_parser import parse_module
 
         module = parse_module(module_or_text, name)
     if verify:

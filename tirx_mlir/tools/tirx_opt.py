@@ -41,7 +41,7 @@ from xdsl.xdsl_opt_main import _empty_post_init, xDSLOptMain
 
 import tirx_mlir
 from tirx_mlir import registry
-from tirx_mlir.context import LocatedParser, make_context
+from tirx_mlir.located_parser import LocatedParser, make_context
 from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.tools.atomic_file import write_atomically
 from tirx_mlir.tools.diagnostics_cli import (DEBUG_ENV, Report, ReportedError, debugging,
@@ -125,7 +125,7 @@ class TirxOptMain(xDSLOptMain):
                 self.ctx.register_dialect(name, factory)
 
     def register_all_passes(self) -> None:
-        import tirx_mlir.passes  # noqa: F401 - registers the core passes
+        import tirx_mlir.transforms  # noqa: F401 - registers the core passes
 
         for name, factory in self._multiverse.all_passes.items():
             self.register_pass(name, factory)

@@ -94,7 +94,7 @@ def _passes(args: argparse.Namespace) -> list:
 def _apply_passes(module, passes: list, where: str) -> None:
     from xdsl.utils.exceptions import DiagnosticException
 
-    from tirx_mlir.context import make_context
+    from tirx_mlir.located_parser import make_context
     from tirx_mlir.diagnostics import TirxError
     from tirx_mlir.tools.diagnostics_cli import (Report, ReportedError, report_tirx_error,
                                                  verify_located)
@@ -173,7 +173,7 @@ def _save(directory: str, runner, arrays: Sequence[np.ndarray]) -> None:
 def run(argv: Sequence[str] | None = None) -> int:
     from xdsl.utils.exceptions import ParseError
 
-    from tirx_mlir.context import make_context, parse_module
+    from tirx_mlir.located_parser import make_context, parse_module
     from tirx_mlir.diagnostics import TirxError
     from tirx_mlir.interpreter.launch import KernelRunner
     from tirx_mlir.tools.diagnostics_cli import (ReportedError, report_parse_error,

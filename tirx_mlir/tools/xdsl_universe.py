@@ -18,7 +18,7 @@ def _tirx_dialect():
 
 
 def _tile_dispatch_pass():
-    from tirx_mlir.passes.tile_dispatch import TileDispatchPass
+    from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
 
     return TileDispatchPass
 

@@ -40,7 +40,7 @@ def trn_passes(target: str | None = None, max_inst_size: int | None = None,
     from tirx_mlir.backends.trn.transforms.default_layout import TrnDefaultLayoutPass
     from tirx_mlir.backends.trn.transforms.inst_size import TrnMaxInstSizePass
     from tirx_mlir.backends.trn.transforms.lower_layout import TrnLowerLayoutPass
-    from tirx_mlir.passes.tile_dispatch import TileDispatchPass
+    from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
 
     passes: list[ModulePass] = [TrnDefaultLayoutPass(target=target)]
     if max_inst_size is not None:

@@ -213,7 +213,7 @@ def local_tile(builder: Builder, shape: Sequence[int], element_type: Attribute,
     """A scratch on-chip tile allocated where the op was (its lifetime ends with its last use,
     so the allocator reuses its memory), with the default Trainium layout like every on-chip
     buffer after trn-default-layout."""
-    from tirx_mlir.backends.trn.transforms.layouts import default_layout
+    from tirx_mlir.backends.trn.layout.layouts import default_layout
 
     layout = default_layout(shape)
     alloc = builder.insert(AllocOp(BufferType(list(shape), element_type, scope_name, layout)))

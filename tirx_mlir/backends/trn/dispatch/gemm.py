@@ -186,8 +186,8 @@ register_dispatch(T.GemmOp, "trn", variant="default", priority=10,
 
 def _holds_on_partitions(value: SSAValue, dim: int) -> bool:
     """Whether view dim ``dim`` of ``value`` walks partitions with step 1 (in its root layout)."""
-    from tirx_mlir.backends.trn.transforms.layouts import effective_layout
-    from tirx_mlir.backends.trn.transforms.physical_access import (NotAffine, physical_access,
+    from tirx_mlir.backends.trn.layout.layouts import effective_layout
+    from tirx_mlir.backends.trn.layout.physical_access import (NotAffine, physical_access,
                                                                    root_buffer_type)
 
     try:

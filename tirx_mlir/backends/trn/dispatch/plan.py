@@ -34,8 +34,8 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from tirx_mlir.backends.trn.transforms.layouts import effective_layout, is_on_chip
-from tirx_mlir.backends.trn.transforms.physical_access import NotAffine, physical_access
+from tirx_mlir.backends.trn.layout.layouts import effective_layout, is_on_chip
+from tirx_mlir.backends.trn.layout.physical_access import NotAffine, physical_access
 from tirx_mlir.dialects.tirx.access import resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp

@@ -31,7 +31,7 @@ from xdsl.passes import ModulePass
 
 from tirx_mlir.backends.trn.dialects.nki.checks import ADDR_ATTR
 from tirx_mlir.backends.trn.transforms.common import allocs, kernel_limits, kernels
-from tirx_mlir.backends.trn.transforms.layouts import PSUM, SBUF, bytes_per_partition
+from tirx_mlir.backends.trn.layout.layouts import PSUM, SBUF, bytes_per_partition
 from tirx_mlir.backends.trn.transforms.lower_layout import VIEW_OPS
 from tirx_mlir.diagnostics import PassError, format_location
 from tirx_mlir.dialects.tirx.attributes import BufferType

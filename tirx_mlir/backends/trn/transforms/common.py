@@ -17,7 +17,7 @@ from tirx_mlir.dialects.tirx.kernel import KernelOp
 def kernel_target(module: ModuleOp, kernel: KernelOp, option: str | None):
     """The kernel's Target (pass option > kernel > module attribute), or None when none is
     given (then the default NeuronCore-v2 limits apply)."""
-    from tirx_mlir.passes.tile_dispatch import resolve_target
+    from tirx_mlir.transforms.tile_dispatch import resolve_target
     from tirx_mlir.diagnostics import PassError
 
     try:

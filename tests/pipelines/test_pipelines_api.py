@@ -1,0 +1,81 @@
+"""The Python pipeline API: named pipelines with options, pipelines from pass classes and
+text, running with verification, callbacks and snapshots between passes."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+import tirx_mlir
+from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
+from tirx_mlir.pipelines import (Pipeline, PipelineError, get_pipeline, list_pipelines,
+                                 pipeline_options)
+
+BUF = "!tirx.buffer<16x4xf32, global>"
+KERNEL = (f"tirx.kernel @k(%X: {BUF}) -> (%Y: {BUF}) grid [1] threads [1] {{\n"
+          f"  %c = arith.constant 3 : index\n"
+          f"  tirx.copy %Y, %X : {BUF}, {BUF}\n  tirx.return\n}}")
+
+
+@pytest.fixture(autouse=True)
+def _backend(tirx_test):
+    return tirx_test
+
+
+def test_named_pipeline_with_options():
+    assert "tirx_test" in list_pipelines() and "cleanup" in list_pipelines()
+    assert list_pipelines()["tirx_test"] == "dispatch for the test backend, then dce"
+    assert pipeline_options("tirx_test") == {"target": "test/small"}
+    pipeline = get_pipeline("tirx_test", target="test/wide")
+    assert pipeline.spec() == 'tirx-dispatch{target="test/wide"},dce'
+    module = pipeline.apply(tirx_mlir.parse_module(KERNEL))
+    assert "arith.constant" not in str(module)  # dce ran
+    assert "variant = \"alpha\"" in str(module)
+
+
+def test_unknown_pipeline_and_option_list_the_candidates():
+    with pytest.raises(PipelineError, match="unknown pipeline 'nope'; candidates are: .*cleanup"):
+        get_pipeline("nope")
+    with pytest.raises(PipelineError, match="pipeline 'tirx_test' has no option 'targte'; its "
+                                            "options are: target='test/small'"):
+        get_pipeline("tirx_test", targte="x")
+
+
+def test_pipeline_from_pass_classes_instances_and_text():
+    pipeline = Pipeline.from_passes(TileDispatchPass(target="test/small"), "cse",
+                                    (DeadCodeElimination, {}))
+    assert pipeline.spec() == 'tirx-dispatch{target="test/small"},cse,dce'
+    same = Pipeline.parse(pipeline.spec())
+    assert same.spec() == pipeline.spec() and same.pass_names() == ["tirx-dispatch", "cse", "dce"]
+    assert (same + Pipeline.parse("canonicalize")).pass_names()[-1] == "canonicalize"
+    with pytest.raises(PipelineError, match="rejects options .*its options are: target"):
+        Pipeline.from_passes((TileDispatchPass, {"targt": "x"}))
+    with pytest.raises(PipelineError, match="bad pass pipeline"):
+        Pipeline.parse("no-such-pass")
+    with pytest.raises(PipelineError, match="malformed pass pipeline"):
+        Pipeline.parse("tirx-dispatch{target=a/b}")
+
+
+def test_inspecting_the_ir_between_passes():
+    pipeline = Pipeline.parse('tirx-dispatch{target="test/small"},dce')
+    seen = []
+    trace = io.StringIO()
+    pipeline.apply(tirx_mlir.parse_module(KERNEL),
+                   callback=lambda p, m: seen.append((p.name, "tirx.copy" in str(m))),
+                   print_between=trace)
+    assert seen == [("tirx-dispatch", False), ("dce", False)]
+    assert "// -----// IR after tirx-dispatch //----- //" in trace.getvalue()
+    shots = pipeline.snapshots(tirx_mlir.parse_module(KERNEL))
+    assert [name for name, _ in shots] == ["input", "tirx-dispatch", "dce"]
+    assert "tirx.copy" in str(shots[0][1]) and "arith.constant" in str(shots[1][1])
+    assert "arith.constant" not in str(shots[2][1])
+
+
+def test_a_failing_pass_is_named_in_the_error():
+    pipeline = Pipeline.parse("dce,tirx-dispatch")
+    with pytest.raises(tirx_mlir.diagnostics.PassError) as err:
+        pipeline.apply(tirx_mlir.parse_module(KERNEL))
+    assert "has no target" in err.value.message
+    assert any("in pass 'tirx-dispatch' (#2 of pipeline" in n for n in err.value.__notes__)

@@ -1,0 +1,86 @@
+"""The dispatch search: try a tile op's cases by priority and splice the first that succeeds,
+or raise the failure table (one row per variant with its reason) located at the op."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from xdsl.ir import Operation
+
+from tirx_mlir.diagnostics import PassError, TirxError
+from tirx_mlir.dialects.tirx.tile_base import TileOp
+from tirx_mlir.dispatch.context import DispatchContext
+from tirx_mlir.dispatch.registry import DispatchFail, cases_for
+
+@dataclass
+class Attempt:
+    variant: str
+    priority: int
+    reason: str
+
+
+def failure_table(op_name: str, kind: str, attempts: Iterable[Attempt]) -> str:
+    """TIRx's ``Variant | Error`` table, one row per variant tried."""
+    rows = [(f"{a.variant} (prio={a.priority})", a.reason) for a in attempts]
+    width = max([len("Variant")] + [len(r[0]) for r in rows])
+    lines = [f"tile dispatch failed: op={op_name} target={kind}",
+             f"{'Variant'.ljust(width)} | Error", f"{'-' * width}-+-{'-' * 40}"]
+    lines += [f"{v.ljust(width)} | {r}" for v, r in rows]
+    return "\n".join(lines)
+
+
+def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext]
+                 ) -> tuple[str, list[Operation]]:
+    """Try the cases for ``op``; on success splice the replacement and return (variant, ops).
+
+    Raises PassError (located at the op) with the table of every variant and its reason.
+    """
+    ctx0 = ctx_factory()
+    kind = ctx0.target_kind
+    ctx0._discard()
+    all_cases = cases_for(op.name, kind)
+    if not all_cases:
+        raise PassError(f"tile dispatch failed: op={op.name} target={kind}\nno registered "
+                        f"variants for this op/target", op,
+                        hint="load a backend that implements it, or pick another target")
+    cases = all_cases
+    forced = op.dispatch.data if op.dispatch is not None else None
+    if forced is not None:
+        cases = [c for c in all_cases if c.variant == forced]
+        if not cases:
+            raise PassError(f"tile dispatch failed: op={op.name} target={kind}\nno variant "
+                            f"named '{forced}' is registered", op,
+                            hint=f"registered variants: "
+                                 f"{', '.join(c.variant for c in all_cases)}")
+    attempts: list[Attempt] = []
+    last_exception: BaseException | None = None
+    for case in cases:
+        ctx = ctx_factory()
+        rejected = None
+        for pred in case.predicates:
+            ok, reason = pred.evaluate(op, ctx)
+            if not ok:
+                rejected = f"rejected: {pred.name} — {reason}"
+                break
+        if rejected is not None:
+            ctx._discard()
+            attempts.append(Attempt(case.variant, case.priority, rejected))
+            continue
+        try:
+            case.impl(op, ctx)
+        except DispatchFail as err:
+            ctx._discard()
+            attempts.append(Attempt(case.variant, case.priority, f"declined — {err.reason}"))
+            continue
+        except Exception as err:  # noqa: BLE001 - recorded in the table, the search goes on
+            ctx._discard()
+            last_exception = err
+            text = err.message if isinstance(err, TirxError) else \
+                traceback.format_exception_only(type(err), err)[-1].strip()
+            attempts.append(Attempt(case.variant, case.priority, f"impl raised: {text}"))
+            continue
+        return case.variant, ctx._commit()
+    hint = last_exception.hint if isinstance(last_exception, TirxError) else None
+    raise PassError(failure_table(op.name, kind, attempts), op, hint=hint) from last_exception

@@ -1,0 +1,29 @@
+"""Target-neutral passes of tirx_mlir, registered by name in `tirx_mlir.registry.passes`.
+
+Each entry is a zero-argument factory returning the pass class, so a pass module is imported
+only when a pipeline uses it (``tirx-opt -p tirx-dispatch{target=...}``). Backends register
+their own passes the same way from their ``register_backend()``.
+"""
+
+from __future__ import annotations
+
+from tirx_mlir import registry
+
+
+def _tile_dispatch() -> type:
+    from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
+
+    return TileDispatchPass
+
+
+CORE_PASSES = {
+    "tirx-dispatch": _tile_dispatch,
+}
+
+
+def register_core_passes() -> None:
+    for name, factory in CORE_PASSES.items():
+        registry.passes.register(name, factory, owner="core")
+
+
+register_core_passes()

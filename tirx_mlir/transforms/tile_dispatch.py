@@ -1,0 +1,75 @@
+"""``tirx-dispatch``: replace every tile primitive by its target's implementation.
+
+The target of a kernel is the pass option ``target`` (a target string or tag), else the kernel's
+``target``, else the module's ``tirx.target`` attribute, else the current ``with Target(...)``.
+Each tile op is dispatched with `tirx_mlir.dispatch.context.run_dispatch` (TIRx's algorithm,
+see tirx_mlir/dispatch.py). An implementation may itself produce tile primitives; they are
+dispatched in turn, depth first, up to `MAX_NESTING` levels (a variant that keeps re-emitting its
+own op is an error, not a hang). Afterwards the module is marked ``tirx.dispatched``, so a tile
+op that is left over fails verification.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, UnitAttr
+from xdsl.passes import ModulePass
+
+from tirx_mlir.diagnostics import PassError
+from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR, TileOp
+
+MAX_NESTING = 8
+
+
+def resolve_target(module: ModuleOp, kernel: KernelOp, option: str | None):
+    """The Target a kernel compiles for (pass option > kernel > module > current)."""
+    from tirx_mlir.target import Target, TargetError, target_of
+
+    try:
+        target = Target(option) if option is not None else target_of(kernel)
+    except TargetError as err:
+        raise PassError(str(err), kernel, hint="see tirx_mlir.target.list_target_kinds() and "
+                                               "list_tags()") from None
+    if target is None:
+        raise PassError(f"kernel @{kernel.kernel_name} has no target", kernel,
+                        hint="add `target \"...\"` to the kernel, a tirx.target attribute to the "
+                             "module, or pass tirx-dispatch{target=...}")
+    return target
+
+
+def _top_level_tile_ops(ops) -> list[TileOp]:
+    return [t for o in ops for t in o.walk() if isinstance(t, TileOp)
+            and not isinstance(t.parent_op(), TileOp)]
+
+
+@dataclass(frozen=True)
+class TileDispatchPass(ModulePass):
+    """Lower tile primitives to the target's ops (TIRx TilePrimitiveDispatch)."""
+
+    name = "tirx-dispatch"
+
+    target: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from tirx_mlir.dispatch.context import DispatchContext, KernelState
+        from tirx_mlir.dispatch.search import run_dispatch
+
+        for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
+            target = resolve_target(op, kernel, self.target)
+            state = KernelState(kernel)
+            worklist = [(t, 0) for t in _top_level_tile_ops([kernel])]
+            while worklist:
+                tile, depth = worklist.pop(0)
+                if depth > MAX_NESTING:
+                    raise PassError(f"tile dispatch of {tile.name} nested deeper than "
+                                    f"{MAX_NESTING} levels; a variant keeps re-emitting tile "
+                                    f"primitives", tile)
+                _, new_ops = run_dispatch(
+                    tile, lambda t=tile: DispatchContext(t, target, kernel, state))
+                tile.detach()
+                tile.erase()
+                worklist[:0] = [(t, depth + 1) for t in _top_level_tile_ops(new_ops)]
+        op.attributes[DISPATCHED_ATTR] = UnitAttr()
