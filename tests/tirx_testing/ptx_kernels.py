@@ -1,7 +1,7 @@
 """Minimal PTX modules around rendered ptx ops, for assembling the table's rows with ptxas.
 
 `instance(row, mods)` builds one verified ``ptx.<row>`` op with fresh operands of the table's
-types; `module(arch, ops)` renders ops into one ``.entry`` with a correct header
+types (`in_module` puts such ops in a module); `module(arch, ops)` renders ops into one ``.entry`` with a correct header
 (``.version max(target minimum, features used)``, ``.target``, ``.address_size 64``) and one
 register declaration per register class; `line_of` maps a ptxas error line back to its op.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, ModuleOp
 from xdsl.dialects.test import TestOp
 from xdsl.ir import SSAValue
 
@@ -42,6 +42,16 @@ def instance(row: str, mods: dict) -> PtxOp:
     op = make(row, operand_values(row, mods), **mods)
     op.verify()
     return op
+
+
+def in_module(ops: list[PtxOp]) -> ModuleOp:
+    """A module holding each op after the test.op that defines its operands."""
+    body = []
+    for op in ops:
+        if op.args:
+            body.append(op.args[0].owner)
+        body.append(op)
+    return ModuleOp(body)
 
 
 def _class_of(value: SSAValue) -> str:

@@ -1,5 +1,5 @@
 """ptxas is the judge of the PTX table: every row's legal variants (all of them, or a set in which
-every modifier value appears) are rendered into one module per target and assembled for the
+every modifier value appears, plus a few drawn at random) are rendered into one module per target and assembled for the
 row's lowest target and for sm_90a; and for every row, the target just below its minimum (or a
 PTX ISA version just below it) is refused both by our verifier and by ptxas.
 
@@ -28,10 +28,18 @@ SM90A = Arch.parse("sm_90a")
 BELOW = {80: "sm_75", 86: "sm_80", 89: "sm_86", 90: "sm_89", 100: "sm_90"}
 
 
+SAMPLED_PER_ROW = 8
+
+
 @pytest.fixture(scope="module")
 def instances():
-    return [(row, instance(row.name, mods)) for row in ROWS
-            for mods in forms.representative_variants(row)]
+    """Every row's representative variants, then a few random legal ones (fixed seed)."""
+    out = []
+    for row in ROWS:
+        variants = forms.representative_variants(row)
+        variants += [m for m in forms.sampled_variants(row, SAMPLED_PER_ROW) if m not in variants]
+        out.extend((row, instance(row.name, mods)) for mods in variants)
+    return out
 
 
 def _assemble(arch: str, ops, version: str | None = None):

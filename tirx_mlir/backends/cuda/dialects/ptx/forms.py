@@ -65,9 +65,20 @@ def mnemonic(entry: Entry, mods: Mods) -> str:
     return ".".join(parts)
 
 
+def _known(entry: Entry) -> frozenset[str]:
+    known = _KNOWN.get(entry.name)
+    if known is None:
+        known = _KNOWN[entry.name] = frozenset(
+            [s.name for s in entry.slots] + [o.name for o in imm_operands(entry)])
+    return known
+
+
+_KNOWN: dict[str, frozenset[str]] = {}
+
+
 def check_mods(entry: Entry, mods: Mods) -> None:
     """Raise ModifierError unless ``mods`` is a legal variant of ``entry``."""
-    known = {s.name for s in entry.slots} | {o.name for o in imm_operands(entry)}
+    known = _known(entry)
     for name in mods:
         if name not in known:
             raise ModifierError(f"{entry.name} has no modifier '{name}'")
@@ -185,6 +196,24 @@ def _repair(entry: Entry, names: list[str], axes: list[tuple], base: tuple,
                 if is_legal(entry, mods):
                     return mods
     return None
+
+
+def sampled_variants(entry: Entry, count: int, seed: int = 0, tries: int = 4000) -> list[dict]:
+    """Up to ``count`` distinct legal variants drawn at random (reproducibly, from ``seed``):
+    combinations of values the representative set does not pair up."""
+    import random
+
+    rng = random.Random(f"{entry.name}/{seed}")
+    axes = _axes(entry)
+    names = [n for n, _ in axes]
+    found: dict[tuple, dict] = {}
+    for _ in range(tries):
+        if len(found) >= count:
+            break
+        values = tuple(rng.choice(c) for _, c in axes)
+        if values not in found and is_legal(entry, mods := _mods(names, values)):
+            found[values] = mods
+    return list(found.values())
 
 
 def representative_variants(entry: Entry, exhaustive_up_to: int = 256) -> list[dict]:

@@ -287,11 +287,14 @@ def default_type(ptx_type: str) -> Attribute:
 
 def make(row: str, operands: list[SSAValue], **mods: object) -> PtxOp:
     """Build ``ptx.<row>`` from the values it reads (PTX order) and its modifiers (slot values
-    as strings, immediates as ints); result types follow from the table. Not verified."""
+    as strings, immediates as ints); result types follow from the table. The modifiers are
+    checked (`forms.ModifierError`); operands and target are left to the verifier."""
     cls = OPS_BY_ROW[row]
+    mods = {name: value for name, value in mods.items() if value is not None}
+    forms.check_mods(cls.ENTRY, mods)
     props: dict[str, Attribute] = {
         name: IntegerAttr(value, i64) if isinstance(value, int) else StringAttr(str(value))
-        for name, value in mods.items() if value is not None}
+        for name, value in mods.items()}
     places = forms.places(cls.ENTRY, mods)
     results = [default_type(p.type) for p in places if p.operand.rw != "r"
                for _ in range(p.values)]

@@ -61,6 +61,10 @@ def _check_memory(m: Mods) -> str | None:
     if (sem in ("relaxed", "acquire", "release")) != (scope is not None):
         return ".relaxed/.acquire/.release need a scope (.cta/.cluster/.gpu/.sys) and a scope " \
                "needs one of them"
+    if sem is not None and space == "local":
+        return f".{sem} does not apply to .local"
+    if sem == "volatile" and m.get("l1"):
+        return "eviction hints cannot be combined with .volatile"
     if m.get("nc") and (space != "global" or sem is not None):
         return ".nc is for weak .global loads only"
     if (m.get("l1") or m.get("l2")) and space != "global":
@@ -89,6 +93,8 @@ def _check_cvt(m: Mods) -> str | None:
         return "this cvt loses precision and needs a float rounding (.rn/.rz/.rm/.rp)"
     if need == "" and rnd is not None:
         return f"cvt.{pair[0]}.{pair[1]} is exact and takes no rounding modifier"
+    if m.get("ftz") and "f32" not in pair:
+        return ".ftz applies to conversions from or to .f32"
     if m.get("sat") and m["dtype"] not in ("f32", "f16"):
         return ".sat applies to float destinations only"
     return None
