@@ -217,7 +217,9 @@ def _parse_place(parser: Parser, place: forms.Place) -> list:
         coords = _parse_vector(parser, lanes)
         parser.parse_punctuation("]")
         return [tmap, *coords]
-    return _parse_vector(parser, lanes) if lanes > 1 else [parser.parse_unresolved_operand()]
+    if lanes > 1 or place.operand.vector:
+        return _parse_vector(parser, lanes)
+    return [parser.parse_unresolved_operand()]
 
 
 def _parse_vector(parser: Parser, lanes: int) -> list:
@@ -245,7 +247,7 @@ def _print_place(printer: Printer, place: forms.Place, values: list[SSAValue]) -
         printer.print_string(", ")
         _print_vector(printer, values[1:])
         printer.print_string("]")
-    elif place.lanes > 1:
+    elif place.lanes > 1 or place.operand.vector:
         _print_vector(printer, values)
     else:
         printer.print_operand(values[0])
