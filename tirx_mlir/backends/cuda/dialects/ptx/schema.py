@@ -86,7 +86,8 @@ class Entry:
     check: Check | None = None
     doc: str = ""
     tirx: str = ""
-    """The TIRx ``T.ptx`` entry this row corresponds to (coverage table)."""
+    """The TIRx ``T.ptx`` entry this row corresponds to, its family first (``cp.async.{ca,cg}``:
+    family ``cp``); the coverage doc groups rows by that family."""
 
     def slot(self, name: str) -> Slot:
         return next(s for s in self.slots if s.name == name)

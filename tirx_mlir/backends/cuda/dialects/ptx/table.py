@@ -280,7 +280,7 @@ ROWS: tuple[Entry, ...] = (
           (Operand("dst", rw="w", type="b32"), Operand("hi", type="f32"),
            Operand("lo", type="f32")),
           (Req("sm_80", "7.0"),), None, "pack two f32 into f16x2/bf16x2 (first operand -> upper "
-          "half)", "cvt (f16x2/bf16x2)"),
+          "half)", "cvt_pack (f16x2/bf16x2)"),
     Entry("cvt_fp8x2", "cvt", "cvt.rn.satfinite.{relu}.{dtype}.f32",
           (Slot("relu", ("relu",), True), Slot("dtype", ("e4m3x2", "e5m2x2"))),
           (Operand("dst", rw="w", type="b16"), Operand("hi", type="f32"),
