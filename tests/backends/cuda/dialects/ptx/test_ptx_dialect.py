@@ -171,3 +171,10 @@ def test_render_never_emits_an_unchecked_modifier():
     ld.properties["type"] = type(ld.properties["type"])("f32; trap")
     with pytest.raises(RenderError, match="is not a valid 'type' modifier"):
         render(ld, lambda v: "%r1")
+
+
+def test_an_op_that_does_not_verify_still_prints():
+    module = parse('%p = "test.op"() : () -> i64\n'
+                   '%v = "ptx.ld"(%p) <{space = "global", type = "f8"}> : (i64) -> f32',
+                   verify=False)
+    assert 'ptx.ld "global.f8" %p : (i64) -> f32' in print_ir(module)

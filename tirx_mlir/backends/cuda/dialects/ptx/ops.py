@@ -42,6 +42,8 @@ from tirx_mlir.backends.cuda.dialects.ptx.table import ROWS
 _INT_WIDTH = {1: "i1", 16: "i16", 32: "i32", 64: "i64"}
 
 
+_ADDRESS_TYPES = (IntegerType(32), IntegerType(64))
+_PRED = IntegerType(1)
 _FLOATS = {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64"}
 
 
@@ -50,7 +52,7 @@ def accepts(ptx_type: str, t: Attribute) -> bool:
     take any type of their width, signed/unsigned types integers, float types their float."""
     width = forms.PTX_REG_WIDTH[ptx_type]
     if ptx_type == "pred":
-        return t == IntegerType(1)
+        return t == _PRED
     if isinstance(t, IntegerType):
         return t.width.data == width and ptx_type[0] in "bus"
     name = _FLOATS.get(type(t))
@@ -79,7 +81,7 @@ class PtxOp(IRDLOperation):
         out: dict[str, object] = {}
         for name, attr in self.properties.items():
             out[name] = attr.value.data if isinstance(attr, IntegerAttr) else \
-                attr.data  # type: ignore[attr-defined]
+                getattr(attr, "data", attr)
         return out
 
     def need(self) -> Need:
@@ -115,7 +117,7 @@ class PtxOp(IRDLOperation):
                 i += 1
                 is_addr = place.operand.kind == "addr" or (place.operand.kind == "tensor" and
                                                            lane == 0)
-                ok = t in (IntegerType(32), IntegerType(64)) if is_addr else \
+                ok = t in _ADDRESS_TYPES if is_addr else \
                     accepts(place.type, t)
                 if not ok:
                     hint = "i32 or i64 (an address)" if is_addr else _type_hint(place)
@@ -182,25 +184,33 @@ class PtxOp(IRDLOperation):
         text = forms.format_mods(self.ENTRY, mods)
         if text:
             printer.print_string(f' "{text}"')
-        values = iter(self.args)
-        items = []
-        for place in forms.places(self.ENTRY, mods):
-            if place.operand.rw == "w":
-                continue
-            if place.operand.kind == "imm":
-                items.append(str(mods[place.operand.name]))
-                continue
-            items.append((place, [next(values) for _ in range(place.values)]))
+        items = self._syntax_items(mods)
         for i, item in enumerate(items):
             printer.print_string(", " if i else " ")
             if isinstance(item, str):
                 printer.print_string(item)
+            elif isinstance(item, tuple):
+                _print_place(printer, *item)
             else:
-                _print_place(printer, item[0], item[1])
+                printer.print_operand(item)
         printer.print_op_attributes(self.attributes)
         if self.args or self.res:
             printer.print_string(" : ")
             printer.print_function_type([v.type for v in self.args], [r.type for r in self.res])
+
+    def _syntax_items(self, mods: dict[str, object]) -> list:
+        """What the custom form lists after the modifiers: immediates, and (place, values) per
+        read operand; for an op that does not verify, its operands as they are."""
+        try:
+            forms.check_mods(self.ENTRY, mods)
+            places = [p for p in forms.places(self.ENTRY, mods) if p.operand.rw != "w"]
+        except forms.ModifierError:
+            return list(self.args)
+        if sum(p.values for p in places if p.operand.kind != "imm") != len(self.args):
+            return list(self.args)
+        values = iter(self.args)
+        return [str(mods[p.operand.name]) if p.operand.kind == "imm" else
+                (p, [next(values) for _ in range(p.values)]) for p in places]
 
 
 def _parse_place(parser: Parser, place: forms.Place) -> list:
