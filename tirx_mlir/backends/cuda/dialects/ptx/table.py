@@ -1,6 +1,8 @@
 """The PTX instruction table: one row per instruction form. Everything else in the ``ptx`` dialect
 (ops, verifiers, custom syntax, the PTX text of an instruction, the coverage doc, the assembler
-tests) is generated from these rows, so adding an instruction is adding a row here.
+tests) is generated from these rows, so adding an instruction is adding a row here. Rules that
+are not a list of choices (forbidden modifier combinations, mma/wgmma fragment sizes) are the
+named functions of rules.py.
 
 Minimum sm and PTX ISA versions follow the PTX ISA (NVIDIA, "Parallel Thread Execution ISA",
 the "PTX ISA Notes"/"Target ISA Notes" of each instruction) and are checked against ptxas by
@@ -10,6 +12,7 @@ sparse mma, wgmma integer/b1 forms, tensormap.replace, multimem, clusterlaunchco
 
 from __future__ import annotations
 
+from tirx_mlir.backends.cuda.dialects.ptx import rules
 from tirx_mlir.backends.cuda.dialects.ptx.schema import Entry, Mods, Operand, Req, Slot
 
 # --- shared slot vocabularies -------------------------------------------------------------------
@@ -27,10 +30,6 @@ CTA_SHARED_PTX = {"space": ("shared::cta",)}
 SHARED_CTA_REQ = Req("sm_75", "7.8", CTA_SHARED_PTX)
 CLUSTER_REQS = (Req("sm_90", "7.8", {"scope": ("cluster",)}),
                 Req("sm_90", "7.8", {"space": ("shared::cluster",)}))
-
-
-def _bits(t: str) -> int:
-    return int("".join(c for c in t if c.isdigit()) or 32)
 
 
 def _addr(name: str = "addr") -> Operand:
@@ -53,181 +52,25 @@ def _dim_lanes(m: Mods) -> int:
     return int(str(m["dim"])[0])
 
 
-# --- checks (modifier combinations the PTX ISA forbids) -----------------------------------------
-
-
-def _check_memory(m: Mods) -> str | None:
-    sem, scope, space = m.get("sem"), m.get("scope"), m.get("space")
-    if (sem in ("relaxed", "acquire", "release")) != (scope is not None):
-        return ".relaxed/.acquire/.release need a scope (.cta/.cluster/.gpu/.sys) and a scope " \
-               "needs one of them"
-    if sem is not None and space == "local":
-        return f".{sem} does not apply to .local"
-    if sem == "volatile" and m.get("l1"):
-        return "eviction hints cannot be combined with .volatile"
-    if m.get("nc") and (space != "global" or sem is not None):
-        return ".nc is for weak .global loads only"
-    if (m.get("l1") or m.get("l2")) and space != "global":
-        return "L1/L2 cache hints apply to .global accesses only"
-    if m.get("vec") == "v4" and _bits(str(m["type"])) == 64:
-        return ".v4 of a 64-bit type is a 256-bit access (sm_100 only); use .v2"
-    return None
-
-
-def _check_st(m: Mods) -> str | None:
-    if m.get("l2"):
-        return "st takes no L2 prefetch hint"
-    return _check_memory(m)
-
-
-def _check_cvt(m: Mods) -> str | None:
-    pair = (m["dtype"], m["atype"])
-    rnd = m.get("rnd")
-    if pair not in CVT_PAIRS:
-        return f"cvt.{pair[0]}.{pair[1]} is not a supported conversion; supported: " + \
-               ", ".join(f"{d}.{a}" for d, a in CVT_PAIRS)
-    need = CVT_PAIRS[pair]
-    if need == "int" and rnd not in ("rni", "rzi", "rmi", "rpi"):
-        return "a float-to-integer cvt needs an integer rounding (.rni/.rzi/.rmi/.rpi)"
-    if need == "float" and rnd not in ("rn", "rz", "rm", "rp"):
-        return "this cvt loses precision and needs a float rounding (.rn/.rz/.rm/.rp)"
-    if need == "" and rnd is not None:
-        return f"cvt.{pair[0]}.{pair[1]} is exact and takes no rounding modifier"
-    if m.get("ftz") and "f32" not in pair:
-        return ".ftz applies to conversions from or to .f32"
-    if m.get("sat") and m["dtype"] not in ("f32", "f16"):
-        return ".sat applies to float destinations only"
-    return None
-
-
-CVT_PAIRS: dict[tuple[str, str], str] = {
-    ("f16", "f32"): "float", ("bf16", "f32"): "float", ("f32", "f16"): "",
-    ("f32", "f64"): "float", ("f64", "f32"): "", ("f32", "s32"): "float", ("f32", "u32"): "float",
-    ("s32", "f32"): "int", ("u32", "f32"): "int", ("s64", "f64"): "int",
-}
-
-
-def _check_mma(m: Mods) -> str | None:
-    key = (m["shape"], m["atype"], m["btype"], m["dtype"])
-    if key not in MMA_SHAPES:
-        return f"mma.sync {'.'.join(key)} (shape, A, B, D types) is not a supported form"
-    if m["ctype"] != m["dtype"]:
-        return "the C accumulator type must equal the D type"
-    return None
-
-
-MMA_FP8 = ("e4m3", "e5m2")
-MMA_SHAPES: dict[tuple[str, str, str, str], tuple[int, int, int]] = {
-    # (shape, atype, btype, dtype) -> (A regs, B regs, C/D regs), b32 each
-    ("m16n8k8", "f16", "f16", "f32"): (2, 1, 4), ("m16n8k8", "f16", "f16", "f16"): (2, 1, 2),
-    ("m16n8k8", "bf16", "bf16", "f32"): (2, 1, 4), ("m16n8k8", "tf32", "tf32", "f32"): (4, 2, 4),
-    ("m16n8k16", "f16", "f16", "f32"): (4, 2, 4), ("m16n8k16", "f16", "f16", "f16"): (4, 2, 2),
-    ("m16n8k16", "bf16", "bf16", "f32"): (4, 2, 4), ("m16n8k16", "s8", "s8", "s32"): (2, 1, 4),
-    ("m16n8k16", "u8", "u8", "s32"): (2, 1, 4),
-    **{("m16n8k32", a, b, "s32"): (4, 2, 4) for a in ("s8", "u8") for b in ("s8", "u8")},
-    **{("m16n8k32", a, b, "f32"): (4, 2, 4) for a in MMA_FP8 for b in MMA_FP8},
-}
-
-
-def _mma_regs(i: int):
-    return lambda m: MMA_SHAPES[(m["shape"], m["atype"], m["btype"], m["dtype"])][i]  # type: ignore
-
-
-def _mma_acc_type(m: Mods) -> str:
-    return {"f32": "f32", "s32": "s32", "f16": "b32"}[str(m["dtype"])]
-
-
-def _check_cp_async(m: Mods) -> str | None:
-    if m["cache"] == "cg" and m["cp_size"] != 16:
-        return "cp.async.cg copies 16 bytes; use .ca for 4 or 8"
-    return None
-
-
-WGMMA_N = tuple(range(8, 257, 8))
-WGMMA_K = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32}
-WGMMA_SHAPES = tuple(f"m64n{n}k{k}" for k in (16, 8, 32) for n in WGMMA_N)
-
-
-def _wgmma_n(m: Mods) -> int:
-    return int(str(m["shape"]).split("n")[1].split("k")[0])
-
-
-def _check_wgmma(m: Mods) -> str | None:
-    a, b, d = m["atype"], m["btype"], m["dtype"]
-    k = int(str(m["shape"]).split("k")[1])
-    if k != WGMMA_K[str(a)]:
-        return f"wgmma with .{a} inputs has K = {WGMMA_K[str(a)]}, not {k}"
-    if (a in MMA_FP8) != (b in MMA_FP8) or (a not in MMA_FP8 and a != b):
-        return "wgmma A and B types must match (fp8 inputs may mix e4m3/e5m2)"
-    if d == "f16" and a in ("bf16", "tf32"):
-        return f"a .{a} wgmma accumulates in .f32 only"
-    return None
-
-
-def _wgmma_acc_lanes(m: Mods) -> int:
-    return _wgmma_n(m) // (2 if m["dtype"] == "f32" else 4)
-
-
-def _wgmma_has_transpose(m: Mods) -> bool:
-    return m["atype"] in ("f16", "bf16")
-
-
-def _check_redux(m: Mods) -> str | None:
-    op, t = m["op"], m["type"]
-    if t == "f32":
-        return None if op in ("min", "max") else "redux.sync on .f32 is .min/.max only"
-    if m.get("abs") or m.get("nan"):
-        return ".abs/.NaN apply to .f32 redux only"
-    if op in ("and", "or", "xor"):
-        return None if t == "b32" else f"redux.sync.{op} takes .b32"
-    return None if t in ("u32", "s32") else f"redux.sync.{op} takes .u32/.s32"
-
-
-def _check_vote(m: Mods) -> str | None:
-    ballot = m["mode"] == "ballot"
-    if ballot != (m["type"] == "b32"):
-        return "vote.sync.ballot produces .b32; .all/.any/.uni produce .pred"
-    return None
-
-
-ATOM_TYPES = ("b32", "b64", "u32", "s32", "u64", "s64", "f32", "f64")
-ATOM_OPS: dict[str, tuple[str, ...]] = {
-    "add": ("u32", "s32", "u64", "f32", "f64"), "min": ("u32", "s32", "u64", "s64"),
-    "max": ("u32", "s32", "u64", "s64"), "inc": ("u32",), "dec": ("u32",),
-    "exch": ("b32", "b64"), "and": ("b32", "b64"), "or": ("b32", "b64"), "xor": ("b32", "b64"),
-}
-RED_PACKED = ("f16x2", "bf16x2")
-
-
-def _check_atom(m: Mods) -> str | None:
-    op, t = str(m["op"]), str(m["type"])
-    if t in RED_PACKED:
-        if op != "add" or not m.get("noftz"):
-            return f".{t} reductions are add.noftz only"
-        return None
-    if m.get("noftz"):
-        return ".noftz is for .f16x2/.bf16x2 only"
-    if t not in ATOM_OPS[op]:
-        return f".{op} takes {', '.join('.' + x for x in ATOM_OPS[op])}, not .{t}"
-    return None
-
-
-def _check_bar_cluster(m: Mods) -> str | None:
-    sem = m.get("sem")
-    if m["mode"] == "arrive" and sem == "acquire":
-        return "barrier.cluster.arrive takes .release or .relaxed"
-    if m["mode"] == "wait" and sem in ("release", "relaxed"):
-        return "barrier.cluster.wait takes .acquire only"
-    return None
-
-
 def _type_of(slot: str):
     return lambda m: str(m[slot])
 
 
 def _red_value_type(m: Mods) -> str:
-    return "b32" if m["type"] in RED_PACKED else str(m["type"])
+    return "b32" if m["type"] in rules.RED_PACKED else str(m["type"])
 
+
+WGMMA_TEMPLATE = "wgmma.mma_async.sync.aligned.{shape}.{dtype}.{atype}.{btype}"
+WGMMA_SLOTS = (Slot("shape", rules.WGMMA_SHAPES), Slot("dtype", ("f32", "f16")),
+               Slot("atype", tuple(rules.WGMMA_K)), Slot("btype", tuple(rules.WGMMA_K)))
+WGMMA_ACC = Operand("d", rw="rw", type=lambda m: "f32" if m["dtype"] == "f32" else "b32",
+                    lanes=rules.wgmma_acc_lanes)
+WGMMA_SCALES = (Operand("scale_d", type="pred"), Operand("scale_a", "imm", choices=(1, -1)),
+                Operand("scale_b", "imm", choices=(1, -1)))
+CP_ASYNC_SLOTS = (Slot("cache", ("ca", "cg")), Slot("space", SHARED),
+                  Slot("l2", L2_PREFETCH, True))
+CP_ASYNC_REQS = (Req("sm_80", "7.0"), Req("sm_80", "7.4", {"l2": L2_PREFETCH}))
+CP_ASYNC_OPERANDS = (_addr("dst"), _addr("src"), Operand("cp_size", "imm", choices=(4, 8, 16)))
 
 # --- the rows ------------------------------------------------------------------------------------
 
@@ -244,13 +87,13 @@ ROWS: tuple[Entry, ...] = (
     # ---- memory ----
     Entry("ld", "ld", "ld.{sem}.{scope}.{space}.{nc}.{l1}.{l2}.{vec}.{type}", MEM_SLOTS,
           (Operand("dst", rw="w", type=_type_of("type"), lanes=_vec_lanes), _addr()),
-          MEM_REQS, _check_memory, "load, scalar or vector, with cache and eviction hints",
+          MEM_REQS, rules.check_memory, "load, scalar or vector, with cache and eviction hints",
           "ld"),
     Entry("st", "st", "st.{sem}.{scope}.{space}.{l1}.{vec}.{type}",
           (Slot("sem", ("relaxed", "release", "volatile"), True), *MEM_SLOTS[1:3],
            *MEM_SLOTS[4:5], *MEM_SLOTS[6:]),
           (_addr(), Operand("src", type=_type_of("type"), lanes=_vec_lanes)),
-          MEM_REQS, _check_st, "store, scalar or vector, with eviction hints", "st"),
+          MEM_REQS, rules.check_st, "store, scalar or vector, with eviction hints", "st"),
     # ---- moves and conversions ----
     Entry("mov", "mov", "mov.{type}", (Slot("type", (*BIT_TYPES, "u32", "s32", "u64", "f32",
                                                       "f64")),),
@@ -273,7 +116,7 @@ ROWS: tuple[Entry, ...] = (
            Slot("atype", ("f16", "f32", "f64", "s32", "u32"))),
           (Operand("dst", rw="w", type=_type_of("dtype")),
            Operand("src", type=_type_of("atype"))),
-          (Req("sm_75", "6.3"), Req("sm_80", "7.0", {"dtype": ("bf16",)})), _check_cvt,
+          (Req("sm_75", "6.3"), Req("sm_80", "7.0", {"dtype": ("bf16",)})), rules.check_cvt,
           "scalar type conversion", "cvt"),
     Entry("cvt_pack", "cvt", "cvt.rn.{relu}.{dtype}.f32", (Slot("relu", ("relu",), True),
                                                           Slot("dtype", ("f16x2", "bf16x2"))),
@@ -299,16 +142,16 @@ ROWS: tuple[Entry, ...] = (
     Entry("mma_sync", "mma", "mma.sync.aligned.{shape}.row.col.{dtype}.{atype}.{btype}.{ctype}",
           (Slot("shape", ("m16n8k8", "m16n8k16", "m16n8k32")),
            Slot("dtype", ("f32", "f16", "s32")),
-           Slot("atype", ("f16", "bf16", "tf32", "s8", "u8", *MMA_FP8)),
-           Slot("btype", ("f16", "bf16", "tf32", "s8", "u8", *MMA_FP8)),
+           Slot("atype", ("f16", "bf16", "tf32", "s8", "u8", *rules.MMA_FP8)),
+           Slot("btype", ("f16", "bf16", "tf32", "s8", "u8", *rules.MMA_FP8)),
            Slot("ctype", ("f32", "f16", "s32"))),
-          (Operand("d", rw="w", type=_mma_acc_type, lanes=_mma_regs(2), vector=True),
-           Operand("a", type="b32", lanes=_mma_regs(0), vector=True),
-           Operand("b", type="b32", lanes=_mma_regs(1), vector=True),
-           Operand("c", type=_mma_acc_type, lanes=_mma_regs(2), vector=True)),
+          (Operand("d", rw="w", type=rules.mma_acc_type, lanes=rules.mma_regs(2), vector=True),
+           Operand("a", type="b32", lanes=rules.mma_regs(0), vector=True),
+           Operand("b", type="b32", lanes=rules.mma_regs(1), vector=True),
+           Operand("c", type=rules.mma_acc_type, lanes=rules.mma_regs(2), vector=True)),
           (Req("sm_75", "6.5"), Req("sm_80", "7.0", {"shape": ("m16n8k16", "m16n8k32")}),
            Req("sm_80", "7.0", {"atype": ("bf16", "tf32")}),
-           Req("sm_89", "8.4", {"atype": MMA_FP8})), _check_mma,
+           Req("sm_89", "8.4", {"atype": rules.MMA_FP8})), rules.check_mma,
           "warp MMA D = A*B + C (fp8 is native on sm_89/sm_120a, emulated on sm_90a/sm_100a)",
           "mma"),
     Entry("ldmatrix", "ldmatrix", "ldmatrix.sync.aligned.m8n8.{num}.{trans}.{space}.b16",
@@ -323,15 +166,10 @@ ROWS: tuple[Entry, ...] = (
                             vector=True)),
           (Req("sm_90", "7.8"),), None, "store 8x8 b16 matrices to shared", "stmatrix"),
     # ---- cp.async (sm_80 async copy) ----
-    Entry("cp_async", "cp.async", "cp.async.{cache}.{space}.global.{l2}",
-          (Slot("cache", ("ca", "cg")), Slot("space", SHARED), Slot("l2", L2_PREFETCH, True)),
-          (_addr("dst"), _addr("src"), Operand("cp_size", "imm", choices=(4, 8, 16))),
-          (Req("sm_80", "7.0"), Req("sm_80", "7.4", {"l2": L2_PREFETCH})), _check_cp_async, "global -> shared copy of 4/8/16 bytes", "cp.async.{ca,cg}"),
-    Entry("cp_async_zfill", "cp.async", "cp.async.{cache}.{space}.global.{l2}",
-          (Slot("cache", ("ca", "cg")), Slot("space", SHARED), Slot("l2", L2_PREFETCH, True)),
-          (_addr("dst"), _addr("src"), Operand("cp_size", "imm", choices=(4, 8, 16)),
-           Operand("src_size", type="u32")),
-          (Req("sm_80", "7.0"), Req("sm_80", "7.4", {"l2": L2_PREFETCH})), _check_cp_async, "cp.async copying src_size bytes and zero-filling the rest",
+    Entry("cp_async", "cp.async", "cp.async.{cache}.{space}.global.{l2}", CP_ASYNC_SLOTS,
+          CP_ASYNC_OPERANDS, CP_ASYNC_REQS, rules.check_cp_async, "global -> shared copy of 4/8/16 bytes", "cp.async.{ca,cg}"),
+    Entry("cp_async_zfill", "cp.async", "cp.async.{cache}.{space}.global.{l2}", CP_ASYNC_SLOTS,
+          (*CP_ASYNC_OPERANDS, Operand("src_size", type="u32")), CP_ASYNC_REQS, rules.check_cp_async, "cp.async copying src_size bytes and zero-filling the rest",
           "cp.async.{ca,cg}_src_size"),
     Entry("cp_async_commit_group", "cp.async", "cp.async.commit_group", (), (),
           (Req("sm_80", "7.0"),), None, "close the current cp.async group",
@@ -471,31 +309,17 @@ ROWS: tuple[Entry, ...] = (
     Entry("wgmma_wait_group", "wgmma", "wgmma.wait_group.sync.aligned", (),
           (Operand("n", "imm", imm_range=(0, 7)),), (Req(("sm_90a",), "8.0"),), None,
           "wait until at most n wgmma groups are pending", "wgmma.wait_group"),
-    Entry("wgmma_mma_async_ss", "wgmma", "wgmma.mma_async.sync.aligned.{shape}.{dtype}.{atype}."
-          "{btype}",
-          (Slot("shape", WGMMA_SHAPES), Slot("dtype", ("f32", "f16")),
-           Slot("atype", tuple(WGMMA_K)), Slot("btype", tuple(WGMMA_K))),
-          (Operand("d", rw="rw", type=lambda m: "f32" if m["dtype"] == "f32" else "b32",
-                   lanes=_wgmma_acc_lanes),
-           Operand("desc_a", type="b64"), Operand("desc_b", type="b64"),
-           Operand("scale_d", type="pred"),
-           Operand("scale_a", "imm", choices=(1, -1)), Operand("scale_b", "imm", choices=(1, -1)),
-           Operand("tnsp_a", "imm", choices=(0, 1), when=_wgmma_has_transpose),
-           Operand("tnsp_b", "imm", choices=(0, 1), when=_wgmma_has_transpose)),
-          (Req(("sm_90a",), "8.0"),), _check_wgmma,
+    Entry("wgmma_mma_async_ss", "wgmma", WGMMA_TEMPLATE, WGMMA_SLOTS,
+          (WGMMA_ACC, Operand("desc_a", type="b64"), Operand("desc_b", type="b64"),
+           *WGMMA_SCALES, Operand("tnsp_a", "imm", choices=(0, 1), when=rules.wgmma_has_transpose),
+           Operand("tnsp_b", "imm", choices=(0, 1), when=rules.wgmma_has_transpose)),
+          (Req(("sm_90a",), "8.0"),), rules.check_wgmma,
           "warpgroup MMA, A and B from shared memory descriptors; D += A*B when scale_d",
           "wgmma.mma_async (ss)"),
-    Entry("wgmma_mma_async_rs", "wgmma", "wgmma.mma_async.sync.aligned.{shape}.{dtype}.{atype}."
-          "{btype}",
-          (Slot("shape", WGMMA_SHAPES), Slot("dtype", ("f32", "f16")),
-           Slot("atype", tuple(WGMMA_K)), Slot("btype", tuple(WGMMA_K))),
-          (Operand("d", rw="rw", type=lambda m: "f32" if m["dtype"] == "f32" else "b32",
-                   lanes=_wgmma_acc_lanes),
-           Operand("a", type="b32", lanes=4), Operand("desc_b", type="b64"),
-           Operand("scale_d", type="pred"),
-           Operand("scale_a", "imm", choices=(1, -1)), Operand("scale_b", "imm", choices=(1, -1)),
-           Operand("tnsp_b", "imm", choices=(0, 1), when=_wgmma_has_transpose)),
-          (Req(("sm_90a",), "8.0"),), _check_wgmma,
+    Entry("wgmma_mma_async_rs", "wgmma", WGMMA_TEMPLATE, WGMMA_SLOTS,
+          (WGMMA_ACC, Operand("a", type="b32", lanes=4), Operand("desc_b", type="b64"),
+           *WGMMA_SCALES, Operand("tnsp_b", "imm", choices=(0, 1), when=rules.wgmma_has_transpose)),
+          (Req(("sm_90a",), "8.0"),), rules.check_wgmma,
           "warpgroup MMA, A from registers, B from a shared memory descriptor",
           "wgmma.mma_async (rs)"),
     # ---- warp-level primitives ----
@@ -511,26 +335,26 @@ ROWS: tuple[Entry, ...] = (
     Entry("vote_sync", "vote.sync", "vote.sync.{mode}.{type}",
           (Slot("mode", ("all", "any", "uni", "ballot")), Slot("type", ("pred", "b32"))),
           (Operand("dst", rw="w", type=_type_of("type")), Operand("pred", type="pred"), _mask()),
-          (Req("sm_75", "6.3"),), _check_vote, "warp vote / ballot", "vote_sync"),
+          (Req("sm_75", "6.3"),), rules.check_vote, "warp vote / ballot", "vote_sync"),
     Entry("redux_sync", "redux.sync", "redux.sync.{op}.{abs}.{nan}.{type}",
           (Slot("op", ("add", "min", "max", "and", "or", "xor")), Slot("abs", ("abs",), True),
            Slot("nan", ("NaN",), True), Slot("type", ("u32", "s32", "b32", "f32"))),
           (Operand("dst", rw="w", type=_type_of("type")), Operand("src", type=_type_of("type")),
            _mask()),
           (Req("sm_80", "7.0"), Req(("sm_100a", "sm_100f", "sm_103a"), "8.6", {"type": ("f32",)})),
-          _check_redux, "warp reduction (f32 min/max: sm_100a/sm_100f/sm_103a only)",
+          rules.check_redux, "warp reduction (f32 min/max: sm_100a/sm_100f/sm_103a only)",
           "redux_sync"),
     # ---- atomics ----
     Entry("atom", "atom", "atom.{sem}.{scope}.{space}.{op}.{noftz}.{type}",
           (Slot("sem", ("relaxed", "acquire", "release", "acq_rel"), True),
            Slot("scope", SCOPES, True),
            Slot("space", ("global", "shared", "shared::cta", "shared::cluster")),
-           Slot("op", tuple(ATOM_OPS)), Slot("noftz", ("noftz",), True),
-           Slot("type", (*ATOM_TYPES, *RED_PACKED))),
+           Slot("op", tuple(rules.ATOM_OPS)), Slot("noftz", ("noftz",), True),
+           Slot("type", (*rules.ATOM_TYPES, *rules.RED_PACKED))),
           (Operand("dst", rw="w", type=_red_value_type), _addr(),
            Operand("value", type=_red_value_type)),
           (Req("sm_75", "6.3"), SHARED_CTA_REQ, *CLUSTER_REQS,
-           Req("sm_90", "7.8", {"type": ("bf16x2",)})), _check_atom,
+           Req("sm_90", "7.8", {"type": ("bf16x2",)})), rules.check_atom,
           "atomic read-modify-write; returns the old value", "atom"),
     Entry("atom_cas", "atom", "atom.{sem}.{scope}.{space}.cas.{type}",
           (Slot("sem", ("relaxed", "acquire", "release", "acq_rel"), True),
@@ -544,11 +368,11 @@ ROWS: tuple[Entry, ...] = (
     Entry("red", "red", "red.{sem}.{scope}.{space}.{op}.{noftz}.{type}",
           (Slot("sem", ("relaxed", "release"), True), Slot("scope", SCOPES, True),
            Slot("space", ("global", "shared", "shared::cta", "shared::cluster")),
-           Slot("op", tuple(o for o in ATOM_OPS if o != "exch")), Slot("noftz", ("noftz",), True),
-           Slot("type", (*ATOM_TYPES, *RED_PACKED))),
+           Slot("op", tuple(o for o in rules.ATOM_OPS if o != "exch")), Slot("noftz", ("noftz",), True),
+           Slot("type", (*rules.ATOM_TYPES, *rules.RED_PACKED))),
           (_addr(), Operand("value", type=_red_value_type)),
           (Req("sm_75", "6.3"), SHARED_CTA_REQ, *CLUSTER_REQS,
-           Req("sm_90", "7.8", {"type": ("bf16x2",)})), _check_atom,
+           Req("sm_90", "7.8", {"type": ("bf16x2",)})), rules.check_atom,
           "reduction into memory (no result)", "red"),
     Entry("red_vec", "red", "red.global.add.{vec}.f32", (Slot("vec", ("v2", "v4")),),
           (_addr(), Operand("value", type="f32", lanes=_vec_lanes)), (Req("sm_90", "8.1"),),
@@ -567,7 +391,7 @@ ROWS: tuple[Entry, ...] = (
           (Slot("mode", ("arrive", "wait")), Slot("sem", ("release", "relaxed", "acquire"), True),
            Slot("aligned", ("aligned",), True)), (),
           (Req("sm_90", "7.8"), Req("sm_90", "8.0", {"sem": ("release", "relaxed", "acquire")})),
-          _check_bar_cluster, "cluster-wide barrier, split arrive/wait", "barrier (cluster)"),
+          rules.check_bar_cluster, "cluster-wide barrier, split arrive/wait", "barrier (cluster)"),
     Entry("griddepcontrol", "griddepcontrol", "griddepcontrol.{action}",
           (Slot("action", ("wait", "launch_dependents")),), (), (Req("sm_90", "7.8"),), None,
           "programmatic dependent launch", "griddepcontrol"),
