@@ -178,3 +178,13 @@ def test_an_op_that_does_not_verify_still_prints():
                    '%v = "ptx.ld"(%p) <{space = "global", type = "f8"}> : (i64) -> f32',
                    verify=False)
     assert 'ptx.ld "global.f8" %p : (i64) -> f32' in print_ir(module)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
+def test_the_modifier_string_is_unambiguous(row):
+    """An optional slot shares no choice with a later slot, so parse_mods can assign every
+    token of every variant (not only the enumerated ones) to the slot it came from."""
+    for i, slot in enumerate(row.slots):
+        if slot.optional:
+            for later in row.slots[i + 1:]:
+                assert not set(slot.choices) & set(later.choices), (slot.name, later.name)
