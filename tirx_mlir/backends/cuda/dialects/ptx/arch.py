@@ -2,7 +2,8 @@
 
 * `Arch` parses ``sm_90a`` into its number and suffix (``a``: arch-specific, ``f``: family);
 * `TARGET_MIN_PTX`: the lowest ``.version`` ptxas accepts for a ``.target`` (PTX ISA, "PTX
-  Versions and Target ISA"); `MAX_PTX` is what CUDA 13.0's ptxas accepts at most;
+  Versions and Target ISA", as CUDA 13.0's ptxas applies it: tests/.../ptx/test_arch.py checks
+  every entry); `MAX_PTX` is what that ptxas accepts at most;
 * `requirement(entry, mods)` folds a row's `Req`s that apply to one variant into one `Need`;
 * `ptx_version(arch, needs)`: ``max(target minimum, features used)``, the printers' rule.
 """
@@ -18,7 +19,7 @@ from tirx_mlir.backends.cuda.dialects.ptx.schema import Entry, Mods
 MAX_PTX = "9.0"
 
 TARGET_MIN_PTX: dict[str, str] = {
-    "sm_75": "6.3", "sm_80": "7.0", "sm_86": "7.1", "sm_87": "7.4", "sm_88": "9.0",
+    "sm_75": "6.3", "sm_80": "7.0", "sm_86": "7.1", "sm_87": "7.4", "sm_88": "7.3",
     "sm_89": "7.8", "sm_90": "7.8", "sm_90a": "8.0", "sm_100": "8.6", "sm_100a": "8.6",
     "sm_100f": "8.8", "sm_103": "8.8", "sm_103a": "8.8", "sm_103f": "8.8", "sm_110": "9.0",
     "sm_110a": "9.0", "sm_110f": "9.0", "sm_120": "8.7", "sm_120a": "8.7", "sm_120f": "8.8",
