@@ -4,6 +4,9 @@ produces the exact PTX text and refuses register names that are not PTX identifi
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from tirx_testing.ptx_kernels import in_module, instance
 from tirx_testing.trn import parse, print_ir
@@ -17,9 +20,15 @@ from tirx_mlir.backends.cuda.dialects.ptx.render import RenderError, render, tie
 from tirx_mlir.backends.cuda.dialects.ptx.table import ROWS
 
 
-def test_one_op_per_row():
+def test_one_op_per_row_each_in_the_filecheck_round_trip():
     assert [op.name for op in PTX_OPS] == [f"ptx.{row.name}" for row in ROWS]
     assert len({row.name for row in ROWS}) == len(ROWS)
+    ops_mlir = (Path(__file__).resolve().parents[4] / "filecheck" / "backends" / "cuda" /
+                "dialects" / "ptx" / "ops.mlir").read_text()
+    source, checks = ops_mlir.split("// CHECK:", 1)
+    for part in (source, checks):
+        missing = {r.name for r in ROWS} - set(re.findall(r"\bptx\.(\w+)", part))
+        assert not missing, f"rows without a line in filecheck/.../ptx/ops.mlir: {missing}"
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)

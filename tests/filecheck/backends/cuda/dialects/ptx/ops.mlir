@@ -32,6 +32,10 @@ ptx.mbarrier_expect_tx "cta.shared::cta" [%p], %r : (i64, i32) -> ()
 %mbarrier_test_wait_parity = ptx.mbarrier_test_wait_parity "shared" [%p], %r : (i64, i32) -> i1
 %mbarrier_try_wait_parity = ptx.mbarrier_try_wait_parity "acquire.cta.shared" [%p], %r : (i64, i32) -> i1
 ptx.mbarrier_inval "shared" [%p] : (i64) -> ()
+%cvta = ptx.cvta "to.shared" %p : (i64) -> i64
+%mapa = ptx.mapa "u32" %r, %r : (i32, i32) -> i32
+%getctarank = ptx.getctarank "u64" %p : (i64) -> i32
+%prmt = ptx.prmt "f4e" %r, %r, %r : (i32, i32, i32) -> i32
 ptx.fence "sc.cta"
 ptx.fence_proxy_async "shared::cta"
 ptx.fence_mbarrier_init
@@ -55,6 +59,8 @@ ptx.wgmma_wait_group 0
 %shfl_sync = ptx.shfl_sync "up" %r, %r, 31, 4294967295 : (i32, i32) -> i32
 %vote_sync = ptx.vote_sync "all.pred" %pr, 4294967295 : (i1) -> i1
 %redux_sync = ptx.redux_sync "add.s32" %r, 4294967295 : (i32) -> i32
+%activemask = ptx.activemask : () -> i32
+%match_any_sync = ptx.match_any_sync "b64" %p, 4294967295 : (i64) -> i32
 %atom = ptx.atom "acq_rel.gpu.global.add.f32" [%p], %f : (i64, f32) -> f32
 %atom_cas = ptx.atom_cas "relaxed.global.b32" [%p], %r, %r : (i64, i32, i32) -> i32
 ptx.red "global.add.noftz.bf16x2" [%p], %r : (i64, i32) -> ()
@@ -91,6 +97,10 @@ ptx.setmaxnreg "inc" 240
 // CHECK-NEXT: %mbarrier_test_wait_parity = ptx.mbarrier_test_wait_parity "shared" [%p], %r : (i64, i32) -> i1
 // CHECK-NEXT: %mbarrier_try_wait_parity = ptx.mbarrier_try_wait_parity "acquire.cta.shared" [%p], %r : (i64, i32) -> i1
 // CHECK-NEXT: ptx.mbarrier_inval "shared" [%p] : (i64) -> ()
+// CHECK-NEXT: %cvta = ptx.cvta "to.shared" %p : (i64) -> i64
+// CHECK-NEXT: %mapa = ptx.mapa "u32" %r, %r : (i32, i32) -> i32
+// CHECK-NEXT: %getctarank = ptx.getctarank "u64" %p : (i64) -> i32
+// CHECK-NEXT: %prmt = ptx.prmt "f4e" %r, %r, %r : (i32, i32, i32) -> i32
 // CHECK-NEXT: ptx.fence "sc.cta"
 // CHECK-NEXT: ptx.fence_proxy_async "shared::cta"
 // CHECK-NEXT: ptx.fence_mbarrier_init
@@ -114,6 +124,8 @@ ptx.setmaxnreg "inc" 240
 // CHECK-NEXT: %shfl_sync = ptx.shfl_sync "up" %r, %r, 31, 4294967295 : (i32, i32) -> i32
 // CHECK-NEXT: %vote_sync = ptx.vote_sync "all.pred" %pr, 4294967295 : (i1) -> i1
 // CHECK-NEXT: %redux_sync = ptx.redux_sync "add.s32" %r, 4294967295 : (i32) -> i32
+// CHECK-NEXT: %activemask = ptx.activemask : () -> i32
+// CHECK-NEXT: %match_any_sync = ptx.match_any_sync "b64" %p, 4294967295 : (i64) -> i32
 // CHECK-NEXT: %atom = ptx.atom "acq_rel.gpu.global.add.f32" [%p], %f : (i64, f32) -> f32
 // CHECK-NEXT: %atom_cas = ptx.atom_cas "relaxed.global.b32" [%p], %r, %r : (i64, i32, i32) -> i32
 // CHECK-NEXT: ptx.red "global.add.noftz.bf16x2" [%p], %r : (i64, i32) -> ()
