@@ -16,7 +16,8 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 
 from tirx_mlir.backends.cuda.dialects.ptx import OPS_BY_ROW, PTX_OPS, forms
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make
-from tirx_mlir.backends.cuda.dialects.ptx.render import RenderError, render, tied_values
+from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_types, render,
+                                                         tied_values)
 from tirx_mlir.backends.cuda.dialects.ptx.table import ROWS
 
 
@@ -197,3 +198,14 @@ def test_the_modifier_string_is_unambiguous(row):
         if slot.optional:
             for later in row.slots[i + 1:]:
                 assert not set(slot.choices) & set(later.choices), (slot.name, later.name)
+
+
+def test_register_types_for_the_printers():
+    tma = make("cp_async_bulk_tensor_g2s", _values(I32, I64, I32, I32, I32), dim="2d",
+               space="shared::cluster")
+    assert list(register_types(tma).values()) == ["b32", "b64", "b32", "b32", "b32"]
+    mma = make("mma_sync", _values(*[I32] * 6, *[F32] * 4), shape="m16n8k16", dtype="f32",
+               atype="f16", btype="f16", ctype="f32")
+    types = register_types(mma)
+    assert [types[v] for v in mma.res] == ["f32"] * 4
+    assert [types[v] for v in mma.args] == ["b32"] * 6 + ["f32"] * 4

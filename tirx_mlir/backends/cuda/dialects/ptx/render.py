@@ -7,7 +7,8 @@ names (checked to be PTX identifiers) and integers; no attribute string reaches 
 
 An ``rw`` operand (wgmma's accumulator) is one register: the result's name is printed, and
 `tied_values(op)` lists the (result, operand) pairs a printer must place in the same register
-(an inline-asm ``"+f"`` constraint, or a ``mov`` in PTX).
+(an inline-asm ``"+f"`` constraint, or a ``mov`` in PTX); `register_types(op)` gives the PTX
+register type of every value (register declarations, constraint letters).
 """
 
 from __future__ import annotations
@@ -72,6 +73,26 @@ def render(op: PtxOp, reg: Callable[[SSAValue], str]) -> str:
     body = "".join(pieces).removesuffix(", ")
     head = forms.mnemonic(entry, mods)
     return f"{head} {body};" if body else f"{head};"
+
+
+def register_types(op: PtxOp) -> dict[SSAValue, str]:
+    """The PTX register type of every value the op reads or writes (an address: ``b32``/``b64``
+    by its width), from which a printer declares registers or picks inline-asm constraints."""
+    args, results = iter(op.args), iter(op.res)
+    out: dict[SSAValue, str] = {}
+    for place in forms.places(op.ENTRY, op.mods()):
+        kind, rw = place.operand.kind, place.operand.rw
+        if kind == "imm":
+            continue
+        sources = [args] if rw == "r" else [results] if rw == "w" else [args, results]
+        for source in sources:
+            for lane in range(place.values):
+                value = next(source)
+                is_addr = kind == "addr" or (kind == "tensor" and lane == 0)
+                width = getattr(value.type, "width", None)
+                out[value] = (("b64" if width is not None and width.data == 64 else "b32")
+                              if is_addr else place.type)
+    return out
 
 
 def tied_values(op: PtxOp) -> list[tuple[SSAValue, SSAValue]]:
