@@ -18,10 +18,18 @@ def detect_cuda_target(device):
     return probe(device)
 
 
+def _ptx_dialect():
+    from tirx_mlir.backends.cuda.dialects.ptx import PTX
+
+    return PTX
+
+
 def register_backend() -> None:
-    """Register the cuda kind, its tags and the ``cuda`` device detector."""
+    """Register the cuda kind, its tags, the ``cuda`` device detector and the ``ptx`` dialect."""
+    from tirx_mlir import registry
     from tirx_mlir.backends.cuda.target_tags import register_cuda_target
     from tirx_mlir.target import register_device_target_detector
 
     register_cuda_target()
     register_device_target_detector("cuda", detect_cuda_target)
+    registry.register_dialect("ptx", _ptx_dialect)
