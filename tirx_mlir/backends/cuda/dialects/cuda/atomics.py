@@ -51,7 +51,7 @@ class _AtomicOp(CudaOp):
         got = checks.type_name(mem.element_type)
         if got not in types:
             raise RuleError(f"atomic {atomic} on {got} does not exist; it takes "
-                            f"{', '.join(types)}")
+                            f"{checks.one_of(list(types))}")
         if types[got]:
             checks.require_sm(launch, types[got], f"atomic {atomic} on {got}")
         for name in self._value_operands():

@@ -92,8 +92,8 @@ def max_shared_bytes(op: Operation) -> int | None:
 def require_sm(launch: Launch, sm: int, what: str) -> None:
     """``what`` exists from compute capability ``sm`` on (checked when the target is known)."""
     if launch.sm is not None and launch.sm < sm:
-        raise RuleError(f"{what} exists from sm_{sm} on, but the target is {launch.arch}; "
-                        f"target sm_{sm} or newer, or avoid it")
+        raise RuleError(f"{what}: not available before sm_{sm}, but the target is "
+                        f"{launch.arch}; target sm_{sm} or newer, or avoid it")
 
 
 def require_cluster(launch: Launch, what: str) -> None:
@@ -112,6 +112,12 @@ def require_threads_multiple(launch: Launch, unit: int, what: str) -> None:
 # --- operand types ------------------------------------------------------------------------------
 
 
+def one_of(items: Sequence[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
 def type_name(t: Attribute) -> str:
     return dtypes.type_name(t) if isinstance(t, (IntegerType, IndexType)) or \
         dtypes.is_supported(t) else str(t)
@@ -121,7 +127,7 @@ def check_type(name: str, value: SSAValue, allowed: Sequence[str], hint: str = "
     """``value``'s type is one of ``allowed`` (MLIR spellings); returns its spelling."""
     got = type_name(value.type)
     if got not in allowed:
-        raise RuleError(f"operand '{name}' must be {' or '.join(allowed)}, got {value.type}"
+        raise RuleError(f"operand '{name}' must be {one_of(allowed)}, got {value.type}"
                         f"{'; ' + hint if hint else ''}")
     return got
 
@@ -144,11 +150,9 @@ def buffer(name: str, value: SSAValue, scopes: Sequence[str] = ADDRESSABLE_SCOPE
     """``value`` is a ``!tirx.buffer`` in one of ``scopes``."""
     t = value.type
     if not isinstance(t, BufferType):
-        raise RuleError(f"operand '{name}' must be a !tirx.buffer in {' or '.join(scopes)}, "
-                        f"got {t}")
+        raise RuleError(f"operand '{name}' must be a !tirx.buffer in {one_of(scopes)}, got {t}")
     if t.scope_name not in scopes:
-        raise RuleError(f"operand '{name}' is in {t.scope_name}; it must be in "
-                        f"{' or '.join(scopes)}")
+        raise RuleError(f"operand '{name}' is in {t.scope_name}; it must be in {one_of(scopes)}")
     return t
 
 
@@ -182,7 +186,7 @@ def check_vector_access(what: str, t: Attribute, elem: Attribute) -> int:
 
 def check_choice(what: str, value: str, allowed: Sequence[str]) -> None:
     if value not in allowed:
-        raise RuleError(f"{what} '{value}' is not one of {', '.join(allowed)}")
+        raise RuleError(f"{what} '{value}' is not {one_of(allowed)}")
 
 
 def check_power_of_two(what: str, value: int, low: int, high: int | None = None) -> None:

@@ -37,8 +37,8 @@ class PrintfOp(IRDLOperation):
         try:
             convs = conversions(self.format.data)
             if len(convs) != len(self.args):
-                raise RuleError(f"the format has {len(convs)} conversions but {len(self.args)} "
-                                f"arguments are given; pass one argument per conversion")
+                raise RuleError(f"the format has {len(convs)} conversion(s) but {len(self.args)} "
+                                f"argument(s) are given; pass one argument per conversion")
             for i, (conv, arg) in enumerate(zip(convs, self.args)):
                 if not conv.accepts(arg.type):
                     raise RuleError(f"argument #{i} for '{conv.text}' is {arg.type}; it must "

@@ -78,7 +78,7 @@ class LoadOp(_AccessOp):
     def verify_cuda(self, launch: checks.Launch) -> None:
         self._check_access("the result", self.result.type)
         if self.flag("nc") and (cache := self.name_prop("cache")) not in (None, *NC_CACHE):
-            raise RuleError(f"a read-only (nc) load takes cache hint {', '.join(NC_CACHE)}, "
+            raise RuleError(f"a read-only (nc) load takes cache hint {checks.one_of(NC_CACHE)}, "
                             f"not '{cache}'")
 
 
