@@ -40,15 +40,9 @@ class _RmaOp(CudaOp):
         shmem.check_group(self.name_prop("group", "thread") or "thread")
 
 
-@irdl_op_definition
-class PutOp(_RmaOp):
-    """Copy ``nelems`` elements from local ``source`` to ``dest`` on PE ``pe``.
+class _CopyOp(_RmaOp):
+    """A put or a get: ``nelems`` elements between ``dest`` and ``source`` on PE ``pe``."""
 
-    ``nvshmem.put %remote, %local, %n, %peer group warp nbi : !tirx.buffer<1024xf32, global>,
-    !tirx.buffer<1024xf32, global>, index, i32``
-    """
-
-    name = "nvshmem.put"
     dest = operand_def(AnyAttr())
     source = operand_def(AnyAttr())
     nelems = operand_def(AnyAttr())
@@ -58,7 +52,18 @@ class PutOp(_RmaOp):
 
 
 @irdl_op_definition
-class GetOp(_RmaOp):
+class PutOp(_CopyOp):
+    """Copy ``nelems`` elements from local ``source`` to ``dest`` on PE ``pe``.
+
+    ``nvshmem.put %remote, %local, %n, %peer group warp nbi : !tirx.buffer<1024xf32, global>,
+    !tirx.buffer<1024xf32, global>, index, i32``
+    """
+
+    name = "nvshmem.put"
+
+
+@irdl_op_definition
+class GetOp(_CopyOp):
     """Copy ``nelems`` elements from ``source`` on PE ``pe`` into local ``dest``.
 
     ``nvshmem.get %local, %remote, %n, %peer : !tirx.buffer<256xbf16, shared>,
@@ -67,12 +72,6 @@ class GetOp(_RmaOp):
 
     name = "nvshmem.get"
     REMOTE: ClassVar = "source"
-    dest = operand_def(AnyAttr())
-    source = operand_def(AnyAttr())
-    nelems = operand_def(AnyAttr())
-    pe = operand_def(AnyAttr())
-    group = opt_prop_def(StringAttr)
-    nbi = opt_prop_def(UnitAttr)
 
 
 @irdl_op_definition
