@@ -95,13 +95,15 @@ def test_verifier_rejects(op, message):
 
 
 def _kernel(body: str, launch: str) -> str:
-    return f"tirx.kernel @k() {launch} {{\n  %m = \"test.op\"() : () -> i32\n{body}\n  tirx.return\n}}\n"
+    return (f"tirx.kernel @k() {launch} {{\n  %m = \"test.op\"() : () -> i32\n{body}\n"
+            "  tirx.return\n}\n")
 
 
 def test_launch_rules_follow_the_kernel():
     wg = "  cuda.sync_warpgroup barrier 1"
     parse(_kernel(wg, "grid [1] threads [256]"))
-    with pytest.raises(VerifyException, match="multiple of 128 threads, but the kernel launches 160"):
+    with pytest.raises(VerifyException, match="multiple of 128 threads, but the kernel "
+                                              "launches 160"):
         parse(_kernel(wg, "grid [1] threads [160]"))
     parse(wg + "\n")  # outside a kernel the launch is unknown: no launch rule
     rank = "  %r = cuda.cluster_block_rank : index"
@@ -117,8 +119,8 @@ def test_architecture_rules_follow_the_target():
     with pytest.raises(VerifyException, match="elect.sync: not available before sm_90, but "
                                               "the target is sm_89"):
         parse(_kernel(elect, 'grid [1] threads [32] target "nvidia/nvidia-l4"'))
-    module_target = ('builtin.module attributes {tirx.target = #tirx.target<"cuda -arch=sm_80">} {\n'
-                     + _kernel(elect, "grid [1] threads [32]") + "}\n")
+    module_target = ('builtin.module attributes {tirx.target = #tirx.target<"cuda -arch=sm_80">}'
+                     ' {\n' + _kernel(elect, "grid [1] threads [32]") + "}\n")
     with pytest.raises(VerifyException, match="the target is sm_80"):
         parse(module_target)
 

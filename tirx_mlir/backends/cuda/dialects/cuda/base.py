@@ -2,7 +2,8 @@
 
 Custom form (one grammar for all ops of both dialects)::
 
-    %r = cuda.<op> <head>? <operands> (<keyword> <value>)* attr-dict? : <operand types> -> <result types>
+    %r = cuda.<op> <head>? <operands> (<keyword> <value>)* attr-dict?
+             : <operand types> -> <result types>
 
 * ``<head>`` is the op's kind word where it has one: a dimension (``cuda.thread_idx x``), a
   shuffle mode (``cuda.shfl_sync xor``), an atomic operation (``cuda.atomic add``), a scope

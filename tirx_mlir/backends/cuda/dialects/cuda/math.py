@@ -11,7 +11,8 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import StringAttr, VectorType
 from xdsl.irdl import (AnyAttr, irdl_op_definition, operand_def, opt_prop_def, prop_def,
-                       result_def)
+                       result_def, traits_def)
+from xdsl.traits import Pure
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
@@ -40,6 +41,7 @@ class FastMathOp(CudaOp):
     func = prop_def(StringAttr)
     x = operand_def(AnyAttr())
     result = result_def(AnyAttr())
+    traits = traits_def(Pure())
 
     def verify_cuda(self, launch: checks.Launch) -> None:
         checks.check_type("x", self.x, ("f32",), "the approximate intrinsics work on f32: "
@@ -58,6 +60,7 @@ class FdividefOp(CudaOp):
     lhs = operand_def(AnyAttr())
     rhs = operand_def(AnyAttr())
     result = result_def(AnyAttr())
+    traits = traits_def(Pure())
 
     def verify_cuda(self, launch: checks.Launch) -> None:
         checks.check_type("lhs", self.lhs, ("f32",))
@@ -86,6 +89,7 @@ class PackOp(CudaOp):
     lo = operand_def(AnyAttr())
     hi = operand_def(AnyAttr())
     result = result_def(AnyAttr())
+    traits = traits_def(Pure())
 
     def verify_cuda(self, launch: checks.Launch) -> None:
         elem = _packed_element("the result", self.result.type)
@@ -109,6 +113,7 @@ class UnpackOp(CudaOp):
     packed = operand_def(AnyAttr())
     lo_half = result_def(AnyAttr())
     hi_half = result_def(AnyAttr())
+    traits = traits_def(Pure())
 
     def verify_cuda(self, launch: checks.Launch) -> None:
         elem = _packed_element("operand 'packed'", self.packed.type)
@@ -135,6 +140,7 @@ class CvtOp(CudaOp):
     x = operand_def(AnyAttr())
     round = opt_prop_def(StringAttr)
     result = result_def(AnyAttr())
+    traits = traits_def(Pure())
 
     def verify_cuda(self, launch: checks.Launch) -> None:
         src = checks.check_type("x", self.x, CONVERTIBLE)
