@@ -38,15 +38,17 @@ class _AtomicOp(CudaOp):
 
     KEYWORDS: ClassVar = {"scope": "name"}
     RESULT_LIKE: ClassVar = "value"
-
-    def _atomic(self) -> str:
-        raise NotImplementedError
+    ATOMIC: ClassVar[str | None] = None
+    """The operation (None: the head word names it)."""
+    VALUES: ClassVar[tuple[str, ...]] = ("value",)
+    """Operands of the buffer's element type."""
 
     def verify_cuda(self, launch: checks.Launch) -> None:
         mem = checks.buffer("memory", self.memory)
         checks.check_index("index", self.index)
+        checks.check_in_bounds(self.index, 1, mem)
         checks.check_choice("scope", self.name_prop("scope", "gpu") or "gpu", ATOMIC_SCOPES)
-        atomic = self._atomic()
+        atomic = self.ATOMIC or self.head
         types = ATOMIC_TYPES[atomic]
         got = checks.type_name(mem.element_type)
         if got not in types:
@@ -54,13 +56,9 @@ class _AtomicOp(CudaOp):
                             f"{checks.one_of(list(types))}")
         if types[got]:
             checks.require_sm(launch, types[got], f"atomic {atomic} on {got}")
-        for name in self._value_operands():
+        for name in self.VALUES:
             checks.check_same_type(f"operand '{name}'", mem.element_type,
                                    getattr(self, name).type, "use the buffer's element type")
-
-    def _value_operands(self) -> tuple[str, ...]:
-        return ("value",)
-
 
 @irdl_op_definition
 class AtomicOp(_AtomicOp):
@@ -80,9 +78,6 @@ class AtomicOp(_AtomicOp):
     scope = opt_prop_def(StringAttr)
     result = result_def(AnyAttr())
 
-    def _atomic(self) -> str:
-        return self.head
-
 
 @irdl_op_definition
 class AtomicCasOp(_AtomicOp):
@@ -94,18 +89,14 @@ class AtomicCasOp(_AtomicOp):
     """
 
     name = "cuda.atomic_cas"
+    ATOMIC: ClassVar = "cas"
+    VALUES: ClassVar = ("compare", "value")
     memory = operand_def(AnyAttr())
     index = operand_def(AnyAttr())
     compare = operand_def(AnyAttr())
     value = operand_def(AnyAttr())
     scope = opt_prop_def(StringAttr)
     result = result_def(AnyAttr())
-
-    def _atomic(self) -> str:
-        return "cas"
-
-    def _value_operands(self) -> tuple[str, ...]:
-        return ("compare", "value")
 
 
 ATOMIC_OPS = (AtomicOp, AtomicCasOp)

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from xdsl.dialects.builtin import IndexType, IntegerType, VectorType
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.cuda.memory import ADDRESSABLE_SCOPES
@@ -139,6 +140,24 @@ def check_i32(name: str, value: SSAValue, what: str = "a 32-bit mask") -> None:
 def check_index(name: str, value: SSAValue) -> None:
     if not isinstance(value.type, IndexType):
         raise RuleError(f"operand '{name}' must be index, got {value.type}")
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The value of an ``arith.constant`` index operand (None when it is not a constant)."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def check_in_bounds(index: SSAValue, n: int, mem: BufferType) -> None:
+    """Elements ``[index, index + n)`` lie in ``mem`` (checked when ``index`` is a constant)."""
+    offset = constant_index(index)
+    if offset is not None and not 0 <= offset <= mem.numel - n:
+        what = f"element {offset} lies" if n == 1 else \
+            f"elements [{offset}, {offset + n}) lie"
+        raise RuleError(f"{what} outside the buffer's {mem.numel} elements; use an index in "
+                        f"[0, {mem.numel - n}]")
 
 
 def check_same_type(what: str, expected: Attribute, got: Attribute, hint: str) -> None:

@@ -3,8 +3,8 @@ fences.
 
 A scalar access moves one element; a ``vector<N x T>`` access moves N (1, 2 or 4) consecutive
 elements, at most 16 bytes (PTX ``ld.v2``/``ld.v4``, CUDA ``float4`` loads). ``index`` is the
-flat (row-major) element offset of the first element and must be a multiple of N at run time
-(the access is N-element aligned).
+flat (row-major) element offset of the first element and must be a multiple of N (the access
+is N-element aligned); a constant index is checked for that and for the buffer's bounds.
 
 Cache hints (PTX ISA, "Cache Operators"), global memory only: loads ``ca`` (cache at all
 levels, the default), ``cg`` (L2 only), ``cs`` (streaming), ``lu`` (last use), ``cv`` (don't
@@ -53,8 +53,13 @@ class _AccessOp(CudaOp):
     def _check_access(self, what: str, value_type) -> None:
         mem = checks.buffer("memory", self.memory)
         checks.check_index("index", self.index)
-        checks.check_vector_access(what, value_type, mem.element_type)
+        n = checks.check_vector_access(what, value_type, mem.element_type)
         self._check_hints(mem.scope_name)
+        offset = checks.constant_index(self.index)
+        if offset is not None and offset % n:
+            raise RuleError(f"index {offset} is not a multiple of the {n} lanes; a vector access "
+                            f"must be aligned to its size: use a multiple of {n}")
+        checks.check_in_bounds(self.index, n, mem)
 
 
 @irdl_op_definition

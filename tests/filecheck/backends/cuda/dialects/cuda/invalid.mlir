@@ -321,3 +321,24 @@ tirx.kernel @k() grid [1] threads [32] target "cuda -arch=sm_75" {
 %h = "test.op"() : () -> f16
 %y = cuda.cvt %h round rn : f16 -> f32
 // CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.cvt' op f16 -> f32 is exact; drop 'round rn'
+
+// -----
+
+%g = "test.op"() : () -> !tirx.buffer<64xf32, global>
+%c6 = arith.constant 6 : index
+%v = cuda.load %g, %c6 : !tirx.buffer<64xf32, global>, index -> vector<4xf32>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.load' op index 6 is not a multiple of the 4 lanes; a vector access must be aligned to its size: use a multiple of 4
+
+// -----
+
+%g, %v = "test.op"() : () -> (!tirx.buffer<64xf32, global>, vector<2xf32>)
+%c64 = arith.constant 64 : index
+cuda.store %g, %c64, %v : !tirx.buffer<64xf32, global>, index, vector<2xf32>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.store' op elements [64, 66) lie outside the buffer's 64 elements; use an index in [0, 62]
+
+// -----
+
+%g, %v = "test.op"() : () -> (!tirx.buffer<16xi32, shared>, i32)
+%c16 = arith.constant 16 : index
+%o = cuda.atomic exch %g, %c16, %v : !tirx.buffer<16xi32, shared>, index, i32 -> i32
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.atomic' op element 16 lies outside the buffer's 16 elements; use an index in [0, 15]
