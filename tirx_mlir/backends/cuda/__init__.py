@@ -1,9 +1,11 @@
-"""The CUDA backend: the ``cuda`` target kind, the NVIDIA tags and the ``cuda`` device detector.
+"""The CUDA backend: the ``cuda`` target kind, the NVIDIA tags, the ``cuda`` device detector,
+CUDA's memory scopes and the ``cuda``, ``ptx`` and ``nvshmem`` dialects.
 
-`register_backend()` is the one place that registers what the backend provides. Today that is
-the target description (target_tags.py) and a real device probe through the CUDA driver API
-(detect.py); the CUDA dialects, tile-dispatch variants, pipeline and printers land in this
-folder and are registered here too. Nothing heavy is imported at registration.
+`register_backend()` is the one place that registers what the backend provides: the target
+description (target_tags.py), a real device probe through the CUDA driver API (detect.py), the
+memory scopes (memory.py) and the dialects (dialects/cuda/, dialects/nvshmem/, registered as
+factories so ``import tirx_mlir`` does not import them). Tile-dispatch variants, the pipeline
+and the printers land in this folder and are registered here too.
 """
 
 from __future__ import annotations
@@ -24,12 +26,29 @@ def _ptx_dialect():
     return PTX
 
 
+def _cuda_dialect():
+    from tirx_mlir.backends.cuda.dialects.cuda import CUDA
+
+    return CUDA
+
+
+def _nvshmem_dialect():
+    from tirx_mlir.backends.cuda.dialects.nvshmem import NVSHMEM
+
+    return NVSHMEM
+
+
 def register_backend() -> None:
-    """Register the cuda kind, its tags, the ``cuda`` device detector and the ``ptx`` dialect."""
+    """Register the cuda kind, its tags, the ``cuda`` device detector, CUDA's memory scopes and
+    the ``cuda``, ``ptx`` and ``nvshmem`` dialects (imported on first use)."""
     from tirx_mlir import registry
+    from tirx_mlir.backends.cuda.memory import register_cuda_memory_scopes
     from tirx_mlir.backends.cuda.target_tags import register_cuda_target
     from tirx_mlir.target import register_device_target_detector
 
     register_cuda_target()
     register_device_target_detector("cuda", detect_cuda_target)
+    register_cuda_memory_scopes()
+    registry.register_dialect("cuda", _cuda_dialect)
     registry.register_dialect("ptx", _ptx_dialect)
+    registry.register_dialect("nvshmem", _nvshmem_dialect)

@@ -86,3 +86,11 @@ def register_cuda_target() -> None:
     register_target_kind(CUDA_KIND)
     for name, config in CUDA_TAGS.items():
         register_tag(name, config)
+
+
+def sm_number(arch: str) -> int:
+    """The compute capability of an arch name as an integer: ``sm_90a`` -> 90, ``sm_80`` -> 80."""
+    digits = arch.removeprefix("sm_").rstrip("af")
+    if not digits.isdigit():
+        raise ValueError(f"'{arch}' is not an sm_<NN>[a|f] architecture")
+    return int(digits)

@@ -37,7 +37,8 @@ CORE_MEMORY_SCOPES = {
     "trn.psum": "Trainium partial-sum buffer (8 banks x 2 KiB per partition)",
 }
 for _name, _desc in CORE_MEMORY_SCOPES.items():
-    registry.memory_scopes.register(_name, _desc, owner="core")
+    if _name not in registry.memory_scopes:  # a loaded backend may already own its scopes
+        registry.memory_scopes.register(_name, _desc, owner="core")
 
 
 def known_memory_scopes() -> list[str]:

@@ -1,6 +1,7 @@
 """One operand/keyword syntax for tile primitives and backend instruction ops.
 
-    <op> <head>? <positional operands> (<keyword> <value>)* <tail>? attr-dict? region? : <types>
+    <results> = <op> <head>? <positional operands> (<keyword> <value>)* <tail>? attr-dict? region?
+                : <operand types> (-> <result types>)?
 
 * positional operands are the op's required operands, in declaration order;
 * an optional operand is written ``<its name> %value`` (``bias %b``);
@@ -8,7 +9,8 @@
   (``accum``), ``name`` an identifier (``reduce sum``), ``int`` an integer, ``ints`` a list
   (``axes [-1]``), ``float`` a number or ``inf``/``-inf``/``nan``, ``pattern`` a list of
   ``[step, num]`` pairs, ``predicate`` an integer set (``where (d0, d1) : (d1 - d0 >= 0)``);
-* the types of all present operands follow the colon, in declaration order.
+* the types of all present operands follow the colon, in declaration order; an op with results
+  adds ``-> <result types>`` (``: <result types>`` alone when no operand is present).
 
 `KeywordOp` implements construction from Python values, the typed property accessors and this
 syntax once; the tile primitives (tile_base.py) add an exec-scope head and ``dispatch``/``config``
@@ -117,9 +119,11 @@ class KeywordOp(IRDLOperation):
     """Print order of optional operands and keyword properties (unlisted ones follow)."""
 
     def __init__(self, *operands: SSAValue | None, regions: Sequence = (),
-                 extra_properties: dict[str, Attribute] | None = None, **props: object):
+                 extra_properties: dict[str, Attribute] | None = None,
+                 result_types: Sequence[Attribute] = (), **props: object):
         """Operands in declaration order (None for an absent optional one); properties by name
-        as Python values (bool -> flag, str -> name, int, list[int], float, pattern...)."""
+        as Python values (bool -> flag, str -> name, int, list[int], float, pattern...);
+        ``result_types`` for an op with results."""
         op_def = type(self).get_irdl_definition()
         if len(operands) > len(op_def.operands):
             raise ValueError(f"{self.name} takes at most {len(op_def.operands)} operands")
@@ -140,7 +144,8 @@ class KeywordOp(IRDLOperation):
             attr = to_attr(self.KEYWORDS[name], value)
             if attr is not None:
                 properties[name] = attr
-        super().__init__(operands=operand_args, properties=properties, regions=list(regions))
+        super().__init__(operands=operand_args, properties=properties, regions=list(regions),
+                         result_types=list(result_types))
 
     # ---- queries shared by verifiers, interpreters, dispatch and printers ----
     def named_operands(self) -> dict[str, SSAValue]:
@@ -239,13 +244,27 @@ class KeywordOp(IRDLOperation):
             if len(types) != len(names):
                 parser.raise_error(f"{cls.name} has {len(names)} operands "
                                    f"({', '.join(names)}) but {len(types)} types")
+        result_types = cls._parse_result_types(parser, bool(names)) if op_def.results else []
         resolved = {n: parser.resolve_operand(unresolved[n], t)  # type: ignore[arg-type]
                     for n, t in zip(names, types)}
         operand_args = [([resolved[n]] if n in resolved else []) if isinstance(d, OptOperandDef)
                         else resolved[n] for n, d in op_def.operands]
-        op = cls.build(operands=operand_args, properties=props, regions=regions)
+        op = cls.build(operands=operand_args, properties=props, regions=regions,
+                       result_types=result_types)
         op.attributes.update(attrs)
         return op
+
+    @classmethod
+    def _parse_result_types(cls, parser: Parser, after_operand_types: bool) -> list[Attribute]:
+        n = len(cls.get_irdl_definition().results)
+        if after_operand_types:
+            parser.parse_punctuation("->", f" before the result types of {cls.name}")
+        else:
+            parser.parse_punctuation(":", f" before the result types of {cls.name}")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        if len(types) != n:
+            parser.raise_error(f"{cls.name} has {n} result(s) but {len(types)} result types")
+        return types
 
     def print(self, printer: Printer) -> None:
         op_def = type(self).get_irdl_definition()
@@ -275,3 +294,6 @@ class KeywordOp(IRDLOperation):
         if values:
             printer.print_string(" : ")
             printer.print_list([v.type for v in values], printer.print_attribute)
+        if self.results:
+            printer.print_string(" -> " if values else " : ")
+            printer.print_list(self.result_types, printer.print_attribute)

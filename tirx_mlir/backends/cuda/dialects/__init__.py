@@ -1,1 +1,3 @@
-"""Dialects of the CUDA backend: ``ptx`` (one op per PTX instruction form, from a table)."""
+"""Dialects of the CUDA backend: ``cuda`` (CUDA C++ built-ins and intrinsics as a kernel author
+writes them), ``ptx`` (one op per PTX instruction form, generated from a table) and ``nvshmem``
+(NVSHMEM's device API)."""

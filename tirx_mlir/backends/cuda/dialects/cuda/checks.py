@@ -1,0 +1,214 @@
+"""The CUDA rules the ``cuda`` and ``nvshmem`` ops obey, stated once.
+
+Each rule raises `rules.RuleError` with a message that names the operand and says what to
+change; the op verifiers (base.py) turn it into a diagnostic prefixed with the op's name. Rules
+about the launch (threads per block, a cluster launch) and the architecture apply when the op
+sits in a ``tirx.kernel`` that states them (its ``threads``/``cluster`` and its ``target``, or the
+module's ``tirx.target``); outside a kernel only the type and scope rules hold.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, VectorType
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from tirx_mlir.backends.cuda.memory import ADDRESSABLE_SCOPES
+from tirx_mlir.backends.cuda.target_tags import sm_number
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.kernel import KernelOp, enclosing_kernel
+from tirx_mlir.dialects.tirx.rules import RuleError
+
+INT32 = ("i32", "ui32")
+"""32-bit integer spellings (a mask, a lane, a bitset)."""
+SHUFFLE_TYPES = ("i32", "ui32", "i64", "f32", "f64", "f16", "bf16")
+"""What one __shfl_sync moves (CUDA C++ Programming Guide, "Warp Shuffle Functions")."""
+FLOAT_TYPES = ("f16", "bf16", "f32", "f64")
+WARP_SIZE = 32
+WARPGROUP_SIZE = 128
+
+
+# --- the launch and the target around an op -----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What the verifiers know about where an op runs: its kernel (None outside one) and the
+    target's architecture (None when no cuda target is given)."""
+
+    kernel: KernelOp | None
+    arch: str | None
+
+    @property
+    def sm(self) -> int | None:
+        return None if self.arch is None else sm_number(self.arch)
+
+    @property
+    def threads(self) -> int | None:
+        return None if self.kernel is None else self.kernel.num_threads()
+
+
+@lru_cache(maxsize=64)
+def _cuda_target(text: str) -> tuple[str | None, int | None]:
+    """(arch, max shared bytes per block) of a target string; (None, None) when it is not a
+    parsable target. A target of another kind is an error: cuda ops run on NVIDIA GPUs."""
+    from tirx_mlir.target import Target, TargetError
+
+    try:
+        target = Target(text)
+    except TargetError:
+        return None, None
+    if target.kind_name != "cuda":
+        raise RuleError(f"cuda ops need a cuda target, but the kernel targets '{text}'; use e.g. "
+                        f"target \"cuda -arch=sm_90a\" or \"nvidia/nvidia-h100\"")
+    return target.get("arch"), target.get("max_shared_memory_per_block")
+
+
+def _target_text(op: Operation, kernel: KernelOp | None) -> str | None:
+    if kernel is not None and kernel.target is not None:
+        return kernel.target.data
+    top = op.get_toplevel_object()
+    attr = top.attributes.get("tirx.target") if isinstance(top, Operation) else None
+    return getattr(attr, "data", None)
+
+
+def launch_of(op: Operation) -> Launch:
+    kernel = enclosing_kernel(op)
+    text = _target_text(op, kernel)
+    arch = None if text is None else _cuda_target(text)[0]
+    return Launch(kernel, arch)
+
+
+def max_shared_bytes(op: Operation) -> int | None:
+    """The target's shared-memory bytes per block (None without a cuda target)."""
+    text = _target_text(op, enclosing_kernel(op))
+    return None if text is None else _cuda_target(text)[1]
+
+
+def require_sm(launch: Launch, sm: int, what: str) -> None:
+    """``what`` exists from compute capability ``sm`` on (checked when the target is known)."""
+    if launch.sm is not None and launch.sm < sm:
+        raise RuleError(f"{what}: not available before sm_{sm}, but the target is "
+                        f"{launch.arch}; target sm_{sm} or newer, or avoid it")
+
+
+def require_cluster(launch: Launch, what: str) -> None:
+    if launch.kernel is not None and launch.kernel.cluster_dims() is None:
+        raise RuleError(f"{what}: the kernel is not launched with clusters; add "
+                        f"`cluster [..]` to the kernel")
+
+
+def require_threads_multiple(launch: Launch, unit: int, what: str) -> None:
+    n = launch.threads
+    if n is not None and n % unit:
+        raise RuleError(f"{what}: the block must hold a multiple of {unit} threads, but the "
+                        f"kernel launches {n}; change `threads`")
+
+
+# --- operand types ------------------------------------------------------------------------------
+
+
+def one_of(items: Sequence[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    items = list(items)
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def type_name(t: Attribute) -> str:
+    return dtypes.type_name(t) if isinstance(t, (IntegerType, IndexType)) or \
+        dtypes.is_supported(t) else str(t)
+
+
+def check_type(name: str, value: SSAValue, allowed: Sequence[str], hint: str = "") -> str:
+    """``value``'s type is one of ``allowed`` (MLIR spellings); returns its spelling."""
+    got = type_name(value.type)
+    if got not in allowed:
+        raise RuleError(f"operand '{name}' must be {one_of(allowed)}, got {value.type}"
+                        f"{'; ' + hint if hint else ''}")
+    return got
+
+
+def check_i32(name: str, value: SSAValue, what: str = "a 32-bit mask") -> None:
+    check_type(name, value, ("i32",), f"it is {what}")
+
+
+def check_index(name: str, value: SSAValue) -> None:
+    if not isinstance(value.type, IndexType):
+        raise RuleError(f"operand '{name}' must be index, got {value.type}")
+
+
+def constant_index(value: SSAValue) -> int | None:
+    """The value of an ``arith.constant`` index operand (None when it is not a constant)."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None
+
+
+def check_in_bounds(index: SSAValue, n: int, mem: BufferType) -> None:
+    """Elements ``[index, index + n)`` lie in ``mem`` (checked when ``index`` is a constant)."""
+    offset = constant_index(index)
+    if offset is not None and not 0 <= offset <= mem.numel - n:
+        what = f"element {offset} lies" if n == 1 else \
+            f"elements [{offset}, {offset + n}) lie"
+        raise RuleError(f"{what} outside the buffer's {mem.numel} elements; use an index in "
+                        f"[0, {mem.numel - n}]")
+
+
+def check_same_type(what: str, expected: Attribute, got: Attribute, hint: str) -> None:
+    if expected != got:
+        raise RuleError(f"{what} has type {got} but must be {expected}; {hint}")
+
+
+def buffer(name: str, value: SSAValue, scopes: Sequence[str] = ADDRESSABLE_SCOPES) -> BufferType:
+    """``value`` is a ``!tirx.buffer`` in one of ``scopes``."""
+    t = value.type
+    if not isinstance(t, BufferType):
+        raise RuleError(f"operand '{name}' must be a !tirx.buffer in {one_of(scopes)}, got {t}")
+    if t.scope_name not in scopes:
+        raise RuleError(f"operand '{name}' is in {t.scope_name}; it must be in {one_of(scopes)}")
+    return t
+
+
+def element_bytes(t: Attribute) -> int:
+    return max(1, dtypes.bit_width(t) // 8)
+
+
+def lanes(t: Attribute) -> tuple[int, Attribute]:
+    """(lanes, element type) of a scalar (1 lane) or a 1-D ``vector<N x T>``."""
+    if isinstance(t, VectorType):
+        if t.get_num_dims() != 1 or t.get_num_scalable_dims():
+            raise RuleError(f"{t} must be a 1-D fixed vector")
+        return t.get_shape()[0], t.element_type
+    return 1, t
+
+
+def check_vector_access(what: str, t: Attribute, elem: Attribute) -> int:
+    """A vectorised access of ``t`` (a scalar or ``vector<N x elem>``) to memory of ``elem``:
+    1, 2 or 4 lanes of at most 16 bytes together. Returns the lane count."""
+    n, lane_t = lanes(t)
+    if lane_t != elem:
+        raise RuleError(f"{what} has element type {lane_t} but the buffer holds {elem}; "
+                        f"use the buffer's element type")
+    if n not in (1, 2, 4):
+        raise RuleError(f"{what} has {n} lanes; a vector access moves 1, 2 or 4 elements")
+    if n * element_bytes(elem) > 16:
+        raise RuleError(f"{what} moves {n * element_bytes(elem)} bytes; one access moves at "
+                        f"most 16 bytes: use fewer lanes")
+    return n
+
+
+def check_choice(what: str, value: str, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise RuleError(f"{what} '{value}' is not {one_of(allowed)}")
+
+
+def check_power_of_two(what: str, value: int, low: int, high: int | None = None) -> None:
+    if value < low or value & (value - 1) or (high is not None and value > high):
+        upper = f" and at most {high}" if high is not None else ""
+        raise RuleError(f"{what} is {value}; it must be a power of two, at least {low}{upper}")

@@ -1,0 +1,128 @@
+"""Vectorised loads and stores of global and shared memory, with cache hints, and thread
+fences.
+
+A scalar access moves one element; a ``vector<N x T>`` access moves N (1, 2 or 4) consecutive
+elements, at most 16 bytes (PTX ``ld.v2``/``ld.v4``, CUDA ``float4`` loads). ``index`` is the
+flat (row-major) element offset of the first element and must be a multiple of N (the access
+is N-element aligned); a constant index is checked for that and for the buffer's bounds.
+
+Cache hints (PTX ISA, "Cache Operators"), global memory only: loads ``ca`` (cache at all
+levels, the default), ``cg`` (L2 only), ``cs`` (streaming), ``lu`` (last use), ``cv`` (don't
+cache, fetch again); stores ``wb`` (write back, the default), ``cg``, ``cs``, ``wt`` (write
+through). ``nc`` loads through the read-only (texture) path (``ld.global.nc``, ``__ldg``); the
+data must not be written during the kernel. ``evict`` is the L1 eviction priority
+(``L1::evict_first`` ...).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import StringAttr, UnitAttr
+from xdsl.irdl import AnyAttr, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def
+
+from tirx_mlir.backends.cuda.dialects.cuda import checks
+from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
+from tirx_mlir.backends.cuda.memory import GLOBAL
+from tirx_mlir.dialects.tirx.rules import RuleError
+
+LOAD_CACHE = ("ca", "cg", "cs", "lu", "cv")
+NC_CACHE = ("ca", "cg", "cs")
+STORE_CACHE = ("wb", "cg", "cs", "wt")
+EVICT = ("evict_normal", "evict_first", "evict_last", "evict_unchanged", "no_allocate")
+
+
+class _AccessOp(CudaOp):
+    """An access to ``memory[index]`` (subclasses declare the operands: IRDL orders a
+    subclass's fields before its base's)."""
+
+    CACHE: ClassVar[tuple[str, ...]] = ()
+
+    def _check_hints(self, space: str) -> None:
+        hints = [k for k in self.KEYWORDS if self.properties.get(k) is not None]
+        if hints and space != GLOBAL:
+            raise RuleError(f"{', '.join(hints)} hints apply to global memory, but operand "
+                            f"'memory' is in {space}; drop them")
+        cache = self.name_prop("cache")
+        if cache is not None:
+            checks.check_choice("cache hint", cache, self.CACHE)
+        evict = self.name_prop("evict")
+        if evict is not None:
+            checks.check_choice("eviction priority", evict, EVICT)
+
+    def _check_access(self, what: str, value_type) -> None:
+        mem = checks.buffer("memory", self.memory)
+        checks.check_index("index", self.index)
+        n = checks.check_vector_access(what, value_type, mem.element_type)
+        self._check_hints(mem.scope_name)
+        offset = checks.constant_index(self.index)
+        if offset is not None and offset % n:
+            raise RuleError(f"index {offset} is not a multiple of the {n} lanes; a vector access "
+                            f"must be aligned to its size: use a multiple of {n}")
+        checks.check_in_bounds(self.index, n, mem)
+
+
+@irdl_op_definition
+class LoadOp(_AccessOp):
+    """Load 1, 2 or 4 consecutive elements: ``result = memory[index : index + N]``.
+
+    ``%v = cuda.load %A, %i cache cg : !tirx.buffer<4096xf32, global>, index -> vector<4xf32>``
+    ``%x = cuda.load %tile, %j : !tirx.buffer<64x64xf16, shared>, index -> f16``
+    """
+
+    name = "cuda.load"
+    KEYWORDS: ClassVar = {"cache": "name", "nc": "flag", "evict": "name"}
+    CACHE: ClassVar = LOAD_CACHE
+    memory = operand_def(AnyAttr())
+    index = operand_def(AnyAttr())
+    cache = opt_prop_def(StringAttr)
+    nc = opt_prop_def(UnitAttr)
+    evict = opt_prop_def(StringAttr)
+    result = result_def(AnyAttr())
+
+    def verify_cuda(self, launch: checks.Launch) -> None:
+        self._check_access("the result", self.result.type)
+        if self.flag("nc") and (cache := self.name_prop("cache")) not in (None, *NC_CACHE):
+            raise RuleError(f"a read-only (nc) load takes cache hint {checks.one_of(NC_CACHE)}, "
+                            f"not '{cache}'")
+
+
+@irdl_op_definition
+class StoreOp(_AccessOp):
+    """Store 1, 2 or 4 consecutive elements: ``memory[index : index + N] = value``.
+
+    ``cuda.store %B, %i, %v cache cs : !tirx.buffer<4096xf32, global>, index, vector<4xf32>``
+    """
+
+    name = "cuda.store"
+    KEYWORDS: ClassVar = {"cache": "name", "evict": "name"}
+    CACHE: ClassVar = STORE_CACHE
+    memory = operand_def(AnyAttr())
+    index = operand_def(AnyAttr())
+    value = operand_def(AnyAttr())
+    cache = opt_prop_def(StringAttr)
+    evict = opt_prop_def(StringAttr)
+
+    def verify_cuda(self, launch: checks.Launch) -> None:
+        self._check_access("operand 'value'", self.value.type)
+
+
+@irdl_op_definition
+class FenceOp(CudaOp):
+    """A memory fence: this thread's writes before it are seen before its writes after it by
+    the threads of the scope: ``cta`` (``__threadfence_block``), ``cluster`` (``fence.acq_rel
+    .cluster``, sm_90), ``gpu`` (``__threadfence``) or ``sys`` (``__threadfence_system``).
+
+    ``cuda.fence gpu``
+    """
+
+    name = "cuda.fence"
+    HEAD: ClassVar = ("scope", ("cta", "cluster", "gpu", "sys"))
+    scope = prop_def(StringAttr)
+
+    def verify_cuda(self, launch: checks.Launch) -> None:
+        if self.head == "cluster":
+            checks.require_sm(launch, 90, "a cluster-scope fence")
+
+
+LOAD_STORE_OPS = (LoadOp, StoreOp, FenceOp)

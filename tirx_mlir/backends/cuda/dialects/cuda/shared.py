@@ -1,0 +1,103 @@
+"""Shared memory: static ``__shared__`` arrays and views of the dynamic arena.
+
+``cuda.shared_alloc`` declares a static shared array (``__shared__ alignas(A) T name[n]``); a
+block may declare at most 48 KiB of static shared memory. ``cuda.dynamic_shared`` is a typed view
+of the ``extern __shared__`` arena at a byte ``offset``; the arena's size is given at launch and
+may reach the target's ``max_shared_memory_per_block`` (opt-in, via
+``cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...)``).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.irdl import AnyAttr, irdl_op_definition, opt_prop_def, result_def
+
+from tirx_mlir.backends.cuda.dialects.cuda import checks
+from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
+from tirx_mlir.backends.cuda.memory import SHARED, SHARED_DYN, STATIC_SHARED_LIMIT
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.rules import RuleError
+
+DEFAULT_ALIGN = 16
+"""Bytes: enough for 128-bit vector accesses."""
+
+
+class _SharedOp(CudaOp):
+    SCOPE: ClassVar[str] = SHARED
+    KEYWORDS: ClassVar = {"align": "int"}
+    align = opt_prop_def(IntegerAttr)
+    result = result_def(AnyAttr())
+
+    def buffer_type(self) -> BufferType:
+        t = self.result.type
+        assert isinstance(t, BufferType)
+        return t
+
+    def nbytes(self) -> int:
+        t = self.buffer_type()
+        return t.numel * checks.element_bytes(t.element_type)
+
+    def alignment(self) -> int:
+        return self.int_prop("align", DEFAULT_ALIGN)
+
+    def verify_cuda(self, launch: checks.Launch) -> None:
+        t = self.result.type
+        if not isinstance(t, BufferType) or t.scope_name != self.SCOPE:
+            raise RuleError(f"the result must be a !tirx.buffer in {self.SCOPE}, got {t}")
+        if t.get_layout() is not None:
+            raise RuleError(f"the result has a layout ({t.get_layout()}); shared arrays are "
+                            f"row-major: drop the layout")
+        elem = checks.element_bytes(t.element_type)
+        checks.check_power_of_two("align", self.alignment(), elem)
+
+
+@irdl_op_definition
+class SharedAllocOp(_SharedOp):
+    """A static shared array of the result's shape and element type, ``align`` bytes aligned
+    (a power of two, default 16). At most 48 KiB.
+
+    ``%tile = cuda.shared_alloc align 128 : !tirx.buffer<64x64xf16, shared>``
+    """
+
+    name = "cuda.shared_alloc"
+
+    def verify_cuda(self, launch: checks.Launch) -> None:
+        super().verify_cuda(launch)
+        if self.nbytes() > STATIC_SHARED_LIMIT:
+            raise RuleError(f"the array takes {self.nbytes()} bytes; static shared memory is "
+                            f"limited to {STATIC_SHARED_LIMIT} bytes per block: use "
+                            f"cuda.dynamic_shared for more")
+
+
+@irdl_op_definition
+class DynamicSharedOp(_SharedOp):
+    """A view of the dynamic shared arena starting ``offset`` bytes in (default 0; a multiple
+    of ``align``). With a target, ``offset`` + the view's bytes must fit its
+    ``max_shared_memory_per_block``.
+
+    ``%stage1 = cuda.dynamic_shared offset 16384 align 128 : !tirx.buffer<64x64xf32,
+    shared.dyn>``
+    """
+
+    name = "cuda.dynamic_shared"
+    SCOPE: ClassVar = SHARED_DYN
+    KEYWORDS: ClassVar = {"offset": "int", "align": "int"}
+    offset = opt_prop_def(IntegerAttr)
+
+    def verify_cuda(self, launch: checks.Launch) -> None:
+        super().verify_cuda(launch)
+        offset = self.int_prop("offset")
+        if offset < 0 or offset % self.alignment():
+            raise RuleError(f"offset {offset} must be a non-negative multiple of the alignment "
+                            f"{self.alignment()}")
+        limit = checks.max_shared_bytes(self)
+        end = offset + self.nbytes()
+        if limit is not None and end > limit:
+            raise RuleError(f"the view ends at byte {end} of the arena, but the target allows "
+                            f"{limit} bytes of shared memory per block; shrink the view or "
+                            f"target a GPU with more shared memory")
+
+
+SHARED_OPS = (SharedAllocOp, DynamicSharedOp)
