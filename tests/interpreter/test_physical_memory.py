@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import IntegerAttr, i64
 
-from tirx_mlir import registry
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.memory_space import MemorySpace
@@ -16,10 +15,10 @@ from tirx_mlir.interpreter import InterpretError, KernelRunner
 from tirx_mlir.interpreter.physical_memory import physical_interpreter
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.transforms.allocate import allocate_kernel
+from tirx_testing.scopes import made_up_scope
 
 SCOPE = "test.onchip"
 ADDR = "test.addr"
-OWNER = "test-physical-memory"
 SPACE = MemorySpace(SCOPE, rows=4, bytes_per_row=256, address_attr=ADDR, alignment=16,
                     row_name="lane")
 T = f"!tirx.buffer<4x8xf32, {SCOPE}>"
@@ -41,10 +40,8 @@ TEXT = f"""tirx.kernel @k(%x: {G}) -> (%o: {G}) grid [1] threads [1] {{
 
 @pytest.fixture(autouse=True)
 def onchip_scope():
-    with registry.owner_scope(OWNER):
-        registry.register_memory_scope(SCOPE, "made-up memory of the memory-model tests")
-    yield
-    registry.drop_owner_everywhere(OWNER)
+    with made_up_scope(SCOPE, "the memory-model tests"):
+        yield
 
 
 def allocated():

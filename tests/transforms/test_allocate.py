@@ -7,28 +7,24 @@ from __future__ import annotations
 import pytest
 from xdsl.dialects.builtin import IntegerAttr, i64
 
-from tirx_mlir import registry
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.memory_space import MemorySpace
 from tirx_mlir.located_parser import make_context, parse_module
-from tirx_mlir.transforms.allocate import (AllocatePass, FailureReport, allocate_kernel,
-                                           live_range, ProgramOrder)
+from tirx_mlir.transforms.allocate import (AllocatePass, FailureReport, ProgramOrder,
+                                           allocate_kernel, live_range)
+from tirx_testing.scopes import made_up_scope
 
 SCOPE = "test.scratch"
 ADDR = "test.addr"
-OWNER = "test-allocate"
 
 
 @pytest.fixture(autouse=True)
 def scratch_scope():
-    """A memory scope no backend has, registered for these tests only."""
-    with registry.owner_scope(OWNER):
-        registry.register_memory_scope(SCOPE, "made-up memory of the allocator tests")
-    yield
-    registry.drop_owner_everywhere(OWNER)
+    with made_up_scope(SCOPE, "the allocator tests"):
+        yield
 
 
 def space(**overrides) -> MemorySpace:
@@ -118,27 +114,26 @@ def test_a_use_inside_a_loop_keeps_the_buffer_live_for_the_whole_loop():
     assert addr["t"] != addr["u"]
 
 
-def test_sizes_and_addresses_round_to_the_granule():
-    body = f"""  %a = tirx.alloc : {t('4x25xf32')}
-  %b = tirx.alloc : {t('4x3xf32')}
-  tirx.zero %a : {t('4x25xf32')}
-  tirx.zero %b : {t('4x3xf32')}
-  tirx.zero %a : {t('4x25xf32')}"""
-    module = module_of(body)
-    footprints = allocate_kernel(kernel_of(module), [space(granule=256)])
-    assert sorted(addresses(module).values()) == [0, 256]  # 100 and 12 B per lane: a granule each
-    assert footprints[SCOPE] == 512
+def two_live(a: str, b: str) -> str:
+    """Buffers %a and %b (of specs a, b) live together."""
+    return f"""  %a = tirx.alloc : {t(a)}
+  %b = tirx.alloc : {t(b)}
+  tirx.zero %a : {t(a)}
+  tirx.zero %b : {t(b)}
+  tirx.zero %a : {t(a)}"""
 
 
-def test_sizes_round_to_the_alignment_without_a_granule():
-    body = f"""  %a = tirx.alloc : {t('4x3xf32')}
-  %b = tirx.alloc : {t('4x3xf32')}
-  tirx.zero %a : {t('4x3xf32')}
-  tirx.zero %b : {t('4x3xf32')}
-  tirx.zero %a : {t('4x3xf32')}"""
-    module = module_of(body)
-    allocate_kernel(kernel_of(module), [space(alignment=64)])
-    assert sorted(addresses(module).values()) == [0, 64]  # 12 bytes per lane, 64-aligned
+@pytest.mark.parametrize("a, b, figures, addrs", [
+    # 100 and 12 bytes per lane: one 256-byte granule each, at granule boundaries
+    ("4x25xf32", "4x3xf32", dict(granule=256), [0, 256]),
+    # 12 bytes per lane each, rounded up to the 64-byte alignment
+    ("4x3xf32", "4x3xf32", dict(alignment=64), [0, 64]),
+])
+def test_sizes_and_addresses_round_to_the_alignment_and_granule(a, b, figures, addrs):
+    module = module_of(two_live(a, b))
+    footprints = allocate_kernel(kernel_of(module), [space(**figures)])
+    assert sorted(addresses(module).values()) == addrs
+    assert footprints[SCOPE] == 2 * addrs[1]
 
 
 def test_a_one_row_memory_holds_the_whole_buffer():

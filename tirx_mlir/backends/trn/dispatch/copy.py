@@ -24,7 +24,7 @@ from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOP
                                                     elem_type, local_tile, max_free, scope)
 from tirx_mlir.backends.trn.dispatch.plan import (SBUF_FREE_LIMIT, PlanOperand, choose_chunks,
                                                   partition_dims, plan_tiles, refine, shape_of)
-from tirx_mlir.backends.trn.memory import PSUM, SBUF
+from tirx_mlir.backends.trn.memory import HBM, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -45,16 +45,16 @@ def _operands(op) -> list[PlanOperand]:
 
 def _copy(op, ctx) -> None:
     dst_scope, src_scope = scope(op.dst), scope(op.src)
-    if dst_scope == "global" and src_scope == "global":
+    if dst_scope == HBM and src_scope == HBM:
         fail("both endpoints are in HBM; stage the copy through an SBUF tile")
-    dma = "global" in (dst_scope, src_scope)
+    dma = HBM in (dst_scope, src_scope)
     limit = SBUF_FREE_LIMIT if dma else max_free(op, [op.dst, op.src])
     b = ctx.builder
     ops = _operands(op)
     plan = plan_tiles(b, shape_of(op.dst), ops, anchor=0, max_free=limit)
     staged = None
     if dma and PSUM in (dst_scope, src_scope):
-        chip = op.dst if dst_scope != "global" else op.src
+        chip = op.dst if dst_scope != HBM else op.src
         free = [plan.chunk[j] for j in plan.free_order() if plan.chunk.get(j, 1) > 1]
         staged = local_tile(b, [plan.partitions] + (free or [1]), elem_type(chip))
 
@@ -62,7 +62,7 @@ def _copy(op, ctx) -> None:
         d, s = plan.instruction_view(bb, ops[0], ivs), plan.instruction_view(bb, ops[1], ivs)
         if not dma:
             bb.insert(nki.TensorCopyOp(d, s))
-        elif dst_scope == "global":
+        elif dst_scope == HBM:
             if staged is not None:
                 bb.insert(nki.TensorCopyOp(staged, s))
                 s = staged
@@ -79,7 +79,7 @@ def _copy(op, ctx) -> None:
 
 def _transpose(op, ctx) -> None:
     dst_scope, src_scope = scope(op.dst), scope(op.src)
-    if "global" in (dst_scope, src_scope):
+    if HBM in (dst_scope, src_scope):
         fail("a transposing copy works on chip (HBM endpoints use DMA)")
     if src_scope != SBUF:
         fail("the source of a transposing copy must be in SBUF (TensorE reads SBUF; TIRx "
