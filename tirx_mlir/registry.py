@@ -185,6 +185,10 @@ interpreter_functions: Registry[Callable[[], type]] = Registry("interpreter impl
 memory_scopes: Registry[str] = Registry("memory scope")
 """scope name -> description."""
 
+layout_axes: Registry[str] = Registry("layout axis")
+"""axis name -> ``"memory"`` or ``"thread"``: the axes backends add to the core's (the layout
+module lists the core's own)."""
+
 script_namespaces: Registry[object] = Registry("script namespace")
 """name -> namespace object for the Python front end (``Tx.<name>``)."""
 
@@ -208,6 +212,16 @@ def register_interpreter_functions(name: str, factory: Callable[[], type], *,
 
 def register_memory_scope(name: str, description: str = "", *, override: bool = False) -> None:
     memory_scopes.register(name, description, override=override)
+
+
+def register_layout_axis(name: str, kind: str = "memory", *, override: bool = False) -> None:
+    """Let a backend add a layout axis name (``kind`` is ``"memory"`` or ``"thread"``)."""
+    if not name.isidentifier() or not name.isascii():
+        raise RegistryError(f"invalid layout axis name '{name}'")
+    if kind not in ("memory", "thread"):
+        raise RegistryError(f"layout axis '{name}': kind must be 'memory' or 'thread', not "
+                            f"'{kind}'")
+    layout_axes.register(name, kind, override=override)
 
 
 def register_script_namespace(name: str, namespace: object, *, override: bool = False) -> object:
@@ -261,7 +275,7 @@ _FACADE = {
     "tirx_mlir.target": ("register_target_kind", "list_target_kinds", "register_tag", "list_tags",
                          "register_device_target_detector", "detect_target_from_device",
                          "list_device_detectors"),
-    "tirx_mlir.dialects.tirx.layout": ("register_layout_axis", "known_axes"),
+    "tirx_mlir.dialects.tirx.layout": ("known_axes",),
 }
 _FACADE_NAMES = {name: module for module, names in _FACADE.items() for name in names}
 

@@ -46,7 +46,7 @@ def run(module, inputs: Sequence[np.ndarray], *, physical: bool = False) -> tupl
     addressed on-chip buffer in one shared SBUF/PSUM)."""
     interp = None
     if physical:
-        from tirx_mlir.backends.trn.transforms.memory_model import physical_interpreter
+        from tirx_mlir.backends.trn.memory import physical_interpreter
 
         interp = physical_interpreter(module)
     return KernelRunner(module, interpreter=interp)(*inputs)

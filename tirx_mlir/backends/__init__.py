@@ -23,14 +23,15 @@ from __future__ import annotations
 
 from tirx_mlir.backends._autoload import (AUTOLOAD_ENV, BUILTIN_BACKENDS, ENTRY_POINT_GROUP,
                                           EXTRA_BACKENDS_ENV, _autoload_backends,
-                                          autoload_enabled, load_entry_points)
+                                          autoload_enabled, load_entry_points,
+                                          missing_backend_hint)
 from tirx_mlir.backends._loader import (SEARCH_PATH_ENV, BackendLoadError, add_search_path,
                                         install_alias_finder, is_loaded, load, loaded_backends,
                                         refresh_search_path)
 
 __all__ = ["SEARCH_PATH_ENV", "add_search_path", "AUTOLOAD_ENV", "BUILTIN_BACKENDS", "BackendLoadError", "ENTRY_POINT_GROUP",
            "EXTRA_BACKENDS_ENV", "autoload_enabled", "is_loaded", "load", "load_entry_points",
-           "loaded_backends", "refresh_search_path"]
+           "loaded_backends", "missing_backend_hint", "refresh_search_path"]
 
 refresh_search_path()
 install_alias_finder()

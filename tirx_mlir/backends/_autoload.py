@@ -24,7 +24,7 @@ import sys
 import threading
 import warnings
 
-from tirx_mlir.backends._loader import load
+from tirx_mlir.backends._loader import is_loaded, load
 
 BUILTIN_BACKENDS = ("cuda", "trn", "metal", "rocm", "opencl", "vulkan", "webgpu", "hexagon",
                     "adreno")
@@ -58,6 +58,23 @@ def _autoload_backends() -> None:
             warnings.warn(f"failed to load backend '{name}' named in ${EXTRA_BACKENDS_ENV}: "
                           f"{type(err).__name__}: {err}", RuntimeWarning, stacklevel=2)
     load_entry_points()
+
+
+def missing_backend_hint(what: str, name: str = "") -> str:
+    """The end of an error about an unknown ``name`` of a kind (``what``: "memory scopes",
+    "layout axes"...) that backends register: which builtin backends are not loaded and how to
+    load one; "" when all of them are. A dotted name's prefix picks the example
+    (``trn.sbuf`` -> ``load('trn')``)."""
+    missing = [backend for backend in BUILTIN_BACKENDS if not is_loaded(backend)]
+    if not missing:
+        return ""
+    prefix = name.split(".", 1)[0]
+    example = prefix if prefix in missing else missing[0]
+    off = "" if autoload_enabled() else f" ({AUTOLOAD_ENV}=0 is set)"
+    unset = "" if autoload_enabled() else f", or unset {AUTOLOAD_ENV}"
+    return (f". Backends register their own {what} when they are loaded, and these builtin "
+            f"backends are not loaded{off}: {', '.join(missing)}; load the one the IR is for "
+            f"first, e.g. tirx_mlir.backends.load('{example}'){unset}")
 
 
 def _extra_backend_names() -> list[str]:

@@ -12,7 +12,9 @@ Modules, one per dialect plus the shared parts:
 * `tirx` = `tirx_kernel` + `tirx_tile`: the ``tirx`` dialect (kernels, scope ids, buffers;
   tile ops);
 * `arith`, `math`: every arith and math op on scalars, rounded to the result type;
-* `core`: `make_interpreter` and the located errors; `launch`: `KernelRunner`, `interpret`.
+* `core`: `make_interpreter` and the located errors; `launch`: `KernelRunner`, `interpret`;
+* `physical_memory`: the physical memory model (addressed allocations share one array per
+  memory), which checks an allocator.
 
 Implementation sets are registered in `tirx_mlir.registry.interpreter_functions` (owner
 ``core`` here); a backend registers its dialects' sets the same way from ``register_backend()``.

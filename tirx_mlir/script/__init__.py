@@ -3,9 +3,9 @@
     from tirx_mlir import script as Tx
 
     with Tx.kernel("add_one", inputs={"A": Tx.buffer((128, 512))},
-                   outputs={"B": Tx.buffer((128, 512))}, target="aws/trn1/trn1.2xlarge") as k:
+                   outputs={"B": Tx.buffer((128, 512))}) as k:
         A, B = k.args
-        a = Tx.alloc((128, 512), scope="trn.sbuf", layout="S[(128,512):(1@P,1@F)]")
+        a = Tx.alloc((128, 512), scope="shared", layout="S[(128,512):(512,1)]")
         Tx.copy(a, A)
         Tx.add(a, a, 1.0)
         with Tx.range(0, 4) as i:

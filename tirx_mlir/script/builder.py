@@ -182,7 +182,7 @@ def buffer_type(shape: Sequence[int], dtype: str = "f32", scope: str = "global",
 def alloc(shape: Sequence[int], dtype: str = "f32", *, scope: str,
           layout: str | TileLayout | None = None, name: str | None = None) -> Buffer:
     """``%name = tirx.alloc : !tirx.buffer<shape x dtype, scope[, layout]>`` (the scope is always
-    explicit: ``"shared"``, ``"local"``, ``"trn.sbuf"``...)."""
+    explicit: ``"shared"``, ``"local"``, or one a backend registers)."""
     result = AllocOp(buffer_type(shape, dtype, scope, layout)).result
     if name:
         result.name_hint = name

@@ -3,6 +3,9 @@
 Each entry is a zero-argument factory returning the pass class, so a pass module is imported
 only when a pipeline uses it (``tirx-opt -p tirx-dispatch{target=...}``). Backends register
 their own passes the same way from their ``register_backend()``.
+
+`allocate` is the liveness-based allocator of on-chip memories that backends' allocation passes
+build on (`allocate.AllocatePass`); it needs a backend's memories, so it is not registered here.
 """
 
 from __future__ import annotations

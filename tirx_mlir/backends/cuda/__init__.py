@@ -3,7 +3,8 @@ CUDA's memory scopes and the ``cuda``, ``ptx`` and ``nvshmem`` dialects.
 
 `register_backend()` is the one place that registers what the backend provides: the target
 description (target_tags.py), a real device probe through the CUDA driver API (detect.py), the
-memory scopes (memory.py) and the dialects (dialects/cuda/, dialects/nvshmem/, registered as
+tensor-memory scope and its axes (memory.py) and the dialects (dialects/cuda/, dialects/ptx/,
+dialects/nvshmem/, registered as
 factories so ``import tirx_mlir`` does not import them). Tile-dispatch variants, the pipeline
 and the printers land in this folder and are registered here too.
 """
@@ -42,13 +43,13 @@ def register_backend() -> None:
     """Register the cuda kind, its tags, the ``cuda`` device detector, CUDA's memory scopes and
     the ``cuda``, ``ptx`` and ``nvshmem`` dialects (imported on first use)."""
     from tirx_mlir import registry
-    from tirx_mlir.backends.cuda.memory import register_cuda_memory_scopes
+    from tirx_mlir.backends.cuda.memory import register_cuda_memory
     from tirx_mlir.backends.cuda.target_tags import register_cuda_target
     from tirx_mlir.target import register_device_target_detector
 
     register_cuda_target()
     register_device_target_detector("cuda", detect_cuda_target)
-    register_cuda_memory_scopes()
+    register_cuda_memory()
     registry.register_dialect("cuda", _cuda_dialect)
     registry.register_dialect("ptx", _ptx_dialect)
     registry.register_dialect("nvshmem", _nvshmem_dialect)

@@ -10,11 +10,12 @@ scope           CUDA / PTX state space                  written by
 ``tmem``        Blackwell tensor memory                 tcgen05 (sm_100a class)
 =============== ======================================= =================================
 
-``global`` belongs to the core (Trainium's HBM uses it too). The others are CUDA's and are
-registered by the cuda backend (`register_cuda_memory_scopes`, called from
-``register_backend()``). While the core still declares them itself (it did before backends
-owned their memory facts), the core's entry is kept and this registration is skipped, so both
-orders of that change work.
+``global``, ``shared``, ``shared.dyn`` and ``local`` are the core's (TVM's storage model, shared
+by every GPU backend). Tensor memory (``tmem``, sm_100 and later) is CUDA's own: an on-chip memory
+of 128 lanes x 512 columns of 32-bit cells per CTA that the tcgen05 instructions read and write
+(PTX ISA, "Tensor Memory"); a layout places elements on its ``TLane`` and ``TCol`` axes.
+`register_cuda_memory` registers them (from the backend's ``register_backend()``). This module
+imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ SHARED_SCOPES = (SHARED, SHARED_DYN)
 ADDRESSABLE_SCOPES = (GLOBAL, SHARED, SHARED_DYN)
 """Scopes a load, store or atomic addresses (registers and tensor memory are not)."""
 
-CUDA_MEMORY_SCOPES = {
-    SHARED: "static CUDA shared memory (__shared__, PTX .shared)",
-    SHARED_DYN: "the dynamic CUDA shared-memory arena (extern __shared__)",
-    LOCAL: "per-thread registers (CUDA)",
-    TMEM: "Blackwell tensor memory",
-}
+SCOPES = {TMEM: "Blackwell tensor memory (128 lanes x 512 columns of 32 bits per CTA)"}
+"""The scopes the cuda backend registers (the others are the core's)."""
+
+LANE_AXIS = "TLane"
+COLUMN_AXIS = "TCol"
+AXES = {LANE_AXIS: "Blackwell tensor-memory lane", COLUMN_AXIS: "Blackwell tensor-memory column"}
 
 STATIC_SHARED_LIMIT = 48 * 1024
 """Bytes of statically allocated shared memory a block may declare; more needs the dynamic
@@ -43,11 +44,11 @@ arena and ``cudaFuncSetAttribute(MaxDynamicSharedMemorySize)`` (CUDA C++ Program
 "Shared Memory")."""
 
 
-def register_cuda_memory_scopes() -> None:
-    """Register CUDA's scopes (skipping any the core still declares)."""
+def register_cuda_memory() -> None:
+    """Register the tensor-memory scope and its axes (called from register_backend)."""
     from tirx_mlir import registry
 
-    for name, description in CUDA_MEMORY_SCOPES.items():
-        if registry.memory_scopes.owner_of(name) == "core":
-            continue
+    for name, description in SCOPES.items():
         registry.register_memory_scope(name, description)
+    for axis in AXES:
+        registry.register_layout_axis(axis, "memory")

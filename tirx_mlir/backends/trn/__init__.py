@@ -5,7 +5,8 @@ target kind and tags, and the ``nki`` script namespace.
 a zero-argument factory, so ``import tirx_mlir`` imports none of the heavy modules (dialect,
 interpreter, printers) until they are used.
 
-Layout: ``target_tags.py`` (kind ``trn``, tags, `TrnLimits`), ``dialects/nki/`` (the ``nki``
+Layout: ``target_tags.py`` (kind ``trn``, tags, `TrnLimits`), ``memory.py`` (the SBUF/PSUM
+scopes, their axes, the address attribute, partitions), ``dialects/nki/`` (the ``nki``
 ops and their hardware-limit verifiers), ``interpreter.py`` (NKI simulator semantics in numpy),
 ``printers/`` (``-t nki`` and ``-t nki-legacy``), ``script.py`` (the ``nki`` namespace);
 ``dispatch/``, ``transforms/`` and ``pipeline.py`` hold the tile-primitive lowering.
@@ -41,13 +42,16 @@ def _nki_legacy_target():
 
 
 def register_backend() -> None:
-    """Register the trn target kind and tags, the nki dialect, its interpreter, the NKI
-    printers, the ``nki`` script namespace and the tile-primitive lowering."""
+    """Register the trn target kind and tags, the SBUF/PSUM scopes and their layout axes, the
+    nki dialect, its interpreter, the NKI printers, the ``nki`` script namespace and the
+    tile-primitive lowering."""
     from tirx_mlir import registry
+    from tirx_mlir.backends.trn.memory import register_trn_memory
     from tirx_mlir.backends.trn.script import NKI  # imports no xDSL: builders are made on use
     from tirx_mlir.backends.trn.target_tags import register_trn_target
 
     register_trn_target()
+    register_trn_memory()
     registry.register_dialect("nki", _nki_dialect)
     registry.register_interpreter_functions("nki", _nki_interpreter)
     registry.register_printer("nki", _nki_target)

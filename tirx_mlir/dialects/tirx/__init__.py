@@ -3,7 +3,8 @@ scopes, scope ids and kernels with a launch configuration.
 
 Submodules: ``attributes`` (types/attributes), ``layout`` (the TileLayout algebra), ``kernel``
 (kernels, scope ids), ``buffer_ops`` (alloc, slice, load, store), ``tile_base`` and ``tile_ops``
-(the 31 tile primitives), ``rules`` (shape rules shared by verifier, interpreter and dispatch).
+(the 31 tile primitives), ``rules`` (shape rules shared by verifier, interpreter and dispatch),
+``memory_space`` (the physical shape of a backend's memory, for the allocator and memory model).
 """
 
 from xdsl.ir import Dialect

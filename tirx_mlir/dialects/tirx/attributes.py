@@ -1,7 +1,7 @@
 """Types and attributes of the ``tirx`` dialect.
 
-* ``!tirx.buffer<128x512xf32, trn.sbuf, S[(128,512):(1@P,1@F)]>``: a buffer (or a view of one)
-  with a shape, an element type, a memory scope and an optional TileLayout.
+* ``!tirx.buffer<128x512xf32, shared, S[(128,512):(512,1)]>``: a buffer (or a view of one) with
+  a shape, an element type, a memory scope and an optional TileLayout.
 * ``#tirx.layout<...>``: a TileLayout on its own (layout.py holds the algebra).
 * ``#tirx.exec_scope<cta>``: an execution scope (cluster > cta > warpgroup > warp > thread).
 * ``#tirx.target<"cuda -arch=sm_90a">``: a compilation target, as text (tirx_mlir.target parses it).
@@ -28,21 +28,28 @@ from tirx_mlir.dialects.tirx.layout import LayoutError, TileLayout
 # --- memory scopes ------------------------------------------------------------------------------
 
 CORE_MEMORY_SCOPES = {
-    "global": "device global memory (CUDA) / HBM (Trainium)",
-    "shared": "static CUDA shared memory",
-    "shared.dyn": "the dynamic CUDA shared-memory arena",
-    "local": "per-thread registers (CUDA)",
-    "tmem": "Blackwell tensor memory",
-    "trn.sbuf": "Trainium state buffer (128 partitions)",
-    "trn.psum": "Trainium partial-sum buffer (8 banks x 2 KiB per partition)",
+    "global": "device global memory (off chip)",
+    "shared": "memory shared by the threads of a CTA, statically sized",
+    "shared.dyn": "the dynamically sized arena of memory shared by the threads of a CTA",
+    "local": "per-thread memory (registers)",
 }
+"""The scopes of TVM's storage model; a backend registers its own memories' scopes with
+`tirx_mlir.registry.register_memory_scope` from its ``register_backend()``."""
 for _name, _desc in CORE_MEMORY_SCOPES.items():
-    if _name not in registry.memory_scopes:  # a loaded backend may already own its scopes
-        registry.memory_scopes.register(_name, _desc, owner="core")
+    registry.memory_scopes.register(_name, _desc, owner="core")
 
 
 def known_memory_scopes() -> list[str]:
-    return list(registry.memory_scopes.keys())
+    """The core's scopes, then those of the loaded backends."""
+    scopes = registry.memory_scopes
+    return sorted(scopes.keys(), key=lambda name: scopes.owner_of(name) != "core")
+
+
+def _unknown_scope(scope: str) -> str:
+    from tirx_mlir.backends import missing_backend_hint
+
+    return f"unknown memory scope '{scope}'; known scopes: {', '.join(known_memory_scopes())}" \
+        f"{missing_backend_hint('memory scopes', scope) or ' (a backend may register more)'}"
 
 
 # --- execution scopes ---------------------------------------------------------------------------
@@ -97,7 +104,7 @@ def _parse_layout_text(parser: AttrParser) -> TileLayout:
 
 @irdl_attr_definition
 class LayoutAttr(Data[TileLayout]):
-    """``#tirx.layout<S[(128,512):(1@P,1@F)]>``."""
+    """``#tirx.layout<S[(128,512):(512,1)]>``."""
 
     name = "tirx.layout"
 
@@ -120,7 +127,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     """A tile buffer: ``!tirx.buffer<shape x dtype, scope[, layout]>``.
 
     The layout is optional: without one, a buffer is row-major on the memory axis ``m`` (and a
-    backend's layout lowering picks its physical default, e.g. dim 0 on partitions for trn.sbuf).
+    backend's layout lowering picks its physical default for its memories).
     Views made by ``tirx.slice`` carry no layout; they are read through the buffer they view.
     """
 
@@ -177,9 +184,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
                 f"unsupported buffer element type {self.element_type}; use one of "
                 f"{', '.join(dtypes.SUPPORTED_ELEMENT_TYPES)}")
         if self.scope_name not in registry.memory_scopes:
-            raise VerifyException(
-                f"unknown memory scope '{self.scope_name}'; known scopes: "
-                f"{', '.join(known_memory_scopes())} (a backend may register more)")
+            raise VerifyException(_unknown_scope(self.scope_name))
         layout = self.get_layout()
         if layout is not None:
             try:
@@ -196,10 +201,13 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         if any(d < 0 for d in shape):
             parser.raise_error("tirx buffers have static shapes; replace '?' by a size")
         parser.parse_punctuation(",", " between the element type and the memory scope")
+        start = parser.pos
         scope = parser.parse_optional_identifier() or parser.parse_optional_str_literal()
         if scope is None:
             parser.raise_error(
                 f"expected a memory scope ({', '.join(known_memory_scopes())})")
+        if scope not in registry.memory_scopes:  # before the layout, whose axes it may own
+            parser.raise_error(_unknown_scope(scope), start, start + len(scope))
         layout: Attribute = NoneAttr()
         if parser.parse_optional_punctuation(",") is not None:
             layout = LayoutAttr(_parse_layout_text(parser))

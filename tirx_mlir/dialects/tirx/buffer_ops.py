@@ -1,9 +1,9 @@
 """Buffer allocation, views and element access.
 
-    %s  = tirx.alloc : !tirx.buffer<128x512xf32, trn.sbuf, S[(128,512):(1@P,1@F)]>
+    %s  = tirx.alloc : !tirx.buffer<128x512xf32, shared, S[(128,512):(512,1)]>
     %v  = tirx.slice %A[%i, 0] [128, 512] : !tirx.buffer<1024x512xf32, global> -> !tirx.buffer<128x512xf32, global>
-    %x  = tirx.load %s[%i, %j] : !tirx.buffer<128x512xf32, trn.sbuf>
-    tirx.store %x, %s[%i, %j] : !tirx.buffer<128x512xf32, trn.sbuf>
+    %x  = tirx.load %s[%i, %j] : !tirx.buffer<128x512xf32, shared>
+    tirx.store %x, %s[%i, %j] : !tirx.buffer<128x512xf32, shared>
 
 A slice is a view (a buffer region in TIRx terms): offsets may be static or SSA index values,
 sizes are static, strides optional. ``tirx.transpose`` permutes a view's dims and
@@ -36,7 +36,7 @@ DYNAMIC = -(2**63)
 class AllocOp(IRDLOperation):
     """Allocates an on-chip (or workspace) buffer in the scope and layout of its type.
 
-    Example: ``%s = tirx.alloc : !tirx.buffer<128x512xf32, trn.sbuf>``
+    Example: ``%s = tirx.alloc : !tirx.buffer<128x512xf32, shared>``
     """
 
     name = "tirx.alloc"
@@ -285,8 +285,8 @@ class StoreOp(_ElementAccess):
 class TransposeOp(IRDLOperation):
     """A view with permuted dims: result dim ``i`` is source dim ``permutation[i]``.
 
-    Example: ``%t = tirx.transpose %v [1, 0] : !tirx.buffer<128x64xf32, trn.sbuf> ->
-    !tirx.buffer<64x128xf32, trn.sbuf>``
+    Example: ``%t = tirx.transpose %v [1, 0] : !tirx.buffer<128x64xf32, shared> ->
+    !tirx.buffer<64x128xf32, shared>``
     """
 
     name = "tirx.transpose"
@@ -346,8 +346,8 @@ class ReshapeOp(IRDLOperation):
     """A view that splits dims (and inserts or drops unit dims); it moves no data.
 
     Each source dim must be the product of consecutive result dims (unit dims aside).
-    Example: ``%r = tirx.reshape %v : !tirx.buffer<256x512xf32, trn.sbuf> ->
-    !tirx.buffer<2x128x512xf32, trn.sbuf>``
+    Example: ``%r = tirx.reshape %v : !tirx.buffer<256x512xf32, shared> ->
+    !tirx.buffer<2x128x512xf32, shared>``
     """
 
     name = "tirx.reshape"
@@ -371,6 +371,10 @@ class ReshapeOp(IRDLOperation):
             raise VerifyException(
                 f"reshape {list(src.get_shape())} -> {list(res.get_shape())} is not a split of "
                 f"dims: each source dim must equal the product of consecutive result dims")
+
+
+VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
+"""The ops whose result views their operand 0 (they move no data)."""
 
 
 def split_groups(src: Sequence[int], res: Sequence[int]) -> list[list[int]] | None:

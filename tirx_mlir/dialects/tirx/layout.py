@@ -37,11 +37,6 @@ from tirx_mlir import registry
 
 MEMORY_AXES: dict[str, str] = {
     "m": "default memory axis (element offset)",
-    "P": "Trainium partition",
-    "F": "Trainium free (element offset within a partition)",
-    "Bank": "Trainium PSUM bank",
-    "TLane": "Blackwell tensor-memory lane",
-    "TCol": "Blackwell tensor-memory column",
 }
 THREAD_AXES: dict[str, tuple[str, str]] = {
     # axis: (scope, subscope)
@@ -54,23 +49,23 @@ THREAD_AXES: dict[str, tuple[str, str]] = {
     "tid_in_wg": ("warpgroup", "thread"),
     "wid_in_wg": ("warpgroup", "warp"),
 }
-_EXTRA_AXES: registry.Registry[str] = registry.Registry("layout axis")
-"""Axes added by backends (owner-tracked, so a failed backend load removes them)."""
-
-
-def register_layout_axis(name: str, kind: str = "memory") -> None:
-    """Lets a backend add an axis name (``kind`` is ``"memory"`` or ``"thread"``)."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        raise ValueError(f"invalid layout axis name '{name}'")
-    _EXTRA_AXES.register(name, kind)
+"""The core's axes; a backend adds its own (its memories' axes) with
+`tirx_mlir.registry.register_layout_axis` from its ``register_backend()``."""
 
 
 def known_axes() -> list[str]:
-    return [*MEMORY_AXES, *THREAD_AXES, *_EXTRA_AXES.keys()]
+    return [*MEMORY_AXES, *THREAD_AXES, *registry.layout_axes.keys()]
 
 
 def is_memory_axis(axis: str) -> bool:
-    return axis in MEMORY_AXES or _EXTRA_AXES.get(axis) == "memory"
+    return axis in MEMORY_AXES or registry.layout_axes.get(axis) == "memory"
+
+
+def _unknown_axis(axis: str) -> str:
+    from tirx_mlir.backends import missing_backend_hint
+
+    return f"unknown layout axis '{axis}'; known axes: {', '.join(known_axes())}" \
+        f"{missing_backend_hint('layout axes', axis)}"
 
 
 class LayoutError(ValueError):
@@ -180,8 +175,7 @@ class TileLayout:
         known = set(known_axes())
         for ax in self.axes():
             if ax not in known:
-                raise LayoutError(
-                    f"unknown layout axis '{ax}'; known axes: {', '.join(known_axes())}")
+                raise LayoutError(_unknown_axis(ax))
         if self.swizzle is not None and self.swizzle.atom_len < self.swizzle.swizzle_len:
             raise LayoutError(
                 f"swizzle({self.swizzle.per_element},{self.swizzle.swizzle_len},"

@@ -14,7 +14,7 @@
 
 `KeywordOp` implements construction from Python values, the typed property accessors and this
 syntax once; the tile primitives (tile_base.py) add an exec-scope head and ``dispatch``/``config``
-tail, and backends (e.g. the ``nki`` dialect) use it as is.
+tail, and backends' dialects use it as is.
 """
 
 from __future__ import annotations

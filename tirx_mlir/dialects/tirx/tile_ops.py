@@ -182,7 +182,7 @@ class _FillLike(TileOp):
 
 @irdl_op_definition
 class FillOp(_FillLike):
-    """dst = value (a scalar). ``tirx.fill %t, %cst : !tirx.buffer<128x1xf32, trn.sbuf>, f32``"""
+    """dst = value (a scalar). ``tirx.fill %t, %cst : !tirx.buffer<128x1xf32, shared>, f32``"""
 
     name = "tirx.fill"
 

@@ -21,7 +21,7 @@
 // -----
 
 %0 = "test.op"() : () -> !tirx.buffer<4xf32, sram>
-// CHECK: invalid.mlir:[[# @LINE - 1]]:26: error: invalid type !tirx.buffer: unknown memory scope 'sram'; known scopes:
+// CHECK: invalid.mlir:[[# @LINE - 1]]:46: error: unknown memory scope 'sram'; known scopes: global, shared, shared.dyn, local,
 
 // -----
 

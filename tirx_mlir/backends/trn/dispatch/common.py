@@ -13,6 +13,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, btype, hardware_free_limit,
                                                   plan_tiles, shape_of)
+from tirx_mlir.backends.trn.memory import HBM, ON_CHIP, PSUM, SBUF
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -44,7 +45,7 @@ def scope(value: SSAValue) -> str:
 
 
 def on_chip(value: SSAValue) -> bool:
-    return is_buffer(value) and scope(value) in ("trn.sbuf", "trn.psum")
+    return is_buffer(value) and scope(value) in ON_CHIP
 
 
 def elem_type(value: SSAValue) -> Attribute:
@@ -61,9 +62,9 @@ def limits(ctx) -> TrnLimits:
 
 def _operands_on_trn(op: TileOp, ctx) -> tuple[bool, str]:
     for name, value in op.named_operands().items():
-        if is_buffer(value) and scope(value) not in ("global", "trn.sbuf", "trn.psum"):
+        if is_buffer(value) and scope(value) not in (HBM, *ON_CHIP):
             return False, f"operand '{name}' is in {scope(value)}; Trainium tiles live in " \
-                          f"global (HBM), trn.sbuf or trn.psum"
+                          f"{HBM} (HBM), {SBUF} or {PSUM}"
     return True, ""
 
 
@@ -71,11 +72,11 @@ def _dsts_on_chip(op: TileOp, ctx) -> tuple[bool, str]:
     for value in op.dst_operands():
         if not on_chip(value):
             return False, f"the destination is in {scope(value)}; compute instructions write " \
-                          f"trn.sbuf or trn.psum (copy to HBM with tirx.copy)"
+                          f"{SBUF} or {PSUM} (copy to HBM with tirx.copy)"
     for value in op.src_operands():
         if is_buffer(value) and not on_chip(value):
             return False, f"a source is in {scope(value)}; compute instructions read " \
-                          f"trn.sbuf or trn.psum (load it with tirx.copy first)"
+                          f"{SBUF} or {PSUM} (load it with tirx.copy first)"
     return True, ""
 
 
@@ -209,7 +210,7 @@ def plan_elementwise(ctx, op: TileOp, dst: SSAValue, named: Sequence[tuple[str, 
 
 
 def local_tile(builder: Builder, shape: Sequence[int], element_type: Attribute,
-               scope_name: str = "trn.sbuf") -> SSAValue:
+               scope_name: str = SBUF) -> SSAValue:
     """A scratch on-chip tile allocated where the op was (its lifetime ends with its last use,
     so the allocator reuses its memory), with the default Trainium layout like every on-chip
     buffer after trn-default-layout."""

@@ -24,6 +24,7 @@ from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOP
                                                     elem_type, local_tile, max_free, scope)
 from tirx_mlir.backends.trn.dispatch.plan import (SBUF_FREE_LIMIT, PlanOperand, choose_chunks,
                                                   partition_dims, plan_tiles, refine, shape_of)
+from tirx_mlir.backends.trn.memory import HBM, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -44,16 +45,16 @@ def _operands(op) -> list[PlanOperand]:
 
 def _copy(op, ctx) -> None:
     dst_scope, src_scope = scope(op.dst), scope(op.src)
-    if dst_scope == "global" and src_scope == "global":
+    if dst_scope == HBM and src_scope == HBM:
         fail("both endpoints are in HBM; stage the copy through an SBUF tile")
-    dma = "global" in (dst_scope, src_scope)
+    dma = HBM in (dst_scope, src_scope)
     limit = SBUF_FREE_LIMIT if dma else max_free(op, [op.dst, op.src])
     b = ctx.builder
     ops = _operands(op)
     plan = plan_tiles(b, shape_of(op.dst), ops, anchor=0, max_free=limit)
     staged = None
-    if dma and "trn.psum" in (dst_scope, src_scope):
-        chip = op.dst if dst_scope != "global" else op.src
+    if dma and PSUM in (dst_scope, src_scope):
+        chip = op.dst if dst_scope != HBM else op.src
         free = [plan.chunk[j] for j in plan.free_order() if plan.chunk.get(j, 1) > 1]
         staged = local_tile(b, [plan.partitions] + (free or [1]), elem_type(chip))
 
@@ -61,7 +62,7 @@ def _copy(op, ctx) -> None:
         d, s = plan.instruction_view(bb, ops[0], ivs), plan.instruction_view(bb, ops[1], ivs)
         if not dma:
             bb.insert(nki.TensorCopyOp(d, s))
-        elif dst_scope == "global":
+        elif dst_scope == HBM:
             if staged is not None:
                 bb.insert(nki.TensorCopyOp(staged, s))
                 s = staged
@@ -78,9 +79,9 @@ def _copy(op, ctx) -> None:
 
 def _transpose(op, ctx) -> None:
     dst_scope, src_scope = scope(op.dst), scope(op.src)
-    if "global" in (dst_scope, src_scope):
+    if HBM in (dst_scope, src_scope):
         fail("a transposing copy works on chip (HBM endpoints use DMA)")
-    if src_scope != "trn.sbuf":
+    if src_scope != SBUF:
         fail("the source of a transposing copy must be in SBUF (TensorE reads SBUF; TIRx "
              "does not transpose from PSUM either)")
     src_t = dtypes.type_name(elem_type(op.src))
@@ -107,13 +108,13 @@ def _transpose(op, ctx) -> None:
     plan.chunk[a], plan.chunk[bdim] = plan.sizes[a], plan.sizes[bdim]
     plan.loops = [j for j in plan.loops if j not in (a, bdim)]
     m, k = plan.sizes[a], plan.sizes[bdim]
-    eye_type = BufferType([128, 128], elem_type(op.src), "trn.sbuf")
+    eye_type = BufferType([128, 128], elem_type(op.src), SBUF)
     eye = ctx.alloc_private(("identity", src_t), eye_type,
                             lambda builder, buf: builder.insert(nki.IdentityOp(buf)))
     if k != 128:
         eye = b.insert(SliceOp(eye, [0, 0], [k, k])).result
-    direct = dst_scope == "trn.psum" and elem_type(op.dst) == f32
-    acc = None if direct else local_tile(b, [m, k], f32, "trn.psum")
+    direct = dst_scope == PSUM and elem_type(op.dst) == f32
+    acc = None if direct else local_tile(b, [m, k], f32, PSUM)
 
     def body(bb: Builder, ivs, _counters) -> None:
         out = plan.instruction_view(bb, ops[0], ivs, order=[a, bdim])

@@ -30,6 +30,7 @@ from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, constant_of, e
                                                     is_buffer, is_full, limits, local_tile,
                                                     memset_value, plan_elementwise)
 from tirx_mlir.backends.trn.dispatch.plan import TilePlan, btype, shape_of
+from tirx_mlir.backends.trn.memory import SBUF
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
@@ -236,7 +237,7 @@ def _const_bias_tile(ctx, b: Builder, value: SSAValue, nparts: int) -> SSAValue:
     """A (P, 1) f32 tile holding ``value`` (NeuronCore-v2 takes no scalar bias): shared per
     constant (initialised once at kernel entry), else filled where the op is."""
     const = constant_of(value)
-    tile_type = BufferType([128, 1], f32, "trn.sbuf")
+    tile_type = BufferType([128, 1], f32, SBUF)
     if const is None:
         tile = local_tile(b, [nparts, 1], f32)
         b.insert(nki.MemsetOp(tile, value))

@@ -32,6 +32,7 @@ from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOP
                                                     f32_const, insert_tile_op, local_tile, scope)
 from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, const_index, largest_divisor_at_most,
                                                   partition_dims, refine, reshape, shape_of)
+from tirx_mlir.backends.trn.memory import ON_CHIP, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.buffer_ops import TransposeOp
@@ -43,14 +44,14 @@ M, N, K = 0, 1, 2
 
 def _check_operands(op: T.GemmOp) -> None:
     for name in ("a", "b"):
-        if scope(getattr(op, name)) != "trn.sbuf":
+        if scope(getattr(op, name)) != SBUF:
             fail(f"operand {name.upper()} is in {scope(getattr(op, name))}; TensorE reads its "
-                 f"operands from trn.sbuf (copy it there first)")
+                 f"operands from {SBUF} (copy it there first)")
     for name in ("d", "c"):
         value = getattr(op, name)
-        if value is not None and scope(value) not in ("trn.sbuf", "trn.psum"):
+        if value is not None and scope(value) not in ON_CHIP:
             fail(f"operand {name.upper()} is in {scope(value)}; the result lives on chip "
-                 f"(trn.psum or trn.sbuf)")
+                 f"({PSUM} or {SBUF})")
     types = [dtypes.type_name(elem_type(op.a)), dtypes.type_name(elem_type(op.b))]
     for t in types:
         if t not in TENSOR_ENGINE_DTYPES:
@@ -64,13 +65,13 @@ def _gemm(op: T.GemmOp, ctx) -> None:
     alpha, beta = op.float_prop("alpha", 1.0), op.float_prop("beta", 0.0)
     c_value = op.c if op.c is not None else op.d
     in_place = c_value is op.d
-    d_psum = scope(op.d) == "trn.psum"
+    d_psum = scope(op.d) == PSUM
     direct = d_psum and elem_type(op.d) == f32 and alpha == 1.0 and \
         (beta == 0.0 or (beta == 1.0 and in_place))
     if d_psum and not direct:
         fail("a PSUM destination supports f32, alpha = 1 and beta in {0, 1} with C = D "
              "(accumulate); use an SBUF destination for the rest")
-    if beta != 0.0 and not direct and scope(c_value) == "trn.psum":
+    if beta != 0.0 and not direct and scope(c_value) == PSUM:
         fail("C is in PSUM next to the PSUM accumulator; at most one engine input may be in "
              "PSUM: copy C to SBUF")
     b = ctx.builder
@@ -125,7 +126,7 @@ def _gemm(op: T.GemmOp, ctx) -> None:
                if origin[j] == K and plan.chunk[j] < plan.sizes[j]]
     x_size = plan.sizes[xt]
     y_size = plan.chunk[yt] if yt is not None else 1
-    acc = None if direct else local_tile(b, [x_size, y_size], f32, "trn.psum")
+    acc = None if direct else local_tile(b, [x_size, y_size], f32, PSUM)
     y_order = [yt] if yt is not None else []
     alpha_v = f32_const(b, alpha) if alpha != 1.0 else None
     beta_v = f32_const(b, beta) if beta not in (0.0, 1.0) else None

@@ -34,8 +34,9 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from tirx_mlir.backends.trn.layout.layouts import effective_layout, is_on_chip
+from tirx_mlir.backends.trn.layout.layouts import effective_layout
 from tirx_mlir.backends.trn.layout.physical_access import NotAffine, physical_access
+from tirx_mlir.backends.trn.memory import PSUM, SBUF, is_on_chip
 from tirx_mlir.dialects.tirx.access import resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
@@ -67,7 +68,7 @@ def root_layout(value: SSAValue) -> TileLayout | None:
 
 def hardware_free_limit(values: Sequence[SSAValue]) -> int:
     """Free elements one Vector/Scalar instruction may cover (nki.md §1.3)."""
-    psum = any(btype(v).scope_name == "trn.psum" for v in values)
+    psum = any(btype(v).scope_name == PSUM for v in values)
     return PSUM_FREE_LIMIT if psum else SBUF_FREE_LIMIT
 
 
@@ -321,7 +322,7 @@ def plan_tiles(builder: Builder, iter_shape: Sequence[int], operands: Sequence[P
 def _choose_partition_dim(plan: TilePlan, anchor: int) -> None:
     chips = [op for op in plan.operands if op.on_chip]
     if not chips:
-        fail("no operand is on chip (trn.sbuf / trn.psum)")
+        fail(f"no operand is on chip ({SBUF} / {PSUM})")
     ref = plan.operands[anchor] if plan.operands[anchor].on_chip else chips[0]
     cands = [j for j, (ax, step) in enumerate(ref.axes) if ax == "P" and step == 1]
     plan.pdim = cands[0] if cands else None

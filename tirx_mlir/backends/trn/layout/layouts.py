@@ -18,25 +18,14 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from tirx_mlir.backends.trn.memory import AXES, PARTITIONS, PSUM, PSUM_BANK_BYTES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.layout import Iter, TileLayout, row_major_strides
 
-SBUF = "trn.sbuf"
-PSUM = "trn.psum"
-ON_CHIP_SCOPES = (SBUF, PSUM)
-TRN_AXES = ("P", "F", "Bank")
-PARTITIONS = 128
-PSUM_BANK_BYTES = 2048
-
 
 class TrnLayoutError(ValueError):
     """A layout that is not a valid Trainium layout for its buffer (message says what to fix)."""
-
-
-def is_on_chip(btype: BufferType) -> bool:
-    return btype.scope_name in ON_CHIP_SCOPES
-
 
 
 MIN_PARTITION_USE = 32
@@ -108,12 +97,12 @@ def check_trn_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLay
     where = f"buffer {btype}"
     if layout is None:
         return default_layout(btype.get_shape(), partitions)
-    bad = [ax for ax in layout.axes() if ax not in TRN_AXES]
+    bad = [ax for ax in layout.axes() if ax not in AXES]
     if bad:
         raise TrnLayoutError(f"{where}: layout axes {', '.join(bad)} are not Trainium axes; an "
                              f"on-chip Trainium layout uses only P, F (and Bank for PSUM)")
     if "Bank" in layout.axes() and btype.scope_name != PSUM:
-        raise TrnLayoutError(f"{where}: the Bank axis exists only in trn.psum")
+        raise TrnLayoutError(f"{where}: the Bank axis exists only in {PSUM}")
     if layout.replica:
         raise TrnLayoutError(f"{where}: replicated layouts (R[...]) are not supported on "
                              f"Trainium; store one copy per element")
@@ -165,10 +154,3 @@ def _is_injective(layout: TileLayout) -> bool:
 def physical_shape(layout: TileLayout) -> tuple[int, int]:
     """``(P_span, F_span)``: the physical tile that holds the layout (partition dim first)."""
     return layout.span("P"), layout.span("F")
-
-
-def bytes_per_partition(btype: BufferType) -> int:
-    """Bytes one partition of the physical tile takes (after trn-lower-layout: shape [P, F])."""
-    shape = btype.get_shape()
-    itemsize = dtypes.numpy_dtype(btype.element_type).itemsize
-    return math.prod(shape[1:]) * itemsize

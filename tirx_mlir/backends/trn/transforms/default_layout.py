@@ -22,7 +22,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from tirx_mlir.backends.trn.transforms.common import allocs, kernel_limits, kernels, replace_alloc
-from tirx_mlir.backends.trn.layout.layouts import TrnLayoutError, check_trn_layout, is_on_chip
+from tirx_mlir.backends.trn.layout.layouts import TrnLayoutError, check_trn_layout
+from tirx_mlir.backends.trn.memory import is_on_chip
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp

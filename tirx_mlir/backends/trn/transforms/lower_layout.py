@@ -34,7 +34,8 @@ from xdsl.rewriter import InsertPoint
 from tirx_mlir.backends.trn.transforms.common import (allocs, kernel_limits, kernels, materialize,
                                                       max_value, place_like)
 from tirx_mlir.backends.trn.layout.layouts import (TrnLayoutError, check_trn_layout,
-                                                       is_on_chip, physical_shape)
+                                                       physical_shape)
+from tirx_mlir.backends.trn.memory import is_on_chip
 from tirx_mlir.backends.trn.layout.physical_access import (NotAffine, PhysicalAccess,
                                                                physical_access, value_range)
 from tirx_mlir.diagnostics import PassError

@@ -10,7 +10,7 @@ Modules: ``tables`` (ALU operators, activation functions), ``checks`` (the hardw
 from xdsl.ir import Dialect
 
 from tirx_mlir.backends.trn.dialects.nki.base import NkiOp
-from tirx_mlir.backends.trn.dialects.nki.checks import ADDR_ATTR
+from tirx_mlir.backends.trn.memory import ADDR_ATTR
 from tirx_mlir.backends.trn.dialects.nki.compute import (COMPUTE_OPS, ActivationOp,
                                                          ActivationReduceOp, AffineSelectOp,
                                                          ReciprocalOp, ScalarTensorTensorOp,

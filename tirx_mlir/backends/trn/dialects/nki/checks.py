@@ -18,6 +18,7 @@ from typing import Iterable, Sequence
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from tirx_mlir.backends.trn.memory import ADDR_ATTR, HBM, ON_CHIP, PSUM, SBUF, memory_space
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -25,16 +26,8 @@ from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access
 from tirx_mlir.dialects.tirx.kernel import KernelOp, enclosing_kernel
 from tirx_mlir.dialects.tirx.rules import RuleError
 
-SBUF = "trn.sbuf"
-PSUM = "trn.psum"
-HBM = "global"
-ON_CHIP = (SBUF, PSUM)
-
 TENSOR_ENGINE_DTYPES = ("f8E4M3FN", "f8E5M2", "bf16", "f16", "f32")
 """Element types TensorE multiplies (tf32 has no tirx spelling)."""
-ADDR_ATTR = "trn.addr"
-"""Discardable attribute on a ``tirx.alloc`` of trn.sbuf/trn.psum: its byte offset inside each
-partition, set by the allocator and printed as ``address=`` / ``mod_alloc``."""
 
 
 # --- where the limits come from -----------------------------------------------------------------
@@ -176,9 +169,8 @@ def check_buffer_fits(name: str, root: BufferType, limits: TrnLimits) -> None:
     if shape[0] > limits.partitions:
         raise RuleError(f"operand '{name}' views a {root.scope_name} buffer of {shape[0]} "
                         f"partitions; the limit is {limits.partitions}")
-    nbytes = math.prod(shape[1:]) * dtypes.numpy_dtype(root.element_type).itemsize
-    cap = limits.psum_bytes_per_partition if root.scope_name == PSUM \
-        else limits.sbuf_bytes_per_partition
+    space = memory_space(limits, root.scope_name)
+    nbytes, cap = space.row_bytes(root), space.bytes_per_row
     if nbytes > cap:
         raise RuleError(f"operand '{name}' views a {root.scope_name} buffer of {nbytes} bytes "
                         f"per partition; {root.scope_name} holds {cap} bytes per partition "

@@ -18,7 +18,7 @@ from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, irdl_op_definition, op
 
 from tirx_mlir.backends.trn.dialects.nki import checks, tables
 from tirx_mlir.backends.trn.dialects.nki.base import NkiOp
-from tirx_mlir.backends.trn.dialects.nki.checks import ON_CHIP, SBUF
+from tirx_mlir.backends.trn.memory import ON_CHIP, SBUF
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.attributes import BufferType

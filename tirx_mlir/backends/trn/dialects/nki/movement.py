@@ -11,7 +11,7 @@ from xdsl.irdl import AnyAttr, irdl_op_definition, operand_def, opt_prop_def
 
 from tirx_mlir.backends.trn.dialects.nki import checks
 from tirx_mlir.backends.trn.dialects.nki.base import NkiOp
-from tirx_mlir.backends.trn.dialects.nki.checks import HBM, ON_CHIP, SBUF
+from tirx_mlir.backends.trn.memory import HBM, ON_CHIP, SBUF
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.attributes import BufferType

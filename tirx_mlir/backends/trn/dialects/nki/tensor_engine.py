@@ -10,7 +10,7 @@ from xdsl.irdl import (AttrSizedOperandSegments, irdl_op_definition, operand_def
 
 from tirx_mlir.backends.trn.dialects.nki import checks
 from tirx_mlir.backends.trn.dialects.nki.base import NkiOp
-from tirx_mlir.backends.trn.dialects.nki.checks import ON_CHIP, PSUM, SBUF
+from tirx_mlir.backends.trn.memory import ON_CHIP, PSUM, SBUF
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx.attributes import BufferType
