@@ -373,6 +373,11 @@ class ReshapeOp(IRDLOperation):
                 f"dims: each source dim must equal the product of consecutive result dims")
 
 
+VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
+"""The ops whose result views their ``source`` buffer (no data moves): what code that walks from a
+view to the buffer behind it, or from a buffer to every view of it, follows."""
+
+
 def split_groups(src: Sequence[int], res: Sequence[int]) -> list[list[int]] | None:
     """For each non-unit source dim, the indices of the consecutive non-unit result dims it
     splits into; None when the result is not a split of the source (unit dims are free)."""

@@ -28,14 +28,16 @@ from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
-from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, elem_type,
-                                                    f32_const, insert_tile_op, local_tile, scope)
-from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, const_index, largest_divisor_at_most,
-                                                  partition_dims, refine, reshape, shape_of)
+from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, f32_const,
+                                                    local_tile)
+from tirx_mlir.backends.trn.dispatch.plan import PlanOperand, partition_dims, refine
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.access import const_index
 from tirx_mlir.dialects.tirx.buffer_ops import TransposeOp
 from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch.builders import (elem_type, insert_tile_op, largest_divisor_at_most,
+                                         reshape, scope_of, shape_of)
 
 TENSOR_ENGINE_DTYPES = ("f8E4M3FN", "f8E5M2", "bf16", "f16", "f32")
 M, N, K = 0, 1, 2
@@ -43,13 +45,13 @@ M, N, K = 0, 1, 2
 
 def _check_operands(op: T.GemmOp) -> None:
     for name in ("a", "b"):
-        if scope(getattr(op, name)) != "trn.sbuf":
-            fail(f"operand {name.upper()} is in {scope(getattr(op, name))}; TensorE reads its "
+        if scope_of(getattr(op, name)) != "trn.sbuf":
+            fail(f"operand {name.upper()} is in {scope_of(getattr(op, name))}; TensorE reads its "
                  f"operands from trn.sbuf (copy it there first)")
     for name in ("d", "c"):
         value = getattr(op, name)
-        if value is not None and scope(value) not in ("trn.sbuf", "trn.psum"):
-            fail(f"operand {name.upper()} is in {scope(value)}; the result lives on chip "
+        if value is not None and scope_of(value) not in ("trn.sbuf", "trn.psum"):
+            fail(f"operand {name.upper()} is in {scope_of(value)}; the result lives on chip "
                  f"(trn.psum or trn.sbuf)")
     types = [dtypes.type_name(elem_type(op.a)), dtypes.type_name(elem_type(op.b))]
     for t in types:
@@ -64,13 +66,13 @@ def _gemm(op: T.GemmOp, ctx) -> None:
     alpha, beta = op.float_prop("alpha", 1.0), op.float_prop("beta", 0.0)
     c_value = op.c if op.c is not None else op.d
     in_place = c_value is op.d
-    d_psum = scope(op.d) == "trn.psum"
+    d_psum = scope_of(op.d) == "trn.psum"
     direct = d_psum and elem_type(op.d) == f32 and alpha == 1.0 and \
         (beta == 0.0 or (beta == 1.0 and in_place))
     if d_psum and not direct:
         fail("a PSUM destination supports f32, alpha = 1 and beta in {0, 1} with C = D "
              "(accumulate); use an SBUF destination for the rest")
-    if beta != 0.0 and not direct and scope(c_value) == "trn.psum":
+    if beta != 0.0 and not direct and scope_of(c_value) == "trn.psum":
         fail("C is in PSUM next to the PSUM accumulator; at most one engine input may be in "
              "PSUM: copy C to SBUF")
     b = ctx.builder

@@ -1,63 +1,26 @@
-"""Helpers shared by the Trainium transforms and dispatch: the target limits of a kernel, and
-building index arithmetic for an affine `IndexExpr`."""
+"""Helpers shared by the Trainium transforms: the target limits of a kernel, the allocations of a
+kernel, replacing an allocation, and bounding an affine `IndexExpr`.
+
+(Which kernels a module holds is `dialects.tirx.kernel.kernels`; index arithmetic is built by
+`dialects.tirx.access.materialize`.)"""
 
 from __future__ import annotations
-
-from xdsl.builder import Builder
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
-from xdsl.ir import Operation, SSAValue
 
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx.access import IndexExpr
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.target.target import kernel_target
 
 
-def kernel_target(module: ModuleOp, kernel: KernelOp, option: str | None):
-    """The kernel's Target (pass option > kernel > module attribute), or None when none is
-    given (then the default NeuronCore-v2 limits apply)."""
-    from tirx_mlir.transforms.tile_dispatch import resolve_target
-    from tirx_mlir.diagnostics import PassError
-
-    try:
-        return resolve_target(module, kernel, option)
-    except PassError:
-        if option is None and kernel.target is None:
-            return None
-        raise
-
-
-def kernel_limits(module: ModuleOp, kernel: KernelOp, option: str | None) -> TrnLimits:
-    return TrnLimits.from_target(kernel_target(module, kernel, option))
-
-
-def kernels(module: ModuleOp) -> list[KernelOp]:
-    return [k for k in module.walk() if isinstance(k, KernelOp)]
+def kernel_limits(kernel: KernelOp, option: str | None) -> TrnLimits:
+    """The Trainium limits of a kernel's target (`tirx_mlir.target.kernel_target`); the default
+    NeuronCore-v2 limits when it has none."""
+    return TrnLimits.from_target(kernel_target(kernel, option, required=False))
 
 
 def allocs(kernel: KernelOp) -> list[AllocOp]:
     return [o for o in kernel.walk() if isinstance(o, AllocOp)]
-
-
-def const_index(builder: Builder, value: int) -> SSAValue:
-    return builder.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
-
-
-def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
-    """An int for a constant expression, else index arithmetic computing it."""
-    if expr.is_const():
-        return expr.const
-    acc: SSAValue | None = None
-    for value, coeff in expr.terms:
-        term = value
-        if coeff != 1:
-            term = builder.insert(arith.MuliOp(value, const_index(builder, coeff))).result
-        acc = term if acc is None else builder.insert(arith.AddiOp(acc, term)).result
-    assert acc is not None
-    if expr.const:
-        acc = builder.insert(arith.AddiOp(acc, const_index(builder, expr.const))).result
-    return acc
 
 
 def place_like(new: AllocOp, old: AllocOp) -> None:
@@ -88,5 +51,3 @@ def max_value(expr: IndexExpr, ranges) -> int | None:
         total += coeff * (rng[1] if coeff >= 0 else rng[0])
     return total
 
-
-_ = Operation
