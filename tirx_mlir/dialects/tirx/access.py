@@ -93,6 +93,17 @@ def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
     return acc
 
 
+def max_value(expr: IndexExpr, ranges) -> int | None:
+    """Largest value of a non-negative-coefficient expression over the value ranges."""
+    total = expr.const
+    for value, coeff in expr.terms:
+        rng = ranges(value)
+        if rng is None:
+            return None
+        total += coeff * (rng[1] if coeff >= 0 else rng[0])
+    return total
+
+
 def index_expr(value: SSAValue) -> IndexExpr:
     """Fold an index value built from constants, additions and constant multiples into an
     IndexExpr; anything else stays an opaque term."""

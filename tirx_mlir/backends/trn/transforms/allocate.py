@@ -30,12 +30,12 @@ from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
 from tirx_mlir.backends.trn.dialects.nki.checks import ADDR_ATTR
-from tirx_mlir.backends.trn.transforms.common import allocs, kernel_limits
+from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.backends.trn.layout.layouts import PSUM, SBUF, bytes_per_partition
 from tirx_mlir.backends.trn.transforms.lower_layout import VIEW_OPS
 from tirx_mlir.diagnostics import PassError, format_location
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, allocs
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 
 SBUF_BYTES_ATTR = "trn.sbuf_bytes"

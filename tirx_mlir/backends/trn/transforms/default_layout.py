@@ -22,10 +22,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from tirx_mlir.backends.trn.layout.layouts import TrnLayoutError, check_trn_layout, is_on_chip
-from tirx_mlir.backends.trn.transforms.common import allocs, kernel_limits, replace_alloc
+from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, allocs, replace_alloc
 from tirx_mlir.dialects.tirx.kernel import kernels
 
 

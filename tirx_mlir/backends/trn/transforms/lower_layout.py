@@ -35,12 +35,12 @@ from tirx_mlir.backends.trn.layout.layouts import (TrnLayoutError, check_trn_lay
                                                    physical_shape)
 from tirx_mlir.backends.trn.layout.physical_access import (NotAffine, PhysicalAccess,
                                                            physical_access, value_range)
-from tirx_mlir.backends.trn.transforms.common import allocs, kernel_limits, max_value, place_like
+from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.diagnostics import PassError
-from tirx_mlir.dialects.tirx.access import materialize
+from tirx_mlir.dialects.tirx.access import materialize, max_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import (VIEW_OPS, AllocOp, LoadOp, ReshapeOp, SliceOp,
-                                                StoreOp, TransposeOp)
+                                                StoreOp, TransposeOp, allocs, place_like)
 from tirx_mlir.dialects.tirx.kernel import kernels
 
 
