@@ -175,26 +175,30 @@ class Pipeline:
     # ---- running ----
     def apply(self, module: ModuleOp, ctx: Context | None = None, *, verify: bool = True,
               callback: Callable[[ModulePass, ModuleOp], None] | None = None,
-              print_between: IO[str] | None = None) -> ModuleOp:
+              print_between: IO[str] | None = None,
+              on_error: Callable[[ModulePass, Exception], None] | None = None) -> ModuleOp:
         """Run every pass on ``module`` in place.
 
         Verifies after each pass unless ``verify=False``; ``callback(pass, module)`` runs after
         each pass (to inspect the IR between passes); ``print_between`` receives the IR after
         each pass, like ``tirx-opt --print-between-passes``. An error raised by a pass or by the
-        verifier carries a note naming the pass.
+        verifier carries a note naming the pass; ``on_error(pass, error)`` sees it first and may
+        raise its own error instead (``tirx-opt`` turns it into a located report).
         """
         if ctx is None:
             from tirx_mlir.located_parser import make_context
 
             ctx = make_context()
-        for p in self.passes:
+        for index, p in enumerate(self.passes):
             try:
                 p.apply(ctx, module)
                 if verify:
                     module.verify()
             except Exception as err:
-                err.add_note(f"in pass '{p.name}' (#{self.passes.index(p) + 1} of pipeline "
+                err.add_note(f"in pass '{p.name}' (#{index + 1} of pipeline "
                              f"'{self.name}': {self.spec()})")
+                if on_error is not None:
+                    on_error(p, err)
                 raise
             if print_between is not None:
                 print_between.write(f"// -----// IR after {p.name} //----- //\n{module}\n")

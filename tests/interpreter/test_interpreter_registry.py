@@ -65,3 +65,20 @@ def test_rollback_removes_the_backend_set(fake_backend):
     with pytest.raises(InterpretError, match=r"p\.mlir:2:3: error: test\.op: no interpreter "
                                              r"implementation for this op"):
         make_interpreter(parse_module(PROGRAM, "p.mlir")).call_op("f", ())
+
+
+def test_every_core_op_has_an_implementation_method():
+    """Each tile primitive, scope id and table-driven math op has its own ``@impl`` method."""
+    from xdsl.dialects import math
+
+    from tirx_mlir.dialects.tirx import kernel, tile_ops
+    from tirx_mlir.interpreter.math import FLOAT_BINARY, FLOAT_UNARY, MathFunctions
+    from tirx_mlir.interpreter.tirx_functions import TirxFunctions
+
+    tirx_ops = {op_type for op_type, _ in TirxFunctions._impls()}  # noqa: SLF001 - xdsl 0.74 API
+    assert set(tile_ops.TILE_OPS) <= tirx_ops
+    assert set(kernel.SCOPE_ID_OPS) <= tirx_ops
+    math_ops = {op_type for op_type, _ in MathFunctions._impls()}  # noqa: SLF001
+    assert set(FLOAT_UNARY) | set(FLOAT_BINARY) | {math.FmaOp, math.CtPopOp} <= math_ops
+    for op_type in tile_ops.TILE_OPS:
+        assert hasattr(TirxFunctions, f"run_{op_type.name.split('.')[1]}"), op_type.name

@@ -79,3 +79,18 @@ def test_a_failing_pass_is_named_in_the_error():
         pipeline.apply(tirx_mlir.parse_module(KERNEL))
     assert "has no target" in err.value.message
     assert any("in pass 'tirx-dispatch' (#2 of pipeline" in n for n in err.value.__notes__)
+
+
+def test_on_error_sees_the_failing_pass_and_may_replace_the_error():
+    pipeline = Pipeline.parse("dce,tirx-dispatch,dce")
+    seen = []
+
+    def report(p, err):
+        seen.append((p.name, type(err).__name__))
+        raise RuntimeError(f"reported: {p.name}")
+
+    with pytest.raises(RuntimeError, match="reported: tirx-dispatch"):
+        pipeline.apply(tirx_mlir.parse_module(KERNEL), on_error=report)
+    assert seen == [("tirx-dispatch", "PassError")]
+    with pytest.raises(tirx_mlir.diagnostics.PassError):  # returning re-raises the pass's error
+        pipeline.apply(tirx_mlir.parse_module(KERNEL), on_error=lambda p, err: None)

@@ -181,3 +181,27 @@ def test_kind_schema_has_categories():
         set(cuda.attr_names("resource"))
     assert {"compiler", "fast_math"} <= set(cuda.attr_names("option"))
     assert "max_shared_memory_per_block" in cuda.describe()
+
+
+def test_kernel_target_is_the_one_rule_passes_use():
+    """pass option > kernel > module attribute > current target; none at all is a PassError
+    unless not required."""
+    from tirx_mlir.diagnostics import PassError
+    from tirx_mlir.target import kernel_target, target_text_of
+
+    module = tirx_mlir.parse_module(
+        'tirx.kernel @k(%X: !tirx.buffer<4xf32, global>) -> () grid [1] threads [1] {\n'
+        '  tirx.return\n}')
+    kernel = module.body.block.first_op
+    assert target_text_of(kernel) is None and kernel_target(kernel, required=False) is None
+    with pytest.raises(PassError, match="kernel @k has no target"):
+        kernel_target(kernel)
+    with Target("llvm"):
+        assert kernel_target(kernel) == Target("llvm")
+    set_target(module, "nvidia/nvidia-h100")
+    assert Target(target_text_of(kernel.body.block.first_op)) == Target("nvidia/nvidia-h100")
+    set_target(kernel, "aws/trn1/trn1.2xlarge")
+    assert kernel_target(kernel).kind_name == "trn"
+    assert kernel_target(kernel, "llvm") == Target("llvm")
+    with pytest.raises(PassError, match="unknown target kind or tag 'nope'"):
+        kernel_target(kernel, "nope")

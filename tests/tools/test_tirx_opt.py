@@ -77,6 +77,14 @@ def test_print_ir_after_all_goes_to_stderr(kernel_file: Path, capsys) -> None:
     assert "IR Dump" not in out
 
 
+def test_time_passes_and_print_between_passes(kernel_file: Path, capsys) -> None:
+    code, out, err = run([str(kernel_file), "-p", "cse,dce", "--time-passes",
+                          "--print-between-passes"], capsys)
+    assert code == 0
+    assert [line.split(":")[0] for line in err.splitlines()] == ["pass 'cse'", "pass 'dce'"]
+    assert out.count("IR after ") == 1 and "IR after cse:" in out  # not after the last pass
+
+
 # --- registries reach the driver ------------------------------------------------------------------
 
 

@@ -1,15 +1,17 @@
 """Tile dispatch: choosing a backend implementation for each tile primitive.
 
-One package, three modules:
+One package, four modules:
 
 * `registry` — the cases ``(tile op, target kind) -> (variant, priority, predicates, impl)``,
   `register_dispatch`, predicates, `fail`; it imports no xDSL, so a backend registers cheaply;
 * `context` — the `DispatchContext` a variant sees (target, exec scope, launch, loops, builder,
   side-effect callbacks);
-* `search` — `run_dispatch`: the search by priority and the failure table.
+* `search` — `run_dispatch`: the search by priority and the failure table;
+* `builders` — what every backend's variants build with (typed buffers and views, loops,
+  divisors, broadcasting alignment, config readers, inserting a tile op).
 
-The registration API is re-exported here; the context and the search are imported from their
-modules (``from tirx_mlir.dispatch.context import DispatchContext``), which need xDSL.
+The registration API is re-exported here; the context, the search and the builders are imported
+from their modules (``from tirx_mlir.dispatch.context import DispatchContext``), which need xDSL.
 """
 
 from tirx_mlir.dispatch.registry import (DispatchCase, DispatchFail, Predicate, cases_for,

@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects import scf
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.diagnostics import TirxError
+from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
@@ -49,13 +49,6 @@ class LoopRange:
         if self.lower is None or self.upper is None or self.step is None:
             return None
         return max(0, -(-(self.upper - self.lower) // self.step))
-
-
-def _const_index(value: SSAValue) -> int | None:
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 @dataclass
@@ -148,8 +141,8 @@ class DispatchContext:
         parent = self.op.parent_op()
         while parent is not None and parent is not self.kernel:
             if isinstance(parent, scf.ForOp):
-                loops.append(LoopRange(parent.body.block.args[0], _const_index(parent.lb),
-                                       _const_index(parent.ub), _const_index(parent.step)))
+                loops.append(LoopRange(parent.body.block.args[0], constant_value(parent.lb),
+                                       constant_value(parent.ub), constant_value(parent.step)))
             parent = parent.parent_op()
         return list(reversed(loops))
 

@@ -9,8 +9,8 @@ Modules, one per dialect plus the shared parts:
 * `runtime`: run-time values (buffers are numpy arrays, views for slices) and the memory rules
   (NaN/poison fresh memory, compute dtypes, rounding on store, bounds checks, `InterpretError`);
 * `tile_semantics`: the numpy meaning of unary/binary/reduce functions and affine predicates;
-* `tirx` = `tirx_kernel` + `tirx_tile`: the ``tirx`` dialect (kernels, scope ids, buffers;
-  tile ops);
+* `tirx_functions` = `tirx_kernel` + `tirx_tile`: the ``tirx`` dialect's implementation set
+  (kernels, scope ids, buffers; tile ops);
 * `arith`, `math`: every arith and math op on scalars, rounded to the result type;
 * `core`: `make_interpreter` and the located errors; `launch`: `KernelRunner`, `interpret`;
 * `physical_memory`: the physical memory model (addressed allocations share one array per
@@ -26,7 +26,7 @@ from tirx_mlir import registry
 
 
 def _tirx():
-    from tirx_mlir.interpreter.tirx import TirxFunctions
+    from tirx_mlir.interpreter.tirx_functions import TirxFunctions
 
     return TirxFunctions
 

@@ -112,9 +112,8 @@ class TirxInterpreter(Interpreter):
 
 
 def registered_functions() -> list[tuple[str, type[InterpreterFunctions]]]:
-    """(name, class) of every registered implementation set, core first."""
-    import tirx_mlir.interpreter  # noqa: F401 - registers the core sets
-
+    """(name, class) of every registered implementation set, core first (the package's
+    ``__init__`` registers the core sets before this module is imported)."""
     return [(name, factory()) for name, factory in registry.interpreter_functions.items()]
 
 

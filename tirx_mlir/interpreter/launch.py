@@ -26,18 +26,13 @@ from xdsl.utils.exceptions import VerifyException
 from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, LoadOp, ReshapeOp, SliceOp, StoreOp,
-                                                TransposeOp)
-from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp, LoadOp, StoreOp
+from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.interpreter import runtime
 from tirx_mlir.interpreter.core import TirxInterpreter, make_interpreter
 from tirx_mlir.interpreter.runtime import InterpretError
 from tirx_mlir.interpreter.tirx_kernel import param_name
-
-
-def kernels(module: ModuleOp) -> list[KernelOp]:
-    return [op for op in module.walk() if isinstance(op, KernelOp)]
 
 
 def find_kernel(module: ModuleOp, name: str | None = None) -> KernelOp:
@@ -69,13 +64,11 @@ def verify_module(module: ModuleOp) -> None:
         raise TirxError(str(err), bad) from None
 
 
-_VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
-
 
 def _root_param(value: SSAValue, kernel: KernelOp) -> int | None | bool:
     """The kernel parameter a buffer value views (its index), None for an on-chip allocation,
     True when it cannot be traced (then any parameter may be behind it)."""
-    while isinstance(value.owner, _VIEW_OPS):
+    while isinstance(value.owner, VIEW_OPS):
         value = value.owner.source
     if isinstance(value, BlockArgument) and value.owner is kernel.body.block:
         return value.index
@@ -107,7 +100,7 @@ def written_inputs(kernel: KernelOp) -> set[int]:
             targets = op.dst_operands()
         elif isinstance(op, StoreOp):
             targets = [op.buffer]
-        elif isinstance(op, (*_VIEW_OPS, LoadOp, AllocOp)):
+        elif isinstance(op, (*VIEW_OPS, LoadOp, AllocOp)):
             continue
         else:
             targets = _written_by(op)

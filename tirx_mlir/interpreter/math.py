@@ -59,7 +59,8 @@ def _ipow(base: int, exp: int) -> int:
 
 
 class MathFunctions(InterpreterFunctions):
-    """All math ops; the table-driven ones are installed by `_install` below."""
+    """All math ops; the float ones run `_float_unary` / `_float_binary` with the function from
+    `FLOAT_UNARY` / `FLOAT_BINARY`."""
 
     @cached_property
     def facts(self) -> _Facts:
@@ -110,14 +111,134 @@ class MathFunctions(InterpreterFunctions):
     def run_ctpop(self, interp: Interpreter, op: Operation, args: PythonValues):
         return (bin(unsigned(args[0], self.facts.width(interp, op))).count("1"),)
 
+    # ---- table-driven: FLOAT_UNARY / FLOAT_BINARY give the function ----
+    @impl(math.AbsFOp)
+    def run_absf(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
 
-def _install() -> None:
-    for op_type in FLOAT_UNARY:
-        setattr(MathFunctions, f"run_{op_type.name[5:]}", impl(op_type)(MathFunctions._float_unary))
-    for op_type in FLOAT_BINARY:
-        setattr(MathFunctions, f"run_{op_type.name[5:]}",
-                impl(op_type)(MathFunctions._float_binary))
+    @impl(math.AcosOp)
+    def run_acos(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.AcoshOp)
+    def run_acosh(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.AsinOp)
+    def run_asin(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.AsinhOp)
+    def run_asinh(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.AtanOp)
+    def run_atan(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.AtanhOp)
+    def run_atanh(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.CbrtOp)
+    def run_cbrt(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.CeilOp)
+    def run_ceil(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.CosOp)
+    def run_cos(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.CoshOp)
+    def run_cosh(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.ErfOp)
+    def run_erf(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.Exp2Op)
+    def run_exp2(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.ExpM1Op)
+    def run_expm1(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.ExpOp)
+    def run_exp(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.FloorOp)
+    def run_floor(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.Log10Op)
+    def run_log10(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.Log1pOp)
+    def run_log1p(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.Log2Op)
+    def run_log2(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.LogOp)
+    def run_log(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.RoundEvenOp)
+    def run_roundeven(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.RoundOp)
+    def run_round(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.RsqrtOp)
+    def run_rsqrt(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.SinOp)
+    def run_sin(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.SinhOp)
+    def run_sinh(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.SqrtOp)
+    def run_sqrt(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.TanOp)
+    def run_tan(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.TanhOp)
+    def run_tanh(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.TruncOp)
+    def run_trunc(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_unary(interp, op, args)
+
+    @impl(math.Atan2Op)
+    def run_atan2(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_binary(interp, op, args)
+
+    @impl(math.CopySignOp)
+    def run_copysign(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_binary(interp, op, args)
+
+    @impl(math.PowFOp)
+    def run_powf(self, interp: Interpreter, op: Operation, args: PythonValues):
+        return self._float_binary(interp, op, args)
 
 
-_install()
 register_impls(MathFunctions)

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from xdsl.interpreter import (Interpreter, InterpreterFunctions, PythonValues, ReturnedValues,
@@ -94,9 +93,6 @@ def check_arguments(kernel: KernelOp, args: PythonValues) -> None:
                 hint="pass a numpy array of that shape and dtype (bf16/fp8: ml_dtypes)")
 
 
-_PER_THREAD_IDS = (ThreadIdOp, LaneIdOp, WarpIdOp, WarpgroupIdOp, WarpIdInWgOp, ThreadIdInWgOp)
-
-
 class TirxKernelFunctions(InterpreterFunctions):
     """Kernels, scope ids, alloc, slice, load, store (combined into `TirxFunctions`)."""
 
@@ -164,6 +160,30 @@ class TirxKernelFunctions(InterpreterFunctions):
             hint="index by tirx.cta_id / tirx.cluster_id and let tile ops split the work; "
                  "CUDA-level (SIMT) IR is run by the CUDA backend's interpreter")
 
+    @impl(ThreadIdOp)
+    def run_thread_id(self, interp: Interpreter, op: ScopeIdOp, args: PythonValues):
+        return self._per_thread_id(interp, op, args)
+
+    @impl(LaneIdOp)
+    def run_lane_id(self, interp: Interpreter, op: ScopeIdOp, args: PythonValues):
+        return self._per_thread_id(interp, op, args)
+
+    @impl(WarpIdOp)
+    def run_warp_id(self, interp: Interpreter, op: ScopeIdOp, args: PythonValues):
+        return self._per_thread_id(interp, op, args)
+
+    @impl(WarpgroupIdOp)
+    def run_warpgroup_id(self, interp: Interpreter, op: ScopeIdOp, args: PythonValues):
+        return self._per_thread_id(interp, op, args)
+
+    @impl(WarpIdInWgOp)
+    def run_warp_id_in_wg(self, interp: Interpreter, op: ScopeIdOp, args: PythonValues):
+        return self._per_thread_id(interp, op, args)
+
+    @impl(ThreadIdInWgOp)
+    def run_thread_id_in_wg(self, interp: Interpreter, op: ScopeIdOp, args: PythonValues):
+        return self._per_thread_id(interp, op, args)
+
     # ---- buffers ----
     @impl(AllocOp)
     def run_alloc(self, interp: Interpreter, op: AllocOp, args: PythonValues):
@@ -205,13 +225,3 @@ class TirxKernelFunctions(InterpreterFunctions):
         value, buffer, *indices = args
         buffer[runtime.check_index(buffer, indices)] = runtime.convert(value, buffer.dtype)
         return ()
-
-
-def _install_per_thread_ids() -> None:
-    for op_type in _PER_THREAD_IDS:
-        name = f"run_{op_type.name.split('.')[1]}"
-        setattr(TirxKernelFunctions, name, impl(op_type)(TirxKernelFunctions._per_thread_id))
-
-
-_install_per_thread_ids()
-_ = Any

@@ -314,7 +314,8 @@ assert set(SEMANTICS) == set(T.TILE_OPS), "every tile primitive needs interprete
 
 
 class TirxTileFunctions(InterpreterFunctions):
-    """The tile primitives (combined into `TirxFunctions`); one `TileCall` is cached per op."""
+    """The tile primitives (combined into `TirxFunctions`): each runs `run_tile`, which looks up
+    its numpy meaning in `SEMANTICS`; one `TileCall` is cached per op."""
 
     def _call(self, op: TileOp) -> TileCall:
         calls: runtime.PerOpCache = self.__dict__.setdefault("_tile_calls", runtime.PerOpCache())
@@ -325,11 +326,127 @@ class TirxTileFunctions(InterpreterFunctions):
         SEMANTICS[type(op)](call, call.values(args), interp)
         return ()
 
+    # ---- one entry per tile primitive, all running `run_tile` ----
+    @impl(T.CopyOp)
+    def run_copy(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
 
-def _install_tile_impls() -> None:
-    for op_type in T.TILE_OPS:
-        name = f"run_{op_type.name.split('.')[1]}"
-        setattr(TirxTileFunctions, name, impl(op_type)(TirxTileFunctions.run_tile))
+    @impl(T.CopyAsyncOp)
+    def run_copy_async(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
 
+    @impl(T.PermuteLayoutOp)
+    def run_permute_layout(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
 
-_install_tile_impls()
+    @impl(T.GemmOp)
+    def run_gemm(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.GemmAsyncOp)
+    def run_gemm_async(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.ZeroOp)
+    def run_zero(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.FillOp)
+    def run_fill(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.MemsetOp)
+    def run_memset(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.ReciprocalOp)
+    def run_reciprocal(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.SiluOp)
+    def run_silu(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.SqrtOp)
+    def run_sqrt(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.ExpOp)
+    def run_exp(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.Exp2Op)
+    def run_exp2(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.Log2Op)
+    def run_log2(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.CastOp)
+    def run_cast(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.AddOp)
+    def run_add(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.SubOp)
+    def run_sub(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.MulOp)
+    def run_mul(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.FdivOp)
+    def run_fdiv(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.MaximumOp)
+    def run_maximum(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.MinimumOp)
+    def run_minimum(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.FmaOp)
+    def run_fma(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.SelectOp)
+    def run_select(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.SumOp)
+    def run_sum(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.MaxOp)
+    def run_max(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.MinOp)
+    def run_min(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.ReduceNegateOp)
+    def run_reduce_negate(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.BinaryReduceOp)
+    def run_binary_reduce(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.UnaryReduceOp)
+    def run_unary_reduce(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.BinaryChainOp)
+    def run_binary_chain(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)
+
+    @impl(T.ComposeOp)
+    def run_compose_op(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        return self.run_tile(interp, op, args)

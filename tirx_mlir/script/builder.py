@@ -12,11 +12,11 @@ from typing import Iterator, Sequence
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, ModuleOp, f32
+from xdsl.dialects.builtin import FloatAttr, IndexType, ModuleOp, f32
 from xdsl.ir import Block, Region, SSAValue
 
 from tirx_mlir.dialects.tirx import dtypes
-from tirx_mlir.dialects.tirx.access import IndexExpr
+from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, SliceOp, TransposeOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ReturnOp
@@ -30,10 +30,6 @@ class ScriptError(ValueError):
 # --- index arithmetic ---------------------------------------------------------------------------
 
 
-def _const_index(v: int) -> SSAValue:
-    return arith.ConstantOp(IntegerAttr(int(v), IndexType())).result
-
-
 class Index:
     """An index value (a loop variable or arithmetic on one) usable in slices and arithmetic."""
 
@@ -42,7 +38,7 @@ class Index:
 
     @staticmethod
     def wrap(v: "Index | int") -> SSAValue:
-        return v.value if isinstance(v, Index) else _const_index(v)
+        return v.value if isinstance(v, Index) else const_index(None, v)
 
     def __add__(self, o: "Index | int") -> "Index":
         return Index(arith.AddiOp(self.value, Index.wrap(o)).result)
@@ -58,7 +54,7 @@ class Index:
         return Index(arith.SubiOp(self.value, Index.wrap(o)).result)
 
     def __rsub__(self, o: int) -> "Index":
-        return Index(arith.SubiOp(_const_index(o), self.value).result)
+        return Index(arith.SubiOp(const_index(None, o), self.value).result)
 
     def expr(self) -> IndexExpr:
         return IndexExpr.of(self.value)

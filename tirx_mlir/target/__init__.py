@@ -8,9 +8,10 @@
     detect_target_from_device("cpu")                 # probe this machine
 
 * kind.py: `TargetKind` / `AttrSpec` (typed schema with defaults and categories), the kind and
-  tag registries (`register_target_kind`, `register_tag`, `list_tags`);
+  tag registries (`register_target_kind`, ``tags``);
 * target.py: `Target` (from a string, dict, tag or Target; ``str()`` re-parses; ``to_attr()``),
-  `target_of` / `set_target` for kernels and modules;
+  `register_tag` / `list_tags`, and the one rule for the target of a kernel or module
+  (`target_text_of`, `target_of`, `kernel_target`) with `set_target`;
 * detect.py: device detectors (`register_device_target_detector`, `detect_target_from_device`);
 * llvm.py: the core's ``llvm`` kind and the ``cpu`` detector. Other kinds come from backends.
 
@@ -24,14 +25,15 @@ from tirx_mlir.target.detect import (DeviceNotFoundError, detect_target_from_dev
                                      device_detectors, list_device_detectors, parse_device,
                                      register_device_target_detector)
 from tirx_mlir.target.kind import (CATEGORIES, COMMON_ATTRS, AttrSpec, TargetAttributeError,
-                                   TargetError, TargetKind, list_tags, list_target_kinds,
-                                   register_tag, register_target_kind, tags, target_kinds)
-from tirx_mlir.target.target import MODULE_TARGET_ATTR, Target, set_target, target_of
+                                   TargetError, TargetKind, list_target_kinds,
+                                   register_target_kind, tags, target_kinds)
+from tirx_mlir.target.target import (MODULE_TARGET_ATTR, Target, kernel_target, list_tags,
+                                     register_tag, set_target, target_of, target_text_of)
 from tirx_mlir.target import llvm as _llvm  # noqa: F401 - registers the llvm kind and cpu detector
 
 __all__ = ["AttrSpec", "CATEGORIES", "COMMON_ATTRS", "DeviceNotFoundError", "MODULE_TARGET_ATTR",
            "Target", "TargetAttributeError", "TargetError", "TargetKind",
            "detect_target_from_device", "device_detectors", "list_device_detectors", "list_tags",
            "list_target_kinds", "parse_device", "register_device_target_detector",
-           "register_tag", "register_target_kind", "set_target", "tags", "target_kinds",
-           "target_of"]
+           "kernel_target", "register_tag", "register_target_kind", "set_target", "tags",
+           "target_kinds", "target_of", "target_text_of"]

@@ -1,5 +1,7 @@
 """Target kinds, their typed attribute schemas, and the kind and tag registries.
 
+(`register_tag` and `list_tags` build `Target` objects, so they live in target.py.)
+
 A *target kind* (``cuda``, ``trn``, ``llvm``...) is registered by its backend (``llvm`` by the
 core) with a schema: one `AttrSpec` per attribute, with a type, a default, a category
 (``arch``: architecture / ISA; ``resource``: sizes and counts of the hardware; ``option``:
@@ -14,12 +16,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from tirx_mlir import registry
-
-if TYPE_CHECKING:
-    from tirx_mlir.target.target import Target
 
 
 class TargetError(ValueError):
@@ -161,26 +160,6 @@ def register_target_kind(kind: TargetKind, *, override: bool = False) -> TargetK
 
 def list_target_kinds() -> dict[str, TargetKind]:
     return dict(sorted(target_kinds.items()))
-
-
-def register_tag(name: str, config: Mapping[str, Any], override: bool = False) -> "Target":
-    """Register a named target configuration (``"nvidia/nvidia-h100"``); returns its Target.
-
-    The config is validated now against its kind's schema, so a bad tag fails at registration.
-    """
-    from tirx_mlir.target.target import Target
-
-    target = Target(dict(config))
-    tags.register(name, dict(config), override=override)
-    return target
-
-
-def list_tags(kind: str | None = None) -> dict[str, "Target"]:
-    """``{tag: Target}`` of every registered tag (of one kind if given), sorted by name."""
-    from tirx_mlir.target.target import Target
-
-    out = {name: Target(name) for name in sorted(tags.keys())}
-    return out if kind is None else {n: t for n, t in out.items() if t.kind_name == kind}
 
 
 def lookup_kind(name: str) -> TargetKind:

@@ -201,14 +201,34 @@ def _from_string(text: str) -> tuple[TargetKind, dict, "Target | None"]:
     return kind, _complete(kind, given), host
 
 
+# --- tags ----------------------------------------------------------------------------------------
+
+
+def register_tag(name: str, config: Mapping[str, Any], override: bool = False) -> Target:
+    """Register a named target configuration (``"nvidia/nvidia-h100"``); returns its Target.
+
+    The config is validated now against its kind's schema, so a bad tag fails at registration.
+    """
+    target = Target(dict(config))
+    tags.register(name, dict(config), override=override)
+    return target
+
+
+def list_tags(kind: str | None = None) -> dict[str, Target]:
+    """``{tag: Target}`` of every registered tag (of one kind if given), sorted by name."""
+    out = {name: Target(name) for name in sorted(tags.keys())}
+    return out if kind is None else {n: t for n, t in out.items() if t.kind_name == kind}
+
+
 # --- targets in the IR ----------------------------------------------------------------------------
 
 MODULE_TARGET_ATTR = "tirx.target"
 
 
-def target_of(op: Any, *, default: "Target | None" = None) -> "Target | None":
-    """The target an op compiles for: its kernel's ``target``, else the enclosing module's
-    ``tirx.target`` attribute, else ``default`` (else the current ``with Target``)."""
+def target_text_of(op: Any) -> str | None:
+    """The target string an op compiles for, unparsed: its kernel's ``target``, else the
+    enclosing module's ``tirx.target`` attribute; None when neither is set. The one reading of
+    "the kernel's target" in the IR (`target_of` and `kernel_target` parse it)."""
     from xdsl.dialects.builtin import ModuleOp, StringAttr
 
     from tirx_mlir.dialects.tirx.attributes import TargetAttr
@@ -216,17 +236,43 @@ def target_of(op: Any, *, default: "Target | None" = None) -> "Target | None":
 
     node = op
     while node is not None:
-        text = None
         if isinstance(node, KernelOp) and node.target is not None:
-            text = node.target.data
-        elif isinstance(node, ModuleOp):
+            return node.target.data
+        if isinstance(node, ModuleOp):
             attr = node.attributes.get(MODULE_TARGET_ATTR)
             if isinstance(attr, (TargetAttr, StringAttr)):
-                text = attr.data
-        if text is not None:
-            return Target(text)
+                return attr.data
         node = node.parent_op()
+    return None
+
+
+def target_of(op: Any, *, default: "Target | None" = None) -> "Target | None":
+    """The target an op compiles for: its kernel's ``target``, else the enclosing module's
+    ``tirx.target`` attribute, else ``default`` (else the current ``with Target``)."""
+    text = target_text_of(op)
+    if text is not None:
+        return Target(text)
     return default if default is not None else Target.current()
+
+
+def kernel_target(kernel: Any, option: str | None = None, *,
+                  required: bool = True) -> "Target | None":
+    """The Target a kernel compiles for, as every pass resolves it: the pass option ``option``
+    (a target string or tag) > the kernel's ``target`` > the module's ``tirx.target`` > the
+    current ``with Target``. A bad target string is a `PassError` at the kernel; so is no target
+    at all, unless ``required`` is False (then None)."""
+    from tirx_mlir.diagnostics import PassError
+
+    try:
+        target = Target(option) if option is not None else target_of(kernel)
+    except TargetError as err:
+        raise PassError(str(err), kernel, hint="see tirx_mlir.target.list_target_kinds() and "
+                                               "list_tags()") from None
+    if target is None and required:
+        raise PassError(f"kernel @{kernel.kernel_name} has no target", kernel,
+                        hint="add `target \"...\"` to the kernel, a tirx.target attribute to the "
+                             "module, or pass tirx-dispatch{target=...}")
+    return target
 
 
 def set_target(op: Any, target: "Target | str") -> None:

@@ -31,7 +31,7 @@ from typing import IO, Sequence
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
@@ -176,17 +176,23 @@ class TirxOptMain(xDSLOptMain):
 
     # ---- the pass list ----
     def setup_pipeline(self) -> None:
-        self.passes: list[ModulePass] = []
+        from tirx_mlir.pipelines import Pipeline
+
+        passes: list[ModulePass] = []
         if self.args.pass_pipeline:
-            self.passes += self.build_named_pipeline(self.args.pass_pipeline)
+            passes += self.build_named_pipeline(self.args.pass_pipeline)
         if self.args.passes:
-            self.passes += self.build_passes(self.args.passes)
-        self.pipeline = PassPipeline(tuple(self.passes))
+            passes += self.build_passes(self.args.passes)
+        self.pipeline = Pipeline("tirx-opt", passes)
+
+    @property
+    def passes(self) -> list[ModulePass]:
+        return self.pipeline.passes
 
     @property
     def pass_spec(self) -> str:
         """The expanded pipeline as a -p string."""
-        return ",".join(str(p.pipeline_pass_spec()) for p in self.passes)
+        return self.pipeline.spec()
 
     def build_named_pipeline(self, text: str) -> list[ModulePass]:
         from tirx_mlir.pipelines import get_pipeline, list_pipelines, split_pipeline_ref
@@ -351,35 +357,42 @@ class TirxOptMain(xDSLOptMain):
         return Report(str(loc), message)
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        for p in self.passes:
-            start = time.perf_counter()
-            try:
-                p.apply(self.ctx, prog)
-            except TirxError as err:
-                report = report_tirx_error(err, self._where)
-                report.notes.insert(0, f"note: raised by pass '{p.name}'")
-                raise ReportedError(report) from None
-            except DiagnosticException as err:
-                raise ReportedError(Report(self._where, f"pass '{p.name}' failed: "
-                                                        f"{_one_line(err)}")) from None
-            except Exception as err:  # noqa: BLE001 - a crash inside a pass
-                if debugging():
-                    raise
-                raise self._internal(f"pass '{p.name}'", err, self._where) from None
+        """Run the pipeline (`Pipeline.apply`): a failing pass becomes a located report (an
+        internal error with a reproducer); after each pass the IR is verified (located, with a
+        reproducer), and timed or printed as the flags ask."""
+        started = [time.perf_counter()]
+
+        def after(p: ModulePass, module: ModuleOp) -> None:
             if self.args.time_passes:
-                sys.stderr.write(f"pass '{p.name}': {time.perf_counter() - start:.4f} s\n")
+                sys.stderr.write(f"pass '{p.name}': {time.perf_counter() - started[0]:.4f} s\n")
             if not self.args.disable_verify:
                 try:
-                    verify_located(prog, self._where, f"after pass '{p.name}'")
+                    verify_located(module, self._where, f"after pass '{p.name}'")
                 except ReportedError as err:
                     self._attach_reproducer(err.report, f"the IR after pass '{p.name}' does not "
                                                         f"verify")
                     raise
             if self.args.print_ir_after_all:
                 sys.stderr.write(f"// -----// IR Dump After {p.pipeline_pass_spec()} "
-                                 f"//----- //\n{_module_text(prog)}\n\n")
+                                 f"//----- //\n{_module_text(module)}\n\n")
             if self.args.print_between_passes and p is not self.passes[-1]:
-                print(f"IR after {p.name}:\n{_module_text(prog)}\n\n\n")
+                print(f"IR after {p.name}:\n{_module_text(module)}\n\n\n")
+            started[0] = time.perf_counter()
+
+        self.pipeline.apply(prog, self.ctx, verify=False, callback=after,
+                            on_error=self._pass_failed)
+
+    def _pass_failed(self, p: ModulePass, err: Exception) -> None:
+        """Report an error raised by pass ``p`` (returning re-raises it: TIRX_MLIR_DEBUG=1)."""
+        if isinstance(err, TirxError):
+            report = report_tirx_error(err, self._where)
+            report.notes.insert(0, f"note: raised by pass '{p.name}'")
+            raise ReportedError(report) from None
+        if isinstance(err, DiagnosticException):
+            raise ReportedError(Report(self._where, f"pass '{p.name}' failed: "
+                                                    f"{_one_line(err)}")) from None
+        if not debugging():  # a crash inside a pass
+            raise self._internal(f"pass '{p.name}'", err, self._where) from None
 
     def emit(self, prog: ModuleOp) -> str:
         try:

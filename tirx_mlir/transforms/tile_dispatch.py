@@ -1,9 +1,10 @@
 """``tirx-dispatch``: replace every tile primitive by its target's implementation.
 
 The target of a kernel is the pass option ``target`` (a target string or tag), else the kernel's
-``target``, else the module's ``tirx.target`` attribute, else the current ``with Target(...)``.
+``target``, else the module's ``tirx.target`` attribute, else the current ``with Target(...)``
+(`tirx_mlir.target.kernel_target`).
 Each tile op is dispatched with `tirx_mlir.dispatch.context.run_dispatch` (TIRx's algorithm,
-see tirx_mlir/dispatch.py). An implementation may itself produce tile primitives; they are
+see tirx_mlir/dispatch/). An implementation may itself produce tile primitives; they are
 dispatched in turn, depth first, up to `MAX_NESTING` levels (a variant that keeps re-emitting its
 own op is an error, not a hang). Afterwards the module is marked ``tirx.dispatched``, so a tile
 op that is left over fails verification.
@@ -18,26 +19,10 @@ from xdsl.dialects.builtin import ModuleOp, UnitAttr
 from xdsl.passes import ModulePass
 
 from tirx_mlir.diagnostics import PassError
-from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dialects.tirx.kernel import kernels
 from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR, TileOp
 
 MAX_NESTING = 8
-
-
-def resolve_target(module: ModuleOp, kernel: KernelOp, option: str | None):
-    """The Target a kernel compiles for (pass option > kernel > module > current)."""
-    from tirx_mlir.target import Target, TargetError, target_of
-
-    try:
-        target = Target(option) if option is not None else target_of(kernel)
-    except TargetError as err:
-        raise PassError(str(err), kernel, hint="see tirx_mlir.target.list_target_kinds() and "
-                                               "list_tags()") from None
-    if target is None:
-        raise PassError(f"kernel @{kernel.kernel_name} has no target", kernel,
-                        hint="add `target \"...\"` to the kernel, a tirx.target attribute to the "
-                             "module, or pass tirx-dispatch{target=...}")
-    return target
 
 
 def _top_level_tile_ops(ops) -> list[TileOp]:
@@ -56,9 +41,10 @@ class TileDispatchPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from tirx_mlir.dispatch.context import DispatchContext, KernelState
         from tirx_mlir.dispatch.search import run_dispatch
+        from tirx_mlir.target.target import kernel_target
 
-        for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
-            target = resolve_target(op, kernel, self.target)
+        for kernel in kernels(op):
+            target = kernel_target(kernel, self.target)
             state = KernelState(kernel)
             worklist = [(t, 0) for t in _top_level_tile_ops([kernel])]
             while worklist:

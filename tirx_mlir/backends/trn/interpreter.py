@@ -99,15 +99,12 @@ class NkiFunctions(InterpreterFunctions):
     """One implementation per nki op (see the module docstring for the semantics)."""
 
     def __init__(self) -> None:
-        self._calls: dict[int, tuple[tuple[str, ...], list[tuple[str, SSAValue, Any]]]] = {}
+        self._calls = runtime.PerOpCache()
 
     # ---- shared per-call work ----
     def _start(self, interp: Interpreter, op: nki.NkiOp, args: PythonValues) -> NkiValues:
         """Check the op (its verifier once, dynamic view rules every time); name the args."""
-        call = self._calls.get(id(op))
-        if call is None:
-            call = self._calls[id(op)] = self._prepare(op)
-        names, dynamic_views = call
+        names, dynamic_views = self._calls.get(op, "nki", lambda: self._prepare(op))
         if dynamic_views:
             self._check_dynamic_views(interp, op, dynamic_views)
         return dict(zip(names, args))

@@ -58,13 +58,12 @@ class NkiNamespace:
         """An i1 that holds when ``index != 0``: ``accumulate_if=Tx.nki.nonzero(k)`` makes the
         first step of a K loop from 0 overwrite and the later ones accumulate."""
         from xdsl.dialects import arith
-        from xdsl.dialects.builtin import IndexType, IntegerAttr
 
+        from tirx_mlir.dialects.tirx.access import const_index
         from tirx_mlir.script.builder import Index
 
         value = Index.wrap(index) if isinstance(index, (Index, int)) else index
-        zero = arith.ConstantOp(IntegerAttr(0, IndexType())).result
-        return arith.CmpiOp(value, zero, "ne").result
+        return arith.CmpiOp(value, const_index(None, 0), "ne").result
 
 
 def _op_builder(op_cls: type) -> Callable[..., Any]:

@@ -6,8 +6,8 @@
 
 Figures are the published per-NeuronCore limits of reference/nki.md §1 (SBUF/PSUM bytes per
 partition, partitions, matmul tile limits). The nki dialect's verifiers and the interpreter read
-their limits from here (`TrnLimits`) whenever a kernel names a trn target; the defaults are the
-NeuronCore-v2 figures, which v3 shares except for the SBUF size.
+their limits from here (`TrnLimits`, for a kernel `kernel_limits`) whenever a kernel names a trn
+target; the defaults are the NeuronCore-v2 figures, which v3 shares except for the SBUF size.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tirx_mlir.target import AttrSpec, TargetKind, register_tag, register_target_kind
+from tirx_mlir.target import AttrSpec, TargetKind, kernel_target, register_tag, register_target_kind
 
 KIB = 1024
 GIB = 1024**3
@@ -109,3 +109,10 @@ class TrnLimits:
     @property
     def sbuf_usable_bytes(self) -> int:
         return self.sbuf_bytes_per_partition - self.sbuf_reserved_bytes
+
+
+def kernel_limits(kernel: Any, option: str | None = None) -> TrnLimits:
+    """The limits of a kernel's target as every trn pass resolves it
+    (`tirx_mlir.target.kernel_target`: pass option > kernel > module > current); the default
+    NeuronCore-v2 limits when it has none or it is not a trn target."""
+    return TrnLimits.from_target(kernel_target(kernel, option, required=False))

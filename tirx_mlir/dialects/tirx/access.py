@@ -5,12 +5,19 @@ into an `AccessPattern`: the base buffer, the base index of the view's first ele
 SSA index values, e.g. loop variables) and, per view dim, its extent and its step in every base
 dim. A rectangular pattern (slices only) is also a `Region`. Dispatch and layout lowering read
 views through these; the interpreter does not need them (views are numpy views).
+
+Index values in the IR are built and read here too: `const_index` builds an index constant,
+`constant_value` reads any scalar constant back, `materialize` turns an `IndexExpr` into index
+arithmetic (and `index_expr` folds it back).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.builder import Builder
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import SSAValue
 
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -51,11 +58,55 @@ class IndexExpr:
         return self.const + sum(c * int(env(v)) for v, c in self.terms)
 
 
+# --- index values in the IR: the one builder and the one reader of constants ------------------
+
+
+def const_index(builder: Builder | None, value: int) -> SSAValue:
+    """``arith.constant value : index``, inserted by ``builder`` (None: by the enclosing xDSL
+    ``ImplicitBuilder``, as the Python front end builds)."""
+    op = arith.ConstantOp(IntegerAttr(int(value), IndexType()))
+    return (op if builder is None else builder.insert(op)).result
+
+
+def constant_value(value: SSAValue | None) -> int | float | None:
+    """The value of an ``arith.constant`` scalar (int for integers and indices), else None."""
+    owner = None if value is None else value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, (IntegerAttr, FloatAttr)):
+        return owner.value.value.data
+    return None
+
+
+def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
+    """An int for a constant expression, else index arithmetic computing it (the inverse of
+    `index_expr`)."""
+    if expr.is_const():
+        return expr.const
+    acc: SSAValue | None = None
+    for value, coeff in expr.terms:
+        term = value
+        if coeff != 1:
+            term = builder.insert(arith.MuliOp(value, const_index(builder, coeff))).result
+        acc = term if acc is None else builder.insert(arith.AddiOp(acc, term)).result
+    assert acc is not None
+    if expr.const:
+        acc = builder.insert(arith.AddiOp(acc, const_index(builder, expr.const))).result
+    return acc
+
+
+def max_value(expr: IndexExpr, ranges) -> int | None:
+    """Largest value of a non-negative-coefficient expression over the value ranges."""
+    total = expr.const
+    for value, coeff in expr.terms:
+        rng = ranges(value)
+        if rng is None:
+            return None
+        total += coeff * (rng[1] if coeff >= 0 else rng[0])
+    return total
+
+
 def index_expr(value: SSAValue) -> IndexExpr:
     """Fold an index value built from constants, additions and constant multiples into an
     IndexExpr; anything else stays an opaque term."""
-    from xdsl.dialects import arith
-
     owner = value.owner
     if isinstance(owner, arith.ConstantOp):
         return IndexExpr(int(owner.value.value.data))  # type: ignore[union-attr]

@@ -9,7 +9,8 @@ A slice is a view (a buffer region in TIRx terms): offsets may be static or SSA 
 sizes are static, strides optional. ``tirx.transpose`` permutes a view's dims and
 ``tirx.reshape`` splits (or merges unit) dims of a view; both move no data. Tile primitives take
 buffers and views alike; code that needs the underlying buffer and how a view walks it calls
-`access.resolve_access` / `access.resolve_region`.
+`access.resolve_access` / `access.resolve_region`. `allocs`, `place_like` and `replace_alloc`
+are what passes that rewrite allocations share; `VIEW_OPS` names the view ops.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IndexType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import (IRDLOperation, irdl_op_definition, operand_def,
                        opt_prop_def, prop_def, result_def, traits_def, var_operand_def, AnyAttr)
 from xdsl.parser import Parser
@@ -373,8 +374,35 @@ class ReshapeOp(IRDLOperation):
                 f"dims: each source dim must equal the product of consecutive result dims")
 
 
+# --- rewriting allocations ------------------------------------------------------------------------
+
+
+def allocs(root: Operation) -> list[AllocOp]:
+    """Every ``tirx.alloc`` in ``root`` (a kernel, usually), in program order."""
+    return [o for o in root.walk() if isinstance(o, AllocOp)]
+
+
+def place_like(new: AllocOp, old: AllocOp) -> None:
+    """Insert ``new`` before ``old`` with its name, attributes and source location."""
+    block = old.parent_block()
+    assert block is not None
+    block.insert_op_before(new, old)
+    new.result.name_hint = old.result.name_hint
+    new.attributes.update(old.attributes)
+    new.location = old.location
+
+
+def replace_alloc(old: AllocOp, new: AllocOp) -> None:
+    """Put ``new`` in place of ``old`` (keeping its name and attributes) and erase ``old``."""
+    place_like(new, old)
+    old.result.replace_all_uses_with(new.result)
+    old.detach()
+    old.erase()
+
+
 VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
-"""The ops whose result views their operand 0 (they move no data)."""
+"""The ops whose result views their ``source`` buffer (no data moves): what code that walks from a
+view to the buffer behind it, or from a buffer to every view of it, follows."""
 
 
 def split_groups(src: Sequence[int], res: Sequence[int]) -> list[list[int]] | None:

@@ -219,6 +219,11 @@ class ReturnOp(IRDLOperation):
         super().__init__()
 
 
+def kernels(root: Operation) -> list[KernelOp]:
+    """Every ``tirx.kernel`` in ``root`` (a module, usually), in program order."""
+    return [op for op in root.walk() if isinstance(op, KernelOp)]
+
+
 def enclosing_kernel(op: Operation) -> KernelOp | None:
     parent = op.parent_op()
     while parent is not None and not isinstance(parent, KernelOp):

@@ -3,8 +3,8 @@ for target kind ``trn`` when imported. `register_trn_dispatch` (called from the 
 ``register_backend()``) declares the modules; the dispatcher imports them the first time it
 dispatches for ``trn``, so loading the backend stays cheap.
 
-Modules: ``plan`` (instruction tiling shared by all), ``common`` (predicates, scalars,
-operand alignment), ``copy`` (copy, cast), ``elementwise`` (binary, unary, fills, fma),
+Modules: ``plan`` (instruction tiling shared by all), ``common`` (Trainium predicates, NKI scalars,
+elementwise plans), ``copy`` (copy, cast), ``elementwise`` (binary, unary, fills, fma),
 ``reduction`` (sum/max/min, reduce_negate, unary_reduce, binary_reduce), ``gemm``,
 ``fused`` (binary_chain, compose_op), ``select``.
 """

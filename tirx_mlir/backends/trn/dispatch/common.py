@@ -1,9 +1,11 @@
-"""What the Trainium dispatch variants share: predicates, scalar operands, operand alignment,
-limits from the config and the target, and local scratch tiles."""
+"""What the Trainium dispatch variants share: predicates, scalar operands as NKI takes them,
+instruction limits from the config and the target, elementwise plans, and local scratch tiles.
+
+The target-neutral helpers (typed buffers and views, loops, divisors, config readers, inserting
+a tile op) are `tirx_mlir.dispatch.builders`."""
 
 from __future__ import annotations
 
-import math
 from typing import Sequence
 
 from xdsl.builder import Builder
@@ -11,15 +13,16 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import (AnyFloat, FloatAttr, IndexType, IntegerAttr, IntegerType, f32)
 from xdsl.ir import Attribute, SSAValue
 
-from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, btype, hardware_free_limit,
-                                                  plan_tiles, shape_of)
+from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, hardware_free_limit,
+                                                  plan_tiles)
 from tirx_mlir.backends.trn.memory import HBM, ON_CHIP, PSUM, SBUF
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes, rules
-from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, exec_scope_in, fail, predicate
+from tirx_mlir.dispatch.builders import (align, alloc, btype, config_int, elem_type, is_buffer,
+                                         scope_of, shape_of)
 
 DEFAULT_MAX_INST_SIZE = 512
 """TIRx's default free size of one elementwise/copy instruction (config key max_inst_size)."""
@@ -34,23 +37,8 @@ REDUCE_ALU = {"sum": "add", "max": "maximum", "min": "minimum"}
 """tirx reduction -> NKI ALU reduce operator."""
 
 
-def is_buffer(value: SSAValue | None) -> bool:
-    return value is not None and isinstance(value.type, BufferType)
-
-
-def scope(value: SSAValue) -> str:
-    from tirx_mlir.dialects.tirx.access import resolve_access
-
-    return resolve_access(value).buffer_type.scope_name
-
-
 def on_chip(value: SSAValue) -> bool:
-    return is_buffer(value) and scope(value) in ON_CHIP
-
-
-def elem_type(value: SSAValue) -> Attribute:
-    t = value.type
-    return t.element_type if isinstance(t, BufferType) else t
+    return is_buffer(value) and scope_of(value) in ON_CHIP
 
 
 def limits(ctx) -> TrnLimits:
@@ -62,8 +50,8 @@ def limits(ctx) -> TrnLimits:
 
 def _operands_on_trn(op: TileOp, ctx) -> tuple[bool, str]:
     for name, value in op.named_operands().items():
-        if is_buffer(value) and scope(value) not in (HBM, *ON_CHIP):
-            return False, f"operand '{name}' is in {scope(value)}; Trainium tiles live in " \
+        if is_buffer(value) and scope_of(value) not in (HBM, *ON_CHIP):
+            return False, f"operand '{name}' is in {scope_of(value)}; Trainium tiles live in " \
                           f"{HBM} (HBM), {SBUF} or {PSUM}"
     return True, ""
 
@@ -71,11 +59,11 @@ def _operands_on_trn(op: TileOp, ctx) -> tuple[bool, str]:
 def _dsts_on_chip(op: TileOp, ctx) -> tuple[bool, str]:
     for value in op.dst_operands():
         if not on_chip(value):
-            return False, f"the destination is in {scope(value)}; compute instructions write " \
+            return False, f"the destination is in {scope_of(value)}; compute instructions write " \
                           f"{SBUF} or {PSUM} (copy to HBM with tirx.copy)"
     for value in op.src_operands():
         if is_buffer(value) and not on_chip(value):
-            return False, f"a source is in {scope(value)}; compute instructions read " \
+            return False, f"a source is in {scope_of(value)}; compute instructions read " \
                           f"{SBUF} or {PSUM} (load it with tirx.copy first)"
     return True, ""
 
@@ -100,15 +88,6 @@ def float_tiles(*names: str) -> Predicate:
 # --- config ---------------------------------------------------------------------------------------
 
 
-def config_int(op: TileOp, key: str) -> int | None:
-    attr = op.config_dict().get(key)
-    if attr is None:
-        return None
-    if not isinstance(attr, IntegerAttr) or attr.value.data <= 0:
-        fail(f"config {key} must be a positive integer, got {attr}")
-    return int(attr.value.data)
-
-
 def max_free(op: TileOp, values: Sequence[SSAValue], *, default: int | None = DEFAULT_MAX_INST_SIZE
              ) -> int:
     """Free elements per instruction: config ``max_inst_size`` (else ``default``, else the
@@ -123,16 +102,6 @@ def max_free(op: TileOp, values: Sequence[SSAValue], *, default: int | None = DE
 # --- scalars --------------------------------------------------------------------------------------
 
 
-def constant_of(value: SSAValue | None) -> float | int | None:
-    """The value of an ``arith.constant`` scalar, else None."""
-    if value is None:
-        return None
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, (FloatAttr, IntegerAttr)):
-        return owner.value.value.data
-    return None
-
-
 def f32_const(builder: Builder, x: float) -> SSAValue:
     return builder.insert(arith.ConstantOp(FloatAttr(float(x), f32))).result
 
@@ -142,7 +111,7 @@ def f32_scalar(builder: Builder, value: SSAValue) -> SSAValue:
     t = value.type
     if t == f32:
         return value
-    const = constant_of(value)
+    const = constant_value(value)
     if const is not None:
         return f32_const(builder, float(const))
     if isinstance(t, AnyFloat) and dtypes.is_supported(t):
@@ -162,7 +131,7 @@ def memset_value(builder: Builder, value: SSAValue | float, tile: SSAValue) -> S
     if isinstance(value, SSAValue):
         if value.type == (f32 if dtypes.is_float(elem) else IntegerType(32)):
             return value
-        const = constant_of(value)
+        const = constant_value(value)
         if const is None:
             return f32_scalar(builder, value) if dtypes.is_float(elem) else value
         value = const
@@ -172,20 +141,6 @@ def memset_value(builder: Builder, value: SSAValue | float, tile: SSAValue) -> S
 
 
 # --- operands and plans ---------------------------------------------------------------------------
-
-
-def align(shape: Sequence[int], iter_shape: Sequence[int], what: str) -> tuple[int, ...]:
-    """An operand's shape aligned to the iteration space: equal once unit dims drop (then it is
-    full), else NumPy right-aligned broadcasting (1 where it broadcasts)."""
-    if rules.squeeze(shape) == rules.squeeze(iter_shape):
-        return tuple(iter_shape)
-    rules.check_broadcast(what, shape, iter_shape)
-    padded = (1,) * (len(iter_shape) - len(shape)) + tuple(shape)
-    return padded
-
-
-def is_full(value: SSAValue, iter_shape: Sequence[int]) -> bool:
-    return math.prod(shape_of(value)) == math.prod(iter_shape)
 
 
 def plan_elementwise(ctx, op: TileOp, dst: SSAValue, named: Sequence[tuple[str, SSAValue]], *,
@@ -217,12 +172,4 @@ def local_tile(builder: Builder, shape: Sequence[int], element_type: Attribute,
     from tirx_mlir.backends.trn.layout.layouts import default_layout
 
     layout = default_layout(shape)
-    alloc = builder.insert(AllocOp(BufferType(list(shape), element_type, scope_name, layout)))
-    return alloc.result
-
-
-def insert_tile_op(builder: Builder, new_op: TileOp, origin: TileOp) -> TileOp:
-    """Insert a tile op that a variant decomposes ``origin`` into, at ``origin``'s source
-    location (so a failure to dispatch it points at the user's op)."""
-    new_op.location = origin.location
-    return builder.insert(new_op)
+    return alloc(builder, shape, element_type, scope_name, layout)

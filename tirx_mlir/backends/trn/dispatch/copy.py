@@ -20,16 +20,17 @@ from xdsl.builder import Builder
 from xdsl.dialects.builtin import f32
 
 from tirx_mlir.backends.trn.dialects import nki
-from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, align,
-                                                    elem_type, local_tile, max_free, scope)
+from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, local_tile,
+                                                    max_free)
 from tirx_mlir.backends.trn.dispatch.plan import (SBUF_FREE_LIMIT, PlanOperand, choose_chunks,
-                                                  partition_dims, plan_tiles, refine, shape_of)
+                                                  partition_dims, plan_tiles, refine)
 from tirx_mlir.backends.trn.memory import HBM, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
 from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch.builders import align, elem_type, scope_of, shape_of
 
 TENSOR_ENGINE_DTYPES = ("f8E4M3FN", "f8E5M2", "bf16", "f16", "f32")
 
@@ -44,8 +45,8 @@ def _operands(op) -> list[PlanOperand]:
 
 
 def _copy(op, ctx) -> None:
-    dst_scope, src_scope = scope(op.dst), scope(op.src)
-    if dst_scope == HBM and src_scope == HBM:
+    dst_scope, src_scope = scope_of(op.dst), scope_of(op.src)
+    if dst_scope == HBM and src_scope == "global":
         fail("both endpoints are in HBM; stage the copy through an SBUF tile")
     dma = HBM in (dst_scope, src_scope)
     limit = SBUF_FREE_LIMIT if dma else max_free(op, [op.dst, op.src])
@@ -78,7 +79,7 @@ def _copy(op, ctx) -> None:
 
 
 def _transpose(op, ctx) -> None:
-    dst_scope, src_scope = scope(op.dst), scope(op.src)
+    dst_scope, src_scope = scope_of(op.dst), scope_of(op.src)
     if HBM in (dst_scope, src_scope):
         fail("a transposing copy works on chip (HBM endpoints use DMA)")
     if src_scope != SBUF:

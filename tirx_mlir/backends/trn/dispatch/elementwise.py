@@ -25,16 +25,18 @@ from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
-from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, constant_of, elem_type, f32_const,
-                                                    f32_scalar, float_tiles, insert_tile_op,
-                                                    is_buffer, is_full, limits, local_tile,
-                                                    memset_value, plan_elementwise)
-from tirx_mlir.backends.trn.dispatch.plan import TilePlan, btype, shape_of
+from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, f32_const, f32_scalar,
+                                                    float_tiles, limits, local_tile, memset_value,
+                                                    plan_elementwise)
+from tirx_mlir.backends.trn.dispatch.plan import TilePlan
 from tirx_mlir.backends.trn.memory import SBUF
 from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
 from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch.builders import (btype, elem_type, insert_tile_op, is_buffer, is_full,
+                                         shape_of)
 
 LN2 = math.log(2.0)
 
@@ -143,7 +145,7 @@ def _classify(value: SSAValue | None, shape) -> _Operand:
 def _scaled(b: Builder, value: SSAValue, factor: float) -> SSAValue:
     if factor == 1.0:
         return f32_scalar(b, value)
-    const = constant_of(value)
+    const = constant_value(value)
     if const is not None:
         return f32_const(b, float(const) * factor)
     return b.insert(arith.MulfOp(f32_scalar(b, value), f32_const(b, factor))).result
@@ -236,7 +238,7 @@ def _scale_vector(bb: Builder, hoist: Builder, view: SSAValue, factor: float, ca
 def _const_bias_tile(ctx, b: Builder, value: SSAValue, nparts: int) -> SSAValue:
     """A (P, 1) f32 tile holding ``value`` (NeuronCore-v2 takes no scalar bias): shared per
     constant (initialised once at kernel entry), else filled where the op is."""
-    const = constant_of(value)
+    const = constant_value(value)
     tile_type = BufferType([128, 1], f32, SBUF)
     if const is None:
         tile = local_tile(b, [nparts, 1], f32)

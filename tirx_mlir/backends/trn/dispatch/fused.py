@@ -19,12 +19,11 @@ from xdsl.dialects.builtin import f32
 
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, THREAD_SCOPE, f32_scalar,
-                                                    insert_tile_op, is_buffer, is_full, local_tile,
-                                                    plan_elementwise)
+                                                    local_tile, plan_elementwise)
 from tirx_mlir.backends.trn.dispatch.elementwise import operand_reader
-from tirx_mlir.backends.trn.dispatch.plan import shape_of
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch.builders import insert_tile_op, is_buffer, is_full, shape_of
 
 BINARY_OPS = {"add": T.AddOp, "sub": T.SubOp, "mul": T.MulOp, "fdiv": T.FdivOp,
               "maximum": T.MaximumOp, "minimum": T.MinimumOp}

@@ -22,35 +22,41 @@ tirx.gemm (variant ``gemm``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
-from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, elem_type,
-                                                    f32_const, insert_tile_op, local_tile, scope)
-from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, const_index, largest_divisor_at_most,
-                                                  partition_dims, refine, reshape, shape_of)
+from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, f32_const,
+                                                    local_tile)
+from tirx_mlir.backends.trn.dispatch.plan import PlanOperand, TilePlan, partition_dims, refine
 from tirx_mlir.backends.trn.memory import ON_CHIP, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.access import const_index
 from tirx_mlir.dialects.tirx.buffer_ops import TransposeOp
 from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch.builders import (elem_type, insert_tile_op, largest_divisor_at_most,
+                                         reshape, scope_of, shape_of)
 
 TENSOR_ENGINE_DTYPES = ("f8E4M3FN", "f8E5M2", "bf16", "f16", "f32")
 M, N, K = 0, 1, 2
+PSUM_BANK_F32 = 512
+"""f32 elements of one PSUM bank per partition: the widest Y tile of one accumulation."""
 
 
 def _check_operands(op: T.GemmOp) -> None:
     for name in ("a", "b"):
-        if scope(getattr(op, name)) != SBUF:
-            fail(f"operand {name.upper()} is in {scope(getattr(op, name))}; TensorE reads its "
+        if scope_of(getattr(op, name)) != SBUF:
+            fail(f"operand {name.upper()} is in {scope_of(getattr(op, name))}; TensorE reads its "
                  f"operands from {SBUF} (copy it there first)")
     for name in ("d", "c"):
         value = getattr(op, name)
-        if value is not None and scope(value) not in ON_CHIP:
-            fail(f"operand {name.upper()} is in {scope(value)}; the result lives on chip "
+        if value is not None and scope_of(value) not in ON_CHIP:
+            fail(f"operand {name.upper()} is in {scope_of(value)}; the result lives on chip "
                  f"({PSUM} or {SBUF})")
     types = [dtypes.type_name(elem_type(op.a)), dtypes.type_name(elem_type(op.b))]
     for t in types:
@@ -60,30 +66,71 @@ def _check_operands(op: T.GemmOp) -> None:
         fail(f"an f32 matmul operand needs an f32 partner, got A {types[0]} and B {types[1]}")
 
 
-def _gemm(op: T.GemmOp, ctx) -> None:
-    _check_operands(op)
+@dataclass(frozen=True)
+class _Form:
+    """What one gemm computes, ``D = alpha * A @ B + beta * C``: the scalars, where C comes from,
+    and whether a PSUM D is accumulated into directly (else through a PSUM tile and an
+    eviction)."""
+
+    alpha: float
+    beta: float
+    c_value: SSAValue
+    in_place: bool
+    direct: bool
+
+
+def _form(op: T.GemmOp) -> _Form:
+    """Step 1: the scalars and the destination; declines combinations Trainium cannot do."""
     alpha, beta = op.float_prop("alpha", 1.0), op.float_prop("beta", 0.0)
     c_value = op.c if op.c is not None else op.d
     in_place = c_value is op.d
-    d_psum = scope(op.d) == PSUM
+    d_psum = scope_of(op.d) == PSUM
     direct = d_psum and elem_type(op.d) == f32 and alpha == 1.0 and \
         (beta == 0.0 or (beta == 1.0 and in_place))
     if d_psum and not direct:
         fail("a PSUM destination supports f32, alpha = 1 and beta in {0, 1} with C = D "
              "(accumulate); use an SBUF destination for the rest")
-    if beta != 0.0 and not direct and scope(c_value) == PSUM:
+    if beta != 0.0 and not direct and scope_of(c_value) == PSUM:
         fail("C is in PSUM next to the PSUM accumulator; at most one engine input may be in "
              "PSUM: copy C to SBUF")
-    b = ctx.builder
+    return _Form(alpha, beta, c_value, in_place, direct)
+
+
+def _refined_operands(b: Builder, op: T.GemmOp, form: _Form
+                      ) -> tuple[TilePlan, dict[str, PlanOperand], int]:
+    """Step 2: D, A (as [M, K]), B (as [N, K]) and C aligned to the (M, N, K) space and refined
+    along their layout tiles; returns the plan, the operands and K."""
     md, nd = shape_of(op.d)
     kd = shape_of(op.a)[0] if op.flag("transpose_a") else shape_of(op.a)[1]
     a_mk = op.a if not op.flag("transpose_a") else b.insert(TransposeOp(op.a, [1, 0])).result
     b_nk = op.b if op.flag("transpose_b") else b.insert(TransposeOp(op.b, [1, 0])).result
     ops = {"d": PlanOperand(op.d, (md, nd, 1), "D"), "a": PlanOperand(a_mk, (md, 1, kd), "A"),
            "b": PlanOperand(b_nk, (1, nd, kd), "B")}
-    if beta != 0.0 and not in_place:
-        ops["c"] = PlanOperand(c_value, (md, nd, 1), "C")
-    plan = refine(b, (md, nd, kd), list(ops.values()))
+    if form.beta != 0.0 and not form.in_place:
+        ops["c"] = PlanOperand(form.c_value, (md, nd, 1), "C")
+    return refine(b, (md, nd, kd), list(ops.values())), ops, kd
+
+
+@dataclass(frozen=True)
+class _Roles:
+    """Which refined dims the TensorE tile walks: ``kt`` the contraction on partitions (None
+    when K = 1), ``xt`` the output's partition dim, ``yt`` its free dim (None: one column), and
+    which operand is stationary and which moving."""
+
+    kt: int | None
+    xt: int
+    yt: int | None
+    stat: str
+    mov: str
+
+    @property
+    def y_order(self) -> list[int]:
+        return [self.yt] if self.yt is not None else []
+
+
+def _roles(plan: TilePlan, ops: dict[str, PlanOperand], kd: int) -> _Roles:
+    """Step 3: K on the partitions of A and B, M or N on D's; the output's partition dim makes
+    the operand that holds it stationary."""
     origin = plan.origin
     k_tiles = [j for j in partition_dims(ops["a"]) if origin[j] == K]
     if kd == 1:
@@ -99,77 +146,101 @@ def _gemm(op: T.GemmOp, ctx) -> None:
     x_role = origin[xt]
     stat, mov = ("a", "b") if x_role == M else ("b", "a")
     y_role = N if x_role == M else M
-    for name, o in ops.items():
+    _check_one_partition_dim(plan, ops, (kt, xt))
+    if ops[stat].axes[xt][0] != "F":
+        fail(f"{ops[stat].name} must hold the output's partition dim on its free axis")
+    y_dims = [j for j in range(len(plan.sizes)) if origin[j] == y_role and plan.sizes[j] > 1]
+    return _Roles(kt, xt, y_dims[-1] if y_dims else None, stat, mov)
+
+
+def _check_one_partition_dim(plan: TilePlan, ops: dict[str, PlanOperand],
+                             allowed: tuple[int | None, int]) -> None:
+    for o in ops.values():
         for j, (axis, _) in enumerate(o.axes):
-            if plan.sizes[j] == 1 or axis is None or j in (kt, xt):
+            if plan.sizes[j] == 1 or axis is None or j in allowed:
                 continue
             if axis == "P":
                 fail(f"{o.name} holds a second dim on partitions (refined dim {j}); one "
                      f"partition dim per operand")
-    if ops[stat].axes[xt][0] != "F":
-        fail(f"{ops[stat].name} must hold the output's partition dim on its free axis")
-    y_dims = [j for j in range(len(plan.sizes)) if origin[j] == y_role and plan.sizes[j] > 1]
+
+
+def _choose_tiles(plan: TilePlan, roles: _Roles, direct: bool) -> tuple[list[int], list[int]]:
+    """Step 4: whole partition tiles of X and K, Y by up to 512 f32 (one PSUM bank; a power of
+    two when writing PSUM directly); returns the (X, Y) loops and the K loops."""
     for j in range(len(plan.sizes)):
         plan.chunk[j] = 1
-    plan.chunk[xt] = plan.sizes[xt]
-    if kt is not None:
-        plan.chunk[kt] = plan.sizes[kt]
-    yt = y_dims[-1] if y_dims else None
-    if yt is not None:
-        limit = 512
-        size = plan.sizes[yt]
-        plan.chunk[yt] = largest_divisor_at_most(size, limit) if not direct else \
+    plan.chunk[roles.xt] = plan.sizes[roles.xt]
+    if roles.kt is not None:
+        plan.chunk[roles.kt] = plan.sizes[roles.kt]
+    if roles.yt is not None:
+        size = plan.sizes[roles.yt]
+        plan.chunk[roles.yt] = largest_divisor_at_most(size, PSUM_BANK_F32) if not direct else \
             max(c for c in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512) if size % c == 0)
-    loops_xy = [j for j in range(len(plan.sizes))
-                if origin[j] != K and plan.chunk[j] < plan.sizes[j]]
-    loops_k = [j for j in range(len(plan.sizes))
-               if origin[j] == K and plan.chunk[j] < plan.sizes[j]]
-    x_size = plan.sizes[xt]
-    y_size = plan.chunk[yt] if yt is not None else 1
-    acc = None if direct else local_tile(b, [x_size, y_size], f32, PSUM)
-    y_order = [yt] if yt is not None else []
-    alpha_v = f32_const(b, alpha) if alpha != 1.0 else None
-    beta_v = f32_const(b, beta) if beta not in (0.0, 1.0) else None
+    walked = [j for j in range(len(plan.sizes)) if plan.chunk[j] < plan.sizes[j]]
+    return [j for j in walked if plan.origin[j] != K], [j for j in walked if plan.origin[j] == K]
+
+
+def _gemm(op: T.GemmOp, ctx) -> None:
+    _check_operands(op)
+    form = _form(op)
+    b = ctx.builder
+    plan, ops, kd = _refined_operands(b, op, form)
+    roles = _roles(plan, ops, kd)
+    loops_xy, loops_k = _choose_tiles(plan, roles, form.direct)
+    x_size = plan.sizes[roles.xt]
+    y_size = plan.chunk[roles.yt] if roles.yt is not None else 1
+    acc = None if form.direct else local_tile(b, [x_size, y_size], f32, PSUM)
+    alpha_v = f32_const(b, form.alpha) if form.alpha != 1.0 else None
+    beta_v = f32_const(b, form.beta) if form.beta not in (0.0, 1.0) else None
     zero = const_index(b, 0) if loops_k else None
+    out_order = [roles.xt, *roles.y_order]
+
+    def k_step(b2: Builder, ivs, counters, out: SSAValue) -> None:
+        """Step 5: one ``nki.matmul`` of the K loop (the first step overwrites PSUM)."""
+        if roles.kt is None:  # K = 1: one partition holds the single contraction row
+            s = reshape(b2, plan.instruction_view(b2, ops[roles.stat], ivs, order=[roles.xt]),
+                        [1, x_size])
+            m = reshape(b2, plan.instruction_view(b2, ops[roles.mov], ivs,
+                                                  order=roles.y_order or [roles.xt]), [1, y_size])
+        else:
+            s = plan.instruction_view(b2, ops[roles.stat], ivs, order=[roles.kt, roles.xt])
+            m = plan.instruction_view(b2, ops[roles.mov], ivs, order=[roles.kt, *roles.y_order])
+        cond = _not_first(b2, [counters[j] for j in loops_k], zero)
+        accumulate = form.direct and form.beta == 1.0
+        b2.insert(nki.MatmulOp(out, s, m, None if accumulate else cond, accumulate=accumulate))
 
     def block(bb: Builder, ivs, counters) -> None:
-        out = acc if acc is not None else \
-            plan.instruction_view(bb, ops["d"], ivs, order=[xt, *y_order])
-
-        def k_step(b2: Builder, ivs2, counters2) -> None:
-            if kt is None:  # K = 1: one partition holds the single contraction row
-                s = reshape(b2, plan.instruction_view(b2, ops[stat], ivs2, order=[xt]), [1, x_size])
-                m = reshape(b2, plan.instruction_view(b2, ops[mov], ivs2, order=y_order or [xt]),
-                            [1, y_size])
-            else:
-                s = plan.instruction_view(b2, ops[stat], ivs2, order=[kt, xt])
-                m = plan.instruction_view(b2, ops[mov], ivs2, order=[kt, *y_order])
-            cond = _not_first(b2, [counters2[j] for j in loops_k], zero)
-            accumulate = direct and beta == 1.0
-            b2.insert(nki.MatmulOp(out, s, m, None if accumulate else cond,
-                                   accumulate=accumulate))
-
-        plan.emit(bb, loops_k, k_step, ivs, counters)
+        out = acc if acc is not None else plan.instruction_view(bb, ops["d"], ivs, order=out_order)
+        plan.emit(bb, loops_k, lambda b2, ivs2, counters2: k_step(b2, ivs2, counters2, out),
+                  ivs, counters)
         if acc is None:
             return
-        d = plan.instruction_view(bb, ops["d"], ivs, order=[xt, *y_order])
-        if beta == 0.0:
-            if alpha_v is None:
-                bb.insert(nki.TensorCopyOp(d, acc))
-            else:
-                bb.insert(nki.TensorScalarOp(d, acc, alpha_v, op0="multiply"))
-            return
-        c = d if in_place else plan.instruction_view(bb, ops["c"], ivs, order=[xt, *y_order])
-        if beta == 1.0 and alpha_v is None:
-            bb.insert(nki.TensorTensorOp(d, c, acc, op="add"))
-            return
-        if beta_v is not None:
-            bb.insert(nki.TensorScalarOp(d, c, beta_v, op0="multiply"))
-            c = d
-        bb.insert(nki.ScalarTensorTensorOp(d, acc, alpha_v or f32_const(bb, 1.0), c,
-                                           op0="multiply", op1="add"))
+        d = plan.instruction_view(bb, ops["d"], ivs, order=out_order)
+        c = d if form.in_place or form.beta == 0.0 else \
+            plan.instruction_view(bb, ops["c"], ivs, order=out_order)
+        _evict(bb, form, d, c, acc, alpha_v, beta_v)
 
     plan.emit(b, loops_xy, block)
+
+
+def _evict(b: Builder, form: _Form, d: SSAValue, c: SSAValue, acc: SSAValue,
+           alpha_v: SSAValue | None, beta_v: SSAValue | None) -> None:
+    """Step 6: ``d = alpha * acc + beta * c`` from the PSUM tile, in as few instructions as the
+    scalars allow."""
+    if form.beta == 0.0:
+        if alpha_v is None:
+            b.insert(nki.TensorCopyOp(d, acc))
+        else:
+            b.insert(nki.TensorScalarOp(d, acc, alpha_v, op0="multiply"))
+        return
+    if form.beta == 1.0 and alpha_v is None:
+        b.insert(nki.TensorTensorOp(d, c, acc, op="add"))
+        return
+    if beta_v is not None:
+        b.insert(nki.TensorScalarOp(d, c, beta_v, op0="multiply"))
+        c = d
+    b.insert(nki.ScalarTensorTensorOp(d, acc, alpha_v or f32_const(b, 1.0), c,
+                                      op0="multiply", op1="add"))
 
 
 def _not_first(b: Builder, counters: list[SSAValue], zero: SSAValue | None) -> SSAValue | None:

@@ -29,33 +29,21 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import Block, SSAValue
-from xdsl.rewriter import InsertPoint
+from xdsl.dialects import arith
+from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.layout.layouts import effective_layout
 from tirx_mlir.backends.trn.layout.physical_access import NotAffine, physical_access
+from tirx_mlir.dialects.tirx.access import const_index, resolve_access
+from tirx_mlir.dialects.tirx.buffer_ops import SliceOp, TransposeOp
 from tirx_mlir.backends.trn.memory import PSUM, SBUF, is_on_chip
-from tirx_mlir.dialects.tirx.access import resolve_access
-from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dispatch import fail
+from tirx_mlir.dispatch.builders import btype, emit_loop, largest_divisor_at_most, reshape, shape_of
 
 MAX_FREE_DIMS = 4
 SBUF_FREE_LIMIT = 65536
 PSUM_FREE_LIMIT = 4096
-
-
-def btype(value: SSAValue) -> BufferType:
-    t = value.type
-    assert isinstance(t, BufferType)
-    return t
-
-
-def shape_of(value: SSAValue) -> tuple[int, ...]:
-    return btype(value).get_shape()
 
 
 def root_layout(value: SSAValue) -> TileLayout | None:
@@ -70,37 +58,6 @@ def hardware_free_limit(values: Sequence[SSAValue]) -> int:
     """Free elements one Vector/Scalar instruction may cover (nki.md §1.3)."""
     psum = any(btype(v).scope_name == PSUM for v in values)
     return PSUM_FREE_LIMIT if psum else SBUF_FREE_LIMIT
-
-
-# --- building blocks ------------------------------------------------------------------------------
-
-
-def reshape(builder: Builder, value: SSAValue, shape: Sequence[int]) -> SSAValue:
-    if shape_of(value) == tuple(shape):
-        return value
-    return builder.insert(ReshapeOp(value, list(shape))).result
-
-
-def const_index(builder: Builder, value: int) -> SSAValue:
-    return builder.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
-
-
-def emit_loop(builder: Builder, extent: int, step: int) -> tuple[Builder, SSAValue]:
-    """``scf.for %iv = 0 to extent step step`` at the builder; returns a builder inside it."""
-    lb, ub, st = const_index(builder, 0), const_index(builder, extent), const_index(builder, step)
-    body = Block(arg_types=[IndexType()])
-    yield_op = scf.YieldOp()
-    body.add_op(yield_op)
-    builder.insert(scf.ForOp(lb, ub, st, [], body))
-    return Builder(InsertPoint.before(yield_op)), body.args[0]
-
-
-def largest_divisor_at_most(n: int, limit: int) -> int:
-    limit = max(1, min(n, limit))
-    for c in range(limit, 0, -1):
-        if n % c == 0:
-            return c
-    return 1
 
 
 # --- the plan -------------------------------------------------------------------------------------

@@ -24,16 +24,17 @@ from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
-from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, REDUCE_ALU, config_int, f32_const,
-                                                    f32_scalar, float_tiles, insert_tile_op,
-                                                    is_buffer, is_full, local_tile)
+from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, REDUCE_ALU, f32_const, f32_scalar,
+                                                    float_tiles, local_tile)
 from tirx_mlir.backends.trn.dispatch.elementwise import LN2, BiasScale, f32_vector
 from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, hardware_free_limit,
-                                                  plan_tiles, reshape, shape_of)
+                                                  plan_tiles)
 from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
 from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch.builders import (config_int, insert_tile_op, is_buffer, is_full, reshape,
+                                         shape_of)
 
 DUAL = {"add": "add", "maximum": "minimum", "minimum": "maximum"}
 """-(-a op b) == a dual(op) (-b): folds a new result into a negated running reduction."""

@@ -21,12 +21,13 @@ from xdsl.ir.affine import AffineSet
 from xdsl.ir.affine.affine_set import AffineConstraintKind
 
 from tirx_mlir.backends.trn.dialects import nki
-from tirx_mlir.backends.trn.dispatch.common import (COMPUTE, constant_of, is_buffer, is_full,
-                                                    memset_value, plan_elementwise, scope)
-from tirx_mlir.backends.trn.dispatch.plan import TilePlan, shape_of
+from tirx_mlir.backends.trn.dispatch.common import COMPUTE, memset_value, plan_elementwise
+from tirx_mlir.backends.trn.dispatch.plan import TilePlan
 from tirx_mlir.backends.trn.memory import SBUF
 from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch.builders import is_buffer, is_full, scope_of, shape_of
 
 MAX_UNROLL = 4096
 
@@ -75,11 +76,11 @@ def _weights(plan: TilePlan) -> list[int]:
 def _select(op: T.SelectOp, ctx) -> None:
     dst, tv, fv = op.dst, op.true_value, op.false_value
     shape = shape_of(dst)
-    if scope(dst) != SBUF:
+    if scope_of(dst) != SBUF:
         fail("affine_select runs on GpSimd, which writes SBUF only")
     constraints = linear_constraints(op.where.data, len(shape))
     t_full, f_full = (is_buffer(v) and is_full(v, shape) for v in (tv, fv))
-    t_const, f_const = constant_of(tv), constant_of(fv)
+    t_const, f_const = constant_value(tv), constant_value(fv)
     b = ctx.builder
     if t_full and f_const is not None:
         on_true, on_false = tv, float(f_const)
@@ -93,7 +94,7 @@ def _select(op: T.SelectOp, ctx) -> None:
         on_true, on_false = None, float(f_const)
     else:
         fail("affine_select needs a full tile on one side and a constant on the other")
-    if on_true is not None and scope(on_true) != SBUF:
+    if on_true is not None and scope_of(on_true) != SBUF:
         fail("the selected tile must be in SBUF (GpSimd cannot read PSUM)")
     named = [("on_true", on_true)] if on_true is not None else []
     plan, ops = plan_elementwise(ctx, op, dst, named)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from xdsl.dialects import scf
 from xdsl.ir import Block, BlockArgument, SSAValue
 
-from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access
+from tirx_mlir.dialects.tirx.access import IndexExpr, constant_value, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp, enclosing_kernel
 from tirx_mlir.dialects.tirx.layout import TileLayout, row_major_strides
@@ -74,13 +74,11 @@ class PhysicalAccess:
 def value_range(value: SSAValue) -> tuple[int, int] | None:
     """Inclusive ``(min, max)`` of an index value: a ``scf.for`` induction variable with constant
     bounds, or a scope id (0 .. extent-1). None when unknown."""
-    from tirx_mlir.dispatch.context import _const_index
-
     if isinstance(value, BlockArgument):
         block: Block = value.block
         loop = block.parent_op()
         if isinstance(loop, scf.ForOp) and value.index == 0:
-            lb, ub, step = (_const_index(v) for v in (loop.lb, loop.ub, loop.step))
+            lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
             if None in (lb, ub, step) or step <= 0:  # type: ignore[operator]
                 return None
             trips = -(-(ub - lb) // step)  # type: ignore[operator]

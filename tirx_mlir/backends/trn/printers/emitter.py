@@ -34,10 +34,9 @@ from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import AccessPattern, IndexExpr
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, SliceOp, TransposeOp
+from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
 from tirx_mlir.dialects.tirx.kernel import CtaIdOp, KernelOp, ReturnOp
 
-VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
 LOOP_ATTR = "trn.loop"
 """Optional string attribute on ``scf.for``: 'sequential', 'affine' or 'static' (the NKI loop
 kind); without it the current API prints ``range`` and the legacy API ``nl.sequential_range``."""

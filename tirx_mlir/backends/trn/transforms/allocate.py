@@ -22,7 +22,7 @@ from typing import ClassVar
 from xdsl.dialects.builtin import ModuleOp
 
 from tirx_mlir.backends.trn.memory import SBUF_ALIGNMENT, memory_spaces
-from tirx_mlir.backends.trn.transforms.common import kernel_limits
+from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
@@ -43,7 +43,7 @@ class TrnAllocatePass(AllocatePass):
     align: int = SBUF_ALIGNMENT
 
     def memory_spaces(self, module: ModuleOp, kernel: KernelOp) -> tuple[MemorySpace, ...]:
-        return memory_spaces(kernel_limits(module, kernel, self.target), self.align)
+        return memory_spaces(kernel_limits(kernel, self.target), self.align)
 
     def check(self, alloc: AllocOp, btype: BufferType, space: MemorySpace) -> None:
         if btype.get_layout() is not None or btype.rank != 2:

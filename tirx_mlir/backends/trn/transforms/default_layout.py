@@ -21,12 +21,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from tirx_mlir.backends.trn.transforms.common import allocs, kernel_limits, kernels, replace_alloc
 from tirx_mlir.backends.trn.layout.layouts import TrnLayoutError, check_trn_layout
 from tirx_mlir.backends.trn.memory import is_on_chip
+from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, allocs, replace_alloc
+from tirx_mlir.dialects.tirx.kernel import kernels
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class TrnDefaultLayoutPass(ModulePass):
         for kernel in kernels(op):
             if self.target is not None:
                 kernel.properties["target"] = TargetAttr(self.target)
-            partitions = kernel_limits(op, kernel, self.target).partitions
+            partitions = kernel_limits(kernel, self.target).partitions
             for alloc in allocs(kernel):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)

@@ -31,19 +31,18 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
-from tirx_mlir.backends.trn.transforms.common import (allocs, kernel_limits, kernels, materialize,
-                                                      max_value, place_like)
-from tirx_mlir.backends.trn.layout.layouts import (TrnLayoutError, check_trn_layout,
-                                                       physical_shape)
+from tirx_mlir.backends.trn.layout.layouts import TrnLayoutError, check_trn_layout, physical_shape
 from tirx_mlir.backends.trn.memory import is_on_chip
 from tirx_mlir.backends.trn.layout.physical_access import (NotAffine, PhysicalAccess,
-                                                               physical_access, value_range)
+                                                           physical_access, value_range)
+from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.diagnostics import PassError
+from tirx_mlir.dialects.tirx.access import materialize, max_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, LoadOp, ReshapeOp, SliceOp, StoreOp,
-                                                TransposeOp)
+from tirx_mlir.dialects.tirx.buffer_ops import (VIEW_OPS, AllocOp, LoadOp, ReshapeOp, SliceOp,
+                                                StoreOp, TransposeOp, allocs, place_like)
+from tirx_mlir.dialects.tirx.kernel import kernels
 
-VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
 
 
 @dataclass(frozen=True)
@@ -228,7 +227,7 @@ class TrnLowerLayoutPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in kernels(op):
-            partitions = kernel_limits(op, kernel, self.target).partitions
+            partitions = kernel_limits(kernel, self.target).partitions
             for alloc in allocs(kernel):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)

@@ -23,26 +23,14 @@ from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access
-from tirx_mlir.dialects.tirx.kernel import KernelOp, enclosing_kernel
 from tirx_mlir.dialects.tirx.rules import RuleError
+from tirx_mlir.target.target import target_text_of
 
 TENSOR_ENGINE_DTYPES = ("f8E4M3FN", "f8E5M2", "bf16", "f16", "f32")
 """Element types TensorE multiplies (tf32 has no tirx spelling)."""
 
 
 # --- where the limits come from -----------------------------------------------------------------
-
-
-def kernel_target_text(op: Operation) -> str | None:
-    """The target string of the kernel around ``op``: the kernel's ``target``, else the
-    module's ``tirx.target`` attribute; None when neither is set."""
-    kernel = op if isinstance(op, KernelOp) else enclosing_kernel(op)
-    if kernel is not None and kernel.target is not None:
-        return kernel.target.data
-    top = op.get_toplevel_object()
-    attr = getattr(top, "attributes", {}).get("tirx.target") if isinstance(top, Operation) \
-        else None
-    return None if attr is None else getattr(attr, "data", None)
 
 
 @lru_cache(maxsize=64)
@@ -65,7 +53,7 @@ def limits_for_target(text: str | None) -> TrnLimits:
 
 
 def limits_for(op: Operation) -> TrnLimits:
-    return limits_for_target(kernel_target_text(op))
+    return limits_for_target(target_text_of(op))
 
 
 # --- operand facts ------------------------------------------------------------------------------

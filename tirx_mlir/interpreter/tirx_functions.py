@@ -1,5 +1,8 @@
-"""The ``tirx`` dialect's interpreter implementations, as one set: kernels, scope ids and buffers
-(`tirx_kernel`) plus the 31 tile primitives (`tirx_tile`)."""
+"""`TirxFunctions`: the ``tirx`` dialect's interpreter implementations, as one set: kernels, scope
+ids and buffers (`tirx_kernel`) plus the 31 tile primitives (`tirx_tile`).
+
+(Named for what it holds: ``tirx_mlir.tirx`` is the backends' alias package, and the ``tirx``
+dialect itself is ``tirx_mlir.dialects.tirx``.)"""
 
 from __future__ import annotations
 

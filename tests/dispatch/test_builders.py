@@ -1,0 +1,76 @@
+"""The target-neutral dispatch builders (tirx_mlir.dispatch.builders) and the index-constant
+pair they use (dialects.tirx.access.const_index / constant_value)."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.builder import Builder, ImplicitBuilder
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, f32
+from xdsl.ir import Block
+from xdsl.rewriter import InsertPoint
+
+import tirx_mlir  # noqa: F401 - loads the backends
+from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.access import const_index, constant_value
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.rules import RuleError
+from tirx_mlir.dispatch.builders import (align, alloc, config_int, emit_loop, is_full,
+                                         largest_divisor_at_most, reshape, scope_of, shape_of)
+from tirx_mlir.dispatch.registry import DispatchFail
+
+
+def _builder() -> tuple[Block, Builder]:
+    block = Block()
+    return block, Builder(InsertPoint.at_end(block))
+
+
+def test_const_index_builds_and_constant_value_reads_back():
+    block, b = _builder()
+    five = const_index(b, 5)
+    assert constant_value(five) == 5 and list(block.ops) == [five.owner]
+    with ImplicitBuilder(block):
+        seven = const_index(None, 7)
+    assert constant_value(seven) == 7 and block.last_op is seven.owner
+    half = b.insert(arith.ConstantOp(FloatAttr(0.5, f32))).result
+    assert constant_value(half) == 0.5
+    total = b.insert(arith.AddiOp(five, seven)).result
+    assert constant_value(total) is None and constant_value(None) is None
+
+
+def test_emit_loop_nests_and_alloc_reshape():
+    block, b = _builder()
+    inner, iv = emit_loop(b, 8, 2)
+    (loop,) = [o for o in block.ops if isinstance(o, scf.ForOp)]
+    assert [constant_value(v) for v in (loop.lb, loop.ub, loop.step)] == [0, 8, 2]
+    assert iv is loop.body.block.args[0]
+    innermost, _ = emit_loop(inner, 4, 1)
+    assert isinstance(innermost.insertion_point.block.parent_op(), scf.ForOp)
+    buf = alloc(b, [4, 6], f32, "global")
+    assert isinstance(buf.type, BufferType) and scope_of(buf) == "global"
+    assert reshape(b, buf, [4, 6]) is buf
+    assert shape_of(reshape(b, buf, [2, 2, 6])) == (2, 2, 6)
+
+
+def test_sizes_and_alignment():
+    assert largest_divisor_at_most(12, 5) == 4
+    assert largest_divisor_at_most(7, 100) == 7
+    assert largest_divisor_at_most(7, 0) == 1
+    assert align((128, 1), (128, 512), "x") == (128, 1)
+    assert align((1, 512), (512,), "x") == (512,)
+    assert align((512,), (128, 512), "x") == (1, 512)
+    with pytest.raises(RuleError, match="x"):
+        align((3,), (128, 512), "x")
+    block, b = _builder()
+    assert is_full(alloc(b, [1, 128, 4], f32, "global"), (128, 4))
+
+
+def test_config_int_reads_positive_integers_and_declines_the_rest():
+    block, b = _builder()
+    x = alloc(b, [4], f32, "global")
+    op = T.CopyOp(x, x)
+    assert config_int(op, "max_inst_size") is None
+    op.config = DictionaryAttr({"max_inst_size": IntegerAttr(64, 64), "bad": IntegerAttr(0, 64)})
+    assert config_int(op, "max_inst_size") == 64
+    with pytest.raises(DispatchFail, match="config bad must be a positive integer"):
+        config_int(op, "bad")
