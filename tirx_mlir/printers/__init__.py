@@ -1,4 +1,4 @@
-"""The source-printer base every backend's printers build on (``-t nki``, ``-t cuda``, ...).
+"""The source-printer base every backend's ``-t`` printers build on.
 
 * `source_printer.SourcePrinter` (on xDSL's ``BasePrinter``): output and indentation, one
   ``emit_<dialect>_<op>`` method per op with a located `PrintError` for any other op, views and
@@ -8,8 +8,8 @@
   floor; ``C`` / ``CPP``: ``/`` and ``%`` truncate toward zero), with the `Language` records;
 * `naming`: IR names made into safe, unique identifiers.
 
-A printer for a new language subclasses `SourcePrinter` with its `Language`; see
-``tirx_mlir/backends/trn/printers/emitter.py`` for the worked example (NKI Python).
+A printer for a new language subclasses `SourcePrinter` with its `Language` (docs/backends.md
+names each backend's printers; the first backend's are the worked example).
 """
 
 from tirx_mlir.printers.naming import Namer, sanitize

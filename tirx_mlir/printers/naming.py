@@ -40,7 +40,8 @@ def _ascii_spelling(char: str) -> str:
 
 def sanitize(name: str) -> str:
     """An identifier made from ``name`` (rules in the module docstring)."""
-    ident = "".join(map(_ascii_spelling, name))
+    ident = _ASCII_NON_WORD.sub("_", name) if name.isascii() else \
+        "".join(map(_ascii_spelling, name))
     if not ident[:1].isalpha():
         ident = "v" + ident
     return ident

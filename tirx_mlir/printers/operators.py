@@ -7,7 +7,7 @@ used when the printer proves both operands >= 0; ``template`` None means the op 
 then, and ``why`` says what differs. The differences that matter:
 
 =====================  ===========================  ==========================================
-op                     Python (``PYTHON``)          C / C++ / CUDA C++ (``C``)
+op                     Python (``PYTHON``)          C and C++ (``C``, ``CPP``)
 =====================  ===========================  ==========================================
 arith.floordivsi       ``a // b`` (floors)          ``/`` truncates toward zero: corrected by
                                                     ``- (a % b != 0 && (a < 0) != (b < 0))``;
@@ -27,6 +27,7 @@ arith.cmpf             ordered ``oeq ogt oge olt ole`` and ``une``: ``== > >= < 
                        (IEEE comparisons in both languages); the others are refused
 arith.select           ``b if c else d``            ``c ? b : d``
 arith.min* / max*      ``min(a, b)``, ``max(a, b)``  ``a < b ? a : b``, ``a > b ? a : b``
+                                                    (unsigned forms: only for a, b >= 0)
 andi / ori / xori      ``and or !=`` on i1,         ``&& || !=`` on i1, ``& | ^`` otherwise
                        ``& | ^`` otherwise
 casts                  none, ``float(a)``,          none for integer widening, ``(t)a``

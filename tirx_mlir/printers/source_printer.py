@@ -1,4 +1,4 @@
-"""`SourcePrinter`: the base of every source printer (``-t nki``, ``-t cuda``, ...).
+"""`SourcePrinter`: the base of every source printer a backend registers for ``-t``.
 
 Built on xDSL's `BasePrinter` (output stream, indentation). A printer subclass sets its
 `Language` (operators.py: operator table, reserved words, indent, empty-block statement), a
@@ -79,9 +79,9 @@ class SourcePrinter(BasePrinter):
 
     # ---- output ----
     def line(self, text: str = "") -> None:
-        if self.line_count:
-            self.print_string("\n")
-        self.print_string(text)
+        """One line at the current indentation (`BasePrinter.indented` sets it)."""
+        indent = " " * (self._indent * self.indent_num_spaces)
+        self.stream.write(f"\n{indent}{text}" if self.line_count else indent + text)
         self.line_count += 1
 
     @contextmanager
@@ -109,12 +109,17 @@ class SourcePrinter(BasePrinter):
                         f"expected one of {', '.join(table)}", op, hint=hint)
 
     def int_literal(self, value: int, op: Operation | None) -> str:
-        if not isinstance(value, int) or not INT64_MIN <= value <= INT64_MAX:
-            size = f"an integer of {value.bit_length()} bits" if isinstance(value, int) \
-                else shown(value)
-            raise self.fail(f"{size} is outside the signed 64-bit range the printed code "
-                            f"computes in", op)
-        return self.LANGUAGE.operators.int_literal(value)
+        return self.LANGUAGE.operators.int_literal(self.checked_int(value, op))
+
+    def checked_int(self, value: int, op: Operation | None) -> int:
+        """``value``, if it is an integer in the signed 64-bit range the printed code computes
+        in (else a located error)."""
+        if type(value) is int and INT64_MIN <= value <= INT64_MAX:
+            return value
+        size = f"an integer of {value.bit_length()} bits" if isinstance(value, int) \
+            else shown(value)
+        raise self.fail(f"{size} is outside the signed 64-bit range the printed code "
+                        f"computes in", op)
 
     def float_literal(self, value: float) -> str:
         return self.LANGUAGE.operators.float_literal(float(value))

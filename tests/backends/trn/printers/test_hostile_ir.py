@@ -9,7 +9,10 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from tirx_testing.trn import parse
+from xdsl.dialects.builtin import StringAttr
 
 from tirx_mlir.backends.trn.printers import emit_nki
 from tirx_mlir.diagnostics import op_location
@@ -118,3 +121,32 @@ def test_tirx_opt_disable_verify_refuses_cleanly(case, target, tmp_path):
     assert f"{path}:" in result.stderr and "error: " in result.stderr
     assert "[nki-print]" in result.stderr
     assert INJECTED not in result.stdout and "def " not in result.stdout
+
+
+# ---- any string, set in Python on a verified module ----
+STRING_PROPERTIES = {
+    "nki.tensor_scalar": ("op0", kernel(tensor_scalar('"add"'))),
+    "nki.activation": ("func", kernel(
+        f'  nki.activation %b, %a func exp : {SBUF}, {SBUF}')),
+    "nki.tensor_copy": ("engine", kernel(f"  nki.tensor_copy %b, %a engine vector : {SBUF}, "
+                                         f"{SBUF}")),
+}
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(STRING_PROPERTIES)),
+       st.one_of(st.text(min_size=1, max_size=40),
+                 st.sampled_from(["add", "exp", "vector", "gpsimd", "__import__"])),
+       st.sampled_from(APIS))
+def test_any_string_property_prints_only_from_its_table(op_name, text, api):
+    prop, source = STRING_PROPERTIES[op_name]
+    module = parse(source)
+    op = next(o for o in module.walk() if o.name == op_name)
+    op.properties[prop] = StringAttr(text)
+    try:
+        printed = emit_nki(module, api)
+    except PrintError as err:
+        assert err.op is op
+        return
+    assert text.isidentifier(), f"{text!r} was printed"
+    ast.parse(printed)

@@ -29,6 +29,7 @@ BUFFERS = {checks.SBUF: "nl.sbuf", checks.PSUM: "nl.psum", checks.HBM: "nl.hbm"}
 
 class NkiPrinter(NkiEmitterBase):
     API: ClassVar[str] = "current"
+    DESCRIPTION: ClassVar[str] = "current NKI printer"
     HEADER: ClassVar[tuple[str, ...]] = ("import math", "", "import numpy as np", "",
                                          "import nki", "import nki.isa as nisa",
                                          "import nki.language as nl")
@@ -84,10 +85,10 @@ class NkiPrinter(NkiEmitterBase):
 
     def subscript(self, offset: IndexExpr, size: int, stride: int, extent: int,
                   op: Operation) -> str:
-        size, stride = int(self.int_literal(size, op)), int(self.int_literal(stride, op))
-        span = int(self.int_literal((size - 1) * stride + 1, op))
+        size, stride = self.checked_int(size, op), self.checked_int(stride, op)
+        span = self.checked_int((size - 1) * stride + 1, op)
         if offset.is_const():
-            o = int(self.int_literal(offset.const, op))
+            o = self.checked_int(offset.const, op)
             if o == 0 and size == extent and stride == 1:
                 return ":"
             return f"{o}:{o + span}" if stride == 1 else f"{o}:{o + span}:{stride}"
@@ -129,7 +130,7 @@ class NkiPrinter(NkiEmitterBase):
     def emit_nki_tensor_copy(self, op: nki.TensorCopyOp) -> None:
         """The current API forbids a ScalarE tensor_copy on NeuronCore-v2; there it is the
         same fp32 round trip as ``activation(op=copy)`` (nki.md §3.3)."""
-        if self.word(op, "engine") == "scalar" and checks.limits_for(op).nc_version <= 2:
+        if self.word(op, "engine") == "scalar" and self.limits.nc_version <= 2:
             self.instruction("nisa.activation", op, op.dst,
                              [("op", "nl.copy"), ("data", self.tile(op.src, op))])
             return
@@ -198,7 +199,7 @@ class NkiPrinter(NkiEmitterBase):
                          [("pattern", self.pattern_text(op)),
                           ("channel_multiplier", self.integer(op, "channel_multiplier")),
                           ("on_true_tile", self.tile(op.on_true, op)),
-                          ("on_false_value", self.float_literal(op.float_prop("on_false"))),
+                          ("on_false_value", self.real(op, "on_false")),
                           ("cmp_op", self.choose(self.CMP_FUNCS, self.word(op, "cmp"),
                                                  "affine_select comparison", op)),
                           ("offset", self.integer(op, "offset"))])

@@ -26,13 +26,15 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import (FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp,
+                                   StringAttr)
 from xdsl.ir import Operation, SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dialects.nki import checks, tables
 from tirx_mlir.backends.trn.dialects.nki.movement import ENGINE_CHOICES
-from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.backends.trn.target_tags import TrnLimits
+from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.access import AccessPattern, IndexExpr
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
@@ -93,11 +95,9 @@ class NkiEmitterBase(SourcePrinter):
     def __init__(self, module: ModuleOp):
         super().__init__(module)
         self.kernel: KernelOp | None = None
+        self.limits = TrnLimits()
+        """The hardware limits of the kernel being printed (from its target)."""
         self.engines = {name: self.ENGINE_FORMAT.format(name) for name in ENGINES}
-
-    @property
-    def DESCRIPTION(self) -> str:  # noqa: N802 (the base's class attribute)
-        return f"{self.API} NKI printer"
 
     def emit(self) -> str:
         kernels = self.module_kernels()
@@ -114,6 +114,10 @@ class NkiEmitterBase(SourcePrinter):
     # ---- kernels and blocks ----
     def emit_kernel(self, kernel: KernelOp) -> None:
         self.kernel = kernel
+        try:
+            self.limits = checks.limits_for(kernel)
+        except rules.RuleError as err:
+            raise self.fail(str(err), kernel) from None
         fn_name = self.start_function(kernel)
         self.name_values(kernel.body.block.args, "arg")
         self.emit_signature(kernel, fn_name)
@@ -206,7 +210,7 @@ class NkiEmitterBase(SourcePrinter):
 
     def capacity(self, scope: str, op: Operation) -> int:
         """Bytes per partition an address in ``scope`` may reach."""
-        limits = checks.limits_for(op)
+        limits = self.limits
         if scope == checks.SBUF:
             return limits.sbuf_bytes_per_partition
         if scope == checks.PSUM:
@@ -218,7 +222,7 @@ class NkiEmitterBase(SourcePrinter):
 
     def shape(self, btype: BufferType, op: Operation | None) -> list[int]:
         """The buffer's dims, each checked to be a sane literal."""
-        return [int(self.int_literal(n, op)) for n in btype.get_shape()]
+        return [self.checked_int(n, op) for n in btype.get_shape()]
 
     def dtype(self, t, op: Operation | None = None) -> str:
         name = dtypes.type_name(t.element_type if isinstance(t, BufferType) else t)
@@ -275,6 +279,14 @@ class NkiEmitterBase(SourcePrinter):
                             f"{shown(attr)}", op)
         return self.int_literal(0 if attr is None else attr.value.data, op)
 
+    def real(self, op: Operation, name: str) -> str:
+        """A float property (0.0 when absent) as a literal."""
+        attr = op.properties.get(name)
+        if attr is not None and not isinstance(attr, FloatAttr):
+            raise self.fail(f"property '{name}' of {op.name} must be a float, got "
+                            f"{shown(attr)}", op)
+        return self.float_literal(0.0 if attr is None else attr.value.data)
+
     def alu(self, op: Operation, name: str) -> str | None:
         """The ALU operator property ``name`` (or None) through the closed ALU table."""
         word = self.word(op, name)
@@ -289,11 +301,11 @@ class NkiEmitterBase(SourcePrinter):
 
     def ints(self, values, op: Operation) -> list[int]:
         """Integers from an attribute, each checked to be a sane literal."""
-        return [int(self.int_literal(v, op)) for v in values]
+        return [self.checked_int(v, op) for v in values]
 
     def pattern(self, op: nki.IotaOp | nki.AffineSelectOp) -> list[tuple[int, int]]:
         """The op's access pattern, each number checked to be a sane literal."""
-        return [(int(self.int_literal(s, op)), int(self.int_literal(n, op)))
+        return [(self.checked_int(s, op), self.checked_int(n, op))
                 for s, n in op.pattern_prop()]
 
     def instruction(self, fn: str, op: Operation, dst: SSAValue | None,

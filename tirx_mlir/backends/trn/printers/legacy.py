@@ -54,6 +54,7 @@ DECORATORS = (
 
 class NkiLegacyPrinter(NkiEmitterBase):
     API: ClassVar[str] = "legacy"
+    DESCRIPTION: ClassVar[str] = "legacy NKI printer"
     HEADER: ClassVar[tuple[str, ...]] = HEADER
     DTYPES: ClassVar[dict[str, str]] = {
         "f32": "np.float32", "f16": "np.float16", "bf16": "nl.bfloat16",
@@ -133,7 +134,7 @@ class NkiLegacyPrinter(NkiEmitterBase):
         return index_slots(access)
 
     def arange(self, slot: int, rank: int, size: int, op: Operation) -> str:
-        size = int(self.int_literal(size, op))
+        size = self.checked_int(size, op)
         key = (slot, rank, size)
         if key not in self.aranges:
             self.aranges[key] = self.namer.fresh(f"i{slot}")
@@ -204,7 +205,7 @@ class NkiLegacyPrinter(NkiEmitterBase):
 
     def pattern_expr(self, op: nki.IotaOp | nki.AffineSelectOp) -> str:
         """``offset + channel_multiplier * p + sum(step_d * i_d)`` over broadcast aranges."""
-        nparts = int(self.int_literal(checks.partitions(op.dst), op))
+        nparts = self.checked_int(checks.partitions(op.dst), op)
         dims = [(step, n) for step, n in self.pattern(op) if n != 1]
         rank = 1 + len(dims)
         if rank < 2:
@@ -231,10 +232,10 @@ class NkiLegacyPrinter(NkiEmitterBase):
         pred = f"({self.pattern_expr(op)} {cmp} 0)"
         self.instruction("nisa.affine_select", op, op.dst,
                          [("pred", pred), ("on_true_tile", self.tile(op.on_true, op)),
-                          ("on_false_value", self.float_literal(op.float_prop("on_false")))])
+                          ("on_false_value", self.real(op, "on_false"))])
 
     def emit_nki_identity(self, op: nki.IdentityOp) -> None:
-        n = int(self.int_literal(checks.partitions(op.dst), op))
+        n = self.checked_int(checks.partitions(op.dst), op)
         const = self.namer.fresh("identity_np")
         self.line(f"{const} = nl.shared_constant(np.identity({n}, dtype=np.int8), "
                   f"dtype={self.dtype(op.dst.type, op)})")
