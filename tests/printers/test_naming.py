@@ -32,7 +32,8 @@ def test_sanitize_gives_a_plain_identifier(name):
 
 def test_fresh_names_starting_with_underscores_terminate():
     namer = Namer(keyword.kwlist)
-    assert [namer.fresh(n) for n in ("__import__", "__import__", "--x", "ядро", "ядро")] == \
+    names = ("__import__", "__import__", "--x", "ядро", "ядро")
+    assert [namer.fresh(n) for n in names] == \
         ["v__import__", "v__import___1", "v__x", "v_u044f_u0434_u0440_u043e",
          "v_u044f_u0434_u0440_u043e_1"]
 

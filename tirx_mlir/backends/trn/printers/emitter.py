@@ -95,8 +95,7 @@ class NkiEmitterBase(SourcePrinter):
     def __init__(self, module: ModuleOp):
         super().__init__(module)
         self.kernel: KernelOp | None = None
-        self.limits = TrnLimits()
-        """The hardware limits of the kernel being printed (from its target)."""
+        self.kernel_limits: TrnLimits | None = None
         self.engines = {name: self.ENGINE_FORMAT.format(name) for name in ENGINES}
 
     def emit(self) -> str:
@@ -114,10 +113,7 @@ class NkiEmitterBase(SourcePrinter):
     # ---- kernels and blocks ----
     def emit_kernel(self, kernel: KernelOp) -> None:
         self.kernel = kernel
-        try:
-            self.limits = checks.limits_for(kernel)
-        except rules.RuleError as err:
-            raise self.fail(str(err), kernel) from None
+        self.kernel_limits = None
         fn_name = self.start_function(kernel)
         self.name_values(kernel.body.block.args, "arg")
         self.emit_signature(kernel, fn_name)
@@ -208,9 +204,18 @@ class NkiEmitterBase(SourcePrinter):
                             hint="let the trn pipeline's allocator place the buffer")
         return address
 
+    def limits(self, op: Operation) -> TrnLimits:
+        """The hardware limits of the kernel being printed (from its target; read once)."""
+        if self.kernel_limits is None:
+            try:
+                self.kernel_limits = checks.limits_for(op)
+            except rules.RuleError as err:
+                raise self.fail(str(err), op) from None
+        return self.kernel_limits
+
     def capacity(self, scope: str, op: Operation) -> int:
         """Bytes per partition an address in ``scope`` may reach."""
-        limits = self.limits
+        limits = self.limits(op)
         if scope == checks.SBUF:
             return limits.sbuf_bytes_per_partition
         if scope == checks.PSUM:
