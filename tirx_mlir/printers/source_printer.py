@@ -18,7 +18,9 @@ method per op it prints (``emit_scf_for`` prints ``scf.for``). The base gives it
   ``nonneg`` forms need; ``cta_id`` and ``scalar_type`` are the language's hooks;
 * safety: attribute strings reach the output only through ``choose(table, key, ...)`` (a value
   not in the printer's closed table is a located error, whatever a verifier said) and integers
-  only through ``int_literal`` (outside the signed 64-bit range: a located error).
+  only through ``int_literal`` (outside the signed 64-bit range: a located error); ``emit``
+  blames any other failure on the first op that breaks its own IRDL definition (IR that
+  skipped verification), so hostile IR is a located error, never a crash.
 
 Errors are `PrintError` (a `TirxError`): ``[<ERROR_CODE>] message`` at the op's location.
 """
@@ -33,6 +35,7 @@ from typing import ClassVar
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp, UnregisteredOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.utils.base_printer import BasePrinter
 
 from tirx_mlir.diagnostics import TirxError
@@ -76,6 +79,29 @@ class SourcePrinter(BasePrinter):
         self.names: dict[SSAValue, str] = {}
         self.function_names: dict[KernelOp, str] = {}
         self.namer = Namer(self.reserved())
+
+    # ---- the entry point ----
+    def emit(self) -> str:
+        """The module as source text. A failure that is not a `PrintError` is blamed on the
+        first op that breaks its own definition (an attribute of the wrong kind, a missing
+        operand: IR that skipped verification), as a located error; on well-formed IR it is a
+        printer bug and propagates."""
+        try:
+            return self.emit_module()
+        except PrintError:
+            raise
+        except Exception:
+            malformed = malformed_op(self.module)
+            if malformed is None:
+                raise
+            op, why = malformed
+            raise self.fail(f"{op.name} does not satisfy its own definition, so it cannot be "
+                            f"printed: {why}", op,
+                            hint="verify the IR (drop --disable-verify) to see every "
+                                 "problem") from None
+
+    def emit_module(self) -> str:
+        raise NotImplementedError
 
     # ---- output ----
     def line(self, text: str = "") -> None:
@@ -260,3 +286,16 @@ def _const_test(value: SSAValue, test) -> bool:
     owner = value.owner
     return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) \
         and bool(test(owner.value.value.data))
+
+
+def malformed_op(module: ModuleOp) -> tuple[Operation, str] | None:
+    """The first op that fails its IRDL definition (operand, result, region, property and
+    attribute constraints, traits), with the reason; None when every op satisfies it."""
+    for op in module.walk():
+        if isinstance(op, UnregisteredOp) or not isinstance(op, IRDLOperation):
+            continue
+        try:
+            type(op).get_irdl_definition().verify(op)
+        except Exception as err:  # a constraint may fail in any way on a foreign attribute
+            return op, str(err).split("\n")[0] or type(err).__name__
+    return None

@@ -5,6 +5,7 @@ values are refused with a located ``[nki-print]`` error, whatever a verifier sai
 from __future__ import annotations
 
 import ast
+import pathlib
 import subprocess
 import sys
 
@@ -121,6 +122,18 @@ def test_tirx_opt_disable_verify_refuses_cleanly(case, target, tmp_path):
     assert f"{path}:" in result.stderr and "error: " in result.stderr
     assert "[nki-print]" in result.stderr
     assert INJECTED not in result.stdout and "def " not in result.stdout
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_an_attribute_of_the_wrong_kind_is_blamed_on_its_op(api):
+    golden = pathlib.Path(__file__).parents[3] / "filecheck/backends/trn/printers/nki.mlir"
+    module = parse(golden.read_text().split("// -----")[1])  # nki_add_2: sliced columns
+    view = next(o for o in module.walk() if o.name == "tirx.slice")
+    view.properties["static_offsets"] = StringAttr(INJECTED)
+    with pytest.raises(PrintError, match="tirx.slice does not satisfy its own definition") \
+            as info:
+        emit_nki(module, api)
+    assert info.value.op is view
 
 
 # ---- any string, set in Python on a verified module ----
