@@ -36,6 +36,7 @@ from xdsl.interpreter import (Interpreter, InterpreterFunctions, PythonValues, i
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
+from tirx_mlir.backends.trn import memory
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dialects.nki import checks, tables
 from tirx_mlir.dialects.tirx import rules
@@ -118,7 +119,7 @@ class NkiFunctions(InterpreterFunctions):
             raise InterpretError(str(err), op, code="nki-limit") from None
         dynamic = []
         for name, value in op.named_operands().items():
-            if not checks.is_tile(value) or checks.scope(value) not in checks.ON_CHIP or \
+            if not checks.is_tile(value) or checks.scope(value) not in memory.ON_CHIP or \
                     checks.is_logical_view(value):
                 continue
             access = resolve_access(value)

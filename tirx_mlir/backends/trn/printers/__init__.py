@@ -18,11 +18,15 @@ Contract (what the printers accept, i.e. what the trn pipeline produces): a modu
 * nki ops, and the final ``tirx.return``.
 
 Anything else is a `TirxError` (code ``nki-print``) that names the op. Symbol and value names
-are sanitized into fresh Python identifiers, so IR names cannot inject text. The emitted source
+are sanitized into fresh Python identifiers, and every attribute string (ALU operators,
+activation functions, engines, comparisons, loop kinds, dtypes, memory scopes) is printed only
+from a closed table, integers only inside the signed 64-bit range and ``trn.addr`` only inside
+its memory, so IR cannot inject text even when it skipped verification. The emitted source
 is valid Python and, by default, is checked against the signature table (signatures.py) before
 it is returned; a mismatch would be a printer bug and raises.
 
-Modules: ``emitter`` (the shared base: walking, naming, expressions, the common ops),
+Modules: ``emitter`` (the NKI frame on the core's `tirx_mlir.printers.SourcePrinter`: loops,
+allocation, the closed tables, the common ops),
 ``current`` and ``legacy`` (the two generations), ``signatures`` + ``check`` (the table and the
 AST checker), ``targets`` (the xDSL ``-t`` targets).
 """

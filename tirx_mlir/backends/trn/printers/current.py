@@ -15,9 +15,11 @@ from typing import ClassVar
 
 from xdsl.ir import Operation, SSAValue
 
+from tirx_mlir.backends.trn import memory
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dialects.nki import checks
-from tirx_mlir.backends.trn.printers.emitter import NkiEmitterBase, fail, index_slots
+from tirx_mlir.backends.trn.dialects.nki.tables import AFFINE_SELECT_CMPS
+from tirx_mlir.backends.trn.printers.emitter import SCOPE_HINT, NkiEmitterBase, index_slots
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -28,6 +30,7 @@ BUFFERS = {checks.SBUF: "nl.sbuf", checks.PSUM: "nl.psum", checks.HBM: "nl.hbm"}
 
 class NkiPrinter(NkiEmitterBase):
     API: ClassVar[str] = "current"
+    DESCRIPTION: ClassVar[str] = "current NKI printer"
     HEADER: ClassVar[tuple[str, ...]] = ("import math", "", "import numpy as np", "",
                                          "import nki", "import nki.isa as nisa",
                                          "import nki.language as nl")
@@ -41,6 +44,7 @@ class NkiPrinter(NkiEmitterBase):
                                             "affine": "nl.affine_range",
                                             "static": "range"}
     ENGINE_FORMAT: ClassVar[str] = "nisa.engine.{}"
+    CMP_FUNCS: ClassVar[dict[str, str]] = {name: f"nl.{name}" for name in AFFINE_SELECT_CMPS}
 
     # ---- kernel frame ----
     def emit_signature(self, kernel: KernelOp, fn_name: str) -> None:
@@ -51,17 +55,16 @@ class NkiPrinter(NkiEmitterBase):
     def emit_prologue(self, kernel: KernelOp) -> None:
         for arg in kernel.outputs:
             assert isinstance(arg.type, BufferType)
-            shape = tuple(arg.type.get_shape())
+            shape = tuple(self.shape(arg.type, kernel))
             self.line(f"{self.names[arg]} = nl.ndarray({shape!r}, dtype={self.dtype(arg.type)}, "
                       f"buffer=nl.shared_hbm)")
 
-    def ndarray(self, btype: BufferType, address: int | None) -> str:
-        buffer = BUFFERS.get(btype.scope_name)
-        if buffer is None:
-            raise fail(f"NKI has no buffer for memory scope '{btype.scope_name}'", None)
-        text = f"nl.ndarray({tuple(btype.get_shape())!r}, dtype={self.dtype(btype)}, " \
+    def ndarray(self, btype: BufferType, address: int | None, op: Operation) -> str:
+        buffer = self.choose(BUFFERS, btype.scope_name, "memory scope", op,
+                             hint=SCOPE_HINT)
+        text = f"nl.ndarray({tuple(self.shape(btype, op))!r}, dtype={self.dtype(btype, op)}, " \
                f"buffer={buffer}"
-        if address is not None and btype.scope_name in checks.ON_CHIP:
+        if address is not None and btype.scope_name in memory.ON_CHIP:
             text += f", address=(0, {address})"
         return text + ")"
 
@@ -71,43 +74,46 @@ class NkiPrinter(NkiEmitterBase):
         base = self.buffer_name(access.buffer, op)
         region = access.as_region()
         if region is None:
-            return self.access_pattern(base, access)
+            return self.access_pattern(base, access, op)
         if region.is_whole():
             return base
         extents = region.buffer_type.get_shape()
         keep = index_slots(access)
-        subscripts = [self.subscript(o, n, s, e) if d in keep else self.index_text(o)
+        subscripts = [self.subscript(o, n, s, e, op) if d in keep else self.index_text(o, op)
                       for d, (o, n, s, e) in
                       enumerate(zip(region.offsets, region.sizes, region.strides, extents))]
         return f"{base}[{', '.join(subscripts)}]"
 
-    def subscript(self, offset: IndexExpr, size: int, stride: int, extent: int) -> str:
-        span = (size - 1) * stride + 1
+    def subscript(self, offset: IndexExpr, size: int, stride: int, extent: int,
+                  op: Operation) -> str:
+        size, stride = self.checked_int(size, op), self.checked_int(stride, op)
+        span = self.checked_int((size - 1) * stride + 1, op)
         if offset.is_const():
-            o = offset.const
+            o = self.checked_int(offset.const, op)
             if o == 0 and size == extent and stride == 1:
                 return ":"
             return f"{o}:{o + span}" if stride == 1 else f"{o}:{o + span}:{stride}"
-        start = self.index_text(offset)
+        start = self.index_text(offset, op)
         if stride == 1:
             return f"nl.ds({start}, {size})"
         return f"{start}:{start} + {span}:{stride}"
 
-    def access_pattern(self, base: str, access) -> str:
+    def access_pattern(self, base: str, access, op: Operation) -> str:
         """A transposed or reshaped view as ``base.ap(pattern=..., offset=...)`` over the
         buffer flattened to 1-D (for SBUF/PSUM the first pair walks the partitions)."""
         shape = access.buffer_type.get_shape()
         row = [math.prod(shape[j + 1:]) for j in range(len(shape))]
         flat = [sum(s * r for s, r in zip(step, row)) for step in access.steps]
         pairs = list(zip(flat, access.sizes))
-        on_chip = access.buffer_type.scope_name in checks.ON_CHIP
+        on_chip = access.buffer_type.scope_name in memory.ON_CHIP
         if on_chip:
             pairs[0] = (row[0], access.sizes[0])
         offset = IndexExpr()
         for o, r in zip(access.offset, row):
             offset = offset + o.scale(r)
-        pattern = ", ".join(f"[{s}, {n}]" for s, n in pairs)
-        return f"{base}.ap(pattern=[{pattern}], offset={self.index_text(offset)})"
+        pattern = ", ".join(f"[{self.int_literal(s, op)}, {self.int_literal(n, op)}]"
+                            for s, n in pairs)
+        return f"{base}.ap(pattern=[{pattern}], offset={self.index_text(offset, op)})"
 
     # ---- instructions ----
     def instruction(self, fn: str, op: Operation, dst: SSAValue | None, args, *,
@@ -125,7 +131,7 @@ class NkiPrinter(NkiEmitterBase):
     def emit_nki_tensor_copy(self, op: nki.TensorCopyOp) -> None:
         """The current API forbids a ScalarE tensor_copy on NeuronCore-v2; there it is the
         same fp32 round trip as ``activation(op=copy)`` (nki.md §3.3)."""
-        if op.name_prop("engine") == "scalar" and checks.limits_for(op).nc_version <= 2:
+        if self.word(op, "engine") == "scalar" and self.limits(op).nc_version <= 2:
             self.instruction("nisa.activation", op, op.dst,
                              [("op", "nl.copy"), ("data", self.tile(op.src, op))])
             return
@@ -134,16 +140,17 @@ class NkiPrinter(NkiEmitterBase):
     def emit_nki_memset(self, op: nki.MemsetOp) -> None:
         self.instruction("nisa.memset", op, op.dst,
                          [("value", self.value_literal(op.value, op.dst, op)),
-                          ("engine", self.engine(op.name_prop("engine")))])
+                          ("engine", self.engine(self.word(op, "engine"), op))])
 
     def emit_nki_iota(self, op: nki.IotaOp) -> None:
         self.instruction("nisa.iota", op, op.dst,
-                         [("pattern", self.pattern(op)), ("offset", str(op.int_prop("offset"))),
-                          ("channel_multiplier", str(op.int_prop("channel_multiplier")))])
+                         [("pattern", self.pattern_text(op)),
+                          ("offset", self.integer(op, "offset")),
+                          ("channel_multiplier", self.integer(op, "channel_multiplier"))])
 
     def emit_nki_identity(self, op: nki.IdentityOp) -> None:
         """ones, then keep them where partition == column (p - f == 0)."""
-        n = checks.partitions(op.dst)
+        n = self.int_literal(checks.partitions(op.dst), op)
         one = "1" if not self._float_tile(op.dst) else "1.0"
         zero = "0" if not self._float_tile(op.dst) else "0.0"
         dst = self.tile(op.dst, op)
@@ -166,8 +173,8 @@ class NkiPrinter(NkiEmitterBase):
 
     def emit_nki_tensor_reduce(self, op: nki.TensorReduceOp) -> None:
         self.instruction("nisa.tensor_reduce", op, op.dst,
-                         [("op", self.alu(op.op.data)), ("data", self.tile(op.src, op)),
-                          ("axis", str(list(op.normalized_axes()))),
+                         [("op", self.alu(op, "op")), ("data", self.tile(op.src, op)),
+                          ("axis", str(self.ints(op.normalized_axes(), op))),
                           ("negate", str(op.flag("negate"))),
                           ("keepdims", str(op.flag("keepdims")))])
 
@@ -176,9 +183,9 @@ class NkiPrinter(NkiEmitterBase):
         dst_base = resolve_access(op.dst).buffer
         for name in ("predicate", "on_true"):
             if resolve_access(getattr(op, name)).buffer == dst_base:
-                raise fail(f"the current NKI form of select writes dst before reading "
-                           f"'{name}', which views the same buffer", op,
-                           hint="select into a tile that no input views")
+                raise self.fail(f"the current NKI form of select writes dst before reading "
+                                f"'{name}', which views the same buffer", op,
+                                hint="select into a tile that no input views")
         if checks.is_tile(op.on_false):
             self.instruction("nisa.tensor_copy", op, op.dst, [("src", self.tile(op.on_false, op))])
         else:
@@ -190,11 +197,13 @@ class NkiPrinter(NkiEmitterBase):
 
     def emit_nki_affine_select(self, op: nki.AffineSelectOp) -> None:
         self.instruction("nisa.affine_select", op, op.dst,
-                         [("pattern", self.pattern(op)),
-                          ("channel_multiplier", str(op.int_prop("channel_multiplier"))),
+                         [("pattern", self.pattern_text(op)),
+                          ("channel_multiplier", self.integer(op, "channel_multiplier")),
                           ("on_true_tile", self.tile(op.on_true, op)),
-                          ("on_false_value", self.float_literal(op.float_prop("on_false"))),
-                          ("cmp_op", f"nl.{op.cmp.data}"), ("offset", str(op.int_prop("offset")))])
+                          ("on_false_value", self.real(op, "on_false")),
+                          ("cmp_op", self.choose(self.CMP_FUNCS, self.word(op, "cmp"),
+                                                 "affine_select comparison", op)),
+                          ("offset", self.integer(op, "offset"))])
 
-    def pattern(self, op: nki.IotaOp | nki.AffineSelectOp) -> str:
-        return "[" + ", ".join(f"[{s}, {n}]" for s, n in op.pattern_prop()) + "]"
+    def pattern_text(self, op: nki.IotaOp | nki.AffineSelectOp) -> str:
+        return "[" + ", ".join(f"[{s}, {n}]" for s, n in self.pattern(op)) + "]"

@@ -1,12 +1,17 @@
-"""The shared structure of the NKI printers: walking a kernel, naming, expressions, loops.
+"""The shared structure of the NKI printers: a kernel's frame, loops, allocation, the common ops.
 
 Input contract (what the trn pipeline produces; see printers/__init__.py): a module of
 ``tirx.kernel`` ops whose bodies hold ``tirx.alloc`` (trn.sbuf / trn.psum / global, optionally
 with a ``trn.addr`` byte offset), views (``tirx.slice`` / ``tirx.transpose`` /
 ``tirx.reshape``), ``scf.for`` / ``scf.if`` without results, ``arith`` scalar arithmetic,
-``tirx.cta_id`` and nki ops. Views and scalar arithmetic print nothing where they stand: they
-are inlined where used (views as subscripts of the buffer they view, scalars as Python
-expressions); any other op raises a `TirxError` naming it.
+``tirx.cta_id`` and nki ops.
+
+`NkiEmitterBase` is a `tirx_mlir.printers.SourcePrinter` for the ``PYTHON`` language: the base
+does naming, indentation, dispatch to one ``emit_<op>`` method per op (a located
+``[nki-print]`` error for any other op), and inlines views and scalar arithmetic where used
+(Python's operator table: ``//`` and ``%`` floor). Every attribute string printed here comes
+from a closed table below (ALU operators, activation functions, engines, comparisons, loop
+kinds, dtypes, memory scopes), and a ``trn.addr`` must lie inside its memory.
 
 A generation subclass (`current.NkiPrinter`, `legacy.NkiLegacyPrinter`) sets a few class
 attributes (header, dtype, loop and engine spellings) and provides ``tile()`` (how a view is
@@ -16,66 +21,39 @@ every other nki op is printed here by one ``emit_<op>`` method each.
 
 from __future__ import annotations
 
-import keyword
 import math
-import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import (FloatAttr, IndexType, IntegerAttr, IntegerType,
-                                   ModuleOp)
-from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import (FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp,
+                                   StringAttr)
+from xdsl.ir import Operation, SSAValue
 
+from tirx_mlir.backends.trn import memory
 from tirx_mlir.backends.trn.dialects import nki
-from tirx_mlir.backends.trn.dialects.nki import checks
-from tirx_mlir.diagnostics import TirxError
-from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.backends.trn.dialects.nki import checks, tables
+from tirx_mlir.backends.trn.dialects.nki.movement import ENGINE_CHOICES
+from tirx_mlir.backends.trn.target_tags import TrnLimits
+from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.access import AccessPattern, IndexExpr
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import CtaIdOp, KernelOp, ReturnOp
+from tirx_mlir.printers import PYTHON, SourcePrinter
+from tirx_mlir.printers.source_printer import INT64_MAX, shown
 
 LOOP_ATTR = "trn.loop"
 """Optional string attribute on ``scf.for``: 'sequential', 'affine' or 'static' (the NKI loop
 kind); without it the current API prints ``range`` and the legacy API ``nl.sequential_range``."""
 
-RESERVED = frozenset({*keyword.kwlist, "nl", "nisa", "nki", "np", "math", "ncc", "nt",
-                      "baremetal", "benchmark", "simulate_kernel", "trace", "range", "int",
-                      "float", "min", "max", "bool", "print", "len", "abs"})
-
-
-def sanitize(name: str) -> str:
-    """A Python identifier made from ``name``: anything else becomes ``_``."""
-    ident = re.sub(r"\W", "_", name, flags=re.ASCII) or "v"
-    if ident[0].isdigit():
-        ident = "v" + ident
-    return ident
-
-
-class Namer:
-    """Unique, sanitized identifiers for SSA values and symbols."""
-
-    def __init__(self) -> None:
-        self.used: set[str] = set(RESERVED)
-
-    def fresh(self, hint: str) -> str:
-        base = sanitize(hint)
-        name, n = base, 0
-        while name in self.used or name.startswith("__"):
-            n += 1
-            name = f"{base}_{n}"
-        self.used.add(name)
-        return name
-
-
-class PrintError(TirxError):
-    """An op or a form the printer cannot write (the IR is not what the printer accepts)."""
-
-
-def fail(message: str, op: Operation | None, hint: str | None = None) -> PrintError:
-    return PrintError(message, op, hint=hint, code="nki-print")
+ALU = {name: f"nl.{name}" for name in tables.ALU_OPS}
+ACTIVATION_FUNCS = {name: f"nl.{name}" for name in tables.ACTIVATIONS}
+ENGINES = (*ENGINE_CHOICES, "tensor")
+AFFINE_CMP_PY = {"greater": ">", "greater_equal": ">=", "equal": "==", "not_equal": "!="}
+SCOPE_HINT = ("NKI buffers live in trn.sbuf, trn.psum or global (HBM): print kernels after the "
+              "trn pipeline, which dispatches tile ops and places their buffers")
+assert set(AFFINE_CMP_PY) == set(tables.AFFINE_SELECT_CMPS)
 
 
 def index_slots(access: AccessPattern) -> list[int]:
@@ -85,7 +63,7 @@ def index_slots(access: AccessPattern) -> list[int]:
     differ only by unit dims print with equal shapes."""
     sizes = access.sizes
     dims = [d for d, n in enumerate(sizes) if n != 1]
-    if access.buffer_type.scope_name in checks.ON_CHIP and 0 not in dims:
+    if access.buffer_type.scope_name in memory.ON_CHIP and 0 not in dims:
         dims.insert(0, 0)
     for d in reversed(range(len(sizes))):
         if len(dims) >= 2:
@@ -95,14 +73,16 @@ def index_slots(access: AccessPattern) -> list[int]:
     return sorted(dims)
 
 
-CMP_PY = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
-          "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}
-AFFINE_CMP_PY = {"greater": ">", "greater_equal": ">=", "equal": "==", "not_equal": "!="}
-
-
-class NkiEmitterBase:
+class NkiEmitterBase(SourcePrinter):
     """Prints one module; subclasses set the generation."""
 
+    LANGUAGE = PYTHON
+    ERROR_CODE: ClassVar[str] = "nki-print"
+    RESERVED: ClassVar[frozenset[str]] = frozenset({
+        "nl", "nisa", "nki", "np", "math", "ncc", "nt", "baremetal", "benchmark",
+        "simulate_kernel", "trace"})
+    UNPRINTABLE_HINT: ClassVar[str | None] = (
+        "print kernels after the trn pipeline: tile ops must be dispatched to nki ops first")
     API: ClassVar[str]
     """'current' or 'legacy' (the signature table the output is checked against)."""
     HEADER: ClassVar[tuple[str, ...]]
@@ -110,53 +90,37 @@ class NkiEmitterBase:
     DEFAULT_LOOP: ClassVar[str]
     LOOP_FUNCS: ClassVar[dict[str, str]]
     ENGINE_FORMAT: ClassVar[str]
+    CMP_FUNCS: ClassVar[dict[str, str]]
+    """affine_select's comparison, as the generation writes it."""
 
     def __init__(self, module: ModuleOp):
-        self.module = module
-        self.lines: list[str] = []
-        self.level = 0
-        self.names: dict[SSAValue, str] = {}
-        self.namer = Namer()
+        super().__init__(module)
         self.kernel: KernelOp | None = None
+        self.kernel_limits: TrnLimits | None = None
+        self.engines = {name: self.ENGINE_FORMAT.format(name) for name in ENGINES}
 
-    # ---- output ----
-    def line(self, text: str) -> None:
-        self.lines.append("    " * self.level + text)
-
-    @contextmanager
-    def indented(self) -> Iterator[None]:
-        self.level += 1
-        start = len(self.lines)
-        yield
-        if len(self.lines) == start:
-            self.line("pass")
-        self.level -= 1
-
-    def emit(self) -> str:
-        kernels = [op for op in self.module.ops if isinstance(op, KernelOp)]
-        others = [op for op in self.module.ops if not isinstance(op, KernelOp)]
-        if others:
-            raise fail(f"the NKI printer prints tirx.kernel ops; {others[0].name} cannot stand "
-                       f"at module level", others[0])
-        if not kernels:
-            raise fail("the module holds no tirx.kernel to print", self.module)
-        self.lines = [f"# NKI kernel{'s' if len(kernels) > 1 else ''} generated by tirx_mlir "
-                      f"({self.API} API)", *self.HEADER]
+    def emit_module(self) -> str:
+        kernels = self.module_kernels()
+        self.line(f"# NKI kernel{'s' if len(kernels) > 1 else ''} generated by tirx_mlir "
+                  f"({self.API} API)")
+        for text in self.HEADER:
+            self.line(text)
         for kernel in kernels:
-            self.lines += ["", ""]
+            self.line()
+            self.line()
             self.emit_kernel(kernel)
-        return "\n".join(self.lines) + "\n"
+        return self.text()
 
     # ---- kernels and blocks ----
     def emit_kernel(self, kernel: KernelOp) -> None:
-        self.kernel, self.names, self.namer = kernel, {}, Namer()
-        fn_name = self.namer.fresh(kernel.kernel_name)
-        for arg in kernel.body.block.args:
-            self.names[arg] = self.namer.fresh(arg.name_hint or "arg")
+        self.kernel = kernel
+        self.kernel_limits = None
+        fn_name = self.start_function(kernel)
+        self.name_values(kernel.body.block.args, "arg")
         self.emit_signature(kernel, fn_name)
-        with self.indented():
+        with self.body():
             if kernel.num_ctas() > 1:
-                grid = ", ".join(map(str, kernel.grid_dims()))
+                grid = ", ".join(self.int_literal(n, kernel) for n in kernel.grid_dims())
                 self.line(f"# SPMD grid [{grid}]: launch as {fn_name}[{grid}](...); "
                           f"nl.program_id(d) is the CTA id")
             self.emit_prologue(kernel)
@@ -168,20 +132,6 @@ class NkiEmitterBase:
     def emit_prologue(self, kernel: KernelOp) -> None:
         """Statements before the body (e.g. output allocation)."""
 
-    def emit_block(self, block: Block) -> None:
-        for op in block.ops:
-            self.emit_op(op)
-
-    def emit_op(self, op: Operation) -> None:
-        if isinstance(op, (*VIEW_OPS, CtaIdOp, scf.YieldOp)) or op.dialect_name() == "arith":
-            return  # inlined where used
-        method = getattr(self, "emit_" + op.name.replace(".", "_"), None)
-        if method is None:
-            raise fail(f"the {self.API} NKI printer cannot print {op.name}", op,
-                       hint="print kernels after the trn pipeline: tile ops must be "
-                            "dispatched to nki ops first")
-        method(op)
-
     def emit_tirx_return(self, op: ReturnOp) -> None:
         assert self.kernel is not None
         outs = [self.names[a] for a in self.kernel.outputs]
@@ -190,36 +140,39 @@ class NkiEmitterBase:
 
     def emit_scf_for(self, op: scf.ForOp) -> None:
         if op.iter_args or op.results:
-            raise fail("loops with iter_args cannot be printed as NKI loops", op,
-                       hint="keep loop-carried values in tiles")
+            raise self.fail("loops with iter_args cannot be printed as NKI loops", op,
+                            hint="keep loop-carried values in tiles")
         iv = op.body.block.args[0]
         self.names[iv] = self.namer.fresh(iv.name_hint or "i")
         lb, ub, step = (self.expr(v) for v in (op.lb, op.ub, op.step))
         args = ub if lb == "0" and step == "1" else f"{lb}, {ub}" if step == "1" \
             else f"{lb}, {ub}, {step}"
         self.line(f"for {self.names[iv]} in {self.loop_function(op)}({args}):")
-        with self.indented():
+        with self.body():
             self.emit_block(op.body.block)
 
-    def loop_function(self, op: scf.ForOp) -> str:
+    def loop_kind(self, op: scf.ForOp, default: str) -> str:
         attr = op.attributes.get(LOOP_ATTR)
-        kind = getattr(attr, "data", None) or self.DEFAULT_LOOP
-        if kind not in self.LOOP_FUNCS:
-            raise fail(f"{LOOP_ATTR} = '{kind}' is not a loop kind; use one of "
-                       f"{', '.join(self.LOOP_FUNCS)}", op)
-        return self.LOOP_FUNCS[kind]
+        return default if attr is None else getattr(attr, "data", attr)
+
+    def loop_function(self, op: scf.ForOp) -> str:
+        return self.choose(self.LOOP_FUNCS, self.loop_kind(op, self.DEFAULT_LOOP),
+                           f"{LOOP_ATTR} =", op)
 
     def emit_scf_if(self, op: scf.IfOp) -> None:
         if op.results:
-            raise fail("scf.if with results cannot be printed", op)
+            raise self.fail("scf.if with results cannot be printed", op)
         self.line(f"if {self.expr(op.cond)}:")
-        with self.indented():
+        with self.body():
             self.emit_block(op.true_region.block)
         if op.false_region.blocks and any(not isinstance(o, scf.YieldOp)
                                           for o in op.false_region.block.ops):
             self.line("else:")
-            with self.indented():
+            with self.body():
                 self.emit_block(op.false_region.block)
+
+    def cta_id(self, op: CtaIdOp) -> str:
+        return f"nl.program_id({self.int_literal(op.dim_index, op)})"
 
     # ---- allocation ----
     def emit_tirx_alloc(self, op: AllocOp) -> None:
@@ -227,139 +180,77 @@ class NkiEmitterBase:
         assert isinstance(btype, BufferType)
         name = self.namer.fresh(op.result.name_hint or "buf")
         self.names[op.result] = name
-        self.line(f"{name} = {self.ndarray(btype, self.address(op))}")
+        self.line(f"{name} = {self.ndarray(btype, self.address(op), op)}")
 
     def address(self, op: AllocOp) -> int | None:
-        attr = op.attributes.get(checks.ADDR_ATTR)
+        """The ``trn.addr`` byte offset, checked to lie inside the buffer's memory."""
+        attr = op.attributes.get(memory.ADDR_ATTR)
         if attr is None:
             return None
         if not isinstance(attr, IntegerAttr):
-            raise fail(f"{checks.ADDR_ATTR} must be an integer byte offset", op)
-        return attr.value.data
+            raise self.fail(f"{memory.ADDR_ATTR} must be an integer byte offset", op)
+        address = attr.value.data
+        btype = op.result.type
+        assert isinstance(btype, BufferType)
+        capacity = self.capacity(btype.scope_name, op)
+        need = 0
+        if btype.scope_name in memory.ON_CHIP:
+            self.dtype(btype, op)
+            need = math.prod(self.shape(btype, op)[1:]) * \
+                dtypes.numpy_dtype(btype.element_type).itemsize
+        if not 0 <= address <= capacity - need:
+            raise self.fail(f"{memory.ADDR_ATTR} = {self.int_literal(address, op)} does not "
+                            f"place this {need}-byte-per-partition buffer inside the "
+                            f"{capacity} bytes of each partition of {btype.scope_name}", op,
+                            hint="let the trn pipeline's allocator place the buffer")
+        return address
 
-    def ndarray(self, btype: BufferType, address: int | None) -> str:
+    def limits(self, op: Operation) -> TrnLimits:
+        """The hardware limits of the kernel being printed (from its target; read once)."""
+        if self.kernel_limits is None:
+            try:
+                self.kernel_limits = checks.limits_for(op)
+            except rules.RuleError as err:
+                raise self.fail(str(err), op) from None
+        return self.kernel_limits
+
+    def capacity(self, scope: str, op: Operation) -> int:
+        """Bytes per partition an address in ``scope`` may reach."""
+        limits = self.limits(op)
+        if scope == checks.SBUF:
+            return limits.sbuf_bytes_per_partition
+        if scope == checks.PSUM:
+            return limits.psum_bytes_per_partition
+        return INT64_MAX
+
+    def ndarray(self, btype: BufferType, address: int | None, op: Operation) -> str:
         raise NotImplementedError
+
+    def shape(self, btype: BufferType, op: Operation | None) -> list[int]:
+        """The buffer's dims, each checked to be a sane literal."""
+        return [self.checked_int(n, op) for n in btype.get_shape()]
 
     def dtype(self, t, op: Operation | None = None) -> str:
         name = dtypes.type_name(t.element_type if isinstance(t, BufferType) else t)
         if name not in self.DTYPES:
-            raise fail(f"the {self.API} NKI API has no {name} dtype", op)
+            raise self.fail(f"the {self.API} NKI API has no {name} dtype", op)
         return self.DTYPES[name]
 
     # ---- names and expressions ----
     def buffer_name(self, value: SSAValue, op: Operation) -> str:
         if value not in self.names:
-            raise fail("a tile operand must be a kernel parameter, a tirx.alloc or a view of "
-                       "one", value.owner if isinstance(value.owner, Operation) else op)
+            raise self.fail("a tile operand must be a kernel parameter, a tirx.alloc or a view "
+                            "of one", value.owner if isinstance(value.owner, Operation) else op)
         return self.names[value]
 
-    def expr(self, value: SSAValue) -> str:
-        """A scalar SSA value as a Python expression (constants, loop variables, arith)."""
-        if value in self.names:
-            return self.names[value]
-        if isinstance(value, BlockArgument):
-            raise fail("this block argument has no value in the printed kernel",
-                       value.block.parent_op())
-        return self.op_expr(value.owner)  # type: ignore[arg-type]
-
-    def op_expr(self, op: Operation) -> str:
-        e = self.expr
-        match op:
-            case arith.ConstantOp(value=IntegerAttr() as a) if isinstance(a.type, IntegerType) \
-                    and a.type.width.data == 1:
-                return "True" if a.value.data else "False"
-            case arith.ConstantOp(value=IntegerAttr() as a):
-                return str(a.value.data)
-            case arith.ConstantOp(value=FloatAttr() as a):
-                return self.float_literal(float(a.value.data))
-            case arith.AddiOp() | arith.AddfOp():
-                return f"({e(op.lhs)} + {e(op.rhs)})"
-            case arith.SubiOp() | arith.SubfOp():
-                return f"({e(op.lhs)} - {e(op.rhs)})"
-            case arith.MuliOp() | arith.MulfOp():
-                return f"({e(op.lhs)} * {e(op.rhs)})"
-            case arith.DivfOp():
-                return f"({e(op.lhs)} / {e(op.rhs)})"
-            case arith.NegfOp():
-                return f"(-{e(op.operand)})"
-            case arith.FloorDivSIOp() | arith.DivUIOp():
-                return f"({e(op.lhs)} // {e(op.rhs)})"
-            case arith.RemUIOp():
-                return f"({e(op.lhs)} % {e(op.rhs)})"
-            case arith.DivSIOp() | arith.RemSIOp():
-                if not (self.nonneg(op.lhs) and self.nonneg(op.rhs)):
-                    raise fail(f"{op.name} truncates toward zero, which Python's // and % do "
-                               f"not; its operands are not known to be non-negative", op,
-                               hint="use arith.floordivsi, or operands that are provably >= 0")
-                sym = "//" if isinstance(op, arith.DivSIOp) else "%"
-                return f"({e(op.lhs)} {sym} {e(op.rhs)})"
-            case arith.CeilDivSIOp() | arith.CeilDivUIOp():
-                return f"(-(-{e(op.lhs)} // {e(op.rhs)}))"
-            case arith.MinSIOp() | arith.MinUIOp() | arith.MinimumfOp():
-                return f"min({e(op.lhs)}, {e(op.rhs)})"
-            case arith.MaxSIOp() | arith.MaxUIOp() | arith.MaximumfOp():
-                return f"max({e(op.lhs)}, {e(op.rhs)})"
-            case arith.CmpiOp():
-                pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-                return f"({e(op.lhs)} {CMP_PY[pred]} {e(op.rhs)})"
-            case arith.AndIOp() | arith.OrIOp() | arith.XOrIOp():
-                is_bool = op.result.type == IntegerType(1)
-                sym = {arith.AndIOp: ("and", "&"), arith.OrIOp: ("or", "|"),
-                       arith.XOrIOp: ("!=", "^")}[type(op)][0 if is_bool else 1]
-                return f"({e(op.lhs)} {sym} {e(op.rhs)})"
-            case arith.SelectOp():
-                return f"({e(op.lhs)} if {e(op.cond)} else {e(op.rhs)})"
-            case arith.IndexCastOp() | arith.ExtSIOp() | arith.ExtUIOp() | arith.ExtFOp() | \
-                    arith.TruncFOp():
-                return e(op.input)
-            case arith.SIToFPOp() | arith.UIToFPOp():
-                return f"float({e(op.input)})"
-            case CtaIdOp():
-                return f"nl.program_id({op.dim_index})"
-        raise fail(f"the {self.API} NKI printer cannot use the value of {op.name} in an "
-                   f"expression", op, hint="scalars must be constants, loop variables, CTA ids "
-                                           "or arith on them")
-
-    def float_literal(self, value: float) -> str:
-        if math.isnan(value):
-            return "math.nan"
-        if math.isinf(value):
-            return "math.inf" if value > 0 else "-math.inf"
-        return repr(value)
-
-    def nonneg(self, value: SSAValue) -> bool:
-        """Whether an index value is provably >= 0 (constants, loop variables counting up from
-        a non-negative bound, CTA ids, and sums/products/quotients of those)."""
-        owner = value.owner
-        if isinstance(value, BlockArgument):
-            loop = value.block.parent_op()
-            return isinstance(loop, scf.ForOp) and self.nonneg(loop.lb) and \
-                self._const(loop.step, lambda s: s > 0)
-        if isinstance(owner, arith.ConstantOp):
-            return self._const(value, lambda c: c >= 0)
-        if isinstance(owner, CtaIdOp):
-            return True
-        if isinstance(owner, (arith.AddiOp, arith.MuliOp, arith.DivUIOp, arith.FloorDivSIOp,
-                              arith.DivSIOp, arith.RemSIOp, arith.RemUIOp, arith.MaxSIOp)):
-            return self.nonneg(owner.lhs) and self.nonneg(owner.rhs)
-        if isinstance(owner, arith.IndexCastOp):
-            return self.nonneg(owner.input)
-        return False
-
-    @staticmethod
-    def _const(value: SSAValue, test) -> bool:
-        owner = value.owner
-        return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) \
-            and bool(test(owner.value.value.data))
-
-    def index_text(self, ix: IndexExpr) -> str:
+    def index_text(self, ix: IndexExpr, op: Operation | None = None) -> str:
         """An affine index as ``k * 512 + 128``."""
         parts = []
         for value, coeff in ix.terms:
             text = self.expr(value)
-            parts.append(text if coeff == 1 else f"{coeff} * {text}")
+            parts.append(text if coeff == 1 else f"{self.int_literal(coeff, op)} * {text}")
         if ix.const or not parts:
-            parts.append(str(ix.const))
+            parts.append(self.int_literal(ix.const, op))
         return " + ".join(parts).replace("+ -", "- ")
 
     # ---- instructions ----
@@ -377,11 +268,51 @@ class NkiEmitterBase:
         'vector' (a (P, 1) operand) or 'own' (its own shape, e.g. matmul operands)."""
         raise NotImplementedError
 
-    def alu(self, name: str | None) -> str | None:
-        return None if name is None else f"nl.{name}"
+    # ---- properties, read through their closed tables ----
+    def word(self, op: Operation, name: str) -> str | None:
+        """A string property (None when absent); any other attribute is an error."""
+        attr = op.properties.get(name)
+        if attr is None or isinstance(attr, StringAttr):
+            return None if attr is None else attr.data
+        raise self.fail(f"property '{name}' of {op.name} must be a string, got {shown(attr)}",
+                        op)
 
-    def engine(self, name: str | None) -> str | None:
-        return None if name is None else self.ENGINE_FORMAT.format(name)
+    def integer(self, op: Operation, name: str) -> str:
+        """An integer property (0 when absent) as a checked literal."""
+        attr = op.properties.get(name)
+        if attr is not None and not isinstance(attr, IntegerAttr):
+            raise self.fail(f"property '{name}' of {op.name} must be an integer, got "
+                            f"{shown(attr)}", op)
+        return self.int_literal(0 if attr is None else attr.value.data, op)
+
+    def real(self, op: Operation, name: str) -> str:
+        """A float property (0.0 when absent) as a literal."""
+        attr = op.properties.get(name)
+        if attr is not None and not isinstance(attr, FloatAttr):
+            raise self.fail(f"property '{name}' of {op.name} must be a float, got "
+                            f"{shown(attr)}", op)
+        return self.float_literal(0.0 if attr is None else attr.value.data)
+
+    def alu(self, op: Operation, name: str) -> str | None:
+        """The ALU operator property ``name`` (or None) through the closed ALU table."""
+        word = self.word(op, name)
+        return None if word is None else self.choose(ALU, word, "ALU operator", op)
+
+    def engine(self, name: str | None, op: Operation) -> str | None:
+        return None if name is None else self.choose(self.engines, name, "engine", op)
+
+    def transpose_engine(self, op: nki.TransposeOp) -> str | None:
+        self.word(op, "engine")
+        return self.engine(op.engine_name(), op)
+
+    def ints(self, values, op: Operation) -> list[int]:
+        """Integers from an attribute, each checked to be a sane literal."""
+        return [self.checked_int(v, op) for v in values]
+
+    def pattern(self, op: nki.IotaOp | nki.AffineSelectOp) -> list[tuple[int, int]]:
+        """The op's access pattern, each number checked to be a sane literal."""
+        return [(self.checked_int(s, op), self.checked_int(n, op))
+                for s, n in op.pattern_prop()]
 
     def instruction(self, fn: str, op: Operation, dst: SSAValue | None,
                     args: Sequence[tuple[str, str | None]], *, augmented: bool = False) -> None:
@@ -394,15 +325,16 @@ class NkiEmitterBase:
     def emit_nki_tensor_copy(self, op: nki.TensorCopyOp) -> None:
         self.instruction("nisa.tensor_copy", op, op.dst,
                          [("src", self.tile(op.src, op)),
-                          ("engine", self.engine(op.name_prop("engine")))])
+                          ("engine", self.engine(self.word(op, "engine"), op))])
 
     def emit_nki_transpose(self, op: nki.TransposeOp) -> None:
         self.instruction("nisa.nc_transpose", op, op.dst,
                          [("data", self.tile(op.src, op, "own")),
-                          ("engine", self.engine(op.engine_name()))])
+                          ("engine", self.transpose_engine(op))])
 
     def _activation_args(self, op) -> list[tuple[str, str | None]]:
-        return [("op", f"nl.{op.func.data}"), ("data", self.tile(op.src, op)),
+        func = self.choose(ACTIVATION_FUNCS, self.word(op, "func"), "activation function", op)
+        return [("op", func), ("data", self.tile(op.src, op)),
                 ("bias", self.scalar(op.bias, op)), ("scale", self.scalar(op.scale, op))]
 
     def emit_nki_activation(self, op: nki.ActivationOp) -> None:
@@ -420,30 +352,30 @@ class NkiEmitterBase:
     def emit_nki_tensor_tensor(self, op: nki.TensorTensorOp) -> None:
         self.instruction("nisa.tensor_tensor", op, op.dst,
                          [("data1", self.tile(op.lhs, op)), ("data2", self.tile(op.rhs, op)),
-                          ("op", self.alu(op.op.data))])
+                          ("op", self.alu(op, "op"))])
 
     def emit_nki_tensor_scalar(self, op: nki.TensorScalarOp) -> None:
-        args = [("data", self.tile(op.data, op)), ("op0", self.alu(op.op0.data)),
+        args = [("data", self.tile(op.data, op)), ("op0", self.alu(op, "op0")),
                 ("operand0", self.scalar(op.operand0, op)),
                 ("reverse0", str(op.flag("reverse0")))]
         if op.op1 is not None:
-            args += [("op1", self.alu(op.op1.data)), ("operand1", self.scalar(op.operand1, op)),
+            args += [("op1", self.alu(op, "op1")), ("operand1", self.scalar(op.operand1, op)),
                      ("reverse1", str(op.flag("reverse1")))]
         self.instruction("nisa.tensor_scalar", op, op.dst, args)
 
     def emit_nki_tensor_scalar_reduce(self, op: nki.TensorScalarReduceOp) -> None:
         self.instruction("nisa.tensor_scalar_reduce", op, op.dst,
-                         [("data", self.tile(op.data, op)), ("op0", self.alu(op.op0.data)),
+                         [("data", self.tile(op.data, op)), ("op0", self.alu(op, "op0")),
                           ("operand0", self.scalar(op.operand0, op)),
-                          ("reduce_op", self.alu(op.reduce.data)),
+                          ("reduce_op", self.alu(op, "reduce")),
                           ("reduce_res", self.tile(op.reduce_res, op, "vector")),
                           ("reverse0", str(op.flag("reverse0")))])
 
     def emit_nki_scalar_tensor_tensor(self, op: nki.ScalarTensorTensorOp) -> None:
         self.instruction("nisa.scalar_tensor_tensor", op, op.dst,
-                         [("data", self.tile(op.data, op)), ("op0", self.alu(op.op0.data)),
+                         [("data", self.tile(op.data, op)), ("op0", self.alu(op, "op0")),
                           ("operand0", self.scalar(op.operand0, op)),
-                          ("op1", self.alu(op.op1.data)),
+                          ("op1", self.alu(op, "op1")),
                           ("operand1", self.tile(op.operand1, op)),
                           ("reverse0", str(op.flag("reverse0"))),
                           ("reverse1", str(op.flag("reverse1")))])

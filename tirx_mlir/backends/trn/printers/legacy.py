@@ -23,12 +23,14 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dialects.nki import checks
-from tirx_mlir.backends.trn.printers.emitter import (AFFINE_CMP_PY, LOOP_ATTR, NkiEmitterBase,
-                                                     fail, index_slots)
+from tirx_mlir.backends.trn.printers.emitter import (AFFINE_CMP_PY, LOOP_ATTR, SCOPE_HINT,
+                                                     NkiEmitterBase,
+                                                     index_slots)
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.printers.source_printer import shown
 
 HEADER = (
     "import neuronxcc.nki.language as nl",
@@ -40,6 +42,8 @@ HEADER = (
     "import neuronxcc.nki.typing as nt",
     "import neuronxcc.nki.compiler as ncc",
 )
+SCOPES = {checks.HBM: "nl.shared_hbm", checks.SBUF: "nl.sbuf", checks.PSUM: "nl.psum"}
+"""The memory scopes a legacy ndarray may live in (the closed table the printer checks)."""
 DECORATORS = (
     "@nki.compiler.enable_stack_allocator",
     "@nki.compiler.skip_middle_end_transformations",
@@ -50,6 +54,7 @@ DECORATORS = (
 
 class NkiLegacyPrinter(NkiEmitterBase):
     API: ClassVar[str] = "legacy"
+    DESCRIPTION: ClassVar[str] = "legacy NKI printer"
     HEADER: ClassVar[tuple[str, ...]] = HEADER
     DTYPES: ClassVar[dict[str, str]] = {
         "f32": "np.float32", "f16": "np.float16", "bf16": "nl.bfloat16",
@@ -61,6 +66,7 @@ class NkiLegacyPrinter(NkiEmitterBase):
                                             "affine": "nl.affine_range",
                                             "static": "nl.static_range"}
     ENGINE_FORMAT: ClassVar[str] = "nisa.{}_engine"
+    CMP_FUNCS: ClassVar[dict[str, str]] = AFFINE_CMP_PY
 
     def __init__(self, module):
         super().__init__(module)
@@ -82,9 +88,10 @@ class NkiLegacyPrinter(NkiEmitterBase):
         params += [f"{self.names[a]}: nt.mutable_tensor" for a in kernel.outputs]
         self.line(f"def {fn_name}({', '.join(params)}):")
 
-    def ndarray(self, btype: BufferType, address: int | None) -> str:
-        shape = list(btype.get_shape())
+    def ndarray(self, btype: BufferType, address: int | None, op: Operation) -> str:
+        shape = self.shape(btype, op)
         where = btype.scope_name
+        self.choose(SCOPES, where, "memory scope", op, hint=SCOPE_HINT)
         if where == checks.HBM:
             buffer = "nl.shared_hbm"
         elif address is None:
@@ -95,7 +102,7 @@ class NkiLegacyPrinter(NkiEmitterBase):
             bank, offset = divmod(address, 2048)
             buffer = f"ncc.psum.mod_alloc(base_bank={bank}, base_addr={offset}, " \
                      f"num_bank_tiles=(1,))"
-        return f"nl.ndarray(shape={shape}, dtype={self.dtype(btype)}, buffer={buffer})"
+        return f"nl.ndarray(shape={shape}, dtype={self.dtype(btype, op)}, buffer={buffer})"
 
     def loops_feeding_conditions(self, kernel: KernelOp) -> set[scf.ForOp]:
         """Loops whose variable a matmul's accumulate_if depends on (printed unrolled)."""
@@ -115,17 +122,19 @@ class NkiLegacyPrinter(NkiEmitterBase):
     def loop_function(self, op: scf.ForOp) -> str:
         if op not in self.static_loops:
             return super().loop_function(op)
-        kind = getattr(op.attributes.get(LOOP_ATTR), "data", "static")
+        kind = self.loop_kind(op, "static")
         if kind != "static":
-            raise fail(f"this loop must unroll (nl.static_range) because a matmul's "
-                       f"accumulate_if depends on its variable, but {LOOP_ATTR} = '{kind}'", op)
+            raise self.fail(f"this loop must unroll (nl.static_range) because a matmul's "
+                            f"accumulate_if depends on its variable, but {LOOP_ATTR} = "
+                            f"{shown(kind)}", op)
         return self.LOOP_FUNCS["static"]
 
     # ---- views: tensorized arange indexing ----
     def slot_dims(self, access: AccessPattern) -> list[int]:
         return index_slots(access)
 
-    def arange(self, slot: int, rank: int, size: int) -> str:
+    def arange(self, slot: int, rank: int, size: int, op: Operation) -> str:
+        size = self.checked_int(size, op)
         key = (slot, rank, size)
         if key not in self.aranges:
             self.aranges[key] = self.namer.fresh(f"i{slot}")
@@ -140,14 +149,16 @@ class NkiLegacyPrinter(NkiEmitterBase):
         dims = self.slot_dims(access)
         sizes = tuple(access.sizes[d] for d in dims)
         self.shapes.append((role, sizes))
-        index_vars = {d: self.arange(q, len(dims), access.sizes[d]) for q, d in enumerate(dims)}
+        index_vars = {d: self.arange(q, len(dims), access.sizes[d], op)
+                      for q, d in enumerate(dims)}
         subscripts = []
         for j, offset in enumerate(access.offset):
-            terms = [] if offset.is_const() and offset.const == 0 else [self.index_text(offset)]
+            terms = [] if offset.is_const() and offset.const == 0 else \
+                [self.index_text(offset, op)]
             for d, var in index_vars.items():
                 step = access.steps[d][j]
                 if step:
-                    terms.append(var if step == 1 else f"{step} * {var}")
+                    terms.append(var if step == 1 else f"{self.int_literal(step, op)} * {var}")
             subscripts.append(" + ".join(terms) or "0")
         return f"{base}[{', '.join(subscripts)}]"
 
@@ -159,9 +170,9 @@ class NkiLegacyPrinter(NkiEmitterBase):
         if len(full) > 1:
             shapes = " and ".join(str(list(s)) for s in sorted(full))
             self.pending = {}
-            raise fail(f"legacy NKI indexes every operand of one instruction with the same "
-                       f"aranges, but the operands are {shapes} (unit dims dropped)", op,
-                       hint="give the operands the same shape, or print with -t nki (the "
+            raise self.fail(f"legacy NKI indexes every operand of one instruction with the same "
+                            f"aranges, but the operands are {shapes} (unit dims dropped)", op,
+                            hint="give the operands the same shape, or print with -t nki (the "
                             "current API allows different free shapes)")
         for decl in self.pending.values():
             self.line(decl)
@@ -194,21 +205,22 @@ class NkiLegacyPrinter(NkiEmitterBase):
 
     def pattern_expr(self, op: nki.IotaOp | nki.AffineSelectOp) -> str:
         """``offset + channel_multiplier * p + sum(step_d * i_d)`` over broadcast aranges."""
-        nparts = checks.partitions(op.dst)
-        dims = [(step, n) for step, n in op.pattern_prop() if n != 1]
+        nparts = self.checked_int(checks.partitions(op.dst), op)
+        dims = [(step, n) for step, n in self.pattern(op) if n != 1]
         rank = 1 + len(dims)
         if rank < 2:
             dims.append((0, 1))
             rank = 2
         self.shapes.append(("full", (nparts, *(n for _, n in dims))))
-        terms = [str(op.int_prop("offset"))]
-        p = self.arange(0, rank, nparts)
-        if op.int_prop("channel_multiplier"):
-            terms.append(f"{op.int_prop('channel_multiplier')} * {p}")
+        terms = [self.integer(op, "offset")]
+        p = self.arange(0, rank, nparts, op)
+        multiplier = self.integer(op, "channel_multiplier")
+        if multiplier != "0":
+            terms.append(f"{multiplier} * {p}")
         else:
             terms.append(f"0 * {p}")
         for q, (step, n) in enumerate(dims, start=1):
-            terms.append(f"{step} * {self.arange(q, rank, n)}")
+            terms.append(f"{step} * {self.arange(q, rank, n, op)}")
         return " + ".join(terms).replace("+ -", "- ")
 
     def emit_nki_iota(self, op: nki.IotaOp) -> None:
@@ -216,17 +228,18 @@ class NkiLegacyPrinter(NkiEmitterBase):
                          [("", self.pattern_expr(op)), ("dtype", self.dtype(op.dst.type, op))])
 
     def emit_nki_affine_select(self, op: nki.AffineSelectOp) -> None:
-        pred = f"({self.pattern_expr(op)} {AFFINE_CMP_PY[op.cmp.data]} 0)"
+        cmp = self.choose(self.CMP_FUNCS, self.word(op, "cmp"), "affine_select comparison", op)
+        pred = f"({self.pattern_expr(op)} {cmp} 0)"
         self.instruction("nisa.affine_select", op, op.dst,
                          [("pred", pred), ("on_true_tile", self.tile(op.on_true, op)),
-                          ("on_false_value", self.float_literal(op.float_prop("on_false")))])
+                          ("on_false_value", self.real(op, "on_false"))])
 
     def emit_nki_identity(self, op: nki.IdentityOp) -> None:
-        n = checks.partitions(op.dst)
+        n = self.checked_int(checks.partitions(op.dst), op)
         const = self.namer.fresh("identity_np")
         self.line(f"{const} = nl.shared_constant(np.identity({n}, dtype=np.int8), "
                   f"dtype={self.dtype(op.dst.type, op)})")
-        i, j = self.arange(0, 2, n), self.arange(1, 2, n)
+        i, j = self.arange(0, 2, n, op), self.arange(1, 2, n, op)
         self.shapes.append(("full", (n, n)))
         self.instruction("nl.load", op, op.dst, [("", f"{const}[{i}, {j}]")])
 
@@ -236,9 +249,9 @@ class NkiLegacyPrinter(NkiEmitterBase):
         for role, sizes in self.shapes:
             if len(sizes) != 2:
                 self.shapes, self.pending = [], {}
-                raise fail("legacy nc_matmul takes 2-D [K, M] and [K, N] tiles; an operand has "
-                           f"shape {list(sizes)} once unit dims are dropped", op,
-                           hint="view the operands as 2-D tiles, or print with -t nki")
+                raise self.fail("legacy nc_matmul takes 2-D [K, M] and [K, N] tiles; an operand "
+                                f"has shape {list(sizes)} once unit dims are dropped", op,
+                                hint="view the operands as 2-D tiles, or print with -t nki")
         args = [("", stationary), ("", moving)]
         if op.accumulate_if is None:
             self.instruction("nisa.nc_matmul", op, op.dst, args,
@@ -246,37 +259,37 @@ class NkiLegacyPrinter(NkiEmitterBase):
             return
         saved = dict(self.pending), list(self.shapes)
         self.line(f"if {self.expr(op.accumulate_if)}:")
-        with self.indented():
+        with self.body():
             self.instruction("nisa.nc_matmul", op, op.dst, args, augmented=True,
                              dst_role="own")
         self.line("else:")
         self.pending, self.shapes = saved[0], saved[1]
-        with self.indented():
+        with self.body():
             self.instruction("nisa.nc_matmul", op, op.dst, args, dst_role="own")
 
     def emit_nki_transpose(self, op: nki.TransposeOp) -> None:
         self.instruction("nisa.nc_transpose", op, op.dst,
                          [("data", self.tile(op.src, op, "own")),
-                          ("engine", self.engine(op.engine_name()))], dst_role="own")
+                          ("engine", self.transpose_engine(op))], dst_role="own")
 
     def emit_nki_tensor_reduce(self, op: nki.TensorReduceOp) -> None:
         src_access = resolve_access(op.src)
         src_dims = self.slot_dims(src_access)
         axes = [q for q, d in enumerate(src_dims) if d in op.normalized_axes()]
         if not axes:
-            raise fail("the reduced dims are all unit dims; legacy NKI has nothing to reduce",
-                       op, hint="use nki.tensor_copy")
+            raise self.fail("the reduced dims are all unit dims; legacy NKI has nothing to "
+                            "reduce", op, hint="use nki.tensor_copy")
         dst_rank = len(self.slot_dims(resolve_access(op.dst)))
         if dst_rank == len(src_dims):
             keepdims = True
         elif dst_rank == len(src_dims) - len(axes):
             keepdims = False
         else:
-            raise fail(f"legacy tensor_reduce returns a rank-{len(src_dims)} (keepdims) or "
-                       f"rank-{len(src_dims) - len(axes)} tile, but dst indexes as rank "
-                       f"{dst_rank}", op, hint="give dst the kept dims, or print with -t nki")
+            raise self.fail(f"legacy tensor_reduce returns a rank-{len(src_dims)} (keepdims) or "
+                            f"rank-{len(src_dims) - len(axes)} tile, but dst indexes as rank "
+                            f"{dst_rank}", op, hint="give dst the kept dims, or print with -t nki")
         self.instruction("nisa.tensor_reduce", op, op.dst,
-                         [("op", self.alu(op.op.data)), ("data", self.tile(op.src, op, "own")),
+                         [("op", self.alu(op, "op")), ("data", self.tile(op.src, op, "own")),
                           ("axis", str(axes)), ("negate", str(op.flag("negate"))),
                           ("keepdims", str(keepdims))], dst_role="own")
 
@@ -289,7 +302,7 @@ class NkiLegacyPrinter(NkiEmitterBase):
 
     def dtype(self, t, op: Operation | None = None) -> str:
         if dtypes.type_name(t.element_type if isinstance(t, BufferType) else t) == "f8E4M3FN":
-            raise fail("legacy NKI has no OCP float8_e4m3fn (its float8_e4m3 is Neuron's own "
-                       "format)", op, hint="print with -t nki, or use f8E5M2")
+            raise self.fail("legacy NKI has no OCP float8_e4m3fn (its float8_e4m3 is Neuron's own "
+                            "format)", op, hint="print with -t nki, or use f8E5M2")
         return super().dtype(t, op)
 

@@ -11,7 +11,7 @@ from xdsl.utils.target import Target
 
 from tirx_mlir.backends.trn.printers.check import check_source
 from tirx_mlir.backends.trn.printers.current import NkiPrinter
-from tirx_mlir.backends.trn.printers.emitter import PrintError
+from tirx_mlir.printers import PrintError
 from tirx_mlir.backends.trn.printers.legacy import NkiLegacyPrinter
 
 PRINTERS = {"current": NkiPrinter, "legacy": NkiLegacyPrinter}
