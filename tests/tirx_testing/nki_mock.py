@@ -3,7 +3,7 @@
 The Neuron compiler is not available here, so the printers' output is executed against these
 mock modules (``nki``/``nki.language``/``nki.isa`` for the current API, ``neuronxcc.nki.*`` for
 the legacy one) and compared with the interpreter on the IR. Each mock call does what NKI
-documents for it (reference/nki.md §3), eagerly on numpy arrays, so a wrong argument order,
+documents for it (the NKI ISA reference), eagerly on numpy arrays, so a wrong argument order,
 a wrong view, a missed reverse flag or a wrong accumulate shows as a numeric difference.
 
     with mock_nki("current"):

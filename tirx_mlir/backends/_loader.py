@@ -1,6 +1,6 @@
 """The backend loader: `load`, `is_loaded`, `loaded_backends`, and the ``tirx_mlir.tirx`` alias.
 
-``load(name)`` follows TIRx's loader (reference/tirx.md §1.2), with a complete rollback:
+``load(name)`` follows TIRx's loader (apache/tvm `python/tvm/backend/loader.py`), with a complete rollback:
 
 1. a backend already loaded (or being loaded by this thread, e.g. from its own hook) returns at once;
 2. ``tirx_mlir.backends.<name>`` is imported (a missing package is an `ImportError` that says

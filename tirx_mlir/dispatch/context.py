@@ -1,6 +1,6 @@
 """What a tile-dispatch variant sees: `DispatchContext` (the search itself is search.py).
 
-The context mirrors TIRx's (reference/tirx.md §2.3): the target, the op's exec scope, the launch
+The context mirrors TIRx's (apache/tvm `include/tvm/tirx/tile_primitive.h`): the target, the op's exec scope, the launch
 configuration, the enclosing loop ranges, a per-kernel cache (``shared_state``), a builder for the
 replacement, and explicit callbacks for side effects:
 

@@ -1,6 +1,6 @@
 """Tile dispatch: choosing a backend implementation for each tile primitive.
 
-The semantics are TIRx's (reference/tirx.md §2.2):
+The semantics are TIRx's (apache/tvm `python/tvm/tirx/tile_primitive.py`):
 
 * key ``(tile op name, target kind)`` -> cases ``(variant, priority, predicates, impl)``;
 * cases are tried by priority (high first), ties broken by ascending variant name;

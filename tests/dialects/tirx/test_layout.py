@@ -1,4 +1,4 @@
-"""TileLayout: the mapping semantics of reference/tirx.md §3.4, the spec DSL and its errors."""
+"""TileLayout: the mapping semantics of TIRx's layouts (apache/tvm `python/tvm/tirx/layout.py`), the spec DSL and its errors."""
 
 import itertools
 import math

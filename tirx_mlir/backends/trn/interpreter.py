@@ -7,7 +7,7 @@ core implementations of tirx, arith, math and scf. Values follow the core runtim
 Python float/int/bool; fresh memory is NaN (integers: the core's poison value), so reading
 unwritten SBUF/PSUM shows in the output, as with ``nki.simulate``.
 
-Semantics (reference/nki.md §3, §4.2):
+Semantics (the NKI ISA reference and the NKI simulator, aws-neuron-sdk `nki/guides/nki_simulator.rst`):
 
 * every instruction runs eagerly, on whole arrays; an on-chip operand ``[P, F...]`` is read as
   ``P`` rows of its free elements in row-major order, so free shapes may differ;

@@ -4,7 +4,7 @@
     Target("aws/trn2/trn2.48xlarge")           # NeuronCore-v3, current NKI
     Target("trn -nc_version=3 -psum_banks=7")  # a kind with explicit attributes
 
-Figures are the published per-NeuronCore limits of reference/nki.md §1 (SBUF/PSUM bytes per
+Figures are the published per-NeuronCore limits (aws-neuron-sdk `about-neuron/arch/neuron-hardware/neuron-core-v2.rst`, `-v3.rst`) (SBUF/PSUM bytes per
 partition, partitions, matmul tile limits). The nki dialect's verifiers and the interpreter read
 their limits from here (`TrnLimits`, for a kernel `kernel_limits`) whenever a kernel names a trn
 target; the defaults are the NeuronCore-v2 figures, which v3 shares except for the SBUF size.

@@ -1,7 +1,7 @@
 """TileLayout: TIRx's explicit layout algebra (shard + replica + offset, optional swizzle).
 
 A layout maps a logical index of a buffer to a *set* of coordinates on named axes
-(reference/tirx.md §3.4):
+(apache/tvm `python/tvm/tirx/layout.py`, `docs/tirx/layout.rst`):
 
     L(x) = { D(x) + r + O  |  r in R }
 

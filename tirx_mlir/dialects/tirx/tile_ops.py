@@ -1,4 +1,4 @@
-"""The 31 TIRx tile primitives (reference/tirx.md §3.1) as tirx ops.
+"""The 31 TIRx tile primitives (apache/tvm `src/tirx/op/tirx.cc`) as tirx ops.
 
 Each op's docstring gives its meaning and an example; rules shared with the interpreter and the
 dispatch predicates live in rules.py. Operands are buffers or views (``!tirx.buffer``), or

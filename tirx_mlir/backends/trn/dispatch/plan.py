@@ -55,7 +55,7 @@ def root_layout(value: SSAValue) -> TileLayout | None:
 
 
 def hardware_free_limit(values: Sequence[SSAValue]) -> int:
-    """Free elements one Vector/Scalar instruction may cover (nki.md §1.3)."""
+    """Free elements one Vector/Scalar instruction may cover (``nl.tile_size``)."""
     psum = any(btype(v).scope_name == PSUM for v in values)
     return PSUM_FREE_LIMIT if psum else SBUF_FREE_LIMIT
 

@@ -3,7 +3,7 @@ and the physical tile a layout describes.
 
 A Trainium layout maps logical elements to ``P`` (partition) and ``F`` (element offset within a
 partition) coordinates; PSUM layouts may also name ``Bank`` (a 2 KiB bank), which is just a
-large ``F`` stride. Examples (reference/tirx.md §3.4):
+large ``F`` stride. Examples (TIRx's, apache/tvm `python/tvm/backend/trn/layout.py`):
 
 * ``S[(128,512):(1@P,1@F)]``: the default of ``128x512`` (dim 0 on partitions);
 * ``S[(2,128,2048):(2048@F,1@P,1@F)]``: the default of ``256x2048``, where dim 0 is split and its

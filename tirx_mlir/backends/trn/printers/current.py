@@ -130,7 +130,7 @@ class NkiPrinter(NkiEmitterBase):
 
     def emit_nki_tensor_copy(self, op: nki.TensorCopyOp) -> None:
         """The current API forbids a ScalarE tensor_copy on NeuronCore-v2; there it is the
-        same fp32 round trip as ``activation(op=copy)`` (nki.md §3.3)."""
+        same fp32 round trip as ``activation(op=copy)`` (NKI ISA ``tensor_copy``)."""
         if self.word(op, "engine") == "scalar" and self.limits(op).nc_version <= 2:
             self.instruction("nisa.activation", op, op.dst,
                              [("op", "nl.copy"), ("data", self.tile(op.src, op))])

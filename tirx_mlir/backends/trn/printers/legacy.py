@@ -1,4 +1,4 @@
-"""``-t nki-legacy``: the ``neuronxcc.nki`` form TIRx emits for trn1 (nki.md §3.4).
+"""``-t nki-legacy``: the ``neuronxcc.nki`` form TIRx emits for trn1 (apache/tvm `src/backend/trn/codegen/codegen_trn.cc`).
 
 TVM's header, decorators (stack allocator, skip middle-end, baremetal with mutable parameters)
 and signature (``def k(A, B: nt.mutable_tensor):``, outputs returned); ``nl.ndarray`` with

@@ -1,8 +1,8 @@
-"""The NKI call signatures the printers may emit, for both API generations (reference/nki.md).
+"""The NKI call signatures the printers may emit, for both API generations (aws-neuron-sdk `nki/api/nki/isa/__init__.py`, and for the legacy API the SDK 2.26 docs `general/nki/api/nki/isa/__init__.py`).
 
-``LEGACY`` is the ``neuronxcc.nki`` API (NKI 0.1, SDK <= 2.26; nki.md §2.8, §3.3, §3.4): calls
+``LEGACY`` is the ``neuronxcc.nki`` API (NKI 0.1, SDK <= 2.26): calls
 return their result (``t[...] = nisa.op(...)``) and take ``mask=``/``dtype=``. ``CURRENT`` is the
-``nki`` API of NKI 0.3-0.6 (nki.md §2.8, §3.3): destination first, no masks. Each entry names
+``nki`` API of NKI 0.3-0.6 (aws-neuron-sdk `nki/migration/index.rst`): destination first, no masks. Each entry names
 the parameters, their kind (positional-or-keyword, keyword-only, ``*args``, ``**kwargs``),
 whether they are required, and for some the kind of value they take (an ALU operator, an
 activation function, an engine, a buffer, a dtype), so `check.py` can bind every emitted call
@@ -10,8 +10,8 @@ like Python would and check what is passed.
 
 Names are canonical (``nki.isa.nc_matmul``); the module aliases of the emitted header
 (``nl``, ``nisa``, ``ncc``, ``nt``, ``np``) resolve to them. Sources: the op descriptions of
-nki.md §3.3 (argument names as printed there) and its API-difference table §2.8; parameters that
-nki.md lists but the printers never pass (``mask``, ``dtype``, ``engine``...) are kept so a
+the NKI ISA reference (argument names as printed there) and the migration guide; parameters that
+the reference lists but the printers never pass (``mask``, ``dtype``, ``engine``...) are kept so a
 hand-edited kernel checks too.
 """
 

@@ -52,7 +52,7 @@ class TrnDefaultLayoutPass(ModulePass):
                     layout = check_trn_layout(btype, partitions)
                 except TrnLayoutError as err:
                     raise PassError(str(err), alloc, code="TRN-LAYOUT",
-                                    hint="see reference/tirx.md §3.4 (Trainium layouts)") from None
+                                    hint="see docs/trn.md (Layouts)") from None
                 if btype.get_layout() is None:
                     new_type = BufferType(btype.get_shape(), btype.element_type,
                                           btype.scope_name, layout)

@@ -1,6 +1,6 @@
 // RUN: tirx-opt %s --split-input-file -t nki | filecheck %s
 // Post-pipeline IR of TVM's golden NKI kernels (tests/python/tirx/codegen/test_codegen_nki.py,
-// reference/nki.md §5 item 5), printed for the current NKI API. nki_legacy.mlir prints the
+// the NKI tutorials), printed for the current NKI API. nki_legacy.mlir prints the
 // same file with -t nki-legacy; tests/backends/trn/printers/test_nki_printers.py runs both outputs on numpy.
 
 // nki_add_1: B = A + 1 on one (128, 512) tile.

@@ -1,6 +1,6 @@
 // RUN: tirx-opt %S/nki.mlir --split-input-file -t nki-legacy | filecheck %s
 // TVM's golden kernels (nki.mlir) in the neuronxcc.nki form TIRx emits for trn1
-// (reference/nki.md §3.4): same header, decorators and mutable outputs, mod_alloc addresses,
+// (apache/tvm `src/backend/trn/codegen/codegen_trn.cc`): same header, decorators and mutable outputs, mod_alloc addresses,
 // tensorized nl.arange indexing, nl.sequential_range loops, `psum[...] += nisa.nc_matmul(...)`.
 
 // CHECK:      import neuronxcc.nki.language as nl

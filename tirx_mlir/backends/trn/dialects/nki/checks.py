@@ -1,4 +1,4 @@
-"""The Trainium hardware rules the nki ops obey (nki.md §1.3, §3.0), stated once.
+"""The Trainium hardware rules the nki ops obey (aws-neuron-sdk `nki/api/nki.language.tile_size.rst`, docs/trn.md), stated once.
 
 The op verifiers call these at compile time; the interpreter calls the same functions at run
 time for what only a run knows (dynamic view offsets: partition start, PSUM bank). Each rule
@@ -167,7 +167,7 @@ def check_buffer_fits(name: str, root: BufferType, limits: TrnLimits) -> None:
 
 def check_partition_start(name: str, start: int, nparts: int) -> None:
     """A tile of ``nparts`` partitions starts at 0 (> 64), at 0 or 64 (> 32), else at a
-    multiple of 32 (nki.md §1.3)."""
+    multiple of 32 (``nl.tile_size``)."""
     quantum = 128 if nparts > 64 else 64 if nparts > 32 else 32
     if start % quantum:
         allowed = ", ".join(str(s) for s in range(0, 128, quantum))

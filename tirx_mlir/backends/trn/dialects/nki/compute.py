@@ -1,4 +1,4 @@
-"""VectorE / ScalarE / GpSimd compute instructions (nki.md §3.0-§3.3).
+"""VectorE / ScalarE / GpSimd compute instructions (NKI ISA reference: aws-neuron-sdk `nki/api/nki/isa/__init__.py`).
 
 Common rules (checked here, defined in checks.py): operands in SBUF or PSUM, partition dim
 first; dst and every full-tile input have equal partitions and equal free-element counts; at

@@ -1,5 +1,5 @@
 """nki ops that move or fill data: DMA (load, store, dma_copy), tensor_copy, memset, iota,
-identity. Semantics: reference/nki.md §3.3; the interpreter (backends/trn/interpreter.py) is the
+identity. Semantics: the NKI ISA reference (aws-neuron-sdk `nki/api/nki/isa/__init__.py`); the interpreter (backends/trn/interpreter.py) is the
 executable definition."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The NKI operator tables: ALU operators (nki.md §3.1) and ScalarE activation functions (§3.2).
+"""The NKI operator tables: ALU operators and ScalarE activation functions (aws-neuron-sdk `nki/api/nki/language/__init__.py`).
 
 One table each, read by the verifiers (which names exist, which class an operator belongs to,
 which may reduce), by the interpreter (the numpy meaning of each entry) and by the printers (the

@@ -1,4 +1,4 @@
-"""TensorE instructions: matmul and transpose (nki.md §3.3 ``matmul``, ``nc_transpose``)."""
+"""TensorE instructions: matmul and transpose (NKI ISA ``nc_matmul``, ``nc_transpose``: aws-neuron-sdk `nki/api/nki/isa/__init__.py`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 // RUN: tirx-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
-// The nki verifiers enforce the Trainium limits (reference/nki.md §1.3, §3): each section breaks
+// The nki verifiers enforce the Trainium limits (docs/trn.md): each section breaks
 // one rule; the message names the op, the operand, the limit and what to change. Inside a kernel
 // the limits come from its target (last sections); outside one, the NeuronCore-v2 defaults hold.
 
