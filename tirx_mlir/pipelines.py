@@ -183,6 +183,8 @@ class Pipeline:
         each pass, like ``tirx-opt --print-between-passes``. An error raised by a pass or by the
         verifier carries a note naming the pass.
         """
+        from tirx_mlir.dominance import check_dominance
+
         if ctx is None:
             from tirx_mlir.located_parser import make_context
 
@@ -191,6 +193,7 @@ class Pipeline:
             try:
                 p.apply(ctx, module)
                 if verify:
+                    check_dominance(module)
                     module.verify()
             except Exception as err:
                 err.add_note(f"in pass '{p.name}' (#{self.passes.index(p) + 1} of pipeline "

@@ -55,7 +55,11 @@ def find_kernel(module: ModuleOp, name: str | None = None) -> KernelOp:
 
 
 def verify_module(module: ModuleOp) -> None:
-    """Verify, raising a `TirxError` located at the first op that does not verify."""
+    """Check dominance and verify, raising a `TirxError` located at the first op that does
+    not verify."""
+    from tirx_mlir.dominance import check_dominance
+
+    check_dominance(module)
     try:
         module.verify()
     except VerifyException as err:

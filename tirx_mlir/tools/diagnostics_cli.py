@@ -29,6 +29,7 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from tirx_mlir.diagnostics import TirxError, format_location
+from tirx_mlir.dominance import DominanceError, check_dominance
 
 DEBUG_ENV = "TIRX_MLIR_DEBUG"
 """Set to 1 to let internal errors propagate with their Python traceback."""
@@ -125,8 +126,28 @@ def report_parse_error(err: ParseError, ctx: Context | None = None,
         context.pop()
     if len(context) > 4:  # a span over many lines: its first line is enough
         context = [*context[:2], "  ..."]
+    if len(context) >= 2:
+        context[:2] = _crop_source_line(context[0], context[1])
     message = explain_parse_message(err.msg, ctx)
     return Report(str(loc), message, context)
+
+
+SOURCE_LINE_WIDTH = 120
+"""A source line shown under an error is cut to this many characters around the carets."""
+
+
+def _crop_source_line(line: str, carets: str) -> list[str]:
+    """The source line and its caret line, cut to a window around the carets when long (a
+    100,000-character line must not flood the terminal)."""
+    if len(line) <= SOURCE_LINE_WIDTH:
+        return [line, carets]
+    first = len(carets) - len(carets.lstrip())
+    start = max(0, first - SOURCE_LINE_WIDTH // 2)
+    end = start + SOURCE_LINE_WIDTH
+    head = "... " if start else ""
+    tail = " ..." if end < len(line) else ""
+    shown_carets = carets[start:end].rstrip() or " " * (first - start) + "^"
+    return [head + line[start:end] + tail, " " * len(head) + shown_carets]
 
 
 # --- op-located errors --------------------------------------------------------------------------
@@ -179,9 +200,15 @@ def _verify_one(op: Operation) -> None:
 
 
 def verify_located(module: ModuleOp, default_where: str, stage: str = "") -> None:
-    """Verify every op, children before parents as xDSL does; on the first failure raise a
+    """Check SSA dominance (`tirx_mlir.dominance`), then verify every op, children before
+    parents as xDSL does; on the first failure raise a
     `ReportedError` located at the failing op. ``stage`` (e.g. "after pass 'cse'") says when."""
     suffix = f" ({stage})" if stage else ""
+    try:
+        check_dominance(module)
+    except DominanceError as err:
+        err.message += suffix
+        raise ReportedError(report_tirx_error(err, default_where)) from None
     for op in module.walk(region_first=True):
         try:
             _verify_one(op)
