@@ -45,13 +45,16 @@ def find_kernel(module: ModuleOp, name: str | None = None) -> KernelOp:
     found = kernels(module)
     names = ", ".join(f"@{k.kernel_name}" for k in found) or "none"
     if name is None:
-        if len(found) != 1:
-            raise TirxError(f"the module has {len(found)} kernels ({names}); name the one to run")
+        if len(found) != 1:  # located at the second kernel (or the module when there is none)
+            raise TirxError(f"the module has {len(found)} kernels ({names}); name the one to run",
+                            found[1] if len(found) > 1 else module,
+                            hint="tirx-run --entry NAME, or KernelRunner(module, 'NAME')")
         return found[0]
     for kernel in found:
         if kernel.kernel_name == name.lstrip("@"):
             return kernel
-    raise TirxError(f"no kernel named @{name.lstrip('@')}; the module has: {names}")
+    raise TirxError(f"no kernel named @{name.lstrip('@')}; the module has: {names}",
+                    found[0] if found else module)
 
 
 def verify_module(module: ModuleOp) -> None:

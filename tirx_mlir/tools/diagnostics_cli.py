@@ -25,7 +25,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.printer import Printer
-from xdsl.traits import NoTerminator
+from xdsl.dialects.builtin import StringAttr
+from xdsl.traits import NoTerminator, SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from tirx_mlir.diagnostics import TirxError, format_location
@@ -210,6 +211,8 @@ def verify_located(module: ModuleOp, default_where: str, stage: str = "") -> Non
         err.message += suffix
         raise ReportedError(report_tirx_error(err, default_where)) from None
     for op in module.walk(region_first=True):
+        if op.has_trait(SymbolTable):
+            _check_unique_symbols(op, default_where, suffix)
         try:
             _verify_one(op)
         except TirxError as err:
@@ -226,6 +229,24 @@ def verify_located(module: ModuleOp, default_where: str, stage: str = "") -> Non
             raise ReportedError(report_op_error(
                 op, f"internal compiler error while verifying '{op.name}'{suffix}: "
                     f"{type(err).__name__}: {err}", default_where), internal=True) from err
+
+
+def _check_unique_symbols(table: Operation, default_where: str, suffix: str) -> None:
+    """A symbol defined twice in one symbol table, reported at the second definition (xDSL's
+    SymbolTable verifier reports it at the table, often an implicit module with no location)."""
+    seen: dict[str, Operation] = {}
+    for region in table.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+                if not isinstance(name, StringAttr):
+                    continue
+                first = seen.setdefault(name.data, op)
+                if first is not op:
+                    raise ReportedError(report_op_error(
+                        op, f"'{op.name}' op redefines symbol @{name.data}, first defined at "
+                            f"{format_location(first, default_where)}{suffix}", default_where,
+                        hint="rename one of them", show_op=False))
 
 
 def _with_op(err: TirxError, op: Operation) -> TirxError:
