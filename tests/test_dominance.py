@@ -88,5 +88,7 @@ def test_tirx_run_reports_it_instead_of_a_key_error(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "tirx_mlir.tools.tirx_run", str(path)],
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 1
-    assert f"{path}:2:19: error: operand #0 (%y) is used before it is defined" in result.stderr
+    assert (f"{path}:2:19: error: 'arith.addi' op operand #0 (%y) is used before it is defined"
+            in result.stderr)
     assert "Traceback" not in result.stderr and "KeyError" not in result.stderr
+

@@ -120,7 +120,7 @@ class _NestingLimitLexer(_LinearTimeLexer):
     def _pop(self, char: str) -> None:
         stack, opening = self._open, _CLOSING[char]
         if char != ">":
-            while stack and stack[-1][1] == "<" and opening != "<":
+            while stack and stack[-1][1] == "<":
                 stack.pop()
         if stack and stack[-1][1] == opening:
             stack.pop()
@@ -180,16 +180,18 @@ class LocatedParser(Parser):
         try:
             check_dominance(module)
         except DominanceError as err:
-            raise ParseError(self._span_of_use(err), err.message) from None
+            raise ParseError(self._span_of_use(err), f"'{err.op.name}' op {err.message}") \
+                from None
         return module
 
     def _span_of_use(self, err: "DominanceError") -> Span:
         """The span of the value's name in the text of the op that uses it (else the op)."""
         content = self.lexer.input.content
         loc = err.op.location
-        if not isinstance(loc, FileLineColLoc) or loc.line.data - self._line_offset < 1:
-            return Span(0, 0, self.lexer.input)
-        start = self._line_starts[loc.line.data - self._line_offset - 1] + loc.column.data - 1
+        line = loc.line.data - self._line_offset - 1 if isinstance(loc, FileLineColLoc) else -1
+        if line < 0 or line >= len(self._line_starts) or loc.filename != self._filename:
+            return Span(0, 0, self.lexer.input)  # an op with an explicit loc() elsewhere
+        start = min(self._line_starts[line] + loc.column.data - 1, len(content))
         end = content.find("\n", start)
         end = len(content) if end < 0 else end
         if err.name:

@@ -53,8 +53,7 @@ def find_kernel(module: ModuleOp, name: str | None = None) -> KernelOp:
     for kernel in found:
         if kernel.kernel_name == name.lstrip("@"):
             return kernel
-    raise TirxError(f"no kernel named @{name.lstrip('@')}; the module has: {names}",
-                    found[0] if found else module)
+    raise TirxError(f"no kernel named @{name.lstrip('@')}; the module has: {names}")
 
 
 def verify_module(module: ModuleOp) -> None:
