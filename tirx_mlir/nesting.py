@@ -19,10 +19,10 @@ MAX_NESTING_DEPTH = 128
 """Open brackets the parser accepts at once; far above any kernel (a 10-deep loop nest in the
 generic form with a layout attribute is about 30)."""
 
-FRAMES_PER_LEVEL = 16
+FRAMES_PER_LEVEL = 12
 """An upper bound on the Python frames one level of nesting costs any stage."""
 
-_MARGIN = 400
+_MARGIN = 300
 """Frames for what a stage calls at the innermost level (op verifiers, numpy, printing)."""
 
 
