@@ -12,15 +12,21 @@ import bisect
 import re
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Attribute, Operation
+from xdsl.dialects.builtin import (FileLineColLoc, IndexType, IntAttr, ModuleOp, StringAttr,
+                                   UnknownLoc)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap, AffineSet
 from xdsl.parser import Parser
+from xdsl.parser.core import UnresolvedOperand
+from xdsl.parser.affine_parser import AffineParser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.lexer import Input, Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from tirx_mlir import registry
+from tirx_mlir.dominance import DominanceError, check_dominance
+from tirx_mlir.nesting import MAX_NESTING_DEPTH, ensure_stack_headroom
 
 
 def make_context(allow_unregistered: bool = False) -> Context:
@@ -59,13 +65,74 @@ class _LinearTimeLexer(MLIRLexer):
         r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
+_CLOSING = {")": "(", "]": "[", "}": "{", ">": "<"}
+
+
+class _NestingLimitLexer(_LinearTimeLexer):
+    """Refuses text nested deeper than `MAX_NESTING_DEPTH` brackets, at the bracket that is one
+    too many, so that no stage recurses deeper than that (see `tirx_mlir.nesting`).
+
+    The open brackets are a stack of (position, bracket). ``<`` is a bracket for types and
+    attributes but may also be a comparison, so an unmatched ``<`` is dropped when the enclosing
+    ``)``, ``]`` or ``}`` closes. The parser sometimes moves the lexer: back (backtracking: the
+    brackets at or after the new position are forgotten, they will be lexed again) or forward
+    over the balanced body of a dialect attribute (a skip that ends after its ``>`` closes the
+    ``<`` the body started with)."""
+
+    def __init__(self, input: Input):
+        super().__init__(input)
+        self._open: list[tuple[int, str]] = []
+        self._last_end = 0
+
+    def lex(self):
+        if self.pos != self._last_end:
+            self._moved(self.pos)
+        token = super().lex()
+        self._last_end = self.pos
+        start = token.span.start
+        if start < self.input.len:
+            char = self.input.content[start]
+            if char in "([{<":
+                self._push(start, char, token)
+            elif char in ")]}>" and self.pos == start + 1:
+                self._pop(char)
+        return token
+
+    def _moved(self, pos: int) -> None:
+        stack = self._open
+        while stack and stack[-1][0] >= pos:
+            stack.pop()
+        if pos > self._last_end and self.input.content[pos - 1] == ">" and stack \
+                and stack[-1][1] == "<":
+            stack.pop()
+
+    def _push(self, start: int, char: str, token) -> None:
+        stack = self._open
+        while stack and stack[-1][0] >= start:
+            stack.pop()
+        stack.append((start, char))
+        if len(stack) > MAX_NESTING_DEPTH:
+            raise ParseError(token.span, f"the input nests more than {MAX_NESTING_DEPTH} "
+                                         f"brackets deep here ((), [], {{}} and <> of regions, "
+                                         f"attributes and types together); tirx_mlir accepts "
+                                         f"at most {MAX_NESTING_DEPTH} levels")
+
+    def _pop(self, char: str) -> None:
+        stack, opening = self._open, _CLOSING[char]
+        if char != ">":
+            while stack and stack[-1][1] == "<":
+                stack.pop()
+        if stack and stack[-1][1] == opening:
+            stack.pop()
+
+
 class LocatedParser(Parser):
     """A Parser that gives each op the file:line:col where its text starts."""
 
     def __init__(self, ctx: Context, text: str | bytes, name: str = "<input>", line_offset: int = 0):
         super().__init__(ctx, "", name)
         text = text.decode("utf-8") if isinstance(text, bytes) else text
-        self._parser_state = ParserState(_LinearTimeLexer(Input(text, name)))
+        self._parser_state = ParserState(_NestingLimitLexer(Input(text, name)))
         content = self.lexer.input.content
         self._line_starts = [0]
         pos = content.find("\n")
@@ -98,11 +165,58 @@ class LocatedParser(Parser):
         return op
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """Parse the whole input; then check that every value dominates its uses (xDSL's parser
+        resolves a use before the definition as a forward reference), so that no later stage
+        meets a value that is not defined where it is used."""
+        ensure_stack_headroom()
         try:
-            return super().parse_module(allow_implicit_module)
+            module = super().parse_module(allow_implicit_module)
         except ParseError as err:
             self._blame_first_use(err)
             raise
+        except RecursionError:  # a recursive production without brackets, e.g. `- - - d0`
+            self.raise_error(f"the input nests too deeply here to be parsed; tirx_mlir accepts "
+                             f"at most {MAX_NESTING_DEPTH} levels of nesting")
+        try:
+            check_dominance(module)
+        except DominanceError as err:
+            raise ParseError(self._span_of_use(err), f"'{err.op.name}' op {err.message}") \
+                from None
+        return module
+
+    def _span_of_use(self, err: "DominanceError") -> Span:
+        """The span of the value's name in the text of the op that uses it (else the op)."""
+        content = self.lexer.input.content
+        loc = err.op.location
+        line = loc.line.data - self._line_offset - 1 if isinstance(loc, FileLineColLoc) else -1
+        if line < 0 or line >= len(self._line_starts) or loc.filename != self._filename:
+            return Span(0, 0, self.lexer.input)  # an op with an explicit loc() elsewhere
+        start = min(self._line_starts[line] + loc.column.data - 1, len(content))
+        end = content.find("\n", start)
+        end = len(content) if end < 0 else end
+        if err.name:
+            use = re.compile(re.escape(err.name) + r"(?![\w$.-])").search(content, start, end)
+            if use is not None:
+                return Span(use.start(), use.end(), self.lexer.input)
+        return Span(start, max(start + 1, _text_end(content, end)), self.lexer.input)
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:
+        """As xDSL's, and a forward reference keeps its name, for `check_dominance`'s errors."""
+        value = super().resolve_operand(operand, type)
+        if value.name_hint is None and SSAValue.is_valid_name(operand.operand_name):
+            value.name_hint = operand.operand_name
+        return value
+
+    def parse_affine_map(self) -> AffineMap:
+        return _AffineOnlyParser(self._parser_state).parse_affine_map()
+
+    def parse_affine_set(self) -> AffineSet:
+        return _AffineOnlyParser(self._parser_state).parse_affine_set()
+
+    def parse_affine_map_of_ssa_ids(self):
+        affine_map, spans = _AffineOnlyParser(self._parser_state).parse_affine_map_of_ssa_ids()
+        return affine_map, [self.resolve_operand(UnresolvedOperand(span, 0), IndexType())
+                            for span in spans]
 
     def _blame_first_use(self, err: ParseError) -> None:
         """xDSL reports values used but never defined at the end of the input; point at the
@@ -178,11 +292,29 @@ class LocatedParser(Parser):
             self.raise_error(f"invalid {kind}{attr_name}: {err}", start, end)
 
 
+class _AffineOnlyParser(AffineParser):
+    """xDSL's affine parser raises NotImplementedError for a semi-affine expression (a product
+    of two dimensions, a division or modulo by a dimension); report it at the operator."""
+
+    def _create_binop_expr(self, lhs: AffineExpr, rhs: AffineExpr, binop) -> AffineExpr:
+        try:
+            return super()._create_binop_expr(lhs, rhs, binop)
+        except NotImplementedError:
+            op = binop.text
+            raise ParseError(binop.span, f"'{lhs} {op} {rhs}' is not affine: the right-hand side "
+                                         f"of '{op}' must be an integer constant (an affine "
+                                         f"expression adds dimensions, symbols and constants, "
+                                         f"and multiplies, divides (floordiv, ceildiv) or takes "
+                                         f"the modulo (mod) only by constants)") from None
+
+
 def parse_module(text: str | bytes, name: str = "<input>", ctx: Context | None = None,
                  line_offset: int = 0) -> ModuleOp:
     """Parse MLIR text (custom or generic form) into a module with source locations.
 
-    Raises xdsl's ParseError (which prints file:line:col) on malformed input; does not verify.
+    Raises xdsl's ParseError (which prints file:line:col) on malformed input, on input nested
+    deeper than `tirx_mlir.nesting.MAX_NESTING_DEPTH`, and on a value used where its definition
+    does not dominate the use. Does not run the ops' verifiers.
     """
     ctx = ctx or make_context()
     return LocatedParser(ctx, text, name, line_offset).parse_module()

@@ -185,6 +185,8 @@ class Pipeline:
         verifier carries a note naming the pass; ``on_error(pass, error)`` sees it first and may
         raise its own error instead (``tirx-opt`` turns it into a located report).
         """
+        from tirx_mlir.dominance import check_dominance
+
         if ctx is None:
             from tirx_mlir.located_parser import make_context
 
@@ -193,6 +195,7 @@ class Pipeline:
             try:
                 p.apply(ctx, module)
                 if verify:
+                    check_dominance(module)
                     module.verify()
             except Exception as err:
                 err.add_note(f"in pass '{p.name}' (#{index + 1} of pipeline "

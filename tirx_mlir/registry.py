@@ -5,8 +5,12 @@ made the entry, so that a backend whose ``register_backend()`` fails can be roll
 (`drop_owner`). Registration is idempotent for the same owner and value, rejects a conflicting
 duplicate unless ``override=True``, and every registry has a listing function.
 
-The owner of new entries is taken from `owner_scope`, which the backend loader sets while a
-backend's hook runs; code outside a hook registers as ``"core"`` (or as the ``owner=`` it passes).
+The owner of a new entry (`current_owner`) follows the code that makes it, in this order: the
+``owner=`` it passes; the innermost `owner_scope` of its thread (the loader runs a backend's hook
+in `hook_scope`); a thread started while a hook runs belongs to that hook, so a registration
+the hook makes from a worker thread is rolled back with it; code defined in a backend's package
+(``tirx_mlir.backends.<name>...``: a variant module imported directly) belongs to that backend;
+anything else is ``"core"``.
 
 This module is pure Python with no project imports, so the core dialects may use it without a
 layering cycle. The specialised registries (pipelines, dispatch, targets...) live beside their
@@ -26,15 +30,20 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import sys
 import threading
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 V = TypeVar("V")
 
-_current_owner: contextvars.ContextVar[str] = contextvars.ContextVar("tirx_owner", default="core")
+_scope_owner: contextvars.ContextVar[str | None] = contextvars.ContextVar("tirx_owner",
+                                                                          default=None)
+_running_hooks: list[tuple[str, frozenset[threading.Thread]]] = []
+"""(owner, the threads alive when its hook started) of every hook running now, innermost last."""
 _all_registries: list["Registry[Any]"] = []
 _lock = threading.RLock()
+_BACKEND_PREFIX = "tirx_mlir.backends."
 
 
 class RegistryError(ValueError):
@@ -43,16 +52,53 @@ class RegistryError(ValueError):
 
 @contextlib.contextmanager
 def owner_scope(owner: str) -> Iterator[None]:
-    """Attribute every registration made inside the block to ``owner``."""
-    token = _current_owner.set(owner)
+    """Attribute every registration made inside the block, by this thread, to ``owner``."""
+    token = _scope_owner.set(owner)
     try:
         yield
     finally:
-        _current_owner.reset(token)
+        _scope_owner.reset(token)
+
+
+@contextlib.contextmanager
+def hook_scope(owner: str) -> Iterator[None]:
+    """`owner_scope` for a backend's hook, which also owns what threads it starts register."""
+    entry = (owner, frozenset(threading.enumerate()))
+    with _lock:
+        _running_hooks.append(entry)
+    try:
+        with owner_scope(owner):
+            yield
+    finally:
+        with _lock:
+            _running_hooks.remove(entry)
 
 
 def current_owner() -> str:
-    return _current_owner.get()
+    """Who owns a registration made now (see the module docstring for the order)."""
+    owner = _scope_owner.get()
+    if owner is not None:
+        return owner
+    if _running_hooks:
+        me = threading.current_thread()
+        with _lock:
+            for hook_owner, threads_before in reversed(_running_hooks):
+                if me not in threads_before:
+                    return hook_owner
+    return _backend_of_caller() or "core"
+
+
+def _backend_of_caller() -> str | None:
+    """The backend whose package holds the nearest calling code, if any."""
+    frame = sys._getframe(2)  # noqa: SLF001 - past current_owner and its caller
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith(_BACKEND_PREFIX):
+            name = module[len(_BACKEND_PREFIX):].split(".", 1)[0]
+            if not name.startswith("_"):  # the loader itself
+                return name
+        frame = frame.f_back
+    return None
 
 
 @dataclass

@@ -22,6 +22,9 @@ def make_distribution(root) -> None:
         foo = fooplug:_autoload
         broken = fooplug:_broken
         missing = fooplug_missing:hook
+        leaky = fooplug:_leaky
+        exits = fooplug:_exits
+        interrupts = fooplug:_interrupts
         """)
     _write(root / "fooplug" / "__init__.py", """\
         import os
@@ -33,6 +36,17 @@ def make_distribution(root) -> None:
 
         def _broken():
             raise RuntimeError("no foo accelerator attached")
+
+        def _leaky():
+            from tirx_mlir.pipelines import register_pipeline
+            register_pipeline("leaky_pipeline", lambda: [])
+            raise RuntimeError("registered, then failed")
+
+        def _exits():
+            raise SystemExit(3)
+
+        def _interrupts():
+            raise KeyboardInterrupt
         """)
     # the backend package: a folder without __init__.py above it, imported only by the loader
     _write(root / "fooplug" / "tirx_backends" / "foo" / "__init__.py", """\
@@ -60,6 +74,7 @@ print("loaded", backends.loaded_backends()[-1], backends.is_loaded("foo"))
 print("tag", Target("acme/foo-1").lanes)
 print("pipeline", "foo" in tirx_mlir.list_pipelines())
 print("alias", foo.__name__)
+print("leaky", "leaky_pipeline" in tirx_mlir.list_pipelines())
 """
 
 
@@ -77,10 +92,14 @@ def test_entry_points_load_an_out_of_tree_backend_and_broken_ones_warn(tmp_path)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines == ["loaded foo True", "tag 32", "pipeline True",
-                     "alias tirx_mlir.backends.foo"]
+                     "alias tirx_mlir.backends.foo", "leaky False"]
     assert ("failed to autoload tirx_mlir backend entry point 'broken' (fooplug:_broken): "
             "RuntimeError: no foo accelerator attached") in out.stderr
     assert "entry point 'missing'" in out.stderr and "ModuleNotFoundError" in out.stderr
+    assert "entry point 'leaky' (fooplug:_leaky): RuntimeError: registered, then failed" \
+        in out.stderr
+    assert "entry point 'exits' (fooplug:_exits): SystemExit: 3" in out.stderr
+    assert "entry point 'interrupts' (fooplug:_interrupts): KeyboardInterrupt" in out.stderr
 
 
 def test_entry_points_are_skipped_when_autoload_is_off(tmp_path):

@@ -230,3 +230,32 @@ def test_import_with_every_builtin_backend_imports_no_xdsl(child):
                 "print(sorted(m for m in sys.modules if m.split('.')[0] in ('xdsl', 'numpy')))")
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_a_registration_from_a_thread_the_hook_started_is_rolled_back(testbackends_path):
+    with pytest.raises(RuntimeError, match="failing after its worker registered"):
+        backends.load("tirx_threaded")
+    assert "tirx_threaded_scope" not in registry.list_memory_scopes()
+    assert registry.registrations_of("tirx_threaded") == {}
+
+
+def test_a_thread_that_existed_before_a_hook_keeps_registering_as_itself():
+    import threading
+
+    started, done = threading.Event(), threading.Event()
+
+    def worker():
+        started.wait()
+        registry.register_memory_scope("tirx_outside_scope", "not the hook's")
+        done.set()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    try:
+        with registry.hook_scope("tirx_some_hook"):
+            started.set()
+            done.wait(30)
+        assert registry.memory_scopes.owner_of("tirx_outside_scope") == "core"
+    finally:
+        thread.join()
+        registry.memory_scopes.unregister("tirx_outside_scope")

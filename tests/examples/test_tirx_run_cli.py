@@ -1,6 +1,8 @@
 """tirx-run's command line: passes before the run, saved arguments that replay, and every kind of
 bad input reported as ``file:line:col: error:`` or ``tirx-run: error:`` with exit status 1."""
 
+import subprocess
+import sys
 from pathlib import Path
 
 import ml_dtypes
@@ -108,3 +110,15 @@ def test_wrong_input_shape(tmp_path, capsys):
     assert rc == 1
     assert "error: 'tirx.kernel' op argument %X of @softmax has shape [4, 4], but the " \
            "parameter is !tirx.buffer<512x256xf32, global>" in err
+
+
+def test_several_kernels_without_an_entry_is_located_at_the_second(tmp_path):
+    path = tmp_path / "two.mlir"
+    kernel = ("tirx.kernel @{}(%A: !tirx.buffer<128x64xf32, global>) grid [1] threads [128] {{\n"
+              "  tirx.return\n}}\n")
+    path.write_text(kernel.format("a") + kernel.format("b"))
+    result = subprocess.run([sys.executable, "-m", "tirx_mlir.tools.tirx_run", str(path)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    assert f"{path}:4:1: error: 'tirx.kernel' op the module has 2 kernels (@a, @b)" \
+        in result.stderr

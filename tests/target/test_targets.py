@@ -8,6 +8,7 @@ import tirx_mlir
 from tirx_mlir.target import (DeviceNotFoundError, Target, TargetError, detect_target_from_device,
                               list_device_detectors, list_tags, list_target_kinds, register_tag,
                               set_target, target_of)
+from tirx_mlir.target.kind import AttrSpec, TargetKind, lookup_kind, register_target_kind
 from tirx_mlir.target.llvm import host_triple, probe_host
 
 
@@ -205,3 +206,39 @@ def test_kernel_target_is_the_one_rule_passes_use():
     assert kernel_target(kernel, "llvm") == Target("llvm")
     with pytest.raises(PassError, match="unknown target kind or tag 'nope'"):
         kernel_target(kernel, "nope")
+
+
+@pytest.mark.parametrize("spec, attr, shown", [
+    ("trn -partitions=0", "partitions", "0"),
+    ("trn -sbuf_bytes_per_partition=0", "sbuf_bytes_per_partition", "0"),
+    ("trn -psum_bank_bytes=0", "psum_bank_bytes", "0"),
+    ({"kind": "trn", "partitions": 1e20}, "partitions", "100000000000000000000"),
+    ({"kind": "trn", "hbm_bytes_per_chip": 1e20}, "hbm_bytes_per_chip", "100000000000000000000"),
+    ("cuda -max_shared_memory_per_block=0", "max_shared_memory_per_block", "0"),
+    ("cuda -max_threads_per_block=4096", "max_threads_per_block", "4096"),
+    ("cuda -max_registers_per_thread=100000", "max_registers_per_thread", "100000"),
+    ("nvidia/nvidia-h100 -num_sms=-1", "num_sms", "-1"),
+    ("llvm -num_cores=0", "num_cores", "0"),
+])
+def test_numbers_out_of_their_schema_range_name_the_attribute_value_and_range(spec, attr, shown):
+    kind = spec["kind"] if isinstance(spec, dict) else Target(spec.split()[0]).kind_name
+    low, high = lookup_kind(kind).spec(attr).bounds
+    with pytest.raises(TargetError) as info:
+        Target(spec)
+    message = str(info.value)
+    assert f"attribute '{attr}' must be in [" in message and message.endswith(f"got {shown}")
+    assert not low <= float(shown) <= high
+
+
+def test_every_number_attribute_of_every_tag_is_in_range():
+    for name, target in list_tags().items():
+        for spec in target.kind.attrs:
+            value = target.attrs.get(spec.name)
+            if spec.type in (int, float) and value is not None:
+                assert spec.bounds[0] <= value <= spec.bounds[1], (name, spec.name, value)
+
+
+def test_a_schema_range_must_fit_its_attribute():
+    with pytest.raises(TargetError, match="a range is"):
+        register_target_kind(TargetKind("bad_range_kind", (AttrSpec("x", str, range=(0, 1)),)))
+    assert "bad_range_kind" not in list_target_kinds()

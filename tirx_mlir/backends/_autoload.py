@@ -7,8 +7,10 @@
   ``tirx_mlir.backends.<name>`` found on ``sys.path``; used by tests and tools). A failure is a
   warning.
 * Every entry point of the group ``tirx_mlir.backends`` is loaded and called with no arguments
-  (typically ``def _autoload(): tirx_mlir.backends.load("foo")``). One that raises produces a
-  `RuntimeWarning` naming it, never a failed import.
+  (typically ``def _autoload(): tirx_mlir.backends.load("foo")``). One that raises (even
+  ``SystemExit`` or ``KeyboardInterrupt``) produces a `RuntimeWarning` naming it, never a failed
+  import, and leaves nothing behind: what it registered (owned by ``"entry point <name>"``) and
+  the backends it loaded are rolled back.
 * ``TIRX_MLIR_BACKEND_AUTOLOAD=0`` turns all of this off; backends can then be loaded by hand.
 
 Start-up time matters (every ``tirx-opt`` run pays it): backends register factories, not
@@ -24,7 +26,8 @@ import sys
 import threading
 import warnings
 
-from tirx_mlir.backends._loader import is_loaded, load
+from tirx_mlir import registry
+from tirx_mlir.backends._loader import is_loaded, load, loaded_backends, unload
 
 BUILTIN_BACKENDS = ("cuda", "trn", "metal", "rocm", "opencl", "vulkan", "webgpu", "hexagon",
                     "adreno")
@@ -90,16 +93,29 @@ def load_entry_points(group: str = ENTRY_POINT_GROUP) -> list[str]:
 
     done: list[str] = []
     for entry in entry_points(group=group):
+        owner = f"entry point {entry.name}"
+        backends_before = set(loaded_backends())
         try:
-            hook = entry.load()
-            hook()
-        except Exception as err:  # noqa: BLE001 - a broken plugin never breaks the import
+            with registry.hook_scope(owner):
+                hook = entry.load()
+                hook()
+        except (Exception, SystemExit, KeyboardInterrupt) as err:  # noqa: BLE001 - a broken
+            # plugin never breaks the import, nor exits the tool that imports tirx_mlir
+            _roll_back(owner, backends_before)
             warnings.warn(f"failed to autoload tirx_mlir backend entry point '{entry.name}' "
                           f"({entry.value}): {type(err).__name__}: {err}", RuntimeWarning,
                           stacklevel=2)
             continue
         done.append(entry.name)
     return done
+
+
+def _roll_back(owner: str, backends_before: set[str]) -> None:
+    """Undo a failed entry point: what it registered itself and the backends it loaded."""
+    registry.drop_owner_everywhere(owner)
+    for name in loaded_backends():
+        if name not in backends_before:
+            unload(name)
 
 
 def _some_distribution_declares(group: str) -> bool:

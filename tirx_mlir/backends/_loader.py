@@ -8,8 +8,9 @@
 3. the package must define ``register_backend()``;
 4. before the hook runs the module is published as ``tirx_mlir.tirx.<name>`` and recorded, so the
    alias works while the hook runs;
-5. ``register_backend()`` runs once, inside ``registry.owner_scope(name)``: every registration it
-   makes (in any `tirx_mlir.registry.Registry`) is recorded as owned by the backend;
+5. ``register_backend()`` runs once, inside ``registry.hook_scope(name)``: every registration it
+   makes (in any `tirx_mlir.registry.Registry`), also from threads it starts, is recorded as
+   owned by the backend;
 6. on any exception the load leaves no trace: no record, no alias (also the sub-module aliases
    made meanwhile), no module of the backend in ``sys.modules``, and none of the registrations the
    hook made before it failed (`registry.drop_owner_everywhere`). Then the error propagates.
@@ -148,7 +149,7 @@ def load(name: str) -> None:
                     f"provides", name=module.__name__)
             _publish(name, module)
             _loaded[name] = module
-            with registry.owner_scope(name):
+            with registry.hook_scope(name):
                 hook()
             alias_loaded_submodules(name)
             _complete.add(name)
@@ -187,11 +188,15 @@ def alias_loaded_submodules(name: str) -> None:
         sys.modules.setdefault(alias, sys.modules[key])
 
 
-def _unload_for_tests(name: str) -> None:
-    """Forget backend ``name`` as if it had never been loaded (tests only)."""
+def unload(name: str) -> None:
+    """Forget backend ``name`` as if it had never been loaded: its registrations, its record,
+    its aliases and its modules (a failed entry point that loaded it; tests)."""
     with _lock:
         if name in _loaded:
             _rollback(name, set())
+
+
+_unload_for_tests = unload
 
 
 # --- the alias finder ---------------------------------------------------------------------------------

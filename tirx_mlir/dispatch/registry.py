@@ -127,16 +127,6 @@ def _op_name(op: "str | type[TileOp]") -> str:
     return op.name
 
 
-def _owner_of_impl(impl: Callable) -> str:
-    """The owner of a case: the current owner scope, or, outside any (a variant module imported
-    directly rather than by the first dispatch), the backend whose package defines ``impl``."""
-    owner = registry.current_owner()
-    parts = getattr(impl, "__module__", "").split(".")
-    if owner == "core" and parts[:2] == ["tirx_mlir", "backends"] and len(parts) > 2:
-        return parts[2]
-    return owner
-
-
 def register_dispatch(op: "str | type[TileOp]", target_kind: str, *, variant: str,
                       priority: int = 0, when: Sequence[Predicate] = (),
                       override: bool = False) -> Callable:
@@ -153,7 +143,7 @@ def register_dispatch(op: "str | type[TileOp]", target_kind: str, *, variant: st
                             f"objects (tirx_mlir.dispatch.predicate(name, fn)), got {p!r}")
 
     def decorator(impl: Callable[["TileOp", "DispatchContext"], None]):
-        owner = _owner_of_impl(impl)
+        owner = registry.current_owner()  # a variant module of a backend: that backend
         case = DispatchCase(variant, priority, tuple(when), impl, owner)
         _cases.register((name, target_kind, variant), case, override=override, owner=owner)
         return impl

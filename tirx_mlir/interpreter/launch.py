@@ -40,8 +40,10 @@ def find_kernel(module: ModuleOp, name: str | None = None) -> KernelOp:
     found = kernels(module)
     names = ", ".join(f"@{k.kernel_name}" for k in found) or "none"
     if name is None:
-        if len(found) != 1:
-            raise TirxError(f"the module has {len(found)} kernels ({names}); name the one to run")
+        if len(found) != 1:  # located at the second kernel (or the module when there is none)
+            raise TirxError(f"the module has {len(found)} kernels ({names}); name the one to run",
+                            found[1] if len(found) > 1 else module,
+                            hint="tirx-run --entry NAME, or KernelRunner(module, 'NAME')")
         return found[0]
     for kernel in found:
         if kernel.kernel_name == name.lstrip("@"):
@@ -50,7 +52,11 @@ def find_kernel(module: ModuleOp, name: str | None = None) -> KernelOp:
 
 
 def verify_module(module: ModuleOp) -> None:
-    """Verify, raising a `TirxError` located at the first op that does not verify."""
+    """Check dominance and verify, raising a `TirxError` located at the first op that does
+    not verify."""
+    from tirx_mlir.dominance import check_dominance
+
+    check_dominance(module)
     try:
         module.verify()
     except VerifyException as err:

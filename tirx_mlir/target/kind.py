@@ -5,7 +5,8 @@
 A *target kind* (``cuda``, ``trn``, ``llvm``...) is registered by its backend (``llvm`` by the
 core) with a schema: one `AttrSpec` per attribute, with a type, a default, a category
 (``arch``: architecture / ISA; ``resource``: sizes and counts of the hardware; ``option``:
-compile options; ``meta``: keys, tag, device...) and optionally allowed values or a pattern.
+compile options; ``meta``: keys, tag, device...) and optionally allowed values, a pattern, or
+the range a number must lie in (numbers without one are in `DEFAULT_RANGE`: 0 to 2**48).
 A *tag* names a full configuration (``"nvidia/nvidia-h100"``), validated when registered.
 
 Both registries are owner-tracked `tirx_mlir.registry.Registry` objects, so a backend whose
@@ -32,6 +33,23 @@ class TargetAttributeError(TargetError, AttributeError):
 
 CATEGORIES = ("arch", "resource", "option", "meta")
 
+DEFAULT_RANGE = (0, 2**48)
+"""What a number attribute of a schema may be when its spec gives no range: a count or a size
+(2**48 bytes is 256 TiB)."""
+
+
+def _within(value: float, bounds: tuple[float, float]) -> bool:
+    return bounds[0] <= value <= bounds[1]  # False for NaN
+
+
+def _number(value: float) -> str:
+    """A bound or a value as written: 2**N for large powers of two, else the digits."""
+    if isinstance(value, float) and not value.is_integer():
+        return repr(value)
+    if abs(value) >= 2**20 and int(value) & (int(value) - 1) == 0:
+        return f"2**{int(value).bit_length() - 1}"
+    return str(int(value)) if abs(value) < 1e30 else repr(float(value))
+
 _TYPE_NAMES = {int: "integer", float: "number", str: "string", bool: "boolean (true/false)",
                list: "comma-separated list"}
 
@@ -48,6 +66,9 @@ class AttrSpec:
     category: str = "resource"
     pattern: str | None = None
     """A regular expression a string value must match in full (e.g. ``sm_\\d+[af]?``)."""
+    range: tuple[float, float] | None = None
+    """``(lowest, highest)`` a number may be, both included; an integer or number attribute
+    without one may be anything in `DEFAULT_RANGE` (never negative, never absurd)."""
 
     def convert(self, kind: str, value: Any) -> Any:
         """``value`` converted to the attribute's type; a TargetError says what is allowed."""
@@ -61,11 +82,19 @@ class AttrSpec:
         if self.choices and value not in self.choices:
             raise TargetError(f"target kind '{kind}': attribute '{self.name}' must be one of "
                               f"{', '.join(map(str, self.choices))}; got {value!r}")
+        if self.type in (int, float) and not _within(value, self.bounds):
+            low, high = self.bounds
+            raise TargetError(f"target kind '{kind}': attribute '{self.name}' must be in "
+                              f"[{_number(low)}, {_number(high)}]; got {_number(value)}")
         if self.pattern is not None and not re.fullmatch(self.pattern, str(value)):
             raise TargetError(f"target kind '{kind}': attribute '{self.name}' must match "
                               f"{self.pattern} (e.g. {self.doc or 'see the kind schema'}); got "
                               f"{value!r}")
         return value
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return self.range if self.range is not None else DEFAULT_RANGE
 
     def _coerce(self, value: Any) -> Any:
         if self.type is bool:
@@ -134,7 +163,7 @@ COMMON_ATTRS = (
     AttrSpec("libs", list, None, "external libraries the target may call", category="option"),
     AttrSpec("mcpu", str, None, "CPU / device model (LLVM -mcpu)", category="arch"),
     AttrSpec("mtriple", str, None, "LLVM target triple", category="arch"),
-    AttrSpec("num_cores", int, None, "number of cores", category="resource"),
+    AttrSpec("num_cores", int, None, "number of cores", category="resource", range=(1, 2**20)),
 )
 
 target_kinds: registry.Registry[TargetKind] = registry.Registry("target kind")
@@ -150,6 +179,9 @@ def register_target_kind(kind: TargetKind, *, override: bool = False) -> TargetK
     """Register a target kind; its schema also receives the common attributes (keys, tag...)."""
     own = {a.name for a in kind.attrs}
     for a in kind.attrs:
+        if a.range is not None and (a.type not in (int, float) or a.range[0] > a.range[1]):
+            raise TargetError(f"target kind '{kind.name}': attribute '{a.name}' has range "
+                              f"{a.range}; a range is (lowest, highest) of a number attribute")
         if a.category not in CATEGORIES:
             raise TargetError(f"target kind '{kind.name}': attribute '{a.name}' has category "
                               f"'{a.category}'; expected one of {', '.join(CATEGORIES)}")

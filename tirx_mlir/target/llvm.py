@@ -21,7 +21,7 @@ LLVM_KIND = TargetKind(
     attrs=(
         AttrSpec("mattr", list, None, "CPU features, e.g. +avx2,+fma", category="arch"),
         AttrSpec("vector_width", int, None, "widest SIMD register in bits (128/256/512)",
-                 category="arch", choices=(64, 128, 256, 512, 1024, 2048)),
+                 category="arch", choices=(64, 128, 256, 512, 1024, 2048), range=(8, 4096)),
         AttrSpec("opt_level", int, 3, "optimisation level", category="option",
                  choices=(0, 1, 2, 3)),
         AttrSpec("fast_math", bool, False, "allow reassociation and approximate math",

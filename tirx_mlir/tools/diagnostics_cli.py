@@ -25,10 +25,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.printer import Printer
-from xdsl.traits import NoTerminator
+from xdsl.dialects.builtin import StringAttr
+from xdsl.traits import NoTerminator, SymbolTable
 from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 
 from tirx_mlir.diagnostics import TirxError, format_location
+from tirx_mlir.dominance import DominanceError, check_dominance
 
 DEBUG_ENV = "TIRX_MLIR_DEBUG"
 """Set to 1 to let internal errors propagate with their Python traceback."""
@@ -125,8 +127,28 @@ def report_parse_error(err: ParseError, ctx: Context | None = None,
         context.pop()
     if len(context) > 4:  # a span over many lines: its first line is enough
         context = [*context[:2], "  ..."]
+    if len(context) >= 2:
+        context[:2] = _crop_source_line(context[0], context[1])
     message = explain_parse_message(err.msg, ctx)
     return Report(str(loc), message, context)
+
+
+SOURCE_LINE_WIDTH = 120
+"""A source line shown under an error is cut to this many characters around the carets."""
+
+
+def _crop_source_line(line: str, carets: str) -> list[str]:
+    """The source line and its caret line, cut to a window around the carets when long (a
+    100,000-character line must not flood the terminal)."""
+    if len(line) <= SOURCE_LINE_WIDTH:
+        return [line, carets]
+    first = len(carets) - len(carets.lstrip())
+    start = max(0, first - SOURCE_LINE_WIDTH // 2)
+    end = start + SOURCE_LINE_WIDTH
+    head = "... " if start else ""
+    tail = " ..." if end < len(line) else ""
+    shown_carets = carets[start:end].rstrip() or " " * (first - start) + "^"
+    return [head + line[start:end] + tail, " " * len(head) + shown_carets]
 
 
 # --- op-located errors --------------------------------------------------------------------------
@@ -179,10 +201,18 @@ def _verify_one(op: Operation) -> None:
 
 
 def verify_located(module: ModuleOp, default_where: str, stage: str = "") -> None:
-    """Verify every op, children before parents as xDSL does; on the first failure raise a
+    """Check SSA dominance (`tirx_mlir.dominance`), then verify every op, children before
+    parents as xDSL does; on the first failure raise a
     `ReportedError` located at the failing op. ``stage`` (e.g. "after pass 'cse'") says when."""
     suffix = f" ({stage})" if stage else ""
+    try:
+        check_dominance(module)
+    except DominanceError as err:
+        err.message += suffix
+        raise ReportedError(report_tirx_error(err, default_where)) from None
     for op in module.walk(region_first=True):
+        if op.has_trait(SymbolTable):
+            _check_unique_symbols(op, default_where, suffix)
         try:
             _verify_one(op)
         except TirxError as err:
@@ -199,6 +229,24 @@ def verify_located(module: ModuleOp, default_where: str, stage: str = "") -> Non
             raise ReportedError(report_op_error(
                 op, f"internal compiler error while verifying '{op.name}'{suffix}: "
                     f"{type(err).__name__}: {err}", default_where), internal=True) from err
+
+
+def _check_unique_symbols(table: Operation, default_where: str, suffix: str) -> None:
+    """A symbol defined twice in one symbol table, reported at the second definition (xDSL's
+    SymbolTable verifier reports it at the table, often an implicit module with no location)."""
+    seen: dict[str, Operation] = {}
+    for region in table.regions:
+        for block in region.blocks:
+            for op in block.ops:
+                name = op.properties.get("sym_name") or op.attributes.get("sym_name")
+                if not isinstance(name, StringAttr):
+                    continue
+                first = seen.setdefault(name.data, op)
+                if first is not op:
+                    raise ReportedError(report_op_error(
+                        op, f"'{op.name}' op redefines symbol @{name.data}, first defined at "
+                            f"{format_location(first, default_where)}{suffix}", default_where,
+                        hint="rename one of them", show_op=False))
 
 
 def _with_op(err: TirxError, op: Operation) -> TirxError:

@@ -15,7 +15,9 @@ traceback): malformed text, unknown ops/types, verifier failures (located at the
 pass errors (`TirxError`/`PassError` name their op), bad options. Anything else raised by a pass,
 verifier, parser or printer is an internal compiler error: reported the same way, with a
 reproducer file (input + expanded pipeline) that ``--run-reproducer FILE`` replays.
-``TIRX_MLIR_DEBUG=1`` re-raises instead, for developers. ``-o FILE`` is written atomically.
+``TIRX_MLIR_DEBUG=1`` re-raises instead, for developers. ``-o FILE`` is written atomically
+(through a symbolic link, in place for a device); a file that cannot be written is
+``tirx-opt: error: cannot write 'FILE': <reason>``.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ import tirx_mlir
 from tirx_mlir import registry
 from tirx_mlir.located_parser import LocatedParser, make_context
 from tirx_mlir.diagnostics import TirxError
-from tirx_mlir.tools.atomic_file import write_atomically
+from tirx_mlir.tools.atomic_file import OutputFileError, write_atomically
 from tirx_mlir.tools.diagnostics_cli import (DEBUG_ENV, Report, ReportedError, debugging,
                                              report_internal_error, report_parse_error,
                                              report_tirx_error, verify_located)
@@ -308,7 +310,10 @@ class TirxOptMain(xDSLOptMain):
         if self.args.output_file is None:
             sys.stdout.write(output.getvalue())
         elif not failed:
-            write_atomically(self.args.output_file, output.getvalue())
+            try:
+                write_atomically(self.args.output_file, output.getvalue())
+            except OutputFileError as err:
+                raise CLIError(str(err)) from None
         return 1 if failed else 0
 
     def run_chunk(self, data: bytes, extension: str, line_offset: int) -> str:

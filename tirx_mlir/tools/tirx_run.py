@@ -10,7 +10,7 @@ inputs or on random ones (standard normal floats, small integers; see `launch.ra
 Each output gets one line: its name, shape, dtype, min/max/mean over the non-NaN elements and the
 count of NaN (floats) or poison (integers) elements, which flag memory the kernel never wrote.
 ``--save DIR`` writes every parameter (inputs and outputs) as ``DIR/<name>.npy``, so a run can be
-replayed with ``--inputs``. numpy's .npy format has no bf16/fp8 dtype: such arrays are stored as
+replayed with ``--inputs``; the files are written all or none (`atomic_file`). numpy's .npy format has no bf16/fp8 dtype: such arrays are stored as
 raw 2- or 1-byte records, which tirx-run reads back as the parameter's type.
 
 Errors (a missing file, an unknown entry, inputs of the wrong shape or dtype, parse, verifier,
@@ -162,12 +162,23 @@ def summarize(name: str, arr: np.ndarray) -> str:
 
 
 def _save(directory: str, runner, arrays: Sequence[np.ndarray]) -> None:
+    """Every array to ``DIR/<name>.npy``, all or none: each is written to a temporary name
+    first, so a failure leaves the files of an earlier run intact."""
+    from tirx_mlir.tools.atomic_file import OutputFileError, write_files_atomically
+
     try:
         os.makedirs(directory, exist_ok=True)
-        for (name, _), arr in zip(runner.params, arrays):
-            np.save(os.path.join(directory, f"{name}.npy"), arr, allow_pickle=False)
     except OSError as err:
         raise CLIError(f"cannot save to '{directory}': {err.strerror or err}") from None
+
+    def saver(arr: np.ndarray):
+        return lambda f: np.save(f, arr, allow_pickle=False)
+
+    try:
+        write_files_atomically([(os.path.join(directory, f"{name}.npy"), saver(arr))
+                                for (name, _), arr in zip(runner.params, arrays)])
+    except OutputFileError as err:
+        raise CLIError(str(err)) from None
 
 
 def run(argv: Sequence[str] | None = None) -> int:
