@@ -12,7 +12,9 @@ Modules, one per dialect plus the shared parts:
 * `tirx` = `tirx_kernel` + `tirx_tile`: the ``tirx`` dialect (kernels, scope ids, buffers;
   tile ops);
 * `arith`, `math`: every arith and math op on scalars, rounded to the result type;
-* `core`: `make_interpreter` and the located errors; `launch`: `KernelRunner`, `interpret`.
+* `scf`: ``scf.for`` with its step checked (xDSL's implementations run the other scf ops);
+* `core`: `make_interpreter`, the located errors and the bounds on a run (a step budget, a call
+  depth); `launch`: `KernelRunner`, `interpret`.
 
 Implementation sets are registered in `tirx_mlir.registry.interpreter_functions` (owner
 ``core`` here); a backend registers its dialects' sets the same way from ``register_backend()``.
@@ -35,13 +37,19 @@ def _arith():
     return ArithFunctions
 
 
+def _scf():
+    from tirx_mlir.interpreter.scf import ScfForFunctions
+
+    return ScfForFunctions
+
+
 def _math():
     from tirx_mlir.interpreter.math import MathFunctions
 
     return MathFunctions
 
 
-_FACTORIES = {"tirx": _tirx, "arith": _arith, "math": _math}
+_FACTORIES = {"tirx": _tirx, "arith": _arith, "math": _math, "scf": _scf}
 
 
 def register_core_interpreters() -> None:
