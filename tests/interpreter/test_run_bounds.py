@@ -12,6 +12,7 @@ from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.interpreter import InterpretError, KernelRunner, core, runtime
 from tirx_mlir.interpreter.tirx_kernel import grid_ids
 from tirx_mlir.located_parser import parse_module
+from tirx_testing.endless import ENDLESS_WHILE
 
 ARGS = "(%A: !tirx.buffer<4xf32, global>) -> (%C: !tirx.buffer<4xf32, global>)"
 
@@ -31,14 +32,6 @@ LOOP = kernel("""  %lb = arith.constant 0 : index
     scf.yield
   }""")
 
-WHILE = kernel("""  %z = arith.constant 0 : index
-  %r = scf.while (%x = %z) : (index) -> index {
-    %t = arith.constant true
-    scf.condition(%t) %x : index
-  } do {
-  ^bb0(%y: index):
-    scf.yield %y : index
-  }""")
 
 X = np.zeros(4, np.float32)
 
@@ -60,7 +53,7 @@ def test_a_long_loop_stops_at_the_innermost_loop_naming_the_outer_one():
 
 def test_an_endless_while_stops_at_the_while():
     with pytest.raises(InterpretError) as info:
-        run(WHILE, max_steps=1000)
+        run(ENDLESS_WHILE, max_steps=1000)
     assert info.value.op.name == "scf.while"
     assert "budget of 1,000 steps" in info.value.message
 

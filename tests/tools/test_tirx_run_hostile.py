@@ -13,25 +13,14 @@ import pytest
 
 from tirx_mlir.interpreter.core import DEFAULT_MAX_STEPS
 from tirx_mlir.tools import tirx_run
+from tirx_testing.endless import ENDLESS_WHILE
 
-WHILE = """tirx.kernel @k(%A: !tirx.buffer<4xf32, global>) -> (%C: !tirx.buffer<4xf32, global>) grid [1] threads [1] {
-  %z = arith.constant 0 : index
-  %r = scf.while (%x = %z) : (index) -> index {
-    %t = arith.constant true
-    scf.condition(%t) %x : index
-  } do {
-  ^bb0(%y: index):
-    scf.yield %y : index
-  }
-  tirx.return
-}
-"""
 
 
 @pytest.fixture
 def endless(tmp_path) -> Path:
     path = tmp_path / "endless.mlir"
-    path.write_text(WHILE)
+    path.write_text(ENDLESS_WHILE)
     return path
 
 
