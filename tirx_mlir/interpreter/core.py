@@ -9,10 +9,13 @@ replaces xDSL's partial one); two registered sets that implement the same op are
 
 Bounds on a run (hostile or buggy programs stop with a located error instead of hanging):
 
-* a step budget: every op executed is one step; a run (one top-level `call_op`, e.g. one kernel
-  launch) that exceeds ``max_steps`` stops at the loop (or function) that was running, with its
-  location and the budget (`DEFAULT_MAX_STEPS`; 0 = no limit). Steps are counted per block run,
-  so the cost is one subtraction per loop iteration;
+* a step budget: an op executed costs one step, plus, for an op that computes on whole buffers,
+  one per `ELEMENTS_PER_STEP` elements of them (`op_cost`: tile ops on large buffers are the
+  slow ones); a run
+  (one top-level `call_op`, e.g. one kernel launch) that exceeds ``max_steps`` stops at the loop
+  (or function) that was running, with its location and the budget (`DEFAULT_MAX_STEPS`;
+  0 = no limit). A block's cost is computed once, so counting is one subtraction per block run
+  (per loop iteration);
 * a call depth (`MAX_CALL_DEPTH`): recursion through ``func.call`` deeper than that stops at the
   call instead of exhausting Python's stack;
 * Python exceptions raised inside an implementation become `InterpretError`s about the program
@@ -24,7 +27,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.interpreter import (Interpreter, InterpreterFunctions, OpImplResult, PythonValues,
                               ReturnedValues)
 from xdsl.ir import Block, Operation, Region
@@ -34,10 +37,14 @@ from tirx_mlir import registry
 from tirx_mlir.interpreter.runtime import InterpretError
 
 
-DEFAULT_MAX_STEPS = 10_000_000
-"""Ops one run may execute by default: ~1,000x what the largest example needs (~10,000 ops, the
-trn-lowered matmuls), and a few seconds to a minute of scalar ops; a loop of 1e12 iterations, an
-endless ``scf.while`` or a grid of 2**31 CTAs stops instead."""
+DEFAULT_MAX_STEPS = 50_000_000
+"""Steps one run may take by default: ~40x what the largest example needs (~1.2 million steps,
+the trn-lowered 1024x2048x4096 bf16 matmul). A step is ~5 us of interpretation (a scalar op, or
+256 elements of a tile op), so a run stops within a few minutes: a loop of 1e12 iterations, an
+endless ``scf.while`` or a grid of 2**31 CTAs stops instead of hanging."""
+
+ELEMENTS_PER_STEP = 256
+"""An op costs one more step per this many elements of the buffers it names."""
 
 MAX_CALL_DEPTH = 100
 """Nested ``func.call``s a run may make (each costs ~8 Python frames of the 1,000 Python
@@ -58,6 +65,22 @@ def loop_of(region: Region) -> Operation | None:
     return op
 
 
+def op_cost(op: Operation) -> int:
+    """Steps one run of ``op`` costs: 1, plus, for an op that computes on whole buffers (no
+    results and no index operands: a tile primitive, a backend instruction), one per
+    `ELEMENTS_PER_STEP` elements of its statically shaped operands. Views, allocations and
+    scalar loads and stores cost 1."""
+    if op.results or any(isinstance(o.type, IndexType) for o in op.operands):
+        return 1
+    elements = 0
+    for value in op.operands:
+        get_shape = getattr(value.type, "get_shape", None)
+        shape = get_shape() if get_shape is not None else ()
+        if shape and all(isinstance(n, int) and n >= 0 for n in shape):
+            elements += math.prod(shape)
+    return 1 + elements // ELEMENTS_PER_STEP
+
+
 def step_budget_error(region: Region, max_steps: int) -> InterpretError:
     """The located error for a run that exceeded its step budget inside ``region``."""
     from tirx_mlir.diagnostics import format_location
@@ -75,7 +98,8 @@ def step_budget_error(region: Region, max_steps: int) -> InterpretError:
         where = f"@{loop.kernel_name}, whose grid has {math.prod(loop.grid_dims()):,} CTAs"
     nested = f", nested in {', '.join(outer)}" if outer else ""
     return InterpretError(
-        f"the run exceeded its budget of {max_steps:,} steps (ops executed) in {where}{nested}: "
+        f"the run exceeded its budget of {max_steps:,} steps (an op each, plus one per "
+        f"{ELEMENTS_PER_STEP} elements a tile op computes on) in {where}{nested}: "
         f"it may never end, or does more work than the budget allows", loop, code="step-budget",
         hint="check the loop's bounds and exit condition; if the work is meant to be that long, "
              "raise the budget: tirx-run --max-steps N (0 = no limit), "
@@ -151,11 +175,12 @@ class TirxInterpreter(Interpreter):
             while block is not None:
                 for arg, value in zip(block.args, args):
                     local[arg] = value
+                self._steps_left -= self._block_cost(block)
+                if self._steps_left < 0:
+                    raise step_budget_error(region, self.max_steps)
                 op = block.first_op
                 block = None
-                steps = 0
                 while op is not None:
-                    steps += 1
                     try:
                         inputs = tuple([local[v] for v in op.operands])
                     except KeyError:  # defined in an enclosing frame (a non-isolated callable)
@@ -175,12 +200,16 @@ class TirxInterpreter(Interpreter):
                             block, args = terminator
                         break
                     op = op.next_op
-                self._steps_left -= steps
-                if self._steps_left < 0:
-                    raise step_budget_error(region, self.max_steps)
         finally:
             self._ctx = initial_scope
         return results
+
+    def _block_cost(self, block: Block) -> int:
+        costs: dict[int, tuple[Block, int]] = self.__dict__.setdefault("_block_costs", {})
+        entry = costs.get(id(block))
+        if entry is None or entry[0] is not block:
+            entry = costs[id(block)] = (block, sum(op_cost(op) for op in block.ops))
+        return entry[1]
 
     def _starts_frame(self, region: Region) -> bool:
         frames: dict[int, tuple[Region, bool]] = self.__dict__.setdefault("_frame_regions", {})

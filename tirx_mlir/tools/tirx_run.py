@@ -13,8 +13,9 @@ count of NaN (floats) or poison (integers) elements, which flag memory the kerne
 replayed with ``--inputs``. numpy's .npy format has no bf16/fp8 dtype: such arrays are stored as
 raw 2- or 1-byte records, which tirx-run reads back as the parameter's type.
 
-A run executes at most ``--max-steps`` ops (default `core.DEFAULT_MAX_STEPS`, 0 = no limit);
-past that it stops with an error located at the loop that was running.
+A run takes at most ``--max-steps`` steps (an op each, tile ops one more per 256 elements; default
+`core.DEFAULT_MAX_STEPS`, 0 = no limit); past that it stops with an error located at the loop
+that was running.
 
 Errors (a missing file, an unknown entry, inputs of the wrong shape or dtype, parse, verifier,
 pass and run-time errors) print ``file:line:col: error: ...`` (or ``tirx-run: error: ...``) and
@@ -66,8 +67,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="a registered pipeline to run first (before -p)")
     p.add_argument("--print-ir", action="store_true", help="print the IR that runs")
     p.add_argument("--max-steps", metavar="N", type=_steps, default=None,
-                   help="ops the run may execute before it stops with an error naming the loop "
-                        "(default 10,000,000; 0 = no limit)")
+                   help="steps (ops; tile ops one more per 256 elements) the run may take before "
+                        "it stops with an error naming the loop "
+                        "(default 50,000,000; 0 = no limit)")
     return p
 
 
