@@ -4,7 +4,7 @@ or dialect. The forbidden names are what the builtin backends register (`registr
 registrations_of`), so a backend that adds a scope extends the check by itself.
 
 How a name counts as named: a scope as a whole word (``trn.sbuf``, ``tmem``); an axis in layout
-notation (``1@P``) or as a quoted string (``"P"``); a dialect as the prefix of an op, type or
+notation (``1@P``) or, for names longer than a letter, as a quoted string (``"Bank"``); a dialect as the prefix of an op, type or
 attribute name (``nki.load``, ``!nki.x``) or, when the name is not also a backend's or a target
 kind's (``cuda`` is all three), as a quoted string. The list of builtin backends in the loader
 (``backends/_autoload.py``) is allowed: it lives under ``backends/``.
@@ -46,8 +46,9 @@ def forbidden_names() -> Forbidden:
         for scope in made.get("memory scope", []):
             out.add(rf"(?<![\w.]){re.escape(scope)}(?!\w)", f"{owner}'s memory scope '{scope}'")
         for axis in made.get("layout axis", []):
-            quoted = rf"[\"'`]{re.escape(axis)}[\"'`]"
-            out.add(rf"@{re.escape(axis)}(?!\w)|{quoted}", f"{owner}'s layout axis '{axis}'")
+            # a one-letter string ("F", "C") is too common to be an axis (numpy's memory order)
+            quoted = rf"|[\"'`]{re.escape(axis)}[\"'`]" if len(axis) > 1 else ""
+            out.add(rf"@{re.escape(axis)}(?!\w){quoted}", f"{owner}'s layout axis '{axis}'")
         for dialect in made.get("dialect", []):
             pattern = rf"(?<![\w.]){re.escape(dialect)}\.(?=[A-Za-z_])"
             if dialect not in not_quotable:

@@ -91,8 +91,8 @@ def test_bad_ir_is_a_located_error(kind, tmp_path, capsys):
     ([SOFTMAX, "--entry", "nope"], "error: no kernel named @nope; the module has: @softmax"),
     ([SOFTMAX, "--inputs", "a.npy", "b.npy"],
      "tirx-run: error: @softmax takes 1 input(s) (%X), got 2 --inputs files"),
-    ([SOFTMAX, "--inputs", "nothere.npy"], "tirx-run: error: cannot load 'nothere.npy' as a "
-                                           ".npy array: No such file or directory"),
+    ([SOFTMAX, "--inputs", "nothere.npy"],
+     "tirx-run: error: cannot read 'nothere.npy': No such file or directory"),
     ([SOFTMAX, "-p", "no-such-pass"], "tirx-run: error: unknown pass 'no-such-pass'"),
     ([SOFTMAX, "--pass-pipeline", "nope"], "tirx-run: error: unknown pipeline 'nope'"),
     ([SOFTMAX, "--seed", "x"], "tirx-run: error: argument --seed: invalid int value: 'x'"),

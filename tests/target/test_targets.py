@@ -66,7 +66,7 @@ def test_string_with_attributes_and_host():
     ("cudaa", "unknown target kind or tag 'cudaa'.*Did you mean 'cuda'"),
     ("cuda -archh=sm_90", "target kind 'cuda' has no attribute 'archh'; allowed: arch, "),
     ("cuda -max_threads_per_block=many", "'max_threads_per_block' expects an integer"),
-    ("cuda -arch=volta", r"'arch' must match sm_\\d\+\[af\]\?"),
+    ("cuda -arch=volta", r"'arch' must match sm_\(\\d\+\)\(\[af\]\?\) \(e\.g\. sm_90a\); got 'volta'"),
     ("cuda -compiler=clang", "'compiler' must be one of nvrtc, nvcc"),
     ("cuda -fast_math=maybe", "'fast_math' expects a boolean"),
     ("cuda sm_90", "expected -attr=value, got 'sm_90'"),

@@ -12,7 +12,9 @@ Modules, one per dialect plus the shared parts:
 * `tirx_functions` = `tirx_kernel` + `tirx_tile`: the ``tirx`` dialect's implementation set
   (kernels, scope ids, buffers; tile ops);
 * `arith`, `math`: every arith and math op on scalars, rounded to the result type;
-* `core`: `make_interpreter` and the located errors; `launch`: `KernelRunner`, `interpret`;
+* `scf`: ``scf.for`` with its step checked (xDSL's implementations run the other scf ops);
+* `core`: `make_interpreter`, the located errors and the bounds on a run (a step budget, a call
+  depth); `launch`: `KernelRunner`, `interpret`;
 * `physical_memory`: the physical memory model (addressed allocations share one array per
   memory), which checks an allocator.
 
@@ -37,13 +39,19 @@ def _arith():
     return ArithFunctions
 
 
+def _scf():
+    from tirx_mlir.interpreter.scf import ScfForFunctions
+
+    return ScfForFunctions
+
+
 def _math():
     from tirx_mlir.interpreter.math import MathFunctions
 
     return MathFunctions
 
 
-_FACTORIES = {"tirx": _tirx, "arith": _arith, "math": _math}
+_FACTORIES = {"tirx": _tirx, "arith": _arith, "math": _math, "scf": _scf}
 
 
 def register_core_interpreters() -> None:

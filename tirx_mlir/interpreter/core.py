@@ -6,13 +6,28 @@ affine, ...), then every factory in `tirx_mlir.registry.interpreter_functions`: 
 (``tirx``, ``arith``, ``math``, registered by this package) and whatever loaded backends added
 (e.g. a backend's own dialect). A registered set may replace an xDSL built-in (the core ``arith``
 replaces xDSL's partial one); two registered sets that implement the same op are a conflict.
+
+Bounds on a run (hostile or buggy programs stop with a located error instead of hanging):
+
+* a step budget: an op executed costs one step, plus, for an op that computes on whole buffers,
+  one per `ELEMENTS_PER_STEP` elements of them (`op_cost`: tile ops on large buffers are the
+  slow ones); a run
+  (one top-level `call_op`, e.g. one kernel launch) that exceeds ``max_steps`` stops at the loop
+  (or function) that was running, with its location and the budget (`DEFAULT_MAX_STEPS`;
+  0 = no limit). A block's cost is computed once, so counting is one subtraction per block run
+  (per loop iteration);
+* a call depth (`MAX_CALL_DEPTH`): recursion through ``func.call`` deeper than that stops at the
+  call instead of exhausting Python's stack;
+* Python exceptions raised inside an implementation become `InterpretError`s about the program
+  (`explain_exception`), never a raw ``MemoryError`` or ``OverflowError`` text.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.interpreter import (Interpreter, InterpreterFunctions, OpImplResult, PythonValues,
                               ReturnedValues)
 from xdsl.ir import Block, Operation, Region
@@ -22,13 +37,120 @@ from tirx_mlir import registry
 from tirx_mlir.interpreter.runtime import InterpretError
 
 
+DEFAULT_MAX_STEPS = 50_000_000
+"""Steps one run may take by default: ~40x what the largest example needs (~1.2 million steps,
+the trn-lowered 1024x2048x4096 bf16 matmul). A step is ~5 us of interpretation (a scalar op, or
+256 elements of a tile op), so a run stops within a few minutes: a loop of 1e12 iterations, an
+endless ``scf.while`` or a grid of 2**31 CTAs stops instead of hanging."""
+
+ELEMENTS_PER_STEP = 256
+"""An op costs one more step per this many elements of the buffers it names."""
+
+MAX_CALL_DEPTH = 100
+"""Nested ``func.call``s a run may make (each costs ~8 Python frames of the 1,000 Python
+allows)."""
+
+_UNLIMITED = 1 << 126
+
+_LOOP_OPS = frozenset({"scf.for", "scf.while", "scf.parallel", "scf.forall", "affine.for",
+                       "affine.parallel"})
+
+
+def loop_of(region: Region) -> Operation | None:
+    """The innermost loop (or, outside loops, callable op) running ``region``."""
+    op = region.parent_op()
+    while op is not None and op.name not in _LOOP_OPS and \
+            not op.has_trait(CallableOpInterface):
+        op = op.parent_op()
+    return op
+
+
+def op_cost(op: Operation) -> int:
+    """Steps one run of ``op`` costs: 1, plus, for an op that computes on whole buffers (no
+    results and no index operands: a tile primitive, a backend instruction), one per
+    `ELEMENTS_PER_STEP` elements of its statically shaped operands. Views, allocations and
+    scalar loads and stores cost 1."""
+    if op.results or any(isinstance(o.type, IndexType) for o in op.operands):
+        return 1
+    elements = 0
+    for value in op.operands:
+        get_shape = getattr(value.type, "get_shape", None)
+        shape = get_shape() if get_shape is not None else ()
+        if shape and all(isinstance(n, int) and n >= 0 for n in shape):
+            elements += math.prod(shape)
+    return 1 + elements // ELEMENTS_PER_STEP
+
+
+def step_budget_error(region: Region, max_steps: int) -> InterpretError:
+    """The located error for a run that exceeded its step budget inside ``region``."""
+    from tirx_mlir.diagnostics import format_location
+    from tirx_mlir.dialects.tirx.kernel import KernelOp
+
+    loop = loop_of(region)
+    outer = []
+    parent = loop.parent_op() if loop is not None else None
+    while parent is not None:
+        if parent.name in _LOOP_OPS:
+            outer.append(f"{parent.name} at {format_location(parent)}")
+        parent = parent.parent_op()
+    where = "this loop" if loop is not None and loop.name in _LOOP_OPS else "this function"
+    if isinstance(loop, KernelOp):
+        where = f"@{loop.kernel_name}, whose grid has {math.prod(loop.grid_dims()):,} CTAs"
+    nested = f", nested in {', '.join(outer)}" if outer else ""
+    return InterpretError(
+        f"the run exceeded its budget of {max_steps:,} steps (an op each, plus one per "
+        f"{ELEMENTS_PER_STEP} elements a tile op computes on) in {where}{nested}: "
+        f"it may never end, or does more work than the budget allows", loop, code="step-budget",
+        hint="check the loop's bounds and exit condition; if the work is meant to be that long, "
+             "raise the budget: tirx-run --max-steps N (0 = no limit), "
+             "tirx_mlir.interpret(..., max_steps=N) or KernelRunner(..., max_steps=N)")
+
+
+def explain_exception(err: Exception) -> str:
+    """A sentence about the program for a Python exception raised while running an op."""
+    if isinstance(err, MemoryError):
+        return ("the host ran out of memory running this op (the interpreter holds every buffer "
+                "as a numpy array)")
+    if isinstance(err, RecursionError):
+        return ("the program nests regions or calls too deeply for the interpreter (Python's "
+                "recursion limit)")
+    if isinstance(err, ZeroDivisionError):
+        return "integer division or remainder by zero in this op's index arithmetic"
+    if isinstance(err, OverflowError):
+        return f"a value is too large for this op ({err})"
+    if isinstance(err, ValueError) and "array is too big" in str(err):
+        return "an array this op needs is too large for numpy to allocate"
+    return f"{type(err).__name__}: {err}"
+
+
 class TirxInterpreter(Interpreter):
     """An `Interpreter` whose errors are `InterpretError`s located at the failing op.
 
     xDSL's own dispatch prints the whole module into every exception; this one attaches the op
     instead (its ``file:line:col``), which is what a user needs, and costs nothing when nothing
-    fails.
+    fails. ``max_steps`` bounds each top-level call (see the module docstring).
     """
+
+    max_steps: int = DEFAULT_MAX_STEPS
+    _steps_left: int = _UNLIMITED
+    _call_depth: int = 0
+
+    def call_op(self, op, inputs: PythonValues = ()) -> PythonValues:
+        """Call ``op`` (a callable op or its symbol); a top-level call gets a fresh budget."""
+        depth = self._call_depth
+        if depth == 0:
+            self._steps_left = self.max_steps if self.max_steps > 0 else _UNLIMITED
+        elif depth >= MAX_CALL_DEPTH:
+            raise InterpretError(
+                f"calls nest deeper than {MAX_CALL_DEPTH} levels: the program recurses without "
+                f"reaching its base case", code="call-depth",
+                hint="check the recursion's exit condition (the interpreter runs at most "
+                     f"{MAX_CALL_DEPTH} nested calls)")
+        self._call_depth = depth + 1
+        try:
+            return super().call_op(op, inputs)
+        finally:
+            self._call_depth = depth
 
     def run_ssacfg_region(self, region: Region, args: PythonValues,
                           name: str = "unknown") -> PythonValues:
@@ -53,6 +175,9 @@ class TirxInterpreter(Interpreter):
             while block is not None:
                 for arg, value in zip(block.args, args):
                     local[arg] = value
+                self._steps_left -= self._block_cost(block)
+                if self._steps_left < 0:
+                    raise step_budget_error(region, self.max_steps)
                 op = block.first_op
                 block = None
                 while op is not None:
@@ -78,6 +203,13 @@ class TirxInterpreter(Interpreter):
         finally:
             self._ctx = initial_scope
         return results
+
+    def _block_cost(self, block: Block) -> int:
+        costs: dict[int, tuple[Block, int]] = self.__dict__.setdefault("_block_costs", {})
+        entry = costs.get(id(block))
+        if entry is None or entry[0] is not block:
+            entry = costs[id(block)] = (block, sum(op_cost(op) for op in block.ops))
+        return entry[1]
 
     def _starts_frame(self, region: Region) -> bool:
         frames: dict[int, tuple[Region, bool]] = self.__dict__.setdefault("_frame_regions", {})
@@ -105,10 +237,19 @@ class TirxInterpreter(Interpreter):
                 err.op = op
             raise
         except Exception as err:  # noqa: BLE001 - whatever failed, name the op it failed in
-            raise InterpretError(f"{type(err).__name__}: {err}", op) from err
+            raise InterpretError(explain_exception(err), op) from err
         for listener in self.listeners:
             listener.did_interpret_op(op, result.values)
         return result
+
+
+def check_max_steps(value: Any) -> int:
+    """``value`` as a step budget (an int >= 0), or a `TirxError` saying what is expected."""
+    from tirx_mlir.diagnostics import TirxError
+
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise TirxError(f"max_steps must be an integer >= 0 (0 = no limit), got {value!r}")
+    return value
 
 
 def registered_functions() -> list[tuple[str, type[InterpreterFunctions]]]:
@@ -117,14 +258,17 @@ def registered_functions() -> list[tuple[str, type[InterpreterFunctions]]]:
     return [(name, factory()) for name, factory in registry.interpreter_functions.items()]
 
 
-def make_interpreter(module: ModuleOp, **kwargs: Any) -> TirxInterpreter:
+def make_interpreter(module: ModuleOp, *, max_steps: int = DEFAULT_MAX_STEPS,
+                     **kwargs: Any) -> TirxInterpreter:
     """An interpreter for ``module`` with xDSL's built-in implementations and every registered
-    set (``kwargs`` go to `Interpreter`, e.g. ``file=`` for printf output)."""
+    set (``kwargs`` go to `Interpreter`, e.g. ``file=`` for printf output). Each top-level call
+    may execute ``max_steps`` ops (0 = no limit)."""
     from xdsl.interpreters import register_implementations
 
     from tirx_mlir.located_parser import make_context
 
     interp = TirxInterpreter(module, **kwargs)
+    interp.max_steps = check_max_steps(max_steps)
     register_implementations(interp, make_context())
     claimed: dict[type[Operation], str] = {}
     for name, functions in registered_functions():

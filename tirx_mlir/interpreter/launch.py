@@ -30,7 +30,8 @@ from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp, LoadOp, StoreO
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.interpreter import runtime
-from tirx_mlir.interpreter.core import TirxInterpreter, make_interpreter
+from tirx_mlir.interpreter.core import (DEFAULT_MAX_STEPS, TirxInterpreter, check_max_steps,
+                                        make_interpreter)
 from tirx_mlir.interpreter.runtime import InterpretError
 from tirx_mlir.interpreter.tirx_kernel import param_name
 
@@ -128,11 +129,14 @@ def buffer_params(kernel: KernelOp) -> list[tuple[str, BufferType]]:
     return out
 
 
-def random_array(btype: BufferType, rng: np.random.Generator) -> np.ndarray:
+def random_array(btype: BufferType, rng: np.random.Generator,
+                 what: str = "a random input") -> np.ndarray:
     """Test data for a buffer: standard normal floats, small integers ([-8, 8), unsigned
-    [0, 16)), random booleans; rounded to the element type."""
+    [0, 16)), random booleans; rounded to the element type (``what`` names it in the error
+    `runtime.check_allocation` raises for a buffer too large to hold)."""
     dt = dtypes.numpy_dtype(btype.element_type)
     shape = btype.get_shape()
+    runtime.check_allocation(shape, dt, what)
     if runtime.is_float_dtype(dt):
         return runtime.convert(rng.standard_normal(shape, dtype=np.float32), dt)
     if dt == runtime.BOOL:
@@ -145,10 +149,12 @@ class KernelRunner:
     """One kernel of a module, ready to run many times on numpy arrays."""
 
     def __init__(self, module: ModuleOp, kernel_name: str | None = None, *,
-                 interpreter: TirxInterpreter | None = None):
+                 interpreter: TirxInterpreter | None = None, max_steps: int | None = None):
         self.module = module
         self.kernel = find_kernel(module, kernel_name)
         self.interpreter = interpreter or make_interpreter(module)
+        if max_steps is not None:  # ops one run may execute (0 = no limit)
+            self.interpreter.max_steps = check_max_steps(max_steps)
         self.params = buffer_params(self.kernel)
         self.written_inputs = written_inputs(self.kernel)
 
@@ -166,8 +172,25 @@ class KernelRunner:
         args = [self._input(i, a, cast_inputs) for i, a in enumerate(arrays[:n_in])]
         args += [self._output(n_in + i, a) for i, a in enumerate(arrays[n_in:])]
         for name, btype in self.params[len(args):]:
-            args.append(runtime.alloc(btype.get_shape(), dtypes.numpy_dtype(btype.element_type)))
+            args.append(self._alloc_param(name, btype))
         return args
+
+    def random_inputs(self, rng: np.random.Generator) -> list[np.ndarray]:
+        """One `random_array` per input, in order."""
+        try:
+            return [random_array(btype, rng, f"random input %{name} of @{self.kernel.kernel_name}")
+                    for name, btype in self.params[:self.n_inputs]]
+        except InterpretError as err:
+            err.op = self.kernel
+            raise
+
+    def _alloc_param(self, name: str, btype: BufferType) -> np.ndarray:
+        try:
+            return runtime.alloc(btype.get_shape(), dtypes.numpy_dtype(btype.element_type),
+                                 f"output %{name} of @{self.kernel.kernel_name}")
+        except InterpretError as err:
+            err.op = self.kernel
+            raise
 
     def _expect(self, index: int, value: Any) -> tuple[BufferType, np.dtype, np.ndarray]:
         name, btype = self.params[index]
@@ -210,13 +233,14 @@ class KernelRunner:
 
 
 def interpret(module_or_text: ModuleOp | str, kernel_name: str | None = None, *arrays: Any,
-              verify: bool = True, cast_inputs: bool = False,
-              name: str = "<input>") -> np.ndarray | tuple[np.ndarray, ...]:
+              verify: bool = True, cast_inputs: bool = False, name: str = "<input>",
+              max_steps: int = DEFAULT_MAX_STEPS) -> np.ndarray | tuple[np.ndarray, ...]:
     """Run ``kernel_name`` of a module (or of IR text, parsed with locations as ``name``) on
     numpy arrays, with reference semantics.
 
     ``arrays`` are the inputs, optionally followed by output arrays to write in place. Returns
-    the output array when the kernel has one output, else a tuple of them.
+    the output array when the kernel has one output, else a tuple of them. The run may execute
+    ``max_steps`` ops (0 = no limit); past that it stops with an error located at the loop.
 
         y = tirx_mlir.interpret(ir_text, "softmax", x)
     """
@@ -228,5 +252,6 @@ def interpret(module_or_text: ModuleOp | str, kernel_name: str | None = None, *a
         module = parse_module(module_or_text, name)
     if verify:
         verify_module(module)
-    outputs = KernelRunner(module, kernel_name)(*arrays, cast_inputs=cast_inputs)
+    outputs = KernelRunner(module, kernel_name, max_steps=max_steps)(*arrays,
+                                                                     cast_inputs=cast_inputs)
     return outputs[0] if len(outputs) == 1 else outputs

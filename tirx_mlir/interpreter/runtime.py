@@ -21,12 +21,20 @@ Memory rules (`alloc`, `convert`, `store`):
   "rne"`` rounds to nearest even instead, as NKI does); integer to integer wraps (two's
   complement); anything to i1 is ``value != 0``.
 
+Size limit: every array the interpreter allocates (outputs, on-chip buffers, random inputs,
+``.npy`` inputs read by tirx-run) is checked first by `check_allocation`, so a shape numpy cannot
+hold (more than 64 dims) or one larger than `max_buffer_bytes` (default 4 GiB; the environment
+variable ``TIRX_MLIR_MAX_BUFFER_BYTES`` changes it) is an error saying what and how big, instead
+of a ``MemoryError`` or the host running out of memory.
+
 Errors found while running are `InterpretError`s. Helpers may raise one without an op; the
 interpreter attaches the op it was running, so the message always names an op and its location.
 """
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -121,9 +129,65 @@ def fresh_fill(dt: np.dtype) -> Any:
     return np.nan if is_float_dtype(dt) else poison_value(dt)
 
 
-def alloc(shape: Sequence[int], dt: np.dtype) -> np.ndarray:
-    """Fresh memory: NaN-filled for floats, `poison_value` for integers."""
-    return np.full(tuple(shape), fresh_fill(dt), dtype=dt)
+MAX_BUFFER_BYTES_ENV = "TIRX_MLIR_MAX_BUFFER_BYTES"
+DEFAULT_MAX_BUFFER_BYTES = 4 << 30
+MAX_NUMPY_DIMS = 64
+"""numpy's limit on the rank of an array (NPY_MAXDIMS in numpy 2)."""
+
+
+def max_buffer_bytes() -> int:
+    """The largest array the interpreter allocates: ``TIRX_MLIR_MAX_BUFFER_BYTES`` or 4 GiB."""
+    text = os.environ.get(MAX_BUFFER_BYTES_ENV, "")
+    if not text:
+        return DEFAULT_MAX_BUFFER_BYTES
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        value = -1
+    if value <= 0:
+        raise TirxError(f"{MAX_BUFFER_BYTES_ENV}={text!r} is not a positive number of bytes")
+    return value
+
+
+def format_bytes(n: int) -> str:
+    """``n`` bytes for a message: ``3.64 TiB (4,000,000,000,000 bytes)``."""
+    for unit, size in (("EiB", 1 << 60), ("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30),
+                       ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit} ({n:,} bytes)"
+    return f"{n:,} bytes"
+
+
+def check_allocation(shape: Sequence[int], dt: np.dtype, what: str = "a buffer") -> None:
+    """Raise `InterpretError` (without an op) when an array of ``shape`` and ``dt`` cannot or
+    may not be allocated: more dims than numpy holds, or more bytes than `max_buffer_bytes`."""
+    if len(shape) > MAX_NUMPY_DIMS:
+        raise InterpretError(
+            f"cannot allocate {what}: it has {len(shape):,} dims and numpy arrays hold at most "
+            f"{MAX_NUMPY_DIMS}", hint="merge unit dims (tirx.reshape) or use fewer dims")
+    elements = math.prod(int(n) for n in shape)
+    size = elements * dt.itemsize
+    limit = max_buffer_bytes()
+    if size > limit:
+        dims = "x".join(str(int(n)) for n in shape)
+        raise InterpretError(
+            f"cannot allocate {what}: {dims} {dtype_name(dt)} is {elements:,} elements, "
+            f"{format_bytes(size)}, over the interpreter's limit of {format_bytes(limit)}",
+            hint=f"run a smaller problem, or raise the limit with {MAX_BUFFER_BYTES_ENV}=<bytes> "
+                 f"if the host has the memory")
+
+
+def alloc(shape: Sequence[int], dt: np.dtype, what: str = "a buffer") -> np.ndarray:
+    """Fresh memory: NaN-filled for floats, `poison_value` for integers (checked first by
+    `check_allocation`; ``what`` names it in the error)."""
+    check_allocation(shape, dt, what)
+    try:
+        return np.full(tuple(shape), fresh_fill(dt), dtype=dt)
+    except (MemoryError, ValueError, OverflowError):  # under the limit, but not on this host
+        size = math.prod(int(n) for n in shape) * dt.itemsize
+        raise InterpretError(f"the host could not allocate {what} ({format_bytes(size)})",
+                             hint=f"free memory, or lower {MAX_BUFFER_BYTES_ENV} so such a "
+                                  f"buffer is refused up front") from None
 
 
 class BufferPool:

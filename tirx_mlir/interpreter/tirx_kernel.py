@@ -15,11 +15,13 @@ Execution model (the tile level):
   ``tirx.slice`` is a numpy view checked against the bounds of its source (dynamic offsets
   included); ``tirx.load`` / ``tirx.store`` check their indices and
   round stored values to the buffer's type.
+
+The grid is walked lazily (one CTA id at a time), so a huge grid costs no memory up front and
+stops at the run's step budget (`core.DEFAULT_MAX_STEPS`) or at Ctrl-C.
 """
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -93,6 +95,15 @@ def check_arguments(kernel: KernelOp, args: PythonValues) -> None:
                 hint="pass a numpy array of that shape and dtype (bf16/fp8: ml_dtypes)")
 
 
+def grid_ids(grid: tuple[int, int, int]):
+    """Every CTA id of ``grid``, x fastest, one at a time (never materialised)."""
+    for z in range(grid[2]):
+        for y in range(grid[1]):
+            for x in range(grid[0]):
+                yield x, y, z
+
+
+
 class TirxKernelFunctions(InterpreterFunctions):
     """Kernels, scope ids, alloc, slice, load, store (combined into `TirxFunctions`)."""
 
@@ -106,7 +117,7 @@ class TirxKernelFunctions(InterpreterFunctions):
         pool = buffer_pool(interp)
         try:
             with np.errstate(all="ignore"):
-                for z, y, x in itertools.product(*(range(n) for n in reversed(grid))):
+                for x, y, z in grid_ids(grid):
                     interp.set_data(TirxKernelFunctions, "launch",
                                     Launch(op, (x, y, z), grid, cluster))
                     try:

@@ -39,6 +39,7 @@ from xdsl.irdl import IRDLOperation
 from xdsl.utils.base_printer import BasePrinter
 
 from tirx_mlir.diagnostics import TirxError
+from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS
 from tirx_mlir.dialects.tirx.kernel import CtaIdOp, KernelOp
 from tirx_mlir.printers.naming import Namer
@@ -283,9 +284,8 @@ class SourcePrinter(BasePrinter):
 
 
 def _const_test(value: SSAValue, test) -> bool:
-    owner = value.owner
-    return isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr) \
-        and bool(test(owner.value.value.data))
+    constant = constant_value(value)
+    return isinstance(constant, int) and bool(test(constant))
 
 
 def malformed_op(module: ModuleOp) -> tuple[Operation, str] | None:

@@ -13,9 +13,14 @@ count of NaN (floats) or poison (integers) elements, which flag memory the kerne
 replayed with ``--inputs``; the files are written all or none (`atomic_file`). numpy's .npy format has no bf16/fp8 dtype: such arrays are stored as
 raw 2- or 1-byte records, which tirx-run reads back as the parameter's type.
 
+A run takes at most ``--max-steps`` steps (an op each, tile ops one more per 256 elements; default
+`core.DEFAULT_MAX_STEPS`, 0 = no limit); past that it stops with an error located at the loop
+that was running.
+
 Errors (a missing file, an unknown entry, inputs of the wrong shape or dtype, parse, verifier,
 pass and run-time errors) print ``file:line:col: error: ...`` (or ``tirx-run: error: ...``) and
-exit with status 1; never a Python traceback (set TIRX_MLIR_DEBUG=1 for one).
+exit with status 1; never a Python traceback (set TIRX_MLIR_DEBUG=1 for one). Ctrl-C stops the
+run with ``tirx-run: interrupted`` and status 130, as a shell reports SIGINT.
 """
 
 from __future__ import annotations
@@ -61,7 +66,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pass-pipeline", metavar="NAME[{opt=val ...}]", default=None,
                    help="a registered pipeline to run first (before -p)")
     p.add_argument("--print-ir", action="store_true", help="print the IR that runs")
+    p.add_argument("--max-steps", metavar="N", type=_steps, default=None,
+                   help="steps (ops; tile ops one more per 256 elements) the run may take before "
+                        "it stops with an error naming the loop "
+                        "(default 50,000,000; 0 = no limit)")
     return p
+
+
+def _steps(text: str) -> int:
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0 (0 = no limit), got "
+                                         f"'{text}'")
+    return value
 
 
 # --- stages -------------------------------------------------------------------------------------
@@ -113,39 +133,27 @@ def _apply_passes(module, passes: list, where: str) -> None:
         verify_located(module, where, f"after pass '{p.name}'")
 
 
-def _load_arrays(paths: Sequence[str]) -> list[np.ndarray]:
-    arrays = []
-    for path in paths:
-        try:
-            arrays.append(np.load(path, allow_pickle=False))
-        except (OSError, ValueError) as err:
-            raise CLIError(f"cannot load '{path}' as a .npy array: "
-                           f"{getattr(err, 'strerror', None) or err}") from None
-    return arrays
+def _load_arrays(paths: Sequence[str], params) -> list[np.ndarray]:
+    """One array per ``.npy`` path, for the parameters ``params`` (checked: `npy_input`)."""
+    from tirx_mlir.dialects.tirx import dtypes
+    from tirx_mlir.tools.npy_input import NpyInputError, read_npy
+
+    try:
+        return [read_npy(path, dtypes.numpy_dtype(btype.element_type))
+                for path, (_, btype) in zip(paths, params)]
+    except NpyInputError as err:
+        raise CLIError(str(err)) from None
 
 
 def _inputs(runner, args: argparse.Namespace) -> list[np.ndarray]:
-    from tirx_mlir.interpreter.launch import random_array
-
     params = runner.params[:runner.n_inputs]
     if args.inputs is None:
-        rng = np.random.default_rng(args.seed)
-        return [random_array(btype, rng) for _, btype in params]
+        return runner.random_inputs(np.random.default_rng(args.seed))
     if len(args.inputs) != len(params):
         names = ", ".join(f"%{n}" for n, _ in params) or "none"
         raise CLIError(f"@{runner.kernel.kernel_name} takes {len(params)} input(s) ({names}), "
                        f"got {len(args.inputs)} --inputs files")
-    return [_as_param_type(a, t) for a, (_, t) in zip(_load_arrays(args.inputs), params)]
-
-
-def _as_param_type(arr: np.ndarray, btype) -> np.ndarray:
-    """A bf16/fp8 array read back from .npy (raw records of the same size) as its real type."""
-    from tirx_mlir.dialects.tirx import dtypes
-
-    want = dtypes.numpy_dtype(btype.element_type)
-    if arr.dtype.kind == "V" and arr.dtype.itemsize == want.itemsize and arr.dtype != want:
-        return arr.view(want)
-    return arr
+    return _load_arrays(args.inputs, params)
 
 
 def summarize(name: str, arr: np.ndarray) -> str:
@@ -201,10 +209,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         _apply_passes(module, passes, where)
         if args.print_ir:
             print(module)
-        runner = KernelRunner(module, args.entry)
+        runner = KernelRunner(module, args.entry, max_steps=args.max_steps)
         inputs = _inputs(runner, args)
-        outputs = [_as_param_type(a, t) for a, (_, t) in zip(
-            _load_arrays(args.outputs or []), runner.params[runner.n_inputs:])]
+        outputs = _load_arrays(args.outputs or [], runner.params[runner.n_inputs:])
         prepared = runner.prepare([*inputs, *outputs], args.cast_inputs)
         saved_inputs = [a.copy() for a in prepared[:runner.n_inputs]] if args.save else []
         results = runner.run(prepared)
@@ -231,6 +238,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(err.report.render())
     except KeyboardInterrupt:
         sys.stderr.write("tirx-run: interrupted\n")
+        return 130
     except Exception as err:  # noqa: BLE001 - a bug in the interpreter or a pass
         if os.environ.get("TIRX_MLIR_DEBUG"):
             raise

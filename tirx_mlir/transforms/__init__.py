@@ -19,8 +19,15 @@ def _tile_dispatch() -> type:
     return TileDispatchPass
 
 
+def _check_bounds() -> type:
+    from tirx_mlir.transforms.check_bounds import CheckBoundsPass
+
+    return CheckBoundsPass
+
+
 CORE_PASSES = {
     "tirx-dispatch": _tile_dispatch,
+    "tirx-check-bounds": _check_bounds,
 }
 
 

@@ -20,8 +20,8 @@ def test_trn_pipeline_is_registered_with_its_passes():
     assert "trn" in list_pipelines()
     pipeline = get_pipeline("trn")
     assert [p.name for p in pipeline.passes] == [
-        "trn-default-layout", "tirx-dispatch", "trn-lower-layout", "canonicalize", "cse", "dce",
-        "trn-allocate"]
+        "tirx-check-bounds", "trn-default-layout", "tirx-dispatch", "trn-lower-layout",
+        "canonicalize", "cse", "dce", "tirx-check-bounds", "trn-allocate"]
 
 
 def test_trn_pipeline_options_reach_the_passes():

@@ -13,9 +13,13 @@ figures of each product. Hopper and Blackwell datacenter parts use the ``a`` arc
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from tirx_mlir.target import AttrSpec, TargetKind, register_tag, register_target_kind
+
+ARCH_PATTERN = r"sm_(\d+)([af]?)"
+"""An NVIDIA architecture name: compute capability and the arch-specific (a) or family (f) suffix."""
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -23,7 +27,7 @@ MIB = 1024 * KIB
 CUDA_KIND = TargetKind(
     "cuda",
     attrs=(
-        AttrSpec("arch", str, None, "sm_90a", category="arch", pattern=r"sm_\d+[af]?"),
+        AttrSpec("arch", str, None, "sm_90a", category="arch", pattern=ARCH_PATTERN),
         AttrSpec("max_shared_memory_per_block", int, 48 * KIB,
                  "shared memory bytes one block may use (opt-in maximum)", range=(KIB, 16 * MIB)),
         AttrSpec("max_threads_per_block", int, 1024, "threads per block", range=(1, 1024)),
@@ -92,9 +96,14 @@ def register_cuda_target() -> None:
         register_tag(name, config)
 
 
+def parse_arch(arch: str) -> tuple[int, str]:
+    """An arch name split into its compute capability and suffix: ``sm_90a`` -> (90, "a")."""
+    match = re.fullmatch(ARCH_PATTERN, arch)
+    if match is None:
+        raise ValueError(f"'{arch}' is not an sm architecture (e.g. sm_80, sm_90a)")
+    return int(match.group(1)), match.group(2)
+
+
 def sm_number(arch: str) -> int:
     """The compute capability of an arch name as an integer: ``sm_90a`` -> 90, ``sm_80`` -> 80."""
-    digits = arch.removeprefix("sm_").rstrip("af")
-    if not digits.isdigit():
-        raise ValueError(f"'{arch}' is not an sm_<NN>[a|f] architecture")
-    return int(digits)
+    return parse_arch(arch)[0]

@@ -5,6 +5,9 @@
 
 Passes, in order:
 
+0. ``tirx-check-bounds``: slices in bounds in every CTA and loop iteration, no division by zero,
+   no i64 overflow in index arithmetic, wherever the IR decides it (run again after cleanup, so
+   no fold changes what the printed code computes);
 1. ``trn-default-layout``: every on-chip buffer gets a Trainium layout (explicit ones are
    checked);
 2. ``tirx-dispatch``: tile primitives become ``scf.for`` loops of nki instructions over logical
@@ -40,14 +43,15 @@ def trn_passes(target: str | None = None, max_inst_size: int | None = None,
     from tirx_mlir.backends.trn.transforms.default_layout import TrnDefaultLayoutPass
     from tirx_mlir.backends.trn.transforms.inst_size import TrnMaxInstSizePass
     from tirx_mlir.backends.trn.transforms.lower_layout import TrnLowerLayoutPass
+    from tirx_mlir.transforms.check_bounds import CheckBoundsPass
     from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
 
-    passes: list[ModulePass] = [TrnDefaultLayoutPass(target=target)]
+    passes: list[ModulePass] = [CheckBoundsPass(), TrnDefaultLayoutPass(target=target)]
     if max_inst_size is not None:
         passes.append(TrnMaxInstSizePass(max_inst_size=int(max_inst_size)))
     passes += [TileDispatchPass(target=target), TrnLowerLayoutPass(target=target),
                CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination(),
-               TrnAllocatePass(target=target)]
+               CheckBoundsPass(), TrnAllocatePass(target=target)]
     return passes
 
 

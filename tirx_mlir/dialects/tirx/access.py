@@ -104,23 +104,73 @@ def max_value(expr: IndexExpr, ranges) -> int | None:
     return total
 
 
-def index_expr(value: SSAValue) -> IndexExpr:
+def index_expr(value: SSAValue, cache: dict | None = None) -> IndexExpr:
     """Fold an index value built from constants, additions and constant multiples into an
-    IndexExpr; anything else stays an opaque term."""
+    IndexExpr; anything else stays an opaque term. The fold does not wrap: a caller that needs
+    the program's i64 semantics checks for overflow (the ``tirx-check-bounds`` pass refuses it).
+    ``cache`` (value -> IndexExpr) shares the work between the values of one analysis."""
+    if cache is not None and value in cache:
+        return cache[value]
+    expr = _fold_index(value, cache)
+    if cache is not None:
+        cache[value] = expr
+    return expr
+
+
+def _fold_index(value: SSAValue, cache: dict | None) -> IndexExpr:
     owner = value.owner
-    if isinstance(owner, arith.ConstantOp):
-        return IndexExpr(int(owner.value.value.data))  # type: ignore[union-attr]
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return IndexExpr(int(owner.value.value.data))
     if isinstance(owner, arith.AddiOp):
-        return index_expr(owner.lhs) + index_expr(owner.rhs)
+        return index_expr(owner.lhs, cache) + index_expr(owner.rhs, cache)
     if isinstance(owner, arith.SubiOp):
-        return index_expr(owner.lhs) + index_expr(owner.rhs).scale(-1)
+        return index_expr(owner.lhs, cache) + index_expr(owner.rhs, cache).scale(-1)
     if isinstance(owner, arith.MuliOp):
-        lhs, rhs = index_expr(owner.lhs), index_expr(owner.rhs)
+        lhs, rhs = index_expr(owner.lhs, cache), index_expr(owner.rhs, cache)
         if rhs.is_const():
             return lhs.scale(rhs.const)
         if lhs.is_const():
             return rhs.scale(lhs.const)
     return IndexExpr(0, ((value, 1),))
+
+
+def value_domain(value: SSAValue) -> range | None:
+    """Every value an index value takes, when the IR fixes them: an ``scf.for`` induction
+    variable with constant bounds and a positive step (``range(lb, ub, step)``), or a scope id
+    (``range(extent)`` from the launch configuration). None when unknown."""
+    from xdsl.dialects import scf
+    from xdsl.ir import BlockArgument
+
+    from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp, enclosing_kernel
+
+    if isinstance(value, BlockArgument):
+        loop = value.block.parent_op()
+        if not isinstance(loop, scf.ForOp) or value.index != 0:
+            return None
+        lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
+        if not all(isinstance(v, int) for v in (lb, ub, step)) or step <= 0:
+            return None
+        return range(lb, ub, step)
+    owner = value.owner
+    if isinstance(owner, ScopeIdOp):
+        kernel = enclosing_kernel(owner)
+        if isinstance(kernel, KernelOp):
+            try:
+                return range(owner.extent(kernel))
+            except Exception:  # noqa: BLE001 - a launch the verifier rejects has no domain
+                return None
+    return None
+
+
+def value_range(value: SSAValue) -> tuple[int, int] | None:
+    """Inclusive ``(min, max)`` of an index value (`value_domain`; a loop that runs no
+    iteration gives ``(lb, lb)``). None when unknown."""
+    domain = value_domain(value)
+    if domain is None:
+        return None
+    if not domain:
+        return domain.start, domain.start
+    return domain[0], domain[-1]
 
 
 @dataclass(frozen=True)

@@ -21,12 +21,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from xdsl.dialects import scf
-from xdsl.ir import Block, BlockArgument, SSAValue
+from xdsl.ir import SSAValue
 
-from tirx_mlir.dialects.tirx.access import IndexExpr, constant_value, resolve_access
+from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access, value_range
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp, enclosing_kernel
 from tirx_mlir.dialects.tirx.layout import TileLayout, row_major_strides
 
 
@@ -68,30 +66,7 @@ class PhysicalAccess:
         return pieces[0].step if pieces else 0
 
 
-# --- value ranges of symbolic offsets -----------------------------------------------------------
-
-
-def value_range(value: SSAValue) -> tuple[int, int] | None:
-    """Inclusive ``(min, max)`` of an index value: a ``scf.for`` induction variable with constant
-    bounds, or a scope id (0 .. extent-1). None when unknown."""
-    if isinstance(value, BlockArgument):
-        block: Block = value.block
-        loop = block.parent_op()
-        if isinstance(loop, scf.ForOp) and value.index == 0:
-            lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
-            if None in (lb, ub, step) or step <= 0:  # type: ignore[operator]
-                return None
-            trips = -(-(ub - lb) // step)  # type: ignore[operator]
-            if trips <= 0:
-                return lb, lb  # type: ignore[return-value]
-            return lb, lb + step * (trips - 1)  # type: ignore[operator, return-value]
-        return None
-    owner = value.owner
-    if isinstance(owner, ScopeIdOp):
-        kernel = enclosing_kernel(owner)
-        if isinstance(kernel, KernelOp):
-            return 0, owner.extent(kernel) - 1
-    return None
+# --- value ranges of symbolic offsets: `access.value_range` (scf.for ivs, scope ids) ---------
 
 
 # --- the decomposition --------------------------------------------------------------------------

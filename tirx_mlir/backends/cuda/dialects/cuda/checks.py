@@ -13,16 +13,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, VectorType
+from xdsl.dialects.builtin import IndexType, IntegerType, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.cuda.memory import ADDRESSABLE_SCOPES
 from tirx_mlir.backends.cuda.target_tags import sm_number
 from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.kernel import KernelOp, enclosing_kernel
 from tirx_mlir.dialects.tirx.rules import RuleError
+from tirx_mlir.target.target import target_text_of
 
 INT32 = ("i32", "ui32")
 """32-bit integer spellings (a mask, a lane, a bitset)."""
@@ -69,24 +70,15 @@ def _cuda_target(text: str) -> tuple[str | None, int | None]:
     return target.get("arch"), target.get("max_shared_memory_per_block")
 
 
-def _target_text(op: Operation, kernel: KernelOp | None) -> str | None:
-    if kernel is not None and kernel.target is not None:
-        return kernel.target.data
-    top = op.get_toplevel_object()
-    attr = top.attributes.get("tirx.target") if isinstance(top, Operation) else None
-    return getattr(attr, "data", None)
-
-
 def launch_of(op: Operation) -> Launch:
-    kernel = enclosing_kernel(op)
-    text = _target_text(op, kernel)
+    text = target_text_of(op)
     arch = None if text is None else _cuda_target(text)[0]
-    return Launch(kernel, arch)
+    return Launch(enclosing_kernel(op), arch)
 
 
 def max_shared_bytes(op: Operation) -> int | None:
     """The target's shared-memory bytes per block (None without a cuda target)."""
-    text = _target_text(op, enclosing_kernel(op))
+    text = target_text_of(op)
     return None if text is None else _cuda_target(text)[1]
 
 
@@ -144,10 +136,8 @@ def check_index(name: str, value: SSAValue) -> None:
 
 def constant_index(value: SSAValue) -> int | None:
     """The value of an ``arith.constant`` index operand (None when it is not a constant)."""
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
+    constant = constant_value(value)
+    return constant if isinstance(constant, int) else None
 
 
 def check_in_bounds(index: SSAValue, n: int, mem: BufferType) -> None:

@@ -10,11 +10,11 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Iterable
 
 from tirx_mlir.backends.cuda.dialects.ptx.schema import Entry, Mods
+from tirx_mlir.backends.cuda.target_tags import parse_arch
 
 MAX_PTX = "9.0"
 
@@ -26,7 +26,6 @@ TARGET_MIN_PTX: dict[str, str] = {
     "sm_121": "8.8", "sm_121a": "8.8", "sm_121f": "8.8",
 }
 
-_ARCH = re.compile(r"sm_(\d+)([af]?)")
 
 
 def version_key(version: str) -> tuple[int, int]:
@@ -43,10 +42,7 @@ class Arch:
 
     @classmethod
     def parse(cls, text: str) -> "Arch":
-        match = _ARCH.fullmatch(text)
-        if match is None:
-            raise ValueError(f"'{text}' is not an sm architecture (e.g. sm_80, sm_90a)")
-        return cls(int(match.group(1)), match.group(2))
+        return cls(*parse_arch(text))
 
     def __str__(self) -> str:
         return f"sm_{self.number}{self.suffix}"

@@ -1,0 +1,33 @@
+"""Interpreter implementation of ``scf.for`` that checks its step (replaces xDSL's).
+
+xDSL runs ``range(lb, ub, step)``, so a zero step shows Python's ``range() arg 3 must not be
+zero`` and a negative one silently runs a descending loop. In MLIR a step must be positive (the
+verifier rejects a constant step <= 0; a dynamic one is undefined behaviour): here a step <= 0
+is an error located at the loop. The other scf ops keep xDSL's implementations.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import scf
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+
+from tirx_mlir.interpreter.runtime import InterpretError
+
+
+@register_impls
+class ScfForFunctions(InterpreterFunctions):
+    """``scf.for`` with a positive step."""
+
+    @impl(scf.ForOp)
+    def run_for(self, interp: Interpreter, op: scf.ForOp, args: PythonValues) -> PythonValues:
+        lb, ub, step, *loop_args = args
+        if step <= 0:
+            raise InterpretError(
+                f"the loop step is {step}; an scf.for step must be positive (MLIR leaves a "
+                f"step <= 0 undefined)", op,
+                hint="compute a positive step, or guard the loop with scf.if")
+        values = tuple(loop_args)
+        body = op.body
+        for i in range(lb, ub, step):
+            values = interp.run_ssacfg_region(body, (i, *values), "for_loop")
+        return values

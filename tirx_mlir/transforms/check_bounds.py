@@ -1,0 +1,271 @@
+"""``tirx-check-bounds``: refuse, at compile time, what the interpreter would refuse at run time.
+
+A printer turns index arithmetic into source text (Python for NKI), so a program that is wrong
+only at run time would otherwise print as code with another meaning: a slice past its buffer,
+``(128 // 0)``, or an i64 product that wraps in the interpreter and not in Python. This pass
+decides every such question the IR answers statically, and reports each with a located error:
+
+* ``tirx.slice`` (and ``tirx.load`` / ``tirx.store``): each dim's elements stay inside the
+  source, for every CTA of the grid and every iteration of the enclosing loops; the error names
+  the bound and the CTA / loop values that break it;
+* integer ``arith`` ops: no division or remainder by zero; no ``addi``/``subi``/``muli`` result
+  outside the signed range of its type (64 bits for ``index``), since folds and printed code do
+  not wrap; no constant outside its type's range;
+* ``scf.for``: a constant step is positive.
+
+What it decides: affine index expressions (`access.index_expr`: constants, sums, constant
+multiples) over independent variables with known values (`access.value_domain`: ``scf.for``
+induction variables with constant bounds, and scope ids, at most one kind per grid dim), in ops
+that run whenever the kernel runs (all enclosing regions are ``scf.for`` bodies with at least one
+iteration). What it cannot decide is left to the interpreter's run-time checks (docs/trn.md,
+"Known limits"): values loaded from memory, loop bounds that are not constants, non-affine index
+arithmetic (a product of two variables, a division's result), ops under ``scf.if`` or
+``scf.while``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from tirx_mlir.diagnostics import PassError
+from tirx_mlir.dialects.tirx.access import IndexExpr, index_expr, value_domain
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import LoadOp, SliceOp, StoreOp
+from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
+
+INDEX_BITS = 64
+"""Width of ``index`` (the interpreter's, and the signed range printed code must stay in)."""
+
+MAX_ENUMERATED = 4096
+"""Largest number of variable assignments searched for a zero divisor of several variables."""
+
+_DIVISIONS = (arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp, arith.FloorDivSIOp,
+              arith.CeilDivSIOp, arith.CeilDivUIOp)
+_WRAPPING = (arith.AddiOp, arith.SubiOp, arith.MuliOp)
+
+
+@dataclass(frozen=True)
+class _Var:
+    """One independent variable of an affine expression: its values and how to name it."""
+
+    values: range
+    label: str
+
+
+class _Analysis:
+    """The affine view of index values in one module (cached), and the variables they use."""
+
+    def __init__(self):
+        self.exprs: dict[SSAValue, IndexExpr] = {}
+
+    def expr(self, value: SSAValue) -> IndexExpr:
+        return index_expr(value, self.exprs)
+
+    def variables(self, expr: IndexExpr) -> list[tuple[_Var, int]] | None:
+        """(variable, coefficient) per term, or None when a term's values are unknown or two
+        terms are not independent (two scope ids of one grid dim)."""
+        out, dims = [], {}
+        for value, coeff in expr.terms:
+            domain = value_domain(value)
+            if domain is None:
+                return None
+            owner = value.owner
+            if isinstance(owner, ScopeIdOp):
+                kind = dims.setdefault(owner.dim_index, owner.name)
+                if kind != owner.name:
+                    return None
+            out.append((_Var(domain, _label(value)), coeff))
+        return out
+
+
+def _label(value: SSAValue) -> str:
+    owner = value.owner
+    if isinstance(owner, ScopeIdOp):
+        return f"{owner.name.removeprefix('tirx.')} {'xyz'[owner.dim_index]}"
+    return f"%{value.name_hint}" if value.name_hint else "the loop variable"
+
+
+def _extreme(expr: IndexExpr, terms: list[tuple[_Var, int]], largest: bool):
+    """(value, assignment) of the largest (or smallest) value of ``expr``."""
+    total, picks = expr.const, []
+    for var, coeff in terms:
+        if not var.values:
+            continue
+        pick = var.values[-1] if (coeff > 0) == largest else var.values[0]
+        total += coeff * pick
+        picks.append((var, pick))
+    return total, picks
+
+
+def _where(picks) -> str:
+    return f" (when {', '.join(f'{v.label} = {x}' for v, x in picks)})" if picks else ""
+
+
+def _signed_range(t) -> tuple[int, int] | None:
+    if isinstance(t, IndexType):
+        bits = INDEX_BITS
+    elif isinstance(t, IntegerType) and t.width.data > 1:
+        bits = t.width.data
+    else:
+        return None
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+def runs_unconditionally(op: Operation) -> bool:
+    """Whether ``op`` runs, for every value of its loop variables, each time its kernel (or
+    function) runs: every enclosing region is an ``scf.for`` body with at least one iteration."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, KernelOp) and \
+            parent.name != "func.func":
+        if not isinstance(parent, scf.ForOp):
+            return False
+        domain = value_domain(parent.body.block.args[0])
+        if not domain:
+            return False
+        parent = parent.parent_op()
+    return parent is not None
+
+
+class _Checker:
+    def __init__(self):
+        self.analysis = _Analysis()
+
+    def check(self, op: Operation) -> None:
+        if isinstance(op, arith.ConstantOp):
+            self._constant(op)
+        elif isinstance(op, scf.ForOp):
+            self._loop_step(op)
+        if not runs_unconditionally(op):
+            return
+        if isinstance(op, _DIVISIONS):
+            self._division(op)
+        elif isinstance(op, _WRAPPING):
+            self._overflow(op)
+        elif isinstance(op, SliceOp):
+            self._slice(op)
+        elif isinstance(op, (LoadOp, StoreOp)):
+            self._element(op)
+
+    # ---- integer arithmetic ----
+    def _constant(self, op: arith.ConstantOp) -> None:
+        value = op.value
+        bounds = _signed_range(op.result.type)
+        if not isinstance(value, IntegerAttr) or bounds is None:
+            return
+        lo, hi = bounds
+        v = value.value.data
+        unsigned_max = (hi << 1) + 1 if not isinstance(op.result.type, IndexType) else hi
+        if not lo <= v <= unsigned_max:
+            raise PassError(f"the constant {v} does not fit in {op.result.type} "
+                            f"([{lo}, {unsigned_max}])", op, code="index-overflow",
+                            hint="a value outside the type's range would be printed as is, "
+                                 "while the interpreter wraps it")
+
+    def _loop_step(self, op: scf.ForOp) -> None:
+        step = self.analysis.expr(op.step)
+        if step.is_const() and step.const <= 0:
+            raise PassError(f"the loop step is {step.const}; an scf.for step must be positive",
+                            op, code="loop-step")
+
+    def _division(self, op: Operation) -> None:
+        divisor = self.analysis.expr(op.operands[1])
+        terms = self.analysis.variables(divisor)
+        if terms is None:
+            return
+        picks = _find_zero(divisor, terms)
+        if picks is None:
+            return
+        raise PassError(f"the divisor is zero{_where(picks)}", op, code="div-by-zero",
+                        hint="integer division by zero is undefined behaviour in MLIR; the "
+                             "interpreter stops there and printed code would fail or differ")
+
+    def _overflow(self, op: Operation) -> None:
+        bounds = _signed_range(op.results[0].type)
+        if bounds is None:
+            return
+        expr = self.analysis.expr(op.results[0])
+        if any(value is op.results[0] for value, _ in expr.terms):
+            return  # not affine (a product of two variables): undecided
+        terms = self.analysis.variables(expr)
+        if terms is None:
+            return
+        for largest, limit in ((True, bounds[1]), (False, bounds[0])):
+            value, picks = _extreme(expr, terms, largest)
+            if (value > limit) if largest else (value < limit):
+                raise PassError(
+                    f"the result overflows {op.results[0].type}: it reaches "
+                    f"{value}{_where(picks)}, outside [{bounds[0]}, {bounds[1]}]", op,
+                    code="index-overflow",
+                    hint="the interpreter wraps, a fold or printed code would not: keep index "
+                         "arithmetic inside 64 bits")
+
+    # ---- buffer accesses ----
+    def _slice(self, op: SliceOp) -> None:
+        source = op.source.type
+        assert isinstance(source, BufferType)
+        for d, (o, n, st, extent) in enumerate(zip(op.mixed_offsets(), op.sizes(), op.strides(),
+                                                   source.get_shape())):
+            self._within(op, d, self.analysis.expr(o) if isinstance(o, SSAValue)
+                         else IndexExpr(o), (n - 1) * st, extent)
+
+    def _element(self, op: LoadOp | StoreOp) -> None:
+        buffer = op.buffer.type
+        assert isinstance(buffer, BufferType)
+        for d, (i, extent) in enumerate(zip(op.indices, buffer.get_shape())):
+            self._within(op, d, self.analysis.expr(i), 0, extent)
+
+    def _within(self, op: Operation, d: int, offset: IndexExpr, span: int, extent: int) -> None:
+        terms = self.analysis.variables(offset)
+        if terms is None:
+            return
+        low, low_at = _extreme(offset, terms, largest=False)
+        high, high_at = _extreme(offset, terms, largest=True)
+        if low < 0:
+            bad, at = (low, low + span), low_at
+        elif high + span >= extent:
+            bad, at = (high, high + span), high_at
+        else:
+            return
+        hint = ("the offset takes that value in the CTAs / loop iterations named; bound it there"
+                if at else "check the offset against the buffer's shape")
+        raise PassError(f"dim {d}: elements [{bad[0]}, {bad[1]}] are out of bounds for extent "
+                        f"{extent}{_where(at)}", op, code="out-of-bounds", hint=hint)
+
+
+def _find_zero(expr: IndexExpr, terms: list[tuple[_Var, int]]):
+    """An assignment of the variables where ``expr`` is 0, None if there is none (or the search
+    is too large to decide)."""
+    if not terms:
+        return [] if expr.const == 0 else None
+    if len(terms) == 1:
+        (var, coeff), = terms
+        if -expr.const % coeff:
+            return None
+        x = -expr.const // coeff
+        return [(var, x)] if x in var.values else None
+    if math.prod(len(v.values) for v, _ in terms) > MAX_ENUMERATED:
+        return None
+    for combo in itertools.product(*(v.values for v, _ in terms)):
+        if expr.const + sum(c * x for (_, c), x in zip(terms, combo)) == 0:
+            return [(v, x) for (v, _), x in zip(terms, combo)]
+    return None
+
+
+@dataclass(frozen=True)
+class CheckBoundsPass(ModulePass):
+    """Static bounds, division-by-zero and overflow checks (see the module docstring)."""
+
+    name = "tirx-check-bounds"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        checker = _Checker()
+        for inner in op.walk():
+            checker.check(inner)
