@@ -186,7 +186,8 @@ class KernelRunner:
         placement = self.placements[index]
         if placement is None:
             return arg
-        view = placement.logical_view(placement.place(np.asarray(arg)))
+        memory = placement.place(arg, runtime.alloc((placement.span,), arg.dtype))
+        view = placement.logical_view(memory)
         if not arg.flags.writeable:
             view.flags.writeable = False
         return view

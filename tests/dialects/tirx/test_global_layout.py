@@ -38,21 +38,19 @@ def test_row_major_is_the_plain_array_and_a_missing_layout_too():
 def test_place_and_read_back():
     p = placement("S[(4,6):(8,1)] + 3")
     x = np.arange(24, dtype=np.float32).reshape(4, 6)
-    memory = p.place(x)
-    assert memory.shape == (33,)
+    memory = p.place(x, np.full(33, np.nan, np.float32))
     assert memory[3 + 8 * 2 + 5] == x[2, 5]
     assert np.isnan(memory[:3]).all() and np.isnan(memory[9:11]).all()  # padding is fresh
     view = p.logical_view(memory)
     np.testing.assert_array_equal(view, x)
     view[1, 1] = -1.0  # a view: writes go to memory
     assert memory[3 + 8 + 1] == -1.0
-    ints = placement("S[(4,6):(1,4)]").place(np.ones((4, 6), np.int32))
-    assert ints.dtype == np.int32 and (ints == 1).all()
 
 
 def test_column_major_memory_is_the_transposed_array():
     x = np.arange(24, dtype=np.float32).reshape(4, 6)
-    np.testing.assert_array_equal(placement("S[(4,6):(1,4)]").place(x), x.T.reshape(-1))
+    memory = placement("S[(4,6):(1,4)]").place(x, np.zeros(24, np.float32))
+    np.testing.assert_array_equal(memory, x.T.reshape(-1))
 
 
 @pytest.mark.parametrize("layout,rule", [

@@ -15,7 +15,7 @@ logical dim one stride (several shard iterators of one dim must compose into one
 and place no two elements at one address; `global_placement` says which rule a layout breaks.
 Without a layout (or with the row-major one) the memory is the row-major array itself.
 
-`place` puts a logical array into a fresh memory array (padding NaN / poison); `logical_view`
+`place` writes a logical array into a memory array (the padding is left alone); `logical_view`
 reads a memory array back as the logical tensor (a strided numpy view, so writes go through).
 The interpreter, the backends' lowering and source printers, and the tests' stand-ins for
 vendor runtimes all use these, so the meaning lives here once.
@@ -69,21 +69,11 @@ class GlobalPlacement:
             flat[self.offset:], self.shape, [s * flat.itemsize for s in self.strides],
             writeable=flat.flags.writeable)
 
-    def place(self, logical: np.ndarray, fill=None) -> np.ndarray:
-        """A fresh 1-D memory of ``span`` elements holding ``logical`` where the layout puts it;
-        other elements are ``fill`` (default: NaN for floats, the minimum for integers)."""
-        memory = np.full(self.span, _fill_value(logical.dtype) if fill is None else fill,
-                         dtype=logical.dtype)
+    def place(self, logical: np.ndarray, memory: np.ndarray) -> np.ndarray:
+        """``memory`` (1-D, at least ``span`` elements) with ``logical`` written where the layout
+        puts it; the other elements are left as they are (padding)."""
         self.logical_view(memory)[...] = logical
         return memory
-
-
-def _fill_value(dtype: np.dtype):
-    if dtype == np.bool_:
-        return True
-    if dtype.kind in "iu":
-        return np.iinfo(dtype).min if dtype.kind == "i" else np.iinfo(dtype).max
-    return np.nan
 
 
 def global_placement(btype: BufferType) -> GlobalPlacement:

@@ -116,6 +116,28 @@ def test_loop_over_tiles_of_laid_out_tensors(a, c):
         assert "A[128 * i + i0 + 256 * i1]" in sources["legacy"]
 
 
+def test_global_workspace_with_a_layout():
+    """A global allocation with a layout is allocated as its span and indexed by it."""
+    W = hbm("128x512", COL_MAJOR)
+    G = hbm("128x512", None)
+    S = "!tirx.buffer<128x512xf32, trn.sbuf>"
+    text = f'''tirx.kernel @ws(%A: {G}) -> (%B: {G}) grid [1] threads [1] target "{TARGET}" {{
+  %w = tirx.alloc : {W}
+  %x = tirx.alloc : {S}
+  %y = tirx.alloc : {S}
+  tirx.copy %x, %A : {S}, {G}
+  tirx.copy %w, %x : {W}, {S}
+  tirx.copy %y, %w : {S}, {W}
+  tirx.copy %B, %y : {G}, {S}
+  tirx.return
+}}
+'''
+    x = np.random.default_rng(3).standard_normal((128, 512), dtype=np.float32)
+    sources = check_everywhere(text, [x], [x])
+    assert "w = nl.ndarray((65536,), dtype=nl.float32, buffer=nl.hbm)" in sources["current"]
+    assert "nl.store(w[i0 + 128 * i1], value=x[i0, i1])" in sources["legacy"]
+
+
 def test_printed_kernel_says_how_to_pass_the_tensor():
     module = parse(add_kernel(COL_MAJOR, None, PADDED))
     tirx_mlir.get_pipeline("trn").apply(module)
