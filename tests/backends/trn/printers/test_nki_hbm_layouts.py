@@ -116,6 +116,26 @@ def test_loop_over_tiles_of_laid_out_tensors(a, c):
         assert "A[128 * i + i0 + 256 * i1]" in sources["legacy"]
 
 
+def test_transposed_view_of_a_column_major_tensor_reads_contiguous_rows():
+    A = hbm("512x128", "S[(512,128):(1,512)]")
+    T = "!tirx.buffer<128x512xf32, global>"
+    S = "!tirx.buffer<128x512xf32, trn.sbuf>"
+    C = hbm("128x512", COL_MAJOR + " + 5")
+    text = f'''tirx.kernel @tv(%A: {A}) -> (%C: {C}) grid [1] threads [1] target "{TARGET}" {{
+  %x = tirx.alloc : {S}
+  %t = tirx.transpose %A [1, 0] : {A} -> {T}
+  tirx.copy %x, %t : {S}, {T}
+  tirx.copy %C, %x : {C}, {S}
+  tirx.return
+}}
+'''
+    x = np.random.default_rng(4).standard_normal((512, 128), dtype=np.float32)
+    sources = check_everywhere(text, [x], [x.T])
+    assert "src=A.ap(pattern=[[512, 128], [1, 512]], offset=0)" in sources["current"]
+    assert "nl.load(A[512 * i0 + i1])" in sources["legacy"]
+    assert "nl.store(C[5 + i0 + 128 * i1], value=x[i0, i1])" in sources["legacy"]
+
+
 def test_global_workspace_with_a_layout():
     """A global allocation with a layout is allocated as its span and indexed by it."""
     W = hbm("128x512", COL_MAJOR)
