@@ -66,6 +66,16 @@ def test_rules(layout, rule):
         placement(layout)
 
 
+def test_strides_that_do_not_nest_but_never_clash_are_fine():
+    p = placement("S[(2,3):(3,2)]", (2, 3))  # addresses 0 2 4 / 3 5 7
+    assert p.span == 8
+
+
+def test_large_interleaved_layouts_are_refused_without_listing_addresses():
+    with pytest.raises(LayoutError, match="interleaves the dims of 4096x4096"):
+        placement("S[(4096,4096):(1,2)]", (4096, 4096))
+
+
 def test_a_memory_smaller_than_the_span_is_refused():
     with pytest.raises(ValueError, match="smaller than the layout's span of 30"):
         placement("S[(4,6):(8,1)]").logical_view(np.zeros(24, np.float32))

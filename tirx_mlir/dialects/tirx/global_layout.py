@@ -23,6 +23,7 @@ vendor runtimes all use these, so the meaning lives here once.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -85,6 +86,7 @@ def global_placement(btype: BufferType) -> GlobalPlacement:
     return placement_of(layout, shape)
 
 
+@functools.lru_cache(maxsize=256)
 def placement_of(layout: TileLayout, shape: tuple[int, ...]) -> GlobalPlacement:
     """The placement ``layout`` gives a global buffer of ``shape`` (see the module docstring)."""
     if layout.swizzle is not None or layout.replica:
@@ -115,13 +117,29 @@ def placement_of(layout: TileLayout, shape: tuple[int, ...]) -> GlobalPlacement:
     return placement
 
 
+EXACT_CHECK_LIMIT = 1 << 22
+"""Up to this many elements, a layout whose strides do not nest is checked address by address."""
+
+
 def _check_injective(placement: GlobalPlacement, layout: TileLayout) -> None:
+    """No two elements at one address: the strides nest (each dim steps past everything the
+    smaller-stride dims reach), or, for a small tensor, every address is distinct."""
+    reach = 0
+    for s, n in sorted((s, n) for n, s in zip(placement.shape, placement.strides) if n > 1):
+        if s <= reach:
+            break
+        reach += (n - 1) * s
+    else:
+        return
+    shape = "x".join(map(str, placement.shape))
+    if math.prod(placement.shape) > EXACT_CHECK_LIMIT:
+        raise LayoutError(f"global layout {layout} interleaves the dims of {shape} (each "
+                          f"stride must step past the elements of the smaller-stride dims)")
     addresses = np.zeros((), np.int64)
     for n, s in zip(placement.shape, placement.strides):
         addresses = np.add.outer(addresses, np.arange(n, dtype=np.int64) * s)
     flat = np.sort(addresses.reshape(-1))
     clash = np.nonzero(flat[1:] == flat[:-1])[0]
     if clash.size:
-        raise LayoutError(f"global layout {layout} puts two elements of "
-                          f"{'x'.join(map(str, placement.shape))} at address "
+        raise LayoutError(f"global layout {layout} puts two elements of {shape} at address "
                           f"{int(flat[clash[0]]) + placement.offset}")
