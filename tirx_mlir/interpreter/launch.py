@@ -186,7 +186,13 @@ class KernelRunner:
         placement = self.placements[index]
         if placement is None:
             return arg
-        memory = placement.place(arg, runtime.alloc((placement.span,), arg.dtype))
+        try:
+            memory = placement.place(arg, runtime.alloc((placement.span,), arg.dtype))
+        except (MemoryError, ValueError):
+            raise InterpretError(f"parameter {param_name(self.kernel, index)} of "
+                                 f"@{self.kernel.kernel_name}: its layout spans "
+                                 f"{placement.span} elements, more than this machine can "
+                                 f"allocate", self.kernel) from None
         view = placement.logical_view(memory)
         if not arg.flags.writeable:
             view.flags.writeable = False

@@ -198,3 +198,16 @@ def test_printer_refuses_an_unaddressable_layout_it_is_given():
         assert format_location(info.value.op) == "test.mlir:2:3"
         assert "parameter A: NKI cannot address" in str(info.value)
         assert "compose" in str(info.value)
+
+
+def test_a_span_past_int64_is_a_located_error_not_a_number():
+    text = add_kernel(COL_MAJOR + " + 9223372036854775000", None, None)
+    module = parse(text)
+    tirx_mlir.get_pipeline("trn").apply(module)
+    for api in ("current", "legacy"):
+        with pytest.raises(TirxError) as info:
+            emit_nki(module, api)
+        assert format_location(info.value.op) == "test.mlir:1:1"
+        assert "parameter A: its layout spans 9223372036854840536 elements" in str(info.value)
+    with pytest.raises(TirxError, match="parameter %A of @add: its layout spans"):
+        KernelRunner(parse(text))(*[np.zeros((128, 512), np.float32)] * 2)

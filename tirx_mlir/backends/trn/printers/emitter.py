@@ -243,15 +243,18 @@ class NkiEmitterBase(SourcePrinter):
         assert isinstance(btype, BufferType)
         if btype.scope_name != memory.HBM or btype.get_layout() is None:
             return None
+        where = buffer.owner if isinstance(buffer.owner, AllocOp) else self.kernel or op
+        what = "" if isinstance(buffer.owner, AllocOp) else \
+            f"parameter {self.names.get(buffer, '?')}: "
         try:
             placement = global_placement(btype)
         except LayoutError as err:
-            where = buffer.owner if isinstance(buffer.owner, AllocOp) else self.kernel or op
-            what = "" if isinstance(buffer.owner, AllocOp) else \
-                f"parameter {self.names.get(buffer, '?')}: "
             raise self.fail(f"{what}NKI cannot address this HBM tensor: {err}", where,
                             hint="give it one stride per dim on the memory axis, e.g. "
                                  "S[(128,512):(1,128)]") from None
+        if placement.span > INT64_MAX:
+            raise self.fail(f"{what}its layout spans {placement.span} elements, outside the "
+                            f"signed 64-bit range the printed code computes in", where)
         return None if placement.is_row_major() else placement
 
     def memory_shape(self, buffer: SSAValue, op: Operation) -> list[int]:
@@ -260,7 +263,7 @@ class NkiEmitterBase(SourcePrinter):
         assert isinstance(buffer.type, BufferType)
         if placement is None:
             return self.shape(buffer.type, op)
-        return [self.checked_int(placement.span, op)]
+        return [placement.span]
 
     def limits(self, op: Operation) -> TrnLimits:
         """The hardware limits of the kernel being printed (from its target; read once)."""
