@@ -380,3 +380,25 @@ def run_kernel(source: str, api: str, name: str, inputs: list[np.ndarray],
             result = kernel(*[np.array(a).view(LegacyTensor) for a in inputs], *outs)
     result = result if isinstance(result, tuple) else (result,)
     return [np.asarray(r) for r in result]
+
+
+def run_kernel_logical(source: str, api: str, kernel, inputs: list[np.ndarray]
+                       ) -> list[np.ndarray]:
+    """Call the printed kernel as its caller does, on logical arrays: an HBM parameter with a
+    layout is passed as the flat array the layout fills (`GlobalPlacement.place`; padding as
+    fresh memory: NaN)
+    and each output is read back through its layout (`logical_view`)."""
+    from tirx_mlir.dialects.tirx import dtypes
+    from tirx_mlir.dialects.tirx.global_layout import global_placement
+
+    types_ = [arg.type for arg in kernel.body.block.args]
+    placements = [global_placement(t) for t in types_]
+    placed = [p.is_row_major() for p in placements]
+    n = kernel.n_inputs
+    args = [a if plain else p.place(a, fresh((p.span,), np.asarray(a).dtype).view(np.ndarray))
+            for a, p, plain in zip(inputs, placements, placed)]
+    outputs = [(t.get_shape() if plain else (p.span,), dtypes.numpy_dtype(t.element_type))
+               for t, p, plain in zip(types_[n:], placements[n:], placed[n:])]
+    got = run_kernel(source, api, kernel.kernel_name, args, outputs)
+    return [g if plain else p.logical_view(g)
+            for g, p, plain in zip(got, placements[n:], placed[n:])]

@@ -10,6 +10,10 @@ data). An output passed by the caller is written in place; one not passed is fre
 poison, so an element the kernel never writes shows). Shapes must match; an
 input of another dtype is an error unless ``cast_inputs=True``, which rounds it under the store
 rules of `runtime.convert`.
+
+A ``global`` parameter with a layout (column-major, strided, padded: `global_layout`) is given
+to the kernel as the logical view of a fresh memory of the layout's span, into which the input
+is placed; outputs are such views too (a caller's output array is written back after the run).
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp, LoadOp, StoreOp
+from tirx_mlir.dialects.tirx.global_layout import GlobalPlacement, global_placement
+from tirx_mlir.dialects.tirx.layout import LayoutError
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.interpreter import runtime
@@ -157,6 +163,18 @@ class KernelRunner:
             self.interpreter.max_steps = check_max_steps(max_steps)
         self.params = buffer_params(self.kernel)
         self.written_inputs = written_inputs(self.kernel)
+        self.placements = [self._placement(i, t) for i, (_, t) in enumerate(self.params)]
+
+    def _placement(self, index: int, btype: BufferType) -> GlobalPlacement | None:
+        """How parameter ``index`` lies in memory (None: the row-major array itself)."""
+        if btype.get_layout() is None:
+            return None
+        try:
+            placement = global_placement(btype)
+        except LayoutError as err:
+            raise InterpretError(f"parameter {param_name(self.kernel, index)} of "
+                                 f"@{self.kernel.kernel_name}: {err}", self.kernel) from None
+        return None if placement.is_row_major() else placement
 
     @property
     def n_inputs(self) -> int:
@@ -173,7 +191,24 @@ class KernelRunner:
         args += [self._output(n_in + i, a) for i, a in enumerate(arrays[n_in:])]
         for name, btype in self.params[len(args):]:
             args.append(self._alloc_param(name, btype))
-        return args
+        return [self._in_memory(i, a) for i, a in enumerate(args)]
+
+    def _in_memory(self, index: int, arg: np.ndarray) -> np.ndarray:
+        """The argument placed in a memory of its parameter's layout (as the logical view)."""
+        placement = self.placements[index]
+        if placement is None:
+            return arg
+        what = f"the HBM memory of parameter {param_name(self.kernel, index)} of " \
+               f"@{self.kernel.kernel_name} (its layout spans {placement.span} elements)"
+        try:
+            memory = placement.place(arg, runtime.alloc((placement.span,), arg.dtype, what))
+        except InterpretError as err:
+            err.op = self.kernel
+            raise
+        view = placement.logical_view(memory)
+        if not arg.flags.writeable:
+            view.flags.writeable = False
+        return view
 
     def random_inputs(self, rng: np.random.Generator) -> list[np.ndarray]:
         """One `random_array` per input, in order."""
@@ -229,7 +264,12 @@ class KernelRunner:
 
     def __call__(self, *arrays: Any, cast_inputs: bool = False) -> tuple[np.ndarray, ...]:
         """Run on ``arrays`` (inputs, then optional outputs); returns every output."""
-        return self.run(self.prepare(arrays, cast_inputs))
+        outputs = list(self.run(self.prepare(arrays, cast_inputs)))
+        for k, given in enumerate(arrays[self.n_inputs:]):
+            if given is not outputs[k]:  # placed by its layout: back into the caller's array
+                given[...] = outputs[k]
+                outputs[k] = given
+        return tuple(outputs)
 
 
 def interpret(module_or_text: ModuleOp | str, kernel_name: str | None = None, *arrays: Any,

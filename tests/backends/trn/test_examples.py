@@ -64,6 +64,7 @@ REFERENCES = {
     "matmul_128": (lambda at, b: [_mm(at, b)], MATMUL_F32),
     "matmul_512": (lambda at, b: [_mm(at, b)], MATMUL_F32),
     "matmul_bf16_1024x2048x4096": (lambda at, b: [_mm(at, b)], (1e-4, 2e-3)),
+    "matmul_hbm_layouts": (lambda at, b: [_mm(at, b)], MATMUL_F32),
     "matmul_wide_n": (lambda at, b: [_mm(at, b)], MATMUL_F32),
     "nki_add_1": (lambda a: [a + F32(1)], EXACT),
     "nki_add_2": (lambda a: [a + F32(1)], EXACT),

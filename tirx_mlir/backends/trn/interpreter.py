@@ -9,6 +9,9 @@ unwritten SBUF/PSUM shows in the output, as with ``nki.simulate``.
 
 Semantics (the NKI ISA reference and the NKI simulator, aws-neuron-sdk `nki/guides/nki_simulator.rst`):
 
+* an HBM operand is a logical view: the runner placed the tensor in a memory of its layout's
+  span (`tirx_mlir.dialects.tirx.global_layout`), so a DMA reads and writes where the layout
+  puts each element, as the printed kernel does on its flat HBM array;
 * every instruction runs eagerly, on whole arrays; an on-chip operand ``[P, F...]`` is read as
   ``P`` rows of its free elements in row-major order, so free shapes may differ;
 * arithmetic runs in fp32 (activation functions use exact float64 math, rounded to fp32), the

@@ -8,14 +8,13 @@ import pathlib
 
 import numpy as np
 import pytest
-from tirx_testing.nki_mock import run_kernel
+from tirx_testing.nki_mock import run_kernel_logical
 from tirx_testing.trn import parse
 
 import tirx_mlir
 from tirx_mlir.backends.trn.printers import emit_nki
-from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.interpreter import KernelRunner
-from tirx_mlir.interpreter.launch import random_array
+from tirx_mlir.interpreter.launch import find_kernel, random_array
 
 EXAMPLES = pathlib.Path(__file__).parents[4] / "examples" / "trn"
 LARGE = {"matmul_bf16_1024x2048x4096.mlir", "nki_matmul_1.mlir"}  # covered by tests/filecheck/backends/trn/printers/nki.mlir
@@ -32,10 +31,9 @@ def test_example_prints_and_runs(example):
     tile_level = runner(*inputs)
     tirx_mlir.get_pipeline("trn").apply(module)
     lowered = KernelRunner(module, name)(*inputs)
-    outputs = [(t.get_shape(), dtypes.numpy_dtype(t.element_type))
-               for _, t in runner.params[runner.n_inputs:]]
+    kernel = find_kernel(module, name)
     for api in ("current", "legacy"):
-        got = run_kernel(emit_nki(module, api), api, name, inputs, outputs)
+        got = run_kernel_logical(emit_nki(module, api), api, kernel, inputs)
         for g, low, tile in zip(got, lowered, tile_level, strict=True):
             np.testing.assert_array_equal(g, low, err_msg=f"{example} ({api})")
             np.testing.assert_allclose(g.astype(np.float64), tile.astype(np.float64),

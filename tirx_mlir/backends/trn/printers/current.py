@@ -5,7 +5,9 @@ Destination-passing calls (``nisa.tensor_tensor(dst=t, data1=a, data2=b, op=nl.a
 slices (``t[0:128, nl.ds(k * 512, 512)]``) or, for transposed/reshaped views, raw access patterns
 (``t.ap(pattern=[[1, 64], [128, 128]], offset=0)``), outputs allocated in ``nl.shared_hbm`` and
 returned, loops as ``range`` (the current API unrolls every loop at trace time), and
-``accumulate=`` on matmul (``accumulate=(k > 0)`` for a K loop).
+``accumulate=`` on matmul (``accumulate=(k > 0)`` for a K loop). A view of an HBM tensor with a
+layout is an access pattern over its flat array (``A.ap(pattern=[[1, 128], [128, 512]],
+offset=0)`` for a column-major ``128x512``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from tirx_mlir.backends.trn import memory
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dialects.nki import checks
 from tirx_mlir.backends.trn.dialects.nki.tables import AFFINE_SELECT_CMPS
-from tirx_mlir.backends.trn.printers.emitter import SCOPE_HINT, NkiEmitterBase, index_slots
+from tirx_mlir.backends.trn.printers.emitter import (SCOPE_HINT, NkiEmitterBase, hbm_flat,
+                                                     index_slots)
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -55,14 +58,17 @@ class NkiPrinter(NkiEmitterBase):
     def emit_prologue(self, kernel: KernelOp) -> None:
         for arg in kernel.outputs:
             assert isinstance(arg.type, BufferType)
-            shape = tuple(self.shape(arg.type, kernel))
+            shape = tuple(self.memory_shape(arg, kernel))
             self.line(f"{self.names[arg]} = nl.ndarray({shape!r}, dtype={self.dtype(arg.type)}, "
                       f"buffer=nl.shared_hbm)")
 
-    def ndarray(self, btype: BufferType, address: int | None, op: Operation) -> str:
+    def ndarray(self, value: SSAValue, address: int | None, op: Operation) -> str:
+        btype = value.type
+        assert isinstance(btype, BufferType)
         buffer = self.choose(BUFFERS, btype.scope_name, "memory scope", op,
                              hint=SCOPE_HINT)
-        text = f"nl.ndarray({tuple(self.shape(btype, op))!r}, dtype={self.dtype(btype, op)}, " \
+        text = f"nl.ndarray({tuple(self.memory_shape(value, op))!r}, " \
+               f"dtype={self.dtype(btype, op)}, " \
                f"buffer={buffer}"
         if address is not None and btype.scope_name in memory.ON_CHIP:
             text += f", address=(0, {address})"
@@ -72,6 +78,11 @@ class NkiPrinter(NkiEmitterBase):
     def tile(self, value: SSAValue, op: Operation, role: str = "full") -> str:
         access = resolve_access(value)
         base = self.buffer_name(access.buffer, op)
+        placement = self.placement(access.buffer, op)
+        if placement is not None:
+            offset, steps = hbm_flat(access, placement)
+            pairs = [(steps[d], access.sizes[d]) for d in index_slots(access)]
+            return self.ap_text(base, pairs, offset, op)
         region = access.as_region()
         if region is None:
             return self.access_pattern(base, access, op)
@@ -111,6 +122,10 @@ class NkiPrinter(NkiEmitterBase):
         offset = IndexExpr()
         for o, r in zip(access.offset, row):
             offset = offset + o.scale(r)
+        return self.ap_text(base, pairs, offset, op)
+
+    def ap_text(self, base: str, pairs, offset: IndexExpr, op: Operation) -> str:
+        """``base.ap(pattern=[[step, size], ...], offset=...)``."""
         pattern = ", ".join(f"[{self.int_literal(s, op)}, {self.int_literal(n, op)}]"
                             for s, n in pairs)
         return f"{base}.ap(pattern=[{pattern}], offset={self.index_text(offset, op)})"

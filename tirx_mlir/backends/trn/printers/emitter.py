@@ -17,6 +17,13 @@ A generation subclass (`current.NkiPrinter`, `legacy.NkiLegacyPrinter`) sets a f
 attributes (header, dtype, loop and engine spellings) and provides ``tile()`` (how a view is
 written), ``instruction()`` (how the destination is passed) and the ops whose form differs;
 every other nki op is printed here by one ``emit_<op>`` method each.
+
+HBM tensors with a layout (`tirx_mlir.dialects.tirx.global_layout`: column-major, strided,
+padded) are printed as what lies in HBM: a flat array of the layout's span, which the caller
+fills by the layout (``GlobalPlacement.place``) and reads back with ``logical_view``; a comment
+at the top of the kernel says so, and every view of it is indexed by the layout's strides
+(`hbm_flat`). A layout that is not one stride per dim is a located error at the kernel, naming
+the parameter (or at the allocation).
 """
 
 from __future__ import annotations
@@ -39,6 +46,8 @@ from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.access import AccessPattern, IndexExpr
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.global_layout import GlobalPlacement, global_placement
+from tirx_mlir.dialects.tirx.layout import LayoutError
 from tirx_mlir.dialects.tirx.kernel import CtaIdOp, KernelOp, ReturnOp
 from tirx_mlir.printers import PYTHON, SourcePrinter
 from tirx_mlir.printers.source_printer import INT64_MAX, shown
@@ -71,6 +80,15 @@ def index_slots(access: AccessPattern) -> list[int]:
         if d not in dims:
             dims.append(d)
     return sorted(dims)
+
+
+def hbm_flat(access: AccessPattern, placement: GlobalPlacement) -> tuple[IndexExpr, list[int]]:
+    """A view of a placed HBM tensor as (element offset, step per view dim) in its flat array."""
+    offset = IndexExpr(placement.offset)
+    for o, s in zip(access.offset, placement.strides):
+        offset = offset + o.scale(s)
+    steps = [sum(k * s for k, s in zip(step, placement.strides)) for step in access.steps]
+    return offset, steps
 
 
 class NkiEmitterBase(SourcePrinter):
@@ -123,8 +141,21 @@ class NkiEmitterBase(SourcePrinter):
                 grid = ", ".join(self.int_literal(n, kernel) for n in kernel.grid_dims())
                 self.line(f"# SPMD grid [{grid}]: launch as {fn_name}[{grid}](...); "
                           f"nl.program_id(d) is the CTA id")
+            self.emit_hbm_layouts(kernel)
             self.emit_prologue(kernel)
             self.emit_block(kernel.body.block)
+
+    def emit_hbm_layouts(self, kernel: KernelOp) -> None:
+        """A comment per parameter that lies in HBM by a layout: what the caller passes."""
+        for arg in kernel.body.block.args:
+            placement = self.placement(arg, kernel)
+            if placement is None:
+                continue
+            assert isinstance(arg.type, BufferType)
+            names = [f"i{d}" for d in range(len(placement.shape))]
+            self.line(f"# {self.names[arg]}: {list(placement.shape)} laid out in HBM as "
+                      f"{arg.type.get_layout()}: pass a flat array of {placement.span} "
+                      f"elements; [{', '.join(names)}] is at {placement.formula(names)}")
 
     def emit_signature(self, kernel: KernelOp, fn_name: str) -> None:
         raise NotImplementedError
@@ -180,7 +211,7 @@ class NkiEmitterBase(SourcePrinter):
         assert isinstance(btype, BufferType)
         name = self.namer.fresh(op.result.name_hint or "buf")
         self.names[op.result] = name
-        self.line(f"{name} = {self.ndarray(btype, self.address(op), op)}")
+        self.line(f"{name} = {self.ndarray(op.result, self.address(op), op)}")
 
     def address(self, op: AllocOp) -> int | None:
         """The ``trn.addr`` byte offset, checked to lie inside the buffer's memory."""
@@ -205,6 +236,35 @@ class NkiEmitterBase(SourcePrinter):
                             hint="let the trn pipeline's allocator place the buffer")
         return address
 
+    def placement(self, buffer: SSAValue, op: Operation) -> GlobalPlacement | None:
+        """How an HBM buffer (a parameter or an allocation) lies in HBM; None when it is the
+        row-major array itself (and for on-chip buffers)."""
+        btype = buffer.type
+        assert isinstance(btype, BufferType)
+        if btype.scope_name != memory.HBM or btype.get_layout() is None:
+            return None
+        where = buffer.owner if isinstance(buffer.owner, AllocOp) else self.kernel or op
+        what = "" if isinstance(buffer.owner, AllocOp) else \
+            f"parameter {self.names.get(buffer, '?')}: "
+        try:
+            placement = global_placement(btype)
+        except LayoutError as err:
+            raise self.fail(f"{what}NKI cannot address this HBM tensor: {err}", where,
+                            hint="give it one stride per dim on the memory axis, e.g. "
+                                 "S[(128,512):(1,128)]") from None
+        if placement.span > INT64_MAX:
+            raise self.fail(f"{what}its layout spans {placement.span} elements, outside the "
+                            f"signed 64-bit range the printed code computes in", where)
+        return None if placement.is_row_major() else placement
+
+    def memory_shape(self, buffer: SSAValue, op: Operation) -> list[int]:
+        """The shape of the array a buffer is printed as: its span for a placed HBM tensor."""
+        placement = self.placement(buffer, op)
+        assert isinstance(buffer.type, BufferType)
+        if placement is None:
+            return self.shape(buffer.type, op)
+        return [placement.span]
+
     def limits(self, op: Operation) -> TrnLimits:
         """The hardware limits of the kernel being printed (from its target; read once)."""
         if self.kernel_limits is None:
@@ -223,7 +283,8 @@ class NkiEmitterBase(SourcePrinter):
             return limits.psum_bytes_per_partition
         return INT64_MAX
 
-    def ndarray(self, btype: BufferType, address: int | None, op: Operation) -> str:
+    def ndarray(self, buffer: SSAValue, address: int | None, op: Operation) -> str:
+        """The allocation of ``buffer`` (of `memory_shape`)."""
         raise NotImplementedError
 
     def shape(self, btype: BufferType, op: Operation | None) -> list[int]:

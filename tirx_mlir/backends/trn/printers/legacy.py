@@ -6,7 +6,8 @@ and signature (``def k(A, B: nt.mutable_tensor):``, outputs returned); ``nl.ndar
 address; assignment-style instructions (``t[...] = nisa.op(...)``, ``psum[...] +=
 nisa.nc_matmul(...)``); tensorized ``nl.arange`` indexing, one index per buffer dim that is
 affine in the aranges and loop variables (``t[i0, k * 512 + i1]``), declared before each
-instruction as TVM does; loops as ``nl.sequential_range``.
+instruction as TVM does; loops as ``nl.sequential_range``. A view of an HBM tensor with a layout indexes its flat array
+with one subscript (``A[i0 + 128 * i1]`` for a column-major ``128x512``).
 
 Legacy NKI indexes all operands of one instruction with the same index space, so the full
 operands of an elementwise instruction must have equal shapes once unit dims are dropped; a
@@ -24,7 +25,7 @@ from xdsl.ir import BlockArgument, Operation, SSAValue
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dialects.nki import checks
 from tirx_mlir.backends.trn.printers.emitter import (AFFINE_CMP_PY, LOOP_ATTR, SCOPE_HINT,
-                                                     NkiEmitterBase,
+                                                     NkiEmitterBase, hbm_flat,
                                                      index_slots)
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access
@@ -88,8 +89,10 @@ class NkiLegacyPrinter(NkiEmitterBase):
         params += [f"{self.names[a]}: nt.mutable_tensor" for a in kernel.outputs]
         self.line(f"def {fn_name}({', '.join(params)}):")
 
-    def ndarray(self, btype: BufferType, address: int | None, op: Operation) -> str:
-        shape = self.shape(btype, op)
+    def ndarray(self, value: SSAValue, address: int | None, op: Operation) -> str:
+        btype = value.type
+        assert isinstance(btype, BufferType)
+        shape = self.memory_shape(value, op)
         where = btype.scope_name
         self.choose(SCOPES, where, "memory scope", op, hint=SCOPE_HINT)
         if where == checks.HBM:
@@ -151,16 +154,23 @@ class NkiLegacyPrinter(NkiEmitterBase):
         self.shapes.append((role, sizes))
         index_vars = {d: self.arange(q, len(dims), access.sizes[d], op)
                       for q, d in enumerate(dims)}
-        subscripts = []
-        for j, offset in enumerate(access.offset):
-            terms = [] if offset.is_const() and offset.const == 0 else \
-                [self.index_text(offset, op)]
-            for d, var in index_vars.items():
-                step = access.steps[d][j]
-                if step:
-                    terms.append(var if step == 1 else f"{self.int_literal(step, op)} * {var}")
-            subscripts.append(" + ".join(terms) or "0")
+        placement = self.placement(access.buffer, op)
+        if placement is not None:
+            offset, steps = hbm_flat(access, placement)
+            return f"{base}[{self.affine_subscript(offset, steps, index_vars, op)}]"
+        subscripts = [self.affine_subscript(offset, [step[j] for step in access.steps],
+                                            index_vars, op)
+                      for j, offset in enumerate(access.offset)]
         return f"{base}[{', '.join(subscripts)}]"
+
+    def affine_subscript(self, offset, steps, index_vars: dict[int, str], op: Operation) -> str:
+        """``offset + step_d * i_d + ...`` over the view dims' aranges."""
+        terms = [] if offset.is_const() and offset.const == 0 else [self.index_text(offset, op)]
+        for d, var in index_vars.items():
+            step = steps[d]
+            if step:
+                terms.append(var if step == 1 else f"{self.int_literal(step, op)} * {var}")
+        return " + ".join(terms) or "0"
 
     # ---- instructions ----
     def flush(self, op: Operation, statement: str) -> None:

@@ -6,7 +6,10 @@
 A ``trn.sbuf``/``trn.psum`` allocation without a layout gets TIRx's default (dim 0 on partitions,
 split when larger than the partition count, other dims row-major on F; `layouts.default_layout`).
 An explicit layout must use only P/F (Bank in PSUM), stay within the partitions, and be
-injective; otherwise the pass fails at the allocation with the rule and a fix.
+injective; otherwise the pass fails at the allocation with the rule and a fix. A ``global``
+(HBM) parameter or allocation keeps its layout, which says how the logical tensor lies in HBM
+(`tirx_mlir.dialects.tirx.global_layout`); one that is not one stride per dim on ``m`` fails
+here, at the kernel (naming the parameter) or at the allocation.
 
 With a ``target`` option the pass also binds the kernels to that target (their ``target``
 property), as the first pass of the ``trn`` pipeline: every later pass and the nki verifiers then
@@ -27,7 +30,33 @@ from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, allocs, replace_alloc
-from tirx_mlir.dialects.tirx.kernel import kernels
+from tirx_mlir.dialects.tirx.global_layout import global_placement
+from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
+from tirx_mlir.dialects.tirx.layout import LayoutError
+from tirx_mlir.interpreter.tirx_kernel import param_name
+
+HBM_LAYOUT_HINT = ("give the HBM tensor one stride per dim on the memory axis, e.g. "
+                   "S[(128,512):(1,128)] (column-major); see docs/trn.md (HBM layouts)")
+
+
+def check_hbm_layouts(kernel: KernelOp) -> None:
+    """Every global parameter and allocation of ``kernel`` has a placement in HBM."""
+    for i, arg in enumerate(kernel.body.block.args):
+        assert isinstance(arg.type, BufferType)
+        try:
+            global_placement(arg.type)
+        except LayoutError as err:
+            raise PassError(f"parameter {param_name(kernel, i)} of @{kernel.kernel_name}: {err}",
+                            kernel, code="TRN-LAYOUT", hint=HBM_LAYOUT_HINT) from None
+    for alloc in allocs(kernel):
+        btype = alloc.result.type
+        assert isinstance(btype, BufferType)
+        if is_on_chip(btype):
+            continue
+        try:
+            global_placement(btype)
+        except LayoutError as err:
+            raise PassError(str(err), alloc, code="TRN-LAYOUT", hint=HBM_LAYOUT_HINT) from None
 
 
 @dataclass(frozen=True)
@@ -43,6 +72,7 @@ class TrnDefaultLayoutPass(ModulePass):
             if self.target is not None:
                 kernel.properties["target"] = TargetAttr(self.target)
             partitions = kernel_limits(kernel, self.target).partitions
+            check_hbm_layouts(kernel)
             for alloc in allocs(kernel):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)

@@ -17,7 +17,9 @@ multi-dim free view reads past its last element in the split form, so the tile's
 padded when needed. A view that is not affine in physical space (`physical_access`) is an error
 at the instruction that uses it. Every on-chip buffer is rewritten, also those whose layout is
 already physical, so each instruction operand ends up as the canonical chain above (what the
-printers read). After this pass no Trainium layout remains.
+printers read). After this pass no Trainium layout remains. HBM (``global``) buffers keep their
+logical shape and layout: the layout is how the tensor lies in HBM, which the DMA instructions'
+logical views do not depend on and the printers apply (docs/trn.md, HBM layouts).
 """
 
 from __future__ import annotations
