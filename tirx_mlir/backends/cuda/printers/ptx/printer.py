@@ -1,0 +1,425 @@
+"""`PtxPrinter`: the frame of ``-t ptx`` (module header, entries, parameters, registers, shared
+memory, control flow, ptx ops); arith.py and cuda_ops.py add the ``arith`` and ``cuda`` ops.
+
+Module::
+
+    .version <max(target minimum, features used)>     (ptx/arch.py: ptx_version)
+    .target sm_XX
+    .address_size 64
+    .extern .shared .align A .b8 tirx_dynamic_smem[];  (when a kernel uses cuda.dynamic_shared)
+    .visible .entry <kernel>(.param .u64 <kernel>_param_0, ...)
+    .reqntid X, Y, Z                                   (the launch's threads: exact, so reqntid)
+    .explicitcluster / .reqnctapercluster X, Y, Z      (a cluster launch)
+    { .reg declarations; .shared arrays; ld.param + cvta.to.global per buffer; body; ret; }
+
+* every kernel of the module has one ``cuda`` target with an arch (one PTX module, one
+  ``.target``); the arch is checked against every feature the text uses (a located error names
+  the arch and PTX version it needs), and the ``.version`` is the highest of the target's
+  minimum and what the features need;
+* a global buffer parameter is a ``.param .u64`` holding its address (cvta.to.global'd into a
+  b64 register); shared buffers (``cuda.shared_alloc``, ``tirx.alloc`` in shared) are
+  ``.shared .align N .b8 smem_<name>[bytes];`` in the entry, addressed by 32-bit registers; the
+  dynamic arena is the module's one ``.extern .shared`` array; ``tirx.alloc`` in local is a
+  ``.local`` array;
+* control flow is structured labels: ``scf.for`` (signed ``setp.ge`` exit test at the head),
+  ``scf.if``, ``scf.while``; loop-carried values live in the block argument's registers, moved
+  through temporaries when several are yielded (a parallel assignment);
+* a ptx op prints through ptx/render.py (the row's template, registers, integers); a read-write
+  operand's register is first copied into the result's register (`tied_values`).
+
+Names: the kernel's symbol is sanitised (printers/naming.py: ``[A-Za-z][A-Za-z0-9_]*`` is a PTX
+identifier) and unique; registers are ``%<class><n>``; labels ``$L__<kind><n>``. No attribute
+string reaches the text except through a closed table (``choose``) or the ptx table.
+nvshmem ops are refused: the NVSHMEM device API is header code plus mangled externs, not a
+PTX-callable ABI, so such kernels print with ``-t cuda`` (and link with -rdc).
+"""
+
+from __future__ import annotations
+
+import io
+from contextlib import contextmanager
+from typing import ClassVar, Iterator
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from tirx_mlir.backends.cuda.dialects.cuda import checks
+from tirx_mlir.backends.cuda.dialects.cuda.shared import DynamicSharedOp, SharedAllocOp
+from tirx_mlir.backends.cuda.dialects.ptx.arch import Arch, Need, ptx_version
+from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
+from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_types, render,
+                                                         tied_values)
+from tirx_mlir.backends.cuda.printers.ptx import registers as regs
+from tirx_mlir.backends.cuda.printers.ptx.language import PTX
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.printers import PrintError, SourcePrinter
+from tirx_mlir.target.target import target_of
+
+DYNAMIC_SMEM = "tirx_dynamic_smem"
+GLOBAL, SHARED, DYN, LOCAL = "global", "shared", "shared.dyn", "local"
+_STATIC_SPACES = {SHARED: ".shared", LOCAL: ".local"}
+
+
+class PtxFrame(SourcePrinter):
+    """Module, kernels, registers, memory and control flow of the PTX printer."""
+
+    LANGUAGE = PTX
+    DESCRIPTION = "PTX printer"
+    ERROR_CODE = "ptx-print"
+    RESERVED: ClassVar[frozenset[str]] = frozenset({DYNAMIC_SMEM})
+    UNPRINTABLE_HINT = "the PTX printer prints ptx, cuda, scf and arith ops; print other " \
+                       "kernels with -t cuda"
+
+    def __init__(self, module: ModuleOp):
+        super().__init__(module)
+        self.arch: Arch | None = None
+        self.needs: list[Need] = []
+        self.regs: dict[SSAValue, list[str]] = {}
+        self.registers = regs.Registers()
+        self.labels = 0
+        self.kernel: KernelOp | None = None
+
+    # ---- module ----
+    def emit_module(self) -> str:
+        kernels = self.module_kernels()
+        self.arch = self.module_arch(kernels)
+        dyn_align = max((op.alignment() for k in kernels for op in k.walk()
+                         if isinstance(op, DynamicSharedOp)), default=0)
+        entries = io.StringIO()
+        for kernel in kernels:
+            entries.write("\n" + self.kernel_text(kernel) + "\n")
+        header = [f".version {ptx_version(self.arch, self.needs)}", f".target {self.arch}",
+                  ".address_size 64"]
+        if dyn_align:
+            header.append(f".extern .shared .align {dyn_align} .b8 {DYNAMIC_SMEM}[];")
+        return "\n".join(header) + "\n" + entries.getvalue()
+
+    def text(self) -> str:  # emit_module returns the whole text
+        raise NotImplementedError
+
+    def module_arch(self, kernels: list[KernelOp]) -> Arch:
+        arch: Arch | None = None
+        for kernel in kernels:
+            target = target_of(kernel)
+            if target is None or target.kind_name != "cuda" or target.arch is None:
+                raise self.fail(f"the PTX printer needs a cuda target with an arch, but kernel "
+                                f"@{kernel.kernel_name} has "
+                                f"{'no target' if target is None else repr(str(target))}",
+                                kernel, hint='add target "cuda -arch=sm_90a" (or a tag such '
+                                             'as "nvidia/nvidia-h100") to the kernel')
+            try:
+                this = Arch.parse(target.arch)
+            except ValueError as err:
+                raise self.fail(str(err), kernel) from None
+            if arch is not None and this != arch:
+                raise self.fail(f"one PTX module has one .target, but kernel "
+                                f"@{kernel.kernel_name} targets {this} and an earlier one "
+                                f"{arch}", kernel, hint="print the kernels separately")
+            arch = this
+        assert arch is not None
+        return arch
+
+    def need(self, min_sm: int, ptx: str, what: str, op: Operation,
+             only: tuple[str, ...] | None = None) -> None:
+        """Record a feature the text uses; an arch without it is a located error."""
+        self.require(Need(min_sm, only, ptx), what, op)
+
+    def require(self, need: Need, what: str, op: Operation) -> None:
+        assert self.arch is not None
+        if not need.allows(self.arch):
+            raise self.fail(f"{what} needs {need.describe()}; the kernel targets {self.arch}",
+                            op)
+        self.needs.append(need)
+
+    # ---- one kernel ----
+    def kernel_text(self, kernel: KernelOp) -> str:
+        name = self.start_function(kernel)
+        self.kernel, self.regs, self.registers, self.labels = kernel, {}, regs.Registers(), 0
+        self.arrays: list[str] = []
+        params = [f"{name}_param_{i}" for i in range(len(kernel.body.block.args))]
+        body = self.capture(lambda: self.kernel_body(kernel, params))
+        lines = [f".visible .entry {name}("]
+        lines += [f"    .param .u64 {p}{',' if i + 1 < len(params) else ''}"
+                  for i, p in enumerate(params)]
+        lines.append(")")
+        lines.append(".reqntid " + ", ".join(map(str, _xyz(kernel.thread_dims()))))
+        if kernel.cluster_dims() is not None:
+            self.need(90, "7.8", "a cluster launch (.reqnctapercluster)", kernel)
+            lines += [".explicitcluster",
+                      ".reqnctapercluster " + ", ".join(map(str, _xyz(kernel.cluster_dims())))]
+        lines.append("{")
+        lines += ["    " + d for d in self.registers.declarations()]
+        lines += ["    " + a for a in self.arrays]
+        if body:
+            lines.append(body)
+        lines.append("}")
+        return "\n".join(lines)
+
+    def capture(self, emit) -> str:
+        saved, self.stream, count = self.stream, io.StringIO(), self.line_count
+        self.line_count = 0
+        try:
+            with self.indented():
+                emit()
+            return self.stream.getvalue()
+        finally:
+            self.stream, self.line_count = saved, count
+
+    def kernel_body(self, kernel: KernelOp, params: list[str]) -> None:
+        for arg, param in zip(kernel.body.block.args, params):
+            t = arg.type
+            if not isinstance(t, BufferType) or t.scope_name != GLOBAL:
+                raise self.fail(f"kernel parameter {len(self.regs)} is {t}; the PTX printer "
+                                f"passes global buffers (as .u64 addresses)", kernel)
+            r = self.define(arg, regs.B64)
+            self.line(f"ld.param.u64 {r}, [{param}];")
+            self.line(f"cvta.to.global.u64 {r}, {r};")
+        self.emit_block(kernel.body.block)
+
+    def emit_tirx_return(self, op: Operation) -> None:
+        self.line("ret;")
+
+    # ---- registers ----
+    def define(self, value: SSAValue, cls: regs.RegClass | None = None) -> str:
+        """A fresh register for a scalar ``value`` (of its type's class unless ``cls``)."""
+        names = self.define_all(value, None if cls is None else [cls])
+        if len(names) != 1:
+            raise self.fail(f"a {value.type} value is not one register here", _owner(value))
+        return names[0]
+
+    def define_all(self, value: SSAValue, classes: list[regs.RegClass] | None = None) -> list[str]:
+        classes = classes or regs.value_classes(value.type)
+        if classes is None:
+            raise self.fail(f"the PTX printer has no register for a value of type "
+                            f"{value.type}", _owner(value))
+        names = [self.registers.fresh(c) for c in classes]
+        self.regs[value] = names
+        return names
+
+    def reg(self, value: SSAValue) -> str:
+        names = self.regs_of(value)
+        if len(names) != 1:
+            raise self.fail(f"a {value.type} value (several registers) cannot be used here",
+                            _owner(value))
+        return names[0]
+
+    def regs_of(self, value: SSAValue) -> list[str]:
+        if value not in self.regs:
+            raise self.fail("this value has no register in the printed PTX (it is defined by "
+                            "an op the PTX printer does not print as a value)", _owner(value))
+        return self.regs[value]
+
+    def temp(self, cls: regs.RegClass) -> str:
+        return self.registers.fresh(cls)
+
+    def cls_of(self, value: SSAValue) -> regs.RegClass:
+        classes = regs.value_classes(value.type)
+        if classes is None or len(classes) != 1:
+            raise self.fail(f"the PTX printer has no scalar register for {value.type}",
+                            _owner(value))
+        return classes[0]
+
+    def move(self, dst: str, src: str, cls: regs.RegClass) -> None:
+        if dst != src:
+            self.line(f"mov.{cls.ptx_type} {dst}, {src};")
+
+    def assign(self, targets: list[SSAValue], sources: list[SSAValue]) -> None:
+        """targets := sources, as a parallel assignment (block arguments of a loop)."""
+        pairs = [(t, s) for t, s in zip(targets, sources)
+                 if self.regs_of(t) != self.regs_of(s)]
+        staged = []
+        for t, s in pairs:
+            classes = regs.value_classes(s.type) or []
+            if len(pairs) > 1:
+                temps = [self.temp(c) for c in classes]
+                for tmp, src, c in zip(temps, self.regs_of(s), classes):
+                    self.move(tmp, src, c)
+                staged.append((t, temps, classes))
+            else:
+                staged.append((t, self.regs_of(s), classes))
+        for t, srcs, classes in staged:
+            for dst, src, c in zip(self.regs_of(t), srcs, classes):
+                self.move(dst, src, c)
+
+    # ---- dispatch ----
+    def emit_op(self, op: Operation) -> None:
+        if isinstance(op, PtxOp):
+            return self.emit_ptx_op(op)
+        method = None if isinstance(op, UnregisteredOp) else \
+            getattr(self, "emit_" + op.name.replace(".", "_"), None)
+        if method is None:
+            hint = "NVSHMEM's device API is not a PTX-callable ABI: print this kernel with " \
+                   "-t cuda (and link with -rdc)" if op.dialect_name() == "nvshmem" \
+                else self.UNPRINTABLE_HINT
+            raise self.fail(f"the {self.DESCRIPTION} cannot print {op.name}", op, hint=hint)
+        method(op)
+
+    # ---- ptx ops ----
+    def emit_ptx_op(self, op: PtxOp) -> None:
+        self.require(op.need(), op.name, op)
+        types = register_types(op)
+        for value in op.results:
+            cls = regs.BY_PTX_TYPE.get(types.get(value, ""), None)
+            natural = regs.value_classes(value.type)
+            self.define(value, natural[0] if natural and len(natural) == 1 else cls)
+        for result, operand in tied_values(op):
+            self.move(self.reg(result), self.reg(operand), self.cls_of(result))
+        try:
+            self.line(render(op, self.reg))
+        except RenderError as err:
+            raise self.fail(str(err), op) from None
+
+    # ---- memory ----
+    def emit_tirx_alloc(self, op: AllocOp) -> None:
+        t = op.result.type
+        space = _STATIC_SPACES.get(t.scope_name)
+        if space is None:
+            raise self.fail(f"the PTX printer allocates shared and local buffers, not "
+                            f"{t.scope_name}", op)
+        self.declare_array(op.result, space, t, 16)
+
+    def emit_cuda_shared_alloc(self, op: SharedAllocOp) -> None:
+        self.declare_array(op.result, ".shared", op.buffer_type(), op.alignment())
+
+    def declare_array(self, value: SSAValue, space: str, t: BufferType, align: int) -> None:
+        nbytes = t.numel * checks.element_bytes(t.element_type)
+        name = self.namer.fresh("smem_" + (value.name_hint or "buf") if space == ".shared"
+                                else "local_" + (value.name_hint or "buf"))
+        self.arrays.append(f"{space} .align {self.checked_int(align, _owner(value))} .b8 "
+                           f"{name}[{self.checked_int(max(nbytes, 1), _owner(value))}];")
+        if space == ".shared":
+            self.line(f"mov.u32 {self.define(value, regs.B32)}, {name};")
+        else:
+            self.line(f"mov.u64 {self.define(value, regs.B64)}, {name};")
+
+    def emit_cuda_dynamic_shared(self, op: DynamicSharedOp) -> None:
+        r = self.define(op.result, regs.B32)
+        self.line(f"mov.u32 {r}, {DYNAMIC_SMEM};")
+        offset = self.checked_int(op.int_prop("offset", 0), op)
+        if offset:
+            self.line(f"add.u32 {r}, {r}, {offset};")
+
+    def space_of(self, memory: SSAValue, op: Operation) -> str:
+        t = memory.type
+        if not isinstance(t, BufferType):
+            raise self.fail(f"expected a !tirx.buffer, got {t}", op)
+        return self.choose({GLOBAL: "global", SHARED: "shared", DYN: "shared", LOCAL: "local"},
+                           t.scope_name, "memory scope", op)
+
+    def address(self, memory: SSAValue, index: SSAValue, op: Operation) -> str:
+        """A register holding the address of ``memory[index]`` (32-bit for shared)."""
+        t = memory.type
+        assert isinstance(t, BufferType)
+        size = checks.element_bytes(t.element_type)
+        base, idx = self.reg(memory), self.reg(index)
+        if self.space_of(memory, op) == "shared":
+            low, out = self.temp(regs.B32), self.temp(regs.B32)
+            self.line(f"cvt.u32.u64 {low}, {idx};")
+            self.line(f"mad.lo.s32 {out}, {low}, {size}, {base};")
+            return out
+        out = self.temp(regs.B64)
+        self.line(f"mad.lo.s64 {out}, {idx}, {size}, {base};")
+        return out
+
+    # ---- control flow ----
+    def label(self, kind: str) -> str:
+        self.labels += 1
+        return f"$L__{kind}{self.labels}"
+
+    def place_label(self, label: str) -> None:
+        with self.dedented():
+            self.line(f"{label}:")
+
+    @contextmanager
+    def dedented(self) -> Iterator[None]:
+        self._indent -= 1
+        try:
+            yield
+        finally:
+            self._indent += 1
+
+    def emit_scf_for(self, op: scf.ForOp) -> None:
+        body = op.body.block
+        iv, carried = body.args[0], list(body.args[1:])
+        if getattr(op, "unsignedCmp", None) is not None:
+            raise self.fail("an unsigned scf.for is not printed; use signed bounds", op)
+        cls = self.cls_of(iv)
+        t = _int_type(cls)
+        self.move(self.define(iv), self.reg(op.lb), cls)
+        for arg, init, result in zip(carried, op.iter_args, op.results):
+            self.define_all(arg)
+            self.regs[result] = self.regs[arg]
+        self.assign(carried, list(op.iter_args))
+        head, end = self.label("for"), self.label("for_end")
+        pred = self.temp(regs.PRED)
+        self.place_label(head)
+        self.line(f"setp.ge.s{t} {pred}, {self.reg(iv)}, {self.reg(op.ub)};")
+        self.line(f"@{pred} bra {end};")
+        self.emit_region_body(body, carried)
+        self.line(f"add.s{t} {self.reg(iv)}, {self.reg(iv)}, {self.reg(op.step)};")
+        self.line(f"bra.uni {head};")
+        self.place_label(end)
+
+    def emit_region_body(self, block: Block, targets: list[SSAValue]) -> None:
+        """A region's ops; its terminator's operands are assigned to ``targets``."""
+        for inner in block.ops:
+            if isinstance(inner, scf.YieldOp):
+                self.assign(targets, list(inner.operands))
+            elif isinstance(inner, scf.ConditionOp):
+                raise self.fail("scf.condition outside scf.while", inner)
+            else:
+                self.emit_op(inner)
+
+    def emit_scf_if(self, op: scf.IfOp) -> None:
+        for result in op.results:
+            self.define_all(result)
+        results = list(op.results)
+        orelse, end = self.label("else"), self.label("if_end")
+        has_else = bool(op.false_region.blocks)
+        self.line(f"@!{self.reg(op.cond)} bra {orelse if has_else else end};")
+        self.emit_region_body(op.true_region.block, results)
+        if has_else:
+            self.line(f"bra.uni {end};")
+            self.place_label(orelse)
+            self.emit_region_body(op.false_region.block, results)
+        self.place_label(end)
+
+    def emit_scf_while(self, op: scf.WhileOp) -> None:
+        before, after = op.before_region.block, op.after_region.block
+        for arg in before.args:
+            self.define_all(arg)
+        for value in (*after.args, *op.results):
+            self.define_all(value)
+        self.assign(list(before.args), list(op.arguments))
+        head, end = self.label("while"), self.label("while_end")
+        self.place_label(head)
+        for inner in before.ops:
+            if isinstance(inner, scf.ConditionOp):
+                forwarded = list(inner.arguments)
+                self.assign(list(op.results), forwarded)
+                self.assign(list(after.args), forwarded)
+                self.line(f"@!{self.reg(inner.condition)} bra {end};")
+            else:
+                self.emit_op(inner)
+        self.emit_region_body(after, list(before.args))
+        self.line(f"bra.uni {head};")
+        self.place_label(end)
+
+
+def _xyz(dims: tuple[int, ...]) -> list[int]:
+    return [*dims, *[1] * (3 - len(dims))]
+
+
+def _int_type(cls: regs.RegClass) -> int:
+    return cls.bits
+
+
+def _owner(value: SSAValue) -> Operation | None:
+    owner = value.owner
+    return owner if isinstance(owner, Operation) else owner.parent_op()
+
+
+__all__ = ["PtxFrame", "PrintError"]
