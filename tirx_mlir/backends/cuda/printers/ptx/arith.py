@@ -208,7 +208,7 @@ class ArithOps:
         self.binary(op, f"setp.{cmp}.{kind}")
 
     def emit_arith_select(self, op: arith.SelectOp) -> None:
-        c, a, b = self.reg(op.cond), self.reg(op.true_value), self.reg(op.false_value)
+        c, a, b = self.reg(op.cond), self.reg(op.lhs), self.reg(op.rhs)
         cls = self.cls_of(op.result)
         d = self.define(op.result)
         if cls is regs.PRED:

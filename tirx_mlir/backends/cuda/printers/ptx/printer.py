@@ -24,6 +24,8 @@ Module::
 * control flow is structured labels: ``scf.for`` (signed ``setp.ge`` exit test at the head),
   ``scf.if``, ``scf.while``; loop-carried values live in the block argument's registers, moved
   through temporaries when several are yielded (a parallel assignment);
+* a buffer's address for the ptx ops is ``builtin.unrealized_conversion_cast %buf to
+  i64`` (shared: i32 or i64, the shared-window address);
 * a ptx op prints through ptx/render.py (the row's template, registers, integers); a read-write
   operand's register is first copied into the result's register (`tied_values`).
 
@@ -302,6 +304,28 @@ class PtxFrame(SourcePrinter):
         if offset:
             self.line(f"add.u32 {r}, {r}, {offset};")
 
+    def emit_builtin_unrealized_conversion_cast(self, op: Operation) -> None:
+        """A buffer's address for the ptx ops: ``unrealized_conversion_cast %buf :
+        !tirx.buffer<..> to i64`` (global, local: the 64-bit address; shared: the shared-window
+        address, in 64 or 32 bits)."""
+        if len(op.operands) != 1 or len(op.results) != 1 or \
+                not isinstance(op.operands[0].type, BufferType) or \
+                op.results[0].type not in (regs.I64, regs.I32):
+            raise self.fail("the PTX printer reads unrealized_conversion_cast only as a "
+                            "buffer's address (one !tirx.buffer to i64 or i32)", op)
+        src, dst = op.operands[0], op.results[0]
+        space = self.space_of(src, op)
+        base, width = self.reg(src), regs.scalar_class(dst.type)
+        if space == "shared":
+            if width is regs.B32:
+                self.regs[dst] = [base]
+            else:
+                self.line(f"cvt.u64.u32 {self.define(dst)}, {base};")
+        elif width is regs.B64:
+            self.regs[dst] = [base]
+        else:
+            raise self.fail(f"a {space} address is 64 bits; cast the buffer to i64", op)
+
     def space_of(self, memory: SSAValue, op: Operation) -> str:
         t = memory.type
         if not isinstance(t, BufferType):
@@ -398,7 +422,7 @@ class PtxFrame(SourcePrinter):
         self.place_label(head)
         for inner in before.ops:
             if isinstance(inner, scf.ConditionOp):
-                forwarded = list(inner.arguments)
+                forwarded = list(inner.args)
                 self.assign(list(op.results), forwarded)
                 self.assign(list(after.args), forwarded)
                 self.line(f"@!{self.reg(inner.condition)} bra {end};")

@@ -42,6 +42,7 @@ F32 = RegClass("%f", "f32", 32)
 F64 = RegClass("%fd", "f64", 64)
 CLASSES = (PRED, B16, B32, B64, F32, F64)
 BY_PTX_TYPE = {c.ptx_type: c for c in CLASSES}
+I32, I64 = IntegerType(32), IntegerType(64)
 
 
 def scalar_class(t: Attribute) -> RegClass | None:
