@@ -214,7 +214,7 @@ class CudaOps:
         if name not in types:
             raise self.fail(f"cuda.warp_reduce on {op.value.type} is not printed", op)
         arith_t, bit_t = types[name]
-        kind = self.choose(REDUCE, op.op, "reduction", op)
+        kind = self.choose(REDUCE, op.head, "reduction", op)
         suffix = bit_t if kind in ("and", "or", "xor") else arith_t
         if kind == "add" and name != "f32":
             suffix = "s32" if name == "i32" else "u32"
