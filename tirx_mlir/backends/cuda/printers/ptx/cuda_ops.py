@@ -92,7 +92,8 @@ class CudaOps:
     """``emit_cuda_*``."""
 
     # ---- ids ----
-    def special(self, op: Operation, register: str, what: str) -> None:
+    def special(self, op: Operation, register: str) -> None:
+        """``register`` (a 32-bit special register) widened into the op's index result."""
         wide = self.temp(regs.B32)
         self.line(f"mov.u32 {wide}, {register};")
         self.line(f"cvt.u64.u32 {self.define(op.result)}, {wide};")
@@ -101,7 +102,7 @@ class CudaOps:
         base = SPECIAL[op.name]
         if op.name.startswith("cuda.cluster"):
             self.need(90, "7.8", f"{op.name} ({base})", op)
-        self.special(op, f"{base}.{self.choose(DIMS, op.head, 'dimension', op)}", op.name)
+        self.special(op, f"{base}.{self.choose(DIMS, op.head, 'dimension', op)}")
 
     emit_cuda_thread_idx = emit_cuda_block_idx = emit_cuda_block_dim = dim_id
     emit_cuda_grid_dim = emit_cuda_cluster_idx = emit_cuda_cluster_dim = dim_id
@@ -109,10 +110,10 @@ class CudaOps:
 
     def emit_cuda_cluster_block_rank(self, op: Operation) -> None:
         self.need(90, "7.8", "cuda.cluster_block_rank (%cluster_ctarank)", op)
-        self.special(op, "%cluster_ctarank", op.name)
+        self.special(op, "%cluster_ctarank")
 
     def emit_cuda_lane_id(self, op: Operation) -> None:
-        self.special(op, "%laneid", op.name)
+        self.special(op, "%laneid")
 
     def emit_cuda_warp_id(self, op: Operation) -> None:
         x, y, z = (*self.kernel.thread_dims(), 1, 1)[:3]
@@ -127,8 +128,8 @@ class CudaOps:
         self.line(f"cvt.u64.u32 {self.define(op.result)}, {tid};")
 
     def emit_tirx_cta_id(self, op: Operation) -> None:
-        dim = op.dim_index() if hasattr(op, "dim_index") else 0
-        self.special(op, f"%ctaid.{'xyz'[self.checked_int(dim, op) % 3]}", op.name)
+        axis = self.choose({"0": "x", "1": "y", "2": "z"}, str(op.dim_index), "dim", op)
+        self.special(op, f"%ctaid.{axis}")
 
     # ---- synchronisation ----
     def emit_cuda_sync_threads(self, op: Operation) -> None:
