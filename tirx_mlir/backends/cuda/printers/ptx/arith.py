@@ -22,8 +22,9 @@ b)`` (PTX truncates toward zero, so ``r`` has the sign of ``a``),
 * ``ceildivui(a, b) = div.u(a, b) + (rem.u(a, b) != 0)``.
 
 Division by zero and ``MIN / -1`` are undefined in arith and give what ``div.s`` gives.
-``remsi`` is ``rem.s`` (the sign of the dividend, as arith). tests/.../ptx/test_arith.py checks
-these rules against Python's exact integer arithmetic by evaluating the printed sequences.
+``remsi`` is ``rem.s`` (the sign of the dividend, as arith).
+tests/backends/cuda/printers/ptx/test_arith_semantics.py checks these rules against Python's
+exact integer arithmetic by evaluating the printed sequences.
 """
 
 from __future__ import annotations

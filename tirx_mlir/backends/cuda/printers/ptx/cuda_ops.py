@@ -41,7 +41,7 @@ from xdsl.ir import Operation
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
-from tirx_mlir.backends.cuda.printers.ptx.arith import float_name, int_width
+from tirx_mlir.backends.cuda.printers.ptx.arith import float_name
 from tirx_mlir.dialects.tirx.attributes import BufferType
 
 SPECIAL = {"cuda.thread_idx": "%tid", "cuda.block_idx": "%ctaid", "cuda.block_dim": "%ntid",
@@ -364,4 +364,4 @@ def _group(names: list[str]) -> str:
     return names[0] if len(names) == 1 else "{" + ", ".join(names) + "}"
 
 
-__all__ = ["CudaOps", "int_width"]
+__all__ = ["CudaOps"]

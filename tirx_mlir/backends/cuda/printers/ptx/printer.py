@@ -99,9 +99,6 @@ class PtxFrame(SourcePrinter):
             header.append(f".extern .shared .align {dyn_align} .b8 {DYNAMIC_SMEM}[];")
         return "\n".join(header) + "\n" + entries.getvalue()
 
-    def text(self) -> str:  # emit_module returns the whole text
-        raise NotImplementedError
-
     def module_arch(self, kernels: list[KernelOp]) -> Arch:
         arch: Arch | None = None
         for kernel in kernels:
@@ -171,10 +168,10 @@ class PtxFrame(SourcePrinter):
             self.stream, self.line_count = saved, count
 
     def kernel_body(self, kernel: KernelOp, params: list[str]) -> None:
-        for arg, param in zip(kernel.body.block.args, params):
+        for i, (arg, param) in enumerate(zip(kernel.body.block.args, params)):
             t = arg.type
             if not isinstance(t, BufferType) or t.scope_name != GLOBAL:
-                raise self.fail(f"kernel parameter {len(self.regs)} is {t}; the PTX printer "
+                raise self.fail(f"kernel parameter #{i} is {t}; the PTX printer "
                                 f"passes global buffers (as .u64 addresses)", kernel)
             r = self.define(arg, regs.B64)
             self.line(f"ld.param.u64 {r}, [{param}];")
@@ -368,10 +365,8 @@ class PtxFrame(SourcePrinter):
     def emit_scf_for(self, op: scf.ForOp) -> None:
         body = op.body.block
         iv, carried = body.args[0], list(body.args[1:])
-        if getattr(op, "unsignedCmp", None) is not None:
-            raise self.fail("an unsigned scf.for is not printed; use signed bounds", op)
         cls = self.cls_of(iv)
-        t = _int_type(cls)
+        t = cls.bits
         self.move(self.define(iv), self.reg(op.lb), cls)
         for arg, init, result in zip(carried, op.iter_args, op.results):
             self.define_all(arg)
@@ -435,10 +430,6 @@ class PtxFrame(SourcePrinter):
 
 def _xyz(dims: tuple[int, ...]) -> list[int]:
     return [*dims, *[1] * (3 - len(dims))]
-
-
-def _int_type(cls: regs.RegClass) -> int:
-    return cls.bits
 
 
 def _owner(value: SSAValue) -> Operation | None:
