@@ -24,8 +24,9 @@ Module::
 * control flow is structured labels: ``scf.for`` (signed ``setp.ge`` exit test at the head),
   ``scf.if``, ``scf.while``; loop-carried values live in the block argument's registers, moved
   through temporaries when several are yielded (a parallel assignment);
-* a buffer's address for the ptx ops is ``builtin.unrealized_conversion_cast %buf to
-  i64`` (shared: i32 or i64, the shared-window address);
+* addresses for the ptx ops: ``cuda.address %buf, %i`` where the cuda dialect has it (i64
+  generic, i32 shared window), or a buffer's base as ``builtin.unrealized_conversion_cast %buf
+  to i64 / i32`` (the same values);
 * a ptx op prints through ptx/render.py (the row's template, registers, integers); a read-write
   operand's register is first copied into the result's register (`tied_values`).
 
@@ -301,27 +302,37 @@ class PtxFrame(SourcePrinter):
         if offset:
             self.line(f"add.u32 {r}, {r}, {offset};")
 
+    def emit_cuda_address(self, op: Operation) -> None:
+        """``cuda.address %buf, %i -> T``: element ``i``'s address, i64 generic or i32 in the
+        shared window (the global window is the generic one)."""
+        memory, index, result = op.operands[0], op.operands[1], op.results[0]
+        self.address_as(self.address(memory, index, op), memory, result, op)
+
     def emit_builtin_unrealized_conversion_cast(self, op: Operation) -> None:
-        """A buffer's address for the ptx ops: ``unrealized_conversion_cast %buf :
-        !tirx.buffer<..> to i64`` (global, local: the 64-bit address; shared: the shared-window
-        address, in 64 or 32 bits)."""
+        """A buffer's base address for the ptx ops, as ``cuda.address %buf, 0`` gives it:
+        ``unrealized_conversion_cast %buf : !tirx.buffer<..> to i64`` (generic) or ``to i32``
+        (shared window); a local buffer's i64 is its local-window address (for ``ld.local``)."""
         if len(op.operands) != 1 or len(op.results) != 1 or \
-                not isinstance(op.operands[0].type, BufferType) or \
-                op.results[0].type not in (regs.I64, regs.I32):
+                not isinstance(op.operands[0].type, BufferType):
             raise self.fail("the PTX printer reads unrealized_conversion_cast only as a "
                             "buffer's address (one !tirx.buffer to i64 or i32)", op)
-        src, dst = op.operands[0], op.results[0]
-        space = self.space_of(src, op)
-        base, width = self.reg(src), regs.scalar_class(dst.type)
-        if space == "shared":
-            if width is regs.B32:
-                self.regs[dst] = [base]
-            else:
-                self.line(f"cvt.u64.u32 {self.define(dst)}, {base};")
-        elif width is regs.B64:
-            self.regs[dst] = [base]
+        self.space_of(op.operands[0], op)
+        self.address_as(self.reg(op.operands[0]), op.operands[0], op.results[0], op)
+
+    def address_as(self, addr: str, memory: SSAValue, result: SSAValue, op: Operation) -> None:
+        """Give ``result`` (i64 or i32) the address ``addr`` of an element of ``memory``."""
+        shared = self.space_of(memory, op) == "shared"
+        if result.type == regs.I32 and shared:
+            self.regs[result] = [addr]
+        elif result.type == regs.I64 and shared:
+            wide = self.define(result)
+            self.line(f"cvt.u64.u32 {wide}, {addr};")
+            self.line(f"cvta.shared.u64 {wide}, {wide};")
+        elif result.type == regs.I64:
+            self.regs[result] = [addr]
         else:
-            raise self.fail(f"a {space} address is 64 bits; cast the buffer to i64", op)
+            raise self.fail(f"an address of a {self.space_of(memory, op)} buffer is an i64"
+                            f"{' or an i32' if shared else ''}, not {result.type}", op)
 
     def space_of(self, memory: SSAValue, op: Operation) -> str:
         t = memory.type
