@@ -142,7 +142,8 @@ class ArithOps:
         if ".NaN" in mnemonic:
             self.need(80, "7.0", f"{op.name} ({mnemonic})", op)
         if kind == "f16":
-            self.need(53, "4.2", f"{op.name} on f16", op)
+            minmax = mnemonic.startswith(("max", "min"))
+            self.need(80 if minmax else 53, "7.0" if minmax else "4.2", f"{op.name} on f16", op)
         self.binary(op, f"{mnemonic}.{kind}")
 
     def emit_arith_negf(self, op: arith.NegfOp) -> None:

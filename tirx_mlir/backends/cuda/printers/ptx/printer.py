@@ -84,6 +84,8 @@ class PtxFrame(SourcePrinter):
         self.registers = regs.Registers()
         self.labels = 0
         self.kernel: KernelOp | None = None
+        self.arrays: list[str] = []
+        """The entry's ``.shared`` / ``.local`` declarations."""
 
     # ---- module ----
     def emit_module(self) -> str:

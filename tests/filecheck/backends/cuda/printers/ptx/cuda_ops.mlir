@@ -168,3 +168,30 @@ tirx.kernel @math_and_shared(%X: !tirx.buffer<256xf32, global>) -> (%Y: !tirx.bu
 // CHECK-NEXT: @![[LATE]] bra $L__if_end[[N:[0-9]+]];
 // CHECK-NEXT: trap;
 // CHECK-NEXT: $L__if_end[[N]]:
+
+// -----
+
+// Narrow types: i8 moves through a b16 register as u8; f16 arithmetic is .f16 on b16 registers
+// (max.NaN needs sm_80); vector<4xf16> is two packed b32 lanes.
+tirx.kernel @narrow(%X: !tirx.buffer<64xi8, global>, %H: !tirx.buffer<64xf16, global>) -> (%Y: !tirx.buffer<64xi8, global>) grid [1] threads [32] target "cuda -arch=sm_80" {
+  %c0 = arith.constant 0 : index
+  %x = cuda.load %X, %c0 : !tirx.buffer<64xi8, global>, index -> i8
+  cuda.store %Y, %c0, %x : !tirx.buffer<64xi8, global>, index, i8
+  %h = cuda.load %H, %c0 : !tirx.buffer<64xf16, global>, index -> f16
+  %m = arith.maximumf %h, %h : f16
+  %s = arith.addf %m, %h : f16
+  %v = cuda.load %H, %c0 : !tirx.buffer<64xf16, global>, index -> vector<4xf16>
+  cuda.store %H, %c0, %v : !tirx.buffer<64xf16, global>, index, vector<4xf16>
+  cuda.store %H, %c0, %s : !tirx.buffer<64xf16, global>, index, f16
+  tirx.return
+}
+
+// CHECK-LABEL: .visible .entry narrow(
+// CHECK:      ld.global.u8 [[X:%rs[0-9]+]],
+// CHECK:      st.global.u8 [{{%rd[0-9]+}}], [[X]];
+// CHECK:      ld.global.b16 [[H:%rs[0-9]+]],
+// CHECK-NEXT: max.NaN.f16 [[M:%rs[0-9]+]], [[H]], [[H]];
+// CHECK-NEXT: add.rn.f16 [[S:%rs[0-9]+]], [[M]], [[H]];
+// CHECK:      ld.global.v2.b32 {[[V0:%r[0-9]+]], [[V1:%r[0-9]+]]},
+// CHECK:      st.global.v2.b32 [{{%rd[0-9]+}}], {[[V0]], [[V1]]};
+// CHECK:      st.global.b16 [{{%rd[0-9]+}}], [[S]];
