@@ -11,8 +11,8 @@ is a located `PrintError` (code ``ptx-print``) naming the op. nvshmem ops are re
 hint to use ``-t cuda``: the NVSHMEM device API is header code and mangled externs, not a
 PTX-callable ABI.
 
-Modules: ``printer`` (the frame: module header, entries, registers, memory, control flow, ptx
-ops), ``arith`` (arith ops as instructions, the signed rounding divisions), ``cuda_ops`` (the
+Modules: ``printer`` (the frame: module header, entries, registers, memory, ptx ops),
+``control_flow`` (scf as labels and branches), ``arith`` (arith ops as instructions, the signed rounding divisions), ``cuda_ops`` (the
 cuda ops), ``registers`` (register classes), ``language`` (the base's Language record),
 ``target`` (the xDSL ``-t ptx`` target).
 """

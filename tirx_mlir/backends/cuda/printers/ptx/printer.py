@@ -1,5 +1,6 @@
-"""`PtxPrinter`: the frame of ``-t ptx`` (module header, entries, parameters, registers, shared
-memory, control flow, ptx ops); arith.py and cuda_ops.py add the ``arith`` and ``cuda`` ops.
+"""`PtxFrame`: the frame of ``-t ptx`` (module header, entries, parameters, registers, memory,
+ptx ops); control_flow.py, arith.py and cuda_ops.py add scf, ``arith`` and ``cuda`` ops, and
+target.py's `PtxPrinter` is the four together.
 
 Module::
 
@@ -21,9 +22,7 @@ Module::
   ``.shared .align N .b8 smem_<name>[bytes];`` in the entry, addressed by 32-bit registers; the
   dynamic arena is the module's one ``.extern .shared`` array; ``tirx.alloc`` in local is a
   ``.local`` array;
-* control flow is structured labels: ``scf.for`` (signed ``setp.ge`` exit test at the head),
-  ``scf.if``, ``scf.while``; loop-carried values live in the block argument's registers, moved
-  through temporaries when several are yielded (a parallel assignment);
+* control flow is structured labels (control_flow.py);
 * addresses for the ptx ops: ``cuda.address %buf, %i`` where the cuda dialect has it (i64
   generic, i32 shared window), or a buffer's base as ``builtin.unrealized_conversion_cast %buf
   to i64 / i32`` (the same values);
@@ -40,12 +39,10 @@ PTX-callable ABI, so such kernels print with ``-t cuda`` (and link with -rdc).
 from __future__ import annotations
 
 import io
-from contextlib import contextmanager
-from typing import ClassVar, Iterator
+from typing import ClassVar
 
-from xdsl.dialects import scf
 from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.shared import DynamicSharedOp, SharedAllocOp
@@ -228,24 +225,6 @@ class PtxFrame(SourcePrinter):
         if dst != src:
             self.line(f"mov.{cls.ptx_type} {dst}, {src};")
 
-    def assign(self, targets: list[SSAValue], sources: list[SSAValue]) -> None:
-        """targets := sources, as a parallel assignment (block arguments of a loop)."""
-        pairs = [(t, s) for t, s in zip(targets, sources)
-                 if self.regs_of(t) != self.regs_of(s)]
-        staged = []
-        for t, s in pairs:
-            classes = regs.value_classes(s.type) or []
-            if len(pairs) > 1:
-                temps = [self.temp(c) for c in classes]
-                for tmp, src, c in zip(temps, self.regs_of(s), classes):
-                    self.move(tmp, src, c)
-                staged.append((t, temps, classes))
-            else:
-                staged.append((t, self.regs_of(s), classes))
-        for t, srcs, classes in staged:
-            for dst, src, c in zip(self.regs_of(t), srcs, classes):
-                self.move(dst, src, c)
-
     # ---- dispatch ----
     def emit_op(self, op: Operation) -> None:
         if isinstance(op, PtxOp):
@@ -357,89 +336,6 @@ class PtxFrame(SourcePrinter):
         out = self.temp(regs.B64)
         self.line(f"mad.lo.s64 {out}, {idx}, {size}, {base};")
         return out
-
-    # ---- control flow ----
-    def label(self, kind: str) -> str:
-        self.labels += 1
-        return f"$L__{kind}{self.labels}"
-
-    def place_label(self, label: str) -> None:
-        with self.dedented():
-            self.line(f"{label}:")
-
-    @contextmanager
-    def dedented(self) -> Iterator[None]:
-        self._indent -= 1
-        try:
-            yield
-        finally:
-            self._indent += 1
-
-    def emit_scf_for(self, op: scf.ForOp) -> None:
-        body = op.body.block
-        iv, carried = body.args[0], list(body.args[1:])
-        cls = self.cls_of(iv)
-        t = cls.bits
-        self.move(self.define(iv), self.reg(op.lb), cls)
-        for arg, init, result in zip(carried, op.iter_args, op.results):
-            self.define_all(arg)
-            self.regs[result] = self.regs[arg]
-        self.assign(carried, list(op.iter_args))
-        head, end = self.label("for"), self.label("for_end")
-        pred = self.temp(regs.PRED)
-        self.place_label(head)
-        self.line(f"setp.ge.s{t} {pred}, {self.reg(iv)}, {self.reg(op.ub)};")
-        self.line(f"@{pred} bra {end};")
-        self.emit_region_body(body, carried)
-        self.line(f"add.s{t} {self.reg(iv)}, {self.reg(iv)}, {self.reg(op.step)};")
-        self.line(f"bra.uni {head};")
-        self.place_label(end)
-
-    def emit_region_body(self, block: Block, targets: list[SSAValue]) -> None:
-        """A region's ops; its terminator's operands are assigned to ``targets``."""
-        for inner in block.ops:
-            if isinstance(inner, scf.YieldOp):
-                self.assign(targets, list(inner.operands))
-            elif isinstance(inner, scf.ConditionOp):
-                raise self.fail("scf.condition outside scf.while", inner)
-            else:
-                self.emit_op(inner)
-
-    def emit_scf_if(self, op: scf.IfOp) -> None:
-        for result in op.results:
-            self.define_all(result)
-        results = list(op.results)
-        orelse, end = self.label("else"), self.label("if_end")
-        has_else = bool(op.false_region.blocks)
-        self.line(f"@!{self.reg(op.cond)} bra {orelse if has_else else end};")
-        self.emit_region_body(op.true_region.block, results)
-        if has_else:
-            self.line(f"bra.uni {end};")
-            self.place_label(orelse)
-            self.emit_region_body(op.false_region.block, results)
-        self.place_label(end)
-
-    def emit_scf_while(self, op: scf.WhileOp) -> None:
-        before, after = op.before_region.block, op.after_region.block
-        for arg in before.args:
-            self.define_all(arg)
-        for value in (*after.args, *op.results):
-            self.define_all(value)
-        self.assign(list(before.args), list(op.arguments))
-        head, end = self.label("while"), self.label("while_end")
-        self.place_label(head)
-        for inner in before.ops:
-            if isinstance(inner, scf.ConditionOp):
-                forwarded = list(inner.args)
-                self.assign(list(op.results), forwarded)
-                self.assign(list(after.args), forwarded)
-                self.line(f"@!{self.reg(inner.condition)} bra {end};")
-            else:
-                self.emit_op(inner)
-        self.emit_region_body(after, list(before.args))
-        self.line(f"bra.uni {head};")
-        self.place_label(end)
-
 
 def _xyz(dims: tuple[int, ...]) -> list[int]:
     return [*dims, *[1] * (3 - len(dims))]

@@ -1,4 +1,4 @@
-"""The PTX printer class (the frame with the arith and cuda ops) and the xDSL ``-t ptx``
+"""The PTX printer class (the frame with control flow, arith and cuda ops) and the xDSL ``-t ptx``
 target (registered in registry.printers by the cuda backend)."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
 from tirx_mlir.backends.cuda.printers.ptx.arith import ArithOps
+from tirx_mlir.backends.cuda.printers.ptx.control_flow import ControlFlow
 from tirx_mlir.backends.cuda.printers.ptx.cuda_ops import CudaOps
 from tirx_mlir.backends.cuda.printers.ptx.printer import PtxFrame
 
 
-class PtxPrinter(ArithOps, CudaOps, PtxFrame):
+class PtxPrinter(ControlFlow, ArithOps, CudaOps, PtxFrame):
     """Prints a module as one PTX module (see the package docstring)."""
 
 
