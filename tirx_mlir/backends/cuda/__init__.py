@@ -5,8 +5,9 @@ CUDA's memory scopes and the ``cuda``, ``ptx`` and ``nvshmem`` dialects.
 description (target_tags.py), a real device probe through the CUDA driver API (detect.py), the
 tensor-memory scope and its axes (memory.py) and the dialects (dialects/cuda/, dialects/ptx/,
 dialects/nvshmem/, registered as
-factories so ``import tirx_mlir`` does not import them). Tile-dispatch variants, the pipeline
-and the printers land in this folder and are registered here too.
+factories so ``import tirx_mlir`` does not import them) and the ``-t ptx`` printer
+(printers/ptx/). Tile-dispatch variants, the pipeline and the other printers land in this
+folder and are registered here too.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ def _nvshmem_dialect():
     return NVSHMEM
 
 
+def _ptx_target():
+    from tirx_mlir.backends.cuda.printers.ptx.target import PtxTarget
+
+    return PtxTarget
+
+
 def register_backend() -> None:
     """Register the cuda kind, its tags, the ``cuda`` device detector, CUDA's memory scopes and
     the ``cuda``, ``ptx`` and ``nvshmem`` dialects (imported on first use)."""
@@ -53,3 +60,4 @@ def register_backend() -> None:
     registry.register_dialect("cuda", _cuda_dialect)
     registry.register_dialect("ptx", _ptx_dialect)
     registry.register_dialect("nvshmem", _nvshmem_dialect)
+    registry.register_printer("ptx", _ptx_target)

@@ -1,0 +1,349 @@
+"""`PtxFrame`: the frame of ``-t ptx`` (module header, entries, parameters, registers, memory,
+ptx ops); control_flow.py, arith.py and cuda_ops.py add scf, ``arith`` and ``cuda`` ops, and
+target.py's `PtxPrinter` is the four together.
+
+Module::
+
+    .version <max(target minimum, features used)>     (ptx/arch.py: ptx_version)
+    .target sm_XX
+    .address_size 64
+    .extern .shared .align A .b8 tirx_dynamic_smem[];  (when a kernel uses cuda.dynamic_shared)
+    .visible .entry <kernel>(.param .u64 <kernel>_param_0, ...)
+    .reqntid X, Y, Z                                   (the launch's threads: exact, so reqntid)
+    .explicitcluster / .reqnctapercluster X, Y, Z      (a cluster launch)
+    { .reg declarations; .shared arrays; ld.param + cvta.to.global per buffer; body; ret; }
+
+* every kernel of the module has one ``cuda`` target with an arch (one PTX module, one
+  ``.target``); the arch is checked against every feature the text uses (a located error names
+  the arch and PTX version it needs), and the ``.version`` is the highest of the target's
+  minimum and what the features need;
+* a global buffer parameter is a ``.param .u64`` holding its address (cvta.to.global'd into a
+  b64 register); shared buffers (``cuda.shared_alloc``, ``tirx.alloc`` in shared) are
+  ``.shared .align N .b8 smem_<name>[bytes];`` in the entry, addressed by 32-bit registers; the
+  dynamic arena is the module's one ``.extern .shared`` array; ``tirx.alloc`` in local is a
+  ``.local`` array;
+* control flow is structured labels (control_flow.py);
+* addresses for the ptx ops: ``cuda.address %buf, %i`` where the cuda dialect has it (i64
+  generic, i32 shared window), or a buffer's base as ``builtin.unrealized_conversion_cast %buf
+  to i64 / i32`` (the same values);
+* a ptx op prints through ptx/render.py (the row's template, registers, integers); a read-write
+  operand's register is first copied into the result's register (`tied_values`).
+
+Names: the kernel's symbol is sanitised (printers/naming.py: ``[A-Za-z][A-Za-z0-9_]*`` is a PTX
+identifier) and unique; registers are ``%<class><n>``; labels ``$L__<kind><n>``. No attribute
+string reaches the text except through a closed table (``choose``) or the ptx table.
+nvshmem ops are refused: the NVSHMEM device API is header code plus mangled externs, not a
+PTX-callable ABI, so such kernels print with ``-t cuda`` (and link with -rdc).
+"""
+
+from __future__ import annotations
+
+import io
+from typing import ClassVar
+
+from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
+from xdsl.ir import Operation, SSAValue
+
+from tirx_mlir.backends.cuda.dialects.cuda import checks
+from tirx_mlir.backends.cuda.dialects.cuda.shared import DynamicSharedOp, SharedAllocOp
+from tirx_mlir.backends.cuda.dialects.ptx.arch import Arch, Need, ptx_version
+from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
+from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_types, render,
+                                                         tied_values)
+from tirx_mlir.backends.cuda.printers.ptx import registers as regs
+from tirx_mlir.backends.cuda.printers.ptx.language import PTX
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.printers import PrintError, SourcePrinter
+from tirx_mlir.target.target import target_of
+
+DYNAMIC_SMEM = "tirx_dynamic_smem"
+GLOBAL, SHARED, DYN, LOCAL = "global", "shared", "shared.dyn", "local"
+_STATIC_SPACES = {SHARED: ".shared", LOCAL: ".local"}
+
+
+class PtxFrame(SourcePrinter):
+    """Module, kernels, registers, memory and control flow of the PTX printer."""
+
+    LANGUAGE = PTX
+    DESCRIPTION = "PTX printer"
+    ERROR_CODE = "ptx-print"
+    RESERVED: ClassVar[frozenset[str]] = frozenset({DYNAMIC_SMEM})
+    UNPRINTABLE_HINT = "the PTX printer prints ptx, cuda, scf and arith ops; print other " \
+                       "kernels with -t cuda"
+
+    def __init__(self, module: ModuleOp):
+        super().__init__(module)
+        self.arch: Arch | None = None
+        self.needs: list[Need] = []
+        self.regs: dict[SSAValue, list[str]] = {}
+        self.registers = regs.Registers()
+        self.labels = 0
+        self.kernel: KernelOp | None = None
+        self.arrays: list[str] = []
+        """The entry's ``.shared`` / ``.local`` declarations."""
+
+    # ---- module ----
+    def emit_module(self) -> str:
+        kernels = self.module_kernels()
+        self.arch = self.module_arch(kernels)
+        dyn_align = max((op.alignment() for k in kernels for op in k.walk()
+                         if isinstance(op, DynamicSharedOp)), default=0)
+        entries = io.StringIO()
+        for kernel in kernels:
+            entries.write("\n" + self.kernel_text(kernel) + "\n")
+        header = [f".version {ptx_version(self.arch, self.needs)}", f".target {self.arch}",
+                  ".address_size 64"]
+        if dyn_align:
+            header.append(f".extern .shared .align {dyn_align} .b8 {DYNAMIC_SMEM}[];")
+        return "\n".join(header) + "\n" + entries.getvalue()
+
+    def module_arch(self, kernels: list[KernelOp]) -> Arch:
+        arch: Arch | None = None
+        for kernel in kernels:
+            target = target_of(kernel)
+            if target is None or target.kind_name != "cuda" or target.arch is None:
+                raise self.fail(f"the PTX printer needs a cuda target with an arch, but kernel "
+                                f"@{kernel.kernel_name} has "
+                                f"{'no target' if target is None else repr(str(target))}",
+                                kernel, hint='add target "cuda -arch=sm_90a" (or a tag such '
+                                             'as "nvidia/nvidia-h100") to the kernel')
+            try:
+                this = Arch.parse(target.arch)
+            except ValueError as err:
+                raise self.fail(str(err), kernel) from None
+            if arch is not None and this != arch:
+                raise self.fail(f"one PTX module has one .target, but kernel "
+                                f"@{kernel.kernel_name} targets {this} and an earlier one "
+                                f"{arch}", kernel, hint="print the kernels separately")
+            arch = this
+        assert arch is not None
+        return arch
+
+    def need(self, min_sm: int, ptx: str, what: str, op: Operation,
+             only: tuple[str, ...] | None = None) -> None:
+        """Record a feature the text uses; an arch without it is a located error."""
+        self.require(Need(min_sm, only, ptx), what, op)
+
+    def require(self, need: Need, what: str, op: Operation) -> None:
+        assert self.arch is not None
+        if not need.allows(self.arch):
+            raise self.fail(f"{what} needs {need.describe()}; the kernel targets {self.arch}",
+                            op)
+        self.needs.append(need)
+
+    # ---- one kernel ----
+    def kernel_text(self, kernel: KernelOp) -> str:
+        name = self.start_function(kernel)
+        self.kernel, self.regs, self.registers, self.labels = kernel, {}, regs.Registers(), 0
+        self.arrays: list[str] = []
+        params = [f"{name}_param_{i}" for i in range(len(kernel.body.block.args))]
+        body = self.capture(lambda: self.kernel_body(kernel, params))
+        lines = [f".visible .entry {name}("]
+        lines += [f"    .param .u64 {p}{',' if i + 1 < len(params) else ''}"
+                  for i, p in enumerate(params)]
+        lines.append(")")
+        lines.append(".reqntid " + ", ".join(map(str, _xyz(kernel.thread_dims()))))
+        if kernel.cluster_dims() is not None:
+            self.need(90, "7.8", "a cluster launch (.reqnctapercluster)", kernel)
+            lines += [".explicitcluster",
+                      ".reqnctapercluster " + ", ".join(map(str, _xyz(kernel.cluster_dims())))]
+        lines.append("{")
+        lines += ["    " + d for d in self.registers.declarations()]
+        lines += ["    " + a for a in self.arrays]
+        if body:
+            lines.append(body)
+        lines.append("}")
+        return "\n".join(lines)
+
+    def capture(self, emit) -> str:
+        saved, self.stream, count = self.stream, io.StringIO(), self.line_count
+        self.line_count = 0
+        try:
+            with self.indented():
+                emit()
+            return self.stream.getvalue()
+        finally:
+            self.stream, self.line_count = saved, count
+
+    def kernel_body(self, kernel: KernelOp, params: list[str]) -> None:
+        for i, (arg, param) in enumerate(zip(kernel.body.block.args, params)):
+            t = arg.type
+            if not isinstance(t, BufferType) or t.scope_name != GLOBAL:
+                raise self.fail(f"kernel parameter #{i} is {t}; the PTX printer "
+                                f"passes global buffers (as .u64 addresses)", kernel)
+            r = self.define(arg, regs.B64)
+            self.line(f"ld.param.u64 {r}, [{param}];")
+            self.line(f"cvta.to.global.u64 {r}, {r};")
+        self.emit_block(kernel.body.block)
+
+    def emit_tirx_return(self, op: Operation) -> None:
+        self.line("ret;")
+
+    # ---- registers ----
+    def define(self, value: SSAValue, cls: regs.RegClass | None = None) -> str:
+        """A fresh register for a scalar ``value`` (of its type's class unless ``cls``)."""
+        names = self.define_all(value, None if cls is None else [cls])
+        if len(names) != 1:
+            raise self.fail(f"a {value.type} value is not one register here", _owner(value))
+        return names[0]
+
+    def define_all(self, value: SSAValue, classes: list[regs.RegClass] | None = None) -> list[str]:
+        classes = classes or regs.value_classes(value.type)
+        if classes is None:
+            raise self.fail(f"the PTX printer has no register for a value of type "
+                            f"{value.type}", _owner(value))
+        names = [self.registers.fresh(c) for c in classes]
+        self.regs[value] = names
+        return names
+
+    def reg(self, value: SSAValue) -> str:
+        names = self.regs_of(value)
+        if len(names) != 1:
+            raise self.fail(f"a {value.type} value (several registers) cannot be used here",
+                            _owner(value))
+        return names[0]
+
+    def regs_of(self, value: SSAValue) -> list[str]:
+        if value not in self.regs:
+            raise self.fail("this value has no register in the printed PTX (it is defined by "
+                            "an op the PTX printer does not print as a value)", _owner(value))
+        return self.regs[value]
+
+    def temp(self, cls: regs.RegClass) -> str:
+        return self.registers.fresh(cls)
+
+    def cls_of(self, value: SSAValue) -> regs.RegClass:
+        classes = regs.value_classes(value.type)
+        if classes is None or len(classes) != 1:
+            raise self.fail(f"the PTX printer has no scalar register for {value.type}",
+                            _owner(value))
+        return classes[0]
+
+    def move(self, dst: str, src: str, cls: regs.RegClass) -> None:
+        if dst != src:
+            self.line(f"mov.{cls.ptx_type} {dst}, {src};")
+
+    # ---- dispatch ----
+    def emit_op(self, op: Operation) -> None:
+        if isinstance(op, PtxOp):
+            return self.emit_ptx_op(op)
+        method = None if isinstance(op, UnregisteredOp) else \
+            getattr(self, "emit_" + op.name.replace(".", "_"), None)
+        if method is None:
+            hint = "NVSHMEM's device API is not a PTX-callable ABI: print this kernel with " \
+                   "-t cuda (and link with -rdc)" if op.dialect_name() == "nvshmem" \
+                else self.UNPRINTABLE_HINT
+            raise self.fail(f"the {self.DESCRIPTION} cannot print {op.name}", op, hint=hint)
+        method(op)
+
+    # ---- ptx ops ----
+    def emit_ptx_op(self, op: PtxOp) -> None:
+        self.require(op.need(), op.name, op)
+        types = register_types(op)
+        for value in op.results:
+            cls = regs.BY_PTX_TYPE.get(types.get(value, ""), None)
+            natural = regs.value_classes(value.type)
+            self.define(value, natural[0] if natural and len(natural) == 1 else cls)
+        for result, operand in tied_values(op):
+            self.move(self.reg(result), self.reg(operand), self.cls_of(result))
+        try:
+            self.line(render(op, self.reg))
+        except RenderError as err:
+            raise self.fail(str(err), op) from None
+
+    # ---- memory ----
+    def emit_tirx_alloc(self, op: AllocOp) -> None:
+        t = op.result.type
+        space = _STATIC_SPACES.get(t.scope_name)
+        if space is None:
+            raise self.fail(f"the PTX printer allocates shared and local buffers, not "
+                            f"{t.scope_name}", op)
+        self.declare_array(op.result, space, t, 16)
+
+    def emit_cuda_shared_alloc(self, op: SharedAllocOp) -> None:
+        self.declare_array(op.result, ".shared", op.buffer_type(), op.alignment())
+
+    def declare_array(self, value: SSAValue, space: str, t: BufferType, align: int) -> None:
+        nbytes = t.numel * checks.element_bytes(t.element_type)
+        name = self.namer.fresh("smem_" + (value.name_hint or "buf") if space == ".shared"
+                                else "local_" + (value.name_hint or "buf"))
+        self.arrays.append(f"{space} .align {self.checked_int(align, _owner(value))} .b8 "
+                           f"{name}[{self.checked_int(max(nbytes, 1), _owner(value))}];")
+        if space == ".shared":
+            self.line(f"mov.u32 {self.define(value, regs.B32)}, {name};")
+        else:
+            self.line(f"mov.u64 {self.define(value, regs.B64)}, {name};")
+
+    def emit_cuda_dynamic_shared(self, op: DynamicSharedOp) -> None:
+        r = self.define(op.result, regs.B32)
+        self.line(f"mov.u32 {r}, {DYNAMIC_SMEM};")
+        offset = self.checked_int(op.int_prop("offset", 0), op)
+        if offset:
+            self.line(f"add.u32 {r}, {r}, {offset};")
+
+    def emit_cuda_address(self, op: Operation) -> None:
+        """``cuda.address %buf, %i -> T``: element ``i``'s address, i64 generic or i32 in the
+        shared window (the global window is the generic one)."""
+        memory, index, result = op.operands[0], op.operands[1], op.results[0]
+        self.address_as(self.address(memory, index, op), memory, result, op)
+
+    def emit_builtin_unrealized_conversion_cast(self, op: Operation) -> None:
+        """A buffer's base address for the ptx ops, as ``cuda.address %buf, 0`` gives it:
+        ``unrealized_conversion_cast %buf : !tirx.buffer<..> to i64`` (generic) or ``to i32``
+        (shared window); a local buffer's i64 is its local-window address (for ``ld.local``)."""
+        if len(op.operands) != 1 or len(op.results) != 1 or \
+                not isinstance(op.operands[0].type, BufferType):
+            raise self.fail("the PTX printer reads unrealized_conversion_cast only as a "
+                            "buffer's address (one !tirx.buffer to i64 or i32)", op)
+        self.space_of(op.operands[0], op)
+        self.address_as(self.reg(op.operands[0]), op.operands[0], op.results[0], op)
+
+    def address_as(self, addr: str, memory: SSAValue, result: SSAValue, op: Operation) -> None:
+        """Give ``result`` (i64 or i32) the address ``addr`` of an element of ``memory``."""
+        shared = self.space_of(memory, op) == "shared"
+        if result.type == regs.I32 and shared:
+            self.regs[result] = [addr]
+        elif result.type == regs.I64 and shared:
+            wide = self.define(result)
+            self.line(f"cvt.u64.u32 {wide}, {addr};")
+            self.line(f"cvta.shared.u64 {wide}, {wide};")
+        elif result.type == regs.I64:
+            self.regs[result] = [addr]
+        else:
+            raise self.fail(f"an address of a {self.space_of(memory, op)} buffer is an i64"
+                            f"{' or an i32' if shared else ''}, not {result.type}", op)
+
+    def space_of(self, memory: SSAValue, op: Operation) -> str:
+        t = memory.type
+        if not isinstance(t, BufferType):
+            raise self.fail(f"expected a !tirx.buffer, got {t}", op)
+        return self.choose({GLOBAL: "global", SHARED: "shared", DYN: "shared", LOCAL: "local"},
+                           t.scope_name, "memory scope", op)
+
+    def address(self, memory: SSAValue, index: SSAValue, op: Operation) -> str:
+        """A register holding the address of ``memory[index]`` (32-bit for shared)."""
+        t = memory.type
+        assert isinstance(t, BufferType)
+        size = checks.element_bytes(t.element_type)
+        base, idx = self.reg(memory), self.reg(index)
+        if self.space_of(memory, op) == "shared":
+            low, out = self.temp(regs.B32), self.temp(regs.B32)
+            self.line(f"cvt.u32.u64 {low}, {idx};")
+            self.line(f"mad.lo.s32 {out}, {low}, {size}, {base};")
+            return out
+        out = self.temp(regs.B64)
+        self.line(f"mad.lo.s64 {out}, {idx}, {size}, {base};")
+        return out
+
+def _xyz(dims: tuple[int, ...]) -> list[int]:
+    return [*dims, *[1] * (3 - len(dims))]
+
+
+def _owner(value: SSAValue) -> Operation | None:
+    owner = value.owner
+    return owner if isinstance(owner, Operation) else owner.parent_op()
+
+
+__all__ = ["PtxFrame", "PrintError"]
