@@ -39,9 +39,16 @@ def _nvshmem_dialect():
     return NVSHMEM
 
 
+def _cuda_cpp_target():
+    from tirx_mlir.backends.cuda.printers.cuda_cpp import CudaTarget
+
+    return CudaTarget
+
+
 def register_backend() -> None:
     """Register the cuda kind, its tags, the ``cuda`` device detector, CUDA's memory scopes and
-    the ``cuda``, ``ptx`` and ``nvshmem`` dialects (imported on first use)."""
+    the ``cuda``, ``ptx`` and ``nvshmem`` dialects and the ``-t cuda`` printer (imported on first
+    use)."""
     from tirx_mlir import registry
     from tirx_mlir.backends.cuda.memory import register_cuda_memory
     from tirx_mlir.backends.cuda.target_tags import register_cuda_target
@@ -53,3 +60,4 @@ def register_backend() -> None:
     registry.register_dialect("cuda", _cuda_dialect)
     registry.register_dialect("ptx", _ptx_dialect)
     registry.register_dialect("nvshmem", _nvshmem_dialect)
+    registry.register_printer("cuda", _cuda_cpp_target)

@@ -1,0 +1,28 @@
+"""``-t cuda``: CUDA C++ from kernels of cuda / ptx / nvshmem ops (printer.py; the inline PTX
+in inline_asm.py; every attribute word from tables.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import IO, ClassVar
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.target import Target
+
+
+def emit_cuda(module: ModuleOp) -> str:
+    """The module as one CUDA C++ translation unit."""
+    from tirx_mlir.backends.cuda.printers.cuda_cpp.printer import CudaCppPrinter
+
+    return CudaCppPrinter(module).emit()
+
+
+@dataclass(frozen=True)
+class CudaTarget(Target):
+    """``-t cuda``: one CUDA C++ translation unit (nvcc and NVRTC)."""
+
+    name: ClassVar[str] = "cuda"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        output.write(emit_cuda(module))
