@@ -35,12 +35,12 @@ class AsmStatement:
     after: list[str] = field(default_factory=list)
 
     def lines(self) -> list[str]:
-        parts = [f'"{self.text}"']
-        if self.outputs or self.inputs or self.clobber:
-            parts += [", ".join(self.outputs), ", ".join(self.inputs)]
-            if self.clobber:
-                parts.append('"memory"')
-        asm = " : ".join(parts).replace(" :  : ", " :: ")
+        """``asm volatile("text" : outs : ins : "memory");`` without empty trailing sections."""
+        sections = [", ".join(self.outputs), ", ".join(self.inputs),
+                    '"memory"' if self.clobber else ""]
+        while sections and not sections[-1]:
+            sections.pop()
+        asm = "".join([f'"{self.text}"', *(f" : {s}" if s else " :" for s in sections)])
         return [*self.before, f"asm volatile({asm});", *self.after]
 
 
@@ -84,6 +84,8 @@ def asm_statement(op: PtxOp, printer) -> AsmStatement:
             continue
         index = len(stmt.outputs) + len(stmt.inputs)
         value = printer.expr(arg)
+        if arg not in printer.names and arg.type != _PRED:  # an expression: in the slot's type
+            value = f"static_cast<{printer.value_type(arg.type, op)}>({value})"
         if arg.type == _PRED:
             stmt.inputs.append(f'"r"(static_cast<int>({value}))')
             pred = f"tirx_p{index}"

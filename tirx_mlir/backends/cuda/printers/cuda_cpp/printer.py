@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FloatAttr, IndexType, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
@@ -166,6 +166,12 @@ class CudaCppPrinter(SourcePrinter):
         half = {"f16": "__float2half", "bf16": "__float2bfloat16"}
         return f"{half[kind]}({text})" if kind in half else f"({text})" if \
             text.startswith("-") else text
+
+    def op_expr(self, op: Operation) -> str:
+        """The base's arith spellings, plus ``arith.trunci`` (a C++ cast keeps the low bits)."""
+        if isinstance(op, arith.TruncIOp):
+            return f"static_cast<{self.value_type(op.result.type, op)}>({self.expr(op.input)})"
+        return super().op_expr(op)
 
     def nonneg(self, value: SSAValue) -> bool:
         """The base's proof, plus the cuda ids (thread, block, lane, warp, cluster indices and
@@ -468,7 +474,9 @@ class CudaCppPrinter(SourcePrinter):
         self.line("__syncthreads();")
         self.line(f"if ({tid} < 32) {{")
         with self.body():
-            self.line(f"{name} = {scratch}[({tid} < {warps}) ? {tid} : 0];")
+            # lanes past the last warp hold the identity: 0 for a sum, any partial for max/min
+            spare = "0" if op.head == "sum" else f"{scratch}[0]"
+            self.line(f"{name} = ({tid} < {warps}) ? {scratch}[{tid}] : {spare};")
             self.butterfly(name, "0xffffffffu", _pow2_at_least(warps), combine, op)
             self.line(f"if ({tid} == 0) {scratch}[0] = {name};")
         self.line("}")
