@@ -18,6 +18,8 @@ from tirx_mlir.backends.cuda import toolchain
 
 STRICT = ("-Werror", "all-warnings", "-Xptxas", "--warn-on-spills,--warn-on-local-memory-usage,"
           "-Werror")
+NO_SPILLS = ("-Werror", "all-warnings", "-Xptxas", "--warn-on-spills,-Werror")
+"""STRICT but allowing a stack frame: printf packs its arguments in local memory."""
 ADVISORY = re.compile(r"\(C75\d\d\)")
 _OPCODE = re.compile(r"^\s+/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.x]*)", re.M)
 
