@@ -1,8 +1,8 @@
 """The FileCheck inputs of the CUDA C++ printer (one kernel per op family, every cuda op and the
 inline-PTX constraint forms) compile with nvcc for sm_90a under the strict flags, in one
 invocation (local memory allowed: the printf input needs a stack frame for its arguments;
-spills are still errors): the printed text is checked for its shape by FileCheck and for its validity here.
-The nvshmem input needs -rdc and the nvshmem headers; the example test compiles that path."""
+spills are still errors). FileCheck checks the printed text's shape, this its validity. The
+nvshmem input needs -rdc and the nvshmem headers; the example test compiles that path."""
 
 from __future__ import annotations
 

@@ -20,8 +20,9 @@ Modules, by op family: ``ids`` (thread/block/cluster indices and dims), ``sync``
 elect), ``warp`` (shuffles, votes, warp and block reductions), ``atomics``, ``loads`` (vector
 loads/stores with cache hints, fences), ``shared`` (static and dynamic shared memory),
 ``diagnostics`` (printf, clock64, nanosleep, trap), ``math`` (fast intrinsics, packing,
-conversions), ``address`` (element addresses for the ptx ops); ``base`` (the shared syntax and verifier skeleton), ``checks`` (the rules, stated
-once), ``printf_format`` (the accepted printf conversions).
+conversions), ``address`` (element addresses for the ptx ops); ``base`` (the shared syntax
+and verifier skeleton), ``checks`` (the rules, stated once), ``printf_format`` (the accepted
+printf conversions).
 """
 
 from xdsl.ir import Dialect
@@ -52,7 +53,8 @@ CUDA_OPS = (*ID_OPS, *SYNC_OPS, *WARP_OPS, *ATOMIC_OPS, *LOAD_STORE_OPS, *SHARED
 
 CUDA = Dialect("cuda", list(CUDA_OPS), [])
 
-__all__ = ["CUDA", "CUDA_OPS", "ID_OPS", "CudaOp", "ThreadIdxOp", "BlockIdxOp", "BlockDimOp", "GridDimOp",
+__all__ = ["CUDA", "CUDA_OPS", "ID_OPS", "CudaOp", "ThreadIdxOp", "BlockIdxOp", "BlockDimOp",
+           "GridDimOp",
            "ClusterIdxOp", "ClusterDimOp", "ClusterBlockIdxOp", "ClusterBlockRankOp", "LaneIdOp",
            "WarpIdOp", "SyncThreadsOp", "SyncThreadsVoteOp", "SyncWarpOp", "SyncWarpgroupOp",
            "SyncClusterOp", "SyncGridOp", "ElectSyncOp", "ShflSyncOp", "VoteOp", "ActiveMaskOp",
