@@ -11,8 +11,9 @@ runs, in one process:
 
 and prints the ratio cuda / generic, and ``print``, the printer alone on the parsed module.
 The issue's goal is against TIRx 0.1.0a4 producing CUDA source (30 ms for its vector add,
-83 ms for its mma GEMM, <= 0.25x of that); TIRx runs side by side only where the reference virtual environment ``--tirx-venv`` (default
-/work/tirx_ref_venv) exists, and this script says when it does not. Times are printed, never
+83 ms for its mma GEMM, <= 0.25x of that); TIRx runs side by side only where the reference
+virtual environment ``--tirx-venv`` (default /work/tirx_ref_venv) exists, and this script says
+when it does not. Times are printed, never
 asserted.
 """
 
