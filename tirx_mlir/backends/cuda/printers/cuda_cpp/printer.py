@@ -556,9 +556,10 @@ class CudaCppPrinter(SourcePrinter):
 
     # ---- nvshmem ----
     def group_call(self, op: Operation, stem: str, nbi: bool = False) -> str:
-        prefix, suffix = self.choose(
-            {k: k for k in T.NVSHMEM_GROUP}, op.name_prop("group", "thread"), "group", op), ""
-        prefix, suffix = T.NVSHMEM_GROUP[prefix]
+        """``nvshmem_<stem>[_nbi]`` for a thread, ``nvshmemx_<stem>[_nbi]_warp|_block`` for a
+        warp or block group."""
+        prefix, suffix = self.choose(T.NVSHMEM_GROUP, op.name_prop("group", "thread"),
+                                     "group", op)  # type: ignore[arg-type]
         return f"{prefix}{stem}{'_nbi' if nbi else ''}{suffix}"
 
     def nbytes(self, buffer: SSAValue, count: SSAValue, op: Operation) -> str:
