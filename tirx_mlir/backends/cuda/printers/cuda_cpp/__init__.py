@@ -1,5 +1,9 @@
-"""``-t cuda``: CUDA C++ from kernels of cuda / ptx / nvshmem ops (printer.py; the inline PTX
-in inline_asm.py; every attribute word from tables.py)."""
+"""``-t cuda``: CUDA C++ from kernels of cuda / ptx / nvshmem ops.
+
+``printer.py`` (the translation unit, kernels, cuda ops), ``inline_asm.py`` (ptx ops as
+``asm volatile``), ``control_flow.py`` (scf), ``nvshmem_calls.py`` (NVSHMEM device calls),
+``tables.py`` (every word that comes from an attribute or a type); docs/cuda.md.
+"""
 
 from __future__ import annotations
 

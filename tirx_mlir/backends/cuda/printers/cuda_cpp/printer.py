@@ -20,16 +20,18 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FloatAttr, IndexType, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from tirx_mlir.backends.cuda.dialects import cuda, nvshmem
+from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED
 from tirx_mlir.backends.cuda.printers.cuda_cpp import tables as T
+from tirx_mlir.backends.cuda.printers.cuda_cpp.control_flow import ControlFlow
 from tirx_mlir.backends.cuda.printers.cuda_cpp.inline_asm import asm_statement
+from tirx_mlir.backends.cuda.printers.cuda_cpp.nvshmem_calls import NvshmemCalls
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
@@ -43,7 +45,7 @@ TENSOR_MAP_DECL = (f"struct __align__(64) {TENSOR_MAP_TYPE} {{ unsigned long lon
                    f"  // CUtensorMap's layout")
 
 
-class CudaCppPrinter(SourcePrinter):
+class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
     LANGUAGE: ClassVar = CPP
     DESCRIPTION: ClassVar[str] = "CUDA C++ printer"
     ERROR_CODE: ClassVar[str] = "cuda-print"
@@ -193,85 +195,6 @@ class CudaCppPrinter(SourcePrinter):
             raise self.fail("a memory operand must be a kernel parameter, a shared array or a "
                             "local array (not a view or a tensor map)", op)
         return f"({self.names[buffer]} + {self.expr(index)})"
-
-    # ---- scf ----
-    def emit_scf_for(self, op: scf.ForOp) -> None:
-        iv = op.body.block.args[0]
-        self.names[iv] = self.namer.fresh(iv.name_hint or "i")
-        self.carried(op.body.block.args[1:], op.iter_args, op.results, op)
-        lb, ub, step = self.expr(op.lb), self.expr(op.ub), self.expr(op.step)
-        ty = self.value_type(iv.type, op)
-        i = self.names[iv]
-        self.line(f"for ({ty} {i} = {lb}; {i} < {ub}; {i} += {step}) {{")
-        with self.body():
-            self.emit_block(op.body.block)
-            self.assign_yield(op.body.block, op.body.block.args[1:], op)
-        self.line("}")
-
-    def carried(self, args, inits, results, op: Operation) -> None:
-        """Loop-carried values (or if results): one mutable variable each."""
-        for k, result in enumerate(results):
-            name = self.namer.fresh(result.name_hint or f"carried{k}")
-            ty = self.value_type(result.type, op)
-            init = f" = {self.expr(inits[k])}" if inits else ""
-            self.line(f"{ty} {name}{init};")
-            self.names[result] = name
-            if args:
-                self.names[args[k]] = name
-
-    def assign_yield(self, block, targets, op: Operation) -> None:
-        terminator = block.last_op
-        if not isinstance(terminator, scf.YieldOp) or not terminator.operands:
-            return
-        values = [self.expr(v) for v in terminator.operands]
-        if len(values) == 1:
-            self.line(f"{self.names[targets[0]]} = {values[0]};")
-            return
-        temps = []
-        for target, value in zip(targets, values):
-            temp = self.namer.fresh(f"{self.names[target]}_next")
-            self.line(f"const {self.value_type(target.type, op)} {temp} = {value};")
-            temps.append(temp)
-        for target, temp in zip(targets, temps):
-            self.line(f"{self.names[target]} = {temp};")
-
-    def emit_scf_if(self, op: scf.IfOp) -> None:
-        self.carried([], [], op.results, op)
-        self.line(f"if ({self.expr(op.cond)}) {{")
-        with self.body():
-            self.emit_block(op.true_region.block)
-            self.assign_yield(op.true_region.block, op.results, op)
-        if op.false_region.blocks and (op.results or list(op.false_region.block.ops)[:-1]):
-            self.line("} else {")
-            with self.body():
-                self.emit_block(op.false_region.block)
-                self.assign_yield(op.false_region.block, op.results, op)
-        self.line("}")
-
-    def emit_scf_while(self, op: scf.WhileOp) -> None:
-        """``while (true) { before; if (!cond) break; after }``, with one variable per value
-        carried into the before region and one per value the condition passes on."""
-        before, after = op.before_region.block, op.after_region.block
-        self.carried(before.args, op.arguments, before.args, op)
-        condition = before.last_op
-        if not isinstance(condition, scf.ConditionOp):
-            raise self.fail("the before region of scf.while must end in scf.condition", op)
-        for k, (result, arg) in enumerate(zip(op.results, after.args)):
-            name = self.namer.fresh(result.name_hint or f"passed{k}")
-            self.line(f"{self.value_type(result.type, op)} {name};")
-            self.names[result] = self.names[arg] = name
-        self.line("while (true) {")
-        with self.body():
-            self.emit_block(before)
-            for result, value in zip(op.results, condition.args):
-                self.line(f"{self.names[result]} = {self.expr(value)};")
-            self.line(f"if (!{self.expr(condition.condition)}) break;")
-            self.emit_block(after)
-            self.assign_yield(after, before.args, op)
-        self.line("}")
-
-    def emit_scf_condition(self, op: scf.ConditionOp) -> None:
-        pass
 
     # ---- memory ----
     def emit_tirx_alloc(self, op: AllocOp) -> None:
@@ -554,80 +477,6 @@ class CudaCppPrinter(SourcePrinter):
         else:
             super().emit_op(op)
 
-    # ---- nvshmem ----
-    def group_call(self, op: Operation, stem: str, nbi: bool = False) -> str:
-        """``nvshmem_<stem>[_nbi]`` for a thread, ``nvshmemx_<stem>[_nbi]_warp|_block`` for a
-        warp or block group."""
-        prefix, suffix = self.choose(T.NVSHMEM_GROUP, op.name_prop("group", "thread"),
-                                     "group", op)  # type: ignore[arg-type]
-        return f"{prefix}{stem}{'_nbi' if nbi else ''}{suffix}"
-
-    def nbytes(self, buffer: SSAValue, count: SSAValue, op: Operation) -> str:
-        return f"({self.expr(count)} * sizeof({self.element_type(buffer.type, op)}))"
-
-    def buffer_ref(self, value: SSAValue, op: Operation) -> str:
-        if value not in self.names or value in self.tensor_maps:
-            raise self.fail("an nvshmem buffer must be a kernel parameter or a shared array",
-                            op)
-        return self.names[value]
-
-    def _copy(self, op, stem: str) -> None:
-        fn = self.group_call(op, stem, op.flag("nbi"))
-        self.line(f"{fn}({self.buffer_ref(op.dest, op)}, {self.buffer_ref(op.source, op)}, "
-                  f"{self.nbytes(op.dest, op.nelems, op)}, {self.expr(op.pe)});")
-
-    def emit_nvshmem_put(self, op: nvshmem.PutOp) -> None:
-        self._copy(op, "putmem")
-
-    def emit_nvshmem_get(self, op: nvshmem.GetOp) -> None:
-        self._copy(op, "getmem")
-
-    def emit_nvshmem_put_signal(self, op: nvshmem.PutSignalOp) -> None:
-        fn = self.group_call(op, "putmem_signal", op.flag("nbi"))
-        sig = self.choose(T.NVSHMEM_SIGNAL, op.head, "signal operation", op)
-        self.line(f"{fn}({self.buffer_ref(op.dest, op)}, {self.buffer_ref(op.source, op)}, "
-                  f"{self.nbytes(op.dest, op.nelems, op)}, "
-                  f"reinterpret_cast<uint64_t*>({self.buffer_ref(op.signal, op)}), "
-                  f"{self.expr(op.signal_value)}, {sig}, {self.expr(op.pe)});")
-
-    def emit_nvshmem_signal_op(self, op: nvshmem.SignalOpOp) -> None:
-        sig = self.choose(T.NVSHMEM_SIGNAL, op.head, "signal operation", op)
-        self.line(f"nvshmemx_signal_op(reinterpret_cast<uint64_t*>("
-                  f"{self.buffer_ref(op.signal, op)}), {self.expr(op.value)}, {sig}, "
-                  f"{self.expr(op.pe)});")
-
-    def emit_nvshmem_signal_wait_until(self, op: nvshmem.SignalWaitUntilOp) -> None:
-        cmp = self.choose(T.NVSHMEM_CMP, op.head, "comparison", op)
-        self.define(op, f"static_cast<long long>(nvshmem_signal_wait_until("
-                        f"reinterpret_cast<uint64_t*>({self.buffer_ref(op.signal, op)}), {cmp}, "
-                        f"{self.expr(op.value)}))")
-
-    def emit_nvshmem_wait_until(self, op: nvshmem.WaitUntilOp) -> None:
-        cmp = self.choose(T.NVSHMEM_CMP, op.head, "comparison", op)
-        t = self.choose(T.NVSHMEM_WAIT_TYPE, checks.type_name(op.value.type), "wait type", op)
-        ptr = f"reinterpret_cast<{_NVSHMEM_C_TYPE[t]}*>({self.buffer_ref(op.ivar, op)})"
-        self.line(f"nvshmem_{t}_wait_until({ptr}, {cmp}, {self.expr(op.value)});")
-
-    def emit_nvshmem_barrier_all(self, op: Operation) -> None:
-        self.line(f"{self.group_call(op, 'barrier_all')}();")
-
-    def emit_nvshmem_sync_all(self, op: Operation) -> None:
-        self.line(f"{self.group_call(op, 'sync_all')}();")
-
-    def emit_nvshmem_quiet(self, op: Operation) -> None:
-        self.line("nvshmem_quiet();")
-
-    def emit_nvshmem_fence(self, op: Operation) -> None:
-        self.line("nvshmem_fence();")
-
-    def emit_nvshmem_my_pe(self, op: Operation) -> None:
-        self.define(op, "nvshmem_my_pe()")
-
-    def emit_nvshmem_n_pes(self, op: Operation) -> None:
-        self.define(op, "nvshmem_n_pes()")
-
-
-_NVSHMEM_C_TYPE = {"int": "int", "uint32": "uint32_t", "int64": "int64_t"}
 
 
 def _pow2_at_least(n: int) -> int:
