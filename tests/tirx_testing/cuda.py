@@ -19,3 +19,12 @@ def value(t):
 def buffer(shape, elem, scope: str = "global"):
     """An SSA value of type ``!tirx.buffer<shape x elem, scope>``."""
     return value(BufferType(shape, elem, scope))
+
+
+def parse_cuda(text: str, name: str = "<test>"):
+    """A module of cuda / ptx / nvshmem ops parsed and verified (the tirx-opt context)."""
+    from tirx_mlir.located_parser import parse_module
+
+    module = parse_module(text, name)
+    module.verify()
+    return module

@@ -1,13 +1,13 @@
 """The CUDA backend: the ``cuda`` target kind, the NVIDIA tags, the ``cuda`` device detector,
-CUDA's memory scopes and the ``cuda``, ``ptx`` and ``nvshmem`` dialects.
+CUDA's memory scopes, the ``cuda``, ``ptx`` and ``nvshmem`` dialects and the ``-t cuda`` (CUDA C++)
+and ``-t ptx`` printers.
 
 `register_backend()` is the one place that registers what the backend provides: the target
 description (target_tags.py), a real device probe through the CUDA driver API (detect.py), the
-tensor-memory scope and its axes (memory.py) and the dialects (dialects/cuda/, dialects/ptx/,
-dialects/nvshmem/, registered as
-factories so ``import tirx_mlir`` does not import them) and the ``-t ptx`` printer
-(printers/ptx/). Tile-dispatch variants, the pipeline and the other printers land in this
-folder and are registered here too.
+tensor-memory scope and its axes (memory.py), the dialects (dialects/cuda/, dialects/ptx/,
+dialects/nvshmem/) and the printers (printers/cuda_cpp/, printers/ptx/), all registered as
+factories so ``import tirx_mlir`` imports none of them. Tile-dispatch variants, the pipeline, the
+interpreter and the runtime device will land in this folder and be registered here too.
 """
 
 from __future__ import annotations
@@ -40,6 +40,12 @@ def _nvshmem_dialect():
     return NVSHMEM
 
 
+def _cuda_cpp_target():
+    from tirx_mlir.backends.cuda.printers.cuda_cpp import CudaTarget
+
+    return CudaTarget
+
+
 def _ptx_target():
     from tirx_mlir.backends.cuda.printers.ptx.target import PtxTarget
 
@@ -48,7 +54,8 @@ def _ptx_target():
 
 def register_backend() -> None:
     """Register the cuda kind, its tags, the ``cuda`` device detector, CUDA's memory scopes and
-    the ``cuda``, ``ptx`` and ``nvshmem`` dialects (imported on first use)."""
+    the ``cuda``, ``ptx`` and ``nvshmem`` dialects and the ``-t cuda`` / ``-t ptx`` printers
+    (imported on first use)."""
     from tirx_mlir import registry
     from tirx_mlir.backends.cuda.memory import register_cuda_memory
     from tirx_mlir.backends.cuda.target_tags import register_cuda_target
@@ -60,4 +67,5 @@ def register_backend() -> None:
     registry.register_dialect("cuda", _cuda_dialect)
     registry.register_dialect("ptx", _ptx_dialect)
     registry.register_dialect("nvshmem", _nvshmem_dialect)
+    registry.register_printer("cuda", _cuda_cpp_target)
     registry.register_printer("ptx", _ptx_target)

@@ -1,1 +1,1 @@
-"""The CUDA backend's source printers: ``-t cuda`` (cuda_cpp/) and ``-t ptx`` (ptx/)."""
+"""The CUDA backend's ``-t`` printers: ``cuda`` (CUDA C++, cuda_cpp/) and ``ptx`` (PTX, ptx/)."""

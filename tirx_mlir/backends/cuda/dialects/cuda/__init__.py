@@ -20,12 +20,14 @@ Modules, by op family: ``ids`` (thread/block/cluster indices and dims), ``sync``
 elect), ``warp`` (shuffles, votes, warp and block reductions), ``atomics``, ``loads`` (vector
 loads/stores with cache hints, fences), ``shared`` (static and dynamic shared memory),
 ``diagnostics`` (printf, clock64, nanosleep, trap), ``math`` (fast intrinsics, packing,
-conversions); ``base`` (the shared syntax and verifier skeleton), ``checks`` (the rules, stated
-once), ``printf_format`` (the accepted printf conversions).
+conversions), ``address`` (element addresses for the ptx ops); ``base`` (the shared syntax
+and verifier skeleton), ``checks`` (the rules, stated once), ``printf_format`` (the accepted
+printf conversions).
 """
 
 from xdsl.ir import Dialect
 
+from tirx_mlir.backends.cuda.dialects.cuda.address import ADDRESS_OPS, AddressOp
 from tirx_mlir.backends.cuda.dialects.cuda.atomics import ATOMIC_OPS, AtomicCasOp, AtomicOp
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
 from tirx_mlir.backends.cuda.dialects.cuda.diagnostics import (DIAGNOSTIC_OPS, Clock64Op,
@@ -47,14 +49,15 @@ from tirx_mlir.backends.cuda.dialects.cuda.warp import (WARP_OPS, ActiveMaskOp, 
                                                         ShflSyncOp, VoteOp, WarpReduceOp)
 
 CUDA_OPS = (*ID_OPS, *SYNC_OPS, *WARP_OPS, *ATOMIC_OPS, *LOAD_STORE_OPS, *SHARED_OPS,
-            *DIAGNOSTIC_OPS, *MATH_OPS)
+            *DIAGNOSTIC_OPS, *MATH_OPS, *ADDRESS_OPS)
 
 CUDA = Dialect("cuda", list(CUDA_OPS), [])
 
-__all__ = ["CUDA", "CUDA_OPS", "CudaOp", "ThreadIdxOp", "BlockIdxOp", "BlockDimOp", "GridDimOp",
+__all__ = ["CUDA", "CUDA_OPS", "ID_OPS", "CudaOp", "ThreadIdxOp", "BlockIdxOp", "BlockDimOp",
+           "GridDimOp",
            "ClusterIdxOp", "ClusterDimOp", "ClusterBlockIdxOp", "ClusterBlockRankOp", "LaneIdOp",
            "WarpIdOp", "SyncThreadsOp", "SyncThreadsVoteOp", "SyncWarpOp", "SyncWarpgroupOp",
            "SyncClusterOp", "SyncGridOp", "ElectSyncOp", "ShflSyncOp", "VoteOp", "ActiveMaskOp",
            "WarpReduceOp", "CtaReduceOp", "AtomicOp", "AtomicCasOp", "LoadOp", "StoreOp",
            "FenceOp", "SharedAllocOp", "DynamicSharedOp", "PrintfOp", "Clock64Op", "NanosleepOp",
-           "TrapOp", "FastMathOp", "FdividefOp", "PackOp", "UnpackOp", "CvtOp"]
+           "TrapOp", "FastMathOp", "FdividefOp", "PackOp", "UnpackOp", "CvtOp", "AddressOp"]

@@ -342,3 +342,24 @@ cuda.store %g, %c64, %v : !tirx.buffer<64xf32, global>, index, vector<2xf32>
 %c16 = arith.constant 16 : index
 %o = cuda.atomic exch %g, %c16, %v : !tirx.buffer<16xi32, shared>, index, i32 -> i32
 // CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.atomic' op element 16 lies outside the buffer's 16 elements; use an index in [0, 15]
+
+// -----
+
+%g = "test.op"() : () -> !tirx.buffer<64xf32, global>
+%i = arith.constant 0 : index
+%a = cuda.address %g, %i : !tirx.buffer<64xf32, global>, index -> i32
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.address' op an i32 address is a shared-window address, but operand 'memory' is in global: use i64
+
+// -----
+
+%s = cuda.shared_alloc : !tirx.buffer<64xf32, shared>
+%i = arith.constant 64 : index
+%a = cuda.address %s, %i : !tirx.buffer<64xf32, shared>, index -> i32
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.address' op element 64 lies outside the buffer's 64 elements; use an index in [0, 63]
+
+// -----
+
+%s = cuda.shared_alloc : !tirx.buffer<64xf32, shared>
+%i = arith.constant 0 : index
+%a = cuda.address %s, %i : !tirx.buffer<64xf32, shared>, index -> i16
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.address' op the result must be i64 (a generic address) or i32 (a shared-window address), got i16

@@ -51,6 +51,8 @@ cuda.trap
 %cv = cuda.cvt %f round rz : f32 -> bf16
 %ci = cuda.cvt %f round rd : f32 -> i32
 %cw = cuda.cvt %x1 : f16 -> f32
+%ga = cuda.address %g, %idx : !tirx.buffer<1024xf32, global>, index -> i64
+%sa32 = cuda.address %s, %idx : !tirx.buffer<32xf32, shared>, index -> i32
 
 // CHECK: %t = cuda.thread_idx x : index
 // CHECK-NEXT: %bi = cuda.block_idx y : index
@@ -97,6 +99,8 @@ cuda.trap
 // CHECK-NEXT: %cv = cuda.cvt %f round rz : f32 -> bf16
 // CHECK-NEXT: %ci = cuda.cvt %f round rd : f32 -> i32
 // CHECK-NEXT: %cw = cuda.cvt %x1 : f16 -> f32
+// CHECK-NEXT: %ga = cuda.address %g, %idx : !tirx.buffer<1024xf32, global>, index -> i64
+// CHECK-NEXT: %sa32 = cuda.address %s, %idx : !tirx.buffer<32xf32, shared>, index -> i32
 // CHECK-GENERIC: %t = "cuda.thread_idx"() <{dim = "x"}> : () -> index
 // CHECK-GENERIC: %bi = "cuda.block_idx"() <{dim = "y"}> : () -> index
 // CHECK-GENERIC: %bd = "cuda.block_dim"() <{dim = "z"}> : () -> index
@@ -142,6 +146,8 @@ cuda.trap
 // CHECK-GENERIC: %cv = "cuda.cvt"(%f) <{round = "rz"}> : (f32) -> bf16
 // CHECK-GENERIC: %ci = "cuda.cvt"(%f) <{round = "rd"}> : (f32) -> i32
 // CHECK-GENERIC: %cw = "cuda.cvt"(%x1) : (f16) -> f32
+// CHECK-GENERIC: %ga = "cuda.address"(%g, %idx) : (!tirx.buffer<1024xf32, global>, index) -> i64
+// CHECK-GENERIC: %sa32 = "cuda.address"(%s, %idx) : (!tirx.buffer<32xf32, shared>, index) -> i32
 
 // -----
 
