@@ -179,7 +179,8 @@ class Pipeline:
               on_error: Callable[[ModulePass, Exception], None] | None = None) -> ModuleOp:
         """Run every pass on ``module`` in place.
 
-        Verifies after each pass unless ``verify=False``; ``callback(pass, module)`` runs after
+        Verifies after each pass that may change the IR (not after one that `preserves_ir`, as
+        MLIR's pass manager skips a pass that preserved all analyses) unless ``verify=False``; ``callback(pass, module)`` runs after
         each pass (to inspect the IR between passes); ``print_between`` receives the IR after
         each pass, like ``tirx-opt --print-between-passes``. An error raised by a pass or by the
         verifier carries a note naming the pass; ``on_error(pass, error)`` sees it first and may
@@ -194,7 +195,7 @@ class Pipeline:
         for index, p in enumerate(self.passes):
             try:
                 p.apply(ctx, module)
-                if verify:
+                if verify and not preserves_ir(p):
                     check_dominance(module)
                     module.verify()
             except Exception as err:
@@ -215,6 +216,13 @@ class Pipeline:
         shots = [("input", work.clone())]
         self.apply(work, ctx, callback=lambda p, m: shots.append((p.name, m.clone())))
         return shots
+
+
+def preserves_ir(p: ModulePass) -> bool:
+    """Whether pass ``p`` only reads the IR (an analysis or a check, declared by the class
+    attribute ``PRESERVES_IR = True``): the IR after it is the IR before, so it is not verified
+    again."""
+    return bool(getattr(p, "PRESERVES_IR", False))
 
 
 def _instantiate(pass_class: Any, options: dict[str, Any]) -> ModulePass:

@@ -94,3 +94,35 @@ def test_on_error_sees_the_failing_pass_and_may_replace_the_error():
     assert seen == [("tirx-dispatch", "PassError")]
     with pytest.raises(tirx_mlir.diagnostics.PassError):  # returning re-raises the pass's error
         pipeline.apply(tirx_mlir.parse_module(KERNEL), on_error=lambda p, err: None)
+
+
+def test_the_ir_is_verified_after_a_pass_unless_the_pass_only_reads_it():
+    from dataclasses import dataclass
+    from typing import ClassVar
+
+    from xdsl.passes import ModulePass
+    from xdsl.utils.exceptions import VerifyException
+
+    from tirx_mlir.pipelines import preserves_ir
+    from tirx_mlir.transforms.check_bounds import CheckBoundsPass
+
+    @dataclass(frozen=True)
+    class Corrupt(ModulePass):  # breaks the IR: a kernel without its terminator
+        name = "test-corrupt"
+
+        def apply(self, ctx, op):
+            op.body.block.first_op.body.block.last_op.detach()
+
+    @dataclass(frozen=True)
+    class CorruptClaimingToRead(Corrupt):
+        name = "test-corrupt-reader"
+        PRESERVES_IR: ClassVar[bool] = True
+
+    assert preserves_ir(CheckBoundsPass()) and not preserves_ir(DeadCodeElimination())
+    with pytest.raises(VerifyException):
+        Pipeline.from_passes(Corrupt()).apply(tirx_mlir.parse_module(KERNEL))
+    # not verified after a reader (whose claim is trusted), but after the next writer
+    Pipeline.from_passes(CorruptClaimingToRead()).apply(tirx_mlir.parse_module(KERNEL))
+    with pytest.raises(VerifyException):
+        Pipeline.from_passes(CorruptClaimingToRead(), DeadCodeElimination()).apply(
+            tirx_mlir.parse_module(KERNEL))

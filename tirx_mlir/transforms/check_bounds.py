@@ -28,6 +28,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
@@ -264,6 +265,8 @@ class CheckBoundsPass(ModulePass):
     """Static bounds, division-by-zero and overflow checks (see the module docstring)."""
 
     name = "tirx-check-bounds"
+    PRESERVES_IR: ClassVar[bool] = True
+    """It only reads the IR (`pipelines.preserves_ir`)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         checker = _Checker()
