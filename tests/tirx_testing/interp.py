@@ -12,6 +12,7 @@ import numpy as np
 
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.interpreter import KernelRunner, verify_module
+from tirx_testing.ir_text import buffer_type, kernel_text
 
 NP = {
     "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
@@ -25,19 +26,15 @@ FLOATS = ("f16", "bf16", "f32", "f64", "f8E4M3FN", "f8E5M2")
 INTS = ("i8", "i32", "i64", "ui8")
 
 
-def buf(spec: str, scope: str = "global") -> str:
-    """``buf("4x8xf32")`` -> ``!tirx.buffer<4x8xf32, global>``."""
-    return f"!tirx.buffer<{spec}, {scope}>"
+buf = buffer_type
+"""``buf("4x8xf32")`` -> ``!tirx.buffer<4x8xf32, global>``."""
 
 
 def kernel(ins: Sequence[tuple[str, str]], outs: Sequence[tuple[str, str]], body: str,
            launch: str = "grid [1] threads [1]", name: str = "k") -> str:
-    """IR text of ``tirx.kernel @k(ins) -> (outs) <launch> { body; tirx.return }``; each param
-    is (name, "4x8xf32")."""
-    sig_in = ", ".join(f"%{n}: {buf(s)}" for n, s in ins)
-    sig_out = ", ".join(f"%{n}: {buf(s)}" for n, s in outs)
-    arrow = f" -> ({sig_out})" if outs else ""
-    return f"tirx.kernel @{name}({sig_in}){arrow} {launch} {{\n{body}\n  tirx.return\n}}\n"
+    """`kernel_text` with global parameters given as (name, "4x8xf32")."""
+    return kernel_text(body, {n: buf(s) for n, s in ins}, {n: buf(s) for n, s in outs},
+                       launch=launch, name=name)
 
 
 def run(text: str, *arrays, name: str = "k.mlir", **kwargs) -> tuple[np.ndarray, ...]:

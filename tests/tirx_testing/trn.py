@@ -9,6 +9,7 @@ from xdsl.printer import Printer
 import tirx_mlir
 from tirx_mlir.backends import load
 from tirx_mlir.located_parser import parse_module
+from tirx_testing.ir_text import buffer_type, kernel_text
 
 load("trn")
 
@@ -35,14 +36,12 @@ def kernel(body: str, target: str | None = "aws/trn1/trn1.2xlarge",
     constants %c0, %c1, %one (f32 1.0), %two (f32 2.0), %i7 (i32 7), %true (i1), and ``body``."""
     tiles = {**TILES, **(extra_tiles or {})}
     allocs = "\n".join(f"  %{n} = tirx.alloc : {t}" for n, t in tiles.items())
-    tgt = f' target "{target}"' if target else ""
-    return (f"tirx.kernel @k(%A: !tirx.buffer<256x512xf32, global>) -> "
-            f"(%B: !tirx.buffer<256x512xf32, global>) grid [1] threads [1]{tgt} {{\n"
-            f"{allocs}\n"
-            "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
-            "  %one = arith.constant 1.0 : f32\n  %two = arith.constant 2.0 : f32\n"
-            "  %i7 = arith.constant 7 : i32\n  %true = arith.constant true\n"
-            f"{body}\n  tirx.return\n}}\n")
+    hbm = "!tirx.buffer<256x512xf32, global>"
+    return kernel_text(f"{allocs}\n"
+                       "  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n"
+                       "  %one = arith.constant 1.0 : f32\n  %two = arith.constant 2.0 : f32\n"
+                       "  %i7 = arith.constant 7 : i32\n  %true = arith.constant true\n"
+                       f"{body}", {"A": hbm}, {"B": hbm}, target=target)
 
 
 def parse(text: str, verify: bool = True):
@@ -73,8 +72,8 @@ def dtype_of(arr: np.ndarray) -> str:
     return dtypes.type_name(dtypes.from_numpy(arr.dtype))
 
 
-def buf(shape, dtype: str, scope: str) -> str:
-    return f"!tirx.buffer<{'x'.join(map(str, shape))}x{dtype}, {scope}>"
+buf = buffer_type
+"""``buf((128, 512), "f32", "trn.sbuf")`` -> ``!tirx.buffer<128x512xf32, trn.sbuf>``."""
 
 
 CONSTANTS = """  %c0 = arith.constant 0 : index

@@ -14,6 +14,7 @@ from tirx_mlir.located_parser import parse_module
 from tirx_mlir.interpreter import KernelRunner
 from tirx_mlir.interpreter.launch import buffer_params, find_kernel, random_array
 from tirx_mlir.pipelines import get_pipeline
+from tirx_testing import ir_text
 
 load("trn")
 
@@ -60,12 +61,8 @@ def lower(module, **options):
 
 def kernel_text(body: str, params: dict[str, str], outs: dict[str, str] | None = None,
                 target: str = TARGET) -> str:
-    """A one-CTA kernel around ``body`` (parameter name -> buffer type)."""
-    ins = ", ".join(f"%{n}: {t}" for n, t in params.items())
-    res = ", ".join(f"%{n}: {t}" for n, t in (outs or {}).items())
-    arrow = f" -> ({res})" if outs else ""
-    return (f'tirx.kernel @k({ins}){arrow} grid [1] threads [1] target "{target}" {{\n'
-            f"{body}\n  tirx.return\n}}\n")
+    """A one-CTA kernel around ``body`` (parameter name -> buffer type) for a trn target."""
+    return ir_text.kernel_text(body, params, outs, target=target)
 
 
 def nki_ops(module) -> list[str]:
