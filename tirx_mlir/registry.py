@@ -239,6 +239,22 @@ script_namespaces: Registry[object] = Registry("script namespace")
 """name -> namespace object for the Python front end (``Tx.<name>``)."""
 
 
+@dataclass(frozen=True)
+class Lazy:
+    """A zero-argument factory that imports ``module`` and returns its attribute ``name`` when
+    called: what a backend registers so that ``import tirx_mlir`` imports none of its dialect,
+    pass or printer modules (``register_dialect("acme", Lazy("acme_tirx.dialect", "ACME"))``).
+    Equal specs are equal factories, so registering one again is idempotent."""
+
+    module: str
+    name: str
+
+    def __call__(self) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(self.module), self.name)
+
+
 def register_dialect(name: str, factory: Callable[[], Any], *, override: bool = False) -> None:
     dialects.register(name, factory, override=override)
 

@@ -13,6 +13,7 @@ interpreter and the runtime device will land in this folder and be registered he
 from __future__ import annotations
 
 BACKEND_NAME = "cuda"
+_PKG = "tirx_mlir.backends.cuda"
 
 
 def detect_cuda_target(device):
@@ -22,41 +23,12 @@ def detect_cuda_target(device):
     return probe(device)
 
 
-def _ptx_dialect():
-    from tirx_mlir.backends.cuda.dialects.ptx import PTX
-
-    return PTX
-
-
-def _cuda_dialect():
-    from tirx_mlir.backends.cuda.dialects.cuda import CUDA
-
-    return CUDA
-
-
-def _nvshmem_dialect():
-    from tirx_mlir.backends.cuda.dialects.nvshmem import NVSHMEM
-
-    return NVSHMEM
-
-
-def _cuda_cpp_target():
-    from tirx_mlir.backends.cuda.printers.cuda_cpp import CudaTarget
-
-    return CudaTarget
-
-
-def _ptx_target():
-    from tirx_mlir.backends.cuda.printers.ptx.target import PtxTarget
-
-    return PtxTarget
-
-
 def register_backend() -> None:
     """Register the cuda kind, its tags, the ``cuda`` device detector, CUDA's memory scopes and
     the ``cuda``, ``ptx`` and ``nvshmem`` dialects and the ``-t cuda`` / ``-t ptx`` printers
     (imported on first use)."""
     from tirx_mlir import registry
+    from tirx_mlir.registry import Lazy
     from tirx_mlir.backends.cuda.memory import register_cuda_memory
     from tirx_mlir.backends.cuda.target_tags import register_cuda_target
     from tirx_mlir.target import register_device_target_detector
@@ -64,8 +36,8 @@ def register_backend() -> None:
     register_cuda_target()
     register_device_target_detector("cuda", detect_cuda_target)
     register_cuda_memory()
-    registry.register_dialect("cuda", _cuda_dialect)
-    registry.register_dialect("ptx", _ptx_dialect)
-    registry.register_dialect("nvshmem", _nvshmem_dialect)
-    registry.register_printer("cuda", _cuda_cpp_target)
-    registry.register_printer("ptx", _ptx_target)
+    registry.register_dialect("cuda", Lazy(f"{_PKG}.dialects.cuda", "CUDA"))
+    registry.register_dialect("ptx", Lazy(f"{_PKG}.dialects.ptx", "PTX"))
+    registry.register_dialect("nvshmem", Lazy(f"{_PKG}.dialects.nvshmem", "NVSHMEM"))
+    registry.register_printer("cuda", Lazy(f"{_PKG}.printers.cuda_cpp", "CudaTarget"))
+    registry.register_printer("ptx", Lazy(f"{_PKG}.printers.ptx.target", "PtxTarget"))

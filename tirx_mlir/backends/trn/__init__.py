@@ -15,30 +15,7 @@ ops and their hardware-limit verifiers), ``interpreter.py`` (NKI simulator seman
 from __future__ import annotations
 
 BACKEND_NAME = "trn"
-
-
-def _nki_dialect():
-    from tirx_mlir.backends.trn.dialects.nki import NKI
-
-    return NKI
-
-
-def _nki_interpreter():
-    from tirx_mlir.backends.trn.interpreter import NkiFunctions
-
-    return NkiFunctions
-
-
-def _nki_target():
-    from tirx_mlir.backends.trn.printers.targets import NkiTarget
-
-    return NkiTarget
-
-
-def _nki_legacy_target():
-    from tirx_mlir.backends.trn.printers.targets import NkiLegacyTarget
-
-    return NkiLegacyTarget
+_PKG = "tirx_mlir.backends.trn"
 
 
 def register_backend() -> None:
@@ -46,16 +23,17 @@ def register_backend() -> None:
     nki dialect, its interpreter, the NKI printers, the ``nki`` script namespace and the
     tile-primitive lowering."""
     from tirx_mlir import registry
+    from tirx_mlir.registry import Lazy
     from tirx_mlir.backends.trn.memory import register_trn_memory
     from tirx_mlir.backends.trn.script import NKI  # imports no xDSL: builders are made on use
     from tirx_mlir.backends.trn.target_tags import register_trn_target
 
     register_trn_target()
     register_trn_memory()
-    registry.register_dialect("nki", _nki_dialect)
-    registry.register_interpreter_functions("nki", _nki_interpreter)
-    registry.register_printer("nki", _nki_target)
-    registry.register_printer("nki-legacy", _nki_legacy_target)
+    registry.register_dialect("nki", Lazy(f"{_PKG}.dialects.nki", "NKI"))
+    registry.register_interpreter_functions("nki", Lazy(f"{_PKG}.interpreter", "NkiFunctions"))
+    registry.register_printer("nki", Lazy(f"{_PKG}.printers.targets", "NkiTarget"))
+    registry.register_printer("nki-legacy", Lazy(f"{_PKG}.printers.targets", "NkiLegacyTarget"))
     registry.register_script_namespace("nki", NKI)
     _register_lowering(registry)
 
@@ -68,22 +46,15 @@ _TRN_PASSES = {
 }
 
 
-def _pass_factory(module: str, cls: str):
-    def factory():
-        import importlib
-
-        return getattr(importlib.import_module(f"tirx_mlir.backends.trn.transforms.{module}"), cls)
-
-    return factory
-
-
 def _register_lowering(registry) -> None:
     """The tile-primitive lowering: dispatch variants (imported on first use), the trn
     transforms and the ``trn`` pipeline."""
     from tirx_mlir.backends.trn.dispatch import register_trn_dispatch
     from tirx_mlir.backends.trn.pipeline import register_trn_pipeline
 
+    from tirx_mlir.registry import Lazy
+
     register_trn_dispatch()
     for name, (module, cls) in _TRN_PASSES.items():
-        registry.register_pass(name, _pass_factory(module, cls))
+        registry.register_pass(name, Lazy(f"{_PKG}.transforms.{module}", cls))
     register_trn_pipeline()
