@@ -77,6 +77,8 @@ class SourcePrinter(BasePrinter):
         super().__init__(io.StringIO(), indent_num_spaces=self.LANGUAGE.indent)
         self.module = module
         self.line_count = 0
+        self.statement_count = 0
+        """Lines that are neither blank nor a comment (what makes a block non-empty)."""
         self.names: dict[SSAValue, str] = {}
         self.function_names: dict[KernelOp, str] = {}
         self.namer = Namer(self.reserved())
@@ -110,13 +112,15 @@ class SourcePrinter(BasePrinter):
         indent = " " * (self._indent * self.indent_num_spaces)
         self.stream.write(f"\n{indent}{text}" if self.line_count else indent + text)
         self.line_count += 1
+        if text.strip() and not text.lstrip().startswith(self.LANGUAGE.comment):
+            self.statement_count += 1
 
     @contextmanager
     def body(self) -> Iterator[None]:
-        start = self.line_count
+        start = self.statement_count
         with self.indented():
             yield
-            if self.line_count == start and self.LANGUAGE.empty_block:
+            if self.statement_count == start and self.LANGUAGE.empty_block:
                 self.line(self.LANGUAGE.empty_block)
 
     def text(self) -> str:
