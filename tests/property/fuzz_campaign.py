@@ -22,6 +22,7 @@ Each run is classified (`classify`):
 * ``internal``: a traceback, an "internal (compiler) error", an exception out of ``main``, or an
   exit status other than 0/1, or exit 1 without any error line;
 * ``hang``: the run passed the time limit;
+* ``misplaced``: a located error whose ``file:line:col`` is not a position in the input;
 * ``injection``: NKI text that holds an injected payload (checked on the text and on its Python
   syntax tree: no call of ``__import__``/``eval``/``exec``/``system``), or NKI text that is not
   Python at all;
@@ -62,6 +63,8 @@ MEMORY_LIMIT_BYTES = 6 << 30
 """The address space a worker may use: an allocation past it is a MemoryError in the worker."""
 
 FAILURES = ("internal", "hang", "injection")
+"""Outcomes that fail the campaign (``misplaced`` and ``accepted-then-rejected`` are reported
+for review)."""
 LOCATED = re.compile(r"^\S[^\n]*?:\d+:\d+: error: ", re.MULTILINE)
 FILE_ERROR = re.compile(r"^\S[^\n]*?\.mlir: error: ", re.MULTILINE)
 """A module-level error (no kernel, several kernels) names the file without a line."""
@@ -362,6 +365,23 @@ def _first_error(err: str) -> str:
     return err[:200]
 
 
+_POSITION = re.compile(r"^(?P<file>\S[^\n]*?):(?P<line>\d+):(?P<col>\d+): error: ", re.MULTILINE)
+
+
+def misplaced(err: str, path: str, data: bytes) -> str | None:
+    """Why the first ``file:line:col`` of a report is not a position in the input, or None."""
+    m = _POSITION.search(err)
+    if m is None or m.group("file") != path:
+        return None if m is None else f"names {m.group('file')!r}, not the input"
+    lines = data.split(b"\n")
+    line, col = int(m.group("line")), int(m.group("col"))
+    if not 1 <= line <= len(lines):
+        return f"line {line} is outside the file ({len(lines)} lines): {_first_error(err)}"
+    if not 1 <= col <= len(lines[line - 1]) + 1:
+        return f"column {col} is outside line {line}: {_first_error(err)}"
+    return None
+
+
 def run_mutant(data: bytes, workdir: str) -> list[tuple[str, str, str]]:
     """[(stage, outcome, detail)] of one mutant through the stages its validity reaches."""
     path = os.path.join(workdir, "in.mlir")
@@ -377,6 +397,8 @@ def run_mutant(data: bytes, workdir: str) -> list[tuple[str, str, str]]:
             argv += ["--crash-reproducer", os.path.join(workdir, "repro.mlir")]
         code, out, err = _run_main(tool, argv)
         outcome, detail = classify(stage, code, out, err)
+        if outcome == "located" and (why := misplaced(err, path, data)):
+            outcome, detail = "misplaced", why
         results.append((stage, outcome, detail))
         return outcome, err
 
