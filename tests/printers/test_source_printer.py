@@ -41,6 +41,25 @@ def test_lines_are_indented_and_empty_blocks_get_the_language_statement():
     assert Lines(ModuleOp([])).emit() == "def f():\n    pass\n"
 
 
+class Commented(Lines):
+    """Lines, with a comment at the top of the function's body."""
+
+    def emit_module(self) -> str:
+        self.line("def f():")
+        with self.body():
+            self.line("# a comment is not a statement")
+            for op in self.module.ops:
+                self.emit_op_here(op)
+        return self.text()
+
+
+def test_a_block_of_comments_only_still_gets_the_empty_block_statement():
+    assert Commented(ModuleOp([])).emit() == \
+        "def f():\n    # a comment is not a statement\n    pass\n"
+    assert Commented(ModuleOp([constant(3)])).emit() == \
+        "def f():\n    # a comment is not a statement\n    c = 3\n"
+
+
 def test_an_op_without_a_method_is_a_located_error_naming_it():
     op = _unprintable()
     with pytest.raises(PrintError, match=r"\[test-print\] the test printer cannot print "

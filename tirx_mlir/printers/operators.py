@@ -173,13 +173,15 @@ class Language:
     indent: int
     empty_block: str | None = None
     """The statement an otherwise empty indented block needs (Python: ``pass``)."""
+    comment: str = "//"
+    """What starts a line comment (a block holding only comments is empty)."""
 
 
 PYTHON = Language(
     "Python", PYTHON_OPERATORS,
     frozenset({*keyword.kwlist, "range", "int", "float", "min", "max",
                "bool", "print", "len", "abs"}),
-    indent=4, empty_block="pass")
+    indent=4, empty_block="pass", comment="#")
 
 _C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum
 extern float for goto if inline int long register restrict return short signed sizeof static

@@ -77,6 +77,8 @@ class SourcePrinter(BasePrinter):
         super().__init__(io.StringIO(), indent_num_spaces=self.LANGUAGE.indent)
         self.module = module
         self.line_count = 0
+        self.statement_count = 0
+        """Lines that are neither blank nor a comment (what makes a block non-empty)."""
         self.names: dict[SSAValue, str] = {}
         self.function_names: dict[KernelOp, str] = {}
         self.namer = Namer(self.reserved())
@@ -110,13 +112,15 @@ class SourcePrinter(BasePrinter):
         indent = " " * (self._indent * self.indent_num_spaces)
         self.stream.write(f"\n{indent}{text}" if self.line_count else indent + text)
         self.line_count += 1
+        if text.strip() and not text.lstrip().startswith(self.LANGUAGE.comment):
+            self.statement_count += 1
 
     @contextmanager
     def body(self) -> Iterator[None]:
-        start = self.line_count
+        start = self.statement_count
         with self.indented():
             yield
-            if self.line_count == start and self.LANGUAGE.empty_block:
+            if self.statement_count == start and self.LANGUAGE.empty_block:
                 self.line(self.LANGUAGE.empty_block)
 
     def text(self) -> str:
@@ -290,12 +294,16 @@ def _const_test(value: SSAValue, test) -> bool:
 
 def malformed_op(module: ModuleOp) -> tuple[Operation, str] | None:
     """The first op that fails its IRDL definition (operand, result, region, property and
-    attribute constraints, traits), with the reason; None when every op satisfies it."""
-    for op in module.walk():
-        if isinstance(op, UnregisteredOp) or not isinstance(op, IRDLOperation):
-            continue
-        try:
-            type(op).get_irdl_definition().verify(op)
-        except Exception as err:  # a constraint may fail in any way on a foreign attribute
-            return op, str(err).split("\n")[0] or type(err).__name__
+    attribute constraints, traits), with the reason; else the first op that fails its own
+    verifier (a transpose whose permutation is not one, say); None when every op passes both."""
+    ops = [op for op in module.walk()
+           if isinstance(op, IRDLOperation) and not isinstance(op, UnregisteredOp)]
+    checks = (lambda op: type(op).get_irdl_definition().verify(op),
+              lambda op: op.verify(verify_nested_ops=False))
+    for check in checks:
+        for op in ops:
+            try:
+                check(op)
+            except Exception as err:  # a constraint may fail in any way on a foreign attribute
+                return op, " ".join(str(err).split("\n")[0].split()) or type(err).__name__
     return None

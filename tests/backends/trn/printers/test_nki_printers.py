@@ -374,3 +374,13 @@ def test_control_flow_and_index_arithmetic_run_like_the_interpreter():
         assert "if (" in source and "else:" in source
     current = emit_nki(parse(text), "current")
     assert "dst=y[:, i:i + 61:4]" in current and "(i // 2)" in current
+
+
+@pytest.mark.parametrize("api", ["current", "legacy"])
+def test_an_empty_kernel_of_several_ctas_is_valid_python(api):
+    """Its body is the grid comment alone: the function still needs a statement (a fuzz find:
+    both printers emitted a `def` with nothing under it, which the signature check refused)."""
+    text = 'tirx.kernel @k() grid [2] threads [1] {\n  tirx.return\n}'
+    source = emit_nki(parse(text), api)
+    assert "launch as k[2](...)" in source and source.rstrip().endswith("pass")
+    compile(source, "<nki>", "exec")
