@@ -180,22 +180,38 @@ class LocatedParser(Parser):
         try:
             check_dominance(module)
         except DominanceError as err:
-            raise ParseError(self._span_of_use(err), f"'{err.op.name}' op {err.message}") \
+            raise ParseError(self._span_at(err.op, err.name),
+                             f"'{err.op.name}' op {err.message}") \
                 from None
+        self._check_targets(module)
         return module
 
-    def _span_of_use(self, err: "DominanceError") -> Span:
-        """The span of the value's name in the text of the op that uses it (else the op)."""
+    def _check_targets(self, module: ModuleOp) -> None:
+        """Every ``target "..."`` of a kernel names a valid target (a located error otherwise, so
+        no later stage meets a target it cannot read)."""
+        for op in module.walk():
+            target = op.properties.get("target") if op.name == "tirx.kernel" else None
+            if target is None:
+                continue
+            from tirx_mlir.target.target import target_error
+
+            message = target_error(target.data)
+            if message is not None:
+                raise ParseError(self._span_at(op, None), f"'{op.name}' op @{op.sym_name.data} "
+                                                          f"has an invalid target: {message}")
+
+    def _span_at(self, op: Operation, name: str | None) -> Span:
+        """The span of ``name`` (a value's name) in the text of ``op`` (else the op)."""
         content = self.lexer.input.content
-        loc = err.op.location
+        loc = op.location
         line = loc.line.data - self._line_offset - 1 if isinstance(loc, FileLineColLoc) else -1
         if line < 0 or line >= len(self._line_starts) or loc.filename != self._filename:
             return Span(0, 0, self.lexer.input)  # an op with an explicit loc() elsewhere
         start = min(self._line_starts[line] + loc.column.data - 1, len(content))
         end = content.find("\n", start)
         end = len(content) if end < 0 else end
-        if err.name:
-            use = re.compile(re.escape(err.name) + r"(?![\w$.-])").search(content, start, end)
+        if name:
+            use = re.compile(re.escape(name) + r"(?![\w$.-])").search(content, start, end)
             if use is not None:
                 return Span(use.start(), use.end(), self.lexer.input)
         return Span(start, max(start + 1, _text_end(content, end)), self.lexer.input)

@@ -11,8 +11,8 @@ symbol names, bracket nesting, truncation, non-UTF-8 bytes, target strings).
 
 Every mutant is run in process (``tirx-opt``'s and ``tirx-run``'s ``main`` with an argv) by a
 pool of worker processes, each case under a soft alarm and a hard kill (`STAGES`): parse+verify;
-then, when it parses, ``--disable-verify -t nki``; when it verifies, the core passes, the trn
-pipeline with ``-t nki`` and ``-t nki-legacy``, ``-t mlir``, ``--print-op-generic``, and
+then, when it parses, ``--disable-verify -t nki`` and ``-t cuda``; when it verifies, the core
+passes, the trn pipeline with ``-t nki`` and ``-t nki-legacy``, ``-t cuda``, ``-t ptx``, ``-t mlir``, ``--print-op-generic``, and
 ``tirx-run`` at tile level and after the trn pipeline with a small ``--max-steps``.
 
 Each run is classified (`classify`):
@@ -274,12 +274,17 @@ STAGES = {
     "nki-legacy": ("opt", ["-t", "nki-legacy"], "verifies"),
     "trn-nki": ("opt", [*TRN, "-t", "nki"], "verifies"),
     "trn-nki-legacy": ("opt", [*TRN, "-t", "nki-legacy"], "verifies"),
+    "cuda-unverified": ("opt", ["--disable-verify", "-t", "cuda"], "parses"),
+    "cuda": ("opt", ["-t", "cuda"], "verifies"),
+    "ptx": ("opt", ["-t", "ptx"], "verifies"),
     "mlir": ("opt", ["-t", "mlir"], "verifies"),
     "generic": ("opt", ["--print-op-generic"], "verifies"),
     "run-tile": ("run", ["--max-steps", MAX_STEPS], "verifies"),
     "run-trn": ("run", ["--pass-pipeline", "trn", "--max-steps", MAX_STEPS], "verifies"),
 }
 NKI_STAGES = ("nki-unverified", "nki", "nki-legacy", "trn-nki", "trn-nki-legacy")
+SOURCE_STAGES = ("cuda-unverified", "cuda", "ptx")
+"""Stages printing CUDA C++ or PTX: checked for the payload's text (`payload_in`)."""
 
 
 class Timeout(BaseException):
@@ -317,10 +322,17 @@ def _run_main(tool: str, argv: list[str]) -> tuple[object, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def payload_in(text: str) -> str | None:
+    """Why printed source holds a payload's text (quoted or called), or None."""
+    if "PWN" in text and re.search(r"""["'(]PWN|PWN["')]""", text):
+        return "payload text in the output"
+    return None
+
+
 def injected(nki: str) -> str | None:
     """Why the NKI text holds injected code, or None."""
-    if "PWN" in nki and re.search(r"""["'(]PWN|PWN["')]""", nki):
-        return "payload text in the output"
+    if why := payload_in(nki):
+        return why
     try:
         tree = ast.parse(nki)
     except SyntaxError as err:
@@ -347,6 +359,8 @@ def classify(stage: str, code: object, out: str, err: str) -> tuple[str, str]:
         return "internal", _first_error(err)
     if code == 0:
         if stage in NKI_STAGES and (why := injected(out)):
+            return "injection", why
+        if stage in SOURCE_STAGES and (why := payload_in(out)):
             return "injection", why
         return "ok", ""
     if code != 1:

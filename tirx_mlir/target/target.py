@@ -14,6 +14,8 @@ for code that has no other source (`Target.current`).
 
 from __future__ import annotations
 
+import functools
+
 import contextvars
 import shlex
 from typing import Any, Mapping
@@ -223,6 +225,16 @@ def list_tags(kind: str | None = None) -> dict[str, Target]:
 # --- targets in the IR ----------------------------------------------------------------------------
 
 MODULE_TARGET_ATTR = "tirx.target"
+
+
+@functools.lru_cache(maxsize=256)
+def target_error(text: str) -> str | None:
+    """Why ``text`` is not a valid target (the `TargetError` message), or None."""
+    try:
+        Target(text)
+    except TargetError as err:
+        return str(err)
+    return None
 
 
 def target_text_of(op: Any) -> str | None:
