@@ -89,7 +89,7 @@ class LaneContext:
     """What an implementation sees: the running group's ``mask`` and the op being run (both
     set by the engine before each op), the wave, its memory and state, the statistics."""
 
-    __slots__ = ("engine", "wave", "mem", "state", "stats", "mask", "op", "group")
+    __slots__ = ("engine", "wave", "mem", "state", "stats", "mask", "op", "group", "_lanes")
 
     def __init__(self, engine: "Engine", mask: np.ndarray):
         self.engine = engine
@@ -100,11 +100,15 @@ class LaneContext:
         self.mask = mask
         self.op: Operation | None = None
         self.group: Group | None = None
+        self._lanes: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def lanes(self) -> np.ndarray:
-        """Indices of the active lanes."""
-        return np.flatnonzero(self.mask)
+        """Indices of the active lanes (computed once per mask)."""
+        cached = self._lanes
+        if cached is None or cached[0] is not self.mask:
+            cached = self._lanes = (self.mask, np.flatnonzero(self.mask))
+        return cached[1]
 
     def error(self, message: str, lanes=None, hint: str | None = None,
               code: str | None = None) -> InterpretError:
