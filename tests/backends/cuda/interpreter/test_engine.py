@@ -160,8 +160,10 @@ def test_out_of_bounds_and_misaligned_accesses_name_the_threads():
 
 def test_global_access_past_a_buffer_names_it():
     text = cuda_kernel(f"(%In: {F32x32}) -> (%Out: {F32x32})", """
-  %c32 = arith.constant 32 : index
-  %p = cuda.address %In, %c32 : !tirx.buffer<32xf32, global>, index -> i64
+  %c1 = arith.constant 1 : index
+  %t = cuda.thread_idx x : index
+  %i = arith.addi %t, %c1 : index
+  %p = cuda.address %In, %i : !tirx.buffer<32xf32, global>, index -> i64
   %v = ptx.ld "global.f32" [%p] : (i64) -> f32""")
     with pytest.raises(InterpretError, match=r"out-of-bounds global access: 4 bytes .* of %In "
                                              r"\(128 bytes\), 4 bytes past its end"):
