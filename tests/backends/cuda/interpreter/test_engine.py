@@ -203,3 +203,19 @@ def test_clusters_run_together_in_one_wave():
 
     order = cta_order((4, 2, 1), (2, 2, 1))
     assert order.tolist() == [0, 1, 4, 5, 2, 3, 6, 7]
+
+
+def test_launch_shape_can_be_overridden_like_a_host_launch():
+    text = cuda_kernel("() -> (%Out: !tirx.buffer<64xi32, global>)", """
+  %t = cuda.thread_idx x : index
+  %b = cuda.block_idx x : index
+  %n = cuda.block_dim x : index
+  %base = arith.muli %b, %n : index
+  %i = arith.addi %base, %t : index
+  %v = arith.index_cast %i : index to i32
+  cuda.store %Out, %i, %v : !tirx.buffer<64xi32, global>, index, i32""")
+    (out,), run = run_simt(text, grid=(4,), block=(16,))
+    np.testing.assert_array_equal(out, np.arange(64))
+    assert run.stats.ctas == 4
+    with pytest.raises(ValueError, match="grid must be 1 to 3 positive integers"):
+        run_simt(text, grid=(0,))
