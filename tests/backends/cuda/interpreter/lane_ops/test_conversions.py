@@ -28,7 +28,7 @@ def rounded_bits(x, dt, mode):
     return hexes(rounding.round_float(np.asarray(x, dtype=np.float64), np.dtype(dt), mode))
 
 
-# --- float -> float rounding modes (cvt.{rn,rz,rm,rp}) --------------------------------------------
+# --- float -> float rounding modes (cvt.{rn,rz,rm,rp}) -------------------------------------------
 
 
 @pytest.mark.parametrize("mode,expected", [
@@ -105,7 +105,7 @@ def test_i64_to_f32_rounds_once():
     assert rounding.int_to_float(a, True, 64, F32, "rz").tolist() == [2.0 ** 62, -(2.0 ** 62)]
 
 
-# --- float -> int (cvt.{rni,rzi,rmi,rpi}) ----------------------------------------------------------
+# --- float -> int (cvt.{rni,rzi,rmi,rpi}) --------------------------------------------------------
 
 
 @pytest.mark.parametrize("mode,expected", [
@@ -131,7 +131,7 @@ def test_ftz_and_sat():
     assert rounding.saturate_unit(f32(1.5, -0.5, np.nan, 0.25)).tolist() == [1.0, 0.0, 0.0, 0.25]
 
 
-# --- packed conversions ----------------------------------------------------------------------------
+# --- packed conversions --------------------------------------------------------------------------
 
 
 def test_cvt_pack_f16x2_puts_the_first_source_in_the_upper_half():
@@ -182,7 +182,7 @@ def test_cvt_tf32_keeps_ten_mantissa_bits(mode, expected):
     assert hexes(packing.cvt_tf32(f32(np.nan), mode)) == ["0x7fffffff"]
 
 
-# --- mov pack/unpack and prmt ----------------------------------------------------------------------
+# --- mov pack/unpack and prmt --------------------------------------------------------------------
 
 
 def test_mov_pack_and_unpack():

@@ -17,8 +17,18 @@ from tirx_mlir.backends.cuda.interpreter.lane_ops.lanes import (BOOL, F64, SIGNE
 from tirx_mlir.interpreter import runtime
 
 
+NATIVE = frozenset((np.add, np.subtract, np.multiply, np.true_divide))
+"""Operations numpy may run in the operands' own f16/f32 dtype: for +, -, * and / the double
+result rounded to a format of p bits is the correctly rounded result whenever 53 >= 2p + 2
+(double rounding is innocuous), which holds for f32 (p = 24); numpy's f16 arithmetic rounds an
+f32 result, and 24 >= 2 * 11 + 2. So the native result is the core's double-then-round one."""
+_NATIVE_DTYPES = frozenset((np.dtype(np.float16), np.dtype(np.float32), F64))
+
+
 def binary(fn, a, b, dt):
     """``fn`` on the double values of ``a`` and ``b``, rounded to ``dt``."""
+    if fn in NATIVE and dt in _NATIVE_DTYPES and a.dtype == dt and b.dtype == dt:
+        return fn(a, b)
     return round_to(fn(to_f64(a), to_f64(b)), dt)
 
 

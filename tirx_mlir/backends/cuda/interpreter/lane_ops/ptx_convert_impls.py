@@ -78,20 +78,19 @@ def cvt(op, args, mask):
     return (as_result(op, 0, out),)
 
 
-def cvt_pack(op, args, mask):
-    view = row_view(op, args)
-    d = packing.cvt_pack_half(_read_float(view.one("hi"), "f32"),
-                              _read_float(view.one("lo"), "f32"), view.mods["dtype"],
-                              bool(view.mods.get("relu")))
-    return (as_result(op, 0, d),)
+def _pack_two(convert):
+    """``cvt_pack`` / ``cvt_fp8x2``: two f32 sources (the first to the upper half) packed by
+    ``convert`` (packing.cvt_pack_half / cvt_pack_fp8) in the row's format."""
+    def run(op, args, mask):
+        view = row_view(op, args)
+        d = convert(_read_float(view.one("hi"), "f32"), _read_float(view.one("lo"), "f32"),
+                    view.mods["dtype"], bool(view.mods.get("relu")))
+        return (as_result(op, 0, d),)
+    return run
 
 
-def cvt_fp8x2(op, args, mask):
-    view = row_view(op, args)
-    d = packing.cvt_pack_fp8(_read_float(view.one("hi"), "f32"),
-                             _read_float(view.one("lo"), "f32"), view.mods["dtype"],
-                             bool(view.mods.get("relu")))
-    return (as_result(op, 0, d),)
+cvt_pack = _pack_two(packing.cvt_pack_half)
+cvt_fp8x2 = _pack_two(packing.cvt_pack_fp8)
 
 
 def cvt_fp8x2_f16x2(op, args, mask):
