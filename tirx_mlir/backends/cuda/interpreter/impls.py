@@ -43,6 +43,8 @@ IMPL_MODULES = (
     "tirx_mlir.backends.cuda.interpreter.cuda_ops",
     "tirx_mlir.backends.cuda.interpreter.barriers",
     "tirx_mlir.backends.cuda.interpreter.ptx_memory_ops",
+    "tirx_mlir.backends.cuda.interpreter.lane_ops.cuda_math_impls",
+    "tirx_mlir.backends.cuda.interpreter.lane_ops.ptx_convert_impls",
 )
 """Modules whose import registers implementations (each op family in its own module)."""
 
