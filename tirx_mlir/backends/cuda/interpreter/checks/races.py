@@ -1,0 +1,285 @@
+"""Racecheck for shared memory: hazards between threads that no barrier orders.
+
+What compute-sanitizer's racecheck tool reports (CUDA Compute Sanitizer documentation, "Racecheck
+Tool"): two accesses to the same shared byte by *different* threads, at least one a write, with no
+synchronisation that orders them —
+
+- WAW: a write after a write, RAW: a read after a write, WAR: a write after a read;
+- atomics do not race with atomics (an atomic is a write for every other access);
+- two lanes writing one byte in the same instruction are a WAW hazard too.
+
+Ordering is happens-before through barriers, kept as vector clocks at two granularities so the
+state stays small for big CTAs:
+
+- per CTA, a ``warps x warps`` clock: a CTA barrier (``__syncthreads``, ``bar.sync``) or a named
+  barrier joins the clocks of the warps taking part (PTX counts barrier threads in whole warps), then
+  advances each one's own entry;
+- per warp, a ``32 x 32`` lane clock: ``__syncwarp(mask)`` joins the masked lanes; a CTA barrier
+  joins all lanes of every warp it covers;
+- a cluster barrier is a CTA barrier of every CTA of the cluster and also orders accesses to a CTA's
+  arena by threads of other CTAs (distributed shared memory): a warp remembers its clock at the last
+  one.
+
+An access by warp ``A`` at own clock ``e`` is ordered before a later access by warp ``B`` when
+``clock[B][A] >= e`` (the join copies ``e`` to ``B``, the advance moves ``A`` past it). Each shared
+byte records its last writer and its last two different readers since that write (lane, op site,
+warp clock, lane clock), so a write that follows reads by many threads is checked against two of
+them — enough to catch a write racing with readers in other warps, at 48 bytes of state per byte of
+the arena. Everything is vectorised over the lanes of one access.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tirx_mlir.backends.cuda.interpreter.checks.geometry import LaneGeometry
+
+READ, WRITE, ATOMIC = "read", "write", "atomic"
+_NONE = np.int32(-1)
+
+
+@dataclass(frozen=True)
+class Hazard:
+    """One reported hazard: ``first`` happened before ``second``, unordered, at ``offset``."""
+
+    kind: str  # "WAW", "RAW" or "WAR"
+    cta: int  # the arena's CTA (index in the wave)
+    offset: int  # byte offset in that arena
+    first_lane: int
+    first_site: object  # whatever the caller passed as ``site`` (the engine: the op)
+    first_access: str  # "read", "write" or "atomic"
+    second_lane: int
+    second_site: object
+    second_access: str
+    count: int  # hazardous bytes in the second access
+
+
+class _Slot:
+    """The last access of one role (writer, reader 1, reader 2) of every byte of the wave."""
+
+    def __init__(self, size: int) -> None:
+        self.lane = np.full(size, _NONE, dtype=np.int32)
+        self.site = np.full(size, _NONE, dtype=np.int32)
+        self.warp_clock = np.zeros(size, dtype=np.int32)
+        self.lane_clock = np.zeros(size, dtype=np.int32)
+
+    def set(self, idx, lane, site, warp_clock, lane_clock) -> None:
+        self.lane[idx] = lane
+        self.site[idx] = site
+        self.warp_clock[idx] = warp_clock
+        self.lane_clock[idx] = lane_clock
+
+    def copy_from(self, other: _Slot, idx) -> None:
+        for name in ("lane", "site", "warp_clock", "lane_clock"):
+            getattr(self, name)[idx] = getattr(other, name)[idx]
+
+
+class SharedRaceCheck:
+    """Racecheck state of the shared arenas of one wave (``geometry.ctas`` arenas of ``arena_bytes``)."""
+
+    def __init__(self, geometry: LaneGeometry, arena_bytes: int) -> None:
+        self.geo = geometry
+        self.arena_bytes = arena_bytes
+        wpc = geometry.warps_per_cta
+        self.warp_clocks = np.broadcast_to(np.eye(wpc, dtype=np.int32), (geometry.ctas, wpc, wpc)).copy()
+        self.lane_clocks = np.broadcast_to(np.eye(32, dtype=np.int32), (geometry.warps, 32, 32)).copy()
+        self.cluster_join = np.full(geometry.warps, -1, dtype=np.int32)
+        table = geometry.lane_table
+        self._warp = table["warp"]
+        self._cta = table["cta"]
+        self._wic = table["warp_in_cta"]
+        self._lane = table["lane"]
+        # flat index of a lane's row in the warp / lane clocks, and of its own entry there
+        self._warp_row = (self._cta * wpc + self._wic) * wpc
+        self._lane_row = (self._warp * 32 + self._lane) * 32
+        self._own_wclock = np.ones(table["cta"].size, dtype=np.int32)
+        self._own_lclock = np.ones(table["cta"].size, dtype=np.int32)
+        self._sites: list[object] = []
+        self._site_ids: dict[int, int] = {}
+        self._slots: tuple[_Slot, _Slot, _Slot] | None = None  # allocated on the first access
+        self._writer_atomic = np.zeros(0, dtype=bool)
+
+    # ---- barriers -------------------------------------------------------------------------
+    def barrier(self, scope: str, lanes: np.ndarray) -> None:
+        """``lanes`` (wave lane indices) passed a barrier of ``scope``: "warp", "cta" or "cluster".
+
+        "cta" is any barrier of whole warps (``bar.sync``/``barrier.cta`` named or not): it orders
+        the warps of ``lanes`` in each CTA; "warp" (``__syncwarp``) orders the lanes of each warp in
+        ``lanes``; "cluster" is a "cta" barrier that also orders accesses across CTAs.
+        """
+        lanes = np.asarray(lanes, dtype=np.int64)
+        if lanes.size == 0:
+            return
+        if scope != "warp":
+            warps = np.unique(self._warp[lanes])
+            if scope == "cluster":
+                self.cluster_join[warps] = self._warp_own(warps)
+            self._join_warps(lanes)
+            lanes = self.geo.lanes_of_warps(warps)  # a barrier of warps orders all their lanes
+        self._join_lanes(lanes)
+        self._own_wclock = self.warp_clocks.reshape(-1)[self._warp_row + self._wic]
+        self._own_lclock = self.lane_clocks.reshape(-1)[self._lane_row + self._lane]
+
+    def _warp_own(self, warps: np.ndarray) -> np.ndarray:
+        cta, local = np.divmod(warps, self.geo.warps_per_cta)
+        return self.warp_clocks[cta, local, local]
+
+    def _join_warps(self, lanes: np.ndarray) -> None:
+        ctas, inverse = np.unique(self._cta[lanes], return_inverse=True)
+        part = np.zeros((ctas.size, self.geo.warps_per_cta), dtype=bool)
+        part[inverse, self._wic[lanes]] = True
+        self.warp_clocks[ctas] = _join(self.warp_clocks[ctas], part)
+
+    def _join_lanes(self, lanes: np.ndarray) -> None:
+        warps, inverse = np.unique(self._warp[lanes], return_inverse=True)
+        part = np.zeros((warps.size, 32), dtype=bool)
+        part[inverse, self._lane[lanes]] = True
+        self.lane_clocks[warps] = _join(self.lane_clocks[warps], part)
+
+    # ---- accesses -------------------------------------------------------------------------
+    def access(
+        self, kind: str, cta: np.ndarray, offsets: np.ndarray, nbytes: int, lanes: np.ndarray,
+        site: object,
+    ) -> Hazard | None:
+        """Check one access (arrays over the accessing lanes) and record it; the first hazard.
+
+        ``cta`` is the arena each lane touches (its own CTA, or another of its cluster), ``offsets``
+        the byte offsets in it, ``site`` an identity of the op reported back in a ``Hazard``.
+        """
+        lanes = np.asarray(lanes, dtype=np.int64)
+        if lanes.size == 0 or nbytes <= 0:
+            return None
+        slots = self._ensure_slots()
+        site_id = self._site_id(site)
+        base = np.asarray(cta, dtype=np.int64) * self.arena_bytes + np.asarray(offsets, np.int64)
+        # aligned, distinct starts touch disjoint bytes: no byte is touched twice by this access
+        disjoint = not (base % nbytes).any() and _distinct(base)
+        idx = (base[:, None] + np.arange(nbytes)).ravel() if nbytes > 1 else base
+        who = np.repeat(lanes, nbytes) if nbytes > 1 else lanes
+        if kind == READ:
+            return self._read(slots, idx, who, site_id, disjoint)
+        return self._write(slots, idx, who, site_id, kind == ATOMIC, disjoint)
+
+    def _read(self, slots, idx, who, site_id, disjoint) -> Hazard | None:
+        writer, reader1, reader2 = slots
+        hazard = self._first_unordered("RAW", writer, idx, who, site_id, READ)
+        if disjoint:
+            u_idx, hi, lo = idx, who, who
+        else:  # record the highest and the lowest lane reading each byte
+            order = np.lexsort((who, idx))
+            idx, who = idx[order], who[order]
+            step = idx[1:] != idx[:-1]
+            first = np.concatenate(([True], step))
+            last = np.concatenate((step, [True]))
+            u_idx, hi, lo = idx[last], who[last], who[first]
+        single = lo == hi
+        shift = u_idx[single & (reader1.lane[u_idx] != hi)]
+        reader2.copy_from(reader1, shift)
+        if not single.all():
+            many = ~single
+            lo_many = lo[many]
+            reader2.set(u_idx[many], lo_many, site_id, self._own_wclock[lo_many],
+                        self._own_lclock[lo_many])
+        reader1.set(u_idx, hi, site_id, self._own_wclock[hi], self._own_lclock[hi])
+        return hazard
+
+    def _write(self, slots, idx, who, site_id, atomic, disjoint) -> Hazard | None:
+        writer, reader1, reader2 = slots
+        access = ATOMIC if atomic else WRITE
+        hazard = None if atomic or disjoint else self._same_instruction_waw(idx, who, site_id)
+        skip = self._writer_atomic if atomic else None
+        hazard = hazard or self._first_unordered("WAW", writer, idx, who, site_id, access, skip)
+        hazard = hazard or self._first_unordered("WAR", reader1, idx, who, site_id, access)
+        hazard = hazard or self._first_unordered("WAR", reader2, idx, who, site_id, access)
+        if not disjoint:
+            idx, at = np.unique(idx, return_index=True)
+            who = who[at]
+        writer.set(idx, who, site_id, self._own_wclock[who], self._own_lclock[who])
+        self._writer_atomic[idx] = atomic
+        reader1.lane[idx] = _NONE
+        reader2.lane[idx] = _NONE
+        return hazard
+
+    def _same_instruction_waw(self, idx, who, site_id) -> Hazard | None:
+        order = np.lexsort((who, idx))
+        idx, who = idx[order], who[order]
+        clash = np.flatnonzero((idx[1:] == idx[:-1]) & (who[1:] != who[:-1]))
+        if clash.size == 0:
+            return None
+        i = clash[0]
+        return self._hazard("WAW", idx[i], who[i], site_id, WRITE, who[i + 1], site_id, WRITE,
+                            np.unique(idx[clash]).size)
+
+    def _first_unordered(self, kind, slot, idx, who, site_id, access, skip=None) -> Hazard | None:
+        prev = slot.lane[idx]
+        live = (prev != _NONE) & (prev != who)
+        if skip is not None:
+            live &= ~skip[idx]
+        if not live.any():
+            return None
+        cand = np.flatnonzero(live)
+        at = idx[cand]
+        bad = ~self._ordered(prev[cand], slot.warp_clock[at], slot.lane_clock[at], who[cand])
+        if not bad.any():
+            return None
+        hits = cand[bad]
+        i = hits[np.lexsort((idx[hits], who[hits]))[0]]  # the lowest thread, then byte
+        first_access = READ if kind == "WAR" else (
+            ATOMIC if self._writer_atomic[idx[i]] else WRITE)
+        return self._hazard(kind, idx[i], prev[i], int(slot.site[idx[i]]), first_access, who[i],
+                            site_id, access, np.unique(idx[hits]).size)
+
+    def _ordered(self, prev, prev_wclock, prev_lclock, cur) -> np.ndarray:
+        """Whether an access by lane ``prev`` at the given clocks happens before ``cur``'s now."""
+        same_warp = self._warp[prev] == self._warp[cur]
+        same_cta = self._cta[prev] == self._cta[cur]
+        lane_known = self.lane_clocks.reshape(-1)[self._lane_row[cur] + self._lane[prev]]
+        warp_known = self.warp_clocks.reshape(-1)[self._warp_row[cur] + self._wic[prev]]
+        cluster_known = self.cluster_join[self._warp[prev]]
+        return np.where(same_warp, lane_known >= prev_lclock,
+                        np.where(same_cta, warp_known >= prev_wclock, cluster_known >= prev_wclock))
+
+    # ---- helpers --------------------------------------------------------------------------
+    def _hazard(self, kind, flat, first_lane, first_site, first_access, second_lane, second_site,
+                second_access, count) -> Hazard:
+        cta, offset = divmod(int(flat), self.arena_bytes)
+        return Hazard(kind, cta, offset, int(first_lane), self._sites[first_site], first_access,
+                      int(second_lane), self._sites[second_site], second_access, int(count))
+
+    def _site_id(self, site: object) -> int:
+        key = id(site)
+        if key not in self._site_ids:
+            self._site_ids[key] = len(self._sites)
+            self._sites.append(site)
+        return self._site_ids[key]
+
+    def _ensure_slots(self) -> tuple[_Slot, _Slot, _Slot]:
+        if self._slots is None:
+            size = self.geo.ctas * self.arena_bytes
+            self._slots = (_Slot(size), _Slot(size), _Slot(size))
+            self._writer_atomic = np.zeros(size, dtype=bool)
+        return self._slots
+
+
+def _distinct(values: np.ndarray) -> bool:
+    """Whether no value repeats (checked in order first: accesses are mostly increasing)."""
+    if values.size < 2 or bool((values[1:] > values[:-1]).all()):
+        return True
+    ordered = np.sort(values)
+    return bool((ordered[1:] != ordered[:-1]).all())
+
+
+def _join(clocks: np.ndarray, part: np.ndarray) -> np.ndarray:
+    """Join the rows of the participants (``part``, per group) and advance their own entries.
+
+    ``clocks`` is ``(groups, n, n)``: row ``i`` is what member ``i`` knows of every member's clock.
+    """
+    rows = np.where(part[:, :, None], clocks, np.iinfo(np.int32).min)
+    joined = rows.max(axis=1, keepdims=True)
+    out = np.where(part[:, :, None], joined, clocks)
+    n = clocks.shape[1]
+    diag = np.arange(n)
+    out[:, diag, diag] += part
+    return out
