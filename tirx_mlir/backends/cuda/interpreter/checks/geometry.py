@@ -30,7 +30,7 @@ class LaneGeometry:
 
     @cached_property
     def lane_table(self) -> dict[str, np.ndarray]:
-        """Per wave lane (``(ctas * threads,)`` int64): ``cta``, ``warp``, ``warp_in_cta``, ``lane``."""
+        """Per wave lane (int64 arrays of ``ctas * threads``): cta, warp, warp_in_cta, lane."""
         lanes = np.arange(self.ctas * self.threads, dtype=np.int64)
         return {
             "cta": self.cta_of(lanes),

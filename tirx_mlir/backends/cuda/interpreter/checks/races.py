@@ -12,8 +12,8 @@ Ordering is happens-before through barriers, kept as vector clocks at two granul
 state stays small for big CTAs:
 
 - per CTA, a ``warps x warps`` clock: a CTA barrier (``__syncthreads``, ``bar.sync``) or a named
-  barrier joins the clocks of the warps taking part (PTX counts barrier threads in whole warps), then
-  advances each one's own entry;
+  barrier joins the clocks of the warps taking part (PTX counts barrier threads in whole warps),
+  then advances each one's own entry;
 - per warp, a ``32 x 32`` lane clock: ``__syncwarp(mask)`` joins the masked lanes; a CTA barrier
   joins all lanes of every warp it covers;
 - a cluster barrier is a CTA barrier of every CTA of the cluster and also orders accesses to a CTA's
@@ -24,8 +24,9 @@ An access by warp ``A`` at own clock ``e`` is ordered before a later access by w
 ``clock[B][A] >= e`` (the join copies ``e`` to ``B``, the advance moves ``A`` past it). Each shared
 byte records its last writer and its last two different readers since that write (lane, op site,
 warp clock, lane clock), so a write that follows reads by many threads is checked against two of
-them — enough to catch a write racing with readers in other warps, at 48 bytes of state per byte of
-the arena. Everything is vectorised over the lanes of one access.
+them (the highest and lowest lane of the last read) — enough to catch a write racing with readers
+in other warps, at 49 bytes of state per byte of the arena. Everything is vectorised over the lanes
+of one access.
 """
 
 from __future__ import annotations
@@ -77,14 +78,14 @@ class _Slot:
 
 
 class SharedRaceCheck:
-    """Racecheck state of the shared arenas of one wave (``geometry.ctas`` arenas of ``arena_bytes``)."""
+    """Racecheck state of the shared arenas of a wave: ``geometry.ctas`` of ``arena_bytes`` each."""
 
     def __init__(self, geometry: LaneGeometry, arena_bytes: int) -> None:
         self.geo = geometry
         self.arena_bytes = arena_bytes
         wpc = geometry.warps_per_cta
-        self.warp_clocks = np.broadcast_to(np.eye(wpc, dtype=np.int32), (geometry.ctas, wpc, wpc)).copy()
-        self.lane_clocks = np.broadcast_to(np.eye(32, dtype=np.int32), (geometry.warps, 32, 32)).copy()
+        self.warp_clocks = _fresh_clocks(geometry.ctas, wpc)
+        self.lane_clocks = _fresh_clocks(geometry.warps, 32)
         self.cluster_join = np.full(geometry.warps, -1, dtype=np.int32)
         table = geometry.lane_table
         self._warp = table["warp"]
@@ -261,6 +262,11 @@ class SharedRaceCheck:
             self._slots = (_Slot(size), _Slot(size), _Slot(size))
             self._writer_atomic = np.zeros(size, dtype=bool)
         return self._slots
+
+
+def _fresh_clocks(groups: int, members: int) -> np.ndarray:
+    """``groups`` clocks of ``members``: each knows its own clock 1 and 0 of the others."""
+    return np.broadcast_to(np.eye(members, dtype=np.int32), (groups, members, members)).copy()
 
 
 def _distinct(values: np.ndarray) -> bool:
