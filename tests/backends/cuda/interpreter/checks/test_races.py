@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tirx_mlir.backends.cuda.interpreter.checks.geometry import LaneGeometry
-from tirx_mlir.backends.cuda.interpreter.checks.races import SharedRaceCheck
+from tirx_mlir.backends.cuda.interpreter.checks.races import SharedRaceCheck, hazard_message
 
 
 class Stream:
@@ -160,3 +160,25 @@ def test_a_barrier_orders_only_what_happened_before_it():
 @pytest.mark.parametrize("kind", ["read", "write", "atomic"])
 def test_empty_access_is_ignored(kind):
     assert Stream().access(kind, [], [], "x") is None
+
+
+def test_hazard_message_names_both_threads_the_byte_and_the_first_op():
+    s = Stream(threads=32, ctas=2)
+    s.access("write", [1], [3], "st")
+    h = s.access("read", [2], [3], "ld")
+
+    def thread(lane):
+        return f"({lane % 32}, 0, 0)"
+
+    def block(cta):
+        return f"({cta}, 0, 0)"
+
+    text = hazard_message(h, s.geo, thread, block, lambda site: f"k.mlir:1:1 ({site})")
+    assert text == ("potential RAW hazard at __shared__ 0xc in block (0, 0, 0): the read by thread "
+                    "(2, 0, 0) races with the write by thread (1, 0, 0) at k.mlir:1:1 (st); no "
+                    "barrier orders them (4 bytes of this access race)")
+    h = s.access("write", [33], [3], "st_remote", cta=0)
+    text = hazard_message(h, s.geo, thread, block, lambda site: site)
+    assert text.startswith("potential WAW hazard at __shared__ 0xc in block (0, 0, 0): the write "
+                           "by thread (1, 0, 0) of block (1, 0, 0) races with the write by thread "
+                           "(1, 0, 0) of block (0, 0, 0) at st;")

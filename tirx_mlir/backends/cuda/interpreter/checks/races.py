@@ -289,3 +289,22 @@ def _join(clocks: np.ndarray, part: np.ndarray) -> np.ndarray:
     diag = np.arange(n)
     out[:, diag, diag] += part
     return out
+
+
+def hazard_message(hazard: Hazard, geometry: LaneGeometry, thread, block, where) -> str:
+    """The report of ``hazard`` as racecheck words it, for an error located at the second access.
+
+    ``thread(lane)`` names a lane's thread index, ``block(cta)`` a wave CTA's block index and
+    ``where(site)`` the first access's op and location.
+    """
+    first_cta, second_cta = (int(geometry.cta_of(hazard.first_lane)),
+                             int(geometry.cta_of(hazard.second_lane)))
+    first, second = thread(hazard.first_lane), thread(hazard.second_lane)
+    if not first_cta == second_cta == hazard.cta:
+        first += f" of block {block(first_cta)}"
+        second += f" of block {block(second_cta)}"
+    more = f" ({hazard.count} bytes of this access race)" if hazard.count > 1 else ""
+    return (f"potential {hazard.kind} hazard at __shared__ 0x{hazard.offset:x} in block "
+            f"{block(hazard.cta)}: the {hazard.second_access} by thread {second} races with the "
+            f"{hazard.first_access} by thread {first} at {where(hazard.first_site)}; no barrier "
+            f"orders them{more}")
