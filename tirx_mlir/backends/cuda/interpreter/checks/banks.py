@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tirx_mlir.backends.cuda.interpreter.checks.arrays import dense_index, sorted_unique
+
 BANKS = 32
 BANK_BYTES = 4
 WARP_SIZE = 32
@@ -90,15 +92,15 @@ def bank_wavefronts(
     width = words_per_lane(nbytes)
     phase = lane // lanes_per_phase(nbytes)
     phases = int(phase.max()) + 1
-    warps, dense_warp = np.unique(warp, return_inverse=True)
-    group = dense_warp.reshape(-1) * phases + phase  # (warp, phase), dense
+    warps, dense_warp = dense_index(warp)
+    group = dense_warp * phases + phase  # (warp, phase), dense
     # one column per word a lane touches; narrower lanes repeat their first word
     word = offset // BANK_BYTES
     if width.max() > 1:
         k = np.arange(int(width.max()), dtype=np.int64)
         word = word[:, None] + np.minimum(k, np.reshape(width, (-1, 1)) - 1)
         group = np.broadcast_to(group[:, None], word.shape)
-    key = np.unique((group << _WORD_BITS | word).ravel())  # distinct words per group
+    key = sorted_unique((group << _WORD_BITS | word).ravel())  # distinct words per group
     bank_slot = (key >> _WORD_BITS) * BANKS + (key & _WORD_MASK) % BANKS
     words_in_bank = np.bincount(bank_slot, minlength=warps.size * phases * BANKS)
     per_phase = words_in_bank.reshape(warps.size, phases, BANKS).max(axis=2)

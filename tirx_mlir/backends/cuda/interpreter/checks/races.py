@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tirx_mlir.backends.cuda.interpreter.checks.arrays import dense_index, sorted_unique
 from tirx_mlir.backends.cuda.interpreter.checks.geometry import LaneGeometry
 
 READ, WRITE, ATOMIC = "read", "write", "atomic"
@@ -57,24 +58,9 @@ class Hazard:
     count: int  # hazardous bytes in the second access
 
 
-class _Slot:
-    """The last access of one role (writer, reader 1, reader 2) of every byte of the wave."""
-
-    def __init__(self, size: int) -> None:
-        self.lane = np.full(size, _NONE, dtype=np.int32)
-        self.site = np.full(size, _NONE, dtype=np.int32)
-        self.warp_clock = np.zeros(size, dtype=np.int32)
-        self.lane_clock = np.zeros(size, dtype=np.int32)
-
-    def set(self, idx, lane, site, warp_clock, lane_clock) -> None:
-        self.lane[idx] = lane
-        self.site[idx] = site
-        self.warp_clock[idx] = warp_clock
-        self.lane_clock[idx] = lane_clock
-
-    def copy_from(self, other: _Slot, idx) -> None:
-        for name in ("lane", "site", "warp_clock", "lane_clock"):
-            getattr(self, name)[idx] = getattr(other, name)[idx]
+# a byte's records: its last writer and two last readers, each (lane, site, warp clock, lane clock)
+WRITER, READER1, READER2 = range(3)
+_LANE, _SITE, _WCLOCK, _LCLOCK = range(4)
 
 
 class SharedRaceCheck:
@@ -95,11 +81,17 @@ class SharedRaceCheck:
         # flat index of a lane's row in the warp / lane clocks, and of its own entry there
         self._warp_row = (self._cta * wpc + self._wic) * wpc
         self._lane_row = (self._warp * 32 + self._lane) * 32
-        self._own_wclock = np.ones(table["cta"].size, dtype=np.int32)
-        self._own_lclock = np.ones(table["cta"].size, dtype=np.int32)
+        self._own = np.ones((table["cta"].size, 2), dtype=np.int32)  # (warp clock, lane clock)
+        # a lane's clocks every other lane of its CTA knows: an access at or below both is ordered
+        # before anything its CTA does now (a lane that does not exist knows everything)
+        absent = ~np.isin(np.arange(geometry.warps * 32), self._warp * 32 + self._lane)
+        self.lane_clocks.reshape(-1, 32)[absent] = np.iinfo(np.int32).max
+        self._floor_wclock = np.zeros(table["cta"].size, dtype=np.int32)
+        self._floor_lclock = np.zeros(table["cta"].size, dtype=np.int32)
+        self._remote = False  # whether a lane has touched another CTA's arena
         self._sites: list[object] = []
         self._site_ids: dict[int, int] = {}
-        self._slots: tuple[_Slot, _Slot, _Slot] | None = None  # allocated on the first access
+        self._records = np.zeros((3, 0, 4), dtype=np.int32)  # allocated on the first access
         self._writer_atomic = np.zeros(0, dtype=bool)
 
     # ---- barriers -------------------------------------------------------------------------
@@ -114,27 +106,29 @@ class SharedRaceCheck:
         if lanes.size == 0:
             return
         if scope != "warp":
-            warps = np.unique(self._warp[lanes])
+            warps = sorted_unique(self._warp[lanes])
             if scope == "cluster":
                 self.cluster_join[warps] = self._warp_own(warps)
             self._join_warps(lanes)
             lanes = self.geo.lanes_of_warps(warps)  # a barrier of warps orders all their lanes
         self._join_lanes(lanes)
-        self._own_wclock = self.warp_clocks.reshape(-1)[self._warp_row + self._wic]
-        self._own_lclock = self.lane_clocks.reshape(-1)[self._lane_row + self._lane]
+        self._own[:, 0] = self.warp_clocks.reshape(-1)[self._warp_row + self._wic]
+        self._own[:, 1] = self.lane_clocks.reshape(-1)[self._lane_row + self._lane]
+        self._floor_wclock = self.warp_clocks.min(axis=1).reshape(-1)[self._warp]
+        self._floor_lclock = self.lane_clocks.min(axis=1).reshape(-1)[self._warp * 32 + self._lane]
 
     def _warp_own(self, warps: np.ndarray) -> np.ndarray:
         cta, local = np.divmod(warps, self.geo.warps_per_cta)
         return self.warp_clocks[cta, local, local]
 
     def _join_warps(self, lanes: np.ndarray) -> None:
-        ctas, inverse = np.unique(self._cta[lanes], return_inverse=True)
+        ctas, inverse = dense_index(self._cta[lanes])
         part = np.zeros((ctas.size, self.geo.warps_per_cta), dtype=bool)
         part[inverse, self._wic[lanes]] = True
         self.warp_clocks[ctas] = _join(self.warp_clocks[ctas], part)
 
     def _join_lanes(self, lanes: np.ndarray) -> None:
-        warps, inverse = np.unique(self._warp[lanes], return_inverse=True)
+        warps, inverse = dense_index(self._warp[lanes])
         part = np.zeros((warps.size, 32), dtype=bool)
         part[inverse, self._lane[lanes]] = True
         self.lane_clocks[warps] = _join(self.lane_clocks[warps], part)
@@ -152,20 +146,21 @@ class SharedRaceCheck:
         lanes = np.asarray(lanes, dtype=np.int64)
         if lanes.size == 0 or nbytes <= 0:
             return None
-        slots = self._ensure_slots()
+        self._ensure_records()
         site_id = self._site_id(site)
-        base = np.asarray(cta, dtype=np.int64) * self.arena_bytes + np.asarray(offsets, np.int64)
+        cta = np.asarray(cta, dtype=np.int64)
+        self._remote = self._remote or bool((cta != self._cta[lanes]).any())
+        base = cta * self.arena_bytes + np.asarray(offsets, np.int64)
         # aligned, distinct starts touch disjoint bytes: no byte is touched twice by this access
         disjoint = not (base % nbytes).any() and _distinct(base)
         idx = (base[:, None] + np.arange(nbytes)).ravel() if nbytes > 1 else base
         who = np.repeat(lanes, nbytes) if nbytes > 1 else lanes
         if kind == READ:
-            return self._read(slots, idx, who, site_id, disjoint)
-        return self._write(slots, idx, who, site_id, kind == ATOMIC, disjoint)
+            return self._read(idx, who, site_id, disjoint)
+        return self._write(idx, who, site_id, kind == ATOMIC, disjoint)
 
-    def _read(self, slots, idx, who, site_id, disjoint) -> Hazard | None:
-        writer, reader1, reader2 = slots
-        hazard = self._first_unordered("RAW", writer, idx, who, site_id, READ)
+    def _read(self, idx, who, site_id, disjoint) -> Hazard | None:
+        hazard = self._first_unordered("RAW", WRITER, idx, who, site_id, READ)
         if disjoint:
             u_idx, hi, lo = idx, who, who
         else:  # record the highest and the lowest lane reading each byte
@@ -175,33 +170,39 @@ class SharedRaceCheck:
             first = np.concatenate(([True], step))
             last = np.concatenate((step, [True]))
             u_idx, hi, lo = idx[last], who[last], who[first]
+        reader1, reader2 = self._records[READER1], self._records[READER2]
         single = lo == hi
-        shift = u_idx[single & (reader1.lane[u_idx] != hi)]
-        reader2.copy_from(reader1, shift)
+        shift = u_idx[single & (reader1[u_idx, _LANE] != hi)]
+        reader2[shift] = reader1[shift]
         if not single.all():
             many = ~single
-            lo_many = lo[many]
-            reader2.set(u_idx[many], lo_many, site_id, self._own_wclock[lo_many],
-                        self._own_lclock[lo_many])
-        reader1.set(u_idx, hi, site_id, self._own_wclock[hi], self._own_lclock[hi])
+            reader2[u_idx[many]] = self._record(lo[many], site_id)
+        reader1[u_idx] = self._record(hi, site_id)
         return hazard
 
-    def _write(self, slots, idx, who, site_id, atomic, disjoint) -> Hazard | None:
-        writer, reader1, reader2 = slots
+    def _write(self, idx, who, site_id, atomic, disjoint) -> Hazard | None:
         access = ATOMIC if atomic else WRITE
         hazard = None if atomic or disjoint else self._same_instruction_waw(idx, who, site_id)
         skip = self._writer_atomic if atomic else None
-        hazard = hazard or self._first_unordered("WAW", writer, idx, who, site_id, access, skip)
-        hazard = hazard or self._first_unordered("WAR", reader1, idx, who, site_id, access)
-        hazard = hazard or self._first_unordered("WAR", reader2, idx, who, site_id, access)
+        hazard = hazard or self._first_unordered("WAW", WRITER, idx, who, site_id, access, skip)
+        hazard = hazard or self._first_unordered("WAR", READER1, idx, who, site_id, access)
+        hazard = hazard or self._first_unordered("WAR", READER2, idx, who, site_id, access)
         if not disjoint:
-            idx, at = np.unique(idx, return_index=True)
-            who = who[at]
-        writer.set(idx, who, site_id, self._own_wclock[who], self._own_lclock[who])
+            order = np.lexsort((who, idx))  # one writer per byte: its lowest lane
+            idx, who = idx[order], who[order]
+            first = np.concatenate(([True], idx[1:] != idx[:-1]))
+            idx, who = idx[first], who[first]
+        self._records[WRITER][idx] = self._record(who, site_id)
+        self._records[READER1:, idx, _LANE] = _NONE
         self._writer_atomic[idx] = atomic
-        reader1.lane[idx] = _NONE
-        reader2.lane[idx] = _NONE
         return hazard
+
+    def _record(self, lanes: np.ndarray, site_id: int) -> np.ndarray:
+        rec = np.empty((lanes.size, 4), dtype=np.int32)
+        rec[:, _LANE] = lanes
+        rec[:, _SITE] = site_id
+        rec[:, _WCLOCK:] = self._own[lanes]
+        return rec
 
     def _same_instruction_waw(self, idx, who, site_id) -> Hazard | None:
         order = np.lexsort((who, idx))
@@ -211,29 +212,34 @@ class SharedRaceCheck:
             return None
         i = clash[0]
         return self._hazard("WAW", idx[i], who[i], site_id, WRITE, who[i + 1], site_id, WRITE,
-                            np.unique(idx[clash]).size)
+                            sorted_unique(idx[clash]).size)
 
     def _first_unordered(self, kind, slot, idx, who, site_id, access, skip=None) -> Hazard | None:
-        prev = slot.lane[idx]
+        rec = self._records[slot][idx]
+        prev = rec[:, _LANE].astype(np.int64)  # int64: numpy indexes with int32 ~10x slower
         live = (prev != _NONE) & (prev != who)
         if skip is not None:
             live &= ~skip[idx]
         if not live.any():
             return None
         cand = np.flatnonzero(live)
-        at = idx[cand]
-        bad = ~self._ordered(prev[cand], slot.warp_clock[at], slot.lane_clock[at], who[cand])
+        bad = ~self._ordered(prev[cand], rec[cand, _WCLOCK], rec[cand, _LCLOCK], who[cand])
         if not bad.any():
             return None
         hits = cand[bad]
         i = hits[np.lexsort((idx[hits], who[hits]))[0]]  # the lowest thread, then byte
         first_access = READ if kind == "WAR" else (
             ATOMIC if self._writer_atomic[idx[i]] else WRITE)
-        return self._hazard(kind, idx[i], prev[i], int(slot.site[idx[i]]), first_access, who[i],
-                            site_id, access, np.unique(idx[hits]).size)
+        return self._hazard(kind, idx[i], prev[i], int(rec[i, _SITE]), first_access, who[i],
+                            site_id, access, sorted_unique(idx[hits]).size)
 
     def _ordered(self, prev, prev_wclock, prev_lclock, cur) -> np.ndarray:
         """Whether an access by lane ``prev`` at the given clocks happens before ``cur``'s now."""
+        if not self._remote:  # all in one CTA: most are ordered by a barrier every lane passed
+            known = (prev_wclock <= self._floor_wclock[prev]) & (
+                prev_lclock <= self._floor_lclock[prev])
+            if known.all():
+                return known
         same_warp = self._warp[prev] == self._warp[cur]
         same_cta = self._cta[prev] == self._cta[cur]
         lane_known = self.lane_clocks.reshape(-1)[self._lane_row[cur] + self._lane[prev]]
@@ -256,12 +262,12 @@ class SharedRaceCheck:
             self._sites.append(site)
         return self._site_ids[key]
 
-    def _ensure_slots(self) -> tuple[_Slot, _Slot, _Slot]:
-        if self._slots is None:
+    def _ensure_records(self) -> None:
+        if self._records.shape[1] == 0:
             size = self.geo.ctas * self.arena_bytes
-            self._slots = (_Slot(size), _Slot(size), _Slot(size))
+            self._records = np.zeros((3, size, 4), dtype=np.int32)
+            self._records[:, :, _LANE] = _NONE
             self._writer_atomic = np.zeros(size, dtype=bool)
-        return self._slots
 
 
 def _fresh_clocks(groups: int, members: int) -> np.ndarray:
@@ -282,10 +288,12 @@ def _join(clocks: np.ndarray, part: np.ndarray) -> np.ndarray:
 
     ``clocks`` is ``(groups, n, n)``: row ``i`` is what member ``i`` knows of every member's clock.
     """
-    rows = np.where(part[:, :, None], clocks, np.iinfo(np.int32).min)
-    joined = rows.max(axis=1, keepdims=True)
-    out = np.where(part[:, :, None], joined, clocks)
     n = clocks.shape[1]
+    if part.all():  # the usual barrier: everyone takes part
+        out = np.repeat(clocks.max(axis=1, keepdims=True), n, axis=1)
+    else:
+        rows = np.where(part[:, :, None], clocks, np.iinfo(np.int32).min)
+        out = np.where(part[:, :, None], rows.max(axis=1, keepdims=True), clocks)
     diag = np.arange(n)
     out[:, diag, diag] += part
     return out
