@@ -188,10 +188,10 @@ class SharedRaceCheck:
         hazard = hazard or self._first_unordered("WAR", READER1, idx, who, site_id, access)
         hazard = hazard or self._first_unordered("WAR", READER2, idx, who, site_id, access)
         if not disjoint:
-            order = np.lexsort((who, idx))  # one writer per byte: its lowest lane
-            idx, who = idx[order], who[order]
-            first = np.concatenate(([True], idx[1:] != idx[:-1]))
-            idx, who = idx[first], who[first]
+            order = np.lexsort((who, idx))  # one writer per byte: the last in lane order,
+            idx, who = idx[order], who[order]  # as stores and atomics apply them
+            last = np.concatenate((idx[1:] != idx[:-1], [True]))
+            idx, who = idx[last], who[last]
         self._records[WRITER][idx] = self._record(who, site_id)
         self._records[READER1:, idx, _LANE] = _NONE
         self._writer_atomic[idx] = atomic
