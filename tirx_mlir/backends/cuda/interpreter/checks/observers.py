@@ -16,7 +16,8 @@ from __future__ import annotations
 from tirx_mlir.backends.cuda.interpreter.checks.arrays import sorted_unique
 from tirx_mlir.backends.cuda.interpreter.checks.banks import bank_wavefronts
 from tirx_mlir.backends.cuda.interpreter.checks.geometry import LaneGeometry
-from tirx_mlir.backends.cuda.interpreter.checks.races import SharedRaceCheck, hazard_message
+from tirx_mlir.backends.cuda.interpreter.checks.races import (STATE_PER_BYTE, SharedRaceCheck,
+                                                               hazard_message)
 from tirx_mlir.diagnostics import format_location
 
 RACE_HINT = ("order the two accesses with a barrier (cuda.sync_threads; cuda.sync_warp within a "
@@ -31,15 +32,22 @@ _BLOCK_SCOPES = ("cta", "cluster", "grid")
 """Barriers counted in ``barriers_per_block``: those every thread of a block takes part in."""
 
 
+MAX_RACE_STATE = 1 << 30
+"""The most racecheck state (bytes) one wave may take; a wave that needs more stops with an
+error that says how to run it (no racecheck, or fewer lanes per wave)."""
+
+
 class RaceObserver:
     """The racecheck over the shared arenas of one wave."""
 
     def __init__(self, engine) -> None:
         self.wave = engine.wave
-        self.check = SharedRaceCheck(LaneGeometry(self.wave.W, self.wave.T),
-                                     engine.mem.shared_bytes)
+        self.arena = engine.mem.shared_bytes
+        self.check = SharedRaceCheck(LaneGeometry(self.wave.W, self.wave.T), self.arena)
 
     def on_shared_access(self, ctx, kind, cta, offsets, nbytes, lanes) -> None:
+        if self.wave.W * self.arena * STATE_PER_BYTE > MAX_RACE_STATE:
+            raise self._too_large(ctx)
         hazard = self.check.access(kind, cta, offsets, nbytes, lanes, ctx.op)
         if hazard is None:
             return
@@ -48,6 +56,18 @@ class RaceObserver:
 
     def on_barrier(self, ctx, scope, lanes) -> None:
         self.check.barrier(_RACE_SCOPES.get(scope, "cta"), lanes)
+
+    def _too_large(self, ctx):
+        wave = self.wave
+        need = wave.W * self.arena * STATE_PER_BYTE
+        fits = MAX_RACE_STATE // (self.arena * STATE_PER_BYTE)
+        off = "turn the check off with racecheck=False (tirx-run --no-racecheck)"
+        hint = off if fits == 0 else \
+            f"run at most {fits * wave.T} lanes per wave (SIMT option max_wave_lanes), or {off}"
+        return ctx.error(
+            f"the racecheck of a wave of {wave.W} CTAs with {self.arena} bytes of shared memory "
+            f"each needs {need >> 20} MiB, more than its {MAX_RACE_STATE >> 20} MiB",
+            code="race", hint=hint)
 
     def _thread(self, lane: int) -> str:
         return "(" + ",".join(str(int(v)) for v in self.wave.thread_idx[lane]) + ")"

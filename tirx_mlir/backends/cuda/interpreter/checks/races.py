@@ -25,7 +25,7 @@ An access by warp ``A`` at own clock ``e`` is ordered before a later access by w
 byte records its last writer and its last two different readers since that write (lane, op site,
 warp clock, lane clock), so a write that follows reads by many threads is checked against two of
 them (the highest and lowest lane of the last read) — enough to catch a write racing with readers
-in other warps, at 49 bytes of state per byte of the arena. Everything is vectorised over the lanes
+in other warps, at `STATE_PER_BYTE` (49) bytes of state per byte of the arena. Everything is vectorised over the lanes
 of one access.
 """
 
@@ -39,6 +39,9 @@ from tirx_mlir.backends.cuda.interpreter.checks.arrays import dense_index, sorte
 from tirx_mlir.backends.cuda.interpreter.checks.geometry import LaneGeometry
 
 READ, WRITE, ATOMIC = "read", "write", "atomic"
+STATE_PER_BYTE = 3 * 4 * 4 + 1
+"""Bytes of racecheck state per byte of shared memory: three records of four int32, an atomic
+flag (the per-warp and per-CTA clocks come on top, but grow with threads, not memory)."""
 _NONE = np.int32(-1)
 
 
