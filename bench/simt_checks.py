@@ -17,8 +17,8 @@ import time
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter.checks.banks import bank_wavefronts
-from tirx_mlir.backends.cuda.interpreter.checks.geometry import LaneGeometry
 from tirx_mlir.backends.cuda.interpreter.checks.races import SharedRaceCheck
+from tirx_mlir.backends.cuda.interpreter.wave import Wave
 
 THREADS, ARENA = 256, 32 * 33 * 4
 
@@ -37,10 +37,10 @@ def stream(n: int):
 
 
 def run_checks(n: int) -> float:
-    geo = LaneGeometry(1, THREADS)
-    race = SharedRaceCheck(geo, ARENA)
+    wave = Wave((THREADS, 1, 1), (1, 1, 1), None, np.arange(1))
+    race = SharedRaceCheck(wave, ARENA)
     lanes, cta = np.arange(THREADS), np.zeros(THREADS, np.int64)
-    warp, lane = geo.warp_of(lanes), geo.lane_in_warp(lanes)
+    warp, lane = wave.warp, wave.lane
     start = time.process_time()
     for kind, offsets, barrier in stream(n):
         assert race.access(kind, cta, offsets, 4, lanes, kind) is None

@@ -3,21 +3,21 @@
 import numpy as np
 import pytest
 
-from tirx_mlir.backends.cuda.interpreter.checks.geometry import LaneGeometry
 from tirx_mlir.backends.cuda.interpreter.checks.races import SharedRaceCheck, hazard_message
+from tirx_mlir.backends.cuda.interpreter.wave import Wave
 
 
 class Stream:
     """A racecheck over ``ctas`` CTAs of ``threads`` threads, fed with word accesses."""
 
     def __init__(self, threads=64, ctas=1, arena=1024):
-        self.geo = LaneGeometry(ctas, threads)
-        self.check = SharedRaceCheck(self.geo, arena)
+        self.wave = Wave((threads, 1, 1), (ctas, 1, 1), None, np.arange(ctas))
+        self.check = SharedRaceCheck(self.wave, arena)
 
     def access(self, kind, lanes, words, site, nbytes=4, cta=None):
-        lanes = np.asarray(lanes)
+        lanes = np.asarray(lanes, dtype=np.int64)
         offsets = np.asarray(words) * 4 if nbytes == 4 else np.asarray(words)
-        arena = self.geo.cta_of(lanes) if cta is None else np.full(lanes.size, cta)
+        arena = self.wave.cta[lanes] if cta is None else np.full(lanes.size, cta)
         return self.check.access(kind, arena, offsets, nbytes, lanes, site)
 
     def barrier(self, scope, lanes):
@@ -173,12 +173,12 @@ def test_hazard_message_names_both_threads_the_byte_and_the_first_op():
     def block(cta):
         return f"({cta}, 0, 0)"
 
-    text = hazard_message(h, s.geo, thread, block, lambda site: f"k.mlir:1:1 ({site})")
+    text = hazard_message(h, s.wave, thread, block, lambda site: f"k.mlir:1:1 ({site})")
     assert text == ("potential RAW hazard at __shared__ 0xc in block (0, 0, 0): the read by thread "
                     "(2, 0, 0) races with the write by thread (1, 0, 0) at k.mlir:1:1 (st); no "
                     "barrier orders them (4 bytes of this access race)")
     h = s.access("write", [33], [3], "st_remote", cta=0)
-    text = hazard_message(h, s.geo, thread, block, lambda site: site)
+    text = hazard_message(h, s.wave, thread, block, lambda site: site)
     assert text.startswith("potential WAW hazard at __shared__ 0xc in block (0, 0, 0): the write "
                            "by thread (1, 0, 0) of block (1, 0, 0) races with the write by thread "
                            "(1, 0, 0) of block (0, 0, 0) at st;")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from tirx_mlir.backends.cuda.interpreter.checks.arrays import sorted_unique
 from tirx_mlir.backends.cuda.interpreter.checks.banks import bank_wavefronts
-from tirx_mlir.backends.cuda.interpreter.checks.geometry import LaneGeometry
 from tirx_mlir.backends.cuda.interpreter.checks.races import (STATE_PER_BYTE, SharedRaceCheck,
                                                                hazard_message)
 from tirx_mlir.diagnostics import format_location
@@ -43,7 +42,7 @@ class RaceObserver:
     def __init__(self, engine) -> None:
         self.wave = engine.wave
         self.arena = engine.mem.shared_bytes
-        self.check = SharedRaceCheck(LaneGeometry(self.wave.W, self.wave.T), self.arena)
+        self.check = SharedRaceCheck(self.wave, self.arena)
 
     def on_shared_access(self, ctx, kind, cta, offsets, nbytes, lanes) -> None:
         if self.wave.W * self.arena * STATE_PER_BYTE > MAX_RACE_STATE:
@@ -51,7 +50,7 @@ class RaceObserver:
         hazard = self.check.access(kind, cta, offsets, nbytes, lanes, ctx.op)
         if hazard is None:
             return
-        message = hazard_message(hazard, self.check.geo, self._thread, self._block, _where)
+        message = hazard_message(hazard, self.wave, self._thread, self._block, _where)
         raise ctx.error(message, hint=RACE_HINT, code="race")
 
     def on_barrier(self, ctx, scope, lanes) -> None:

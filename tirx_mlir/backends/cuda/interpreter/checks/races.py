@@ -36,7 +36,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter.checks.arrays import dense_index, sorted_unique
-from tirx_mlir.backends.cuda.interpreter.checks.geometry import LaneGeometry
 
 READ, WRITE, ATOMIC = "read", "write", "atomic"
 STATE_PER_BYTE = 3 * 4 * 4 + 1
@@ -67,30 +66,33 @@ _LANE, _SITE, _WCLOCK, _LCLOCK = range(4)
 
 
 class SharedRaceCheck:
-    """Racecheck state of the shared arenas of a wave: ``geometry.ctas`` of ``arena_bytes`` each."""
+    """Racecheck state of the shared arenas of a wave: ``wave.W`` arenas of ``arena_bytes``.
 
-    def __init__(self, geometry: LaneGeometry, arena_bytes: int) -> None:
-        self.geo = geometry
+    ``wave`` is the run's `wave.Wave` (its lane arrays ``cta``, ``warp``, ``warp_in_cta``,
+    ``lane`` and its ``W``, ``T``, ``warps_per_cta``, ``n_warps``).
+    """
+
+    def __init__(self, wave, arena_bytes: int) -> None:
+        self.wave = wave
         self.arena_bytes = arena_bytes
-        wpc = geometry.warps_per_cta
-        self.warp_clocks = _fresh_clocks(geometry.ctas, wpc)
-        self.lane_clocks = _fresh_clocks(geometry.warps, 32)
-        self.cluster_join = np.full(geometry.warps, -1, dtype=np.int32)
-        table = geometry.lane_table
-        self._warp = table["warp"]
-        self._cta = table["cta"]
-        self._wic = table["warp_in_cta"]
-        self._lane = table["lane"]
+        wpc = wave.warps_per_cta
+        self.warp_clocks = _fresh_clocks(wave.W, wpc)
+        self.lane_clocks = _fresh_clocks(wave.n_warps, 32)
+        self.cluster_join = np.full(wave.n_warps, -1, dtype=np.int32)
+        self._warp = wave.warp
+        self._cta = wave.cta
+        self._wic = wave.warp_in_cta
+        self._lane = wave.lane
         # flat index of a lane's row in the warp / lane clocks, and of its own entry there
         self._warp_row = (self._cta * wpc + self._wic) * wpc
         self._lane_row = (self._warp * 32 + self._lane) * 32
-        self._own = np.ones((table["cta"].size, 2), dtype=np.int32)  # (warp clock, lane clock)
+        self._own = np.ones((wave.L, 2), dtype=np.int32)  # (warp clock, lane clock)
         # a lane's clocks every other lane of its CTA knows: an access at or below both is ordered
         # before anything its CTA does now (a lane that does not exist knows everything)
-        absent = ~np.isin(np.arange(geometry.warps * 32), self._warp * 32 + self._lane)
+        absent = ~np.isin(np.arange(wave.n_warps * 32), self._warp * 32 + self._lane)
         self.lane_clocks.reshape(-1, 32)[absent] = np.iinfo(np.int32).max
-        self._floor_wclock = np.zeros(table["cta"].size, dtype=np.int32)
-        self._floor_lclock = np.zeros(table["cta"].size, dtype=np.int32)
+        self._floor_wclock = np.zeros(wave.L, dtype=np.int32)
+        self._floor_lclock = np.zeros(wave.L, dtype=np.int32)
         self._remote = False  # whether a lane has touched another CTA's arena
         self._sites: list[object] = []
         self._site_ids: dict[int, int] = {}
@@ -113,20 +115,26 @@ class SharedRaceCheck:
             if scope == "cluster":
                 self.cluster_join[warps] = self._warp_own(warps)
             self._join_warps(lanes)
-            lanes = self.geo.lanes_of_warps(warps)  # a barrier of warps orders all their lanes
+            lanes = self._lanes_of_warps(warps)  # a barrier of warps orders all their lanes
         self._join_lanes(lanes)
         self._own[:, 0] = self.warp_clocks.reshape(-1)[self._warp_row + self._wic]
         self._own[:, 1] = self.lane_clocks.reshape(-1)[self._lane_row + self._lane]
         self._floor_wclock = self.warp_clocks.min(axis=1).reshape(-1)[self._warp]
         self._floor_lclock = self.lane_clocks.min(axis=1).reshape(-1)[self._warp * 32 + self._lane]
 
+    def _lanes_of_warps(self, warps: np.ndarray) -> np.ndarray:
+        """Every lane of the given wave warps (a CTA's last warp may be partial)."""
+        cta, local = np.divmod(warps, self.wave.warps_per_cta)
+        tid = local[:, None] * 32 + np.arange(32)
+        return (cta[:, None] * self.wave.T + tid)[tid < self.wave.T]
+
     def _warp_own(self, warps: np.ndarray) -> np.ndarray:
-        cta, local = np.divmod(warps, self.geo.warps_per_cta)
+        cta, local = np.divmod(warps, self.wave.warps_per_cta)
         return self.warp_clocks[cta, local, local]
 
     def _join_warps(self, lanes: np.ndarray) -> None:
         ctas, inverse = dense_index(self._cta[lanes])
-        part = np.zeros((ctas.size, self.geo.warps_per_cta), dtype=bool)
+        part = np.zeros((ctas.size, self.wave.warps_per_cta), dtype=bool)
         part[inverse, self._wic[lanes]] = True
         self.warp_clocks[ctas] = _join(self.warp_clocks[ctas], part)
 
@@ -267,7 +275,7 @@ class SharedRaceCheck:
 
     def _ensure_records(self) -> None:
         if self._records.shape[1] == 0:
-            size = self.geo.ctas * self.arena_bytes
+            size = self.wave.W * self.arena_bytes
             self._records = np.zeros((3, size, 4), dtype=np.int32)
             self._records[:, :, _LANE] = _NONE
             self._writer_atomic = np.zeros(size, dtype=bool)
@@ -302,14 +310,13 @@ def _join(clocks: np.ndarray, part: np.ndarray) -> np.ndarray:
     return out
 
 
-def hazard_message(hazard: Hazard, geometry: LaneGeometry, thread, block, where) -> str:
+def hazard_message(hazard: Hazard, wave, thread, block, where) -> str:
     """The report of ``hazard`` as racecheck words it, for an error located at the second access.
 
     ``thread(lane)`` names a lane's thread index, ``block(cta)`` a wave CTA's block index and
     ``where(site)`` the first access's op and location.
     """
-    first_cta, second_cta = (int(geometry.cta_of(hazard.first_lane)),
-                             int(geometry.cta_of(hazard.second_lane)))
+    first_cta, second_cta = int(wave.cta[hazard.first_lane]), int(wave.cta[hazard.second_lane])
     first, second = thread(hazard.first_lane), thread(hazard.second_lane)
     if not first_cta == second_cta == hazard.cta:
         first += f" of block {block(first_cta)}"
