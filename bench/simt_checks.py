@@ -4,9 +4,9 @@
 
 Feeds the racecheck (`checks.races`) and the bank-conflict counter (`checks.banks`) a stream of
 f32 shared accesses by 256 threads (a transpose tile's row writes and padded column reads with a
-CTA barrier between the phases), and prints microseconds per access and the ratio against the reference
-measured in the same run: the access itself as numpy does it (a 256-lane gather or scatter of
-f32 words in a byte arena). Times are printed, never asserted.
+CTA barrier between the phases), and prints CPU microseconds per access and the ratio against the
+reference measured in the same run: the access itself as numpy does it (a 256-lane gather or
+scatter of f32 words in a byte arena). Times are printed, never asserted.
 """
 
 from __future__ import annotations

@@ -25,8 +25,9 @@ An access by warp ``A`` at own clock ``e`` is ordered before a later access by w
 byte records its last writer and its last two different readers since that write (lane, op site,
 warp clock, lane clock), so a write that follows reads by many threads is checked against two of
 them (the highest and lowest lane of the last read) — enough to catch a write racing with readers
-in other warps, at `STATE_PER_BYTE` (49) bytes of state per byte of the arena. Everything is vectorised over the lanes
-of one access.
+in other warps, at `STATE_PER_BYTE` (49) bytes of state per byte of the arena. Everything is
+vectorised over the lanes of one access; a barrier records, per lane, the clocks every lane of its
+CTA already knows, so an access made before it is found ordered with two lookups.
 """
 
 from __future__ import annotations
