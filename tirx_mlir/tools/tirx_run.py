@@ -173,12 +173,12 @@ def _configure_executors(interp, args: argparse.Namespace) -> None:
 
     values = {"racecheck": False} if args.no_racecheck else {}
     for _, executor in registry.kernel_executors.items():
+        if executor.configure is None:
+            continue
         for name, value in values.items():
-            if executor.configure is None:
-                continue
             try:
                 executor.configure()(interp, **{name: value})
-            except TypeError:
+            except TypeError:  # an executor without this option
                 pass
 
 
