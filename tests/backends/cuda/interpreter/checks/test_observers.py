@@ -133,14 +133,14 @@ def test_instructions_per_op_count_active_lanes_and_warps():
 def test_a_wave_too_large_for_the_racecheck_says_how_to_run_it(monkeypatch):
     from tirx_mlir.backends.cuda.interpreter.checks import observers
 
-    monkeypatch.setattr(observers, "MAX_RACE_STATE", 8 << 20)  # 8 MiB: room for one such CTA
+    monkeypatch.setattr(observers, "MAX_RACE_STATE", 4 << 20)  # 4 MiB: room for one such CTA
     text = small_transpose(padded=True)  # 4 CTAs of 4224 bytes of shared memory: 0.8 MiB
     x = np.zeros(4096, np.float32)
     run_simt(text, x)
     with pytest.raises(InterpretError) as err:
-        run_simt(text.replace("32x33xf32", "32x1024xf32"), x)  # 4 x 128 KiB: 25 MiB
-    assert "the racecheck of a wave of 4 CTAs with 131072 bytes of shared memory each needs 24 " \
-           "MiB, more than its 8 MiB\nhint: run at most 256 lanes per wave (SIMT option " \
+        run_simt(text.replace("32x33xf32", "32x384xf32"), x)  # 4 x 48 KiB: 9 MiB
+    assert "the racecheck of a wave of 4 CTAs with 49152 bytes of shared memory each needs 9 " \
+           "MiB, more than its 4 MiB\nhint: run at most 256 lanes per wave (SIMT option " \
            "max_wave_lanes), or turn the check off" in str(err.value)
-    run_simt(text.replace("32x33xf32", "32x1024xf32"), x, racecheck=False)
-    run_simt(text.replace("32x33xf32", "32x1024xf32"), x, max_wave_lanes=256)
+    run_simt(text.replace("32x33xf32", "32x384xf32"), x, racecheck=False)
+    run_simt(text.replace("32x33xf32", "32x384xf32"), x, max_wave_lanes=256)
