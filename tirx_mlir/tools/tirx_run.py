@@ -13,6 +13,10 @@ count of NaN (floats) or poison (integers) elements, which flag memory the kerne
 replayed with ``--inputs``; the files are written all or none (`atomic_file`). numpy's .npy format has no bf16/fp8 dtype: such arrays are stored as
 raw 2- or 1-byte records, which tirx-run reads back as the parameter's type.
 
+``--stats`` prints, after the outputs, what a thread-level (CUDA) kernel did: instructions,
+shared-memory requests, wavefronts and bank conflicts, barriers, per op and per block.
+``--no-racecheck`` turns off the check of a thread-level kernel's shared memory for data races.
+
 A run takes at most ``--max-steps`` steps (an op each, tile ops one more per 256 elements; default
 `core.DEFAULT_MAX_STEPS`, 0 = no limit); past that it stops with an error located at the loop
 that was running.
@@ -66,6 +70,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pass-pipeline", metavar="NAME[{opt=val ...}]", default=None,
                    help="a registered pipeline to run first (before -p)")
     p.add_argument("--print-ir", action="store_true", help="print the IR that runs")
+    p.add_argument("--stats", action="store_true",
+                   help="after the outputs, print what a thread-level (CUDA) kernel did: "
+                        "instructions, shared-memory bank conflicts and barriers, per op and "
+                        "per block")
+    p.add_argument("--no-racecheck", action="store_true",
+                   help="do not check a thread-level kernel's shared memory for data races")
     p.add_argument("--max-steps", metavar="N", type=_steps, default=None,
                    help="steps (ops; tile ops one more per 256 elements) the run may take before "
                         "it stops with an error naming the loop "
@@ -156,6 +166,33 @@ def _inputs(runner, args: argparse.Namespace) -> list[np.ndarray]:
     return _load_arrays(args.inputs, params)
 
 
+def _configure_executors(interp, args: argparse.Namespace) -> None:
+    """Hand the run options of the flags to every kernel executor that takes options (one that
+    does not know an option ignores it: ``--no-racecheck`` means nothing to the tile level)."""
+    from tirx_mlir import registry
+
+    values = {"racecheck": False} if args.no_racecheck else {}
+    for _, executor in registry.kernel_executors.items():
+        if executor.configure is None:
+            continue
+        for name, value in values.items():
+            try:
+                executor.configure()(interp, **{name: value})
+            except TypeError:  # an executor without this option
+                pass
+
+
+def _stats(interp) -> str:
+    """``--stats``: the statistics of the executors that ran the kernel."""
+    from tirx_mlir import registry
+
+    reports = [executor.report()(interp) for _, executor in registry.kernel_executors.items()
+               if executor.report is not None]
+    reports = [r for r in reports if r]
+    return "\n".join(reports) if reports else \
+        "stats: none (the tile-level interpreter ran this kernel; it counts no instructions)"
+
+
 def summarize(name: str, arr: np.ndarray) -> str:
     """One line: name, shape, dtype, min/max/mean of the non-NaN elements, NaN/poison count."""
     from tirx_mlir.interpreter import runtime
@@ -210,6 +247,7 @@ def run(argv: Sequence[str] | None = None) -> int:
         if args.print_ir:
             print(module)
         runner = KernelRunner(module, args.entry, max_steps=args.max_steps)
+        _configure_executors(runner.interpreter, args)
         inputs = _inputs(runner, args)
         outputs = _load_arrays(args.outputs or [], runner.params[runner.n_inputs:])
         prepared = runner.prepare([*inputs, *outputs], args.cast_inputs)
@@ -221,6 +259,8 @@ def run(argv: Sequence[str] | None = None) -> int:
         raise ReportedError(report_tirx_error(err, where)) from None
     for (name, _), arr in zip(runner.params[runner.n_inputs:], results):
         print(summarize(name, arr))
+    if args.stats:
+        print(_stats(runner.interpreter))
     if args.save:
         _save(args.save, runner, [*saved_inputs, *results])
     return 0

@@ -293,7 +293,7 @@ class Engine:
             from tirx_mlir.interpreter.core import step_budget_error
 
             raise step_budget_error(block.parent, self.max_steps)
-        self.stats.count_block(n_ops, mask)
+        self.stats.count_block(n_ops, mask, block, self.wave)
         impls = self.impls
         for op in block.ops:
             entry = impls.get(type(op))

@@ -29,6 +29,8 @@ import numpy as np
 
 from tirx_mlir.backends.cuda.dialects.cuda.shared import DynamicSharedOp, SharedAllocOp
 from tirx_mlir.backends.cuda.dialects.cuda.sync import SyncGridOp
+from tirx_mlir.backends.cuda.interpreter.checks.observers import (race_observer,
+                                                                  shared_stats_observer)
 from tirx_mlir.backends.cuda.interpreter.engine import Engine
 from tirx_mlir.backends.cuda.interpreter.memory import (DYNAMIC_ALIGN, GLOBAL, SHARED,
                                                         BufferRef, Memory)
@@ -63,7 +65,7 @@ class SimtRun:
     outputs_per_pe: list[tuple[np.ndarray, ...]] = field(default_factory=list)
 
 
-OBSERVERS: list[Callable[[SimtOptions, Any], Any]] = []
+OBSERVERS: list[Callable[[SimtOptions, Any], Any]] = [shared_stats_observer, race_observer]
 """Factories ``(options, engine) -> observer or None`` called for every wave: the memory
 checks (race check, bank conflicts) register here."""
 
@@ -98,6 +100,12 @@ def configure(interp, **values: Any) -> SimtOptions:
 
 def last_run(interp) -> SimtRun | None:
     return interp.get_data(_Key, "last", lambda: None)
+
+
+def stats_report(interp) -> str | None:
+    """The statistics table of the last run on ``interp`` (``tirx-run --stats``), if any."""
+    run = last_run(interp)
+    return None if run is None else run.stats.table()
 
 
 def shared_layout(kernel: KernelOp, dynamic_bytes: int | None) -> tuple[dict, int]:

@@ -1,0 +1,113 @@
+"""The shared-memory checks as memory observers of a SIMT run (`executor.OBSERVERS`).
+
+Memory reports every shared access (``on_shared_access``) and barriers report what they order
+(``on_barrier``); per wave, the executor asks each factory here for an observer:
+
+* `race_observer` (unless ``racecheck=False``; ``tirx-run --no-racecheck``): the racecheck of
+  `races`; a hazard stops the run with a located error at the second access's op, naming both
+  threads, the byte and the first access's op and location;
+* `shared_stats_observer`: per op, the shared requests (one per warp and access), the wavefronts
+  they need and so the bank conflicts (`banks`); per block, the CTA-wide barriers it completed
+  (into the run's `stats.SimtStats`).
+"""
+
+from __future__ import annotations
+
+from tirx_mlir.backends.cuda.interpreter.checks.arrays import sorted_unique
+from tirx_mlir.backends.cuda.interpreter.checks.banks import bank_wavefronts
+from tirx_mlir.backends.cuda.interpreter.checks.races import (STATE_PER_BYTE, SharedRaceCheck,
+                                                               hazard_message)
+from tirx_mlir.diagnostics import format_location
+
+RACE_HINT = ("order the two accesses with a barrier (cuda.sync_threads; cuda.sync_warp within a "
+             "warp), or turn the check off with racecheck=False (tirx-run --no-racecheck)")
+
+_RACE_SCOPES = {"warp": "warp", "cta": "cta", "warpgroup": "cta", "cluster": "cluster",
+                "grid": "cluster"}
+"""A barrier scope of the engine -> what it orders for the racecheck (a grid barrier orders every
+CTA of the wave, as a cluster barrier does)."""
+
+_BLOCK_SCOPES = ("cta", "cluster", "grid")
+"""Barriers counted in ``barriers_per_block``: those every thread of a block takes part in."""
+
+
+MAX_RACE_STATE = 1 << 30
+"""The most racecheck state (bytes) one wave may take; a wave that needs more stops with an
+error that says how to run it (no racecheck, or fewer lanes per wave)."""
+
+
+class RaceObserver:
+    """The racecheck over the shared arenas of one wave."""
+
+    def __init__(self, engine) -> None:
+        self.wave = engine.wave
+        self.arena = engine.mem.shared_bytes
+        self.check = SharedRaceCheck(self.wave, self.arena)
+
+    def on_shared_access(self, ctx, kind, cta, offsets, nbytes, lanes) -> None:
+        if self.wave.W * self.arena * STATE_PER_BYTE > MAX_RACE_STATE:
+            raise self._too_large(ctx)
+        hazard = self.check.access(kind, cta, offsets, nbytes, lanes, ctx.op)
+        if hazard is None:
+            return
+        message = hazard_message(hazard, self.wave, self._thread, self._block, _where)
+        raise ctx.error(message, hint=RACE_HINT, code="race")
+
+    def on_barrier(self, ctx, scope, lanes) -> None:
+        self.check.barrier(_RACE_SCOPES.get(scope, "cta"), lanes)
+
+    def _too_large(self, ctx):
+        wave = self.wave
+        need = wave.W * self.arena * STATE_PER_BYTE
+        fits = MAX_RACE_STATE // (self.arena * STATE_PER_BYTE)
+        off = "turn the check off with racecheck=False (tirx-run --no-racecheck)"
+        hint = off if fits == 0 else \
+            f"run at most {fits * wave.T} lanes per wave (SIMT option max_wave_lanes), or {off}"
+        return ctx.error(
+            f"the racecheck of a wave of {wave.W} CTAs with {self.arena} bytes of shared memory "
+            f"each needs {need >> 20} MiB, more than its {MAX_RACE_STATE >> 20} MiB",
+            code="race", hint=hint)
+
+    def _thread(self, lane: int) -> str:
+        return "(" + ",".join(str(int(v)) for v in self.wave.thread_idx[lane]) + ")"
+
+    def _block(self, cta: int) -> str:
+        return self.wave.cta_name(cta).removeprefix("CTA ")
+
+
+class SharedStatsObserver:
+    """Bank conflicts per op and barriers per block, into the run's statistics."""
+
+    def __init__(self, engine) -> None:
+        self.wave = engine.wave
+        self.stats = engine.stats
+
+    def on_shared_access(self, ctx, kind, cta, offsets, nbytes, lanes) -> None:
+        wave = self.wave
+        report = bank_wavefronts(wave.warp[lanes], wave.lane[lanes], offsets, nbytes)
+        self.stats.add(ctx.op, "shared_requests", int(report.warps.size))
+        self.stats.add(ctx.op, "wavefronts", report.total_wavefronts)
+        self.stats.add(ctx.op, "ideal_wavefronts", int(report.ideal.sum()))
+
+    def on_barrier(self, ctx, scope, lanes) -> None:
+        if scope not in _BLOCK_SCOPES:
+            return
+        wave = self.wave
+        for cta in sorted_unique(wave.cta[lanes]).tolist():
+            head = cta * wave.T
+            key = tuple(int(v) for v in wave.block_idx[head])
+            if wave.pes > 1:
+                key += (int(wave.pe[head]),)
+            self.stats.barriers_per_block[key] += 1
+
+
+def race_observer(options, engine) -> RaceObserver | None:
+    return RaceObserver(engine) if options.racecheck else None
+
+
+def shared_stats_observer(options, engine) -> SharedStatsObserver:
+    return SharedStatsObserver(engine)
+
+
+def _where(op) -> str:
+    return f"{format_location(op)} ({op.name})"
