@@ -86,7 +86,10 @@ class Toolchain:
 def toolchain_for(kind: str) -> Toolchain:
     """The registered toolchain of target kind ``kind``, else the default one."""
     factory = registry.toolchains.get(kind)
-    return Toolchain(kind) if factory is None else factory()
+    if factory is None:
+        return Toolchain(kind)
+    made = factory()  # a Toolchain subclass (a registry.Lazy of it), or an instance
+    return made(kind) if isinstance(made, type) else made
 
 
 def print_with(printer: str, module: "ModuleOp") -> str:

@@ -30,6 +30,7 @@ def register_backend() -> None:
     from tirx_mlir import registry
     from tirx_mlir.registry import Lazy
     from tirx_mlir.backends.cuda.memory import register_cuda_memory
+    from tirx_mlir.backends.cuda.runtime import register_cuda_runtime
     from tirx_mlir.backends.cuda.target_tags import register_cuda_target
     from tirx_mlir.target import register_device_target_detector
 
@@ -41,3 +42,4 @@ def register_backend() -> None:
     registry.register_dialect("nvshmem", Lazy(f"{_PKG}.dialects.nvshmem", "NVSHMEM"))
     registry.register_printer("cuda", Lazy(f"{_PKG}.printers.cuda_cpp", "CudaTarget"))
     registry.register_printer("ptx", Lazy(f"{_PKG}.printers.ptx.target", "PtxTarget"))
+    register_cuda_runtime()
