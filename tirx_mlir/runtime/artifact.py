@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.runtime.arrays import NUMPY, from_host, to_host
 from tirx_mlir.runtime.errors import LaunchError
 
@@ -48,6 +49,8 @@ class Artifact:
         self.binary = build.binary
         self.stats = build.stats
         self.notes = build.notes
+        self.primary = build.primary
+        self.failed = build.failed
         self.toolchain = toolchain
         self.key = key
         self.cache_hit = cache_hit
@@ -56,8 +59,14 @@ class Artifact:
 
     @property
     def source(self) -> str | None:
-        """The primary printer's output (NKI Python, CUDA C++...)."""
-        return next(iter(self.sources.values()), None)
+        """The primary printer's output (NKI Python, CUDA C++...); raises the printer's error
+        when it refused the lowered IR (None when the kind has no printer)."""
+        if self.primary in self.failed:
+            raise TirxError(f"no source: -t {self.primary} refused the lowered IR: "
+                            f"{self.failed[self.primary]}",
+                            hint="compile with the target's pipeline (pipeline=None) so the IR "
+                                 "reaches the printer's level")
+        return self.sources.get(self.primary) if self.primary else None
 
     @property
     def lowered(self) -> "ModuleOp":

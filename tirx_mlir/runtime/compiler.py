@@ -58,7 +58,8 @@ def compile(module_or_kernel: Any, target: "Target | str | None" = None,  # noqa
     entry = store.load(key) if store is not None else None
     if entry is not None:
         build = Build(entry.sources, entry.binary, entry.meta.get("stats", {}),
-                      list(entry.meta.get("notes", [])))
+                      list(entry.meta.get("notes", [])), entry.meta.get("primary"),
+                      dict(entry.meta.get("failed", {})))
         return Artifact(ir=module, lowered_text=entry.lowered, target=tgt, pipeline=spec,
                         build=build, toolchain=toolchain, key=key, cache_hit=True)
     lowered = module.clone()
@@ -69,6 +70,7 @@ def compile(module_or_kernel: Any, target: "Target | str | None" = None,  # noqa
     if store is not None:
         problem = store.store(key, Entry(lowered_text, build.sources, build.binary,
                                          {"stats": build.stats, "notes": build.notes,
+                                          "primary": build.primary, "failed": build.failed,
                                           "target": str(tgt), "pipeline": spec}))
         if problem:
             build.notes.append(problem)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tirx_mlir import registry
+from tirx_mlir.diagnostics import TirxError
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -33,8 +34,12 @@ class Build:
     binary: bytes | None = None
     stats: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    """Why a secondary source or the binary is missing (a printer that refused the IR, a tool
-    that is not installed)."""
+    """Why a source or the binary is missing (a printer that refused the IR, a tool that is not
+    installed)."""
+    primary: str | None = None
+    failed: dict[str, str] = field(default_factory=dict)
+    """printer -> its error, for each printer that refused the IR (``Artifact.source`` raises
+    the primary's)."""
 
 
 class Toolchain:
@@ -56,19 +61,21 @@ class Toolchain:
         return {}
 
     def build(self, lowered: "ModuleOp", target: "Target", source: str | None = None) -> Build:
-        """Print every source (``source`` names the primary), then `binary`."""
+        """Print every source (``source`` names the primary), then `binary`. A printer that
+        refuses the IR (a `TirxError`, e.g. tile ops not lowered) leaves a note and its error
+        in ``failed``; a printer that crashes raises."""
         names = self.printers(target)
         if source is not None:
             if source not in registry.printers:
                 registry.printers.lookup(source)  # raises with the candidates
             names = [source, *(n for n in names if n != source)]
-        out = Build(stats={"instructions": instruction_counts(lowered)})
-        for i, name in enumerate(names):
+        out = Build(stats={"instructions": instruction_counts(lowered)},
+                    primary=names[0] if names else None)
+        for name in names:
             try:
                 out.sources[name] = print_with(name, lowered)
-            except Exception as err:  # noqa: BLE001 - a secondary printer may refuse the IR
-                if i == 0:
-                    raise
+            except TirxError as err:  # IR a printer cannot print (e.g. not lowered yet)
+                out.failed[name] = str(err)
                 out.notes.append(f"-t {name}: {one_line(err)}")
         self.binary(out, lowered, target)
         return out
