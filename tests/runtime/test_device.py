@@ -61,6 +61,8 @@ def test_copies_are_checked(device):
         device.copy_d2d(device.alloc(8), a)
     with pytest.raises(DeviceError, match="writable contiguous array of at most 16 bytes"):
         device.copy_d2h(a, np.empty(8, np.float32))
+    with pytest.raises(DeviceError, match="expected a host array of numbers, got DeviceBuffer"):
+        device.to_device(a)
 
 
 def test_handles_of_another_device_or_not_buffers_are_invalid(device):

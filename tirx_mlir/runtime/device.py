@@ -38,6 +38,14 @@ def as_dtype(dtype: Any) -> np.dtype:
                           f"type such as f32, bf16, i8)") from None
 
 
+def host_array(value: Any, what: str) -> np.ndarray:
+    """``value`` as a contiguous numpy array of numbers (a clear error for anything else)."""
+    arr = np.ascontiguousarray(value)
+    if arr.dtype.hasobject:
+        raise DeviceError(f"{what}: expected a host array of numbers, got {type(value).__name__}")
+    return arr
+
+
 class Stream:
     """An ordered queue of work on a device. Devices without streams give one that runs each
     call when it is made (`synchronize` has nothing to wait for)."""
@@ -120,7 +128,7 @@ class Device:
 
     def to_device(self, host: Any, stream: Stream | None = None) -> DeviceBuffer:
         """A new typed buffer holding a copy of the host array ``host``."""
-        arr = np.ascontiguousarray(host)
+        arr = host_array(host, "copy to the device")
         return self.alloc(shape=arr.shape, dtype=arr.dtype).copy_from(arr, stream)
 
     def check_buffer(self, buf: Any, what: str, *, alive: bool = True) -> DeviceBuffer:
@@ -142,7 +150,7 @@ class Device:
         """Copy the host array ``src`` into ``dst`` (its bytes; a typed ``dst`` needs the same
         shape and dtype)."""
         self.check_buffer(dst, "copy to the device")
-        arr = np.ascontiguousarray(src)
+        arr = host_array(src, "copy to the device")
         if dst.typed and (arr.shape != dst.shape or arr.dtype != dst.dtype):
             raise DeviceError(f"copy to the device: the host array is {list(arr.shape)} "
                               f"{arr.dtype}, but {dst.describe()}",

@@ -64,3 +64,14 @@ def test_tensor_maps_are_128_bytes():
     buf = dev.alloc(shape=(64, 16), dtype=np.float16)
     tm = encode_tiled(buf, box=(64, 16), swizzle="32B")
     assert len(tm.data) == 128 and tm.box == (64, 16)
+
+
+@pytest.mark.skipif(REASON is None, reason="a CUDA device exists here")
+def test_the_gpu_check_says_why_it_cannot_run_here():
+    import subprocess
+    import sys
+
+    proc = subprocess.run(["bash", "bench/gpu/run.sh"], capture_output=True, text=True,
+                          timeout=300, env={**__import__("os").environ, "PYTHON": sys.executable})
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("bench/gpu: no GPU to check: ")
