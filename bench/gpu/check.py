@@ -91,7 +91,9 @@ def check_examples(dev) -> bool:
         try:
             if name in TENSOR_MAPS:
                 got, want = run_with_tensor_maps(art, name, dev, rng)
-                print(f"{name:20s} {'ran':>14s}  max |cuda - numpy| = {compare(name, got, want):.3g}")
+                diff = compare(name, got, want)
+                ok &= diff <= 1e-2
+                print(f"{name:20s} {'ran':>14s}  max |cuda - numpy| = {diff:.3g}")
                 continue
             ins = inputs_for(art, rng)
             got = art.run(*ins, device=dev)

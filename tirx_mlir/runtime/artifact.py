@@ -17,6 +17,7 @@ span on the host side. Results come back as the kind of the first argument.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -55,7 +56,7 @@ class Artifact:
         self.key = key
         self.cache_hit = cache_hit
         self._lowered = lowered
-        self._modules: dict[int, "Module"] = {}
+        self._modules: "weakref.WeakKeyDictionary[Device, Module]" = weakref.WeakKeyDictionary()
 
     @property
     def source(self) -> str | None:
@@ -91,9 +92,9 @@ class Artifact:
     def load(self, device: "Device | str | None" = None) -> "Module":
         """This artifact as a `Module` of ``device`` (loaded once per device)."""
         dev = resolve_device(device, self.target.kind_name)
-        module = self._modules.get(id(dev))
+        module = self._modules.get(dev)
         if module is None:
-            module = self._modules[id(dev)] = dev.load_module(self)
+            module = self._modules[dev] = dev.load_module(self)
         return module
 
     def run(self, *arrays: Any, device: "Device | str | None" = None,

@@ -117,8 +117,8 @@ class KernelSignature:
         if buf.typed and buf.dtype != param.dtype:
             raise LaunchError(f"{where} has dtype {buf.dtype}; the parameter is {want}")
         if buf.nbytes < param.nbytes:
-            raise LaunchError(f"{where} holds {buf.nbytes:,} bytes; the parameter ({want}"
-                              f"{', its layout spans ' + str(param.elements) + ' elements' if param.placement else ''}) "
+            span = f", its layout spans {param.elements} elements" if param.placement else ""
+            raise LaunchError(f"{where} holds {buf.nbytes:,} bytes; the parameter ({want}{span}) "
                               f"needs {param.nbytes:,}")
 
 

@@ -75,3 +75,33 @@ def test_the_gpu_check_says_why_it_cannot_run_here():
                           timeout=300, env={**__import__("os").environ, "PYTHON": sys.executable})
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.startswith("bench/gpu: no GPU to check: ")
+
+
+def _simt_interpreter_reason() -> str | None:
+    from tirx_mlir import registry
+
+    if registry.interpreter_functions.keys_of("cuda"):
+        return None
+    return "the cuda backend registers no interpreter for CUDA-level IR yet"
+
+
+RUNNABLE = ["cp_async_copy", "mbarrier_pipeline", "mma_tile", "transpose", "vector_add",
+            "warp_reduce"]
+"""The CUDA examples that take only arrays (not NVSHMEM, not tensor maps)."""
+
+
+@pytest.mark.skipif(_simt_interpreter_reason() is not None,
+                    reason=_simt_interpreter_reason() or "")
+@pytest.mark.parametrize("name", RUNNABLE)
+def test_cuda_examples_run_on_the_interpreter_device(name):
+    from tirx_mlir.interpreter import KernelRunner
+    from tirx_testing.trn_lowering import random_inputs
+
+    art = tirx_mlir.compile(f"examples/cuda/{name}.mlir")
+    inputs = random_inputs(art.ir)
+    got = art.run(*inputs, device="interpreter")
+    got = got if isinstance(got, tuple) else (got,)
+    for g, w in zip(got, KernelRunner(art.lowered)(*inputs)):
+        np.testing.assert_array_equal(g, w)
+    if name == "vector_add":
+        np.testing.assert_array_equal(got[0], inputs[0] + inputs[1])

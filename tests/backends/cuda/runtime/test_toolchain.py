@@ -22,11 +22,6 @@ ptxas info    : Used 12 registers, used 1 barriers, 4096 bytes smem, 368 bytes c
 """
 
 
-@pytest.fixture(autouse=True)
-def _isolated_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("TIRX_MLIR_CACHE_DIR", str(tmp_path))
-
-
 def test_ptxas_verbose_is_parsed():
     assert parse_ptxas_verbose(PTXAS_LOG) == {"warp_reduce": {
         "registers": 12, "spill_stores": 4, "spill_loads": 12, "stack_bytes": 8,
