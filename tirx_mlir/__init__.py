@@ -3,6 +3,9 @@
 Public entry points (imported lazily to keep start-up fast):
 
 * ``tirx_mlir.interpret(module, kernel_name, *arrays)``: run a kernel with reference semantics;
+* ``tirx_mlir.compile(module_or_kernel, target=..., pipeline=None, **options)``: lower, print and
+  build a kernel (disk-cached) into an artifact that ``.run(*arrays, device=None)`` runs
+  (docs/runtime.md; devices: ``tirx_mlir.runtime.get_device``);
 * ``tirx_mlir.parse_module(text, name)``: parse IR with source locations;
 * ``tirx_mlir.get_pipeline(name, **options)`` / ``list_pipelines()``: named pass pipelines;
 * ``tirx_mlir.backends.load(name)`` / ``is_loaded(name)``: the backend loader.
@@ -16,6 +19,7 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "interpret": ("tirx_mlir.interpreter", "interpret"),
+    "compile": ("tirx_mlir.runtime.compiler", "compile"),
     "parse_module": ("tirx_mlir.located_parser", "parse_module"),
     "make_context": ("tirx_mlir.located_parser", "make_context"),
     "get_pipeline": ("tirx_mlir.pipelines", "get_pipeline"),

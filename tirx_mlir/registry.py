@@ -22,7 +22,8 @@ access)::
                                     register_target_kind, register_device_target_detector,
                                     register_script_namespace, register_dialect, register_pass,
                                     register_printer, register_interpreter_functions,
-                                    register_memory_scope, register_layout_axis, ...)
+                                    register_memory_scope, register_layout_axis,
+                                    register_device, register_toolchain, ...)
     registrations_of("trn")       # what backend "trn" registered, registry by registry
 """
 
@@ -274,6 +275,40 @@ class Lazy:
         import importlib
 
         return getattr(importlib.import_module(self.module), self.name)
+
+
+devices: Registry[Callable[[], type]] = Registry("device")
+"""device kind (``interpreter``, a backend's) -> () -> its `tirx_mlir.runtime.Device` subclass;
+``get_device("kind:N")`` makes device N of it. The core's interpreter device is always there."""
+
+toolchains: Registry[Callable[[], Any]] = Registry("toolchain")
+"""target kind -> () -> a `tirx_mlir.runtime.Toolchain`: the sources, binary and statistics
+``tirx_mlir.compile`` makes for kernels of that kind (a kind without one gets the printers its
+backend registered)."""
+
+devices.register("interpreter", Lazy("tirx_mlir.runtime.interpreter_device", "InterpreterDevice"),
+                 owner="core")
+
+
+def register_device(name: str, factory: Callable[[], type], *, override: bool = False) -> None:
+    """Register a device kind: ``factory()`` returns its `tirx_mlir.runtime.Device` subclass."""
+    if not name.isidentifier():
+        raise RegistryError(f"invalid device kind '{name}': use an identifier (e.g. 'acme')")
+    devices.register(name, factory, override=override)
+
+
+def list_devices() -> list[str]:
+    """Registered device kinds (the interpreter's first); which exist here: `runtime.devices`."""
+    return sorted(devices.keys(), key=lambda k: (k != "interpreter", k))
+
+
+def register_toolchain(kind: str, factory: Callable[[], Any], *, override: bool = False) -> None:
+    """Register what ``tirx_mlir.compile`` makes for kernels of target kind ``kind``."""
+    toolchains.register(kind, factory, override=override)
+
+
+def list_toolchains() -> list[str]:
+    return sorted(toolchains.keys())
 
 
 def register_dialect(name: str, factory: Callable[[], Any], *, override: bool = False) -> None:

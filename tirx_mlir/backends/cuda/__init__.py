@@ -31,6 +31,7 @@ def register_backend() -> None:
     from tirx_mlir import registry
     from tirx_mlir.registry import Lazy
     from tirx_mlir.backends.cuda.memory import register_cuda_memory
+    from tirx_mlir.backends.cuda.runtime import register_cuda_runtime
     from tirx_mlir.backends.cuda.target_tags import register_cuda_target
     from tirx_mlir.target import register_device_target_detector
 
@@ -46,3 +47,4 @@ def register_backend() -> None:
                                       Lazy(f"{_PKG}.interpreter.executor", "run_kernel"),
                                       configure=Lazy(f"{_PKG}.interpreter.executor", "configure"),
                                       report=Lazy(f"{_PKG}.interpreter.executor", "stats_report"))
+    register_cuda_runtime()
