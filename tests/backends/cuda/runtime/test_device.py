@@ -77,21 +77,11 @@ def test_the_gpu_check_says_why_it_cannot_run_here():
     assert proc.stderr.startswith("bench/gpu: no GPU to check: ")
 
 
-def _simt_interpreter_reason() -> str | None:
-    from tirx_mlir import registry
-
-    if registry.interpreter_functions.keys_of("cuda"):
-        return None
-    return "the cuda backend registers no interpreter for CUDA-level IR yet"
-
-
 RUNNABLE = ["cp_async_copy", "mbarrier_pipeline", "mma_tile", "transpose", "vector_add",
             "warp_reduce"]
 """The CUDA examples that take only arrays (not NVSHMEM, not tensor maps)."""
 
 
-@pytest.mark.skipif(_simt_interpreter_reason() is not None,
-                    reason=_simt_interpreter_reason() or "")
 @pytest.mark.parametrize("name", RUNNABLE)
 def test_cuda_examples_run_on_the_interpreter_device(name):
     from tirx_mlir.interpreter import KernelRunner

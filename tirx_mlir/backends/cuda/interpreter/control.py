@@ -18,8 +18,9 @@ from tirx_mlir.dialects.tirx.kernel import ReturnOp
 
 
 def select(cond: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per lane ``a`` where ``cond`` else ``b`` (vector values broadcast the lane mask)."""
-    if a.ndim > 1:
+    """Per lane ``a`` where ``cond`` else ``b``: a per-lane condition (``(L,)``) selects whole
+    vector values, a vector condition (the values' shape) element by element."""
+    if a.ndim > cond.ndim:
         cond = cond.reshape(cond.shape + (1,) * (a.ndim - 1))
     return np.where(cond, a, b)
 
