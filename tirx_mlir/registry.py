@@ -240,6 +240,21 @@ script_namespaces: Registry[object] = Registry("script namespace")
 
 
 @dataclass(frozen=True)
+class KernelExecutor:
+    """How a backend runs kernels the core's tile-level interpreter cannot: a kernel whose body
+    holds an op of one of ``dialects`` (e.g. thread-level CUDA ops) is handed to ``factory()``,
+    a callable ``(interp, kernel, args) -> outputs`` (imported on first use)."""
+
+    dialects: tuple[str, ...]
+    factory: Callable[[], Callable[..., Any]]
+
+
+kernel_executors: Registry[KernelExecutor] = Registry("kernel executor")
+"""name -> `KernelExecutor`: the interpreters of thread-level kernels (the core's
+``tirx.kernel`` implementation asks them first)."""
+
+
+@dataclass(frozen=True)
 class Lazy:
     """A zero-argument factory that imports ``module`` and returns its attribute ``name`` when
     called: what a backend registers so that ``import tirx_mlir`` imports none of its dialect,
@@ -270,6 +285,13 @@ def register_printer(name: str, factory: Callable[[], type], *, override: bool =
 def register_interpreter_functions(name: str, factory: Callable[[], type], *,
                                    override: bool = False) -> None:
     interpreter_functions.register(name, factory, override=override)
+
+
+def register_kernel_executor(name: str, dialects: tuple[str, ...],
+                             factory: Callable[[], Callable[..., Any]], *,
+                             override: bool = False) -> None:
+    """Run kernels that use any of ``dialects`` with ``factory()`` (see `KernelExecutor`)."""
+    kernel_executors.register(name, KernelExecutor(tuple(dialects), factory), override=override)
 
 
 def register_memory_scope(name: str, description: str = "", *, override: bool = False) -> None:

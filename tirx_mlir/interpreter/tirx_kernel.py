@@ -8,8 +8,9 @@ Execution model (the tile level):
 * ``tirx.cta_id``, ``tirx.cluster_id``, ``tirx.cta_id_in_cluster`` and ``tirx.cta_id_in_pair``
   give the running CTA's ids. Per-thread ids (``thread_id``, ``lane_id``, ``warp_id``,
   ``warpgroup_id``, ``warp_id_in_wg``, ``thread_id_in_wg``) have no value at the tile level,
-  where tile ops are collective over their scope: they raise an error naming the op. (CUDA-level
-  IR gets a SIMT interpreter with the CUDA backend.)
+  where tile ops are collective over their scope: they raise an error naming the op. A kernel
+  that uses a dialect a backend registered a kernel executor for (`kernel_executor`: thread-level
+  IR, e.g. the CUDA backend's SIMT interpreter) is run by that executor instead.
 * ``tirx.alloc`` returns fresh memory (NaN / poison) each time it runs, so every CTA gets its own
   on-chip buffers (their storage is recycled through a `runtime.BufferPool` once a CTA ends);
   ``tirx.slice`` is a numpy view checked against the bounds of its source (dynamic offsets
@@ -104,6 +105,21 @@ def grid_ids(grid: tuple[int, int, int]):
 
 
 
+def kernel_executor(kernel: KernelOp):
+    """The registered executor (`registry.KernelExecutor`) of a kernel whose body uses one of
+    its dialects (a thread-level kernel), or None: the tile-level semantics below apply."""
+    from tirx_mlir import registry
+
+    executors = registry.kernel_executors.items()
+    if not executors:
+        return None
+    used = {op.name.partition(".")[0] for op in kernel.body.walk()}
+    for _, executor in executors:
+        if used.intersection(executor.dialects):
+            return executor.factory()
+    return None
+
+
 class TirxKernelFunctions(InterpreterFunctions):
     """Kernels, scope ids, alloc, slice, load, store (combined into `TirxFunctions`)."""
 
@@ -111,6 +127,13 @@ class TirxKernelFunctions(InterpreterFunctions):
     @impl_callable(KernelOp)
     def call_kernel(self, interp: Interpreter, op: KernelOp, args: PythonValues) -> PythonValues:
         check_arguments(op, args)
+        cache = interp.get_data(TirxKernelFunctions, "executors", dict)
+        entry = cache.get(id(op))
+        if entry is None or entry[0] is not op:
+            entry = cache[id(op)] = (op, kernel_executor(op))
+        executor = entry[1]
+        if executor is not None:
+            return tuple(executor(interp, op, tuple(args)))
         grid = _pad3(op.grid_dims())
         cluster = None if op.cluster_dims() is None else _pad3(op.cluster_dims())
         outer = current_launch(interp)

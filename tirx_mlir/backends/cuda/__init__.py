@@ -5,9 +5,10 @@ and ``-t ptx`` printers.
 `register_backend()` is the one place that registers what the backend provides: the target
 description (target_tags.py), a real device probe through the CUDA driver API (detect.py), the
 tensor-memory scope and its axes (memory.py), the dialects (dialects/cuda/, dialects/ptx/,
-dialects/nvshmem/) and the printers (printers/cuda_cpp/, printers/ptx/), all registered as
-factories so ``import tirx_mlir`` imports none of them. Tile-dispatch variants, the pipeline, the
-interpreter and the runtime device will land in this folder and be registered here too.
+dialects/nvshmem/), the printers (printers/cuda_cpp/, printers/ptx/) and the SIMT interpreter
+of CUDA-level kernels (interpreter/, a kernel executor), all registered as factories so
+``import tirx_mlir`` imports none of them. Tile-dispatch variants, the pipeline and the runtime
+device will land in this folder and be registered here too.
 """
 
 from __future__ import annotations
@@ -41,3 +42,5 @@ def register_backend() -> None:
     registry.register_dialect("nvshmem", Lazy(f"{_PKG}.dialects.nvshmem", "NVSHMEM"))
     registry.register_printer("cuda", Lazy(f"{_PKG}.printers.cuda_cpp", "CudaTarget"))
     registry.register_printer("ptx", Lazy(f"{_PKG}.printers.ptx.target", "PtxTarget"))
+    registry.register_kernel_executor("cuda-simt", ("cuda", "ptx", "nvshmem"),
+                                      Lazy(f"{_PKG}.interpreter.executor", "run_kernel"))

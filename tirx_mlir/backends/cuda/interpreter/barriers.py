@@ -1,0 +1,201 @@
+"""Barriers: ``__syncthreads`` and its vote forms, named barriers (warpgroup sync), cluster and
+grid barriers, ``__syncwarp``.
+
+A barrier counts arrivals per *unit* (a CTA, a cluster, the grid) and completes a *generation*
+when as many threads as it expects have arrived; a thread that arrives waits (its group yields
+a `Wait`) until the generation it arrived in has completed. When the whole wave arrives at
+once — every lane is in one group, the usual case — the barrier completes without waiting.
+
+Checked (each a located error naming the threads):
+
+* divergent ``__syncthreads``: threads of one CTA that arrive at two different
+  ``cuda.sync_threads`` ops (CUDA requires every thread of the block to reach the same one);
+* a barrier some threads of its unit never reach: the run ends in the engine's deadlock error,
+  which names the threads that arrived and those that did not;
+* ``__syncwarp(mask)``: every lane of the mask must be active here, and every active lane in
+  the mask.
+
+Completed barriers are reported to the memory observers (``on_barrier(ctx, scope, lanes)``),
+which order shared-memory accesses for the race check, and counted per op in the statistics
+(``barriers``: CTA-generations completed).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tirx_mlir.backends.cuda.dialects.cuda import sync
+from tirx_mlir.backends.cuda.interpreter.engine import Wait
+from tirx_mlir.backends.cuda.interpreter.impls import lane_impl
+from tirx_mlir.diagnostics import format_location
+
+
+class Barrier:
+    """One barrier resource (``key``) of a wave: arrivals and generations per unit."""
+
+    def __init__(self, ctx, scope: str, units: np.ndarray, n_units: int):
+        self.scope = scope
+        self.unit_of = units
+        self.n_units = n_units
+        self.arrived = np.zeros(ctx.wave.L, dtype=bool)
+        self.generation = np.zeros(n_units, dtype=np.int64)
+        self.first_op: dict[int, object] = {}
+
+    def arrive(self, ctx, lanes: np.ndarray, expected: np.ndarray, same_op: bool):
+        """Count ``lanes`` in; returns (units they belong to, the generation each must see
+        completed)."""
+        units = np.unique(self.unit_of[lanes])
+        if same_op:
+            for u in units:
+                first = self.first_op.setdefault(int(u), ctx.op)
+                if first is not ctx.op:
+                    waiting = self.arrived & (self.unit_of == u)
+                    raise ctx.error(
+                        f"divergent __syncthreads: {ctx.wave.describe(lanes)} reached this "
+                        f"barrier, but {ctx.wave.describe(waiting)} wait at the one at "
+                        f"{format_location(first)}; every thread of the block must reach the "
+                        f"same barrier", code="barrier",
+                        hint="move the barrier out of the branch (or make the condition the "
+                             "same for the whole block)")
+        self.arrived[lanes] = True
+        targets = self.generation[units] + 1
+        counts = np.bincount(self.unit_of[self.arrived], minlength=self.n_units)
+        done = np.flatnonzero(counts >= expected)
+        if len(done):
+            self.generation[done] += 1
+            released = np.isin(self.unit_of, done)
+            self.arrived[released] = False
+            for u in done:
+                self.first_op.pop(int(u), None)
+            ctx.stats.add(ctx.op, "barriers", len(done))
+            for obs in ctx.mem.observers:
+                obs.on_barrier(ctx, self.scope, np.flatnonzero(released))
+        return units, targets
+
+    def wait(self, ctx, units: np.ndarray, targets: np.ndarray) -> "BarrierWait":
+        return BarrierWait(self, ctx, units, targets)
+
+
+class BarrierWait(Wait):
+    def __init__(self, barrier: Barrier, ctx, units: np.ndarray, targets: np.ndarray):
+        self.barrier = barrier
+        self.ctx = ctx
+        self.op = ctx.op
+        self.units = units
+        self.targets = targets
+
+    def satisfied(self) -> bool:
+        return bool((self.barrier.generation[self.units] >= self.targets).all())
+
+    def describe(self) -> str:
+        b = self.barrier
+        missing = ~b.arrived & np.isin(b.unit_of, self.units)
+        return (f"the {b.scope} barrier, which {self.ctx.wave.describe(missing)} never "
+                f"reach")
+
+
+def barrier(ctx, key, scope: str) -> Barrier:
+    """The wave's barrier ``key`` (created on first use) over units of ``scope``."""
+    found = ctx.state.barriers.get(key)
+    if found is None:
+        wave = ctx.wave
+        if scope == "cta":
+            units, n = wave.cta, wave.W
+        elif scope == "cluster":
+            size = int(np.prod(wave.cluster_dim)) if wave.cluster_dim else 1
+            units, n = wave.cta // size, wave.W // size  # the executor keeps clusters together
+        else:
+            units, n = np.zeros(wave.L, dtype=np.int64), 1
+        found = ctx.state.barriers[key] = Barrier(ctx, scope, units, n)
+    return found
+
+
+def arrive_and_wait(ctx, key, scope: str, expected, same_op: bool = False):
+    """Arrive at barrier ``key`` with the active lanes and wait for its completion."""
+    bar = barrier(ctx, key, scope)
+    lanes = ctx.lanes
+    units, targets = bar.arrive(ctx, lanes, expected, same_op)
+    pending = bar.wait(ctx, units, targets)
+    if not pending.satisfied():
+        yield pending
+    return units
+
+
+@lane_impl(sync.SyncThreadsOp, blocking=True)
+def run_sync_threads(ctx, op, args):
+    yield from arrive_and_wait(ctx, ("bar", 0), "cta", ctx.wave.T, same_op=True)
+    return ()
+
+
+@lane_impl(sync.SyncThreadsVoteOp, blocking=True)
+def run_sync_threads_vote(ctx, op, args):
+    (pred,) = args
+    key = ("vote", id(op))
+    votes = ctx.state.ext.setdefault(key, np.zeros(ctx.wave.L, dtype=bool))
+    votes[ctx.mask] = pred[ctx.mask]
+    yield from arrive_and_wait(ctx, ("bar", 0), "cta", ctx.wave.T, same_op=True)
+    per_cta = votes.reshape(ctx.wave.W, ctx.wave.T)
+    mode = op.mode.data
+    if mode == "count":
+        result = per_cta.sum(axis=1)
+    elif mode == "and":
+        result = per_cta.all(axis=1)
+    else:
+        result = per_cta.any(axis=1)
+    return (np.repeat(result.astype(np.int32), ctx.wave.T),)
+
+
+@lane_impl(sync.SyncWarpgroupOp, blocking=True)
+def run_sync_warpgroup(ctx, op, args):
+    # bar.sync id, 128 on the warpgroup's own named barrier: one unit per (CTA, warpgroup).
+    wave = ctx.wave
+    key = ("warpgroup", op.int_prop("barrier"))
+    found = ctx.state.barriers.get(key)
+    if found is None:
+        units = wave.cta * (-(-wave.T // 128)) + wave.tid // 128
+        found = ctx.state.barriers[key] = Barrier(ctx, "warpgroup", units,
+                                                  wave.W * -(-wave.T // 128))
+    lanes = ctx.lanes
+    units, targets = found.arrive(ctx, lanes, 128, False)
+    pending = found.wait(ctx, units, targets)
+    if not pending.satisfied():
+        yield pending
+    return ()
+
+
+@lane_impl(sync.SyncClusterOp, blocking=True)
+def run_sync_cluster(ctx, op, args):
+    size = int(np.prod(ctx.wave.cluster_dim)) if ctx.wave.cluster_dim else 1
+    yield from arrive_and_wait(ctx, ("cluster",), "cluster", size * ctx.wave.T)
+    return ()
+
+
+@lane_impl(sync.SyncGridOp, blocking=True)
+def run_sync_grid(ctx, op, args):
+    yield from arrive_and_wait(ctx, ("grid",), "grid", ctx.wave.L)
+    return ()
+
+
+@lane_impl(sync.SyncWarpOp)
+def run_sync_warp(ctx, op, args):
+    (mask_bits,) = args
+    wave = ctx.wave
+    named = ((mask_bits.astype(np.int64) >> wave.lane) & 1).astype(bool)
+    # lanes of the same warp the mask names, whether or not they are active
+    per_warp = np.zeros(wave.n_warps, dtype=np.int64)
+    active = ctx.mask
+    np.bitwise_or.at(per_warp, wave.warp[active], (mask_bits[active].astype(np.int64)
+                                                  & 0xFFFFFFFF))
+    wanted = ((per_warp[wave.warp] >> wave.lane) & 1).astype(bool)
+    absent = wanted & ~active
+    if absent.any():
+        raise ctx.error("__syncwarp names lanes that are not active here", absent,
+                        code="warp-sync", hint="pass the mask of the lanes that reach this call "
+                                               "(e.g. __activemask())")
+    outside = active & ~named
+    if outside.any():
+        raise ctx.error("__syncwarp is called by lanes its mask does not name", outside,
+                        code="warp-sync")
+    for obs in ctx.mem.observers:
+        obs.on_barrier(ctx, "warp", np.flatnonzero(active))
+    return ()
