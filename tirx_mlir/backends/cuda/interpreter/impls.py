@@ -43,6 +43,7 @@ IMPL_MODULES = (
     "tirx_mlir.backends.cuda.interpreter.cuda_ops",
     "tirx_mlir.backends.cuda.interpreter.barriers",
     "tirx_mlir.backends.cuda.interpreter.ptx_memory_ops",
+    "tirx_mlir.backends.cuda.interpreter.tensor_core.lane_impls",
 )
 """Modules whose import registers implementations (each op family in its own module)."""
 
