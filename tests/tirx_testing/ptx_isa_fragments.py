@@ -68,3 +68,19 @@ def isa_wgmma_d(warp_in_group: int, lane: int, i: int) -> tuple[int, int]:
     i % 4 < 2, groupID + 8 otherwise; col = (i // 4) * 8 + threadID_in_group * 2 + (i & 1)."""
     g, t = lane >> 2, lane % 4
     return 16 * warp_in_group + (g if i % 4 < 2 else g + 8), (i // 4) * 8 + t * 2 + (i & 1)
+
+
+def k_major_32b_image(mat):
+    """The shared-memory bytes of an R x K operand with 32-byte rows (K-major) laid out as TMA
+    with CU_TENSOR_MAP_SWIZZLE_32B leaves it (and wgmma's 32B-swizzle K-major layout reads it):
+    row r at byte 32 * r, its two 16-byte halves swapped in rows 4-7 of every 8 (16-byte chunk
+    index XOR bit 7 of the offset). ``mat`` is a numpy array; returns uint8 of ``R * 32``."""
+    import numpy as np
+
+    raw = np.ascontiguousarray(mat).view(np.uint8).reshape(mat.shape[0], 32)
+    out = np.empty_like(raw)
+    for r in range(raw.shape[0]):
+        swap = 16 * ((r >> 2) & 1)
+        out[r, swap:swap + 16] = raw[r, :16]
+        out[r, 16 - swap:32 - swap] = raw[r, 16:]
+    return out.reshape(-1)

@@ -17,7 +17,7 @@ from tirx_mlir.backends.cuda.interpreter.tensor_core.descriptor import MatrixDes
 from tirx_mlir.backends.cuda.interpreter.tensor_core.packing import element_dtype, pack, unpack
 from tirx_mlir.backends.cuda.interpreter.tensor_core.swizzle import Swizzle
 from tirx_mlir.backends.cuda.interpreter.tensor_core.wgmma_fragments import WgmmaForm
-from tirx_testing.ptx_isa_fragments import BITS, isa_a, isa_wgmma_d
+from tirx_testing.ptx_isa_fragments import BITS, isa_a, isa_wgmma_d, k_major_32b_image
 
 EXAMPLE = Path(__file__).resolve().parents[5] / "examples" / "cuda" / "tma_wgmma.mlir"
 GROUPS = 2
@@ -25,12 +25,8 @@ GROUPS = 2
 
 def _k_major_32b(mat: np.ndarray, start: int, smem: np.ndarray) -> MatrixDescriptor:
     """Store an R x K operand (32-byte rows) K-major with the 32B swizzle; its descriptor."""
-    es = mat.dtype.itemsize
-    raw = np.ascontiguousarray(mat).view(np.uint8).reshape(mat.shape[0], 32)
-    for r in range(mat.shape[0]):
-        for c in range(0, 32, es):
-            dst = start + r * 32 + (c ^ (16 * ((r >> 2) & 1)))
-            smem[dst:dst + es] = raw[r, c:c + es]
+    image = k_major_32b_image(mat)
+    smem[start:start + image.size] = image
     return MatrixDescriptor(start=start, leading=16, stride=256, swizzle=Swizzle.B32)
 
 

@@ -228,7 +228,8 @@ def _mma_async(ctx, op, view, a_matrices):
     scale_d = _uniform(ctx, view.one("scale_d"), rows, "scale-d predicate")
     d = wg.wgmma(_accumulators(view.reads["d"], rows, form.dtype), a_matrices(form, rows), b,
                  form, scale_d, int(view.mods["scale_a"]), int(view.mods["scale_b"]))
-    what = (f"the wgmma.wait_group that retires the wgmma.mma_async at {format_location(op)} "
+    what = (f"the wgmma.commit_group and wgmma.wait_group that retire the wgmma.mma_async at "
+            f"{format_location(op)} "
             "(its accumulators belong to the tensor core until then)")
     values = [ctx.engine.defer(v, what) for v in _results(ctx, _types(op), rows, d)]
     issue = _Issue(values, {int(i) for i in rows[:, 0] // WARPGROUP})
