@@ -97,20 +97,24 @@ def fragment_addresses() -> list[str]:
         "  %brow_l0 = arith.addi %wcol, %lh8 : index",
         "  %brow_l = arith.addi %brow_l0, %l8 : index",
     ]
-    for i in range(MT):
-        out += [f"  %ar{i} = arith.addi %arow_l, %c{16 * i} : index",
-                f"  %ar{i}p = arith.muli %ar{i}, %c{PAD} : index",
-                f"  %ai{i} = arith.addi %ar{i}p, %lh8 : index"]
+    for name, row, col, count in (("a", "%arow_l", "%lh8", MT), ("b", "%brow_l", "%lk8", NT // 2)):
+        out += _row_addresses(name, row, col, count)
+    return out
+
+
+def _row_addresses(name: str, row: str, col: str, count: int) -> list[str]:
+    """``%p<name><i>k<kk>``: the lane's ldmatrix row address in tile i (16 rows each) of the
+    staged A (``a``) or B^T (``b``) tile, for the K halves kk = 0 and 16."""
+    buf = "%sA" if name == "a" else "%sB"
+    out = []
+    for i in range(count):
+        out += [f"  %{name}r{i} = arith.addi {row}, %c{16 * i} : index",
+                f"  %{name}r{i}p = arith.muli %{name}r{i}, %c{PAD} : index",
+                f"  %{name}i{i} = arith.addi %{name}r{i}p, {col} : index"]
         for kk in (0, 16):
-            out += [f"  %ai{i}k{kk} = arith.addi %ai{i}, %c{kk} : index",
-                    f"  %pa{i}k{kk} = cuda.address %sA, %ai{i}k{kk} : {SMEM}, index -> i32"]
-    for p in range(NT // 2):
-        out += [f"  %br{p} = arith.addi %brow_l, %c{16 * p} : index",
-                f"  %br{p}p = arith.muli %br{p}, %c{PAD} : index",
-                f"  %bi{p} = arith.addi %br{p}p, %lk8 : index"]
-        for kk in (0, 16):
-            out += [f"  %bi{p}k{kk} = arith.addi %bi{p}, %c{kk} : index",
-                    f"  %pb{p}k{kk} = cuda.address %sB, %bi{p}k{kk} : {SMEM}, index -> i32"]
+            out += [f"  %{name}i{i}k{kk} = arith.addi %{name}i{i}, %c{kk} : index",
+                    f"  %p{name}{i}k{kk} = cuda.address {buf}, %{name}i{i}k{kk} : {SMEM}, index "
+                    "-> i32"]
     return out
 
 

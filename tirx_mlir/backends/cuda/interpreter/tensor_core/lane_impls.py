@@ -107,34 +107,30 @@ def run_mma_sync(ctx, op, args):
     return tuple(_results(ctx, _types(op), rows, d))
 
 
-def _row_lanes(rows: np.ndarray, num: int) -> np.ndarray:
-    """The lanes whose addresses name the matrix rows: ``(units, 8 * num)``."""
-    return rows[:, lm.address_lanes(num)]
+def _matrix_access(ctx, op, args):
+    """An ldmatrix/stmatrix: its row view, its warps ``(units, 32)``, the lanes whose addresses
+    name the matrix rows ``(units, 8 * num)``, the state space, the addresses and ``.trans``."""
+    view = row_view(op, args)
+    rows = collective_lanes(ctx, WARP)
+    row_lanes = rows[:, lm.address_lanes(lm.MATRICES[view.mods["num"]])]
+    return (view, rows, row_lanes, space_of(ctx, view.mods), view.one("addr").astype(np.int64),
+            view.mods.get("trans") == "trans")
 
 
 @ptx_row("ldmatrix")
 def run_ldmatrix(ctx, op, args):
-    view = row_view(op, args)
-    num = lm.MATRICES[view.mods["num"]]
-    rows = collective_lanes(ctx, WARP)
-    readers = _row_lanes(rows, num)
-    data = ctx.mem.load(ctx, space_of(ctx, view.mods), view.one("addr").astype(np.int64),
-                        np.dtype(np.uint16), lm.ROW_BYTES // 2, lanes=readers.reshape(-1))
-    regs = lm.rows_to_registers(data[readers], view.mods.get("trans") == "trans")
-    return tuple(_results(ctx, _types(op), rows, regs))
+    _, rows, readers, space, addr, trans = _matrix_access(ctx, op, args)
+    data = ctx.mem.load(ctx, space, addr, np.dtype(np.uint16), lm.ROW_BYTES // 2,
+                        lanes=readers.reshape(-1))
+    return tuple(_results(ctx, _types(op), rows, lm.rows_to_registers(data[readers], trans)))
 
 
 @ptx_row("stmatrix")
 def run_stmatrix(ctx, op, args):
-    view = row_view(op, args)
-    num = lm.MATRICES[view.mods["num"]]
-    rows = collective_lanes(ctx, WARP)
-    writers = _row_lanes(rows, num)
+    view, rows, writers, space, addr, trans = _matrix_access(ctx, op, args)
     data = np.zeros((ctx.wave.L, lm.ROW_BYTES // 2), dtype=np.uint16)
-    data[writers] = lm.registers_to_rows(_bits(view.reads["src"], rows),
-                                         view.mods.get("trans") == "trans")
-    ctx.mem.store(ctx, space_of(ctx, view.mods), view.one("addr").astype(np.int64), data,
-                  lanes=writers.reshape(-1))
+    data[writers] = lm.registers_to_rows(_bits(view.reads["src"], rows), trans)
+    ctx.mem.store(ctx, space, addr, data, lanes=writers.reshape(-1))
     return ()
 
 
