@@ -32,6 +32,12 @@ def test_32b_swaps_the_halves_of_rows_4_to_7() -> None:
     assert _chunk_table(Swizzle.B32) == [[0, 1]] * 4 + [[1, 0]] * 4
 
 
+def test_modes_by_span() -> None:
+    assert [Swizzle.of_span(s) for s in (0, 32, 64, 128)] == \
+        [Swizzle.NONE, Swizzle.B32, Swizzle.B64, Swizzle.B128]
+    assert [m.row_bytes for m in (Swizzle.B32, Swizzle.B64, Swizzle.B128)] == [32, 64, 128]
+
+
 @pytest.mark.parametrize("mode", list(Swizzle))
 def test_round_trip_and_permutation(mode: Swizzle) -> None:
     addrs = np.arange(0, 8192, 2)

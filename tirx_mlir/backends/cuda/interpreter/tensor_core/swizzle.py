@@ -27,6 +27,11 @@ class Swizzle(enum.IntEnum):
     B64 = 2
     B32 = 3
 
+    @classmethod
+    def of_span(cls, span: int) -> "Swizzle":
+        """The mode of a swizzle span in bytes (0, 32, 64, 128), as tensor maps name it."""
+        return {0: cls.NONE, 32: cls.B32, 64: cls.B64, 128: cls.B128}[span]
+
     @property
     def bits(self) -> int:
         """``B`` of ``Swizzle<B, 4, 3>``: log2 of the 16-byte chunks in one swizzled row."""
