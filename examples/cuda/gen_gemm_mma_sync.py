@@ -6,12 +6,13 @@ A 256x256x256 f16 -> f32 GEMM, D = A * B, with A row-major (M x K) and B given a
 Blocks of 4 warps compute 64x64 tiles of D (grid 4x4); warp w computes the 32x32 sub-tile
 at rows 32 * (w / 2), columns 32 * (w % 2): 2 x 4 mma tiles of 16x8, 32 f32 accumulators
 per thread carried through the K loop. Per K step of 32 the block stages a 64x32 tile of A
-and of B^T in shared memory, one 16-byte copy per thread and tile half; rows are padded to
-40 halves (80 bytes), so the 8 rows one ldmatrix phase reads start in 8 distinct groups of
-4 banks (no bank conflicts). For each K half of 16 a warp loads its A fragments with two
-ldmatrix.x4 (lane l: row l % 16, column 8 * (l / 16)) and its B fragments with two
-ldmatrix.x4 covering two 8-column tiles each (lane l: B^T row 8 * (l / 16) + l % 8,
-column 8 * ((l / 8) % 2)), then issues 8 mma.sync.
+and of B^T in shared memory, one 16-byte copy per thread and tile half, in the 64-byte
+swizzle: chunk c (16 bytes) of a 64-byte row r is stored at chunk c ^ ((r / 2) % 4), so the
+8 rows one ldmatrix phase reads and the 8 chunks one quarter-warp stores each fall in 8
+distinct groups of 4 banks (no bank conflicts on either side). For each K half of 16 a
+warp loads its A fragments with two ldmatrix.x4 (lane l: row l % 16, chunk l / 16) and its
+B fragments with two ldmatrix.x4 covering two 8-column tiles each (lane l: B^T row
+8 * (l / 16) + l % 8, chunk (l / 8) % 2), then issues 8 mma.sync.
 
 The generated text spells every accumulator out; edit this script, not the .mlir.
 """
@@ -20,11 +21,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-SIZE, TILE, KSTEP, PAD = 256, 64, 32, 40
+SIZE, TILE, KSTEP = 256, 64, 32
+ROW = KSTEP                      # f16 per staged row: 64 bytes, 4 chunks of 16 bytes
 MT, NT = 2, 4                     # mma tiles per warp: 2 along M (16 rows), 4 along N (8 cols)
 BUF = f"!tirx.buffer<{SIZE * SIZE}xf16, global>"
 OUT = f"!tirx.buffer<{SIZE * SIZE}xf32, global>"
-SMEM = f"!tirx.buffer<{TILE}x{PAD}xf16, shared>"
+SMEM = f"!tirx.buffer<{TILE}x{ROW}xf16, shared>"
 ACCS = [(i, j, e) for i in range(MT) for j in range(NT) for e in range(4)]
 
 
@@ -41,7 +43,7 @@ def header() -> list[str]:
 
 
 def constants() -> list[str]:
-    values = sorted({0, 1, 2, 4, 8, 16, 32, TILE, PAD, 32 * PAD, SIZE, 32 * SIZE})
+    values = sorted({0, 1, 2, 4, 8, 16, 32, TILE, 32 * ROW, SIZE, 32 * SIZE})
     return [f"  %c{v} = arith.constant {v} : index" for v in values] + \
         [f"  %csteps = arith.constant {SIZE // KSTEP} : index", "  %zero = arith.constant 0.0 : f32"]
 
@@ -60,16 +62,26 @@ def thread_geometry() -> list[str]:
     ]
 
 
-def copy_indices() -> list[str]:
-    """Per thread: the first of its two 16-byte chunks of each staged tile (row t / 4, column
-    8 * (t % 4)); the second is 32 rows further."""
+def _swizzled(name: str, row: str, chunk: str, swizzle: bool) -> list[str]:
+    """``%<name>``: the element index of 16-byte chunk ``chunk`` of tile row ``row``, stored at
+    chunk ``chunk ^ ((row / 2) % 4)`` (the 64-byte swizzle; at ``chunk`` without ``swizzle``)."""
+    return [f"  %{name}_h = arith.divui {row}, %c2 : index",
+            f"  %{name}_s = arith.remui %{name}_h, %c{4 if swizzle else 1} : index",
+            f"  %{name}_c = arith.xori {chunk}, %{name}_s : index",
+            f"  %{name}_r = arith.muli {row}, %c{ROW} : index",
+            f"  %{name}_c8 = arith.muli %{name}_c, %c8 : index",
+            f"  %{name} = arith.addi %{name}_r, %{name}_c8 : index"]
+
+
+def copy_indices(swizzle: bool) -> list[str]:
+    """Per thread: the first of its two 16-byte chunks of each staged tile (row t / 4, chunk
+    t % 4); the second is 32 rows further (the same swizzle)."""
     return [
         "  %crow = arith.divui %t, %c4 : index",
         "  %cq = arith.remui %t, %c4 : index",
         "  %ccol = arith.muli %cq, %c8 : index",
-        f"  %srow = arith.muli %crow, %c{PAD} : index",
-        "  %s0 = arith.addi %srow, %ccol : index",
-        f"  %s1 = arith.addi %s0, %c{32 * PAD} : index",
+        *_swizzled("s0", "%crow", "%cq", swizzle),
+        f"  %s1 = arith.addi %s0, %c{32 * ROW} : index",
         *(f"  %ps{t}{h} = cuda.address %s{t}, %s{h} : {SMEM}, index -> i32"
           for t in "AB" for h in (0, 1)),
         "  %arow = arith.addi %m0, %crow : index",
@@ -81,8 +93,10 @@ def copy_indices() -> list[str]:
     ]
 
 
-def fragment_addresses() -> list[str]:
-    """Shared addresses of this lane's ldmatrix rows, for each tile and K half (loop-invariant)."""
+def fragment_addresses(swizzle: bool) -> list[str]:
+    """Shared addresses of this lane's ldmatrix rows, for each tile and K half (loop-invariant):
+    A row l % 16 of its 16-row tile, chunk l / 16 (+2 for the second K half); B^T row
+    8 * (l / 16) + l % 8 of its pair of 8-row tiles, chunk (l / 8) % 2 (+2)."""
     out = [
         "  %l16 = arith.remui %lane, %c16 : index",
         "  %lh = arith.divui %lane, %c16 : index",
@@ -90,31 +104,30 @@ def fragment_addresses() -> list[str]:
         "  %l8 = arith.remui %lane, %c8 : index",
         "  %lq = arith.divui %lane, %c8 : index",
         "  %lq2 = arith.remui %lq, %c2 : index",
-        "  %lk8 = arith.muli %lq2, %c8 : index",
         "  %wrow = arith.muli %wm, %c32 : index",
         "  %wcol = arith.muli %wn, %c32 : index",
         "  %arow_l = arith.addi %wrow, %l16 : index",
         "  %brow_l0 = arith.addi %wcol, %lh8 : index",
         "  %brow_l = arith.addi %brow_l0, %l8 : index",
     ]
-    for name, row, col, count in (("a", "%arow_l", "%lh8", MT), ("b", "%brow_l", "%lk8", NT // 2)):
-        out += _row_addresses(name, row, col, count)
+    for name, row, chunk, count in (("a", "%arow_l", "%lh", MT), ("b", "%brow_l", "%lq2", NT // 2)):
+        out += _row_addresses(name, row, chunk, count, swizzle)
     return out
 
 
-def _row_addresses(name: str, row: str, col: str, count: int) -> list[str]:
+def _row_addresses(name: str, row: str, chunk: str, count: int, swizzle: bool) -> list[str]:
     """``%p<name><i>k<kk>``: the lane's ldmatrix row address in tile i (16 rows each) of the
     staged A (``a``) or B^T (``b``) tile, for the K halves kk = 0 and 16."""
     buf = "%sA" if name == "a" else "%sB"
     out = []
     for i in range(count):
-        out += [f"  %{name}r{i} = arith.addi {row}, %c{16 * i} : index",
-                f"  %{name}r{i}p = arith.muli %{name}r{i}, %c{PAD} : index",
-                f"  %{name}i{i} = arith.addi %{name}r{i}p, {col} : index"]
+        out.append(f"  %{name}r{i} = arith.addi {row}, %c{16 * i} : index")
         for kk in (0, 16):
-            out += [f"  %{name}i{i}k{kk} = arith.addi %{name}i{i}, %c{kk} : index",
-                    f"  %p{name}{i}k{kk} = cuda.address {buf}, %{name}i{i}k{kk} : {SMEM}, index "
-                    "-> i32"]
+            c = f"%{name}q{i}k{kk}"
+            out.append(f"  {c} = arith.addi {chunk}, %c{kk // 8} : index")
+            out += _swizzled(f"{name}i{i}k{kk}", f"%{name}r{i}", c, swizzle)
+            out.append(f"  %p{name}{i}k{kk} = cuda.address {buf}, %{name}i{i}k{kk} : {SMEM}, "
+                       "index -> i32")
     return out
 
 
@@ -189,7 +202,9 @@ def epilogue() -> list[str]:
     return out
 
 
-def kernel() -> str:
+def kernel(swizzle: bool = True) -> str:
+    """The kernel's text; ``swizzle=False`` stores the tiles plainly (row-major 64-byte rows:
+    4-way bank conflicts in every ldmatrix phase), for tests that show the difference."""
     lines = header() + [
         f"tirx.kernel @gemm_mma_sync(%A: {BUF}, %Bt: {BUF})",
         f"    -> (%D: {OUT}) grid [{SIZE // TILE}, {SIZE // TILE}] threads [128]",
@@ -197,7 +212,8 @@ def kernel() -> str:
     ] + constants() + [
         f"  %sA = cuda.shared_alloc align 128 : {SMEM}",
         f"  %sB = cuda.shared_alloc align 128 : {SMEM}",
-    ] + thread_geometry() + copy_indices() + fragment_addresses() + k_loop() + epilogue() + [
+    ] + thread_geometry() + copy_indices(swizzle) + fragment_addresses(swizzle) + k_loop() + \
+        epilogue() + [
         "  tirx.return", "}"]
     return "\n".join(lines) + "\n"
 
