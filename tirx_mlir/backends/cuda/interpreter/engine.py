@@ -303,7 +303,7 @@ class Engine:
                     hint="CUDA-level kernels use the cuda, ptx, nvshmem, arith, math and scf "
                          "dialects")
             args_ = [env[v] for v in op.operands]
-            if self.has_deferred:
+            if self.has_deferred and not getattr(entry.fn, "takes_deferred", False):
                 args_ = [self._read(a, op, ctx) if type(a) is Deferred else a for a in args_]
             ctx.mask = mask
             ctx.op = op

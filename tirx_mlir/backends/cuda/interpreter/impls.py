@@ -45,6 +45,7 @@ IMPL_MODULES = (
     "tirx_mlir.backends.cuda.interpreter.ptx_memory_ops",
     "tirx_mlir.backends.cuda.interpreter.lane_ops.cuda_math_impls",
     "tirx_mlir.backends.cuda.interpreter.lane_ops.ptx_convert_impls",
+    "tirx_mlir.backends.cuda.interpreter.tensor_core.lane_impls",
 )
 """Modules whose import registers implementations (each op family in its own module)."""
 

@@ -30,6 +30,8 @@ SASS = {
     "transpose": {"sm_80": ("STS", "LDS", "BAR.SYNC"), "sm_90a": ("STS", "LDS", "BAR.SYNC")},
     "mma_tile": {"sm_80": ("HMMA.16816.F32", "LDSM.16.M88.4", "LDSM.16.M88.2"),
                  "sm_90a": ("HMMA.16816.F32", "LDSM.16.M88.4")},
+    "gemm_mma_sync": {"sm_80": ("HMMA.16816.F32", "LDSM.16.M88.4"),
+                      "sm_90a": ("HMMA.16816.F32", "LDSM.16.M88.4")},
     "cp_async_copy": {"sm_80": ("LDGSTS.E.BYPASS.128", "LDGDEPBAR", "DEPBAR"),
                       "sm_90a": ("LDGSTS.E.BYPASS.128",)},
     "mbarrier_pipeline": {"sm_80": ("ATOMS.ARRIVE",), "sm_90a": ("SYNCS.ARRIVE",

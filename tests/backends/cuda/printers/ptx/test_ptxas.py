@@ -42,6 +42,7 @@ EXAMPLE_SASS: dict[str, dict[str, tuple[str, ...]]] = {
     # example: {arch: SASS opcode prefixes its PTX must assemble to}
     "mma_tile": {"sm_80": ("HMMA.16816.F32", "LDSM.16.M88.4", "LDSM.16.M88.2"),
                  "sm_90a": ("HMMA.16816.F32", "LDSM.16.M88.4")},
+    "gemm_mma_sync": {"sm_80": ("HMMA.16816.F32", "LDSM.16.M88.4")},
     "cp_async_copy": {"sm_80": ("LDGSTS",), "sm_90a": ("LDGSTS",)},
     "mbarrier_pipeline": {"sm_90a": ("SYNCS",)},
     "warp_reduce": {"sm_80": ("SHFL.BFLY",)},

@@ -1,0 +1,223 @@
+"""wgmma on the SIMT interpreter: kernels of one warpgroup that fill shared memory with plain
+stores (the TMA 32B-swizzled image of the operands, prepared on the host), build descriptors as
+examples/cuda/tma_wgmma.mlir does, and run wgmma.mma_async (ss and rs, chained) — against numpy;
+tma_wgmma.mlir itself once the TMA ops are there; and the accumulator-ownership rules as located errors: reading a result before the wait_group
+that retires it, waiting on an uncommitted group, a missing fence, a non-uniform descriptor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tirx_mlir.interpreter.runtime import InterpretError
+from tirx_testing.ptx_isa_fragments import isa_a, isa_wgmma_d, k_major_32b_image
+from tirx_testing.simt import cuda_kernel, run_simt
+from tirx_mlir.backends.cuda.interpreter.tensor_core.packing import pack
+
+DESC_HI = -4611685949707845632      # tma_wgmma.mlir: LBO 1, SBO 16 (256 B), 32B swizzle
+
+
+def _buf(n: int, t: str, space: str = "global") -> str:
+    return f"!tirx.buffer<{n}x{t}, {space}>"
+
+
+def _copy(src: str, dst: str, n: int) -> str:
+    """Every thread copies elements ``t + 128 j`` of ``src`` (global) into ``dst`` (shared)."""
+    return f"""
+  %n{dst} = arith.constant {n // 128} : index
+  scf.for %j = %c0 to %n{dst} step %c1 {{
+    %o = arith.muli %j, %c128 : index
+    %i = arith.addi %o, %t : index
+    %v = cuda.load %{src}, %i : {_buf(n, 'f16')}, index -> f16
+    cuda.store %{dst}, %i, %v : {_buf(n, 'f16', 'shared')}, index, f16
+  }}"""
+
+
+def _desc(name: str, n: int) -> str:
+    return f"""
+  %p{name} = cuda.address %{name}, %c0 : {_buf(n, 'f16', 'shared')}, index -> i32
+  %w{name} = arith.extui %p{name} : i32 to i64
+  %l{name} = arith.andi %w{name}, %lo_mask : i64
+  %s{name} = arith.divsi %l{name}, %sixteen : i64
+  %desc{name} = arith.ori %s{name}, %desc_hi : i64"""
+
+
+def wgmma_kernel(n: int, tiles: int = 1, rs: bool = False, fence: bool = True,
+                 commit: bool = True, read_early: bool = False) -> str:
+    """``tiles`` chained m64n<n>k16 wgmmas (D = sum of A_i * B_i^T) of one warpgroup; A from
+    shared memory (ss) or from registers loaded per thread from ``Ar`` (rs)."""
+    regs = n // 2
+    f32s = ", ".join(["f32"] * regs)
+    ins, body = [], []
+    for k in range(tiles):
+        if not rs:
+            ins.append(f"%A{k}: {_buf(1024, 'f16')}")
+        ins.append(f"%B{k}: {_buf(16 * n, 'f16')}")
+    if rs:
+        ins.append(f"%Ar: {_buf(512 * tiles, 'i32')}")
+    for k in range(tiles):
+        if not rs:
+            body.append(f"  %sA{k} = cuda.shared_alloc align 1024 : {_buf(1024, 'f16', 'shared')}")
+        body.append(f"  %sB{k} = cuda.shared_alloc align 1024 : {_buf(16 * n, 'f16', 'shared')}")
+    for k in range(tiles):
+        body += [_copy(f"A{k}", f"sA{k}", 1024)] if not rs else []
+        body += [_copy(f"B{k}", f"sB{k}", 16 * n)]
+    body.append("  cuda.sync_threads")
+    for k in range(tiles):
+        body += [_desc(f"sA{k}", 1024)] if not rs else []
+        body += [_desc(f"sB{k}", 16 * n)]
+    if fence:
+        body.append("  ptx.wgmma_fence")
+    acc = ", ".join(["%zero"] * regs)
+    for k in range(tiles):
+        scale = "%false" if k == 0 else "%true"
+        if rs:
+            for r in range(4):
+                body.append(f"  %ai{k}_{r}c = arith.constant {512 * k + r} : index")
+                body.append(f"  %ai{k}_{r} = arith.addi %t4, %ai{k}_{r}c : index")
+                body.append(f"  %a{k}_{r} = cuda.load %Ar, %ai{k}_{r} : "
+                            f"{_buf(512 * tiles, 'i32')}, index -> i32")
+            a = ", ".join(f"%a{k}_{r}" for r in range(4))
+            body.append(f'  %d{k}:{regs} = ptx.wgmma_mma_async_rs "m64n{n}k16.f32.f16.f16" '
+                        f'{{{acc}}}, {{{a}}}, %descsB{k}, {scale}, 1, 1, 0 : ({f32s}, i32, i32, '
+                        f'i32, i32, i64, i1) -> ({f32s})')
+        else:
+            body.append(f'  %d{k}:{regs} = ptx.wgmma_mma_async_ss "m64n{n}k16.f32.f16.f16" '
+                        f'{{{acc}}}, %descsA{k}, %descsB{k}, {scale}, 1, 1, 0, 0 : ({f32s}, '
+                        f'i64, i64, i1) -> ({f32s})')
+        acc = ", ".join(f"%d{k}#{i}" for i in range(regs))
+    last = f"%d{tiles - 1}"
+    stores = [f"""  %off{i} = arith.constant {8 * ((i // 2) % 2) * n + 8 * (i // 4) + i % 2} : index
+  %oi{i} = arith.addi %base, %off{i} : index
+  cuda.store %D, %oi{i}, {last}#{i} : {_buf(64 * n, 'f32')}, index, f32""" for i in range(regs)]
+    if commit:
+        body.append("  ptx.wgmma_commit_group")
+    body.append(f"""  %warp = arith.divui %t, %c32 : index
+  %lane = arith.remui %t, %c32 : index
+  %g = arith.divui %lane, %c4 : index
+  %q = arith.remui %lane, %c4 : index
+  %w16 = arith.muli %warp, %c16 : index
+  %row = arith.addi %w16, %g : index
+  %rown = arith.muli %row, %cn : index
+  %q2 = arith.muli %q, %c2 : index
+  %base = arith.addi %rown, %q2 : index""")
+    if read_early:
+        body.append(f"  cuda.store %D, %base, {last}#0 : {_buf(64 * n, 'f32')}, index, f32")
+    body.append("  ptx.wgmma_wait_group 0")
+    body += stores
+    head = f"""  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %cn = arith.constant {n} : index
+  %lo_mask = arith.constant 262128 : i64
+  %sixteen = arith.constant 16 : i64
+  %desc_hi = arith.constant {DESC_HI} : i64
+  %zero = arith.constant 0.0 : f32
+  %false = arith.constant false
+  %true = arith.constant true
+  %t = cuda.thread_idx x : index
+  %t4 = arith.muli %t, %c4 : index"""
+    sig = f"({', '.join(ins)}) -> (%D: {_buf(64 * n, 'f32')})"
+    return cuda_kernel(sig, head + "\n" + "\n".join(body), "grid [1] threads [128]")
+
+
+def _operands(n: int, tiles: int, rng):
+    a = [rng.integers(-4, 5, (64, 16)).astype(np.float16) for _ in range(tiles)]
+    bt = [rng.integers(-4, 5, (n, 16)).astype(np.float16) for _ in range(tiles)]
+    want = sum(x.astype(np.float32) @ y.T.astype(np.float32) for x, y in zip(a, bt))
+    return a, bt, want
+
+
+def _images(mats) -> list[np.ndarray]:
+    return [k_major_32b_image(m).view(np.float16) for m in mats]
+
+
+@pytest.mark.parametrize("n, tiles", [(128, 1), (64, 2), (8, 3)])
+def test_ss_matches_numpy(n: int, tiles: int) -> None:
+    a, bt, want = _operands(n, tiles, np.random.default_rng(n + tiles))
+    args = [x for pair in zip(_images(a), _images(bt)) for x in pair]
+    (d,), _ = run_simt(wgmma_kernel(n, tiles), *args)
+    np.testing.assert_array_equal(d.reshape(64, n), want)
+
+
+def _a_registers(a: np.ndarray) -> np.ndarray:
+    """The rs A registers of a 64x16 f16 A, 4 per thread, by the ISA's fragment formula."""
+    elems = np.empty((128, 8), np.float16)
+    for tid in range(128):
+        for i in range(8):
+            r, c = isa_a("m16n8k16", 16, tid % 32, i)
+            elems[tid, i] = a[16 * (tid // 32) + r, c]
+    return pack(elems, "f16").reshape(-1)
+
+
+def test_rs_matches_numpy() -> None:
+    a, bt, want = _operands(32, 2, np.random.default_rng(9))
+    args = [*_images(bt), np.concatenate([_a_registers(x) for x in a])]
+    (d,), _ = run_simt(wgmma_kernel(32, 2, rs=True), *args)
+    np.testing.assert_array_equal(d.reshape(64, 32), want)
+
+
+def _run_with(n: int = 8, **kw) -> None:
+    a, bt, _ = _operands(n, 1, np.random.default_rng(0))
+    run_simt(wgmma_kernel(n, **kw), *_images(a), *_images(bt))
+
+
+def test_reading_an_accumulator_before_its_wait_is_an_error() -> None:
+    with pytest.raises(InterpretError, match=r"cuda.store: reads a value before the "
+                       r"wgmma.commit_group and wgmma.wait_group that retire the "
+                       r"wgmma.mma_async at <test>:\d+:\d+ .*threads 0-127 of CTA \(0,0,0\)"):
+        _run_with(read_early=True)
+
+
+def test_waiting_on_an_uncommitted_wgmma_is_an_error() -> None:
+    with pytest.raises(InterpretError, match="reads a value before the wgmma.commit_group and "
+                                             "wgmma.wait_group"):
+        _run_with(commit=False)
+
+
+def test_mma_async_without_a_fence_is_an_error() -> None:
+    with pytest.raises(InterpretError, match=r"wgmma.mma_async before its warpgroup executed "
+                                             r"wgmma.fence \(threads 0-127"):
+        _run_with(fence=False)
+
+
+def test_descriptor_must_be_uniform_in_the_warpgroup() -> None:
+    text = wgmma_kernel(8).replace(
+        "%descsA0 = arith.ori %ssA0, %desc_hi : i64",
+        "%descsA00 = arith.ori %ssA0, %desc_hi : i64\n  %tt = arith.index_cast %t : index to i64"
+        "\n  %descsA0 = arith.addi %descsA00, %tt : i64")
+    a, bt, _ = _operands(8, 1, np.random.default_rng(0))
+    with pytest.raises(InterpretError, match="the A descriptor differs between the threads of "
+                                             "a warpgroup"):
+        run_simt(text, *_images(a), *_images(bt))
+
+
+def test_wgmma_needs_whole_warpgroups() -> None:
+    text = wgmma_kernel(8).replace("threads [128]", "threads [96]")
+    a, bt, _ = _operands(8, 1, np.random.default_rng(0))
+    with pytest.raises(InterpretError, match="needs whole warpgroups of 128 threads, but the "
+                                             "CTA has 96 threads"):
+        run_simt(text, *_images(a), *_images(bt))
+
+
+def test_tma_wgmma_example_matches_numpy() -> None:
+    """examples/cuda/tma_wgmma.mlir end to end: TMA (32B swizzle) tiles, the kernel's own
+    descriptors, one m64n128k16. Needs the TMA/mbarrier implementations and their tensor-map
+    encoder (tensor_map.py, another part of the SIMT interpreter)."""
+    tensor_map = pytest.importorskip("tirx_mlir.backends.cuda.interpreter.tensor_map",
+                                     reason="the SIMT interpreter's TMA ops are not merged yet")
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((64, 16)).astype(np.float16)
+    bt = rng.standard_normal((128, 16)).astype(np.float16)
+    maps = [tensor_map.encode_tensor_map(a, (16, 64), swizzle="32B"),
+            tensor_map.encode_tensor_map(bt, (16, 128), swizzle="32B")]
+    text = (Path(__file__).resolve().parents[5] / "examples/cuda/tma_wgmma.mlir").read_text()
+    (d,), _ = run_simt(text, *maps)
+    want = a.astype(np.float64) @ bt.T.astype(np.float64)
+    np.testing.assert_allclose(d.reshape(64, 128), want, rtol=1e-5, atol=1e-5)

@@ -1,0 +1,59 @@
+"""Elements of sub-32-bit PTX types packed in b32 registers, as the PTX ISA defines them for
+``mma``/``ldmatrix``/``wgmma`` fragments ("Matrix Fragments for mma.m16n8k*": "a .f16x2 register
+holds two .f16 elements", the element with the lower index in the lower bits).
+
+A register array is int32 of shape ``(..., regs)``; its elements are ``(..., regs * per_reg)``
+in register order, lowest bits first. ``.tf32`` elements live in a full 32-bit register holding an
+f32 bit pattern, of which the tensor core reads the upper 19 bits (sign, 8-bit exponent, 10-bit
+mantissa): the low 13 bits are ignored (truncated), so unpacking clears them.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+ELEMENT_DTYPES: dict[str, np.dtype] = {
+    "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
+    "tf32": np.dtype(np.float32), "f32": np.dtype(np.float32),
+    "e4m3": np.dtype(ml_dtypes.float8_e4m3fn), "e5m2": np.dtype(ml_dtypes.float8_e5m2),
+    "s8": np.dtype(np.int8), "u8": np.dtype(np.uint8), "s32": np.dtype(np.int32),
+    "b16": np.dtype(np.uint16),
+}
+"""PTX element type -> numpy dtype of one element (tf32: its f32 container)."""
+
+TF32_IGNORED_BITS = np.int32(0x1FFF)
+
+
+def element_dtype(ptx_type: str) -> np.dtype:
+    return ELEMENT_DTYPES[ptx_type]
+
+
+def per_register(ptx_type: str) -> int:
+    """How many elements of ``ptx_type`` one b32 register holds."""
+    return 4 // ELEMENT_DTYPES[ptx_type].itemsize
+
+
+def unpack(regs: np.ndarray, ptx_type: str) -> np.ndarray:
+    """The elements of b32 registers ``(..., R)`` as ``(..., R * per_register)``, low bits first."""
+    words = np.ascontiguousarray(regs, dtype="<i4")
+    if ptx_type == "tf32":
+        words = words & ~TF32_IGNORED_BITS
+    dt = ELEMENT_DTYPES[ptx_type].newbyteorder("<")
+    return words.view(dt).astype(ELEMENT_DTYPES[ptx_type], copy=False)
+
+
+def pack(elements: np.ndarray, ptx_type: str) -> np.ndarray:
+    """b32 registers ``(..., E / per_register)`` holding ``elements`` ``(..., E)`` (already of
+    the element dtype, or rounded to it here), the first element in the lowest bits."""
+    dt = ELEMENT_DTYPES[ptx_type].newbyteorder("<")
+    arr = np.ascontiguousarray(elements).astype(dt, copy=False)
+    return np.ascontiguousarray(arr).view("<i4").astype(np.int32, copy=False)
+
+
+def as_b32(values: np.ndarray) -> np.ndarray:
+    """The bits of 32-bit lane values (int32 or float32 registers) as int32."""
+    arr = np.ascontiguousarray(values)
+    if arr.dtype.itemsize != 4:
+        raise TypeError(f"a b32 register holds 32-bit values, not {arr.dtype}")
+    return arr.view(np.int32)
