@@ -30,6 +30,11 @@ def run_terminator(ctx, op, args):
     return TERMINATOR
 
 
+run_terminator.takes_deferred = True  # type: ignore[attr-defined]
+"""A loop may carry values still in flight (wgmma accumulators between issue and wait) to its
+next iteration; they are checked where an op reads them."""
+
+
 @lane_impl(scf.IfOp, kind=REGION)
 def run_if(ctx, op: scf.IfOp, args):
     cond = args[0]
