@@ -94,14 +94,9 @@ def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
 
 
 def max_value(expr: IndexExpr, ranges) -> int | None:
-    """Largest value of a non-negative-coefficient expression over the value ranges."""
-    total = expr.const
-    for value, coeff in expr.terms:
-        rng = ranges(value)
-        if rng is None:
-            return None
-        total += coeff * (rng[1] if coeff >= 0 else rng[0])
-    return total
+    """Largest value of the expression over the value ranges (`expr_range`)."""
+    rng = expr_range(expr, ranges)
+    return None if rng is None else rng[1]
 
 
 def index_expr(value: SSAValue, cache: dict | None = None) -> IndexExpr:
@@ -163,14 +158,63 @@ def value_domain(value: SSAValue) -> range | None:
 
 
 def value_range(value: SSAValue) -> tuple[int, int] | None:
-    """Inclusive ``(min, max)`` of an index value (`value_domain`; a loop that runs no
-    iteration gives ``(lb, lb)``). None when unknown."""
+    """Inclusive ``(min, max)`` of an index value: of a `value_domain` (a loop that runs no
+    iteration gives ``(lb, lb)``), or of a remainder or quotient by a positive constant of an
+    affine expression of such values (`quotient_range`). None when unknown."""
     domain = value_domain(value)
     if domain is None:
-        return None
+        return quotient_range(value)
     if not domain:
         return domain.start, domain.start
     return domain[0], domain[-1]
+
+
+def expr_range(expr: IndexExpr, ranges=None) -> tuple[int, int] | None:
+    """Inclusive ``(min, max)`` of an affine expression whose terms have known ranges (each term
+    taken independently: exact for independent terms, an over-approximation otherwise)."""
+    ranges = ranges or value_range
+    lo = hi = expr.const
+    for value, coeff in expr.terms:
+        rng = ranges(value)
+        if rng is None:
+            return None
+        a, b = coeff * rng[0], coeff * rng[1]
+        lo, hi = lo + min(a, b), hi + max(a, b)
+    return lo, hi
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // b
+    return q if a >= 0 else -q
+
+
+def quotient_range(value: SSAValue) -> tuple[int, int] | None:
+    """Range of ``x % c`` / ``x // c`` for a positive constant ``c`` and an ``x`` with a known
+    range, as TVM's arith analyzer bounds floormod and floordiv by constants (apache/tvm
+    ``src/arith/const_int_bound.cc``): ``floordivsi``/``divsi``/``divui``/``ceildivsi`` are
+    monotone in ``x``; ``x % c`` of a non-negative ``x`` is ``[lo % c, hi % c]`` when ``x``
+    does not wrap a multiple of ``c``, else ``[0, c - 1]`` (``remsi`` of a negative ``x`` is
+    in ``[1 - c, 0]``, truncating as the op). None when unknown."""
+    owner = value.owner
+    quotients = (arith.FloorDivSIOp, arith.DivSIOp, arith.DivUIOp, arith.CeilDivSIOp)
+    if not isinstance(owner, (*quotients, arith.RemSIOp, arith.RemUIOp)):
+        return None
+    c = constant_value(owner.rhs)
+    x = expr_range(index_expr(owner.lhs))
+    if not isinstance(c, int) or c <= 0 or x is None:
+        return None
+    lo, hi = x
+    if lo < 0 and isinstance(owner, (arith.DivUIOp, arith.RemUIOp)):
+        return None  # a negative value read as unsigned
+    if isinstance(owner, arith.FloorDivSIOp):
+        return lo // c, hi // c
+    if isinstance(owner, arith.CeilDivSIOp):
+        return -(-lo // c), -(-hi // c)
+    if isinstance(owner, quotients):
+        return _trunc_div(lo, c), _trunc_div(hi, c)
+    if lo >= 0 and hi - lo < c and lo % c <= hi % c:
+        return lo % c, hi % c
+    return (0 if lo >= 0 else max(lo, 1 - c)), (0 if hi < 0 else min(hi, c - 1))
 
 
 @dataclass(frozen=True)
