@@ -40,11 +40,13 @@ class TileDispatchPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from tirx_mlir.dispatch.context import DispatchContext, KernelState
+        from tirx_mlir.dispatch.registry import check_dispatch_precondition
         from tirx_mlir.dispatch.search import run_dispatch
         from tirx_mlir.target.target import kernel_target
 
         for kernel in kernels(op):
             target = kernel_target(kernel, self.target)
+            check_dispatch_precondition(kernel, target.kind_name)
             state = KernelState(kernel)
             worklist = [(t, 0) for t in _top_level_tile_ops([kernel])]
             while worklist:

@@ -6,7 +6,9 @@
 A ``trn.sbuf``/``trn.psum`` allocation without a layout gets TIRx's default (dim 0 on partitions,
 split when larger than the partition count, other dims row-major on F; `layouts.default_layout`).
 An explicit layout must use only P/F (Bank in PSUM), stay within the partitions, and be
-injective; otherwise the pass fails at the allocation with the rule and a fix. A ``global``
+injective; otherwise the pass fails at the allocation with the rule and a fix. The on-chip
+buffers must fit in SBUF and PSUM where they are live together (`capacity.check_capacity`),
+else the pass fails at the allocation that does not fit. A ``global``
 (HBM) parameter or allocation keeps its layout, which says how the logical tensor lies in HBM
 (`tirx_mlir.dialects.tirx.global_layout`); one that is not one stride per dim on ``m`` fails
 here, at the kernel (naming the parameter) or at the allocation.
@@ -24,6 +26,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from tirx_mlir.backends.trn.capacity import check_capacity
 from tirx_mlir.backends.trn.layout.layouts import TrnLayoutError, check_trn_layout
 from tirx_mlir.backends.trn.memory import is_on_chip
 from tirx_mlir.backends.trn.target_tags import kernel_limits
@@ -87,3 +90,4 @@ class TrnDefaultLayoutPass(ModulePass):
                     new_type = BufferType(btype.get_shape(), btype.element_type,
                                           btype.scope_name, layout)
                     replace_alloc(alloc, AllocOp(new_type))
+            check_capacity(kernel, kernel_limits(kernel, self.target))
