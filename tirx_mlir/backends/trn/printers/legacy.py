@@ -160,8 +160,14 @@ class NkiLegacyPrinter(NkiEmitterBase):
                                   len(dims))
         index_vars = {d: self.arange(q, rank, n, op) for d, (q, n) in slot_of.items()}
         placement = self.placement(access.buffer, op)
-        if placement is not None:
+        self.check_merged(access, placement, op)
+        if access.flat and access.buffer_type.scope_name != checks.HBM:
+            raise self.fail("a reshape merges dims of an on-chip tensor, which legacy NKI "
+                            "cannot index", op, hint="print with -t nki")
+        if placement is not None or access.flat:  # the flat array (TVM's X.reshape([numel]))
             offset, steps = hbm_flat(access, placement)
+            if placement is None:
+                base = f"{base}.reshape([{self.checked_int(access.buffer_type.numel, op)}])"
             return f"{base}[{self.affine_subscript(offset, steps, index_vars, op)}]"
         subscripts = [self.affine_subscript(offset, [step[j] for step in access.steps],
                                             index_vars, op)
