@@ -292,13 +292,6 @@ tirx.kernel @k() grid [3] threads [128] cluster [3] {
 // -----
 
 %A = "test.op"() : () -> !tirx.buffer<8x4xf32, global>
-%t = tirx.transpose %A [1, 0] : !tirx.buffer<8x4xf32, global> -> !tirx.buffer<4x8xf32, global>
-%r = tirx.reshape %t : !tirx.buffer<4x8xf32, global> -> !tirx.buffer<32xf32, global>
-// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.reshape' op reshape [4, 8] -> [32] merges dims 0 and 1, which do not lie in memory as one run (steps 1 and 4); copy into a buffer of the merged shape instead
-
-// -----
-
-%A = "test.op"() : () -> !tirx.buffer<8x4xf32, global>
 %i = "test.op"() : () -> index
 %x = tirx.load %A[%i] : !tirx.buffer<8x4xf32, global>
 // CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.load' op tirx.load on a rank-2 buffer needs 2 indices, got 1
