@@ -236,6 +236,10 @@ layout_axes: Registry[str] = Registry("layout axis")
 """axis name -> ``"memory"`` or ``"thread"``: the axes backends add to the core's (the layout
 module lists the core's own)."""
 
+layout_shorthands: Registry[Callable[[], Callable[..., Any]]] = Registry("layout shorthand")
+"""memory scope -> () -> ``expand(annotation, shape, element_type) -> TileLayout``: what a
+quoted layout (``!tirx.buffer<256x2048xf32, acme.sram, "PF">``) means in that scope."""
+
 script_namespaces: Registry[object] = Registry("script namespace")
 """name -> namespace object for the Python front end (``Tx.<name>``)."""
 
@@ -350,6 +354,13 @@ def register_layout_axis(name: str, kind: str = "memory", *, override: bool = Fa
         raise RegistryError(f"layout axis '{name}': kind must be 'memory' or 'thread', not "
                             f"'{kind}'")
     layout_axes.register(name, kind, override=override)
+
+
+def register_layout_shorthand(scope: str, factory: Callable[[], Callable[..., Any]], *,
+                              override: bool = False) -> None:
+    """Let a backend give quoted layout shorthands (TIRx's ``"PF"``) a meaning in one of its
+    memory scopes; ``factory()`` returns ``expand(annotation, shape, element_type)``."""
+    layout_shorthands.register(scope, factory, override=override)
 
 
 def register_script_namespace(name: str, namespace: object, *, override: bool = False) -> object:

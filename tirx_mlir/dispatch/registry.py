@@ -158,6 +158,27 @@ def register_dispatch_module(target_kind: str, module: str) -> None:
     _modules.register((target_kind, module), module)
 
 
+_preconditions: registry.Registry[Callable[[], Callable[[Any], None]]] = registry.Registry(
+    "dispatch precondition")
+"""target kind -> factory of ``check(kernel)``: what must hold before that kind's variants see a
+kernel (e.g. a backend's layout pass has run); ``check`` raises a located error naming the pass
+to run first."""
+
+
+def register_dispatch_precondition(target_kind: str,
+                                   factory: Callable[[], Callable[[Any], None]]) -> None:
+    """Declare the check the dispatch pass runs on each kernel before dispatching it for
+    ``target_kind`` (a zero-argument factory, e.g. `registry.Lazy`, so registering is cheap)."""
+    _preconditions.register(target_kind, factory)
+
+
+def check_dispatch_precondition(kernel: Any, target_kind: str) -> None:
+    """Run the precondition registered for ``target_kind`` on ``kernel`` (none: nothing)."""
+    factory = _preconditions.get(target_kind)
+    if factory is not None:
+        factory()(kernel)
+
+
 def _import_dispatch_modules(target_kind: str) -> None:
     for (kind, name), _ in _modules.items():
         if kind not in (target_kind, "*"):

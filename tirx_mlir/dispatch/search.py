@@ -1,5 +1,6 @@
 """The dispatch search: try a tile op's cases by priority and splice the first that succeeds,
-or raise the failure table (one row per variant with its reason) located at the op."""
+or raise the failure table (one row per variant with its reason) located at the op; for an op
+that a variant decomposed another into, at the op the user wrote, naming the decomposition."""
 
 from __future__ import annotations
 
@@ -31,29 +32,46 @@ def failure_table(op_name: str, kind: str, attempts: Iterable[Attempt]) -> str:
     return "\n".join(lines)
 
 
-def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext]
-                 ) -> tuple[str, list[Operation]]:
+Origin = tuple[tuple[TileOp, str], ...]
+"""The tile ops (and the variant each was dispatched by) whose decomposition produced an op,
+from the op the user wrote down to the op's immediate parent."""
+
+
+def _failure(message: str, op: TileOp, origin: Origin, hint: str | None) -> PassError:
+    """The PassError of ``op``'s failed dispatch. An op a variant decomposed another into
+    reports at the op the user wrote, naming the decomposition path, with ``op``'s own table."""
+    if not origin:
+        return PassError(message, op, hint=hint)
+    user = origin[0][0]
+    path = " -> ".join(f"{o.name} (variant '{v}')" for o, v in origin)
+    return PassError(f"tile dispatch failed: op={user.name}: it decomposes as {path} into "
+                     f"{op.name}, which cannot be dispatched:\n{message}", user, hint=hint)
+
+
+def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
+                 origin: Origin = ()) -> tuple[str, list[Operation]]:
     """Try the cases for ``op``; on success splice the replacement and return (variant, ops).
 
-    Raises PassError (located at the op) with the table of every variant and its reason.
+    Raises PassError with the table of every variant and its reason, located at the op, or,
+    for an op another's variant decomposed into (``origin``), at the op the user wrote.
     """
     ctx0 = ctx_factory()
     kind = ctx0.target_kind
     ctx0._discard()
     all_cases = cases_for(op.name, kind)
     if not all_cases:
-        raise PassError(f"tile dispatch failed: op={op.name} target={kind}\nno registered "
-                        f"variants for this op/target", op,
-                        hint="load a backend that implements it, or pick another target")
+        raise _failure(f"tile dispatch failed: op={op.name} target={kind}\nno registered "
+                       f"variants for this op/target", op, origin,
+                       hint="load a backend that implements it, or pick another target")
     cases = all_cases
     forced = op.dispatch.data if op.dispatch is not None else None
     if forced is not None:
         cases = [c for c in all_cases if c.variant == forced]
         if not cases:
-            raise PassError(f"tile dispatch failed: op={op.name} target={kind}\nno variant "
-                            f"named '{forced}' is registered", op,
-                            hint=f"registered variants: "
-                                 f"{', '.join(c.variant for c in all_cases)}")
+            raise _failure(f"tile dispatch failed: op={op.name} target={kind}\nno variant "
+                           f"named '{forced}' is registered", op, origin,
+                           hint=f"registered variants: "
+                                f"{', '.join(c.variant for c in all_cases)}")
     attempts: list[Attempt] = []
     last_exception: BaseException | None = None
     for case in cases:
@@ -83,4 +101,4 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext]
             continue
         return case.variant, ctx._commit()
     hint = last_exception.hint if isinstance(last_exception, TirxError) else None
-    raise PassError(failure_table(op.name, kind, attempts), op, hint=hint) from last_exception
+    raise _failure(failure_table(op.name, kind, attempts), op, origin, hint) from last_exception

@@ -20,7 +20,7 @@ from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, SliceOp, TransposeOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ReturnOp
-from tirx_mlir.dialects.tirx.layout import TileLayout
+from tirx_mlir.dialects.tirx.layout import TileLayout, layout_from_text
 
 
 class ScriptError(ValueError):
@@ -170,9 +170,11 @@ def operand(v) -> SSAValue:
 
 def buffer_type(shape: Sequence[int], dtype: str = "f32", scope: str = "global",
                 layout: str | TileLayout | None = None) -> BufferType:
-    if isinstance(layout, str):
-        layout = TileLayout.parse(layout)
-    return BufferType(tuple(shape), dtypes.element_type(dtype), scope, layout)
+    elem = dtypes.element_type(dtype)
+    if isinstance(layout, str):  # the spec DSL, or a shorthand of the scope ("PF")
+        text = f'"{layout}"' if layout.isalpha() else layout
+        layout = layout_from_text(text, tuple(shape), scope, elem)
+    return BufferType(tuple(shape), elem, scope, layout)
 
 
 def alloc(shape: Sequence[int], dtype: str = "f32", *, scope: str,

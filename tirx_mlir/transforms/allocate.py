@@ -156,6 +156,12 @@ class FailureReport:
     code: str = "ALLOC"
     hint: str = "use smaller buffers, shorten buffer lifetimes, or loop over blocks"
 
+    def error(self, kernel: KernelOp, space: MemorySpace, buffers: list[Buffer],
+              failed: list[Buffer]) -> PassError:
+        """The error raised when ``failed`` could not be placed (a backend may word it in its
+        memory's terms by overriding this)."""
+        return failure(kernel, space, buffers, failed, self)
+
 
 def allocate_kernel(kernel: KernelOp, spaces: Iterable[MemorySpace],
                     check: AllocCheck | None = None,
@@ -184,7 +190,7 @@ def allocate_kernel(kernel: KernelOp, spaces: Iterable[MemorySpace],
         space = by_scope[scope]
         failed = place(buffers, space.capacity, space.unit)
         if failed:
-            raise failure(kernel, space, buffers, failed, report)
+            raise report.error(kernel, space, buffers, failed)
         for buf in buffers:
             buf.alloc.attributes[space.address_attr] = IntegerAttr(buf.addr, i64)
         footprints[scope] = max((b.addr + b.size for b in buffers), default=0)  # type: ignore

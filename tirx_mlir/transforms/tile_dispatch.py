@@ -6,7 +6,8 @@ The target of a kernel is the pass option ``target`` (a target string or tag), e
 Each tile op is dispatched with `tirx_mlir.dispatch.context.run_dispatch` (TIRx's algorithm,
 see tirx_mlir/dispatch/). An implementation may itself produce tile primitives; they are
 dispatched in turn, depth first, up to `MAX_NESTING` levels (a variant that keeps re-emitting its
-own op is an error, not a hang). Afterwards the module is marked ``tirx.dispatched``, so a tile
+own op is an error, not a hang); a failure inside a decomposition is reported at the op the
+user wrote (`search.run_dispatch`'s ``origin``). Afterwards the module is marked ``tirx.dispatched``, so a tile
 op that is left over fails verification.
 """
 
@@ -40,22 +41,28 @@ class TileDispatchPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from tirx_mlir.dispatch.context import DispatchContext, KernelState
+        from tirx_mlir.dispatch.registry import check_dispatch_precondition
         from tirx_mlir.dispatch.search import run_dispatch
         from tirx_mlir.target.target import kernel_target
 
         for kernel in kernels(op):
             target = kernel_target(kernel, self.target)
+            check_dispatch_precondition(kernel, target.kind_name)
             state = KernelState(kernel)
-            worklist = [(t, 0) for t in _top_level_tile_ops([kernel])]
+            worklist = [(t, ()) for t in _top_level_tile_ops([kernel])]
+            replaced = []  # detached, erased once their decompositions are dispatched
             while worklist:
-                tile, depth = worklist.pop(0)
-                if depth > MAX_NESTING:
+                tile, origin = worklist.pop(0)
+                if len(origin) > MAX_NESTING:
                     raise PassError(f"tile dispatch of {tile.name} nested deeper than "
                                     f"{MAX_NESTING} levels; a variant keeps re-emitting tile "
                                     f"primitives", tile)
-                _, new_ops = run_dispatch(
-                    tile, lambda t=tile: DispatchContext(t, target, kernel, state))
+                variant, new_ops = run_dispatch(
+                    tile, lambda t=tile: DispatchContext(t, target, kernel, state), origin)
                 tile.detach()
+                replaced.append(tile)
+                inner = (*origin, (tile, variant))
+                worklist[:0] = [(t, inner) for t in _top_level_tile_ops(new_ops)]
+            for tile in replaced:
                 tile.erase()
-                worklist[:0] = [(t, depth + 1) for t in _top_level_tile_ops(new_ops)]
         op.attributes[DISPATCHED_ATTR] = UnitAttr()

@@ -55,6 +55,9 @@ def _register_lowering(registry) -> None:
     from tirx_mlir.registry import Lazy
 
     register_trn_dispatch()
+    from tirx_mlir.dispatch.registry import register_dispatch_precondition
+
+    register_dispatch_precondition(BACKEND_NAME, Lazy(f"{_PKG}.pass_order", "require_layouts"))
     for name, (module, cls) in _TRN_PASSES.items():
         registry.register_pass(name, Lazy(f"{_PKG}.transforms.{module}", cls))
     register_trn_pipeline()

@@ -69,11 +69,15 @@ SBUF_ALIGNMENT = 64
 
 
 def register_trn_memory() -> None:
-    """Register the SBUF/PSUM scopes and the P/F/Bank axes (called from register_backend)."""
+    """Register the SBUF/PSUM scopes, the P/F/Bank axes and the layout shorthands ``"PF"``
+    of both scopes (`layout.shorthand`; called from register_backend)."""
     for name, description in SCOPES.items():
         registry.register_memory_scope(name, description)
     for axis in AXES:
         registry.register_layout_axis(axis, "memory")
+    shorthands = "tirx_mlir.backends.trn.layout.shorthand"
+    registry.register_layout_shorthand(SBUF, registry.Lazy(shorthands, "sbuf_shorthand"))
+    registry.register_layout_shorthand(PSUM, registry.Lazy(shorthands, "psum_shorthand"))
 
 
 def is_on_chip(btype: "BufferType") -> bool:

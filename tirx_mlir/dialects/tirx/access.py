@@ -21,7 +21,8 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import SSAValue
 
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp, split_groups
+from tirx_mlir.dialects.tirx.layout import row_major_strides
+from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp, reshape_groups
 
 
 @dataclass(frozen=True)
@@ -94,14 +95,9 @@ def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
 
 
 def max_value(expr: IndexExpr, ranges) -> int | None:
-    """Largest value of a non-negative-coefficient expression over the value ranges."""
-    total = expr.const
-    for value, coeff in expr.terms:
-        rng = ranges(value)
-        if rng is None:
-            return None
-        total += coeff * (rng[1] if coeff >= 0 else rng[0])
-    return total
+    """Largest value of the expression over the value ranges (`expr_range`)."""
+    rng = expr_range(expr, ranges)
+    return None if rng is None else rng[1]
 
 
 def index_expr(value: SSAValue, cache: dict | None = None) -> IndexExpr:
@@ -163,24 +159,95 @@ def value_domain(value: SSAValue) -> range | None:
 
 
 def value_range(value: SSAValue) -> tuple[int, int] | None:
-    """Inclusive ``(min, max)`` of an index value (`value_domain`; a loop that runs no
-    iteration gives ``(lb, lb)``). None when unknown."""
+    """Inclusive ``(min, max)`` of an index value: of a `value_domain` (a loop that runs no
+    iteration gives ``(lb, lb)``), or of a remainder or quotient by a positive constant of an
+    affine expression of such values (`quotient_range`). None when unknown."""
     domain = value_domain(value)
     if domain is None:
-        return None
+        return quotient_range(value)
     if not domain:
         return domain.start, domain.start
     return domain[0], domain[-1]
 
 
+def expr_range(expr: IndexExpr, ranges=None) -> tuple[int, int] | None:
+    """Inclusive ``(min, max)`` of an affine expression whose terms have known ranges (each term
+    taken independently: exact for independent terms, an over-approximation otherwise)."""
+    ranges = ranges or value_range
+    lo = hi = expr.const
+    for value, coeff in expr.terms:
+        rng = ranges(value)
+        if rng is None:
+            return None
+        a, b = coeff * rng[0], coeff * rng[1]
+        lo, hi = lo + min(a, b), hi + max(a, b)
+    return lo, hi
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // b
+    return q if a >= 0 else -q
+
+
+def quotient_range(value: SSAValue) -> tuple[int, int] | None:
+    """Range of ``x % c`` / ``x // c`` for a positive constant ``c`` and an ``x`` with a known
+    range, as TVM's arith analyzer bounds floormod and floordiv by constants (apache/tvm
+    ``src/arith/const_int_bound.cc``): ``floordivsi``/``divsi``/``divui``/``ceildivsi`` are
+    monotone in ``x``; ``x % c`` of a non-negative ``x`` is ``[lo % c, hi % c]`` when ``x``
+    does not wrap a multiple of ``c``, else ``[0, c - 1]`` (``remsi`` of a negative ``x`` is
+    in ``[1 - c, 0]``, truncating as the op). None when unknown."""
+    owner = value.owner
+    quotients = (arith.FloorDivSIOp, arith.DivSIOp, arith.DivUIOp, arith.CeilDivSIOp)
+    if not isinstance(owner, (*quotients, arith.RemSIOp, arith.RemUIOp)):
+        return None
+    c = constant_value(owner.rhs)
+    x = expr_range(index_expr(owner.lhs))
+    if not isinstance(c, int) or c <= 0 or x is None:
+        return None
+    lo, hi = x
+    if lo < 0 and isinstance(owner, (arith.DivUIOp, arith.RemUIOp)):
+        return None  # a negative value read as unsigned
+    if isinstance(owner, arith.FloorDivSIOp):
+        return lo // c, hi // c
+    if isinstance(owner, arith.CeilDivSIOp):
+        return -(-lo // c), -(-hi // c)
+    if isinstance(owner, quotients):
+        return _trunc_div(lo, c), _trunc_div(hi, c)
+    if lo >= 0 and hi - lo < c and lo % c <= hi % c:
+        return lo % c, hi % c
+    return (0 if lo >= 0 else max(lo, 1 - c)), (0 if hi < 0 else min(hi, c - 1))
+
+
+class NotAView(ValueError):
+    """A reshape that merges dims which do not lie in memory as one run (a copy is needed)."""
+
+
 @dataclass(frozen=True)
 class AccessPattern:
-    """``view[i0, i1, ...] = base[offset + sum_k i_k * steps[k]]`` (vectors over base dims)."""
+    """``view[i0, i1, ...] = base[offset + sum_k i_k * steps[k]]`` (vectors over base dims).
+
+    ``flat`` marks a pattern in which a view dim runs across base dims (a reshape merged dims of
+    the buffer itself, e.g. ``[128, 4, 512] -> [128, 2048]``): its steps are then exact only in
+    the buffer's row-major flat index (`flat_offset` / `flat_steps`), a base index may exceed its
+    dim, and the pattern is no `Region`."""
 
     buffer: SSAValue
     offset: tuple[IndexExpr, ...]
     sizes: tuple[int, ...]
     steps: tuple[tuple[int, ...], ...]
+    flat: bool = False
+
+    def flat_steps(self) -> tuple[int, ...]:
+        """Each view dim's step in the buffer's row-major flat index."""
+        rm = row_major_strides(self.buffer_type.get_shape())
+        return tuple(sum(s * r for s, r in zip(step, rm)) for step in self.steps)
+
+    def flat_offset(self) -> IndexExpr:
+        """The first element's row-major flat index in the buffer."""
+        flat = IndexExpr()
+        for off, r in zip(self.offset, row_major_strides(self.buffer_type.get_shape())):
+            flat = flat + off.scale(r)
+        return flat
 
     @property
     def buffer_type(self) -> BufferType:
@@ -195,7 +262,7 @@ class AccessPattern:
     def as_region(self) -> "Region | None":
         """The rectangular region this pattern is (view dim k walks base dim k only), or None."""
         rank = len(self.offset)
-        if len(self.sizes) != rank:
+        if len(self.sizes) != rank or self.flat:
             return None
         strides = []
         for k, step in enumerate(self.steps):
@@ -208,8 +275,38 @@ class AccessPattern:
         return Region(self.buffer, self.offset, self.sizes, tuple(strides))
 
 
+def _reshaped(parent: AccessPattern, res_shape: tuple[int, ...]) -> AccessPattern:
+    """The pattern of a reshape of ``parent``: each group of merged parent dims must be one run
+    in memory (each dim's step its inner neighbour's extent times that one's step; over base
+    dims, or else in the row-major flat index, which makes the pattern `flat`), and the result
+    dims of the group split that run."""
+    groups = reshape_groups(parent.sizes, res_shape)
+    assert groups is not None, "the verifier checks the element count"
+    steps: list[tuple[int, ...]] = [(0,) * len(parent.offset)] * len(res_shape)
+    flat = parent.flat
+    flat_steps = parent.flat_steps()
+    for src_dims, res_dims in groups:
+        for outer, inner in zip(src_dims, src_dims[1:]):
+            n = parent.sizes[inner]
+            if parent.steps[outer] == tuple(n * s for s in parent.steps[inner]):
+                continue
+            if flat_steps[outer] != n * flat_steps[inner]:
+                raise NotAView(f"reshape {list(parent.sizes)} -> {list(res_shape)} merges dims "
+                               f"{outer} and {inner}, which do not lie in memory as one run "
+                               f"(steps {flat_steps[outer]} and {flat_steps[inner]}); copy "
+                               f"into a buffer of the merged shape instead")
+            flat = True
+        run = parent.steps[src_dims[-1]]
+        extent = 1
+        for j in reversed(res_dims):
+            steps[j] = tuple(s * extent for s in run)
+            extent *= res_shape[j]
+    return AccessPattern(parent.buffer, parent.offset, res_shape, tuple(steps), flat)
+
+
 def resolve_access(value: SSAValue) -> AccessPattern:
-    """Resolve a chain of views to the AccessPattern over the underlying buffer."""
+    """Resolve a chain of views to the AccessPattern over the underlying buffer (raises
+    `NotAView` for a reshape that merges dims which are not one run in memory)."""
     btype = value.type
     assert isinstance(btype, BufferType)
     owner = value.owner
@@ -223,27 +320,15 @@ def resolve_access(value: SSAValue) -> AccessPattern:
                     offset[j] = offset[j] + o_expr.scale(s)
         steps = tuple(tuple(s * st for s in parent.steps[k])
                       for k, st in enumerate(owner.strides()))
-        return AccessPattern(parent.buffer, tuple(offset), owner.sizes(), steps)
+        return AccessPattern(parent.buffer, tuple(offset), owner.sizes(), steps, parent.flat)
     if isinstance(owner, TransposeOp):
         parent = resolve_access(owner.source)
         perm = owner.perm()
         return AccessPattern(parent.buffer, parent.offset,
                              tuple(parent.sizes[p] for p in perm),
-                             tuple(parent.steps[p] for p in perm))
+                             tuple(parent.steps[p] for p in perm), parent.flat)
     if isinstance(owner, ReshapeOp):
-        parent = resolve_access(owner.source)
-        res_shape = btype.get_shape()
-        groups = split_groups(parent.sizes, res_shape)
-        assert groups is not None
-        zero = (0,) * len(parent.offset)
-        steps: list[tuple[int, ...]] = [zero] * len(res_shape)
-        non_unit = [k for k, n in enumerate(parent.sizes) if n != 1]
-        for k, group in zip(non_unit, groups):
-            inner = 1
-            for j in reversed(group):
-                steps[j] = tuple(s * inner for s in parent.steps[k])
-                inner *= res_shape[j]
-        return AccessPattern(parent.buffer, parent.offset, res_shape, tuple(steps))
+        return _reshaped(resolve_access(owner.source), btype.get_shape())
     shape = btype.get_shape()
     eye = tuple(tuple(1 if j == k else 0 for j in range(len(shape))) for k in range(len(shape)))
     return AccessPattern(value, (IndexExpr(),) * len(shape), shape, eye)

@@ -23,7 +23,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from tirx_mlir import registry
 from tirx_mlir.dialects.tirx import dtypes
-from tirx_mlir.dialects.tirx.layout import LayoutError, TileLayout
+from tirx_mlir.dialects.tirx.layout import LayoutError, TileLayout, layout_from_text
 
 # --- memory scopes ------------------------------------------------------------------------------
 
@@ -93,10 +93,15 @@ def _raw_body_until_close(parser: AttrParser) -> tuple[str, int]:
     return parser.lexer.input.content[start:gt], start
 
 
-def _parse_layout_text(parser: AttrParser) -> TileLayout:
+def _parse_layout_text(parser: AttrParser, shape: Sequence[int] | None = None,
+                       scope: str = "", element_type: Attribute | None = None) -> TileLayout:
+    """The layout text up to the closing ``>``; in a buffer type (``shape`` given) also a
+    quoted shorthand of the scope (`layout.layout_from_text`)."""
     text, start = _raw_body_until_close(parser)
     try:
-        return TileLayout.parse(text)
+        if shape is None:
+            return TileLayout.parse(text)
+        return layout_from_text(text, shape, scope, element_type)
     except LayoutError as err:
         parser.raise_error(f"invalid layout: {err}", start, start + len(text))
         raise  # unreachable
@@ -210,7 +215,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             parser.raise_error(_unknown_scope(scope), start, start + len(scope))
         layout: Attribute = NoneAttr()
         if parser.parse_optional_punctuation(",") is not None:
-            layout = LayoutAttr(_parse_layout_text(parser))
+            layout = LayoutAttr(_parse_layout_text(parser, shape, scope, elem))
         parser.parse_punctuation(">", " at the end of the buffer type")
         return [ArrayAttr([IntAttr(d) for d in shape]), elem, StringAttr(scope), layout]
 

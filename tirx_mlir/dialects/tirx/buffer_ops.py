@@ -15,6 +15,8 @@ are what passes that rewrite allocations share; `VIEW_OPS` names the view ops.
 
 from __future__ import annotations
 
+import math
+
 from typing import Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IndexType
@@ -344,11 +346,16 @@ class TransposeOp(IRDLOperation):
 
 @irdl_op_definition
 class ReshapeOp(IRDLOperation):
-    """A view that splits dims (and inserts or drops unit dims); it moves no data.
-
-    Each source dim must be the product of consecutive result dims (unit dims aside).
-    Example: ``%r = tirx.reshape %v : !tirx.buffer<256x512xf32, shared> ->
-    !tirx.buffer<2x128x512xf32, shared>``
+    """A view of the same elements in another shape, row-major (as numpy's reshape); it moves
+    no data. It splits dims, merges consecutive dims, or both (`reshape_groups`), and inserts or
+    drops unit dims. Merged dims must lie in memory as one run (each dim's step the next one's
+    extent times its step), so that the result is still a strided view of the buffer: a split is
+    always one, a merge of a buffer's own dims is one for a row-major buffer, and a merge of a
+    transposed or sliced view may not be (`access.resolve_access` refuses it, as
+    the interpreter does at run time and a backend's lowering at compile time).
+    Examples: ``%r = tirx.reshape %v : !tirx.buffer<256x512xf32, shared> ->
+    !tirx.buffer<2x128x512xf32, shared>``, ``%m = tirx.reshape %x :
+    !tirx.buffer<128x4x512xf32, shared> -> !tirx.buffer<128x2048xf32, shared>``
     """
 
     name = "tirx.reshape"
@@ -368,10 +375,12 @@ class ReshapeOp(IRDLOperation):
         if res.element_type != src.element_type or res.scope_name != src.scope_name or \
                 res.get_layout() is not None:
             raise VerifyException("reshape keeps the element type and scope and carries no layout")
-        if split_groups(src.get_shape(), res.get_shape()) is None:
+        if reshape_groups(src.get_shape(), res.get_shape()) is None:
             raise VerifyException(
-                f"reshape {list(src.get_shape())} -> {list(res.get_shape())} is not a split of "
-                f"dims: each source dim must equal the product of consecutive result dims")
+                f"reshape {list(src.get_shape())} -> {list(res.get_shape())} changes the "
+                f"number of elements ({math.prod(src.get_shape())} -> "
+                f"{math.prod(res.get_shape())})")
+
 
 
 # --- rewriting allocations ------------------------------------------------------------------------
@@ -405,21 +414,28 @@ VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
 view to the buffer behind it, or from a buffer to every view of it, follows."""
 
 
-def split_groups(src: Sequence[int], res: Sequence[int]) -> list[list[int]] | None:
-    """For each non-unit source dim, the indices of the consecutive non-unit result dims it
-    splits into; None when the result is not a split of the source (unit dims are free)."""
-    res_non_unit = [(i, d) for i, d in enumerate(res) if d != 1]
-    groups: list[list[int]] = []
-    j = 0
-    for n in src:
-        if n == 1:
-            continue
-        group, prod = [], 1
-        while prod < n and j < len(res_non_unit):
-            group.append(res_non_unit[j][0])
-            prod *= res_non_unit[j][1]
-            j += 1
-        if prod != n:
-            return None
-        groups.append(group)
-    return groups if j == len(res_non_unit) else None
+def reshape_groups(src: Sequence[int], res: Sequence[int]
+                   ) -> list[tuple[list[int], list[int]]] | None:
+    """The smallest runs of consecutive non-unit source dims and non-unit result dims with equal
+    products, as (source dim indices, result dim indices): ``[128, 4, 512] -> [128, 2048]`` is
+    ``[([0], [0]), ([1, 2], [1])]`` (a merge), ``[256] -> [2, 128]`` ``[([0], [0, 1])]`` (a
+    split). None when the element counts differ. Unit dims are free."""
+    src_dims = [i for i, d in enumerate(src) if d != 1]
+    res_dims = [i for i, d in enumerate(res) if d != 1]
+    groups: list[tuple[list[int], list[int]]] = []
+    a = b = 0
+    while a < len(src_dims) and b < len(res_dims):
+        gs, gr = [src_dims[a]], [res_dims[b]]
+        ps, pr = src[src_dims[a]], res[res_dims[b]]
+        a, b = a + 1, b + 1
+        while ps != pr:
+            if ps < pr and a < len(src_dims):
+                gs.append(src_dims[a])
+                ps, a = ps * src[src_dims[a]], a + 1
+            elif pr < ps and b < len(res_dims):
+                gr.append(res_dims[b])
+                pr, b = pr * res[res_dims[b]], b + 1
+            else:
+                return None
+        groups.append((gs, gr))
+    return groups if a == len(src_dims) and b == len(res_dims) else None

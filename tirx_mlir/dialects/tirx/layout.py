@@ -276,6 +276,23 @@ def _iters_text(kind: str, iters: Sequence[Iter]) -> str:
     return f"{kind}[({extents}):({strides})]"
 
 
+def layout_from_text(text: str, shape: Sequence[int], scope: str,
+                     element_type: object = None) -> "TileLayout":
+    """A layout as written in a buffer type: the spec DSL (`TileLayout.parse`), or a quoted
+    shorthand (``"PF"``) that the memory scope's backend expands for the buffer's shape
+    (`registry.register_layout_shorthand`); the buffer type then holds, and prints, the full
+    layout. Raises LayoutError."""
+    stripped = text.strip()
+    if not (len(stripped) >= 2 and stripped[0] == stripped[-1] == '"'):
+        return TileLayout.parse(text)
+    expand = registry.layout_shorthands.get(scope)
+    if expand is None:
+        scopes = ", ".join(sorted(registry.layout_shorthands.keys())) or "none"
+        raise LayoutError(f"memory scope {scope} has no layout shorthands (scopes with "
+                          f"shorthands: {scopes}); write the layout, e.g. S[(4,8):(8,1)]")
+    return expand()(stripped[1:-1], tuple(shape), element_type)
+
+
 def row_major_strides(shape: Sequence[int]) -> list[int]:
     """Element strides of a row-major array of ``shape`` (``[4, 8]`` -> ``[8, 1]``)."""
     strides, acc = [], 1

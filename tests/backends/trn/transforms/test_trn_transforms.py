@@ -190,7 +190,7 @@ def test_allocator_reports_what_does_not_fit():
     with pytest.raises(PassError) as info:
         TrnAllocatePass().apply(make_context(), module)
     text = str(info.value)
-    assert "needs 200000 bytes per partition" in text and "180224 are available" in text
+    assert "needs 200000 bytes per partition" in text and "180224 usable bytes" in text
     assert "%x" in text and "%y" in text
 
 

@@ -25,7 +25,7 @@ from xdsl.ir import SSAValue
 
 from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access, value_range
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.layout import TileLayout, row_major_strides
+from tirx_mlir.dialects.tirx.layout import TileLayout
 
 
 class NotAffine(ValueError):
@@ -102,12 +102,7 @@ def physical_access(view: SSAValue, layout: TileLayout, *, allow_split: bool = F
     another layout digit, or an offset is negative.
     """
     ap = resolve_access(view)
-    root_type = ap.buffer_type
-    shape = root_type.get_shape()
-    rm = row_major_strides(shape)
-    flat = IndexExpr()
-    for off, s in zip(ap.offset, rm):
-        flat = flat + off.scale(s)
+    flat = ap.flat_offset()
     digits = _Digits(layout)
     total = math.prod(digits.extents)
     if not 0 <= flat.const < total:
@@ -121,8 +116,7 @@ def physical_access(view: SSAValue, layout: TileLayout, *, allow_split: bool = F
         base[ax] = base.get(ax, IndexExpr()) + off
     _place_symbols(flat, digits, base, ranges)
     dims: list[tuple[Piece, ...]] = []
-    for k, (size, step) in enumerate(zip(ap.sizes, ap.steps)):
-        coeff = sum(s * r for s, r in zip(step, rm))
+    for k, (size, coeff) in enumerate(zip(ap.sizes, ap.flat_steps())):
         dims.append(_place_view_dim(k, size, coeff, digits, allow_split))
     return PhysicalAccess(ap.buffer, layout, base, tuple(dims))
 

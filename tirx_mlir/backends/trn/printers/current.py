@@ -79,6 +79,7 @@ class NkiPrinter(NkiEmitterBase):
         access = resolve_access(value)
         base = self.buffer_name(access.buffer, op)
         placement = self.placement(access.buffer, op)
+        self.check_merged(access, placement, op)
         if placement is not None:
             offset, steps = hbm_flat(access, placement)
             pairs = [(steps[d], access.sizes[d]) for d in index_slots(access)]
@@ -113,16 +114,10 @@ class NkiPrinter(NkiEmitterBase):
         """A transposed or reshaped view as ``base.ap(pattern=..., offset=...)`` over the
         buffer flattened to 1-D (for SBUF/PSUM the first pair walks the partitions)."""
         shape = access.buffer_type.get_shape()
-        row = [math.prod(shape[j + 1:]) for j in range(len(shape))]
-        flat = [sum(s * r for s, r in zip(step, row)) for step in access.steps]
-        pairs = list(zip(flat, access.sizes))
-        on_chip = access.buffer_type.scope_name in memory.ON_CHIP
-        if on_chip:
-            pairs[0] = (row[0], access.sizes[0])
-        offset = IndexExpr()
-        for o, r in zip(access.offset, row):
-            offset = offset + o.scale(r)
-        return self.ap_text(base, pairs, offset, op)
+        pairs = list(zip(access.flat_steps(), access.sizes))
+        if access.buffer_type.scope_name in memory.ON_CHIP:
+            pairs[0] = (math.prod(shape[1:]), access.sizes[0])
+        return self.ap_text(base, pairs, access.flat_offset(), op)
 
     def ap_text(self, base: str, pairs, offset: IndexExpr, op: Operation) -> str:
         """``base.ap(pattern=[[step, size], ...], offset=...)``."""

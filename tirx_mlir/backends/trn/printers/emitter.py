@@ -82,8 +82,12 @@ def index_slots(access: AccessPattern) -> list[int]:
     return sorted(dims)
 
 
-def hbm_flat(access: AccessPattern, placement: GlobalPlacement) -> tuple[IndexExpr, list[int]]:
-    """A view of a placed HBM tensor as (element offset, step per view dim) in its flat array."""
+def hbm_flat(access: AccessPattern, placement: GlobalPlacement | None
+             ) -> tuple[IndexExpr, list[int]]:
+    """A view of an HBM tensor as (element offset, step per view dim) in its flat array: through
+    the placement's strides, or (None: a row-major tensor) its row-major flat index."""
+    if placement is None:
+        return access.flat_offset(), list(access.flat_steps())
     offset = IndexExpr(placement.offset)
     for o, s in zip(access.offset, placement.strides):
         offset = offset + o.scale(s)
@@ -256,6 +260,16 @@ class NkiEmitterBase(SourcePrinter):
             raise self.fail(f"{what}its layout spans {placement.span} elements, outside the "
                             f"signed 64-bit range the printed code computes in", where)
         return None if placement.is_row_major() else placement
+
+    def check_merged(self, access: AccessPattern, placement: GlobalPlacement | None,
+                     op: Operation) -> None:
+        """A view whose dim runs across dims of an HBM tensor (a reshape that merged them) is
+        printed in the tensor's row-major flat index; an HBM layout other than row-major gives
+        no such index."""
+        if access.flat and placement is not None:
+            raise self.fail("a reshape merges dims of an HBM tensor laid out as "
+                            f"{access.buffer_type.get_layout()}; the merged dim is not one "
+                            "stride of it", op, hint="merge the dims of the on-chip tile instead")
 
     def memory_shape(self, buffer: SSAValue, op: Operation) -> list[int]:
         """The shape of the array a buffer is printed as: its span for a placed HBM tensor."""

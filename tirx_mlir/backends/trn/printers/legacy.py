@@ -146,17 +146,28 @@ class NkiLegacyPrinter(NkiEmitterBase):
         self.pending[name] = f"{name} = nl.arange({size})[{bcast}]"
         return name
 
-    def tile(self, value: SSAValue, op: Operation, role: str = "full") -> str:
+    def tile(self, value: SSAValue, op: Operation, role: str = "full",
+             slots: tuple[dict[int, tuple[int, int]], int] | None = None) -> str:
+        """The view as ``base[subscripts]`` over aranges: view dim ``d`` gets the arange of slot
+        ``q`` in a rank-``len(dims)`` index space, or (``slots``: view dim -> (slot, arange
+        size), and a rank) the slots given; dims left out are indexed by their offset only."""
         access = resolve_access(value)
         base = self.buffer_name(access.buffer, op)
         dims = self.slot_dims(access)
         sizes = tuple(access.sizes[d] for d in dims)
         self.shapes.append((role, sizes))
-        index_vars = {d: self.arange(q, len(dims), access.sizes[d], op)
-                      for q, d in enumerate(dims)}
+        slot_of, rank = slots or ({d: (q, access.sizes[d]) for q, d in enumerate(dims)},
+                                  len(dims))
+        index_vars = {d: self.arange(q, rank, n, op) for d, (q, n) in slot_of.items()}
         placement = self.placement(access.buffer, op)
-        if placement is not None:
+        self.check_merged(access, placement, op)
+        if access.flat and access.buffer_type.scope_name != checks.HBM:
+            raise self.fail("a reshape merges dims of an on-chip tensor, which legacy NKI "
+                            "cannot index", op, hint="print with -t nki")
+        if placement is not None or access.flat:  # the flat array (TVM's X.reshape([numel]))
             offset, steps = hbm_flat(access, placement)
+            if placement is None:
+                base = f"{base}.reshape([{self.checked_int(access.buffer_type.numel, op)}])"
             return f"{base}[{self.affine_subscript(offset, steps, index_vars, op)}]"
         subscripts = [self.affine_subscript(offset, [step[j] for step in access.steps],
                                             index_vars, op)
@@ -190,12 +201,13 @@ class NkiLegacyPrinter(NkiEmitterBase):
         self.line(statement)
 
     def instruction(self, fn: str, op: Operation, dst: SSAValue | None, args, *,
-                    augmented: bool = False, dst_role: str = "full") -> None:
+                    augmented: bool = False, dst_role: str = "full",
+                    dst_slots: tuple[dict[int, tuple[int, int]], int] | None = None) -> None:
         call = f"{fn}({', '.join(f'{k}={v}' if k else v for k, v in args if v is not None)})"
         if dst is None:
             self.flush(op, call)
             return
-        target = self.tile(dst, op, dst_role)
+        target = self.tile(dst, op, dst_role, dst_slots)
         self.flush(op, f"{target} {'+=' if augmented else '='} {call}")
 
     def emit_nki_load(self, op: nki.LoadOp) -> None:
@@ -289,19 +301,45 @@ class NkiLegacyPrinter(NkiEmitterBase):
         if not axes:
             raise self.fail("the reduced dims are all unit dims; legacy NKI has nothing to "
                             "reduce", op, hint="use nki.tensor_copy")
-        dst_rank = len(self.slot_dims(resolve_access(op.dst)))
-        if dst_rank == len(src_dims):
-            keepdims = True
-        elif dst_rank == len(src_dims) - len(axes):
-            keepdims = False
-        else:
-            raise self.fail(f"legacy tensor_reduce returns a rank-{len(src_dims)} (keepdims) or "
-                            f"rank-{len(src_dims) - len(axes)} tile, but dst indexes as rank "
-                            f"{dst_rank}", op, hint="give dst the kept dims, or print with -t nki")
+        dst_access = resolve_access(op.dst)
+        dst_rank = len(self.slot_dims(dst_access))
+        slots = None
+        if dst_rank not in (len(src_dims), len(src_dims) - len(axes)):
+            slots = self.kept_slots(op, src_access, src_dims, axes, dst_access)
+        keepdims = dst_rank != len(src_dims) - len(axes)
+        data = self.tile(op.src, op, "own")
         self.instruction("nisa.tensor_reduce", op, op.dst,
-                         [("op", self.alu(op, "op")), ("data", self.tile(op.src, op, "own")),
+                         [("op", self.alu(op, "op")), ("data", data),
                           ("axis", str(axes)), ("negate", str(op.flag("negate"))),
-                          ("keepdims", str(keepdims))], dst_role="own")
+                          ("keepdims", str(keepdims))], dst_role="own", dst_slots=slots)
+
+    def kept_slots(self, op: Operation, src: AccessPattern, src_dims: list[int],
+                   axes: list[int], dst: AccessPattern) -> tuple[dict[int, tuple[int, int]], int]:
+        """Index dst in the source's rank (a keepdims result: the reduced slots are unit): its
+        partition dim on slot 0 and its free dims on the kept slots in order, consecutive dst
+        dims that walk memory contiguously sharing one slot. This is how a reduction over several
+        axes (``[128, 4, 64] -> [128, 1]``) assigns to a destination of lower rank."""
+        kept = [q for q in range(1, len(src_dims))
+                if q not in axes and src.sizes[src_dims[q]] != 1]
+        dims = [d for d in range(1, len(dst.sizes)) if dst.sizes[d] != 1]
+        slots = {0: (0, dst.sizes[0])}
+        for q in kept:
+            want, size, inner = src.sizes[src_dims[q]], 1, None
+            while dims and size < want and (inner is None or dst.steps[inner] == tuple(
+                    dst.sizes[dims[0]] * s for s in dst.steps[dims[0]])):
+                inner = dims.pop(0)
+                size *= dst.sizes[inner]
+            if size != want:
+                break
+            slots[inner] = (q, want)
+        else:
+            if not dims:
+                return slots, len(src_dims)
+        raise self.fail(f"legacy tensor_reduce keeps the source's dims "
+                        f"{[src.sizes[src_dims[q]] for q in kept]}, which dst (free dims "
+                        f"{[n for n in dst.sizes[1:] if n != 1]}) does not lay out "
+                        f"contiguously: a reshape legacy NKI cannot index", op,
+                        hint="give dst the kept dims, or print with -t nki")
 
     def emit_nki_select(self, op: nki.SelectOp) -> None:
         on_false = self.tile(op.on_false, op) if checks.is_tile(op.on_false) else \

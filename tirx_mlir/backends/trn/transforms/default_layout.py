@@ -6,7 +6,10 @@
 A ``trn.sbuf``/``trn.psum`` allocation without a layout gets TIRx's default (dim 0 on partitions,
 split when larger than the partition count, other dims row-major on F; `layouts.default_layout`).
 An explicit layout must use only P/F (Bank in PSUM), stay within the partitions, and be
-injective; otherwise the pass fails at the allocation with the rule and a fix. A ``global``
+injective; otherwise the pass fails at the allocation with the rule and a fix. The on-chip
+buffers must fit in SBUF and PSUM where they are live together (`capacity.check_capacity`),
+else the pass fails at the allocation that does not fit; and every ``tirx.reshape`` must be a
+view (a merge of dims that are not one run in memory is an error at the reshape). A ``global``
 (HBM) parameter or allocation keeps its layout, which says how the logical tensor lies in HBM
 (`tirx_mlir.dialects.tirx.global_layout`); one that is not one stride per dim on ``m`` fails
 here, at the kernel (naming the parameter) or at the allocation.
@@ -24,12 +27,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from tirx_mlir.backends.trn.capacity import check_capacity
 from tirx_mlir.backends.trn.layout.layouts import TrnLayoutError, check_trn_layout
 from tirx_mlir.backends.trn.memory import is_on_chip
 from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, allocs, replace_alloc
+from tirx_mlir.dialects.tirx.access import NotAView, resolve_access
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, allocs, replace_alloc
 from tirx_mlir.dialects.tirx.global_layout import global_placement
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.layout import LayoutError
@@ -57,6 +62,17 @@ def check_hbm_layouts(kernel: KernelOp) -> None:
             global_placement(btype)
         except LayoutError as err:
             raise PassError(str(err), alloc, code="TRN-LAYOUT", hint=HBM_LAYOUT_HINT) from None
+
+
+def check_views(kernel: KernelOp) -> None:
+    """Every reshape of the kernel is a view (`access.resolve_access`): one that merges dims
+    which are not one run in memory would need a copy, an error at the reshape."""
+    for op in kernel.walk():
+        if isinstance(op, ReshapeOp):
+            try:
+                resolve_access(op.result)
+            except NotAView as err:
+                raise PassError(str(err), op, code="TRN-LAYOUT") from None
 
 
 @dataclass(frozen=True)
@@ -87,3 +103,5 @@ class TrnDefaultLayoutPass(ModulePass):
                     new_type = BufferType(btype.get_shape(), btype.element_type,
                                           btype.scope_name, layout)
                     replace_alloc(alloc, AllocOp(new_type))
+            check_views(kernel)
+            check_capacity(kernel, kernel_limits(kernel, self.target))

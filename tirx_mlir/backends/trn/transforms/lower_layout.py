@@ -35,6 +35,7 @@ from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.trn.layout.layouts import TrnLayoutError, check_trn_layout, physical_shape
 from tirx_mlir.backends.trn.memory import is_on_chip
+from tirx_mlir.backends.trn.pass_order import require_dispatched
 from tirx_mlir.backends.trn.layout.physical_access import (NotAffine, PhysicalAccess,
                                                            physical_access, value_range)
 from tirx_mlir.backends.trn.target_tags import kernel_limits
@@ -229,6 +230,7 @@ class TrnLowerLayoutPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in kernels(op):
+            require_dispatched(kernel, self.name)
             partitions = kernel_limits(kernel, self.target).partitions
             for alloc in allocs(kernel):
                 btype = alloc.result.type
