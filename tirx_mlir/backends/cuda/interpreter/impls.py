@@ -43,6 +43,11 @@ IMPL_MODULES = (
     "tirx_mlir.backends.cuda.interpreter.cuda_ops",
     "tirx_mlir.backends.cuda.interpreter.barriers",
     "tirx_mlir.backends.cuda.interpreter.ptx_memory_ops",
+    "tirx_mlir.backends.cuda.interpreter.warp_ops",
+    "tirx_mlir.backends.cuda.interpreter.atomic_ops",
+    "tirx_mlir.backends.cuda.interpreter.diagnostic_ops",
+    "tirx_mlir.backends.cuda.interpreter.ptx_sync_ops",
+    "tirx_mlir.backends.cuda.interpreter.ptx_address_ops",
 )
 """Modules whose import registers implementations (each op family in its own module)."""
 
