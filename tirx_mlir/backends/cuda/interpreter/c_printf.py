@@ -34,7 +34,8 @@ def format_value(conv: Conversion, value: int | float) -> str:
         digits = _spec(conv, "o", flags=conv.flags.replace("#", ""), width="") % unsigned
         return _pad(digits if digits.startswith("0") else "0" + digits, conv.flags,
                     conv.width, zeros=conv.precision is None)
-    return _spec(conv, "d" if conv.conversion == "u" else conv.conversion) % unsigned
+    flags = conv.flags.replace("#", "") if unsigned == 0 else conv.flags  # C: no 0x for zero
+    return _spec(conv, "d" if conv.conversion == "u" else conv.conversion, flags) % unsigned
 
 
 def _spec(conv: Conversion, letter: str, flags: str | None = None,
@@ -73,7 +74,7 @@ def _hex_float(conv: Conversion, x: float) -> str:
     else:
         m, e = math.frexp(x)  # x = m * 2**e, 0.5 <= m < 1
         if e < -1021:  # subnormal: C prints 0x0.<digits>p-1022
-            lead, frac, exp = 0, int(x * 2.0 ** 1074), -1022
+            lead, frac, exp = 0, int(math.ldexp(x, 1074)), -1022
         else:
             lead, frac, exp = 1, int((m * 2 - 1) * 2 ** 52), e - 1
     digits = f"{frac:013x}"
@@ -84,7 +85,8 @@ def _hex_float(conv: Conversion, x: float) -> str:
         if p < 13:
             scaled = frac / 16 ** (13 - p)
             q = math.floor(scaled)
-            if scaled - q > 0.5 or (scaled - q == 0.5 and q % 2):
+            last = q if p else lead  # the digit a tie rounds to even
+            if scaled - q > 0.5 or (scaled - q == 0.5 and last % 2):
                 q += 1
             if q >= 16 ** p:  # the rounding carried into the leading digit
                 lead, q = lead + 1, q - 16 ** p
