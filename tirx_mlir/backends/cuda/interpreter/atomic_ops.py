@@ -26,47 +26,32 @@ from tirx_mlir.backends.cuda.dialects.cuda.checks import type_name
 from tirx_mlir.backends.cuda.interpreter import memory
 from tirx_mlir.backends.cuda.interpreter.cuda_ops import element_addresses
 from tirx_mlir.backends.cuda.interpreter.impls import lane_impl
+from tirx_mlir.backends.cuda.interpreter.lane_math import combine, unsigned_view
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
 from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
 
-_UNSIGNED = {np.dtype(np.int16): np.uint16, np.dtype(np.int32): np.uint32,
-             np.dtype(np.int64): np.uint64}
 PACKED = {"f16x2": np.dtype(np.float16), "bf16x2": np.dtype(ml_dtypes.bfloat16)}
 """The halves of a packed ``.f16x2``/``.bf16x2`` register (low half: the first element)."""
 
 
 def rmw(kind: str, unsigned: bool = False, packed: np.dtype | None = None):
     """``new(old, v)`` of the atomic ``kind`` on arrays of the memory's dtype."""
-    def view(a: np.ndarray) -> np.ndarray:
-        return a.view(_UNSIGNED[a.dtype]) if unsigned and a.dtype in _UNSIGNED else a
-
-    def run(old: np.ndarray, v: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            if packed is not None:
-                total = old.view(packed) + v.view(packed)
-                return total.astype(packed).view(old.dtype)
-            if kind == "add":
-                return (old + v).astype(old.dtype, copy=False)
-            if kind in ("max", "min"):
-                pick = view(old) > view(v) if kind == "max" else view(old) < view(v)
-                return np.where(pick, old, v)
-            if kind == "exch":
-                return v.copy()
-            if kind == "and":
-                return old & v
-            if kind == "or":
-                return old | v
-            if kind == "xor":
-                return old ^ v
-            u_old, u_v = view(old), view(v)
-            if kind == "inc":
-                return np.where(u_old >= u_v, 0, u_old + 1).astype(u_old.dtype).view(old.dtype)
-            if kind == "dec":
-                return np.where((u_old == 0) | (u_old > u_v), u_v,
-                                u_old - 1).astype(u_old.dtype).view(old.dtype)
-        raise ValueError(f"no atomic {kind}")
-    return run
+    if packed is not None:  # .f16x2 / .bf16x2: add each half
+        def add_halves(old: np.ndarray, v: np.ndarray) -> np.ndarray:
+            return (old.view(packed) + v.view(packed)).astype(packed).view(old.dtype)
+        return add_halves
+    if kind == "exch":
+        return lambda old, v: v.copy()
+    if kind in ("inc", "dec"):
+        def wrap(old: np.ndarray, v: np.ndarray) -> np.ndarray:
+            u_old, u_v = unsigned_view(old), unsigned_view(v)
+            with np.errstate(all="ignore"):
+                new = np.where(u_old >= u_v, 0, u_old + 1) if kind == "inc" else \
+                    np.where((u_old == 0) | (u_old > u_v), u_v, u_old - 1)
+            return new.astype(u_old.dtype).view(old.dtype)
+        return wrap
+    return combine(kind, unsigned)
 
 
 def cas(old: np.ndarray, compare: np.ndarray, v: np.ndarray) -> np.ndarray:

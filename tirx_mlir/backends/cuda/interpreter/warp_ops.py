@@ -35,13 +35,11 @@ from tirx_mlir.backends.cuda.interpreter import memory
 from tirx_mlir.backends.cuda.interpreter.barriers import arrive_and_wait
 from tirx_mlir.backends.cuda.interpreter.cuda_ops import element_addresses
 from tirx_mlir.backends.cuda.interpreter.impls import lane_impl
+from tirx_mlir.backends.cuda.interpreter.lane_math import combine, unsigned_view
 from tirx_mlir.backends.cuda.interpreter.lane_masks import (WARP_MASK, check_warp_mask,
                                                             mask_bits, warp_bits, warp_matrix)
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
 from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
-
-_UNSIGNED = {np.dtype(np.int32): np.uint32, np.dtype(np.int64): np.uint64}
-
 
 def poison(dtype: np.dtype):
     """All-ones bits of ``dtype``: what reading a lane that does not take part gives."""
@@ -202,29 +200,6 @@ def run_ptx_match_any_sync(ctx, op, args):
 
 # ---- reductions -----------------------------------------------------------------------------
 
-def _ordered(values: np.ndarray, unsigned: bool) -> np.ndarray:
-    """``values`` as compared: unsigned for ``ui32`` (its lanes may be held signed)."""
-    return values.view(_UNSIGNED[values.dtype]) if unsigned and values.dtype in _UNSIGNED \
-        else values
-
-
-def combine(kind: str, unsigned: bool = False):
-    """The printed C++ combine of two partials (`printers/cuda_cpp/tables.py` ``REDUCE``)."""
-    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            if kind == "sum":
-                return (a + b).astype(a.dtype, copy=False)
-            if kind == "and":
-                return a & b
-            if kind == "or":
-                return a | b
-            if kind == "xor":
-                return a ^ b
-            x, y = _ordered(a, unsigned), _ordered(b, unsigned)
-            return np.where(x > y if kind == "max" else x < y, a, b)
-    return run
-
-
 def butterfly(ctx, active: np.ndarray, values: np.ndarray, bits: np.ndarray, width: int,
               step) -> np.ndarray:
     """``v = step(v, shfl_xor(v, offset))`` for offsets ``width/2 .. 1``."""
@@ -310,7 +285,8 @@ def run_ptx_redux_sync(ctx, op, args):
                 fill, reduce = np.nan, (np.fmin if kind == "min" else np.fmax)
             per_warp = reduce.reduce(warp_matrix(wave, vals.astype(np.float32), sel, fill), axis=1)
         elif kind in ("min", "max"):
-            vals = _ordered(src.astype(np.int32), ptx_type == "u32")
+            vals = src.astype(np.int32)
+            vals = unsigned_view(vals) if ptx_type == "u32" else vals
             info = np.iinfo(vals.dtype)
             fill = info.max if kind == "min" else info.min
             reduce = np.minimum if kind == "min" else np.maximum
