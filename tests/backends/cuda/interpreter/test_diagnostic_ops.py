@@ -43,6 +43,18 @@ def test_printf_goes_to_stdout_by_default(capsys):
     assert capsys.readouterr().out.splitlines()[0] == "odd 1:  0.25 18446744073709551615 100%"
 
 
+def test_printf_promotes_arguments_as_c_varargs_do(capsys):
+    run_simt(cuda_kernel("() -> (%Out: !tirx.buffer<1xi32, global>)", """
+  %m1 = arith.constant -1 : i8
+  %h = arith.constant 1.5 : f16
+  %yes = arith.constant true
+  %big = arith.constant 70000 : i32
+  cuda.printf "%u %d %hd %hhu %g %d|\\n", %m1, %m1, %big, %big, %h, %yes : i8, i8, i32, i32, f16, i1
+  """, "grid [1] threads [2]"))
+    # i8 -1 promotes to int -1 (%u: 2**32 - 1); %hd/%hhu truncate 70000 to 16 / 8 bits
+    assert capsys.readouterr().out == "4294967295 -1 4464 112 1.5 1|\n" * 2
+
+
 def test_clock64_increases_in_every_thread_and_with_the_work_between():
     out = run_lanes("""
   %a = cuda.clock64 : i64

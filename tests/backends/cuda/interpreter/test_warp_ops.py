@@ -190,6 +190,27 @@ def test_activemask_in_both_branches_of_a_divergent_if():
                                   np.where(LANE < 20, 0xFFFFF, 0xFFF00000))
 
 
+def test_activemask_ballot_and_elect_in_a_partial_warp():
+    # 40 threads: warp 1 holds lanes 0-7 only; the full mask is satisfied without the rest
+    out = run_lanes("""
+  %a = cuda.activemask : i32
+  %true = arith.constant true
+  %b = cuda.vote ballot %full, %true : i32, i1 -> i32
+  %all = cuda.vote all %full, %true : i32, i1 -> i1
+  %e = cuda.elect_sync %full : i32 -> i1
+  %x = arith.xori %a, %b : i32
+  %alli = arith.extui %all : i1 to i32
+  %ei = arith.extui %e : i1 to i32
+  %c2 = arith.constant 2 : i32
+  %e2 = arith.muli %ei, %c2 : i32
+  %y = arith.addi %alli, %e2 : i32
+  %r = arith.addi %x, %y : i32""", threads=40)
+    t = np.arange(40)
+    np.testing.assert_array_equal(out, 1 + 2 * (t % 32 == 0))  # a == b; all; lane 0 elected
+    mask = run_lanes("  %r = cuda.activemask : i32", threads=40)
+    np.testing.assert_array_equal(mask.view(np.uint32), np.where(t < 32, 0xFFFFFFFF, 0xFF))
+
+
 def butterfly(values: np.ndarray, width: int, combine) -> np.ndarray:
     v = values.reshape(-1, width).copy()
     lane = np.arange(width)

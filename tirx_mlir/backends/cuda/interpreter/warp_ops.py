@@ -255,6 +255,10 @@ def run_cta_reduce(ctx, op, args):
                          np.flatnonzero(lead & ~has_partial))[:, 0]
     total = butterfly(ctx, lead, np.where(has_partial, loaded, spare), full,
                       _pow2_at_least(warps), step)
+    # every lane's loaded partial feeds the shuffles before lane 0 has the total to store:
+    # the loads are ordered before that store as by __syncwarp
+    for obs in mem.observers:
+        obs.on_barrier(ctx, "warp", np.flatnonzero(lead))
     mem.store(ctx, space, first, total.reshape(-1, 1), np.flatnonzero(lead & (wave.tid == 0)))
     yield from arrive_and_wait(ctx, ("bar", 0), "cta", wave.T, same_op=True)
     result = mem.load(ctx, space, first, scratch.dtype, 1, np.flatnonzero(active))[:, 0]
