@@ -41,6 +41,7 @@ from tirx_mlir.backends.cuda.interpreter.lane_masks import (WARP_MASK, check_war
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
 from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
 
+
 def poison(dtype: np.dtype):
     """All-ones bits of ``dtype``: what reading a lane that does not take part gives."""
     return np.frombuffer(bytes([memory.FRESH_BYTE]) * dtype.itemsize, dtype=dtype)[0]
@@ -247,7 +248,8 @@ def run_cta_reduce(ctx, op, args):
     has_partial = wave.tid < warps
     _, own = element_addresses(ctx, scratch, np.where(has_partial, wave.tid, 0), 1)
     _, first = element_addresses(ctx, scratch, np.zeros(wave.L, dtype=np.int64), 1)
-    loaded = mem.load(ctx, space, own, scratch.dtype, 1, np.flatnonzero(lead))[:, 0]
+    loaded = mem.load(ctx, space, own, scratch.dtype, 1,
+                      np.flatnonzero(lead & has_partial))[:, 0]
     if op.head == "sum":  # lanes past the last warp hold the identity
         spare = np.zeros_like(loaded)
     else:
