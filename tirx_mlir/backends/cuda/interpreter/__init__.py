@@ -10,7 +10,11 @@ the scheduler, deadlock detection, the step budget), ``impls`` (the op -> implem
 table), ``executor`` (launch: waves, parameters, shared layout, options, statistics),
 ``stats``, ``api`` (`simulate`); op families: ``control`` (scf), ``arith_ops``, ``cuda_ops`` (ids, addresses,
 loads/stores, shared memory), ``barriers``, ``ptx_rows`` (the ptx dispatch by table row),
-``ptx_memory_ops``.
+``ptx_memory_ops``, ``warp_ops`` (shuffles, votes, warp/block reductions, elect, match;
+``lane_masks``: the warp-mask check, ``lane_math``: the combines), ``atomic_ops``,
+``diagnostic_ops`` (printf with ``c_printf``, clock64, nanosleep, trap), ``ptx_sync_ops``
+(bar, barrier.cluster, fences, launch control), ``ptx_address_ops`` (cvta, mapa,
+getctarank).
 """
 
 

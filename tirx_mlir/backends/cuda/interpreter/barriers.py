@@ -13,7 +13,7 @@ Checked (each a located error naming the threads):
 * a barrier some threads of its unit never reach: the run ends in the engine's deadlock error,
   which names the threads that arrived and those that did not;
 * ``__syncwarp(mask)``: every lane of the mask must be active here, and every active lane in
-  the mask.
+  the mask (`lane_masks.check_warp_mask`, the rule of every warp-synchronous op).
 
 Completed barriers are reported to the memory observers (``on_barrier(ctx, scope, lanes)``),
 which order shared-memory accesses for the race check, and counted per op in the statistics
@@ -27,6 +27,7 @@ import numpy as np
 from tirx_mlir.backends.cuda.dialects.cuda import sync
 from tirx_mlir.backends.cuda.interpreter.engine import Wait
 from tirx_mlir.backends.cuda.interpreter.impls import lane_impl
+from tirx_mlir.backends.cuda.interpreter.lane_masks import check_warp_mask, mask_bits
 from tirx_mlir.diagnostics import format_location
 
 
@@ -188,24 +189,8 @@ def run_sync_grid(ctx, op, args):
 
 @lane_impl(sync.SyncWarpOp)
 def run_sync_warp(ctx, op, args):
-    (mask_bits,) = args
-    wave = ctx.wave
-    named = ((mask_bits.astype(np.int64) >> wave.lane) & 1).astype(bool)
-    # lanes of the same warp the mask names, whether or not they are active
-    per_warp = np.zeros(wave.n_warps, dtype=np.int64)
-    active = ctx.mask
-    np.bitwise_or.at(per_warp, wave.warp[active], (mask_bits[active].astype(np.int64)
-                                                  & 0xFFFFFFFF))
-    wanted = ((per_warp[wave.warp] >> wave.lane) & 1).astype(bool)
-    absent = wanted & ~active
-    if absent.any():
-        raise ctx.error("__syncwarp names lanes that are not active here", absent,
-                        code="warp-sync", hint="pass the mask of the lanes that reach this call "
-                                               "(e.g. __activemask())")
-    outside = active & ~named
-    if outside.any():
-        raise ctx.error("__syncwarp is called by lanes its mask does not name", outside,
-                        code="warp-sync")
+    (mask,) = args
+    check_warp_mask(ctx, mask_bits(ctx, mask), ctx.mask, "__syncwarp")
     for obs in ctx.mem.observers:
-        obs.on_barrier(ctx, "warp", np.flatnonzero(active))
+        obs.on_barrier(ctx, "warp", ctx.lanes)
     return ()

@@ -204,6 +204,7 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
         engine = Engine(wave, mem, stats, steps=steps, max_steps=getattr(interp, "max_steps", 0))
         engine.shared_buffers = shared_refs
         engine.options = opts
+        engine.output = getattr(interp, "file", None)  # device printf's file (None: stdout)
         for factory in OBSERVERS:
             observer = factory(opts, engine)
             if observer is not None:

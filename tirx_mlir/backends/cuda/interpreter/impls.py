@@ -46,6 +46,11 @@ IMPL_MODULES = (
     "tirx_mlir.backends.cuda.interpreter.lane_ops.cuda_math_impls",
     "tirx_mlir.backends.cuda.interpreter.lane_ops.ptx_convert_impls",
     "tirx_mlir.backends.cuda.interpreter.tensor_core.lane_impls",
+    "tirx_mlir.backends.cuda.interpreter.warp_ops",
+    "tirx_mlir.backends.cuda.interpreter.atomic_ops",
+    "tirx_mlir.backends.cuda.interpreter.diagnostic_ops",
+    "tirx_mlir.backends.cuda.interpreter.ptx_sync_ops",
+    "tirx_mlir.backends.cuda.interpreter.ptx_address_ops",
 )
 """Modules whose import registers implementations (each op family in its own module)."""
 

@@ -36,6 +36,10 @@ class Conversion:
     text: str
     length: str
     conversion: str
+    flags: str = ""
+    width: str = ""
+    precision: str | None = None
+    """The digits after ``.`` (``""`` for a bare ``.``), None without a precision."""
 
     @property
     def is_float(self) -> bool:
@@ -59,19 +63,31 @@ class Conversion:
 def conversions(fmt: str) -> list[Conversion]:
     """The conversions of ``fmt`` that take an argument, in order; raises RuleError naming the
     first one outside the accepted set."""
-    out: list[Conversion] = []
-    pos = 0
+    return [p for p in pieces(fmt) if isinstance(p, Conversion)]
+
+
+def pieces(fmt: str) -> list[str | Conversion]:
+    """``fmt`` as its literal text (``%%`` already one ``%``) and its conversions, in order;
+    raises RuleError as `conversions` does."""
+    out: list[str | Conversion] = []
+    pos = literal = 0
     while (start := fmt.find("%", pos)) >= 0:
         m = _SPEC.match(fmt, start)
         assert m is not None  # the pattern matches any "%"
         text, conv = m.group(0), m.group("conv")
         pos = m.end()
         if conv == "%" and text == "%%":
+            out.append(fmt[literal:start] + "%")
+            literal = pos
             continue
         if conv == "" or conv not in INT_CONVERSIONS + FLOAT_CONVERSIONS:
             shown = fmt[start:pos + (0 if conv else 1)]
             raise RuleError(f"the format conversion '{shown}' at offset {start} is not "
                             f"supported; use one of %d %i %u %x %X %o %c %f %e %g %a (with "
                             f"optional flags, width, precision and h/l/ll), or %% for '%'")
-        out.append(Conversion(text, m.group("length") or "", conv))
-    return out
+        out.append(fmt[literal:start])
+        out.append(Conversion(text, m.group("length") or "", conv, m.group("flags"),
+                              m.group("width"), m.group("precision")))
+        literal = pos
+    out.append(fmt[literal:])
+    return [p for p in out if p != ""]
