@@ -10,6 +10,13 @@ Sections:
   ``A.astype(f32) @ Bt.T.astype(f32)`` for the same GEMM. The issue's goal: under 5 s
   interpreted. The result is checked against numpy before timing.
 
+* ``thread_instructions``: thread-instructions per second (ops times the threads that ran
+  them, from the run's statistics) on the examples that take plain arrays and on an
+  arithmetic-heavy kernel (64 dependent multiply-adds per thread, 64 blocks of 256 threads),
+  with the race check on (the default) and off, each beside the time numpy takes for the same
+  element operations (one array op per IR op over all threads). The issue's goal: >= 10 million
+  thread-instructions per second for arithmetic-heavy code.
+
 Times are the best of N runs, numpy and interpreter runs interleaved so both see the same
 machine load; the interpreted time is what ``KernelRunner(...)(a, bt)`` costs (parsing and
 building the runner happen once, reported apart). BLAS runs single-threaded (set before numpy
@@ -71,7 +78,85 @@ def gemm_mma_sync(repeat: int) -> None:
     print(f"  interpreted / numpy:  {interp / numpy:9.0f}x")
 
 
-SECTIONS = {"gemm_mma_sync": gemm_mma_sync}
+ARITH_KERNEL = """
+tirx.kernel @fma_chain(%X: !tirx.buffer<16384xf32, global>)
+    -> (%Y: !tirx.buffer<16384xf32, global>) grid [64] threads [256] target "cuda -arch=sm_80" {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %a = arith.constant 0.999 : f32
+  %b = arith.constant 0.001 : f32
+  %t = cuda.thread_idx x : index
+  %blk = cuda.block_idx x : index
+  %base = arith.muli %blk, %c256 : index
+  %i = arith.addi %base, %t : index
+  %x = cuda.load %X, %i : !tirx.buffer<16384xf32, global>, index -> f32
+  %y = scf.for %k = %c0 to %c64 step %c1 iter_args(%v = %x) -> (f32) {
+    %m = arith.mulf %v, %a : f32
+    %n = arith.addf %m, %b : f32
+    scf.yield %n : f32
+  }
+  cuda.store %Y, %i, %y : !tirx.buffer<16384xf32, global>, index, f32
+  tirx.return
+}
+"""
+
+
+def _rate_case(name: str, text: str, arrays: list, repeat: int) -> None:
+    """One line: thread-instructions of a run, and their rate with and without the race
+    check."""
+    from tirx_mlir.backends.cuda.interpreter import executor
+    from tirx_mlir.interpreter import verify_module
+
+    module = parse_module(text, name)
+    verify_module(module)
+    n = None
+    best = {}
+    for racecheck in (True, False):
+        runner = KernelRunner(module)
+        executor.configure(runner.interpreter, racecheck=racecheck)
+        t = float("inf")
+        for _ in range(repeat):
+            start = time.process_time()
+            runner(*arrays)
+            t = min(t, time.process_time() - start)
+        best[racecheck] = t
+        n = executor.last_run(runner.interpreter).stats.thread_instructions
+    print(f"  {name:<22} {n / 1e6:8.2f} M thread-instructions   "
+          f"{n / best[True] / 1e6:7.1f} M/s (racecheck)   {n / best[False] / 1e6:7.1f} M/s "
+          f"(without)")
+
+
+def thread_instructions(repeat: int) -> None:
+    """Thread-instructions per second on the examples and an arithmetic-heavy kernel."""
+    rng = np.random.default_rng(0)
+    f32 = lambda n: rng.standard_normal(n).astype(np.float32)  # noqa: E731
+    f16 = lambda n: rng.standard_normal(n).astype(np.float16)  # noqa: E731
+    print("thread_instructions (CPU time, best of the runs)")
+    x = f32(16384)
+    _rate_case("fma_chain (arith)", ARITH_KERNEL, [x], repeat)
+
+    def numpy_chain():
+        v = x.copy()
+        for _ in range(64):
+            v = v * np.float32(0.999) + np.float32(0.001)
+        return v
+
+    start = time.process_time()
+    for _ in range(repeat):
+        numpy_chain()
+    per = (time.process_time() - start) / repeat
+    print(f"  {'':<22} numpy, the same 128 array ops on 16384 elements: {per * 1e3:.2f} ms "
+          f"({16384 * 130 / per / 1e6:.0f} M element-ops/s)")
+    cases = {"vector_add": [f32(65536), f32(65536)], "transpose": [f32(1 << 20)],
+             "warp_reduce": [f32(65536), np.zeros(1, np.float32)],
+             "mma_tile": [f16(256), f16(128)], "gemm_mma_sync": [f16(65536), f16(65536)]}
+    for name, arrays in cases.items():
+        _rate_case(name, (EXAMPLES / f"{name}.mlir").read_text(), arrays, repeat)
+
+
+SECTIONS = {"gemm_mma_sync": gemm_mma_sync, "thread_instructions": thread_instructions}
 
 
 def main() -> None:
