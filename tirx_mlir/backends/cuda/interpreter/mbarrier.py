@@ -174,3 +174,10 @@ def _report_order(ctx, state, lanes, cta, offset, ready) -> None:
         ordered = np.union1d(np.array(waiters, dtype=np.int64), np.asarray(arrived, np.int64))
         for obs in ctx.mem.observers:
             obs.on_barrier(ctx, "mbarrier", ordered)
+
+
+@ptx_row("fence_mbarrier_init")
+def run_fence_mbarrier_init(ctx, op, args):
+    # An initialised mbarrier is visible to the whole cluster at once here.
+    ctx.event()
+    return ()

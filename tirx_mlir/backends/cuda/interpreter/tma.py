@@ -38,7 +38,7 @@ from tirx_mlir.backends.cuda.interpreter.tensor_map import TensorMap, decode
 from tirx_mlir.interpreter.runtime import convert
 
 SWIZZLE_MASK = {0: 0, 32: 1, 64: 3, 128: 7}
-LANDS_AT = "a test of its mbarrier's phase (ptx.mbarrier_try_wait_parity / test_wait_parity)"
+LANDS_AT = "a test of its mbarrier's phase, ptx.mbarrier_try_wait_parity or test_wait_parity"
 READ_UNTIL = "the issuing thread's ptx.cp_async_bulk_wait_group (.read) retires its bulk group"
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
@@ -361,4 +361,12 @@ def run_prefetch_tensormap(ctx, op, args):
     view = row_view(op, args)
     for lane in ctx.lanes.tolist():
         tensor_map_at(ctx, int(view.one("tmap")[lane]), lane)
+    return ()
+
+
+@ptx_row("fence_proxy_async")
+def run_fence_proxy_async(ctx, op, args):
+    # Every access runs in program order on one coherent memory, the async proxy's too (copies
+    # land at their waits): the fence orders nothing the interpreter would reorder.
+    ctx.event()
     return ()
