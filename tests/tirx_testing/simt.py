@@ -5,8 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 import tirx_mlir  # noqa: F401  (autoloads the cuda backend)
-from tirx_mlir.interpreter import KernelRunner
-from tirx_mlir.located_parser import parse_module
 
 
 def cuda_kernel(signature: str, body: str, launch: str = "grid [1] threads [32]",
@@ -17,12 +15,9 @@ def cuda_kernel(signature: str, body: str, launch: str = "grid [1] threads [32]"
 
 
 def run_simt(text: str, *arrays: np.ndarray, entry: str | None = None, **options):
-    """(outputs, the run's `SimtRun`) of the kernel in ``text`` on ``arrays``; ``options`` are
-    SIMT options (``pes``, ``racecheck``...)."""
-    from tirx_mlir.backends.cuda.interpreter import executor
+    """(outputs, the run's `Simulation`) of the kernel in ``text`` on ``arrays``; ``options``
+    are SIMT options (``pes``, ``racecheck``...)."""
+    from tirx_mlir.backends.cuda.interpreter import simulate
 
-    module = parse_module(text, "<test>")
-    runner = KernelRunner(module, entry)
-    executor.configure(runner.interpreter, **options)
-    outputs = runner(*arrays)
-    return outputs, executor.last_run(runner.interpreter)
+    run = simulate(text, entry, *arrays, name="<test>", **options)
+    return run.outputs, run

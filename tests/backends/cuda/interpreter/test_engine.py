@@ -160,8 +160,10 @@ def test_out_of_bounds_and_misaligned_accesses_name_the_threads():
 
 def test_global_access_past_a_buffer_names_it():
     text = cuda_kernel(f"(%In: {F32x32}) -> (%Out: {F32x32})", """
-  %c32 = arith.constant 32 : index
-  %p = cuda.address %In, %c32 : !tirx.buffer<32xf32, global>, index -> i64
+  %c1 = arith.constant 1 : index
+  %t = cuda.thread_idx x : index
+  %i = arith.addi %t, %c1 : index
+  %p = cuda.address %In, %i : !tirx.buffer<32xf32, global>, index -> i64
   %v = ptx.ld "global.f32" [%p] : (i64) -> f32""")
     with pytest.raises(InterpretError, match=r"out-of-bounds global access: 4 bytes .* of %In "
                                              r"\(128 bytes\), 4 bytes past its end"):
@@ -201,3 +203,19 @@ def test_clusters_run_together_in_one_wave():
 
     order = cta_order((4, 2, 1), (2, 2, 1))
     assert order.tolist() == [0, 1, 4, 5, 2, 3, 6, 7]
+
+
+def test_launch_shape_can_be_overridden_like_a_host_launch():
+    text = cuda_kernel("() -> (%Out: !tirx.buffer<64xi32, global>)", """
+  %t = cuda.thread_idx x : index
+  %b = cuda.block_idx x : index
+  %n = cuda.block_dim x : index
+  %base = arith.muli %b, %n : index
+  %i = arith.addi %base, %t : index
+  %v = arith.index_cast %i : index to i32
+  cuda.store %Out, %i, %v : !tirx.buffer<64xi32, global>, index, i32""")
+    (out,), run = run_simt(text, grid=(4,), block=(16,))
+    np.testing.assert_array_equal(out, np.arange(64))
+    assert run.stats.ctas == 4
+    with pytest.raises(ValueError, match="grid must be 1 to 3 positive integers"):
+        run_simt(text, grid=(0,))

@@ -209,5 +209,5 @@ def test_a_span_past_int64_is_a_located_error_not_a_number():
             emit_nki(module, api)
         assert format_location(info.value.op) == "test.mlir:1:1"
         assert "parameter A: its layout spans 9223372036854840536 elements" in str(info.value)
-    with pytest.raises(TirxError, match="the HBM memory of parameter %A of @add \(its layout spans"):
+    with pytest.raises(TirxError, match=r"the HBM memory of parameter %A of @add \(its layout spans"):
         KernelRunner(parse(text))(*[np.zeros((128, 512), np.float32)] * 2)

@@ -8,7 +8,14 @@ Modules: ``values`` (how SSA values are held per lane), ``wave`` (lane geometry)
 (global/shared memory, addresses, checked accesses, atomics), ``engine`` (groups, divergence,
 the scheduler, deadlock detection, the step budget), ``impls`` (the op -> implementation
 table), ``executor`` (launch: waves, parameters, shared layout, options, statistics),
-``stats``; op families: ``control`` (scf), ``arith_ops``, ``cuda_ops`` (ids, addresses,
+``stats``, ``api`` (`simulate`); op families: ``control`` (scf), ``arith_ops``, ``cuda_ops`` (ids, addresses,
 loads/stores, shared memory), ``barriers``, ``ptx_rows`` (the ptx dispatch by table row),
 ``ptx_memory_ops``.
 """
+
+
+def simulate(*args, **kwargs):
+    """`api.simulate`: run a CUDA-level kernel with SIMT options; returns outputs and stats."""
+    from tirx_mlir.backends.cuda.interpreter.api import simulate as run
+
+    return run(*args, **kwargs)

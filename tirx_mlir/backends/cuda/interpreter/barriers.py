@@ -44,6 +44,16 @@ class Barrier:
     def arrive(self, ctx, lanes: np.ndarray, expected: np.ndarray, same_op: bool):
         """Count ``lanes`` in; returns (units they belong to, the generation each must see
         completed)."""
+        if len(lanes) == len(self.unit_of) and np.isscalar(expected) and not self.arrived.any() \
+                and len(lanes) == expected * self.n_units:
+            # the whole wave at once, nobody waiting: every unit completes now
+            units = np.arange(self.n_units)
+            targets = self.generation + 1
+            self.generation += 1
+            ctx.stats.add(ctx.op, "barriers", self.n_units)
+            for obs in ctx.mem.observers:
+                obs.on_barrier(ctx, self.scope, lanes)
+            return units, targets
         units = np.unique(self.unit_of[lanes])
         if same_op:
             for u in units:
@@ -104,8 +114,8 @@ def barrier(ctx, key, scope: str) -> Barrier:
         elif scope == "cluster":
             size = int(np.prod(wave.cluster_dim)) if wave.cluster_dim else 1
             units, n = wave.cta // size, wave.W // size  # the executor keeps clusters together
-        else:
-            units, n = np.zeros(wave.L, dtype=np.int64), 1
+        else:  # the grid of each simulated PE
+            units, n = wave.pe, wave.pes
         found = ctx.state.barriers[key] = Barrier(ctx, scope, units, n)
     return found
 
@@ -172,7 +182,7 @@ def run_sync_cluster(ctx, op, args):
 
 @lane_impl(sync.SyncGridOp, blocking=True)
 def run_sync_grid(ctx, op, args):
-    yield from arrive_and_wait(ctx, ("grid",), "grid", ctx.wave.L)
+    yield from arrive_and_wait(ctx, ("grid",), "grid", ctx.wave.L // ctx.wave.pes)
     return ()
 
 

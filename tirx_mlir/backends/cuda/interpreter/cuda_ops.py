@@ -85,7 +85,7 @@ def run_shared(ctx, op, args):
 def run_address(ctx, op: AddressOp, args):
     buf, index = args
     base = buf.address(ctx.wave.pe)
-    addr = base + index.astype(np.int64) * buf.dtype.itemsize
+    addr = base + index.astype(np.int64, copy=False) * buf.dtype.itemsize
     if buf.space == memory.GLOBAL:
         return (addr,)
     if op.shared_window:
@@ -105,7 +105,7 @@ def _check_index(ctx, buf, index: np.ndarray, count: int) -> None:
 def element_addresses(ctx, buf, index: np.ndarray, count: int) -> tuple[str, np.ndarray]:
     """(memory space, per-lane byte address) of ``buf[index]`` after the index check."""
     _check_index(ctx, buf, index, count)
-    addr = buf.address(ctx.wave.pe) + index.astype(np.int64) * buf.dtype.itemsize
+    addr = buf.address(ctx.wave.pe) + index.astype(np.int64, copy=False) * buf.dtype.itemsize
     return (memory.GLOBAL if buf.space == memory.GLOBAL else memory.SHARED), addr
 
 

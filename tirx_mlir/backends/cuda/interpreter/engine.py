@@ -15,8 +15,9 @@ Execution model:
   its condition holds, e.g. a barrier's generation advanced) or a `Poll` (a test that failed:
   let the other groups run first). The scheduler runs ready groups round-robin.
 * **Deadlock**: when no group can run — every live group waits on a condition that does not
-  hold, or polls while nothing changed since its previous poll — the run stops with a located
-  error that names what each group waits for and which threads never arrived.
+  hold, or keeps polling while nothing changes (`MAX_IDLE_POLLS` polls in a row) — the run
+  stops with a located error that names what each group waits for and which threads never
+  arrived.
 * Steps: every op executed costs one step of the interpreter's budget (``max_steps``), so a
   kernel that never ends stops with a located error instead of hanging.
 
@@ -36,6 +37,11 @@ from tirx_mlir.backends.cuda.interpreter import impls as impl_table
 from tirx_mlir.backends.cuda.interpreter.values import Deferred
 from tirx_mlir.backends.cuda.interpreter.wave import Wave
 from tirx_mlir.interpreter.runtime import InterpretError
+
+
+MAX_IDLE_POLLS = 1000
+"""Polls in a row, with every group only polling and nothing changing, before the run is a
+deadlock (a loop may poll a bounded number of times and then go on without any write)."""
 
 
 class Wait:
@@ -89,7 +95,7 @@ class LaneContext:
     """What an implementation sees: the running group's ``mask`` and the op being run (both
     set by the engine before each op), the wave, its memory and state, the statistics."""
 
-    __slots__ = ("engine", "wave", "mem", "state", "stats", "mask", "op", "group")
+    __slots__ = ("engine", "wave", "mem", "state", "stats", "mask", "op", "group", "_lanes")
 
     def __init__(self, engine: "Engine", mask: np.ndarray):
         self.engine = engine
@@ -100,11 +106,15 @@ class LaneContext:
         self.mask = mask
         self.op: Operation | None = None
         self.group: Group | None = None
+        self._lanes: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def lanes(self) -> np.ndarray:
-        """Indices of the active lanes."""
-        return np.flatnonzero(self.mask)
+        """Indices of the active lanes (computed once per mask)."""
+        cached = self._lanes
+        if cached is None or cached[0] is not self.mask:
+            cached = self._lanes = (self.mask, np.flatnonzero(self.mask))
+        return cached[1]
 
     def error(self, message: str, lanes=None, hint: str | None = None,
               code: str | None = None) -> InterpretError:
@@ -164,6 +174,7 @@ class Engine:
         blocked: list[Group] = []
         self._groups = [root]
         result: tuple = ()
+        idle_rounds = 0
         while ready or blocked:
             if not ready:
                 woken = [g for g in blocked if g.waiting.satisfied()]
@@ -205,7 +216,11 @@ class Engine:
                 g.waiting = item
                 if idle and all(self._idle(x, version) for x in ready) and \
                         not any(x.waiting.satisfied() for x in blocked):
-                    raise self._deadlock([g, *ready, *blocked])
+                    idle_rounds += 1
+                    if idle_rounds > MAX_IDLE_POLLS:
+                        raise self._deadlock([g, *ready, *blocked])
+                else:
+                    idle_rounds = 0
                 ready.append(g)
             elif isinstance(item, Wait):
                 g.waiting = item

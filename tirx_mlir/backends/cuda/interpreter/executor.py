@@ -14,7 +14,8 @@ every wave.
 
 Options (`SimtOptions`, set with `configure(interp, ...)` or ``tirx-run`` flags): ``pes``,
 ``racecheck``, ``dynamic_shared_bytes`` (the launch's dynamic arena; default: what the
-``cuda.dynamic_shared`` views span), ``max_wave_lanes``. After a run, `last_run(interp)` gives
+``cuda.dynamic_shared`` views span), ``max_wave_lanes``, ``grid``/``block`` (launch another
+shape than the kernel's, as a host can). After a run, `last_run(interp)` gives
 the statistics and per-PE outputs.
 """
 
@@ -49,6 +50,10 @@ class SimtOptions:
     racecheck: bool = True
     dynamic_shared_bytes: int | None = None
     max_wave_lanes: int = 16384
+    grid: tuple[int, ...] | None = None
+    """Launch this grid instead of the kernel's (as a host may launch any grid)."""
+    block: tuple[int, ...] | None = None
+    """Launch blocks of this shape instead of the kernel's ``threads``."""
 
 
 @dataclass
@@ -81,6 +86,14 @@ def configure(interp, **values: Any) -> SimtOptions:
         setattr(opts, name, value)
     if isinstance(opts.pes, bool) or not isinstance(opts.pes, int) or opts.pes < 1:
         raise ValueError(f"pes must be an integer >= 1, got {opts.pes!r}")
+    for name in ("grid", "block"):
+        dims = getattr(opts, name)
+        if dims is not None:
+            dims = tuple(dims)
+            if not 1 <= len(dims) <= 3 or any(isinstance(d, bool) or not isinstance(d, int)
+                                              or d < 1 for d in dims):
+                raise ValueError(f"{name} must be 1 to 3 positive integers, got {dims!r}")
+            setattr(opts, name, dims)
     return opts
 
 
@@ -135,9 +148,12 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
     """Run ``kernel`` on ``args`` (inputs then outputs, checked by the core); returns the
     outputs (PE 0's)."""
     opts = options(interp)
-    grid = pad3(kernel.grid_dims())
-    block = pad3(kernel.thread_dims())
+    grid = pad3(opts.grid or kernel.grid_dims())
+    block = pad3(opts.block or kernel.thread_dims())
     cluster = None if kernel.cluster_dims() is None else pad3(kernel.cluster_dims())
+    if cluster is not None and any(g % c for g, c in zip(grid, cluster)):
+        raise InterpretError(f"the grid {list(grid)} is not a whole number of clusters "
+                             f"{list(cluster)}", kernel, hint="launch a grid the cluster divides")
     T = math.prod(block)
     P = opts.pes
     offsets, arena = shared_layout(kernel, opts.dynamic_shared_bytes)

@@ -88,11 +88,12 @@ class BufferRef:
     def nbytes(self) -> int:
         return self.numel * self.dtype.itemsize
 
-    def address(self, pe: np.ndarray) -> np.ndarray:
-        """Per-lane byte address of element 0 (the lane's PE's copy of a global buffer)."""
-        if self.space == GLOBAL:
-            return self.bases[pe]
-        return np.broadcast_to(self.bases[:1], pe.shape)
+    def address(self, pe: np.ndarray) -> np.ndarray | int:
+        """Byte address of element 0 per lane (the lane's PE's copy of a global buffer), or one
+        int when every lane has the same."""
+        if len(self.bases) == 1:
+            return int(self.bases[0])
+        return self.bases[pe]
 
 
 class Memory:
@@ -125,6 +126,15 @@ class Memory:
     def read_back(self, alloc: Allocation, out: np.ndarray) -> None:
         """Copy an allocation's bytes into ``out`` (an output array of its size)."""
         out.reshape(-1).view(np.uint8)[:] = alloc.data[:alloc.nbytes]
+
+    def _global_groups(self, ctx, addr: np.ndarray, nbytes: int, lanes: np.ndarray):
+        """[(selection of the lanes, allocation)] after the bounds check; the selection is
+        ``slice(None)`` when every lane hits one allocation (the usual case)."""
+        k = self._global_targets(ctx, addr, nbytes, lanes)
+        first = k[0]
+        if (k == first).all():
+            return [(slice(None), self.allocations[int(first)])]
+        return [(k == kk, self.allocations[int(kk)]) for kk in np.unique(k)]
 
     def _global_targets(self, ctx, addr: np.ndarray, nbytes: int, lanes: np.ndarray):
         """Allocation index per lane, after the bounds check."""
@@ -223,7 +233,7 @@ class Memory:
 
     # ---- accesses ----
     def _check_alignment(self, ctx, addr: np.ndarray, nbytes: int, lanes: np.ndarray) -> None:
-        bad = addr % nbytes != 0
+        bad = (addr & (nbytes - 1)) != 0 if nbytes & (nbytes - 1) == 0 else addr % nbytes != 0
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ctx.error(
@@ -243,56 +253,62 @@ class Memory:
         """``count`` consecutive elements of ``dtype`` at each active lane's address, as an
         ``(L, count)`` array (inactive lanes read zeros)."""
         out = np.zeros((ctx.wave.L, count), dtype=dtype)
-        lanes = np.flatnonzero(ctx.mask) if lanes is None else lanes
+        lanes = ctx.lanes if lanes is None else lanes
         if not len(lanes):
             return out
-        a = addr[lanes].astype(np.int64)
+        a = addr[lanes].astype(np.int64, copy=False)
         nbytes = dtype.itemsize * count
         self._check_alignment(ctx, a, nbytes, lanes)
         space = self._space_of(space, a)
         span = np.arange(count)
         if space == GLOBAL:
-            k = self._global_targets(ctx, a, nbytes, lanes)
-            for kk in np.unique(k):
-                sel = k == kk
-                alloc = self.allocations[int(kk)]
+            for sel, alloc in self._global_groups(ctx, a, nbytes, lanes):
                 elem = (a[sel] - alloc.base) // dtype.itemsize
-                out[lanes[sel]] = alloc.typed(dtype)[elem[:, None] + span]
+                typed = alloc.typed(dtype)
+                out[lanes[sel]] = typed[elem, None] if count == 1 else \
+                    typed[elem[:, None] + span]
             return out
         cta, offset = self._shared_targets(ctx, space, a, nbytes, lanes)
         self._notify(ctx, "read", cta, offset, nbytes, lanes)
         elem = offset // dtype.itemsize
-        out[lanes] = self.arena_typed(dtype)[cta[:, None], elem[:, None] + span]
+        typed = self.arena_typed(dtype)
+        out[lanes] = typed[cta, elem, None] if count == 1 else \
+            typed[cta[:, None], elem[:, None] + span]
         return out
 
     def store(self, ctx, space: str, addr: np.ndarray, values: np.ndarray,
               lanes: np.ndarray | None = None) -> None:
         """Write each active lane's ``values`` (``(L, count)``, already of the memory's dtype)
         at its address."""
-        lanes = np.flatnonzero(ctx.mask) if lanes is None else lanes
+        lanes = ctx.lanes if lanes is None else lanes
         if not len(lanes):
             return
         self.version += 1
         dtype = values.dtype
         count = values.shape[1]
-        a = addr[lanes].astype(np.int64)
+        a = addr[lanes].astype(np.int64, copy=False)
         nbytes = dtype.itemsize * count
         self._check_alignment(ctx, a, nbytes, lanes)
         space = self._space_of(space, a)
         span = np.arange(count)
         v = values[lanes]
         if space == GLOBAL:
-            k = self._global_targets(ctx, a, nbytes, lanes)
-            for kk in np.unique(k):
-                sel = k == kk
-                alloc = self.allocations[int(kk)]
+            for sel, alloc in self._global_groups(ctx, a, nbytes, lanes):
                 elem = (a[sel] - alloc.base) // dtype.itemsize
-                alloc.typed(dtype)[elem[:, None] + span] = v[sel]
+                typed = alloc.typed(dtype)
+                if count == 1:
+                    typed[elem] = v[sel, 0]
+                else:
+                    typed[elem[:, None] + span] = v[sel]
             return
         cta, offset = self._shared_targets(ctx, space, a, nbytes, lanes)
         self._notify(ctx, "write", cta, offset, nbytes, lanes)
         elem = offset // dtype.itemsize
-        self.arena_typed(dtype)[cta[:, None], elem[:, None] + span] = v
+        typed = self.arena_typed(dtype)
+        if count == 1:
+            typed[cta, elem] = v[:, 0]
+        else:
+            typed[cta[:, None], elem[:, None] + span] = v
 
     def atomic(self, ctx, space: str, addr: np.ndarray, dtype: np.dtype,
                update: Callable[[np.ndarray, int], np.ndarray],
@@ -301,11 +317,11 @@ class Memory:
         gets the old values of the lanes ``lanes[sel]`` (no two at one address) and returns
         their new values. Returns the old value per lane (``(L,)``)."""
         out = np.zeros(ctx.wave.L, dtype=dtype)
-        lanes = np.flatnonzero(ctx.mask) if lanes is None else lanes
+        lanes = ctx.lanes if lanes is None else lanes
         if not len(lanes):
             return out
         self.version += 1
-        a = addr[lanes].astype(np.int64)
+        a = addr[lanes].astype(np.int64, copy=False)
         nbytes = dtype.itemsize
         self._check_alignment(ctx, a, nbytes, lanes)
         space = self._space_of(space, a)
