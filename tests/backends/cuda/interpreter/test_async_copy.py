@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tirx_testing.simt import cuda_kernel, run_simt
+from tirx_testing.simt_async import spin_wait
 from tirx_mlir.interpreter.runtime import InterpretError
 
 EXAMPLES = Path(__file__).parents[4] / "examples" / "cuda"
@@ -157,13 +158,7 @@ def _arrive_kernel(count: int, noinc: bool) -> str:
   ptx.cp_async "ca.shared" [%s], [%g], 4 : (i32, i64) -> ()
   ptx.cp_async_mbarrier_arrive "{mods}" [%pb] : (i32) -> ()
   %st = ptx.mbarrier_arrive "shared" [%pb] : (i32) -> i64
-  scf.while () : () -> () {{
-    %done = ptx.mbarrier_test_wait_parity "shared" [%pb], %p0 : (i32, i32) -> i1
-    %again = arith.xori %done, %true : i1
-    scf.condition(%again)
-  }} do {{
-    scf.yield
-  }}
+{spin_wait(op="test_wait")}
   %r = arith.constant 31 : index
   %m = arith.subi %r, %t : index
   %v = cuda.load %sm, %m : !tirx.buffer<32xi32, shared>, index -> i32

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from tirx_testing.simt import cuda_kernel, run_simt
+from tirx_testing.simt_async import spin_wait
 from tirx_mlir.interpreter.runtime import InterpretError
 
 EXAMPLES = Path(__file__).parents[4] / "examples" / "cuda"
@@ -106,13 +107,7 @@ def _tx_kernel(expect: int, complete_with: str) -> str:
   }} else {{
     %s = ptx.mbarrier_arrive "shared" [%pb] : (i32) -> i64
   }}
-  scf.while () : () -> () {{
-    %done = ptx.mbarrier_try_wait_parity "shared" [%pb], %p0 : (i32, i32) -> i1
-    %again = arith.xori %done, %true : i1
-    scf.condition(%again)
-  }} do {{
-    scf.yield
-  }}
+{spin_wait()}
   %v = cuda.load %dst, %t : !tirx.buffer<4xi32, shared>, index -> i32
   %w = arith.extsi %v : i32 to i64
   cuda.store %Out, %t, %w : {OUT}, index, i64""", "grid [1] threads [4]",

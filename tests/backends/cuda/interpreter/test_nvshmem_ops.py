@@ -145,3 +145,18 @@ def test_a_barrier_one_pe_never_reaches_is_a_deadlock_naming_the_pe():
     with pytest.raises(InterpretError) as err:
         run_simt(text, pes=3)
     assert "for the nvshmem.barrier_all, which PE 1, 2 never reach" in str(err.value)
+
+
+def test_put_signal_with_sync_all_and_fence():
+    # thread-group put_signal (set 9) to the next PE, fence, then sync_all by one thread a PE
+    x = np.arange(256, dtype=np.int32)
+    op = (f"nvshmem.put_signal set %Recv, %Stage, %n, %Flag, %nine, %peer : {F}, {F}, index, "
+          f"{SIG}, i64, i32\n  nvshmem.fence\n  nvshmem.sync_all")
+    text = _shift_kernel(op, "thread", 1, 1).replace(
+        f"-> (%Stage: {F}, %Recv: {F})", f"-> (%Stage: {F}, %Recv: {F}, %Flag: {SIG})").replace(
+        "  %c0 = arith.constant 0 : index", "  %c0 = arith.constant 0 : index\n"
+                                            "  %nine = arith.constant 9 : i64")
+    _, run = run_simt(text, x, pes=2)
+    for p, (_, recv, flag) in enumerate(run.outputs_per_pe):
+        np.testing.assert_array_equal(recv, x + 1000 * ((p - 1) % 2))
+        assert flag.tolist() == [9]

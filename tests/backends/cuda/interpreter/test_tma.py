@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tirx_testing.simt import cuda_kernel, run_simt
+from tirx_testing.simt_async import spin_wait
 from tirx_mlir.backends.cuda.interpreter.tensor_map import encode_tensor_map
 from tirx_mlir.backends.cuda.interpreter.tma import swizzle
 from tirx_mlir.interpreter.runtime import InterpretError
@@ -24,13 +25,7 @@ def _load_kernel(box_bytes: int, rank: int, coords: tuple[int, ...], wait: bool 
     cs = "".join(f"  %k{i} = arith.constant {c} : i32\n" for i, c in enumerate(coords))
     names = ", ".join(f"%k{i}" for i in range(len(coords)))
     types = ", ".join("i32" for _ in coords)
-    waiting = """  scf.while () : () -> () {
-    %done = ptx.mbarrier_try_wait_parity "shared" [%pb], %p0 : (i32, i32) -> i1
-    %again = arith.xori %done, %true : i1
-    scf.condition(%again)
-  } do {
-    scf.yield
-  }""" if wait else ""
+    waiting = spin_wait() if wait else ""
     return cuda_kernel(
         f"(%Tm: !tirx.buffer<128xi8, global>) -> (%Out: !tirx.buffer<{words}xi32, global>)", f"""
   %c0 = arith.constant 0 : index
@@ -168,13 +163,7 @@ def _store_kernel(op: str) -> str:
   ptx.mbarrier_init "shared" [%pb], %one : (i32, i32) -> ()
   %s = ptx.mbarrier_arrive_expect_tx "shared" [%pb], %bytes : (i32, i32) -> i64
   ptx.cp_async_bulk_tensor_g2s "2d.shared::cta" [%ps], [%m, {{%z, %z}}], [%pb] : (i32, i64, i32, i32, i32) -> ()
-  scf.while () : () -> () {{
-    %done = ptx.mbarrier_try_wait_parity "shared" [%pb], %p0 : (i32, i32) -> i1
-    %again = arith.xori %done, %true : i1
-    scf.condition(%again)
-  }} do {{
-    scf.yield
-  }}
+{spin_wait()}
   {op} [%n, {{%x, %y}}], [%ps] : (i64, i32, i32, i32) -> ()
   ptx.cp_async_bulk_commit_group
   ptx.cp_async_bulk_wait_group "read" 0""", "grid [1] threads [1]", attrs=(
@@ -267,13 +256,7 @@ def test_multicast_load_writes_every_cta_of_the_mask():
   scf.if %first {
     ptx.cp_async_bulk_g2s_multicast [%ps], [%g], %bytes, [%pb], %mask : (i32, i64, i32, i32, i16) -> ()
   }
-  scf.while () : () -> () {
-    %done = ptx.mbarrier_try_wait_parity "shared" [%pb], %p0 : (i32, i32) -> i1
-    %again = arith.xori %done, %true : i1
-    scf.condition(%again)
-  } do {
-    scf.yield
-  }
+""" + spin_wait() + """
   %b = cuda.block_idx x : index
   %base = arith.muli %b, %c16 : index
   %c1 = arith.constant 1 : index
@@ -285,3 +268,53 @@ def test_multicast_load_writes_every_cta_of_the_mask():
     x = np.arange(16, dtype=np.int32) * 5
     (out,), _ = run_simt(text, x)
     np.testing.assert_array_equal(out, np.concatenate([x, x]))
+
+
+def test_bulk_shared_to_cluster_copy_completes_on_the_destination_barrier():
+    # s2c into the CTA's own shared memory (a shared::cluster address of rank 0 is its own)
+    text = cuda_kernel("(%In: !tirx.buffer<8xi32, global>) -> (%Out: !tirx.buffer<8xi32, "
+                       "global>)", """
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %p0 = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %size = arith.constant 32 : i32
+  %true = arith.constant true
+  %src = cuda.shared_alloc align 16 : !tirx.buffer<8xi32, shared>
+  %dst = cuda.shared_alloc align 16 : !tirx.buffer<8xi32, shared>
+  %bar = cuda.shared_alloc align 8 : !tirx.buffer<1xi64, shared>
+  %pb = cuda.address %bar, %c0 : !tirx.buffer<1xi64, shared>, index -> i32
+  %ps = cuda.address %src, %c0 : !tirx.buffer<8xi32, shared>, index -> i32
+  %pd = cuda.address %dst, %c0 : !tirx.buffer<8xi32, shared>, index -> i32
+  %v = cuda.load %In, %c0 : !tirx.buffer<8xi32, global>, index -> vector<4xi32>
+  cuda.store %src, %c0, %v : !tirx.buffer<8xi32, shared>, index, vector<4xi32>
+  %c4 = arith.constant 4 : index
+  %w = cuda.load %In, %c4 : !tirx.buffer<8xi32, global>, index -> vector<4xi32>
+  cuda.store %src, %c4, %w : !tirx.buffer<8xi32, shared>, index, vector<4xi32>
+  ptx.mbarrier_init "shared" [%pb], %one : (i32, i32) -> ()
+  %s = ptx.mbarrier_arrive_expect_tx "shared" [%pb], %size : (i32, i32) -> i64
+  ptx.cp_async_bulk_s2c [%pd], [%ps], %size, [%pb] : (i32, i32, i32, i32) -> ()
+""" + spin_wait() + """
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %x = cuda.load %dst, %i : !tirx.buffer<8xi32, shared>, index -> i32
+    cuda.store %Out, %i, %x : !tirx.buffer<8xi32, global>, index, i32
+  }""", "grid [1] cluster [1] threads [1]")
+    x = np.arange(8, dtype=np.int32) - 4
+    (out,), _ = run_simt(text, x)
+    np.testing.assert_array_equal(out, x)
+
+
+@pytest.mark.parametrize("redop,expected", [
+    ("add", [5, 7, 12, 0xFFFFFFFF]), ("min", [2, 3, 2, 0]), ("max", [3, 4, 10, 0xFFFFFFFF]),
+    ("inc", [3, 4, 0, 0]), ("dec", [1, 2, 2, 0]), ("and", [2, 0, 2, 0]),
+    ("or", [3, 7, 10, 0xFFFFFFFF]), ("xor", [1, 7, 8, 0xFFFFFFFF])])
+def test_integer_reductions_follow_the_ptx_formulas(redop, expected):
+    from tirx_mlir.backends.cuda.interpreter.tensor_map import decode
+    from tirx_mlir.backends.cuda.interpreter.tma import reduce_values
+
+    tmap = decode(encode_tensor_map(np.zeros(4, np.uint32), (4,)))
+    old = np.array([2, 3, 10, 0xFFFFFFFF], np.uint32)
+    new = np.array([3, 4, 2, 0], np.uint32)
+    # inc: old >= new ? 0 : old + 1;  dec: old == 0 or old > new ? new : old - 1
+    assert reduce_values(None, redop, tmap, old, new, 0).tolist() == expected

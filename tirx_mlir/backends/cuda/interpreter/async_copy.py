@@ -49,7 +49,9 @@ def _source_bytes(ctx, src: np.ndarray, lanes: np.ndarray, size: int,
     return out
 
 
-def _issue(ctx, op, args, zfill: bool):
+@ptx_row("cp_async", "cp_async_zfill")
+def run_cp_async(ctx, op, args):
+    zfill = op.ENTRY.name == "cp_async_zfill"
     view = row_view(op, args)
     size = int(view.mods["cp_size"])
     lanes = ctx.lanes
@@ -68,16 +70,6 @@ def _issue(ctx, op, args, zfill: bool):
     state.issue(ctx, flight, "the issuing thread's ptx.cp_async_wait_group or wait_all")
     ctx.stats.add(op, "async_bytes", n * size)
     return ()
-
-
-@ptx_row("cp_async")
-def run_cp_async(ctx, op, args):
-    return _issue(ctx, op, args, zfill=False)
-
-
-@ptx_row("cp_async_zfill")
-def run_cp_async_zfill(ctx, op, args):
-    return _issue(ctx, op, args, zfill=True)
 
 
 @ptx_row("cp_async_commit_group")

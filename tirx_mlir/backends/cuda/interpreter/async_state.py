@@ -340,6 +340,31 @@ def state_of(ctx) -> AsyncState:
 # --- the check on every shared access -----------------------------------------------------------
 
 
+def _landing_message(verb: str, where_: str, owner: Owner, issuer: str) -> tuple[str, str]:
+    return (f"{verb} {where_}, the destination of the {owner.op.name} at "
+            f"{format_location(owner.op)} issued by {issuer}, before the copy has landed (it "
+            f"lands at {owner.until})",
+            f"wait first ({owner.until}), and order other threads after the wait with a barrier")
+
+
+def _reading_message(verb: str, where_: str, owner: Owner, issuer: str) -> tuple[str, str]:
+    return (f"overwrites {where_}, which the {owner.op.name} at {format_location(owner.op)} "
+            f"issued by {issuer} may still be reading (until {owner.until})",
+            f"wait first ({owner.until})")
+
+
+def _mbarrier_message(verb: str, where_: str, owner: Owner, issuer: str) -> tuple[str, str]:
+    return (f"{verb} {where_}, a live mbarrier (initialised at {format_location(owner.op)}); "
+            f"only mbarrier ops may access it until {owner.until}",
+            "keep the mbarrier's 8 bytes apart from data")
+
+
+_CHECKS = (("landing", True, "async", _landing_message),
+           ("reading", False, "async", _reading_message),
+           ("guarded", True, "mbarrier", _mbarrier_message))
+"""(owned bytes, whether reads are refused too, error code, message) of each check."""
+
+
 def check_access(ctx, kind: str, cta: np.ndarray, offsets: np.ndarray, nbytes: int,
                  lanes: np.ndarray) -> None:
     """Raise if an access of ``kind`` ("read", "write", "atomic") by ``lanes`` touches shared
@@ -349,33 +374,15 @@ def check_access(ctx, kind: str, cta: np.ndarray, offsets: np.ndarray, nbytes: i
         return
     engine = ctx.engine
     verb = "reads" if kind == "read" else "writes"
-    hit = state.landing.hit(cta, offsets, nbytes)
-    if hit is not None:
-        i, offset, owner = hit
-        raise ctx.error(
-            f"{verb} {shared_name(engine, int(cta[i]), offset)}, the destination of the "
-            f"{owner.op.name} at {format_location(owner.op)} issued by "
-            f"{engine.wave.thread_name(owner.lane)}, before the copy has landed (it lands at "
-            f"{owner.until})", [int(lanes[i])], code="async",
-            hint=f"wait first ({owner.until}), and order other threads after the wait with a "
-                 f"barrier")
-    if kind != "read":
-        hit = state.reading.hit(cta, offsets, nbytes)
+    for name, reads_too, code, message in _CHECKS:
+        if kind == "read" and not reads_too:
+            continue
+        hit = getattr(state, name).hit(cta, offsets, nbytes)
         if hit is not None:
             i, offset, owner = hit
-            raise ctx.error(
-                f"overwrites {shared_name(engine, int(cta[i]), offset)}, which the "
-                f"{owner.op.name} at {format_location(owner.op)} issued by "
-                f"{engine.wave.thread_name(owner.lane)} may still be reading (until "
-                f"{owner.until})", [int(lanes[i])], code="async", hint=f"wait first "
-                                                                       f"({owner.until})")
-    hit = state.guarded.hit(cta, offsets, nbytes)
-    if hit is not None:
-        i, offset, owner = hit
-        raise ctx.error(
-            f"{verb} {shared_name(engine, int(cta[i]), offset)}, a live mbarrier (initialised "
-            f"at {format_location(owner.op)}); only mbarrier ops may access it until "
-            f"{owner.until}", [int(lanes[i])], code="mbarrier")
+            text, hint = message(verb, shared_name(engine, int(cta[i]), offset), owner,
+                                 engine.wave.thread_name(owner.lane))
+            raise ctx.error(text, [int(lanes[i])], code=code, hint=hint)
 
 
 class AsyncObserver:

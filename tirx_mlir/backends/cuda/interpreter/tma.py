@@ -141,7 +141,13 @@ def _size(ctx, view, lane: int) -> int:
 # --- bulk copies --------------------------------------------------------------------------------
 
 
-def _bulk_load(ctx, op, args, multicast: bool):
+def _multicast(op) -> bool:
+    return op.ENTRY.name.endswith("_multicast")
+
+
+@ptx_row("cp_async_bulk_g2s", "cp_async_bulk_g2s_multicast")
+def run_bulk_load(ctx, op, args):
+    multicast = _multicast(op)
     view = row_view(op, args)
     space = memory.CLUSTER if multicast else space_of(ctx, view.mods)
     units = _Units()
@@ -155,16 +161,6 @@ def _bulk_load(ctx, op, args, multicast: bool):
             units.add(lane, dst, bar, off + np.arange(size), data)
     units.issue(ctx, op)
     return ()
-
-
-@ptx_row("cp_async_bulk_g2s")
-def run_bulk_g2s(ctx, op, args):
-    return _bulk_load(ctx, op, args, multicast=False)
-
-
-@ptx_row("cp_async_bulk_g2s_multicast")
-def run_bulk_g2s_multicast(ctx, op, args):
-    return _bulk_load(ctx, op, args, multicast=True)
 
 
 @ptx_row("cp_async_bulk_s2c")
@@ -259,7 +255,9 @@ def _coords(view, lane: int) -> list[int]:
     return [int(c[lane]) for c in view.reads["tmap"][1:]]
 
 
-def _tensor_load(ctx, op, args, multicast: bool):
+@ptx_row("cp_async_bulk_tensor_g2s", "cp_async_bulk_tensor_g2s_multicast")
+def run_tensor_load(ctx, op, args):
+    multicast = _multicast(op)
     view = row_view(op, args)
     space = memory.CLUSTER if multicast else space_of(ctx, view.mods)
     units = _Units()
@@ -281,16 +279,6 @@ def _tensor_load(ctx, op, args, multicast: bool):
             units.add(lane, dst, bar, offsets, data)
     units.issue(ctx, op)
     return ()
-
-
-@ptx_row("cp_async_bulk_tensor_g2s")
-def run_tensor_g2s(ctx, op, args):
-    return _tensor_load(ctx, op, args, multicast=False)
-
-
-@ptx_row("cp_async_bulk_tensor_g2s_multicast")
-def run_tensor_g2s_multicast(ctx, op, args):
-    return _tensor_load(ctx, op, args, multicast=True)
 
 
 def _tensor_store(ctx, op, args, combine):
