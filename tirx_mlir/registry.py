@@ -247,6 +247,12 @@ class KernelExecutor:
 
     dialects: tuple[str, ...]
     factory: Callable[[], Callable[..., Any]]
+    configure: Callable[[], Callable[..., Any]] | None = None
+    """``configure()(interp, **options)`` sets run options on an interpreter (a tool's flags,
+    e.g. ``racecheck=False``); it raises TypeError for an option the executor does not have."""
+    outputs_per_pe: Callable[[], Callable[[Any], list | None]] | None = None
+    """``outputs_per_pe()(interp)``: the outputs of every simulated PE (``pes=N``) of the last
+    kernel it ran on ``interp`` (``tirx-run --pes``), or None when it ran none there."""
 
 
 kernel_executors: Registry[KernelExecutor] = Registry("kernel executor")
@@ -289,9 +295,12 @@ def register_interpreter_functions(name: str, factory: Callable[[], type], *,
 
 def register_kernel_executor(name: str, dialects: tuple[str, ...],
                              factory: Callable[[], Callable[..., Any]], *,
-                             override: bool = False) -> None:
+                             configure: Callable[[], Callable[..., Any]] | None = None,
+                             outputs_per_pe: Callable[[], Callable[[Any], list | None]] | None
+                             = None, override: bool = False) -> None:
     """Run kernels that use any of ``dialects`` with ``factory()`` (see `KernelExecutor`)."""
-    kernel_executors.register(name, KernelExecutor(tuple(dialects), factory), override=override)
+    kernel_executors.register(name, KernelExecutor(tuple(dialects), factory, configure,
+                                                   outputs_per_pe), override=override)
 
 
 def register_memory_scope(name: str, description: str = "", *, override: bool = False) -> None:

@@ -36,8 +36,9 @@ def test_ring_on_three_pes_prints_and_saves_each_pe(tmp_path, capsys):
 
 def test_pes_on_a_tile_level_kernel_is_refused(capsys):
     assert tirx_run.main([str(ROOT / "examples" / "softmax.mlir"), "--pes", "2"]) == 1
-    assert "--pes runs CUDA-level kernels (cuda, ptx or nvshmem ops) on simulated PEs; " \
-           "@softmax is not one" in capsys.readouterr().err
+    assert "--pes runs thread-level kernels (those a backend's kernel executor runs, e.g. " \
+           "CUDA's cuda/ptx/nvshmem ops) on simulated PEs; @softmax is not one" in \
+           capsys.readouterr().err
 
 
 @pytest.mark.parametrize("bad", ["0", "two"])

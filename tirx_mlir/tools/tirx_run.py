@@ -231,9 +231,7 @@ def run(argv: Sequence[str] | None = None) -> int:
             print(module)
         runner = KernelRunner(module, args.entry, max_steps=args.max_steps)
         if args.pes > 1:
-            from tirx_mlir.backends.cuda.interpreter import executor
-
-            executor.configure(runner.interpreter, pes=args.pes)
+            _configure_executors(runner.interpreter, pes=args.pes)
         inputs = _inputs(runner, args)
         outputs = _load_arrays(args.outputs or [], runner.params[runner.n_inputs:])
         prepared = runner.prepare([*inputs, *outputs], args.cast_inputs)
@@ -257,16 +255,33 @@ def run(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def _configure_executors(interp, **values) -> None:
+    """Hand run options to every kernel executor that takes options (one that does not know an
+    option ignores it)."""
+    from tirx_mlir import registry
+
+    for _, executor in registry.kernel_executors.items():
+        if executor.configure is not None:
+            try:
+                executor.configure()(interp, **values)
+            except TypeError:
+                pass
+
+
 def _outputs_per_pe(runner, args: argparse.Namespace, results) -> list:
+    """[outputs of PE 0, of PE 1, ...] (``--pes``), from the executor that ran the kernel."""
     if args.pes == 1:
         return [results]
-    from tirx_mlir.backends.cuda.interpreter import executor
+    from tirx_mlir import registry
 
-    run = executor.last_run(runner.interpreter)
-    if run is None:
-        raise CLIError(f"--pes runs CUDA-level kernels (cuda, ptx or nvshmem ops) on simulated "
-                       f"PEs; @{runner.kernel.kernel_name} is not one")
-    return run.outputs_per_pe
+    for _, executor in registry.kernel_executors.items():
+        per_pe = None if executor.outputs_per_pe is None else \
+            executor.outputs_per_pe()(runner.interpreter)
+        if per_pe:
+            return per_pe
+    raise CLIError(f"--pes runs thread-level kernels (those a backend's kernel executor runs, "
+                   f"e.g. CUDA's cuda/ptx/nvshmem ops) on simulated PEs; "
+                   f"@{runner.kernel.kernel_name} is not one")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -43,4 +43,7 @@ def register_backend() -> None:
     registry.register_printer("cuda", Lazy(f"{_PKG}.printers.cuda_cpp", "CudaTarget"))
     registry.register_printer("ptx", Lazy(f"{_PKG}.printers.ptx.target", "PtxTarget"))
     registry.register_kernel_executor("cuda-simt", ("cuda", "ptx", "nvshmem"),
-                                      Lazy(f"{_PKG}.interpreter.executor", "run_kernel"))
+                                      Lazy(f"{_PKG}.interpreter.executor", "run_kernel"),
+                                      configure=Lazy(f"{_PKG}.interpreter.executor", "configure"),
+                                      outputs_per_pe=Lazy(f"{_PKG}.interpreter.executor",
+                                                          "outputs_per_pe"))

@@ -101,6 +101,12 @@ def last_run(interp) -> SimtRun | None:
     return interp.get_data(_Key, "last", lambda: None)
 
 
+def outputs_per_pe(interp) -> list | None:
+    """Every PE's outputs of the last run on ``interp`` (the registry's hook for tools)."""
+    run = last_run(interp)
+    return None if run is None else run.outputs_per_pe
+
+
 def shared_layout(kernel: KernelOp, dynamic_bytes: int | None) -> tuple[dict, int]:
     """(op -> its arena offset, arena bytes): static arrays in program order at their
     alignment, then the dynamic arena at a `DYNAMIC_ALIGN` boundary."""
