@@ -187,3 +187,16 @@ def test_mbarrier_pipeline_example_matches_numpy():
     x = np.random.default_rng(4).standard_normal(32).astype(np.float32)
     (y,), _ = run_simt((EXAMPLES / "mbarrier_pipeline.mlir").read_text(), x)
     np.testing.assert_array_equal(y, 2 * x)
+
+
+def test_init_of_a_quiescent_mbarrier_starts_again_at_phase_0():
+    body = """  %s = ptx.mbarrier_arrive "shared" [%pb] : (i32) -> i64
+  scf.if %leader {
+    ptx.mbarrier_init "shared" [%pb], %count : (i32, i32) -> ()
+  }
+  cuda.sync_threads
+  %even = ptx.mbarrier_test_wait_parity "shared" [%pb], %p0 : (i32, i32) -> i1
+""" + _store(0, "%even")
+    (out,), _ = run_simt(_kernel(body))
+    # 4 arrivals completed phase 0; the second init makes phase 0 the current one again
+    np.testing.assert_array_equal(out[:4], 0)

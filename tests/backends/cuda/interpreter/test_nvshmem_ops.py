@@ -160,3 +160,33 @@ def test_put_signal_with_sync_all_and_fence():
     for p, (_, recv, flag) in enumerate(run.outputs_per_pe):
         np.testing.assert_array_equal(recv, x + 1000 * ((p - 1) % 2))
         assert flag.tolist() == [9]
+
+
+def test_get_into_shared_memory():
+    # one thread per PE gets the next PE's In (its own copy: In + my_pe is not symmetric, so
+    # stage it first) into a shared array, then stores it
+    text = cuda_kernel(f"(%In: {F}) -> (%Stage: {F}, %Out: {F})", f"""
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 256 : index
+  %one = arith.constant 1 : i32
+  %sm = cuda.shared_alloc align 16 : !tirx.buffer<256xi32, shared>
+  %me = nvshmem.my_pe : i32
+  %np = nvshmem.n_pes : i32
+  scf.for %i = %c0 to %n step %c1 {{
+    %x = cuda.load %In, %i : {F}, index -> i32
+    %y = arith.addi %x, %me : i32
+    cuda.store %Stage, %i, %y : {F}, index, i32
+  }}
+  nvshmem.barrier_all
+  %p1 = arith.addi %me, %one : i32
+  %peer = arith.remsi %p1, %np : i32
+  nvshmem.get %sm, %Stage, %n, %peer : !tirx.buffer<256xi32, shared>, {F}, index, i32
+  scf.for %i = %c0 to %n step %c1 {{
+    %v = cuda.load %sm, %i : !tirx.buffer<256xi32, shared>, index -> i32
+    cuda.store %Out, %i, %v : {F}, index, i32
+  }}""", "grid [1] threads [1]")
+    x = np.arange(256, dtype=np.int32) * 2
+    _, run = run_simt(text, x, pes=3)
+    for p, (_, out) in enumerate(run.outputs_per_pe):
+        np.testing.assert_array_equal(out, x + (p + 1) % 3)

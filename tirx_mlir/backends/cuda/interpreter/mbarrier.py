@@ -47,16 +47,18 @@ def run_init(ctx, op, args):
     lanes, cta, offset = barrier_keys(ctx, view)
     count = view.one("count").astype(np.int64) & 0xFFFFFFFF
     state = state_of(ctx)
+    now: dict[tuple[int, int], int] = {}
     for i, lane in enumerate(lanes.tolist()):
         n = int(count[lane])
         if not 1 <= n <= MAX_COUNT:
             raise ctx.error(f"mbarrier.init with count {n}; the count must be in "
                             f"[1, {MAX_COUNT}]", [lane], code="mbarrier")
         key = (int(cta[i]), int(offset[i]))
+        if now.get(key) == n:
+            continue  # several lanes of this init: the same object, the same count
+        now[key] = n
         old = state.barriers.get(key)
         if old is not None:
-            if old.init_op is op and old.count == n and old.pending == n and old.tx == 0:
-                continue  # several lanes of one init: the same object, the same count
             if old.pending != old.count or old.tx or _in_flight(state, key):
                 raise ctx.error(
                     f"initialises {old.name(ctx.engine)} again while its phase {old.phase} is "

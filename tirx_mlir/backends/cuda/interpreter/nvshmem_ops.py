@@ -29,7 +29,8 @@ from xdsl.dialects.builtin import IntegerType, Signedness
 
 from tirx_mlir.backends.cuda.dialects import nvshmem
 from tirx_mlir.backends.cuda.interpreter import memory
-from tirx_mlir.backends.cuda.interpreter.async_state import global_bytes, shared_targets
+from tirx_mlir.backends.cuda.interpreter.async_state import (check_access, global_bytes,
+                                                             shared_targets)
 from tirx_mlir.backends.cuda.interpreter.engine import Wait
 from tirx_mlir.backends.cuda.interpreter.impls import lane_impl
 
@@ -94,7 +95,8 @@ def _pe(ctx, lane: int, pe: int) -> int:
 
 def buffer_bytes(ctx, buf, pe: int, lane: int, nbytes: int, kind: str) -> np.ndarray:
     """The first ``nbytes`` bytes of ``buf``'s copy on PE ``pe`` (global) or of the lane's CTA
-    (shared), as a uint8 array to read or (``kind="write"``) write through `store_bytes`."""
+    (shared, checked against bytes an asynchronous copy owns), as a writable uint8 view. The
+    race check and bank statistics do not see these bulk transfers."""
     if nbytes > buf.nbytes:
         raise ctx.error(f"a transfer of {nbytes} bytes, but {buf.name or 'the buffer'} holds "
                         f"{buf.nbytes}", [lane], code="nvshmem",
@@ -103,9 +105,9 @@ def buffer_bytes(ctx, buf, pe: int, lane: int, nbytes: int, kind: str) -> np.nda
         return global_bytes(ctx, int(buf.bases[pe]), nbytes, lane)
     cta, off = shared_targets(ctx, memory.SHARED, np.full(ctx.wave.L, buf.bases[0]), nbytes,
                               np.array([lane]), 1, "the shared buffer")
-    for obs in ctx.mem.observers:
-        obs.on_shared_access(ctx, kind, cta, off, nbytes, np.array([lane]))
-    return ctx.mem.arena[int(cta[0]), int(off[0]):int(off[0]) + nbytes]
+    start = int(off[0])
+    check_access(ctx, kind, cta, off, nbytes, np.array([lane]))
+    return ctx.mem.arena[int(cta[0]), start:start + nbytes]
 
 
 def _transfer(ctx, op, args, remote_is_dest: bool, signal=None):
