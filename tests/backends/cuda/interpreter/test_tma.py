@@ -318,3 +318,26 @@ def test_integer_reductions_follow_the_ptx_formulas(redop, expected):
     new = np.array([3, 4, 2, 0], np.uint32)
     # inc: old >= new ? 0 : old + 1;  dec: old == 0 or old > new ? new : old - 1
     assert reduce_values(None, redop, tmap, old, new, 0).tolist() == expected
+
+
+def test_tma_wgmma_example_computes_a_times_b_transposed():
+    # the TMA tiles (32-byte swizzle) decoded by wgmma's shared-memory descriptors: the two
+    # agree on where every byte is only if the swizzle is the hardware's
+    pytest.importorskip("tirx_mlir.backends.cuda.interpreter.tensor_core",
+                        reason="needs the wgmma implementation (tensor_core)")
+    from pathlib import Path
+
+    from tirx_mlir.backends.cuda.interpreter import simulate
+
+    text = (Path(__file__).parents[4] / "examples" / "cuda" / "tma_wgmma.mlir").read_text()
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((64, 16)).astype(np.float16)
+    b = rng.standard_normal((128, 16)).astype(np.float16)
+    run = simulate(text, "tma_wgmma", encode_tensor_map(a, (16, 64), swizzle="32B"),
+                   encode_tensor_map(b, (16, 128), swizzle="32B"))
+    expected = a.astype(np.float32) @ b.astype(np.float32).T
+    np.testing.assert_allclose(run.outputs[0].reshape(64, 128), expected, rtol=1e-5,
+                               atol=1e-5)
+    unswizzled = simulate(text, "tma_wgmma", encode_tensor_map(a, (16, 64)),
+                          encode_tensor_map(b, (16, 128)))
+    assert not np.allclose(unswizzled.outputs[0].reshape(64, 128), expected, atol=1e-2)
