@@ -255,6 +255,9 @@ class KernelExecutor:
     configure: Callable[[], Callable[..., Any]] | None = None
     """``configure()(interp, **options)`` sets run options on an interpreter (a tool's flags,
     e.g. ``racecheck=False``); it raises TypeError for an option the executor does not have."""
+    outputs_per_pe: Callable[[], Callable[[Any], list | None]] | None = None
+    """``outputs_per_pe()(interp)``: the outputs of every simulated PE (``pes=N``) of the last
+    kernel it ran on ``interp`` (``tirx-run --pes``), or None when it ran none there."""
     report: Callable[[], Callable[[Any], str | None]] | None = None
     """``report()(interp)``: statistics of the last kernel it ran on ``interp`` as text
     (``tirx-run --stats``), or None when it ran none there."""
@@ -335,11 +338,13 @@ def register_interpreter_functions(name: str, factory: Callable[[], type], *,
 def register_kernel_executor(name: str, dialects: tuple[str, ...],
                              factory: Callable[[], Callable[..., Any]], *,
                              configure: Callable[[], Callable[..., Any]] | None = None,
+                             outputs_per_pe: Callable[[], Callable[[Any], list | None]] | None
+                             = None,
                              report: Callable[[], Callable[[Any], str | None]] | None = None,
                              override: bool = False) -> None:
     """Run kernels that use any of ``dialects`` with ``factory()`` (see `KernelExecutor`)."""
-    kernel_executors.register(name, KernelExecutor(tuple(dialects), factory, configure, report),
-                              override=override)
+    kernel_executors.register(name, KernelExecutor(tuple(dialects), factory, configure,
+                                                   outputs_per_pe, report), override=override)
 
 
 def register_memory_scope(name: str, description: str = "", *, override: bool = False) -> None:

@@ -13,6 +13,11 @@ count of NaN (floats) or poison (integers) elements, which flag memory the kerne
 replayed with ``--inputs``; the files are written all or none (`atomic_file`). numpy's .npy format has no bf16/fp8 dtype: such arrays are stored as
 raw 2- or 1-byte records, which tirx-run reads back as the parameter's type.
 
+``--pes N`` runs a CUDA-level kernel on N simulated NVSHMEM PEs (the SIMT interpreter): every PE
+gets its own copy of each parameter (the symmetric heap; the inputs are the same on every PE),
+each output is summarized once per PE (``%Recv on PE 1: ...``), and ``--save`` also writes PE p's
+outputs as ``DIR/<name>.pe<p>.npy`` (``DIR/<name>.npy`` holds PE 0's, as without ``--pes``).
+
 ``--stats`` prints, after the outputs, what a thread-level (CUDA) kernel did: instructions,
 shared-memory requests, wavefronts and bank conflicts, barriers, per op and per block.
 ``--no-racecheck`` turns off the check of a thread-level kernel's shared memory for data races.
@@ -39,7 +44,8 @@ import numpy as np
 USAGE_EXAMPLES = """examples:
   tirx-run examples/softmax.mlir
   tirx-run k.mlir --entry gemm --inputs a.npy b.npy --save out/
-  tirx-run k.mlir --pass-pipeline cleanup -p cse"""
+  tirx-run k.mlir --pass-pipeline cleanup -p cse
+  tirx-run examples/cuda/nvshmem_ring.mlir --pes 4 --outputs zeros.npy sig0.npy --save out/"""
 
 
 class CLIError(Exception):
@@ -80,7 +86,21 @@ def _parser() -> argparse.ArgumentParser:
                    help="steps (ops; tile ops one more per 256 elements) the run may take before "
                         "it stops with an error naming the loop "
                         "(default 50,000,000; 0 = no limit)")
+    p.add_argument("--pes", metavar="N", type=_pes, default=1,
+                   help="run a CUDA-level kernel on N simulated NVSHMEM PEs: outputs are "
+                        "summarized per PE and --save writes DIR/<name>.pe<p>.npy for each "
+                        "(default 1)")
     return p
+
+
+def _pes(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a PE count >= 1, got '{text}'")
+    return value
 
 
 def _steps(text: str) -> int:
@@ -172,6 +192,8 @@ def _configure_executors(interp, args: argparse.Namespace) -> None:
     from tirx_mlir import registry
 
     values = {"racecheck": False} if args.no_racecheck else {}
+    if args.pes > 1:
+        values["pes"] = args.pes
     for _, executor in registry.kernel_executors.items():
         if executor.configure is None:
             continue
@@ -206,7 +228,7 @@ def summarize(name: str, arr: np.ndarray) -> str:
     return f"%{name}: {list(arr.shape)} {dtype}  {stats}  {kind} {int(bad.sum())}"
 
 
-def _save(directory: str, runner, arrays: Sequence[np.ndarray]) -> None:
+def _save(directory: str, named: Sequence[tuple[str, np.ndarray]]) -> None:
     """Every array to ``DIR/<name>.npy``, all or none: each is written to a temporary name
     first, so a failure leaves the files of an earlier run intact."""
     from tirx_mlir.tools.atomic_file import OutputFileError, write_files_atomically
@@ -221,7 +243,7 @@ def _save(directory: str, runner, arrays: Sequence[np.ndarray]) -> None:
 
     try:
         write_files_atomically([(os.path.join(directory, f"{name}.npy"), saver(arr))
-                                for (name, _), arr in zip(runner.params, arrays)])
+                                for name, arr in named])
     except OutputFileError as err:
         raise CLIError(str(err)) from None
 
@@ -257,13 +279,36 @@ def run(argv: Sequence[str] | None = None) -> int:
         raise ReportedError(report_parse_error(err, ctx)) from None
     except TirxError as err:
         raise ReportedError(report_tirx_error(err, where)) from None
-    for (name, _), arr in zip(runner.params[runner.n_inputs:], results):
-        print(summarize(name, arr))
+    out_names = [name for name, _ in runner.params[runner.n_inputs:]]
+    per_pe = _outputs_per_pe(runner, args, results)
+    for p, outputs in enumerate(per_pe):
+        for name, arr in zip(out_names, outputs):
+            print(summarize(name if len(per_pe) == 1 else f"{name} on PE {p}", arr))
     if args.stats:
         print(_stats(runner.interpreter))
     if args.save:
-        _save(args.save, runner, [*saved_inputs, *results])
+        named = list(zip([name for name, _ in runner.params], [*saved_inputs, *results]))
+        if len(per_pe) > 1:
+            named += [(f"{name}.pe{p}", arr) for p, outputs in enumerate(per_pe)
+                      for name, arr in zip(out_names, outputs)]
+        _save(args.save, named)
     return 0
+
+
+def _outputs_per_pe(runner, args: argparse.Namespace, results) -> list:
+    """[outputs of PE 0, of PE 1, ...] (``--pes``), from the executor that ran the kernel."""
+    if args.pes == 1:
+        return [results]
+    from tirx_mlir import registry
+
+    for _, executor in registry.kernel_executors.items():
+        per_pe = None if executor.outputs_per_pe is None else \
+            executor.outputs_per_pe()(runner.interpreter)
+        if per_pe:
+            return per_pe
+    raise CLIError(f"--pes runs thread-level kernels (those a backend's kernel executor runs, "
+                   f"e.g. CUDA's cuda/ptx/nvshmem ops) on simulated PEs; "
+                   f"@{runner.kernel.kernel_name} is not one")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -46,5 +46,7 @@ def register_backend() -> None:
     registry.register_kernel_executor("cuda-simt", ("cuda", "ptx", "nvshmem"),
                                       Lazy(f"{_PKG}.interpreter.executor", "run_kernel"),
                                       configure=Lazy(f"{_PKG}.interpreter.executor", "configure"),
+                                      outputs_per_pe=Lazy(f"{_PKG}.interpreter.executor",
+                                                          "outputs_per_pe"),
                                       report=Lazy(f"{_PKG}.interpreter.executor", "stats_report"))
     register_cuda_runtime()

@@ -35,6 +35,7 @@ from tirx_mlir.backends.cuda.interpreter.engine import Engine
 from tirx_mlir.backends.cuda.interpreter.memory import (DYNAMIC_ALIGN, GLOBAL, SHARED,
                                                         BufferRef, Memory)
 from tirx_mlir.backends.cuda.interpreter.stats import SimtStats
+from tirx_mlir.backends.cuda.interpreter.tensor_map import map_tensor_maps
 from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
 from tirx_mlir.backends.cuda.interpreter.wave import Wave, pad3
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -100,6 +101,12 @@ def configure(interp, **values: Any) -> SimtOptions:
 
 def last_run(interp) -> SimtRun | None:
     return interp.get_data(_Key, "last", lambda: None)
+
+
+def outputs_per_pe(interp) -> list | None:
+    """Every PE's outputs of the last run on ``interp`` (the registry's hook for tools)."""
+    run = last_run(interp)
+    return None if run is None else run.outputs_per_pe
 
 
 def stats_report(interp) -> str | None:
@@ -177,6 +184,7 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
         allocations.append(per_pe)
         refs.append(BufferRef(GLOBAL, arr.dtype, tuple(arr.shape),
                               np.array([a.base for a in per_pe], dtype=np.int64), name))
+    tensor_maps = map_tensor_maps(kernel, mem, allocations, lambda i: _param_name(kernel, i))
     shared_refs = {}
     for op, offset in offsets.items():
         t = op.buffer_type()
@@ -221,6 +229,7 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
         finally:
             if hasattr(interp, "_steps_left"):
                 interp._steps_left = steps[0]  # noqa: SLF001 - the budget is shared
+    tensor_maps.read_back()
     outputs_per_pe = []
     for p in range(P):
         outs = []

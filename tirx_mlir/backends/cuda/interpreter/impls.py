@@ -51,6 +51,10 @@ IMPL_MODULES = (
     "tirx_mlir.backends.cuda.interpreter.diagnostic_ops",
     "tirx_mlir.backends.cuda.interpreter.ptx_sync_ops",
     "tirx_mlir.backends.cuda.interpreter.ptx_address_ops",
+    "tirx_mlir.backends.cuda.interpreter.mbarrier",
+    "tirx_mlir.backends.cuda.interpreter.async_copy",
+    "tirx_mlir.backends.cuda.interpreter.tma",
+    "tirx_mlir.backends.cuda.interpreter.nvshmem_ops",
 )
 """Modules whose import registers implementations (each op family in its own module)."""
 

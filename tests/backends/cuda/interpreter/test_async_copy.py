@@ -1,0 +1,203 @@
+"""cp.async on the SIMT interpreter: every size and zero fill against hand-computed bytes,
+groups landing at wait_group N (not before: reading or overwriting a pending destination is a
+located error), cp.async.mbarrier.arrive with and without .noinc, and the double-buffered
+example against numpy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tirx_testing.simt import cuda_kernel, run_simt
+from tirx_testing.simt_async import spin_wait
+from tirx_mlir.interpreter.runtime import InterpretError
+
+EXAMPLES = Path(__file__).parents[4] / "examples" / "cuda"
+
+
+def _copy_kernel(size: int, cache: str = "ca", zfill: bool = False, wait: str = "all") -> str:
+    k = size // 4
+    n = 32 * k
+    copy = (f'ptx.cp_async_zfill "{cache}.shared" [%s], [%g], {size}, %keep : (i32, i64, i32) '
+            f'-> ()' if zfill else
+            f'ptx.cp_async "{cache}.shared" [%s], [%g], {size} : (i32, i64) -> ()')
+    waits = {"all": "ptx.cp_async_wait_all",
+             "group": "ptx.cp_async_commit_group\n  ptx.cp_async_wait_group 0"}[wait]
+    return cuda_kernel(
+        f"(%In: !tirx.buffer<{n}xi32, global>) -> (%Out: !tirx.buffer<{n}xi32, global>)", f"""
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %ck = arith.constant {k} : index
+  %sm = cuda.shared_alloc align 16 : !tirx.buffer<{n}xi32, shared>
+  %t = cuda.thread_idx x : index
+  %t32 = arith.index_cast %t : index to i32
+  %keep = arith.remui %t32, %c5i : i32
+  %e = arith.muli %t, %ck : index
+  %g = cuda.address %In, %e : !tirx.buffer<{n}xi32, global>, index -> i64
+  %s = cuda.address %sm, %e : !tirx.buffer<{n}xi32, shared>, index -> i32
+  {copy}
+  {waits}
+  scf.for %j = %c0 to %ck step %c1 {{
+    %i = arith.addi %e, %j : index
+    %v = cuda.load %sm, %i : !tirx.buffer<{n}xi32, shared>, index -> i32
+    cuda.store %Out, %i, %v : !tirx.buffer<{n}xi32, global>, index, i32
+  }}""".replace("%c5i", "%five").replace("  %t32 =", "  %five = arith.constant 5 : i32\n"
+                                                   "  %t32 ="))
+
+
+@pytest.mark.parametrize("size,cache", [(4, "ca"), (8, "ca"), (16, "ca"), (16, "cg")])
+def test_cp_async_copies_its_bytes(size, cache):
+    x = np.arange(8 * size, dtype=np.int32) * 7 + 1
+    (out,), run = run_simt(_copy_kernel(size, cache), x)
+    np.testing.assert_array_equal(out, x)
+    assert run.stats.total("async_bytes") == 32 * size
+
+
+def test_cp_async_zfill_reads_src_size_bytes_and_zeroes_the_rest():
+    x = np.arange(128, dtype=np.int32) + 0x01010100
+    (out,), _ = run_simt(_copy_kernel(16, "cg", zfill=True, wait="group"), x)
+    raw = x.view(np.uint8).reshape(32, 16).copy()
+    keep = np.arange(32) % 5  # src-size of thread t
+    raw[np.arange(16)[None, :] >= keep[:, None]] = 0
+    np.testing.assert_array_equal(out.view(np.uint8).reshape(32, 16), raw)
+
+
+def _groups_kernel(read_newest: bool) -> str:
+    # two groups: A -> shared[0:4], B -> shared[4:8]; wait_group 1 lands A only
+    idx = "%c4" if read_newest else "%c0"
+    return cuda_kernel(
+        "(%In: !tirx.buffer<8xi32, global>) -> (%Out: !tirx.buffer<8xi32, global>)", f"""
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %sm = cuda.shared_alloc align 16 : !tirx.buffer<8xi32, shared>
+  %g0 = cuda.address %In, %c0 : !tirx.buffer<8xi32, global>, index -> i64
+  %g4 = cuda.address %In, %c4 : !tirx.buffer<8xi32, global>, index -> i64
+  %s0 = cuda.address %sm, %c0 : !tirx.buffer<8xi32, shared>, index -> i32
+  %s4 = cuda.address %sm, %c4 : !tirx.buffer<8xi32, shared>, index -> i32
+  ptx.cp_async "cg.shared" [%s0], [%g0], 16 : (i32, i64) -> ()
+  ptx.cp_async_commit_group
+  ptx.cp_async "cg.shared" [%s4], [%g4], 16 : (i32, i64) -> ()
+  ptx.cp_async_commit_group
+  ptx.cp_async_wait_group 1
+  %v = cuda.load %sm, {idx} : !tirx.buffer<8xi32, shared>, index -> vector<4xi32>
+  cuda.store %Out, %c0, %v : !tirx.buffer<8xi32, global>, index, vector<4xi32>
+  ptx.cp_async_wait_group 0
+  %w = cuda.load %sm, %c4 : !tirx.buffer<8xi32, shared>, index -> vector<4xi32>
+  cuda.store %Out, %c4, %w : !tirx.buffer<8xi32, global>, index, vector<4xi32>""",
+        "grid [1] threads [1]")
+
+
+def test_wait_group_n_lands_all_but_the_n_newest_groups():
+    x = np.arange(8, dtype=np.int32) + 10
+    (out,), _ = run_simt(_groups_kernel(read_newest=False), x)
+    np.testing.assert_array_equal(out, x)
+
+
+def test_reading_a_destination_before_its_wait_names_the_thread_and_the_copy():
+    with pytest.raises(InterpretError) as err:
+        run_simt(_groups_kernel(read_newest=True), np.zeros(8, np.int32))
+    msg = str(err.value)
+    assert msg.startswith("<test>:15:3: error: [async] cuda.load: reads shared offset 16 "
+                          "(%sm[4]) of CTA (0,0,0), the destination of the ptx.cp_async at "
+                          "<test>:12:3 issued by thread (0,0,0) of CTA (0,0,0), before the "
+                          "copy has landed (it lands at the issuing thread's "
+                          "ptx.cp_async_wait_group or wait_all) (thread (0,0,0) of CTA "
+                          "(0,0,0))"), msg
+
+
+def test_overwriting_a_destination_before_its_wait_is_an_error():
+    text = cuda_kernel("(%In: !tirx.buffer<4xi32, global>) -> (%Out: !tirx.buffer<4xi32, "
+                       "global>)", """
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %seven = arith.constant 7 : i32
+  %sm = cuda.shared_alloc align 16 : !tirx.buffer<4xi32, shared>
+  %t = cuda.thread_idx x : index
+  %g = cuda.address %In, %c0 : !tirx.buffer<4xi32, global>, index -> i64
+  %s = cuda.address %sm, %c0 : !tirx.buffer<4xi32, shared>, index -> i32
+  %first = arith.cmpi eq, %t, %c0 : index
+  scf.if %first {
+    ptx.cp_async "cg.shared" [%s], [%g], 16 : (i32, i64) -> ()
+  }
+  %one = arith.constant 1 : index
+  %second = arith.cmpi eq, %t, %one : index
+  scf.if %second {
+    cuda.store %sm, %c2, %seven : !tirx.buffer<4xi32, shared>, index, i32
+  }""", "grid [1] threads [32]")
+    with pytest.raises(InterpretError) as err:
+        run_simt(text, np.zeros(4, np.int32))
+    msg = str(err.value)
+    assert "[async] cuda.store: writes shared offset 8 (%sm[2]) of CTA (0,0,0), the " \
+           "destination of the ptx.cp_async at <test>:12:5 issued by thread (0,0,0)" in msg
+    assert msg.splitlines()[0].endswith("(thread (1,0,0) of CTA (0,0,0))")
+
+
+def _arrive_kernel(count: int, noinc: bool) -> str:
+    # every lane cp.async-es 4 bytes, ties an arrive to their completion, arrives itself, then
+    # waits for phase 0 and reads another lane's word
+    mods = "noinc.shared" if noinc else "shared"
+    return cuda_kernel(
+        "(%In: !tirx.buffer<32xi32, global>) -> (%Out: !tirx.buffer<32xi32, global>)", f"""
+  %c0 = arith.constant 0 : index
+  %count = arith.constant {count} : i32
+  %p0 = arith.constant 0 : i32
+  %true = arith.constant true
+  %sm = cuda.shared_alloc align 16 : !tirx.buffer<32xi32, shared>
+  %bar = cuda.shared_alloc align 8 : !tirx.buffer<1xi64, shared>
+  %pb = cuda.address %bar, %c0 : !tirx.buffer<1xi64, shared>, index -> i32
+  %t = cuda.thread_idx x : index
+  %leader = arith.cmpi eq, %t, %c0 : index
+  scf.if %leader {{
+    ptx.mbarrier_init "shared" [%pb], %count : (i32, i32) -> ()
+  }}
+  cuda.sync_threads
+  %g = cuda.address %In, %t : !tirx.buffer<32xi32, global>, index -> i64
+  %s = cuda.address %sm, %t : !tirx.buffer<32xi32, shared>, index -> i32
+  ptx.cp_async "ca.shared" [%s], [%g], 4 : (i32, i64) -> ()
+  ptx.cp_async_mbarrier_arrive "{mods}" [%pb] : (i32) -> ()
+  %st = ptx.mbarrier_arrive "shared" [%pb] : (i32) -> i64
+{spin_wait(op="test_wait")}
+  %r = arith.constant 31 : index
+  %m = arith.subi %r, %t : index
+  %v = cuda.load %sm, %m : !tirx.buffer<32xi32, shared>, index -> i32
+  cuda.store %Out, %t, %v : !tirx.buffer<32xi32, global>, index, i32""")
+
+
+@pytest.mark.parametrize("count,noinc", [(32, False), (64, True)])
+def test_cp_async_mbarrier_arrive_lands_the_copies_at_the_phase(count, noinc):
+    # without .noinc the tied arrivals are net zero (32 = the plain arrives); with .noinc they
+    # count (64 = 32 tied + 32 plain)
+    x = np.arange(32, dtype=np.int32) * 3
+    (out,), _ = run_simt(_arrive_kernel(count, noinc), x)
+    np.testing.assert_array_equal(out, x[::-1])
+
+
+def test_noinc_arrivals_missing_from_the_count_complete_the_phase_before_the_data():
+    # count 32 with .noinc: the 32 plain arrives complete phase 0 while the copies (and their
+    # arrivals) are still pending, so the reads after the wait see undelivered bytes
+    with pytest.raises(InterpretError) as err:
+        run_simt(_arrive_kernel(32, True), np.zeros(32, np.int32))
+    assert "reads shared offset 124 (%sm[31]) of CTA (0,0,0), the destination of the " \
+           "ptx.cp_async at <test>:18:3 issued by thread (31,0,0)" in str(err.value)
+
+
+def test_a_wait_on_a_phase_that_never_completes_is_a_deadlock_naming_the_mbarrier():
+    # count 16: the 32 arrivals complete phases 0 and 1, so parity 0 now means phase 2, which
+    # no thread will ever arrive on
+    with pytest.raises(InterpretError) as err:
+        run_simt(_arrive_kernel(16, False), np.zeros(32, np.int32))
+    assert str(err.value).splitlines()[0] == (
+        "<test>:22:5: error: [deadlock] ptx.mbarrier_test_wait_parity: deadlock, no thread can "
+        "make progress: threads 0-31 of CTA (0,0,0) wait at ptx.mbarrier_test_wait_parity at "
+        "<test>:22:5 for phase 2 (parity 0) of the mbarrier at shared offset 128 (%bar[0]) of "
+        "CTA (0,0,0) to complete: 16 of 16 arrivals and 0 transaction bytes pending; it was "
+        "initialised at <test>:13:5")
+
+
+def test_cp_async_copy_example_matches_numpy():
+    x = np.random.default_rng(3).standard_normal(262144).astype(np.float32)
+    (y,), run = run_simt((EXAMPLES / "cp_async_copy.mlir").read_text(), x)
+    np.testing.assert_array_equal(y, x)
+    assert run.stats.total("async_bytes") == x.nbytes

@@ -1,0 +1,433 @@
+"""What the asynchronous operations of one wave share: mbarriers, copies in flight, the shared
+bytes they own, and the check that no thread touches those bytes too early.
+
+* **mbarriers** (PTX ISA, "Parallel Synchronization and Communication Instructions: mbarrier"):
+  an `MBarrier` per initialised 8-byte object (CTA, shared offset) with its current phase, the
+  arrivals still pending in it and the transaction bytes still expected (``tx``, which may be
+  negative for a while: a copy may complete its bytes before the ``expect_tx``). A phase
+  completes when both reach zero; the pending count is then reset to the init count.
+* **copies in flight** (`Flight`): each execution of a copy op that writes shared memory
+  asynchronously (``cp.async``, ``cp.async.bulk``, TMA loads) snapshots its source at issue and
+  records per *unit* (one issuing lane and one destination CTA) what it will write. A unit
+  lands (its bytes are written) when its lane's ``cp.async.wait_group`` covers it, or, for a
+  copy that completes on an mbarrier, when a thread tests that mbarrier's current phase: data
+  arrives as late as the program allows, never before its wait.
+* **owned bytes** (`PendingBytes`): the destination bytes of copies in flight (reading or
+  writing one is an error), the source bytes of bulk stores not yet past their
+  ``cp.async.bulk.wait_group.read`` (writing one is an error), and the 8 bytes of every live
+  mbarrier (a plain access is an error; PTX allows only mbarrier ops on them until
+  ``mbarrier.inval``). `AsyncObserver` checks every shared access against them.
+
+The state lives in ``ctx.state.ext[KEY]`` (`state_of`), one per wave.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tirx_mlir.backends.cuda.interpreter import executor
+from tirx_mlir.diagnostics import format_location
+
+KEY = "async"
+
+
+def where(op) -> str:
+    """``file:line:col (op name)`` of an op, for messages that point at another op."""
+    return f"{op.name} at {format_location(op)}"
+
+
+def shared_name(engine, cta: int, offset: int) -> str:
+    """``shared offset 2048 (%bar[0]) of CTA (0,0,0)``: the static array holding ``offset``."""
+    text = f"shared offset {offset}"
+    for op, ref in getattr(engine, "shared_buffers", {}).items():
+        base = int(ref.bases[0])
+        if base <= offset < base + ref.nbytes:
+            hint = op.results[0].name_hint
+            name = f"%{hint}" if hint else op.name
+            index = (offset - base) // ref.dtype.itemsize
+            text += f" ({name}[{index}])"
+            break
+    return f"{text} of {engine.wave.cta_name(cta)}"
+
+
+# --- mbarriers ----------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class MBarrier:
+    """One initialised mbarrier object."""
+
+    cta: int
+    offset: int
+    count: int
+    init_op: object
+    phase: int = 0
+    """The current (incomplete) phase; phases 0 .. phase-1 have completed."""
+    pending: int = 0
+    tx: int = 0
+    arrived: list = field(default_factory=list)
+    """Lanes that arrived in the current phase (for the memory observers' ordering)."""
+    last_arrived: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        self.pending = self.count
+
+    def name(self, engine) -> str:
+        return f"the mbarrier at {shared_name(engine, self.cta, self.offset)}"
+
+    def describe_phase(self, engine) -> str:
+        return f"phase {self.phase} (parity {self.phase % 2}) of {self.name(engine)}"
+
+    def pending_text(self) -> str:
+        return (f"{self.pending} of {self.count} arrivals and {self.tx} transaction bytes "
+                f"pending")
+
+    def arrive(self, ctx, lane: int, count: int = 1) -> int:
+        """Count ``count`` arrivals of ``lane``; returns the phase they arrived in."""
+        if count > self.pending:
+            raise ctx.error(
+                f"arrives on {self.name(ctx.engine)} in phase {self.phase}, which has no "
+                f"arrivals left to count ({self.pending} pending of {self.count}, {self.tx} "
+                f"transaction bytes pending)", [lane], code="mbarrier",
+                hint="the init count must equal the arrivals of one phase")
+        phase = self.phase
+        self.pending -= count
+        if lane >= 0:
+            self.arrived.append(lane)
+        self._maybe_complete(ctx)
+        return phase
+
+    def expect_tx(self, ctx, nbytes: int) -> None:
+        self.tx += nbytes
+        ctx.event()
+
+    def complete_tx(self, ctx, nbytes: int) -> None:
+        self.tx -= nbytes
+        self._maybe_complete(ctx)
+
+    def _maybe_complete(self, ctx) -> None:
+        ctx.event()
+        if self.pending == 0 and self.tx == 0:
+            self.phase += 1
+            self.pending = self.count
+            self.last_arrived = np.array(self.arrived, dtype=np.int64)
+            self.arrived = []
+
+    def completed(self, parity: int) -> bool:
+        """Whether the phase of ``parity`` (the current one or the one before) has completed."""
+        return self.phase % 2 != parity % 2
+
+
+# --- owned shared bytes -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Owner:
+    """Who owns some shared bytes: an op and its issuing lane, and what releases them."""
+
+    op: object
+    lane: int
+    until: str
+
+
+class PendingBytes:
+    """A per-byte count over the wave's shared arenas, with the last owner of each byte."""
+
+    def __init__(self, shape: tuple[int, int]):
+        self.shape = shape
+        self.count: np.ndarray | None = None
+        self.owner: np.ndarray | None = None
+        self.owners: list[Owner] = []
+        self.total = 0
+
+    def add(self, cta: np.ndarray, offsets: np.ndarray, owners: list[Owner],
+            owner_of: np.ndarray | None = None) -> None:
+        """Own the bytes ``(cta, offsets)``; byte i by ``owners[owner_of[i]]`` (default: the
+        only owner)."""
+        if self.count is None:
+            self.count = np.zeros(self.shape, dtype=np.int32)
+            self.owner = np.full(self.shape, -1, dtype=np.int32)
+        first = len(self.owners)
+        self.owners.extend(owners)
+        np.add.at(self.count, (cta, offsets), 1)
+        self.owner[cta, offsets] = first + (0 if owner_of is None else owner_of)
+        self.total += len(offsets)
+
+    def release(self, cta: np.ndarray, offsets: np.ndarray) -> None:
+        np.subtract.at(self.count, (cta, offsets), 1)
+        self.total -= len(offsets)
+
+    def hit(self, cta: np.ndarray, offsets: np.ndarray, nbytes: int):
+        """(access index, byte offset, owner) of the first owned byte accessed, or None."""
+        if self.total <= 0:
+            return None
+        span = offsets[:, None] + np.arange(nbytes)
+        owned = self.count[cta[:, None], span] > 0
+        if not owned.any():
+            return None
+        i, j = np.argwhere(owned)[0]
+        offset = int(span[i, j])
+        return int(i), offset, self.owners[int(self.owner[cta[i], offset])]
+
+
+# --- copies in flight ---------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Flight:
+    """One execution of an asynchronous copy into shared memory (see the module docstring)."""
+
+    op: object
+    lane: np.ndarray
+    """(U,) the issuing lane of each unit."""
+    cta: np.ndarray
+    """(U,) its destination CTA."""
+    bar: np.ndarray
+    """(U,) the shared offset (in ``cta``) of the mbarrier whose transaction bytes it completes,
+    -1 for none."""
+    group: np.ndarray
+    """(U,) the issuing lane's cp.async group it belongs to, -1 for none."""
+    tx: np.ndarray
+    """(U,) bytes it writes."""
+    byte_unit: np.ndarray
+    byte_off: np.ndarray
+    data: np.ndarray
+    """(N,) per written byte: its unit, its offset in the unit's CTA, its value."""
+    done: np.ndarray = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        self.done = np.zeros(len(self.lane), dtype=bool)
+
+
+@dataclass(eq=False)
+class Tie:
+    """A ``cp.async.mbarrier.arrive``: an arrival on ``key`` once the units complete."""
+
+    lane: int
+    key: tuple[int, int]
+    units: list[tuple[Flight, np.ndarray]]
+
+
+@dataclass(eq=False)
+class BulkRead:
+    """Shared bytes a bulk store still reads, until its bulk group completes."""
+
+    lane: int
+    group: int
+    cta: np.ndarray
+    offsets: np.ndarray
+
+
+class AsyncState:
+    """The asynchronous state of one wave (see the module docstring)."""
+
+    def __init__(self, engine):
+        self.engine = engine
+        shape = engine.mem.arena.shape
+        self.barriers: dict[tuple[int, int], MBarrier] = {}
+        self.flights: list[Flight] = []
+        self.ties: list[Tie] = []
+        self.bulk_reads: list[BulkRead] = []
+        self.landing = PendingBytes(shape)
+        self.reading = PendingBytes(shape)
+        self.guarded = PendingBytes(shape)
+        L = engine.wave.L
+        self.cp_groups = np.zeros(L, dtype=np.int64)
+        """Per lane: cp.async groups committed so far (the open group's number)."""
+        self.bulk_groups = np.zeros(L, dtype=np.int64)
+
+    # ---- mbarriers ----
+    def barrier(self, ctx, cta: int, offset: int) -> MBarrier:
+        bar = self.barriers.get((cta, offset))
+        if bar is None:
+            raise ctx.error(
+                f"uses an mbarrier at {shared_name(ctx.engine, cta, offset)} that is not "
+                f"initialised (or was invalidated)", code="mbarrier",
+                hint="initialise it with ptx.mbarrier_init (and a barrier before other threads "
+                     "use it)")
+        return bar
+
+    # ---- copies ----
+    def issue(self, ctx, flight: Flight, until: str) -> None:
+        """Start ``flight``: its destination bytes are owned until they land."""
+        for bar_off, cta in {(int(b), int(c)) for b, c in zip(flight.bar, flight.cta)
+                             if b >= 0}:
+            self.barrier(ctx, cta, bar_off)
+        owners = [Owner(flight.op, int(lane), until) for lane in flight.lane.tolist()]
+        self.landing.add(flight.cta[flight.byte_unit], flight.byte_off, owners,
+                         flight.byte_unit)
+        self.flights.append(flight)
+
+    def land(self, ctx, flight: Flight, units: np.ndarray) -> None:
+        """Write the bytes of ``units`` (a bool mask over the flight's units, not done)."""
+        units = units & ~flight.done
+        if not units.any():
+            return
+        sel = units[flight.byte_unit]
+        cta = flight.cta[flight.byte_unit[sel]]
+        off = flight.byte_off[sel]
+        self.engine.mem.arena[cta, off] = flight.data[sel]
+        self.engine.mem.version += 1
+        self.landing.release(cta, off)
+        flight.done |= units
+        ctx.event()
+        if flight.done.all():
+            self.flights.remove(flight)
+        for u in np.flatnonzero(units & (flight.bar >= 0)):
+            bar = self.barriers.get((int(flight.cta[u]), int(flight.bar[u])))
+            if bar is None:
+                raise ctx.error(f"a copy ({where(flight.op)}) completes on an mbarrier at "
+                                f"{shared_name(ctx.engine, int(flight.cta[u]), int(flight.bar[u]))}"
+                                f" that was invalidated while the copy was in flight",
+                                code="mbarrier")
+            bar.complete_tx(ctx, int(flight.tx[u]))
+        self._resolve_ties(ctx)
+
+    def land_groups(self, ctx, lanes: np.ndarray, limit: np.ndarray) -> None:
+        """Land the cp.async units of ``lanes`` whose group is below ``limit`` (per lane)."""
+        bound = np.full(self.engine.wave.L, -1, dtype=np.int64)
+        bound[lanes] = limit[lanes]
+        for flight in list(self.flights):
+            units = (flight.group >= 0) & (flight.group < bound[flight.lane])
+            self.land(ctx, flight, units)
+
+    def land_for_barrier(self, ctx, key: tuple[int, int]) -> None:
+        """Land every copy whose completion the current phase of mbarrier ``key`` awaits."""
+        for flight in list(self.flights):
+            units = (flight.bar == key[1]) & (flight.cta == key[0])
+            self.land(ctx, flight, units)
+        for tie in [t for t in self.ties if t.key == key]:
+            for flight, units in tie.units:
+                self.land(ctx, flight, units)
+        self._resolve_ties(ctx)
+
+    def pending_units(self, lane: int) -> list[tuple[Flight, np.ndarray]]:
+        """The cp.async units of ``lane`` not yet landed."""
+        out = []
+        for flight in self.flights:
+            units = (flight.lane == lane) & (flight.group >= 0) & ~flight.done
+            if units.any():
+                out.append((flight, units))
+        return out
+
+    def _resolve_ties(self, ctx) -> None:
+        for tie in list(self.ties):
+            if all((f.done | ~u).all() for f, u in tie.units):
+                self.ties.remove(tie)
+                bar = self.barriers.get(tie.key)
+                if bar is not None:
+                    bar.arrive(ctx, tie.lane)
+
+    # ---- bulk stores ----
+    def complete_bulk(self, lanes: np.ndarray, limit: np.ndarray) -> None:
+        """Release the source bytes of the bulk groups of ``lanes`` below ``limit``."""
+        lane_set = set(lanes.tolist())
+        for read in list(self.bulk_reads):
+            if read.lane in lane_set and read.group < limit[read.lane]:
+                self.reading.release(read.cta, read.offsets)
+                self.bulk_reads.remove(read)
+
+
+def state_of(ctx) -> AsyncState:
+    found = ctx.state.ext.get(KEY)
+    if found is None:
+        found = ctx.state.ext[KEY] = AsyncState(ctx.engine)
+    return found
+
+
+# --- the check on every shared access -----------------------------------------------------------
+
+
+def _landing_message(verb: str, where_: str, owner: Owner, issuer: str) -> tuple[str, str]:
+    return (f"{verb} {where_}, the destination of the {owner.op.name} at "
+            f"{format_location(owner.op)} issued by {issuer}, before the copy has landed (it "
+            f"lands at {owner.until})",
+            f"wait first ({owner.until}), and order other threads after the wait with a barrier")
+
+
+def _reading_message(verb: str, where_: str, owner: Owner, issuer: str) -> tuple[str, str]:
+    return (f"overwrites {where_}, which the {owner.op.name} at {format_location(owner.op)} "
+            f"issued by {issuer} may still be reading (until {owner.until})",
+            f"wait first ({owner.until})")
+
+
+def _mbarrier_message(verb: str, where_: str, owner: Owner, issuer: str) -> tuple[str, str]:
+    return (f"{verb} {where_}, a live mbarrier (initialised at {format_location(owner.op)}); "
+            f"only mbarrier ops may access it until {owner.until}",
+            "keep the mbarrier's 8 bytes apart from data")
+
+
+_CHECKS = (("landing", True, "async", _landing_message),
+           ("reading", False, "async", _reading_message),
+           ("guarded", True, "mbarrier", _mbarrier_message))
+"""(owned bytes, whether reads are refused too, error code, message) of each check."""
+
+
+def check_access(ctx, kind: str, cta: np.ndarray, offsets: np.ndarray, nbytes: int,
+                 lanes: np.ndarray) -> None:
+    """Raise if an access of ``kind`` ("read", "write", "atomic") by ``lanes`` touches shared
+    bytes an asynchronous operation owns (see the module docstring)."""
+    state = ctx.state.ext.get(KEY)
+    if state is None:
+        return
+    engine = ctx.engine
+    verb = "reads" if kind == "read" else "writes"
+    for name, reads_too, code, message in _CHECKS:
+        if kind == "read" and not reads_too:
+            continue
+        hit = getattr(state, name).hit(cta, offsets, nbytes)
+        if hit is not None:
+            i, offset, owner = hit
+            text, hint = message(verb, shared_name(engine, int(cta[i]), offset), owner,
+                                 engine.wave.thread_name(owner.lane))
+            raise ctx.error(text, [int(lanes[i])], code=code, hint=hint)
+
+
+class AsyncObserver:
+    """Checks every plain shared access (`check_access`)."""
+
+    def on_shared_access(self, ctx, kind, cta, offsets, nbytes, lanes) -> None:
+        if KEY in ctx.state.ext:
+            check_access(ctx, kind, cta, offsets, nbytes, lanes)
+
+    def on_barrier(self, ctx, scope, lanes) -> None:
+        pass
+
+
+def _observer(options, engine) -> AsyncObserver:
+    return AsyncObserver()
+
+
+if _observer not in executor.OBSERVERS:
+    executor.OBSERVERS.append(_observer)
+
+
+# --- addresses ----------------------------------------------------------------------------------
+
+
+def shared_targets(ctx, space: str, addr: np.ndarray, nbytes: int, lanes: np.ndarray,
+                   align: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """(CTA, arena offset) of each of ``lanes``' shared addresses ``addr[lanes]``, checked:
+    ``align``-byte aligned and ``nbytes`` inside the arena (``what`` names the operand)."""
+    a = addr[lanes].astype(np.int64)
+    bad = a % align != 0
+    if bad.any():
+        raise ctx.error(f"{what} 0x{int(a[bad][0]):x} is not {align}-byte aligned",
+                        lanes[bad], code="misaligned", hint=f"align it to {align} bytes")
+    return ctx.mem._shared_targets(ctx, space, a, nbytes, lanes)  # noqa: SLF001 - same package
+
+
+def global_bytes(ctx, addr: int, nbytes: int, lane: int, align: int = 1,
+                 what: str = "the global address") -> np.ndarray:
+    """The ``nbytes`` bytes of global memory at ``addr`` (a writable uint8 view), checked."""
+    if addr % align:
+        raise ctx.error(f"{what} 0x{addr:x} is not {align}-byte aligned", [lane],
+                        code="misaligned", hint=f"align it to {align} bytes")
+    mem = ctx.mem
+    k = int(mem._global_targets(ctx, np.array([addr], dtype=np.int64), nbytes,  # noqa: SLF001
+                                np.array([lane]))[0])
+    alloc = mem.allocations[k]
+    start = addr - alloc.base
+    return alloc.data[start:start + nbytes]
