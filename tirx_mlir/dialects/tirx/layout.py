@@ -156,10 +156,21 @@ class TileLayout:
         names = set(names)
         return any(ax in names for ax in self.axes())
 
+    def pads_dim0(self, shape: Sequence[int]) -> bool:
+        """The shard is the layout of ``shape`` with dim 0 rounded up (``[k, *shape[1:]]``,
+        ``k > shape[0]``): a tiled dim whose last tile is partial. Element ``i`` still lands
+        where it would in the larger tensor; the padding rows are never addressed."""
+        if not shape:
+            return False
+        inner = math.prod(shape[1:])
+        size = self.size()
+        return inner > 0 and size % inner == 0 and size // inner > shape[0]
+
     def verify_covers(self, shape: Sequence[int]) -> None:
-        """Raises LayoutError unless the shard covers exactly ``prod(shape)`` elements."""
+        """Raises LayoutError unless the shard covers exactly ``prod(shape)`` elements, or pads
+        dim 0 (`pads_dim0`)."""
         numel = math.prod(shape)
-        if self.size() != numel:
+        if self.size() != numel and not self.pads_dim0(shape):
             extents = "x".join(str(it.extent) for it in self.shard)
             raise LayoutError(
                 f"layout {self} covers {self.size()} elements ({extents}) but the buffer "

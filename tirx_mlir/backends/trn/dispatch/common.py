@@ -157,10 +157,13 @@ def plan_elementwise(ctx, op: TileOp, dst: SSAValue, named: Sequence[tuple[str, 
         except rules.RuleError as err:
             fail(str(err))
         operands[name] = PlanOperand(value, aligned, name)
+    from tirx_mlir.backends.trn.dispatch.partition_broadcast import broadcast_row
+
     values = [o.value for o in operands.values()]
     plan = plan_tiles(ctx.builder, iter_shape, list(operands.values()), anchor=0,
                       max_free=max_free(op, values, default=default_max),
-                      vector_operands=[list(operands).index(v) for v in vectors])
+                      vector_operands=[list(operands).index(v) for v in vectors],
+                      broadcast=lambda b, row, rows: broadcast_row(ctx, b, row, rows, op))
     return plan, operands
 
 

@@ -199,15 +199,40 @@ class NkiLegacyPrinter(NkiEmitterBase):
         self.flush(op, f"{target} {'+=' if augmented else '='} {call}")
 
     def emit_nki_load(self, op: nki.LoadOp) -> None:
-        self.instruction("nl.load", op, op.dst, [("", self.tile(op.src, op))])
+        src = self.broadcast_rows(op) if op.is_partition_broadcast() else self.tile(op.src, op)
+        self.instruction("nl.load", op, op.dst, [("", src)])
+
+    def broadcast_rows(self, op: nki.LoadOp | nki.DmaCopyOp) -> str:
+        """An HBM row read once per destination partition: the row's subscript plus ``0 *
+        i_p`` over the destination's partition arange, so the index (hence the loaded tile)
+        has the destination's shape ``[P, N]`` (legacy NKI: the tile's shape is the broadcast
+        shape of its index arrays, the first axis the partitions)."""
+        access = resolve_access(op.src)
+        base = self.buffer_name(access.buffer, op)
+        dims = sorted({0, *self.slot_dims(access)})
+        partitions = op.dst.type.get_shape()[0]  # type: ignore[attr-defined]
+        sizes = [partitions if d == 0 else access.sizes[d] for d in dims]
+        self.shapes.append(("full", tuple(sizes)))
+        index_vars = {d: self.arange(q, len(dims), n, op)
+                      for q, (d, n) in enumerate(zip(dims, sizes))}
+        p_term = f"0 * {index_vars.pop(0)} + "
+        placement = self.placement(access.buffer, op)
+        if placement is not None:
+            offset, steps = hbm_flat(access, placement)
+            return f"{base}[{p_term}{self.affine_subscript(offset, steps, index_vars, op)}]"
+        subscripts = [self.affine_subscript(offset, [step[j] for step in access.steps],
+                                            index_vars, op)
+                      for j, offset in enumerate(access.offset)]
+        subscripts[0] = p_term + subscripts[0]
+        return f"{base}[{', '.join(subscripts)}]"
 
     def emit_nki_store(self, op: nki.StoreOp) -> None:
         self.instruction("nl.store", op, None,
                          [("", self.tile(op.dst, op)), ("value", self.tile(op.src, op))])
 
     def emit_nki_dma_copy(self, op: nki.DmaCopyOp) -> None:
-        self.instruction("nisa.dma_copy", op, None,
-                         [("dst", self.tile(op.dst, op)), ("src", self.tile(op.src, op))])
+        src = self.broadcast_rows(op) if op.is_partition_broadcast() else self.tile(op.src, op)
+        self.instruction("nisa.dma_copy", op, None, [("dst", self.tile(op.dst, op)), ("src", src)])
 
     def emit_nki_memset(self, op: nki.MemsetOp) -> None:
         target = self.tile(op.dst, op)
