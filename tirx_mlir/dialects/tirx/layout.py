@@ -157,14 +157,17 @@ class TileLayout:
         return any(ax in names for ax in self.axes())
 
     def pads_dim0(self, shape: Sequence[int]) -> bool:
-        """The shard is the layout of ``shape`` with dim 0 rounded up (``[k, *shape[1:]]``,
-        ``k > shape[0]``): a tiled dim whose last tile is partial. Element ``i`` still lands
-        where it would in the larger tensor; the padding rows are never addressed."""
-        if not shape:
+        """The shard is the layout of ``shape`` with dim 0 rounded up to whole steps of the
+        outermost iterator (``S[(3,128,64):(64@F,1@P,1@F)]`` for ``257x64``: a tiled dim whose
+        last tile is partial). Element ``i`` still lands where it would in the larger tensor;
+        the padding rows are never addressed. Only the outermost iterator's last step may be
+        partial (and not empty)."""
+        if not shape or not self.shard:
             return False
+        numel, size = math.prod(shape), self.size()
         inner = math.prod(shape[1:])
-        size = self.size()
-        return inner > 0 and size % inner == 0 and size // inner > shape[0]
+        step = size // self.shard[0].extent
+        return inner > 0 and size % inner == 0 and size - step < numel < size
 
     def verify_covers(self, shape: Sequence[int]) -> None:
         """Raises LayoutError unless the shard covers exactly ``prod(shape)`` elements, or pads
