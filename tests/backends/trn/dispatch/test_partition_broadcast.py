@@ -103,3 +103,41 @@ def test_a_copy_broadcasts_like_numpy_and_refuses_other_shapes():
     rules.check_copy("tirx.copy", (128, 64), (64,))
     with pytest.raises(rules.RuleError, match="nor broadcasts"):
         rules.check_copy("tirx.copy", (128, 64), (2, 64))
+
+
+ROW_OPS = {
+    "fma": ("tirx.fma %x, %x, %g, %g : {x}, {x}, {g}, {g}", lambda x, g: x * g + g),
+    "exp_bias": ("tirx.exp %x, %x bias %g : {x}, {x}, {g}",
+                 lambda x, g: np.exp(x.astype(np.float64) + g)),
+    "binary_chain": ("tirx.binary_chain %x, %x, %g, %g op0 mul op1 add : {x}, {x}, {g}, {g}",
+                     lambda x, g: x * g + g),
+    "row_on_the_left": ("tirx.maximum %x, %g, %x : {x}, {g}, {x}", lambda x, g: np.maximum(g, x)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROW_OPS))
+def test_every_elementwise_family_takes_a_row_operand(name):
+    line, reference = ROW_OPS[name]
+    x, g = sbuf("256x128xf32"), sbuf("1x128xf32")
+    X, G = hbm("256x128xf32"), hbm("1x128xf32")
+    body = f"""  %x = tirx.alloc : {x}
+  %g = tirx.alloc : {g}
+  tirx.copy %x, %X : {x}, {X}
+  tirx.copy %g, %G : {g}, {G}
+  {line.format(x=x, g=g)}
+  tirx.copy %Y, %x : {X}, {x}"""
+    check_every_stage(kernel_text(body, {"X": X, "G": G}, {"Y": X}),
+                      lambda a, b: [reference(a, b)], rtol=2e-6, atol=1e-6)
+
+
+def test_a_row_of_a_laid_out_hbm_tensor_is_read_through_its_layout():
+    """Row 1 of a column-major [4, 256] HBM tensor: the broadcasting DMA walks its elements 4
+    apart (both printers index the flat array by the layout)."""
+    X = "!tirx.buffer<4x256xf32, global, S[(4,256):(1,4)]>"
+    R, V = sbuf("128x256xf32"), "!tirx.buffer<1x256xf32, global>"
+    body = f"""  %r = tirx.alloc : {R}
+  %v = tirx.slice %X[1, 0] [1, 256] : {X} -> {V}
+  tirx.copy %r, %v : {R}, {V}
+  tirx.copy %Y, %r : {hbm('128x256xf32')}, {R}"""
+    check_every_stage(kernel_text(body, {"X": X}, {"Y": hbm("128x256xf32")}),
+                      lambda x: [np.broadcast_to(x[1:2], (128, 256))])
