@@ -158,8 +158,8 @@ class TileLayout:
 
     def pads_dim0(self, shape: Sequence[int]) -> bool:
         """The shard is the layout of ``shape`` with dim 0 rounded up to whole steps of the
-        outermost iterator (``S[(3,128,64):(64@F,1@P,1@F)]`` for ``257x64``: a tiled dim whose
-        last tile is partial). Element ``i`` still lands where it would in the larger tensor;
+        outermost iterator (``S[(3,4,8):(32,8,1)]`` for a ``10x8`` buffer: dim 0 tiled by 4
+        rows, the last tile partial). Element ``i`` still lands where it would in the larger tensor;
         the padding rows are never addressed. Only the outermost iterator's last step may be
         partial (and not empty)."""
         if not shape or not self.shard:

@@ -33,13 +33,14 @@ from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dialects.nki.checks import TENSOR_ENGINE_DTYPES
+from tirx_mlir.backends.trn.dispatch.scratch import f32_const, local_tile
 from tirx_mlir.backends.trn.memory import HBM, ON_CHIP, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
 from tirx_mlir.dialects.tirx.tile_base import TileOp
-from tirx_mlir.dispatch import fail, predicate, register_dispatch
+from tirx_mlir.dispatch import fail
 from tirx_mlir.dispatch.builders import (align, alloc, elem_type, insert_tile_op, reshape,
                                          scope_of, shape_of)
 
@@ -65,8 +66,6 @@ into a tile that the broadcast itself allocates."""
 
 def _ones_row(ctx, element_type) -> SSAValue:
     """The kernel's shared ones row ``[1, 128]`` of ``element_type``, set once at entry."""
-    from tirx_mlir.backends.trn.dispatch.common import f32_const
-
     def init(builder: Builder, buf: SSAValue) -> None:
         builder.insert(nki.MemsetOp(buf, f32_const(builder, 1.0)))
 
@@ -90,8 +89,6 @@ def broadcast_row(ctx, builder: Builder, row: SSAValue, rows: int, origin: TileO
     PSUM tile), then a copy to the destination. HBM: the row is stored to a scratch HBM row and
     loaded back by one broadcasting DMA per block. A new tile is allocated after the last read of
     the row, so the allocator may give it the row's memory."""
-    from tirx_mlir.backends.trn.dispatch.common import local_tile
-
     width = shape_of(row)[1]
     if scope_of(row) != SBUF:
         fail(f"the row is in {scope_of(row)}; a broadcast reads {SBUF}: copy it there first")
@@ -130,7 +127,8 @@ def _rows(builder: Builder, tile: SSAValue, r0: int, p: int) -> SSAValue:
 # --- the copy variant for an on-chip row --------------------------------------------------------
 
 
-def _on_chip_row(op: TileOp, ctx) -> tuple[bool, str]:
+def on_chip_row(op: TileOp, ctx) -> tuple[bool, str]:
+    """Predicate of the ``partition_broadcast`` copy variant (registered in `copy`)."""
     if scope_of(op.src) not in ON_CHIP or scope_of(op.dst) not in ON_CHIP:
         return False, "not an on-chip to on-chip copy (a row in HBM is broadcast by the DMA)"
     if not broadcasts_across_partitions(shape_of(op.src), shape_of(op.dst)):
@@ -138,22 +136,10 @@ def _on_chip_row(op: TileOp, ctx) -> tuple[bool, str]:
     return True, ""
 
 
-def _broadcast_on_chip(op: TileOp, ctx) -> None:
+def broadcast_on_chip(op: TileOp, ctx) -> None:
     """``tirx.copy dst[P, ...], row[1, ...]`` with the row on chip: `broadcast_row`."""
     b = ctx.builder
     dst_shape = shape_of(op.dst)
     width = math.prod(dst_shape[1:])
     broadcast_row(ctx, b, reshape(b, op.src, [1, width]), dst_shape[0], op,
                   dst=reshape(b, op.dst, [dst_shape[0], width]))
-
-
-def _register() -> None:
-    from tirx_mlir.backends.trn.dispatch.common import OPERANDS_ON_TRN, THREAD_SCOPE
-
-    when = (THREAD_SCOPE, OPERANDS_ON_TRN, predicate("on_chip_row", _on_chip_row))
-    for op_class in (T.CopyOp, T.CopyAsyncOp):
-        register_dispatch(op_class, "trn", variant="partition_broadcast", priority=11,
-                          when=when)(_broadcast_on_chip)
-
-
-_register()

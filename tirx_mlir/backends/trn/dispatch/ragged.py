@@ -25,7 +25,6 @@ one extra PSUM eviction per output tile compared with one accumulation group.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
