@@ -154,13 +154,20 @@ class NkiLegacyPrinter(NkiEmitterBase):
         self.shapes.append((role, sizes))
         index_vars = {d: self.arange(q, len(dims), access.sizes[d], op)
                       for q, d in enumerate(dims)}
+        return self.indexed(access, base, index_vars, op)
+
+    def indexed(self, access: AccessPattern, base: str, index_vars: dict[int, str],
+                op: Operation, prefix: str = "") -> str:
+        """``base[...]`` over the aranges: one flat subscript for a laid-out HBM tensor, else
+        one per buffer dim; ``prefix`` starts the first."""
         placement = self.placement(access.buffer, op)
         if placement is not None:
             offset, steps = hbm_flat(access, placement)
-            return f"{base}[{self.affine_subscript(offset, steps, index_vars, op)}]"
+            return f"{base}[{prefix}{self.affine_subscript(offset, steps, index_vars, op)}]"
         subscripts = [self.affine_subscript(offset, [step[j] for step in access.steps],
                                             index_vars, op)
                       for j, offset in enumerate(access.offset)]
+        subscripts[0] = prefix + subscripts[0]
         return f"{base}[{', '.join(subscripts)}]"
 
     def affine_subscript(self, offset, steps, index_vars: dict[int, str], op: Operation) -> str:
@@ -215,16 +222,7 @@ class NkiLegacyPrinter(NkiEmitterBase):
         self.shapes.append(("full", tuple(sizes)))
         index_vars = {d: self.arange(q, len(dims), n, op)
                       for q, (d, n) in enumerate(zip(dims, sizes))}
-        p_term = f"0 * {index_vars.pop(0)} + "
-        placement = self.placement(access.buffer, op)
-        if placement is not None:
-            offset, steps = hbm_flat(access, placement)
-            return f"{base}[{p_term}{self.affine_subscript(offset, steps, index_vars, op)}]"
-        subscripts = [self.affine_subscript(offset, [step[j] for step in access.steps],
-                                            index_vars, op)
-                      for j, offset in enumerate(access.offset)]
-        subscripts[0] = p_term + subscripts[0]
-        return f"{base}[{', '.join(subscripts)}]"
+        return self.indexed(access, base, index_vars, op, f"0 * {index_vars.pop(0)} + ")
 
     def emit_nki_store(self, op: nki.StoreOp) -> None:
         self.instruction("nl.store", op, None,
