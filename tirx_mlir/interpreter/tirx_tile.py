@@ -128,8 +128,11 @@ Semantics = Callable[[TileCall, dict[str, Any], Interpreter], None]
 
 def _copy(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
     """copy, copy_async, permute_layout and cast: the store rules do the conversion."""
-    dst = v["dst"]
-    runtime.store(dst, v["src"].reshape(dst.shape))
+    dst, src = v["dst"], v["src"]
+    if src.size == dst.size:
+        runtime.store(dst, src.reshape(dst.shape))
+    else:  # a broadcast copy (rules.check_copy)
+        runtime.store(dst, np.broadcast_to(src, dst.shape))
 
 
 def _gemm(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:

@@ -61,9 +61,11 @@ REFERENCES = {
     "exp_bias_scale": (lambda x, b, s: [np.exp(0.5 * x.astype(np.float64) + b),
                                         np.exp(x.astype(np.float64) * s - 1.0)], ACTIVATION),
     "layernorm": (lambda x, g, b: [_layernorm(x, g, b)], REDUCE),
+    "layernorm_affine_rows": (lambda x, g, b: [_layernorm(x, g, b)], REDUCE),
     "matmul_128": (lambda at, b: [_mm(at, b)], MATMUL_F32),
     "matmul_512": (lambda at, b: [_mm(at, b)], MATMUL_F32),
     "matmul_bf16_1024x2048x4096": (lambda at, b: [_mm(at, b)], (1e-4, 2e-3)),
+    "matmul_bias_relu": (lambda at, b, bias: [np.maximum(_mm(at, b) + bias, 0.0)], MATMUL_F32),
     "matmul_hbm_layouts": (lambda at, b: [_mm(at, b)], MATMUL_F32),
     "matmul_wide_n": (lambda at, b: [_mm(at, b)], MATMUL_F32),
     "nki_add_1": (lambda a: [a + F32(1)], EXACT),
@@ -75,6 +77,7 @@ REFERENCES = {
                    REDUCE),
     "softmax_128x512": (lambda x: [_softmax(x)], REDUCE),
     "softmax_256x2048": (lambda x: [_softmax(x)], REDUCE),
+    "softmax_1000x1000": (lambda x: [_softmax(x)], REDUCE),
     "transpose_copy": (lambda x: [x.T, x], EXACT),
 }
 

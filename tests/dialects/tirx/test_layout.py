@@ -91,6 +91,20 @@ def test_span_and_coverage():
         layout.verify_covers((128, 512))
 
 
+def test_a_layout_may_pad_dim_0_to_whole_outer_steps():
+    """257 rows in tiles of 128: the last tile is partial; no more padding than that."""
+    layout = TileLayout.parse("S[(3,128,64):(64@F,1@P,1@F)]")
+    layout.verify_covers((257, 64))
+    layout.verify_covers((384, 64))
+    assert layout.pads_dim0((257, 64)) and not layout.pads_dim0((384, 64))
+    assert layout.apply((256, 5), (257, 64)) == {"F": 2 * 64 + 5, "P": 0}
+    for rows in (256, 200):
+        with pytest.raises(LayoutError, match="covers 24576 elements"):
+            layout.verify_covers((rows, 64))
+    with pytest.raises(LayoutError):
+        layout.verify_covers((257, 63))
+
+
 def test_dim_groups():
     layout = TileLayout.parse("S[(2,128,512):(512@F,1@P,1@F)]")
     groups = layout.dim_groups((256, 512))

@@ -73,8 +73,11 @@ def put(dst: np.ndarray, values: Any) -> None:
 
 def copy_converting(dst: np.ndarray, src: np.ndarray) -> None:
     """``dst = src`` element by element in row-major order: bits when the dtypes match, through
-    fp32 otherwise (DMA and engine copies)."""
+    fp32 otherwise (DMA and engine copies). A one-row source of fewer elements is a partition
+    broadcast (`_DmaOp.is_partition_broadcast`): every row of dst receives it."""
     values = src if src.dtype == dst.dtype else src.astype(F32)
+    if values.size != dst.size:
+        values = np.broadcast_to(values.reshape((1,) + dst.shape[1:]), dst.shape)
     put(dst, values.reshape(dst.shape))
 
 

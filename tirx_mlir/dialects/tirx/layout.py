@@ -156,10 +156,24 @@ class TileLayout:
         names = set(names)
         return any(ax in names for ax in self.axes())
 
+    def pads_dim0(self, shape: Sequence[int]) -> bool:
+        """The shard is the layout of ``shape`` with dim 0 rounded up to whole steps of the
+        outermost iterator (``S[(3,4,8):(32,8,1)]`` for a ``10x8`` buffer: dim 0 tiled by 4
+        rows, the last tile partial). Element ``i`` still lands where it would in the larger tensor;
+        the padding rows are never addressed. Only the outermost iterator's last step may be
+        partial (and not empty)."""
+        if not shape or not self.shard:
+            return False
+        numel, size = math.prod(shape), self.size()
+        inner = math.prod(shape[1:])
+        step = size // self.shard[0].extent
+        return inner > 0 and size % inner == 0 and size - step < numel < size
+
     def verify_covers(self, shape: Sequence[int]) -> None:
-        """Raises LayoutError unless the shard covers exactly ``prod(shape)`` elements."""
+        """Raises LayoutError unless the shard covers exactly ``prod(shape)`` elements, or pads
+        dim 0 (`pads_dim0`)."""
         numel = math.prod(shape)
-        if self.size() != numel:
+        if self.size() != numel and not self.pads_dim0(shape):
             extents = "x".join(str(it.extent) for it in self.shard)
             raise LayoutError(
                 f"layout {self} covers {self.size()} elements ({extents}) but the buffer "

@@ -40,6 +40,19 @@ def check_same_elements(what: str, a: Sequence[int], b: Sequence[int]) -> None:
                         f"dims); slice the operands to the same shape")
 
 
+def check_copy(what: str, dst: Sequence[int], src: Sequence[int]) -> None:
+    """A copy's source holds the destination's elements (equal shapes once unit dims drop) or
+    broadcasts to it NumPy-style (a ``[1, N]`` row copied into every row of ``[P, N]``), as the
+    elementwise ops broadcast their operands."""
+    if squeeze(src) == squeeze(dst):
+        return
+    if len(src) <= len(dst) and all(s in (1, d) for s, d in zip(reversed(src), reversed(dst))):
+        return
+    raise RuleError(f"{what}: the source {fmt(src)} neither has the destination's shape "
+                    f"{fmt(dst)} (after dropping unit dims) nor broadcasts to it (right-aligned, "
+                    f"each dim equal or 1); slice the operands to matching shapes")
+
+
 def check_broadcast(what: str, src: Sequence[int] | None, dst: Sequence[int]) -> None:
     """``src`` (a scalar when None) must broadcast to ``dst`` NumPy-style: right-aligned, each
     dim equal or 1, and no more dims than ``dst``."""

@@ -52,13 +52,13 @@ class _CopyLike(TileOp):
     src = operand_def(BufferType)
 
     def verify_tile(self) -> None:
-        rules.check_same_elements(self.name, _buf(self, "dst").get_shape(),
-                                  _buf(self, "src").get_shape())
+        rules.check_copy(self.name, _buf(self, "dst").get_shape(), _buf(self, "src").get_shape())
 
 
 @irdl_op_definition
 class CopyOp(_CopyLike):
-    """dst = src, element by element (converting the element type when they differ).
+    """dst = src, element by element (converting the element type when they differ); a source
+    that broadcasts to dst (``[1, N]`` into ``[P, N]``) is copied into every row.
 
     ``tirx.copy cta %smem, %gmem : !tirx.buffer<32x32xf32, shared>, !tirx.buffer<32x32xf32, global>``
     """
@@ -86,7 +86,8 @@ class PermuteLayoutOp(_CopyLike):
     name = "tirx.permute_layout"
 
     def verify_tile(self) -> None:
-        super().verify_tile()
+        rules.check_same_elements(self.name, _buf(self, "dst").get_shape(),
+                                  _buf(self, "src").get_shape())
         if _buf(self, "dst").element_type != _buf(self, "src").element_type:
             raise rules.RuleError("permute_layout keeps the element type; use tirx.cast to convert")
 

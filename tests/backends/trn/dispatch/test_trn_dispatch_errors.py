@@ -32,10 +32,13 @@ def test_reduction_across_partitions():
     assert "Trainium reduces free dims only" in text
 
 
-def test_partition_broadcast():
-    text = failure(f"  %x = tirx.alloc : {S}\n  %r = tirx.alloc : {ROW}\n"
-                   f"  tirx.add %x, %x, %r : {S}, {S}, {ROW}")
-    assert "broadcasts along the partition dim" in text
+def test_partition_broadcast_of_a_psum_row():
+    """A row on chip is broadcast by TensorE, which reads SBUF (tests/backends/trn/dispatch/
+    test_partition_broadcast.py has the rows that work)."""
+    row = "!tirx.buffer<1x512xf32, trn.psum>"
+    text = failure(f"  %x = tirx.alloc : {S}\n  %r = tirx.alloc : {row}\n"
+                   f"  tirx.add %x, %x, %r : {S}, {S}, {row}")
+    assert "the row is in trn.psum; a broadcast reads trn.sbuf" in text
 
 
 def test_gemm_operand_in_psum_is_rejected_by_every_variant():

@@ -384,14 +384,14 @@ tirx.copy %a, %a : !tirx.buffer<4x4xf32, global>
 %a = "test.op"() : () -> !tirx.buffer<4x4xf32, global>
 %b = "test.op"() : () -> !tirx.buffer<4x8xf32, global>
 tirx.copy %a, %b : !tirx.buffer<4x4xf32, global>, !tirx.buffer<4x8xf32, global>
-// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.copy' op tirx.copy: shapes [4, 4] and [4, 8] differ (after dropping unit dims); slice the operands to the same shape
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.copy' op tirx.copy: the source [4, 8] neither has the destination's shape [4, 4] (after dropping unit dims) nor broadcasts to it (right-aligned, each dim equal or 1); slice the operands to matching shapes
 
 // -----
 
 %a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
 %b = "test.op"() : () -> !tirx.buffer<16xf32, global>
 tirx.copy_async %a, %b : !tirx.buffer<4x4xf32, shared>, !tirx.buffer<16xf32, global>
-// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.copy_async' op tirx.copy_async: shapes [4, 4] and [16] differ (after dropping unit dims); slice the operands to the same shape
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.copy_async' op tirx.copy_async: the source [16] neither has the destination's shape [4, 4] (after dropping unit dims) nor broadcasts to it (right-aligned, each dim equal or 1); slice the operands to matching shapes
 
 // -----
 

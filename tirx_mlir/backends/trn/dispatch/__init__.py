@@ -6,12 +6,15 @@ dispatches for ``trn``, so loading the backend stays cheap.
 Modules: ``plan`` (instruction tiling shared by all), ``common`` (Trainium predicates, NKI scalars,
 elementwise plans), ``copy`` (copy, cast), ``elementwise`` (binary, unary, fills, fma),
 ``reduction`` (sum/max/min, reduce_negate, unary_reduce, binary_reduce), ``gemm``,
-``fused`` (binary_chain, compose_op), ``select``.
+``fused`` (binary_chain, compose_op), ``select``, ``ragged`` (an op cut into its regular part
+and its remainder); ``partition_broadcast`` (a row put on every partition: used by ``common``'s
+plans and by ``copy``) and ``scratch`` (scratch tiles, f32 constants) register nothing.
 """
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "elementwise", "reduction", "gemm", "fused", "select")
+VARIANT_MODULES = ("copy", "elementwise", "reduction", "gemm", "fused", "select",
+                   "ragged")
 
 
 def register_trn_dispatch() -> None:

@@ -10,18 +10,20 @@ from typing import Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import (AnyFloat, FloatAttr, IndexType, IntegerAttr, IntegerType, f32)
-from xdsl.ir import Attribute, SSAValue
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, IntegerType, f32
+from xdsl.ir import SSAValue
 
+from tirx_mlir.backends.trn.dispatch.partition_broadcast import broadcast_row
 from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, hardware_free_limit,
                                                   plan_tiles)
+from tirx_mlir.backends.trn.dispatch.scratch import f32_const, local_tile  # noqa: F401
 from tirx_mlir.backends.trn.memory import HBM, ON_CHIP, PSUM, SBUF
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, exec_scope_in, fail, predicate
-from tirx_mlir.dispatch.builders import (align, alloc, btype, config_int, elem_type, is_buffer,
+from tirx_mlir.dispatch.builders import (align, btype, config_int, elem_type, is_buffer,
                                          scope_of, shape_of)
 
 DEFAULT_MAX_INST_SIZE = 512
@@ -102,10 +104,6 @@ def max_free(op: TileOp, values: Sequence[SSAValue], *, default: int | None = DE
 # --- scalars --------------------------------------------------------------------------------------
 
 
-def f32_const(builder: Builder, x: float) -> SSAValue:
-    return builder.insert(arith.ConstantOp(FloatAttr(float(x), f32))).result
-
-
 def f32_scalar(builder: Builder, value: SSAValue) -> SSAValue:
     """A scalar operand as the f32 value NKI instructions take."""
     t = value.type
@@ -160,16 +158,6 @@ def plan_elementwise(ctx, op: TileOp, dst: SSAValue, named: Sequence[tuple[str, 
     values = [o.value for o in operands.values()]
     plan = plan_tiles(ctx.builder, iter_shape, list(operands.values()), anchor=0,
                       max_free=max_free(op, values, default=default_max),
-                      vector_operands=[list(operands).index(v) for v in vectors])
+                      vector_operands=[list(operands).index(v) for v in vectors],
+                      broadcast=lambda b, row, rows: broadcast_row(ctx, b, row, rows, op))
     return plan, operands
-
-
-def local_tile(builder: Builder, shape: Sequence[int], element_type: Attribute,
-               scope_name: str = SBUF) -> SSAValue:
-    """A scratch on-chip tile allocated where the op was (its lifetime ends with its last use,
-    so the allocator reuses its memory), with the default Trainium layout like every on-chip
-    buffer after trn-default-layout."""
-    from tirx_mlir.backends.trn.layout.layouts import default_layout
-
-    layout = default_layout(shape)
-    return alloc(builder, shape, element_type, scope_name, layout)

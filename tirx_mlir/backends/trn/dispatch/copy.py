@@ -8,6 +8,8 @@
   partitions is a transposing copy through TensorE: ``nki.matmul(out, src_block, I)`` gives
   ``src_block.T`` in PSUM (the identity is a private SBUF tile built once per kernel), then
   ``nki.tensor_copy`` to an SBUF destination. Blocks are at most 128 x 128.
+* ``partition_broadcast`` (priority 11): a row on chip copied to every partition
+  (`partition_broadcast.broadcast_on_chip`); a row in HBM is the ``default`` DMA.
 * tirx.cast uses the same lowering (``tensor_copy``/DMA convert the element type);
   tirx.permute_layout (the same logical tile in another layout) is exactly such a copy; and
   tirx.copy_async too: NKI DMAs are asynchronous already, the compiler orders them by their data
@@ -22,6 +24,7 @@ from xdsl.dialects.builtin import f32
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, local_tile,
                                                     max_free)
+from tirx_mlir.backends.trn.dispatch.partition_broadcast import broadcast_on_chip, on_chip_row
 from tirx_mlir.backends.trn.dispatch.plan import (SBUF_FREE_LIMIT, PlanOperand, choose_chunks,
                                                   partition_dims, plan_tiles, refine)
 from tirx_mlir.backends.trn.memory import HBM, PSUM, SBUF
@@ -29,7 +32,7 @@ from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
-from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch import fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import align, elem_type, scope_of, shape_of
 
 TENSOR_ENGINE_DTYPES = ("f8E4M3FN", "f8E5M2", "bf16", "f16", "f32")
@@ -133,3 +136,6 @@ _WHEN = (THREAD_SCOPE, OPERANDS_ON_TRN)
 for _op in (T.CopyOp, T.CastOp, T.PermuteLayoutOp, T.CopyAsyncOp):
     register_dispatch(_op, "trn", variant="default", priority=10, when=_WHEN)(_copy)
     register_dispatch(_op, "trn", variant="transpose", priority=5, when=_WHEN)(_transpose)
+for _op in (T.CopyOp, T.CopyAsyncOp):  # a row on chip copied to every partition
+    register_dispatch(_op, "trn", variant="partition_broadcast", priority=11,
+                      when=(*_WHEN, predicate("on_chip_row", on_chip_row)))(broadcast_on_chip)

@@ -13,6 +13,9 @@
   (``nki.memset``, as large as the hardware allows unless ``max_inst_size`` is set).
 * fma: ``nki.tensor_scalar`` with two operators, or ``nki.scalar_tensor_tensor`` when the bias
   is a full tile, or a multiply and an add through a scratch tile when the scale is.
+
+A binary operand that is one row ``[1, N]`` of a ``[P, N]`` destination is read as a full
+tile: it is broadcast across partitions first (`partition_broadcast`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, f32_const, f32_scalar,
                                                     float_tiles, limits, local_tile, memset_value,
                                                     plan_elementwise)
+from tirx_mlir.backends.trn.dispatch.partition_broadcast import broadcasts_across_partitions
 from tirx_mlir.backends.trn.dispatch.plan import TilePlan
 from tirx_mlir.backends.trn.memory import SBUF
 from tirx_mlir.dialects.tirx import tile_ops as T
@@ -81,7 +85,9 @@ def _binary(op: T._BinaryOp, ctx) -> None:  # noqa: SLF001
     func = op.FUNC
     dst, lhs, rhs = op.dst, op.lhs, op.rhs
     shape = shape_of(dst)
-    full = {n: is_buffer(v) and is_full(v, shape) for n, v in (("lhs", lhs), ("rhs", rhs))}
+    full = {n: is_buffer(v) and (is_full(v, shape) or
+                                      broadcasts_across_partitions(shape_of(v), shape))
+            for n, v in (("lhs", lhs), ("rhs", rhs))}
     b = ctx.builder
     if full["lhs"] and full["rhs"]:
         plan, ops = plan_elementwise(ctx, op, dst, [("lhs", lhs), ("rhs", rhs)])

@@ -139,7 +139,8 @@ def _roles(plan: TilePlan, ops: dict[str, PlanOperand], kd: int) -> _Roles:
         fail("A and B must hold the contraction dim K on partitions (step 1): give them a "
              "layout with K on P, e.g. store A as [K, M] and set transpose_a")
     kt = k_tiles[0]
-    x_tiles = partition_dims(ops["d"])
+    x_tiles = partition_dims(ops["d"]) or \
+        [j for j in range(len(plan.sizes)) if origin[j] == M and plan.sizes[j] == 1]  # one row
     if not x_tiles:
         fail("D must hold M or N on partitions")
     xt = x_tiles[0]
@@ -147,7 +148,7 @@ def _roles(plan: TilePlan, ops: dict[str, PlanOperand], kd: int) -> _Roles:
     stat, mov = ("a", "b") if x_role == M else ("b", "a")
     y_role = N if x_role == M else M
     _check_one_partition_dim(plan, ops, (kt, xt))
-    if ops[stat].axes[xt][0] != "F":
+    if ops[stat].axes[xt][0] != "F" and plan.sizes[xt] > 1:
         fail(f"{ops[stat].name} must hold the output's partition dim on its free axis")
     y_dims = [j for j in range(len(plan.sizes)) if origin[j] == y_role and plan.sizes[j] > 1]
     return _Roles(kt, xt, y_dims[-1] if y_dims else None, stat, mov)

@@ -41,6 +41,9 @@ from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dispatch import fail
 from tirx_mlir.dispatch.builders import btype, emit_loop, largest_divisor_at_most, reshape, shape_of
 
+RowBroadcast = Callable[[Builder, SSAValue, int], SSAValue]
+"""``broadcast(builder, row [1, W], partitions) -> tile [partitions, W]`` in SBUF."""
+
 MAX_FREE_DIMS = 4
 SBUF_FREE_LIMIT = 65536
 PSUM_FREE_LIMIT = 4096
@@ -262,11 +265,27 @@ def partition_dims(op: PlanOperand) -> list[int]:
 
 def plan_tiles(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanOperand], *,
                anchor: int = 0, reduce_dims: Sequence[int] = (), max_free: int,
-               max_reduce: int | None = None, vector_operands: Sequence[int] = ()) -> TilePlan:
+               max_reduce: int | None = None, vector_operands: Sequence[int] = (),
+               broadcast: "RowBroadcast | None" = None) -> TilePlan:
     """Plan the instruction tiling (see the module docstring); declines with `fail` when the
-    operands cannot share one partition dim or a view is not affine in physical space."""
+    operands cannot share one partition dim or a view is not affine in physical space.
+
+    With ``broadcast``, an on-chip operand that broadcasts along the partition dim is first put
+    on the instruction's partitions by it (`partition_broadcast.broadcast_row`), and the
+    instructions read that tile; without it, such an operand declines the variant."""
     plan = refine(builder, iter_shape, operands, reduce_dims=reduce_dims)
-    _choose_partition_dim(plan, anchor)
+    rows = _choose_partition_dim(plan, anchor)
+    for op in rows:
+        if broadcast is None:
+            fail(f"operand '{op.name}' broadcasts along the partition dim; Trainium engines "
+                 f"cannot broadcast across partitions (copy it to every partition first)")
+        _broadcast_into_tile(builder, plan, op, broadcast)
+    # A DMA reads HBM with a stride-0 partition dim only, and a broadcast row's tile holds the
+    # row's free dims only: loop over the free dims such an operand broadcasts along.
+    for op in [o for o in operands if not o.on_chip] + rows:
+        for j, n in enumerate(shape_of(op.refined)):  # type: ignore[arg-type]
+            if j != plan.pdim and n == 1 and plan.sizes[j] > 1:
+                plan.chunk[j] = 1
     for index in vector_operands:  # a (P, 1) operand per instruction: loop over its free dims
         shape = shape_of(operands[index].refined)  # type: ignore[arg-type]
         for j, n in enumerate(shape):
@@ -276,7 +295,28 @@ def plan_tiles(builder: Builder, iter_shape: Sequence[int], operands: Sequence[P
     return plan
 
 
-def _choose_partition_dim(plan: TilePlan, anchor: int) -> None:
+def _broadcast_into_tile(builder: Builder, plan: TilePlan, op: PlanOperand,
+                         broadcast: "RowBroadcast") -> None:
+    """Replace operand ``op`` (1 on the partition dim) by a tile holding its row on every
+    instruction partition, made once here by ``broadcast(builder, row [1, W], partitions)``."""
+    assert op.refined is not None and plan.pdim is not None
+    refined = shape_of(op.refined)
+    rest = [j for j in range(len(refined)) if j != plan.pdim]
+    order = [plan.pdim] + rest
+    width = math.prod(refined[j] for j in rest)
+    tile = broadcast(builder, reshape(builder, op.refined, [1, width]), plan.partitions)
+    view = reshape(builder, tile, [plan.partitions if j == plan.pdim else refined[j]
+                                   for j in order])
+    if order != sorted(order):
+        view = builder.insert(TransposeOp(view, [order.index(j) for j in range(len(order))])).result
+    op.value = tile
+    op.refined = view
+    pa = physical_access(view, effective_layout(btype(tile)))
+    op.axes = [(pa.axis_of(j), pa.step_of(j)) for j in range(len(refined))]
+
+
+def _choose_partition_dim(plan: TilePlan, anchor: int) -> list[PlanOperand]:
+    """Set the plan's partition dim; return the on-chip operands that broadcast along it."""
     chips = [op for op in plan.operands if op.on_chip]
     if not chips:
         fail(f"no operand is on chip ({SBUF} / {PSUM})")
@@ -290,19 +330,20 @@ def _choose_partition_dim(plan: TilePlan, anchor: int) -> None:
     if plan.pdim is None and any(ax == "P" for ax, _ in ref.axes):
         fail(f"operand '{ref.name}' walks partitions with a stride; partitions cannot be "
              f"strided")
+    broadcasting = []
     for op in chips:
         for j, (ax, step) in enumerate(op.axes):
             if j == plan.pdim:
                 if plan.sizes[j] > 1 and shape_of(op.refined)[j] == 1:  # type: ignore[arg-type]
-                    fail(f"operand '{op.name}' broadcasts along the partition dim; Trainium "
-                         f"engines cannot broadcast across partitions (copy it to every "
-                         f"partition first)")
+                    broadcasting.append(op)
+                    break
                 if ax != "P" or step != 1:
                     fail(f"operand '{op.name}' does not put dim {plan.origin[j]} on "
                          f"partitions like '{ref.name}' does (partition mismatch: a transpose "
                          f"is needed)")
             elif ax == "P" and plan.sizes[j] > 1:
                 plan.chunk[j] = 1  # another partition walk: loop over it
+    return broadcasting
 
 
 def choose_chunks(plan: TilePlan, max_free: int, max_reduce: int | None) -> None:

@@ -28,23 +28,18 @@ class TrnLayoutError(ValueError):
     """A layout that is not a valid Trainium layout for its buffer (message says what to fix)."""
 
 
-MIN_PARTITION_USE = 32
-"""A default layout may use fewer partitions than the target has (when dim 0 does not split into
-full partition tiles), but not fewer than this: below it a kernel would run at a small fraction of
-the engines' width, so the user is asked to pad or choose a layout instead."""
-
-
 def default_layout(shape: Sequence[int], partitions: int = PARTITIONS) -> TileLayout:
     """TIRx's default Trainium layout: dim 0 on partitions, the other dims row-major on F; a
-    dim 0 larger than ``partitions`` is split into tiles of ``p`` rows and its high part becomes the
-    outermost F iterator. ``p`` is ``partitions`` when it divides dim 0 (TIRx's rule), else the
-    largest divisor of dim 0 below it (300 rows -> 3 tiles of 100), if that still uses at least
-    MIN_PARTITION_USE partitions.
+    dim 0 larger than ``partitions`` is split into tiles of ``partitions`` rows whose index
+    becomes the outermost F iterator. When ``partitions`` does not divide dim 0 the last tile is
+    partial: the layout is that of dim 0 rounded up to whole tiles (257 rows: two full tiles
+    and one of 1 row; the shard covers 384 rows, `TileLayout.pads_dim0`), as a hand-written
+    NKI kernel tiles a ragged dim.
 
     >>> str(default_layout([256, 2048]))
     'S[(2,128,2048):(2048@F,1@P,1@F)]'
-    >>> str(default_layout([300, 7]))
-    'S[(3,100,7):(7@F,1@P,1@F)]'
+    >>> str(default_layout([257, 7]))
+    'S[(3,128,7):(7@F,1@P,1@F)]'
     """
     if not shape:
         raise TrnLayoutError("a 0-d buffer has no Trainium layout; give it shape [1, 1]")
@@ -54,13 +49,26 @@ def default_layout(shape: Sequence[int], partitions: int = PARTITIONS) -> TileLa
     iters = [Iter(n, s, "F") for n, s in zip(rest, free)]
     if rows <= partitions:
         return TileLayout((Iter(rows, 1, "P"), *iters))
-    tile = max(d for d in range(1, partitions + 1) if rows % d == 0)
-    if tile < MIN_PARTITION_USE:
-        raise TrnLayoutError(
-            f"dim 0 of a {'x'.join(map(str, shape))} on-chip buffer has {rows} rows, which split "
-            f"into tiles of at most {tile} partitions (of {partitions}); pad dim 0 to a multiple "
-            f"of {partitions}, or give the buffer an explicit layout")
-    return TileLayout((Iter(rows // tile, free_span, "F"), Iter(tile, 1, "P"), *iters))
+    tiles = -(-rows // partitions)
+    return TileLayout((Iter(tiles, free_span, "F"), Iter(partitions, 1, "P"), *iters))
+
+
+def partition_tile_rows(btype: BufferType, partitions: int = PARTITIONS) -> int | None:
+    """Rows per partition tile of an on-chip buffer whose dim 0 is split into partition tiles
+    (``S[(2,128,...):(...@F,1@P,...)]`` for 256 rows, ``S[(3,128,...):...]`` for 257 rows, whose
+    last tile is partial), else None."""
+    shape = btype.get_shape()
+    layout = effective_layout(btype, partitions)
+    if len(shape) < 1 or len(layout.shard) < 2:
+        return None
+    outer, tile = layout.shard[0], layout.shard[1]
+    if outer.axis != "F" or tile.axis != "P" or tile.stride != 1 or outer.extent < 2:
+        return None
+    covered = outer.extent * tile.extent
+    inner = math.prod(shape[1:])
+    if layout.size() != covered * inner or not covered - tile.extent < shape[0] <= covered:
+        return None
+    return tile.extent
 
 
 def effective_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLayout:

@@ -133,10 +133,30 @@ class NkiPrinter(NkiEmitterBase):
         self.line(f"{fn}({', '.join(parts)})")
 
     def emit_nki_load(self, op: nki.LoadOp) -> None:
-        self.instruction("nisa.dma_copy", op, op.dst, [("src", self.tile(op.src, op))])
+        src = self.broadcast_rows(op) if op.is_partition_broadcast() else self.tile(op.src, op)
+        self.instruction("nisa.dma_copy", op, op.dst, [("src", src)])
+
+    def broadcast_rows(self, op: nki.LoadOp | nki.DmaCopyOp) -> str:
+        """An HBM row read once per destination partition: its access pattern with a stride-0
+        partition pair, ``B.ap(pattern=[[0, P], [1, N]], offset=...)``."""
+        access = resolve_access(op.src)
+        base = self.buffer_name(access.buffer, op)
+        placement = self.placement(access.buffer, op)
+        if placement is not None:
+            offset, steps = hbm_flat(access, placement)
+        else:
+            shape = access.buffer_type.get_shape()
+            row = [math.prod(shape[j + 1:]) for j in range(len(shape))]
+            steps = [sum(s * r for s, r in zip(step, row)) for step in access.steps]
+            offset = IndexExpr()
+            for o, r in zip(access.offset, row):
+                offset = offset + o.scale(r)
+        free = [(steps[d], n) for d, n in enumerate(access.sizes) if d > 0 and n != 1]
+        partitions = op.dst.type.get_shape()[0]  # type: ignore[attr-defined]
+        return self.ap_text(base, [(0, partitions)] + (free or [(1, 1)]), offset, op)
 
     emit_nki_store = emit_nki_load
-    emit_nki_dma_copy = emit_nki_load
+    emit_nki_dma_copy = emit_nki_load  # type: ignore[assignment]
 
     def emit_nki_tensor_copy(self, op: nki.TensorCopyOp) -> None:
         """The current API forbids a ScalarE tensor_copy on NeuronCore-v2; there it is the

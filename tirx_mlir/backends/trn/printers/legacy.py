@@ -159,6 +159,12 @@ class NkiLegacyPrinter(NkiEmitterBase):
         slot_of, rank = slots or ({d: (q, access.sizes[d]) for q, d in enumerate(dims)},
                                   len(dims))
         index_vars = {d: self.arange(q, rank, n, op) for d, (q, n) in slot_of.items()}
+        return self.indexed(access, base, index_vars, op)
+
+    def indexed(self, access: AccessPattern, base: str, index_vars: dict[int, str],
+                op: Operation, prefix: str = "") -> str:
+        """``base[...]`` over the aranges: one flat subscript for a laid-out HBM tensor (or a
+        view that merges dims), else one per buffer dim; ``prefix`` starts the first."""
         placement = self.placement(access.buffer, op)
         self.check_merged(access, placement, op)
         if access.flat and access.buffer_type.scope_name != checks.HBM:
@@ -168,10 +174,11 @@ class NkiLegacyPrinter(NkiEmitterBase):
             offset, steps = hbm_flat(access, placement)
             if placement is None:
                 base = f"{base}.reshape([{self.checked_int(access.buffer_type.numel, op)}])"
-            return f"{base}[{self.affine_subscript(offset, steps, index_vars, op)}]"
+            return f"{base}[{prefix}{self.affine_subscript(offset, steps, index_vars, op)}]"
         subscripts = [self.affine_subscript(offset, [step[j] for step in access.steps],
                                             index_vars, op)
                       for j, offset in enumerate(access.offset)]
+        subscripts[0] = prefix + subscripts[0]
         return f"{base}[{', '.join(subscripts)}]"
 
     def affine_subscript(self, offset, steps, index_vars: dict[int, str], op: Operation) -> str:
@@ -211,15 +218,31 @@ class NkiLegacyPrinter(NkiEmitterBase):
         self.flush(op, f"{target} {'+=' if augmented else '='} {call}")
 
     def emit_nki_load(self, op: nki.LoadOp) -> None:
-        self.instruction("nl.load", op, op.dst, [("", self.tile(op.src, op))])
+        src = self.broadcast_rows(op) if op.is_partition_broadcast() else self.tile(op.src, op)
+        self.instruction("nl.load", op, op.dst, [("", src)])
+
+    def broadcast_rows(self, op: nki.LoadOp | nki.DmaCopyOp) -> str:
+        """An HBM row read once per destination partition: the row's subscript plus ``0 *
+        i_p`` over the destination's partition arange, so the index (hence the loaded tile)
+        has the destination's shape ``[P, N]`` (legacy NKI: the tile's shape is the broadcast
+        shape of its index arrays, the first axis the partitions)."""
+        access = resolve_access(op.src)
+        base = self.buffer_name(access.buffer, op)
+        dims = sorted({0, *self.slot_dims(access)})
+        partitions = op.dst.type.get_shape()[0]  # type: ignore[attr-defined]
+        sizes = [partitions if d == 0 else access.sizes[d] for d in dims]
+        self.shapes.append(("full", tuple(sizes)))
+        index_vars = {d: self.arange(q, len(dims), n, op)
+                      for q, (d, n) in enumerate(zip(dims, sizes))}
+        return self.indexed(access, base, index_vars, op, f"0 * {index_vars.pop(0)} + ")
 
     def emit_nki_store(self, op: nki.StoreOp) -> None:
         self.instruction("nl.store", op, None,
                          [("", self.tile(op.dst, op)), ("value", self.tile(op.src, op))])
 
     def emit_nki_dma_copy(self, op: nki.DmaCopyOp) -> None:
-        self.instruction("nisa.dma_copy", op, None,
-                         [("dst", self.tile(op.dst, op)), ("src", self.tile(op.src, op))])
+        src = self.broadcast_rows(op) if op.is_partition_broadcast() else self.tile(op.src, op)
+        self.instruction("nisa.dma_copy", op, None, [("dst", self.tile(op.dst, op)), ("src", src)])
 
     def emit_nki_memset(self, op: nki.MemsetOp) -> None:
         target = self.tile(op.dst, op)

@@ -27,3 +27,21 @@ tirx.kernel @bind(%X: !tirx.buffer<128x1xf32, global>) grid [1] threads [1] {
 
 // CHECK-LABEL: @bind
 // CHECK-NEXT:  %a = tirx.alloc : !tirx.buffer<384x1xf32, trn.sbuf, S[(3,128,1):(1@F,1@P,1@F)]>
+
+// -----
+
+// A dim 0 that 128 does not divide: tiles of 128 rows, the last one partial (the layout covers
+// the rows rounded up to whole tiles); an explicit such layout is accepted too.
+tirx.kernel @ragged() grid [1] threads [1] target "aws/trn1/trn1.2xlarge" {
+  %a = tirx.alloc : !tirx.buffer<257x64xf32, trn.sbuf>
+  %b = tirx.alloc : !tirx.buffer<1000x1000xf32, trn.sbuf>
+  %c = tirx.alloc : !tirx.buffer<300x7xf32, trn.sbuf>
+  %d = tirx.alloc : !tirx.buffer<129x4x8xf32, trn.sbuf, S[(2,128,4,8):(32@F,1@P,8@F,1@F)]>
+  tirx.return
+}
+
+// CHECK-LABEL: @ragged
+// CHECK-NEXT:  %a = tirx.alloc : !tirx.buffer<257x64xf32, trn.sbuf, S[(3,128,64):(64@F,1@P,1@F)]>
+// CHECK-NEXT:  %b = tirx.alloc : !tirx.buffer<1000x1000xf32, trn.sbuf, S[(8,128,1000):(1000@F,1@P,1@F)]>
+// CHECK-NEXT:  %c = tirx.alloc : !tirx.buffer<300x7xf32, trn.sbuf, S[(3,128,7):(7@F,1@P,1@F)]>
+// CHECK-NEXT:  %d = tirx.alloc : !tirx.buffer<129x4x8xf32, trn.sbuf, S[(2,128,4,8):(32@F,1@P,8@F,1@F)]>

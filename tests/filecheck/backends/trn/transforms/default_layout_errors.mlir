@@ -17,11 +17,3 @@ tirx.kernel @not_trn_axes() grid [1] threads [1] target "aws/trn1/trn1.2xlarge" 
 
 // CHECK: error: {{.*}}layout axes laneid are not Trainium axes
 
-// -----
-
-tirx.kernel @ragged_rows() grid [1] threads [1] target "aws/trn1/trn1.2xlarge" {
-  %x = tirx.alloc : !tirx.buffer<262x64xf32, trn.sbuf>
-  tirx.return
-}
-
-// CHECK: error: {{.*}}has 262 rows, which split into tiles of at most 2 partitions (of 128); pad dim 0 to a multiple of 128

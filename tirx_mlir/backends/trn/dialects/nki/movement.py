@@ -21,7 +21,9 @@ ENGINE_CHOICES = ("vector", "scalar", "gpsimd")
 
 class _DmaOp(NkiOp):
     """A DMA transfer ``dst = cast(src)``: both tiles hold the same elements (shapes equal once
-    unit dims are dropped); a dtype change converts through fp32."""
+    unit dims are dropped); a dtype change converts through fp32. An HBM source of one row
+    ``[1, F...]`` into an on-chip ``[P, F...]`` is a partition broadcast: every partition
+    receives the row (the DMA reads HBM with a stride-0 partition access pattern)."""
 
     ENGINE: ClassVar[str] = "dma"
     DST_SCOPES: ClassVar[tuple[str, ...]] = (HBM, SBUF)
@@ -32,8 +34,17 @@ class _DmaOp(NkiOp):
     def verify_nki(self, limits: TrnLimits) -> None:
         checks.check_scope("dst", self.dst, self.DST_SCOPES, self._scope_hint())
         checks.check_scope("src", self.src, self.SRC_SCOPES, self._scope_hint())
+        if self.is_partition_broadcast():
+            return
         rules.check_same_elements("the DMA endpoints", checks.buffer_type(self.dst).get_shape(),
                                   checks.buffer_type(self.src).get_shape())
+
+    def is_partition_broadcast(self) -> bool:
+        """An HBM row ``[1, F...]`` copied to every partition of an on-chip ``[P, F...]``."""
+        dst, src = checks.buffer_type(self.dst), checks.buffer_type(self.src)
+        d, s = dst.get_shape(), src.get_shape()
+        return (src.scope_name == HBM and dst.scope_name in ON_CHIP and len(d) == len(s) >= 2
+                and s[0] == 1 < d[0] and rules.squeeze(s[1:]) == rules.squeeze(d[1:]))
 
     def _scope_hint(self) -> str:
         return (f"{self.name} moves {' or '.join(self.SRC_SCOPES)} -> "

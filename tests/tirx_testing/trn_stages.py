@@ -1,0 +1,72 @@
+"""One check of a Trainium kernel at every stage it passes through:
+
+    numpy reference == interpreter on the tile-level IR == interpreter after each pass of the
+    trn pipeline == after allocation on one shared SBUF/PSUM == printed NKI (both APIs) run on
+    the numpy stand-in (tests/tirx_testing/nki_mock.py), the last bit for bit against the
+    interpreter on the lowered IR.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable, Sequence
+
+import numpy as np
+from tirx_testing.nki_mock import run_kernel_logical
+from tirx_testing.trn_lowering import assert_close, random_inputs, run
+
+from tirx_mlir.backends.trn.printers import emit_nki
+from tirx_mlir.interpreter.launch import find_kernel
+from tirx_mlir.located_parser import parse_module
+from tirx_mlir.pipelines import get_pipeline
+
+APIS = ("current", "legacy")
+
+
+def check_every_stage(text: str, reference: Callable[..., Sequence[np.ndarray]], *,
+                      rtol: float = 1e-6, atol: float = 1e-6, seed: int = 0,
+                      where: str = "<kernel>", **pipeline_options):
+    """Run the check of the module docstring on random inputs; returns the lowered module."""
+    module = parse_module(text, where)
+    module.verify()
+    inputs = random_inputs(module, seed)
+    expected = reference(*inputs)
+    tile_level = run(module, inputs)
+    for out, ref in zip(tile_level, expected, strict=True):
+        assert_close(out, ref, rtol, atol, f"{where}: tile level vs numpy")
+    shots = get_pipeline("trn", **pipeline_options).snapshots(module)
+    for stage, snapshot in shots:
+        for out, ref in zip(run(snapshot, inputs), expected, strict=True):
+            assert_close(out, ref, rtol, atol, f"{where}: after {stage} vs numpy")
+    final = shots[-1][1]
+    lowered = run(final, inputs)
+    for out, ref in zip(run(final, inputs, physical=True), expected, strict=True):
+        assert_close(out, ref, rtol, atol, f"{where}: shared SBUF/PSUM vs numpy")
+    kernel = find_kernel(final)
+    for api in APIS:
+        got = run_kernel_logical(emit_nki(final, api), api, kernel, inputs)
+        for g, low in zip(got, lowered, strict=True):
+            np.testing.assert_array_equal(g, low, err_msg=f"{where}: printed ({api}) vs lowered")
+    return final
+
+
+def executed_nki_ops(module) -> Counter:
+    """How many times each nki instruction runs: every static instance times the trip counts
+    of the ``scf.for`` loops around it (constant bounds)."""
+    from xdsl.dialects import scf
+
+    from tirx_mlir.dialects.tirx.access import constant_value
+
+    counts: Counter = Counter()
+    for op in module.walk():
+        if not op.name.startswith("nki."):
+            continue
+        trips, parent = 1, op.parent_op()
+        while parent is not None:
+            if isinstance(parent, scf.ForOp):
+                lb, ub, step = (constant_value(v) for v in (parent.lb, parent.ub, parent.step))
+                assert None not in (lb, ub, step), "a loop without constant bounds"
+                trips *= max(0, -(-(ub - lb) // step))
+            parent = parent.parent_op()
+        counts[op.name] += trips
+    return counts
