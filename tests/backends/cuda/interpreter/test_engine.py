@@ -219,3 +219,20 @@ def test_launch_shape_can_be_overridden_like_a_host_launch():
     assert run.stats.ctas == 4
     with pytest.raises(ValueError, match="grid must be 1 to 3 positive integers"):
         run_simt(text, grid=(0,))
+
+
+def test_a_huge_launch_is_refused_or_walked_lazily():
+    body = """
+  %t = cuda.thread_idx x : index"""
+    with pytest.raises(InterpretError, match="2048 threads; CUDA blocks have at most 1024"):
+        run_simt(cuda_kernel("() -> (%Out: !tirx.buffer<1xi32, global>)", body,
+                             "grid [1] threads [2048]"))
+    # 2^31 CTAs: waves are made one at a time, so the run stops at its step budget
+    from tirx_mlir.interpreter import KernelRunner
+    from tirx_mlir.located_parser import parse_module
+
+    text = cuda_kernel("() -> (%Out: !tirx.buffer<1xi32, global>)", body,
+                       "grid [2147483648] threads [1]")
+    runner = KernelRunner(parse_module(text, "<test>"), max_steps=100_000)
+    with pytest.raises(InterpretError, match="budget of 100,000 steps"):
+        runner()

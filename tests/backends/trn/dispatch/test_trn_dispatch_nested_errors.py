@@ -35,7 +35,7 @@ def test_failure_inside_binary_chain_names_the_chain():
         "tile dispatch failed: op=tirx.binary_chain: it decomposes as tirx.binary_chain "
         "(variant 'decompose') into tirx.mul, which cannot be dispatched:\n"
         "tile dispatch failed: op=tirx.mul target=trn\nVariant ")
-    assert "binary (prio=0) | declined — operand 'lhs' does not put dim 0 on partitions" in \
+    assert "binary (prio=0)   | declined — operand 'lhs' does not put dim 0 on partitions" in \
         err.message
 
 

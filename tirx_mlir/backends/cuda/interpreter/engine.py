@@ -18,8 +18,9 @@ Execution model:
   hold, or keeps polling while nothing changes (`MAX_IDLE_POLLS` polls in a row) — the run
   stops with a located error that names what each group waits for and which threads never
   arrived.
-* Steps: every op executed costs one step of the interpreter's budget (``max_steps``), so a
-  kernel that never ends stops with a located error instead of hanging.
+* Steps: every op executed costs one step of the interpreter's budget (``max_steps``) plus one
+  per `LANES_PER_STEP` lanes that run it, and every wave a setup cost, so a kernel that never
+  ends, or a grid of 2**31 CTAs, stops with a located error instead of hanging.
 
 Implementations come from `impls.IMPLS` (see impls.py); `LaneContext` is what they receive.
 """
@@ -38,6 +39,13 @@ from tirx_mlir.backends.cuda.interpreter.values import Deferred
 from tirx_mlir.backends.cuda.interpreter.wave import Wave
 from tirx_mlir.interpreter.runtime import InterpretError
 
+
+LANES_PER_STEP = 256
+"""An op run for a group costs one step plus one per this many of its lanes (as a tile op
+costs one more per 256 elements in the core interpreter)."""
+
+WAVE_SETUP_STEPS_PER_LANE = 1 / 16
+"""Setting up a wave (lane geometry, fresh shared memory) costs this many steps per lane."""
 
 MAX_IDLE_POLLS = 1000
 """Polls in a row, with every group only polling and nothing changing, before the run is a
@@ -288,12 +296,8 @@ class Engine:
         for arg, value in zip(block.args, args):
             env[arg] = value
         n_ops = len(block.ops)
-        self._steps[0] -= n_ops
-        if self._steps[0] < 0 and self.max_steps > 0:
-            from tirx_mlir.interpreter.core import step_budget_error
-
-            raise step_budget_error(block.parent, self.max_steps)
-        self.stats.count_block(n_ops, mask, block, self.wave)
+        lanes = self.stats.count_block(n_ops, mask, block, self.wave)
+        self.charge(n_ops * (1 + lanes // LANES_PER_STEP), block.parent)
         impls = self.impls
         for op in block.ops:
             entry = impls.get(type(op))
@@ -332,6 +336,14 @@ class Engine:
             for res, value in zip(op.results, results):
                 env[res] = value
         return ()
+
+    def charge(self, steps: int, region: Region) -> None:
+        """Take ``steps`` from the run's budget; past it, the located step-budget error."""
+        self._steps[0] -= steps
+        if self._steps[0] < 0 and self.max_steps > 0:
+            from tirx_mlir.interpreter.core import step_budget_error
+
+            raise step_budget_error(region, self.max_steps)
 
     def _read(self, value: Deferred, op: Operation, ctx: LaneContext):
         if value.ready:

@@ -31,7 +31,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.shared import DynamicSharedOp, Shared
 from tirx_mlir.backends.cuda.dialects.cuda.sync import SyncGridOp
 from tirx_mlir.backends.cuda.interpreter.checks.observers import (race_observer,
                                                                   shared_stats_observer)
-from tirx_mlir.backends.cuda.interpreter.engine import Engine
+from tirx_mlir.backends.cuda.interpreter.engine import WAVE_SETUP_STEPS_PER_LANE, Engine
 from tirx_mlir.backends.cuda.interpreter.memory import (DYNAMIC_ALIGN, GLOBAL, SHARED,
                                                         BufferRef, Memory)
 from tirx_mlir.backends.cuda.interpreter.stats import SimtStats
@@ -41,6 +41,9 @@ from tirx_mlir.backends.cuda.interpreter.wave import Wave, pad3
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.interpreter.runtime import InterpretError
+
+MAX_THREADS_PER_BLOCK = 1024
+"""CUDA's limit on every architecture."""
 
 MAX_GRID_BARRIER_LANES = 1 << 20
 """A kernel with a grid barrier runs its whole grid as one wave: at most this many lanes."""
@@ -139,18 +142,28 @@ def shared_layout(kernel: KernelOp, dynamic_bytes: int | None) -> tuple[dict, in
     return offsets, base + arena
 
 
-def cta_order(grid: tuple[int, int, int], cluster: tuple[int, int, int] | None) -> np.ndarray:
-    """Linear CTA ids in the order waves take them: clusters contiguous, by rank."""
+def wave_ctas(grid: tuple[int, int, int], cluster: tuple[int, int, int] | None, start: int,
+              count: int) -> np.ndarray:
+    """Linear CTA ids ``start .. start + count`` in the order waves take them: clusters
+    contiguous, each by rank (``start`` and ``count`` whole clusters). Computed per wave, so a
+    huge grid costs nothing up front."""
     n = math.prod(grid)
-    ids = np.arange(n, dtype=np.int64)
+    ids = np.arange(start, min(start + count, n), dtype=np.int64)
     if cluster is None:
         return ids
-    x, y, z = ids % grid[0], (ids // grid[0]) % grid[1], ids // (grid[0] * grid[1])
     cx, cy, cz = cluster
+    size = cx * cy * cz
     gx, gy = grid[0] // cx, grid[1] // cy
-    cluster_id = (x // cx) + gx * ((y // cy) + gy * (z // cz))
-    rank = (x % cx) + cx * ((y % cy) + cy * (z % cz))
-    return ids[np.lexsort((rank, cluster_id))]
+    c, r = ids // size, ids % size
+    x = (c % gx) * cx + r % cx
+    y = ((c // gx) % gy) * cy + (r // cx) % cy
+    z = (c // (gx * gy)) * cz + r // (cx * cy)
+    return x + grid[0] * (y + grid[1] * z)
+
+
+def cta_order(grid: tuple[int, int, int], cluster: tuple[int, int, int] | None) -> np.ndarray:
+    """Every linear CTA id in wave order (`wave_ctas` of the whole grid)."""
+    return wave_ctas(grid, cluster, 0, math.prod(grid))
 
 
 def _param_name(kernel: KernelOp, i: int) -> str:
@@ -170,6 +183,16 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
                              f"{list(cluster)}", kernel, hint="launch a grid the cluster divides")
     T = math.prod(block)
     P = opts.pes
+    cluster_size = math.prod(cluster) if cluster else 1
+    if T > MAX_THREADS_PER_BLOCK:
+        raise InterpretError(f"a block of {block[0]}x{block[1]}x{block[2]} = {T} threads; CUDA "
+                             f"blocks have at most {MAX_THREADS_PER_BLOCK}", kernel,
+                             hint="launch fewer threads per block")
+    if T * P * cluster_size > MAX_GRID_BARRIER_LANES:
+        raise InterpretError(f"{P} PEs x a cluster of {cluster_size} CTAs x {T} threads must "
+                             f"run together: more than the interpreter's "
+                             f"{MAX_GRID_BARRIER_LANES} lanes", kernel,
+                             hint="simulate fewer PEs")
     offsets, arena = shared_layout(kernel, opts.dynamic_shared_bytes)
     mem = Memory()
     params = kernel.body.block.args
@@ -190,10 +213,9 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
         t = op.buffer_type()
         shared_refs[op] = BufferRef(SHARED, lane_dtype(t.element_type), tuple(t.get_shape()),
                                     np.array([offset], dtype=np.int64), op.name)
-    order = cta_order(grid, cluster)
-    cluster_size = math.prod(cluster) if cluster else 1
+    n_ctas = math.prod(grid)
     if any(isinstance(op, SyncGridOp) for op in kernel.body.walk()):
-        per_wave = len(order)
+        per_wave = n_ctas
         if per_wave * T * P > MAX_GRID_BARRIER_LANES:
             raise InterpretError(
                 f"a kernel with a grid barrier runs its whole grid at once; {per_wave} CTAs of "
@@ -204,8 +226,8 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
         per_wave = max(per_wave, cluster_size)
     stats = SimtStats()
     steps = [getattr(interp, "_steps_left", 1 << 62)]
-    for start in range(0, len(order), per_wave):
-        ctas = order[start:start + per_wave]
+    for start in range(0, n_ctas, per_wave):
+        ctas = wave_ctas(grid, cluster, start, per_wave)
         wave = Wave(block, grid, cluster, ctas, P)
         mem.reset_shared(wave.W, arena)
         mem.observers = []
@@ -220,9 +242,10 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
         stats.waves += 1
         stats.ctas += len(ctas) * P
         try:
+            engine.charge(int(wave.L * WAVE_SETUP_STEPS_PER_LANE) + 1, kernel.body)
             engine.run(kernel.body, tuple(refs))
         except InterpretError as err:
-            if len(order) > len(ctas):
+            if n_ctas > len(ctas):
                 err.add_context(f"in the wave of CTAs {_cta_span(ctas, grid)} of "
                                 f"@{kernel.kernel_name}")
             raise

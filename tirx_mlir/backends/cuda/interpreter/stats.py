@@ -63,13 +63,14 @@ class SimtStats:
     _blocks: dict = field(default_factory=dict, repr=False)
     """id(block) -> [block, warp instructions, thread instructions] per op of the block."""
 
-    def count_block(self, n_ops: int, mask: np.ndarray, block=None, wave=None) -> None:
-        """The engine ran the ``n_ops`` ops of ``block`` for the lanes of ``mask``."""
+    def count_block(self, n_ops: int, mask: np.ndarray, block=None, wave=None) -> int:
+        """The engine ran the ``n_ops`` ops of ``block`` for the lanes of ``mask``; returns
+        the number of those lanes."""
         lanes = int(np.count_nonzero(mask))
         self.op_executions += n_ops
         self.thread_instructions += n_ops * lanes
         if block is None or wave is None:
-            return
+            return lanes
         warps = wave.n_warps if lanes == wave.L else \
             int(np.count_nonzero(np.bincount(wave.warp[mask])))
         entry = self._blocks.get(id(block))
@@ -77,6 +78,7 @@ class SimtStats:
             entry = self._blocks[id(block)] = [block, 0, 0]
         entry[1] += warps
         entry[2] += lanes
+        return lanes
 
     def add(self, op, counter: str, value: int = 1) -> None:
         self.per_op[op][counter] += value

@@ -16,7 +16,8 @@ tirx.kernel @chain(%X: !tirx.buffer<128x128xf32, global>) -> (%Y: !tirx.buffer<1
 
 // CHECK:      binary_chain_errors.mlir:12:3: error: 'tirx.binary_chain' op tile dispatch failed: op=tirx.binary_chain: it decomposes as tirx.binary_chain (variant 'decompose') into tirx.mul, which cannot be dispatched:
 // CHECK-NEXT: tile dispatch failed: op=tirx.mul target=trn
-// CHECK-NEXT: Variant         | Error
-// CHECK-NEXT: ----------------+-----------------------------------------
-// CHECK-NEXT: binary (prio=0) | declined — operand 'lhs' does not put dim 0 on partitions like 'dst' does (partition mismatch: a transpose is needed)
+// CHECK-NEXT: Variant           | Error
+// CHECK-NEXT: ------------------+-----------------------------------------
+// CHECK-NEXT: ragged (prio=100) | rejected: ragged — every dim splits into equal instruction tiles
+// CHECK-NEXT: binary (prio=0)   | declined — operand 'lhs' does not put dim 0 on partitions like 'dst' does (partition mismatch: a transpose is needed)
 // CHECK:      note: see current operation: "tirx.binary_chain"

@@ -102,7 +102,8 @@ class SharedStatsObserver:
 
 
 def race_observer(options, engine) -> RaceObserver | None:
-    return RaceObserver(engine) if options.racecheck else None
+    """The race check of a wave, when it is on and the kernel has shared memory to race on."""
+    return RaceObserver(engine) if options.racecheck and engine.mem.shared_bytes > 0 else None
 
 
 def shared_stats_observer(options, engine) -> SharedStatsObserver:
