@@ -34,19 +34,20 @@ from tirx_mlir.backends.cuda.interpreter.async_state import (BulkRead, Flight, O
                                                              shared_targets, state_of)
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
+from tirx_mlir.backends.cuda.interpreter.tensor_core.swizzle import Swizzle
+from tirx_mlir.backends.cuda.interpreter.tensor_core.swizzle import swizzle as tensor_core_swizzle
 from tirx_mlir.backends.cuda.interpreter.tensor_map import TensorMap, decode
 from tirx_mlir.interpreter.runtime import convert
 
-SWIZZLE_MASK = {0: 0, 32: 1, 64: 3, 128: 7}
 LANDS_AT = "a test of its mbarrier's phase, ptx.mbarrier_try_wait_parity or test_wait_parity"
 READ_UNTIL = "the issuing thread's ptx.cp_async_bulk_wait_group (.read) retires its bulk group"
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 
 def swizzle(offsets: np.ndarray, span: int) -> np.ndarray:
-    """The shared byte offsets a swizzle of ``span`` bytes (0, 32, 64, 128) maps ``offsets`` to."""
-    mask = SWIZZLE_MASK[span]
-    return offsets ^ (((offsets >> 7) & mask) << 4)
+    """The shared byte offsets a tensor map's swizzle of ``span`` bytes (0, 32, 64, 128) maps
+    ``offsets`` to: the same XOR pattern as a wgmma descriptor's (`tensor_core.swizzle`)."""
+    return tensor_core_swizzle(offsets, Swizzle.of_span(span))
 
 
 # --- shared pieces ------------------------------------------------------------------------------
