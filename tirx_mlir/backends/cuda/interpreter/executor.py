@@ -14,7 +14,7 @@ every wave.
 
 Options (`SimtOptions`, set with `configure(interp, ...)` or ``tirx-run`` flags): ``pes``,
 ``racecheck``, ``dynamic_shared_bytes`` (the launch's dynamic arena; default: what the
-``cuda.dynamic_shared`` views span), ``max_wave_lanes``, ``grid``/``block`` (launch another
+``cuda.dynamic_shared`` views span, as the runtime's launch gives), ``max_wave_lanes``, ``grid``/``block`` (launch another
 shape than the kernel's, as a host can). After a run, `last_run(interp)` gives
 the statistics and per-PE outputs.
 """
@@ -27,7 +27,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tirx_mlir.backends.cuda.dialects.cuda.shared import DynamicSharedOp, SharedAllocOp
+from tirx_mlir.backends.cuda.dialects.cuda.shared import (DynamicSharedOp, dynamic_shared_bytes,
+                                                         static_shared_array)
 from tirx_mlir.backends.cuda.dialects.cuda.sync import SyncGridOp
 from tirx_mlir.backends.cuda.interpreter.checks.observers import (race_observer,
                                                                   shared_stats_observer)
@@ -119,24 +120,25 @@ def stats_report(interp) -> str | None:
 
 
 def shared_layout(kernel: KernelOp, dynamic_bytes: int | None) -> tuple[dict, int]:
-    """(op -> its arena offset, arena bytes): static arrays in program order at their
-    alignment, then the dynamic arena at a `DYNAMIC_ALIGN` boundary."""
+    """(op -> its arena offset, arena bytes): static arrays (``cuda.shared_alloc``, ``tirx.alloc``
+    in shared) in program order at their alignment, then the dynamic arena at a
+    `DYNAMIC_ALIGN` boundary, of ``dynamic_bytes`` (default: what the views reach)."""
     offsets: dict = {}
     end = 0
     views = []
     for op in kernel.body.walk():
-        if isinstance(op, SharedAllocOp):
-            align = op.alignment()
+        static = static_shared_array(op)
+        if static is not None:
+            btype, align = static
             offset = -(-end // align) * align
             offsets[op] = offset
-            end = offset + op.nbytes()
+            end = offset + btype.numel * lane_dtype(btype.element_type).itemsize
         elif isinstance(op, DynamicSharedOp):
             views.append(op)
     if not views and not dynamic_bytes:
         return offsets, end
     base = -(-end // DYNAMIC_ALIGN) * DYNAMIC_ALIGN
-    spanned = max((v.int_prop("offset") + v.nbytes() for v in views), default=0)
-    arena = spanned if dynamic_bytes is None else dynamic_bytes
+    arena = dynamic_shared_bytes(kernel) if dynamic_bytes is None else dynamic_bytes
     for view in views:
         offsets[view] = base + view.int_prop("offset")
     return offsets, base + arena
@@ -210,7 +212,7 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
     tensor_maps = map_tensor_maps(kernel, mem, allocations, lambda i: _param_name(kernel, i))
     shared_refs = {}
     for op, offset in offsets.items():
-        t = op.buffer_type()
+        t = op.results[0].type
         shared_refs[op] = BufferRef(SHARED, lane_dtype(t.element_type), tuple(t.get_shape()),
                                     np.array([offset], dtype=np.int64), op.name)
     n_ctas = math.prod(grid)
