@@ -66,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog="tirx-run", description="Run a tirx kernel with the reference "
                         "interpreter and summarize its outputs.", epilog=USAGE_EXAMPLES,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=_version())
     p.add_argument("file", help="the .mlir file ('-' reads stdin)")
     p.add_argument("--entry", metavar="NAME", help="the kernel to run (default: the only one)")
     p.add_argument("--inputs", nargs="+", metavar="NPY", default=None,
@@ -105,6 +106,14 @@ def _parser() -> argparse.ArgumentParser:
                         "summarized per PE and --save writes DIR/<name>.pe<p>.npy for each "
                         "(default 1)")
     return p
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    from tirx_mlir import __version__
+
+    return f"tirx-run {__version__} (xdsl {version('xdsl')})"
 
 
 def _pes(text: str) -> int:
@@ -290,7 +299,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         saved_inputs = [a.copy() for a in prepared[:runner.n_inputs]] if args.save else []
         results = runner.run(prepared)
     except ParseError as err:
-        raise ReportedError(report_parse_error(err, ctx)) from None
+        raise ReportedError(report_parse_error(
+            err, ctx, unregistered_hint="tirx-run runs only ops it has semantics for: load the "
+                                        "backend that defines the dialect")) from None
     except TirxError as err:
         raise ReportedError(report_tirx_error(err, where)) from None
     out_names = [name for name, _ in runner.params[runner.n_inputs:]]
