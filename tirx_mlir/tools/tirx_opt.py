@@ -197,16 +197,31 @@ class TirxOptMain(xDSLOptMain):
         return self.pipeline.spec()
 
     def build_named_pipeline(self, text: str) -> list[ModulePass]:
-        from tirx_mlir.pipelines import get_pipeline, list_pipelines, split_pipeline_ref
+        """``--pass-pipeline``: registered pipelines (``trn{max_inst_size=256}``) and passes,
+        also in MLIR's ``builtin.module(...)`` form (`pipelines.pipeline_items`)."""
+        from tirx_mlir.pipelines import list_pipelines, pipeline_items
+
+        passes: list[ModulePass] = []
+        for item in pipeline_items(text):
+            name = item.split("{", 1)[0].strip()
+            if name in list_pipelines():
+                passes += self._named(item, text)
+            elif name in self.available_passes:
+                passes += self.build_passes(item)
+            else:
+                known = ", ".join(list_pipelines()) or "(none)"
+                raise CLIError(f"unknown pipeline '{name}'"
+                               f"{_did_you_mean(name, [*list_pipelines(), *self.available_passes])}"
+                               f"; registered pipelines: {known} (or any pass of --list-passes)")
+        return passes
+
+    def _named(self, item: str, text: str) -> list[ModulePass]:
+        from tirx_mlir.pipelines import get_pipeline, split_pipeline_ref
 
         try:
-            name, options = split_pipeline_ref(text)
+            name, options = split_pipeline_ref(item)
         except ArgSpecParseError as err:
             raise CLIError(f"malformed --pass-pipeline '{text}': {_one_line(err)}") from None
-        if name not in list_pipelines():
-            known = ", ".join(list_pipelines()) or "(none)"
-            raise CLIError(f"unknown pipeline '{name}'{_did_you_mean(name, list_pipelines())}; "
-                           f"registered pipelines: {known}")
         try:
             return list(get_pipeline(name, **options).passes)
         except TirxError as err:  # unknown option
