@@ -90,6 +90,7 @@ class Stages:
     seconds: dict[str, float]  # parse, pipeline, ptx, cuda
     ptx: str
     ops: int
+    module: object             # the lowered ModuleOp
 
 
 def compile_stages(ex: Example) -> Stages:
@@ -118,7 +119,7 @@ def compile_stages(ex: Example) -> Stages:
         registry.printers.lookup(printer)()().emit(ctx, module, out)
         texts[printer] = out.getvalue()
         sec[printer] = time.perf_counter() - start
-    return Stages(sec, texts["ptx"], sum(1 for _ in module.walk()))
+    return Stages(sec, texts["ptx"], sum(1 for _ in module.walk()), module)
 
 
 def ptxas(ptx: str, arch: str, cubin: Path) -> tuple[float, str]:
