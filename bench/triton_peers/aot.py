@@ -24,6 +24,7 @@ _IMPORT_START = time.perf_counter()
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import kernels  # noqa: E402
+import peers  # noqa: E402 - data only (no tirx_mlir here)
 import triton  # noqa: E402
 from triton import knobs  # noqa: E402
 from triton.backends.compiler import GPUTarget  # noqa: E402
@@ -37,8 +38,7 @@ def _listener(*, src, metadata, metadata_group, times, cache_hit):
 
 def compile_peer(peer: dict, arch: int, rounds: int, out: Path) -> dict:
     fn = getattr(kernels, peer["kernel"])
-    signature = {p: f"*{t}" for p, t in peer["pointers"].items()}
-    signature.update({k: "constexpr" for k in peer["constexprs"]})
+    signature = peers.Peer(**peer).signature()
     attrs = {(fn.arg_names.index(p),): [["tt.divisibility", 16]] for p in peer["pointers"]}
     options = {"num_warps": peer["num_warps"], "num_stages": peer["num_stages"]}
     best, walls = None, []

@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -197,4 +196,4 @@ def compile_peers(python: str, peers: list[Peer], out: Path, rounds: int = 1,
 
 if __name__ == "__main__":  # python bench/triton_peers/peers.py: list the peers
     for p in PEERS.values():
-        print(f"{p.name:20s} {p.kernel:10s} ours={p.ours} archs={p.archs} {p.note}", file=sys.stdout)
+        print(f"{p.name:20s} {p.kernel:10s} ours={p.ours} archs={p.archs} {p.note}")
