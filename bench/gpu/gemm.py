@@ -331,8 +331,8 @@ def dry_run(cases: list[Case], args) -> int:
                   f"{case.error}")
             continue
         ptx = case.art.sources.get("ptx", "")
-        what = (f"{2 * np.prod(case.mnk) / 1e9:.1f} GFLOP, {case.mnk}" if case.kind == "gemm"
-                else f"{case.moved / 1e6:.1f} MB moved")
+        what = (f"{2 * np.prod(case.mnk) / 1e9:.3g} GFLOP, {case.mnk}" if case.kind == "gemm"
+                else f"{case.moved / 1e6:.3g} MB moved")
         shapes = ", ".join(f"{n}: {'x'.join(map(str, s))} {dt}" for n, s, dt in case.shapes)
         print(f"{case.name:22s} would launch {kernel_line(case)}; {what}; {len(ptx)} B of PTX, "
               f"{len(case.art.binary)} B cubin for {case.art.stats.get('arch')}")
@@ -361,6 +361,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dry-run", action="store_true",
                         help="compile and print the launches; needs no GPU")
     args = parser.parse_args(argv)
+    missing = [m for m in ("xdsl", "ml_dtypes") if optional(m) is None]
+    if missing:
+        print(f"bench/gpu/gemm: {sys.executable} lacks {', '.join(missing)}: pip install -e "
+              f"'{ROOT}[cuda]' first", file=sys.stderr)
+        return 2
     os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
     if not args.dry_run and (reason := gpu_reason()) is not None:
         print(f"bench/gpu/gemm: no GPU: {reason} (--dry-run compiles without one)",

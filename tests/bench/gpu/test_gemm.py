@@ -29,7 +29,7 @@ def test_dry_run_compiles_and_prints_the_launches():
     gemm = next(ln for ln in lines if ln.startswith("gemm_mma_sync"))
     assert "grid [4, 4] x 128 threads" in gemm and "(256, 256, 256)" in gemm and "sm_80" in gemm
     add = next(ln for ln in lines if ln.startswith("vector_add"))
-    assert "grid [8] x 256 threads" in add and "0.1 MB moved" in add
+    assert "grid [8] x 256 threads" in add and "0.0983 MB moved" in add
     assert any(ln.startswith("tma_wgmma") and "skipped" in ln for ln in lines)
 
 
