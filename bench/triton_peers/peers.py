@@ -66,8 +66,8 @@ def gemm(name: str, m: int, n: int, k: int, tile: tuple[int, int, int], *, ab: s
 
 PEERS: dict[str, Peer] = {p.name: p for p in (
     Peer("vector_add", "vector_add", {"x_ptr": "fp32", "y_ptr": "fp32", "z_ptr": "fp32"},
-         {"N": 65536, "BLOCK": 256}, (256,), num_warps=8, ours="cuda/vector_add",
-         note="256 elements per program on 8 warps, as ours: 256 threads, one element each"),
+         {"N": 65536, "BLOCK": 1024}, (64,), num_warps=8, ours="cuda/vector_add",
+         note="1024 elements per program on 8 warps, as ours: 256 threads, 4 (16 bytes) each"),
     gemm("gemm_mma_sync", 256, 256, 256, (64, 64, 32), c="fp32", ours="cuda/gemm_mma_sync",
          archs=(80,), note="ours: ldmatrix + mma.sync, one shared stage; Triton: its 3 stages"),
     gemm("tma_wgmma", 64, 128, 16, (64, 128, 16), c="fp32", ours="cuda/tma_wgmma", archs=(90,),
