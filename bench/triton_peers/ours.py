@@ -81,7 +81,8 @@ def cuda_pipeline(arch: str):
     if "cuda" not in list_pipelines():
         return None
     opts = pipeline_options("cuda")
-    given = {k: v for k, v in (("arch", arch), ("target", f"cuda -arch={arch}")) if k in opts}
+    given = {"arch": arch} if "arch" in opts else (
+        {"target": f"cuda -arch={arch}"} if "target" in opts else {})
     return get_pipeline("cuda", **given)
 
 
