@@ -11,7 +11,7 @@ the tile-level order), ``pointwise`` (the elementwise engine). Variants: ``copy`
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "elementwise")
+VARIANT_MODULES = ("copy", "elementwise", "reduction")
 
 
 def register_cuda_dispatch() -> None:
