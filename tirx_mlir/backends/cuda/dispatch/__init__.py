@@ -11,7 +11,7 @@ the tile-level order), ``pointwise`` (the elementwise engine). Variants: ``copy`
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "elementwise", "reduction")
+VARIANT_MODULES = ("copy", "elementwise", "reduction", "fused", "permute_layout")
 
 
 def register_cuda_dispatch() -> None:
