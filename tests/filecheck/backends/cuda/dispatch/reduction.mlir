@@ -1,0 +1,65 @@
+// RUN: tirx-opt %s --split-input-file -p cuda-default-layout,tirx-dispatch,canonicalize,cse | filecheck %s
+// The CUDA reductions. shared (10): a synthesized spread (lanes along the row), each thread's
+// elements folded, a xor butterfly of shfl.sync over the reduced lane bits, one writer per row;
+// warps holding parts of the same rows meet in a shared scratch after a barrier. max/min fold
+// with arith.maximumf / minimumf (NaN-propagating); reduce_negate with accum keeps
+// -max(-old, max(src)).
+
+tirx.kernel @row_max() grid [1] threads [64] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<2x64xf32, shared>
+  %m = tirx.alloc : !tirx.buffer<2x1xf32, shared>
+  tirx.max cta %m, %t : !tirx.buffer<2x1xf32, shared>, !tirx.buffer<2x64xf32, shared>
+  tirx.return
+}
+
+// CHECK-LABEL: @row_max
+// CHECK:       cuda.sync_threads
+// CHECK:       %[[TX:.*]] = cuda.thread_idx x : index
+// CHECK:       cuda.load %{{.*}} : !tirx.buffer<2x64xf32, shared>, index -> f32
+// CHECK:       cuda.load %{{.*}} : !tirx.buffer<2x64xf32, shared>, index -> f32
+// CHECK:       arith.maximumf
+// CHECK:       cuda.shfl_sync xor %{{.*}}, %{{.*}}, %{{.*}} : i32, f32, i32 -> f32
+// CHECK-COUNT-4: cuda.shfl_sync xor
+// CHECK-NOT:   cuda.shfl_sync
+// CHECK:       %[[LOW:.*]] = arith.andi %[[TX]], %{{.*}} : index
+// CHECK:       %[[W:.*]] = arith.cmpi eq, %[[LOW]], %{{.*}} : index
+// CHECK:       scf.if %[[W]] {
+// CHECK-NEXT:    cuda.store %{{.*}} : !tirx.buffer<2x1xf32, shared>, index, f32
+// CHECK:       cuda.sync_threads
+
+// -----
+
+// Every bit reduced (a 2-D sum to a scalar): the warps' partials go through a private scratch.
+tirx.kernel @sum_2d() grid [1] threads [128] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<16x32xf32, shared>
+  %s = tirx.alloc : !tirx.buffer<1x1xf32, shared>
+  tirx.sum cta %s, %t axes [0, 1] : !tirx.buffer<1x1xf32, shared>, !tirx.buffer<16x32xf32, shared>
+  tirx.return
+}
+
+// CHECK-LABEL: @sum_2d
+// CHECK:       %[[SCRATCH:.*]] = tirx.alloc : !tirx.buffer<4xf32, shared>
+// CHECK-COUNT-5: cuda.shfl_sync xor
+// CHECK:       scf.if
+// CHECK-NEXT:    cuda.store %[[SCRATCH]]
+// CHECK:       cuda.sync_threads
+// CHECK:       scf.if
+// CHECK-COUNT-3: cuda.load %[[SCRATCH]]
+// CHECK:       cuda.store %{{.*}} : !tirx.buffer<1x1xf32, shared>, index, f32
+
+// -----
+
+tirx.kernel @negated_running_max() grid [1] threads [32] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<4x32xf32, shared>
+  %m = tirx.alloc : !tirx.buffer<4xf32, shared>
+  tirx.reduce_negate cta %m, %t accum reduce max : !tirx.buffer<4xf32, shared>, !tirx.buffer<4x32xf32, shared>
+  tirx.return
+}
+
+// CHECK-LABEL: @negated_running_max
+// CHECK:       scf.if
+// CHECK:         %[[OLD:.*]] = cuda.load %{{.*}} : !tirx.buffer<4xf32, shared>, index -> f32
+// CHECK-NEXT:    %[[NOLD:.*]] = arith.negf %[[OLD]] : f32
+// CHECK-NEXT:    %[[FOLD:.*]] = arith.maximumf %[[NOLD]], %{{.*}} : f32
+// CHECK-NEXT:    %[[NEG:.*]] = arith.negf %[[FOLD]] : f32
+// CHECK-NEXT:    cuda.store %{{.*}}, %{{.*}}, %[[NEG]] : !tirx.buffer<4xf32, shared>, index, f32
