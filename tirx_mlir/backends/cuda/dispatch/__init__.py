@@ -6,7 +6,9 @@ dispatches for ``cuda``, so loading the backend stays cheap.
 Shared: ``common`` (predicates, thread ids, physical addressing, register arrays, the barriers of
 the tile-level order), ``pointwise`` (the elementwise engine). Variants: ``copy`` (copy, cast:
 ``vec_auto``, ``fallback``), ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``,
-``gmem``).
+``gmem``), ``reduction`` (sum/max/min/reduce_negate: ``local``, ``shared``; its plan in
+``reduction_plan``), ``fused`` (unary_reduce, binary_reduce, binary_chain: ``decompose``),
+``permute_layout`` (``warp_xor_swizzle``, ``fallback``).
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from xdsl.rewriter import InsertPoint
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dialects.cuda.warp import ShflSyncOp
 from tirx_mlir.backends.cuda.dispatch import common, pointwise
-from tirx_mlir.backends.cuda.dispatch.reduction_plan import (PlanError, ReductionPlan,
+from tirx_mlir.backends.cuda.layout.reduction_plan import (PlanError, ReductionPlan,
                                                              log2_exact, memory_spread,
                                                              scope_bits)
 from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tirx_mlir.backends.cuda.dispatch.reduction_plan import (Field, PlanError, ReductionPlan,
+from tirx_mlir.backends.cuda.layout.reduction_plan import (Field, PlanError, ReductionPlan,
                                                              memory_spread, thread_fields)
 from tirx_mlir.backends.cuda.layout.partition import RegisterPartition
 from tirx_mlir.dialects.tirx.layout import TileLayout

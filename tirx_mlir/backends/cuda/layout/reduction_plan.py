@@ -75,7 +75,7 @@ class Field:
         return ((tx >> self.lo) & ((1 << self.bits) - 1)) * self.weight
 
 
-def _bits_of(axis: str, stride: int, extent: int, block_bits: int) -> tuple[int, int]:
+def axis_bits(axis: str, stride: int, extent: int, block_bits: int) -> tuple[int, int]:
     if axis not in AXIS_BITS:
         raise PlanError(f"layout axis '{axis}' is not a thread axis of a 1-D block")
     base, width = AXIS_BITS[axis]
@@ -93,7 +93,7 @@ def thread_fields(part: RegisterPartition, block_bits: int) -> tuple[Field, ...]
         raise PlanError("thread-axis offsets in the layout are not supported by the reduction")
     fields = []
     for it in part.thread_digits():
-        lo, bits = _bits_of(it.axis, it.stride, it.extent, block_bits)
+        lo, bits = axis_bits(it.axis, it.stride, it.extent, block_bits)
         fields.append(Field(lo, bits, it.dim, it.weight))
     return tuple(fields)
 
