@@ -6,14 +6,15 @@ dispatches for ``cuda``, so loading the backend stays cheap.
 Shared: ``common`` (predicates, thread ids, physical addressing, register arrays, the barriers of
 the tile-level order), ``pointwise`` (the elementwise engine). Variants: ``copy`` (copy, cast:
 ``vec_auto``, ``fallback``), ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``,
-``gmem``), ``reduction`` (sum/max/min/reduce_negate: ``local``, ``shared``; its plan in
-``reduction_plan``), ``fused`` (unary_reduce, binary_reduce, binary_chain: ``decompose``),
-``permute_layout`` (``warp_xor_swizzle``, ``fallback``).
+``gmem``), ``select`` (``default``: the affine predicate on the coordinate), ``reduction``
+(sum/max/min/reduce_negate: ``local``, ``shared``; its plan in ``layout/reduction_plan``),
+``fused`` (unary_reduce, binary_reduce, binary_chain: ``decompose``), ``permute_layout``
+(``warp_xor_swizzle``, ``fallback``).
 """
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "elementwise", "reduction", "fused", "permute_layout")
+VARIANT_MODULES = ("copy", "elementwise", "select", "reduction", "fused", "permute_layout")
 
 
 def register_cuda_dispatch() -> None:
