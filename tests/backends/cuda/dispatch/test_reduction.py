@@ -9,7 +9,6 @@ import pytest
 
 from tirx_testing.cuda_reductions import reduce_kernel, reference
 from tirx_testing.cuda_every_stage import check_every_stage, lower
-from tirx_testing.cuda_local import needs_local_arrays
 from tirx_mlir.backends.cuda.interpreter.api import simulate
 from tirx_mlir.interpreter import KernelRunner
 from tirx_mlir.located_parser import parse_module
@@ -90,7 +89,7 @@ def test_integer_reduction_declines_with_a_reason():
     assert "local (prio=10)" in str(err.value) and "shared (prio=10)" in str(err.value)
 
 
-# --- register tiles (need per-thread local arrays at the CUDA level) ------------------------------
+# --- register tiles -------------------------------------------------------------------------------
 
 LOCAL_CASES = [
     ("sum", (32, 64), (1,), (32, 1), {"dst_layout": "S[32:1@tx] + R[4:32@tx]"}),
@@ -104,7 +103,6 @@ LOCAL_CASES = [
 ]
 
 
-@needs_local_arrays
 @pytest.mark.parametrize("case", LOCAL_CASES, ids=_ids)
 def test_local(case):
     op, shape, axes, dst, kw = case
@@ -113,7 +111,6 @@ def test_local(case):
                                 reduce=kw.get("reduce")), compile=False)
 
 
-@needs_local_arrays
 def test_local_rows_in_warps_need_no_scratch():
     """A register softmax layout (a warp per 8 rows, lanes along the row) reduces with shuffles
     only: no shared memory, no barrier."""

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from tirx_testing.cuda_every_stage import check_compiles, check_every_stage
-from tirx_testing.cuda_local import needs_local_arrays
 from tirx_mlir.backends.cuda.interpreter.api import simulate
 
 TILE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile"
@@ -38,8 +37,8 @@ def _bias_silu(x, b):
     return [z / (1 + np.exp(-z))]
 
 
-CASES = {"softmax": (_softmax, 1e-5), "rmsnorm": (_rmsnorm, 2e-3),
-         "bias_silu": (_bias_silu, 1e-5)}
+CASES = {"softmax": (_softmax, 1e-5), "softmax_registers": (_softmax, 1e-5),
+         "rmsnorm": (_rmsnorm, 2e-3), "bias_silu": (_bias_silu, 1e-5)}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -68,10 +67,18 @@ def test_softmax_rows_reduce_in_warps_without_bank_conflicts():
             f"{op.name} at {op.location}: bank conflicts {dict(counters)}"
 
 
-@needs_local_arrays
 def test_reduce_2d_in_registers():
     final = check_every_stage(_text("reduce_2d"),
                               lambda x: [x.astype(np.float64).sum().reshape(1, 1)
                                          .astype(np.float32)],
                               rtol=1e-4, atol=1e-3, name="reduce_2d")
     check_compiles(final, "sm_90a", "reduce_2d")
+
+
+def test_register_softmax_needs_no_shared_memory():
+    """Rows in warps, lanes along the rows: both reductions are shuffles only."""
+    from tirx_testing.cuda_every_stage import lower
+
+    names = [op.name for op in lower(_text("softmax_registers")).walk()]
+    assert names.count("cuda.shfl_sync") == 2 * 5 * 8
+    assert not {"cuda.sync_threads", "cuda.shared_alloc"} & set(names)

@@ -88,14 +88,24 @@ def _unused_threads(part: RegisterPartition, scope_axis: str | None, threads: in
     return out
 
 
+REDUCED_OPERANDS = {T.UnaryReduceOp: ("red_out", "un_out"), T.BinaryReduceOp: ("red_out", "bin_out")}
+"""Fused ops: (their reduction's destination, the tile it reduces)."""
+
+
 def reduction_destination_layout(alloc, op, name: str, kernel) -> TileLayout | None:
     """`cuda-default-layout` rule: the layout of a register destination first used by a
-    reduction of a register source (module docstring)."""
-    if not isinstance(op, T._ReduceOp) or name != "dst":  # noqa: SLF001 - the reductions' base
+    reduction (or a fused op's reduction) of a register tile (module docstring)."""
+    if isinstance(op, T._ReduceOp):  # noqa: SLF001 - the reductions' base
+        dst_name, source = "dst", op.src
+    elif type(op) in REDUCED_OPERANDS:
+        dst_name, src_name = REDUCED_OPERANDS[type(op)]
+        source = getattr(op, src_name)
+    else:
         return None
-    src = resolve_access(op.src)
-    if src.buffer_type.scope_name != LOCAL or src.buffer is not op.src or \
-            resolve_access(op.dst).buffer is not op.dst:
+    dst = getattr(op, dst_name)
+    src = resolve_access(source)
+    if name != dst_name or src.buffer_type.scope_name != LOCAL or src.buffer is not source or \
+            resolve_access(dst).buffer is not dst:
         return None
     layout = src.buffer_type.get_layout()
     btype = alloc.result.type
