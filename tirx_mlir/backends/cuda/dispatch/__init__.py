@@ -4,14 +4,21 @@ kind ``cuda`` when imported. `register_cuda_dispatch` (called from the backend's
 dispatches for ``cuda``, so loading the backend stays cheap.
 
 Shared: ``common`` (predicates, thread ids, physical addressing, register arrays, the barriers of
-the tile-level order), ``pointwise`` (the elementwise engine). Variants: ``copy`` (copy, cast:
-``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` .. ``vec_16b``), ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``,
-``gmem``), ``select`` (``default``: the affine predicate on the coordinate).
+the tile-level order), ``pointwise`` (the elementwise engine). Variants, one module per family:
+
+* ``copy`` (copy, cast: ``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` ..
+  ``vec_16b``);
+* ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``, ``gmem``), ``select``
+  (``default``: the affine predicate on the coordinate);
+* ``reduction`` (sum/max/min/reduce_negate: ``local``, ``shared``; its plan in
+  ``layout/reduction_plan``), ``fused`` (unary_reduce, binary_reduce, binary_chain:
+  ``decompose``), ``permute_layout`` (``warp_xor_swizzle``, ``fallback``).
 """
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "copy_vec_forced", "elementwise", "select")
+VARIANT_MODULES = ("copy", "copy_vec_forced", "elementwise", "select", "reduction", "fused",
+                   "permute_layout")
 
 
 def register_cuda_dispatch() -> None:
