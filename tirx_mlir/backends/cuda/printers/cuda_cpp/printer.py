@@ -530,7 +530,10 @@ as calls of helpers defined once per translation unit (`_nan_min_max_helpers`): 
 / ``min.NaN.f32`` on sm_80+ (PTX ISA, "max"), ``__hmax_nan`` / ``__hmin_nan`` for the half
 types, a NaN test around ``fmax`` for f64 and older archs."""
 
-_HELPER_TYPES = {"f32": "float", "f64": "double", "f16": "__half", "bf16": "__nv_bfloat16"}
+_HELPER_TYPES = {"f32": "float", "f64": "double", "f16": "__half", "bf16": "__nv_bfloat16",
+                 "vector<2xf16>": "__half2", "vector<2xbf16>": "__nv_bfloat162"}
+_PACKED_HELPERS = {"vector<2xf16>", "vector<2xbf16>"}
+"""half2 / bfloat162 maxima and minima: ``__hmax2_nan`` / ``__hmin2_nan`` (both halves at once)."""
 
 
 def _nan_min_max_helpers(module: Operation, used: set[str]) -> list[str]:
@@ -546,6 +549,9 @@ def _nan_min_max_helpers(module: Operation, used: set[str]) -> list[str]:
         head = f"static __device__ __forceinline__ {ctype} {name}({ctype} a, {ctype} b) {{"
         if tname in ("f16", "bf16"):
             lines += [head, f"  return __h{short}_nan(a, b);", "}"]
+            continue
+        if tname in _PACKED_HELPERS:
+            lines += [head, f"  return __h{short}2_nan(a, b);", "}"]
             continue
         fallback = f"  return (a != a || b != b) ? a + b : f{short}{'f' if tname == 'f32' else ''}(a, b);"
         if tname == "f64":
