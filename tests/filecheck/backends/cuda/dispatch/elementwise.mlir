@@ -73,6 +73,7 @@ tirx.kernel @packed_f16(%X: !tirx.buffer<32x8xf16, global>) -> (%Y: !tirx.buffer
 // f16 tiles of one type add two elements at a time (add.rn.f16x2), no f32 round trip.
 // CHECK-LABEL: @packed_f16
 // CHECK:       %[[P:.*]] = cuda.pack %{{.*}}, %{{.*}} : f16, f16 -> vector<2xf16>
-// CHECK:       %[[S:.*]] = arith.addf %[[P]], %[[P]] : vector<2xf16>
+// CHECK:       %[[Q:.*]] = cuda.pack %{{.*}}, %{{.*}} : f16, f16 -> vector<2xf16>
+// CHECK:       %[[S:.*]] = arith.addf %[[P]], %[[Q]] : vector<2xf16>
 // CHECK:       cuda.unpack %[[S]] : vector<2xf16> -> f16, f16
 // CHECK-NOT:   arith.extf
