@@ -41,6 +41,7 @@ IMPL_MODULES = (
     "tirx_mlir.backends.cuda.interpreter.control",
     "tirx_mlir.backends.cuda.interpreter.arith_ops",
     "tirx_mlir.backends.cuda.interpreter.cuda_ops",
+    "tirx_mlir.backends.cuda.interpreter.core_ops",
     "tirx_mlir.backends.cuda.interpreter.local_arrays",
     "tirx_mlir.backends.cuda.interpreter.barriers",
     "tirx_mlir.backends.cuda.interpreter.ptx_memory_ops",
