@@ -7,9 +7,9 @@
   refreshes the running lanes' rows only; the other lanes keep theirs.
 * ``cuda.load`` / ``cuda.store`` on it (cuda_ops.py calls `load` / `store`) read and write the
   running lanes' rows at their own index (constant or per lane), bounds-checked as every
-  buffer is (cuda_ops.py, a located error); a store rounds to the element type (``interpreter.runtime.convert``). The array is
-  private to its thread: no memory observer sees it (no races, no bank conflicts), and a
-  store does not wake pollers.
+  buffer is (cuda_ops.py, a located error); a store rounds to the element type
+  (``interpreter.runtime.convert``). The array is private to its thread: no memory observer
+  sees it (no races, no bank conflicts), and a store does not wake pollers.
 * ``tirx.alloc`` in ``shared`` is a static shared array the executor laid out with the
   ``cuda.shared_alloc`` arrays (executor.shared_layout); it yields that buffer. A tile-level
   buffer a dispatched kernel still holds (a logical register tile with a layout, until
