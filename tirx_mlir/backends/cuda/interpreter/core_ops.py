@@ -1,8 +1,8 @@
 """SIMT semantics of the core ops a dispatched kernel still holds before the cuda pipeline's
 later passes: the scope ids (``tirx.cta_id``, ``tirx.warp_id``, ...; lowered by
 ``cuda-lower-scope-ids``), shared tiles (``tirx.alloc`` in shared: a static array of the
-executor's arena, addressed physically) and tile-level views and register tiles (erased by
-``cuda-lower-layout``; nothing reads them; ``tirx.alloc`` itself runs in local_arrays.py). Each is the CUDA id its
+executor's arena, addressed physically: local_arrays.py) and tile-level views and register tiles (erased by
+``cuda-lower-layout``; nothing reads them). Each is the CUDA id its
 lowering gives (backends/cuda/transforms/lower_scope_ids.py): ``cta_id`` = ``blockIdx``,
 ``thread_id`` = ``threadIdx``, and lane / warp / warpgroup ids from the thread's linear index
 in its block (1-D blocks; TIRx's binding)."""
@@ -62,4 +62,3 @@ class TileView:
 @lane_impl(SliceOp, TransposeOp, ReshapeOp)
 def run_view(ctx, op, args):
     return (TileView(),)
-

@@ -7,13 +7,11 @@
   refreshes the running lanes' rows only; the other lanes keep theirs.
 * ``cuda.load`` / ``cuda.store`` on it (cuda_ops.py calls `load` / `store`) read and write the
   running lanes' rows at their own index (constant or per lane), bounds-checked as every
-  buffer is (cuda_ops.py, a located error); a store rounds to the element type
-  (``interpreter.runtime.convert``). The array is private to its thread: no memory observer
-  sees it (no races, no bank conflicts), and a store does not wake pollers.
+  buffer is (cuda_ops.py, a located error); a store rounds to the element type (``interpreter.runtime.convert``). The array is
+  private to its thread: no memory observer sees it (no races, no bank conflicts), and a
+  store does not wake pollers.
 * ``tirx.alloc`` in ``shared`` is a static shared array the executor laid out with the
-  ``cuda.shared_alloc`` arrays (executor.shared_layout); it yields that buffer. A tile-level
-  buffer a dispatched kernel still holds (a logical register tile with a layout, until
-  cuda-lower-layout) is a `core_ops.TileView` nothing reads.
+  ``cuda.shared_alloc`` arrays (executor.shared_layout); it yields that buffer.
 
 An op costs its steps as every op does (engine.run_block); a constant index (every lane the
 same, the register tiles of dispatched code) is one slice of the ``(L, N)`` array.
@@ -29,7 +27,7 @@ from tirx_mlir.backends.cuda.interpreter.core_ops import TileView
 from tirx_mlir.backends.cuda.interpreter.impls import lane_impl
 from tirx_mlir.backends.cuda.interpreter.memory import FRESH_BYTE
 from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
-from tirx_mlir.backends.cuda.memory import LOCAL
+from tirx_mlir.backends.cuda.memory import LOCAL, SHARED
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 
@@ -89,12 +87,15 @@ def _uniform(ctx, index: np.ndarray) -> int | None:
 def run_alloc(ctx, op: AllocOp, args):
     t = op.result.type
     assert isinstance(t, BufferType)
-    shared = ctx.engine.shared_buffers.get(op)
-    if shared is not None:
-        return (shared,)
-    if t.scope_name != LOCAL or t.get_layout() is not None:
-        # a logical register tile (or another tile-level buffer) a dispatched kernel holds
-        # until cuda-lower-layout: nothing reads it (its registers are a local array)
+    if t.scope_name == SHARED:
+        return (ctx.engine.shared_buffers[op],)
+    if t.scope_name != LOCAL:
+        raise ctx.error(f"tirx.alloc in {t.scope_name} has no CUDA-level meaning here; the "
+                        f"SIMT interpreter allocates local (per-thread) and shared arrays",
+                        hint="lower the kernel's tile ops with the cuda pipeline first")
+    if t.get_layout() is not None:
+        # a logical register tile of a dispatched kernel (until cuda-lower-layout): only its
+        # register array is read
         return (TileView(),)
     existing = ctx.engine.env.get(op.result)
     if isinstance(existing, LocalArray):

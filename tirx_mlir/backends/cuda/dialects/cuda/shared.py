@@ -6,8 +6,10 @@ of the ``extern __shared__`` arena at a byte ``offset``; the arena's size is giv
 may reach the target's ``max_shared_memory_per_block`` (opt-in, via
 ``cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...)``).
 
-``cuda-allocate-shared`` (transforms/allocate_shared.py) turns a kernel's static arrays into
-views of the arena; `dynamic_shared_bytes` is the arena a launch must then give.
+A ``tirx.alloc`` in ``shared`` at the CUDA level is a static shared array too, `DEFAULT_ALIGN`
+aligned (`static_shared_array` states what each op declares), until ``cuda-allocate-shared``
+(transforms/allocate_shared.py) places it in the dynamic arena; `dynamic_shared_bytes` is the
+arena a launch must then give.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
 from tirx_mlir.backends.cuda.memory import SHARED, SHARED_DYN, STATIC_SHARED_LIMIT
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.rules import RuleError
 
 DEFAULT_ALIGN = 16
@@ -104,6 +107,18 @@ class DynamicSharedOp(_SharedOp):
 
 
 SHARED_OPS = (SharedAllocOp, DynamicSharedOp)
+
+
+def static_shared_array(op) -> tuple[BufferType, int] | None:
+    """(type, alignment in bytes) of the static shared array ``op`` declares: a
+    ``cuda.shared_alloc`` or a ``tirx.alloc`` in shared (`DEFAULT_ALIGN`); None for any other
+    op."""
+    if isinstance(op, SharedAllocOp):
+        return op.buffer_type(), op.alignment()
+    if isinstance(op, AllocOp) and isinstance(op.result.type, BufferType) and \
+            op.result.type.scope_name == SHARED:
+        return op.result.type, DEFAULT_ALIGN
+    return None
 
 
 def dynamic_shared_bytes(kernel) -> int:
