@@ -51,7 +51,8 @@ from xdsl.traits import IsTerminator
 
 from tirx_mlir.backends.cuda.dialects.cuda import atomics, sync
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
-from tirx_mlir.backends.cuda.dialects.cuda.shared import DynamicSharedOp, SharedAllocOp
+from tirx_mlir.backends.cuda.dialects.cuda.shared import (ALIGN_ATTR, DynamicSharedOp,
+                                                         SharedAllocOp, static_shared_array)
 from tirx_mlir.backends.cuda.dialects.cuda.warp import CtaReduceOp
 from tirx_mlir.backends.cuda.memory import SHARED, SHARED_DYN, SHARED_SCOPES
 from tirx_mlir.backends.cuda.target_tags import DEFAULT_SHARED_BYTES, max_shared_bytes
@@ -69,10 +70,6 @@ ARENA_ATTR = "cuda.dynamic_shared_bytes"
 """Kernel attribute: bytes of the dynamic shared arena a launch gives."""
 MIN_ALIGN = 128
 """Bytes: the least alignment of a planned view (TMA boxes and vector rows)."""
-ALIGN_ATTR = "cuda.align"
-"""Integer attribute of a shared ``tirx.alloc``: the alignment its bytes need (a swizzled
-tile's atom), for the arrays that stay ``tirx.alloc`` (a static ``cuda.shared_alloc`` may not
-exceed 48 KiB)."""
 UNIT = 16
 """Bytes: sizes are rounded to this (one 128-bit access)."""
 CODE = "CUDA-SHARED"
@@ -104,12 +101,8 @@ def shared_arrays(kernel: KernelOp) -> list[Operation]:
 def alignment(op: Operation) -> int:
     """A view's alignment: `MIN_ALIGN`, or the array's own when larger (``cuda.shared_alloc
     align A``, or a ``tirx.alloc``'s `ALIGN_ATTR`)."""
-    if isinstance(op, SharedAllocOp):
-        own = op.alignment()
-    else:
-        attr = op.attributes.get(ALIGN_ATTR)
-        own = attr.value.data if isinstance(attr, IntegerAttr) else 0
-    return max(MIN_ALIGN, own)
+    static = static_shared_array(op)
+    return max(MIN_ALIGN, 0 if static is None else static[1])
 
 
 def nbytes(btype: BufferType) -> int:

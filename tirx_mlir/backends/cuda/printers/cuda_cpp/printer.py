@@ -29,7 +29,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.cuda import checks
-from tirx_mlir.backends.cuda.dialects.cuda.shared import dynamic_shared_bytes
+from tirx_mlir.backends.cuda.dialects.cuda.shared import (dynamic_shared_bytes,
+                                                         static_shared_array)
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED
 from tirx_mlir.backends.cuda.printers.cuda_cpp import tables as T
@@ -217,9 +218,11 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
     def emit_tirx_alloc(self, op: AllocOp) -> None:
         t = op.result.type
         assert isinstance(t, BufferType)
-        where = self.choose({SHARED: "__shared__ __align__(16) ", LOCAL: ""}, t.scope_name,
-                            "tirx.alloc scope", op, hint="-t cuda allocates shared and local "
-                                                         "arrays")
+        self.choose({SHARED: SHARED, LOCAL: LOCAL}, t.scope_name, "tirx.alloc scope", op,
+                    hint="-t cuda allocates shared and local arrays")
+        static = static_shared_array(op)
+        where = "" if static is None else \
+            f"__shared__ __align__({self.int_literal(static[1], op)}) "
         self.name_values([op.result], "buf")
         self.line(f"{where}{self.element_type(t, op)} {self.names[op.result]}"
                   f"[{self.int_literal(t.numel, op)}];")
