@@ -8,7 +8,8 @@ may reach the target's ``max_shared_memory_per_block`` (opt-in, via
 
 A ``tirx.alloc`` in ``shared`` at the CUDA level is a static shared array too, `DEFAULT_ALIGN`
 aligned (`static_shared_array` states what each op declares), until ``cuda-allocate-shared``
-places it in the dynamic arena.
+(transforms/allocate_shared.py) places it in the dynamic arena; `dynamic_shared_bytes` is the
+arena a launch must then give.
 """
 
 from __future__ import annotations
@@ -108,15 +109,22 @@ class DynamicSharedOp(_SharedOp):
 SHARED_OPS = (SharedAllocOp, DynamicSharedOp)
 
 
+ALIGN_ATTR = "cuda.align"
+"""Integer attribute of a shared ``tirx.alloc``: the alignment its bytes need (a swizzled tile's
+atom); without it `DEFAULT_ALIGN`."""
+
+
 def static_shared_array(op) -> tuple[BufferType, int] | None:
     """(type, alignment in bytes) of the static shared array ``op`` declares: a
-    ``cuda.shared_alloc`` or a ``tirx.alloc`` in shared (`DEFAULT_ALIGN`); None for any other
-    op."""
+    ``cuda.shared_alloc`` or a ``tirx.alloc`` in shared (its `ALIGN_ATTR`, else
+    `DEFAULT_ALIGN`); None for any other op."""
     if isinstance(op, SharedAllocOp):
         return op.buffer_type(), op.alignment()
     if isinstance(op, AllocOp) and isinstance(op.result.type, BufferType) and \
             op.result.type.scope_name == SHARED:
-        return op.result.type, DEFAULT_ALIGN
+        attr = op.attributes.get(ALIGN_ATTR)
+        align = attr.value.data if isinstance(attr, IntegerAttr) else DEFAULT_ALIGN
+        return op.result.type, align
     return None
 
 

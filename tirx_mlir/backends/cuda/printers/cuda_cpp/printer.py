@@ -9,11 +9,12 @@ the layout of the driver's ``CUtensorMap``, declared here so NVRTC needs no ``cu
 
 A thread's local array (``tirx.alloc`` in local) is a plain ``T name[n]`` accessed element by
 element (a vector load is ``float4{a[4], a[5], a[6], a[7]}``), so at constant indices nvcc
-keeps it in registers. Static shared memory is ``__shared__ __align__(A) T name[n]``, the dynamic arena one
-``extern __shared__ __align__(A) unsigned char`` array of which each ``cuda.dynamic_shared``
-is a typed pointer; ``cuda`` ops print as their CUDA built-ins and intrinsics, ``ptx`` ops as
-``asm volatile`` (inline_asm.py), ``nvshmem`` ops as NVSHMEM device calls (``#include
-<nvshmem.h>`` only then); ``cuda_fp16.h`` / ``cuda_bf16.h`` only when a half type is used.
+keeps it in registers. Static shared memory is ``__shared__ __align__(A) T name[n]``, the
+dynamic arena one ``extern __shared__ __align__(A) unsigned char`` array of which each
+``cuda.dynamic_shared`` is a typed pointer (a comment above the kernel gives the bytes a launch
+must give); ``cuda`` ops print as their CUDA built-ins and intrinsics, ``ptx`` ops as ``asm
+volatile`` (inline_asm.py), ``nvshmem`` ops as NVSHMEM device calls (``#include <nvshmem.h>``
+only then); ``cuda_fp16.h`` / ``cuda_bf16.h`` only when a half type is used.
 Every word that comes from an attribute goes through a closed table (tables.py).
 """
 
@@ -28,6 +29,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.cuda import checks
+from tirx_mlir.backends.cuda.dialects.cuda.shared import (dynamic_shared_bytes,
+                                                         static_shared_array)
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED
 from tirx_mlir.backends.cuda.printers.cuda_cpp import tables as T
@@ -123,6 +126,11 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
         if cluster is not None:
             dims = ", ".join(self.int_literal(d, kernel) for d in cluster)
             bounds += f" __cluster_dims__({dims})"
+        arena = dynamic_shared_bytes(kernel)
+        if arena:
+            self.line(f"// launch with {self.int_literal(arena, kernel)} bytes of dynamic shared "
+                      f"memory (above 48 KiB, opt in first: cudaFuncSetAttribute(..., "
+                      f"cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))")
         self.line(f'extern "C" __global__ void {bounds}')
         self.line(f"{name}({', '.join(params)}) {{")
         with self.body():
@@ -215,9 +223,11 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
     def emit_tirx_alloc(self, op: AllocOp) -> None:
         t = op.result.type
         assert isinstance(t, BufferType)
-        where = self.choose({SHARED: "__shared__ __align__(16) ", LOCAL: ""}, t.scope_name,
-                            "tirx.alloc scope", op, hint="-t cuda allocates shared and local "
-                                                         "arrays")
+        self.choose({SHARED: SHARED, LOCAL: LOCAL}, t.scope_name, "tirx.alloc scope", op,
+                    hint="-t cuda allocates shared and local arrays")
+        static = static_shared_array(op)
+        where = "" if static is None else \
+            f"__shared__ __align__({self.int_literal(static[1], op)}) "
         self.name_values([op.result], "buf")
         self.line(f"{where}{self.element_type(t, op)} {self.names[op.result]}"
                   f"[{self.int_literal(t.numel, op)}];")
