@@ -12,7 +12,9 @@ Passes, in order:
    ``ld``/``st``, registers, barriers);
 3. ``cuda-lower-layout``: logical register tiles erased, laid-out buffers flattened;
 4. ``cuda-lower-scope-ids``: the core's scope ids (cta_id, warp_id, ...) become CUDA's ids;
-5. ``canonicalize``, ``cse``, ``dce``: clean up index arithmetic and dead views.
+5. ``canonicalize``, ``cse``, ``dce``: clean up index arithmetic and dead views;
+6. ``cuda-allocate-shared``: every shared array a view of the one dynamic arena, reusing bytes
+   across barriers, the total checked against the target (the launch's dynamic shared memory).
 
 Options: ``target`` (a cuda target string or tag, default: the kernel's), ``arch`` (shorthand
 for ``target="cuda -arch=<arch>"``).
@@ -41,6 +43,7 @@ def cuda_passes(target: str | None = None, arch: str | None = None,
     from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
+    from tirx_mlir.backends.cuda.transforms.allocate_shared import CudaAllocateSharedPass
     from tirx_mlir.backends.cuda.transforms.default_layout import CudaDefaultLayoutPass
     from tirx_mlir.backends.cuda.transforms.lower_layout import CudaLowerLayoutPass
     from tirx_mlir.backends.cuda.transforms.lower_scope_ids import CudaLowerScopeIdsPass
@@ -49,7 +52,8 @@ def cuda_passes(target: str | None = None, arch: str | None = None,
 
     return [CheckBoundsPass(), CudaDefaultLayoutPass(target=target),
             TileDispatchPass(target=target), CudaLowerLayoutPass(), CudaLowerScopeIdsPass(),
-            CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
+            CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination(),
+            CudaAllocateSharedPass(target=target)]
 
 
 def register_cuda_pipeline() -> None:
@@ -57,4 +61,4 @@ def register_cuda_pipeline() -> None:
 
     register_pipeline("cuda", cuda_passes,
                       doc="CUDA: register layouts, tile dispatch to cuda/ptx ops, layout "
-                          "lowering, cleanup", tile_level_only=True)
+                          "lowering, cleanup, shared-memory planning", tile_level_only=True)
