@@ -138,3 +138,47 @@ def test_mma_form_names_the_supported_inputs():
     assert F.mma_form("tf32").k == 8
     with pytest.raises(ValueError, match="f16, bf16, tf32"):
         F.mma_form("s8")
+
+
+def test_fragment_tiles_read_the_accumulator_back():
+    layout = F.accumulator_layout(32, 32, 1, 2)
+    h = F.Holders.of(layout, (32, 32))
+    tiles = F.fragment_tiles(h, F.mma_c(), warp=1)
+    assert [o for o, _ in tiles] == [(0, 16), (0, 24), (16, 16), (16, 24)]
+    assert [r for _, r in tiles] == [(0, 1, 2, 3), (4, 5, 6, 7), (8, 9, 10, 11), (12, 13, 14, 15)]
+    assert F.fragment_tiles(h, F.mma_c(), warp=2) is None          # no such warp
+    row_major = F.Holders.of(TileLayout.parse("S[(16,8):(8@laneid,1)]"), (16, 8))
+    assert F.fragment_tiles(row_major, F.mma_c()) is None
+
+
+def test_fragment_registers_find_operand_fragments_in_a_grid():
+    layout = F.tile_fragments(F.mma_a("f16"), tiles=(2, 2))        # a 32x32 A, 4 fragments
+    h = F.Holders.of(layout, (32, 32))
+    assert F.fragment_registers(h, F.mma_a("f16"), (16, 16), 0) == tuple(range(24, 32))
+    assert F.fragment_registers(h, F.mma_a("f16"), (8, 0), 0) == (2, 3, 16, 17, 6, 7, 20, 21)
+    assert F.fragment_registers(h, F.mma_a("f16"), (4, 0), 0) is None   # lanes misplaced
+    assert F.fragment_registers(h, F.mma_b("f16"), (0, 0), 0) is None
+
+
+def test_matrix_tiles_see_rows_and_columns():
+    a = F.Holders.of(F.mma_a("f16").layout, (16, 16))
+    assert F.matrix_tiles(a) == [((0, 0), "row", (0, 1)), ((8, 0), "row", (2, 3)),
+                                 ((0, 8), "row", (4, 5)), ((8, 8), "row", (6, 7))]
+    b = F.Holders.of(F.mma_b("f16").layout, (16, 8))
+    assert F.matrix_tiles(b) == [((0, 0), "col", (0, 1)), ((8, 0), "col", (2, 3))]
+    tf = F.Holders.of(F.mma_a("tf32").layout, (16, 8))
+    assert F.matrix_tiles(tf) is None          # 32-bit elements: one per register
+
+
+def test_matrices_of_the_operand_fragments():
+    assert F.matrices_of(F.mma_a("bf16"), 2) == [((0, 0), "row"), ((8, 0), "row"),
+                                                 ((0, 8), "row"), ((8, 8), "row")]
+    assert F.matrices_of(F.mma_b("tf32"), 1) == [((0, 0), "col"), ((4, 0), "col")]
+
+
+def test_default_accumulator_layout_by_scope():
+    assert F.default_accumulator_layout((16, 16), "warp", 128) == F.accumulator_layout(16, 16)
+    assert F.default_accumulator_layout((128, 128), "cta", 128) == \
+        F.accumulator_layout(128, 128, 2, 2)
+    assert F.default_accumulator_layout((20, 8), "cta", 128) is None
+    assert F.default_accumulator_layout((16, 8), "thread", 1) is None

@@ -212,3 +212,149 @@ def warp_grid(m: int, n: int, warps: int) -> tuple[int, int]:
         raise LayoutError(f"{warps} warps cannot split a {m}x{n} accumulator into whole "
                           f"{MMA_M}x{MMA_N} mma tiles")
     return best[2]
+
+
+# --- reading fragments out of a register layout ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Holders:
+    """Who holds each element of a register tile: ``warp``, ``lane`` and ``reg`` arrays over
+    the tile's shape (``warp`` is 0 everywhere when the layout has no ``warpid`` axis: every
+    warp holds the whole tile)."""
+
+    warp: np.ndarray
+    lane: np.ndarray
+    reg: np.ndarray
+
+    @staticmethod
+    def of(layout: TileLayout, shape: tuple[int, ...]) -> "Holders":
+        c = layout.apply_array(shape)
+        zero = np.zeros(shape, np.int64)
+        return Holders(c.get("warpid", zero), c.get("laneid", zero), c.get("m", zero))
+
+    @property
+    def warps(self) -> int:
+        return int(self.warp.max()) + 1
+
+    def transposed(self) -> "Holders":
+        return Holders(self.warp.T, self.lane.T, self.reg.T)
+
+
+def fragment_registers(holders: Holders, frag: Fragment, origin: tuple[int, int],
+                       warp: int) -> tuple[int, ...] | None:
+    """The registers (one per fragment element, in fragment register order) in which warp
+    ``warp`` holds the ``frag``-shaped block at ``origin`` of a tile, each lane holding its
+    fragment elements: None unless every element is where the fragment needs it, in the same
+    register of every lane."""
+    r0, c0 = origin
+    fl = Holders.of(frag.layout, frag.shape)
+    rows, cols = np.indices(frag.shape)
+    rr, cc = rows + r0, cols + c0
+    if rr.max() >= holders.lane.shape[0] or cc.max() >= holders.lane.shape[1] or r0 < 0 or c0 < 0:
+        return None
+    if holders.warps > 1 and not (holders.warp[rr, cc] == warp).all():
+        return None
+    if not (holders.lane[rr, cc] == fl.lane).all():
+        return None
+    regs = np.full(frag.registers, -1, np.int64)
+    regs[fl.reg.ravel()] = holders.reg[rr, cc].ravel()
+    check = regs[fl.reg]
+    if not (check == holders.reg[rr, cc]).all():
+        return None
+    return tuple(int(r) for r in regs)
+
+
+def fragment_tiles(holders: Holders, frag: Fragment, warp: int = 0
+                   ) -> list[tuple[tuple[int, int], tuple[int, ...]]] | None:
+    """The tile, read as ``frag``-shaped blocks held by warp ``warp``: ``[(origin, registers)]``
+    in register order, covering every register of the warp exactly once; None when the layout
+    is not such a grid (e.g. not m16n8 accumulator fragments)."""
+    mine = holders.warp == warp
+    if not mine.any():
+        return None
+    lane0 = np.argwhere(mine & (holders.lane == 0))
+    tiles, seen = [], set()
+    for r0, c0 in sorted(lane0.tolist(), key=lambda x: holders.reg[x[0], x[1]]):
+        if holders.reg[r0, c0] in seen:
+            continue
+        regs = fragment_registers(holders, frag, (r0, c0), warp)
+        if regs is None or seen & set(regs):
+            return None
+        seen |= set(regs)
+        tiles.append(((r0, c0), regs))
+    if len(seen) * 32 != int(mine.sum()):
+        return None
+    return tiles
+
+
+
+def matrices_of(frag: Fragment, per_reg: int) -> list[tuple[tuple[int, int], str]] | None:
+    """Each b32 register of ``frag`` (``per_reg`` elements each) as an 8-row matrix, the unit
+    ldmatrix moves: ``(origin, orientation)`` with orientation ``"row"`` (lane l holds
+    ``origin + (l/4, p*(l%4) + j)``) or ``"col"`` (``origin + (p*(l%4) + j, l/4)``); None when
+    a register is neither."""
+    h = Holders.of(frag.layout, frag.shape)
+    where = {(int(h.lane[x]), int(h.reg[x])): x for x in np.ndindex(*frag.shape)}
+    lane = np.arange(LANES)[:, None]
+    g, t = lane // 4, per_reg * (lane % 4) + np.arange(per_reg)[None, :]
+    out = []
+    for q in range(frag.registers // per_reg):
+        held = np.array([[where[(l, q * per_reg + j)] for j in range(per_reg)]
+                         for l in range(LANES)])                      # (32, p, 2)
+        origin = held[0, 0]
+        rel = held - origin
+        if (rel[..., 0] == g).all() and (rel[..., 1] == t).all():
+            out.append(((int(origin[0]), int(origin[1])), "row"))
+        elif (rel[..., 0] == t).all() and (rel[..., 1] == g).all():
+            out.append(((int(origin[0]), int(origin[1])), "col"))
+        else:
+            return None
+    return out
+
+
+def matrix_tiles(holders: Holders, warp: int = 0
+                 ) -> list[tuple[tuple[int, int], str, tuple[int, int]]] | None:
+    """A 16-bit register tile read as 8x8 matrices held by warp ``warp``: ``[(origin,
+    orientation, (register of element j = 0, of j = 1))]``, orientation ``"row"`` (lane l holds
+    ``origin + (l/4, 2*(l%4) + j)``, what ldmatrix gives) or ``"col"`` (the transpose); None
+    unless every register of the warp is in exactly one matrix."""
+    mine = holders.warp == warp
+    if not mine.any():
+        return None
+    out, seen = [], set()
+    for r0, c0 in sorted(np.argwhere(mine & (holders.lane == 0)).tolist(),
+                         key=lambda x: holders.reg[x[0], x[1]]):
+        if holders.reg[r0, c0] in seen:
+            continue
+        for orient, frag in (("row", ldmatrix(1, False)), ("col", ldmatrix(1, True))):
+            regs = fragment_registers(holders, frag, (r0, c0), warp)
+            if regs is not None:
+                break
+        else:
+            return None
+        if seen & set(regs):
+            return None
+        seen |= set(regs)
+        out.append(((r0, c0), orient, (regs[0], regs[1])))
+    if len(seen) * LANES != int(mine.sum()):
+        return None
+    return out
+
+
+def default_accumulator_layout(shape: tuple[int, ...], scope: str, threads: int
+                               ) -> TileLayout | None:
+    """The layout cuda-default-layout gives a register tile used as a gemm's D/C: at warp
+    scope the whole tile per warp, at cta scope split over the CTA's warps (`warp_grid`); None
+    when the shape has no such layout (the gemm then declines with its reason)."""
+    if len(shape) != 2:
+        return None
+    m, n = shape
+    try:
+        if scope == "warp":
+            return accumulator_layout(m, n)
+        if scope == "cta":
+            return accumulator_layout(m, n, *warp_grid(m, n, max(1, threads // LANES)))
+    except LayoutError:
+        return None
+    return None
