@@ -1,0 +1,331 @@
+"""``cuda-pipeline-k-loop``: software pipelining of loops that stage global tiles in shared memory
+through a ring of ``num_stages`` cp.async buffers (option ``num_stages``, default 3).
+
+Where it runs: on CUDA-level IR, after ``cuda-lower-layout`` (shared buffers are 1-D physical
+arrays, so a ring is ``num_stages`` times the array and a stage an element offset) and before
+shared-memory planning (which then sees the ring's size). Not on tile IR: the tile interpreter
+runs kernels of tile ops only, so the cp.async commit/wait and the barrier a pipeline needs could
+not be placed at the tile level without leaving the reference semantics. The tile program stays
+the plain loop the user wrote (``tirx.copy cta`` of the K tile into shared memory, then its
+consumer, e.g. ``tirx.gemm``); its meaning does not change, only its schedule.
+
+What it pipelines: an ``scf.for`` with constant bounds and at least 2 iterations whose body, at
+its top level, copies global memory into shared arrays — dispatched synchronous copies
+(``cuda.load`` of global memory whose value only feeds a ``cuda.store`` to a shared array, 4, 8
+or 16 bytes) or ``ptx.cp_async`` into a shared array — where each such array is used only inside
+the loop, by ``cuda.address``/``cuda.load``/``cuda.store``. The rest of the body is the
+consumer. A loop without such copies is left alone.
+
+The result, with S stages and iteration ``i = (k - lb) / step``::
+
+    ring_X = S copies of X                          (each copied array X)
+    for s in 0 .. S-2:  copies of iteration s into stage s (cp.async); commit_group
+    for k:
+        cp.async.wait_group S-2; barrier            (stage i has landed, everywhere; every
+                                                     thread is done with iteration i - 1)
+        if i + S-1 < trip: copies of iteration i + S-1 into stage (i + S-1) % S (cp.async)
+        commit_group                                (one group per iteration, maybe empty)
+        consumer, reading stage i % S
+    cp.async.wait_group 0
+
+The copies' address arithmetic is cloned with the induction variable advanced; barriers that
+only separated the copies from the consumer (leading and trailing ``cuda.sync_threads`` of the
+consumer) are dropped: the one barrier per iteration orders everything they did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp, VectorType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tirx_mlir.backends.cuda.dialects import cuda
+from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
+from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
+from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED_SCOPES
+from tirx_mlir.diagnostics import PassError
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.access import constant_value
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.kernel import kernels
+
+I32, I64 = IntegerType(32), IntegerType(64)
+CP_ASYNC_BYTES = (4, 8, 16)
+_ACCESS = (cuda.AddressOp, cuda.LoadOp, cuda.StoreOp)
+
+
+@dataclass
+class _Copy:
+    """One staged copy: ``bytes`` from ``src`` (a global i64 address, or the global buffer and
+    index of a load) to shared array ``dst`` at element ``index``."""
+
+    ops: list[Operation]
+    dst: SSAValue
+    index: SSAValue
+    bytes: int
+    src_buffer: SSAValue | None = None
+    src_index: SSAValue | None = None
+    src_address: SSAValue | None = None
+    extra: list[SSAValue] = field(default_factory=list)     # cp.async src-size
+    cache: str = "cg"
+
+
+def _buffer_type(value: SSAValue) -> BufferType | None:
+    t = value.type
+    return t if isinstance(t, BufferType) else None
+
+
+def _is_shared_array(value: SSAValue) -> bool:
+    t = _buffer_type(value)
+    return t is not None and t.scope_name in SHARED_SCOPES and \
+        isinstance(value.owner, (AllocOp, cuda.SharedAllocOp))
+
+
+def _copy_of(op: Operation, body: Block) -> _Copy | None:
+    if isinstance(op, cuda.StoreOp) and _is_shared_array(op.memory):
+        load = op.value.owner
+        if not isinstance(load, cuda.LoadOp) or load.parent_block() is not body or \
+                len(list(op.value.uses)) != 1 or _buffer_type(load.memory).scope_name != GLOBAL or \
+                load.properties:
+            return None
+        t = op.value.type
+        lanes = t.get_shape()[0] if isinstance(t, VectorType) else 1
+        elem = t.element_type if isinstance(t, VectorType) else t
+        size = lanes * dtypes.bit_width(elem) // 8
+        if size not in CP_ASYNC_BYTES:
+            return None
+        return _Copy([load, op], op.memory, op.index, size, load.memory, load.index,
+                     cache="cg" if size == 16 else "ca")
+    if isinstance(op, PtxOp) and op.ENTRY.name in ("cp_async", "cp_async_zfill"):
+        addr = op.args[0].owner
+        if not isinstance(addr, cuda.AddressOp) or not _is_shared_array(addr.memory) or \
+                addr.parent_block() is not body or len(list(addr.result.uses)) != 1:
+            return None
+        mods = op.mods()
+        return _Copy([addr, op], addr.memory, addr.index, int(mods["cp_size"]),
+                     src_address=op.args[1], extra=list(op.args[2:]), cache=str(mods["cache"]))
+    return None
+
+
+@dataclass
+class _Plan:
+    loop: scf.ForOp
+    lb: int
+    step: int
+    trip: int
+    copies: list[_Copy]
+    arrays: list[SSAValue]
+    slice_ops: list[Operation]
+
+
+_PURE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivUIOp,
+         arith.RemUIOp, arith.DivSIOp, arith.RemSIOp, arith.FloorDivSIOp, arith.AndIOp,
+         arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRUIOp, arith.IndexCastOp,
+         arith.CmpiOp, arith.SelectOp, arith.MinUIOp, arith.MaxUIOp, arith.TruncIOp,
+         arith.ExtUIOp, cuda.AddressOp)
+
+
+def _plan(loop: scf.ForOp) -> _Plan | None:
+    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
+    if not all(isinstance(v, int) for v in (lb, ub, step)) or step <= 0:
+        return None
+    trip = -(-(ub - lb) // step)
+    body = loop.body.block
+    copies = [c for c in (_copy_of(op, body) for op in body.ops) if c is not None]
+    if trip < 2 or not copies:
+        return None
+    arrays = list(dict.fromkeys(c.dst for c in copies))
+    for x in arrays:
+        for use in x.uses:
+            user = use.operation
+            if not isinstance(user, _ACCESS) or use.index != 0 or not _inside(user, loop):
+                return None
+    slice_ops = _backward_slice(copies, body)
+    return None if slice_ops is None else _Plan(loop, lb, step, trip, copies, arrays, slice_ops)
+
+
+def _inside(op: Operation, loop: scf.ForOp) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if parent is loop:
+            return True
+        parent = parent.parent_op()
+    return False
+
+
+def _backward_slice(copies: list[_Copy], body: Block) -> list[Operation] | None:
+    """The body ops the copies' operands are computed by (pure ops only), in body order."""
+    seen: set[Operation] = set()
+    work = [v for c in copies for v in _copy_inputs(c)]
+    while work:
+        v = work.pop()
+        owner = v.owner
+        if not isinstance(owner, Operation) or owner.parent_block() is not body or owner in seen:
+            continue
+        if not isinstance(owner, _PURE):
+            return None
+        seen.add(owner)
+        work.extend(owner.operands)
+    return [op for op in body.ops if op in seen]
+
+
+def _copy_inputs(c: _Copy) -> list[SSAValue]:
+    vals = [c.index, *c.extra]
+    vals += [c.src_index] if c.src_index is not None else [c.src_address]
+    return [v for v in vals if v is not None]
+
+
+# --- the rewrite ----------------------------------------------------------------------------
+
+
+def _const(rw_insert, value: int) -> SSAValue:
+    return rw_insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+
+def _ring(rewriter: Rewriter, x: SSAValue, stages: int) -> tuple[SSAValue, int]:
+    """Replace shared array ``x`` by a ring of ``stages`` copies (a 1-D array); returns it and
+    the stage size in elements (rounded up to 16 bytes)."""
+    t = _buffer_type(x)
+    elem_bytes = dtypes.bit_width(t.element_type) // 8
+    span = t.numel
+    span += (-span * elem_bytes) % 16 // elem_bytes
+    ring_type = BufferType((stages * span,), t.element_type, t.scope_name)
+    old = x.owner
+    new = AllocOp(ring_type) if isinstance(old, AllocOp) else \
+        cuda.SharedAllocOp(result_types=[ring_type],
+                           **({"align": old.align} if old.align is not None else {}))
+    rewriter.insert_op(new, InsertPoint.before(old))
+    return new.results[0], span
+
+
+def _emit_copies(b_insert, plan: _Plan, iv: SSAValue, stage_offsets: dict[SSAValue, SSAValue],
+                 rings: dict[SSAValue, SSAValue]) -> None:
+    """Clone the copies' address arithmetic with ``iv`` for the loop variable and issue them as
+    cp.async into the rings at ``stage_offsets``."""
+    mapping: dict[SSAValue, SSAValue] = {plan.loop.body.block.args[0]: iv}
+    for op in plan.slice_ops:
+        clone = op.clone(value_mapper=mapping)
+        b_insert(clone)
+        for old, new in zip(op.results, clone.results):
+            mapping[old] = new
+    get = lambda v: mapping.get(v, v)  # noqa: E731
+    for c in plan.copies:
+        index = b_insert(arith.AddiOp(get(c.index), stage_offsets[c.dst])).result
+        dst = b_insert(cuda.AddressOp(rings[c.dst], index, result_types=[I32])).result
+        src = get(c.src_address) if c.src_address is not None else \
+            b_insert(cuda.AddressOp(c.src_buffer, get(c.src_index), result_types=[I64])).result
+        row = "cp_async_zfill" if c.extra else "cp_async"
+        b_insert(ptx(row, [dst, src, *map(get, c.extra)], cache=c.cache, space="shared",
+                     cp_size=c.bytes))
+
+
+def _pipeline(plan: _Plan, stages: int) -> None:
+    rewriter = Rewriter()
+    loop, body = plan.loop, plan.loop.body.block
+    before = lambda op: rewriter.insert_op(op, InsertPoint.before(loop)) or op  # noqa: E731
+    rings, spans = {}, {}
+    for x in plan.arrays:
+        rings[x], spans[x] = _ring(rewriter, x, stages)
+    # prologue
+    for s in range(min(stages - 1, plan.trip)):
+        iv = _const(before, plan.lb + s * plan.step)
+        offsets = {x: _const(before, s * spans[x]) for x in plan.arrays}
+        _emit_copies(before, plan, iv, offsets, rings)
+        before(ptx("cp_async_commit_group", []))
+    # steady state: wait, barrier, issue ahead, commit
+    first = body.first_op
+    assert first is not None
+    top = lambda op: rewriter.insert_op(op, InsertPoint.before(first)) or op  # noqa: E731
+    iv = body.args[0]
+    i = top(arith.DivUIOp(top(arith.SubiOp(iv, _const(top, plan.lb))).result,
+                          _const(top, plan.step))).result
+    cons = top(arith.RemUIOp(i, _const(top, stages))).result
+    ahead = top(arith.AddiOp(i, _const(top, stages - 1))).result
+    prod = top(arith.RemUIOp(ahead, _const(top, stages))).result
+    top(ptx("cp_async_wait_group", [], n=stages - 2))
+    top(cuda.SyncThreadsOp())
+    more = top(arith.CmpiOp(ahead, _const(top, plan.trip), "ult")).result
+    guarded = scf.IfOp(more, [], [Block()])
+    top(guarded)
+    then = guarded.true_region.block
+    inside = lambda op: then.add_op(op) or op  # noqa: E731
+    offsets = {x: inside(arith.MuliOp(prod, _const(inside, spans[x]))).result
+               for x in plan.arrays}
+    _emit_copies(inside, plan, _k_of(inside, plan, ahead), offsets, rings)
+    then.add_op(scf.YieldOp())
+    top(ptx("cp_async_commit_group", []))
+    # the consumer reads stage i % S
+    for x in plan.arrays:
+        off = top(arith.MuliOp(cons, _const(top, spans[x]))).result
+        for use in list(x.uses):
+            user = use.operation
+            if any(user in c.ops for c in plan.copies):
+                continue
+            idx = arith.AddiOp(user.operands[1], off)
+            rewriter.insert_op(idx, InsertPoint.before(user))
+            user.operands[1] = idx.result
+            user.operands[0] = rings[x]
+    for c in plan.copies:
+        for op in reversed(c.ops):
+            rewriter.erase_op(op, safe_erase=False)
+    _drop_dead(body, plan.slice_ops)
+    _drop_edge_barriers(body, guarded)
+    rewriter.insert_op(ptx("cp_async_wait_group", [], n=0), InsertPoint.after(loop))
+    for x in plan.arrays:
+        rewriter.erase_op(x.owner)
+
+
+def _k_of(b_insert, plan: _Plan, i: SSAValue) -> SSAValue:
+    """``lb + i * step``: the induction variable of iteration ``i``."""
+    k = b_insert(arith.MuliOp(i, _const(b_insert, plan.step))).result
+    return b_insert(arith.AddiOp(k, _const(b_insert, plan.lb))).result
+
+
+def _drop_dead(body: Block, ops: list[Operation]) -> None:
+    for op in reversed(ops):
+        if op.parent_block() is body and all(not list(r.uses) for r in op.results):
+            op.detach()
+            op.erase()
+
+
+def _drop_edge_barriers(body: Block, guard: scf.IfOp) -> None:
+    """Barriers at the start or end of the consumer (after the issue-ahead commit, before the
+    yield), with only pure ops around them: the iteration's one barrier orders what they
+    did."""
+    ops = list(body.ops)
+    start = ops.index(guard) + 2                     # past the guard and the commit
+    consumer = ops[start:-1]
+    for seq in (consumer, list(reversed(consumer))):
+        for op in seq:
+            if isinstance(op, cuda.SyncThreadsOp):
+                op.detach()
+                op.erase()
+            elif not isinstance(op, _PURE):
+                break
+
+
+@dataclass(frozen=True)
+class PipelineKLoopPass(ModulePass):
+    """Multi-stage cp.async software pipelining of shared-memory-staged loops."""
+
+    name = "cuda-pipeline-k-loop"
+
+    num_stages: int = 3
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.num_stages < 2:
+            raise PassError(f"cuda-pipeline-k-loop needs num_stages >= 2 (got "
+                            f"{self.num_stages}); leave the pass out for no pipelining", op,
+                            code="CUDA-PIPELINE")
+        for kernel in kernels(op):
+            loops = [o for o in kernel.walk() if isinstance(o, scf.ForOp)]
+            for loop in loops:
+                plan = _plan(loop)
+                if plan is not None:
+                    _pipeline(plan, self.num_stages)
