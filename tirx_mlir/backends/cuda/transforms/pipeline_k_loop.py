@@ -9,7 +9,8 @@ not be placed at the tile level without leaving the reference semantics. The til
 the plain loop the user wrote (``tirx.copy cta`` of the K tile into shared memory, then its
 consumer, e.g. ``tirx.gemm``); its meaning does not change, only its schedule.
 
-What it pipelines: an ``scf.for`` with constant bounds and at least 2 iterations whose body, at
+What it pipelines: an ``scf.for`` with constant bounds (``lb`` a non-negative multiple of
+``step``) and at least 2 iterations whose body, at
 its top level, copies global memory into shared arrays — dispatched synchronous copies
 (``cuda.load`` of global memory whose value only feeds a ``cuda.store`` to a shared array, 4, 8
 or 16 bytes) or ``ptx.cp_async`` into a shared array — where each such array is used only inside
@@ -23,7 +24,7 @@ The result, with S stages and iteration ``i = (k - lb) / step``::
     for k:
         cp.async.wait_group S-2; barrier            (stage i has landed, everywhere; every
                                                      thread is done with iteration i - 1)
-        if i + S-1 < trip: copies of iteration i + S-1 into stage (i + S-1) % S (cp.async)
+        if k + (S-1)*step < ub: copies of iteration i + S-1 into stage (i + S-1) % S (cp.async)
         commit_group                                (one group per iteration, maybe empty)
         consumer, reading stage i % S
     cp.async.wait_group 0
@@ -117,6 +118,7 @@ def _copy_of(op: Operation, body: Block) -> _Copy | None:
 class _Plan:
     loop: scf.ForOp
     lb: int
+    ub: int
     step: int
     trip: int
     copies: list[_Copy]
@@ -133,7 +135,7 @@ _PURE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivUI
 
 def _plan(loop: scf.ForOp) -> _Plan | None:
     lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
-    if not all(isinstance(v, int) for v in (lb, ub, step)) or step <= 0:
+    if not all(isinstance(v, int) for v in (lb, ub, step)) or step <= 0 or lb < 0 or lb % step:
         return None
     trip = -(-(ub - lb) // step)
     body = loop.body.block
@@ -147,7 +149,7 @@ def _plan(loop: scf.ForOp) -> _Plan | None:
             if not isinstance(user, _ACCESS) or use.index != 0 or not _inside(user, loop):
                 return None
     slice_ops = _backward_slice(copies, body)
-    return None if slice_ops is None else _Plan(loop, lb, step, trip, copies, arrays, slice_ops)
+    return None if slice_ops is None else _Plan(loop, lb, ub, step, trip, copies, arrays, slice_ops)
 
 
 def _inside(op: Operation, loop: scf.ForOp) -> bool:
@@ -243,21 +245,24 @@ def _pipeline(plan: _Plan, stages: int) -> None:
     assert first is not None
     top = lambda op: rewriter.insert_op(op, InsertPoint.before(first)) or op  # noqa: E731
     iv = body.args[0]
-    i = top(arith.DivUIOp(top(arith.SubiOp(iv, _const(top, plan.lb))).result,
-                          _const(top, plan.step))).result
-    cons = top(arith.RemUIOp(i, _const(top, stages))).result
-    ahead = top(arith.AddiOp(i, _const(top, stages - 1))).result
-    prod = top(arith.RemUIOp(ahead, _const(top, stages))).result
+    # stage of iteration i = (k - lb) / step: (k / step + S - (lb / step) % S) % S, all
+    # unsigned arithmetic on non-negative values (the printers divide only such)
+    q = top(arith.DivUIOp(iv, _const(top, plan.step))).result
+    t = top(arith.AddiOp(q, _const(top, stages - (plan.lb // plan.step) % stages))).result
+    cons = top(arith.RemUIOp(t, _const(top, stages))).result
+    prod = top(arith.RemUIOp(top(arith.AddiOp(t, _const(top, stages - 1))).result,
+                             _const(top, stages))).result
     top(ptx("cp_async_wait_group", [], n=stages - 2))
     top(cuda.SyncThreadsOp())
-    more = top(arith.CmpiOp(ahead, _const(top, plan.trip), "ult")).result
+    ahead = top(arith.AddiOp(iv, _const(top, (stages - 1) * plan.step))).result
+    more = top(arith.CmpiOp(ahead, _const(top, plan.ub), "ult")).result
     guarded = scf.IfOp(more, [], [Block()])
     top(guarded)
     then = guarded.true_region.block
     inside = lambda op: then.add_op(op) or op  # noqa: E731
     offsets = {x: inside(arith.MuliOp(prod, _const(inside, spans[x]))).result
                for x in plan.arrays}
-    _emit_copies(inside, plan, _k_of(inside, plan, ahead), offsets, rings)
+    _emit_copies(inside, plan, ahead, offsets, rings)
     then.add_op(scf.YieldOp())
     top(ptx("cp_async_commit_group", []))
     # the consumer reads stage i % S
@@ -279,12 +284,6 @@ def _pipeline(plan: _Plan, stages: int) -> None:
     rewriter.insert_op(ptx("cp_async_wait_group", [], n=0), InsertPoint.after(loop))
     for x in plan.arrays:
         rewriter.erase_op(x.owner)
-
-
-def _k_of(b_insert, plan: _Plan, i: SSAValue) -> SSAValue:
-    """``lb + i * step``: the induction variable of iteration ``i``."""
-    k = b_insert(arith.MuliOp(i, _const(b_insert, plan.step))).result
-    return b_insert(arith.AddiOp(k, _const(b_insert, plan.lb))).result
 
 
 def _drop_dead(body: Block, ops: list[Operation]) -> None:
