@@ -51,6 +51,11 @@ CP_ASYNC = """%pg = cuda.address %In, %g : !tirx.buffer<8192xf32, global>, index
     ptx.cp_async "cg.shared" [%ps], [%pg], 16 : (i32, i64) -> ()
     ptx.cp_async_wait_all"""
 
+PTX_LD_ST = """%pg = cuda.address %In, %g : !tirx.buffer<8192xf32, global>, index -> i64
+    %v:4 = ptx.ld "global.v4.f32" [%pg] : (i64) -> (f32, f32, f32, f32)
+    %ps = cuda.address %s, %mine : !tirx.buffer<1024xf32, shared>, index -> i32
+    ptx.st "shared.v4.f32" [%ps], {%v#0, %v#1, %v#2, %v#3} : (i32, f32, f32, f32, f32) -> ()"""
+
 
 def _run(module_or_text):
     x = np.arange(8192, dtype=np.float32)
@@ -83,25 +88,35 @@ def test_pipelined_loads_agree_with_the_synchronous_loop(stages):
     assert printed.count("ptx.cp_async_commit_group") == min(stages - 1, 8) + 1
 
 
-def test_cp_async_copies_are_staged_too():
-    text = STAGED.replace("COPY", CP_ASYNC)
+@pytest.mark.parametrize("copy", [CP_ASYNC, PTX_LD_ST], ids=["cp.async", "ld-st"])
+def test_other_copy_forms_are_staged_too(copy):
+    text = STAGED.replace("COPY", copy)
     np.testing.assert_array_equal(_run(text), _expected())
     module = _pipelined(text, 3)
     np.testing.assert_array_equal(_run(module), _expected())
-    assert "ptx.cp_async_wait_all" in str(module)        # the user's own wait stays
+    assert "ptx.cp_async_wait_all" not in str(module)    # its own wait is the pipeline's now
+    assert "ptx.ld" not in str(module)
+
+
+def test_a_consumer_with_its_own_cp_async_groups_is_left_alone():
+    text = STAGED.replace("COPY", LOAD_STORE).replace(
+        "    %y = arith.addf", "    ptx.cp_async_commit_group\n    %x2 = arith.addf %x, %x : f32\n"
+        "    ptx.cp_async_wait_all\n    %y = arith.addf")
+    printed = str(_pipelined(text, 3))
+    assert 'ptx.cp_async "' not in printed and "3072xf32" not in printed
 
 
 def test_a_loop_whose_stage_is_read_after_it_is_left_alone():
     text = STAGED.replace("COPY", LOAD_STORE).replace(
         "  cuda.store %Out, %t, %sum", "  %late = cuda.load %s, %t : !tirx.buffer<1024xf32, "
         "shared>, index -> f32\n  cuda.store %Out, %t, %sum")
-    module = _pipelined(text, 3)
-    assert "cp_async" not in str(module)
+    printed = str(_pipelined(text, 3))
+    assert 'ptx.cp_async "' not in printed and "3072xf32" not in printed
 
 
 def test_a_single_iteration_is_left_alone():
     text = STAGED.replace("COPY", LOAD_STORE).replace("to %c8192", "to %c1024")
-    assert "cp_async" not in str(_pipelined(text, 3))
+    assert 'ptx.cp_async "' not in str(_pipelined(text, 3))
 
 
 def test_one_stage_is_an_error():

@@ -29,9 +29,10 @@ The result, with S stages and iteration ``i = (k - lb) / step``::
         consumer, reading stage i % S
     cp.async.wait_group 0
 
-The copies' address arithmetic is cloned with the induction variable advanced; barriers that
-only separated the copies from the consumer (leading and trailing ``cuda.sync_threads`` of the
-consumer) are dropped: the one barrier per iteration orders everything they did.
+The copies' address arithmetic is cloned with the induction variable advanced; barriers and
+cp.async commit/waits that only separated the copies from the consumer (leading and trailing ones
+of the consumer) are dropped: the one wait and barrier per iteration orders everything they did.
+A loop with a cp.async commit/wait inside its consumer is left alone.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tirx_mlir.backends.cuda.dialects import cuda
+from tirx_mlir.backends.cuda.dialects.ptx import forms
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED_SCOPES
@@ -58,6 +60,8 @@ from tirx_mlir.dialects.tirx.kernel import kernels
 
 I32, I64 = IntegerType(32), IntegerType(64)
 CP_ASYNC_BYTES = (4, 8, 16)
+SHARED_SPACES = ("shared", "shared::cta")
+ASYNC_GROUP_ROWS = ("cp_async_commit_group", "cp_async_wait_group", "cp_async_wait_all")
 _ACCESS = (cuda.AddressOp, cuda.LoadOp, cuda.StoreOp)
 
 
@@ -89,29 +93,86 @@ def _is_shared_array(value: SSAValue) -> bool:
 
 
 def _copy_of(op: Operation, body: Block) -> _Copy | None:
+    """The staged copy ``op`` (a store to a shared array, or a cp.async into one) finishes,
+    with the ops that are only its own (the load, the addresses)."""
     if isinstance(op, cuda.StoreOp) and _is_shared_array(op.memory):
-        load = op.value.owner
-        if not isinstance(load, cuda.LoadOp) or load.parent_block() is not body or \
-                len(list(op.value.uses)) != 1 or _buffer_type(load.memory).scope_name != GLOBAL or \
-                load.properties:
-            return None
-        t = op.value.type
-        lanes = t.get_shape()[0] if isinstance(t, VectorType) else 1
-        elem = t.element_type if isinstance(t, VectorType) else t
-        size = lanes * dtypes.bit_width(elem) // 8
-        if size not in CP_ASYNC_BYTES:
-            return None
-        return _Copy([load, op], op.memory, op.index, size, load.memory, load.index,
-                     cache="cg" if size == 16 else "ca")
-    if isinstance(op, PtxOp) and op.ENTRY.name in ("cp_async", "cp_async_zfill"):
-        addr = op.args[0].owner
-        if not isinstance(addr, cuda.AddressOp) or not _is_shared_array(addr.memory) or \
-                addr.parent_block() is not body or len(list(addr.result.uses)) != 1:
+        return _load_store(op, body)
+    if not isinstance(op, PtxOp):
+        return None
+    if op.ENTRY.name == "st":
+        return _ptx_load_store(op, body)
+    if op.ENTRY.name in ("cp_async", "cp_async_zfill"):
+        addr = _own_address(op.args[0], body)
+        if addr is None or not _is_shared_array(addr.memory):
             return None
         mods = op.mods()
         return _Copy([addr, op], addr.memory, addr.index, int(mods["cp_size"]),
                      src_address=op.args[1], extra=list(op.args[2:]), cache=str(mods["cache"]))
     return None
+
+
+def _sole_use(value: SSAValue, user: Operation) -> bool:
+    return [u.operation for u in value.uses] == [user]
+
+
+def _own_address(value: SSAValue, body: Block) -> cuda.AddressOp | None:
+    addr = value.owner
+    if isinstance(addr, cuda.AddressOp) and addr.parent_block() is body and \
+            len(list(addr.result.uses)) == 1:
+        return addr
+    return None
+
+
+def _is_global(value: SSAValue) -> bool:
+    t = _buffer_type(value)
+    return t is not None and t.scope_name == GLOBAL
+
+
+def _sized(size: int) -> str | None:
+    """The cp.async cache operator of a ``size``-byte copy (None: no cp.async moves it)."""
+    return None if size not in CP_ASYNC_BYTES else "cg" if size == 16 else "ca"
+
+
+def _load_store(store: cuda.StoreOp, body: Block) -> _Copy | None:
+    load = store.value.owner
+    if not isinstance(load, cuda.LoadOp) or load.parent_block() is not body or \
+            not _sole_use(store.value, store) or not _is_global(load.memory) or load.properties:
+        return None
+    t = store.value.type
+    lanes = t.get_shape()[0] if isinstance(t, VectorType) else 1
+    elem = t.element_type if isinstance(t, VectorType) else t
+    size = lanes * dtypes.bit_width(elem) // 8
+    cache = _sized(size)
+    if cache is None:
+        return None
+    return _Copy([load, store], store.memory, store.index, size, load.memory, load.index,
+                 cache=cache)
+
+
+def _ptx_load_store(st: PtxOp, body: Block) -> _Copy | None:
+    """``ptx.ld`` of global memory whose registers only feed, in order, a ``ptx.st`` to a
+    shared array (the form of vectorised copies)."""
+    smods = st.mods()
+    if smods.get("space") not in SHARED_SPACES or smods.get("sem") or smods.get("scope"):
+        return None
+    saddr = _own_address(st.args[0], body)
+    values = list(st.args[1:])
+    ld = values[0].owner if values else None
+    if saddr is None or not _is_shared_array(saddr.memory) or not isinstance(ld, PtxOp) or \
+            ld.ENTRY.name != "ld" or ld.parent_block() is not body or \
+            list(ld.results) != values or not all(_sole_use(v, st) for v in values):
+        return None
+    lmods = ld.mods()
+    gaddr = _own_address(ld.args[0], body)
+    if gaddr is None or not _is_global(gaddr.memory) or lmods.get("space") != "global" or \
+            lmods.get("sem") or lmods.get("scope") or lmods.get("l1") or lmods.get("l2"):
+        return None
+    size = len(values) * forms.PTX_REG_WIDTH[str(lmods["type"])] // 8
+    cache = _sized(size)
+    if cache is None:
+        return None
+    return _Copy([gaddr, ld, saddr, st], saddr.memory, saddr.index, size, gaddr.memory,
+                 gaddr.index, cache=cache)
 
 
 @dataclass
@@ -124,6 +185,7 @@ class _Plan:
     copies: list[_Copy]
     arrays: list[SSAValue]
     slice_ops: list[Operation]
+    edge_ops: list[Operation]
 
 
 _PURE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivUIOp,
@@ -149,7 +211,41 @@ def _plan(loop: scf.ForOp) -> _Plan | None:
             if not isinstance(user, _ACCESS) or use.index != 0 or not _inside(user, loop):
                 return None
     slice_ops = _backward_slice(copies, body)
-    return None if slice_ops is None else _Plan(loop, lb, ub, step, trip, copies, arrays, slice_ops)
+    if slice_ops is None:
+        return None
+    edges = _edge_ops(body, copies, slice_ops)
+    if edges is None:
+        return None
+    return _Plan(loop, lb, ub, step, trip, copies, arrays, slice_ops, edges)
+
+
+def _is_async_sync(op: Operation) -> bool:
+    return isinstance(op, cuda.SyncThreadsOp) or \
+        isinstance(op, PtxOp) and op.ENTRY.name in ASYNC_GROUP_ROWS
+
+
+def _edge_ops(body: Block, copies: list[_Copy], slice_ops: list[Operation]
+              ) -> list[Operation] | None:
+    """The barriers and cp.async commit/waits at the start and end of the consumer (the body
+    without the copies), with only pure ops around them: they ordered the copies against the
+    consumer, which the pipeline's one wait and barrier per iteration now do. None when a
+    cp.async commit/wait or a cp.async is left inside the consumer (its group counting would
+    mix with the pipeline's)."""
+    own = {o for c in copies for o in c.ops}
+    consumer = [o for o in body.ops if o not in own and not isinstance(o, scf.YieldOp)]
+    edges: list[Operation] = []
+    for seq in (consumer, consumer[::-1]):
+        for o in seq:
+            if _is_async_sync(o):
+                edges.append(o)
+            elif not isinstance(o, _PURE):
+                break
+    rest = [o for o in consumer if o not in edges]
+    inner = [o for top in rest for o in top.walk()]
+    if any(isinstance(o, PtxOp) and (o.ENTRY.name in ASYNC_GROUP_ROWS or
+                                     o.ENTRY.name.startswith("cp_async")) for o in inner):
+        return None
+    return list(dict.fromkeys(edges))
 
 
 def _inside(op: Operation, loop: scf.ForOp) -> bool:
@@ -279,8 +375,9 @@ def _pipeline(plan: _Plan, stages: int) -> None:
     for c in plan.copies:
         for op in reversed(c.ops):
             rewriter.erase_op(op, safe_erase=False)
+    for edge in plan.edge_ops:
+        rewriter.erase_op(edge)
     _drop_dead(body, plan.slice_ops)
-    _drop_edge_barriers(body, guarded)
     rewriter.insert_op(ptx("cp_async_wait_group", [], n=0), InsertPoint.after(loop))
     for x in plan.arrays:
         rewriter.erase_op(x.owner)
@@ -291,22 +388,6 @@ def _drop_dead(body: Block, ops: list[Operation]) -> None:
         if op.parent_block() is body and all(not list(r.uses) for r in op.results):
             op.detach()
             op.erase()
-
-
-def _drop_edge_barriers(body: Block, guard: scf.IfOp) -> None:
-    """Barriers at the start or end of the consumer (after the issue-ahead commit, before the
-    yield), with only pure ops around them: the iteration's one barrier orders what they
-    did."""
-    ops = list(body.ops)
-    start = ops.index(guard) + 2                     # past the guard and the commit
-    consumer = ops[start:-1]
-    for seq in (consumer, list(reversed(consumer))):
-        for op in seq:
-            if isinstance(op, cuda.SyncThreadsOp):
-                op.detach()
-                op.erase()
-            elif not isinstance(op, _PURE):
-                break
 
 
 @dataclass(frozen=True)
