@@ -11,7 +11,7 @@ the tile-level order), ``pointwise`` (the elementwise engine). Variants: ``copy`
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "elementwise")
+VARIANT_MODULES = ("copy", "copy_async", "copy_ldstmatrix", "elementwise", "gemm")
 
 
 def register_cuda_dispatch() -> None:

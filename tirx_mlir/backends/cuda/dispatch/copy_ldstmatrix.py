@@ -23,9 +23,9 @@ from tirx_mlir.backends.cuda.layout import fragments as F
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
-from tirx_mlir.dialects.tirx.access import const_index
-from tirx_mlir.dispatch import fail, predicate, register_dispatch
-from tirx_mlir.dispatch.builders import btype, elem_type, scope_of, shape_of
+from tirx_mlir.dialects.tirx.access import const_index, resolve_access
+from tirx_mlir.dispatch import exec_scope_in, fail, predicate
+from tirx_mlir.dispatch.builders import elem_type, scope_of, shape_of
 
 
 def _local_shared_pair(op: T.CopyOp, ctx) -> tuple[bool, str]:
@@ -35,9 +35,9 @@ def _local_shared_pair(op: T.CopyOp, ctx) -> tuple[bool, str]:
     return ok, f"copies {pair[1]} -> {pair[0]}; ldstmatrix moves shared <-> local"
 
 
-@register_dispatch("copy", "cuda", variant="ldstmatrix", priority=10,
-                   when=[common.exec_scope_in("warp", "warpgroup", "cta"),
-                         common.all_threads_active, predicate("local_shared", _local_shared_pair)])
+@common.cuda_variant(T.CopyOp, "ldstmatrix", 10,
+                     [exec_scope_in("warp", "warpgroup", "cta"), common.ONE_DIM_BLOCK,
+                      predicate("local_shared", _local_shared_pair)])
 def ldstmatrix_copy(op: T.CopyOp, ctx) -> None:
     to_regs = scope_of(op.dst) == LOCAL
     local, shared = (op.dst, op.src) if to_regs else (op.src, op.dst)
@@ -45,11 +45,13 @@ def ldstmatrix_copy(op: T.CopyOp, ctx) -> None:
         fail("ldmatrix/stmatrix move 16-bit elements of one type on both sides")
     if len(shape_of(local)) != 2 or shape_of(local) != shape_of(shared):
         fail("ldstmatrix copies 2-D tiles of equal shape")
-    layout = btype(local).get_layout()
-    if layout is None or layout.replica or layout.offset or layout.swizzle is not None:
-        fail("the register tile needs a plain layout of 8x8 fragments")
+    if resolve_access(local).buffer is not local:
+        fail("ldstmatrix copies whole register tiles, not views of them")
+    layout = common.register_partition(local).layout
+    if layout.replica or layout.offset:
+        fail("the register tile needs a plain layout of 8x8 fragments (no replicas, offsets)")
     holders = F.Holders.of(layout, shape_of(local))
-    warps = 1 if ctx.is_warp else max(1, common.num_threads(ctx) // 32)
+    warps = 1 if ctx.is_warp else max(1, common.block_threads(ctx) // 32)
     if ctx.is_warp and holders.warps > 1:
         fail("a warp-scope copy's register tile is held by one warp; its layout must not use "
              "warpid")
@@ -59,12 +61,11 @@ def ldstmatrix_copy(op: T.CopyOp, ctx) -> None:
         fail("the shared tile has no 16-byte contiguous rows along either dim (its layout "
              "splits them)")
     b = ctx.builder
-    ids = common.ThreadIds(ctx)
-    origin = warp_origin(b, layout, shape_of(local), ids.warpid, blocks.deltas,
-                         "the register tile")
+    ids = common.ThreadIds(b)
+    origin = warp_origin(ids, layout, shape_of(local), blocks.deltas, "the register tile")
     matrices = [Matrix(o, orient) for o, orient, _ in blocks.items]
     regs = common.registers(ctx, local)
-    lanes = Lanes(b, ids.laneid)
+    lanes = Lanes(b, ids["laneid"])
     t = elem_type(local)
     if to_regs:
         loaded = load_matrices(b, tile, matrices, origin, lanes)

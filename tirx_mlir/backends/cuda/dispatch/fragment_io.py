@@ -17,8 +17,8 @@ ldmatrix of the block's 8 rows; a ROW block of a tile contiguous along dim 0 is 
 ``.trans``: their blocks must have the plain orientation, or they move element by element.
 
 The tile's contiguity is a static property of its shared buffer's layout (swizzle included) and
-of the view (`contiguous_dim`): 16-byte runs along one tile dim, starting on 16-byte
-boundaries. Addresses are the physical element index of each row (`common.element_index`), so any
+of the view (`contiguous_dim`, by `layout.runs`): 16-byte runs along one tile dim, starting on
+16-byte boundaries. Addresses are the physical element index of each row (`common.physical_index`), so any
 layout, swizzled or not, is respected; lanes ``8i .. 8i + 7`` address the rows of matrix i.
 """
 
@@ -37,10 +37,10 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import OPS_BY_ROW
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
+from tirx_mlir.backends.cuda.layout.runs import view_runs
 from tirx_mlir.dialects.tirx import dtypes
-from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, materialize, resolve_access
-from tirx_mlir.dialects.tirx.layout import TileLayout
-from tirx_mlir.dispatch.builders import btype, elem_type
+from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
+from tirx_mlir.dispatch.builders import elem_type
 
 ROW, COL = "row", "col"
 ROW_BYTES = 16
@@ -87,35 +87,9 @@ class SharedTile:
 
 
 def contiguous_dim(view: SSAValue, run: int) -> int | None:
-    """The dim of a 2-D view along which every ``run`` elements starting at a multiple of
-    ``run`` are ``run`` consecutive, ``run``-aligned physical elements of the buffer (dim 1
-    preferred), for every value the view's offsets can take; None when neither dim is."""
-    access = resolve_access(view)
-    base = btype(access.buffer)
-    layout = base.get_layout() or TileLayout.row_major(base.get_shape())
-    phys = layout.apply_array(base.get_shape())["m"]
-    for dim in (1, 0):
-        step = access.steps[dim]
-        nonzero = [k for k, s in enumerate(step) if s]
-        if len(nonzero) != 1 or step[nonzero[0]] != 1:
-            continue
-        bd = nonzero[0]
-        other = access.steps[1 - dim][bd] if len(access.steps) > 1 else 0
-        off = access.offset[bd]
-        if off.const % run or any(c % run for _, c in off.terms) or other % run:
-            continue
-        if _runs_are_contiguous(phys, bd, run):
-            return dim
-    return None
-
-
-def _runs_are_contiguous(phys: np.ndarray, dim: int, run: int) -> bool:
-    if phys.shape[dim] % run:
-        return False
-    moved = np.moveaxis(phys, dim, -1)
-    runs = moved.reshape(*moved.shape[:-1], moved.shape[-1] // run, run)
-    return bool((runs[..., :1] % run == 0).all() and
-                (runs == runs[..., :1] + np.arange(run)).all())
+    """The dim of a 2-D view whose runs of ``run`` elements are aligned in memory
+    (`runs.view_runs`; dim 1 preferred), None when neither dim's are."""
+    return next((d for d in (1, 0) if view_runs(view, d, run)), None)
 
 
 def plain_orientation(tile: SharedTile) -> str | None:
@@ -209,6 +183,7 @@ def load_matrices(b: Builder, tile: SharedTile, matrices: Sequence[Matrix],
     ldmatrix where the layout allows it, else element loads packed into registers (each
     element passed through ``convert(b, value) -> b32`` when given, e.g. to tf32)."""
     regs: list[SSAValue | None] = [None] * len(matrices)
+    cache: dict = {}
     fast = [i for i, m in enumerate(matrices) if ldmatrix_ok(tile, m) and convert is None]
     slow = [i for i in range(len(matrices)) if i not in fast]
     for num, idx in _groups([matrices[i] for i in fast]):
@@ -217,21 +192,27 @@ def load_matrices(b: Builder, tile: SharedTile, matrices: Sequence[Matrix],
         if coords is None:
             slow += [fast[j] for j in idx]
             continue
-        addr = _shared_address(b, tile, coords)
+        addr = _shared_address(b, tile, coords, cache)
         op = b.insert(ptx("ldmatrix", [addr], num=f"x{num}",
                           trans="trans" if _trans(tile, group[0]) else None, space="shared"))
         for j, res in zip(idx, op.results):
             regs[fast[j]] = res
     for i in sorted(slow):
-        regs[i] = _load_elements(b, tile, matrices[i], origin, lanes, convert)
+        regs[i] = _load_elements(b, tile, matrices[i], origin, lanes, convert, cache)
     return [r for r in regs if r is not None]
 
 
-def _shared_address(b: Builder, tile: SharedTile, coords: Sequence[IndexExpr]) -> SSAValue:
-    index = common.element_index(b, tile.view, [materialize(b, c) for c in
-                                                tile.view_coords(coords)])
-    base = resolve_access(tile.view).buffer
-    return b.insert(cuda.AddressOp(base, index, result_types=[I32])).result
+def element_index(b: Builder, view: SSAValue, coords: Sequence[IndexExpr], cache: dict | None
+                  ) -> tuple[SSAValue, SSAValue]:
+    """(underlying buffer, physical element index) of ``view[coords]``."""
+    buf, base = common.base_coords(view, coords)
+    return buf, common.index_value(b, common.physical_index(b, buf.type, base, cache))
+
+
+def _shared_address(b: Builder, tile: SharedTile, coords: Sequence[IndexExpr],
+                    cache: dict) -> SSAValue:
+    buf, index = element_index(b, tile.view, tile.view_coords(coords), cache)
+    return b.insert(cuda.AddressOp(buf, index, result_types=[I32])).result
 
 
 def _element_coords(tile: SharedTile, m: Matrix, origin: Sequence[IndexExpr], lanes: Lanes,
@@ -244,14 +225,13 @@ def _element_coords(tile: SharedTile, m: Matrix, origin: Sequence[IndexExpr], la
 
 
 def _load_elements(b: Builder, tile: SharedTile, m: Matrix, origin: Sequence[IndexExpr],
-                   lanes: Lanes, convert) -> SSAValue:
-    base = resolve_access(tile.view).buffer
+                   lanes: Lanes, convert, cache: dict) -> SSAValue:
     t = elem_type(tile.view)
     values = []
     for j in range(4 // tile.elem_bytes):
         coords = tile.view_coords(_element_coords(tile, m, origin, lanes, j))
-        index = common.element_index(b, tile.view, [materialize(b, c) for c in coords])
-        values.append(b.insert(cuda.LoadOp(base, index, result_types=[t])).result)
+        buf, index = element_index(b, tile.view, coords, cache)
+        values.append(b.insert(cuda.LoadOp(buf, index, result_types=[t])).result)
     return pack(b, values, convert)
 
 
@@ -277,6 +257,7 @@ def store_matrices(b: Builder, tile: SharedTile, matrices: Sequence[Matrix],
     """Store each matrix's elements (per lane: its 2 16-bit or 1 32-bit values) into ``tile``:
     stmatrix where allowed (``use_stmatrix``: sm_90), else element stores."""
     slow = list(range(len(matrices)))
+    cache: dict = {}
     if use_stmatrix and tile.elem_bytes == 2 and plain_orientation(tile) is not None:
         slow = []
         for num, idx in _groups([matrices[j] for j in range(len(matrices))]):
@@ -285,13 +266,12 @@ def store_matrices(b: Builder, tile: SharedTile, matrices: Sequence[Matrix],
             if coords is None:
                 slow += idx
                 continue
-            addr = _shared_address(b, tile, coords)
+            addr = _shared_address(b, tile, coords, cache)
             regs = [pack(b, elements[j]) for j in idx]
             b.insert(ptx("stmatrix", [addr, *regs], num=f"x{num}",
                          trans="trans" if _trans(tile, group[0]) else None, space="shared"))
-    base = resolve_access(tile.view).buffer
     for i in slow:
         for j, v in enumerate(elements[i]):
             coords = tile.view_coords(_element_coords(tile, matrices[i], origin, lanes, j))
-            index = common.element_index(b, tile.view, [materialize(b, c) for c in coords])
-            b.insert(cuda.StoreOp(base, index, v))
+            buf, index = element_index(b, tile.view, coords, cache)
+            b.insert(cuda.StoreOp(buf, index, v))

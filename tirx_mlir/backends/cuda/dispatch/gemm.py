@@ -36,8 +36,8 @@ from tirx_mlir.backends.cuda.layout import fragments as F
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
-from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
-from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, resolve_access
+from tirx_mlir.dispatch import exec_scope_in, fail
 from tirx_mlir.dispatch.builders import btype, elem_type, scope_of, shape_of
 
 MMA_INPUTS = {"f16": "f16", "bf16": "bf16", "f32": "tf32"}
@@ -67,9 +67,9 @@ def _operand(value: SSAValue, transposed: bool, name: str) -> Operand:
 
 
 def _layout(value: SSAValue, name: str):
-    layout = btype(value).get_layout()
-    if layout is None:
-        fail(f"register tile {name} has no layout (run cuda-default-layout first)")
+    if resolve_access(value).buffer is not value:
+        fail(f"register tile {name} is a view; mma reads whole register tiles")
+    layout = common.register_partition(value).layout
     if layout.replica or layout.offset or layout.swizzle is not None:
         fail(f"register tile {name} has replicas, offsets or a swizzle in its layout {layout}; "
              "mma fragments are plain grids")
@@ -96,12 +96,11 @@ def _form(op: T.GemmOp):
 def _warps(ctx) -> int:
     if ctx.is_warp:
         return 1
-    return max(1, common.num_threads(ctx) // 32)
+    return max(1, common.block_threads(ctx) // 32)
 
 
-@register_dispatch("gemm", "cuda", variant="mma.m16n8k*", priority=10,
-                   when=[common.exec_scope_in("warp", "cta"), common.all_threads_active,
-                         common.sm_at_least(80)])
+@common.cuda_variant(T.GemmOp, "mma.m16n8k*", 10, [exec_scope_in("warp", "cta"),
+                                                   common.ONE_DIM_BLOCK, common.sm_at_least(80)])
 def mma_gemm(op: T.GemmOp, ctx) -> None:
     in_type, beta = _form(op)
     form = F.mma_form(in_type)
@@ -183,9 +182,9 @@ def _tf32(b: Builder, value: SSAValue) -> SSAValue:
 
 def _emit(ctx, op: T.GemmOp, plan: _Plan, d_layout) -> None:
     b = ctx.builder
-    ids = common.ThreadIds(ctx)
-    lanes = Lanes(b, ids.laneid)
-    origin = warp_origin(b, d_layout, shape_of(op.d), ids.warpid, plan.tiles.deltas, "D")
+    ids = common.ThreadIds(b)
+    lanes = Lanes(b, ids["laneid"])
+    origin = warp_origin(ids, d_layout, shape_of(op.d), plan.tiles.deltas, "D")
     convert = _tf32 if plan.in_type == "tf32" else None
     d_regs = common.registers(ctx, op.d)
     acc = _initial(b, ctx, plan)

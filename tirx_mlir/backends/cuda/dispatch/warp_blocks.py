@@ -3,8 +3,8 @@ registers, for a block of the tile that is warp 0's block moved by the warp's or
 
 A variant reads the blocks one warp holds (mma accumulator tiles, 8x8 matrices) with a reader
 from layout/fragments.py; `warp_blocks` checks that every warp's reading is warp 0's translated,
-and `warp_origin` builds the warp's origin from the ``warpid`` iterators of the layout, as index
-expressions of the warp id (checked against the origins read off the layout).
+and `warp_origin` builds the warp's origin from the ``warpid`` part of the layout's thread
+coordinates (`RegisterPartition`), checked against the origins read off the layout.
 """
 
 from __future__ import annotations
@@ -12,13 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-import numpy as np
-from xdsl.builder import Builder
-from xdsl.dialects import arith
-from xdsl.ir import SSAValue
-
+from tirx_mlir.backends.cuda.dispatch.common import ThreadIds
 from tirx_mlir.backends.cuda.layout.fragments import Holders
-from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
+from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
+from tirx_mlir.dialects.tirx.access import IndexExpr
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dispatch import fail
 
@@ -56,28 +53,26 @@ def warp_blocks(holders: Holders, warps: int, read: Callable[[int], list[tuple] 
     return WarpBlocks(items, deltas)
 
 
-def warp_origin(b: Builder, layout: TileLayout, shape: Sequence[int], warpid: SSAValue,
+def warp_origin(ids: ThreadIds, layout: TileLayout, shape: Sequence[int],
                 deltas: Sequence[tuple[int, int]], what: str) -> tuple[IndexExpr, ...]:
-    """The running warp's ``deltas`` entry as index expressions of ``warpid``: each ``warpid``
-    iterator of the layout contributes ``(warpid / stride) % extent`` times its step in its
-    dim."""
+    """The running warp's ``deltas`` entry as index expressions: warp 0's, plus the ``warpid``
+    part of the layout's thread coordinates (`RegisterPartition.thread_coords`), checked against
+    every warp's."""
+    base = tuple(IndexExpr(x) for x in deltas[0])
     if len(deltas) == 1:
-        return tuple(IndexExpr(x) for x in deltas[0])
-    groups = layout.dim_groups(shape)
-    if groups is None:
-        fail(f"{what}'s layout {layout} does not split along its dims")
-    exprs, table = [], np.zeros((len(deltas), len(shape)), np.int64)
-    w = np.arange(len(deltas))
-    for d, group in enumerate(groups):
-        expr, inner = IndexExpr(deltas[0][d]), 1
-        for it in reversed(group):
-            if it.axis == "warpid":
-                digit = b.insert(arith.DivUIOp(warpid, const_index(b, it.stride))).result
-                digit = b.insert(arith.RemUIOp(digit, const_index(b, it.extent))).result
-                expr = expr + IndexExpr(0, ((digit, inner),))
-                table[:, d] += (w // it.stride) % it.extent * inner
-            inner *= it.extent
-        exprs.append(expr)
-    if (table + np.array(deltas[0]) != np.array(deltas)).any():
-        fail(f"{what}'s warps in layout {layout} are not one warpid digit per block")
-    return tuple(exprs)
+        return base
+    try:
+        part = RegisterPartition(layout, shape)
+    except PartitionError as err:
+        fail(f"{what}: {err}")
+    for w, delta in enumerate(deltas):
+        got = part.thread_coords_of({ax: w if ax == "warpid" else 0 for ax in part.threads})
+        if tuple(d - d0 for d, d0 in zip(delta, deltas[0])) != got:
+            fail(f"{what}'s warps in layout {layout} are not one warpid digit per block")
+
+    def digit(value, stride, extent, offset):
+        return 0 if value is None else ids.digit(value, stride, extent, offset)
+
+    warp = part.thread_coords({ax: ids["warpid"] if ax == "warpid" else None
+                               for ax in part.threads}, digit)
+    return tuple(b + w for b, w in zip(base, warp))

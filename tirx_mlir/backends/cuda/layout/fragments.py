@@ -358,3 +358,20 @@ def default_accumulator_layout(shape: tuple[int, ...], scope: str, threads: int
     except LayoutError:
         return None
     return None
+
+
+def gemm_accumulator_rule(alloc, first_use, operand: str, kernel) -> TileLayout | None:
+    """cuda-default-layout's rule for gemm accumulators: a ``local`` tile that some
+    ``tirx.gemm`` of the kernel uses as D or C gets `default_accumulator_layout` for that
+    gemm's scope (whatever op uses it first, e.g. the ``tirx.zero`` that clears it)."""
+    from tirx_mlir.dialects.tirx.access import resolve_access
+    from tirx_mlir.dialects.tirx.tile_ops import GemmOp
+
+    for op in kernel.walk():
+        if not isinstance(op, GemmOp):
+            continue
+        for value in (op.d, op.c):
+            if value is not None and resolve_access(value).buffer is alloc.result:
+                return default_accumulator_layout(alloc.result.type.get_shape(),
+                                                  op.exec_scope.value, kernel.num_threads())
+    return None

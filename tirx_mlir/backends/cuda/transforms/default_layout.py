@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from tirx_mlir.backends.cuda.layout.defaults import default_register_layout
+from tirx_mlir.backends.cuda.layout.fragments import gemm_accumulator_rule
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
 from tirx_mlir.backends.cuda.memory import LOCAL
 from tirx_mlir.diagnostics import PassError
@@ -39,7 +40,7 @@ from tirx_mlir.dialects.tirx.tile_base import TileOp
 LayoutRule = Callable[[AllocOp, TileOp, str, KernelOp], "TileLayout | None"]
 """``rule(alloc, first_use, operand_name, kernel)`` -> the layout that use needs, or None."""
 
-LAYOUT_RULES: list[LayoutRule] = []
+LAYOUT_RULES: list[LayoutRule] = [gemm_accumulator_rule]
 """Use-specific register layouts, tried in order before the scope's default spread. The
 tensor-core variants add theirs here (a gemm accumulator gets the mma fragment layout)."""
 
