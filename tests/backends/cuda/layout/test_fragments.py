@@ -182,3 +182,10 @@ def test_default_accumulator_layout_by_scope():
         F.accumulator_layout(128, 128, 2, 2)
     assert F.default_accumulator_layout((20, 8), "cta", 128) is None
     assert F.default_accumulator_layout((16, 8), "thread", 1) is None
+
+
+def test_the_partition_of_an_accumulator_spans_every_warp_and_lane():
+    from tirx_mlir.backends.cuda.layout.partition import RegisterPartition
+
+    part = RegisterPartition(F.accumulator_layout(128, 128, 2, 2), (128, 128))
+    assert part.threads == {"warpid": 4, "laneid": 32} and part.nregs == 128
