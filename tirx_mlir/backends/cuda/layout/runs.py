@@ -8,8 +8,8 @@ whose dim has stride 1 and whose other strides are multiples of ``run``, and for
 whose swizzle moves whole runs (an XOR on 16-byte chunks keeps 16-byte runs; `aligned_runs`
 reads the layout itself when it is not a plain stride per dim). A view's runs along view dim
 ``dim`` are aligned when that dim walks one buffer dim with step 1 from an offset that is a
-multiple of ``run`` for every value of the offset's variables, the other view dims step by
-multiples of ``run`` along that buffer dim, and the buffer's runs along it are aligned.
+multiple of ``run`` for every value of the offset's variables (`aligned`), the other view dims
+step by multiples of ``run`` along that buffer dim, and the buffer's runs along it are aligned.
 """
 
 from __future__ import annotations
@@ -17,12 +17,28 @@ from __future__ import annotations
 import numpy as np
 from xdsl.ir import SSAValue
 
-from tirx_mlir.dialects.tirx.access import resolve_access
+from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access, value_domain
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.layout import TileLayout
 
 MAX_TABLE = 1 << 20
 """Elements up to which a layout without a stride per dim is read element by element."""
+
+
+def aligned(expr: IndexExpr, run: int) -> bool:
+    """Whether an affine index is a multiple of ``run`` for every value its variables take: each
+    term's coefficient times every value of its variable (a loop variable's range or a scope
+    id's extent, `access.value_domain`; any value when unknown) is."""
+    if expr.const % run:
+        return False
+    for value, coeff in expr.terms:
+        if coeff % run == 0:
+            continue
+        domain = value_domain(value)
+        if domain is None or (coeff * domain.start) % run or \
+                (len(domain) > 1 and (coeff * domain.step) % run):
+            return False
+    return True
 
 
 def _strides(layout: TileLayout, shape: tuple[int, ...]) -> list[int] | None:
@@ -79,8 +95,7 @@ def view_runs(view: SSAValue, dim: int, run: int) -> bool:
     bd = moving[0]
     if access.sizes[dim] % run:
         return False
-    off = access.offset[bd]
-    if off.const % run or any(c % run for _, c in off.terms):
+    if not aligned(access.offset[bd], run):
         return False
     if any(s[bd] % run for k, s in enumerate(access.steps) if k != dim):
         return False
@@ -99,8 +114,7 @@ def padded_runs(view: SSAValue, dim: int, run: int, write: bool) -> bool:
         return False
     bd = moving[0]
     off = access.offset[bd]
-    if off.const % run or any(c % run for _, c in off.terms) or \
-            any(s[bd] % run for k, s in enumerate(access.steps) if k != dim):
+    if not aligned(off, run) or any(s[bd] % run for k, s in enumerate(access.steps) if k != dim):
         return False
     btype = access.buffer_type
     shape = btype.get_shape()
