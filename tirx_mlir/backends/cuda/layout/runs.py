@@ -123,14 +123,19 @@ def padded_runs(view: SSAValue, dim: int, run: int, write: bool) -> bool:
     if not write and strides is not None:
         return strides[bd] == 1 and layout.offset_of("m") % run == 0 and \
             all(s % run == 0 for d, s in enumerate(strides) if d != bd)
-    if btype.numel > MAX_TABLE or off.terms:
+    if btype.numel > MAX_TABLE or any(o.terms for o in access.offset):
         return False
-    phys = np.moveaxis(layout.apply_array(shape)["m"], bd, -1)
-    used = set(phys.ravel().tolist())
+    table = layout.apply_array(shape)["m"]
+    used = set(table.ravel().tolist())
     span = layout.span("m")
-    start, n = off.const, access.sizes[dim]
-    for s in range(start, start + n, run):
-        valid = min(run, start + n - s)
+    # the physical index of every element of the view, view dim ``dim`` last
+    grids = np.indices(access.sizes)
+    base = [o.const + sum(g * st[d] for g, st in zip(grids, access.steps))
+            for d, o in enumerate(access.offset)]
+    phys = np.moveaxis(table[tuple(base)], dim, -1)
+    n = access.sizes[dim]
+    for s in range(0, n, run):
+        valid = min(run, n - s)
         p0 = phys[..., s]
         if (p0 % run).any() or any((phys[..., s + j] != p0 + j).any() for j in range(valid)):
             return False
