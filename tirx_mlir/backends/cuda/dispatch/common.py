@@ -42,7 +42,8 @@ from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.backends.cuda.target_tags import parse_arch
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, materialize, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
+from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
 from tirx_mlir.dialects.tirx.layout import TileLayout, row_major_strides
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
@@ -410,6 +411,25 @@ def scope_barrier(b: Builder, scope: ExecScope) -> None:
         b.insert(SyncWarpOp(mask))
 
 
+_NO_WORK = (AllocOp, arith.ConstantOp, ScopeIdOp, *VIEW_OPS)
+
+
+def _after_other_work(op: TileOp) -> bool:
+    """Whether threads may still be touching shared memory for earlier work when ``op``
+    starts: something other than allocations, constants, ids and views precedes it in its
+    block (and it is not right after a barrier), or its block is a loop or branch body."""
+    if isinstance(op.prev_op, SyncThreadsOp):
+        return False
+    if not isinstance(op.parent_op(), KernelOp):
+        return True
+    prev = op.prev_op
+    while prev is not None:
+        if not isinstance(prev, _NO_WORK) and not (prev.dialect_name() == "arith"):
+            return True
+        prev = prev.prev_op
+    return False
+
+
 def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
                  barriers: bool = True) -> Callable:
     """`register_dispatch` for target kind ``cuda``, adding the barriers of the tile-level
@@ -418,7 +438,7 @@ def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
         def run(op: TileOp, ctx) -> None:
             reads, writes = _touches_shared(op) if barriers else (False, False)
             scope = op.exec_scope
-            if writes and scope == ExecScope.CTA and not isinstance(op.prev_op, SyncThreadsOp):
+            if writes and scope == ExecScope.CTA and _after_other_work(op):
                 scope_barrier(ctx.builder, scope)
             impl(op, ctx)
             if (reads or writes) and scope != ExecScope.THREAD:
