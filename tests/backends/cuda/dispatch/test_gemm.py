@@ -95,7 +95,7 @@ def test_unswizzled_tiles_do_conflict():
 
 def test_tf32_gemm_rounds_its_inputs():
     final = check_every_stage(gemm_kernel(16, 16, 16, "f32"), reference(False, False),
-                              rtol=2e-2, atol=2e-2, compile=False)
+                              rtol=2e-2, atol=2e-2)
     text = str(final)
     assert 'ptx.mma_sync "m16n8k8.f32.tf32.tf32.f32"' in text
     assert 'ptx.cvt_tf32 "rna"' in text
@@ -137,6 +137,28 @@ def test_beta_one_accumulates_over_a_k_loop():
     final = check_every_stage(text, reference(False, False), rtol=1e-4, atol=1e-4,
                               compile=False)
     assert "!tirx.buffer<32x16xf32, local" not in str(final)     # 2 warps of 16x16: 8 regs
+
+
+def test_a_separate_c_is_added_with_beta_one():
+    acc, c = "!tirx.buffer<16x8xf32, local>", "!tirx.buffer<16x8xf32, local>"
+    t = "!tirx.buffer<{}xf16, {}>"
+    text = f"""tirx.kernel @g(%A: {t.format('16x16', 'global')}, %B: {t.format('16x8', 'global')},
+    %C0: !tirx.buffer<16x8xf32, global>) -> (%D: !tirx.buffer<16x8xf32, global>) grid [1]
+    threads [32] target "cuda -arch=sm_80" {{
+  %d = tirx.alloc : {acc}
+  %c = tirx.alloc : {c}
+  %sa = tirx.alloc : {t.format('16x16', 'shared')}
+  %sb = tirx.alloc : {t.format('16x8', 'shared')}
+  tirx.copy cta %sa, %A : {t.format('16x16', 'shared')}, {t.format('16x16', 'global')}
+  tirx.copy cta %sb, %B : {t.format('16x8', 'shared')}, {t.format('16x8', 'global')}
+  tirx.copy warp %c, %C0 : {c}, !tirx.buffer<16x8xf32, global>
+  tirx.gemm warp %d, %sa, %sb c %c beta 1.0 : {acc}, {t.format('16x16', 'shared')}, {t.format('16x8', 'shared')}, {c}
+  tirx.copy cta %D, %d : !tirx.buffer<16x8xf32, global>, {acc}
+  tirx.return
+}}
+"""
+    check_every_stage(text, lambda a, b, c0: [a.astype(np.float32) @ b.astype(np.float32) + c0],
+                      rtol=1e-4, atol=1e-4, compile=False)
 
 
 @pytest.mark.parametrize("extra,reason", [

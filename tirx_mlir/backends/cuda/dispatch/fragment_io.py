@@ -18,8 +18,9 @@ ldmatrix of the block's 8 rows; a ROW block of a tile contiguous along dim 0 is 
 
 The tile's contiguity is a static property of its shared buffer's layout (swizzle included) and
 of the view (`contiguous_dim`, by `layout.runs`): 16-byte runs along one tile dim, starting on
-16-byte boundaries. Addresses are the physical element index of each row (`common.physical_index`), so any
-layout, swizzled or not, is respected; lanes ``8i .. 8i + 7`` address the rows of matrix i.
+16-byte boundaries. Addresses are the physical element index of each row
+(`common.physical_index`), so any layout, swizzled or not, is respected; lanes ``8i .. 8i + 7``
+address the rows of matrix i.
 """
 
 from __future__ import annotations

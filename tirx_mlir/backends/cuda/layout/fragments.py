@@ -11,9 +11,9 @@ instruction: ldmatrix"). This module reads those tables and fits the strided Til
 reproduces each of them exactly (`layout_of_map`), so the layout and the interpreter can never
 disagree. With ``g = lane >> 2`` and ``t = lane % 4`` the results are, for f16/bf16 m16n8k16::
 
-    A 16x16   S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]     a_i: row g + 8*(i//2 % 2), col 2t + i%2 + 8*(i//4)
-    B 16x8    S[(2,4,2,8):(2,1@laneid,1,4@laneid)]         b_i: row 2t + i%2 + 8*(i//2), col g
-    C/D 16x8  S[(2,8,4,2):(2,4@laneid,1@laneid,1)]         c_i: row g + 8*(i//2), col 2t + i%2
+    A 16x16   S[(2,8,2,4,2):(2,4@laneid,4,1@laneid,1)]  a_i: (g + 8*(i//2 % 2), 2t + i%2 + 8*(i//4))
+    B 16x8    S[(2,4,2,8):(2,1@laneid,1,4@laneid)]     b_i: (2t + i%2 + 8*(i//2), g)
+    C/D 16x8  S[(2,8,4,2):(2,4@laneid,1@laneid,1)]     c_i: (g + 8*(i//2), 2t + i%2)
 
 Larger tiles are grids of fragments (`tile_fragments`): ``tiles`` fragments per warp, in
 row-major register order, and a ``warps`` grid of warps (warp ``w`` at grid position

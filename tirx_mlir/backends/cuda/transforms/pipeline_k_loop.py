@@ -208,7 +208,8 @@ def _plan(loop: scf.ForOp) -> _Plan | None:
     for x in arrays:
         for use in x.uses:
             user = use.operation
-            if not isinstance(user, _ACCESS) or use.index != 0 or not _inside(user, loop):
+            inside = user is not loop and loop.is_ancestor(user)
+            if not isinstance(user, _ACCESS) or use.index != 0 or not inside:
                 return None
     slice_ops = _backward_slice(copies, body)
     if slice_ops is None:
@@ -246,15 +247,6 @@ def _edge_ops(body: Block, copies: list[_Copy], slice_ops: list[Operation]
                                      o.ENTRY.name.startswith("cp_async")) for o in inner):
         return None
     return list(dict.fromkeys(edges))
-
-
-def _inside(op: Operation, loop: scf.ForOp) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if parent is loop:
-            return True
-        parent = parent.parent_op()
-    return False
 
 
 def _backward_slice(copies: list[_Copy], body: Block) -> list[Operation] | None:
