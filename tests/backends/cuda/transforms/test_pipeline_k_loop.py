@@ -121,6 +121,11 @@ def test_a_single_iteration_is_left_alone():
     _assert_left_alone(STAGED.replace("COPY", LOAD_STORE).replace("to %c8192", "to %c1024"))
 
 
+def test_a_ring_past_the_static_shared_limit_is_a_located_error():
+    with pytest.raises(PassError, match="13-stage ring .* 53248 bytes .* more than the 49152"):
+        _pipelined(STAGED.replace("COPY", LOAD_STORE), 13)
+
+
 def test_one_stage_is_an_error():
     with pytest.raises(PassError, match="num_stages >= 2"):
         _pipelined(STAGED.replace("COPY", LOAD_STORE), 1)

@@ -50,7 +50,7 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx import forms
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
-from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED_SCOPES
+from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED, SHARED_SCOPES, STATIC_SHARED_LIMIT
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import constant_value
@@ -278,13 +278,36 @@ def _const(rw_insert, value: int) -> SSAValue:
     return rw_insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
 
 
-def _ring(rewriter: Rewriter, x: SSAValue, stages: int) -> tuple[SSAValue, int]:
-    """Replace shared array ``x`` by a ring of ``stages`` copies (a 1-D array); returns it and
-    the stage size in elements (rounded up to 16 bytes)."""
+def _stage_elements(x: SSAValue) -> int:
+    """One stage of the ring of ``x``: its elements, rounded up to 16 bytes."""
     t = _buffer_type(x)
     elem_bytes = dtypes.bit_width(t.element_type) // 8
-    span = t.numel
-    span += (-span * elem_bytes) % 16 // elem_bytes
+    return t.numel + (-t.numel * elem_bytes) % 16 // elem_bytes
+
+
+def _check_static_limit(kernel, plan: _Plan, stages: int) -> None:
+    """The rings must fit the 48 KiB of static shared memory with the kernel's other static
+    arrays (else a located error: fewer stages, or smaller tiles)."""
+    arrays = [op for op in kernel.walk() if isinstance(op, cuda.SharedAllocOp) or
+              (isinstance(op, AllocOp) and op.result.type.scope_name == SHARED)]
+    total = 0
+    for op in arrays:
+        t = op.results[0].type
+        elems = stages * _stage_elements(op.results[0]) if op.results[0] in plan.arrays \
+            else t.numel
+        total += elems * dtypes.bit_width(t.element_type) // 8
+    if total > STATIC_SHARED_LIMIT:
+        raise PassError(f"a {stages}-stage ring of this loop's shared tiles takes {total} bytes "
+                        f"of static shared memory, more than the {STATIC_SHARED_LIMIT} a block "
+                        f"may declare", plan.loop, code="CUDA-PIPELINE",
+                        hint="use fewer stages (num_stages) or smaller tiles")
+
+
+def _ring(rewriter: Rewriter, x: SSAValue, stages: int) -> tuple[SSAValue, int]:
+    """Replace shared array ``x`` by a ring of ``stages`` copies (a 1-D array); returns it and
+    the stage size in elements (`_stage_elements`)."""
+    t = _buffer_type(x)
+    span = _stage_elements(x)
     ring_type = BufferType((stages * span,), t.element_type, t.scope_name)
     old = x.owner
     new = AllocOp(ring_type) if isinstance(old, AllocOp) else \
@@ -400,4 +423,5 @@ class PipelineKLoopPass(ModulePass):
             for loop in loops:
                 plan = _plan(loop)
                 if plan is not None:
+                    _check_static_limit(kernel, plan, self.num_stages)
                     _pipeline(plan, self.num_stages)
