@@ -5,13 +5,14 @@ dispatches for ``cuda``, so loading the backend stays cheap.
 
 Shared: ``common`` (predicates, thread ids, physical addressing, register arrays, the barriers of
 the tile-level order), ``pointwise`` (the elementwise engine). Variants: ``copy`` (copy, cast:
-``vec_auto``, ``fallback``), ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``,
+``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` .. ``vec_16b``), ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``,
 ``gmem``), ``select`` (``default``: the affine predicate on the coordinate).
 """
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "copy_async", "copy_ldstmatrix", "elementwise", "gemm", "select")
+VARIANT_MODULES = ("copy", "copy_async", "copy_ldstmatrix", "copy_vec_forced", "elementwise",
+                   "gemm", "select")
 
 
 def register_cuda_dispatch() -> None:
