@@ -50,9 +50,9 @@ INLINED_OPS = (*VIEW_OPS, CtaIdOp, scf.YieldOp)
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _NONNEG_OPS = (arith.AddiOp, arith.MuliOp, arith.DivUIOp, arith.FloorDivSIOp, arith.DivSIOp,
                arith.RemSIOp, arith.RemUIOp, arith.MaxSIOp, arith.AndIOp, arith.OrIOp,
-               arith.XOrIOp)
-"""Ops whose result is >= 0 when both operands are (and / or / xor: the sign bit is the op of
-the operands' sign bits)."""
+               arith.XOrIOp, arith.ShRUIOp, arith.ShLIOp)
+"""Ops whose result is >= 0 when both operands are (bitwise ops and shifts of non-negative
+values included: swizzled addresses are built of them)."""
 
 
 class PrintError(TirxError):
@@ -271,8 +271,7 @@ class SourcePrinter(BasePrinter):
 
     def nonneg(self, value: SSAValue) -> bool:
         """Whether an integer value is provably >= 0 (constants, loop variables counting up
-        from a non-negative bound, CTA ids, and sums/products/quotients/bitwise ops of
-        those)."""
+        from a non-negative bound, CTA ids, and `_NONNEG_OPS` of those)."""
         owner = value.owner
         if isinstance(value, BlockArgument):
             loop = value.block.parent_op()

@@ -36,6 +36,7 @@ from tirx_mlir.backends.cuda.dialects.ptx import ops as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.layout.defaults import (SCOPE_AXIS, scope_threads, spread_layout,
                                                      vector_width)
+from tirx_mlir.backends.cuda.layout.runs import aligned, view_runs
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
@@ -134,9 +135,11 @@ def _contiguous(view: SSAValue, iter_shape: Sequence[int], v: int) -> bool:
     unit[-1] = IndexExpr(1)
     _, step = common.base_coords(view, unit)
     lin1 = common.linear_index(btype, step)
-    if lin is None or lin1 is None or lin1.const - lin.const != 1:
+    if lin is None:  # a swizzled (or otherwise non-strided) layout: read its runs statically
+        return view_runs(view, rank - 1, v)
+    if lin1 is None or lin1.const - lin.const != 1:
         return False
-    if lin.const % v or any(c % v for _, c in lin.terms):
+    if not aligned(lin, v):
         return False
     # every other dim's step keeps the alignment
     for k in range(rank - 1):
@@ -341,7 +344,9 @@ def _consecutive(b, o: Operand, coords, cache) -> bool:
         return False
     buf, base = common.base_coords(o.value, _view_coords(o, coords[0]))
     lin = common.linear_index(buf.type, base)
-    if lin is None or lin.const % len(coords) or any(c % len(coords) for _, c in lin.terms):
+    if lin is None:
+        return _swizzled_run(o, coords)
+    if not aligned(lin, len(coords)):
         return False
     for j, c in enumerate(coords[1:], 1):
         _, bj = common.base_coords(o.value, _view_coords(o, c))
@@ -349,6 +354,22 @@ def _consecutive(b, o: Operand, coords, cache) -> bool:
         if lj is None or lj.terms != lin.terms or lj.const != lin.const + j:
             return False
     return True
+
+
+def _swizzled_run(o: Operand, coords) -> bool:
+    """For a layout without a stride per dim (a swizzle): the coordinates step by 1 along the
+    last dim from an aligned start, and the layout keeps such runs whole (`runs.view_runs`)."""
+    n = len(coords)
+    first = [IndexExpr.of(x) for x in _view_coords(o, coords[0])]
+    if not first:
+        return False
+    for j, c in enumerate(coords[1:], 1):
+        delta = [IndexExpr.of(x) + f.scale(-1) for x, f in zip(_view_coords(o, c), first)]
+        if any(d != IndexExpr() for d in delta[:-1]) or delta[-1] != IndexExpr(j):
+            return False
+    if not aligned(first[-1], n):
+        return False
+    return view_runs(o.value, len(first) - 1, n)
 
 
 def _ptx_access(b, buf, index):

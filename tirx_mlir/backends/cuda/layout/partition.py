@@ -97,11 +97,11 @@ class RegisterPartition:
         self.shape = tuple(shape)
         self.iters = _refine(layout.shard, shape)
         self.nregs = layout.span(MEMORY_AXIS) if MEMORY_AXIS in layout.axes() else 1
-        self.threads: dict[str, int] = {}
-        for it in (*layout.shard, *layout.replica):
-            if it.axis != MEMORY_AXIS:
-                self.threads[it.axis] = max(self.threads.get(it.axis, 1),
-                                            (it.extent - 1) * it.stride + 1)
+        # each thread axis's extent: the span of its coordinates over all its iterators
+        # (a warp grid 2:2@warpid, 2:1@warpid spans 4 warps, not 3)
+        self.threads: dict[str, int] = {
+            it.axis: layout.span(it.axis) for it in (*layout.shard, *layout.replica)
+            if it.axis != MEMORY_AXIS}
         self.replicas = tuple(it for it in layout.replica if it.axis != MEMORY_AXIS)
         self._reg_coords = self._enumerate_registers()
 

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
 from tirx_mlir.backends.cuda.layout.defaults import default_register_layout
+from tirx_mlir.backends.cuda.layout.fragments import gemm_accumulator_rule
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
 from tirx_mlir.backends.cuda.layout.reduction_layout import reduction_destination_layout
 from tirx_mlir.backends.cuda.memory import LOCAL
@@ -41,7 +42,7 @@ from tirx_mlir.dialects.tirx.tile_base import TileOp
 LayoutRule = Callable[[AllocOp, TileOp, str, KernelOp], "TileLayout | None"]
 """``rule(alloc, first_use, operand_name, kernel)`` -> the layout that use needs, or None."""
 
-LAYOUT_RULES: list[LayoutRule] = [reduction_destination_layout]
+LAYOUT_RULES: list[LayoutRule] = [gemm_accumulator_rule, reduction_destination_layout]
 """Use-specific register layouts, tried in order before the scope's default spread. The
 tensor-core variants add theirs here (a gemm accumulator gets the mma fragment layout)."""
 
