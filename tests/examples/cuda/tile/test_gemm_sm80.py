@@ -1,7 +1,7 @@
 """examples/cuda/tile/gemm_sm80.mlir: the tiled sm_80 GEMM (cp.async 3-stage ring, ldmatrix,
 mma.sync). A one-CTA version is checked at every stage of the cuda pipeline (numpy == tile
-interpreter == SIMT after each pass), then pipelined by cuda-pipeline-k-loop; the example's own
-size is lowered, pipelined and run once. Both compile for sm_80 without spills or advisories and
+interpreter == SIMT after each pass, cuda-pipeline-k-loop's 3-stage ring included); the
+example's own size is lowered and run once. Both compile for sm_80 without spills or advisories and
 their ldmatrix reads of the swizzled tiles have no bank conflicts."""
 
 from __future__ import annotations
@@ -9,13 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from tirx_testing.cuda_every_stage import check_compiles, check_every_stage
-from xdsl.context import Context
+from tirx_testing.cuda_every_stage import check_compiles, check_every_stage, lower
 
 from tirx_mlir.backends.cuda.interpreter import simulate
-from tirx_mlir.backends.cuda.pipeline import cuda_passes
-from tirx_mlir.located_parser import parse_module
-from tirx_mlir.backends.cuda.transforms.pipeline_k_loop import PipelineKLoopPass
 
 EXAMPLE = Path(__file__).parents[4] / "examples" / "cuda" / "tile" / "gemm_sm80.mlir"
 
@@ -35,18 +31,8 @@ def one_cta(text: str) -> str:
 
 
 def _pipelined(text: str, stages: int = 3):
-    """The cuda pipeline with cuda-pipeline-k-loop where it belongs: after layout lowering and
-    the cleanup, before shared-memory planning (``cuda-allocate-shared``, when the pipeline has
-    it)."""
-    passes = cuda_passes()
-    names = [p.name for p in passes]
-    at = names.index("cuda-allocate-shared") if "cuda-allocate-shared" in names else len(passes)
-    passes.insert(at, PipelineKLoopPass(num_stages=stages))
-    module = parse_module(text, "gemm_sm80")
-    for p in passes:
-        p.apply(Context(), module)
-    module.verify()
-    return module
+    """The cuda pipeline, whose cuda-pipeline-k-loop turns the K loop into a ``stages`` ring."""
+    return lower(text, "gemm_sm80", num_stages=stages)
 
 
 def _check_run(module, a, b) -> None:
@@ -63,9 +49,8 @@ def _inputs(m: int, n: int, k: int):
 
 
 def test_one_cta_at_every_stage_then_pipelined():
-    check_every_stage(one_cta(EXAMPLE.read_text()), matmul, rtol=1e-4, atol=1e-3,
-                      name="gemm_sm80", compile=False)
-    final = _pipelined(one_cta(EXAMPLE.read_text()))
+    final = check_every_stage(one_cta(EXAMPLE.read_text()), matmul, rtol=1e-4, atol=1e-3,
+                              name="gemm_sm80", compile=False)
     text = str(final)
     assert text.count('ptx.mma_sync "m16n8k16.f32.f16.f16.f32"') == 64
     assert text.count("ptx.cp_async_wait_group 1") == 1
