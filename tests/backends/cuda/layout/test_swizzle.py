@@ -77,7 +77,7 @@ def test_tile_layout_swizzle_is_the_byte_pattern(mode: Swizzle, elem_bytes: int)
 def test_fp16_128b_is_tirx_333() -> None:
     lsw = sw.layout_swizzle(Swizzle.B128, 2)
     assert (lsw.per_element, lsw.swizzle_len, lsw.atom_len) == (3, 3, 3)
-    assert str(sw.swizzled_layout(8, 64, 2, Swizzle.B128)) == "swizzle(3,3,3) S[8,64]"
+    assert str(sw.swizzled_layout((8, 64), 2, Swizzle.B128)) == "swizzle(3,3,3) S[8,64]"
     assert sw.layout_swizzle(Swizzle.NONE, 2) is None and sw.mode_of(None, 2) is Swizzle.NONE
     assert sw.mode_of(sw.layout_swizzle(Swizzle.B64, 4), 2) is None   # M of 4-byte elements
 
@@ -92,7 +92,7 @@ def test_choose_takes_the_widest_row_that_divides(elem_bytes, cols, mode) -> Non
 
 def test_column_blocks() -> None:
     """A [16, 128] f16 tile with 128B rows is two [16, 64] blocks, each one TMA box."""
-    layout = sw.swizzled_layout(16, 128, 2, Swizzle.B128)
+    layout = sw.swizzled_layout((16, 128), 2, Swizzle.B128)
     assert str(layout) == "swizzle(3,3,3) S[(16,2,64):(64,1024,1)]"
     m = layout.apply_array((16, 128))["m"]
     assert sorted(m.ravel().tolist()) == list(range(16 * 128))        # a permutation
@@ -107,9 +107,9 @@ def test_column_blocks() -> None:
 
 def test_tile_that_does_not_split_is_an_error() -> None:
     with pytest.raises(LayoutError, match="multiple of 64"):
-        sw.swizzled_layout(8, 96, 2, Swizzle.B128)
+        sw.swizzled_layout((8, 96), 2, Swizzle.B128)
     with pytest.raises(LayoutError, match="rows a multiple of 8"):
-        sw.swizzled_layout(4, 64, 2, Swizzle.B128)
+        sw.swizzled_layout((4, 64), 2, Swizzle.B128)
     with pytest.raises(LayoutError, match="elements"):
         sw.layout_swizzle(Swizzle.B128, 3)
 
@@ -117,3 +117,18 @@ def test_tile_that_does_not_split_is_an_error() -> None:
 def test_tensor_map_names() -> None:
     assert [m.tensor_map_name for m in Swizzle] == ["none", "128B", "64B", "32B"]
     assert [m.span for m in Swizzle] == [0, 128, 64, 32]
+
+
+def test_a_ring_of_tiles() -> None:
+    """Leading dims index whole tiles: stage s of a [3, 16, 64] f16 ring is the [16, 64] tile's
+    layout shifted by whole patterns (the XOR is the same in every stage)."""
+    ring = sw.swizzled_layout((3, 16, 64), 2, Swizzle.B128)
+    assert str(ring) == "swizzle(3,3,3) S[3,16,64]"         # one block per row: row-major
+    one = sw.swizzled_layout((16, 64), 2, Swizzle.B128).apply_array((16, 64))["m"]
+    m = ring.apply_array((3, 16, 64))["m"]
+    for s in range(3):
+        assert (m[s] == s * 1024 + one).all()
+    assert sw.swizzled_tile(ring, (3, 16, 64), 2) is Swizzle.B128
+    assert sw.swizzled_tile(None, (3, 16, 64), 2) is Swizzle.NONE
+    with pytest.raises(LayoutError, match="at least 2 dims"):
+        sw.swizzled_layout((64,), 2, Swizzle.B128)

@@ -34,7 +34,7 @@ def test_every_piece_reads_its_slice(mode, mn_major, mn, k, piece) -> None:
     stored = matrix.T if mn_major else matrix                     # the shared tile's shape
     if stored.shape[1] % sw.block_elements(mode, 2):
         pytest.skip("the contiguous dim is narrower than one swizzled row")
-    layout = sw.swizzled_layout(*stored.shape, 2, mode)
+    layout = sw.swizzled_layout(stored.shape, 2, mode)
     op = operand_tile(layout, stored.shape, 2, mn_major)
     assert isinstance(op, OperandTile) and (op.mn, op.k) == (mn, k)
     smem = _smem(np.ascontiguousarray(stored), layout)

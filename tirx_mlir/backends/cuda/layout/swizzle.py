@@ -30,6 +30,7 @@ apart). `choose_swizzle` takes the widest mode whose row divides the tile's cont
 from __future__ import annotations
 
 import enum
+from typing import Sequence
 
 import numpy as np
 
@@ -140,35 +141,42 @@ def block_elements(mode: Swizzle, elem_bytes: int) -> int:
     return mode.row_bytes // elem_bytes
 
 
-def swizzled_layout(rows: int, cols: int, elem_bytes: int, mode: Swizzle) -> TileLayout:
-    """The layout of a ``[rows, cols]`` shared tile in column blocks of one swizzled row each,
-    with ``mode``'s pattern (module docstring). Raises LayoutError when the tile does not split
-    into whole blocks of whole 8-row patterns."""
+def swizzled_layout(shape: Sequence[int], elem_bytes: int, mode: Swizzle) -> TileLayout:
+    """The layout of a shared tile ``[..., rows, cols]`` in column blocks of one swizzled row
+    each, with ``mode``'s pattern (module docstring); leading dims index whole tiles (a ring
+    of pipeline stages). Raises LayoutError when a tile does not split into whole blocks of
+    whole 8-row patterns."""
+    shape = tuple(int(d) for d in shape)
+    if len(shape) < 2:
+        raise LayoutError(f"a swizzled shared tile has at least 2 dims, not {list(shape)}")
+    *lead, rows, cols = shape
     if mode is Swizzle.NONE:
-        return TileLayout.row_major((rows, cols))
+        return TileLayout.row_major(shape)
     w = block_elements(mode, elem_bytes)
     if cols % w or rows % 8:
         raise LayoutError(f"a {mode.tensor_map_name}-swizzled [{rows}, {cols}] tile of "
                           f"{elem_bytes}-byte elements needs rows a multiple of 8 and columns a "
                           f"multiple of {w}")
-    shard = (Iter(rows, w), Iter(cols // w, rows * w), Iter(w, 1))
+    outer = TileLayout.row_major(lead).shard if lead else ()
+    outer = tuple(Iter(it.extent, it.stride * rows * cols) for it in outer)
+    tile = (Iter(rows, w), Iter(cols // w, rows * w), Iter(w, 1))
     if cols == w:
-        shard = (Iter(rows, w), Iter(w, 1))
-    return TileLayout(shard, swizzle=layout_swizzle(mode, elem_bytes))
+        tile = (Iter(rows, w), Iter(w, 1))
+    return TileLayout((*outer, *tile), swizzle=layout_swizzle(mode, elem_bytes))
 
 
-def swizzled_tile(layout: TileLayout, shape: tuple[int, ...],
+def swizzled_tile(layout: TileLayout | None, shape: Sequence[int],
                   elem_bytes: int) -> Swizzle | None:
-    """The mode of ``layout`` when it is `swizzled_layout` of ``shape`` (2-D) for some mode
-    (NONE: plain row-major), else None: the shape variants that read shared tiles through
-    descriptors and tensor maps accept."""
-    if len(shape) != 2:
-        return None
+    """The mode of ``layout`` when it is `swizzled_layout` of ``shape`` for some mode (NONE:
+    plain row-major, also when ``layout`` is None), else None: the shared tiles that variants
+    reading through descriptors and tensor maps accept."""
+    if layout is None:
+        return Swizzle.NONE if len(shape) >= 2 else None
     mode = mode_of(layout.swizzle, elem_bytes)
-    if mode is None:
+    if mode is None or len(shape) < 2:
         return None
     try:
-        expected = swizzled_layout(shape[0], shape[1], elem_bytes, mode)
+        expected = swizzled_layout(shape, elem_bytes, mode)
     except LayoutError:
         return None
     return mode if expected == layout else None

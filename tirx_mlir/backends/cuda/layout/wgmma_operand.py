@@ -88,11 +88,11 @@ class OperandTile:
         return (r0 % w == 0 and (rows % w == 0 or rows < w)) or (r0 % w) + rows <= w
 
 
-def operand_tile(layout: TileLayout, shape: tuple[int, ...], elem_bytes: int,
+def operand_tile(layout: TileLayout | None, shape: tuple[int, ...], elem_bytes: int,
                  mn_major: bool) -> OperandTile | str:
     """The operand view of a shared tile, or the reason it is none: the tile must be a
     swizzled (32/64/128-byte) `swizzle.swizzled_layout` tile of its 2-D ``shape``."""
-    mode = sw.swizzled_tile(layout, tuple(shape), elem_bytes)
+    mode = sw.swizzled_tile(layout, tuple(shape), elem_bytes) if len(shape) == 2 else None
     if mode is None:
         return (f"the shared tile's layout {layout} is not a swizzled column-blocked tile of "
                 f"{list(shape)} (backends/cuda/layout/swizzle.py swizzled_layout)")
