@@ -3,6 +3,7 @@ checked against the SIMT interpreter's statement of it (`wgmma_fragments.accumul
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tirx_mlir.backends.cuda.interpreter.tensor_core import wgmma_fragments as wf
@@ -54,3 +55,17 @@ def test_bad_shape() -> None:
     with pytest.raises(ValueError, match=r"\[64 \* k, 8 \* j\]"):
         fw.accumulator_layout(32, 64)
     assert fw.accumulator_registers(64, 256) == 128
+
+
+def test_split_over_warpgroups() -> None:
+    layout = fw.accumulator_layout(256, 64, warpgroups=2)
+    coords = layout.apply_array((256, 64))
+    assert (coords["wgid"] == (np.arange(256) // 128)[:, None]).all()
+    assert layout.span("m") == fw.accumulator_registers(256, 64, 2) == 64
+    one = fw.accumulator_layout(128, 64).apply_array((128, 64))["m"]
+    assert (coords["m"][128:] == one).all()
+    assert fw.is_accumulator_layout(layout, (256, 64), 2)
+    assert not fw.is_accumulator_layout(layout, (256, 64))
+    assert str(fw.accumulator_layout(128, 64, warpgroups=1)).startswith("S[(1,2,4,")
+    with pytest.raises(ValueError, match="over 3 warpgroups"):
+        fw.accumulator_layout(128, 64, warpgroups=3)

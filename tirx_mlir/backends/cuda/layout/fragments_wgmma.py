@@ -15,7 +15,8 @@ warpgroup, one after the other in the registers)::
     S[(mt, 4, 2, 8, N/8, 4, 2):(N/2, 1@wid_in_wg, 2, 4@laneid, 4, 1@laneid, 1)]
 
 rows split as (m64 tile, warp, half, group), columns as (8-column block, thread in the quad,
-pair); the memory axis ``m`` is the register index.
+pair); the memory axis ``m`` is the register index. A CTA-wide accumulator of ``g`` consumer
+warpgroups adds an outer ``g:1@wgid``: warpgroup ``c`` holds m64 tiles ``c * mt/g ..``.
 """
 
 from __future__ import annotations
@@ -38,23 +39,32 @@ def instruction_n(n: int) -> int | None:
     return max(d for d in range(8, min(n, MAX_N) + 1, 8) if n % d == 0)
 
 
-def accumulator_layout(rows: int, cols: int) -> TileLayout:
+def accumulator_layout(rows: int, cols: int, warpgroups: int | None = None) -> TileLayout:
     """The registers of a ``[rows, cols]`` f32 accumulator (rows a multiple of 64, cols of 8)
-    in one warpgroup (module docstring)."""
+    in one warpgroup (module docstring), or, with ``warpgroups``, split by rows over
+    warpgroups ``0 .. warpgroups-1`` of the CTA (an outer ``warpgroups:1@wgid`` iterator;
+    each holds ``rows / warpgroups`` rows, a multiple of 64)."""
     if rows % M or cols % 8 or rows <= 0 or cols <= 0:
         raise ValueError(f"a wgmma accumulator is [64 * k, 8 * j], not [{rows}, {cols}]")
-    shard = (Iter(rows // M, cols // 2), Iter(4, 1, "wid_in_wg"), Iter(2, 2), Iter(8, 4, "laneid"),
-             Iter(cols // 8, 4), Iter(4, 1, "laneid"), Iter(2, 1))
+    groups = warpgroups or 1
+    if (rows // M) % groups:
+        raise ValueError(f"{rows} accumulator rows do not split into m64 tiles over "
+                         f"{groups} warpgroups")
+    outer = (Iter(groups, 1, "wgid"),) if warpgroups is not None else ()
+    shard = (*outer, Iter(rows // M // groups, cols // 2), Iter(4, 1, "wid_in_wg"), Iter(2, 2),
+             Iter(8, 4, "laneid"), Iter(cols // 8, 4), Iter(4, 1, "laneid"), Iter(2, 1))
     return TileLayout(shard)
 
 
-def accumulator_registers(rows: int, cols: int) -> int:
-    """f32 registers per thread of a ``[rows, cols]`` accumulator."""
-    return rows * cols // THREADS
+def accumulator_registers(rows: int, cols: int, warpgroups: int = 1) -> int:
+    """f32 registers per thread of a ``[rows, cols]`` accumulator split over ``warpgroups``."""
+    return rows * cols // THREADS // warpgroups
 
 
-def is_accumulator_layout(layout: TileLayout, shape: tuple[int, ...]) -> bool:
-    """Whether ``layout`` is the wgmma accumulator layout of the 2-D ``shape``."""
-    if len(shape) != 2 or shape[0] % M or shape[1] % 8:
+def is_accumulator_layout(layout: TileLayout | None, shape: tuple[int, ...],
+                          warpgroups: int | None = None) -> bool:
+    """Whether ``layout`` is `accumulator_layout` of the 2-D ``shape``."""
+    try:
+        return len(shape) == 2 and layout == accumulator_layout(*shape, warpgroups)
+    except ValueError:
         return False
-    return layout == accumulator_layout(*shape)

@@ -90,15 +90,16 @@ class OperandTile:
 
 def operand_tile(layout: TileLayout | None, shape: tuple[int, ...], elem_bytes: int,
                  mn_major: bool) -> OperandTile | str:
-    """The operand view of a shared tile, or the reason it is none: the tile must be a
-    swizzled (32/64/128-byte) `swizzle.swizzled_layout` tile of its 2-D ``shape``."""
-    mode = sw.swizzled_tile(layout, tuple(shape), elem_bytes) if len(shape) == 2 else None
+    """The operand view of the ``[rows, cols]`` tiles of a shared buffer of ``shape`` (``[...,
+    rows, cols]``: leading dims index whole tiles), or the reason it is none: the buffer must
+    be a swizzled (32/64/128-byte) `swizzle.swizzled_layout` of its shape."""
+    mode = sw.swizzled_tile(layout, tuple(shape), elem_bytes)
     if mode is None:
         return (f"the shared tile's layout {layout} is not a swizzled column-blocked tile of "
                 f"{list(shape)} (backends/cuda/layout/swizzle.py swizzled_layout)")
     if mode is sw.Swizzle.NONE:
         return "wgmma reads swizzled shared tiles (32/64/128-byte); this one is not swizzled"
-    rows, cols = shape
+    rows, cols = shape[-2:]
     if mn_major:
         return OperandTile(mode, elem_bytes, mn=cols, k=rows, mn_major=True)
     return OperandTile(mode, elem_bytes, mn=rows, k=cols, mn_major=False)
