@@ -25,21 +25,20 @@ complete in the destination CTA after the op.
 
 from __future__ import annotations
 
-from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, i32, i64
-from xdsl.ir import BlockArgument, SSAValue
+from xdsl.ir import BlockArgument
 
 from tirx_mlir.backends.cuda import host_tensor_maps
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout import swizzle as sw
+from tirx_mlir.backends.cuda.layout.roles import producer_thread
 from tirx_mlir.backends.cuda.layout.tma_box import TmaPlan, plan_tma
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import materialize, resolve_access
-from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dispatch import fail, predicate, register_dispatch
 
 
@@ -111,7 +110,7 @@ def tma_auto(op, ctx) -> None:
     b = ctx.builder
     tx = ring_.thread_id(b)
     stage = ring_.stage_index(b, ring)
-    issuer = b.insert(arith.CmpiOp(tx, ring_.const(b, ring_.producer_thread(kernel),
+    issuer = b.insert(arith.CmpiOp(tx, ring_.const(b, producer_thread(kernel),
                                                    IndexType()), "eq")).result
     inner = ring_.emit_if(b, issuer)
     full = ring_.shared_address(inner, bars.full, stage)

@@ -7,12 +7,12 @@ program writes nothing else about it: stage ``s`` is the view ``ring[s]`` (a sli
 the tile), and program order is the meaning (the tile interpreter completes every op in turn).
 The CUDA lowering splits the CTA by role:
 
-* the **producer** is one thread (`producer_thread`: thread 0 of the last warpgroup when the
-  CTA has several, else thread 0); for each copy into stage ``s`` it waits until the stage is
+* the **producer** is one thread (layout/roles.py `producer_thread`: thread 0 of the last
+  warpgroup when the CTA has several, else thread 0); for each copy into stage ``s`` it waits until the stage is
   *empty* (``empty[s]``, parity = its use count's parity, flipped: a fresh barrier's previous
   phase counts as complete), arms ``full[s]`` with the copy's bytes
   (``mbarrier.arrive.expect_tx``) and issues the TMA boxes, which complete on ``full[s]``;
-* the **consumers** (`consumer_warpgroups`: every other warpgroup, or the only one) wait until
+* the **consumers** (roles.py `consumer_warpgroups`: every other warpgroup, or the only one) wait until
   stage ``s`` is *full* (parity = its use count's parity), run their wgmma, wait for it
   (``wgmma.wait_group 0``) and arrive on ``empty[s]`` (every consumer thread: the barrier's
   count).
@@ -41,16 +41,15 @@ from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
+from tirx_mlir.backends.cuda.layout.async_defaults import TMA_VARIANT, is_tma_copy, tile_uses
+from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups
 from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import IndexExpr, NotAView, materialize, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
-from tirx_mlir.dialects.tirx.tile_base import TileOp
 
-WARPGROUP = 128
-TMA_VARIANT = "tma_auto"
 PRODUCER, CONSUMER = "producer", "consumer"
 
 
@@ -97,51 +96,25 @@ def stage_view(view: SSAValue) -> StageView | str:
     return StageView(base, stages, (rows, cols), stage)
 
 
-def _uses_of(kernel: KernelOp, alloc: SSAValue) -> list[tuple[TileOp, str]]:
-    """(tile op, operand name) of every tile-op operand that views ``alloc``."""
-    found = []
-    for op in kernel.walk():
-        if not isinstance(op, TileOp):
-            continue
-        for name, value in op.named_operands().items():
-            if isinstance(value.type, BufferType) and _base(value) is alloc:
-                found.append((op, name))
-    return found
-
-
-def _base(value: SSAValue) -> SSAValue | None:
-    try:
-        return resolve_access(value).buffer
-    except NotAView:
-        return None
-
-
 def pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:
     """Whether the ring ``alloc`` follows the producer/consumer protocol: TMA copies write it,
     gemm_async reads it, nothing else touches it."""
-    uses = _uses_of(kernel, alloc)
+    uses = tile_uses(kernel, alloc)
     writers = [op for op, name in uses if name in op.DSTS]
     readers = [op for op, name in uses if name not in op.DSTS]
     return bool(writers) and bool(readers) and \
-        all(isinstance(op, T.CopyAsyncOp) and op.dispatch is not None and
-            op.dispatch.data == TMA_VARIANT for op in writers) and \
-        all(isinstance(op, T.GemmAsyncOp) for op in readers)
+        all(is_tma_copy(op) for op in writers) and \
+        all(isinstance(op, T.GemmAsyncOp) for op in readers) and \
+        len({op.exec_scope for op in readers}) == 1
 
 
-def warpgroups(kernel: KernelOp) -> int:
-    return max(1, kernel.num_threads() // WARPGROUP)
-
-
-def producer_thread(kernel: KernelOp) -> int:
-    """The thread that issues TMA copies (module docstring)."""
-    n = warpgroups(kernel)
-    return WARPGROUP * (n - 1) if n > 1 and kernel.num_threads() % WARPGROUP == 0 else 0
-
-
-def consumer_warpgroups(kernel: KernelOp) -> int:
-    """Warpgroups ``0 .. n-1`` run the consumers' wgmma (module docstring)."""
-    n = warpgroups(kernel)
-    return n - 1 if n > 1 else 1
+def consumer_threads(kernel: KernelOp, alloc: SSAValue) -> int:
+    """The arrivals on a pipelined ring's ``empty`` barriers per phase: the consumer
+    warpgroups' threads for cta-scope readers, every thread for warpgroup-scope ones."""
+    scopes = {op.exec_scope.value for op, name in tile_uses(kernel, alloc) if name not in op.DSTS}
+    if scopes == {"cta"} and kernel.num_threads() >= WARPGROUP:
+        return consumer_warpgroups(kernel) * WARPGROUP
+    return kernel.num_threads()
 
 
 # --- IR ------------------------------------------------------------------------------------------
@@ -201,11 +174,8 @@ class RingBarriers:
 def ring_barriers(ctx, ring: StageView) -> RingBarriers:
     """The ring's barriers (allocated and initialised by thread 0 once per kernel)."""
     with_empty = pipelined(ctx.kernel, ring.alloc)
-    kernel = ctx.kernel
-    consumers = consumer_warpgroups(kernel) * WARPGROUP \
-        if kernel.num_threads() >= WARPGROUP else kernel.num_threads()
     btype = BufferType((ring.stages,), i64, "shared")
-    counts = {"full": 1, "empty": consumers}
+    counts = {"full": 1, "empty": consumer_threads(ctx.kernel, ring.alloc)}
 
     def init(kind: str):
         def build(b: Builder, bars: SSAValue) -> None:
