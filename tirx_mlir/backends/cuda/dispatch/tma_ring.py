@@ -41,7 +41,7 @@ from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
-from tirx_mlir.backends.cuda.layout.async_defaults import TMA_VARIANT, is_tma_copy, tile_uses
+from tirx_mlir.backends.cuda.layout.async_defaults import is_tma_copy, tile_uses
 from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups
 from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
 from tirx_mlir.dialects.tirx import tile_ops as T
