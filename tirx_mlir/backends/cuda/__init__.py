@@ -6,9 +6,9 @@ and ``-t ptx`` printers.
 description (target_tags.py), a real device probe through the CUDA driver API (detect.py), the
 tensor-memory scope and its axes (memory.py), the dialects (dialects/cuda/, dialects/ptx/,
 dialects/nvshmem/), the printers (printers/cuda_cpp/, printers/ptx/) and the SIMT interpreter
-of CUDA-level kernels (interpreter/, a kernel executor), all registered as factories so
-``import tirx_mlir`` imports none of them. Tile-dispatch variants, the pipeline and the runtime
-device will land in this folder and be registered here too.
+of CUDA-level kernels (interpreter/, a kernel executor), the runtime device (runtime/), the
+tile-dispatch variants (dispatch/), the passes (transforms/) and the ``cuda`` pipeline
+(pipeline.py), all registered as factories so ``import tirx_mlir`` imports none of them.
 """
 
 from __future__ import annotations
@@ -50,3 +50,25 @@ def register_backend() -> None:
                                                           "outputs_per_pe"),
                                       report=Lazy(f"{_PKG}.interpreter.executor", "stats_report"))
     register_cuda_runtime()
+    _register_lowering(registry)
+
+
+CUDA_PASSES = {
+    "cuda-default-layout": ("default_layout", "CudaDefaultLayoutPass"),
+    "cuda-lower-layout": ("lower_layout", "CudaLowerLayoutPass"),
+    "cuda-lower-scope-ids": ("lower_scope_ids", "CudaLowerScopeIdsPass"),
+}
+"""pass name -> (module under transforms/, class)."""
+
+
+def _register_lowering(registry) -> None:
+    """Tile dispatch (variant modules imported on first use), the cuda passes and the
+    ``cuda`` pipeline."""
+    from tirx_mlir.backends.cuda.dispatch import register_cuda_dispatch
+    from tirx_mlir.backends.cuda.pipeline import register_cuda_pipeline
+    from tirx_mlir.registry import Lazy
+
+    register_cuda_dispatch()
+    for name, (module, cls) in CUDA_PASSES.items():
+        registry.register_pass(name, Lazy(f"{_PKG}.transforms.{module}", cls))
+    register_cuda_pipeline()

@@ -38,7 +38,9 @@ from tirx_mlir.backends.cuda.interpreter.stats import SimtStats
 from tirx_mlir.backends.cuda.interpreter.tensor_map import map_tensor_maps
 from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
 from tirx_mlir.backends.cuda.interpreter.wave import Wave, pad3
+from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.interpreter.runtime import InterpretError
 
@@ -118,6 +120,28 @@ def stats_report(interp) -> str | None:
     return None if run is None else run.stats.table()
 
 
+TILE_ALIGN = 128
+"""Bytes: the alignment of a shared tile (``tirx.alloc`` in shared) before cuda-lower-layout
+places it (the alignment that pass gives the static array it becomes)."""
+
+
+def is_shared_tile(op) -> bool:
+    """A ``tirx.alloc`` in shared memory: a tile-level buffer a dispatched kernel still
+    addresses physically (flat index into its layout's footprint) until cuda-lower-layout."""
+    return isinstance(op, AllocOp) and op.result.type.scope_name in SHARED_SCOPES
+
+
+def physical_shape(t: BufferType) -> tuple[int, ...]:
+    """The shape a memory buffer is addressed with: a laid-out one by its footprint."""
+    layout = t.get_layout()
+    return tuple(t.get_shape()) if layout is None else (layout.span("m"),)
+
+
+def shared_bytes(op) -> int:
+    t = op.result.type
+    return math.prod(physical_shape(t)) * lane_dtype(t.element_type).itemsize
+
+
 def shared_layout(kernel: KernelOp, dynamic_bytes: int | None) -> tuple[dict, int]:
     """(op -> its arena offset, arena bytes): static arrays in program order at their
     alignment, then the dynamic arena at a `DYNAMIC_ALIGN` boundary."""
@@ -125,11 +149,11 @@ def shared_layout(kernel: KernelOp, dynamic_bytes: int | None) -> tuple[dict, in
     end = 0
     views = []
     for op in kernel.body.walk():
-        if isinstance(op, SharedAllocOp):
-            align = op.alignment()
+        if isinstance(op, SharedAllocOp) or is_shared_tile(op):
+            align = op.alignment() if isinstance(op, SharedAllocOp) else TILE_ALIGN
             offset = -(-end // align) * align
             offsets[op] = offset
-            end = offset + op.nbytes()
+            end = offset + shared_bytes(op)
         elif isinstance(op, DynamicSharedOp):
             views.append(op)
     if not views and not dynamic_bytes:
@@ -210,8 +234,8 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
     tensor_maps = map_tensor_maps(kernel, mem, allocations, lambda i: _param_name(kernel, i))
     shared_refs = {}
     for op, offset in offsets.items():
-        t = op.buffer_type()
-        shared_refs[op] = BufferRef(SHARED, lane_dtype(t.element_type), tuple(t.get_shape()),
+        t = op.result.type
+        shared_refs[op] = BufferRef(SHARED, lane_dtype(t.element_type), physical_shape(t),
                                     np.array([offset], dtype=np.int64), op.name)
     n_ctas = math.prod(grid)
     if any(isinstance(op, SyncGridOp) for op in kernel.body.walk()):

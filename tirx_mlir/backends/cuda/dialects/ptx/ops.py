@@ -297,9 +297,11 @@ def default_type(ptx_type: str) -> Attribute:
     return _DEFAULT_TYPES[ptx_type]
 
 
-def make(row: str, operands: list[SSAValue], **mods: object) -> PtxOp:
+def make(row: str, operands: list[SSAValue], result_types: list[Attribute] | None = None,
+         **mods: object) -> PtxOp:
     """Build ``ptx.<row>`` from the values it reads (PTX order) and its modifiers (slot values
-    as strings, immediates as ints); result types follow from the table. The modifiers are
+    as strings, immediates as ints); result types follow from the table unless given (a
+    ``.bN`` register may hold any type of N bits, e.g. f16 for ``.b16``). The modifiers are
     checked (`forms.ModifierError`); operands and target are left to the verifier."""
     cls = OPS_BY_ROW[row]
     mods = {name: value for name, value in mods.items() if value is not None}
@@ -310,4 +312,8 @@ def make(row: str, operands: list[SSAValue], **mods: object) -> PtxOp:
     places = forms.places(cls.ENTRY, mods)
     results = [default_type(p.type) for p in places if p.operand.rw != "r"
                for _ in range(p.values)]
+    if result_types is not None:
+        if len(result_types) != len(results):
+            raise ValueError(f"{row} has {len(results)} results, {len(result_types)} types given")
+        results = list(result_types)
     return cls.build(operands=[operands], result_types=[results], properties=props)

@@ -170,7 +170,15 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
             text.startswith("-") else text
 
     def op_expr(self, op: Operation) -> str:
-        """The base's arith spellings, plus ``arith.trunci`` (a C++ cast keeps the low bits)."""
+        """The base's arith spellings, plus ``arith.trunci`` (a C++ cast keeps the low bits)
+        and the ``math`` functions (`tables.MATH`: CUDA's correctly rounded library calls)."""
+        if op.name in T.MATH:
+            kind = self.scalar_type(op.results[0].type, op)
+            names = T.MATH[op.name]
+            if kind not in names:
+                raise self.fail(f"{op.name} on {op.results[0].type} has no CUDA math function",
+                                op, hint="compute in f32 or f64")
+            return f"{names[kind]}({', '.join(self.expr(v) for v in op.operands)})"
         if isinstance(op, arith.TruncIOp):
             return f"static_cast<{self.value_type(op.result.type, op)}>({self.expr(op.input)})"
         return super().op_expr(op)
@@ -474,6 +482,8 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
     def emit_op(self, op: Operation) -> None:
         if isinstance(op, PtxOp):
             self.emit_ptx(op)
+        elif op.name in T.MATH:
+            return  # pure: printed where used, like arith (`op_expr`)
         else:
             super().emit_op(op)
 

@@ -92,3 +92,11 @@ NVSHMEM_SIGNAL = {"set": "NVSHMEM_SIGNAL_SET", "add": "NVSHMEM_SIGNAL_ADD"}
 NVSHMEM_CMP = {"eq": "NVSHMEM_CMP_EQ", "ne": "NVSHMEM_CMP_NE", "gt": "NVSHMEM_CMP_GT",
                "ge": "NVSHMEM_CMP_GE", "lt": "NVSHMEM_CMP_LT", "le": "NVSHMEM_CMP_LE"}
 NVSHMEM_WAIT_TYPE = {"i32": "int", "ui32": "uint32", "i64": "int64"}
+
+MATH = {"math.exp": {"float": "expf", "double": "exp"},
+        "math.exp2": {"float": "exp2f", "double": "exp2"},
+        "math.log2": {"float": "log2f", "double": "log2"},
+        "math.sqrt": {"float": "sqrtf", "double": "sqrt"},
+        "math.rsqrt": {"float": "rsqrtf", "double": "rsqrt"},
+        "math.fma": {"float": "fmaf", "double": "fma"}}
+"""``math`` op -> C++ type -> the CUDA math library function (CUDA Math API)."""

@@ -11,12 +11,13 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
 from tirx_mlir.backends.cuda.printers.ptx.arith import ArithOps
+from tirx_mlir.backends.cuda.printers.ptx.math_ops import MathOps
 from tirx_mlir.backends.cuda.printers.ptx.control_flow import ControlFlow
 from tirx_mlir.backends.cuda.printers.ptx.cuda_ops import CudaOps
 from tirx_mlir.backends.cuda.printers.ptx.printer import PtxFrame
 
 
-class PtxPrinter(ControlFlow, ArithOps, CudaOps, PtxFrame):
+class PtxPrinter(ControlFlow, ArithOps, MathOps, CudaOps, PtxFrame):
     """Prints a module as one PTX module (see the package docstring)."""
 
 

@@ -1,0 +1,21 @@
+"""CUDA tile dispatch: one module per primitive family, each registering its variants for target
+kind ``cuda`` when imported. `register_cuda_dispatch` (called from the backend's
+``register_backend()``) declares the modules; the dispatcher imports them the first time it
+dispatches for ``cuda``, so loading the backend stays cheap.
+
+Shared: ``common`` (predicates, thread ids, physical addressing, register arrays, the barriers of
+the tile-level order), ``pointwise`` (the elementwise engine). Variants: ``copy`` (copy, cast:
+``vec_auto``, ``fallback``), ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``,
+``gmem``).
+"""
+
+from __future__ import annotations
+
+VARIANT_MODULES = ("copy", "elementwise")
+
+
+def register_cuda_dispatch() -> None:
+    from tirx_mlir.dispatch import register_dispatch_module
+
+    for name in VARIANT_MODULES:
+        register_dispatch_module("cuda", f"tirx_mlir.backends.cuda.dispatch.{name}")

@@ -1,0 +1,430 @@
+"""What the CUDA dispatch variants share: predicates, thread ids, physical addressing through
+views and layouts, the per-thread register arrays of register tiles, and the barriers that keep
+the tile-level program order.
+
+Addressing (`physical_index`): a view (``tirx.slice``/``transpose``/``reshape``) is resolved to
+its underlying buffer (`access.resolve_access`); the element's base coordinate is mapped
+through the buffer's layout (row-major when it has none; strided iterators; an XOR swizzle on
+``m``) to the flat physical element index a ``cuda.load``/``cuda.address`` takes.
+
+Registers (`registers`): every logical ``local`` tile gets one physical per-thread array
+``!tirx.buffer<N x T, local>`` (N = its layout's span on ``m``), allocated once per kernel and
+keyed by the tile's allocation; `register_slots` says, for each element a variant's thread
+handles, which register of that thread holds it in an operand tile, checked over every thread of
+the scope (a layout that puts it in another thread, or in a register that depends on the thread,
+is refused: the variant declines).
+
+Barriers (`cuda_variant`): the tile level runs ops in program order over whole tiles, so a
+variant that touches shared memory at warp, warpgroup or CTA scope ends with the barrier of its
+scope (``__syncwarp``, ``bar.sync 1, 128``, ``__syncthreads``); a CTA-scope op that writes shared
+memory right after a narrower op also starts with ``__syncthreads`` (the narrower op's barrier
+does not order other warps' reads before these writes). ``copy_async`` adds none: the user
+waits (commit/wait, mbarriers) as in TIRx.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence
+
+import numpy as np
+from xdsl.builder import Builder
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, i32
+from xdsl.ir import SSAValue
+
+from tirx_mlir.backends.cuda.dialects.cuda.ids import ThreadIdxOp
+from tirx_mlir.backends.cuda.dialects.cuda.sync import (SyncThreadsOp, SyncWarpgroupOp,
+                                                        SyncWarpOp)
+from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS, scope_threads
+from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition, _refine
+from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
+from tirx_mlir.backends.cuda.target_tags import parse_arch
+from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, materialize, resolve_access
+from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+from tirx_mlir.dialects.tirx.layout import TileLayout, row_major_strides
+from tirx_mlir.dialects.tirx.tile_base import TileOp
+from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
+from tirx_mlir.dispatch.builders import is_buffer, scope_of
+
+MEMORY_SCOPES = (GLOBAL, *SHARED_SCOPES)
+
+# --- the target -----------------------------------------------------------------------------------
+
+
+def sm_version(ctx) -> int:
+    """The target's compute capability as an integer (``sm_90a`` -> 90)."""
+    return parse_arch(str(ctx.target.get("arch") or "sm_80"))[0]
+
+
+def is_arch_specific(ctx) -> bool:
+    """Whether the target is an ``a`` arch (sm_90a: wgmma, setmaxnreg)."""
+    return parse_arch(str(ctx.target.get("arch") or "sm_80"))[1] == "a"
+
+
+def sm_at_least(number: int) -> Predicate:
+    def check(op, ctx) -> tuple[bool, str]:
+        return sm_version(ctx) >= number, f"needs sm_{number} or newer, the target is " \
+                                          f"{ctx.target.get('arch')}"
+    return predicate(f"sm>={number}", check)
+
+
+def scopes_of(op: TileOp) -> dict[str, str]:
+    """Operand name -> memory scope, for the buffer operands."""
+    return {n: scope_of(v) for n, v in op.named_operands().items() if is_buffer(v)}
+
+
+def operands_in(*scopes: str) -> Predicate:
+    """Every buffer operand lives in one of ``scopes``."""
+    def check(op, ctx) -> tuple[bool, str]:
+        for name, scope in scopes_of(op).items():
+            if scope not in scopes:
+                return False, f"operand '{name}' is in {scope}; this variant takes " \
+                              f"{', '.join(scopes)}"
+        return True, ""
+    return predicate(f"operands in {'/'.join(scopes)}", check)
+
+
+def dst_in(scopes: Sequence[str]) -> Predicate:
+    """The destination operand lives in one of ``scopes``."""
+    def check(op, ctx) -> tuple[bool, str]:
+        s = scope_of(op.dst)
+        return s in scopes, f"the destination is in {s}; this variant writes {', '.join(scopes)}"
+    return predicate(f"dst in {'/'.join(scopes)}", check)
+
+
+def block_threads(ctx) -> int:
+    return math.prod(ctx.threads)
+
+
+def one_dim_block(op, ctx) -> tuple[bool, str]:
+    return len(ctx.threads) == 1, f"the CUDA variants take 1-D blocks, the kernel has threads " \
+                                  f"{list(ctx.threads)}"
+
+
+ONE_DIM_BLOCK = predicate("1-D block", one_dim_block)
+
+# --- thread ids -----------------------------------------------------------------------------------
+
+_DERIVED = {"laneid": (None, 32), "warpid": (32, None), "wgid": (128, None),
+            "tid_in_wg": (None, 128), "wid_in_wg": (32, 4)}
+"""axis -> (divisor, modulus) of ``threadIdx.x`` (TIRx's layout thread axes)."""
+
+
+def axis_values_np(tx: np.ndarray) -> dict[str, np.ndarray]:
+    """Every thread axis's value for the threads ``tx`` (numpy, for static checks)."""
+    out = {"tx": tx}
+    for axis, (div, mod) in _DERIVED.items():
+        v = tx // div if div else tx
+        out[axis] = v % mod if mod else v
+    return out
+
+
+class ThreadIds:
+    """The thread-axis values of the executing thread, built on first use at ``builder``."""
+
+    def __init__(self, builder: Builder):
+        self.b = builder
+        self._values: dict[str, SSAValue] = {}
+
+    def __getitem__(self, axis: str) -> SSAValue:
+        if axis not in self._values:
+            if axis == "tx":
+                self._values[axis] = self.b.insert(ThreadIdxOp(dim="x")).result
+            elif axis in _DERIVED:
+                div, mod = _DERIVED[axis]
+                v = self["tx"]
+                if div:
+                    v = self.b.insert(arith.DivUIOp(v, const_index(self.b, div))).result
+                if mod:
+                    v = self.b.insert(arith.RemUIOp(v, const_index(self.b, mod))).result
+                self._values[axis] = v
+            else:
+                fail(f"layout axis '{axis}' is not a thread axis of a CTA")
+        return self._values[axis]
+
+    def digit(self, value: SSAValue, stride: int, extent: int, offset: int = 0) -> SSAValue | int:
+        """``((value - offset) // stride) % extent`` as index arithmetic."""
+        b = self.b
+        v = value
+        if offset:
+            v = b.insert(arith.SubiOp(v, const_index(b, offset))).result
+        if stride != 1:
+            v = b.insert(arith.DivUIOp(v, const_index(b, stride))).result
+        return b.insert(arith.RemUIOp(v, const_index(b, extent))).result
+
+    def thread_coords(self, part: RegisterPartition) -> tuple[IndexExpr, ...]:
+        axes = {ax: self[ax] for ax in part.threads}
+        return part.thread_coords(axes, self.digit)
+
+
+# --- addressing -----------------------------------------------------------------------------------
+
+
+def base_coords(view: SSAValue, coords: Sequence[IndexExpr]) -> tuple[SSAValue, tuple[IndexExpr, ...]]:
+    """(underlying buffer, base coordinate) of ``view[coords]``."""
+    pattern = resolve_access(view)
+    out = list(pattern.offset)
+    for k, c in enumerate(coords):
+        for d, step in enumerate(pattern.steps[k]):
+            if step:
+                out[d] = out[d] + IndexExpr.of(c).scale(step)
+    if pattern.flat:
+        fail("the view reshapes its buffer across dims; copy it into a buffer of that shape")
+    return pattern.buffer, tuple(out)
+
+
+def buffer_layout(btype: BufferType) -> TileLayout:
+    layout = btype.get_layout()
+    return layout if layout is not None else TileLayout.row_major(btype.get_shape())
+
+
+def linear_index(btype: BufferType, coords: Sequence[IndexExpr]) -> IndexExpr | None:
+    """The physical flat index of the element at base ``coords`` as an affine expression, when
+    the buffer's layout is one stride per dim on ``m`` without swizzle (None otherwise)."""
+    layout = buffer_layout(btype)
+    shape = btype.get_shape()
+    if layout.swizzle is not None or any(it.axis != "m" for it in layout.shard) or layout.replica:
+        return None
+    try:
+        iters = _refine(layout.shard, shape)
+    except PartitionError:
+        return None
+    per_dim: dict[int, list] = {}
+    for it in iters:
+        per_dim.setdefault(it.dim, []).append(it)
+    expr = IndexExpr(layout.offset_of("m"))
+    for d, its in per_dim.items():
+        # one stride per dim: each iterator's stride is the innermost one's times its weight
+        its = sorted(its, key=lambda i: i.weight)
+        base = its[0].stride
+        if any(i.stride != base * i.weight for i in its):
+            return None
+        expr = expr + IndexExpr.of(coords[d]).scale(base)
+    return expr
+
+
+def physical_index(b: Builder, btype: BufferType, coords: Sequence[IndexExpr],
+                   cache: dict | None = None) -> SSAValue | int:
+    """The flat physical element index of base ``coords`` in ``btype`` (index arithmetic, or an
+    int when constant). ``cache`` (one per variant call) shares the thread-dependent part."""
+    lin = linear_index(btype, coords)
+    if lin is not None:
+        return materialize_cached(b, lin, cache)
+    layout = buffer_layout(btype)
+    if any(it.axis != "m" for it in (*layout.shard, *layout.replica)):
+        fail(f"buffer layout {layout} places elements on thread axes; it is not memory")
+    try:
+        iters = _refine(layout.shard, btype.get_shape())
+    except PartitionError as err:
+        fail(str(err))
+    acc = _add(b, _affine_digits(b, iters, coords, cache), layout.offset_of("m"))
+    if layout.swizzle is None:
+        return acc
+    return _swizzle(b, layout.swizzle, acc)
+
+
+def _affine_digits(b, iters, coords, cache) -> SSAValue | int:
+    total: SSAValue | int = 0
+    for it in iters:
+        c = coords[it.dim]
+        digit: SSAValue | int
+        if IndexExpr.of(c).is_const():
+            digit = (IndexExpr.of(c).const // it.weight) % it.extent
+        else:
+            v = materialize_cached(b, IndexExpr.of(c), cache)
+            if it.weight != 1:
+                v = b.insert(arith.DivUIOp(v, const_index(b, it.weight))).result
+            digit = b.insert(arith.RemUIOp(v, const_index(b, it.extent))).result
+        total = _add(b, total, _mul(b, digit, it.stride))
+    return total
+
+
+def _add(b, x, y):
+    if isinstance(x, int) and isinstance(y, int):
+        return x + y
+    if isinstance(x, int) and x == 0:
+        return y
+    if isinstance(y, int) and y == 0:
+        return x
+    xv = const_index(b, x) if isinstance(x, int) else x
+    yv = const_index(b, y) if isinstance(y, int) else y
+    return b.insert(arith.AddiOp(xv, yv)).result
+
+
+def _mul(b, x, k: int):
+    if isinstance(x, int):
+        return x * k
+    if k == 1:
+        return x
+    return b.insert(arith.MuliOp(x, const_index(b, k))).result
+
+
+def _swizzle(b, sw, m):
+    if isinstance(m, int):
+        return int(sw.apply(m))
+    x = b.insert(arith.ShRUIOp(m, const_index(b, sw.per_element))).result
+    mask = ((1 << sw.swizzle_len) - 1) << sw.atom_len
+    hi = b.insert(arith.AndIOp(x, const_index(b, mask))).result
+    hi = b.insert(arith.ShRUIOp(hi, const_index(b, sw.atom_len))).result
+    x = b.insert(arith.XOrIOp(x, hi)).result
+    x = b.insert(arith.ShLIOp(x, const_index(b, sw.per_element))).result
+    low = (1 << sw.per_element) - 1
+    if low:
+        lo = b.insert(arith.AndIOp(m, const_index(b, low))).result
+        x = b.insert(arith.OrIOp(x, lo)).result
+    return x
+
+
+def materialize_cached(b: Builder, expr: IndexExpr, cache: dict | None) -> SSAValue | int:
+    """``materialize``, sharing the non-constant part between calls with the same ``cache``:
+    ``thread_part + c`` for many constants ``c`` costs one add each."""
+    if expr.is_const():
+        return expr.const
+    key = expr.terms
+    if cache is None or key not in cache:
+        value = materialize(b, IndexExpr(0, expr.terms))
+        if cache is None:
+            return _add(b, value, expr.const)
+        cache[key] = value
+    return _add(b, cache[key], expr.const)
+
+
+def index_value(b: Builder, index: SSAValue | int) -> SSAValue:
+    return const_index(b, index) if isinstance(index, int) else index
+
+
+# --- registers ------------------------------------------------------------------------------------
+
+
+def local_alloc(value: SSAValue) -> AllocOp:
+    buf = resolve_access(value).buffer
+    if not isinstance(buf.owner, AllocOp):
+        fail("a register tile must be a tirx.alloc in local (or a view of one)")
+    return buf.owner
+
+
+def register_partition(value: SSAValue) -> RegisterPartition:
+    """The partition of the register tile ``value`` views (its allocation's layout)."""
+    btype = resolve_access(value).buffer_type
+    layout = btype.get_layout()
+    if layout is None:
+        fail(f"register tile {btype} has no layout: run cuda-default-layout first")
+    try:
+        return RegisterPartition(layout, btype.get_shape())
+    except PartitionError as err:
+        fail(str(err))
+
+
+def registers(ctx, value: SSAValue) -> SSAValue:
+    """The per-thread physical register array of the register tile ``value`` views."""
+    alloc = local_alloc(value)
+    part = register_partition(value)
+    btype = alloc.result.type
+    assert isinstance(btype, BufferType)
+    phys = BufferType([part.nregs], btype.element_type, LOCAL)
+    return ctx.alloc_private(("registers", id(alloc), alloc.result), phys)
+
+
+def scope_thread_ids(scope: ExecScope, nthreads: int) -> np.ndarray:
+    """The ``threadIdx.x`` values of the first instance of ``scope`` (every instance behaves
+    the same: a layout at that scope uses only the scope's own axes)."""
+    return np.arange(scope_threads(scope, nthreads), dtype=np.int64)
+
+
+def register_slots(part: RegisterPartition, view: SSAValue, iter_part: RegisterPartition,
+                   iter_shape: Sequence[int], scope: ExecScope, nthreads: int) -> list[int]:
+    """For each register slot ``r`` of ``iter_part`` (the iteration a variant runs; its slots in
+    `RegisterPartition.registers` order), the register of the operand tile (``view`` of a tile
+    partitioned by ``part``, broadcast to ``iter_shape``) that holds that element in the same
+    thread. Raises `PartitionError` when a thread of the scope does not hold it, or when the
+    register differs between threads."""
+    pattern = resolve_access(view)
+    if pattern.static_offset() is None:
+        raise PartitionError("a view of a register tile must have constant offsets")
+    vshape = pattern.sizes
+    aligned = (1,) * (len(iter_shape) - len(vshape)) + tuple(vshape)
+    if math.prod(aligned) != math.prod(vshape) or len(aligned) != len(iter_shape):
+        raise PartitionError("operand does not broadcast to the iteration space")
+    tx = scope_thread_ids(scope, nthreads)
+    axes = axis_values_np(tx)
+    slots = iter_part.registers()
+    # logical coordinate in the iteration space, [threads, slots, rank]
+    rank = len(iter_shape)
+    thread_part = np.array([iter_part.thread_coords_of({a: int(axes[a][t]) for a in
+                                                        iter_part.threads})
+                            for t in range(len(tx))], dtype=np.int64).reshape(len(tx), rank)
+    reg_part = np.array([iter_part.reg_coords(r) for r in slots], dtype=np.int64).reshape(
+        len(slots), rank)
+    coords = thread_part[:, None, :] + reg_part[None, :, :]
+    # the operand view's coordinate (broadcast dims read index 0), then the base coordinate
+    lead = rank - len(vshape)
+    vcoords = np.where(np.array(aligned) == 1, 0, coords)[..., lead:]
+    base = np.array(pattern.static_offset(), dtype=np.int64) + np.einsum(
+        "tsk,kd->tsd", vcoords, np.array(pattern.steps, dtype=np.int64).reshape(
+            len(vshape), -1)) if vshape else np.broadcast_to(
+        np.array(pattern.static_offset(), dtype=np.int64), coords.shape[:2] + (
+            len(pattern.offset),))
+    bshape = pattern.buffer_type.get_shape()
+    table = part.layout.apply_array(bshape)
+    idx = tuple(base[..., d] for d in range(len(bshape)))
+    regs = table["m"][idx] if "m" in table else np.zeros(base.shape[:2], dtype=np.int64)
+    holds = np.ones(regs.shape, dtype=bool)
+    for axis in part.threads:
+        mine = axes[axis][:, None] if axis in axes else None
+        if mine is None:
+            raise PartitionError(f"thread axis '{axis}' is not a CTA axis")
+        where = table[axis][idx]
+        ok = np.zeros(regs.shape, dtype=bool)
+        for rep in part.layout.replica_offsets():
+            ok |= (where + rep.get(axis, 0)) == mine
+        holds &= ok
+    if not holds.all():
+        t, s = map(int, np.argwhere(~holds)[0])
+        raise PartitionError(f"thread {t} needs element {tuple(int(c) for c in base[t, s])} of "
+                             f"the register tile, which another thread holds; copy the tile "
+                             f"through shared memory or give the operands matching layouts")
+    if not (regs == regs[:1]).all():
+        raise PartitionError("the register holding an element differs between threads")
+    return [int(r) for r in regs[0]]
+
+
+# --- registration with the barriers of the tile-level order ----------------------------------------
+
+
+def _touches_shared(op: TileOp) -> tuple[bool, bool]:
+    """(reads shared, writes shared)."""
+    reads = any(is_buffer(v) and scope_of(v) in SHARED_SCOPES for v in op.src_operands())
+    writes = any(is_buffer(v) and scope_of(v) in SHARED_SCOPES for v in op.dst_operands())
+    return reads, writes
+
+
+def scope_barrier(b: Builder, scope: ExecScope) -> None:
+    if scope == ExecScope.CTA:
+        b.insert(SyncThreadsOp())
+    elif scope == ExecScope.WARPGROUP:
+        b.insert(SyncWarpgroupOp(barrier=IntegerAttr(1, i32)))
+    elif scope == ExecScope.WARP:
+        mask = b.insert(arith.ConstantOp(IntegerAttr(-1, i32))).result
+        b.insert(SyncWarpOp(mask))
+
+
+def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
+                 barriers: bool = True) -> Callable:
+    """`register_dispatch` for target kind ``cuda``, adding the barriers of the tile-level
+    order around the impl's code (module docstring)."""
+    def wrap(impl):
+        def run(op: TileOp, ctx) -> None:
+            reads, writes = _touches_shared(op) if barriers else (False, False)
+            scope = op.exec_scope
+            if writes and scope == ExecScope.CTA and not isinstance(op.prev_op, SyncThreadsOp):
+                scope_barrier(ctx.builder, scope)
+            impl(op, ctx)
+            if (reads or writes) and scope != ExecScope.THREAD:
+                scope_barrier(ctx.builder, scope)
+        run.__name__ = impl.__name__
+        run.__doc__ = impl.__doc__
+        register_dispatch(op_name, "cuda", variant=variant, priority=priority, when=when)(run)
+        return impl
+    return wrap

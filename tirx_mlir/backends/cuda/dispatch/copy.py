@@ -1,0 +1,82 @@
+"""CUDA variants of tirx.copy (and tirx.cast, the same move with a conversion).
+
+* ``vec_auto`` (priority 10, TIRx's name): global <-> shared <-> registers in any direction
+  through the elementwise engine (`pointwise.lower`): TIRx's synthesized ``[outer, threads,
+  vec]`` partition for memory-to-memory copies, the register tile's own layout when one side is
+  registers; the widest vector (up to 16 bytes) every memory side allows, one ``ld``/``st.v{2,4}``
+  per thread and round; a swizzled shared side falls back to element accesses within a chunk
+  (its addresses are not consecutive past the swizzle unit).
+* ``fallback`` (priority 0): memory-to-memory copies nothing else takes (e.g. a source whose
+  layout cannot be split at the destination's dims), element by element in loops run by the
+  first thread of the scope, with a warning (TIRx's ``fallback``: slow, but correct).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from xdsl.dialects import arith, scf
+
+from tirx_mlir.backends.cuda.dispatch import common, pointwise
+from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
+from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
+from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS
+from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
+from tirx_mlir.dispatch import exec_scope_in
+from tirx_mlir.dispatch.builders import elem_type, emit_loop, shape_of
+
+SCOPES = exec_scope_in("thread", "warp", "warpgroup", "cta")
+MEMORY = common.operands_in(GLOBAL, *SHARED_SCOPES)
+ANYWHERE = common.operands_in(GLOBAL, LOCAL, *SHARED_SCOPES)
+
+
+def _vec_auto(op, ctx) -> None:
+    """Copy through the elementwise engine (module docstring)."""
+    pointwise.lower(op, ctx, op.dst, [op.src], lambda b, xs: xs[0],
+                    ctype=elem_type(op.src))
+
+
+def _fallback(op, ctx) -> None:
+    """Element by element, by the first thread of the scope."""
+    warnings.warn(f"{op.name} at {op.location}: no vectorised CUDA copy applies; copying element "
+                  f"by element from one thread (slow)", UserWarning, stacklevel=2)
+    b = ctx.builder
+    ids = common.ThreadIds(b)
+    axis = SCOPE_AXIS.get(op.exec_scope)
+    if axis is not None:
+        first = b.insert(arith.CmpiOp(ids[axis], const_index(b, 0), "eq")).result
+        body = scf.IfOp(first, [], [_block()])
+        b.insert(body)
+        from xdsl.builder import Builder
+        from xdsl.rewriter import InsertPoint
+
+        b = Builder(InsertPoint.before(body.true_region.block.last_op))
+    shape = shape_of(op.dst)
+    ivs = []
+    for n in shape:
+        b, iv = emit_loop(b, n, 1)
+        ivs.append(IndexExpr.of(iv))
+    src_shape = shape_of(op.src)
+    src_coords = tuple(IndexExpr() if n == 1 else c
+                       for n, c in zip(src_shape, ivs[len(ivs) - len(src_shape):]))
+    sbuf, sbase = common.base_coords(op.src, src_coords)
+    dbuf, dbase = common.base_coords(op.dst, tuple(ivs))
+    sidx = common.index_value(b, common.physical_index(b, sbuf.type, sbase))
+    value = b.insert(LoadOp(sbuf, sidx, result_types=[elem_type(op.src)])).result
+    value = pointwise.convert(b, value, elem_type(op.dst))
+    didx = common.index_value(b, common.physical_index(b, dbuf.type, dbase))
+    b.insert(StoreOp(dbuf, didx, value))
+
+
+def _block():
+    from xdsl.ir import Block
+
+    block = Block()
+    block.add_op(scf.YieldOp())
+    return block
+
+
+for _cls in (T.CopyOp, T.CastOp):
+    common.cuda_variant(_cls, "vec_auto", 10, [SCOPES, common.ONE_DIM_BLOCK, ANYWHERE])(_vec_auto)
+    common.cuda_variant(_cls, "fallback", 0, [SCOPES, common.ONE_DIM_BLOCK, MEMORY])(_fallback)

@@ -1,0 +1,340 @@
+"""The elementwise engine every pointwise CUDA variant (copy, cast, the unary/binary ops, fills)
+lowers through: an iteration partition of the destination over the scope's threads, each
+operand read where that thread finds it, one scalar function per element, vector accesses.
+
+The iteration partition (who computes which destination element):
+
+* a register destination: its own layout (each thread computes what it holds);
+* else a register source of the destination's shape (a register tile written to memory): that
+  tile's layout, writing only from the threads a layout leaves out (`_writer_guard`: warp 0 of a
+  CTA-scope write from a warp tile, lane 0 of a tile every lane holds);
+* else TIRx's synthesized ``[outer, threads, vec]`` spread of the destination (`spread_layout`).
+
+Operands: a register tile is read from the register `register_slots` finds in the same thread
+(the variant declines if some thread would need another thread's register); a memory operand
+(global, shared) at its physical address through its views and layout, ``vec`` consecutive
+elements in one ``ld``/``st.v{2,4}`` when they are consecutive and aligned in every thread;
+a scalar operand (an SSA value) as is. Broadcast operands (extent 1 on a dim, or fewer dims) read
+index 0 of that dim. Values are computed in f32 (f64 if an operand is f64) and rounded on store,
+as the tile interpreter does (`tirx_mlir.interpreter.runtime.compute_dtype`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (AnyFloat, Float64Type, IndexType, IntegerAttr, IntegerType,
+                                   f32, f64, i32, i64)
+from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
+from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
+from tirx_mlir.backends.cuda.dialects.ptx import ops as ptx
+from tirx_mlir.backends.cuda.dispatch import common
+from tirx_mlir.backends.cuda.layout.defaults import (SCOPE_AXIS, scope_threads, spread_layout,
+                                                     vector_width)
+from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
+from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, resolve_access
+from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
+from tirx_mlir.dispatch import fail
+from tirx_mlir.dispatch.builders import elem_type, is_buffer, scope_of, shape_of
+
+ScalarFn = Callable[[Builder, Sequence[SSAValue]], SSAValue]
+"""Builds the destination element from the operands' values (in the compute type)."""
+
+
+@dataclass
+class Operand:
+    value: SSAValue
+    shape: tuple[int, ...]
+    kind: str  # "reg" | "mem" | "scalar"
+    regs: list[int] | None = None
+    array: SSAValue | None = None
+
+
+def compute_type(types: Sequence[Attribute]) -> Attribute:
+    """f64 when an operand is f64, else f32 for floats; integers compute in their own type
+    (the widest of them)."""
+    if any(isinstance(t, Float64Type) for t in types):
+        return f64
+    if any(isinstance(t, AnyFloat) for t in types):
+        return f32
+    ints = [t for t in types if isinstance(t, IntegerType)]
+    return max(ints, key=lambda t: t.width.data) if ints else f32
+
+
+def convert(b: Builder, value: SSAValue, to: Attribute) -> SSAValue:
+    """``value`` converted to ``to`` (float widths, float <-> int, int widths; round to nearest
+    even, float -> int truncates toward zero as the tile interpreter does)."""
+    src = value.type
+    if src == to:
+        return value
+    if isinstance(src, AnyFloat) and isinstance(to, AnyFloat):
+        wider = src.bitwidth < to.bitwidth
+        return b.insert((arith.ExtFOp if wider else arith.TruncFOp)(value, to)).result
+    if isinstance(src, IntegerType) and isinstance(to, AnyFloat):
+        return b.insert(arith.SIToFPOp(value, to)).result
+    if isinstance(src, AnyFloat) and isinstance(to, IntegerType):
+        return b.insert(arith.FPToSIOp(value, to)).result
+    if isinstance(src, IntegerType) and isinstance(to, IntegerType):
+        if src.width.data < to.width.data:
+            return b.insert(arith.ExtSIOp(value, to)).result
+        return b.insert(arith.TruncIOp(value, to)).result
+    fail(f"no conversion from {src} to {to}")
+
+
+def _iteration(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue]) -> tuple[RegisterPartition, bool]:
+    """(iteration partition, whether it was synthesized)."""
+    shape = shape_of(dst)
+    for v in (dst, *srcs):
+        if is_buffer(v) and scope_of(v) == LOCAL and shape_of(v) == shape and \
+                _whole(v):
+            return common.register_partition(v), False
+    scope = op.exec_scope
+    nthreads = scope_threads(scope, common.block_threads(ctx))
+    vec = _memory_vector(shape, [v for v in (dst, *srcs) if is_buffer(v)])
+    layout = spread_layout(shape, SCOPE_AXIS.get(scope), nthreads, vec)
+    try:
+        return RegisterPartition(layout, shape), True
+    except PartitionError as err:
+        fail(str(err))
+
+
+def _whole(value: SSAValue) -> bool:
+    pattern = resolve_access(value)
+    return pattern.buffer is value
+
+
+def _memory_vector(shape: Sequence[int], buffers: Sequence[SSAValue]) -> int:
+    """The widest vector every memory operand can be accessed with along the last dim."""
+    v = min(vector_width(shape, dtypes.bit_width(elem_type(x)) // 8) for x in buffers)
+    while v > 1 and not all(_contiguous(x, shape, v) for x in buffers
+                            if scope_of(x) != LOCAL):
+        v //= 2
+    return v
+
+
+def _contiguous(view: SSAValue, iter_shape: Sequence[int], v: int) -> bool:
+    """Whether runs of ``v`` elements along the iteration's last dim are consecutive and
+    ``v``-aligned in the operand's physical memory."""
+    vshape = shape_of(view)
+    if not vshape or vshape[-1] != iter_shape[-1]:
+        return v == 1
+    rank = len(vshape)
+    btype = resolve_access(view).buffer_type
+    zero = [IndexExpr()] * rank
+    buf, base = common.base_coords(view, zero)
+    lin = common.linear_index(btype, base)
+    unit = list(zero)
+    unit[-1] = IndexExpr(1)
+    _, step = common.base_coords(view, unit)
+    lin1 = common.linear_index(btype, step)
+    if lin is None or lin1 is None or lin1.const - lin.const != 1:
+        return False
+    if lin.const % v or any(c % v for _, c in lin.terms):
+        return False
+    # every other dim's step keeps the alignment
+    for k in range(rank - 1):
+        unit = list(zero)
+        unit[k] = IndexExpr(1)
+        _, s = common.base_coords(view, unit)
+        lk = common.linear_index(btype, s)
+        if lk is None or (lk.const - lin.const) % v:
+            return False
+    return True
+
+
+SUB_AXES = {"tx": (("laneid", 32), ("warpid", None)), "tid_in_wg": (("laneid", 32),
+                                                                  ("wid_in_wg", 4)),
+            "laneid": ()}
+"""A scope's thread axis and the finer axes that together number the same threads."""
+
+
+def _writer_guard(b: Builder, part: RegisterPartition, scope: ExecScope, nthreads: int,
+                  ids: common.ThreadIds) -> Builder:
+    """A builder inside ``if`` (the threads that write memory for ``part``): of the scope's
+    threads, those the layout leaves out write nothing (beyond its extent on an axis, or any
+    but 0 on an axis it does not use), and of replicas only replica 0 writes."""
+    axis = SCOPE_AXIS.get(scope)
+    if axis is None:
+        return b
+    full = scope_threads(scope, nthreads)
+    limits: list[tuple[str, int]] = []  # (axis, threads allowed)
+    if axis in part.threads or not any(a in part.threads for a, _ in SUB_AXES[axis]):
+        limits.append((axis, part.threads.get(axis, 1)))
+    else:
+        for sub, n in SUB_AXES[axis]:
+            limits.append((sub, part.threads.get(sub, 1)))
+    conds: list[SSAValue] = []
+    for ax, allowed in limits:
+        total = full if ax == axis else (SUB_AXES[axis][0][1] if ax == "laneid" else
+                                         full // 32)
+        if allowed >= total:
+            continue
+        conds.append(b.insert(arith.CmpiOp(ids[ax], const_index(b, allowed), "ult")).result)
+    for it in part.replicas:
+        digit = ids.digit(ids[it.axis], it.stride, it.extent)
+        conds.append(b.insert(arith.CmpiOp(digit, const_index(b, 0), "eq")).result)
+    if not conds:
+        return b
+    cond = conds[0]
+    for c in conds[1:]:
+        cond = b.insert(arith.AndIOp(cond, c)).result
+    body = Block()
+    body.add_op(scf.YieldOp())
+    b.insert(scf.IfOp(cond, [], [body]))
+    return Builder(InsertPoint.before(body.last_op))
+
+
+def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
+          ctype: Attribute | None = None) -> None:
+    """Lower ``dst[i] = fn(srcs[...][i])`` (module docstring)."""
+    b = ctx.builder
+    shape = shape_of(dst)
+    present = [s for s in srcs if s is not None]
+    part, synthesized = _iteration(op, ctx, dst, [s for s in present if is_buffer(s)])
+    scope = op.exec_scope
+    nthreads = common.block_threads(ctx)
+    ids = common.ThreadIds(b)
+    types = [elem_type(v) for v in (dst, *present)]
+    ctype = ctype or compute_type(types)
+    operands = [_operand(ctx, s, part, shape, scope, nthreads) for s in present]
+    dst_op = _operand(ctx, dst, part, shape, scope, nthreads)
+    slots = part.registers()
+    thread = ids.thread_coords(part) if part.threads else (IndexExpr(),) * len(shape)
+    cache: dict = {}
+    vec = _group(part, slots, shape)
+    wb = _writer_guard(b, part, scope, nthreads, ids) if dst_op.kind == "mem" else b
+    for start in range(0, len(slots), vec):
+        group = slots[start:start + vec]
+        coords = [tuple(t + c for t, c in zip(thread, part.reg_coords(r))) for r in group]
+        values = [_read(wb, ctx, o, coords, start, vec, cache) for o in operands]
+        outs = [fn(wb, [convert(wb, v[j], ctype) if v[j].type != ctype and
+                        _is_value(v[j]) else v[j] for v in values])
+                for j in range(len(group))]
+        _write(wb, dst_op, coords, start, [convert(wb, o, elem_type(dst)) for o in outs], cache)
+
+
+def _is_value(v) -> bool:
+    return isinstance(v, SSAValue)
+
+
+def _group(part: RegisterPartition, slots: list[int], shape) -> int:
+    """Slots per vector access: ``vec`` of the synthesized spread (its innermost ``m``
+    iterator), 1 for a register layout's own order."""
+    inner = [it for it in part.iters if it.axis == "m"]
+    if not inner or inner[0].weight != 1 or inner[0].dim != len(shape) - 1 or \
+            inner[0].stride != 1:
+        return 1
+    v = inner[0].extent
+    while v > 4:
+        v //= 2
+    return v if len(slots) % v == 0 else 1
+
+
+def _operand(ctx, value: SSAValue, part, shape, scope, nthreads) -> Operand:
+    if not is_buffer(value):
+        return Operand(value, (), "scalar")
+    vshape = shape_of(value)
+    if scope_of(value) == LOCAL:
+        try:
+            regs = common.register_slots(common.register_partition(value), value, part, shape,
+                                         scope, nthreads)
+        except PartitionError as err:
+            fail(str(err))
+        return Operand(value, vshape, "reg", regs, common.registers(ctx, value))
+    if scope_of(value) not in (GLOBAL, *SHARED_SCOPES):
+        fail(f"operand in {scope_of(value)} is neither registers nor global/shared memory")
+    return Operand(value, vshape, "mem")
+
+
+def _view_coords(o: Operand, coords: tuple[IndexExpr, ...]) -> tuple[IndexExpr, ...]:
+    lead = len(coords) - len(o.shape)
+    return tuple(IndexExpr() if n == 1 else c for n, c in zip(o.shape, coords[lead:]))
+
+
+def _address_parts(b, o: Operand, coords, cache):
+    buf, base = common.base_coords(o.value, _view_coords(o, coords))
+    btype = buf.type
+    assert isinstance(btype, BufferType)
+    return buf, common.physical_index(b, btype, base, cache)
+
+
+def _read(b, ctx, o: Operand, coords, start, vec, cache) -> list[SSAValue]:
+    if o.kind == "scalar":
+        return [o.value] * len(coords)
+    t = elem_type(o.value)
+    if o.kind == "reg":
+        assert o.regs is not None and o.array is not None
+        return [b.insert(LoadOp(o.array, const_index(b, o.regs[start + j]),
+                                result_types=[t])).result for j in range(len(coords))]
+    if len(coords) > 1 and _consecutive(b, o, coords, cache):
+        buf, index = _address_parts(b, o, coords[0], cache)
+        return _vector_load(b, buf, common.index_value(b, index), t, len(coords))
+    out = []
+    for c in coords:
+        buf, index = _address_parts(b, o, c, cache)
+        out.append(b.insert(LoadOp(buf, common.index_value(b, index), result_types=[t])).result)
+    return out
+
+
+def _consecutive(b, o: Operand, coords, cache) -> bool:
+    if o.shape and o.shape[-1] == 1:
+        return False
+    buf, base = common.base_coords(o.value, _view_coords(o, coords[0]))
+    lin = common.linear_index(buf.type, base)
+    if lin is None or lin.const % len(coords) or any(c % len(coords) for _, c in lin.terms):
+        return False
+    for j, c in enumerate(coords[1:], 1):
+        _, bj = common.base_coords(o.value, _view_coords(o, c))
+        lj = common.linear_index(buf.type, bj)
+        if lj is None or lj.terms != lin.terms or lj.const != lin.const + j:
+            return False
+    return True
+
+
+def _ptx_access(b, buf, index):
+    """(state space, address) of ``buf[index]`` for a ``ld``/``st``: a shared-window i32 address
+    for shared memory, a generic i64 one for global memory."""
+    shared = scope_of(buf) in SHARED_SCOPES
+    addr = b.insert(AddressOp(buf, index, result_types=[i32 if shared else i64])).result
+    return ("shared" if shared else "global"), addr
+
+
+def _ptx_type(t: Attribute) -> str:
+    """The ``ld``/``st`` type of elements of ``t``: f32/f64 as such, others by width (a ``.bN``
+    register holds any type of N bits)."""
+    if isinstance(t, AnyFloat) and t.bitwidth in (32, 64):
+        return f"f{t.bitwidth}"
+    return f"b{dtypes.bit_width(t)}"
+
+
+def _vector_load(b, buf, index, t, n) -> list[SSAValue]:
+    """``ld.<space>.v<n>.<type>`` with results of type ``t``."""
+    space, addr = _ptx_access(b, buf, index)
+    op = ptx.make("ld", [addr], [t] * n, space=space, vec=f"v{n}", type=_ptx_type(t))
+    return list(b.insert(op).results)
+
+
+def _write(b, o: Operand, coords, start, values: list[SSAValue], cache) -> None:
+    if o.kind == "reg":
+        assert o.regs is not None and o.array is not None
+        for j, v in enumerate(values):
+            b.insert(StoreOp(o.array, const_index(b, o.regs[start + j]), v))
+        return
+    if len(coords) > 1 and _consecutive(b, o, coords, cache):
+        buf, index = _address_parts(b, o, coords[0], cache)
+        space, addr = _ptx_access(b, buf, common.index_value(b, index))
+        b.insert(ptx.make("st", [addr, *values], space=space, vec=f"v{len(values)}",
+                          type=_ptx_type(values[0].type)))
+        return
+    for c, v in zip(coords, values):
+        buf, index = _address_parts(b, o, c, cache)
+        b.insert(StoreOp(buf, common.index_value(b, index), v))

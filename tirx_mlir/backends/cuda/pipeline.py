@@ -1,0 +1,60 @@
+"""The ``cuda`` pipeline: tile-level IR -> CUDA-level IR the ``-t cuda`` / ``-t ptx`` printers
+emit and the SIMT interpreter runs.
+
+    tirx-opt --pass-pipeline=cuda k.mlir -t ptx
+    get_pipeline("cuda", target="cuda -arch=sm_90a").apply(module)
+
+Passes, in order:
+
+0. ``tirx-check-bounds``: slices in bounds in every CTA and loop iteration;
+1. ``cuda-default-layout``: every register tile gets a layout over its scope's threads;
+2. ``tirx-dispatch``: tile primitives become CUDA-level code (thread ids, physical addresses,
+   ``ld``/``st``, registers, barriers);
+3. ``cuda-lower-layout``: logical register tiles erased, laid-out buffers flattened;
+4. ``cuda-lower-scope-ids``: the core's scope ids (cta_id, warp_id, ...) become CUDA's ids;
+5. ``canonicalize``, ``cse``, ``dce``: clean up index arithmetic and dead views.
+
+Options: ``target`` (a cuda target string or tag, default: the kernel's), ``arch`` (shorthand
+for ``target="cuda -arch=<arch>"``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # importing xDSL here would cost every `import tirx_mlir`
+    from xdsl.passes import ModulePass
+
+OPTIONS = ("target", "arch")
+
+
+def cuda_passes(target: str | None = None, arch: str | None = None,
+                **unknown: Any) -> list[ModulePass]:
+    if unknown:
+        raise ValueError(f"unknown option(s) of the cuda pipeline: {', '.join(sorted(unknown))}; "
+                         f"options: {', '.join(OPTIONS)}")
+    if arch is not None:
+        if target is not None:
+            raise ValueError("give the cuda pipeline either target or arch, not both")
+        target = f"cuda -arch={arch}"
+    from xdsl.transforms.canonicalize import CanonicalizePass
+    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+    from tirx_mlir.backends.cuda.transforms.default_layout import CudaDefaultLayoutPass
+    from tirx_mlir.backends.cuda.transforms.lower_layout import CudaLowerLayoutPass
+    from tirx_mlir.backends.cuda.transforms.lower_scope_ids import CudaLowerScopeIdsPass
+    from tirx_mlir.transforms.check_bounds import CheckBoundsPass
+    from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
+
+    return [CheckBoundsPass(), CudaDefaultLayoutPass(target=target),
+            TileDispatchPass(target=target), CudaLowerLayoutPass(), CudaLowerScopeIdsPass(),
+            CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
+
+
+def register_cuda_pipeline() -> None:
+    from tirx_mlir.pipelines import register_pipeline
+
+    register_pipeline("cuda", cuda_passes,
+                      doc="CUDA: register layouts, tile dispatch to cuda/ptx ops, layout "
+                          "lowering, cleanup")

@@ -1,0 +1,108 @@
+"""``cuda-default-layout``: give every register tile a layout that spreads it over its threads.
+
+    %acc = tirx.alloc : !tirx.buffer<64x128xf32, local>          (first used by a cta-scope op,
+      -> !tirx.buffer<64x128xf32, local, S[(16,128,4):(4,1@tx,1)]>           128 threads)
+
+A ``local`` allocation without a layout gets one from the first tile op that uses it, by rules
+tried in order (`LAYOUT_RULES`): a use that needs a particular register image (a gemm
+accumulator: the mma fragments) states it there; otherwise the scope's default spread
+(`layout.defaults.default_register_layout`: TIRx's ``[outer, threads, vec]`` partition over
+the scope's threads). An explicit layout is checked to be a register layout (thread axes and
+``m`` only, splittable at the tile's dims: `RegisterPartition`), else the pass fails at the
+allocation. Shared and global buffers keep their layouts (row-major when none).
+
+With a ``target`` option the pass binds the kernels to that target, as the first pass of the
+``cuda`` pipeline.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from tirx_mlir.backends.cuda.layout.defaults import default_register_layout
+from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
+from tirx_mlir.backends.cuda.memory import LOCAL
+from tirx_mlir.diagnostics import PassError
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.access import resolve_access
+from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, allocs, replace_alloc
+from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
+from tirx_mlir.dialects.tirx.layout import TileLayout
+from tirx_mlir.dialects.tirx.tile_base import TileOp
+
+LayoutRule = Callable[[AllocOp, TileOp, str, KernelOp], "TileLayout | None"]
+"""``rule(alloc, first_use, operand_name, kernel)`` -> the layout that use needs, or None."""
+
+LAYOUT_RULES: list[LayoutRule] = []
+"""Use-specific register layouts, tried in order before the scope's default spread. The
+tensor-core variants add theirs here (a gemm accumulator gets the mma fragment layout)."""
+
+
+def first_use(alloc: AllocOp, kernel: KernelOp) -> tuple[TileOp, str] | None:
+    """The first tile op (program order) with an operand viewing ``alloc``, and that operand's
+    name."""
+    for op in kernel.walk():
+        if not isinstance(op, TileOp):
+            continue
+        for name, value in op.named_operands().items():
+            if isinstance(value.type, BufferType) and resolve_access(value).buffer is alloc.result:
+                return op, name
+    return None
+
+
+def register_layout_for(alloc: AllocOp, kernel: KernelOp) -> TileLayout | None:
+    btype = alloc.result.type
+    assert isinstance(btype, BufferType)
+    use = first_use(alloc, kernel)
+    if use is None:
+        return None
+    op, name = use
+    for rule in LAYOUT_RULES:
+        layout = rule(alloc, op, name, kernel)
+        if layout is not None:
+            return layout
+    return default_register_layout(btype.get_shape(), (dtypes.bit_width(btype.element_type) // 8),
+                                   op.exec_scope, kernel.num_threads())
+
+
+def _check(alloc: AllocOp, layout: TileLayout) -> None:
+    btype = alloc.result.type
+    assert isinstance(btype, BufferType)
+    try:
+        RegisterPartition(layout, btype.get_shape())
+    except PartitionError as err:
+        raise PassError(f"register tile {btype}: {err}", alloc, code="CUDA-LAYOUT",
+                        hint="a register layout places elements on thread axes (tx, laneid, "
+                             "warpid, ...) and registers (m); see docs/cuda_tile.md") from None
+
+
+@dataclass(frozen=True)
+class CudaDefaultLayoutPass(ModulePass):
+    """Default register layouts for ``local`` tiles; check explicit ones."""
+
+    name = "cuda-default-layout"
+
+    target: str | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in kernels(op):
+            if self.target is not None:
+                kernel.properties["target"] = TargetAttr(self.target)
+            for alloc in allocs(kernel):
+                btype = alloc.result.type
+                assert isinstance(btype, BufferType)
+                if btype.scope_name != LOCAL:
+                    continue
+                layout = btype.get_layout() or register_layout_for(alloc, kernel)
+                if layout is None:
+                    continue
+                _check(alloc, layout)
+                if btype.get_layout() is None:
+                    replace_alloc(alloc, AllocOp(BufferType(
+                        btype.get_shape(), btype.element_type, btype.scope_name, layout)))

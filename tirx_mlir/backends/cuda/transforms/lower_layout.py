@@ -1,0 +1,105 @@
+"""``cuda-lower-layout``: after dispatch, only physical buffers remain.
+
+* A logical register tile (``tirx.alloc`` in ``local`` with a register layout) is no longer
+  read after dispatch: the variants use its per-thread register array
+  (`dispatch.common.registers`). It is erased with its dead views; one still read by an op
+  is an error naming the op (something bypassed dispatch).
+* A shared ``tirx.alloc`` becomes a static shared array ``cuda.shared_alloc`` of its
+  physical footprint (1-D, the span of its layout on ``m``: the variants already index it
+  physically), as TIRx's ``LayoutApplier::Flatten`` does; a global one with a layout becomes
+  the 1-D array of its footprint. Dead views are erased first. Alignment: 128 bytes (a
+  swizzled tile: its swizzle atom, ``2^(M+B+S)`` bytes' worth), so vector accesses, ldmatrix,
+  TMA and wgmma descriptors see aligned rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+
+from xdsl.dialects.builtin import IntegerAttr, i64
+
+from tirx_mlir.backends.cuda.dialects.cuda.shared import SharedAllocOp
+from tirx_mlir.backends.cuda.memory import LOCAL, SHARED, SHARED_SCOPES
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.layout import TileLayout
+from tirx_mlir.diagnostics import PassError
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import (VIEW_OPS, AllocOp, allocs, place_like,
+                                               replace_alloc)
+from tirx_mlir.dialects.tirx.kernel import kernels
+from tirx_mlir.dialects.tirx.layout import THREAD_AXES
+
+
+def erase_dead_views(value: SSAValue) -> None:
+    """Erase the views of ``value`` that nothing reads (innermost first)."""
+    for use in list(value.uses):
+        owner = use.operation
+        if isinstance(owner, VIEW_OPS):
+            erase_dead_views(owner.results[0])
+            if not owner.results[0].uses:
+                owner.detach()
+                owner.erase()
+
+
+def _reader(value: SSAValue) -> Operation | None:
+    for use in value.uses:
+        return use.operation
+    return None
+
+
+def _to_shared_array(alloc: AllocOp, btype: BufferType, layout: TileLayout | None) -> None:
+    erase_dead_views(alloc.result)
+    if any(isinstance(u.operation, VIEW_OPS) for u in alloc.result.uses):
+        reader = next(u.operation for u in alloc.result.uses if isinstance(u.operation, VIEW_OPS))
+        raise PassError(f"{reader.name} of a shared tile is still read after tirx-dispatch",
+                        reader, code="CUDA-PASS-ORDER",
+                        hint="run tirx-dispatch before cuda-lower-layout")
+    span = layout.span("m") if layout is not None else btype.numel
+    align = 128
+    if layout is not None and layout.swizzle is not None:
+        sw = layout.swizzle
+        elem = dtypes.bit_width(btype.element_type) // 8
+        align = max(align, elem << (sw.per_element + sw.swizzle_len + sw.atom_len))
+    new = SharedAllocOp(result_types=[BufferType([span], btype.element_type, SHARED)],
+                        align=IntegerAttr(align, i64))
+    place_like(new, alloc)
+    alloc.result.replace_all_uses_with(new.result)
+    alloc.detach()
+    alloc.erase()
+
+
+@dataclass(frozen=True)
+class CudaLowerLayoutPass(ModulePass):
+    """Erase logical register tiles, flatten laid-out memory buffers to their footprint."""
+
+    name = "cuda-lower-layout"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in kernels(op):
+            for alloc in allocs(kernel):
+                btype = alloc.result.type
+                assert isinstance(btype, BufferType)
+                layout = btype.get_layout()
+                if btype.scope_name in SHARED_SCOPES:
+                    _to_shared_array(alloc, btype, layout)
+                    continue
+                if layout is None:
+                    continue
+                erase_dead_views(alloc.result)
+                if btype.scope_name == LOCAL and layout.uses_axes(THREAD_AXES):
+                    reader = _reader(alloc.result)
+                    if reader is not None:
+                        raise PassError(f"{reader.name} reads the register tile {btype} itself; "
+                                        f"after tirx-dispatch only its register array is used",
+                                        reader, code="CUDA-PASS-ORDER",
+                                        hint="run tirx-dispatch before cuda-lower-layout")
+                    alloc.detach()
+                    alloc.erase()
+                    continue
+                flat = BufferType([layout.span("m")], btype.element_type, btype.scope_name)
+                replace_alloc(alloc, AllocOp(flat))
