@@ -1,6 +1,5 @@
-"""``tirx.copy_async`` on sm_90: TMA (``tma_auto``) and cluster shared-to-shared bulk copies
-(``dsmem``), TIRx's variants (apache/tvm ``python/tvm/backend/cuda/tile_primitive/copy_async/
-tma.py`` and ``dsmem.py``), both priority 10.
+"""``tirx.copy_async`` on sm_90 through TMA: TIRx's variant ``tma_auto`` (priority 10; apache/tvm
+``python/tvm/backend/cuda/tile_primitive/copy_async/tma.py``).
 
 **tma_auto** (global -> shared, any exec scope: the variant itself picks the one thread that
 issues): the shared side is one whole stage tile ``[rows, cols]`` of a shared alloc (the alloc
@@ -15,12 +14,8 @@ mbarriers, the issuing thread and who waits are tma_ring.py's protocol: in a pip
 the producer waits for the stage to be empty and the gemm_async consumers wait for it to be
 full; otherwise every thread waits for the copy right after the issue.
 
-**dsmem** (shared -> shared of another CTA of the cluster, config ``remote_cta_id`` (an int),
-the destination view contiguous and a multiple of 16 bytes): thread 0 maps the destination
-and the destination CTA's mbarrier into the cluster window (``mapa``) and issues one
-``cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes``; the destination
-CTA's threads arm and wait on their own barrier (a private one, count 1), so the copy is
-complete in the destination CTA after the op.
+``dsmem`` (shared -> shared of another CTA of the cluster) waits for a tile-level meaning of
+cross-CTA shared memory: the tile interpreter runs a shared -> shared copy_async inside one CTA.
 """
 
 from __future__ import annotations
