@@ -34,7 +34,6 @@ tirx.kernel @gemm_sm90a(%A: !tirx.buffer<256x256xf16, global>, %B: !tirx.buffer<
   %sa = tirx.alloc : !tirx.buffer<3x128x64xf16, shared>
   %sb = tirx.alloc : !tirx.buffer<3x128x64xf16, shared>
   %acc = tirx.alloc : !tirx.buffer<128x128xf32, local>
-  tirx.zero cta %acc : !tirx.buffer<128x128xf32, local>
   scf.for %k = %c0 to %c4 step %c1 {
     %s = arith.remui %k, %c3 : index
     %k0 = arith.muli %k, %c64 : index
@@ -46,7 +45,12 @@ tirx.kernel @gemm_sm90a(%A: !tirx.buffer<256x256xf16, global>, %B: !tirx.buffer<
     %sbs = tirx.reshape %sb3 : !tirx.buffer<1x128x64xf16, shared> -> !tirx.buffer<128x64xf16, shared>
     tirx.copy_async cta %sas, %a dispatch "tma_auto" : !tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, global>
     tirx.copy_async cta %sbs, %b dispatch "tma_auto" : !tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, global>
-    tirx.gemm_async cta %acc, %sas, %sbs accum : !tirx.buffer<128x128xf32, local>, !tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, shared>
+    %first = arith.cmpi eq, %k, %c0 : index
+    scf.if %first {
+      tirx.gemm_async cta %acc, %sas, %sbs : !tirx.buffer<128x128xf32, local>, !tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, shared>
+    } else {
+      tirx.gemm_async cta %acc, %sas, %sbs accum : !tirx.buffer<128x128xf32, local>, !tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, shared>
+    }
   }
   %c = tirx.slice %C[%m0, %n0] [128, 128] : !tirx.buffer<256x256xf32, global> -> !tirx.buffer<128x128xf32, global>
   tirx.copy cta %c, %acc : !tirx.buffer<128x128xf32, global>, !tirx.buffer<128x128xf32, local>

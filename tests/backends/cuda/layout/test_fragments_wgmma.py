@@ -60,12 +60,14 @@ def test_bad_shape() -> None:
 def test_split_over_warpgroups() -> None:
     layout = fw.accumulator_layout(256, 64, warpgroups=2)
     coords = layout.apply_array((256, 64))
-    assert (coords["wgid"] == (np.arange(256) // 128)[:, None]).all()
+    assert (coords["warpid"] // 4 == (np.arange(256) // 128)[:, None]).all()
+    assert (coords["warpid"] % 4 == (np.arange(256) % 64 // 16)[:, None]).all()
     assert layout.span("m") == fw.accumulator_registers(256, 64, 2) == 64
     one = fw.accumulator_layout(128, 64).apply_array((128, 64))["m"]
     assert (coords["m"][128:] == one).all()
     assert fw.is_accumulator_layout(layout, (256, 64), 2)
     assert not fw.is_accumulator_layout(layout, (256, 64))
-    assert str(fw.accumulator_layout(128, 64, warpgroups=1)).startswith("S[(1,2,4,")
+    assert str(fw.accumulator_layout(128, 64, warpgroups=1)).startswith(
+        "S[(1,2,4,2,8,8,4,2):(4@warpid,32,1@warpid,")
     with pytest.raises(ValueError, match="over 3 warpgroups"):
         fw.accumulator_layout(128, 64, warpgroups=3)

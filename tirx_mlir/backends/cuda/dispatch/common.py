@@ -36,14 +36,14 @@ from xdsl.ir import SSAValue
 from tirx_mlir.backends.cuda.dialects.cuda.ids import ThreadIdxOp
 from tirx_mlir.backends.cuda.dialects.cuda.sync import (SyncThreadsOp, SyncWarpgroupOp,
                                                         SyncWarpOp)
-from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS, scope_threads
+from tirx_mlir.backends.cuda.layout.defaults import scope_threads
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition, _refine
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.backends.cuda.target_tags import parse_arch
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, materialize, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
-from tirx_mlir.dialects.tirx.layout import TileLayout, row_major_strides
+from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import is_buffer, scope_of
@@ -349,6 +349,11 @@ def register_slots(part: RegisterPartition, view: SSAValue, iter_part: RegisterP
         raise PartitionError("operand does not broadcast to the iteration space")
     tx = scope_thread_ids(scope, nthreads)
     axes = axis_values_np(tx)
+    # threads beyond the iteration layout's extent on an axis hold nothing of it (the writer
+    # guard keeps them from writing memory); only the others must find their elements
+    covered = np.all([axes[a] < n for a, n in iter_part.threads.items() if a in axes], axis=0) \
+        if iter_part.threads else np.ones(len(tx), dtype=bool)
+    tx, axes = tx[covered], {a: v[covered] for a, v in axes.items()}
     slots = iter_part.registers()
     # logical coordinate in the iteration space, [threads, slots, rank]
     rank = len(iter_shape)

@@ -27,6 +27,7 @@ from xdsl.ir import BlockArgument
 from tirx_mlir.backends.cuda import host_tensor_maps
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
+from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout import swizzle as sw
 from tirx_mlir.backends.cuda.layout.roles import producer_thread
@@ -35,13 +36,6 @@ from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import materialize, resolve_access
 from tirx_mlir.dispatch import fail, predicate, register_dispatch
-
-
-def _sm90(op, ctx):
-    arch = getattr(ctx.target, "arch", None) or ""
-    digits = "".join(ch for ch in str(arch) if ch.isdigit())
-    ok = bool(digits) and int(digits) >= 90
-    return ok, f"TMA needs sm_90 or newer, the target is {arch or 'unknown'}"
 
 
 def _global_to_shared(op, ctx):
@@ -54,7 +48,6 @@ def _same_dtype(op, ctx):
     return ok, "a TMA copy does not convert element types"
 
 
-SM90 = predicate("sm_90", _sm90)
 G2S = predicate("global->shared", _global_to_shared)
 SAME_DTYPE = predicate("same dtype", _same_dtype)
 
@@ -95,15 +88,15 @@ def _plan(op, ctx) -> tuple[ring_.StageView, TmaPlan, object]:
 
 
 @register_dispatch(T.CopyAsyncOp, "cuda", variant="tma_auto", priority=10,
-                   when=[SM90, G2S, SAME_DTYPE])
+                   when=[common.sm_at_least(90), common.ONE_DIM_BLOCK, G2S, SAME_DTYPE])
 def tma_auto(op, ctx) -> None:
     ring, plan, src = _plan(op, ctx)
     kernel = ctx.kernel
     tmap = host_tensor_maps.tensor_map_param(kernel, src.buffer, plan.box, plan.swizzle)
     bars = ring_.ring_barriers(ctx, ring)
-    pipelined = ring_.pipelined(kernel, ring.alloc)
+    pipelined = ring_.pipelined(ctx, ring.alloc)
     b = ctx.builder
-    tx = ring_.thread_id(b)
+    tx = common.ThreadIds(b)["tx"]
     stage = ring_.stage_index(b, ring)
     issuer = b.insert(arith.CmpiOp(tx, ring_.const(b, producer_thread(kernel),
                                                    IndexType()), "eq")).result

@@ -50,8 +50,8 @@ _LOW_18 = (1 << 18) - 16
 
 
 def _sm90a(op, ctx):
-    arch = str(getattr(ctx.target, "arch", "") or "")
-    return arch == "sm_90a", f"wgmma exists only on sm_90a, the target is {arch or 'unknown'}"
+    ok = common.sm_version(ctx) == 90 and common.is_arch_specific(ctx)
+    return ok, f"wgmma exists only on sm_90a, the target is {ctx.target.get('arch')}"
 
 
 def _operands(op, ctx):
@@ -94,7 +94,7 @@ class _Operand:
         if isinstance(tile, str):
             fail(f"{what}: {tile}")
         self.tile: OperandTile = tile
-        self.pipelined = ring_.pipelined(ctx.kernel, view.alloc)
+        self.pipelined = ring_.pipelined(ctx, view.alloc)
 
     def descriptor_base(self, b: Builder, stage: SSAValue) -> SSAValue:
         """The descriptor of the stage tile's first piece (an i64 value)."""
@@ -118,7 +118,7 @@ def _advance(b: Builder, desc: SSAValue, byte_offset: int | SSAValue) -> SSAValu
 
 
 @register_dispatch(T.GemmAsyncOp, "cuda", variant="wgmma", priority=10,
-                   when=[SM90A, exec_scope_in("warpgroup", "cta"), OPERANDS])
+                   when=[SM90A, common.ONE_DIM_BLOCK, exec_scope_in("warpgroup", "cta"), OPERANDS])
 def wgmma(op, ctx) -> None:
     kernel = ctx.kernel
     m, n = op.c.type.get_shape()
@@ -203,7 +203,6 @@ def _consumer_block(b: Builder, op, kernel) -> tuple[Builder, SSAValue | None]:
     groups = accumulator_groups(op, kernel)
     if groups is None or warpgroups(kernel) == 1:
         return b, None
-    tx = ring_.thread_id(b)
-    wg = b.insert(arith.DivUIOp(tx, ring_.const(b, WARPGROUP, IndexType()))).result
+    wg = common.ThreadIds(b)["wgid"]
     is_consumer = b.insert(arith.CmpiOp(wg, ring_.const(b, groups, IndexType()), "ult")).result
     return ring_.emit_if(b, is_consumer), wg

@@ -21,13 +21,12 @@ as the tile interpreter does (`tirx_mlir.interpreter.runtime.compute_dtype`).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import (AnyFloat, Float64Type, IndexType, IntegerAttr, IntegerType,
+from xdsl.dialects.builtin import (AnyFloat, Float64Type, IntegerType,
                                    f32, f64, i32, i64)
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, StringAttr, i32, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i32, i64
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -96,9 +96,17 @@ def stage_view(view: SSAValue) -> StageView | str:
     return StageView(base, stages, (rows, cols), stage)
 
 
-def pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:
+def pipelined(ctx, alloc: SSAValue) -> bool:
     """Whether the ring ``alloc`` follows the producer/consumer protocol: TMA copies write it,
-    gemm_async reads it, nothing else touches it."""
+    gemm_async reads it, nothing else touches it. Decided once per kernel, on the program as
+    the user wrote it (before its first op is dispatched)."""
+    known = ctx.shared_state.setdefault("tma_ring_pipelined", {})
+    if alloc not in known:
+        known[alloc] = _pipelined(ctx.kernel, alloc)
+    return known[alloc]
+
+
+def _pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:
     uses = tile_uses(kernel, alloc)
     writers = [op for op, name in uses if name in op.DSTS]
     readers = [op for op, name in uses if name not in op.DSTS]
@@ -126,8 +134,7 @@ def const(b: Builder, value: int, t=i32) -> SSAValue:
 
 def thread_id(b: Builder) -> SSAValue:
     """``cuda.thread_idx x``, built here (init code runs before any hoisted id)."""
-    return b.insert(cuda.ThreadIdxOp.build(properties={"dim": StringAttr("x")},
-                                           result_types=[IndexType()])).result
+    return b.insert(cuda.ThreadIdxOp(dim="x")).result
 
 
 def emit_if(b: Builder, cond: SSAValue) -> Builder:
@@ -173,7 +180,7 @@ class RingBarriers:
 
 def ring_barriers(ctx, ring: StageView) -> RingBarriers:
     """The ring's barriers (allocated and initialised by thread 0 once per kernel)."""
-    with_empty = pipelined(ctx.kernel, ring.alloc)
+    with_empty = pipelined(ctx, ring.alloc)
     btype = BufferType((ring.stages,), i64, "shared")
     counts = {"full": 1, "empty": consumer_threads(ctx.kernel, ring.alloc)}
 

@@ -86,3 +86,9 @@ def accumulator_tile_layout(kernel: KernelOp, buffer: SSAValue) -> TileLayout | 
         return fw.accumulator_layout(*btype.get_shape(), groups)
     except ValueError:
         return None
+
+
+def wgmma_accumulator_rule(alloc, first_use, name, kernel) -> TileLayout | None:
+    """The default-layout pass's rule (transforms/default_layout.py ``LAYOUT_RULES``): any use
+    of the tile decides, not only the first (an accumulator is usually zeroed first)."""
+    return accumulator_tile_layout(kernel, alloc.result)

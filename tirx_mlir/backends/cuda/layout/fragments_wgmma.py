@@ -16,7 +16,8 @@ warpgroup, one after the other in the registers)::
 
 rows split as (m64 tile, warp, half, group), columns as (8-column block, thread in the quad,
 pair); the memory axis ``m`` is the register index. A CTA-wide accumulator of ``g`` consumer
-warpgroups adds an outer ``g:1@wgid``: warpgroup ``c`` holds m64 tiles ``c * mt/g ..``.
+warpgroups adds an outer ``g:4@warpid`` and names the warp by ``1@warpid``: warpgroup ``c``
+holds m64 tiles ``c * mt/g ..``.
 """
 
 from __future__ import annotations
@@ -42,16 +43,18 @@ def instruction_n(n: int) -> int | None:
 def accumulator_layout(rows: int, cols: int, warpgroups: int | None = None) -> TileLayout:
     """The registers of a ``[rows, cols]`` f32 accumulator (rows a multiple of 64, cols of 8)
     in one warpgroup (module docstring), or, with ``warpgroups``, split by rows over
-    warpgroups ``0 .. warpgroups-1`` of the CTA (an outer ``warpgroups:1@wgid`` iterator;
-    each holds ``rows / warpgroups`` rows, a multiple of 64)."""
+    warpgroups ``0 .. warpgroups-1`` of the CTA, each holding ``rows / warpgroups`` rows (a
+    multiple of 64); the warps are then named by the CTA's ``warpid`` (``4 * wgid +
+    wid_in_wg``), so the threads of other warpgroups visibly hold nothing."""
     if rows % M or cols % 8 or rows <= 0 or cols <= 0:
         raise ValueError(f"a wgmma accumulator is [64 * k, 8 * j], not [{rows}, {cols}]")
     groups = warpgroups or 1
     if (rows // M) % groups:
         raise ValueError(f"{rows} accumulator rows do not split into m64 tiles over "
                          f"{groups} warpgroups")
-    outer = (Iter(groups, 1, "wgid"),) if warpgroups is not None else ()
-    shard = (*outer, Iter(rows // M // groups, cols // 2), Iter(4, 1, "wid_in_wg"), Iter(2, 2),
+    warp = "wid_in_wg" if warpgroups is None else "warpid"
+    outer = (Iter(groups, 4, "warpid"),) if warpgroups is not None else ()
+    shard = (*outer, Iter(rows // M // groups, cols // 2), Iter(4, 1, warp), Iter(2, 2),
              Iter(8, 4, "laneid"), Iter(cols // 8, 4), Iter(4, 1, "laneid"), Iter(2, 1))
     return TileLayout(shard)
 
