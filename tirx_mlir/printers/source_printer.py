@@ -49,7 +49,8 @@ INLINED_OPS = (*VIEW_OPS, CtaIdOp, scf.YieldOp)
 """Ops printed where their value is used, not where they stand (with the arith dialect)."""
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _NONNEG_OPS = (arith.AddiOp, arith.MuliOp, arith.DivUIOp, arith.FloorDivSIOp, arith.DivSIOp,
-               arith.RemSIOp, arith.RemUIOp, arith.MaxSIOp)
+               arith.RemSIOp, arith.RemUIOp, arith.MaxSIOp, arith.AndIOp, arith.OrIOp,
+               arith.XOrIOp, arith.ShRUIOp, arith.ShRSIOp)
 
 
 class PrintError(TirxError):
@@ -262,7 +263,8 @@ class SourcePrinter(BasePrinter):
 
     def nonneg(self, value: SSAValue) -> bool:
         """Whether an integer value is provably >= 0 (constants, loop variables counting up
-        from a non-negative bound, CTA ids, and sums/products/quotients of those)."""
+        from a non-negative bound, CTA ids, zero extensions, and sums/products/quotients/bitwise
+        combinations and right shifts of those)."""
         owner = value.owner
         if isinstance(value, BlockArgument):
             loop = value.block.parent_op()
@@ -276,7 +278,7 @@ class SourcePrinter(BasePrinter):
             return self.nonneg(owner.lhs) and self.nonneg(owner.rhs)
         if isinstance(owner, arith.IndexCastOp):
             return self.nonneg(owner.input)
-        return False
+        return isinstance(owner, arith.ExtUIOp)  # zero-extended: never negative
 
     # ---- the language's hooks ----
     def cta_id(self, op: CtaIdOp) -> str:

@@ -126,23 +126,28 @@ def user_parameters(kernel: KernelOp) -> list[int]:
 
 def bind_arguments(kernel: KernelOp, arrays: Sequence[Any],
                    encode: Callable[[Any, HostTensorMap], Any] | None = None) -> tuple:
-    """The full argument list of ``kernel`` from the arrays of its `user_parameters`, each
+    """The argument list of ``kernel`` from the arrays of its `user_parameters` (all of them,
+    or only the inputs, as a kernel runner that allocates the outputs takes them), each
     host-built map encoded by ``encode(source array, map)`` (default:
     `encode_for_interpreter`). A kernel without host-built maps gets ``arrays`` back."""
     maps = host_tensor_maps(kernel)
     if not maps:
         return tuple(arrays)
     users = user_parameters(kernel)
-    if len(arrays) != len(users):
-        raise TirxError(f"@{kernel.kernel_name} takes {len(users)} arrays (and builds "
-                        f"{len(maps)} tensor maps from them), got {len(arrays)}", kernel)
-    full: list[Any] = [None] * len(kernel.body.block.args)
-    for pos, arr in zip(users, arrays):
-        full[pos] = arr
+    inputs = [p for p in users if p < kernel.n_inputs]
+    if len(arrays) not in (len(users), len(inputs)):
+        raise TirxError(f"@{kernel.kernel_name} takes {len(inputs)} input arrays (and "
+                        f"{len(users) - len(inputs)} outputs; it builds {len(maps)} tensor "
+                        f"maps from them), got {len(arrays)}", kernel)
+    given = users if len(arrays) == len(users) else inputs
+    full: dict[int, Any] = dict(zip(given, arrays))
     encode = encode or encode_for_interpreter
     for m in maps:
+        if m.source not in full:
+            raise TirxError(f"the tensor map of parameter {m.source} needs its array; pass the "
+                            f"outputs too", kernel)
         full[m.param] = encode(full[m.source], m)
-    return tuple(full)
+    return tuple(full[p] for p in sorted(full))
 
 
 def encode_for_interpreter(array: Any, m: HostTensorMap) -> Any:

@@ -20,7 +20,7 @@ def _kernel(m, n, k, ta=False, tb=False, accum=False, threads=128, scope="warpgr
     C = f"!tirx.buffer<{m}x{n}xf32, {{}}>"
     flags = " ".join(f for f, on in (("transpose_a", ta), ("transpose_b", tb),
                                       ("accum", accum)) if on)
-    init = f"  tirx.copy cta %acc, %C0 : {C.format('local')}, {C.format('global')}\n" \
+    init = f"  tirx.copy {scope} %acc, %C0 : {C.format('local')}, {C.format('global')}\n" \
         if accum else ""
     c0 = f", %C0: {C.format('global')}" if accum else ""
     return f"""tirx.kernel @k(%A: {A.format('global')}, %B: {B.format('global')}{c0})
@@ -31,7 +31,7 @@ def _kernel(m, n, k, ta=False, tb=False, accum=False, threads=128, scope="warpgr
   tirx.copy cta %sa, %A : {A.format('shared')}, {A.format('global')}
   tirx.copy cta %sb, %B : {B.format('shared')}, {B.format('global')}
 {init}  tirx.gemm_async {scope} %acc, %sa, %sb {flags} : {C.format('local')}, {A.format('shared')}, {B.format('shared')}
-  tirx.copy cta %C, %acc : {C.format('global')}, {C.format('local')}
+  tirx.copy {scope} %C, %acc : {C.format('global')}, {C.format('local')}
   tirx.return
 }}
 """

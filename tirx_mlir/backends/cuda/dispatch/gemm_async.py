@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, i1, i64
+from xdsl.dialects.builtin import FloatAttr, IndexType, f32, i1, i64
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
@@ -103,7 +103,7 @@ class _Operand:
         addr = ring_.shared_address(b, self.view.alloc, start)
         wide = b.insert(arith.ExtUIOp(addr, i64)).result
         low = b.insert(arith.AndIOp(wide, ring_.const(b, _LOW_18, i64))).result
-        field = b.insert(arith.ShRUIOp(low, ring_.const(b, 4, i64))).result
+        field = b.insert(arith.DivSIOp(low, ring_.const(b, 16, i64))).result  # low >= 0
         high = ring_.const(b, self.tile.descriptor(0).encode(), i64)
         return b.insert(arith.OrIOp(field, high)).result
 
@@ -159,9 +159,13 @@ def wgmma(op, ctx) -> None:
         shift = inner.insert(arith.MuliOp(wg64, ring_.const(inner, per_group >> 4, i64))).result
         desc_a = _advance(inner, desc_a, shift)
     half = n // 2
-    values = [inner.insert(cuda.LoadOp.build(
-        operands=[regs, ring_.const(inner, r, IndexType())], result_types=[_f32()])).result
-        for r in range(mt * half)]
+    if op.flag("accum"):
+        values = [inner.insert(cuda.LoadOp(regs, ring_.const(inner, r, IndexType()),
+                                           result_types=[f32])).result
+                  for r in range(mt * half)]
+    else:  # scale-d 0 ignores them; zeros rather than unset registers
+        zero = inner.insert(arith.ConstantOp(FloatAttr(0.0, f32))).result
+        values = [zero] * (mt * half)
     inner.insert(ptx("wgmma_fence", []))
     shape = f"m64n{n_instr}k{K_STEP}"
     for i in range(mt):
@@ -181,7 +185,7 @@ def wgmma(op, ctx) -> None:
     inner.insert(ptx("wgmma_commit_group", []))
     inner.insert(ptx("wgmma_wait_group", [], n=0))
     for r, v in enumerate(values):
-        inner.insert(cuda.StoreOp.build(operands=[regs, ring_.const(inner, r, IndexType()), v]))
+        inner.insert(cuda.StoreOp(regs, ring_.const(inner, r, IndexType()), v))
     for x, stage in stages:
         if x.pipelined:
             bars = ring_.ring_barriers(ctx, x.view)
@@ -189,12 +193,6 @@ def wgmma(op, ctx) -> None:
                              space="shared"))
     if inner is not b:
         ring_.close_if(inner)
-
-
-def _f32():
-    from xdsl.dialects.builtin import f32
-
-    return f32
 
 
 def _consumer_block(b: Builder, op, kernel) -> tuple[Builder, SSAValue | None]:

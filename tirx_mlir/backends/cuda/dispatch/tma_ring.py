@@ -212,7 +212,7 @@ def use_parity(ctx, b: Builder, ring: StageView, role: str, stage: SSAValue) -> 
     zero = const(b, 0, IndexType())
     bits = b.insert(cuda.LoadOp.build(operands=[reg, zero], result_types=[i32])).result
     s32 = b.insert(arith.IndexCastOp(stage, i32)).result
-    shifted = b.insert(arith.ShRUIOp(bits, s32)).result
+    shifted = b.insert(arith.ShRSIOp(bits, s32)).result  # bits >= 0: fewer than 31 stages
     parity = b.insert(arith.AndIOp(shifted, const(b, 1))).result
     mask = b.insert(arith.ShLIOp(const(b, 1), s32)).result
     b.insert(cuda.StoreOp.build(operands=[reg, zero, b.insert(arith.XOrIOp(bits, mask)).result]))

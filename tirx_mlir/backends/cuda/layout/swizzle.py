@@ -87,6 +87,16 @@ ALIGNMENT = Swizzle.B128.pattern_bytes
 element offsets is the pattern on addresses."""
 
 
+def tile_alignment(layout: TileLayout | None, elem_bytes: int, default: int) -> int:
+    """The byte alignment a shared buffer of ``layout`` needs: its swizzle's repeating pattern
+    (``elem_bytes << (M + B + S)``, 1024 bytes for 128B), so the pattern on its element offsets
+    is the pattern on addresses; ``default`` when it is not swizzled."""
+    if layout is None or layout.swizzle is None:
+        return default
+    sw = layout.swizzle
+    return max(default, elem_bytes << (sw.per_element + sw.swizzle_len + sw.atom_len))
+
+
 def swizzle(addresses: np.ndarray, mode: Swizzle, base_offset: int = 0) -> np.ndarray:
     """Byte addresses after ``mode``'s XOR pattern (module docstring)."""
     addr = np.asarray(addresses, dtype=np.int64)

@@ -23,7 +23,8 @@ from xdsl.passes import ModulePass
 
 from xdsl.dialects.builtin import IntegerAttr, i64
 
-from tirx_mlir.backends.cuda.dialects.cuda.shared import SharedAllocOp
+from tirx_mlir.backends.cuda.dialects.cuda.shared import TILE_ALIGN, SharedAllocOp
+from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.layout import TileLayout
@@ -60,11 +61,7 @@ def _to_shared_array(alloc: AllocOp, btype: BufferType, layout: TileLayout | Non
                         reader, code="CUDA-PASS-ORDER",
                         hint="run tirx-dispatch before cuda-lower-layout")
     span = layout.span("m") if layout is not None else btype.numel
-    align = 128
-    if layout is not None and layout.swizzle is not None:
-        sw = layout.swizzle
-        elem = dtypes.bit_width(btype.element_type) // 8
-        align = max(align, elem << (sw.per_element + sw.swizzle_len + sw.atom_len))
+    align = tile_alignment(layout, dtypes.bit_width(btype.element_type) // 8, TILE_ALIGN)
     new = SharedAllocOp(result_types=[BufferType([span], btype.element_type, SHARED)],
                         align=IntegerAttr(align, i64))
     place_like(new, alloc)
