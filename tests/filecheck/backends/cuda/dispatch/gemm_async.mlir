@@ -1,10 +1,11 @@
 // RUN: tirx-opt %s --split-input-file -p cuda-default-layout,tirx-dispatch | filecheck %s
 // gemm_async wgmma: A [64, 64] and B [128, 64] f16 (K-major) in 128-byte swizzled shared tiles,
 // C [64, 128] f32 in the wgmma accumulator registers of the one warpgroup. The accumulators are
-// read, then wgmma.fence, one m64n128k16 per K step of 16 (scale-d 0 on the first: no accum),
+// read (here: zeros), then wgmma.fence, one m64n128k16 per K step of 16 (scale-d 0 on the first: no accum),
 // commit, wait 0, and the registers are written back. The descriptors' high half is 128B swizzle
 // (bit 62), SBO 1024 B, LBO 16 B: 4611686293305360384; each K step advances the start by 32 B
-// (2 in the start field). Operands written by ordinary stores are fenced for the async proxy.
+// (2 in the start field). Operands written by ordinary stores are fenced for the async proxy;
+// without accum the accumulators enter as zeros (scale-d ignores them).
 
 tirx.kernel @wgmma(%A: !tirx.buffer<64x64xf16, global>, %B: !tirx.buffer<128x64xf16, global>)
     -> (%C: !tirx.buffer<64x128xf32, global>) grid [1] threads [128] target "cuda -arch=sm_90a" {
@@ -19,16 +20,19 @@ tirx.kernel @wgmma(%A: !tirx.buffer<64x64xf16, global>, %B: !tirx.buffer<128x64x
 }
 
 // CHECK-LABEL: tirx.kernel @wgmma
-// CHECK:       %[[REGS:.*]] = tirx.alloc : !tirx.buffer<64xf32, local>
 // CHECK:       %sa = tirx.alloc : !tirx.buffer<64x64xf16, shared, swizzle(3,3,3) S[64,64]>
 // CHECK:       %acc = tirx.alloc : !tirx.buffer<64x128xf32, local, S[(1,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
+// CHECK:       %[[REGS:.*]] = tirx.alloc : !tirx.buffer<64xf32, local>
 // CHECK-NOT:   tirx.gemm_async
 // CHECK:       ptx.fence_proxy_async "shared::cta"
-// CHECK:       arith.constant 4611686293305360384 : i64
-// CHECK-COUNT-64: cuda.load %[[REGS]]
+// CHECK:       %[[HIGH:.*]] = arith.constant 4611686293305360384 : i64
+// CHECK:       %[[DESC_A:.*]] = arith.ori %{{.*}}, %[[HIGH]] : i64
+// CHECK:       %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:  ptx.wgmma_fence
-// CHECK:       %[[F:.*]] = arith.constant false
-// CHECK-NEXT:  %{{.*}} = ptx.wgmma_mma_async_ss "m64n128k16.f32.f16.f16" {{.*}}, %[[F]], 1, 1, 0, 0
+// CHECK-NEXT:  %[[FALSE:.*]] = arith.constant false
+// CHECK-NEXT:  ptx.wgmma_mma_async_ss "m64n128k16.f32.f16.f16" {%[[ZERO]], {{.*}}}, %[[DESC_A]], %{{.*}}, %[[FALSE]], 1, 1, 0, 0
+// CHECK:       %[[STEP:.*]] = arith.constant 2 : i64
+// CHECK-NEXT:  arith.addi %[[DESC_A]], %[[STEP]] : i64
 // CHECK-COUNT-3: ptx.wgmma_mma_async_ss "m64n128k16.f32.f16.f16"
 // CHECK-NOT:   ptx.wgmma_mma_async_ss
 // CHECK:       ptx.wgmma_commit_group
