@@ -29,9 +29,9 @@ def test_gemm_sm90a_every_stage():
     assert [(m.source, m.box, m.swizzle.tensor_map_name) for m in host_tensor_maps(kernel)] == \
         [(0, (128, 64), "128B"), (1, (128, 64), "128B")]
     names = _names(kernel.walk())
-    # per K step: 2 TMA boxes; 4 wgmma m64n128k16 x 2 m64 tiles, in each of 2 gemm_async ops
+    # per K step: 2 TMA boxes (one per operand); 4 wgmma m64n128k16 for each of 2 m64 tiles
     assert names.count("ptx.cp_async_bulk_tensor_g2s") == 2
-    assert names.count("ptx.wgmma_mma_async_ss") == 16
+    assert names.count("ptx.wgmma_mma_async_ss") == 8
     assert names.count("ptx.mbarrier_arrive_expect_tx") == 2
     assert not any(isinstance(op, ptx.PtxOp) and op.name == "ptx.wgmma_wait_group" and
                    op.properties["n"].value.data != 0 for op in kernel.walk())
