@@ -61,6 +61,9 @@ def __getattr__(name: str) -> Any:
 class PipelineEntry:
     factory: Callable[..., Sequence[ModulePass]]
     doc: str = ""
+    tile_level_only: bool = False
+    """The pipeline only lowers tile primitives: IR without any is already at the level the
+    printers take (`tirx_mlir.compile` then compiles it as it is)."""
 
     def options(self) -> dict[str, Any]:
         """``{option: default}`` the factory accepts (``...`` for a required one)."""
@@ -77,10 +80,18 @@ pipelines: registry.Registry[PipelineEntry] = registry.Registry("pipeline")
 
 
 def register_pipeline(name: str, factory: Callable[..., Sequence[ModulePass]], *, doc: str = "",
-                      override: bool = False) -> None:
-    """Register ``factory(**options) -> [pass instances]`` under ``name``."""
+                      tile_level_only: bool = False, override: bool = False) -> None:
+    """Register ``factory(**options) -> [pass instances]`` under ``name`` (``tile_level_only``:
+    `PipelineEntry.tile_level_only`)."""
     pipelines.register(name, PipelineEntry(factory, doc or (factory.__doc__ or "").strip()
-                                           .split("\n")[0]), override=override)
+                                           .split("\n")[0], tile_level_only),
+                       override=override)
+
+
+def is_tile_level_only(name: str) -> bool:
+    """Whether pipeline ``name`` only lowers tile primitives (False for an unknown name)."""
+    entry = pipelines.get(name)
+    return entry is not None and entry.tile_level_only
 
 
 def list_pipelines() -> dict[str, str]:

@@ -135,3 +135,15 @@ def test_a_printer_that_refuses_the_ir_leaves_a_note_and_source_raises(add_one_t
         art.source  # noqa: B018
     x = np.zeros(1024, np.float32)  # the interpreter device runs the tile-level IR anyway
     np.testing.assert_array_equal(art.run(x), x + 1)
+
+
+def test_cuda_tile_kernels_compile_through_the_cuda_pipeline():
+    text = """tirx.kernel @scale(%X: !tirx.buffer<4096xf32, global>)
+        -> (%Y: !tirx.buffer<4096xf32, global>) grid [1] threads [256] target "cuda -arch=sm_80" {
+      %two = arith.constant 2.0 : f32
+      tirx.mul cta %Y, %X, %two : !tirx.buffer<4096xf32, global>, !tirx.buffer<4096xf32, global>, f32
+      tirx.return
+    }"""
+    art = tirx_mlir.compile(text, cache=False)
+    assert art.pipeline.startswith("tirx-check-bounds,cuda-default-layout")
+    assert "tirx.mul" not in str(art.lowered) and "ld.global.v4.f32" in art.sources["ptx"]

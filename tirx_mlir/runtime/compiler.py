@@ -8,9 +8,10 @@ Steps: parse (IR text or a path) or clone (a module, a ``tirx.kernel`` op, a
 ``tirx_mlir.script`` kernel builder) the input, so the caller's IR is never changed; verify;
 resolve the target (``target=``, else the kernels'); choose the pipeline: ``pipeline=None``
 takes the pipeline named like the target kind when one is registered (``trn`` -> the ``trn``
-pipeline, given ``target`` and the other ``**options``), else none, because the IR is already
-at the level the printers take (CUDA kernels written with the cuda/ptx ops have no pipeline
-yet); look the compile up in the cache; otherwise run the pipeline and the kind's `Toolchain`
+pipeline, ``cuda`` -> the ``cuda`` pipeline, given ``target`` and the other ``**options``),
+else none, because the IR is already at the level the printers take; so is a module without
+tile primitives whose kind's pipeline only lowers them (``tile_level_only``: a CUDA kernel
+written with the cuda/ptx ops), compiled as it is; look the compile up in the cache; otherwise run the pipeline and the kind's `Toolchain`
 (sources, binary, statistics) and store the result.
 """
 
@@ -44,10 +45,14 @@ def compile(module_or_kernel: Any, target: "Target | str | None" = None,  # noqa
     ``TIRX_MLIR_CACHE=0``), False, True, or a directory.
     """
     from tirx_mlir.interpreter.launch import verify_module
+    from tirx_mlir.pipelines import is_tile_level_only
 
     module = as_module(module_or_kernel)
     verify_module(module)
     tgt, target_option = resolve_target(module, target)
+    if pipeline is None and not options and is_tile_level_only(tgt.kind_name) and \
+            not _has_tile_ops(module):
+        pipeline = "none"
     pipe = resolve_pipeline(pipeline, tgt, target_option, options)
     toolchain = toolchain_for(tgt.kind_name)
     spec = pipe.spec() if pipe is not None else ""
@@ -127,6 +132,12 @@ def resolve_target(module: "ModuleOp", target: "Target | str | None") -> tuple["
         raise TirxError(f"compile: kernel @{found[0].kernel_name} has no target", found[0],
                         hint="pass target=... or add `target \"...\"` to the kernel")
     return tgt, None
+
+
+def _has_tile_ops(module) -> bool:
+    from tirx_mlir.dialects.tirx.tile_base import TileOp
+
+    return any(isinstance(op, TileOp) for op in module.walk())
 
 
 def resolve_pipeline(pipeline: Any, target: "Target", target_option: Any,

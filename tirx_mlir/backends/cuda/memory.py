@@ -30,6 +30,9 @@ SHARED_SCOPES = (SHARED, SHARED_DYN)
 """The scopes that are CUDA shared memory (static or the dynamic arena)."""
 ADDRESSABLE_SCOPES = (GLOBAL, SHARED, SHARED_DYN)
 """Scopes a load, store or atomic addresses (registers and tensor memory are not)."""
+ACCESS_SCOPES = (*ADDRESSABLE_SCOPES, LOCAL)
+"""Scopes ``cuda.load`` / ``cuda.store`` read and write: the addressable ones and a thread's
+``local`` arrays (registers when every index is a constant, ``.local`` memory otherwise)."""
 
 SCOPES = {TMEM: "Blackwell tensor memory (128 lanes x 512 columns of 32 bits per CTA)"}
 """The scopes the cuda backend registers (the others are the core's)."""

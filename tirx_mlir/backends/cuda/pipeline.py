@@ -57,4 +57,4 @@ def register_cuda_pipeline() -> None:
 
     register_pipeline("cuda", cuda_passes,
                       doc="CUDA: register layouts, tile dispatch to cuda/ptx ops, layout "
-                          "lowering, cleanup")
+                          "lowering, cleanup", tile_level_only=True)

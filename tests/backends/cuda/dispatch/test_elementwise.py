@@ -66,3 +66,20 @@ def test_global_destination_reads_global_sources_with_vectors():
     final = check_every_stage(text, lambda x, b: [x * b])
     ops = [op.name for op in final.walk()]
     assert "ptx.ld" in ops and "ptx.st" in ops  # 16-byte accesses
+
+
+def test_register_tiles_with_a_broadcast_register_operand():
+    r, g = T.format("local"), T.format("global")
+    text = HEADER + f"""  %t = tirx.alloc : {r}
+  %b = tirx.alloc : !tirx.buffer<1x64xf32, shared>
+  tirx.copy cta %t, %x : {r}, {g}
+  tirx.copy cta %b, %B : !tirx.buffer<1x64xf32, shared>, {BIAS.format("global")}
+  tirx.exp cta %t, %t : {r}, {r}
+  tirx.add cta %t, %t, %b : {r}, {r}, !tirx.buffer<1x64xf32, shared>
+  tirx.copy cta %y, %t : {g}, {r}
+  tirx.return
+}}
+"""
+    final = check_every_stage(text, lambda x, b: [np.exp(x) + b])
+    arrays = [op for op in final.walk() if op.name == "tirx.alloc"]
+    assert [str(a.result.type) for a in arrays] == ["!tirx.buffer<64xf32, local>"]

@@ -36,14 +36,15 @@ from xdsl.ir import SSAValue
 from tirx_mlir.backends.cuda.dialects.cuda.ids import ThreadIdxOp
 from tirx_mlir.backends.cuda.dialects.cuda.sync import (SyncThreadsOp, SyncWarpgroupOp,
                                                         SyncWarpOp)
-from tirx_mlir.backends.cuda.layout.defaults import scope_threads
+from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS, scope_threads
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition, _refine
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.backends.cuda.target_tags import parse_arch
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, materialize, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
-from tirx_mlir.dialects.tirx.layout import TileLayout
+from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
+from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
+from tirx_mlir.dialects.tirx.layout import TileLayout, row_major_strides
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import is_buffer, scope_of
@@ -415,6 +416,25 @@ def scope_barrier(b: Builder, scope: ExecScope) -> None:
         b.insert(SyncWarpOp(mask))
 
 
+_NO_WORK = (AllocOp, arith.ConstantOp, ScopeIdOp, *VIEW_OPS)
+
+
+def _after_other_work(op: TileOp) -> bool:
+    """Whether threads may still be touching shared memory for earlier work when ``op``
+    starts: something other than allocations, constants, ids and views precedes it in its
+    block (and it is not right after a barrier), or its block is a loop or branch body."""
+    if isinstance(op.prev_op, SyncThreadsOp):
+        return False
+    if not isinstance(op.parent_op(), KernelOp):
+        return True
+    prev = op.prev_op
+    while prev is not None:
+        if not isinstance(prev, _NO_WORK) and not (prev.dialect_name() == "arith"):
+            return True
+        prev = prev.prev_op
+    return False
+
+
 def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
                  barriers: bool = True) -> Callable:
     """`register_dispatch` for target kind ``cuda``, adding the barriers of the tile-level
@@ -423,7 +443,7 @@ def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
         def run(op: TileOp, ctx) -> None:
             reads, writes = _touches_shared(op) if barriers else (False, False)
             scope = op.exec_scope
-            if writes and scope == ExecScope.CTA and not isinstance(op.prev_op, SyncThreadsOp):
+            if writes and scope == ExecScope.CTA and _after_other_work(op):
                 scope_barrier(ctx.builder, scope)
             impl(op, ctx)
             if (reads or writes) and scope != ExecScope.THREAD:

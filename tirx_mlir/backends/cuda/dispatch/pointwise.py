@@ -193,8 +193,10 @@ def _writer_guard(b: Builder, part: RegisterPartition, scope: ExecScope, nthread
 
 
 def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
-          ctype: Attribute | None = None) -> None:
-    """Lower ``dst[i] = fn(srcs[...][i])`` (module docstring)."""
+          ctype: Attribute | None = None, at: "Callable | None" = None) -> None:
+    """Lower ``dst[i] = fn(srcs[...][i])`` (module docstring). With ``at``, the function is
+    ``at(builder, values, coords)``: it also sees the element's destination coordinate (one
+    affine `IndexExpr` per dim)."""
     b = ctx.builder
     shape = shape_of(dst)
     present = [s for s in srcs if s is not None]
@@ -215,9 +217,9 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
         group = slots[start:start + vec]
         coords = [tuple(t + c for t, c in zip(thread, part.reg_coords(r))) for r in group]
         values = [_read(wb, ctx, o, coords, start, vec, cache) for o in operands]
-        outs = [fn(wb, [convert(wb, v[j], ctype) if v[j].type != ctype and
-                        _is_value(v[j]) else v[j] for v in values])
-                for j in range(len(group))]
+        args = [[convert(wb, v[j], ctype) if v[j].type != ctype and _is_value(v[j]) else v[j]
+                 for v in values] for j in range(len(group))]
+        outs = [fn(wb, a) if at is None else at(wb, a, coords[j]) for j, a in enumerate(args)]
         _write(wb, dst_op, coords, start, [convert(wb, o, elem_type(dst)) for o in outs], cache)
 
 

@@ -1,7 +1,7 @@
 """SIMT semantics of the core ops a dispatched kernel still holds before the cuda pipeline's
 later passes: the scope ids (``tirx.cta_id``, ``tirx.warp_id``, ...; lowered by
 ``cuda-lower-scope-ids``), shared tiles (``tirx.alloc`` in shared: a static array of the
-executor's arena, addressed physically) and tile-level views and register tiles (erased by
+executor's arena, addressed physically: local_arrays.py) and tile-level views and register tiles (erased by
 ``cuda-lower-layout``; nothing reads them). Each is the CUDA id its
 lowering gives (backends/cuda/transforms/lower_scope_ids.py): ``cta_id`` = ``blockIdx``,
 ``thread_id`` = ``threadIdx``, and lane / warp / warpgroup ids from the thread's linear index
@@ -13,7 +13,7 @@ import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter.impls import lane_impl
 from tirx_mlir.dialects.tirx import kernel as K
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, SliceOp, TransposeOp
+from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
 
 
 @lane_impl(K.CtaIdOp)
@@ -61,12 +61,4 @@ class TileView:
 
 @lane_impl(SliceOp, TransposeOp, ReshapeOp)
 def run_view(ctx, op, args):
-    return (TileView(),)
-
-
-@lane_impl(AllocOp)
-def run_alloc(ctx, op, args):
-    buffers = ctx.engine.shared_buffers
-    if op in buffers:
-        return (buffers[op],)
     return (TileView(),)

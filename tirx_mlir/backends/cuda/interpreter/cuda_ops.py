@@ -5,7 +5,8 @@
 * ``cuda.shared_alloc`` / ``cuda.dynamic_shared``: the buffer at the offset the executor laid
   out (memory.py), ``cuda.address``: a generic (i64) or shared-window (i32) byte address;
 * ``cuda.load`` / ``cuda.store``: 1, 2 or 4 consecutive elements at the flat index, through the
-  checked memory (bounds, alignment, observers); a store rounds to the buffer's element type.
+  checked memory (bounds, alignment, observers), or of the lane's own local array
+  (local_arrays.py); a store rounds to the buffer's element type.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from tirx_mlir.backends.cuda.dialects.cuda import ids, loads, shared
 from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.interpreter import memory
 from tirx_mlir.backends.cuda.interpreter.impls import lane_impl
+from tirx_mlir.backends.cuda.interpreter.local_arrays import LocalArray
 from tirx_mlir.backends.cuda.interpreter.values import lane_shape
 from tirx_mlir.interpreter.runtime import convert
 
@@ -114,6 +116,10 @@ def run_load(ctx, op, args):
     buf, index = args
     shape = lane_shape(op.result.type)
     count = shape[0] if shape else 1
+    if isinstance(buf, LocalArray):
+        _check_index(ctx, buf, index, count)
+        values = buf.load(ctx, index, count)
+        return (values if shape else values[:, 0],)
     space, addr = element_addresses(ctx, buf, index, count)
     values = ctx.mem.load(ctx, space, addr, buf.dtype, count)
     return (values if shape else values[:, 0],)
@@ -123,8 +129,12 @@ def run_load(ctx, op, args):
 def run_store(ctx, op, args):
     buf, index, value = args
     count = value.shape[1] if value.ndim > 1 else 1
-    space, addr = element_addresses(ctx, buf, index, count)
     data = convert(value, buf.dtype).reshape(ctx.wave.L, count)
+    if isinstance(buf, LocalArray):
+        _check_index(ctx, buf, index, count)
+        buf.store(ctx, index, data)
+        return ()
+    space, addr = element_addresses(ctx, buf, index, count)
     ctx.mem.store(ctx, space, addr, data)
     return ()
 

@@ -14,7 +14,7 @@ every wave.
 
 Options (`SimtOptions`, set with `configure(interp, ...)` or ``tirx-run`` flags): ``pes``,
 ``racecheck``, ``dynamic_shared_bytes`` (the launch's dynamic arena; default: what the
-``cuda.dynamic_shared`` views span), ``max_wave_lanes``, ``grid``/``block`` (launch another
+``cuda.dynamic_shared`` views span, as the runtime's launch gives), ``max_wave_lanes``, ``grid``/``block`` (launch another
 shape than the kernel's, as a host can). After a run, `last_run(interp)` gives
 the statistics and per-PE outputs.
 """
@@ -27,7 +27,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tirx_mlir.backends.cuda.dialects.cuda.shared import DynamicSharedOp, SharedAllocOp
+from tirx_mlir.backends.cuda.dialects.cuda.shared import (DynamicSharedOp, dynamic_shared_bytes,
+                                                         static_shared_array)
 from tirx_mlir.backends.cuda.dialects.cuda.sync import SyncGridOp
 from tirx_mlir.backends.cuda.interpreter.checks.observers import (race_observer,
                                                                   shared_stats_observer)
@@ -38,9 +39,7 @@ from tirx_mlir.backends.cuda.interpreter.stats import SimtStats
 from tirx_mlir.backends.cuda.interpreter.tensor_map import map_tensor_maps
 from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
 from tirx_mlir.backends.cuda.interpreter.wave import Wave, pad3
-from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.interpreter.runtime import InterpretError
 
@@ -120,47 +119,33 @@ def stats_report(interp) -> str | None:
     return None if run is None else run.stats.table()
 
 
-TILE_ALIGN = 128
-"""Bytes: the alignment of a shared tile (``tirx.alloc`` in shared) before cuda-lower-layout
-places it (the alignment that pass gives the static array it becomes)."""
-
-
-def is_shared_tile(op) -> bool:
-    """A ``tirx.alloc`` in shared memory: a tile-level buffer a dispatched kernel still
-    addresses physically (flat index into its layout's footprint) until cuda-lower-layout."""
-    return isinstance(op, AllocOp) and op.result.type.scope_name in SHARED_SCOPES
-
-
 def physical_shape(t: BufferType) -> tuple[int, ...]:
-    """The shape a memory buffer is addressed with: a laid-out one by its footprint."""
+    """The shape a memory buffer is addressed with: a laid-out shared tile (a dispatched kernel
+    before cuda-lower-layout) by its footprint, a flat index into its layout's span."""
     layout = t.get_layout()
     return tuple(t.get_shape()) if layout is None else (layout.span("m"),)
 
 
-def shared_bytes(op) -> int:
-    t = op.result.type
-    return math.prod(physical_shape(t)) * lane_dtype(t.element_type).itemsize
-
-
 def shared_layout(kernel: KernelOp, dynamic_bytes: int | None) -> tuple[dict, int]:
-    """(op -> its arena offset, arena bytes): static arrays in program order at their
-    alignment, then the dynamic arena at a `DYNAMIC_ALIGN` boundary."""
+    """(op -> its arena offset, arena bytes): static arrays (``cuda.shared_alloc``, ``tirx.alloc``
+    in shared) in program order at their alignment, then the dynamic arena at a
+    `DYNAMIC_ALIGN` boundary, of ``dynamic_bytes`` (default: what the views reach)."""
     offsets: dict = {}
     end = 0
     views = []
     for op in kernel.body.walk():
-        if isinstance(op, SharedAllocOp) or is_shared_tile(op):
-            align = op.alignment() if isinstance(op, SharedAllocOp) else TILE_ALIGN
+        static = static_shared_array(op)
+        if static is not None:
+            btype, align = static
             offset = -(-end // align) * align
             offsets[op] = offset
-            end = offset + shared_bytes(op)
+            end = offset + math.prod(physical_shape(btype)) * lane_dtype(btype.element_type).itemsize
         elif isinstance(op, DynamicSharedOp):
             views.append(op)
     if not views and not dynamic_bytes:
         return offsets, end
     base = -(-end // DYNAMIC_ALIGN) * DYNAMIC_ALIGN
-    spanned = max((v.int_prop("offset") + v.nbytes() for v in views), default=0)
-    arena = spanned if dynamic_bytes is None else dynamic_bytes
+    arena = dynamic_shared_bytes(kernel) if dynamic_bytes is None else dynamic_bytes
     for view in views:
         offsets[view] = base + view.int_prop("offset")
     return offsets, base + arena
@@ -234,7 +219,7 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
     tensor_maps = map_tensor_maps(kernel, mem, allocations, lambda i: _param_name(kernel, i))
     shared_refs = {}
     for op, offset in offsets.items():
-        t = op.result.type
+        t = op.results[0].type
         shared_refs[op] = BufferRef(SHARED, lane_dtype(t.element_type), physical_shape(t),
                                     np.array([offset], dtype=np.int64), op.name)
     n_ctas = math.prod(grid)

@@ -42,6 +42,7 @@ IMPL_MODULES = (
     "tirx_mlir.backends.cuda.interpreter.arith_ops",
     "tirx_mlir.backends.cuda.interpreter.cuda_ops",
     "tirx_mlir.backends.cuda.interpreter.core_ops",
+    "tirx_mlir.backends.cuda.interpreter.local_arrays",
     "tirx_mlir.backends.cuda.interpreter.barriers",
     "tirx_mlir.backends.cuda.interpreter.ptx_memory_ops",
     "tirx_mlir.backends.cuda.interpreter.lane_ops.cuda_math_impls",

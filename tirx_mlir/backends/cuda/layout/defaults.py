@@ -52,9 +52,9 @@ def spread_layout(shape: Sequence[int], axis: str | None, threads: int, vec: int
     while vec > 1 and numel % vec:
         vec //= 2
     if numel % (threads * vec):
-        # fewer threads than the scope has: the largest count dividing the vectors (the
+        # fewer threads than the scope has: the most that divide the vectors evenly (the
         # others hold nothing)
-        threads = math.gcd(threads, numel // vec)
+        threads = max(c for c in range(1, threads + 1) if (numel // vec) % c == 0)
     outer = numel // (threads * vec)
     iters = [Iter(outer, vec), Iter(threads, 1, axis), Iter(vec, 1)]
     return TileLayout(tuple(it for it in iters if it.extent > 1) or (Iter(1, 1),))

@@ -145,8 +145,6 @@ def tensor_map_positions(kernel: Any) -> set[int]:
 
 def dynamic_shared_bytes(kernel: Any) -> int:
     """Bytes of the dynamic shared arena the kernel's views reach (0 when it has none)."""
-    from tirx_mlir.backends.cuda.dialects.cuda import DynamicSharedOp
+    from tirx_mlir.backends.cuda.dialects.cuda.shared import dynamic_shared_bytes as arena
 
-    ends = [op.int_prop("offset") + op.nbytes() for op in kernel.walk()
-            if isinstance(op, DynamicSharedOp)]
-    return max(ends, default=0)
+    return arena(kernel)

@@ -102,3 +102,46 @@ def test_ptx_ops_take_their_text_from_the_table():
                    '  ptx.st "global.v2.f32" [%p], {%v#0, %v#1} : (i64, f32, f32) -> ()')
     assert 'asm volatile("ld.global.nc.v2.f32 {%0, %1}, [%2];" : "=f"(v), "=f"(v_1) : "l"(p) ' \
            ': "memory");' in text
+
+
+LOCAL_ACCUMULATE = """
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %t = cuda.thread_idx x : index
+  %base = arith.muli %t, %c32 : index
+  %acc = tirx.alloc : !tirx.buffer<4xf32, local>
+  %z = cuda.load %G, %base : !tirx.buffer<4096xf32, global>, index -> vector<2xf32>
+  cuda.store %acc, %c0, %z : !tirx.buffer<4xf32, local>, index, vector<2xf32>
+  scf.for %k = %c2 to %c32 step %c2 {
+    %i = arith.addi %base, %k : index
+    %v = cuda.load %G, %i : !tirx.buffer<4096xf32, global>, index -> vector<2xf32>
+    cuda.store %acc, %c2, %v : !tirx.buffer<4xf32, local>, index, vector<2xf32>
+    %a0 = cuda.load %acc, %c0 : !tirx.buffer<4xf32, local>, index -> f32
+    %a1 = cuda.load %acc, %c1 : !tirx.buffer<4xf32, local>, index -> f32
+    %v0 = cuda.load %acc, %c2 : !tirx.buffer<4xf32, local>, index -> f32
+    %v1 = cuda.load %acc, %c3 : !tirx.buffer<4xf32, local>, index -> f32
+    %s0 = arith.addf %a0, %v0 : f32
+    %s1 = arith.addf %a1, %v1 : f32
+    cuda.store %acc, %c0, %s0 : !tirx.buffer<4xf32, local>, index, f32
+    cuda.store %acc, %c1, %s1 : !tirx.buffer<4xf32, local>, index, f32
+  }
+  %out = cuda.load %acc, %c0 : !tirx.buffer<4xf32, local>, index -> vector<2xf32>
+  cuda.store %G, %base, %out : !tirx.buffer<4096xf32, global>, index, vector<2xf32>
+"""
+
+
+def test_a_local_array_at_constant_indices_compiles_to_registers_only(tmp_path):
+    """Under the strict flags (ptxas --warn-on-local-memory-usage as an error) a register tile
+    read and written at constant indices, vector accesses included, uses no local memory."""
+    from tirx_mlir.backends.cuda import toolchain
+    from tirx_testing import cuda_compile
+
+    if toolchain.find_tool("nvcc") is None:
+        pytest.skip(toolchain.missing_reason("nvcc"))
+    source = printed(LOCAL_ACCUMULATE, params="%G: !tirx.buffer<4096xf32, global>",
+                     arch="sm_80")
+    assert "float acc[4];" in source and "reinterpret_cast<float2*>(acc" not in source
+    result = cuda_compile.nvcc_cubins({"acc": source}, "sm_80", tmp_path, cuda_compile.STRICT)
+    assert result.returncode == 0, result.log

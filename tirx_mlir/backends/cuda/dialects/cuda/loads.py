@@ -12,6 +12,11 @@ cache, fetch again); stores ``wb`` (write back, the default), ``cg``, ``cs``, ``
 through). ``nc`` loads through the read-only (texture) path (``ld.global.nc``, ``__ldg``); the
 data must not be written during the kernel. ``evict`` is the L1 eviction priority
 (``L1::evict_first`` ...).
+
+A ``local`` buffer is one thread's own array (``!tirx.buffer<N x T, local>``, 1-D, no layout):
+the register tile a dispatched tile op holds. Accessed only at constant indices it lives in
+registers (the printers promote it); a dynamic index puts it in local memory (``.local``, off
+chip). Cache hints and ``nc`` have no meaning there and are refused.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from xdsl.irdl import AnyAttr, irdl_op_definition, operand_def, opt_prop_def, pr
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
-from tirx_mlir.backends.cuda.memory import GLOBAL
+from tirx_mlir.backends.cuda.memory import ACCESS_SCOPES, GLOBAL, LOCAL
 from tirx_mlir.dialects.tirx.rules import RuleError
 
 LOAD_CACHE = ("ca", "cg", "cs", "lu", "cv")
@@ -40,6 +45,10 @@ class _AccessOp(CudaOp):
 
     def _check_hints(self, space: str) -> None:
         hints = [k for k in self.KEYWORDS if self.properties.get(k) is not None]
+        if hints and space == LOCAL:
+            raise RuleError(f"{', '.join(hints)} hints mean nothing for a thread's local array "
+                            f"(registers or .local memory, never through L1/L2 as a global "
+                            f"access is); drop them")
         if hints and space != GLOBAL:
             raise RuleError(f"{', '.join(hints)} hints apply to global memory, but operand "
                             f"'memory' is in {space}; drop them")
@@ -51,7 +60,11 @@ class _AccessOp(CudaOp):
             checks.check_choice("eviction priority", evict, EVICT)
 
     def _check_access(self, what: str, value_type) -> None:
-        mem = checks.buffer("memory", self.memory)
+        mem = checks.buffer("memory", self.memory, ACCESS_SCOPES)
+        if mem.scope_name == LOCAL and mem.get_layout() is not None:
+            raise RuleError(f"operand 'memory' is a local array with a layout "
+                            f"({mem.get_layout()}); a thread's local array is a plain 1-D "
+                            f"array (lower the register tile's layout first)")
         checks.check_index("index", self.index)
         n = checks.check_vector_access(what, value_type, mem.element_type)
         self._check_hints(mem.scope_name)
@@ -68,6 +81,7 @@ class LoadOp(_AccessOp):
 
     ``%v = cuda.load %A, %i cache cg : !tirx.buffer<4096xf32, global>, index -> vector<4xf32>``
     ``%x = cuda.load %tile, %j : !tirx.buffer<64x64xf16, shared>, index -> f16``
+    ``%r = cuda.load %regs, %c4 : !tirx.buffer<8xf32, local>, index -> vector<4xf32>``
     """
 
     name = "cuda.load"

@@ -5,6 +5,10 @@ block may declare at most 48 KiB of static shared memory. ``cuda.dynamic_shared`
 of the ``extern __shared__`` arena at a byte ``offset``; the arena's size is given at launch and
 may reach the target's ``max_shared_memory_per_block`` (opt-in, via
 ``cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...)``).
+
+A ``tirx.alloc`` in ``shared`` at the CUDA level is a static shared array too, `DEFAULT_ALIGN`
+aligned (`static_shared_array` states what each op declares), until ``cuda-allocate-shared``
+places it in the dynamic arena.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
 from tirx_mlir.backends.cuda.memory import SHARED, SHARED_DYN, STATIC_SHARED_LIMIT
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.rules import RuleError
 
 DEFAULT_ALIGN = 16
@@ -101,3 +106,23 @@ class DynamicSharedOp(_SharedOp):
 
 
 SHARED_OPS = (SharedAllocOp, DynamicSharedOp)
+
+
+def static_shared_array(op) -> tuple[BufferType, int] | None:
+    """(type, alignment in bytes) of the static shared array ``op`` declares: a
+    ``cuda.shared_alloc`` or a ``tirx.alloc`` in shared (`DEFAULT_ALIGN`); None for any other
+    op."""
+    if isinstance(op, SharedAllocOp):
+        return op.buffer_type(), op.alignment()
+    if isinstance(op, AllocOp) and isinstance(op.result.type, BufferType) and \
+            op.result.type.scope_name == SHARED:
+        return op.result.type, DEFAULT_ALIGN
+    return None
+
+
+def dynamic_shared_bytes(kernel) -> int:
+    """Bytes of the dynamic shared arena a launch of ``kernel`` must give: what its
+    ``cuda.dynamic_shared`` views reach (0 when it has none)."""
+    ends = [op.int_prop("offset") + op.nbytes() for op in kernel.walk()
+            if isinstance(op, DynamicSharedOp)]
+    return max(ends, default=0)

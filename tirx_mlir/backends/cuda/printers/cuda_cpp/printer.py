@@ -7,7 +7,9 @@ parameter positions; each a 128-byte ``!tirx.buffer<128xi8, global>``) is a TMA 
 passed by value, ``const __grid_constant__ tirx_tensor_map`` (a 64-byte-aligned 128-byte struct,
 the layout of the driver's ``CUtensorMap``, declared here so NVRTC needs no ``cuda.h``).
 
-Static shared memory is ``__shared__ __align__(A) T name[n]``, the dynamic arena one
+A thread's local array (``tirx.alloc`` in local) is a plain ``T name[n]`` accessed element by
+element (a vector load is ``float4{a[4], a[5], a[6], a[7]}``), so at constant indices nvcc
+keeps it in registers. Static shared memory is ``__shared__ __align__(A) T name[n]``, the dynamic arena one
 ``extern __shared__ __align__(A) unsigned char`` array of which each ``cuda.dynamic_shared``
 is a typed pointer; ``cuda`` ops print as their CUDA built-ins and intrinsics, ``ptx`` ops as
 ``asm volatile`` (inline_asm.py), ``nvshmem`` ops as NVSHMEM device calls (``#include
@@ -241,8 +243,26 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
         else:
             self.define(op, f"reinterpret_cast<long long>({ptr})")
 
+    def local_elements(self, op: Operation, count: int) -> list[str]:
+        """``buf[i]``, ``buf[i + 1]``...: the ``count`` elements a load or store of a thread's
+        local array moves, one by one (a constant index stays a constant, so nvcc keeps the
+        array in registers; a vector cast of the array would need its alignment)."""
+        name = self.names.get(op.memory)
+        if name is None:
+            raise self.fail("a local array operand must be a tirx.alloc", op)
+        constant = checks.constant_index(op.index)
+        if constant is not None:
+            return [f"{name}[{constant + k}]" for k in range(count)]
+        index = self.expr(op.index)
+        return [f"{name}[{index}]"] + [f"{name}[{index} + {k}]" for k in range(1, count)]
+
     def emit_cuda_load(self, op: cuda.LoadOp) -> None:
         ty = self.value_type(op.result.type, op)
+        if op.memory.type.scope_name == LOCAL:
+            lanes = checks.lanes(op.result.type)[0]
+            elements = self.local_elements(op, lanes)
+            self.define(op, elements[0] if lanes == 1 else f"{ty}{{{', '.join(elements)}}}")
+            return
         ptr = f"reinterpret_cast<const {ty}*>{self.pointer(op.memory, op.index, op)}"
         if op.properties.get("evict") is not None:
             raise self.fail("an eviction priority has no CUDA C++ intrinsic", op,
@@ -260,6 +280,15 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
 
     def emit_cuda_store(self, op: cuda.StoreOp) -> None:
         ty = self.value_type(op.value.type, op)
+        if op.memory.type.scope_name == LOCAL:
+            lanes = checks.lanes(op.value.type)[0]
+            value = self.expr(op.value)
+            parts = [value] if lanes == 1 else \
+                [f"{value}.{lane}" if value.isidentifier() else f"({value}).{lane}"
+                 for lane in "xyzw"[:lanes]]
+            for element, part in zip(self.local_elements(op, lanes), parts):
+                self.line(f"{element} = {part};")
+            return
         ptr = f"reinterpret_cast<{ty}*>{self.pointer(op.memory, op.index, op)}"
         if op.properties.get("evict") is not None:
             raise self.fail("an eviction priority has no CUDA C++ intrinsic", op,

@@ -15,7 +15,8 @@ vector<N x T>                          N of T's    16-bit lanes packed in pairs 
 =====================================  ==========  ==========================================
 
 Registers are numbered from 1 per class and per kernel, in program order, so the text is the
-same on every run; `Registers.declarations` lists one ``.reg`` line per class used.
+same on every run; `Registers.declarations` lists one ``.reg`` line per class used, then one per
+named array (`Registers.array`: a promoted local array, ``.reg .f32 %acc_<8>;``).
 """
 
 from __future__ import annotations
@@ -80,12 +81,20 @@ class Registers:
 
     def __init__(self) -> None:
         self.counts: dict[RegClass, int] = {}
+        self.arrays: list[tuple[RegClass, str, int]] = []
 
     def fresh(self, cls: RegClass) -> str:
         n = self.counts.get(cls, 0) + 1
         self.counts[cls] = n
         return f"{cls.prefix}{n}"
 
+    def array(self, cls: RegClass, base: str, n: int) -> list[str]:
+        """``n`` registers of ``cls`` named ``%<base>0`` .. (``base`` unique in the kernel and
+        not a class prefix: the caller's names end in ``_``)."""
+        self.arrays.append((cls, base, n))
+        return [f"%{base}{i}" for i in range(n)]
+
     def declarations(self) -> list[str]:
         return [f".reg .{c.ptx_type} {c.prefix}<{self.counts[c] + 1}>;"
-                for c in CLASSES if c in self.counts]
+                for c in CLASSES if c in self.counts] + \
+            [f".reg .{c.ptx_type} %{base}<{n}>;" for c, base, n in self.arrays]

@@ -1,4 +1,5 @@
-"""The PTX printer class (the frame with control flow, arith and cuda ops) and the xDSL ``-t ptx``
+"""The PTX printer class (the frame with control flow, arith, cuda ops and local arrays in
+registers) and the xDSL ``-t ptx``
 target (registered in registry.printers by the cuda backend)."""
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from tirx_mlir.backends.cuda.printers.ptx.arith import ArithOps
 from tirx_mlir.backends.cuda.printers.ptx.math_ops import MathOps
 from tirx_mlir.backends.cuda.printers.ptx.control_flow import ControlFlow
 from tirx_mlir.backends.cuda.printers.ptx.cuda_ops import CudaOps
+from tirx_mlir.backends.cuda.printers.ptx.local_registers import LocalRegisters
 from tirx_mlir.backends.cuda.printers.ptx.printer import PtxFrame
 
 
-class PtxPrinter(ControlFlow, ArithOps, MathOps, CudaOps, PtxFrame):
+class PtxPrinter(ControlFlow, ArithOps, MathOps, LocalRegisters, CudaOps, PtxFrame):
     """Prints a module as one PTX module (see the package docstring)."""
 
 

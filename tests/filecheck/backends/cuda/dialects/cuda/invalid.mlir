@@ -363,3 +363,47 @@ cuda.store %g, %c64, %v : !tirx.buffer<64xf32, global>, index, vector<2xf32>
 %i = arith.constant 0 : index
 %a = cuda.address %s, %i : !tirx.buffer<64xf32, shared>, index -> i16
 // CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.address' op the result must be i64 (a generic address) or i32 (a shared-window address), got i16
+
+// -----
+
+%r, %i = "test.op"() : () -> (!tirx.buffer<8xf32, local>, index)
+%v = cuda.load %r, %i cache cg : !tirx.buffer<8xf32, local>, index -> f32
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.load' op cache hints mean nothing for a thread's local array (registers or .local memory, never through L1/L2 as a global access is); drop them
+
+// -----
+
+%r, %i = "test.op"() : () -> (!tirx.buffer<8xf32, local>, index)
+%v = cuda.load %r, %i nc : !tirx.buffer<8xf32, local>, index -> f32
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.load' op nc hints mean nothing for a thread's local array (registers or .local memory, never through L1/L2 as a global access is); drop them
+
+// -----
+
+%r, %i, %v = "test.op"() : () -> (!tirx.buffer<8xf32, local>, index, f32)
+cuda.store %r, %i, %v evict evict_first : !tirx.buffer<8xf32, local>, index, f32
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.store' op evict hints mean nothing for a thread's local array (registers or .local memory, never through L1/L2 as a global access is); drop them
+
+// -----
+
+%r = "test.op"() : () -> !tirx.buffer<8xf32, local>
+%c6 = arith.constant 6 : index
+%v = cuda.load %r, %c6 : !tirx.buffer<8xf32, local>, index -> vector<4xf32>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.load' op index 6 is not a multiple of the 4 lanes; a vector access must be aligned to its size: use a multiple of 4
+
+// -----
+
+%r, %v = "test.op"() : () -> (!tirx.buffer<8xf32, local>, vector<2xf32>)
+%c8 = arith.constant 8 : index
+cuda.store %r, %c8, %v : !tirx.buffer<8xf32, local>, index, vector<2xf32>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.store' op elements [8, 10) lie outside the buffer's 8 elements; use an index in [0, 6]
+
+// -----
+
+%r, %i = "test.op"() : () -> (!tirx.buffer<32xf32, local, S[(32):(1@laneid)]>, index)
+%v = cuda.load %r, %i : !tirx.buffer<32xf32, local, S[(32):(1@laneid)]>, index -> f32
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.load' op operand 'memory' is a local array with a layout ({{.*}}); a thread's local array is a plain 1-D array (lower the register tile's layout first)
+
+// -----
+
+%r, %i = "test.op"() : () -> (!tirx.buffer<8xf32, tmem>, index)
+%v = cuda.load %r, %i : !tirx.buffer<8xf32, tmem>, index -> f32
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'cuda.load' op operand 'memory' is in tmem; it must be in global, shared, shared.dyn or local

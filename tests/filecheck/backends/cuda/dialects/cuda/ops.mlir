@@ -183,3 +183,24 @@ tirx.kernel @k() grid [4] threads [256] cluster [2] target "cuda -arch=sm_90a" {
 // CHECK-GENERIC: "cuda.sync_warpgroup"() <{barrier = 2 : i64}> : () -> ()
 // CHECK-GENERIC: "cuda.fence"() <{scope = "cluster"}> : () -> ()
 // CHECK-GENERIC: %e = "cuda.elect_sync"(%m) : (i32) -> i1
+
+// A thread's local array (a register tile after dispatch): loads and stores of 1, 2 or 4
+// elements at constant indices, and at a dynamic one (local memory on the hardware).
+tirx.kernel @regs(%out: !tirx.buffer<64xf32, global>) grid [1] threads [32] target "cuda -arch=sm_80" {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %t = cuda.thread_idx x : index
+  %acc = tirx.alloc : !tirx.buffer<8xf32, local>
+  %x = cuda.load %out, %t : !tirx.buffer<64xf32, global>, index -> f32
+  cuda.store %acc, %c0, %x : !tirx.buffer<8xf32, local>, index, f32
+  %v4 = cuda.load %acc, %c4 : !tirx.buffer<8xf32, local>, index -> vector<4xf32>
+  %y = cuda.load %acc, %t : !tirx.buffer<8xf32, local>, index -> f32
+  tirx.return
+}
+
+// CHECK: tirx.kernel @regs(%out: !tirx.buffer<64xf32, global>)
+// CHECK: %acc = tirx.alloc : !tirx.buffer<8xf32, local>
+// CHECK: cuda.store %acc, %c0, %x : !tirx.buffer<8xf32, local>, index, f32
+// CHECK-NEXT: %v4 = cuda.load %acc, %c4 : !tirx.buffer<8xf32, local>, index -> vector<4xf32>
+// CHECK-NEXT: %y = cuda.load %acc, %t : !tirx.buffer<8xf32, local>, index -> f32
+// CHECK-GENERIC: %v4 = "cuda.load"(%acc, %c4) : (!tirx.buffer<8xf32, local>, index) -> vector<4xf32>

@@ -1,0 +1,53 @@
+// RUN: tirx-opt %s --split-input-file -p cuda-default-layout,tirx-dispatch,cuda-lower-layout,canonicalize,cse | filecheck %s
+// tirx.copy on CUDA, variant vec_auto: 16-byte ld/st.v4 per thread and round, the thread part of
+// the address computed once; a register destination keeps its values in the thread's array.
+
+tirx.kernel @global_to_shared(%X: !tirx.buffer<64x128xf32, global>) grid [1] threads [128] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<64x128xf32, shared>
+  tirx.copy cta %t, %X : !tirx.buffer<64x128xf32, shared>, !tirx.buffer<64x128xf32, global>
+  tirx.return
+}
+
+// CHECK-LABEL: @global_to_shared
+// CHECK:       %t = cuda.shared_alloc align 128 : !tirx.buffer<8192xf32, shared>
+// CHECK-NOT:   cuda.sync_threads
+// CHECK:       %[[TX:.*]] = cuda.thread_idx x : index
+// CHECK:       ptx.ld "global.v4.f32"
+// CHECK:       ptx.st "shared.v4.f32"
+// CHECK:       %[[R1:.*]] = arith.constant 512 : index
+// CHECK-NEXT:  arith.addi %{{.*}}, %[[R1]] : index
+// CHECK:       cuda.sync_threads
+// CHECK-NEXT:  tirx.return
+
+// -----
+
+tirx.kernel @global_to_registers(%X: !tirx.buffer<64x128xf16, global>) grid [1] threads [128] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<64x128xf16, local>
+  tirx.copy cta %t, %X : !tirx.buffer<64x128xf16, local>, !tirx.buffer<64x128xf16, global>
+  tirx.return
+}
+
+// CHECK-LABEL: @global_to_registers
+// CHECK:       %[[R:.*]] = tirx.alloc : !tirx.buffer<64xf16, local>
+// CHECK-NOT:   tirx.alloc
+// CHECK:       ptx.ld "global.v4.b16" [%{{.*}}] : (i64) -> (f16, f16, f16, f16)
+// CHECK:       cuda.store %[[R]], %{{.*}}, %{{.*}} : !tirx.buffer<64xf16, local>, index, f16
+// CHECK-NOT:   cuda.sync_threads
+// CHECK:       tirx.return
+
+// -----
+
+tirx.kernel @odd_shape(%X: !tirx.buffer<3x5xf32, global>) grid [1] threads [64] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<3x5xf32, shared>
+  tirx.copy cta %t, %X : !tirx.buffer<3x5xf32, shared>, !tirx.buffer<3x5xf32, global>
+  tirx.return
+}
+
+// 15 elements over 64 threads: 15 threads take one element each, the others write nothing.
+// CHECK-LABEL: @odd_shape
+// CHECK:       %[[TX:.*]] = cuda.thread_idx x : index
+// CHECK:       %[[C15:.*]] = arith.constant 15 : index
+// CHECK:       %[[IN:.*]] = arith.cmpi ult, %[[TX]], %[[C15]] : index
+// CHECK:       scf.if %[[IN]] {
+// CHECK:         cuda.load %X
+// CHECK:         cuda.store %t

@@ -1,0 +1,61 @@
+// RUN: tirx-opt %s --split-input-file -p cuda-default-layout,tirx-dispatch,cuda-lower-layout,canonicalize,cse | filecheck %s
+// Elementwise tile ops on CUDA (variants reg, smem, gmem): one scalar op per element in f32,
+// operands read where the thread finds them, broadcast operands at index 0 of their unit dims.
+
+tirx.kernel @reg_exp_bias(%X: !tirx.buffer<32x8xf16, global>) grid [1] threads [32] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<32x8xf16, local, S[(32,8):(1@laneid,1)]>
+  %b = tirx.alloc : !tirx.buffer<32x1xf32, local, S[(32,1):(1@laneid,1)]>
+  tirx.copy warp %t, %X : !tirx.buffer<32x8xf16, local, S[(32,8):(1@laneid,1)]>, !tirx.buffer<32x8xf16, global>
+  tirx.exp warp %t, %t bias %b : !tirx.buffer<32x8xf16, local, S[(32,8):(1@laneid,1)]>, !tirx.buffer<32x8xf16, local, S[(32,8):(1@laneid,1)]>, !tirx.buffer<32x1xf32, local, S[(32,1):(1@laneid,1)]>
+  tirx.return
+}
+
+// A warp tile of 32x8 f16 with one row per lane: the bias of its row is the lane's own register
+// 0; exp is computed in f32 and rounded to f16 on the store. (With the default warp spread,
+// 4 elements per lane and round, a lane would need another lane's bias: the variant declines.)
+// CHECK-LABEL: @reg_exp_bias
+// CHECK:       %[[T:.*]] = tirx.alloc : !tirx.buffer<8xf16, local>
+// CHECK:       %[[B:.*]] = tirx.alloc : !tirx.buffer<1xf32, local>
+// CHECK:       %[[X:.*]] = cuda.load %[[T]], %{{.*}} : !tirx.buffer<8xf16, local>, index -> f16
+// CHECK:       %[[BIAS:.*]] = cuda.load %[[B]], %{{.*}} : !tirx.buffer<1xf32, local>, index -> f32
+// CHECK:       %[[XF:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK:       %[[S:.*]] = arith.addf %[[XF]], %[[BIAS]] : f32
+// CHECK:       %[[E:.*]] = math.exp %[[S]] : f32
+// CHECK:       %[[H:.*]] = arith.truncf %[[E]] : f32 to f16
+// CHECK:       cuda.store %[[T]], %{{.*}}, %[[H]] : !tirx.buffer<8xf16, local>, index, f16
+
+// -----
+
+tirx.kernel @smem_broadcast_row(%X: !tirx.buffer<64x64xf32, global>) grid [1] threads [128] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<64x64xf32, shared>
+  %r = tirx.alloc : !tirx.buffer<1x64xf32, shared>
+  tirx.mul cta %t, %t, %r : !tirx.buffer<64x64xf32, shared>, !tirx.buffer<64x64xf32, shared>, !tirx.buffer<1x64xf32, shared>
+  tirx.return
+}
+
+// The [1, 64] operand is read with the same 16-byte vectors as the tile (its row index is 0);
+// a CTA op writing shared memory first waits for earlier work, then ends with a barrier.
+// CHECK-LABEL: @smem_broadcast_row
+// CHECK-NOT:   cuda.sync_threads
+// CHECK:       ptx.ld "shared.v4.f32"
+// CHECK:       ptx.ld "shared.v4.f32"
+// CHECK-COUNT-4: arith.mulf
+// CHECK:       ptx.st "shared.v4.f32"
+// CHECK:       cuda.sync_threads
+// CHECK-NEXT:  tirx.return
+
+// -----
+
+tirx.kernel @gmem_fma_scalar(%X: !tirx.buffer<4096xf32, global>) -> (%Y: !tirx.buffer<4096xf32, global>) grid [1] threads [256] target "cuda -arch=sm_80" {
+  %s = arith.constant 2.0 : f32
+  %c = arith.constant 1.0 : f32
+  tirx.fma cta %Y, %X, %s, %c : !tirx.buffer<4096xf32, global>, !tirx.buffer<4096xf32, global>, f32, f32
+  tirx.return
+}
+
+// CHECK-LABEL: @gmem_fma_scalar
+// CHECK:       ptx.ld "global.v4.f32"
+// CHECK:       arith.mulf %{{.*}}, %s : f32
+// CHECK:       arith.addf %{{.*}}, %c : f32
+// CHECK:       ptx.st "global.v4.f32"
+// CHECK-NOT:   cuda.sync_threads
