@@ -6,9 +6,9 @@ of the ``extern __shared__`` arena at a byte ``offset``; the arena's size is giv
 may reach the target's ``max_shared_memory_per_block`` (opt-in, via
 ``cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...)``).
 
-A ``tirx.alloc`` in ``shared`` at the CUDA level is a static shared array too, `DEFAULT_ALIGN`
-aligned (`static_shared_array` states what each op declares), until ``cuda-allocate-shared``
-places it in the dynamic arena.
+A ``tirx.alloc`` in ``shared`` at the CUDA level is a static shared array too, `TILE_ALIGN`
+aligned, a swizzled one to its pattern (`static_shared_array` states what each op declares),
+until ``cuda-allocate-shared`` places it in the dynamic arena.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ from tirx_mlir.dialects.tirx.rules import RuleError
 
 DEFAULT_ALIGN = 16
 """Bytes: enough for 128-bit vector accesses."""
+TILE_ALIGN = 128
+"""The alignment of a shared tile (``tirx.alloc``), as cuda-lower-layout places it: vector
+accesses, ldmatrix rows and TMA destinations need up to 128 bytes."""
 
 
 class _SharedOp(CudaOp):
@@ -110,13 +113,19 @@ SHARED_OPS = (SharedAllocOp, DynamicSharedOp)
 
 def static_shared_array(op) -> tuple[BufferType, int] | None:
     """(type, alignment in bytes) of the static shared array ``op`` declares: a
-    ``cuda.shared_alloc`` or a ``tirx.alloc`` in shared (`DEFAULT_ALIGN`); None for any other
+    ``cuda.shared_alloc`` or a ``tirx.alloc`` in shared (`TILE_ALIGN`, a swizzled one its
+    pattern's: `swizzle.tile_alignment`, as cuda-lower-layout places it); None for any other
     op."""
     if isinstance(op, SharedAllocOp):
         return op.buffer_type(), op.alignment()
     if isinstance(op, AllocOp) and isinstance(op.result.type, BufferType) and \
             op.result.type.scope_name == SHARED:
-        return op.result.type, DEFAULT_ALIGN
+        from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
+        from tirx_mlir.dialects.tirx import dtypes
+
+        btype = op.result.type
+        return btype, tile_alignment(btype.get_layout(), dtypes.bit_width(btype.element_type) // 8,
+                                     TILE_ALIGN)
     return None
 
 
