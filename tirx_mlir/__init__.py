@@ -7,6 +7,8 @@ Public entry points (imported lazily to keep start-up fast):
   build a kernel (disk-cached) into an artifact that ``.run(*arrays, device=None)`` runs
   (docs/runtime.md; devices: ``tirx_mlir.runtime.get_device``);
 * ``tirx_mlir.parse_module(text, name)``: parse IR with source locations;
+* ``tirx_mlir.emit(module, "nki" | "nki-legacy" | "cuda" | "ptx")``: the source a backend's
+  ``-t`` printer emits;
 * ``tirx_mlir.get_pipeline(name, **options)`` / ``list_pipelines()``: named pass pipelines;
 * ``tirx_mlir.backends.load(name)`` / ``is_loaded(name)``: the backend loader.
 
@@ -21,6 +23,7 @@ _LAZY = {
     "interpret": ("tirx_mlir.interpreter", "interpret"),
     "compile": ("tirx_mlir.runtime.compiler", "compile"),
     "parse_module": ("tirx_mlir.located_parser", "parse_module"),
+    "emit": ("tirx_mlir.printers.emit", "emit"),
     "make_context": ("tirx_mlir.located_parser", "make_context"),
     "get_pipeline": ("tirx_mlir.pipelines", "get_pipeline"),
     "list_pipelines": ("tirx_mlir.pipelines", "list_pipelines"),

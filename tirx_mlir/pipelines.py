@@ -20,6 +20,8 @@ and any pipeline can be built by hand, from pass instances, pass classes with op
 
 from __future__ import annotations
 
+import re
+
 import inspect
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterator, Sequence
@@ -273,11 +275,70 @@ def get_pipeline(name: str, **options: Any) -> Pipeline:
     return Pipeline(name, list(entry.factory(**options)))
 
 
+_PLAIN_VALUE = re.compile(r"[A-Za-z0-9_.+-]*")
+
+
+def quote_option_values(text: str) -> str:
+    """Option values that xDSL's spec lexer would split (``aws/trn2/trn2.48xlarge``, ``cuda
+    -arch=sm_90a``) quoted: ``trn{target=aws/trn2/x}`` -> ``trn{target="aws/trn2/x"}``. Quoted
+    values and plain words are left as they are."""
+    out, i, depth = [], 0, 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"':
+            j = text.index('"', i + 1) + 1 if '"' in text[i + 1:] else len(text)
+            out.append(text[i:j])
+            i = j
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        out.append(ch)
+        i += 1
+        if ch == "=" and depth > 0 and i < len(text) and text[i] != '"':
+            j = i  # an unquoted value runs to the next space or closing brace
+            while j < len(text) and text[j] not in "} ":
+                j += 1
+            value = text[i:j]
+            out.append(value if _PLAIN_VALUE.fullmatch(value) else f'"{value}"')
+            i = j
+    return "".join(out)
+
+
+def split_top_level(text: str) -> list[str]:
+    """``"a{x=1,y=2},b(c,d),e"`` -> ["a{x=1,y=2}", "b(c,d)", "e"]: commas outside braces,
+    parentheses and quotes."""
+    parts, depth, quoted, start = [], 0, False, 0
+    for i, ch in enumerate(text):
+        if ch == '"':
+            quoted = not quoted
+        elif not quoted and ch in "{(":
+            depth += 1
+        elif not quoted and ch in "})":
+            depth -= 1
+        elif not quoted and not depth and ch == ",":
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def pipeline_items(text: str) -> list[str]:
+    """The pass and pipeline references of a ``--pass-pipeline`` text: a registered name
+    (``trn{max_inst_size=256}``), a ``-p`` list, or MLIR's textual form
+    ``builtin.module(canonicalize,cse)`` (the anchor dropped: every pass here is a module
+    pass). Option values are quoted where xDSL's lexer needs it (`quote_option_values`)."""
+    text = text.strip()
+    m = re.fullmatch(r"builtin\.module\((.*)\)", text, re.S)
+    if m is not None:
+        text = m.group(1)
+    return [quote_option_values(item) for item in split_top_level(text)]
+
+
 def split_pipeline_ref(text: str) -> tuple[str, dict[str, Any]]:
     """``"trn{target=aws/trn1/trn1.2xlarge}"`` -> ("trn", {"target": "aws/trn1/trn1.2xlarge"})."""
     from xdsl.utils.arg_spec import parse_spec
 
-    spec = parse_spec(text)
+    spec = parse_spec(quote_option_values(text))
     options: dict[str, Any] = {}
     for key, values in spec.parameters.items():
         options[key.replace("-", "_")] = values[0] if len(values) == 1 else \

@@ -51,6 +51,14 @@ class RegistryError(ValueError):
     """A conflicting or unknown registration."""
 
 
+class UnknownKeyError(RegistryError, KeyError):
+    """``registry[key]`` of a key nothing registered (a KeyError whose message lists the
+    candidates)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 @contextlib.contextmanager
 def owner_scope(owner: str) -> Iterator[None]:
     """Attribute every registration made inside the block, by this thread, to ``owner``."""
@@ -153,12 +161,15 @@ class Registry(Generic[V]):
         return default if entry is None else entry.value
 
     def lookup(self, key: Any) -> V:
-        """The value for ``key``; an unknown key raises with the list of candidates."""
+        """The value for ``key``; an unknown key raises `UnknownKeyError` (a `RegistryError`
+        and a KeyError) with the list of candidates."""
         entry = self._entries.get(key)
         if entry is None:
             candidates = ", ".join(sorted(map(str, self._entries))) or "(none registered)"
-            raise RegistryError(f"unknown {self.what} '{key}'; candidates are: {candidates}")
+            raise UnknownKeyError(f"unknown {self.what} '{key}'; candidates are: {candidates}")
         return entry.value
+
+    __getitem__ = lookup
 
     def owner_of(self, key: Any) -> str | None:
         entry = self._entries.get(key)

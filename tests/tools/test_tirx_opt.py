@@ -305,10 +305,10 @@ def test_split_input_file_keeps_line_numbers(tmp_path: Path, capsys) -> None:
     assert out.count("// -----") == 2  # the empty last chunk is an empty module, like mlir-opt
 
 
-def test_verify_diagnostics_prints_and_succeeds(tmp_path: Path, capsys) -> None:
+def test_print_diagnostics_prints_and_succeeds(tmp_path: Path, capsys) -> None:
     path = tmp_path / "bad.mlir"
     path.write_text("%0 = tirx.lane_id : index\n")
-    code, out, err = run([str(path), "--verify-diagnostics"], capsys)
+    code, out, err = run([str(path), "--print-diagnostics"], capsys)
     assert code == 0 and err == ""
     assert out.startswith(f"{path}:1:1: error: 'tirx.lane_id' op")
 

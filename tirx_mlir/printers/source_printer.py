@@ -194,6 +194,12 @@ class SourcePrinter(BasePrinter):
         method = None if isinstance(op, UnregisteredOp) else \
             getattr(self, "emit_" + op.name.replace(".", "_"), None)
         if method is None:
+            if isinstance(op, UnregisteredOp):
+                raise self.fail(f"the {self.DESCRIPTION} cannot print '{op.op_name.data}', an op "
+                                f"of an unregistered dialect (kept opaque by "
+                                f"--allow-unregistered-dialect)", op,
+                                hint="lower or remove it before printing: a printer emits only "
+                                     "the ops it knows")
             raise self.fail(f"the {self.DESCRIPTION} cannot print {op.name}", op,
                             hint=self.UNPRINTABLE_HINT)
         method(op)

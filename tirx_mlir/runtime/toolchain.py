@@ -11,7 +11,6 @@ Every method works without the device: a toolchain runs on any machine where its
 
 from __future__ import annotations
 
-import io
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -100,13 +99,10 @@ def toolchain_for(kind: str) -> Toolchain:
 
 
 def print_with(printer: str, module: "ModuleOp") -> str:
-    """The text the ``-t printer`` target emits for ``module``."""
-    from tirx_mlir.located_parser import make_context
+    """The text the ``-t printer`` target emits for ``module`` (`tirx_mlir.emit`)."""
+    from tirx_mlir.printers.emit import emit
 
-    target_cls = registry.printers.lookup(printer)()
-    stream = io.StringIO()
-    target_cls().emit(make_context(), module, stream)
-    return stream.getvalue()
+    return emit(module, printer)
 
 
 def instruction_counts(module: "ModuleOp") -> dict[str, int]:

@@ -88,7 +88,13 @@ def _dialect_names(ctx: Context, qualified: str) -> tuple[str | None, list[str],
             [attr.name for attr in dialect.attributes])
 
 
-def explain_parse_message(message: str, ctx: Context | None) -> str:
+OPAQUE_OPS_HINT = "pass --allow-unregistered-dialect to keep it opaque"
+"""What tirx-opt suggests for an op of an unknown dialect (a tool that cannot keep it says
+what it can do instead)."""
+
+
+def explain_parse_message(message: str, ctx: Context | None,
+                          unregistered_hint: str = OPAQUE_OPS_HINT) -> str:
     """xDSL's parse message, with what to change for unknown ops, types and attributes."""
     if message.strip() == "in block definition":  # xDSL drops the first words
         return "expected '}' to close the region (or a block label ^bb...)"
@@ -99,7 +105,7 @@ def explain_parse_message(message: str, ctx: Context | None) -> str:
         dialect, ops, _ = _dialect_names(ctx, name)
         if dialect is None:
             return (f"unknown operation '{name}': no dialect '{name.split('.', 1)[0]}' is "
-                    f"registered (pass --allow-unregistered-dialect to keep it opaque)")
+                    f"registered ({unregistered_hint})")
         return f"unknown operation '{name}': dialect '{dialect}' has no such op" + \
             _did_you_mean(name, ops)
     if (m := _UNKNOWN_ATTR.match(message)) is not None:
@@ -114,7 +120,7 @@ def explain_parse_message(message: str, ctx: Context | None) -> str:
 
 
 def report_parse_error(err: ParseError, ctx: Context | None = None,
-                       line_offset: int = 0) -> Report:
+                       line_offset: int = 0, unregistered_hint: str = OPAQUE_OPS_HINT) -> Report:
     """``file:line:col: error: message`` plus the source line with carets under the text."""
     span = err.span
     if line_offset and not span.line_offset:
@@ -129,7 +135,7 @@ def report_parse_error(err: ParseError, ctx: Context | None = None,
         context = [*context[:2], "  ..."]
     if len(context) >= 2:
         context[:2] = _crop_source_line(context[0], context[1])
-    message = explain_parse_message(err.msg, ctx)
+    message = explain_parse_message(err.msg, ctx, unregistered_hint)
     return Report(str(loc), message, context)
 
 
@@ -181,8 +187,15 @@ def report_op_error(op: Operation | None, message: str, default_where: str,
 def report_tirx_error(err: TirxError, default_where: str) -> Report:
     message = f"[{err.code}] {err.message}" if err.code else err.message
     if err.op is not None:
-        message = f"'{err.op.name}' op {message}"
+        message = f"'{op_name(err.op)}' op {message}"
     return report_op_error(err.op, message, default_where, err.hint)
+
+
+def op_name(op) -> str:
+    """The op's name as the user wrote it (an opaque op's own, not 'builtin.unregistered')."""
+    from xdsl.dialects.builtin import UnregisteredOp
+
+    return op.op_name.data if isinstance(op, UnregisteredOp) else op.name
 
 
 # --- verification -------------------------------------------------------------------------------

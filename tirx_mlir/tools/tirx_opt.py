@@ -146,6 +146,10 @@ class TirxOptMain(xDSLOptMain):
         add("--pass-pipeline", metavar="NAME[{opt=val ...}]", default=None,
             help="run a registered pipeline (before any -p passes); see --list-pipelines")
         add("--list-pipelines", action="store_true", help="list the registered pipelines")
+        add("--print-diagnostics", action="store_true",
+            help="print each chunk's diagnostics to stdout and go on (for FileCheck; what "
+                 "xdsl-opt's --verify-diagnostics does); --verify-diagnostics checks them "
+                 "against expected-error comments, as mlir-opt")
         add("--print-pipeline", metavar="NAME[{opt=val ...}]", default=None,
             help="print the -p pass list equivalent to a pipeline and exit")
         add("--list-passes", action="store_true", help="list the available passes")
@@ -197,16 +201,31 @@ class TirxOptMain(xDSLOptMain):
         return self.pipeline.spec()
 
     def build_named_pipeline(self, text: str) -> list[ModulePass]:
-        from tirx_mlir.pipelines import get_pipeline, list_pipelines, split_pipeline_ref
+        """``--pass-pipeline``: registered pipelines (``trn{max_inst_size=256}``) and passes,
+        also in MLIR's ``builtin.module(...)`` form (`pipelines.pipeline_items`)."""
+        from tirx_mlir.pipelines import list_pipelines, pipeline_items
+
+        passes: list[ModulePass] = []
+        for item in pipeline_items(text):
+            name = item.split("{", 1)[0].strip()
+            if name in list_pipelines():
+                passes += self._named(item, text)
+            elif name in self.available_passes:
+                passes += self.build_passes(item)
+            else:
+                known = ", ".join(list_pipelines()) or "(none)"
+                raise CLIError(f"unknown pipeline '{name}'"
+                               f"{_did_you_mean(name, [*list_pipelines(), *self.available_passes])}"
+                               f"; registered pipelines: {known} (or any pass of --list-passes)")
+        return passes
+
+    def _named(self, item: str, text: str) -> list[ModulePass]:
+        from tirx_mlir.pipelines import get_pipeline, split_pipeline_ref
 
         try:
-            name, options = split_pipeline_ref(text)
+            name, options = split_pipeline_ref(item)
         except ArgSpecParseError as err:
             raise CLIError(f"malformed --pass-pipeline '{text}': {_one_line(err)}") from None
-        if name not in list_pipelines():
-            known = ", ".join(list_pipelines()) or "(none)"
-            raise CLIError(f"unknown pipeline '{name}'{_did_you_mean(name, list_pipelines())}; "
-                           f"registered pipelines: {known}")
         try:
             return list(get_pipeline(name, **options).passes)
         except TirxError as err:  # unknown option
@@ -291,22 +310,37 @@ class TirxOptMain(xDSLOptMain):
         return chunks, extension
 
     def run(self) -> int:
+        from tirx_mlir.tools import verify_diagnostics as vd
+
         chunks, extension = self.prepare_input()
         output = StringIO()
         failed = False
         for i, (data, line_offset) in enumerate(chunks):
             if i:
                 output.write("// -----\n")
+            produced: list[tuple[str, str | None, str]] = []
             try:
                 output.write(self.run_chunk(data, extension, line_offset))
             except ReportedError as err:
-                diagnostics_mode = self.args.verify_diagnostics or self.args.parsing_diagnostics
-                if diagnostics_mode and not err.internal:
+                if self.args.verify_diagnostics and not err.internal:
+                    produced.append(("error", err.report.where, err.report.message))
+                elif (self.args.print_diagnostics or self.args.parsing_diagnostics) and \
+                        not err.internal:
                     output.write(err.report.render())
                     continue
-                sys.stdout.flush()
-                sys.stderr.write(err.report.render())
-                failed = True
+                else:
+                    sys.stdout.flush()
+                    sys.stderr.write(err.report.render())
+                    failed = True
+                    continue
+            if self.args.verify_diagnostics:
+                text = data.decode("utf-8", "replace")
+                failures = vd.check(vd.expectations(text, line_offset + 1), produced,
+                                    self.get_input_name())
+                if failures:
+                    sys.stdout.flush()
+                    sys.stderr.write("\n".join(failures) + "\n")
+                    failed = True
         if self.args.output_file is None:
             sys.stdout.write(output.getvalue())
         elif not failed:

@@ -18,6 +18,10 @@ gets its own copy of each parameter (the symmetric heap; the inputs are the same
 each output is summarized once per PE (``%Recv on PE 1: ...``), and ``--save`` also writes PE p's
 outputs as ``DIR/<name>.pe<p>.npy`` (``DIR/<name>.npy`` holds PE 0's, as without ``--pes``).
 
+``--expect REF.npy ...`` (one per output) or ``--expect-dir DIR`` (``DIR/<name>.npy``, as
+``--save`` writes) compares the outputs with references within ``--rtol``/``--atol`` (tools/
+expect.py): one line per output, exit status 1 on any mismatch.
+
 ``--stats`` prints, after the outputs, what a thread-level (CUDA) kernel did: instructions,
 shared-memory requests, wavefronts and bank conflicts, barriers, per op and per block.
 ``--no-racecheck`` turns off the check of a thread-level kernel's shared memory for data races.
@@ -44,6 +48,7 @@ import numpy as np
 USAGE_EXAMPLES = """examples:
   tirx-run examples/softmax.mlir
   tirx-run k.mlir --entry gemm --inputs a.npy b.npy --save out/
+  tirx-run k.mlir --inputs a.npy b.npy --expect c_ref.npy --rtol 1e-3
   tirx-run k.mlir --pass-pipeline cleanup -p cse
   tirx-run examples/cuda/nvshmem_ring.mlir --pes 4 --outputs zeros.npy sig0.npy --save out/"""
 
@@ -61,6 +66,7 @@ def _parser() -> argparse.ArgumentParser:
     p = _ArgumentParser(prog="tirx-run", description="Run a tirx kernel with the reference "
                         "interpreter and summarize its outputs.", epilog=USAGE_EXAMPLES,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=_version())
     p.add_argument("file", help="the .mlir file ('-' reads stdin)")
     p.add_argument("--entry", metavar="NAME", help="the kernel to run (default: the only one)")
     p.add_argument("--inputs", nargs="+", metavar="NPY", default=None,
@@ -71,6 +77,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cast-inputs", action="store_true",
                    help="round inputs of another dtype to the parameter's type")
     p.add_argument("--save", metavar="DIR", help="write every parameter as DIR/<name>.npy")
+    p.add_argument("--expect", nargs="+", metavar="NPY", default=None,
+                   help="reference arrays, one per output in order: compare and exit 1 on a "
+                        "mismatch")
+    p.add_argument("--expect-dir", metavar="DIR", default=None,
+                   help="compare each output with DIR/<name>.npy (as --save writes them)")
+    p.add_argument("--rtol", type=float, default=None,
+                   help="relative tolerance of --expect (default 1e-5; integers: exact)")
+    p.add_argument("--atol", type=float, default=None,
+                   help="absolute tolerance of --expect (default 1e-6; integers: exact)")
     p.add_argument("-p", "--passes", metavar="PASSES", default="",
                    help="passes to run first, as for tirx-opt -p")
     p.add_argument("--pass-pipeline", metavar="NAME[{opt=val ...}]", default=None,
@@ -91,6 +106,14 @@ def _parser() -> argparse.ArgumentParser:
                         "summarized per PE and --save writes DIR/<name>.pe<p>.npy for each "
                         "(default 1)")
     return p
+
+
+def _version() -> str:
+    from importlib.metadata import version
+
+    from tirx_mlir import __version__
+
+    return f"tirx-run {__version__} (xdsl {version('xdsl')})"
 
 
 def _pes(text: str) -> int:
@@ -276,7 +299,9 @@ def run(argv: Sequence[str] | None = None) -> int:
         saved_inputs = [a.copy() for a in prepared[:runner.n_inputs]] if args.save else []
         results = runner.run(prepared)
     except ParseError as err:
-        raise ReportedError(report_parse_error(err, ctx)) from None
+        raise ReportedError(report_parse_error(
+            err, ctx, unregistered_hint="tirx-run runs only ops it has semantics for: load the "
+                                        "backend that defines the dialect")) from None
     except TirxError as err:
         raise ReportedError(report_tirx_error(err, where)) from None
     out_names = [name for name, _ in runner.params[runner.n_inputs:]]
@@ -292,7 +317,39 @@ def run(argv: Sequence[str] | None = None) -> int:
             named += [(f"{name}.pe{p}", arr) for p, outputs in enumerate(per_pe)
                       for name, arr in zip(out_names, outputs)]
         _save(args.save, named)
-    return 0
+    return _check_expected(runner, args, results)
+
+
+def _check_expected(runner, args: argparse.Namespace, results) -> int:
+    """``--expect`` / ``--expect-dir``: 0 when every output matches its reference, else 1."""
+    from tirx_mlir.interpreter.runtime import is_float_dtype
+    from tirx_mlir.tools import expect
+
+    out_params = runner.params[runner.n_inputs:]
+    if args.expect is not None and args.expect_dir is not None:
+        raise CLIError("give --expect or --expect-dir, not both")
+    if args.expect is not None:
+        paths = args.expect
+        if len(paths) != len(out_params):
+            names = ", ".join(f"%{n}" for n, _ in out_params)
+            raise CLIError(f"@{runner.kernel.kernel_name} has {len(out_params)} output(s) "
+                           f"({names}), got {len(paths)} --expect files")
+    elif args.expect_dir is not None:
+        paths = [os.path.join(args.expect_dir, f"{name}.npy") for name, _ in out_params]
+    else:
+        if args.rtol is not None or args.atol is not None:
+            raise CLIError("--rtol/--atol set the tolerance of --expect or --expect-dir")
+        return 0
+    refs = _load_arrays(paths, out_params)
+    ok = True
+    for (name, _), out, ref in zip(out_params, results, refs):
+        exact = not is_float_dtype(out.dtype) and args.rtol is None and args.atol is None
+        rtol = 0.0 if exact else (expect.DEFAULT_RTOL if args.rtol is None else args.rtol)
+        atol = 0.0 if exact else (expect.DEFAULT_ATOL if args.atol is None else args.atol)
+        verdict = expect.compare(name, out, ref, rtol, atol)
+        print(verdict.line)
+        ok &= verdict.ok
+    return 0 if ok else 1
 
 
 def _outputs_per_pe(runner, args: argparse.Namespace, results) -> list:

@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics | filecheck %s
 // tirx.copy broadcasts its source like the elementwise ops do (NumPy rules, right-aligned): a
 // [1, N] row or an [N] vector into every row of [P, N]; other mismatches are errors.
 

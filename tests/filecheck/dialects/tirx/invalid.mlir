@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics | filecheck %s
 
 // Every verifier rule of every tirx op and type: each section breaks one rule, and the check
 // names the place (file:line:col of the op, or of the text for types) and the message.

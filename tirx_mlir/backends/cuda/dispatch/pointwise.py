@@ -193,10 +193,12 @@ def _writer_guard(b: Builder, part: RegisterPartition, scope: ExecScope, nthread
 
 
 def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
-          ctype: Attribute | None = None, at: "Callable | None" = None) -> None:
+          ctype: Attribute | None = None, at: "Callable | None" = None,
+          require_vector: int | None = None) -> None:
     """Lower ``dst[i] = fn(srcs[...][i])`` (module docstring). With ``at``, the function is
     ``at(builder, values, coords)``: it also sees the element's destination coordinate (one
-    affine `IndexExpr` per dim)."""
+    affine `IndexExpr` per dim). With ``require_vector``, every memory operand must be
+    accessed with vectors of that many elements (else the variant declines)."""
     b = ctx.builder
     shape = shape_of(dst)
     present = [s for s in srcs if s is not None]
@@ -212,6 +214,8 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
     thread = ids.thread_coords(part) if part.threads else (IndexExpr(),) * len(shape)
     cache: dict = {}
     vec = _group(part, slots, shape)
+    if require_vector is not None:
+        _require_vector(operands + [dst_op], part, slots, shape, thread, require_vector, vec)
     wb = _writer_guard(b, part, scope, nthreads, ids) if dst_op.kind == "mem" else b
     for start in range(0, len(slots), vec):
         group = slots[start:start + vec]
@@ -221,6 +225,13 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
                  for v in values] for j in range(len(group))]
         outs = [fn(wb, a) if at is None else at(wb, a, coords[j]) for j, a in enumerate(args)]
         _write(wb, dst_op, coords, start, [convert(wb, o, elem_type(dst)) for o in outs], cache)
+
+
+def _require_vector(operands, part, slots, shape, thread, n: int, vec: int) -> None:
+    coords = [tuple(t + c for t, c in zip(thread, part.reg_coords(r))) for r in slots[:n]]
+    for o in operands:
+        if o.kind == "mem" and n > 1 and (vec != n or not _consecutive(None, o, coords, None)):
+            fail(f"the {n} elements are not one aligned vector in {scope_of(o.value)} memory")
 
 
 def _is_value(v) -> bool:

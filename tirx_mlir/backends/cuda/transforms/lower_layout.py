@@ -1,6 +1,7 @@
 """``cuda-lower-layout``: after dispatch, only physical buffers remain.
 
-* A logical register tile (``tirx.alloc`` in ``local`` with a register layout) is no longer
+* A logical register tile (``tirx.alloc`` in ``local`` with a register layout: every one has
+  after cuda-default-layout; the physical arrays dispatch creates have none) is no longer
   read after dispatch: the variants use its per-thread register array
   (`dispatch.common.registers`). It is erased with its dead views; one still read by an op
   is an error naming the op (something bypassed dispatch).
@@ -33,7 +34,6 @@ from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import (VIEW_OPS, AllocOp, allocs, place_like,
                                                replace_alloc)
 from tirx_mlir.dialects.tirx.kernel import kernels
-from tirx_mlir.dialects.tirx.layout import THREAD_AXES
 
 
 def erase_dead_views(value: SSAValue) -> None:
@@ -88,7 +88,7 @@ class CudaLowerLayoutPass(ModulePass):
                 if layout is None:
                     continue
                 erase_dead_views(alloc.result)
-                if btype.scope_name == LOCAL and layout.uses_axes(THREAD_AXES):
+                if btype.scope_name == LOCAL:
                     reader = _reader(alloc.result)
                     if reader is not None:
                         raise PassError(f"{reader.name} reads the register tile {btype} itself; "

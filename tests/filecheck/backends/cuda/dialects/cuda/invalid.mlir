@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics | filecheck %s
 
 // The cuda verifiers: each section breaks one rule (types, memory scopes, the launch a kernel
 // gives, the target's architecture, printf formats); the message names the op, the operand and

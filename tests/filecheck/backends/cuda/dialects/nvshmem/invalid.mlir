@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics | filecheck %s
 
 // The nvshmem verifiers: each section breaks one rule (symmetric memory, element and signal
 // types, groups, signal operations and comparisons from their closed sets).

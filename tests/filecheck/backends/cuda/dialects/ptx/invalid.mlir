@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics | filecheck %s
 
 // The ptx verifiers: an instruction the kernel's target lacks (the message names the arch and
 // PTX ISA version it needs), modifiers the table does not allow, and operands of the wrong count

@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics | filecheck %s
 // A DMA may broadcast one HBM row [1, F...] to every partition of an on-chip [P, F...] tile (a
 // stride-0 partition access pattern on HBM); no other shape mismatch is a DMA.
 

@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics | filecheck %s
 
 // The nki verifiers enforce the Trainium limits (docs/trn.md): each section breaks
 // one rule; the message names the op, the operand, the limit and what to change. Inside a kernel
