@@ -7,8 +7,7 @@ Public entry points (imported lazily to keep start-up fast):
   build a kernel (disk-cached) into an artifact that ``.run(*arrays, device=None)`` runs
   (docs/runtime.md; devices: ``tirx_mlir.runtime.get_device``);
 * ``tirx_mlir.parse_module(text, name)``: parse IR with source locations;
-* ``tirx_mlir.emit(module, "nki" | "nki-legacy" | "cuda" | "ptx")``: the source a backend's
-  ``-t`` printer emits;
+* ``tirx_mlir.emit(module, target)``: the source a backend's ``-t`` printer emits;
 * ``tirx_mlir.get_pipeline(name, **options)`` / ``list_pipelines()``: named pass pipelines;
 * ``tirx_mlir.backends.load(name)`` / ``is_loaded(name)``: the backend loader.
 

@@ -9,7 +9,9 @@ explicit location, which is what lets diagnostics name the place.
 from __future__ import annotations
 
 import bisect
+import os
 import re
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (FileLineColLoc, IndexType, IntAttr, ModuleOp, StringAttr,
@@ -334,3 +336,24 @@ def parse_module(text: str | bytes, name: str = "<input>", ctx: Context | None =
     """
     ctx = ctx or make_context()
     return LocatedParser(ctx, text, name, line_offset).parse_module()
+
+
+def as_module(value: Any, what: str) -> ModuleOp:
+    """A fresh module from IR text, a ``.mlir`` path, a module, a kernel op or a builder (a
+    ``tirx_mlir.script`` kernel); ``what`` (``"compile"``) names the caller in the error."""
+    from tirx_mlir.diagnostics import TirxError
+
+    if isinstance(value, os.PathLike) or isinstance(value, str) and "\n" not in value \
+            and value.endswith(".mlir") and os.path.isfile(value):
+        with open(value) as f:
+            return parse_module(f.read(), os.fspath(value))
+    if isinstance(value, str):
+        return parse_module(value, "<input>")
+    module = getattr(value, "module", value)  # a tirx_mlir.script kernel builder
+    if not isinstance(module, ModuleOp) and hasattr(module, "parent_op"):
+        while module is not None and not isinstance(module, ModuleOp):
+            module = module.parent_op()
+    if not isinstance(module, ModuleOp):
+        raise TirxError(f"{what}: cannot take a {type(value).__name__}; give IR text, a "
+                        f".mlir path, a ModuleOp, a tirx.kernel op or a script kernel")
+    return module.clone()

@@ -103,7 +103,7 @@ def test_source_picks_the_primary_printer():
      r"unknown option\(s\) of the trn pipeline: bogus"),
     (lambda t: tirx_mlir.compile(example_path("add"), pipeline="cse", max_inst_size=4),
      "only go to a named pipeline"),
-    (lambda t: tirx_mlir.compile(42), "cannot compile a int"),
+    (lambda t: tirx_mlir.compile(42), "compile: cannot take a int"),
     (lambda t: tirx_mlir.compile("builtin.module {}"), "the module has no tirx.kernel"),
     (lambda t: tirx_mlir.compile(t, target="aws/trn1/trn1.2xlarge", pipeline="nope-pass"),
      "nope-pass"),

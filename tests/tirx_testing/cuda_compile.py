@@ -14,14 +14,13 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from tirx_mlir.backends.cuda import toolchain
+from tirx_mlir.backends.cuda import sass, toolchain
 
 STRICT = ("-Werror", "all-warnings", "-Xptxas", "--warn-on-spills,--warn-on-local-memory-usage,"
           "-Werror")
 NO_SPILLS = ("-Werror", "all-warnings", "-Xptxas", "--warn-on-spills,-Werror")
 """STRICT but allowing a stack frame: printf packs its arguments in local memory."""
 ADVISORY = re.compile(r"\(C75\d\d\)")
-_OPCODE = re.compile(r"^\s+/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.x]*)", re.M)
 
 
 def wheel_root() -> Path | None:
@@ -76,11 +75,8 @@ def nvcc_cubins(sources: dict[str, str], arch: str, out: Path,
 
 def sass_opcodes(cubin: Path) -> set[str]:
     """The SASS opcodes (with modifiers, ``HMMA.16816.F32``) of a cubin, by cuobjdump."""
-    tool = toolchain.find_tool("cuobjdump")
-    assert tool is not None
-    text = subprocess.run([str(tool), "-sass", str(cubin)], capture_output=True, text=True,
-                          timeout=120, check=True).stdout
-    return set(_OPCODE.findall(text))
+    return {i.opcode for code in sass.instructions(sass.disassemble(cubin)).values()
+            for i in code}
 
 
 def nvrtc_library() -> Path | None:

@@ -13,8 +13,8 @@ from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.memory_space import MemorySpace
 from tirx_mlir.located_parser import make_context, parse_module
-from tirx_mlir.transforms.allocate import (AllocatePass, FailureReport, ProgramOrder,
-                                           allocate_kernel, live_range)
+from tirx_mlir.transforms.allocate import (AllocatePass, Buffer, FailureReport, ProgramOrder,
+                                           allocate_kernel, live_range, place)
 from tirx_testing.scopes import made_up_scope
 
 SCOPE = "test.scratch"
@@ -74,6 +74,19 @@ def test_a_buffer_reuses_the_memory_of_one_whose_range_has_ended():
     assert addr["c"] == addr["a"]  # a's last use comes before c's first
     assert footprints == {SCOPE: 512}
     assert kernel_of(module).attributes["test.bytes"] == IntegerAttr(512, i64)
+
+
+def test_a_buffer_with_its_own_alignment_starts_at_a_multiple_of_it():
+    """Unit 16, a fixed buffer at [0, 48): a 1024-aligned buffer live with it goes to 1024 (not
+    48), and a 16-aligned one then fills the gap at 48."""
+    allocs = [AllocOp(BufferType([n], i64, SCOPE)) for n in (6, 8, 2)]
+    fixed = Buffer(allocs[0], 48, 0, 10, addr=0)
+    wide = Buffer(allocs[1], 64, 0, 10, align=1024)
+    small = Buffer(allocs[2], 16, 0, 10)
+    assert place([fixed, wide, small], 4096, 16) == []
+    assert (wide.addr, small.addr) == (1024, 48)
+    assert place([Buffer(allocs[1], 64, 0, 10, align=1024), Buffer(allocs[0], 48, 0, 10,
+                                                                   addr=0)], 1050, 16) != []
 
 
 def test_views_count_as_uses_of_their_buffer():

@@ -50,7 +50,9 @@ INLINED_OPS = (*VIEW_OPS, CtaIdOp, scf.YieldOp)
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _NONNEG_OPS = (arith.AddiOp, arith.MuliOp, arith.DivUIOp, arith.FloorDivSIOp, arith.DivSIOp,
                arith.RemSIOp, arith.RemUIOp, arith.MaxSIOp, arith.AndIOp, arith.OrIOp,
-               arith.XOrIOp, arith.ShRUIOp, arith.ShRSIOp)
+               arith.XOrIOp, arith.ShRUIOp, arith.ShRSIOp, arith.ShLIOp)
+"""Ops whose result is >= 0 when both operands are (bitwise ops and shifts of non-negative
+values included: swizzled addresses are built of them)."""
 
 
 class PrintError(TirxError):

@@ -45,9 +45,10 @@ def compile(module_or_kernel: Any, target: "Target | str | None" = None,  # noqa
     ``TIRX_MLIR_CACHE=0``), False, True, or a directory.
     """
     from tirx_mlir.interpreter.launch import verify_module
+    from tirx_mlir.located_parser import as_module
     from tirx_mlir.pipelines import is_tile_level_only
 
-    module = as_module(module_or_kernel)
+    module = as_module(module_or_kernel, "compile")
     verify_module(module)
     tgt, target_option = resolve_target(module, target)
     if pipeline is None and not options and is_tile_level_only(tgt.kind_name) and \
@@ -89,28 +90,6 @@ def _cache(cache: "bool | str | os.PathLike | None") -> CompileCache | None:
     if cache is False:
         return None
     return CompileCache() if cache is True else CompileCache(cache)
-
-
-def as_module(value: Any) -> "ModuleOp":
-    """A fresh module from IR text, a ``.mlir`` path, a module, a kernel op or a builder."""
-    from xdsl.dialects.builtin import ModuleOp
-
-    from tirx_mlir.located_parser import parse_module
-
-    if isinstance(value, os.PathLike) or isinstance(value, str) and "\n" not in value \
-            and value.endswith(".mlir") and os.path.isfile(value):
-        with open(value) as f:
-            return parse_module(f.read(), os.fspath(value))
-    if isinstance(value, str):
-        return parse_module(value, "<input>")
-    module = getattr(value, "module", value)  # a tirx_mlir.script kernel builder
-    if not isinstance(module, ModuleOp) and hasattr(module, "parent_op"):
-        while module is not None and not isinstance(module, ModuleOp):
-            module = module.parent_op()
-    if not isinstance(module, ModuleOp):
-        raise TirxError(f"compile: cannot compile a {type(value).__name__}; give IR text, a "
-                        f".mlir path, a ModuleOp, a tirx.kernel op or a script kernel")
-    return module.clone()
 
 
 def resolve_target(module: "ModuleOp", target: "Target | str | None") -> tuple["Target", Any]:

@@ -18,6 +18,7 @@ from xdsl.ir import Block, Region, SSAValue
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.op_syntax import unknown_keyword
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, SliceOp, TransposeOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ReturnOp
 from tirx_mlir.dialects.tirx.layout import TileLayout, layout_from_text
@@ -145,8 +146,7 @@ def bind_arguments(op_cls, args: Sequence, kwargs: dict, what: str) -> tuple[dic
         elif key in op_cls.KEYWORDS:
             props[key] = value
         else:
-            raise ScriptError(f"{what} has no operand or property '{key}'; it takes "
-                              f"{', '.join([*names, *op_cls.KEYWORDS])}")
+            raise ScriptError(unknown_keyword(what, key, op_cls))
     missing = [n for n in positional if n not in values]
     if missing:
         raise ScriptError(f"{what} is missing {', '.join(missing)}")

@@ -21,6 +21,7 @@ allocation pass: it says which memories a kernel has and which allocations it ac
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, ClassVar, Iterable
 
@@ -39,13 +40,15 @@ from tirx_mlir.dialects.tirx.memory_space import MemorySpace, round_up
 @dataclass
 class Buffer:
     """One allocation: its size per row (rounded to the allocation unit), its live range in
-    program positions (inclusive) and, once placed, its address."""
+    program positions (inclusive), the alignment its address needs beyond the space's unit
+    (1: none) and, once placed, its address."""
 
     alloc: AllocOp
     size: int
     start: int
     end: int
     addr: int | None = None
+    align: int = 1
 
     @property
     def name(self) -> str:
@@ -96,13 +99,15 @@ def _lift(op: Operation, block: Block | None) -> Operation | None:
     return op
 
 
-def live_range(alloc: AllocOp, order: ProgramOrder) -> tuple[int, int]:
+def live_range(alloc: AllocOp, order: ProgramOrder,
+               users_of: Callable[[AllocOp], list[Operation]] = users) -> tuple[int, int]:
     """From the first use to the last use (memory is undefined before its first write, so the
     allocation's own position does not matter); a use inside a region the allocation is
-    outside of covers the whole region."""
+    outside of covers the whole region. ``users_of`` finds the uses (default `users`; a backend
+    whose code addresses buffers through computed addresses follows those too)."""
     block = alloc.parent_block()
     spans = []
-    for user in users(alloc):
+    for user in users_of(alloc):
         lifted = _lift(user, block)
         if lifted is None:  # used outside the allocation's block: live to the end of the block
             assert block is not None and block.last_op is not None
@@ -114,18 +119,20 @@ def live_range(alloc: AllocOp, order: ProgramOrder) -> tuple[int, int]:
 
 
 def place(buffers: list[Buffer], capacity: int, unit: int) -> list[Buffer]:
-    """First fit, largest first, addresses in multiples of ``unit`` below ``capacity``; buffers
-    that already have an address keep it. Returns the buffers that did not fit."""
+    """First fit, largest first, addresses in multiples of ``unit`` (and of each buffer's own
+    ``align``) below ``capacity``; buffers that already have an address keep it. Returns the
+    buffers that did not fit."""
     placed = [b for b in buffers if b.addr is not None]
     failed: list[Buffer] = []
     for buf in sorted((b for b in buffers if b.addr is None), key=lambda b: (-b.size, b.start)):
         busy = sorted((b.addr, b.addr + b.size) for b in placed  # type: ignore[operator]
                       if b.overlaps(buf))
+        step = math.lcm(unit, buf.align)
         addr = 0
         for lo, hi in busy:
             if addr + buf.size <= lo:
                 break
-            addr = max(addr, round_up(hi, unit))
+            addr = max(addr, round_up(hi, step))
         if addr + buf.size > capacity:
             failed.append(buf)
             continue

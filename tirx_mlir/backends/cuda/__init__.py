@@ -57,6 +57,8 @@ CUDA_PASSES = {
     "cuda-default-layout": ("default_layout", "CudaDefaultLayoutPass"),
     "cuda-lower-layout": ("lower_layout", "CudaLowerLayoutPass"),
     "cuda-lower-scope-ids": ("lower_scope_ids", "CudaLowerScopeIdsPass"),
+    "cuda-allocate-shared": ("allocate_shared", "CudaAllocateSharedPass"),
+    "cuda-pipeline-k-loop": ("pipeline_k_loop", "PipelineKLoopPass"),
 }
 """pass name -> (module under transforms/, class)."""
 

@@ -12,10 +12,15 @@ Passes, in order:
    ``ld``/``st``, registers, barriers);
 3. ``cuda-lower-layout``: logical register tiles erased, laid-out buffers flattened;
 4. ``cuda-lower-scope-ids``: the core's scope ids (cta_id, warp_id, ...) become CUDA's ids;
-5. ``canonicalize``, ``cse``, ``dce``: clean up index arithmetic and dead views.
+5. ``canonicalize``, ``cse``, ``dce``: clean up index arithmetic and dead views;
+6. ``cuda-pipeline-k-loop`` (``num_stages`` > 1): loops staging global tiles in shared memory
+   become multi-stage cp.async rings, then the cleanup again;
+7. ``cuda-allocate-shared``: every shared array a view of the one dynamic arena, reusing bytes
+   across barriers, the total checked against the target (the launch's dynamic shared memory).
 
 Options: ``target`` (a cuda target string or tag, default: the kernel's), ``arch`` (shorthand
-for ``target="cuda -arch=<arch>"``).
+for ``target="cuda -arch=<arch>"``), ``num_stages`` (the software-pipelining depth of K loops,
+default 3; 1 turns it off).
 """
 
 from __future__ import annotations
@@ -25,10 +30,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # importing xDSL here would cost every `import tirx_mlir`
     from xdsl.passes import ModulePass
 
-OPTIONS = ("target", "arch")
+OPTIONS = ("target", "arch", "num_stages")
 
 
-def cuda_passes(target: str | None = None, arch: str | None = None,
+def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: int = 3,
                 **unknown: Any) -> list[ModulePass]:
     if unknown:
         raise ValueError(f"unknown option(s) of the cuda pipeline: {', '.join(sorted(unknown))}; "
@@ -41,15 +46,24 @@ def cuda_passes(target: str | None = None, arch: str | None = None,
     from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
+    from tirx_mlir.backends.cuda.transforms.allocate_shared import CudaAllocateSharedPass
     from tirx_mlir.backends.cuda.transforms.default_layout import CudaDefaultLayoutPass
     from tirx_mlir.backends.cuda.transforms.lower_layout import CudaLowerLayoutPass
     from tirx_mlir.backends.cuda.transforms.lower_scope_ids import CudaLowerScopeIdsPass
+    from tirx_mlir.backends.cuda.transforms.pipeline_k_loop import PipelineKLoopPass
     from tirx_mlir.transforms.check_bounds import CheckBoundsPass
     from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
 
-    return [CheckBoundsPass(), CudaDefaultLayoutPass(target=target),
-            TileDispatchPass(target=target), CudaLowerLayoutPass(), CudaLowerScopeIdsPass(),
-            CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
+    if int(num_stages) < 1:
+        raise ValueError(f"num_stages must be at least 1, got {num_stages}")
+    passes: list[ModulePass] = [
+        CheckBoundsPass(), CudaDefaultLayoutPass(target=target), TileDispatchPass(target=target),
+        CudaLowerLayoutPass(), CudaLowerScopeIdsPass(),
+        CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
+    if int(num_stages) > 1:
+        passes += [PipelineKLoopPass(num_stages=int(num_stages)), CanonicalizePass(),
+                   CommonSubexpressionElimination(), DeadCodeElimination()]
+    return passes + [CudaAllocateSharedPass(target=target)]
 
 
 def register_cuda_pipeline() -> None:
@@ -57,4 +71,4 @@ def register_cuda_pipeline() -> None:
 
     register_pipeline("cuda", cuda_passes,
                       doc="CUDA: register layouts, tile dispatch to cuda/ptx ops, layout "
-                          "lowering, cleanup", tile_level_only=True)
+                          "lowering, cleanup, shared-memory planning", tile_level_only=True)

@@ -5,9 +5,12 @@
     Target("nvidia/jetson-agx-orin-64gb").host            # llvm -mtriple=aarch64-linux-gnu ...
 
 ``max_shared_memory_per_block`` is the opt-in maximum per block of each compute capability (CUDA
-programming guide, "Technical Specifications per Compute Capability"): 163 KiB for sm_80/sm_87,
-99 KiB for sm_86/sm_89/sm_120, 227 KiB for sm_90/sm_100. SM counts and L2 sizes are the published
-figures of each product. Hopper and Blackwell datacenter parts use the ``a`` architectures
+C++ Programming Guide, "Technical Specifications per Compute Capability", row "Maximum amount of
+shared memory per thread block"): 96 KiB for sm_70, 64 KiB for sm_75, 163 KiB for sm_80/sm_87,
+99 KiB for sm_86/sm_89/sm_120, 227 KiB for sm_90/sm_100 (`OPT_IN_SHARED_BYTES`). A target that
+does not state it (``cuda -arch=sm_80``) gets its arch's figure (`max_shared_bytes`); without an
+arch, the 48 KiB every block may use without opting in. SM counts and L2 sizes are the
+published figures of each product. Hopper and Blackwell datacenter parts use the ``a`` architectures
 (sm_90a, sm_100a), which the wgmma/tcgen05/setmaxnreg instructions need.
 """
 
@@ -28,8 +31,9 @@ CUDA_KIND = TargetKind(
     "cuda",
     attrs=(
         AttrSpec("arch", str, None, "sm_90a", category="arch", pattern=ARCH_PATTERN),
-        AttrSpec("max_shared_memory_per_block", int, 48 * KIB,
-                 "shared memory bytes one block may use (opt-in maximum)", range=(KIB, 16 * MIB)),
+        AttrSpec("max_shared_memory_per_block", int, None,
+                 "shared memory bytes one block may use (opt-in maximum; default: the arch's)",
+                 range=(KIB, 16 * MIB)),
         AttrSpec("max_threads_per_block", int, 1024, "threads per block", range=(1, 1024)),
         AttrSpec("max_num_threads", int, 1024, "threads per block the scheduler may use",
                  range=(1, 1024)),
@@ -55,7 +59,28 @@ CUDA_KIND = TargetKind(
 )
 
 
-def _gpu(arch: str, smem: int, sms: int, l2: int | None, **extra: Any) -> dict[str, Any]:
+OPT_IN_SHARED_BYTES = {70: 96 * KIB, 75: 64 * KIB, 80: 163 * KIB, 86: 99 * KIB, 87: 163 * KIB,
+                       89: 99 * KIB, 90: 227 * KIB, 100: 227 * KIB, 120: 99 * KIB}
+"""Compute capability -> the most shared memory one block may opt in to (bytes)."""
+DEFAULT_SHARED_BYTES = 48 * KIB
+"""What every block may use without opting in (and a target without a known arch gets)."""
+
+
+def max_shared_bytes(target) -> int:
+    """The shared memory (static + dynamic) one block may use on ``target``: its
+    ``max_shared_memory_per_block`` when stated (tags state it), else its arch's opt-in
+    maximum, else `DEFAULT_SHARED_BYTES`."""
+    stated = target.get("max_shared_memory_per_block")
+    if stated is not None:
+        return int(stated)
+    arch = target.get("arch")
+    if arch is None or re.fullmatch(ARCH_PATTERN, arch) is None:
+        return DEFAULT_SHARED_BYTES
+    return OPT_IN_SHARED_BYTES.get(sm_number(arch), DEFAULT_SHARED_BYTES)
+
+
+def _gpu(arch: str, sms: int, l2: int | None, **extra: Any) -> dict[str, Any]:
+    smem = OPT_IN_SHARED_BYTES[int(re.fullmatch(ARCH_PATTERN, arch).group(1))]
     config: dict[str, Any] = {"kind": "cuda", "arch": arch,
                               "max_shared_memory_per_block": smem, "max_threads_per_block": 1024,
                               "thread_warp_size": 32, "registers_per_block": 65536,
@@ -68,22 +93,22 @@ def _gpu(arch: str, smem: int, sms: int, l2: int | None, **extra: Any) -> dict[s
 
 
 def _jetson(sms: int, host_cores: int, model: str) -> dict[str, Any]:
-    config = _gpu("sm_87", 163 * KIB, sms, 4 * MIB, model=model)
+    config = _gpu("sm_87", sms, 4 * MIB, model=model)
     config["host"] = {"kind": "llvm", "mtriple": "aarch64-linux-gnu", "mcpu": "cortex-a78ae",
                       "num_cores": host_cores}
     return config
 
 
 CUDA_TAGS: dict[str, dict[str, Any]] = {
-    "nvidia/nvidia-a100": _gpu("sm_80", 163 * KIB, 108, 40 * MIB),
-    "nvidia/nvidia-a10": _gpu("sm_86", 99 * KIB, 72, 6 * MIB),
-    "nvidia/geforce-rtx-3090": _gpu("sm_86", 99 * KIB, 82, 6 * MIB),
-    "nvidia/nvidia-l4": _gpu("sm_89", 99 * KIB, 58, 48 * MIB),
-    "nvidia/geforce-rtx-4090": _gpu("sm_89", 99 * KIB, 128, 72 * MIB),
-    "nvidia/nvidia-h100": _gpu("sm_90a", 227 * KIB, 132, 50 * MIB),
-    "nvidia/nvidia-h100-pcie": _gpu("sm_90a", 227 * KIB, 114, 50 * MIB),
-    "nvidia/nvidia-h200": _gpu("sm_90a", 227 * KIB, 132, 50 * MIB),
-    "nvidia/nvidia-b200": _gpu("sm_100a", 227 * KIB, 148, None),
+    "nvidia/nvidia-a100": _gpu("sm_80", 108, 40 * MIB),
+    "nvidia/nvidia-a10": _gpu("sm_86", 72, 6 * MIB),
+    "nvidia/geforce-rtx-3090": _gpu("sm_86", 82, 6 * MIB),
+    "nvidia/nvidia-l4": _gpu("sm_89", 58, 48 * MIB),
+    "nvidia/geforce-rtx-4090": _gpu("sm_89", 128, 72 * MIB),
+    "nvidia/nvidia-h100": _gpu("sm_90a", 132, 50 * MIB),
+    "nvidia/nvidia-h100-pcie": _gpu("sm_90a", 114, 50 * MIB),
+    "nvidia/nvidia-h200": _gpu("sm_90a", 132, 50 * MIB),
+    "nvidia/nvidia-b200": _gpu("sm_100a", 148, None),
     "nvidia/jetson-agx-orin-64gb": _jetson(16, 12, "jetson-agx-orin-64gb"),
     "nvidia/jetson-agx-orin-32gb": _jetson(14, 8, "jetson-agx-orin-32gb"),
 }

@@ -28,6 +28,7 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, OptOperandDef
 from xdsl.irdl.operations import OptRegionDef
 from xdsl.parser import Parser
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.printer import Printer
 
 from tirx_mlir.dialects.tirx.predicate import format_affine_set
@@ -106,6 +107,14 @@ def to_attr(kind: str, value: object) -> Attribute | None:
 
 
 # --- the base op --------------------------------------------------------------------------------
+
+
+def unknown_keyword(what: str, key: str, op_cls: type) -> str:
+    """The one message for a name an op does not take, in IR text and in the Python builder:
+    ``tirx.sum has no operand or property 'axis'; it takes dst, src, axes, accum``."""
+    names = [n for n, _ in op_cls.get_irdl_definition().operands]
+    return (f"{what} has no operand or property '{key}'; it takes "
+            f"{', '.join([*names, *op_cls.KEYWORDS])}")
 
 
 class KeywordOp(IRDLOperation):
@@ -225,6 +234,13 @@ class KeywordOp(IRDLOperation):
                 props[kw] = KINDS[cls.KEYWORDS[kw]].parse(parser, kw)
             else:
                 props[kw] = cls.parse_tail_keyword(parser, kw)
+        # a word where the keywords end is a misspelt keyword, unless it is the next op (an op
+        # without operands or results ends at its keywords: a dotted op name follows)
+        token = parser._current_token  # noqa: SLF001 - a look at the next token, not consumed
+        if token.kind == MLIRTokenKind.BARE_IDENT and token.text != "attributes" and \
+                "." not in token.text and (unresolved or op_def.results):
+            parser.raise_error(unknown_keyword(cls.name, token.text, cls), token.span.start,
+                               token.span.end)
         if op_def.regions:  # `{` would be ambiguous with the region: use `attributes {..}`
             attrs_kw = parser.parse_optional_attr_dict_with_keyword()
             attrs = {} if attrs_kw is None else dict(attrs_kw.data)

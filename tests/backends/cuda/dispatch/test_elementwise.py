@@ -83,3 +83,33 @@ def test_register_tiles_with_a_broadcast_register_operand():
     final = check_every_stage(text, lambda x, b: [np.exp(x) + b])
     arrays = [op for op in final.walk() if op.name == "tirx.alloc"]
     assert [str(a.result.type) for a in arrays] == ["!tirx.buffer<64xf32, local>"]
+
+
+def _packed_kernel(dtype: str, arch: str) -> str:
+    t = f"!tirx.buffer<64x128x{dtype}, local>"
+    g = f"!tirx.buffer<64x128x{dtype}, global>"
+    return f"""tirx.kernel @k(%X: {g}, %Z: {g}) -> (%Y: {g}) grid [1] threads [128]
+    target "cuda -arch={arch}" {{
+  %a = tirx.alloc : {t}
+  %b = tirx.alloc : {t}
+  tirx.copy cta %a, %X : {t}, {g}
+  tirx.copy cta %b, %Z : {t}, {g}
+  tirx.mul cta %a, %a, %b : {t}, {t}, {t}
+  tirx.maximum cta %a, %a, %b : {t}, {t}, {t}
+  tirx.copy cta %Y, %a : {g}, {t}
+  tirx.return
+}}
+"""
+
+
+@pytest.mark.parametrize("dtype,arch,packed", [("f16", "sm_80", True), ("bf16", "sm_90a", True),
+                                               ("bf16", "sm_80", False)])
+def test_half_types_compute_two_at_a_time_where_the_arch_has_it(dtype, arch, packed):
+    def reference(x, z):
+        prod = (x.astype(np.float32) * z.astype(np.float32)).astype(x.dtype)
+        return [np.maximum(prod.astype(np.float32), z.astype(np.float32)).astype(x.dtype)]
+
+    final = check_every_stage(_packed_kernel(dtype, arch), reference, arch=arch, rtol=0, atol=0)
+    text = str(final)
+    assert (text.count(f"arith.mulf %") and f"vector<2x{dtype}>" in text) == packed
+    assert ("arith.extf" in text) != packed  # the scalar path computes in f32

@@ -4,18 +4,27 @@ kind ``cuda`` when imported. `register_cuda_dispatch` (called from the backend's
 dispatches for ``cuda``, so loading the backend stays cheap.
 
 Shared: ``common`` (predicates, thread ids, physical addressing, register arrays, the barriers of
-the tile-level order), ``pointwise`` (the elementwise engine). Variants: ``copy`` (copy, cast:
-``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` .. ``vec_16b``), ``elementwise``
-(the unary/binary ops and fills: ``reg``, ``smem``, ``gmem``), ``select`` (``default``: the affine
-predicate on the coordinate), ``copy_async_tma`` (copy_async: ``tma_auto``), ``gemm_async``
-(``wgmma``), with ``tma_ring`` (the mbarrier protocol between their producer and consumer
-warpgroups).
+the tile-level order), ``pointwise`` (the elementwise engine). Variants, one module per family:
+
+* ``copy`` (copy, cast: ``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` ..
+  ``vec_16b``), ``copy_ldstmatrix`` (``ldstmatrix``), ``copy_async`` (``ldgsts``),
+  ``copy_async_tma`` (``tma_auto``; with ``tma_ring``, the mbarrier protocol between TMA
+  producers and wgmma consumers);
+* ``gemm`` (``mma.m16n8k*``; fragments in ``layout/fragments``, with ``fragment_io`` and
+  ``warp_blocks``), ``gemm_async`` (``wgmma``; layouts in ``layout/fragments_wgmma``,
+  ``layout/wgmma_operand``, ``layout/swizzle``);
+* ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``, ``gmem``), ``select``
+  (``default``: the affine predicate on the coordinate);
+* ``reduction`` (sum/max/min/reduce_negate: ``local``, ``shared``; its plan in
+  ``layout/reduction_plan``), ``fused`` (unary_reduce, binary_reduce, binary_chain:
+  ``decompose``), ``permute_layout`` (``warp_xor_swizzle``, ``fallback``).
 """
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "copy_vec_forced", "elementwise", "select", "copy_async_tma",
-                   "gemm_async")
+VARIANT_MODULES = ("copy", "copy_async", "copy_async_tma", "copy_ldstmatrix", "copy_vec_forced",
+                   "elementwise", "gemm", "gemm_async", "select", "reduction", "fused",
+                   "permute_layout")
 
 
 def register_cuda_dispatch() -> None:

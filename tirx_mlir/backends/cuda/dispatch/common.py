@@ -36,7 +36,7 @@ from xdsl.ir import SSAValue
 from tirx_mlir.backends.cuda.dialects.cuda.ids import ThreadIdxOp
 from tirx_mlir.backends.cuda.dialects.cuda.sync import (SyncThreadsOp, SyncWarpgroupOp,
                                                         SyncWarpOp)
-from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS, scope_threads
+from tirx_mlir.backends.cuda.layout.defaults import scope_threads
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition, _refine
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.backends.cuda.target_tags import parse_arch
@@ -44,7 +44,7 @@ from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, materialize, 
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
-from tirx_mlir.dialects.tirx.layout import TileLayout, row_major_strides
+from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import is_buffer, scope_of

@@ -72,6 +72,10 @@ BINARY = {
     T.MaximumOp: _binary(arith.MaximumfOp, arith.MaxSIOp),
     T.MinimumOp: _binary(arith.MinimumfOp, arith.MinSIOp),
 }
+PACKED = {T.AddOp: arith.AddfOp, T.SubOp: arith.SubfOp, T.MulOp: arith.MulfOp,
+          T.MaximumOp: arith.MaximumfOp, T.MinimumOp: arith.MinimumfOp}
+"""The binary ops computed two f16/bf16 elements at a time (``add.rn.f16x2``, ``__hadd2``...)
+where every operand is a tile of the destination's type (`pointwise._packable`)."""
 UNARY_BIAS_SCALE = {T.SqrtOp: math.SqrtOp, T.ExpOp: math.ExpOp, T.Exp2Op: math.Exp2Op,
                     T.Log2Op: math.Log2Op}
 
@@ -112,7 +116,10 @@ def _lower(op, ctx) -> None:
         pointwise.lower(op, ctx, op.dst, [op.src, op.bias, op.scale],
                         lambda b, xs: fn(b, xs, hb, hs))
     elif type(op) in BINARY:
-        pointwise.lower(op, ctx, op.dst, [op.lhs, op.rhs], BINARY[type(op)])
+        packed = PACKED.get(type(op))
+        pointwise.lower(op, ctx, op.dst, [op.lhs, op.rhs], BINARY[type(op)],
+                        packed=None if packed is None else
+                        (lambda b, xs, f=packed: b.insert(f(*xs)).result))
     elif isinstance(op, T.FmaOp):
         pointwise.lower(op, ctx, op.dst, [op.input, op.scale, op.bias], _fma)
     else:  # pragma: no cover - the registration below lists the classes

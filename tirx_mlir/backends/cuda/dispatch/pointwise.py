@@ -26,8 +26,7 @@ from typing import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import (AnyFloat, Float64Type, IntegerType,
-                                   f32, f64, i32, i64)
+from xdsl.dialects.builtin import AnyFloat, Float64Type, IntegerType, VectorType, f32, f64, i32, i64
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -37,6 +36,7 @@ from tirx_mlir.backends.cuda.dialects.ptx import ops as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.layout.defaults import (SCOPE_AXIS, scope_threads, spread_layout,
                                                      vector_width)
+from tirx_mlir.backends.cuda.layout.runs import aligned, view_runs
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
@@ -135,9 +135,11 @@ def _contiguous(view: SSAValue, iter_shape: Sequence[int], v: int) -> bool:
     unit[-1] = IndexExpr(1)
     _, step = common.base_coords(view, unit)
     lin1 = common.linear_index(btype, step)
-    if lin is None or lin1 is None or lin1.const - lin.const != 1:
+    if lin is None:  # a swizzled (or otherwise non-strided) layout: read its runs statically
+        return view_runs(view, rank - 1, v)
+    if lin1 is None or lin1.const - lin.const != 1:
         return False
-    if lin.const % v or any(c % v for _, c in lin.terms):
+    if not aligned(lin, v):
         return False
     # every other dim's step keeps the alignment
     for k in range(rank - 1):
@@ -194,11 +196,13 @@ def _writer_guard(b: Builder, part: RegisterPartition, scope: ExecScope, nthread
 
 def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
           ctype: Attribute | None = None, at: "Callable | None" = None,
-          require_vector: int | None = None) -> None:
+          require_vector: int | None = None, packed: ScalarFn | None = None) -> None:
     """Lower ``dst[i] = fn(srcs[...][i])`` (module docstring). With ``at``, the function is
     ``at(builder, values, coords)``: it also sees the element's destination coordinate (one
     affine `IndexExpr` per dim). With ``require_vector``, every memory operand must be
-    accessed with vectors of that many elements (else the variant declines)."""
+    accessed with vectors of that many elements (else the variant declines). ``packed``, the
+    same function on half2/bfloat162 values, computes two elements at once where `_packable`
+    allows."""
     b = ctx.builder
     shape = shape_of(dst)
     present = [s for s in srcs if s is not None]
@@ -217,14 +221,52 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
     if require_vector is not None:
         _require_vector(operands + [dst_op], part, slots, shape, thread, require_vector, vec)
     wb = _writer_guard(b, part, scope, nthreads, ids) if dst_op.kind == "mem" else b
-    for start in range(0, len(slots), vec):
-        group = slots[start:start + vec]
+    pairs = packed is not None and _packable(ctx, dst, operands, len(slots))
+    step = max(vec, 2) if pairs else vec
+    for start in range(0, len(slots), step):
+        group = slots[start:start + step]
         coords = [tuple(t + c for t, c in zip(thread, part.reg_coords(r))) for r in group]
         values = [_read(wb, ctx, o, coords, start, vec, cache) for o in operands]
+        if pairs:
+            outs = _packed_pairs(wb, packed, values, len(group))
+            _write(wb, dst_op, coords, start, outs, cache)
+            continue
         args = [[convert(wb, v[j], ctype) if v[j].type != ctype and _is_value(v[j]) else v[j]
                  for v in values] for j in range(len(group))]
         outs = [fn(wb, a) if at is None else at(wb, a, coords[j]) for j, a in enumerate(args)]
         _write(wb, dst_op, coords, start, [convert(wb, o, elem_type(dst)) for o in outs], cache)
+
+
+PACKED_TYPES = {"f16": 53, "bf16": 90}
+"""Element types computed two at a time (``half2``/``bfloat162``) and the sm the packed add,
+sub and mul need (sm_90 for bf16x2, PTX ISA "Half Precision Floating-Point Instructions")."""
+
+
+def _packable(ctx, dst: SSAValue, operands: list[Operand], nslots: int) -> bool:
+    """Whether the packed form applies: every operand a tile of the destination's f16/bf16
+    type (a packed op rounds once to that type, as f32 arithmetic rounded on store does for
+    add, sub, mul, max and min: f32 holds the exact result to 2p+2 bits), an even count."""
+    name = dtypes.type_name(elem_type(dst))
+    need = PACKED_TYPES.get(name)
+    return need is not None and common.sm_version(ctx) >= need and nslots % 2 == 0 and \
+        all(o.kind != "scalar" and elem_type(o.value) == elem_type(dst) for o in operands)
+
+
+def _packed_pairs(b: Builder, packed: ScalarFn, values: list[list[SSAValue]], n: int
+                  ) -> list[SSAValue]:
+    """Elements ``2i`` and ``2i+1`` of every operand packed into one half2 (``cuda.pack``),
+    ``packed`` applied once, and the result split again (``cuda.unpack``)."""
+    from tirx_mlir.backends.cuda.dialects.cuda.math import PackOp, UnpackOp
+
+    outs: list[SSAValue] = []
+    for j in range(0, n, 2):
+        t = values[0][j].type
+        vt = VectorType(t, [2])
+        pair = [b.insert(PackOp(v[j], v[j + 1], result_types=[vt])).result for v in values]
+        result = packed(b, pair)
+        split = b.insert(UnpackOp(result, result_types=[t, t]))
+        outs += [split.lo_half, split.hi_half]
+    return outs
 
 
 def _require_vector(operands, part, slots, shape, thread, n: int, vec: int) -> None:
@@ -302,7 +344,9 @@ def _consecutive(b, o: Operand, coords, cache) -> bool:
         return False
     buf, base = common.base_coords(o.value, _view_coords(o, coords[0]))
     lin = common.linear_index(buf.type, base)
-    if lin is None or lin.const % len(coords) or any(c % len(coords) for _, c in lin.terms):
+    if lin is None:
+        return _swizzled_run(o, coords)
+    if not aligned(lin, len(coords)):
         return False
     for j, c in enumerate(coords[1:], 1):
         _, bj = common.base_coords(o.value, _view_coords(o, c))
@@ -310,6 +354,22 @@ def _consecutive(b, o: Operand, coords, cache) -> bool:
         if lj is None or lj.terms != lin.terms or lj.const != lin.const + j:
             return False
     return True
+
+
+def _swizzled_run(o: Operand, coords) -> bool:
+    """For a layout without a stride per dim (a swizzle): the coordinates step by 1 along the
+    last dim from an aligned start, and the layout keeps such runs whole (`runs.view_runs`)."""
+    n = len(coords)
+    first = [IndexExpr.of(x) for x in _view_coords(o, coords[0])]
+    if not first:
+        return False
+    for j, c in enumerate(coords[1:], 1):
+        delta = [IndexExpr.of(x) + f.scale(-1) for x, f in zip(_view_coords(o, c), first)]
+        if any(d != IndexExpr() for d in delta[:-1]) or delta[-1] != IndexExpr(j):
+            return False
+    if not aligned(first[-1], n):
+        return False
+    return view_runs(o.value, len(first) - 1, n)
 
 
 def _ptx_access(b, buf, index):

@@ -31,7 +31,6 @@ USED = re.compile(r"Used (?P<regs>\d+) registers")
 SMEM = re.compile(r"(?P<n>\d+) bytes smem")
 CMEM = re.compile(r"(?P<n>\d+) bytes cmem\[0\]")
 BARRIERS = re.compile(r"used (?P<n>\d+) barriers")
-SASS_LINE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+\S.*;", re.MULTILINE)
 
 
 def parse_ptxas_verbose(log: str) -> dict[str, dict[str, int]]:
@@ -125,14 +124,15 @@ class CudaToolchain(Toolchain):
 
 
 def sass_instruction_count(cubin: Path) -> int | None:
+    from tirx_mlir.backends.cuda import sass
     from tirx_mlir.backends.cuda.toolchain import find_tool
 
-    tool = find_tool("cuobjdump")
-    if tool is None:
+    if find_tool("cuobjdump") is None:
         return None
-    proc = subprocess.run([str(tool), "-sass", str(cubin)], capture_output=True, text=True,
-                          timeout=300)
-    return len(SASS_LINE.findall(proc.stdout)) if proc.returncode == 0 else None
+    try:
+        return sum(len(code) for code in sass.instructions(sass.disassemble(cubin)).values())
+    except RuntimeError:  # cuobjdump refused the cubin
+        return None
 
 
 def tensor_map_positions(kernel: Any) -> set[int]:

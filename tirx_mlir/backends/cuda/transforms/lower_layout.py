@@ -5,12 +5,13 @@
   read after dispatch: the variants use its per-thread register array
   (`dispatch.common.registers`). It is erased with its dead views; one still read by an op
   is an error naming the op (something bypassed dispatch).
-* A shared ``tirx.alloc`` becomes a static shared array ``cuda.shared_alloc`` of its
-  physical footprint (1-D, the span of its layout on ``m``: the variants already index it
-  physically), as TIRx's ``LayoutApplier::Flatten`` does; a global one with a layout becomes
-  the 1-D array of its footprint. Dead views are erased first. Alignment: 128 bytes (a
-  swizzled tile: its swizzle atom, ``2^(M+B+S)`` bytes' worth), so vector accesses, ldmatrix,
-  TMA and wgmma descriptors see aligned rows.
+* A shared ``tirx.alloc`` becomes the 1-D static shared array of its physical footprint (the
+  span of its layout on ``m``: the variants already index it physically), as TIRx's
+  ``LayoutApplier::Flatten`` does, with its alignment in ``cuda.align`` (`shared.ALIGN_ATTR`):
+  128 bytes, a swizzled tile its swizzle atom (``2^(M+B+S)`` elements' bytes), so vector
+  accesses, ldmatrix, TMA and wgmma descriptors see aligned rows; ``cuda-allocate-shared``
+  then places it in the dynamic arena. A global one with a layout becomes the 1-D array of its
+  footprint. Dead views are erased first.
 """
 
 from __future__ import annotations
@@ -18,21 +19,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from xdsl.dialects.builtin import IntegerAttr, i64
-
-from tirx_mlir.backends.cuda.dialects.cuda.shared import TILE_ALIGN, SharedAllocOp
+from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
 from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED, SHARED_SCOPES
-from tirx_mlir.dialects.tirx import dtypes
-from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.diagnostics import PassError
+from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import (VIEW_OPS, AllocOp, allocs, place_like,
-                                               replace_alloc)
+from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp, allocs, replace_alloc
+from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.kernel import kernels
 
 
@@ -62,12 +60,9 @@ def _to_shared_array(alloc: AllocOp, btype: BufferType, layout: TileLayout | Non
                         hint="run tirx-dispatch before cuda-lower-layout")
     span = layout.span("m") if layout is not None else btype.numel
     align = tile_alignment(layout, dtypes.bit_width(btype.element_type) // 8, TILE_ALIGN)
-    new = SharedAllocOp(result_types=[BufferType([span], btype.element_type, SHARED)],
-                        align=IntegerAttr(align, i64))
-    place_like(new, alloc)
-    alloc.result.replace_all_uses_with(new.result)
-    alloc.detach()
-    alloc.erase()
+    new = AllocOp(BufferType([span], btype.element_type, SHARED))
+    replace_alloc(alloc, new)
+    new.attributes[ALIGN_ATTR] = IntegerAttr(align, i64)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, hardwar
 from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
-from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch import decompose, fail, register_dispatch
 from tirx_mlir.dispatch.builders import (config_int, insert_tile_op, is_buffer, is_full, reshape,
                                          shape_of)
 
@@ -197,18 +197,7 @@ register_dispatch(T.UnaryReduceOp, "trn", variant="activation_reduce", priority=
 
 def _unary_reduce_decompose(op: T.UnaryReduceOp, ctx) -> None:
     """The unary op into un_out, then the reduction of un_out (each dispatched in turn)."""
-    unary = {"exp": T.ExpOp, "exp2": T.Exp2Op, "sqrt": T.SqrtOp, "log2": T.Log2Op}
-    b = ctx.builder
-    name = op.unary.data
-    if name in unary:
-        insert_tile_op(b, unary[name](op.un_out, op.src, op.bias, op.scale), op)
-    elif op.bias is not None or op.scale is not None:
-        fail(f"{name} takes no bias or scale")
-    else:
-        other = {"reciprocal": T.ReciprocalOp, "silu": T.SiluOp}[name]
-        insert_tile_op(b, other(op.un_out, op.src), op)
-    reducer = {"sum": T.SumOp, "max": T.MaxOp, "min": T.MinOp}[op.reduce.data]
-    insert_tile_op(b, reducer(op.red_out, op.un_out, axes=list(op.ints_prop("axes", (-1,)))), op)
+    decompose.unary_reduce(op, ctx)
 
 
 register_dispatch(T.UnaryReduceOp, "trn", variant="decompose", when=COMPUTE)(
@@ -257,12 +246,7 @@ register_dispatch(T.BinaryReduceOp, "trn", variant="tensor_scalar_reduce", prior
 
 
 def _binary_reduce_decompose(op: T.BinaryReduceOp, ctx) -> None:
-    b = ctx.builder
-    binary = {"add": T.AddOp, "sub": T.SubOp, "mul": T.MulOp, "fdiv": T.FdivOp,
-              "maximum": T.MaximumOp, "minimum": T.MinimumOp}[op.binary.data]
-    insert_tile_op(b, binary(op.bin_out, op.lhs, op.rhs), op)
-    reducer = {"sum": T.SumOp, "max": T.MaxOp, "min": T.MinOp}[op.reduce.data]
-    insert_tile_op(b, reducer(op.red_out, op.bin_out, axes=list(op.ints_prop("axes", (-1,)))), op)
+    decompose.binary_reduce(op, ctx)
 
 
 register_dispatch(T.BinaryReduceOp, "trn", variant="decompose", when=COMPUTE)(

@@ -145,3 +145,10 @@ def test_a_local_array_at_constant_indices_compiles_to_registers_only(tmp_path):
     assert "float acc[4];" in source and "reinterpret_cast<float2*>(acc" not in source
     result = cuda_compile.nvcc_cubins({"acc": source}, "sm_80", tmp_path, cuda_compile.STRICT)
     assert result.returncode == 0, result.log
+
+
+def test_a_shared_tirx_alloc_keeps_its_stated_alignment():
+    text = printed("  %s = tirx.alloc {cuda.align = 1024 : i64} : !tirx.buffer<64xf16, shared>\n"
+                   "  %t = tirx.alloc : !tirx.buffer<64xf32, shared>")
+    assert "__shared__ __align__(1024) __half s[64];" in text
+    assert "__shared__ __align__(16) float t[64];" in text

@@ -59,3 +59,21 @@ tirx.kernel @gmem_fma_scalar(%X: !tirx.buffer<4096xf32, global>) -> (%Y: !tirx.b
 // CHECK:       arith.addf %{{.*}}, %c : f32
 // CHECK:       ptx.st "global.v4.f32"
 // CHECK-NOT:   cuda.sync_threads
+
+// -----
+
+tirx.kernel @packed_f16(%X: !tirx.buffer<32x8xf16, global>) -> (%Y: !tirx.buffer<32x8xf16, global>) grid [1] threads [32] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<32x8xf16, local>
+  tirx.copy warp %t, %X : !tirx.buffer<32x8xf16, local>, !tirx.buffer<32x8xf16, global>
+  tirx.add warp %t, %t, %t : !tirx.buffer<32x8xf16, local>, !tirx.buffer<32x8xf16, local>, !tirx.buffer<32x8xf16, local>
+  tirx.copy warp %Y, %t : !tirx.buffer<32x8xf16, global>, !tirx.buffer<32x8xf16, local>
+  tirx.return
+}
+
+// f16 tiles of one type add two elements at a time (add.rn.f16x2), no f32 round trip.
+// CHECK-LABEL: @packed_f16
+// CHECK:       %[[P:.*]] = cuda.pack %{{.*}}, %{{.*}} : f16, f16 -> vector<2xf16>
+// CHECK:       %[[Q:.*]] = cuda.pack %{{.*}}, %{{.*}} : f16, f16 -> vector<2xf16>
+// CHECK:       %[[S:.*]] = arith.addf %[[P]], %[[Q]] : vector<2xf16>
+// CHECK:       cuda.unpack %[[S]] : vector<2xf16> -> f16, f16
+// CHECK-NOT:   arith.extf

@@ -17,6 +17,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.cuda.memory import ADDRESSABLE_SCOPES
+from tirx_mlir.backends.cuda.target_tags import max_shared_bytes as target_shared_bytes
 from tirx_mlir.backends.cuda.target_tags import sm_number
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import constant_value
@@ -67,7 +68,7 @@ def _cuda_target(text: str) -> tuple[str | None, int | None]:
     if target.kind_name != "cuda":
         raise RuleError(f"cuda ops need a cuda target, but the kernel targets '{text}'; use e.g. "
                         f"target \"cuda -arch=sm_90a\" or \"nvidia/nvidia-h100\"")
-    return target.get("arch"), target.get("max_shared_memory_per_block")
+    return target.get("arch"), target_shared_bytes(target)
 
 
 def launch_of(op: Operation) -> Launch:

@@ -6,9 +6,10 @@ of the ``extern __shared__`` arena at a byte ``offset``; the arena's size is giv
 may reach the target's ``max_shared_memory_per_block`` (opt-in, via
 ``cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, ...)``).
 
-A ``tirx.alloc`` in ``shared`` at the CUDA level is a static shared array too, `TILE_ALIGN`
-aligned, a swizzled one to its pattern (`static_shared_array` states what each op declares),
-until ``cuda-allocate-shared`` places it in the dynamic arena.
+A ``tirx.alloc`` in ``shared`` at the CUDA level is a static shared array too, `DEFAULT_ALIGN`
+aligned (`static_shared_array` states what each op declares), until ``cuda-allocate-shared``
+(transforms/allocate_shared.py) places it in the dynamic arena; `dynamic_shared_bytes` is the
+arena a launch must then give.
 """
 
 from __future__ import annotations
@@ -111,19 +112,27 @@ class DynamicSharedOp(_SharedOp):
 SHARED_OPS = (SharedAllocOp, DynamicSharedOp)
 
 
+ALIGN_ATTR = "cuda.align"
+"""Integer attribute of a shared ``tirx.alloc``: the alignment its bytes need (a swizzled tile's
+atom); without it `DEFAULT_ALIGN`."""
+
+
 def static_shared_array(op) -> tuple[BufferType, int] | None:
     """(type, alignment in bytes) of the static shared array ``op`` declares: a
-    ``cuda.shared_alloc`` or a ``tirx.alloc`` in shared (`TILE_ALIGN`, a swizzled one its
-    pattern's: `swizzle.tile_alignment`, as cuda-lower-layout places it); None for any other
-    op."""
+    ``cuda.shared_alloc`` or a ``tirx.alloc`` in shared (its `ALIGN_ATTR`, else `TILE_ALIGN`,
+    a swizzled tile its pattern's: `swizzle.tile_alignment`, as cuda-lower-layout will place
+    it); None for any other op."""
     if isinstance(op, SharedAllocOp):
         return op.buffer_type(), op.alignment()
     if isinstance(op, AllocOp) and isinstance(op.result.type, BufferType) and \
             op.result.type.scope_name == SHARED:
+        attr = op.attributes.get(ALIGN_ATTR)
+        if isinstance(attr, IntegerAttr):
+            return op.result.type, attr.value.data
         from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
         from tirx_mlir.dialects.tirx import dtypes
 
-        btype = op.result.type
+        btype = op.result.type  # a tile before cuda-lower-layout: aligned as it will place it
         return btype, tile_alignment(btype.get_layout(), dtypes.bit_width(btype.element_type) // 8,
                                      TILE_ALIGN)
     return None

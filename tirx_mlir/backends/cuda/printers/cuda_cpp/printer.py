@@ -9,11 +9,12 @@ the layout of the driver's ``CUtensorMap``, declared here so NVRTC needs no ``cu
 
 A thread's local array (``tirx.alloc`` in local) is a plain ``T name[n]`` accessed element by
 element (a vector load is ``float4{a[4], a[5], a[6], a[7]}``), so at constant indices nvcc
-keeps it in registers. Static shared memory is ``__shared__ __align__(A) T name[n]``, the dynamic arena one
-``extern __shared__ __align__(A) unsigned char`` array of which each ``cuda.dynamic_shared``
-is a typed pointer; ``cuda`` ops print as their CUDA built-ins and intrinsics, ``ptx`` ops as
-``asm volatile`` (inline_asm.py), ``nvshmem`` ops as NVSHMEM device calls (``#include
-<nvshmem.h>`` only then); ``cuda_fp16.h`` / ``cuda_bf16.h`` only when a half type is used.
+keeps it in registers. Static shared memory is ``__shared__ __align__(A) T name[n]``, the
+dynamic arena one ``extern __shared__ __align__(A) unsigned char`` array of which each
+``cuda.dynamic_shared`` is a typed pointer (a comment above the kernel gives the bytes a launch
+must give); ``cuda`` ops print as their CUDA built-ins and intrinsics, ``ptx`` ops as ``asm
+volatile`` (inline_asm.py), ``nvshmem`` ops as NVSHMEM device calls (``#include <nvshmem.h>``
+only then); ``cuda_fp16.h`` / ``cuda_bf16.h`` only when a half type is used.
 Every word that comes from an attribute goes through a closed table (tables.py).
 """
 
@@ -28,6 +29,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.cuda import checks
+from tirx_mlir.backends.cuda.dialects.cuda.shared import (dynamic_shared_bytes,
+                                                         static_shared_array)
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED
 from tirx_mlir.backends.cuda.printers.cuda_cpp import tables as T
@@ -53,7 +56,7 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
     ERROR_CODE: ClassVar[str] = "cuda-print"
     RESERVED: ClassVar[frozenset[str]] = frozenset({
         ARENA, TENSOR_MAP_TYPE, "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize",
-        "printf", "asm", "half", "nvshmem"})
+        "printf", "asm", "half", "nvshmem", "tirx_maximum", "tirx_minimum"})
     UNPRINTABLE_HINT: ClassVar[str] = ("-t cuda prints tirx.kernel bodies of cuda, ptx, "
                                        "nvshmem, scf and arith ops (lower tile ops first)")
 
@@ -76,6 +79,8 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
             self.line("#include <cooperative_groups.h>")
         if any(self.tensor_map_positions(k) for k in kernels):
             self.line(TENSOR_MAP_DECL)
+        for line in _nan_min_max_helpers(self.module, used):
+            self.line(line)
         for kernel in kernels:
             self.line()
             self.emit_kernel(kernel)
@@ -121,6 +126,11 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
         if cluster is not None:
             dims = ", ".join(self.int_literal(d, kernel) for d in cluster)
             bounds += f" __cluster_dims__({dims})"
+        arena = dynamic_shared_bytes(kernel)
+        if arena:
+            self.line(f"// launch with {self.int_literal(arena, kernel)} bytes of dynamic shared "
+                      f"memory (above 48 KiB, opt in first: cudaFuncSetAttribute(..., "
+                      f"cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))")
         self.line(f'extern "C" __global__ void {bounds}')
         self.line(f"{name}({', '.join(params)}) {{")
         with self.body():
@@ -172,8 +182,9 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
             text.startswith("-") else text
 
     def op_expr(self, op: Operation) -> str:
-        """The base's arith spellings, plus ``arith.trunci`` (a C++ cast keeps the low bits)
-        and the ``math`` functions (`tables.MATH`: CUDA's correctly rounded library calls)."""
+        """The base's arith spellings, plus ``arith.trunci`` (a C++ cast keeps the low bits),
+        ``arith.maximumf`` / ``minimumf`` as the NaN-propagating helpers (`NAN_MIN_MAX`) and the
+        ``math`` functions (`tables.MATH`: CUDA's correctly rounded library calls)."""
         if op.name in T.MATH:
             kind = self.scalar_type(op.results[0].type, op)
             names = T.MATH[op.name]
@@ -183,6 +194,8 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
             return f"{names[kind]}({', '.join(self.expr(v) for v in op.operands)})"
         if isinstance(op, arith.TruncIOp):
             return f"static_cast<{self.value_type(op.result.type, op)}>({self.expr(op.input)})"
+        if isinstance(op, tuple(NAN_MIN_MAX)):
+            return f"{NAN_MIN_MAX[type(op)]}({self.expr(op.lhs)}, {self.expr(op.rhs)})"
         return super().op_expr(op)
 
     def nonneg(self, value: SSAValue) -> bool:
@@ -210,9 +223,11 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
     def emit_tirx_alloc(self, op: AllocOp) -> None:
         t = op.result.type
         assert isinstance(t, BufferType)
-        where = self.choose({SHARED: "__shared__ __align__(16) ", LOCAL: ""}, t.scope_name,
-                            "tirx.alloc scope", op, hint="-t cuda allocates shared and local "
-                                                         "arrays")
+        self.choose({SHARED: SHARED, LOCAL: LOCAL}, t.scope_name, "tirx.alloc scope", op,
+                    hint="-t cuda allocates shared and local arrays")
+        static = static_shared_array(op)
+        where = "" if static is None else \
+            f"__shared__ __align__({self.int_literal(static[1], op)}) "
         self.name_values([op.result], "buf")
         self.line(f"{where}{self.element_type(t, op)} {self.names[op.result]}"
                   f"[{self.int_literal(t.numel, op)}];")
@@ -516,6 +531,46 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
         else:
             super().emit_op(op)
 
+
+
+NAN_MIN_MAX = {arith.MaximumfOp: "tirx_maximum", arith.MinimumfOp: "tirx_minimum"}
+"""``arith.maximumf`` / ``minimumf`` are IEEE 754-2019 maximum/minimum: a NaN operand gives NaN.
+C's ``fmaxf`` and ``a > b ? a : b`` drop it (and the latter repeats its operands), so they print
+as calls of helpers defined once per translation unit (`_nan_min_max_helpers`): ``max.NaN.f32``
+/ ``min.NaN.f32`` on sm_80+ (PTX ISA, "max"), ``__hmax_nan`` / ``__hmin_nan`` for the half
+types, a NaN test around ``fmax`` for f64 and older archs."""
+
+_HELPER_TYPES = {"f32": "float", "f64": "double", "f16": "__half", "bf16": "__nv_bfloat16",
+                 "vector<2xf16>": "__half2", "vector<2xbf16>": "__nv_bfloat162"}
+_PACKED_HELPERS = {"vector<2xf16>", "vector<2xbf16>"}
+"""half2 / bfloat162 maxima and minima: ``__hmax2_nan`` / ``__hmin2_nan`` (both halves at once)."""
+
+
+def _nan_min_max_helpers(module: Operation, used: set[str]) -> list[str]:
+    """The definitions of the `NAN_MIN_MAX` helpers the module calls, one per type."""
+    wanted = sorted({(NAN_MIN_MAX[type(op)], checks.type_name(op.result.type))
+                     for op in module.walk() if isinstance(op, tuple(NAN_MIN_MAX))})
+    lines = []
+    for name, tname in wanted:
+        ctype = _HELPER_TYPES.get(tname)
+        if ctype is None:
+            continue  # a vector or unknown type: the expression fails to print where it is used
+        short = name[len("tirx_"):len("tirx_") + 3]  # max / min
+        head = f"static __device__ __forceinline__ {ctype} {name}({ctype} a, {ctype} b) {{"
+        if tname in ("f16", "bf16"):
+            lines += [head, f"  return __h{short}_nan(a, b);", "}"]
+            continue
+        if tname in _PACKED_HELPERS:
+            lines += [head, f"  return __h{short}2_nan(a, b);", "}"]
+            continue
+        fallback = f"  return (a != a || b != b) ? a + b : f{short}{'f' if tname == 'f32' else ''}(a, b);"
+        if tname == "f64":
+            lines += [head, fallback, "}"]
+            continue
+        lines += [head, "#if __CUDA_ARCH__ >= 800",
+                  f'  float r; asm("{short}.NaN.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));',
+                  "  return r;", "#else", fallback, "#endif", "}"]
+    return lines
 
 
 def _pow2_at_least(n: int) -> int:

@@ -33,7 +33,7 @@ import struct
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float64Type,
-                                   FloatAttr, IndexType, IntegerAttr, IntegerType)
+                                   FloatAttr, IndexType, IntegerAttr, IntegerType, VectorType)
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
@@ -66,6 +66,11 @@ def int_width(t: Attribute) -> int | None:
 
 
 def float_name(t: Attribute) -> str | None:
+    """The PTX type of a float value: f16/bf16/f32/f64, ``f16x2``/``bf16x2`` for a
+    ``vector<2xf16>`` / ``vector<2xbf16>`` (one ``.b32`` register holding both halves)."""
+    if isinstance(t, VectorType) and t.get_shape() == (2,):
+        inner = float_name(t.element_type)
+        return f"{inner}x2" if inner in ("f16", "bf16") else None
     return {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32",
             Float64Type: "f64"}.get(type(t))
 
@@ -135,15 +140,19 @@ class ArithOps:
     def float_binary(self, op: Operation) -> None:
         kind = float_name(op.operands[0].type)
         mnemonic = FLOAT_BINARY[op.name]
-        if kind is None or kind == "bf16" or (kind == "f16" and op.name == "arith.divf") or \
+        half = kind in ("f16", "f16x2", "bf16x2")
+        if kind is None or kind == "bf16" or (half and op.name == "arith.divf") or \
                 (kind == "f64" and ".NaN" in mnemonic):
             raise self.fail(f"{op.name} on {op.operands[0].type} has no PTX form here", op,
                             hint="compute in f32 (arith.extf / arith.truncf around it)")
         if ".NaN" in mnemonic:
             self.need(80, "7.0", f"{op.name} ({mnemonic})", op)
-        if kind == "f16":
-            minmax = mnemonic.startswith(("max", "min"))
-            self.need(80 if minmax else 53, "7.0" if minmax else "4.2", f"{op.name} on f16", op)
+        minmax = mnemonic.startswith(("max", "min"))
+        if kind in ("f16", "f16x2"):
+            self.need(80 if minmax else 53, "7.0" if minmax else "4.2", f"{op.name} on {kind}", op)
+        elif kind == "bf16x2":  # add/sub/mul.rn.bf16x2 are sm_90's; max/min sm_80's
+            self.need(80 if minmax else 90, "7.0" if minmax else "7.8", f"{op.name} on bf16x2",
+                      op)
         self.binary(op, f"{mnemonic}.{kind}")
 
     def emit_arith_negf(self, op: arith.NegfOp) -> None:

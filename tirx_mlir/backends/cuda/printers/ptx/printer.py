@@ -45,7 +45,8 @@ from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
-from tirx_mlir.backends.cuda.dialects.cuda.shared import DynamicSharedOp, SharedAllocOp
+from tirx_mlir.backends.cuda.dialects.cuda.shared import (DEFAULT_ALIGN, DynamicSharedOp,
+                                                         SharedAllocOp, static_shared_array)
 from tirx_mlir.backends.cuda.dialects.ptx.arch import Arch, Need, ptx_version
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_types, render,
@@ -276,7 +277,8 @@ class PtxFrame(SourcePrinter):
         if space is None:
             raise self.fail(f"the PTX printer allocates shared and local buffers, not "
                             f"{t.scope_name}", op)
-        self.declare_array(op.result, space, t, 16)
+        static = static_shared_array(op)
+        self.declare_array(op.result, space, t, DEFAULT_ALIGN if static is None else static[1])
 
     def emit_cuda_shared_alloc(self, op: SharedAllocOp) -> None:
         self.declare_array(op.result, ".shared", op.buffer_type(), op.alignment())

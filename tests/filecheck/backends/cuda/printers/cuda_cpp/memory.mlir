@@ -40,7 +40,9 @@ tirx.kernel @memory(%G: !tirx.buffer<4096xf32, global>, %I: !tirx.buffer<256xi32
   tirx.return
 }
 
-// CHECK:      memory(float* __restrict__ G, int* __restrict__ I) {
+// CHECK:      // launch with 512 bytes of dynamic shared memory (above 48 KiB, opt in first: cudaFuncSetAttribute(..., cudaFuncAttributeMaxDynamicSharedMemorySize, bytes))
+// CHECK-NEXT: extern "C" __global__ void __launch_bounds__(128)
+// CHECK-NEXT: memory(float* __restrict__ G, int* __restrict__ I) {
 // CHECK-NEXT:   extern __shared__ __align__(128) unsigned char tirx_dynamic_smem[];
 // CHECK-NEXT:   const long long t = static_cast<long long>(threadIdx.x);
 // CHECK-NEXT:   __shared__ __align__(128) float s[512];

@@ -1,0 +1,238 @@
+"""Static comparison of our CUDA kernels with Triton 3.9's at the same tile sizes: registers,
+spills, shared memory, occupancy, and the SASS opcode mix of the main loop.
+
+    python bench/cuda_static.py [--examples gemm_mma_sync,tile/softmax] [--triton-python PATH]
+                                [--sass DIR]
+
+For every example of ours that has a Triton peer (bench/triton_peers: same problem, same
+tile, shapes as constexprs), and for the peers without an example of ours yet, both cubins are
+read with cuobjdump (tirx_mlir.backends.cuda.sass): registers, stack and static shared memory
+from ``-res-usage``; spill instructions are the STL/LDL of the SASS; dynamic shared memory is
+Triton's launch size (``metadata.shared``) and what our ``cuda.dynamic_shared`` views reach.
+The main loop is the backward branch of the SASS holding the most tensor-core instructions
+(else the largest); its opcode families are counted (tensor core HMMA/HGMMA, LDGSTS (cp.async),
+UTMALDG (TMA), LDSM (ldmatrix), LDS/STS, LDG/STG, BAR, all). For a GEMM the counts are per K
+tile: the loop body's tensor-core multiply-adds divided by a K tile's share of one warp (HMMA)
+or warpgroup (HGMMA), ``BM*BN*BK / units``, is how many K tiles one trip does (ptxas unrolls);
+a K loop ptxas unrolled completely has no back edge, and the whole function is divided by its
+K tiles (``K / BK``; marked "unrolled"). Occupancy is from registers, shared memory and threads
+per block against the SM's limits (`SM_LIMITS`). Ratios are ours / Triton. Nothing is asserted.
+``--sass DIR`` keeps both disassemblies there.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from triton_peers import ours as O  # noqa: E402
+from triton_peers import peers as P  # noqa: E402
+
+from tirx_mlir.backends.cuda import sass  # noqa: E402
+
+SM_LIMITS = {
+    # CUDA C++ Programming Guide, "Compute Capabilities", table "Technical Specifications per
+    # Compute Capability": 32-bit registers per SM, shared memory per SM (the part a block can
+    # get: 164 KB of 8.0's 192 KB unified L1/shared, 228 KB of 9.0's 256 KB), resident threads
+    # and blocks per SM, 1 KB of shared memory reserved per block (8.x and 9.0).
+    80: {"regs": 65536, "smem": 164 * 1024, "threads": 2048, "blocks": 32, "reserved": 1024},
+    90: {"regs": 65536, "smem": 228 * 1024, "threads": 2048, "blocks": 32, "reserved": 1024},
+}
+REG_UNIT = 256
+"""Registers are allocated per warp in units of 256 (the CUDA Occupancy Calculator's register
+allocation unit size for compute capability 8.0 and 9.0)."""
+SMEM_UNIT = 128
+"""Shared memory is allocated per block in units of 128 bytes (the calculator's granularity)."""
+COLUMNS = ("TC", "LDGSTS", "UTMALDG", "LDSM", "LDS", "STS", "LDG", "STG", "BAR", "all")
+
+
+def occupancy(arch: int, regs: int, smem: int, threads: int) -> tuple[int, float]:
+    """(resident blocks per SM, fraction of the SM's threads resident)."""
+    lim = SM_LIMITS[80 if arch < 90 else 90]
+    warps = math.ceil(threads / 32)
+    per_warp = math.ceil(max(regs, 1) * 32 / REG_UNIT) * REG_UNIT
+    by_regs = (lim["regs"] // per_warp) // warps
+    block_smem = math.ceil((smem + lim["reserved"]) / SMEM_UNIT) * SMEM_UNIT
+    by_smem = lim["smem"] // block_smem
+    blocks = min(by_regs, by_smem, lim["threads"] // (warps * 32), lim["blocks"])
+    return blocks, blocks * warps * 32 / lim["threads"]
+
+
+@dataclass
+class Static:
+    regs: int
+    stack: int
+    spills: tuple[int, int]   # STL, LDL instructions in the SASS
+    static_smem: int
+    dynamic_smem: int
+    threads: int
+    arch: int
+    counts: Counter           # opcode families per K tile (GEMM) or per loop trip
+    per: str                  # what the counts are per
+    sass_text: str
+
+
+def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dynamic: int,
+               tile: tuple[int, int, int] | None, k: int | None) -> Static:
+    text = sass.disassemble(cubin)
+    code = sass.instructions(text)
+    usage = sass.res_usage(cubin)
+    name = function if function in code else next(iter(code))
+    fn, res = code[name], usage.get(name) or next(iter(usage.values()))
+    whole = sass.opcode_mix(fn)
+    lp = sass.main_loop(fn)
+    if tile is not None and lp is not None and not any(i.family in sass.TENSOR_CORE
+                                                       for i in lp.body):
+        lp = None  # a GEMM whose loops are waits (an mbarrier spin): its K loop is unrolled
+    body = Counter(sass.opcode_mix(lp.body)) if lp else whole
+    per = "loop trip" if lp else "kernel"
+    if tile is not None:
+        bm, bn, bk = tile
+        macs = sum(sass.tensor_core_macs(i.opcode) for i in (lp.body if lp else fn))
+        hgmma = any(i.family == "HGMMA" for i in fn)
+        units = max(threads // (128 if hgmma else 32), 1)
+        ktiles = macs / (bm * bn * bk / units) if macs else 0
+        if lp is None and k:
+            ktiles, per = k / bk, "K tile, unrolled"
+        elif ktiles:
+            per = f"K tile ({ktiles:g}/trip)" if ktiles != 1 else "K tile"
+        if ktiles:
+            body = Counter({f: c / ktiles for f, c in body.items()})
+    counts = Counter()
+    for fam, c in body.items():
+        if fam == "NOP":  # alignment padding
+            continue
+        counts[fam] += c
+        if fam in sass.TENSOR_CORE:
+            counts["TC"] += c
+        counts["all"] += c
+    return Static(res.registers, res.stack, (whole["STL"], whole["LDL"]), res.shared, dynamic,
+                  threads, arch, counts, per, text)
+
+
+def ours_static(ex: O.Example, tmp: Path) -> Static:
+    from tirx_mlir.backends.cuda.runtime.toolchain import dynamic_shared_bytes
+    from tirx_mlir.interpreter.launch import find_kernel
+
+    st = O.compile_stages(ex)
+    cubin = tmp / f"{ex.stem}.cubin"
+    O.ptxas(st.ptx, ex.arch, cubin)
+    kernel = find_kernel(st.module)
+    tile = ex.peer.tile if ex.peer else None
+    k = ex.peer.constexprs.get("K") if ex.peer else None
+    return read_cubin(cubin.read_bytes(), kernel.sym_name.data, kernel.num_threads(),
+                      int(ex.arch[3:5]), dynamic_shared_bytes(kernel), tile, k)
+
+
+def triton_static(peer: P.Peer, got: dict) -> Static:
+    cubin = Path(got["cubin"]).read_bytes()
+    arch = int(got["key_arch"])
+    return read_cubin(cubin, got["kernel"], got["num_warps"] * 32, arch, got["shared"],
+                      peer.tile, peer.constexprs.get("K"))
+
+
+def fmt(v: float) -> str:
+    return f"{v:.0f}" if float(v).is_integer() else f"{v:.2f}"
+
+
+def row(label: str, side: str, s: Static) -> str:
+    blocks, occ = occupancy(s.arch, s.regs, s.static_smem + s.dynamic_smem, s.threads)
+    counts = " ".join(f"{fmt(s.counts.get(c, 0)):>7s}" for c in COLUMNS)
+    return (f"{label:26s} {side:6s} sm_{s.arch:<3d} {s.regs:>4d} {s.spills[0]:>3d}/{s.spills[1]:<3d} "
+            f"{s.stack:>5d} {s.static_smem:>6d}+{s.dynamic_smem:<6d} {s.threads:>4d} "
+            f"{blocks:>3d} {occ:>5.0%} | {counts}  per {s.per}")
+
+
+def ratio_row(a: Static, b: Static) -> str:
+    def r(x: float, y: float) -> str:
+        return "-" if not y else f"{x / y:.2f}"
+    ab, ao = occupancy(a.arch, a.regs, a.static_smem + a.dynamic_smem, a.threads)
+    bb, bo = occupancy(b.arch, b.regs, b.static_smem + b.dynamic_smem, b.threads)
+    smem = r(a.static_smem + a.dynamic_smem, b.static_smem + b.dynamic_smem)
+    counts = " ".join(f"{r(a.counts.get(c, 0), b.counts.get(c, 0)):>7s}" for c in COLUMNS)
+    return (f"{'':26s} {'ratio':6s} {'':6s} {r(a.regs, b.regs):>4s} {'':7s} {'':5s} "
+            f"{smem:>13s} {'':4s} {r(ab, bb):>3s} {r(ao, bo):>5s} | {counts}")
+
+
+HEADER = (f"{'kernel (BMxBNxBK)':26s} {'side':6s} {'arch':6s} {'regs':>4s} {'STL/LDL':7s} "
+          f"{'stack':>5s} {'smem st+dyn':>13s} {'thr':>4s} {'blk':>3s} {'occ':>5s} | "
+          + " ".join(f"{c:>7s}" for c in COLUMNS))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--examples", default="", help="comma-separated stems (tile/<stem> for "
+                        "tile examples); default: every example with a Triton peer")
+    parser.add_argument("--triton-python", default=None, help="a Python with triton (default: "
+                        "$TIRX_TRITON_PYTHON, else python3 if it imports triton)")
+    parser.add_argument("--sass", default=None, help="a folder to keep the disassemblies in")
+    args = parser.parse_args(argv)
+    python = P.triton_python(args.triton_python)
+    if python is None:
+        print(f"Triton side skipped: {P.INSTALL}\n")
+    exs = [ex for ex in O.examples([n for n in args.examples.split(",") if n] or None)
+           if ex.peer is not None]
+    alone = [] if args.examples else [p for p in P.PEERS.values() if p.ours is None]
+    keep = Path(args.sass) if args.sass else None
+    if keep:
+        keep.mkdir(parents=True, exist_ok=True)
+    print(HEADER)
+    print("-" * len(HEADER))
+    with O.scratch() as tmp:
+        theirs = {}
+        if python is not None:
+            want = [ex.peer for ex in exs] + alone
+            theirs = P.compile_peers(python, list({p.name: p for p in want}.values()),
+                                     Path(tmp) / "triton")
+            theirs.pop("_startup", None)
+
+        def triton_side(peer: P.Peer, arch: int) -> Static | str:
+            got = theirs.get(f"{peer.name}@{arch}")
+            if got is None:
+                return "Triton not run" if python is None else f"no Triton build for sm_{arch}"
+            if "error" in got:
+                return f"Triton failed: {got['error']}"
+            return triton_static(peer, {**got, "key_arch": arch})
+
+        for ex in exs:
+            tile = ex.peer.tile
+            label = f"{ex.name.removeprefix('cuda/')}" + (f" {'x'.join(map(str, tile))}"
+                                                          if tile else "")
+            try:
+                mine = ours_static(ex, Path(tmp))
+            except Exception as err:  # noqa: BLE001 - reported in the table
+                print(f"{label:26s} ours   not compiled: {type(err).__name__}: "
+                      f"{str(err).splitlines()[0][:100]}")
+                continue
+            print(row(label, "ours", mine))
+            other = triton_side(ex.peer, mine.arch // 10 * 10)
+            if isinstance(other, str):
+                print(f"{'':26s} triton {other}")
+            else:
+                print(row("", "triton", other))
+                print(ratio_row(mine, other))
+            if keep:
+                (keep / f"{ex.stem}.ours.sass").write_text(mine.sass_text)
+                if not isinstance(other, str):
+                    (keep / f"{ex.stem}.triton.sass").write_text(other.sass_text)
+        for peer in alone:
+            for arch in peer.archs:
+                other = triton_side(peer, arch)
+                label = peer.name + (f" {'x'.join(map(str, peer.tile))}" if peer.tile else "")
+                if isinstance(other, str):
+                    print(f"{label:26s} triton {other}")
+                    continue
+                print(row(label, "triton", other) + "  (no example of ours yet)")
+    print("\nTC: tensor-core instructions (HMMA on sm_80, HGMMA on sm_90); occ: resident threads "
+          "/ 2048 from registers, shared memory (+1 KiB reserved per block) and threads per block")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

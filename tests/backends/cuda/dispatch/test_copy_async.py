@@ -1,0 +1,124 @@
+"""tirx.copy_async variant ldgsts: cp.async global -> shared. The tile level has no wait, so the
+kernels here wait themselves (``ptx.cp_async_wait_all`` + a barrier between the copy and its
+reader, as a TIRx user writes them) and are checked after the cuda pipeline: numpy == SIMT (whose
+cp.async model refuses to read a destination before the wait), and the printed code compiles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tirx_testing.cuda_every_stage import check_compiles, lower
+
+from tirx_mlir.backends.cuda.interpreter import simulate
+from tirx_mlir.diagnostics import TirxError
+
+
+def kernel(shape, shared_layout: str = "", scope: str = "cta", threads: int = 128,
+           t: str = "f16", config: str = "", src_shape=None) -> str:
+    s = "x".join(map(str, shape))
+    src = f"!tirx.buffer<{s}x{t}, global>"
+    g = src
+    view = "%X"
+    head = ""
+    if src_shape is not None:                 # a column slice of a wider global tensor
+        g = f"!tirx.buffer<{'x'.join(map(str, src_shape))}x{t}, global>"
+        head = f"  %x = tirx.slice %X[0, 0] [{shape[0]}, {shape[1]}] : {g} -> {src}\n"
+        view = "%x"
+    sh = f"!tirx.buffer<{s}x{t}, shared{shared_layout}>"
+    return f"""tirx.kernel @k(%X: {g}) -> (%Y: {src}) grid [1] threads [{threads}]
+    target "cuda -arch=sm_80" {{
+  %s = tirx.alloc : {sh}
+{head}  tirx.copy_async {scope} %s, {view}{config} : {sh}, {src}
+  ptx.cp_async_wait_all
+  cuda.sync_threads
+  tirx.copy cta %Y, %s : {src}, {sh}
+  tirx.return
+}}
+"""
+
+
+def _run(text, x):
+    module = lower(text)
+    return module, simulate(module, "k", x).outputs[0]
+
+
+def _copies(module) -> list[str]:
+    return [line.split('"')[1] + " " + line.split("],")[-1].split(":")[0].strip()
+            for line in str(module).splitlines() if "ptx.cp_async" in line and '"' in line]
+
+
+@pytest.mark.parametrize("layout", ["", ", swizzle(3,3,3) S[64,64]"])
+def test_16_byte_copies_into_plain_and_swizzled_tiles(layout):
+    x = np.random.default_rng(0).standard_normal((64, 64)).astype(np.float16)
+    module, y = _run(kernel((64, 64), layout), x)
+    np.testing.assert_array_equal(y, x)
+    assert _copies(module) == ["cg.shared [%3], 16"] * 4 or \
+        all(c.startswith("cg.shared") and c.endswith("16") for c in _copies(module))
+    assert len(_copies(module)) == 64 * 64 * 2 // 16 // 128
+    check_compiles(module, "sm_80", "ldgsts")
+
+
+def test_narrow_rows_take_narrower_copies():
+    x = np.random.default_rng(1).standard_normal((32, 2)).astype(np.float32)  # 8-byte rows
+    module, y = _run(kernel((32, 2), t="f32", threads=32, scope="warp"), x)
+    np.testing.assert_array_equal(y, x)
+    assert all(c.startswith("ca.shared") and c.endswith("8") for c in _copies(module))
+
+
+def test_a_partial_last_round_is_predicated():
+    x = np.random.default_rng(2).standard_normal((24, 8)).astype(np.float16)  # 24 chunks
+    module, y = _run(kernel((24, 8), threads=32, scope="warp"), x)
+    np.testing.assert_array_equal(y, x)
+    assert "scf.if" in str(module) and len(_copies(module)) == 1
+
+
+RING = "!tirx.buffer<2x16x30xf16, shared, S[(2,16,30):(512,32,1)]>"
+STAGE = "!tirx.buffer<1x16x30xf16, shared>"
+TILE = "!tirx.buffer<16x30xf16, shared>"
+
+
+def ragged_kernel(config: str) -> str:
+    """30-element rows of a 32-wide global tensor into stage 0 of a ring of two 16x30 tiles
+    whose rows are padded to 32 elements (64 bytes)."""
+    g, v = "!tirx.buffer<16x32xf16, global>", "!tirx.buffer<16x30xf16, global>"
+    return f"""tirx.kernel @k(%X: {g}) -> (%Y: {v}) grid [1] threads [64]
+    target "cuda -arch=sm_80" {{
+  %ring = tirx.alloc : {RING}
+  %st = tirx.slice %ring[0, 0, 0] [1, 16, 30] : {RING} -> {STAGE}
+  %s = tirx.reshape %st : {STAGE} -> {TILE}
+  %x = tirx.slice %X[0, 0] [16, 30] : {g} -> {v}
+  tirx.copy_async cta %s, %x{config} : {TILE}, {v}
+  ptx.cp_async_wait_all
+  cuda.sync_threads
+  tirx.copy cta %Y, %s : {v}, {TILE}
+  tirx.return
+}}
+"""
+
+
+def test_zero_fill_pads_a_ragged_row():
+    """Each row's last 16-byte copy reads 12 bytes and zero-fills the row's padding."""
+    x = np.random.default_rng(3).standard_normal((16, 32)).astype(np.float16)
+    module, y = _run(ragged_kernel(' config {fill_mode = "zero"}'), x)
+    np.testing.assert_array_equal(y, x[:, :30])
+    assert "ptx.cp_async_zfill" in str(module)
+    assert all(c.startswith("cg.shared") for c in _copies(module))
+
+
+def test_a_ragged_row_without_zero_fill_uses_narrower_copies():
+    x = np.random.default_rng(3).standard_normal((16, 32)).astype(np.float16)
+    module, y = _run(ragged_kernel(""), x)
+    np.testing.assert_array_equal(y, x[:, :30])
+    assert "zfill" not in str(module) and all(c.endswith(" 4") for c in _copies(module))
+
+
+def test_shared_to_global_is_not_cp_async():
+    text = """tirx.kernel @k(%X: !tirx.buffer<64xf32, global>) grid [1] threads [32]
+    target "cuda -arch=sm_80" {
+  %s = tirx.alloc : !tirx.buffer<64xf32, shared>
+  tirx.copy_async warp %X, %s dispatch "ldgsts" : !tirx.buffer<64xf32, global>, !tirx.buffer<64xf32, shared>
+  tirx.return
+}
+"""
+    with pytest.raises(TirxError, match="cp.async copies global -> shared"):
+        lower(text)

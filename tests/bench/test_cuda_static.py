@@ -1,0 +1,62 @@
+"""bench/cuda_static.py and bench/cuda_compile.py: the occupancy arithmetic, ``--help``, and the
+path without Triton (both benches time ours alone and say how to install Triton)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tirx_mlir.backends.cuda import toolchain
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+
+import cuda_static  # noqa: E402
+
+
+def test_occupancy_from_registers_shared_memory_and_threads():
+    # 94 registers: 3072 per warp (12 units of 256) -> 21 warps -> 5 blocks of 4 warps
+    assert cuda_static.occupancy(80, 94, 8192, 128) == (5, 5 * 128 / 2048)
+    # 96 KiB + 1 KiB reserved per block: 2 blocks in sm_90's 228 KiB, 1 in sm_80's 164 KiB
+    assert cuda_static.occupancy(90, 32, 96 * 1024, 128)[0] == 2
+    assert cuda_static.occupancy(80, 32, 96 * 1024, 128)[0] == 1
+    # threads bound: 8 blocks of 256; blocks bound: 32 blocks of 32 threads
+    assert cuda_static.occupancy(80, 16, 0, 256) == (8, 1.0)
+    assert cuda_static.occupancy(90, 16, 0, 32) == (32, 0.5)
+
+
+def run(script: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TIRX_TRITON_PYTHON": sys.executable}  # the project's: no triton
+    return subprocess.run([sys.executable, str(ROOT / "bench" / script), *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("script", ["cuda_static.py", "cuda_compile.py"])
+def test_help(script):
+    proc = run(script, "--help")
+    assert proc.returncode == 0 and "Triton" in proc.stdout, proc.stderr
+
+
+NEEDS_TOOLS = pytest.mark.skipif(
+    toolchain.find_tool("ptxas") is None or toolchain.find_tool("cuobjdump") is None,
+    reason=toolchain.missing_reason("ptxas and cuobjdump"))
+
+
+@NEEDS_TOOLS
+def test_without_triton_ours_alone():
+    if subprocess.run([sys.executable, "-c", "import triton"], capture_output=True).returncode == 0:
+        pytest.skip("this Python has triton")
+    static = run("cuda_static.py", "--examples", "vector_add")
+    assert static.returncode == 0, static.stderr
+    assert "Triton is not installed" in static.stdout and "pip install triton" in static.stdout
+    line = next(ln for ln in static.stdout.splitlines() if ln.startswith("vector_add "))
+    assert " ours " in line and "sm_80" in line
+    timed = run("cuda_compile.py", "--examples", "vector_add", "--rounds", "1")
+    assert timed.returncode == 0, timed.stderr
+    assert "Triton is not installed" in timed.stdout
+    assert any(ln.startswith("cuda/vector_add") and "Triton not run" in ln
+               for ln in timed.stdout.splitlines())

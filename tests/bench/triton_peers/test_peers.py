@@ -1,0 +1,66 @@
+"""bench/triton_peers/peers.py: the peers derived from a tile example's signature, and finding a
+Python with Triton."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from triton_peers.peers import PEERS, KernelShape, Param, peer_from_signature, triton_python  # noqa: E402
+
+
+def shape(name, params, grid, threads=128, arch=80):
+    return KernelShape(name, [Param(*p) for p in params], grid, threads, arch)
+
+
+def test_gemm_tile_from_grid_and_b_layout():
+    k = shape("gemm_mma_sync", [("A", (256, 512), "f16"), ("Bt", (256, 512), "f16"),
+                                ("C", (256, 256), "f32")], (2, 4))
+    p = peer_from_signature("cuda/tile/gemm_mma_sync", k)
+    assert p.kernel == "matmul" and p.tile == (64, 128, 64) and p.grid == (2, 4)
+    assert p.constexprs["B_NK"] is True and (p.constexprs["M"], p.constexprs["N"],
+                                             p.constexprs["K"]) == (256, 256, 512)
+    assert p.pointers == {"a_ptr": "fp16", "b_ptr": "fp16", "c_ptr": "fp32"} and p.archs == (80,)
+    kn = shape("matmul", [("A", (128, 64), "bf16"), ("B", (64, 256), "bf16"),
+                          ("C", (128, 256), "bf16")], (1, 1), threads=256, arch=90)
+    p = peer_from_signature("x", kn)
+    assert p.constexprs["B_NK"] is False and p.num_warps == 8 and p.archs == (90,)
+
+
+def test_row_kernels_and_elementwise():
+    sm = peer_from_signature("s", shape("softmax", [("X", (64, 2048), "f32"),
+                                                    ("Y", (64, 2048), "f32")], (64,)))
+    assert sm.kernel == "softmax" and sm.constexprs == {"COLS": 2048} and sm.grid == (64,)
+    rms = peer_from_signature("r", shape("rmsnorm", [("X", (8, 512), "f16"), ("W", (512,), "f16"),
+                                                     ("Y", (8, 512), "f16")], (8,)))
+    assert rms.kernel == "rmsnorm" and rms.constexprs["COLS"] == 512
+    add = peer_from_signature("a", shape("add", [("A", (4096,), "f32")] * 3, (16,), threads=256))
+    assert add.constexprs == {"N": 4096, "BLOCK": 256} and add.num_warps == 8
+    assert peer_from_signature("s", shape("softmax", [("X", (4, 1000), "f32"),
+                                                      ("Y", (4, 1000), "f32")], (4,))) is None
+    assert peer_from_signature("t", shape("transpose", [("X", (4, 4), "f32")] * 2, (1,))) is None
+
+
+def test_fixed_peers_name_existing_examples():
+    for peer in PEERS.values():
+        if peer.ours:
+            assert (ROOT / "examples" / f"{peer.ours}.mlir").is_file(), peer.ours
+
+
+def fake_python(path: Path, status: int) -> str:
+    path.write_text(f"#!/bin/sh\nexit {status}\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_the_python_for_triton(tmp_path, monkeypatch):
+    with_triton, without = fake_python(tmp_path / "yes", 0), fake_python(tmp_path / "no", 1)
+    monkeypatch.setenv("TIRX_TRITON_PYTHON", without)
+    assert triton_python() is None
+    assert triton_python(with_triton) == with_triton  # the option wins over the variable
+    monkeypatch.setenv("TIRX_TRITON_PYTHON", with_triton)
+    assert triton_python() == with_triton
+    assert triton_python(str(tmp_path / "absent")) is None

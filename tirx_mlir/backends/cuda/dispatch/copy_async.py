@@ -1,0 +1,176 @@
+"""``tirx.copy_async`` global -> shared with cp.async (LDGSTS, sm_80): variant ``ldgsts`` (TIRx's
+name, priority 20; the TMA and DSMEM variants are in copy_async_tma.py).
+
+The destination tile is shared out as TIRx's ``[outer, threads, vec]`` partition: its row-major
+flat index in rounds of ``threads`` chunks of ``vec`` elements, one chunk per thread and round,
+each one ``cp.async.{cg (16 bytes) | ca (8, 4)}.shared.global``. ``vec`` is the widest of 16, 8
+or 4 bytes whose runs are aligned in both tiles (`layout.runs`: a swizzled shared tile keeps its
+16-byte chunks whole, so it takes 16-byte copies). When the chunks do not fill the last round,
+only the threads that have one copy in it (a predicated tail).
+
+Ragged rows (``config {fill_mode = "zero"}``): when the last dim is not a multiple of the vector
+but the shared rows are padded (the destination's physical runs of ``vec`` elements hold only
+the row's elements and padding), each row's last chunk reads only its valid bytes
+(``cp.async ..., src-size``) and zero-fills the padding.
+
+No commit, wait or barrier: the caller waits (``cp.async.commit_group`` / ``wait_group``, or
+cuda-pipeline-k-loop), as in TIRx.
+"""
+
+from __future__ import annotations
+
+import math
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IntegerAttr, IntegerType, StringAttr
+from xdsl.ir import Block, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from tirx_mlir.backends.cuda.dialects import cuda
+from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
+from tirx_mlir.backends.cuda.dispatch import common
+from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS, scope_threads
+from tirx_mlir.backends.cuda.layout.runs import padded_runs, view_runs
+from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED_SCOPES
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
+from tirx_mlir.dispatch import exec_scope_in, fail, predicate
+from tirx_mlir.dispatch.builders import elem_type, scope_of, shape_of
+
+CP_ASYNC_BYTES = (16, 8, 4)
+I32, I64 = IntegerType(32), IntegerType(64)
+
+
+def _global_to_shared(op: T.CopyAsyncOp, ctx) -> tuple[bool, str]:
+    pair = (scope_of(op.src), scope_of(op.dst))
+    return pair[0] == GLOBAL and pair[1] in SHARED_SCOPES, \
+        f"copies {pair[0]} -> {pair[1]}; cp.async copies global -> shared"
+
+
+def _fill_mode(op: T.CopyAsyncOp) -> str | None:
+    value = op.config_dict().get("fill_mode")
+    if value is None:
+        return None
+    if not isinstance(value, StringAttr) or value.data != "zero":
+        fail(f"config fill_mode must be \"zero\" (zero-fill past the valid bytes), got {value}")
+    return "zero"
+
+
+def _vector(op: T.CopyAsyncOp, shape: tuple[int, ...], esize: int, ragged: bool) -> int:
+    """The chunk in elements: the widest cp.async size whose runs are aligned in both tiles."""
+    last = len(shape) - 1
+    for nbytes in CP_ASYNC_BYTES:
+        vec = nbytes // esize
+        if vec < 1 or nbytes % esize:
+            continue
+        if shape[last] % vec and not ragged:
+            continue
+        if _runs(op.src, last, vec, shape, False) and _runs(op.dst, last, vec, shape, True):
+            return vec
+    fail(f"no 4/8/16-byte run of the {'x'.join(map(str, shape))} tile is contiguous and "
+         "aligned in both the global and the shared tile (cp.async needs one)")
+
+
+def _runs(view: SSAValue, dim: int, vec: int, shape, write: bool) -> bool:
+    if shape[dim] % vec == 0:
+        return view_runs(view, dim, vec)
+    return padded_runs(view, dim, vec, write)
+
+
+@common.cuda_variant(T.CopyAsyncOp, "ldgsts", 20,
+                     [exec_scope_in("thread", "warp", "warpgroup", "cta"), common.ONE_DIM_BLOCK,
+                      common.sm_at_least(80), predicate("global->shared", _global_to_shared)],
+                     barriers=False)
+def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
+    if elem_type(op.dst) != elem_type(op.src):
+        fail("cp.async copies bytes: source and destination must have one element type")
+    shape = shape_of(op.dst)
+    if shape_of(op.src) != shape:
+        fail(f"cp.async needs equal shapes, got {list(shape_of(op.src))} -> {list(shape)}")
+    esize = dtypes.bit_width(elem_type(op.dst)) // 8
+    ragged = _fill_mode(op) == "zero"
+    vec = _vector(op, shape, esize, ragged)
+    threads = scope_threads(op.exec_scope, common.block_threads(ctx))
+    b = ctx.builder
+    ids = common.ThreadIds(b)
+    axis = SCOPE_AXIS.get(op.exec_scope)
+    tid = ids[axis] if axis is not None else None
+    row = shape[-1]
+    per_row = -(-row // vec)
+    chunks = math.prod(shape[:-1]) * per_row
+    rounds = -(-chunks // threads)
+    cache: dict = {}
+    hoisted = tid is not None and len(shape) <= 2 and threads % per_row == 0
+    if hoisted:  # rounds advance whole rows: the thread's coordinates plus constants
+        rows = b.insert(arith.DivUIOp(tid, const_index(b, per_row))).result
+        col = b.insert(arith.MuliOp(b.insert(arith.RemUIOp(tid, const_index(b, per_row)))
+                                    .result, const_index(b, vec))).result
+        valid = _valid(b, col, shape[-1], vec)
+    for r in range(rounds):
+        first = r * threads
+        live = min(threads, chunks - first)
+        body = b if live == threads else _guard(b, tid, live)
+        if hoisted:
+            coords = [IndexExpr.of(col)]
+            if len(shape) == 2:
+                coords.insert(0, IndexExpr.of(rows) + first // per_row)
+            _issue(body, op, coords, vec * esize, valid, esize, cache)
+            continue
+        chunk = IndexExpr(first) if tid is None else IndexExpr(first, ((tid, 1),))
+        coords, valid_r = _chunk_coords(body, chunk, shape, per_row, vec)
+        _issue(body, op, coords, vec * esize, valid_r, esize, cache)
+
+
+def _guard(b: Builder, tid: SSAValue, live: int) -> Builder:
+    """A builder inside ``if tid < live`` (the threads with a chunk in a partial round)."""
+    cond = b.insert(arith.CmpiOp(tid, const_index(b, live), "ult")).result
+    block = Block()
+    block.add_op(scf.YieldOp())
+    b.insert(scf.IfOp(cond, [], [block]))
+    return Builder(InsertPoint.before(block.last_op))
+
+
+def _chunk_coords(b: Builder, chunk: IndexExpr, shape, per_row: int, vec: int):
+    """The tile coordinates of chunk ``chunk``'s first element, and its valid element count (an
+    SSA value in the row's last chunk of a ragged row, else None)."""
+    c = common.index_value(b, common.materialize_cached(b, chunk, None))
+    rows_flat = b.insert(arith.DivUIOp(c, const_index(b, per_row))).result
+    col_chunk = b.insert(arith.RemUIOp(c, const_index(b, per_row))).result
+    col = b.insert(arith.MuliOp(col_chunk, const_index(b, vec))).result
+    coords = [IndexExpr.of(col)]
+    rest = rows_flat
+    for k, n in enumerate(reversed(shape[:-1])):
+        if k == len(shape) - 2:          # the outermost dim: no wrap-around
+            coords.append(IndexExpr.of(rest))
+            break
+        coords.append(IndexExpr.of(b.insert(arith.RemUIOp(rest, const_index(b, n))).result))
+        rest = b.insert(arith.DivUIOp(rest, const_index(b, n))).result
+    return list(reversed(coords)), _valid(b, col, shape[-1], vec)
+
+
+def _valid(b: Builder, col: SSAValue, row: int, vec: int) -> SSAValue | None:
+    """The valid elements of the chunk at column ``col`` of a ragged row (None: whole)."""
+    if row % vec == 0:
+        return None
+    left = b.insert(arith.SubiOp(const_index(b, row), col)).result
+    return b.insert(arith.MinUIOp(left, const_index(b, vec))).result
+
+
+def _issue(b: Builder, op: T.CopyAsyncOp, coords, nbytes: int, valid, esize: int,
+           cache: dict) -> None:
+    sbuf, sbase = common.base_coords(op.src, coords)
+    dbuf, dbase = common.base_coords(op.dst, coords)
+    sidx = common.index_value(b, common.physical_index(b, sbuf.type, sbase, cache))
+    didx = common.index_value(b, common.physical_index(b, dbuf.type, dbase, cache))
+    src = b.insert(cuda.AddressOp(sbuf, sidx, result_types=[I64])).result
+    dst = b.insert(cuda.AddressOp(dbuf, didx, result_types=[I32])).result
+    cache_op = "cg" if nbytes == 16 else "ca"
+    if valid is None:
+        b.insert(ptx("cp_async", [dst, src], cache=cache_op, space="shared", cp_size=nbytes))
+        return
+    size = b.insert(arith.MuliOp(valid, const_index(b, esize))).result
+    size32 = b.insert(arith.IndexCastOp(size, I32)).result
+    b.insert(ptx("cp_async_zfill", [dst, src, size32], cache=cache_op, space="shared",
+                 cp_size=nbytes))
