@@ -21,16 +21,18 @@ cross-CTA shared memory: the tile interpreter runs a shared -> shared copy_async
 from __future__ import annotations
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, i32, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, i32, i64
 from xdsl.ir import BlockArgument
 
 from tirx_mlir.backends.cuda import host_tensor_maps
 from tirx_mlir.backends.cuda.dialects import cuda
+from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout import swizzle as sw
 from tirx_mlir.backends.cuda.layout.roles import producer_thread
+from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
 from tirx_mlir.backends.cuda.layout.tma_box import TmaPlan, plan_tma
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
@@ -87,11 +89,23 @@ def _plan(op, ctx) -> tuple[ring_.StageView, TmaPlan, object]:
     return ring, plan, src
 
 
+def _align_destination(alloc) -> None:
+    """A TMA destination starts on 128 bytes (its swizzle pattern when swizzled): state it on
+    the alloc (``cuda.align``), where the interpreter and the layout lowering read it."""
+    btype = alloc.result.type
+    need = tile_alignment(btype.get_layout(), dtypes.bit_width(btype.element_type) // 8,
+                          TILE_ALIGN)
+    have = alloc.attributes.get(ALIGN_ATTR)
+    if not isinstance(have, IntegerAttr) or have.value.data < need:
+        alloc.attributes[ALIGN_ATTR] = IntegerAttr(need, i64)
+
+
 @register_dispatch(T.CopyAsyncOp, "cuda", variant="tma_auto", priority=10,
                    when=[common.sm_at_least(90), common.ONE_DIM_BLOCK, G2S, SAME_DTYPE])
 def tma_auto(op, ctx) -> None:
     ring, plan, src = _plan(op, ctx)
     kernel = ctx.kernel
+    _align_destination(ring.alloc.owner)
     tmap = host_tensor_maps.tensor_map_param(kernel, src.buffer, plan.box, plan.swizzle)
     bars = ring_.ring_barriers(ctx, ring)
     pipelined = ring_.pipelined(ctx, ring.alloc)

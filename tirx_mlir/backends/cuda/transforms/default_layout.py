@@ -27,6 +27,10 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from xdsl.dialects.builtin import IntegerAttr, i64
+
+from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
+from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
 from tirx_mlir.backends.cuda.layout.async_defaults import shared_tile_layout, wgmma_accumulator_rule
 from tirx_mlir.backends.cuda.layout.defaults import default_register_layout
 from tirx_mlir.backends.cuda.layout.fragments import gemm_accumulator_rule
@@ -108,7 +112,10 @@ class CudaDefaultLayoutPass(ModulePass):
                     # a shared tile a TMA copy writes or wgmma reads: the swizzle its use needs
                     layout = shared_tile_layout(kernel, alloc.result)
                     if layout is not None:
-                        replace_alloc(alloc, AllocOp(btype.with_shape(btype.get_shape(), layout)))
+                        new = AllocOp(btype.with_shape(btype.get_shape(), layout))
+                        replace_alloc(alloc, new)
+                        new.attributes[ALIGN_ATTR] = IntegerAttr(tile_alignment(
+                            layout, dtypes.bit_width(btype.element_type) // 8, TILE_ALIGN), i64)
                     continue
                 if btype.scope_name != LOCAL:
                     continue

@@ -19,7 +19,7 @@ tirx.kernel @tma(%A: !tirx.buffer<256x256xf16, global>) -> (%O: !tirx.buffer<64x
 // CHECK-SAME:  cuda.tensor_maps = array<i64: 1>
 // CHECK:       %[[FULL:.*]] = tirx.alloc : !tirx.buffer<1xi64, shared>
 // CHECK:       ptx.mbarrier_init "shared"
-// CHECK:       %s = tirx.alloc : !tirx.buffer<64x128xf16, shared, swizzle(3,3,3) S[(64,2,64):(64,4096,1)]>
+// CHECK:       %s = tirx.alloc {cuda.align = 1024 : i64} : !tirx.buffer<64x128xf16, shared, swizzle(3,3,3) S[(64,2,64):(64,4096,1)]>
 // CHECK-NOT:   tirx.copy_async
 // CHECK:       scf.if
 // CHECK:         ptx.mbarrier_arrive_expect_tx "shared" [%{{.*}}], %{{.*}} : (i32, i32) -> i64
@@ -63,7 +63,7 @@ tirx.kernel @ring(%A: !tirx.buffer<128x128xf16, global>, %B: !tirx.buffer<64x128
 
 // CHECK-LABEL: tirx.kernel @ring
 // CHECK-SAME:  %A_tmap0: !tirx.buffer<128xi8, global>, %B_tmap0: !tirx.buffer<128xi8, global>
-// CHECK:       %sa = tirx.alloc : !tirx.buffer<2x64x64xf16, shared, swizzle(3,3,3) S[2,64,64]>
+// CHECK:       %sa = tirx.alloc {cuda.align = 1024 : i64} : !tirx.buffer<2x64x64xf16, shared, swizzle(3,3,3) S[2,64,64]>
 // CHECK:       scf.for
 // CHECK:         %[[TX:.*]] = cuda.thread_idx x : index
 // CHECK:         %[[PRODUCER:.*]] = arith.constant 128 : index

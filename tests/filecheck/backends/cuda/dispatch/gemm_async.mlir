@@ -20,7 +20,7 @@ tirx.kernel @wgmma(%A: !tirx.buffer<64x64xf16, global>, %B: !tirx.buffer<128x64x
 }
 
 // CHECK-LABEL: tirx.kernel @wgmma
-// CHECK:       %sa = tirx.alloc : !tirx.buffer<64x64xf16, shared, swizzle(3,3,3) S[64,64]>
+// CHECK:       %sa = tirx.alloc {cuda.align = 1024 : i64} : !tirx.buffer<64x64xf16, shared, swizzle(3,3,3) S[64,64]>
 // CHECK:       %acc = tirx.alloc : !tirx.buffer<64x128xf32, local, S[(1,4,2,8,16,4,2):(64,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
 // CHECK:       %[[REGS:.*]] = tirx.alloc : !tirx.buffer<64xf32, local>
 // CHECK-NOT:   tirx.gemm_async
@@ -58,6 +58,6 @@ tirx.kernel @wgmma_tb(%A: !tirx.buffer<64x64xf16, global>, %B: !tirx.buffer<64x1
 }
 
 // CHECK-LABEL: tirx.kernel @wgmma_tb
-// CHECK:       %sb = tirx.alloc : !tirx.buffer<64x128xf16, shared, swizzle(3,3,3) S[(64,2,64):(64,4096,1)]>
+// CHECK:       %sb = tirx.alloc {cuda.align = 1024 : i64} : !tirx.buffer<64x128xf16, shared, swizzle(3,3,3) S[(64,2,64):(64,4096,1)]>
 // CHECK:       arith.constant 4611686293338849280 : i64
 // CHECK:       ptx.wgmma_mma_async_ss "m64n128k16.f32.f16.f16" {{.*}}, 1, 1, 0, 1

@@ -29,8 +29,8 @@ from tirx_mlir.dialects.tirx.rules import RuleError
 DEFAULT_ALIGN = 16
 """Bytes: enough for 128-bit vector accesses."""
 TILE_ALIGN = 128
-"""The alignment of a shared tile (``tirx.alloc``), as cuda-lower-layout places it: vector
-accesses, ldmatrix rows and TMA destinations need up to 128 bytes."""
+"""The alignment cuda-lower-layout gives a shared tile (vector accesses, ldmatrix rows and TMA
+destinations need up to 128 bytes)."""
 
 
 class _SharedOp(CudaOp):
@@ -119,22 +119,15 @@ atom); without it `DEFAULT_ALIGN`."""
 
 def static_shared_array(op) -> tuple[BufferType, int] | None:
     """(type, alignment in bytes) of the static shared array ``op`` declares: a
-    ``cuda.shared_alloc`` or a ``tirx.alloc`` in shared (its `ALIGN_ATTR`, else `TILE_ALIGN`,
-    a swizzled tile its pattern's: `swizzle.tile_alignment`, as cuda-lower-layout will place
-    it); None for any other op."""
+    ``cuda.shared_alloc`` or a ``tirx.alloc`` in shared (its `ALIGN_ATTR`, else
+    `DEFAULT_ALIGN`); None for any other op."""
     if isinstance(op, SharedAllocOp):
         return op.buffer_type(), op.alignment()
     if isinstance(op, AllocOp) and isinstance(op.result.type, BufferType) and \
             op.result.type.scope_name == SHARED:
         attr = op.attributes.get(ALIGN_ATTR)
-        if isinstance(attr, IntegerAttr):
-            return op.result.type, attr.value.data
-        from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
-        from tirx_mlir.dialects.tirx import dtypes
-
-        btype = op.result.type  # a tile before cuda-lower-layout: aligned as it will place it
-        return btype, tile_alignment(btype.get_layout(), dtypes.bit_width(btype.element_type) // 8,
-                                     TILE_ALIGN)
+        align = attr.value.data if isinstance(attr, IntegerAttr) else DEFAULT_ALIGN
+        return op.result.type, align
     return None
 
 
