@@ -16,6 +16,7 @@ import pytest
 from tirx_testing import cuda_compile
 from tirx_testing.trn_lowering import assert_close, random_inputs
 from tirx_mlir.backends.cuda import toolchain
+from tirx_mlir.backends.cuda.host_tensor_maps import bind_arguments
 from tirx_mlir.interpreter import KernelRunner
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.pipelines import get_pipeline
@@ -24,7 +25,10 @@ from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
 
 
 def run(module, inputs: Sequence[np.ndarray]) -> tuple:
-    return KernelRunner(module)(*inputs)
+    """The kernel's outputs on ``inputs``, with the tensor maps a launch builds on the host
+    (TMA variants add them as parameters: host_tensor_maps.bind_arguments)."""
+    runner = KernelRunner(module)
+    return runner(*bind_arguments(runner.kernel, inputs))
 
 
 def lower(text: str, name: str = "kernel", **options):

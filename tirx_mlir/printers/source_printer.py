@@ -50,7 +50,7 @@ INLINED_OPS = (*VIEW_OPS, CtaIdOp, scf.YieldOp)
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _NONNEG_OPS = (arith.AddiOp, arith.MuliOp, arith.DivUIOp, arith.FloorDivSIOp, arith.DivSIOp,
                arith.RemSIOp, arith.RemUIOp, arith.MaxSIOp, arith.AndIOp, arith.OrIOp,
-               arith.XOrIOp, arith.ShRUIOp, arith.ShLIOp)
+               arith.XOrIOp, arith.ShRUIOp, arith.ShRSIOp, arith.ShLIOp)
 """Ops whose result is >= 0 when both operands are (bitwise ops and shifts of non-negative
 values included: swizzled addresses are built of them)."""
 
@@ -271,7 +271,8 @@ class SourcePrinter(BasePrinter):
 
     def nonneg(self, value: SSAValue) -> bool:
         """Whether an integer value is provably >= 0 (constants, loop variables counting up
-        from a non-negative bound, CTA ids, and `_NONNEG_OPS` of those)."""
+        from a non-negative bound, CTA ids, zero extensions, and sums/products/quotients/bitwise
+        combinations and right shifts of those)."""
         owner = value.owner
         if isinstance(value, BlockArgument):
             loop = value.block.parent_op()
@@ -285,7 +286,7 @@ class SourcePrinter(BasePrinter):
             return self.nonneg(owner.lhs) and self.nonneg(owner.rhs)
         if isinstance(owner, arith.IndexCastOp):
             return self.nonneg(owner.input)
-        return False
+        return isinstance(owner, arith.ExtUIOp)  # zero-extended: never negative
 
     # ---- the language's hooks ----
     def cta_id(self, op: CtaIdOp) -> str:

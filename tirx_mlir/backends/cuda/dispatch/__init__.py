@@ -7,9 +7,12 @@ Shared: ``common`` (predicates, thread ids, physical addressing, register arrays
 the tile-level order), ``pointwise`` (the elementwise engine). Variants, one module per family:
 
 * ``copy`` (copy, cast: ``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` ..
-  ``vec_16b``), ``copy_ldstmatrix`` (``ldstmatrix``), ``copy_async`` (``ldgsts``);
+  ``vec_16b``), ``copy_ldstmatrix`` (``ldstmatrix``), ``copy_async`` (``ldgsts``),
+  ``copy_async_tma`` (``tma_auto``; with ``tma_ring``, the mbarrier protocol between TMA
+  producers and wgmma consumers);
 * ``gemm`` (``mma.m16n8k*``; fragments in ``layout/fragments``, with ``fragment_io`` and
-  ``warp_blocks``);
+  ``warp_blocks``), ``gemm_async`` (``wgmma``; layouts in ``layout/fragments_wgmma``,
+  ``layout/wgmma_operand``, ``layout/swizzle``);
 * ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``, ``gmem``), ``select``
   (``default``: the affine predicate on the coordinate);
 * ``reduction`` (sum/max/min/reduce_negate: ``local``, ``shared``; its plan in
@@ -19,8 +22,9 @@ the tile-level order), ``pointwise`` (the elementwise engine). Variants, one mod
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "copy_async", "copy_ldstmatrix", "copy_vec_forced", "elementwise",
-                   "gemm", "select", "reduction", "fused", "permute_layout")
+VARIANT_MODULES = ("copy", "copy_async", "copy_async_tma", "copy_ldstmatrix", "copy_vec_forced",
+                   "elementwise", "gemm", "gemm_async", "select", "reduction", "fused",
+                   "permute_layout")
 
 
 def register_cuda_dispatch() -> None:

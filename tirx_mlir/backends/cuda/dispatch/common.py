@@ -350,6 +350,11 @@ def register_slots(part: RegisterPartition, view: SSAValue, iter_part: RegisterP
         raise PartitionError("operand does not broadcast to the iteration space")
     tx = scope_thread_ids(scope, nthreads)
     axes = axis_values_np(tx)
+    # threads beyond the iteration layout's extent on an axis hold nothing of it (the writer
+    # guard keeps them from writing memory); only the others must find their elements
+    covered = np.all([axes[a] < n for a, n in iter_part.threads.items() if a in axes], axis=0) \
+        if iter_part.threads else np.ones(len(tx), dtype=bool)
+    tx, axes = tx[covered], {a: v[covered] for a, v in axes.items()}
     slots = iter_part.registers()
     # logical coordinate in the iteration space, [threads, slots, rank]
     rank = len(iter_shape)

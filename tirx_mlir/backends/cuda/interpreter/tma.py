@@ -34,8 +34,8 @@ from tirx_mlir.backends.cuda.interpreter.async_state import (BulkRead, Flight, O
                                                              shared_targets, state_of)
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
-from tirx_mlir.backends.cuda.interpreter.tensor_core.swizzle import Swizzle
-from tirx_mlir.backends.cuda.interpreter.tensor_core.swizzle import swizzle as tensor_core_swizzle
+from tirx_mlir.backends.cuda.layout.swizzle import Swizzle
+from tirx_mlir.backends.cuda.layout.swizzle import swizzle as tensor_core_swizzle
 from tirx_mlir.backends.cuda.interpreter.tensor_map import TensorMap, decode
 from tirx_mlir.interpreter.runtime import convert
 
@@ -46,7 +46,7 @@ _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
 def swizzle(offsets: np.ndarray, span: int) -> np.ndarray:
     """The shared byte offsets a tensor map's swizzle of ``span`` bytes (0, 32, 64, 128) maps
-    ``offsets`` to: the same XOR pattern as a wgmma descriptor's (`tensor_core.swizzle`)."""
+    ``offsets`` to: the same XOR pattern as a wgmma descriptor's (`layout.swizzle`)."""
     return tensor_core_swizzle(offsets, Swizzle.of_span(span))
 
 

@@ -97,11 +97,11 @@ class RegisterPartition:
         self.shape = tuple(shape)
         self.iters = _refine(layout.shard, shape)
         self.nregs = layout.span(MEMORY_AXIS) if MEMORY_AXIS in layout.axes() else 1
-        # each thread axis's extent: the span of its coordinates over all its iterators
-        # (a warp grid 2:2@warpid, 2:1@warpid spans 4 warps, not 3)
+        # an axis's extent is its span: several iterators on one axis add up (the wgmma and
+        # mma fragments put 8:4@laneid and 4:1@laneid in one layout: 32 lanes)
         self.threads: dict[str, int] = {
-            it.axis: layout.span(it.axis) for it in (*layout.shard, *layout.replica)
-            if it.axis != MEMORY_AXIS}
+            it.axis: layout.span(it.axis) - layout.offset_of(it.axis)
+            for it in (*layout.shard, *layout.replica) if it.axis != MEMORY_AXIS}
         self.replicas = tuple(it for it in layout.replica if it.axis != MEMORY_AXIS)
         self._reg_coords = self._enumerate_registers()
 

@@ -10,7 +10,9 @@ reduce them, `layout.reduction_layout`) states it there; otherwise the scope's d
 (`layout.defaults.default_register_layout`: TIRx's ``[outer, threads, vec]`` partition over
 the scope's threads). An explicit layout is checked to be a register layout (thread axes and
 ``m`` only, splittable at the tile's dims: `RegisterPartition`), else the pass fails at the
-allocation. Shared and global buffers keep their layouts (row-major when none).
+allocation. Shared and global buffers keep their layouts (row-major when none), except a shared
+tile that a TMA copy writes or a wgmma reads, which gets the swizzled layout that use needs
+(`layout.async_defaults`).
 
 With a ``target`` option the pass binds the kernels to that target, as the first pass of the
 ``cuda`` pipeline.
@@ -25,11 +27,16 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from xdsl.dialects.builtin import IntegerAttr, i64
+
+from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
+from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
+from tirx_mlir.backends.cuda.layout.async_defaults import shared_tile_layout, wgmma_accumulator_rule
 from tirx_mlir.backends.cuda.layout.defaults import default_register_layout
 from tirx_mlir.backends.cuda.layout.fragments import gemm_accumulator_rule
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
 from tirx_mlir.backends.cuda.layout.reduction_layout import reduction_destination_layout
-from tirx_mlir.backends.cuda.memory import LOCAL
+from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import resolve_access
@@ -42,7 +49,8 @@ from tirx_mlir.dialects.tirx.tile_base import TileOp
 LayoutRule = Callable[[AllocOp, TileOp, str, KernelOp], "TileLayout | None"]
 """``rule(alloc, first_use, operand_name, kernel)`` -> the layout that use needs, or None."""
 
-LAYOUT_RULES: list[LayoutRule] = [gemm_accumulator_rule, reduction_destination_layout]
+LAYOUT_RULES: list[LayoutRule] = [wgmma_accumulator_rule, gemm_accumulator_rule,
+                                   reduction_destination_layout]
 """Use-specific register layouts, tried in order before the scope's default spread. The
 tensor-core variants add theirs here (a gemm accumulator gets the mma fragment layout)."""
 
@@ -100,6 +108,15 @@ class CudaDefaultLayoutPass(ModulePass):
             for alloc in allocs(kernel):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)
+                if btype.scope_name in SHARED_SCOPES and btype.get_layout() is None:
+                    # a shared tile a TMA copy writes or wgmma reads: the swizzle its use needs
+                    layout = shared_tile_layout(kernel, alloc.result)
+                    if layout is not None:
+                        new = AllocOp(btype.with_shape(btype.get_shape(), layout))
+                        replace_alloc(alloc, new)
+                        new.attributes[ALIGN_ATTR] = IntegerAttr(tile_alignment(
+                            layout, dtypes.bit_width(btype.element_type) // 8, TILE_ALIGN), i64)
+                    continue
                 if btype.scope_name != LOCAL:
                     continue
                 layout = btype.get_layout() or register_layout_for(alloc, kernel)

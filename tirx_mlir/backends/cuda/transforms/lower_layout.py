@@ -23,7 +23,8 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 
-from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR
+from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
+from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED, SHARED_SCOPES
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
@@ -58,11 +59,7 @@ def _to_shared_array(alloc: AllocOp, btype: BufferType, layout: TileLayout | Non
                         reader, code="CUDA-PASS-ORDER",
                         hint="run tirx-dispatch before cuda-lower-layout")
     span = layout.span("m") if layout is not None else btype.numel
-    align = 128
-    if layout is not None and layout.swizzle is not None:
-        sw = layout.swizzle
-        elem = dtypes.bit_width(btype.element_type) // 8
-        align = max(align, elem << (sw.per_element + sw.swizzle_len + sw.atom_len))
+    align = tile_alignment(layout, dtypes.bit_width(btype.element_type) // 8, TILE_ALIGN)
     new = AllocOp(BufferType([span], btype.element_type, SHARED))
     replace_alloc(alloc, new)
     new.attributes[ALIGN_ATTR] = IntegerAttr(align, i64)

@@ -14,7 +14,7 @@ import pytest
 
 from tirx_mlir.backends.cuda.interpreter.tensor_core.descriptor import (MatrixDescriptor,
                                                                         read_operand)
-from tirx_mlir.backends.cuda.interpreter.tensor_core.swizzle import Swizzle
+from tirx_mlir.backends.cuda.layout.swizzle import Swizzle
 
 EXAMPLE = Path(__file__).resolve().parents[5] / "examples" / "cuda" / "tma_wgmma.mlir"
 

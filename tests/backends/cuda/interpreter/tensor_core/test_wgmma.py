@@ -15,7 +15,7 @@ import pytest
 from tirx_mlir.backends.cuda.interpreter.tensor_core import wgmma as wg
 from tirx_mlir.backends.cuda.interpreter.tensor_core.descriptor import MatrixDescriptor
 from tirx_mlir.backends.cuda.interpreter.tensor_core.packing import element_dtype, pack, unpack
-from tirx_mlir.backends.cuda.interpreter.tensor_core.swizzle import Swizzle
+from tirx_mlir.backends.cuda.layout.swizzle import Swizzle
 from tirx_mlir.backends.cuda.interpreter.tensor_core.wgmma_fragments import WgmmaForm
 from tirx_testing.ptx_isa_fragments import BITS, isa_a, isa_wgmma_d, k_major_32b_image
 

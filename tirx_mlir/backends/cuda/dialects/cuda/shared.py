@@ -28,6 +28,9 @@ from tirx_mlir.dialects.tirx.rules import RuleError
 
 DEFAULT_ALIGN = 16
 """Bytes: enough for 128-bit vector accesses."""
+TILE_ALIGN = 128
+"""The alignment cuda-lower-layout gives a shared tile (vector accesses, ldmatrix rows and TMA
+destinations need up to 128 bytes)."""
 
 
 class _SharedOp(CudaOp):

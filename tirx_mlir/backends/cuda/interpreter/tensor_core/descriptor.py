@@ -20,7 +20,7 @@ swizzle row bytes (32, 64, 128), the byte offset of element (r, k) from the star
   + (k % 8) * S + (k // 8) * SBO``;
 
 and the address read is the start address plus that offset, after the swizzle pattern
-(swizzle.py) of the descriptor's mode.
+(backends/cuda/layout/swizzle.py) of the descriptor's mode.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter.tensor_core.packing import element_dtype
-from tirx_mlir.backends.cuda.interpreter.tensor_core.swizzle import Swizzle, swizzle
+from tirx_mlir.backends.cuda.layout.swizzle import Swizzle, swizzle
 
 K_BYTES = 32
 _FIELD = 0x3FFF

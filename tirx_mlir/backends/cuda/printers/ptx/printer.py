@@ -243,16 +243,32 @@ class PtxFrame(SourcePrinter):
     def emit_ptx_op(self, op: PtxOp) -> None:
         self.require(op.need(), op.name, op)
         types = register_types(op)
+        tied = tied_values(op)
+        for result, operand in tied:
+            if self._dies_here(operand, op):
+                self.regs[result] = self.regs_of(operand)  # updated in place: no copy
         for value in op.results:
+            if value in self.regs:
+                continue
             cls = regs.BY_PTX_TYPE.get(types.get(value, ""), None)
             natural = regs.value_classes(value.type)
             self.define(value, natural[0] if natural and len(natural) == 1 else cls)
-        for result, operand in tied_values(op):
+        for result, operand in tied:
             self.move(self.reg(result), self.reg(operand), self.cls_of(result))
         try:
             self.line(render(op, self.reg))
         except RenderError as err:
             raise self.fail(str(err), op) from None
+
+    def _dies_here(self, operand: SSAValue, op: Operation) -> bool:
+        """Whether a read-write operand's register can hold the result: this op is its only
+        use, in the block that defines it (not a value a loop body reads again), and it is one
+        register (a chain of wgmma accumulators then needs no copies, which ptxas would
+        answer with warpgroup waits: advisories C7517/C7519)."""
+        owner = operand.owner
+        block = owner.parent_block() if isinstance(owner, Operation) else owner
+        return operand.uses.get_length() == 1 and block is op.parent_block() and \
+            operand in self.regs and len(self.regs[operand]) == 1
 
     # ---- memory ----
     def emit_tirx_alloc(self, op: AllocOp) -> None:

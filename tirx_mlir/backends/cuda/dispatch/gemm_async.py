@@ -1,0 +1,206 @@
+"""``tirx.gemm_async`` variant ``wgmma`` (priority 10, sm_90a): C (+)= op(A) @ op(B)ᵀ with
+``wgmma.mma_async.sync.aligned.m64nNk16`` (PTX ISA "Asynchronous Warpgroup Level Matrix
+Multiply-Accumulate"), A and B in swizzled shared memory read through 64-bit matrix
+descriptors, C f32 in registers. TIRx has no Hopper gemm_async variant (its ``tcgen05`` is
+sm_100); this one follows CUTLASS's SM90 GMMA mainloop.
+
+* **Operands**: A ``[M, K]`` (K-major) or, with ``transpose_a``, ``[K, M]`` (MN-major); B
+  ``[N, K]`` (K-major) or, with ``transpose_b``, ``[K, N]``; f16 or bf16, each one whole tile of
+  a shared alloc (or one stage of a ring, tma_ring.py) whose layout is a 32/64/128-byte
+  `swizzle.swizzled_layout` (the default layout pass gives wgmma operands one); C an f32
+  ``local`` tile with the wgmma accumulator layout (`fragments_wgmma.accumulator_layout`; the
+  default layout pass gives it).
+* **Scopes**: ``warpgroup``: every warpgroup computes all of C in its own registers;
+  ``cta``: the consumer warpgroups (layout/roles.py: all but the TMA producer's)
+  split C's m64 row tiles, warpgroup ``c`` holding tiles ``c * mt/g ..``.
+* **Instructions**: N per instruction is the widest multiple of 8 up to 256 dividing N; one
+  wgmma per (m64 tile, N chunk, K step of 16), ``scale-d`` 0 on the first K step unless
+  ``accum``; descriptors are the tile's (`wgmma_operand.OperandTile`), the start address
+  advanced per piece.
+* **Order** (so that ptxas neither serialises nor injects waits, advisories C7517/C7519): the
+  accumulators are read into registers, ``wgmma.fence``, every wgmma of the op (chained on
+  the same registers), ``wgmma.commit_group``, ``wgmma.wait_group 0``, then the registers are
+  written back; nothing touches them in between. Shared operands written by ordinary stores
+  are made visible to the async proxy first (``fence.proxy.async.shared::cta``); ring stages
+  are waited for (full) before and released (empty) after.
+"""
+
+from __future__ import annotations
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import FloatAttr, IndexType, f32, i1, i64
+from xdsl.ir import SSAValue
+
+from tirx_mlir.backends.cuda.dialects import cuda
+from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
+from tirx_mlir.backends.cuda.dispatch import common
+from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
+from tirx_mlir.backends.cuda.layout import fragments_wgmma as fw
+from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, warpgroups
+from tirx_mlir.backends.cuda.layout.wgmma_operand import K_STEP, OperandTile, operand_tile
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.attributes import ExecScope
+from tirx_mlir.dispatch import exec_scope_in, fail, predicate, register_dispatch
+
+PTX_TYPES = {"f16": "f16", "bf16": "bf16"}
+_LOW_18 = (1 << 18) - 16
+"""The shared-window address bits a descriptor's start field holds (bits 4-17)."""
+
+
+def _sm90a(op, ctx):
+    ok = common.sm_version(ctx) == 90 and common.is_arch_specific(ctx)
+    return ok, f"wgmma exists only on sm_90a, the target is {ctx.target.get('arch')}"
+
+
+def _operands(op, ctx):
+    a, b, c = op.a.type, op.b.type, op.c.type
+    if a.scope_name not in ("shared", "shared.dyn") or b.scope_name not in ("shared", "shared.dyn"):
+        return False, "wgmma reads A and B from shared memory (the rs form waits)"
+    if c.scope_name != "local" or dtypes.type_name(c.element_type) != "f32":
+        return False, "wgmma accumulates into an f32 local (register) tile"
+    names = {dtypes.type_name(a.element_type), dtypes.type_name(b.element_type)}
+    if len(names) != 1 or not names <= set(PTX_TYPES):
+        return False, f"wgmma takes f16 or bf16 A and B of one type, got {sorted(names)}"
+    if op.sfa is not None:
+        return False, "block-scaled gemm_async is tcgen05's (sm_100)"
+    return True, ""
+
+
+SM90A = predicate("sm_90a", _sm90a)
+OPERANDS = predicate("shared A/B, f32 local C", _operands)
+
+
+def accumulator_groups(op, kernel) -> int | None:
+    """The ``warpgroups`` argument of C's accumulator layout: None at warpgroup scope (each
+    holds all of C), the consumer warpgroup count at cta scope."""
+    if op.exec_scope == ExecScope.WARPGROUP:
+        return None
+    return consumer_warpgroups(kernel)
+
+
+class _Operand:
+    """One shared operand: its stage view, descriptor tile and ring protocol."""
+
+    def __init__(self, op, ctx, value: SSAValue, mn_major: bool, what: str):
+        view = ring_.stage_view(value)
+        if isinstance(view, str):
+            fail(f"{what}: {view}")
+        self.view = view
+        btype = view.alloc.type
+        e = dtypes.bit_width(btype.element_type) // 8
+        tile = operand_tile(btype.get_layout(), btype.get_shape(), e, mn_major)
+        if isinstance(tile, str):
+            fail(f"{what}: {tile}")
+        self.tile: OperandTile = tile
+        self.pipelined = ring_.pipelined(ctx, view.alloc)
+
+    def descriptor_base(self, b: Builder, stage: SSAValue) -> SSAValue:
+        """The descriptor of the stage tile's first piece (an i64 value)."""
+        start = b.insert(arith.MuliOp(stage, ring_.const(b, self.view.tile_elements,
+                                                         IndexType()))).result
+        addr = ring_.shared_address(b, self.view.alloc, start)
+        wide = b.insert(arith.ExtUIOp(addr, i64)).result
+        low = b.insert(arith.AndIOp(wide, ring_.const(b, _LOW_18, i64))).result
+        field = b.insert(arith.DivSIOp(low, ring_.const(b, 16, i64))).result  # low >= 0
+        high = ring_.const(b, self.tile.descriptor(0).encode(), i64)
+        return b.insert(arith.OrIOp(field, high)).result
+
+
+def _advance(b: Builder, desc: SSAValue, byte_offset: int | SSAValue) -> SSAValue:
+    """A descriptor whose start is ``byte_offset`` (a multiple of 16) further."""
+    if isinstance(byte_offset, int):
+        if byte_offset == 0:
+            return desc
+        byte_offset = ring_.const(b, byte_offset >> 4, i64)
+    return b.insert(arith.AddiOp(desc, byte_offset)).result
+
+
+@register_dispatch(T.GemmAsyncOp, "cuda", variant="wgmma", priority=10,
+                   when=[SM90A, common.ONE_DIM_BLOCK, exec_scope_in("warpgroup", "cta"), OPERANDS])
+def wgmma(op, ctx) -> None:
+    kernel = ctx.kernel
+    m, n = op.c.type.get_shape()
+    groups = accumulator_groups(op, kernel)
+    if kernel.num_threads() % WARPGROUP:
+        fail(f"wgmma runs on whole warpgroups; the CTA has {kernel.num_threads()} threads")
+    if not fw.is_accumulator_layout(op.c.type.get_layout(), (m, n), groups):
+        want = fw.accumulator_layout(m, n, groups) if m % 64 == 0 and n % 8 == 0 else \
+            "[64 * k, 8 * j] rows and columns"
+        fail(f"C's layout must be the wgmma accumulator layout {want}, not "
+             f"{op.c.type.get_layout()}")
+    a = _Operand(op, ctx, op.a, op.flag("transpose_a"), "A")
+    bop = _Operand(op, ctx, op.b, op.flag("transpose_b"), "B")
+    k = a.tile.k
+    n_instr = fw.instruction_n(n)
+    if n_instr is None or k % K_STEP or a.tile.mn != m or bop.tile.mn != n:
+        fail(f"wgmma tiles C [{m}, {n}] by m64 n<=256 k16; A gives [{a.tile.mn}, {k}]")
+    if not all(bop.tile.piece_fits(j, n_instr) for j in range(0, n, n_instr)):
+        fail(f"B's MN-major column blocks do not split into n{n_instr} pieces")
+    ptx_type = PTX_TYPES[dtypes.type_name(op.a.type.element_type)]
+    regs = common.registers(ctx, op.c)
+    b = ctx.builder
+    inner, wg = _consumer_block(b, op, kernel)
+    stages = [(x, ring_.stage_index(inner, x.view)) for x in (a, bop)]
+    for x, stage in stages:
+        if x.pipelined:
+            bars = ring_.ring_barriers(ctx, x.view)
+            parity = ring_.use_parity(ctx, inner, x.view, ring_.CONSUMER, stage)
+            ring_.wait_parity(inner, ring_.shared_address(inner, bars.full, stage), parity)
+    if not all(x.pipelined for x in (a, bop)):
+        inner.insert(ptx("fence_proxy_async", [], space="shared::cta"))
+    desc_a = a.descriptor_base(inner, stages[0][1])
+    desc_b = bop.descriptor_base(inner, stages[1][1])
+    mt = m // 64 // (groups or 1)
+    if groups is not None and groups > 1:
+        per_group = a.tile.start_offset(64 * mt, 0) - a.tile.start_offset(0, 0)
+        wg64 = inner.insert(arith.IndexCastOp(wg, i64)).result
+        shift = inner.insert(arith.MuliOp(wg64, ring_.const(inner, per_group >> 4, i64))).result
+        desc_a = _advance(inner, desc_a, shift)
+    half = n // 2
+    if op.flag("accum"):
+        values = [inner.insert(cuda.LoadOp(regs, ring_.const(inner, r, IndexType()),
+                                           result_types=[f32])).result
+                  for r in range(mt * half)]
+    else:  # scale-d 0 ignores them; zeros rather than unset registers
+        zero = inner.insert(arith.ConstantOp(FloatAttr(0.0, f32))).result
+        values = [zero] * (mt * half)
+    inner.insert(ptx("wgmma_fence", []))
+    shape = f"m64n{n_instr}k{K_STEP}"
+    for i in range(mt):
+        for j in range(0, n, n_instr):
+            lo = i * half + j // 2
+            acc = values[lo:lo + n_instr // 2]
+            for kk in range(0, k, K_STEP):
+                da = _advance(inner, desc_a, a.tile.start_offset(64 * i, kk))
+                db = _advance(inner, desc_b, bop.tile.start_offset(j, kk))
+                scale_d = ring_.const(inner, int(op.flag("accum") or kk > 0), i1)
+                mma = inner.insert(ptx(
+                    "wgmma_mma_async_ss", [*acc, da, db, scale_d], shape=shape, dtype="f32",
+                    atype=ptx_type, btype=ptx_type, scale_a=1, scale_b=1,
+                    tnsp_a=int(a.tile.mn_major), tnsp_b=int(bop.tile.mn_major)))
+                acc = list(mma.results)
+            values[lo:lo + n_instr // 2] = acc
+    inner.insert(ptx("wgmma_commit_group", []))
+    inner.insert(ptx("wgmma_wait_group", [], n=0))
+    for r, v in enumerate(values):
+        inner.insert(cuda.StoreOp(regs, ring_.const(inner, r, IndexType()), v))
+    for x, stage in stages:
+        if x.pipelined:
+            bars = ring_.ring_barriers(ctx, x.view)
+            inner.insert(ptx("mbarrier_arrive", [ring_.shared_address(inner, bars.empty, stage)],
+                             space="shared"))
+    if inner is not b:
+        ring_.close_if(inner)
+
+
+def _consumer_block(b: Builder, op, kernel) -> tuple[Builder, SSAValue | None]:
+    """Where the consumers' code goes, and the consumer's warpgroup index (cta scope with
+    several consumers) — the whole CTA at warpgroup scope or with a single warpgroup."""
+    groups = accumulator_groups(op, kernel)
+    if groups is None or warpgroups(kernel) == 1:
+        return b, None
+    wg = common.ThreadIds(b)["wgid"]
+    is_consumer = b.insert(arith.CmpiOp(wg, ring_.const(b, groups, IndexType()), "ult")).result
+    return ring_.emit_if(b, is_consumer), wg

@@ -1,0 +1,157 @@
+"""TMA tensor maps a kernel needs the host to build: kernel parameters derived from other
+parameters, and the binding of a caller's arrays to them.
+
+A TMA copy reads its global tensor through a ``CUtensorMap`` that only the host can encode
+(``cuTensorMapEncodeTiled``) and that the kernel receives by value. A tile-level kernel never
+names one: when tile dispatch lowers a ``copy_async`` to TMA (dispatch/copy_async_tma.py) it
+asks `tensor_map_param` for the map of (global parameter, box, swizzle); that adds, once per
+distinct map, a 128-byte parameter ``!tirx.buffer<128xi8, global>`` at the end of the kernel's
+inputs, lists it in ``cuda.tensor_maps`` (the printers' and the SIMT interpreter's existing
+convention: passed by value, ``const __grid_constant__``) and records how to build it in
+``cuda.host_tensor_maps``, one dictionary per map::
+
+    cuda.host_tensor_maps = [{param = 2, source = 0, box = array<i64: 64, 64>, swizzle = "128B"}]
+
+(``param``: the map's parameter position; ``source``: the position of the row-major global
+tensor it maps; ``box``: the box in the tensor's dim order, outermost first; ``swizzle``: the
+tensor map's swizzle mode). The host side is `bind_arguments`: given the arrays of every other
+parameter (what the tile-level kernel took, in order) it encodes each map from its source's
+array and returns the full argument list, which is what a launch stub does before the launch.
+`encode_for_interpreter` encodes for the SIMT interpreter (its ``encode_tensor_map``); a device
+launch passes ``runtime.tensor_map.encode_tiled`` over the device buffers instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from xdsl.dialects.builtin import (ArrayAttr, DenseArrayBase, DictionaryAttr, IntegerAttr,
+                                   StringAttr, i8, i64)
+from xdsl.ir import BlockArgument, SSAValue
+
+from tirx_mlir.backends.cuda.layout.swizzle import Swizzle
+from tirx_mlir.diagnostics import TirxError
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.kernel import KernelOp
+
+ATTR = "cuda.host_tensor_maps"
+TENSOR_MAPS_ATTR = "cuda.tensor_maps"
+MAP_BYTES = 128
+_SWIZZLES = {m.tensor_map_name: m for m in Swizzle}
+
+
+@dataclass(frozen=True)
+class HostTensorMap:
+    """One map the host builds: parameter ``param`` maps parameter ``source`` with ``box``
+    (outermost dim first) and ``swizzle``."""
+
+    param: int
+    source: int
+    box: tuple[int, ...]
+    swizzle: Swizzle
+
+    def attr(self) -> DictionaryAttr:
+        return DictionaryAttr({"param": IntegerAttr(self.param, i64),
+                               "source": IntegerAttr(self.source, i64),
+                               "box": DenseArrayBase.from_list(i64, list(self.box)),
+                               "swizzle": StringAttr(self.swizzle.tensor_map_name)})
+
+    @staticmethod
+    def from_attr(attr: DictionaryAttr, kernel: KernelOp) -> "HostTensorMap":
+        d = attr.data
+        try:
+            return HostTensorMap(d["param"].value.data, d["source"].value.data,
+                                 tuple(d["box"].get_values()), _SWIZZLES[d["swizzle"].data])
+        except (KeyError, AttributeError):
+            raise TirxError(f"{ATTR} entries are {{param = i64, source = i64, box = array<i64: "
+                            f"...>, swizzle = \"none\"|\"32B\"|\"64B\"|\"128B\"}}, got {attr}",
+                            kernel) from None
+
+
+def host_tensor_maps(kernel: KernelOp) -> list[HostTensorMap]:
+    """The maps ``kernel`` needs the host to build (its ``cuda.host_tensor_maps``)."""
+    attr = kernel.attributes.get(ATTR)
+    if attr is None:
+        return []
+    if not isinstance(attr, ArrayAttr):
+        raise TirxError(f"{ATTR} must be an array of dictionaries, got {attr}", kernel)
+    return [HostTensorMap.from_attr(a, kernel) for a in attr.data]
+
+
+def _set(kernel: KernelOp, maps: list[HostTensorMap], listed: list[int]) -> None:
+    kernel.attributes[ATTR] = ArrayAttr([m.attr() for m in maps])
+    kernel.attributes[TENSOR_MAPS_ATTR] = DenseArrayBase.from_list(i64, sorted(listed))
+
+
+def tensor_map_param(kernel: KernelOp, source: SSAValue, box: Sequence[int],
+                     swizzle: Swizzle) -> BlockArgument:
+    """The parameter holding the tensor map of the global parameter ``source`` with ``box``
+    and ``swizzle``: an existing one, or a new input parameter (module docstring)."""
+    args = kernel.body.block.args
+    if not isinstance(source, BlockArgument) or source.block is not kernel.body.block:
+        raise TirxError("a TMA tensor map maps a kernel parameter; this tensor is not one",
+                        kernel)
+    box = tuple(int(b) for b in box)
+    maps = host_tensor_maps(kernel)
+    for m in maps:
+        if (m.source, m.box, m.swizzle) == (source.index, box, swizzle):
+            return args[m.param]
+    pos = kernel.n_inputs
+    listed = [p if p < pos else p + 1 for p in _listed(kernel)]
+
+    def shifted(p: int) -> int:
+        return p if p < pos else p + 1
+
+    maps = [HostTensorMap(shifted(m.param), shifted(m.source), m.box, m.swizzle) for m in maps]
+    arg = kernel.body.block.insert_arg(BufferType((MAP_BYTES,), i8, "global"), pos)
+    kernel.num_inputs = IntegerAttr(kernel.n_inputs + 1, i64)
+    name = source.name_hint or f"arg{source.index}"
+    arg.name_hint = f"{name}_tmap{sum(m.source == source.index for m in maps)}"
+    maps.append(HostTensorMap(pos, source.index, box, swizzle))
+    _set(kernel, maps, [*listed, pos])
+    return arg
+
+
+def _listed(kernel: KernelOp) -> list[int]:
+    attr = kernel.attributes.get(TENSOR_MAPS_ATTR)
+    return [] if attr is None else [int(v) for v in attr.get_values()]
+
+
+def user_parameters(kernel: KernelOp) -> list[int]:
+    """Positions of the parameters a caller passes (all but the host-built maps)."""
+    built = {m.param for m in host_tensor_maps(kernel)}
+    return [i for i in range(len(kernel.body.block.args)) if i not in built]
+
+
+def bind_arguments(kernel: KernelOp, arrays: Sequence[Any],
+                   encode: Callable[[Any, HostTensorMap], Any] | None = None) -> tuple:
+    """The argument list of ``kernel`` from the arrays of its `user_parameters` (all of them,
+    or only the inputs, as a kernel runner that allocates the outputs takes them), each
+    host-built map encoded by ``encode(source array, map)`` (default:
+    `encode_for_interpreter`). A kernel without host-built maps gets ``arrays`` back."""
+    maps = host_tensor_maps(kernel)
+    if not maps:
+        return tuple(arrays)
+    users = user_parameters(kernel)
+    inputs = [p for p in users if p < kernel.n_inputs]
+    if len(arrays) not in (len(users), len(inputs)):
+        raise TirxError(f"@{kernel.kernel_name} takes {len(inputs)} input arrays (and "
+                        f"{len(users) - len(inputs)} outputs; it builds {len(maps)} tensor "
+                        f"maps from them), got {len(arrays)}", kernel)
+    given = users if len(arrays) == len(users) else inputs
+    full: dict[int, Any] = dict(zip(given, arrays))
+    encode = encode or encode_for_interpreter
+    for m in maps:
+        if m.source not in full:
+            raise TirxError(f"the tensor map of parameter {m.source} needs its array; pass the "
+                            f"outputs too", kernel)
+        full[m.param] = encode(full[m.source], m)
+    return tuple(full[p] for p in sorted(full))
+
+
+def encode_for_interpreter(array: Any, m: HostTensorMap) -> Any:
+    """The SIMT interpreter's encoding of ``m`` over the numpy ``array``."""
+    from tirx_mlir.backends.cuda.interpreter.tensor_map import encode_tensor_map
+
+    return encode_tensor_map(array, box=tuple(reversed(m.box)), swizzle=m.swizzle.tensor_map_name)
