@@ -1,33 +1,70 @@
-"""Writes examples/cuda/tile/flash_attention_sm80.mlir (the sequence length is the argument,
-default 256): python examples/cuda/tile/gen_flash_attention.py > examples/cuda/tile/flash_attention_sm80.mlir"""
+"""Writes the flash-attention forward examples (FlashAttention-2's loop) from one template:
+
+    python examples/cuda/tile/gen_flash_attention.py sm_80 > examples/cuda/tile/flash_attention_sm80.mlir
+    python examples/cuda/tile/gen_flash_attention.py sm_90a > examples/cuda/tile/flash_attention_sm90a.mlir
+
+An optional second argument is the sequence length (default 256). The two differ only in the
+tensor-core primitive: ``tirx.gemm`` (mma.sync, P multiplied from the registers it was computed
+in) on sm_80, ``tirx.gemm_async`` (wgmma, P staged through a swizzled shared tile) on sm_90a.
+"""
+
 import sys
-L = int(sys.argv[1]) if len(sys.argv) > 1 else 256
+
 D = 64
 BM = BN = 64
-ACC = "S[(4,2,8,8,4,2):(1@warpid,2,4@laneid,4,1@laneid,1)]"
-ROW = "S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]"
-g = lambda s, t: f"!tirx.buffer<{s}x{t}, global>"
-acc = f"!tirx.buffer<{BM}x{BN}xf32, local, {ACC}>"
-p16 = f"!tirx.buffer<{BM}x{BN}xf16, local, {ACC}>"
-row = f"!tirx.buffer<{BM}x1xf32, local, {ROW}>"
-sq = f"!tirx.buffer<{BM}x{D}xf16, shared, swizzle(3,3,3) S[{BM},{D}]>"
-skv = f"!tirx.buffer<{BN}x{D}xf16, shared, swizzle(3,3,3) S[{BN},{D}]>"
-gt = f"!tirx.buffer<{BM}x{D}xf16, global>"
-print(f"""// Flash-attention forward (FlashAttention-2's loop) on sm_80 tensor cores: O = softmax(Q K^T / 8) V
-// for one head, Q, K, V {L}x{D} f16, O f32. Each CTA (4 warps) owns {BM} queries; warp w owns
-// rows 16w..16w+15 of every register tile (the m16n8 accumulator layout over a 4x1 warp grid),
-// so the row statistics m (running max) and l (running sum) live in the 4 lanes that hold a row
-// (a [64, 1] register tile replicated over lane % 4) and every row reduction stays in its warp.
-// Per KV block of {BN}: S = Q K^T (mma.sync, K^T read with ldmatrix from the [N, D] tile),
+ARCHS = {
+    # the accumulator layout (warp w: rows 16w..16w+15 as m16n8 C fragments) and its row tile
+    "sm_80": ("S[(4,2,8,8,4,2):(1@warpid,2,4@laneid,4,1@laneid,1)]",
+              "S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]"),
+    "sm_90a": ("S[(1,1,4,2,8,8,4,2):(4@warpid,32,1@warpid,2,4@laneid,4,1@laneid,1)]",
+               "S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]"),
+}
+HEADER = {
+    "sm_80": """// Flash-attention forward on sm_80 tensor cores: O = softmax(Q K^T / 8) V for one head, Q, K, V
+// {L}x64 f16, O f32. Each CTA (4 warps) owns 64 queries; warp w owns rows 16w..16w+15 of every
+// register tile (the m16n8 accumulator layout over a 4x1 warp grid), so the row statistics m
+// (running max) and l (running sum) live in the 4 lanes that hold a row (a [64, 1] register tile
+// replicated over lane % 4) and every row reduction stays in its warp (two shfl.bfly steps).
+// Per KV block of 64: S = Q K^T (mma.sync; K^T read with ldmatrix from the [N, D] tile),
 // m' = max(m, rowmax(S / 8)), P = exp(S / 8 - m'), l = l exp(m - m') + rowsum(P),
-// O = O exp(m - m') + P V (P converted to f16 in the registers it was computed in: the m16n8
-// C fragments of two n-tiles are the A fragment of one k16 step). Finally O = O / l.
+// O = O exp(m - m') + P V, P converted to f16 in the registers it was computed in (the m16n8 C
+// fragments of two n-tiles are the A fragment of one k16 step). Finally O = O / l.""",
+    "sm_90a": """// Flash-attention forward on sm_90a with wgmma: O = softmax(Q K^T / 8) V for one head, Q, K, V
+// {L}x64 f16, O f32. Each CTA is one warpgroup owning 64 queries: S = Q K^T and O += P V are
+// wgmma m64n64k16 (A and B from 128-byte-swizzled shared tiles through matrix descriptors;
+// K's [N, D] tile is gemm_async's K-major B, V's [N, D] tile the MN-major one, transpose_b).
+// Warp w of the warpgroup holds rows 16w..16w+15 of the accumulators, so the row statistics m
+// and l live in the 4 lanes of a row and every row reduction stays in its warp. P is computed
+// in registers and staged, as f16, in a swizzled shared tile for the second wgmma. Per KV
+// block: m' = max(m, rowmax(S / 8)), P = exp(S / 8 - m'), l = l exp(m - m') + rowsum(P),
+// O = O exp(m - m') + P V; finally O = O / l.""",
+}
+
+
+def kernel(arch: str, L: int) -> str:
+    acc_layout, row_layout = ARCHS[arch]
+    name = f"flash_attention_{arch.replace('_', '')}"
+    g = lambda t: f"!tirx.buffer<{L}x{D}x{t}, global>"  # noqa: E731
+    acc = f"!tirx.buffer<{BM}x{BN}xf32, local, {acc_layout}>"
+    row = f"!tirx.buffer<{BM}x1xf32, local, {row_layout}>"
+    tile = f"!tirx.buffer<{BM}x{D}xf16, shared, swizzle(3,3,3) S[{BM},{D}]>"
+    gt = f"!tirx.buffer<{BM}x{D}xf16, global>"
+    if arch == "sm_80":
+        p_type = f"!tirx.buffer<{BM}x{BN}xf16, local, {acc_layout}>"
+        qk = f"tirx.gemm cta %s, %sq, %sk transpose_b : {acc}, {tile}, {tile}"
+        pv = f"tirx.gemm cta %o, %p, %sv beta 1.0 : {acc}, {p_type}, {tile}"
+    else:
+        p_type = tile
+        qk = f"tirx.gemm_async cta %s, %sq, %sk : {acc}, {tile}, {tile}"
+        pv = f"tirx.gemm_async cta %o, %p, %sv transpose_b accum : {acc}, {tile}, {tile}"
+    rows = "\n".join(f"  %{r} = tirx.alloc : {row}" for r in ("m", "mnew", "alpha", "l", "rs"))
+    return f"""{HEADER[arch].format(L=L)}
 // Generated by examples/cuda/tile/gen_flash_attention.py.
 //
-//   tirx-run examples/cuda/tile/flash_attention_sm80.mlir
-//   tirx-opt --pass-pipeline=cuda examples/cuda/tile/flash_attention_sm80.mlir -t cuda
-tirx.kernel @flash_attention_sm80(%Q: {g(f"{L}x{D}", "f16")}, %K: {g(f"{L}x{D}", "f16")}, %V: {g(f"{L}x{D}", "f16")})
-    -> (%O: {g(f"{L}x{D}", "f32")}) grid [{L // BM}] threads [128] target "cuda -arch=sm_80" {{
+//   tirx-run examples/cuda/tile/{name}.mlir
+//   tirx-opt --pass-pipeline=cuda examples/cuda/tile/{name}.mlir -t cuda
+tirx.kernel @{name}(%Q: {g("f16")}, %K: {g("f16")}, %V: {g("f16")})
+    -> (%O: {g("f32")}) grid [{L // BM}] threads [128] target "cuda -arch={arch}" {{
   %cta = tirx.cta_id x : index
   %c0 = arith.constant 0 : index
   %cn = arith.constant {BN} : index
@@ -36,28 +73,24 @@ tirx.kernel @flash_attention_sm80(%Q: {g(f"{L}x{D}", "f16")}, %K: {g(f"{L}x{D}",
   %scale = arith.constant 0.125 : f32
   %ninf = arith.constant -1.0e30 : f32
   %m0 = arith.muli %cta, %cm : index
-  %sq = tirx.alloc : {sq}
-  %sk = tirx.alloc : {skv}
-  %sv = tirx.alloc : {skv}
+  %sq = tirx.alloc : {tile}
+  %sk = tirx.alloc : {tile}
+  %sv = tirx.alloc : {tile}
   %o = tirx.alloc : {acc}
   %s = tirx.alloc : {acc}
-  %p = tirx.alloc : {p16}
-  %m = tirx.alloc : {row}
-  %mnew = tirx.alloc : {row}
-  %alpha = tirx.alloc : {row}
-  %l = tirx.alloc : {row}
-  %rs = tirx.alloc : {row}
-  %q = tirx.slice %Q[%m0, 0] [{BM}, {D}] : {g(f"{L}x{D}", "f16")} -> {gt}
-  tirx.copy cta %sq, %q : {sq}, {gt}
+  %p = tirx.alloc : {p_type}
+{rows}
+  %q = tirx.slice %Q[%m0, 0] [{BM}, {D}] : {g("f16")} -> {gt}
+  tirx.copy cta %sq, %q : {tile}, {gt}
   tirx.zero cta %o : {acc}
   tirx.fill cta %m, %ninf : {row}, f32
   tirx.zero cta %l : {row}
   scf.for %kb = %c0 to %cl step %cn {{
-    %k = tirx.slice %K[%kb, 0] [{BN}, {D}] : {g(f"{L}x{D}", "f16")} -> {gt}
-    %v = tirx.slice %V[%kb, 0] [{BN}, {D}] : {g(f"{L}x{D}", "f16")} -> {gt}
-    tirx.copy cta %sk, %k : {skv}, {gt}
-    tirx.copy cta %sv, %v : {skv}, {gt}
-    tirx.gemm cta %s, %sq, %sk transpose_b : {acc}, {sq}, {skv}
+    %k = tirx.slice %K[%kb, 0] [{BN}, {D}] : {g("f16")} -> {gt}
+    %v = tirx.slice %V[%kb, 0] [{BN}, {D}] : {g("f16")} -> {gt}
+    tirx.copy cta %sk, %k : {tile}, {gt}
+    tirx.copy cta %sv, %v : {tile}, {gt}
+    {qk}
     tirx.mul cta %s, %s, %scale : {acc}, {acc}, f32
     tirx.max cta %mnew, %s : {row}, {acc}
     tirx.maximum cta %mnew, %mnew, %m : {row}, {row}, {row}
@@ -68,12 +101,19 @@ tirx.kernel @flash_attention_sm80(%Q: {g(f"{L}x{D}", "f16")}, %K: {g(f"{L}x{D}",
     tirx.sum cta %rs, %s : {row}, {acc}
     tirx.fma cta %l, %l, %alpha, %rs : {row}, {row}, {row}, {row}
     tirx.mul cta %o, %o, %alpha : {acc}, {acc}, {row}
-    tirx.cast cta %p, %s : {p16}, {acc}
-    tirx.gemm cta %o, %p, %sv beta 1.0 : {acc}, {p16}, {skv}
+    tirx.cast cta %p, %s : {p_type}, {acc}
+    {pv}
     tirx.copy cta %m, %mnew : {row}, {row}
   }}
   tirx.fdiv cta %o, %o, %l : {acc}, {acc}, {row}
-  %out = tirx.slice %O[%m0, 0] [{BM}, {D}] : {g(f"{L}x{D}", "f32")} -> !tirx.buffer<{BM}x{D}xf32, global>
+  %out = tirx.slice %O[%m0, 0] [{BM}, {D}] : {g("f32")} -> !tirx.buffer<{BM}x{D}xf32, global>
   tirx.copy cta %out, %o : !tirx.buffer<{BM}x{D}xf32, global>, {acc}
   tirx.return
-}}""")
+}}
+"""
+
+
+if __name__ == "__main__":
+    arch = sys.argv[1] if len(sys.argv) > 1 else "sm_80"
+    length = int(sys.argv[2]) if len(sys.argv) > 2 else 256
+    sys.stdout.write(kernel(arch, length))
