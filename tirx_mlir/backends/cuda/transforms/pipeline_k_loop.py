@@ -50,6 +50,7 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx import forms
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
+from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED, SHARED_SCOPES, STATIC_SHARED_LIMIT
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
@@ -286,8 +287,10 @@ def _stage_elements(x: SSAValue) -> int:
 
 
 def _check_static_limit(kernel, plan: _Plan, stages: int) -> None:
-    """The rings must fit the 48 KiB of static shared memory with the kernel's other static
-    arrays (else a located error: fewer stages, or smaller tiles)."""
+    """The rings must fit the target's shared memory per block with the kernel's other shared
+    arrays (all of them become views of the dynamic arena in cuda-allocate-shared, which checks
+    the final, reused layout; this is the early check with the stages as its cause): else a
+    located error, fewer stages or smaller tiles."""
     arrays = [op for op in kernel.walk() if isinstance(op, cuda.SharedAllocOp) or
               (isinstance(op, AllocOp) and op.result.type.scope_name == SHARED)]
     total = 0
@@ -296,10 +299,11 @@ def _check_static_limit(kernel, plan: _Plan, stages: int) -> None:
         elems = stages * _stage_elements(op.results[0]) if op.results[0] in plan.arrays \
             else t.numel
         total += elems * dtypes.bit_width(t.element_type) // 8
-    if total > STATIC_SHARED_LIMIT:
+    limit = checks.max_shared_bytes(kernel) or STATIC_SHARED_LIMIT
+    if total > limit:
         raise PassError(f"a {stages}-stage ring of this loop's shared tiles takes {total} bytes "
-                        f"of static shared memory, more than the {STATIC_SHARED_LIMIT} a block "
-                        f"may declare", plan.loop, code="CUDA-PIPELINE",
+                        f"of shared memory with the kernel's other arrays, more than the {limit} "
+                        f"a block may use on its target", plan.loop, code="CUDA-PIPELINE",
                         hint="use fewer stages (num_stages) or smaller tiles")
 
 
