@@ -1,4 +1,4 @@
-// RUN: tirx-opt %s --split-input-file --verify-diagnostics -p cuda-allocate-shared | filecheck %s
+// RUN: tirx-opt %s --split-input-file --print-diagnostics -p cuda-allocate-shared | filecheck %s
 
 // Every static shared array becomes a view of the one dynamic arena. %a's bytes are free once
 // the barrier after its last use has passed, so %c (first used after that barrier) reuses
