@@ -9,7 +9,7 @@ tirx.kernel @global_to_shared(%X: !tirx.buffer<64x128xf32, global>) grid [1] thr
 }
 
 // CHECK-LABEL: @global_to_shared
-// CHECK:       %t = cuda.shared_alloc align 128 : !tirx.buffer<8192xf32, shared>
+// CHECK:       %t = tirx.alloc {cuda.align = 128 : i64} : !tirx.buffer<8192xf32, shared>
 // CHECK-NOT:   cuda.sync_threads
 // CHECK:       %[[TX:.*]] = cuda.thread_idx x : index
 // CHECK:       ptx.ld "global.v4.f32"
