@@ -156,7 +156,7 @@ def test_a_one_row_memory_holds_the_whole_buffer():
 
 
 def test_given_addresses_are_kept_and_avoided():
-    body = CHAIN.replace(f"%a = tirx.alloc : ", f"%a = tirx.alloc {{{ADDR} = 512 : i64}} : ")
+    body = CHAIN.replace("%a = tirx.alloc : ", f"%a = tirx.alloc {{{ADDR} = 512 : i64}} : ")
     module = module_of(body)
     allocate_kernel(kernel_of(module), [space()])
     addr = addresses(module)

@@ -4,7 +4,6 @@ tile interpreter == SIMT after every pass."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 from tirx_testing.cuda_every_stage import check_every_stage
 

@@ -111,5 +111,5 @@ def test_half_types_compute_two_at_a_time_where_the_arch_has_it(dtype, arch, pac
 
     final = check_every_stage(_packed_kernel(dtype, arch), reference, arch=arch, rtol=0, atol=0)
     text = str(final)
-    assert (text.count(f"arith.mulf %") and f"vector<2x{dtype}>" in text) == packed
+    assert (text.count("arith.mulf %") and f"vector<2x{dtype}>" in text) == packed
     assert ("arith.extf" in text) != packed  # the scalar path computes in f32

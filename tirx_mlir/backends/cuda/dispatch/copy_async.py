@@ -23,7 +23,7 @@ import math
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, IntegerType, StringAttr
+from xdsl.dialects.builtin import IntegerType, StringAttr
 from xdsl.ir import Block, SSAValue
 from xdsl.rewriter import InsertPoint
 

@@ -33,7 +33,7 @@ from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
 from tirx_mlir.dispatch import decompose, fail, register_dispatch
-from tirx_mlir.dispatch.builders import (config_int, insert_tile_op, is_buffer, is_full, reshape,
+from tirx_mlir.dispatch.builders import (config_int, is_buffer, is_full, reshape,
                                          shape_of)
 
 DUAL = {"add": "add", "maximum": "minimum", "minimum": "maximum"}
