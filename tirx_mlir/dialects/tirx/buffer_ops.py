@@ -414,6 +414,17 @@ VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
 view to the buffer behind it, or from a buffer to every view of it, follows."""
 
 
+def erase_dead_views(value: SSAValue) -> None:
+    """Erase the views of ``value`` (a buffer or a view) that nothing reads, innermost first."""
+    for use in list(value.uses):
+        user = use.operation
+        if isinstance(user, VIEW_OPS):
+            erase_dead_views(user.results[0])
+            if not user.results[0].uses:
+                user.detach()
+                user.erase()
+
+
 def reshape_groups(src: Sequence[int], res: Sequence[int]
                    ) -> list[tuple[list[int], list[int]]] | None:
     """The smallest runs of consecutive non-unit source dims and non-unit result dims with equal

@@ -44,9 +44,17 @@ def test_row_major_shared_copies_have_no_bank_conflicts():
     assert wavefronts == 4 * (64 * 128 * 4 // 512)
 
 
-def test_fallback_copies_what_no_partition_takes_with_a_warning():
+def test_a_tile_the_threads_do_not_divide_is_still_vec_auto():
     text = _roundtrip("f32", "shared", shape=(3, 5), threads=64)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         check_every_stage(text, lambda x: [x])
-    assert not any("element by element" in str(w.message) for w in caught)  # vec_auto takes it
+    assert not any("element by element" in str(w.message) for w in caught)
+
+
+def test_the_fallback_copies_element_by_element_from_one_thread_with_a_warning():
+    text = _roundtrip("f32", "shared", shape=(3, 5), threads=64).replace(
+        "tirx.copy cta %t, %X :", 'tirx.copy cta %t, %X dispatch "fallback" :')
+    with pytest.warns(UserWarning, match="copying element by element from one thread"):
+        final = check_every_stage(text, lambda x: [x])
+    assert "scf.for" in str(final)

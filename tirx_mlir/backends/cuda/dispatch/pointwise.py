@@ -152,10 +152,9 @@ def _contiguous(view: SSAValue, iter_shape: Sequence[int], v: int) -> bool:
     return True
 
 
-SUB_AXES = {"tx": (("laneid", 32), ("warpid", None)), "tid_in_wg": (("laneid", 32),
-                                                                  ("wid_in_wg", 4)),
-            "laneid": ()}
-"""A scope's thread axis and the finer axes that together number the same threads."""
+SUB_AXES = {"tx": ("laneid", "warpid"), "tid_in_wg": ("laneid", "wid_in_wg"), "laneid": ()}
+"""A scope's thread axis and the finer axes that together number the same threads (the lane
+in a warp, and the warp in the scope)."""
 
 
 def _writer_guard(b: Builder, part: RegisterPartition, scope: ExecScope, nthreads: int,
@@ -168,15 +167,13 @@ def _writer_guard(b: Builder, part: RegisterPartition, scope: ExecScope, nthread
         return b
     full = scope_threads(scope, nthreads)
     limits: list[tuple[str, int]] = []  # (axis, threads allowed)
-    if axis in part.threads or not any(a in part.threads for a, _ in SUB_AXES[axis]):
+    if axis in part.threads or not any(a in part.threads for a in SUB_AXES[axis]):
         limits.append((axis, part.threads.get(axis, 1)))
     else:
-        for sub, n in SUB_AXES[axis]:
-            limits.append((sub, part.threads.get(sub, 1)))
+        limits += [(sub, part.threads.get(sub, 1)) for sub in SUB_AXES[axis]]
     conds: list[SSAValue] = []
     for ax, allowed in limits:
-        total = full if ax == axis else (SUB_AXES[axis][0][1] if ax == "laneid" else
-                                         full // 32)
+        total = full if ax == axis else 32 if ax == "laneid" else full // 32
         if allowed >= total:
             continue
         conds.append(b.insert(arith.CmpiOp(ids[ax], const_index(b, allowed), "ult")).result)

@@ -29,20 +29,10 @@ from tirx_mlir.backends.cuda.memory import LOCAL, SHARED, SHARED_SCOPES
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp, allocs, replace_alloc
+from tirx_mlir.dialects.tirx.buffer_ops import (VIEW_OPS, AllocOp, allocs, erase_dead_views,
+                                               replace_alloc)
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.kernel import kernels
-
-
-def erase_dead_views(value: SSAValue) -> None:
-    """Erase the views of ``value`` that nothing reads (innermost first)."""
-    for use in list(value.uses):
-        owner = use.operation
-        if isinstance(owner, VIEW_OPS):
-            erase_dead_views(owner.results[0])
-            if not owner.results[0].uses:
-                owner.detach()
-                owner.erase()
 
 
 def _reader(value: SSAValue) -> Operation | None:

@@ -43,7 +43,8 @@ from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.access import materialize, max_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import (VIEW_OPS, AllocOp, LoadOp, ReshapeOp, SliceOp,
-                                                StoreOp, TransposeOp, allocs, place_like)
+                                                StoreOp, TransposeOp, allocs, erase_dead_views,
+                                                place_like)
 from tirx_mlir.dialects.tirx.kernel import kernels
 
 
@@ -159,16 +160,6 @@ def _leaf_uses(root: SSAValue) -> list[tuple[Operation, int, SSAValue]]:
     return out
 
 
-def _erase_dead_views(root: SSAValue) -> None:
-    for use in list(root.uses):
-        user = use.operation
-        if isinstance(user, VIEW_OPS):
-            _erase_dead_views(user.results[0])
-            if not user.results[0].uses:
-                user.detach()
-                user.erase()
-
-
 def lower_buffer(alloc: AllocOp, partitions: int) -> None:
     """Rewrite one on-chip allocation and the views its users read to the physical tile."""
     btype = alloc.result.type
@@ -215,7 +206,7 @@ def lower_buffer(alloc: AllocOp, partitions: int) -> None:
             built[view] = build_physical_view(builder, phys_alloc.result, plan,
                                               view.type.get_shape())
         user.operands[index] = built[view]
-    _erase_dead_views(alloc.result)
+    erase_dead_views(alloc.result)
     alloc.detach()
     alloc.erase()
 
