@@ -13,7 +13,8 @@ The main loop is the backward branch of the SASS holding the most tensor-core in
 (else the largest); its opcode families are counted (tensor core HMMA/HGMMA, LDGSTS (cp.async),
 UTMALDG (TMA), LDSM (ldmatrix), LDS/STS, LDG/STG, BAR, all). For a GEMM the counts are per K
 tile: the loop body's tensor-core multiply-adds divided by a K tile's share of one warp (HMMA)
-or warpgroup (HGMMA), ``BM*BN*BK / units``, is how many K tiles one trip does (ptxas unrolls);
+or warpgroup (HGMMA), ``BM*BN*BK / units``, is how many K tiles one trip does (ptxas unrolls;
+the units are the warps that multiply: a TMA producer warpgroup is not one);
 a K loop ptxas unrolled completely has no back edge, and the whole function is divided by its
 K tiles (``K / BK``; marked "unrolled"). Occupancy is from registers, shared memory and threads
 per block against the SM's limits (`SM_LIMITS`). Ratios are ours / Triton. Nothing is asserted.
@@ -79,7 +80,8 @@ class Static:
 
 
 def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dynamic: int,
-               tile: tuple[int, int, int] | None, k: int | None) -> Static:
+               tile: tuple[int, int, int] | None, k: int | None,
+               mma_threads: int | None = None) -> Static:
     text = sass.disassemble(cubin)
     code = sass.instructions(text)
     usage = sass.res_usage(cubin)
@@ -96,7 +98,7 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
         bm, bn, bk = tile
         macs = sum(sass.tensor_core_macs(i.opcode) for i in (lp.body if lp else fn))
         hgmma = any(i.family == "HGMMA" for i in fn)
-        units = max(threads // (128 if hgmma else 32), 1)
+        units = max((mma_threads or threads) // (128 if hgmma else 32), 1)
         ktiles = macs / (bm * bn * bk / units) if macs else 0
         if lp is None and k:
             ktiles, per = k / bk, "K tile, unrolled"
@@ -126,8 +128,10 @@ def ours_static(ex: O.Example, tmp: Path) -> Static:
     kernel = find_kernel(st.module)
     tile = ex.peer.tile if ex.peer else None
     k = ex.peer.constexprs.get("K") if ex.peer else None
+    mma_warps = ex.shape.extra.get("mma_warps")
     return read_cubin(cubin.read_bytes(), kernel.sym_name.data, kernel.num_threads(),
-                      int(ex.arch[3:5]), dynamic_shared_bytes(kernel), tile, k)
+                      int(ex.arch[3:5]), dynamic_shared_bytes(kernel), tile, k,
+                      mma_warps * 32 if mma_warps else None)
 
 
 def triton_static(peer: P.Peer, got: dict) -> Static:

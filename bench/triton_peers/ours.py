@@ -52,7 +52,17 @@ def kernel_shape(path: Path, text: str, arch: str) -> KernelShape:
     params = [Param(name, tuple(t.get_shape()), str(t.element_type))
               for name, t in buffer_params(kernel)]
     return KernelShape(path.stem, params, kernel.grid_dims(), kernel.num_threads(),
-                       int(arch[3:5]))
+                       int(arch[3:5]), _mma_warps(kernel))
+
+
+def _mma_warps(kernel) -> dict:
+    """``{"mma_warps": n}`` for a kernel whose CTA-scope wgmma GEMM the cuda lowering splits
+    into a TMA producer warpgroup and consumer warpgroups (layout/roles.py): Triton's warps
+    both load and multiply, so its peer gets as many warps as ours that multiply."""
+    from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, warpgroups
+    if warpgroups(kernel) < 2 or not any(op.name == "tirx.gemm_async" for op in kernel.walk()):
+        return {}
+    return {"mma_warps": consumer_warpgroups(kernel) * WARPGROUP // 32}
 
 
 def examples(names: list[str] | None = None) -> list[Example]:

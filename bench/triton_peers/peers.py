@@ -122,9 +122,13 @@ def peer_from_signature(ours: str, k: KernelShape) -> Peer | None:
         gx, gy = (k.grid + (1, 1))[:2]
         bm, bn = m // max(gy, 1), n // max(gx, 1)
         bk = int(k.extra.get("BK", 64 if kk >= 64 else kk))
+        note = "derived from the example's signature and grid"
+        if "mma_warps" in k.extra:
+            warps = k.extra["mma_warps"]
+            note += f"; {warps} warps, as many as ours that multiply"
         return gemm(k.name, m, n, kk, (bm, bn, bk), ab=DTYPES.get(a.dtype, "fp16"),
                     c=DTYPES.get(c.dtype, "fp16"), warps=warps, b_nk=b_nk, ours=ours,
-                    archs=archs, note="derived from the example's signature and grid")
+                    archs=archs, note=note)
     if len(ps) < 2 or len(ps[0].shape) > 2:
         return None
     if "softmax" in name or "rmsnorm" in name:

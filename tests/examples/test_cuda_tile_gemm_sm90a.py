@@ -1,5 +1,5 @@
-"""examples/cuda/tile/gemm_sm90a.mlir: TMA + mbarrier + wgmma with a producer and a consumer
-warpgroup. numpy == tile interpreter == SIMT interpreter after every pass of the cuda pipeline;
+"""examples/cuda/tile/gemm_sm90a.mlir: TMA + mbarrier + wgmma with a producer and two consumer
+warpgroups. numpy == tile interpreter == SIMT interpreter after every pass of the cuda pipeline;
 -t cuda compiles and -t ptx assembles for sm_90a without spills or C75xx advisories; the lowered
 kernel has the warp-specialized shape the example's header describes."""
 
@@ -8,10 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from xdsl.dialects.builtin import f32
 
 from tirx_testing.cuda_every_stage import check_every_stage
 from tirx_mlir.backends.cuda.dialects import ptx
 from tirx_mlir.backends.cuda.host_tensor_maps import host_tensor_maps
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cuda" / "tile" / "gemm_sm90a.mlir"
@@ -29,9 +31,13 @@ def test_gemm_sm90a_every_stage():
     assert [(m.source, m.box, m.swizzle.tensor_map_name) for m in host_tensor_maps(kernel)] == \
         [(0, (128, 64), "128B"), (1, (128, 64), "128B")]
     names = _names(kernel.walk())
-    # per K step: 2 TMA boxes (one per operand); 4 wgmma m64n128k16 for each of 2 m64 tiles
+    # per K step: 2 TMA boxes (one per operand); each consumer warpgroup runs the same 4 wgmma
+    # m64n128k16 on its own m64 tile and holds its 64x128 accumulator in 64 registers a thread
     assert names.count("ptx.cp_async_bulk_tensor_g2s") == 2
-    assert names.count("ptx.wgmma_mma_async_ss") == 8
+    assert names.count("ptx.wgmma_mma_async_ss") == 4
+    f32_registers = [op.results[0].type.get_shape() for op in kernel.walk()
+                     if isinstance(op, AllocOp) and op.results[0].type.element_type == f32]
+    assert f32_registers == [(64,)]
     assert names.count("ptx.mbarrier_arrive_expect_tx") == 2
     assert not any(isinstance(op, ptx.PtxOp) and op.name == "ptx.wgmma_wait_group" and
                    op.properties["n"].value.data != 0 for op in kernel.walk())

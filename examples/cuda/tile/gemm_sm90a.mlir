@@ -1,20 +1,22 @@
-// C = A @ B^T on sm_90a with TMA, mbarriers and wgmma, split into a producer warpgroup and a
-// consumer warpgroup. A is 256x256 f16 (M x K), B is 256x256 f16 (N x K: gemm_async's K-major
-// B), C is 256x256 f32. A 2x2 grid of CTAs of 256 threads (2 warpgroups) computes one 128x128
-// tile of C each, walking K in 4 steps of 64 through a ring of 3 stage tiles per operand.
+// C = A @ B^T on sm_90a with TMA, mbarriers and wgmma, split into one producer warpgroup and
+// two consumer warpgroups (the warp-specialized "cooperative" shape of Hopper GEMMs). A is
+// 256x256 f16 (M x K), B is 256x256 f16 (N x K: gemm_async's K-major B), C is 256x256 f32. A
+// 2x2 grid of CTAs of 384 threads (3 warpgroups) computes one 128x128 tile of C each, walking K
+// in 4 steps of 64 through a ring of 3 stage tiles per operand.
 //
 // How the split is written: it is not. The tile-level program is sequential and CTA-collective
 // (the tile interpreter runs it once per CTA, every copy_async and gemm_async complete in program
 // order), and names no thread, role or barrier. The cuda lowering derives the split from it:
 // * default layouts: the ring tiles %sa/%sb get the 128-byte swizzle their TMA and wgmma uses
 //   need (64 f16 columns = one 128-byte row: layout/swizzle.py), %acc the wgmma accumulator
-//   layout of the consumer warpgroup (warps 0-3; layout/fragments_wgmma.py);
-// * copy_async (forced to tma_auto) is issued by thread 128, the first of the last warpgroup
+//   layout of the consumer warpgroups (warpgroup c holds rows 64c..64c+63 in 64 registers per
+//   thread; layout/fragments_wgmma.py);
+// * copy_async (forced to tma_auto) is issued by thread 256, the first of the last warpgroup
 //   (the producer): it waits until the stage is empty, arms the stage's "full" mbarrier with
 //   the tile's 16384 bytes (expect_tx) and issues the TMA box; the tensor map is a kernel
 //   parameter the host builds (cuda.host_tensor_maps; -t cuda prints it __grid_constant__);
-// * gemm_async (wgmma) runs on warpgroup 0 (the consumer): it waits until the stage is full,
-//   issues 8 wgmma m64n128k16 (2 m64 tiles x 4 K steps of 16) between wgmma.fence and
+// * gemm_async (wgmma) runs on warpgroups 0 and 1 (the consumers): each waits until the stage is
+//   full, issues 4 wgmma m64n128k16 (its m64 tile x 4 K steps of 16) between wgmma.fence and
 //   commit/wait 0, and arrives on the stage's "empty" mbarrier;
 // so the producer runs up to 3 stages ahead. The barriers, their phases (one bit per stage and
 // role in a register) and the roles are dispatch/tma_ring.py's. Any program order of TMA
@@ -23,7 +25,7 @@
 //   tirx-run examples/cuda/tile/gemm_sm90a.mlir
 //   tirx-opt --pass-pipeline=cuda examples/cuda/tile/gemm_sm90a.mlir -t cuda
 tirx.kernel @gemm_sm90a(%A: !tirx.buffer<256x256xf16, global>, %B: !tirx.buffer<256x256xf16, global>)
-    -> (%C: !tirx.buffer<256x256xf32, global>) grid [2, 2] threads [256] target "cuda -arch=sm_90a" {
+    -> (%C: !tirx.buffer<256x256xf32, global>) grid [2, 2] threads [384] target "cuda -arch=sm_90a" {
   %bx = tirx.cta_id x : index
   %by = tirx.cta_id y : index
   %c0 = arith.constant 0 : index

@@ -30,6 +30,23 @@ def test_gemm_tile_from_grid_and_b_layout():
     assert p.constexprs["B_NK"] is False and p.num_warps == 8 and p.archs == (90,)
 
 
+def test_a_warp_specialized_gemm_peer_gets_the_multiplying_warps():
+    k = KernelShape("gemm_sm90a", [Param("A", (256, 256), "f16"), Param("B", (256, 256), "f16"),
+                                   Param("C", (256, 256), "f32")], (2, 2), 384, 90,
+                    {"mma_warps": 8})
+    p = peer_from_signature("cuda/tile/gemm_sm90a", k)
+    assert p.num_warps == 8 and p.tile == (128, 128, 64) and "as many as ours" in p.note
+
+
+def test_the_example_gemms_mma_warps():
+    from triton_peers.ours import examples
+    by_name = {e.name: e for e in examples(["tile/gemm_sm90a", "tile/gemm_sm80"])}
+    # sm_90a: 3 warpgroups, the last one the TMA producer; sm_80: every warp multiplies
+    assert by_name["cuda/tile/gemm_sm90a"].shape.extra == {"mma_warps": 8}
+    assert by_name["cuda/tile/gemm_sm90a"].peer.num_warps == 8
+    assert by_name["cuda/tile/gemm_sm80"].shape.extra == {}
+
+
 def test_row_kernels_and_elementwise():
     sm = peer_from_signature("s", shape("softmax", [("X", (64, 2048), "f32"),
                                                     ("Y", (64, 2048), "f32")], (64,)))
