@@ -118,13 +118,25 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
                   threads, arch, counts, per, text)
 
 
-def ours_static(ex: O.Example, tmp: Path) -> Static:
-    from tirx_mlir.backends.cuda.runtime.toolchain import dynamic_shared_bytes
-    from tirx_mlir.interpreter.launch import find_kernel
-
+def ours_static(ex: O.Example, tmp: Path) -> tuple[Static, Static | str]:
+    """Our kernel read twice: assembled from ``-t ptx`` by ptxas (what the runtime loads) and
+    compiled from ``-t cuda`` by nvcc (or why that did not run)."""
     st = O.compile_stages(ex)
     cubin = tmp / f"{ex.stem}.cubin"
     O.ptxas(st.ptx, ex.arch, cubin)
+    via_ptx = _ours_read(ex, st, cubin)
+    try:
+        cu_cubin = tmp / f"{ex.stem}.cu.cubin"
+        O.nvcc(st.cuda, ex.arch, cu_cubin)
+    except (FileNotFoundError, RuntimeError) as err:
+        return via_ptx, str(err).splitlines()[0][:100]
+    return via_ptx, _ours_read(ex, st, cu_cubin)
+
+
+def _ours_read(ex: O.Example, st: O.Stages, cubin: Path) -> Static:
+    from tirx_mlir.backends.cuda.runtime.toolchain import dynamic_shared_bytes
+    from tirx_mlir.interpreter.launch import find_kernel
+
     kernel = find_kernel(st.module)
     tile = ex.peer.tile if ex.peer else None
     k = ex.peer.constexprs.get("K") if ex.peer else None
@@ -148,7 +160,7 @@ def fmt(v: float) -> str:
 def row(label: str, side: str, s: Static) -> str:
     blocks, occ = occupancy(s.arch, s.regs, s.static_smem + s.dynamic_smem, s.threads)
     counts = " ".join(f"{fmt(s.counts.get(c, 0)):>7s}" for c in COLUMNS)
-    return (f"{label:26s} {side:6s} sm_{s.arch:<3d} {s.regs:>4d} {s.spills[0]:>3d}/{s.spills[1]:<3d} "
+    return (f"{label:26s} {side:7s} sm_{s.arch:<3d} {s.regs:>4d} {s.spills[0]:>3d}/{s.spills[1]:<3d} "
             f"{s.stack:>5d} {s.static_smem:>6d}+{s.dynamic_smem:<6d} {s.threads:>4d} "
             f"{blocks:>3d} {occ:>5.0%} | {counts}  per {s.per}")
 
@@ -160,11 +172,11 @@ def ratio_row(a: Static, b: Static) -> str:
     bb, bo = occupancy(b.arch, b.regs, b.static_smem + b.dynamic_smem, b.threads)
     smem = r(a.static_smem + a.dynamic_smem, b.static_smem + b.dynamic_smem)
     counts = " ".join(f"{r(a.counts.get(c, 0), b.counts.get(c, 0)):>7s}" for c in COLUMNS)
-    return (f"{'':26s} {'ratio':6s} {'':6s} {r(a.regs, b.regs):>4s} {'':7s} {'':5s} "
+    return (f"{'':26s} {'ratio':7s} {'':6s} {r(a.regs, b.regs):>4s} {'':7s} {'':5s} "
             f"{smem:>13s} {'':4s} {r(ab, bb):>3s} {r(ao, bo):>5s} | {counts}")
 
 
-HEADER = (f"{'kernel (BMxBNxBK)':26s} {'side':6s} {'arch':6s} {'regs':>4s} {'STL/LDL':7s} "
+HEADER = (f"{'kernel (BMxBNxBK)':26s} {'side':7s} {'arch':6s} {'regs':>4s} {'STL/LDL':7s} "
           f"{'stack':>5s} {'smem st+dyn':>13s} {'thr':>4s} {'blk':>3s} {'occ':>5s} | "
           + " ".join(f"{c:>7s}" for c in COLUMNS))
 
@@ -209,12 +221,16 @@ def main(argv: list[str] | None = None) -> int:
             label = f"{ex.name.removeprefix('cuda/')}" + (f" {'x'.join(map(str, tile))}"
                                                           if tile else "")
             try:
-                mine = ours_static(ex, Path(tmp))
+                mine, via_cuda = ours_static(ex, Path(tmp))
             except Exception as err:  # noqa: BLE001 - reported in the table
                 print(f"{label:26s} ours   not compiled: {type(err).__name__}: "
                       f"{str(err).splitlines()[0][:100]}")
                 continue
             print(row(label, "ours", mine))
+            if isinstance(via_cuda, str):
+                print(f"{'':26s} ours.cu not compiled: {via_cuda}")
+            else:
+                print(row("", "ours.cu", via_cuda))
             other = triton_side(ex.peer, mine.arch // 10 * 10)
             if isinstance(other, str):
                 print(f"{'':26s} triton {other}")
@@ -233,7 +249,9 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{label:26s} triton {other}")
                     continue
                 print(row(label, "triton", other) + "  (no example of ours yet)")
-    print("\nTC: tensor-core instructions (HMMA on sm_80, HGMMA on sm_90); occ: resident threads "
+    print("\nours: -t ptx assembled by ptxas (what the runtime loads); ours.cu: -t cuda compiled "
+          "by nvcc; ratios are ours / Triton")
+    print("TC: tensor-core instructions (HMMA on sm_80, HGMMA on sm_90); occ: resident threads "
           "/ 2048 from registers, shared memory (+1 KiB reserved per block) and threads per block")
     return 0
 

@@ -100,6 +100,7 @@ def cuda_pipeline(arch: str):
 class Stages:
     seconds: dict[str, float]  # parse, pipeline, ptx, cuda
     ptx: str
+    cuda: str                  # the -t cuda translation unit
     ops: int
     module: object             # the lowered ModuleOp
 
@@ -130,7 +131,7 @@ def compile_stages(ex: Example) -> Stages:
         registry.printers.lookup(printer)()().emit(ctx, module, out)
         texts[printer] = out.getvalue()
         sec[printer] = time.perf_counter() - start
-    return Stages(sec, texts["ptx"], sum(1 for _ in module.walk()), module)
+    return Stages(sec, texts["ptx"], texts["cuda"], sum(1 for _ in module.walk()), module)
 
 
 def ptxas(ptx: str, arch: str, cubin: Path) -> tuple[float, str]:
@@ -147,6 +148,24 @@ def ptxas(ptx: str, arch: str, cubin: Path) -> tuple[float, str]:
     if proc.returncode != 0:
         raise RuntimeError(f"ptxas -arch={arch} failed: {proc.stderr.strip()[:500]}")
     return took, proc.stderr + proc.stdout
+
+
+def nvcc(source: str, arch: str, cubin: Path) -> None:
+    """Compile a ``-t cuda`` translation unit to ``cubin`` with nvcc (the toolkit's headers
+    from the nvidia-cuda-nvcc wheel when it is the one found)."""
+    from tirx_mlir.backends.cuda.toolchain import find_tool, missing_reason
+
+    tool = find_tool("nvcc")
+    if tool is None:
+        raise FileNotFoundError(missing_reason("nvcc"))
+    root = tool.parent.parent
+    includes = [f"-I{d}" for d in (root / "include", root / "include" / "cccl") if d.is_dir()]
+    unit = cubin.with_suffix(".cu")
+    unit.write_text(source)
+    proc = subprocess.run([str(tool), f"-arch={arch}", "-cubin", *includes, str(unit), "-o",
+                           str(cubin)], capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        raise RuntimeError(f"nvcc -arch={arch} failed: {(proc.stderr or proc.stdout)[:500]}")
 
 
 def scratch() -> tempfile.TemporaryDirectory:

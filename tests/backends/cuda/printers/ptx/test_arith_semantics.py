@@ -67,7 +67,7 @@ class Machine:
         self.memory: dict[int, int] = {}
 
     def get(self, operand: str, width: int) -> int:
-        value = self.regs[operand] if operand.startswith("%") else int(operand, 0)
+        value = self.regs[operand] if operand.startswith("%") else int(operand.rstrip("U"), 0)
         return value % 2**width
 
     def signed(self, operand: str, width: int) -> int:
@@ -103,6 +103,14 @@ class Machine:
         elif parts[0] in ("div", "rem"):
             a, b = self.get(args[1], width), self.get(args[2], width)
             self.regs[d] = a // b if parts[0] == "div" else a % b
+        elif opcode == "mul.hi.u64":
+            self.regs[d] = (self.get(args[1], 64) * self.get(args[2], 64)) >> 64
+        elif opcode == "mul.lo.s64":
+            self.regs[d] = (self.get(args[1], 64) * self.get(args[2], 64)) % 2**64
+        elif parts[0] == "shr" and parts[1][0] == "u":
+            self.regs[d] = self.get(args[1], width) >> self.get(args[2], 32)
+        elif parts[0] == "and" and opcode != "and.pred":
+            self.regs[d] = self.get(args[1], width) & self.get(args[2], width)
         elif parts[0] == "setp":
             a, b = self.signed(args[1], width), self.signed(args[2], width)
             self.regs[d] = int({"ne": a != b, "lt": a < b, "ge": a >= b}[parts[1]])
@@ -135,6 +143,27 @@ def test_printed_divisions_compute_what_arith_defines(width):
         got = machine.memory[base + k * size]
         if got != want:
             wrong.append(f"{op}({a}, {b}) = {got}, want {want}")
+    assert not wrong, "\n".join(wrong[:20])
+
+
+def test_64_bit_unsigned_division_by_constants_is_reduced_and_exact():
+    """divui/remui on index by constants print as shifts, masks or a multiply-high (ptxas
+    would call its 64-bit division routine), exact for powers of two, small odd and even
+    divisors, the stage counts of pipelines and divisors at the top of the range."""
+    import random
+
+    rng = random.Random(7)
+    divisors = [1, 2, 3, 5, 6, 7, 24, 32, 96, 1000, 2**32 - 1, 2**32 + 1, 2**63 - 1, 2**63,
+                2**63 + 5, 2**64 - 7, 2**64 - 2, 2**64 - 1]
+    dividends = [0, 1, 2**63 - 1, 2**63, 2**64 - 1] + [rng.randrange(2**64) for _ in range(6)]
+    items = [(op, a - 2**64 if a >= 2**63 else a, b - 2**64 if b >= 2**63 else b)
+             for op in ("divui", "remui") for a in dividends for b in divisors]
+    ptx = emit_ptx(parse_module(kernel(64, items), "div.mlir"))
+    assert not re.search(r"\b(div|rem)\.u64", ptx)
+    machine = Machine()
+    machine.run(ptx)
+    wrong = [f"{op}({a % 2**64}, {b % 2**64})" for k, (op, a, b) in enumerate(items)
+             if machine.memory[(1 << 40) + 8 * k] != EXPECTED[op](a, b, 64) % 2**64]
     assert not wrong, "\n".join(wrong[:20])
 
 

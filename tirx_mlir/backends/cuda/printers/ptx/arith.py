@@ -21,6 +21,8 @@ b)`` (PTX truncates toward zero, so ``r`` has the sign of ``a``),
   ``q``: ``ceildivsi(7, 2) = 4``, ``ceildivsi(-7, 2) = -3``, ``ceildivsi(-7, -2) = 4``;
 * ``ceildivui(a, b) = div.u(a, b) + (rem.u(a, b) != 0)``.
 
+64-bit ``divui`` / ``remui`` by a constant are shifts, masks or a multiply-high
+(constant_division.py: ptxas calls a subroutine for every 64-bit division).
 Division by zero and ``MIN / -1`` are undefined in arith and give what ``div.s`` gives.
 ``remsi`` is ``rem.s`` (the sign of the dividend, as arith).
 tests/backends/cuda/printers/ptx/test_arith_semantics.py checks these rules against Python's
@@ -37,6 +39,7 @@ from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
+from tirx_mlir.backends.cuda.printers.ptx.constant_division import ConstantDivision
 
 INT_BINARY = {
     "arith.addi": "add.s", "arith.subi": "sub.s", "arith.muli": "mul.lo.s",
@@ -89,7 +92,7 @@ def float_literal(t: Attribute, value: float) -> str:
     return "0x" + struct.pack(">e", value).hex().upper()
 
 
-class ArithOps:
+class ArithOps(ConstantDivision):
     """``emit_arith_*``: one instruction (or a short fixed sequence) per op."""
 
     # ---- helpers ----
@@ -125,6 +128,8 @@ class ArithOps:
         if int_width(lhs.type) == 1 and op.name in PRED_BINARY:
             return self.binary(op, PRED_BINARY[op.name])
         w = self.int_bits(lhs, op)
+        if w == 64 and op.name in ("arith.divui", "arith.remui") and self.constant_udiv(op):
+            return
         self.binary(op, f"{INT_BINARY[op.name]}{w}")
 
     def shift(self, op: Operation) -> None:
