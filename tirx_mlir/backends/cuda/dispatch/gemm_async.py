@@ -103,7 +103,7 @@ class _Operand:
         addr = ring_.shared_address(b, self.view.alloc, start)
         wide = b.insert(arith.ExtUIOp(addr, i64)).result
         low = b.insert(arith.AndIOp(wide, ring_.const(b, _LOW_18, i64))).result
-        field = b.insert(arith.DivSIOp(low, ring_.const(b, 16, i64))).result  # low >= 0
+        field = b.insert(arith.ShRUIOp(low, ring_.const(b, 4, i64))).result  # address / 16
         high = ring_.const(b, self.tile.descriptor(0).encode(), i64)
         return b.insert(arith.OrIOp(field, high)).result
 
