@@ -93,12 +93,19 @@ def test_unswizzled_tiles_do_conflict():
     assert sum(r.bank_conflicts for r in ldmatrix) > 0
 
 
-def test_tf32_gemm_rounds_its_inputs():
-    final = check_every_stage(gemm_kernel(16, 16, 16, "f32"), reference(False, False),
-                              rtol=2e-2, atol=2e-2)
+@pytest.mark.parametrize("ta,tb,ldmatrix", [(False, False, 2), (False, True, 4),
+                                             (True, False, 0), (True, True, 2)])
+def test_tf32_gemm_rounds_its_inputs(ta, tb, ldmatrix):
+    """f32 operands run as tf32; an operand contiguous along K is read with ldmatrix (a 32-bit
+    element is one b32 of it: A row-major, B^T row-major; 2 K steps of 8, x4 for A's 16x8
+    and x2 for B's 8x8), one contiguous along M or N element by element (.trans would swap
+    16-bit halves)."""
+    final = check_every_stage(gemm_kernel(16, 16, 16, "f32", ta=ta, tb=tb), reference(ta, tb),
+                              rtol=2e-2, atol=2e-2, compile=(ta, tb) == (False, True))
     text = str(final)
     assert 'ptx.mma_sync "m16n8k8.f32.tf32.tf32.f32"' in text
     assert 'ptx.cvt_tf32 "rna"' in text
+    assert text.count("ptx.ldmatrix") == ldmatrix and ".trans" not in text
 
 
 def test_register_operands_read_through_ldmatrix_copies():

@@ -182,10 +182,13 @@ def load_matrices(b: Builder, tile: SharedTile, matrices: Sequence[Matrix],
                   convert=None) -> list[SSAValue]:
     """One b32 register per matrix, loaded from ``tile`` at ``origin`` + each matrix's origin:
     ldmatrix where the layout allows it, else element loads packed into registers (each
-    element passed through ``convert(b, value) -> b32`` when given, e.g. to tf32)."""
+    element passed through ``convert(b, value) -> b32`` when given, e.g. to tf32). A 32-bit
+    element is one b32 of ldmatrix's result (its two b16 halves, in place), so ``convert``
+    applies to it, reinterpreted as the element type; 16-bit elements take no conversion."""
     regs: list[SSAValue | None] = [None] * len(matrices)
     cache: dict = {}
-    fast = [i for i, m in enumerate(matrices) if ldmatrix_ok(tile, m) and convert is None]
+    fast = [i for i, m in enumerate(matrices) if ldmatrix_ok(tile, m)
+            and (convert is None or tile.elem_bytes == 4)]
     slow = [i for i in range(len(matrices)) if i not in fast]
     for num, idx in _groups([matrices[i] for i in fast]):
         group = [matrices[fast[j]] for j in idx]
@@ -197,6 +200,9 @@ def load_matrices(b: Builder, tile: SharedTile, matrices: Sequence[Matrix],
         op = b.insert(ptx("ldmatrix", [addr], num=f"x{num}",
                           trans="trans" if _trans(tile, group[0]) else None, space="shared"))
         for j, res in zip(idx, op.results):
+            if convert is not None:
+                element = b.insert(arith.BitcastOp(res, elem_type(tile.view))).result
+                res = convert(b, element)
             regs[fast[j]] = res
     for i in sorted(slow):
         regs[i] = _load_elements(b, tile, matrices[i], origin, lanes, convert, cache)

@@ -6,8 +6,8 @@ accumulator), at warp scope (every warp its own D) or cta scope (D spread over t
 warp computes the mma tiles it holds). A and B are register tiles holding the mma A/B fragments
 the D tiles need, or shared-memory tiles of any layout (swizzles included): their fragments are
 loaded with ``ldmatrix`` (``.trans`` where the tile is contiguous along the other dim, so all four
-``transpose_a``/``transpose_b`` combinations work) or, where no 16-byte row is contiguous,
-element by element (`fragment_io`). Inputs f16/bf16 use ``mma.sync.aligned.m16n8k16.row.col
+``transpose_a``/``transpose_b`` combinations work; tf32 only where K is contiguous) or, where
+no 16-byte row is contiguous, element by element (`fragment_io`). Inputs f16/bf16 use ``mma.sync.aligned.m16n8k16.row.col
 .f32.<t>.<t>.f32``; f32 inputs run as tf32 (``m16n8k8``, each element rounded with
 ``cvt.rna.tf32.f32``). ``beta`` 0 starts from zero, 1 from C (C defaults to D; a separate C must
 have D's layout); ``alpha`` must be 1; anything else declines with the reason.

@@ -65,12 +65,25 @@ def test_bad_tensor_maps_are_located_errors(params, extra, message):
     ("  %h = cuda.load %H, %c0 : !tirx.buffer<64xf16, global>, index -> f16\n"
      "  %i = cuda.cvt %h round rn : f16 -> i64", "no CUDA intrinsic for converting f16 to i64"),
     ("  %w = tirx.warp_id : index", "cannot print tirx.warp_id"),
+    ("  %h = cuda.load %H, %c0 : !tirx.buffer<64xf16, global>, index -> f16\n"
+     "  %u = arith.bitcast %h : f16 to ui16\n"
+     "  cuda.store %U, %c0, %u : !tirx.buffer<64xui16, global>, index, ui16",
+     "reinterpreting f16 as ui16"),
 ])
 def test_unprintable_ops_are_located_errors(body, message):
-    params = "%G: !tirx.buffer<1024xf32, global>, %H: !tirx.buffer<64xf16, global>"
+    params = ("%G: !tirx.buffer<1024xf32, global>, %H: !tirx.buffer<64xf16, global>, "
+              "%U: !tirx.buffer<64xui16, global>")
     with pytest.raises(PrintError, match=message) as err:
         printed(body, params=params)
     assert err.value.op is not None
+
+
+def test_bitcast_prints_the_reinterpreting_intrinsic():
+    text = printed("  %x = cuda.load %G, %c0 : !tirx.buffer<1024xf32, global>, index -> f32\n"
+                   "  %i = arith.bitcast %x : f32 to i32\n"
+                   "  %f = arith.bitcast %i : i32 to f32\n"
+                   "  cuda.store %G, %c0, %f : !tirx.buffer<1024xf32, global>, index, f32")
+    assert "__int_as_float(__float_as_int(" in text
 
 
 def test_an_attribute_outside_the_table_never_reaches_the_text():

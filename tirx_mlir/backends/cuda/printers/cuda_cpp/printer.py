@@ -183,8 +183,9 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
 
     def op_expr(self, op: Operation) -> str:
         """The base's arith spellings, plus ``arith.trunci`` (a C++ cast keeps the low bits),
-        ``arith.maximumf`` / ``minimumf`` as the NaN-propagating helpers (`NAN_MIN_MAX`) and the
-        ``math`` functions (`tables.MATH`: CUDA's correctly rounded library calls)."""
+        ``arith.bitcast`` (`tables.BITCAST`: ``__int_as_float``...), ``arith.maximumf`` /
+        ``minimumf`` as the NaN-propagating helpers (`NAN_MIN_MAX`) and the ``math`` functions
+        (`tables.MATH`: CUDA's correctly rounded library calls)."""
         if op.name in T.MATH:
             kind = self.scalar_type(op.results[0].type, op)
             names = T.MATH[op.name]
@@ -194,9 +195,21 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
             return f"{names[kind]}({', '.join(self.expr(v) for v in op.operands)})"
         if isinstance(op, arith.TruncIOp):
             return f"static_cast<{self.value_type(op.result.type, op)}>({self.expr(op.input)})"
+        if isinstance(op, arith.BitcastOp):
+            return self.bitcast(op)
         if isinstance(op, tuple(NAN_MIN_MAX)):
             return f"{NAN_MIN_MAX[type(op)]}({self.expr(op.lhs)}, {self.expr(op.rhs)})"
         return super().op_expr(op)
+
+    def bitcast(self, op: arith.BitcastOp) -> str:
+        src, dst = checks.type_name(op.input.type), checks.type_name(op.result.type)
+        if src == dst:
+            return self.expr(op.input)
+        if (src, dst) not in T.BITCAST:
+            raise self.fail(f"the {self.DESCRIPTION} has no CUDA intrinsic reinterpreting "
+                            f"{src} as {dst}", op,
+                            hint="bitcast between 16-, 32- or 64-bit integers and floats")
+        return f"{T.BITCAST[(src, dst)]}({self.expr(op.input)})"
 
     def nonneg(self, value: SSAValue) -> bool:
         """The base's proof, plus the cuda ids (thread, block, lane, warp, cluster indices and

@@ -75,6 +75,12 @@ CVT = {
     ("i8", "i32", None): "static_cast<int>", ("i16", "i32", None): "static_cast<int>",
     ("i32", "i64", None): "static_cast<long long>",
 }
+BITCAST = {("i32", "f32"): "__int_as_float", ("f32", "i32"): "__float_as_int",
+           ("ui32", "f32"): "__uint_as_float", ("f32", "ui32"): "__float_as_uint",
+           ("i64", "f64"): "__longlong_as_double", ("f64", "i64"): "__double_as_longlong",
+           ("i16", "f16"): "__short_as_half", ("f16", "i16"): "__half_as_short",
+           ("i16", "bf16"): "__short_as_bfloat16", ("bf16", "i16"): "__bfloat16_as_short"}
+"""``arith.bitcast`` (same bits, another type) -> the CUDA intrinsic."""
 CVT_DEFAULT_ROUND = {True: "rz", False: "rn"}
 """The rounding of a ``cuda.cvt`` without one: rz float -> int (C's cast), rn otherwise."""
 
