@@ -80,3 +80,44 @@ def test_declines_an_unswizzled_operand():
                                        "!tirx.buffer<64x64xf16, shared, S[64,64]>")
     with pytest.raises(TirxError, match="wgmma reads swizzled shared tiles"):
         lower(text)
+
+
+def _rs_kernel(m, n, k, scope="warpgroup", threads=128, a_layout="", flags=""):
+    """The rs form: A [m, k] staged from global straight into registers (its default layout is
+    the rs fragment layout), B [n, k] in shared memory."""
+    A, B = f"!tirx.buffer<{m}x{k}xf16, {{}}>", f"!tirx.buffer<{n}x{k}xf16, {{}}>"
+    C = f"!tirx.buffer<{m}x{n}xf32, {{}}>"
+    la = f"!tirx.buffer<{m}x{k}xf16, local{a_layout}>"
+    return f"""tirx.kernel @rs(%A: {A.format('global')}, %B: {B.format('global')})
+    -> (%C: {C.format('global')}) grid [1] threads [{threads}] target "cuda -arch=sm_90a" {{
+  %a = tirx.alloc : {la}
+  %sb = tirx.alloc : {B.format('shared')}
+  %acc = tirx.alloc : {C.format('local')}
+  tirx.copy {scope} %a, %A : {la}, {A.format('global')}
+  tirx.copy cta %sb, %B : {B.format('shared')}, {B.format('global')}
+  tirx.gemm_async {scope} %acc, %a, %sb {flags} : {C.format('local')}, {la}, {B.format('shared')}
+  tirx.copy {scope} %C, %acc : {C.format('global')}, {C.format('local')}
+  tirx.return
+}}
+"""
+
+
+@pytest.mark.parametrize("m, n, k, scope, threads, wgmmas", [
+    (64, 64, 32, "warpgroup", 128, 2),   # one m64 tile, 2 K steps
+    (128, 64, 32, "cta", 128, 4),        # one warpgroup holding two m64 tiles
+    (128, 64, 32, "cta", 384, 2),        # two consumer warpgroups, one m64 tile each
+])
+def test_rs_form_reads_a_from_registers(m, n, k, scope, threads, wgmmas):
+    final = check_every_stage(_rs_kernel(m, n, k, scope, threads), _ref(False, False, False),
+                              arch="sm_90a", rtol=1e-3, atol=1e-3, name="rs")
+    text = str(final)
+    assert text.count("ptx.wgmma_mma_async_rs") == wgmmas and "wgmma_mma_async_ss" not in text
+    assert text.count("ptx.mov_pack") == 4 * wgmmas  # 8 f16 a K step, packed in 4 b32
+
+
+def test_rs_form_declines_a_transposed_or_misplaced_a():
+    with pytest.raises(TirxError, match="transpose_a applies to shared A only"):
+        lower(_rs_kernel(64, 64, 64, flags="transpose_a"))
+    row_major = ", S[(64,32):(32@m,1@m)]".replace("@m", "")
+    with pytest.raises(TirxError, match="needs the rs fragment layout"):
+        lower(_rs_kernel(64, 64, 32, a_layout=row_major))

@@ -10,6 +10,10 @@ sm_100); this one follows CUTLASS's SM90 GMMA mainloop.
   `swizzle.swizzled_layout` (the default layout pass gives wgmma operands one); C an f32
   ``local`` tile with the wgmma accumulator layout (`fragments_wgmma.accumulator_layout`; the
   default layout pass gives it).
+* **The rs form**: A may instead be a ``local`` ``[M, K]`` register tile (not transposed)
+  holding the rs A fragments, which are the accumulator layout of ``[M, K]`` (an m64nNk16
+  result is the A of a following GEMM over K = N, as in attention's P @ V); each K step of 16
+  packs its 8 elements into the 4 b32 registers of ``wgmma.mma_async ... {a}, desc_b``.
 * **Scopes**: ``warpgroup``: every warpgroup computes all of C in its own registers;
   ``cta``: the consumer warpgroups (layout/roles.py: all but the TMA producer's)
   split C's m64 row tiles, warpgroup ``c`` holding tiles ``c * mt/g ..``.
@@ -36,6 +40,7 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
+from tirx_mlir.backends.cuda.dispatch.fragment_io import pack
 from tirx_mlir.backends.cuda.layout import fragments_wgmma as fw
 from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, warpgroups
 from tirx_mlir.backends.cuda.layout.wgmma_operand import K_STEP, OperandTile, operand_tile
@@ -56,8 +61,9 @@ def _sm90a(op, ctx):
 
 def _operands(op, ctx):
     a, b, c = op.a.type, op.b.type, op.c.type
-    if a.scope_name not in ("shared", "shared.dyn") or b.scope_name not in ("shared", "shared.dyn"):
-        return False, "wgmma reads A and B from shared memory (the rs form waits)"
+    if a.scope_name not in ("shared", "shared.dyn", "local") or \
+            b.scope_name not in ("shared", "shared.dyn"):
+        return False, "wgmma reads A from shared memory or registers and B from shared memory"
     if c.scope_name != "local" or dtypes.type_name(c.element_type) != "f32":
         return False, "wgmma accumulates into an f32 local (register) tile"
     names = {dtypes.type_name(a.element_type), dtypes.type_name(b.element_type)}
@@ -69,7 +75,7 @@ def _operands(op, ctx):
 
 
 SM90A = predicate("sm_90a", _sm90a)
-OPERANDS = predicate("shared A/B, f32 local C", _operands)
+OPERANDS = predicate("shared or local A, shared B, f32 local C", _operands)
 
 
 def accumulator_groups(op, kernel) -> int | None:
@@ -130,30 +136,36 @@ def wgmma(op, ctx) -> None:
             "[64 * k, 8 * j] rows and columns"
         fail(f"C's layout must be the wgmma accumulator layout {want}, not "
              f"{op.c.type.get_layout()}")
-    a = _Operand(op, ctx, op.a, op.flag("transpose_a"), "A")
+    registers_a = op.a.type.scope_name == "local"
+    a = None if registers_a else _Operand(op, ctx, op.a, op.flag("transpose_a"), "A")
     bop = _Operand(op, ctx, op.b, op.flag("transpose_b"), "B")
-    k = a.tile.k
+    a_mn, k = (a.tile.mn, a.tile.k) if a is not None else _register_a(op, groups)
     n_instr = fw.instruction_n(n)
-    if n_instr is None or k % K_STEP or a.tile.mn != m or bop.tile.mn != n:
-        fail(f"wgmma tiles C [{m}, {n}] by m64 n<=256 k16; A gives [{a.tile.mn}, {k}]")
+    if n_instr is None or k % K_STEP or a_mn != m or bop.tile.mn != n or bop.tile.k != k:
+        fail(f"wgmma tiles C [{m}, {n}] by m64 n<=256 k16; A gives [{a_mn}, {k}], B "
+             f"[{bop.tile.mn}, {bop.tile.k}]")
     if not all(bop.tile.piece_fits(j, n_instr) for j in range(0, n, n_instr)):
         fail(f"B's MN-major column blocks do not split into n{n_instr} pieces")
     ptx_type = PTX_TYPES[dtypes.type_name(op.a.type.element_type)]
     regs = common.registers(ctx, op.c)
     b = ctx.builder
     inner, wg = _consumer_block(b, op, kernel)
-    stages = [(x, ring_.stage_index(inner, x.view)) for x in (a, bop)]
+    shared = [x for x in (a, bop) if x is not None]
+    stages = [(x, ring_.stage_index(inner, x.view)) for x in shared]
     for x, stage in stages:
         if x.pipelined:
             bars = ring_.ring_barriers(ctx, x.view)
             parity = ring_.use_parity(ctx, inner, x.view, ring_.CONSUMER, stage)
             ring_.wait_parity(inner, ring_.shared_address(inner, bars.full, stage), parity)
-    if not all(x.pipelined for x in (a, bop)):
+    if not all(x.pipelined for x in shared):
         inner.insert(ptx("fence_proxy_async", [], space="shared::cta"))
-    desc_a = a.descriptor_base(inner, stages[0][1])
-    desc_b = bop.descriptor_base(inner, stages[1][1])
     mt = m // 64 // (groups or 1)
-    if groups is not None and groups > 1:
+    if a is not None:
+        desc_a = a.descriptor_base(inner, stages[0][1])
+    else:
+        a_values = _register_fragments(inner, common.registers(ctx, op.a), mt, k)
+    desc_b = bop.descriptor_base(inner, stages[-1][1])
+    if a is not None and groups is not None and groups > 1:
         per_group = a.tile.start_offset(64 * mt, 0) - a.tile.start_offset(0, 0)
         wg64 = inner.insert(arith.IndexCastOp(wg, i64)).result
         shift = inner.insert(arith.MuliOp(wg64, ring_.const(inner, per_group >> 4, i64))).result
@@ -173,14 +185,21 @@ def wgmma(op, ctx) -> None:
             lo = i * half + j // 2
             acc = values[lo:lo + n_instr // 2]
             for kk in range(0, k, K_STEP):
-                da = _advance(inner, desc_a, a.tile.start_offset(64 * i, kk))
+                da = None if a is None else \
+                    _advance(inner, desc_a, a.tile.start_offset(64 * i, kk))
                 db = _advance(inner, desc_b, bop.tile.start_offset(j, kk))
                 scale_d = ring_.const(inner, int(op.flag("accum") or kk > 0), i1)
-                mma = inner.insert(ptx(
-                    "wgmma_mma_async_ss", [*acc, da, db, scale_d], shape=shape, dtype="f32",
-                    atype=ptx_type, btype=ptx_type, scale_a=1, scale_b=1,
-                    tnsp_a=int(a.tile.mn_major), tnsp_b=int(bop.tile.mn_major)))
-                acc = list(mma.results)
+                if da is None:
+                    mma = ptx("wgmma_mma_async_rs", [*acc, *a_values[i][kk // K_STEP], db,
+                                                     scale_d], shape=shape, dtype="f32",
+                              atype=ptx_type, btype=ptx_type, scale_a=1, scale_b=1,
+                              tnsp_b=int(bop.tile.mn_major))
+                else:
+                    mma = ptx("wgmma_mma_async_ss", [*acc, da, db, scale_d], shape=shape,
+                              dtype="f32", atype=ptx_type, btype=ptx_type, scale_a=1,
+                              scale_b=1, tnsp_a=int(a.tile.mn_major),
+                              tnsp_b=int(bop.tile.mn_major))
+                acc = list(inner.insert(mma).results)
             values[lo:lo + n_instr // 2] = acc
     inner.insert(ptx("wgmma_commit_group", []))
     inner.insert(ptx("wgmma_wait_group", [], n=0))
@@ -193,6 +212,35 @@ def wgmma(op, ctx) -> None:
                              space="shared"))
     if inner is not b:
         ring_.close_if(inner)
+
+
+def _register_a(op, groups: int | None) -> tuple[int, int]:
+    """``(M, K)`` of an rs-form A, a local tile in the rs A fragment layout (see the module
+    docstring), or a dispatch failure saying what it must be."""
+    if op.flag("transpose_a"):
+        fail("an A in registers is [M, K]: transpose_a applies to shared A only")
+    shape = tuple(op.a.type.get_shape())
+    if len(shape) != 2 or shape[1] % K_STEP:
+        fail(f"an A in registers is [64 * i, 16 * j], not {list(shape)}")
+    if not fw.is_accumulator_layout(op.a.type.get_layout(), shape, groups):
+        fail(f"an A in registers needs the rs fragment layout "
+             f"{fw.accumulator_layout(*shape, groups)}, not {op.a.type.get_layout()}")
+    return shape
+
+
+def _register_fragments(b: Builder, regs: SSAValue, mt: int, k: int) -> list[list[list]]:
+    """``[m64 tile][K step]`` -> the 4 b32 registers (8 packed elements) of the rs A."""
+    t = regs.type.element_type
+    per_tile, out = k // 2, []
+    for i in range(mt):
+        steps = []
+        for ks in range(k // K_STEP):
+            base = i * per_tile + ks * 8
+            vals = [b.insert(cuda.LoadOp(regs, ring_.const(b, base + e, IndexType()),
+                                         result_types=[t])).result for e in range(8)]
+            steps.append([pack(b, vals[e:e + 2]) for e in range(0, 8, 2)])
+        out.append(steps)
+    return out
 
 
 def _consumer_block(b: Builder, op, kernel) -> tuple[Builder, SSAValue | None]:

@@ -7,8 +7,9 @@ wrote without one.
   widest swizzle its contiguous columns allow (`swizzle.choose_swizzle`: 128B for 64 f16
   columns or any multiple), which TMA boxes write and wgmma descriptors read bank-conflict-free.
   A tile that does not split into 8-row patterns keeps the row-major default.
-* A ``local`` alloc that a ``gemm_async`` writes as C gets the wgmma accumulator layout
-  (`fragments_wgmma.accumulator_layout`), split over the consumer warpgroups at cta scope.
+* A ``local`` alloc that a ``gemm_async`` writes as C, or reads as A (the rs form), gets the
+  wgmma accumulator layout (`fragments_wgmma.accumulator_layout`), split over the consumer
+  warpgroups at cta scope.
 """
 
 from __future__ import annotations
@@ -74,10 +75,13 @@ def shared_tile_layout(kernel: KernelOp, buffer: SSAValue) -> TileLayout | None:
 
 
 def accumulator_tile_layout(kernel: KernelOp, buffer: SSAValue) -> TileLayout | None:
-    """The wgmma accumulator layout a local ``buffer`` written by gemm_async needs, or None."""
+    """The wgmma register layout a local ``buffer`` that gemm_async writes as C or reads as an
+    rs-form A needs (the same one: the A fragments of a K step are an m64n16 accumulator's),
+    or None."""
     btype = buffer.type
     assert isinstance(btype, BufferType)
-    writers = [op for op, n in tile_uses(kernel, buffer) if isinstance(op, T.GemmAsyncOp) and n == "c"]
+    writers = [op for op, n in tile_uses(kernel, buffer)
+               if isinstance(op, T.GemmAsyncOp) and n in ("c", "a")]
     if not writers or btype.rank != 2:
         return None
     scopes = {op.exec_scope for op in writers}

@@ -61,3 +61,36 @@ tirx.kernel @wgmma_tb(%A: !tirx.buffer<64x64xf16, global>, %B: !tirx.buffer<64x1
 // CHECK:       %sb = tirx.alloc {cuda.align = 1024 : i64} : !tirx.buffer<64x128xf16, shared, swizzle(3,3,3) S[(64,2,64):(64,4096,1)]>
 // CHECK:       arith.constant 4611686293338849280 : i64
 // CHECK:       ptx.wgmma_mma_async_ss "m64n128k16.f32.f16.f16" {{.*}}, 1, 1, 0, 1
+
+// -----
+
+// The rs form: A [64, 32] f16 in registers, whose default layout is the rs fragment layout (the
+// accumulator layout of [64, 32]: 16 f16 a thread); each K step packs its 8 elements into the 4
+// b32 operands of wgmma.mma_async, read before the fence; B stays in shared memory.
+
+tirx.kernel @wgmma_rs(%A: !tirx.buffer<64x32xf16, global>, %B: !tirx.buffer<64x32xf16, global>)
+    -> (%C: !tirx.buffer<64x64xf32, global>) grid [1] threads [128] target "cuda -arch=sm_90a" {
+  %a = tirx.alloc : !tirx.buffer<64x32xf16, local>
+  %sb = tirx.alloc : !tirx.buffer<64x32xf16, shared>
+  %acc = tirx.alloc : !tirx.buffer<64x64xf32, local>
+  tirx.copy warpgroup %a, %A : !tirx.buffer<64x32xf16, local>, !tirx.buffer<64x32xf16, global>
+  tirx.copy cta %sb, %B : !tirx.buffer<64x32xf16, shared>, !tirx.buffer<64x32xf16, global>
+  tirx.gemm_async warpgroup %acc, %a, %sb : !tirx.buffer<64x64xf32, local>, !tirx.buffer<64x32xf16, local>, !tirx.buffer<64x32xf16, shared>
+  tirx.copy warpgroup %C, %acc : !tirx.buffer<64x64xf32, global>, !tirx.buffer<64x64xf32, local>
+  tirx.return
+}
+
+// CHECK-LABEL: tirx.kernel @wgmma_rs
+// CHECK:       %a = tirx.alloc : !tirx.buffer<64x32xf16, local, S[(1,4,2,8,4,4,2):(16,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]>
+// CHECK:       %[[AREGS:.*]] = tirx.alloc : !tirx.buffer<16xf16, local>
+// CHECK-NOT:   tirx.gemm_async
+// CHECK:       %[[A0:.*]] = ptx.mov_pack "b32"
+// CHECK:       %[[A1:.*]] = ptx.mov_pack "b32"
+// CHECK:       %[[A2:.*]] = ptx.mov_pack "b32"
+// CHECK:       %[[A3:.*]] = ptx.mov_pack "b32"
+// CHECK:       ptx.wgmma_fence
+// CHECK-NEXT:  %[[FALSE:.*]] = arith.constant false
+// CHECK-NEXT:  ptx.wgmma_mma_async_rs "m64n64k16.f32.f16.f16" {{{.*}}}, {%[[A0]], %[[A1]], %[[A2]], %[[A3]]}, %{{.*}}, %[[FALSE]], 1, 1, 0
+// CHECK:       ptx.wgmma_mma_async_rs "m64n64k16.f32.f16.f16"
+// CHECK-NOT:   ptx.wgmma_mma_async
+// CHECK:       ptx.wgmma_commit_group
