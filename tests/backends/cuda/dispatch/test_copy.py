@@ -58,3 +58,24 @@ def test_the_fallback_copies_element_by_element_from_one_thread_with_a_warning()
     with pytest.warns(UserWarning, match="copying element by element from one thread"):
         final = check_every_stage(text, lambda x: [x])
     assert "scf.for" in str(final)
+
+
+WGMMA_ACCUMULATOR = "S[(1,4,2,8,4,4,2):(16,1@wid_in_wg,2,4@laneid,4,1@laneid,1)]"
+
+
+@pytest.mark.parametrize("threads", [128, 256])
+def test_a_cta_register_tile_over_warps_of_a_warpgroup_is_written_whole(threads):
+    """A cta-scope tile laid over ``laneid`` and ``wid_in_wg`` (the wgmma accumulator layout):
+    every warp of warpgroup 0 writes its rows (the numbering laneid + 32 (wid_in_wg + 4 wgid)),
+    and with two warpgroups the second, a replica, writes nothing. The writer guard once
+    allowed warp 0 only (``warpid < 1``), leaving 48 of the 64 rows unwritten."""
+    t = f"!tirx.buffer<64x32xf16, local, {WGMMA_ACCUMULATOR}>"
+    g = "!tirx.buffer<64x32xf16, global>"
+    final = check_every_stage(f"""tirx.kernel @k(%A: {g}) -> (%C: {g}) grid [1] threads [{threads}]
+    target "cuda -arch=sm_90a" {{
+  %a = tirx.alloc : {t}
+  tirx.copy cta %a, %A : {t}, {g}
+  tirx.copy cta %C, %a : {g}, {t}
+  tirx.return
+}}""", lambda a: [a], arch="sm_90a", compile=False)
+    assert ("arith.cmpi ult" in str(final)) == (threads == 256)

@@ -152,29 +152,43 @@ def _contiguous(view: SSAValue, iter_shape: Sequence[int], v: int) -> bool:
     return True
 
 
-SUB_AXES = {"tx": ("laneid", "warpid"), "tid_in_wg": ("laneid", "wid_in_wg"), "laneid": ()}
-"""A scope's thread axis and the finer axes that together number the same threads (the lane
-in a warp, and the warp in the scope)."""
+NUMBERINGS = {
+    "tx": (("tx",), ("laneid", "warpid"), ("laneid", "wid_in_wg", "wgid"),
+           ("tid_in_wg", "wgid")),
+    "tid_in_wg": (("tid_in_wg",), ("laneid", "wid_in_wg")),
+    "laneid": (("laneid",),),
+}
+"""The ways the thread axes number the threads of one instance of a scope (keyed by the
+scope's axis): ``tx = laneid + 32 warpid = laneid + 32 (wid_in_wg + 4 wgid) = tid_in_wg + 128
+wgid``."""
+
+
+def _axis_threads(axis: str, full: int) -> int:
+    """The extent of thread axis ``axis`` over a scope instance of ``full`` threads."""
+    return {"tx": full, "tid_in_wg": min(full, 128), "laneid": min(full, 32),
+            "warpid": max(1, full // 32), "wid_in_wg": max(1, min(full, 128) // 32),
+            "wgid": max(1, full // 128)}[axis]
 
 
 def _writer_guard(b: Builder, part: RegisterPartition, scope: ExecScope, nthreads: int,
                   ids: common.ThreadIds) -> Builder:
     """A builder inside ``if`` (the threads that write memory for ``part``): of the scope's
     threads, those the layout leaves out write nothing (beyond its extent on an axis, or any
-    but 0 on an axis it does not use), and of replicas only replica 0 writes."""
+    but 0 on an axis of the numbering it does not use: a cta tile over ``laneid`` and
+    ``wid_in_wg`` is written by warpgroup 0), and of replicas only replica 0 writes."""
     axis = SCOPE_AXIS.get(scope)
     if axis is None:
         return b
     full = scope_threads(scope, nthreads)
-    limits: list[tuple[str, int]] = []  # (axis, threads allowed)
-    if axis in part.threads or not any(a in part.threads for a in SUB_AXES[axis]):
-        limits.append((axis, part.threads.get(axis, 1)))
-    else:
-        limits += [(sub, part.threads.get(sub, 1)) for sub in SUB_AXES[axis]]
+    used = set(part.threads)
+    numbering = next((n for n in NUMBERINGS[axis] if used <= set(n)), None)
+    if numbering is None:
+        fail(f"the layout's thread axes {sorted(used)} do not number the threads of one "
+             f"{scope.value} instance ({' / '.join('+'.join(n) for n in NUMBERINGS[axis])})")
+    limits = [(ax, part.threads.get(ax, 1)) for ax in numbering]  # (axis, threads allowed)
     conds: list[SSAValue] = []
     for ax, allowed in limits:
-        total = full if ax == axis else 32 if ax == "laneid" else full // 32
-        if allowed >= total:
+        if allowed >= _axis_threads(ax, full):
             continue
         conds.append(b.insert(arith.CmpiOp(ids[ax], const_index(b, allowed), "ult")).result)
     for it in part.replicas:
