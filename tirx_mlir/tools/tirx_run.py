@@ -385,6 +385,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("tirx-run: interrupted\n")
         return 130
+    except BrokenPipeError:  # the reader went away (`tirx-run ... | head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
     except Exception as err:  # noqa: BLE001 - a bug in the interpreter or a pass
         if os.environ.get("TIRX_MLIR_DEBUG"):
             raise
