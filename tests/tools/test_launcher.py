@@ -59,6 +59,6 @@ def test_usage_and_unknown_tools() -> None:
     wrong = python_m("tirx_mlir", "opx")
     assert wrong.returncode == 1 and "Traceback" not in wrong.stderr
     assert wrong.stderr == "python -m tirx_mlir: error: unknown tool 'opx' (did you mean " \
-                           "'opt'?); tools: opt, run\n"
+                           "'opt'?); tools: opt, run, layout\n"
     version = python_m("tirx_mlir", "--version")
     assert version.returncode == 0 and version.stdout.startswith("tirx_mlir ")

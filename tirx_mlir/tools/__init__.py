@@ -1,4 +1,5 @@
-"""Command-line tools: ``tirx-opt`` (tirx_opt.py) and ``tirx-run`` (tirx_run.py).
+"""Command-line tools: ``tirx-opt`` (tirx_opt.py), ``tirx-run`` (tirx_run.py) and ``tirx-layout``
+(tirx_layout.py, drawing layouts with layout_view.py); ``python -m tirx_mlir TOOL`` (launcher.py).
 
 ``tirx-opt`` is xDSL's ``xDSLOptMain`` with everything registered lazily from
 `tirx_mlir.registry` (dialects, passes, printers) and named pipelines from

@@ -3,6 +3,7 @@
 
     python -m tirx_mlir opt kernel.mlir --pass-pipeline=trn -t nki     # = tirx-opt ...
     python -m tirx_mlir run kernel.mlir --entry softmax                 # = tirx-run ...
+    python -m tirx_mlir layout "swizzle(3,3,3) S[8,64]" --shape 8x64    # = tirx-layout ...
     python -m tirx_mlir --version
 
 Each tool module runs on its own too: ``python -m tirx_mlir.tools.tirx_opt ...``,
@@ -20,6 +21,7 @@ from typing import Sequence
 TOOLS = {
     "opt": ("tirx_mlir.tools.tirx_opt", "tirx-opt: parse, verify, transform and print IR"),
     "run": ("tirx_mlir.tools.tirx_run", "tirx-run: run a kernel in the reference interpreter"),
+    "layout": ("tirx_mlir.tools.tirx_layout", "tirx-layout: draw how a layout maps elements"),
 }
 """Subcommand -> (module whose ``main(argv)`` it runs, one-line description)."""
 
