@@ -207,7 +207,7 @@ class TirxOptMain(xDSLOptMain):
             help="list the passes: tirx_mlir's by owner (core, each backend), then xDSL's")
         add("--list-targets", action="store_true",
             help="list the -t printers: tirx_mlir's by backend, then xDSL's")
-        add("--print-ir-after-all", action="store_true",
+        add("--print-ir-after-all", "--mlir-print-ir-after-all", action="store_true",
             help="print the IR after every pass (to stderr)")
         add("--crash-reproducer", metavar="FILE", default=None,
             help="where to write the reproducer of an internal compiler error (default: a new "
@@ -231,7 +231,10 @@ class TirxOptMain(xDSLOptMain):
 
     def _mlir_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         """mlir-opt's spellings (beside xDSL's), and tirx-opt's --diff-passes."""
-        add = arg_parser.add_argument
+        add = arg_parser.add_argument_group(
+            "as in mlir-opt", "mlir-opt's spellings beside xDSL's, and tirx-opt's --diff-passes "
+            "(docs/tools.md)"
+        ).add_argument
         add("--mlir-print-debuginfo", dest="print_debuginfo", action="store_true",
             help="print source locations (loc(...)), as --print-debuginfo")
         add("--mlir-timing", action="store_true",
@@ -239,8 +242,6 @@ class TirxOptMain(xDSLOptMain):
                  "verification, output) to stderr at exit, as mlir-opt's -mlir-timing")
         add("--mlir-timing-display", choices=("tree", "list"), default="tree",
             help="the --mlir-timing layout: tree (default) or list (summed by name)")
-        add("--mlir-print-ir-after-all", dest="print_ir_after_all", action="store_true",
-            help="print the IR after every pass (to stderr)")
         add("--mlir-print-ir-before-all", action="store_true",
             help="print the IR before every pass (to stderr)")
         add("--mlir-print-ir-after-change", action="store_true",
