@@ -10,9 +10,10 @@ as anything. Here the header is read and checked first:
 * the file must start with the ``.npy`` magic string (``.npz`` archives and empty files are
   named as such) and hold a format-1.0 or 2.0 header;
 * object dtypes (pickles) and structured or sub-array dtypes are refused;
-* raw records (void dtype, no fields) are accepted only as bf16/fp8 data, which numpy's format
-  cannot name and tirx-run therefore saves as 2- or 1-byte records: they are read back as
-  ``want`` when ``want`` is bf16 or fp8 of the same size, refused otherwise;
+* bf16/fp8 data is read under its ml_dtypes name (``'bfloat16'``: what `npy_output` writes);
+  raw records (void dtype, no fields: what ``np.save`` makes of bf16, and older tirx-run runs
+  saved) are accepted only as bf16/fp8 data, read back as ``want`` when ``want`` is bf16 or
+  fp8 of the same size, refused otherwise;
 * the promised size is checked against the interpreter's buffer limit
   (`runtime.check_allocation`) and against the bytes the file really holds (a truncated file).
 """
@@ -25,6 +26,7 @@ import os
 import numpy as np
 
 from tirx_mlir.interpreter import runtime
+from tirx_mlir.tools.npy_output import ml_dtypes_name
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")
@@ -66,8 +68,8 @@ def _check_dtype(path: str, dt: np.dtype, want: np.dtype | None) -> np.dtype:
     if dt.fields is not None or dt.subdtype is not None:
         raise NpyInputError(f"'{path}' holds structured records ({dt}); a kernel argument is an "
                             f"array of one element type")
-    if dt.kind != "V":
-        return dt
+    if dt.kind != "V" or ml_dtypes_name(dt) is not None:
+        return dt  # numpy's own dtypes, and ml_dtypes' under their names
     if want is not None and runtime.is_float_dtype(want) and want.kind != "f" and \
             want.itemsize == dt.itemsize:
         return want  # bf16/fp8, saved as raw records of their size

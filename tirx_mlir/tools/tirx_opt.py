@@ -3,7 +3,10 @@
     tirx-opt kernel.mlir --pass-pipeline=trn -t nki
     tirx-opt kernel.mlir -p 'tirx-dispatch{target="aws/trn1/trn1.2xlarge"},cse' -o out.mlir
     tirx-opt --print-pipeline=cleanup          # the equivalent -p list
-    tirx-opt --list-pipelines | --list-passes | --list-targets
+    tirx-opt --list-pipelines | --list-passes | --list-targets | --show-dialects
+    tirx-opt k.mlir -p cse,dce --mlir-print-ir-after-change --mlir-timing   # MLIR's spellings
+    tirx-opt k.mlir --pass-pipeline=trn --diff-passes   # a unified diff per pass that changed it
+    cat k.mlir | tirx-opt - --split-input-file='// ----- next'
 
 Everything is registered lazily: dialects from `tirx_mlir.registry.dialects` (core + whatever a
 loaded backend added) and xDSL's own, passes from xDSL and `registry.passes`, printers for ``-t``
@@ -18,6 +21,13 @@ reproducer file (input + expanded pipeline) that ``--run-reproducer FILE`` repla
 ``TIRX_MLIR_DEBUG=1`` re-raises instead, for developers. ``-o FILE`` is written atomically
 (through a symbolic link, in place for a device); a file that cannot be written is
 ``tirx-opt: error: cannot write 'FILE': <reason>``.
+
+MLIR's flags are spelled as in ``mlir-opt`` beside xDSL's: ``--mlir-print-debuginfo``,
+``--mlir-timing`` (`timing`), ``--mlir-print-ir-{before,after}-all``, ``-after-change``,
+``-after-failure``, ``--mlir-print-ir-{before,after}=PASS`` and ``--diff-passes``
+(`ir_printing`), ``--dump-pass-pipeline``, ``--show-dialects``, ``--verify-each[=false]``,
+``--split-input-file[=MARKER]`` and ``-`` for stdin. ``--list-passes``/``--list-targets`` show
+the project's entries first, grouped by owner (`listings`).
 """
 
 from __future__ import annotations
@@ -34,7 +44,6 @@ from typing import IO, Sequence
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
-from xdsl.printer import Printer
 from xdsl.utils.diagnostic import Diagnostic
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.utils.lexer import Input
@@ -45,12 +54,15 @@ import tirx_mlir
 from tirx_mlir import registry
 from tirx_mlir.located_parser import LocatedParser, make_context
 from tirx_mlir.diagnostics import TirxError
+from tirx_mlir.tools import listings
 from tirx_mlir.tools.atomic_file import OutputFileError, write_atomically
 from tirx_mlir.tools.diagnostics_cli import (DEBUG_ENV, Report, ReportedError, debugging,
                                              report_internal_error, report_parse_error,
                                              report_tirx_error, verify_located)
+from tirx_mlir.tools.ir_printing import IRPrinting, module_text as _module_text
 from tirx_mlir.tools.reproducer import (ReproducerConfig, ReproducerError, read_reproducer,
                                         write_reproducer)
+from tirx_mlir.tools.timing import Timing
 
 class CLIError(Exception):
     """A bad command line (unknown pass, bad option...): ``tirx-opt: error: ...``, exit 1."""
@@ -58,7 +70,38 @@ class CLIError(Exception):
 
 class _ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse would exit 2; report like every other CLI error
+        for flag, hidden in _OPTIONAL_VALUES.items():
+            message = message.replace(hidden, flag)
         raise CLIError(f"{message} (see tirx-opt --help)")
+
+
+DEFAULT_SPLIT_MARKER = "// -----"
+
+_OPTIONAL_VALUES = {"--split-input-file": "--split-input-marker",
+                    "--verify-each": "--verify-each-value"}
+"""Flags that take an optional ``=VALUE`` as in mlir-opt (``--split-input-file=MARKER``,
+``--verify-each=false``); a bare flag never swallows the next word (the input file)."""
+
+
+def _optional_values(argv: Sequence[str]) -> list[str]:
+    """``--flag=VALUE`` -> ``--flag --flag-value=VALUE`` for the flags of `_OPTIONAL_VALUES`."""
+    out: list[str] = []
+    for arg in argv:
+        flag, eq, value = arg.partition("=")
+        if eq and flag in _OPTIONAL_VALUES:
+            out += [flag, f"{_OPTIONAL_VALUES[flag]}={value}"]
+        else:
+            out.append(arg)
+    return out
+
+
+def _boolean(text: str) -> bool:
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected true or false, got '{text}'")
 
 
 class TirxOptMain(xDSLOptMain):
@@ -77,10 +120,16 @@ class TirxOptMain(xDSLOptMain):
         self.register_all_passes()
         self.register_all_targets()
         arg_parser = _ArgumentParser(prog="tirx-opt", allow_abbrev=False,
+                                     conflict_handler="resolve",
                                      description="tirx_mlir modular optimizer driver "
                                                  "(MLIR-style; xDSL underneath)")
         self.register_all_arguments(arg_parser)
-        self.args = arg_parser.parse_args(args=args)
+        argv = sys.argv[1:] if args is None else args
+        self.args = arg_parser.parse_args(args=_optional_values(argv))
+        if self.args.input_file == "-":
+            self.args.input_file = None  # stdin, as mlir-opt reads it
+        self.timing = Timing(self.args.mlir_timing)
+        self.ir_printing = self._ir_printing()
         if self.args.run_reproducer:
             self._load_reproducer_options()
         self._check_target(self.args.target)
@@ -142,6 +191,8 @@ class TirxOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        self._project_help(arg_parser)
+        self._mlir_arguments(arg_parser)
         add = arg_parser.add_argument
         add("--pass-pipeline", metavar="NAME[{opt=val ...}]", default=None,
             help="run a registered pipeline (before any -p passes); see --list-pipelines")
@@ -152,15 +203,92 @@ class TirxOptMain(xDSLOptMain):
                  "against expected-error comments, as mlir-opt")
         add("--print-pipeline", metavar="NAME[{opt=val ...}]", default=None,
             help="print the -p pass list equivalent to a pipeline and exit")
-        add("--list-passes", action="store_true", help="list the available passes")
-        add("--list-targets", action="store_true", help="list the -t printers")
-        add("--print-ir-after-all", action="store_true",
+        add("--list-passes", action="store_true",
+            help="list the passes: tirx_mlir's by owner (core, each backend), then xDSL's")
+        add("--list-targets", action="store_true",
+            help="list the -t printers: tirx_mlir's by backend, then xDSL's")
+        add("--print-ir-after-all", "--mlir-print-ir-after-all", action="store_true",
             help="print the IR after every pass (to stderr)")
         add("--crash-reproducer", metavar="FILE", default=None,
             help="where to write the reproducer of an internal compiler error (default: a new "
                  "file in $TIRX_MLIR_REPRODUCER_DIR or the temp dir)")
         add("--run-reproducer", metavar="FILE", default=None,
             help="replay a crash reproducer: its input with its pipeline and options")
+
+    def _project_help(self, arg_parser: argparse.ArgumentParser) -> None:
+        """xDSL's help for -p/-t lists ~120 unrelated names: say the project's, point to
+        --list-passes / --list-targets for the rest; -v gets a help text."""
+        helps = {
+            "passes": "comma-separated passes to run, name{opt=val ...} (" +
+                      listings.summary(self._pass_groups()) + "; see --list-passes)",
+            "target": "the output printer (default mlir: MLIR text; " +
+                      listings.summary(self._target_groups()) + "; see --list-targets)",
+            "version": "print the tirx-opt and xDSL versions and exit",
+        }
+        for action in arg_parser._actions:  # noqa: SLF001 - argparse has no public setter
+            if action.dest in helps:
+                action.help = helps[action.dest].replace("%", "%%")
+
+    def _mlir_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        """mlir-opt's spellings (beside xDSL's), and tirx-opt's --diff-passes."""
+        add = arg_parser.add_argument_group(
+            "as in mlir-opt", "mlir-opt's spellings beside xDSL's, and tirx-opt's --diff-passes "
+            "(docs/tools.md)"
+        ).add_argument
+        add("--mlir-print-debuginfo", dest="print_debuginfo", action="store_true",
+            help="print source locations (loc(...)), as --print-debuginfo")
+        add("--mlir-timing", action="store_true",
+            help="print a tree of wall-clock and CPU times (parser, each pass, its "
+                 "verification, output) to stderr at exit, as mlir-opt's -mlir-timing")
+        add("--mlir-timing-display", choices=("tree", "list"), default="tree",
+            help="the --mlir-timing layout: tree (default) or list (summed by name)")
+        add("--mlir-print-ir-before-all", action="store_true",
+            help="print the IR before every pass (to stderr)")
+        add("--mlir-print-ir-after-change", action="store_true",
+            help="print the IR after each pass that changed it (to stderr)")
+        add("--mlir-print-ir-after-failure", action="store_true",
+            help="print the IR a failing pass left (also when it fails to verify; to stderr)")
+        add("--mlir-print-ir-after", metavar="PASS[,PASS]", action="append", default=[],
+            help="print the IR after the passes named (to stderr)")
+        add("--mlir-print-ir-before", metavar="PASS[,PASS]", action="append", default=[],
+            help="print the IR before the passes named (to stderr)")
+        add("--diff-passes", action="store_true",
+            help="print a unified diff of the IR for every pass that changed it (to stderr)")
+        add("--dump-pass-pipeline", action="store_true",
+            help="print the pipeline that runs (as builtin.module(...)) to stderr, then run")
+        add("--show-dialects", action="store_true", help="list the dialects and exit")
+        add("--verify-each", action="store_true",
+            help="verify the IR after each pass (the default); --verify-each=false skips it "
+                 "(the input is still verified unless --disable-verify)")
+        add("--verify-each-value", type=_boolean, default=True, help=argparse.SUPPRESS)
+        add("--split-input-file", action="store_true",
+            help=f"split the input at lines '{DEFAULT_SPLIT_MARKER}' (or =MARKER) and process "
+                 f"each chunk on its own; the outputs are joined by '{DEFAULT_SPLIT_MARKER}'")
+        add("--split-input-marker", default=DEFAULT_SPLIT_MARKER, help=argparse.SUPPRESS)
+
+    def _ir_printing(self) -> IRPrinting:
+        """The --mlir-print-ir-* / --diff-passes flags; a pass name they give must exist."""
+        def names(values: list[str], flag: str) -> frozenset[str]:
+            found = {n.strip() for v in values for n in v.split(",") if n.strip()}
+            for name in sorted(found):
+                if name not in self.available_passes:
+                    raise CLIError(f"{flag}: unknown pass '{name}'"
+                                   f"{_did_you_mean(name, self.available_passes)}")
+            return frozenset(found)
+
+        a = self.args
+        return IRPrinting(sys.stderr, before_all=a.mlir_print_ir_before_all,
+                          after_all=a.print_ir_after_all,
+                          after_change=a.mlir_print_ir_after_change,
+                          after_failure=a.mlir_print_ir_after_failure, diff=a.diff_passes,
+                          before_passes=names(a.mlir_print_ir_before, "--mlir-print-ir-before"),
+                          after_passes=names(a.mlir_print_ir_after, "--mlir-print-ir-after"))
+
+    def _pass_groups(self) -> list[tuple[str, list[str]]]:
+        return listings.group_by_owner(self.available_passes, registry.passes.owner_of)
+
+    def _target_groups(self) -> list[tuple[str, list[str]]]:
+        return listings.group_by_owner(self.available_targets, registry.printers.owner_of)
 
     def _load_reproducer_options(self) -> None:
         if self.args.input_file is not None:
@@ -277,14 +405,15 @@ class TirxOptMain(xDSLOptMain):
                 out.write(f"{name}\t{doc}\n")
             return True
         if self.args.list_passes:
-            for name in sorted(self.available_passes):
-                owner = registry.passes.owner_of(name)
-                out.write(f"{name}\t{owner}\n" if owner else f"{name}\txdsl\n")
+            out.write(listings.render(self._pass_groups(), "passes", self.available_passes))
             return True
         if self.args.list_targets:
-            for name in sorted(self.available_targets):
-                owner = registry.printers.owner_of(name)
-                out.write(f"{name}\t{owner}\n" if owner else f"{name}\txdsl\n")
+            out.write(listings.render(self._target_groups(), "printers",
+                                      self.available_targets))
+            return True
+        if self.args.show_dialects:
+            out.write("Available Dialects: " +
+                      ", ".join(sorted(self.ctx.registered_dialect_names)) + "\n")
             return True
         return False
 
@@ -303,8 +432,11 @@ class TirxOptMain(xDSLOptMain):
             f.close()
         if not self.args.split_input_file:
             return [(data, 0)], extension
+        marker = self.args.split_input_marker
+        if not marker.strip():
+            raise CLIError("--split-input-file=MARKER: the marker is empty")
         chunks, line = [], 0
-        for piece in data.split(b"// -----"):
+        for piece in data.split(marker.encode()):
             chunks.append((piece, line))
             line += piece.count(b"\n")
         return chunks, extension
@@ -312,12 +444,16 @@ class TirxOptMain(xDSLOptMain):
     def run(self) -> int:
         from tirx_mlir.tools import verify_diagnostics as vd
 
-        chunks, extension = self.prepare_input()
+        with self.timing.scope(("parser", "Parser")):
+            chunks, extension = self.prepare_input()
+        if self.args.dump_pass_pipeline:
+            sys.stderr.write(f"Pass Manager with {len(self.passes)} passes:\n"
+                             f"builtin.module({self.pass_spec})\n")
         output = StringIO()
         failed = False
         for i, (data, line_offset) in enumerate(chunks):
             if i:
-                output.write("// -----\n")
+                output.write(f"{DEFAULT_SPLIT_MARKER}\n")  # as mlir-opt's output marker
             produced: list[tuple[str, str | None, str]] = []
             try:
                 output.write(self.run_chunk(data, extension, line_offset))
@@ -341,23 +477,29 @@ class TirxOptMain(xDSLOptMain):
                     sys.stdout.flush()
                     sys.stderr.write("\n".join(failures) + "\n")
                     failed = True
-        if self.args.output_file is None:
-            sys.stdout.write(output.getvalue())
-        elif not failed:
-            try:
-                write_atomically(self.args.output_file, output.getvalue())
-            except OutputFileError as err:
-                raise CLIError(str(err)) from None
+        with self.timing.scope(("output", "Output")):
+            if self.args.output_file is None:
+                sys.stdout.write(output.getvalue())
+            elif not failed:
+                try:
+                    write_atomically(self.args.output_file, output.getvalue())
+                except OutputFileError as err:
+                    raise CLIError(str(err)) from None
+        sys.stdout.flush()
+        sys.stderr.write(self.timing.report(self.args.mlir_timing_display))
         return 1 if failed else 0
 
     def run_chunk(self, data: bytes, extension: str, line_offset: int) -> str:
         self._source = data.decode("utf-8", "replace")
         self._where = f"{self.get_input_name()}:{line_offset + 1}:1"
-        module = self.parse_input(data, extension, line_offset)
-        if not self.args.disable_verify:
-            verify_located(module, self._where)
-        self.apply_passes(module)
-        return self.emit(module)
+        with self.timing.scope(("parser", "Parser")):
+            module = self.parse_input(data, extension, line_offset)
+            if not self.args.disable_verify:
+                verify_located(module, self._where)
+        with self.timing.scope(("pipeline", "'builtin.module' Pipeline")):
+            self.apply_passes(module)
+        with self.timing.scope(("output", "Output")):
+            return self.emit(module)
 
     def parse_input(self, data: bytes, extension: str, line_offset: int) -> ModuleOp:
         if extension != "mlir":
@@ -398,30 +540,51 @@ class TirxOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         """Run the pipeline (`Pipeline.apply`): a failing pass becomes a located report (an
         internal error with a reproducer); after each pass that may change it the IR is verified
-        (located, with a reproducer), and timed or printed as the flags ask."""
+        (located, with a reproducer; not with --verify-each=false), and timed or printed as
+        the flags ask (`timing`, `ir_printing`)."""
         from tirx_mlir.pipelines import preserves_ir
 
-        started = [time.perf_counter()]
+        verify_each = not self.args.disable_verify and self.args.verify_each_value
+        printing = self.ir_printing
+        index = [0]
+        started = [time.perf_counter(), time.process_time()]
+        printing.start()
+        if self.passes:
+            printing.before(self.passes[0], prog)
+
+        def pipeline_timer(key: str, name: str):
+            return self.timing.scope(("pipeline", "'builtin.module' Pipeline"),
+                                     ((index[0], key), name))
 
         def after(p: ModulePass, module: ModuleOp) -> None:
+            wall, user = time.perf_counter() - started[0], time.process_time() - started[1]
+            self.timing.add((("pipeline", "'builtin.module' Pipeline"), ((index[0], "pass"), p.name)),
+                            wall, user)
             if self.args.time_passes:
-                sys.stderr.write(f"pass '{p.name}': {time.perf_counter() - started[0]:.4f} s\n")
-            if not self.args.disable_verify and not preserves_ir(p):
+                sys.stderr.write(f"pass '{p.name}': {wall:.4f} s\n")
+            if verify_each and not preserves_ir(p):
                 try:
-                    verify_located(module, self._where, f"after pass '{p.name}'")
+                    with pipeline_timer("verify", "(V) verify"):
+                        verify_located(module, self._where, f"after pass '{p.name}'")
                 except ReportedError as err:
+                    printing.failed(p, module)
                     self._attach_reproducer(err.report, f"the IR after pass '{p.name}' does not "
                                                         f"verify")
                     raise
-            if self.args.print_ir_after_all:
-                sys.stderr.write(f"// -----// IR Dump After {p.pipeline_pass_spec()} "
-                                 f"//----- //\n{_module_text(module)}\n\n")
+            printing.after(p, module)
             if self.args.print_between_passes and p is not self.passes[-1]:
                 print(f"IR after {p.name}:\n{_module_text(module)}\n\n\n")
-            started[0] = time.perf_counter()
+            index[0] += 1
+            if index[0] < len(self.passes):
+                printing.before(self.passes[index[0]], module)
+            started[:] = [time.perf_counter(), time.process_time()]
 
-        self.pipeline.apply(prog, self.ctx, verify=False, callback=after,
-                            on_error=self._pass_failed)
+        def failed(p: ModulePass, err: Exception) -> None:
+            printing.failed(p, prog)
+            self._pass_failed(p, err)
+
+        started[:] = [time.perf_counter(), time.process_time()]
+        self.pipeline.apply(prog, self.ctx, verify=False, callback=after, on_error=failed)
 
     def _pass_failed(self, p: ModulePass, err: Exception) -> None:
         """Report an error raised by pass ``p`` (returning re-raises it: TIRX_MLIR_DEBUG=1)."""
@@ -494,12 +657,6 @@ class _BytesReader:
 
     def close(self) -> None:
         pass
-
-
-def _module_text(module: ModuleOp) -> str:
-    out = StringIO()
-    Printer(stream=out).print_op(module)
-    return out.getvalue()
 
 
 def _one_line(err: BaseException) -> str:

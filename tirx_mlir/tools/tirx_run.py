@@ -10,8 +10,10 @@ inputs or on random ones (standard normal floats, small integers; see `launch.ra
 Each output gets one line: its name, shape, dtype, min/max/mean over the non-NaN elements and the
 count of NaN (floats) or poison (integers) elements, which flag memory the kernel never wrote.
 ``--save DIR`` writes every parameter (inputs and outputs) as ``DIR/<name>.npy``, so a run can be
-replayed with ``--inputs``; the files are written all or none (`atomic_file`). numpy's .npy format has no bf16/fp8 dtype: such arrays are stored as
-raw 2- or 1-byte records, which tirx-run reads back as the parameter's type.
+replayed with ``--inputs``; the files are written all or none (`atomic_file`). bf16 and fp8
+arrays are stored under their ml_dtypes names (`npy_output`): ``np.load`` returns them as the
+same values once ``ml_dtypes`` is imported, and ``--inputs`` reads them back (also the raw 2- or
+1-byte records that older runs wrote).
 
 ``--pes N`` runs a CUDA-level kernel on N simulated NVSHMEM PEs (the SIMT interpreter): every PE
 gets its own copy of each parameter (the symmetric heap; the inputs are the same on every PE),
@@ -261,8 +263,10 @@ def _save(directory: str, named: Sequence[tuple[str, np.ndarray]]) -> None:
     except OSError as err:
         raise CLIError(f"cannot save to '{directory}': {err.strerror or err}") from None
 
+    from tirx_mlir.tools.npy_output import write_npy
+
     def saver(arr: np.ndarray):
-        return lambda f: np.save(f, arr, allow_pickle=False)
+        return lambda f: write_npy(f, arr)
 
     try:
         write_files_atomically([(os.path.join(directory, f"{name}.npy"), saver(arr))
@@ -381,6 +385,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         sys.stderr.write("tirx-run: interrupted\n")
         return 130
+    except BrokenPipeError:  # the reader went away (`tirx-run ... | head`): stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
     except Exception as err:  # noqa: BLE001 - a bug in the interpreter or a pass
         if os.environ.get("TIRX_MLIR_DEBUG"):
             raise
