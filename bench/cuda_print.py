@@ -21,10 +21,11 @@ module as source, so no NVRTC) + reading the source back.
 Rounds alternate, ours then TIRx's (TIRx's first on odd rounds), ``--rounds`` times; each figure
 is the median over the rounds of wall time (``time.perf_counter``) and of CPU time
 (``time.process_time``), with the interquartile range as the spread. The ratio ours / TIRx is the
-median of the per-round ratios (the issue's goal: <= 0.25). The PTX instructions both sources
-issue are counted by opcode (bench/cuda_source_sites.py) to show the two do the same work. Without
-the reference environment the script says so and times ours alone. Times are printed, never
-asserted; the load average is printed beside them.
+median of the per-round ratios (the issue's goal: <= 0.25); TIRx's CPU time is also given by
+stage (script, compile, source). The PTX instructions both sources issue are counted by opcode
+(bench/cuda_source_sites.py) to show the two do the same work. Without the reference
+environment the script says so and times ours alone. Times are printed, never asserted; the
+load average is printed beside them.
 """
 
 from __future__ import annotations
@@ -227,6 +228,7 @@ def main(argv: list[str] | None = None) -> int:
             tirx_error = f"TIRx reference did not start: {err}"
     theirs = {p: (Series(), Series()) for p in peers}
     ratios = {p: (Series(), Series()) for p in peers}
+    stage_cpu: dict[str, dict[str, Series]] = {p: {} for p in peers}
     errors: dict[str, str] = {}
 
     def tirx_round() -> dict[str, tuple[float, float]]:
@@ -238,6 +240,8 @@ def main(argv: list[str] | None = None) -> int:
                 errors[name] = entry["error"]
                 continue
             got[name] = tuple(sum(stage[k] for stage in entry["stages"].values()) for k in (0, 1))
+            for stage, (_, cpu) in entry["stages"].items():
+                stage_cpu[name].setdefault(stage, Series()).add(cpu)
         return got
 
     for r in range(args.rounds):
@@ -285,6 +289,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:<18} {ms(o.cuda[0])} {ms(tw)} {rw.median:6.3f} ({rw.iqr:4.2f}) "
                   f"{ms(o.cuda[1])} {ms(tc)} {rc.median:6.3f} ({rc.iqr:4.2f})  "
                   f"{sites_note(o.sites, meta['ptx_sites'].get(name, {}))}")
+        print("TIRx cpu by stage (median ms): " + "; ".join(
+            f"{name} " + ", ".join(f"{stage} {series.median * 1e3:.1f}"
+                                   for stage, series in stage_cpu[name].items())
+            for name in peers if stage_cpu[name]))
     print(f"\nload average (1, 5, 15 min): before {', '.join(f'{x:.2f}' for x in load_before)}; "
           f"after {', '.join(f'{x:.2f}' for x in load_after)}; {os.cpu_count()} CPUs")
     return 0
