@@ -36,6 +36,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from io import StringIO
@@ -154,16 +155,18 @@ class TirxServer:
     """bench/cuda_tirx_reference.py --serve in the reference environment: one JSON line a round."""
 
     def __init__(self, python: Path) -> None:
+        self.stderr = tempfile.TemporaryFile("w+")  # a pipe could fill up with TIRx's warnings
         self.proc = subprocess.Popen([str(python), str(REFERENCE), "--serve"],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+                                     stderr=self.stderr, text=True)
         self.meta = self._answer()["_meta"]
 
     def _answer(self) -> dict:
         line = self.proc.stdout.readline()
         if not line:
             self.proc.wait()
-            tail = self.proc.stderr.read().strip().splitlines()[-3:]
+            self.stderr.seek(0)
+            tail = self.stderr.read().strip().splitlines()[-3:]
             raise RuntimeError(f"the TIRx reference exited ({self.proc.returncode}): "
                                + " | ".join(tail))
         return json.loads(line)
@@ -176,6 +179,7 @@ class TirxServer:
     def close(self) -> None:
         self.proc.stdin.close()
         self.proc.wait(timeout=60)
+        self.stderr.close()
 
 
 @dataclass
@@ -187,7 +191,8 @@ class Ours:
     alone: tuple[Series, Series] = field(default_factory=lambda: (Series(), Series()))
 
 
-def measure_ours(stem: str, text: str, ours: Ours) -> None:
+def measure_ours(text: str, ours: Ours) -> None:
+    """One round of ours: a sample of each figure."""
     module = parse_module(text)
     module.verify()
     for (wall, cpu), (w, c) in ((ours.cuda, timed(cuda_once, text)),
@@ -247,7 +252,7 @@ def main(argv: list[str] | None = None) -> int:
     for r in range(args.rounds):
         got = tirx_round() if r % 2 else {}
         for stem in stems:
-            measure_ours(stem, texts[stem], ours[stem])
+            measure_ours(texts[stem], ours[stem])
         if not r % 2:
             got = tirx_round()
         for name, (wall, cpu) in got.items():

@@ -28,11 +28,12 @@ What is timed, per run, wall (``time.perf_counter``) and CPU (``time.process_tim
         prints one JSON object {kernel: {"wall_ms": [...], "cpu_ms": [...], "stages": {stage:
         {"wall_ms": [...], "cpu_ms": [...]}}, "ptx_sites": {opcode: n}, "source_lines": n}},
         after one untimed warm-up run of each kernel; a kernel that fails has {"error": text};
-        "_meta" holds the TIRx version, the target and the device module's kind.
+        "_meta" holds the TIRx version, the arch, the target and the device module's kind.
     python bench/cuda_tirx_reference.py --serve
-        warms every kernel, prints the "_meta" line, then for each line of stdin (a JSON list of
-        kernel names) prints one JSON line {kernel: one run} ({"stages": {stage: [wall_s,
-        cpu_s]}, ...}): the alternating rounds of bench/cuda_print.py without an import per round.
+        warms every kernel, prints the "_meta" line (with each kernel's "ptx_sites"), then for
+        each line of stdin (a JSON list of kernel names) prints one JSON line {kernel: {"stages":
+        {stage: [wall_s, cpu_s]}}} (or {"error": text}): the alternating rounds of
+        bench/cuda_print.py without an import per round.
 """
 
 from __future__ import annotations

@@ -93,6 +93,16 @@ def test_without_the_venv_ours_is_timed_alone(tmp_path, capsys):
     assert "load average (1, 5, 15 min): before " in out
 
 
+def test_a_venv_without_tirx_is_reported_with_the_reference_error(tmp_path, capsys):
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").symlink_to(sys.executable)  # the project's: no tvm_tirx
+    assert cuda_print.main(["--rounds", "1", "--examples", "vector_add",
+                            "--tirx-venv", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "TIRx reference did not start: the TIRx reference exited (1)" in out
+    assert "No module named 'tvm_tirx'" in out and "\nvector_add " in out
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--examples", "nope"], "no example nope"),
     (["--rounds", "0"], "--rounds must be at least 1"),
