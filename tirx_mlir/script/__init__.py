@@ -1,5 +1,9 @@
 """The Python front end: build tirx kernels from Python (``Tx``).
 
+Two ways in, sharing every op definition, argument binding, check and location rule:
+``@Tx.kernel`` parses a decorated function (`kernel_function`, `parser`; docs/frontend.md), and
+the ``with`` builder below suits generated kernels.
+
     from tirx_mlir import script as Tx
 
     with Tx.kernel("add_one", inputs={"A": Tx.buffer((128, 512))},
@@ -30,20 +34,42 @@ from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, FloatAttr, IntegerAt
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineExpr
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind, AffineSet
+from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir import registry
 from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dialects.tirx.tile_ops import TILE_OPS
-from tirx_mlir.script.builder import (Buffer, Index, KernelBuilder, ScriptError, alloc,
-                                      bind_arguments, buffer_type, ds, for_range, operand)
+from tirx_mlir.dialects.tirx.kernel import SCOPE_ID_OPS
+from tirx_mlir.script.builder import (Buffer, Cond, Index, KernelBuilder, Out, ScriptError,
+                                      alloc, bind_arguments, buffer_type, ds, for_range, operand,
+                                      scope_id)
+from tirx_mlir.script.kernel_function import Kernel, constexpr, kernel
+from tirx_mlir.script.locations import SourceError
+from tirx_mlir.script.parser import serial, unroll
 
-kernel = KernelBuilder
 range = for_range  # noqa: A001 - ``Tx.range`` reads like TVMScript's T.serial
 buffer = buffer_type
 
-__all__ = ["kernel", "range", "buffer", "alloc", "ds", "Buffer", "Index", "ScriptError",
-           "cta", "warp", "warpgroup", "wg", "cluster", "thread"]
+__all__ = ["kernel", "Kernel", "KernelBuilder", "constexpr", "serial", "unroll", "range",
+           "buffer", "alloc", "ds", "Buffer", "Out", "Index", "Cond", "ScriptError",
+           "SourceError", "cta", "warp", "warpgroup", "wg", "cluster", "thread"]
+
+
+def _scope_id_function(op_cls) -> Callable[..., Index]:
+    short = op_cls.name.split(".", 1)[1]
+
+    def make(dim: int | str | None = None) -> Index:
+        return scope_id(op_cls, dim)
+
+    make.__name__ = short
+    make.__doc__ = f"``{op_cls.name}``: {op_cls.__doc__ or ''}".strip()
+    return make
+
+
+for _id_op in SCOPE_ID_OPS:  # Tx.cta_id("x"), Tx.warp_id(), Tx.lane_id()...
+    globals()[_id_op.name.split(".", 1)[1]] = _scope_id_function(_id_op)
+    __all__.append(_id_op.name.split(".", 1)[1])
 
 
 # --- the select predicate from a Python lambda ---------------------------------------------------
@@ -142,8 +168,13 @@ def _tile_builder(op_cls: type[TileOp], scope: ExecScope) -> Callable[..., TileO
             rank = len(dst.shape) if isinstance(dst, Buffer) else 0
             props["where"] = AffineSetAttr(predicate_set(where, rank))
         operands = [operand(values[n]) if n in values else None for n in names]
-        return op_cls(*operands, scope=scope, dispatch=dispatch, config=_config_attr(config),
-                      **props)
+        op = op_cls(*operands, scope=scope, dispatch=dispatch, config=_config_attr(config),
+                    **props)
+        try:
+            op.verify_()  # shapes, dtypes, scopes: reported at the line that built the op
+        except VerifyException as err:
+            raise ScriptError(f"Tx.{short}: {err}") from None
+        return op
 
     build.__name__ = short
     build.__doc__ = op_cls.__doc__
