@@ -61,3 +61,31 @@ def test_misuse_is_reported(call, message):
         with Tx.kernel("k", inputs={"A": Tx.buffer((8, 8))}, outputs={}) as k:
             a = Tx.alloc((8, 8), scope="shared")
             call(k.args[0], a)
+
+
+def test_builder_errors_point_at_the_callers_line():
+    """The ``with`` builder has no AST, yet a shape mismatch is shown at the user's line."""
+    import inspect
+
+    with pytest.raises(Tx.ScriptError) as info:
+        with Tx.kernel("k", inputs={"A": Tx.buffer((64, 8))}, outputs={}) as k:
+            a = Tx.alloc((8, 8), scope="shared")
+            Tx.add(a, a, k.args[0])  # the mistake
+    err = info.value
+    lines, first = inspect.getsourcelines(test_builder_errors_point_at_the_callers_line)
+    want = first + [i for i, t in enumerate(lines) if "# the mistake" in t][0]
+    assert (err.where.filename, err.where.line) == (__file__, want)
+    assert "Tx.add(a, a, k.args[0])" in str(err) and "^" in str(err)
+
+
+def test_builder_ops_carry_the_callers_line_and_names():
+    import inspect
+
+    with Tx.kernel("k", inputs={"A": Tx.buffer((8, 8))}, outputs={}) as k:
+        tile = Tx.alloc((8, 8), scope="shared")
+        Tx.copy(tile, k.args[0])
+    lines, first = inspect.getsourcelines(test_builder_ops_carry_the_callers_line_and_names)
+    copy = next(o for o in k.module.walk() if o.name == "tirx.copy")
+    assert copy.location.filename.data == __file__
+    assert "Tx.copy(tile" in lines[copy.location.line.data - first]
+    assert "%tile = tirx.alloc" in str(k.module)

@@ -206,7 +206,12 @@ for _op in TILE_OPS:
 def __getattr__(name: str):
     namespace = registry.script_namespaces.get(name)
     if namespace is None:
+        import difflib
+
         known = ", ".join(sorted(registry.script_namespaces.keys())) or "(none loaded)"
-        raise AttributeError(f"tirx_mlir.script has no '{name}'; backend namespaces: {known}")
+        close = difflib.get_close_matches(name, [*__all__, *registry.script_namespaces.keys()],
+                                          n=3, cutoff=0.7)
+        maybe = f"; did you mean {' or '.join(f'Tx.{c}' for c in close)}?" if close else ""
+        raise AttributeError(f"Tx has no '{name}'{maybe} (backend namespaces: {known})")
     return namespace
 

@@ -25,7 +25,8 @@ from tirx_mlir.dialects.tirx.op_syntax import unknown_keyword
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, SliceOp, TransposeOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ReturnOp
 from tirx_mlir.dialects.tirx.layout import TileLayout, layout_from_text
-from tirx_mlir.script.locations import SourceError, SourceLoc, here, located_builder
+from tirx_mlir.script.locations import (SourceError, SourceLoc, assigned_name, here,
+                                        located_builder)
 
 
 class ScriptError(SourceError, ValueError):
@@ -172,7 +173,9 @@ class Buffer:
             offsets.append(start.value if isinstance(start, Index) else int(start))
             sizes.append(size)
             strides.append(step)
-        return Buffer(SliceOp(self.value, offsets, sizes, strides).result)
+        view = SliceOp(self.value, offsets, sizes, strides).result
+        view.name_hint = assigned_name()
+        return Buffer(view)
 
     def T(self, *perm: int) -> "Buffer":  # noqa: N802 - numpy spelling
         perm = perm or tuple(reversed(range(len(self.shape))))
@@ -241,6 +244,7 @@ def alloc(shape: Sequence[int], dtype: str = "f32", *, scope: str,
     """``%name = tirx.alloc : !tirx.buffer<shape x dtype, scope[, layout]>`` (the scope is always
     explicit: ``"shared"``, ``"local"``, or one a backend registers)."""
     result = AllocOp(buffer_type(shape, dtype, scope, layout)).result
+    name = name or assigned_name()
     if name:
         result.name_hint = name
     return Buffer(result)
@@ -307,7 +311,9 @@ class KernelBuilder:
         assert self._ctx is not None
         self._ctx.close()
         if exc[0] is None:
-            self.op.body.block.add_op(ReturnOp())
+            ret = ReturnOp()
+            ret.location = self.op.location
+            self.op.body.block.add_op(ret)
 
 
 @contextlib.contextmanager

@@ -140,7 +140,7 @@ class Kernel:
         for name, kind, annotation in self._params:
             if kind == "constexpr":
                 continue
-            spec = parser._located(annotation, lambda a=annotation: parser.expr(a))
+            spec = parser._located(annotation, lambda a=_annotation_expr(annotation): parser.expr(a))
             if not isinstance(spec, BufferSpec):
                 raise parser.error(annotation, f"parameter '{name}': annotate a buffer as "
                                                f"Tx.Buffer[shape, dtype] or Tx.Out[shape, dtype]")
@@ -233,6 +233,21 @@ def _erase_unused_index_arith(root: Any) -> None:
                 all(isinstance(r.type, IndexType) and not r.uses for r in op.results):
             op.detach()
             op.erase()
+
+
+def _annotation_expr(annotation: ast.expr) -> ast.expr:
+    """The annotation's expression; a string annotation (``from __future__ import annotations``
+    or quotes) parsed, its nodes placed at the string."""
+    if not (isinstance(annotation, ast.Constant) and isinstance(annotation.value, str)):
+        return annotation
+    try:
+        expr = ast.parse(annotation.value, mode="eval").body
+    except SyntaxError as err:
+        raise ScriptError(f"annotation {annotation.value!r} is not an expression: {err.msg}") \
+            from None
+    for node in ast.walk(expr):
+        ast.copy_location(node, annotation)
+    return expr
 
 
 def _names_constexpr(annotation: ast.expr) -> bool:

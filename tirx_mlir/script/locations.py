@@ -16,11 +16,13 @@ from __future__ import annotations
 import contextlib
 import linecache
 import os
+import re
 import sys
 import threading
 from dataclasses import dataclass
 from typing import Iterator
 
+import xdsl
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr, UnknownLoc
 from xdsl.ir import Block, Operation
@@ -29,9 +31,9 @@ from xdsl.rewriter import InsertPoint
 from tirx_mlir.diagnostics import TirxError, op_location
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_SKIPPED = (_PACKAGE, os.path.dirname(contextlib.__file__))
-"""Frames in these folders (the compiler, the standard library's contextlib) are not the
-user's."""
+_SKIPPED = (_PACKAGE + os.sep, os.path.dirname(xdsl.__file__) + os.sep, contextlib.__file__)
+"""Frames in these files and folders (the compiler, xDSL, the standard library's contextlib)
+are not the user's."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,21 @@ def here() -> SourceLoc | None:
     return _current.loc or caller_location()
 
 
+_ASSIGNMENT = re.compile(r"\s*([A-Za-z_]\w*)\s*(?::[^=]+)?=(?!=)")
+
+
+def assigned_name() -> str | None:
+    """For the ``with`` builder: the Python name the caller's line assigns (``x = Tx.alloc(...)``
+    names the buffer ``%x``). The parser names values itself, so inside it this is None."""
+    if _current.loc is not None:
+        return None
+    loc = caller_location()
+    if loc is None:
+        return None
+    found = _ASSIGNMENT.match(linecache.getline(loc.filename, loc.line))
+    return found.group(1) if found else None
+
+
 def _stamp(op: Operation) -> None:
     if isinstance(op.location, UnknownLoc):
         loc = here()
@@ -131,8 +148,9 @@ class SourceError(TirxError):
 
     def render(self) -> str:
         text = f"[{self.code}] {self.message}" if self.code else self.message
-        head = f"{self.where}: error: {text}" if self.where else f"error: {text}"
-        lines = [head, *(excerpt(self.where) if self.where else [])]
+        first, *rest = text.splitlines() or [""]
+        head = f"{self.where}: error: {first}" if self.where else f"error: {first}"
+        lines = [head, *(excerpt(self.where) if self.where else []), *rest]
         if self.hint:
             lines.append(f"hint: {self.hint}")
         return "\n".join(lines)

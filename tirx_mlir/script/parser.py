@@ -276,6 +276,9 @@ class KernelParser:
 
     def stmt_If(self, node: ast.If) -> None:
         test = self.expr(node.test)
+        if isinstance(test, Buffer):
+            raise self.error(node.test, "`if` cannot branch on a buffer: compare indices, scope "
+                                        "ids or parse-time values")
         if isinstance(test, Index):
             test = self._located(node.test, lambda: test.compare("ne", 0))
         if not isinstance(test, Cond):
