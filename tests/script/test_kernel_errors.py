@@ -65,7 +65,7 @@ def _missing_operand():
     @Tx.kernel(target=TRN)
     def k(X: Tx.Buffer[(128, 512), "f32"]):
         a = Tx.alloc((128, 512), scope="trn.sbuf")
-        Tx.add(a, a)  # ERR
+        Tx.add(a)  # ERR
     return k.ir
 
 
@@ -270,7 +270,7 @@ MISTAKES = [
     (_wrong_call_site_scope, "warp-scope op runs once per warp"),
     (_unknown_op, "expp"),
     (_unknown_keyword, "no operand or property 'axis'"),
-    (_missing_operand, "missing rhs"),
+    (_missing_operand, "missing lhs, rhs"),
     (_while_loop, "`While` statements are not supported"),
     (_with_statement, "`With` statements are not supported"),
     (_undefined_name, "name 'XX' is not defined"),

@@ -153,3 +153,36 @@ def test_the_builder_and_the_parser_build_the_same_ops():
 def test_tile_ops_of_the_parser_are_verified_like_the_builders():
     assert all(isinstance(o, TileOp) for o in add_one.ir.walk() if o.name.startswith("tirx.")
                and o.name not in ("tirx.kernel", "tirx.alloc", "tirx.return"))
+
+
+def test_value_style_allocates_like_the_source():
+    @Tx.kernel(threads=(128,))
+    def values(X: Tx.Buffer[(64, 32), "f32"], B: Tx.Buffer[(1, 32), "f32"],
+               Y: Tx.Out[(64, 32), "f32"], S: Tx.Out[(64, 1), "f32"]):
+        x = Tx.alloc((64, 32), scope="shared")
+        b = Tx.alloc((1, 32), scope="shared")
+        Tx.cta.copy(x, X)
+        Tx.cta.copy(b, B)
+        y = Tx.cta.exp(Tx.cta.add(x, b))     # temporaries need no declaration
+        s = Tx.cta.sum(y, axes=[-1])
+        Tx.cta.copy(Y, y)
+        Tx.cta.copy(S, s)
+
+    text = str(values.ir)
+    assert "%y = tirx.alloc : !tirx.buffer<64x32xf32, shared>" in text
+    assert "%s = tirx.alloc : !tirx.buffer<64x1xf32, shared>" in text
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 32)).astype(np.float32)
+    b = rng.standard_normal((1, 32)).astype(np.float32)
+    y, s = values.interpret(x, b)
+    np.testing.assert_allclose(y, np.exp(x + b), rtol=1e-6)
+    np.testing.assert_allclose(s, np.exp(x + b).sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_value_style_refuses_a_global_source():
+    @Tx.kernel(threads=(128,))
+    def bad(X: Tx.Buffer[(64, 32), "f32"]):
+        y = Tx.cta.exp(X)
+
+    with pytest.raises(Tx.SourceError, match="global memory"):
+        bad.ir

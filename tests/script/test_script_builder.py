@@ -50,7 +50,7 @@ def test_views():
 
 
 @pytest.mark.parametrize("call,message", [
-    (lambda A, a: Tx.add(a, a), "missing rhs"),
+    (lambda A, a: Tx.add(a), "missing lhs, rhs"),
     (lambda A, a: Tx.add(a, a, a, a), "takes 3 operands"),
     (lambda A, a: Tx.sum(a, a, axis=[-1]), "no operand or property 'axis'"),
     (lambda A, a: a[0:3, 0:4, 1], "3 indices for a rank-2 buffer"),

@@ -29,17 +29,22 @@ from __future__ import annotations
 import builtins
 from typing import Any, Callable
 
+import numpy as np
+
 from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, FloatAttr, IntegerAttr, StringAttr,
                                    f32, i64)
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineExpr
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind, AffineSet
+from xdsl.irdl import OptOperandDef
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir import registry
 from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.tile_base import TileOp
-from tirx_mlir.dialects.tirx.tile_ops import TILE_OPS
+from tirx_mlir.dialects.tirx import dtypes, rules
+from tirx_mlir.dialects.tirx.tile_ops import (TILE_OPS, CastOp, _BinaryOp, _ReduceOp, _UnaryBiasScaleOp,
+                                              _UnaryOp)
 from tirx_mlir.dialects.tirx.kernel import SCOPE_ID_OPS
 from tirx_mlir.script.builder import (Buffer, Cond, Index, KernelBuilder, Out, ScriptError,
                                       alloc, bind_arguments, buffer_type, ds, for_range, operand,
@@ -153,12 +158,50 @@ def _config_attr(config: dict[str, Any] | None) -> dict[str, Attribute] | None:
     return out
 
 
-def _tile_builder(op_cls: type[TileOp], scope: ExecScope) -> Callable[..., TileOp]:
-    names = [n for n, _ in op_cls.get_irdl_definition().operands]
+VALUE_STYLE = (_UnaryOp, _UnaryBiasScaleOp, _BinaryOp, _ReduceOp)
+"""Ops that may be called without their destination (``y = Tx.exp(x)``): elementwise ones
+allocate it like their (broadcast) source, reductions like the source with the reduced axes 1."""
+
+
+def _value_result(op_cls: type[TileOp], args: tuple, props: dict, what: str) -> Buffer:
+    """The destination a value-style call allocates: the shape of the result, the scope (and,
+    for elementwise ops, the layout) of the source that has that shape."""
+    sources = [a for a in args if isinstance(a, Buffer)]
+    if not sources:
+        raise ScriptError(f"{what} without a destination needs a buffer operand to shape it")
+    try:
+        shape = tuple(np.broadcast_shapes(*(b.shape for b in sources)))
+    except ValueError:
+        raise ScriptError(f"{what}: operand shapes {[b.shape for b in sources]} do not "
+                          f"broadcast") from None
+    like = next((b for b in sources if b.shape == shape), sources[0])
+    if like.type.scope_name == "global":
+        raise ScriptError(f"{what} without a destination: its source is in global memory; "
+                          f"copy it on chip first or pass the destination")
+    layout = like.type.get_layout()
+    if issubclass(op_cls, _ReduceOp):
+        axes = rules.normalize_axes(tuple(props.get("axes", (-1,))), len(shape))
+        shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        layout = None
+    return alloc(shape, dtypes.type_name(like.type.element_type), scope=like.type.scope_name,
+                 layout=layout if shape == like.shape else None)
+
+
+def _tile_builder(op_cls: type[TileOp], scope: ExecScope) -> Callable[..., Any]:
+    op_def = op_cls.get_irdl_definition()
+    names = [n for n, _ in op_def.operands]
+    required = [n for n, d in op_def.operands if not isinstance(d, OptOperandDef)]
     short = op_cls.name.split(".", 1)[1]
+    value_style = issubclass(op_cls, VALUE_STYLE) and op_cls is not CastOp and \
+        required[0] == "dst"
 
     def build(*args: Any, dispatch: str | None = None, config: dict | None = None,
-              **kwargs: Any) -> TileOp:
+              **kwargs: Any) -> Any:
+        if value_style and len(args) == len(required) - 1 and "dst" not in kwargs:
+            props = {k: v for k, v in kwargs.items() if k in op_cls.KEYWORDS}
+            dst = _value_result(op_cls, args, props, f"Tx.{short}")
+            build(dst, *args, dispatch=dispatch, config=config, **kwargs)
+            return dst
         where = kwargs.pop("where", None)
         values, props = bind_arguments(op_cls, args, kwargs, f"Tx.{short}")
         if where is not None:
