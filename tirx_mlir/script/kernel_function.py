@@ -1,16 +1,16 @@
 """``@Tx.kernel``: a decorated Python function as a kernel object (parsed, specialised, run).
 
-    @Tx.kernel(target="aws/trn1/trn1.2xlarge")
+    @Tx.kernel(target=TARGET, threads=(128,))
     def add_one(A: Tx.Buffer[(128, 512), "f32"], B: Tx.Out[(128, 512), "f32"]):
-        a = Tx.alloc((128, 512), scope="trn.sbuf")
-        Tx.copy(a, A)
-        Tx.add(a, a, 1.0)
-        Tx.copy(B, a)
+        a = Tx.alloc((128, 512), scope="shared")
+        Tx.cta.copy(a, A)
+        Tx.cta.add(a, a, 1.0)
+        Tx.cta.copy(B, a)
 
     add_one.ir                      # the tirx module (parsed on first use, verified)
     b = add_one.interpret(a)        # tile-level semantics (the reference interpreter)
     b = add_one(a)                  # tirx_mlir.compile for the target, run on its default device
-    art = add_one.compile(target="aws/trn2/trn2.48xlarge")
+    art = add_one.compile(target=OTHER_TARGET)
 
 Parameters are buffers (``Tx.Buffer[...]`` inputs, then ``Tx.Out[...]`` outputs) or
 specialisation values (``M: Tx.constexpr`` or ``M: int``): each distinct set of values is a
