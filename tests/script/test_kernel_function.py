@@ -186,3 +186,18 @@ def test_value_style_refuses_a_global_source():
 
     with pytest.raises(Tx.SourceError, match="global memory"):
         bad.ir
+
+
+@Tx.kernel
+def bare(X: Tx.Buffer[(4, 4), "f32"], Y: Tx.Out[(4, 4), "f32"]):
+    t = Tx.alloc((4, 4), scope="local")
+    Tx.copy(t, X)
+    Tx.copy(Y, t)
+
+
+def test_the_decorator_without_arguments():
+    assert isinstance(bare, Tx.Kernel) and bare.target is None
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    np.testing.assert_array_equal(bare.interpret(x), x)
+    with pytest.raises(Tx.SourceError, match="has no target"):
+        bare(x)

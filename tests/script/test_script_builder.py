@@ -89,3 +89,27 @@ def test_builder_ops_carry_the_callers_line_and_names():
     assert copy.location.filename.data == __file__
     assert "Tx.copy(tile" in lines[copy.location.line.data - first]
     assert "%tile = tirx.alloc" in str(k.module)
+
+
+def test_a_dispatch_failure_names_the_builders_line():
+    """A later failure (here tile dispatch, inside tirx_mlir.compile) is about the op, and the
+    op carries the line of the ``Tx.copy`` call, not of the compile call."""
+    import inspect
+
+    import tirx_mlir
+    from tirx_mlir.diagnostics import TirxError
+    from tirx_mlir.script.locations import located_error
+
+    with Tx.kernel("k", inputs={"A": Tx.buffer((128, 512))},
+                   outputs={"B": Tx.buffer((128, 512))}, target="aws/trn1/trn1.2xlarge") as k:
+        A, B = k.args
+        a = Tx.alloc((128, 512), scope="trn.sbuf")
+        Tx.copy(a, A, dispatch="no_such_variant")  # the failing op
+        Tx.copy(B, a)
+    with pytest.raises(TirxError) as info:
+        tirx_mlir.compile(k.module, cache=False)
+    lines, first = inspect.getsourcelines(test_a_dispatch_failure_names_the_builders_line)
+    want = first + [i for i, t in enumerate(lines) if "# the failing op" in t][0]
+    shown = located_error(info.value)
+    assert (shown.where.filename, shown.where.line) == (__file__, want)
+    assert 'dispatch="no_such_variant")  # the failing op' in str(shown)
