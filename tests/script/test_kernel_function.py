@@ -201,3 +201,32 @@ def test_the_decorator_without_arguments():
     np.testing.assert_array_equal(bare.interpret(x), x)
     with pytest.raises(Tx.SourceError, match="has no target"):
         bare(x)
+
+
+def test_run_time_conditions_combine():
+    @Tx.kernel(grid=(4,), threads=(128,))
+    def conds(X: Tx.Buffer[(4, 8), "f32"], Y: Tx.Out[(4, 8), "f32"]):
+        c = Tx.cta_id()
+        t = Tx.alloc((1, 8), scope="shared")
+        Tx.cta.copy(t, X[c, :])
+        if not c:
+            Tx.cta.add(t, t, 1.0)
+        if c > 0 and c % 2 == 1:
+            Tx.cta.add(t, t, 10.0)
+        if c == 2 or c == 3:
+            Tx.cta.add(t, t, 100.0)
+        Tx.cta.copy(Y[c, :], t)
+
+    y = conds.interpret(np.zeros((4, 8), np.float32))
+    assert list(y[:, 0]) == [1.0, 10.0, 100.0, 110.0]
+
+
+def test_constexpr_defaults():
+    @Tx.kernel(threads=(128,))
+    def filled(Y: "Tx.Out[(8, 8), 'f32']", V: Tx.constexpr = 3):
+        t = Tx.alloc((8, 8), scope="shared")
+        Tx.cta.fill(t, float(V))
+        Tx.cta.copy(Y, t)
+
+    assert (filled.interpret() == 3.0).all()
+    assert (filled.interpret(V=5) == 5.0).all()

@@ -140,7 +140,7 @@ class Kernel:
         for name, kind, annotation in self._params:
             if kind == "constexpr":
                 continue
-            spec = parser._located(annotation, lambda a=_annotation_expr(annotation): parser.expr(a))
+            spec = parser.located(annotation, lambda a=_annotation_expr(annotation): parser.expr(a))
             if not isinstance(spec, BufferSpec):
                 raise parser.error(annotation, f"parameter '{name}': annotate a buffer as "
                                                f"Tx.Buffer[shape, dtype] or Tx.Out[shape, dtype]")
@@ -179,7 +179,11 @@ class Kernel:
             if n in bound:
                 values[n] = bound[n]
             elif n in defaults:
-                values[n] = ast.literal_eval(defaults[n])
+                try:
+                    values[n] = ast.literal_eval(defaults[n])
+                except ValueError:
+                    raise ScriptError(f"the default of constexpr '{n}' must be a literal",
+                                      self._loc(defaults[n])) from None
         arrays = []
         for n, kind, _ in self._params:
             if kind == "buffer":

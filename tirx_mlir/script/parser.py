@@ -109,7 +109,7 @@ class KernelParser:
     def error(self, node: ast.AST, message: str, hint: str | None = None) -> ScriptError:
         return ScriptError(message, self.loc(node), hint=hint)
 
-    def _located(self, node: ast.AST, fn: Callable[[], Any]) -> Any:
+    def located(self, node: ast.AST, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` with ops located at ``node``; a failure becomes an error there."""
         with at(self.loc(node)):
             try:
@@ -280,7 +280,7 @@ class KernelParser:
             raise self.error(node.test, "`if` cannot branch on a buffer: compare indices, scope "
                                         "ids or parse-time values")
         if isinstance(test, Index):
-            test = self._located(node.test, lambda: test.compare("ne", 0))
+            test = self.located(node.test, lambda: test.compare("ne", 0))
         if not isinstance(test, Cond):
             branch = node.body if test else node.orelse
             with self._child(static=True):
@@ -343,7 +343,7 @@ class KernelParser:
     def expr_Subscript(self, node: ast.Subscript) -> Any:
         base = self.expr(node.value)
         key = self.expr(node.slice)
-        return self._located(node, lambda: base[key])
+        return self.located(node, lambda: base[key])
 
     def expr_BinOp(self, node: ast.BinOp) -> Any:
         return self._binary(node, type(node.op), self.expr(node.left), self.expr(node.right))
@@ -355,17 +355,21 @@ class KernelParser:
         if isinstance(lhs, Buffer) or isinstance(rhs, Buffer):
             raise self.error(node, "arithmetic on buffers is written with tile primitives",
                              hint="e.g. Tx.add(dst, a, b) or Tx.mul(dst, a, 2.0)")
-        return self._located(node, lambda: fn(lhs, rhs))
+        return self.located(node, lambda: fn(lhs, rhs))
 
     def expr_UnaryOp(self, node: ast.UnaryOp) -> Any:
         value = self.expr(node.operand)
         if isinstance(node.op, ast.USub):
-            return self._located(node, lambda: -value)
+            return self.located(node, lambda: -value)
         if isinstance(node.op, ast.UAdd):
             return value
         if isinstance(node.op, ast.Not):
-            return ~value if isinstance(value, Cond) else not value
-        return self._located(node, lambda: ~value)
+            if isinstance(value, (Cond, Index)):
+                return self.located(node, lambda: ~_as_cond(value))
+            if isinstance(value, Buffer):
+                raise self.error(node, "`not` of a buffer has no meaning")
+            return not value
+        return self.located(node, lambda: ~value)
 
     def expr_BoolOp(self, node: ast.BoolOp) -> Any:
         values = [self.expr(v) for v in node.values]
@@ -377,7 +381,7 @@ class KernelParser:
         combine = operator.and_ if isinstance(node.op, ast.And) else operator.or_
         result = values[0]
         for v in values[1:]:
-            result = self._located(node, lambda r=result, v=v: combine(_as_cond(r), _as_cond(v)))
+            result = self.located(node, lambda r=result, v=v: combine(_as_cond(r), _as_cond(v)))
         return result
 
     def expr_Compare(self, node: ast.Compare) -> Any:
@@ -387,8 +391,8 @@ class KernelParser:
             rhs = self.expr(right)
             if type(op) not in _COMPARE:
                 raise self.error(node, f"comparison {type(op).__name__} is not supported")
-            step = self._located(node, lambda a=lhs, b=rhs, o=type(op): _compare(o, a, b))
-            result = step if result is True else self._located(
+            step = self.located(node, lambda a=lhs, b=rhs, o=type(op): _compare(o, a, b))
+            result = step if result is True else self.located(
                 node, lambda r=result, s=step: _as_cond(r) & _as_cond(s)
                 if isinstance(r, Cond) or isinstance(s, Cond) else (r and s))
             lhs = rhs
@@ -432,7 +436,7 @@ class KernelParser:
                 kwargs[kw.arg] = self.expr(kw.value)
         if not callable(fn):
             raise self.error(node.func, f"{type(fn).__name__} is not callable")
-        return self._located(node, lambda: fn(*args, **kwargs))
+        return self.located(node, lambda: fn(*args, **kwargs))
 
 
 def _as_cond(v: Any) -> Cond:
