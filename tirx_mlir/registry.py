@@ -306,6 +306,8 @@ backend registered)."""
 
 devices.register("interpreter", Lazy("tirx_mlir.runtime.interpreter_device", "InterpreterDevice"),
                  owner="core")
+printers.register("tx", Lazy("tirx_mlir.script.to_script", "TxTarget"), owner="core")
+"""``-t tx``: tile-level IR printed back as Python front-end source (docs/frontend.md)."""
 
 
 def register_device(name: str, factory: Callable[[], type], *, override: bool = False) -> None:

@@ -50,7 +50,7 @@ def test_views():
 
 
 @pytest.mark.parametrize("call,message", [
-    (lambda A, a: Tx.add(a, a), "missing rhs"),
+    (lambda A, a: Tx.add(a), "missing lhs, rhs"),
     (lambda A, a: Tx.add(a, a, a, a), "takes 3 operands"),
     (lambda A, a: Tx.sum(a, a, axis=[-1]), "no operand or property 'axis'"),
     (lambda A, a: a[0:3, 0:4, 1], "3 indices for a rank-2 buffer"),
@@ -61,3 +61,55 @@ def test_misuse_is_reported(call, message):
         with Tx.kernel("k", inputs={"A": Tx.buffer((8, 8))}, outputs={}) as k:
             a = Tx.alloc((8, 8), scope="shared")
             call(k.args[0], a)
+
+
+def test_builder_errors_point_at_the_callers_line():
+    """The ``with`` builder has no AST, yet a shape mismatch is shown at the user's line."""
+    import inspect
+
+    with pytest.raises(Tx.ScriptError) as info:
+        with Tx.kernel("k", inputs={"A": Tx.buffer((64, 8))}, outputs={}) as k:
+            a = Tx.alloc((8, 8), scope="shared")
+            Tx.add(a, a, k.args[0])  # the mistake
+    err = info.value
+    lines, first = inspect.getsourcelines(test_builder_errors_point_at_the_callers_line)
+    want = first + [i for i, t in enumerate(lines) if "# the mistake" in t][0]
+    assert (err.where.filename, err.where.line) == (__file__, want)
+    assert "Tx.add(a, a, k.args[0])" in str(err) and "^" in str(err)
+
+
+def test_builder_ops_carry_the_callers_line_and_names():
+    import inspect
+
+    with Tx.kernel("k", inputs={"A": Tx.buffer((8, 8))}, outputs={}) as k:
+        tile = Tx.alloc((8, 8), scope="shared")
+        Tx.copy(tile, k.args[0])
+    lines, first = inspect.getsourcelines(test_builder_ops_carry_the_callers_line_and_names)
+    copy = next(o for o in k.module.walk() if o.name == "tirx.copy")
+    assert copy.location.filename.data == __file__
+    assert "Tx.copy(tile" in lines[copy.location.line.data - first]
+    assert "%tile = tirx.alloc" in str(k.module)
+
+
+def test_a_dispatch_failure_names_the_builders_line():
+    """A later failure (here tile dispatch, inside tirx_mlir.compile) is about the op, and the
+    op carries the line of the ``Tx.copy`` call, not of the compile call."""
+    import inspect
+
+    import tirx_mlir
+    from tirx_mlir.diagnostics import TirxError
+    from tirx_mlir.script.locations import located_error
+
+    with Tx.kernel("k", inputs={"A": Tx.buffer((128, 512))},
+                   outputs={"B": Tx.buffer((128, 512))}, target="aws/trn1/trn1.2xlarge") as k:
+        A, B = k.args
+        a = Tx.alloc((128, 512), scope="trn.sbuf")
+        Tx.copy(a, A, dispatch="no_such_variant")  # the failing op
+        Tx.copy(B, a)
+    with pytest.raises(TirxError) as info:
+        tirx_mlir.compile(k.module, cache=False)
+    lines, first = inspect.getsourcelines(test_a_dispatch_failure_names_the_builders_line)
+    want = first + [i for i, t in enumerate(lines) if "# the failing op" in t][0]
+    shown = located_error(info.value)
+    assert (shown.where.filename, shown.where.line) == (__file__, want)
+    assert 'dispatch="no_such_variant")  # the failing op' in str(shown)

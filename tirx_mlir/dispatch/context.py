@@ -199,6 +199,9 @@ class DispatchContext:
                 anchor.parent_block().insert_op_after(o, anchor)  # type: ignore[union-attr]
                 anchor = o
         new_ops = list(self._scratch.ops)
+        _inherit_location([*new_ops, *init_ops, *self._pending_init,
+                           *(a for _, a, _ in self._pending_private),
+                           *(o for _, ops in self._pending_after for o in ops)], self.op)
         parent = self.op.parent_block()
         assert parent is not None
         for o in new_ops:
@@ -240,3 +243,16 @@ def _first_non_alloc(block: Block) -> Operation | None:
         if not isinstance(o, AllocOp):
             return o
     return None
+
+
+def _inherit_location(ops: list[Operation], source: Operation) -> None:
+    """Ops built for ``source`` without a location of their own get its location (so an error
+    in a later pass still names the line of the tile primitive they came from)."""
+    from xdsl.dialects.builtin import UnknownLoc
+
+    if isinstance(source.location, UnknownLoc):
+        return
+    for top in ops:
+        for o in top.walk():
+            if isinstance(o.location, UnknownLoc):
+                o.location = source.location

@@ -1,5 +1,9 @@
 """The Python front end: build tirx kernels from Python (``Tx``).
 
+Two ways in, sharing every op definition, argument binding, check and location rule:
+``@Tx.kernel`` parses a decorated function (`kernel_function`, `parser`; docs/frontend.md), and
+the ``with`` builder below suits generated kernels.
+
     from tirx_mlir import script as Tx
 
     with Tx.kernel("add_one", inputs={"A": Tx.buffer((128, 512))},
@@ -25,25 +29,52 @@ from __future__ import annotations
 import builtins
 from typing import Any, Callable
 
+import numpy as np
+
 from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, FloatAttr, IntegerAttr, StringAttr,
                                    f32, i64)
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineExpr
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind, AffineSet
+from xdsl.irdl import OptOperandDef
+from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir import registry
 from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.tile_base import TileOp
-from tirx_mlir.dialects.tirx.tile_ops import TILE_OPS
-from tirx_mlir.script.builder import (Buffer, Index, KernelBuilder, ScriptError, alloc,
-                                      bind_arguments, buffer_type, ds, for_range, operand)
+from tirx_mlir.dialects.tirx import dtypes, rules
+from tirx_mlir.dialects.tirx.tile_ops import (TILE_OPS, CastOp, _BinaryOp, _ReduceOp, _UnaryBiasScaleOp,
+                                              _UnaryOp)
+from tirx_mlir.dialects.tirx.kernel import SCOPE_ID_OPS
+from tirx_mlir.script.builder import (Buffer, Cond, Index, KernelBuilder, Out, ScriptError,
+                                      alloc, bind_arguments, buffer_type, ds, for_range, operand,
+                                      scope_id)
+from tirx_mlir.script.kernel_function import Kernel, constexpr, kernel
+from tirx_mlir.script.locations import SourceError
+from tirx_mlir.script.parser import serial, unroll
 
-kernel = KernelBuilder
 range = for_range  # noqa: A001 - ``Tx.range`` reads like TVMScript's T.serial
 buffer = buffer_type
 
-__all__ = ["kernel", "range", "buffer", "alloc", "ds", "Buffer", "Index", "ScriptError",
-           "cta", "warp", "warpgroup", "wg", "cluster", "thread"]
+__all__ = ["kernel", "Kernel", "KernelBuilder", "constexpr", "serial", "unroll", "range",
+           "buffer", "alloc", "ds", "Buffer", "Out", "Index", "Cond", "ScriptError",
+           "SourceError", "cta", "warp", "warpgroup", "wg", "cluster", "thread"]
+
+
+def _scope_id_function(op_cls) -> Callable[..., Index]:
+    short = op_cls.name.split(".", 1)[1]
+
+    def make(dim: int | str | None = None) -> Index:
+        return scope_id(op_cls, dim)
+
+    make.__name__ = short
+    make.__doc__ = f"``{op_cls.name}``: {op_cls.__doc__ or ''}".strip()
+    return make
+
+
+for _id_op in SCOPE_ID_OPS:  # Tx.cta_id("x"), Tx.warp_id(), Tx.lane_id()...
+    globals()[_id_op.name.split(".", 1)[1]] = _scope_id_function(_id_op)
+    __all__.append(_id_op.name.split(".", 1)[1])
 
 
 # --- the select predicate from a Python lambda ---------------------------------------------------
@@ -127,12 +158,50 @@ def _config_attr(config: dict[str, Any] | None) -> dict[str, Attribute] | None:
     return out
 
 
-def _tile_builder(op_cls: type[TileOp], scope: ExecScope) -> Callable[..., TileOp]:
-    names = [n for n, _ in op_cls.get_irdl_definition().operands]
+VALUE_STYLE = (_UnaryOp, _UnaryBiasScaleOp, _BinaryOp, _ReduceOp)
+"""Ops that may be called without their destination (``y = Tx.exp(x)``): elementwise ones
+allocate it like their (broadcast) source, reductions like the source with the reduced axes 1."""
+
+
+def _value_result(op_cls: type[TileOp], args: tuple, props: dict, what: str) -> Buffer:
+    """The destination a value-style call allocates: the shape of the result, the scope (and,
+    for elementwise ops, the layout) of the source that has that shape."""
+    sources = [a for a in args if isinstance(a, Buffer)]
+    if not sources:
+        raise ScriptError(f"{what} without a destination needs a buffer operand to shape it")
+    try:
+        shape = tuple(np.broadcast_shapes(*(b.shape for b in sources)))
+    except ValueError:
+        raise ScriptError(f"{what}: operand shapes {[b.shape for b in sources]} do not "
+                          f"broadcast") from None
+    like = next((b for b in sources if b.shape == shape), sources[0])
+    if like.type.scope_name == "global":
+        raise ScriptError(f"{what} without a destination: its source is in global memory; "
+                          f"copy it on chip first or pass the destination")
+    layout = like.type.get_layout()
+    if issubclass(op_cls, _ReduceOp):
+        axes = rules.normalize_axes(tuple(props.get("axes", (-1,))), len(shape))
+        shape = tuple(1 if i in axes else d for i, d in enumerate(shape))
+        layout = None
+    return alloc(shape, dtypes.type_name(like.type.element_type), scope=like.type.scope_name,
+                 layout=layout if shape == like.shape else None)
+
+
+def _tile_builder(op_cls: type[TileOp], scope: ExecScope) -> Callable[..., Any]:
+    op_def = op_cls.get_irdl_definition()
+    names = [n for n, _ in op_def.operands]
+    required = [n for n, d in op_def.operands if not isinstance(d, OptOperandDef)]
     short = op_cls.name.split(".", 1)[1]
+    value_style = issubclass(op_cls, VALUE_STYLE) and op_cls is not CastOp and \
+        required[0] == "dst"
 
     def build(*args: Any, dispatch: str | None = None, config: dict | None = None,
-              **kwargs: Any) -> TileOp:
+              **kwargs: Any) -> Any:
+        if value_style and len(args) == len(required) - 1 and "dst" not in kwargs:
+            props = {k: v for k, v in kwargs.items() if k in op_cls.KEYWORDS}
+            dst = _value_result(op_cls, args, props, f"Tx.{short}")
+            build(dst, *args, dispatch=dispatch, config=config, **kwargs)
+            return dst
         where = kwargs.pop("where", None)
         values, props = bind_arguments(op_cls, args, kwargs, f"Tx.{short}")
         if where is not None:
@@ -142,8 +211,13 @@ def _tile_builder(op_cls: type[TileOp], scope: ExecScope) -> Callable[..., TileO
             rank = len(dst.shape) if isinstance(dst, Buffer) else 0
             props["where"] = AffineSetAttr(predicate_set(where, rank))
         operands = [operand(values[n]) if n in values else None for n in names]
-        return op_cls(*operands, scope=scope, dispatch=dispatch, config=_config_attr(config),
-                      **props)
+        op = op_cls(*operands, scope=scope, dispatch=dispatch, config=_config_attr(config),
+                    **props)
+        try:
+            op.verify_()  # shapes, dtypes, scopes: reported at the line that built the op
+        except VerifyException as err:
+            raise ScriptError(f"Tx.{short}: {err}") from None
+        return op
 
     build.__name__ = short
     build.__doc__ = op_cls.__doc__
@@ -175,7 +249,12 @@ for _op in TILE_OPS:
 def __getattr__(name: str):
     namespace = registry.script_namespaces.get(name)
     if namespace is None:
+        import difflib
+
         known = ", ".join(sorted(registry.script_namespaces.keys())) or "(none loaded)"
-        raise AttributeError(f"tirx_mlir.script has no '{name}'; backend namespaces: {known}")
+        close = difflib.get_close_matches(name, [*__all__, *registry.script_namespaces.keys()],
+                                          n=3, cutoff=0.7)
+        maybe = f"; did you mean {' or '.join(f'Tx.{c}' for c in close)}?" if close else ""
+        raise AttributeError(f"Tx has no '{name}'{maybe} (backend namespaces: {known})")
     return namespace
 

@@ -2,7 +2,9 @@
 
 Ops are created inside xDSL's ``ImplicitBuilder`` so every op made in a ``with Tx.kernel(...)``
 (or ``with Tx.range(...)``) block lands there — including ops built by backend namespaces
-(``Tx.nki.*``) that use the same mechanism.
+(``Tx.nki.*``) that use the same mechanism. The builder at each block stamps every inserted op
+with its Python location (`locations.located_builder`), and a `ScriptError` is shown at the
+user's line. The ``@Tx.kernel`` parser (`parser.py`) builds through these same functions.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, ModuleOp, f32
 from xdsl.ir import Block, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
@@ -22,10 +25,15 @@ from tirx_mlir.dialects.tirx.op_syntax import unknown_keyword
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, SliceOp, TransposeOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ReturnOp
 from tirx_mlir.dialects.tirx.layout import TileLayout, layout_from_text
+from tirx_mlir.script.locations import (SourceError, SourceLoc, assigned_name, here,
+                                        located_builder)
 
 
-class ScriptError(ValueError):
-    """Misuse of the Python front end (bad shapes, slices, dtypes...)."""
+class ScriptError(SourceError, ValueError):
+    """Misuse of the Python front end (bad shapes, slices, dtypes...), at the user's line."""
+
+    def __init__(self, message: str, where: SourceLoc | None = None, **kwargs):
+        super().__init__(message, where or here(), **kwargs)
 
 
 # --- index arithmetic ---------------------------------------------------------------------------
@@ -57,8 +65,56 @@ class Index:
     def __rsub__(self, o: int) -> "Index":
         return Index(arith.SubiOp(const_index(None, o), self.value).result)
 
+    def __floordiv__(self, o: "Index | int") -> "Index":
+        return Index(arith.FloorDivSIOp(self.value, Index.wrap(o)).result)
+
+    def __mod__(self, o: "Index | int") -> "Index":
+        return Index(arith.RemSIOp(self.value, Index.wrap(o)).result)
+
+    def __neg__(self) -> "Index":
+        return 0 - self
+
+    def compare(self, predicate: str, o: "Index | int") -> "Cond":
+        """``self <predicate> o`` (``"slt"``, ``"eq"``...) as an i1 condition."""
+        return Cond(arith.CmpiOp(self.value, Index.wrap(o), predicate).result)
+
     def expr(self) -> IndexExpr:
         return IndexExpr.of(self.value)
+
+
+class Cond:
+    """An i1 condition (a comparison of indices): what ``if`` branches on in ``@Tx.kernel``."""
+
+    def __init__(self, value: SSAValue):
+        self.value = value
+
+    def __and__(self, o: "Cond") -> "Cond":
+        return Cond(arith.AndIOp(self.value, o.value).result)
+
+    def __or__(self, o: "Cond") -> "Cond":
+        return Cond(arith.OrIOp(self.value, o.value).result)
+
+    def __invert__(self) -> "Cond":
+        true = arith.ConstantOp.from_int_and_width(1, 1).result
+        return Cond(arith.XOrIOp(self.value, true).result)
+
+    def __bool__(self):
+        raise ScriptError("a run-time condition has no Python truth value; branch on it with "
+                          "`if` inside @Tx.kernel, combine with `&`, `|`, `~`")
+
+
+def scope_id(op_cls, dim: int | str | None = None) -> Index:
+    """A scope id (``Tx.cta_id()``, ``Tx.warp_id()``...): the op ``op_cls`` for one dim."""
+    if isinstance(dim, str):
+        if dim not in ("x", "y", "z"):
+            raise ScriptError(f"scope id dim '{dim}': use 'x', 'y' or 'z'")
+        dim = "xyz".index(dim)
+    op = op_cls(dim)
+    try:
+        op.verify_()  # the launch configuration must provide the scope
+    except VerifyException as err:
+        raise ScriptError(str(err)) from None
+    return Index(op.result)
 
 
 def ds(start: "Index | int", size: int) -> slice:
@@ -85,6 +141,10 @@ class Buffer:
 
     def __init__(self, value: SSAValue):
         self.value = value
+
+    def __class_getitem__(cls, spec) -> "BufferSpec":
+        """``Tx.Buffer[(128, 512), "f32"]`` (scope, layout optional): a parameter annotation."""
+        return BufferSpec.of(spec, output=False)
 
     @property
     def type(self) -> BufferType:
@@ -113,7 +173,9 @@ class Buffer:
             offsets.append(start.value if isinstance(start, Index) else int(start))
             sizes.append(size)
             strides.append(step)
-        return Buffer(SliceOp(self.value, offsets, sizes, strides).result)
+        view = SliceOp(self.value, offsets, sizes, strides).result
+        view.name_hint = assigned_name()
+        return Buffer(view)
 
     def T(self, *perm: int) -> "Buffer":  # noqa: N802 - numpy spelling
         perm = perm or tuple(reversed(range(len(self.shape))))
@@ -182,9 +244,41 @@ def alloc(shape: Sequence[int], dtype: str = "f32", *, scope: str,
     """``%name = tirx.alloc : !tirx.buffer<shape x dtype, scope[, layout]>`` (the scope is always
     explicit: ``"shared"``, ``"local"``, or one a backend registers)."""
     result = AllocOp(buffer_type(shape, dtype, scope, layout)).result
+    name = name or assigned_name()
     if name:
         result.name_hint = name
     return Buffer(result)
+
+
+class BufferSpec:
+    """A buffer parameter of ``@Tx.kernel``: ``Tx.Buffer[shape, dtype, scope, layout]`` (an
+    input) or ``Tx.Out[...]`` (an output). Shapes may use the kernel's constexpr parameters."""
+
+    def __init__(self, shape, dtype="f32", scope="global", layout=None, output=False):
+        self.shape, self.dtype, self.scope, self.layout = shape, dtype, scope, layout
+        self.output = output
+
+    @classmethod
+    def of(cls, spec, output: bool) -> "BufferSpec":
+        spec = spec if isinstance(spec, tuple) and spec and isinstance(spec[0], (tuple, list)) \
+            else (spec,)
+        if not 1 <= len(spec) <= 4:
+            raise ScriptError("write Buffer[shape, dtype, scope, layout] (dtype, scope and "
+                              "layout optional)")
+        return cls(*spec, output=output)
+
+    def buffer_type(self) -> BufferType:
+        if not all(isinstance(d, int) and not isinstance(d, bool) for d in self.shape):
+            raise ScriptError(f"buffer shape {tuple(self.shape)} must be Python ints (constexpr "
+                              f"parameters and captured constants are)")
+        return buffer_type(tuple(self.shape), self.dtype, self.scope, self.layout)
+
+
+class Out:
+    """``Tx.Out[(128, 512), "f32"]``: an output buffer parameter of ``@Tx.kernel``."""
+
+    def __class_getitem__(cls, spec) -> BufferSpec:
+        return BufferSpec.of(spec, output=True)
 
 
 # --- kernels and loops --------------------------------------------------------------------------
@@ -198,6 +292,9 @@ class KernelBuilder:
                  module: ModuleOp | None = None):
         self.op = KernelOp(name, list(inputs.values()), list(outputs.values()), grid, threads,
                            cluster, target)
+        loc = here()
+        if loc is not None:
+            self.op.location = loc.attr()
         for arg, arg_name in zip(self.op.body.block.args, [*inputs, *outputs]):
             arg.name_hint = arg_name
         self.args = tuple(Buffer(a) for a in self.op.body.block.args)
@@ -207,14 +304,16 @@ class KernelBuilder:
 
     def __enter__(self) -> "KernelBuilder":
         self._ctx = contextlib.ExitStack()
-        self._ctx.enter_context(ImplicitBuilder(self.op.body.block))
+        self._ctx.enter_context(ImplicitBuilder(located_builder(self.op.body.block)))
         return self
 
     def __exit__(self, *exc) -> None:
         assert self._ctx is not None
         self._ctx.close()
         if exc[0] is None:
-            self.op.body.block.add_op(ReturnOp())
+            ret = ReturnOp()
+            ret.location = self.op.location
+            self.op.body.block.add_op(ret)
 
 
 @contextlib.contextmanager
@@ -223,7 +322,7 @@ def for_range(start: int | Index, stop: int | Index, step: int = 1) -> Iterator[
     lb, ub, st = Index.wrap(start), Index.wrap(stop), Index.wrap(step)
     body = Block(arg_types=[IndexType()])
     loop = scf.ForOp(lb, ub, st, [], Region(body))
-    with ImplicitBuilder(body):
+    with ImplicitBuilder(located_builder(body)):
         yield Index(body.args[0])
         scf.YieldOp()
     del loop

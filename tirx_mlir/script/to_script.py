@@ -1,0 +1,305 @@
+"""Tile-level IR back to front-end source: ``module_to_script(module)`` (and ``tirx-opt -t tx``).
+
+The printed source is a Python module with one ``@Tx.kernel`` function per ``tirx.kernel``; it
+parses back to the same IR, structurally (tested on every example). What it prints: buffer
+parameters, ``tirx.alloc`` / ``slice`` / ``transpose`` / ``reshape``, scope ids, index arithmetic
+and comparisons, ``scf.for`` / ``scf.if``, and every tile primitive with its call-site scope,
+keywords, ``dispatch=`` and ``config=``. Anything else (a backend's ops, i.e. IR after dispatch)
+is an error naming the op: print it with the backend's printer instead.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+from typing import IO, Any, ClassVar
+
+from xdsl.context import Context
+from xdsl.utils.target import Target
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, DenseArrayBase, FloatAttr, IndexType,
+                                   IntegerAttr, ModuleOp, StringAttr, UnitAttr)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from tirx_mlir.diagnostics import TirxError
+from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, SliceOp, TransposeOp
+from tirx_mlir.dialects.tirx.kernel import KernelOp, ReturnOp, ScopeIdOp
+from tirx_mlir.dialects.tirx.tile_base import TileOp
+
+_BINARY = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.FloorDivSIOp: "//",
+           arith.RemSIOp: "%", arith.AndIOp: "&", arith.OrIOp: "|"}
+_CMP = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}  # arith.cmpi eq ne slt sle sgt sge
+_SCOPE_NAMESPACE = {ExecScope.THREAD: "Tx", ExecScope.WARP: "Tx.warp", ExecScope.CTA: "Tx.cta",
+                    ExecScope.WARPGROUP: "Tx.warpgroup", ExecScope.CLUSTER: "Tx.cluster"}
+
+
+def module_to_script(module: ModuleOp) -> str:
+    """Front-end source for every ``tirx.kernel`` of a tile-level module."""
+    out = ["from tirx_mlir import script as Tx", ""]
+    for op in module.body.block.ops:
+        if not isinstance(op, KernelOp):
+            raise TirxError(f"module_to_script prints tirx.kernel ops, not {op.name}", op)
+        out += ["", *_KernelPrinter(op).lines()]
+    return "\n".join(out) + "\n"
+
+
+class _KernelPrinter:
+    def __init__(self, kernel: KernelOp):
+        self.kernel = kernel
+        self.names: dict[SSAValue, str] = {}
+        self.used: set[str] = {"Tx"}
+        self.out: list[str] = []
+
+    # --- names and expressions ---------------------------------------------------------------
+
+    def name(self, value: SSAValue, hint: str | None = None) -> str:
+        base = re.sub(r"\W", "_", hint or value.name_hint or "v")
+        if not base or base[0].isdigit() or keyword.iskeyword(base) or base in dir(__builtins__):
+            base = f"v_{base}"
+        name, n = base, 0
+        while name in self.used:
+            n += 1
+            name = f"{base}_{n}"
+        self.used.add(name)
+        self.names[value] = name
+        return name
+
+    def expr(self, value: SSAValue, op: Operation) -> str:
+        if value in self.names:
+            return self.names[value]
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp):
+            return _literal(owner.value, op)
+        raise TirxError(f"module_to_script: operand {value} of {op.name} has no name", op)
+
+    # --- ops ---------------------------------------------------------------------------------
+
+    def lines(self) -> list[str]:
+        k = self.kernel
+        launch = [f"grid={tuple(k.grid_dims())}", f"threads={tuple(k.thread_dims())}"]
+        if k.cluster is not None:
+            launch.append(f"cluster={tuple(k.cluster.get_values())}")
+        if k.target is not None:
+            launch.insert(0, f"target={_target_text(k)!r}")
+        params = []
+        n_in = k.num_inputs.value.data
+        for i, arg in enumerate(k.body.block.args):
+            kind = "Tx.Buffer" if i < n_in else "Tx.Out"
+            params.append(f"{self.name(arg)}: {kind}[{_buffer_spec(arg.type)}]")
+        head = [f"@Tx.kernel({', '.join(launch)})",
+                f"def {self.name_kernel(k.kernel_name)}({', '.join(params)}):"]
+        self.block(k.body.block, 1)
+        return head + (self.out or ["    pass"])
+
+    def name_kernel(self, name: str) -> str:
+        if not name.isidentifier() or keyword.iskeyword(name):
+            raise TirxError(f"module_to_script: kernel name {name!r} is not a Python name",
+                            self.kernel)
+        return name
+
+    def emit(self, depth: int, text: str) -> None:
+        self.out.append("    " * depth + text)
+
+    def block(self, block: Block, depth: int) -> None:
+        start = len(self.out)
+        for op in block.ops:
+            self.op(op, depth)
+        if len(self.out) == start:
+            self.emit(depth, "pass")
+
+    def op(self, op: Operation, depth: int) -> None:
+        if isinstance(op, (arith.ConstantOp, ReturnOp, scf.YieldOp)):
+            return
+        if type(op) in _BINARY:
+            text = f"{self.expr(op.operands[0], op)} {_BINARY[type(op)]} " \
+                   f"{self.expr(op.operands[1], op)}"
+        elif isinstance(op, arith.CmpiOp):
+            predicate = op.predicate.value.data
+            if predicate not in _CMP:
+                raise TirxError("module_to_script: unsigned comparisons have no Python form", op)
+            text = f"{self.expr(op.lhs, op)} {_CMP[predicate]} {self.expr(op.rhs, op)}"
+        elif isinstance(op, ScopeIdOp):
+            dim = "" if op.dim is None else repr("xyz"[op.dim_index])
+            text = f"Tx.{op.name.split('.', 1)[1]}({dim})"
+        elif isinstance(op, AllocOp):
+            text = f"Tx.alloc({_alloc_args(op.result.type)})"
+        elif isinstance(op, SliceOp):
+            text = self.slice(op)
+        elif isinstance(op, TransposeOp):
+            perm = ", ".join(str(p) for p in op.permutation.get_values())
+            text = f"{self.expr(op.source, op)}.T({perm})"
+        elif isinstance(op, ReshapeOp):
+            shape = ", ".join(str(d) for d in op.result.type.get_shape())
+            text = f"{self.expr(op.source, op)}.reshape({shape})"
+        elif isinstance(op, TileOp):
+            self.emit(depth, self.tile(op))
+            return
+        elif isinstance(op, scf.ForOp):
+            self.loop(op, depth)
+            return
+        elif isinstance(op, scf.IfOp):
+            self.branch(op, depth)
+            return
+        else:
+            raise TirxError(f"module_to_script: {op.name} has no front-end form (print IR "
+                            f"after dispatch with its backend's printer)", op)
+        (result,) = op.results
+        self.emit(depth, f"{self.name(result)} = {text}")
+
+    def slice(self, op: SliceOp) -> str:
+        parts = []
+        for offset, size, stride in zip(op.mixed_offsets(), op.sizes(), op.strides()):
+            if isinstance(offset, SSAValue):
+                if stride != 1:
+                    raise TirxError("module_to_script: a strided dynamic slice has no "
+                                    "front-end form", op)
+                parts.append(f"Tx.ds({self.expr(offset, op)}, {size})")
+            else:
+                step = f":{stride}" if stride != 1 else ""
+                parts.append(f"{offset}:{offset + size * stride}{step}")
+        return f"{self.expr(op.source, op)}[{', '.join(parts)}]"
+
+    def tile(self, op: TileOp) -> str:
+        op_def = op.get_irdl_definition()
+        args, kwargs = [], []
+        for name, _ in op_def.operands:
+            value = getattr(op, name)
+            if value is None:
+                continue
+            text = self.expr(value, op)
+            if name in op.KEYWORDS or op_def.operands and _is_optional(op_def, name):
+                kwargs.append(f"{name}={text}")
+            else:
+                args.append(text)
+        for key, kind in op.KEYWORDS.items():
+            attr = op.properties.get(key)
+            if attr is not None:
+                kwargs.append(f"{key}={_keyword_value(attr, kind, op)}")
+        if op.dispatch is not None:
+            kwargs.append(f"dispatch={op.dispatch.data!r}")
+        if op.config is not None:
+            items = ", ".join(f"{k!r}: {_config_value(v, op)}" for k, v in op.config.data.items())
+            kwargs.append(f"config={{{items}}}")
+        short = op.name.split(".", 1)[1]
+        return f"{_SCOPE_NAMESPACE[op.exec_scope]}.{short}({', '.join(args + kwargs)})"
+
+    def loop(self, op: scf.ForOp, depth: int) -> None:
+        if op.res:
+            raise TirxError("module_to_script: loop-carried values have no front-end form", op)
+        step = op.step.owner
+        if not isinstance(step, arith.ConstantOp):
+            raise TirxError("module_to_script: the loop step must be a constant", op)
+        iv = self.name(op.body.block.args[0])
+        bounds = f"{self.expr(op.lb, op)}, {self.expr(op.ub, op)}, {self.expr(op.step, op)}"
+        self.emit(depth, f"for {iv} in range({bounds}):")
+        self.block(op.body.block, depth + 1)
+
+    def branch(self, op: scf.IfOp, depth: int) -> None:
+        if op.results:
+            raise TirxError("module_to_script: an scf.if with results has no front-end form",
+                            op)
+        self.emit(depth, f"if {self.expr(op.cond, op)}:")
+        self.block(op.true_region.block, depth + 1)
+        if op.false_region.blocks and list(op.false_region.block.ops)[:-1]:
+            self.emit(depth, "else:")
+            self.block(op.false_region.block, depth + 1)
+
+
+def _is_optional(op_def: Any, name: str) -> bool:
+    from xdsl.irdl import OptOperandDef
+
+    return isinstance(dict(op_def.operands)[name], OptOperandDef)
+
+
+def _literal(attr: Attribute, op: Operation) -> str:
+    if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
+        return str(attr.value.data)
+    if isinstance(attr, FloatAttr) and dtypes.type_name(attr.type) == "f32":
+        return repr(float(attr.value.data))
+    raise TirxError(f"module_to_script: the constant {attr} has no front-end form (Python "
+                    f"numbers become index or f32 constants)", op)
+
+
+def _keyword_value(attr: Attribute, kind: str, op: Operation) -> str:
+    if kind == "flag" or isinstance(attr, UnitAttr):
+        return "True"
+    if isinstance(attr, DenseArrayBase):
+        return repr(list(attr.get_values()))
+    if isinstance(attr, StringAttr):
+        return repr(attr.data)
+    if isinstance(attr, FloatAttr):
+        return repr(float(attr.value.data))
+    if isinstance(attr, AffineSetAttr):
+        return _predicate(attr, op)
+    if hasattr(attr, "data") and isinstance(attr.data, str):
+        return repr(attr.data)
+    raise TirxError(f"module_to_script: property {attr} has no front-end form", op)
+
+
+def _predicate(attr: AffineSetAttr, op: Operation) -> str:
+    aset = attr.data
+    dims = ", ".join(f"d{i}" for i in range(aset.num_dims))
+    parts = []
+    for c in aset.constraints:
+        text = str(c.lhs)
+        if re.search(r"floordiv|ceildiv|mod|s\d", text) or str(c.rhs) != "0":
+            raise TirxError(f"module_to_script: the predicate {aset} has no front-end form", op)
+        parts.append(f"({text} {'==' if c.kind.name == 'eq' else '>='} 0)")
+    return f"lambda {dims}: {' & '.join(parts)}"
+
+
+def _config_value(attr: Attribute, op: Operation) -> str:
+    if isinstance(attr, BoolAttr):
+        return repr(bool(attr.value.data))
+    if isinstance(attr, IntegerAttr):
+        return repr(attr.value.data)
+    if isinstance(attr, FloatAttr):
+        return repr(float(attr.value.data))
+    if isinstance(attr, StringAttr):
+        return repr(attr.data)
+    raise TirxError(f"module_to_script: config value {attr} has no front-end form", op)
+
+
+def _layout_text(t: BufferType) -> str | None:
+    """The layout as the type prints it (the spec the front end's ``layout=`` takes)."""
+    if t.get_layout() is None:
+        return None
+    inner = str(t)[len("!tirx.buffer<"):-1]
+    return inner.split(", ", 2)[2]
+
+
+def _buffer_spec(t: BufferType) -> str:
+    shape = tuple(t.get_shape())
+    parts = [repr(shape), repr(dtypes.type_name(t.element_type))]
+    layout = _layout_text(t)
+    if t.scope_name != "global" or layout is not None:
+        parts.append(repr(t.scope_name))
+    if layout is not None:
+        parts.append(repr(layout))
+    return ", ".join(parts)
+
+
+def _alloc_args(t: BufferType) -> str:
+    text = f"{tuple(t.get_shape())!r}, {dtypes.type_name(t.element_type)!r}, scope={t.scope_name!r}"
+    layout = _layout_text(t)
+    return text + (f", layout={layout!r}" if layout is not None else "")
+
+
+def _target_text(k: KernelOp) -> str:
+    from tirx_mlir.target import target_text_of
+
+    return target_text_of(k)
+
+
+@dataclass(frozen=True)
+class TxTarget(Target):
+    """``tirx-opt -t tx``: tile-level IR as ``@Tx.kernel`` source (`module_to_script`)."""
+
+    name: ClassVar[str] = "tx"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        output.write(module_to_script(module))
