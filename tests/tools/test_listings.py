@@ -43,7 +43,9 @@ def test_list_targets_groups_printers(capsys) -> None:
     assert main(["--list-targets"]) == 0
     out = capsys.readouterr().out
     heads = _headings(out)
-    assert heads[:2] == ["cuda backend printers:", "trn backend printers:"]
+    assert heads[:3] == ["tirx_mlir core printers:", "cuda backend printers:",
+                         "trn backend printers:"]
+    assert "  tx " in out.split(heads[1])[0]  # the core's own: back to @Tx.kernel source
     assert heads[-1].startswith("upstream xDSL printers (")
     assert "  nki " in out.split(heads[-1])[0] and "wgsl" in out.split(heads[-1])[1]
 
