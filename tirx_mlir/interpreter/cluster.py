@@ -9,15 +9,15 @@ ends and the next begins. This is one valid interleaving of the cluster (CTAs ha
 between two syncs), so a program whose result depends on the order of its CTAs inside a phase
 races on the hardware as well.
 
-Distributed shared memory: ``copy_async %dst, %src remote_cta %r`` reads ``src`` when it runs
-and *lands* at the end of the phase, in issue order: the view ``dst`` of the same shared buffer
+Distributed shared memory: ``copy_async %dst, %src remote_cta %r`` reads ``src`` during the
+phase (writing it before the next sync is an error) and *lands* at the end of the phase, in issue order: the view ``dst`` of the same shared buffer
 (the same ``tirx.alloc``, its current instance) in the CTA of rank ``r``. So the destination
 CTA sees the data after the next ``tirx.cluster_sync`` and never before, whatever the CTA
 order, which is what the hardware guarantees (the bytes arrive at some time between the issue
 and the sync). Touching a remote copy's destination in the phase it is written is a race; the
 SIMT interpreter reports it on the lowered program (the bytes are in flight until the wait).
 
-Errors, located at the op: a copy still in flight when its cluster's CTAs end (a sync is
+Errors, located at the op: a copy whose source changed before it landed, a copy still in flight when its cluster's CTAs end (a sync is
 missing after it), a CTA that ends while the others wait at a sync, a rank outside the cluster,
 a destination CTA without a live instance of the buffer when the copy lands.
 
@@ -73,6 +73,7 @@ class _RemoteCopy:
     strides: tuple[int, ...]  # bytes
     data: np.ndarray
     issuer: int
+    source: np.ndarray   # the source view, which must keep ``data`` until the copy lands
 
 
 class _Aborted(BaseException):
@@ -205,6 +206,13 @@ class ClusterRun:
     def _land(self) -> None:
         flights, self.in_flight = self.in_flight, []
         for copy in flights:
+            if copy.source.tobytes() != copy.data.tobytes():
+                self.failed = copy.issuer
+                raise InterpretError(
+                    "the source of this remote copy was written before the tirx.cluster_sync "
+                    "it lands at (the copy reads it until then)", copy.op, code="cluster",
+                    hint="write the source after the next cluster_sync, or copy from another "
+                         "buffer")
             owner = self.ctas[copy.rank]
             try:
                 base = owner.saved[copy.alloc]
@@ -242,7 +250,7 @@ class ClusterRun:
         offset = (dst.__array_interface__["data"][0] - base.__array_interface__["data"][0])
         self.in_flight.append(_RemoteCopy(
             op, rank, alloc, offset // base.itemsize, dst.shape, dst.strides,
-            np.array(src, copy=True).reshape(dst.shape), cta.rank))
+            np.array(src, copy=True).reshape(dst.shape), cta.rank, src))
 
 
 def current_cluster(interp: Interpreter) -> ClusterRun | None:

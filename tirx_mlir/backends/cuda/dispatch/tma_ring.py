@@ -155,11 +155,13 @@ def shared_address(b: Builder, buffer: SSAValue, index: int | SSAValue) -> SSAVa
     return b.insert(cuda.AddressOp.build(operands=[buffer, idx], result_types=[i32])).result
 
 
-def wait_parity(b: Builder, bar: SSAValue, parity: SSAValue) -> None:
-    """Spin until the phase of ``parity`` of the mbarrier at ``bar`` has completed."""
+def wait_parity(b: Builder, bar: SSAValue, parity: SSAValue, **mods: str) -> None:
+    """Spin until the phase of ``parity`` of the mbarrier at ``bar`` has completed (``mods``:
+    the wait's ``sem``/``scope``, e.g. acquire at cluster scope)."""
     before = Block()
     bb = Builder(InsertPoint.at_end(before))
-    ready = bb.insert(ptx("mbarrier_try_wait_parity", [bar, parity], space="shared")).results[0]
+    ready = bb.insert(ptx("mbarrier_try_wait_parity", [bar, parity], space="shared",
+                          **mods)).results[0]
     true = bb.insert(arith.ConstantOp(IntegerAttr(1, 1))).result
     waiting = bb.insert(arith.XOrIOp(ready, true)).result
     bb.insert(scf.ConditionOp(waiting))
