@@ -14,8 +14,7 @@ mbarriers, the issuing thread and who waits are tma_ring.py's protocol: in a pip
 the producer waits for the stage to be empty and the gemm_async consumers wait for it to be
 full; otherwise every thread waits for the copy right after the issue.
 
-``dsmem`` (shared -> shared of another CTA of the cluster) waits for a tile-level meaning of
-cross-CTA shared memory: the tile interpreter runs a shared -> shared copy_async inside one CTA.
+``dsmem`` (shared -> shared of another CTA of the cluster) is copy_async_dsmem.py's.
 """
 
 from __future__ import annotations
