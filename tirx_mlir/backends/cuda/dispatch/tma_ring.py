@@ -24,7 +24,7 @@ runs every op (uniform control flow), which the tile level guarantees. The barri
 count), initialised by thread 0 at kernel entry.
 
 This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies
-(`pipelined`); otherwise the TMA copy completes before the next op (every thread waits on
+without multicast (`pipelined`; tma_multicast.py); otherwise the TMA copy completes before the next op (every thread waits on
 ``full[s]`` right after the issue) and the ring is reused as any shared buffer is (the dispatch
 pass's barriers order a write after earlier reads).
 """
@@ -111,7 +111,7 @@ def _pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:
     writers = [op for op, name in uses if name in op.DSTS]
     readers = [op for op, name in uses if name not in op.DSTS]
     return bool(writers) and bool(readers) and \
-        all(is_tma_copy(op) for op in writers) and \
+        all(is_tma_copy(op) and "cta_mask" not in op.config_dict() for op in writers) and \
         all(isinstance(op, T.GemmAsyncOp) for op in readers) and \
         len({op.exec_scope for op in readers}) == 1
 
