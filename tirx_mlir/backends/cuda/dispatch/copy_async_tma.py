@@ -106,11 +106,11 @@ def _align_destination(alloc) -> None:
 def tma_auto(op, ctx) -> None:
     ring, plan, src = _plan(op, ctx)
     kernel = ctx.kernel
-    pipelined = ring_.pipelined(ctx, ring.alloc)
-    cast = tma_multicast.plan(op, kernel, src, pipelined)  # config cta_mask
+    cast = tma_multicast.plan(op, kernel, src)  # config cta_mask
     _align_destination(ring.alloc.owner)
     tmap = host_tensor_maps.tensor_map_param(kernel, src.buffer, plan.box, plan.swizzle)
     bars = ring_.ring_barriers(ctx, ring)
+    pipelined = ring_.pipelined(ctx, ring.alloc)
     b = ctx.builder
     tma_multicast.before_issue(b, cast)
     tx = common.ThreadIds(b)["tx"]

@@ -15,9 +15,10 @@ negative until the expected bytes are added). Before the issue every thread of t
 meets at a cluster barrier: every CTA is done with the previous contents of the stage (a peer
 overwrites it) and has initialised its barriers.
 
-The pipelined ring (tma_ring.py: producer and consumer warpgroups) is not multicast: its
-``empty`` barriers would have to count the consumers of every CTA of the cluster; the variant
-declines with that reason.
+A ring whose copies multicast is not pipelined (tma_ring.py `pipelined`: its ``empty``
+barriers would have to count the consumers of every CTA of the cluster): every thread waits for
+the copy after its issue, and the ring's other operand rings keep their producer/consumer
+split.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def _uniform(value: SSAValue, cluster: tuple[int, ...], seen: dict) -> bool:
     return ok
 
 
-def plan(op, kernel: KernelOp, src, pipelined: bool) -> Multicast | None:
+def plan(op, kernel: KernelOp, src) -> Multicast | None:
     """The multicast of a tma_auto copy with ``config cta_mask``, checked (module docstring);
     None without the config."""
     value = op.config_dict().get("cta_mask")
@@ -84,9 +85,6 @@ def plan(op, kernel: KernelOp, src, pipelined: bool) -> Multicast | None:
         fail(f"config cta_mask must name every CTA of the cluster of {n}: {every}")
     if n > 16:
         fail(f"a cta_mask holds 16 CTAs; the cluster has {n}")
-    if pipelined:
-        fail("a multicast copy into a pipelined ring (TMA producer, gemm_async consumers) would "
-             "need empty barriers counting every CTA's consumers; not implemented")
     seen: dict = {}
     for d, offset in enumerate(src.offsets):
         for term, _ in offset.terms:
