@@ -254,9 +254,12 @@ class ClusterRun:
 
 
 def current_cluster(interp: Interpreter) -> ClusterRun | None:
-    from tirx_mlir.interpreter.tirx_kernel import TirxKernelFunctions
+    """The cluster the interpreter is running (None outside a cluster-synchronising kernel)."""
+    return interp.get_data(ClusterRun, "cluster", lambda: None)  # type: ignore[arg-type]
 
-    return interp.get_data(TirxKernelFunctions, "cluster", lambda: None)
+
+def set_current_cluster(interp: Interpreter, run: ClusterRun | None) -> None:
+    interp.set_data(ClusterRun, "cluster", run)  # type: ignore[arg-type]
 
 
 def require_cluster(interp: Interpreter, op: Operation) -> ClusterRun:

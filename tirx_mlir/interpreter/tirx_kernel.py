@@ -41,7 +41,7 @@ from tirx_mlir.dialects.tirx.sync_ops import ClusterSyncOp
 from tirx_mlir.interpreter import runtime
 from tirx_mlir.interpreter.cluster import (ClusterCta, ClusterRun, cluster_members,
                                            current_cluster, require_cluster,
-                                           synchronises_cluster)
+                                           set_current_cluster, synchronises_cluster)
 from tirx_mlir.interpreter.runtime import InterpretError
 
 
@@ -177,7 +177,7 @@ class TirxKernelFunctions(InterpreterFunctions):
                 for members in cluster_members(grid, cluster):
                     run = ClusterRun(interp, [ClusterCta(r, Launch(op, cta, grid, cluster))
                                               for r, cta in enumerate(members)])
-                    interp.set_data(TirxKernelFunctions, "cluster", run)
+                    set_current_cluster(interp, run)
                     try:
                         run.run(body, set_launch)
                     except InterpretError as err:
@@ -188,7 +188,7 @@ class TirxKernelFunctions(InterpreterFunctions):
                     pool.release()
         finally:
             interp.set_data(TirxKernelFunctions, "launch", outer[0])
-            interp.set_data(TirxKernelFunctions, "cluster", outer[1])
+            set_current_cluster(interp, outer[1])
         return tuple(args[op.n_inputs:])
 
     @impl(ClusterSyncOp)
