@@ -61,3 +61,13 @@ def test_misuse_is_reported(call, message):
         with Tx.kernel("k", inputs={"A": Tx.buffer((8, 8))}, outputs={}) as k:
             a = Tx.alloc((8, 8), scope="shared")
             call(k.args[0], a)
+
+
+def test_cluster_sync_is_bound_to_the_cluster_scope():
+    with Tx.kernel("k", inputs={"A": Tx.buffer((64,))}, outputs={"B": Tx.buffer((64,))},
+                   threads=[64], grid=[2], cluster=[2]) as k:
+        A, B = k.args
+        Tx.cluster.cluster_sync()
+        Tx.cta.copy(B, A)
+    k.module.verify()
+    assert "tirx.cluster_sync cluster\n" in str(k.module)

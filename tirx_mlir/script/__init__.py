@@ -14,7 +14,7 @@
 
 Every tile primitive is a function ``Tx.<op>(dst, srcs..., dispatch=None, config=None, **props)``
 at thread scope; ``Tx.cta.<op>``, ``Tx.warp.<op>``, ``Tx.warpgroup.<op>`` (``Tx.wg``),
-``Tx.cluster.<op>`` and ``Tx.thread.<op>`` bind another exec scope, as in TIRx. Optional operands
+``Tx.cluster.<op>`` and ``Tx.thread.<op>`` bind another exec scope, as in TIRx (``Tx.cluster.cluster_sync()``). Optional operands
 and properties are keywords (``bias=``, ``scale=``, ``axes=[-1]``, ``accum=True``,
 ``transpose_b=True``...). ``Tx.select(..., where=lambda i, j: i < j)`` turns the lambda into the
 affine predicate. Namespaces that loaded backends register (``Tx.nki``...) are attributes too.
@@ -34,6 +34,7 @@ from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
 from tirx_mlir import registry
 from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.tile_base import TileOp
+from tirx_mlir.dialects.tirx.sync_ops import SYNC_OPS
 from tirx_mlir.dialects.tirx.tile_ops import TILE_OPS
 from tirx_mlir.script.builder import (Buffer, Index, KernelBuilder, ScriptError, alloc,
                                       bind_arguments, buffer_type, ds, for_range, operand)
@@ -154,7 +155,7 @@ class _ScopeNamespace:
     """``Tx.cta``, ``Tx.warp``...: the tile primitives bound to one exec scope."""
 
     def __init__(self, scope: ExecScope):
-        for op_cls in TILE_OPS:
+        for op_cls in (*TILE_OPS, *SYNC_OPS):  # Tx.cluster.cluster_sync() among them
             if op_cls.name != "tirx.compose_op":
                 setattr(self, op_cls.name.split(".", 1)[1], _tile_builder(op_cls, scope))
 
