@@ -10,16 +10,18 @@ between two syncs), so a program whose result depends on the order of its CTAs i
 races on the hardware as well.
 
 Distributed shared memory: ``copy_async %dst, %src remote_cta %r`` reads ``src`` during the
-phase (writing it before the next sync is an error) and *lands* at the end of the phase, in issue order: the view ``dst`` of the same shared buffer
-(the same ``tirx.alloc``, its current instance) in the CTA of rank ``r``. So the destination
-CTA sees the data after the next ``tirx.cluster_sync`` and never before, whatever the CTA
-order, which is what the hardware guarantees (the bytes arrive at some time between the issue
-and the sync). Touching a remote copy's destination in the phase it is written is a race; the
-SIMT interpreter reports it on the lowered program (the bytes are in flight until the wait).
+phase (writing it before the next sync is an error) and *lands* at the end of the phase, in
+issue order: the view ``dst`` of the same shared buffer (the same ``tirx.alloc``, its current
+instance) in the CTA of rank ``r``. So the destination CTA sees the data after the next
+``tirx.cluster_sync`` and never before, whatever the CTA order, which is what the hardware
+guarantees (the bytes arrive at some time between the issue and the sync). Touching a remote
+copy's destination in the phase it is written is a race; the SIMT interpreter reports it on the
+lowered program (the bytes are in flight until the wait).
 
-Errors, located at the op: a copy whose source changed before it landed, a copy still in flight when its cluster's CTAs end (a sync is
-missing after it), a CTA that ends while the others wait at a sync, a rank outside the cluster,
-a destination CTA without a live instance of the buffer when the copy lands.
+Errors, located at the op: a copy whose source changed before it landed, a copy still in flight
+when its cluster's CTAs end (a sync is missing after it), a CTA that ends while the others wait
+at a sync, a rank outside the cluster, a destination CTA without a live instance of the buffer
+when the copy lands.
 
 Without such ops, a cluster launch runs CTA by CTA as any kernel does (the same result: one
 phase per CTA).

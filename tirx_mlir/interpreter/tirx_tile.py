@@ -13,7 +13,8 @@ collective). Semantics, beyond the docstrings in tile_ops.py:
   ``accum`` adds to C. Scale factors ``sfa`` [M, K/blk] and ``sfb`` [N, K/blk] multiply A and B
   block-wise along K first. It completes synchronously (there is nothing to wait for).
 * ``copy_async`` completes synchronously too, except a ``remote_cta`` one, which lands in the
-  other CTA at the next ``tirx.cluster_sync`` (cluster.py); ``copy``/``copy_async`` convert the element type;
+  other CTA at the next ``tirx.cluster_sync`` (cluster.py); ``copy``/``copy_async`` convert
+  the element type;
   ``permute_layout`` keeps the logical values (layouts are physical).
 * reductions keep NaN (max/min propagate it); ``accum`` folds the old destination in;
   ``reduce_negate`` with ``accum`` keeps the running negated reduction:

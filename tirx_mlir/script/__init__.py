@@ -14,10 +14,10 @@
 
 Every tile primitive is a function ``Tx.<op>(dst, srcs..., dispatch=None, config=None, **props)``
 at thread scope; ``Tx.cta.<op>``, ``Tx.warp.<op>``, ``Tx.warpgroup.<op>`` (``Tx.wg``),
-``Tx.cluster.<op>`` and ``Tx.thread.<op>`` bind another exec scope, as in TIRx (``Tx.cluster.cluster_sync()``). Optional operands
-and properties are keywords (``bias=``, ``scale=``, ``axes=[-1]``, ``accum=True``,
-``transpose_b=True``...). ``Tx.select(..., where=lambda i, j: i < j)`` turns the lambda into the
-affine predicate. Namespaces that loaded backends register (``Tx.nki``...) are attributes too.
+``Tx.cluster.<op>`` and ``Tx.thread.<op>`` bind another exec scope, as in TIRx
+(``Tx.cluster.cluster_sync()`` too). Optional operands and properties are keywords
+(``bias=``, ``scale=``, ``axes=[-1]``, ``accum=True``, ``transpose_b=True``...).
+``Tx.select(..., where=lambda i, j: i < j)`` turns the lambda into the affine predicate. Namespaces that loaded backends register (``Tx.nki``...) are attributes too.
 """
 
 from __future__ import annotations

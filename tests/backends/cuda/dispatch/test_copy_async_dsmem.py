@@ -5,7 +5,6 @@ shared bytes kept for the whole kernel."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from tirx_testing.cuda_every_stage import check_every_stage, lower

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 
 from tirx_testing.cuda_every_stage import check_every_stage
 

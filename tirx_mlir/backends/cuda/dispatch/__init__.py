@@ -23,7 +23,8 @@ the tile-level order), ``pointwise`` (the elementwise engine). Variants, one mod
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "copy_async", "copy_async_tma", "copy_async_dsmem", "copy_ldstmatrix", "copy_vec_forced",
+VARIANT_MODULES = ("copy", "copy_async", "copy_async_tma", "copy_async_dsmem", "copy_ldstmatrix",
+                   "copy_vec_forced",
                    "elementwise", "gemm", "gemm_async", "select", "reduction", "fused",
                    "permute_layout")
 

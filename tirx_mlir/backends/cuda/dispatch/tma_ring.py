@@ -24,9 +24,9 @@ runs every op (uniform control flow), which the tile level guarantees. The barri
 count), initialised by thread 0 at kernel entry.
 
 This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies
-without multicast (`pipelined`; tma_multicast.py); otherwise the TMA copy completes before the next op (every thread waits on
-``full[s]`` right after the issue) and the ring is reused as any shared buffer is (the dispatch
-pass's barriers order a write after earlier reads).
+without multicast (`pipelined`; tma_multicast.py); otherwise the TMA copy completes before the
+next op (every thread waits on ``full[s]`` right after the issue) and the ring is reused as any
+shared buffer is (the dispatch pass's barriers order a write after earlier reads).
 """
 
 from __future__ import annotations
