@@ -33,8 +33,8 @@ from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind
 
 from tirx_mlir import registry
 from tirx_mlir.dialects.tirx.attributes import ExecScope
-from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dialects.tirx.sync_ops import SYNC_OPS
+from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dialects.tirx.tile_ops import TILE_OPS
 from tirx_mlir.script.builder import (Buffer, Index, KernelBuilder, ScriptError, alloc,
                                       bind_arguments, buffer_type, ds, for_range, operand)
