@@ -113,3 +113,13 @@ def test_a_dispatch_failure_names_the_builders_line():
     shown = located_error(info.value)
     assert (shown.where.filename, shown.where.line) == (__file__, want)
     assert 'dispatch="no_such_variant")  # the failing op' in str(shown)
+
+
+def test_cluster_sync_is_bound_to_the_cluster_scope():
+    with Tx.kernel("k", inputs={"A": Tx.buffer((64,))}, outputs={"B": Tx.buffer((64,))},
+                   threads=[64], grid=[2], cluster=[2]) as k:
+        A, B = k.args
+        Tx.cluster.cluster_sync()
+        Tx.cta.copy(B, A)
+    k.module.verify()
+    assert "tirx.cluster_sync cluster\n" in str(k.module)

@@ -37,7 +37,11 @@ from tirx_mlir.dialects.tirx.kernel import (ClusterIdOp, CtaIdInClusterOp, CtaId
                                             KernelOp, LaneIdOp, ReturnOp, ScopeIdOp,
                                             ThreadIdInWgOp, ThreadIdOp, WarpgroupIdOp,
                                             WarpIdInWgOp, WarpIdOp)
+from tirx_mlir.dialects.tirx.sync_ops import ClusterSyncOp
 from tirx_mlir.interpreter import runtime
+from tirx_mlir.interpreter.cluster import (ClusterCta, ClusterRun, cluster_members,
+                                           current_cluster, require_cluster,
+                                           set_current_cluster, synchronises_cluster)
 from tirx_mlir.interpreter.runtime import InterpretError
 
 
@@ -136,6 +140,8 @@ class TirxKernelFunctions(InterpreterFunctions):
             return tuple(executor(interp, op, tuple(args)))
         grid = _pad3(op.grid_dims())
         cluster = None if op.cluster_dims() is None else _pad3(op.cluster_dims())
+        if cluster is not None and synchronises_cluster(op):
+            return self._call_clusters(interp, op, args, grid, cluster)
         outer = current_launch(interp)
         pool = buffer_pool(interp)
         try:
@@ -153,6 +159,42 @@ class TirxKernelFunctions(InterpreterFunctions):
         finally:
             interp.set_data(TirxKernelFunctions, "launch", outer)
         return tuple(args[op.n_inputs:])
+
+    def _call_clusters(self, interp: Interpreter, op: KernelOp, args: PythonValues,
+                       grid: tuple[int, int, int], cluster: tuple[int, int, int]):
+        """The CTAs of each cluster together (cluster.py)."""
+        outer = current_launch(interp), current_cluster(interp)
+        pool = buffer_pool(interp)
+
+        def set_launch(launch: Launch) -> None:
+            interp.set_data(TirxKernelFunctions, "launch", launch)
+
+        def body() -> None:
+            interp.run_ssacfg_region(op.body, tuple(args), f"@{op.kernel_name}")
+
+        try:
+            with np.errstate(all="ignore"):
+                for members in cluster_members(grid, cluster):
+                    run = ClusterRun(interp, [ClusterCta(r, Launch(op, cta, grid, cluster))
+                                              for r, cta in enumerate(members)])
+                    set_current_cluster(interp, run)
+                    try:
+                        run.run(body, set_launch)
+                    except InterpretError as err:
+                        where = members[run.failed or 0]
+                        err.add_context(f"in CTA ({where[0]}, {where[1]}, {where[2]}) of "
+                                        f"@{op.kernel_name}")
+                        raise
+                    pool.release()
+        finally:
+            interp.set_data(TirxKernelFunctions, "launch", outer[0])
+            set_current_cluster(interp, outer[1])
+        return tuple(args[op.n_inputs:])
+
+    @impl(ClusterSyncOp)
+    def run_cluster_sync(self, interp: Interpreter, op: ClusterSyncOp, args: PythonValues):
+        require_cluster(interp, op).sync(op)
+        return ()
 
     @impl_terminator(ReturnOp)
     def run_return(self, interp: Interpreter, op: ReturnOp, args: PythonValues):

@@ -12,7 +12,9 @@ collective). Semantics, beyond the docstrings in tile_ops.py:
 * ``gemm_async``: C = op(A) @ op(B) with B K-major ([N, K], [K, N] with ``transpose_b``);
   ``accum`` adds to C. Scale factors ``sfa`` [M, K/blk] and ``sfb`` [N, K/blk] multiply A and B
   block-wise along K first. It completes synchronously (there is nothing to wait for).
-* ``copy_async`` completes synchronously too; ``copy``/``copy_async`` convert the element type;
+* ``copy_async`` completes synchronously too, except a ``remote_cta`` one, which lands in the
+  other CTA at the next ``tirx.cluster_sync`` (cluster.py); ``copy``/``copy_async`` convert
+  the element type;
   ``permute_layout`` keeps the logical values (layouts are physical).
 * reductions keep NaN (max/min propagate it); ``accum`` folds the old destination in;
   ``reduce_negate`` with ``accum`` keeps the running negated reduction:
@@ -41,7 +43,7 @@ from tirx_mlir.dialects.tirx import dtypes, predicate, rules, tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 from tirx_mlir.dialects.tirx.tile_base import TileOp
-from tirx_mlir.interpreter import runtime
+from tirx_mlir.interpreter import cluster, runtime
 from tirx_mlir.interpreter import tile_semantics as sem
 from tirx_mlir.interpreter.runtime import InterpretError
 
@@ -336,6 +338,11 @@ class TirxTileFunctions(InterpreterFunctions):
 
     @impl(T.CopyAsyncOp)
     def run_copy_async(self, interp: Interpreter, op: TileOp, args: PythonValues):
+        assert isinstance(op, T.CopyAsyncOp)
+        if op.remote_cta is not None:  # lands in another CTA at the next cluster_sync
+            dst, src, rank = args
+            cluster.require_cluster(interp, op).issue(op, dst, src, int(rank))
+            return ()
         return self.run_tile(interp, op, args)
 
     @impl(T.PermuteLayoutOp)

@@ -18,10 +18,10 @@ the ``with`` builder below suits generated kernels.
 
 Every tile primitive is a function ``Tx.<op>(dst, srcs..., dispatch=None, config=None, **props)``
 at thread scope; ``Tx.cta.<op>``, ``Tx.warp.<op>``, ``Tx.warpgroup.<op>`` (``Tx.wg``),
-``Tx.cluster.<op>`` and ``Tx.thread.<op>`` bind another exec scope, as in TIRx. Optional operands
-and properties are keywords (``bias=``, ``scale=``, ``axes=[-1]``, ``accum=True``,
-``transpose_b=True``...). ``Tx.select(..., where=lambda i, j: i < j)`` turns the lambda into the
-affine predicate. Namespaces that loaded backends register (``Tx.nki``...) are attributes too.
+``Tx.cluster.<op>`` and ``Tx.thread.<op>`` bind another exec scope, as in TIRx
+(``Tx.cluster.cluster_sync()`` too). Optional operands and properties are keywords
+(``bias=``, ``scale=``, ``axes=[-1]``, ``accum=True``, ``transpose_b=True``...).
+``Tx.select(..., where=lambda i, j: i < j)`` turns the lambda into the affine predicate. Namespaces that loaded backends register (``Tx.nki``...) are attributes too.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir import registry
 from tirx_mlir.dialects.tirx.attributes import ExecScope
+from tirx_mlir.dialects.tirx.sync_ops import SYNC_OPS
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.tile_ops import (TILE_OPS, CastOp, _BinaryOp, _ReduceOp, _UnaryBiasScaleOp,
@@ -228,7 +229,7 @@ class _ScopeNamespace:
     """``Tx.cta``, ``Tx.warp``...: the tile primitives bound to one exec scope."""
 
     def __init__(self, scope: ExecScope):
-        for op_cls in TILE_OPS:
+        for op_cls in (*TILE_OPS, *SYNC_OPS):  # Tx.cluster.cluster_sync() among them
             if op_cls.name != "tirx.compose_op":
                 setattr(self, op_cls.name.split(".", 1)[1], _tile_builder(op_cls, scope))
 

@@ -20,11 +20,12 @@ from tirx_mlir.dialects.tirx.layout import Iter, Swizzle, TileLayout
 from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR, TileOp
 from tirx_mlir.dialects.tirx.tile_ops import *  # noqa: F401,F403  (the 31 primitives)
 from tirx_mlir.dialects.tirx.tile_ops import TILE_OPS
+from tirx_mlir.dialects.tirx.sync_ops import SYNC_OPS, ClusterSyncOp
 
 TIRX = Dialect(
     "tirx",
     [KernelOp, ReturnOp, *SCOPE_ID_OPS, AllocOp, SliceOp, TransposeOp, ReshapeOp, LoadOp,
-     StoreOp, *TILE_OPS],
+     StoreOp, *TILE_OPS, *SYNC_OPS],
     [BufferType, LayoutAttr, ExecScopeAttr, TargetAttr],
 )
 
@@ -32,4 +33,4 @@ __all__ = ["TIRX", "BufferType", "ExecScope", "ExecScopeAttr", "LayoutAttr", "Ta
            "AllocOp", "SliceOp", "TransposeOp", "ReshapeOp", "LoadOp", "StoreOp", "Region",
            "AccessPattern", "IndexExpr", "resolve_region", "resolve_access",
            "KernelOp", "ReturnOp", "ScopeIdOp", "SCOPE_ID_OPS", "TileLayout", "Iter", "Swizzle",
-           "TileOp", "TILE_OPS", "DISPATCHED_ATTR"]
+           "TileOp", "TILE_OPS", "SYNC_OPS", "ClusterSyncOp", "DISPATCHED_ATTR"]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import AffineSetAttr, DenseArrayBase, FloatAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (AffineSetAttr, DenseArrayBase, FloatAttr, IndexType, StringAttr,
+                                   UnitAttr)
 from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, irdl_op_definition, operand_def,
                        opt_operand_def, opt_prop_def, prop_def, region_def, traits_def)
 from xdsl.traits import NoTerminator
@@ -17,6 +18,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 from tirx_mlir.dialects.tirx.tile_base import TileOp, operand_shape
 
 ANY = AnyAttr()
@@ -67,13 +69,41 @@ class CopyOp(_CopyLike):
 
 
 @irdl_op_definition
-class CopyAsyncOp(_CopyLike):
+class CopyAsyncOp(TileOp):
     """Issues an asynchronous copy dst = src; the caller commits and waits.
 
     ``tirx.copy_async %smem, %gmem dispatch "tma_auto" : ...``
+
+    With ``remote_cta %rank`` (an index: a rank in the kernel's cluster) the copy is a
+    distributed-shared-memory one: ``dst`` is the view, in the CTA of that rank, of the same
+    shared buffer this CTA names (TIRx ``dsmem``, ``config remote_cta_id``), ``src`` a shared
+    tile of this CTA of the same shape and element type. It lands at the next
+    ``tirx.cluster_sync`` (docs/ir.md, "Clusters").
+    ``tirx.copy_async cta %recv, %send remote_cta %peer : ..., ..., index``
     """
 
     name = "tirx.copy_async"
+    dst = operand_def(BufferType)
+    src = operand_def(BufferType)
+    remote_cta = opt_operand_def(IndexType)
+
+    def verify_tile(self) -> None:
+        _CopyLike.verify_tile(self)  # type: ignore[arg-type]
+        if self.remote_cta is None:
+            return
+        dst, src = _buf(self, "dst"), _buf(self, "src")
+        if dst.scope_name not in ("shared", "shared.dyn") or \
+                src.scope_name not in ("shared", "shared.dyn"):
+            raise rules.RuleError(f"a remote_cta copy_async copies shared -> shared (of another "
+                                  f"CTA of the cluster), got {src.scope_name} -> "
+                                  f"{dst.scope_name}")
+        if dst.get_shape() != src.get_shape() or dst.element_type != src.element_type:
+            raise rules.RuleError("a remote_cta copy_async copies bytes: source and destination "
+                                  "need one shape and element type")
+        kernel = enclosing_kernel(self)
+        if kernel is not None and kernel.cluster_dims() is None:
+            raise rules.RuleError(f"a remote_cta copy_async needs a cluster launch; add "
+                                  f"`cluster [..]` to kernel @{kernel.kernel_name}")
 
 
 @irdl_op_definition

@@ -1,8 +1,9 @@
 """TMA and bulk copies on the SIMT interpreter: tensor loads read back from shared memory with
 plain loads (no swizzle, 32B/64B/128B swizzles against hand-computed positions, element
 strides, out-of-bounds zero and NaN fill), the tma_wgmma tiles, tensor stores and reductions,
-bulk stores and their bulk groups, multicast in a cluster, and the checks (reading a TMA
-destination before its phase, overwriting a bulk store's source before wait_group.read)."""
+bulk stores and their bulk groups, multicast in a cluster, bulk copies into a peer CTA's shared
+memory on its barrier, and the checks (reading a TMA or peer-copy destination before its
+phase, overwriting a bulk store's source before wait_group.read)."""
 
 from __future__ import annotations
 
@@ -341,3 +342,66 @@ def test_tma_wgmma_example_computes_a_times_b_transposed():
     unswizzled = simulate(text, "tma_wgmma", encode_tensor_map(a, (16, 64)),
                           encode_tensor_map(b, (16, 128)))
     assert not np.allclose(unswizzled.outputs[0].reshape(64, 128), expected, atol=1e-2)
+
+
+def _peer_copy_kernel(read_early: bool) -> str:
+    """Each CTA of a 2-CTA cluster bulk-copies its 8 words into the peer's %dst, arming the
+    peer's barrier itself (expect_tx at cluster scope on the mapa'd address); the peer's
+    thread arrives after a cluster barrier and waits (the dsmem protocol of
+    dispatch/copy_async_dsmem.py)."""
+    early = """
+  %e = cuda.load %dst, %c0 : !tirx.buffer<8xi32, shared>, index -> i32""" if read_early else ""
+    return cuda_kernel("(%In: !tirx.buffer<16xi32, global>) -> (%Out: !tirx.buffer<16xi32, "
+                       "global>)", """
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %p0 = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %size = arith.constant 32 : i32
+  %true = arith.constant true
+  %src = cuda.shared_alloc align 16 : !tirx.buffer<8xi32, shared>
+  %dst = cuda.shared_alloc align 16 : !tirx.buffer<8xi32, shared>
+  %bar = cuda.shared_alloc align 8 : !tirx.buffer<1xi64, shared>
+  %pb = cuda.address %bar, %c0 : !tirx.buffer<1xi64, shared>, index -> i32
+  %ps = cuda.address %src, %c0 : !tirx.buffer<8xi32, shared>, index -> i32
+  %pd = cuda.address %dst, %c0 : !tirx.buffer<8xi32, shared>, index -> i32
+  %b = cuda.block_idx x : index
+  %base = arith.muli %b, %c8 : index
+  %base4 = arith.addi %base, %c4 : index
+  %v = cuda.load %In, %base : !tirx.buffer<16xi32, global>, index -> vector<4xi32>
+  cuda.store %src, %c0, %v : !tirx.buffer<8xi32, shared>, index, vector<4xi32>
+  %w = cuda.load %In, %base4 : !tirx.buffer<16xi32, global>, index -> vector<4xi32>
+  cuda.store %src, %c4, %w : !tirx.buffer<8xi32, shared>, index, vector<4xi32>
+  ptx.mbarrier_init "shared" [%pb], %one : (i32, i32) -> ()
+  ptx.fence_mbarrier_init
+  cuda.sync_cluster
+  %rank_index = cuda.cluster_block_rank : index
+  %rank = arith.index_cast %rank_index : index to i32
+  %peer = arith.xori %rank, %one : i32
+  %rb = ptx.mapa "u32" %pb, %peer : (i32, i32) -> i32
+  %rd = ptx.mapa "u32" %pd, %peer : (i32, i32) -> i32
+  ptx.fence_proxy_async "shared::cta"
+  ptx.mbarrier_expect_tx "cluster.shared::cluster" [%rb], %size : (i32, i32) -> ()
+  ptx.cp_async_bulk_s2c [%rd], [%ps], %size, [%rb] : (i32, i32, i32, i32) -> ()
+  cuda.sync_cluster""" + early + """
+  %s = ptx.mbarrier_arrive "shared" [%pb] : (i32) -> i64
+""" + spin_wait() + """
+  cuda.sync_cluster
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c8 step %c1 {
+    %x = cuda.load %dst, %i : !tirx.buffer<8xi32, shared>, index -> i32
+    %o = arith.addi %base, %i : index
+    cuda.store %Out, %o, %x : !tirx.buffer<16xi32, global>, index, i32
+  }""", "grid [2] cluster [2] threads [1]")
+
+
+def test_bulk_copy_into_the_peer_cta_completes_on_the_peers_barrier():
+    x = np.arange(16, dtype=np.int32) * 3
+    (out,), _ = run_simt(_peer_copy_kernel(read_early=False), x)
+    np.testing.assert_array_equal(out, np.concatenate([x[8:], x[:8]]))
+
+
+def test_reading_a_peer_copy_before_the_barrier_phase_is_an_error():
+    with pytest.raises(InterpretError, match="cp_async_bulk_s2c"):
+        run_simt(_peer_copy_kernel(read_early=True), np.arange(16, dtype=np.int32))

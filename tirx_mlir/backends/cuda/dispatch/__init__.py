@@ -9,7 +9,8 @@ the tile-level order), ``pointwise`` (the elementwise engine). Variants, one mod
 * ``copy`` (copy, cast: ``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` ..
   ``vec_16b``), ``copy_ldstmatrix`` (``ldstmatrix``), ``copy_async`` (``ldgsts``),
   ``copy_async_tma`` (``tma_auto``; with ``tma_ring``, the mbarrier protocol between TMA
-  producers and wgmma consumers);
+  producers and wgmma consumers), ``copy_async_dsmem`` (``dsmem``, and tirx.cluster_sync's
+  ``barrier_cluster``: the inbox protocol of remote copies);
 * ``gemm`` (``mma.m16n8k*``; fragments in ``layout/fragments``, with ``fragment_io`` and
   ``warp_blocks``), ``gemm_async`` (``wgmma``; layouts in ``layout/fragments_wgmma``,
   ``layout/wgmma_operand``, ``layout/swizzle``);
@@ -22,7 +23,8 @@ the tile-level order), ``pointwise`` (the elementwise engine). Variants, one mod
 
 from __future__ import annotations
 
-VARIANT_MODULES = ("copy", "copy_async", "copy_async_tma", "copy_ldstmatrix", "copy_vec_forced",
+VARIANT_MODULES = ("copy", "copy_async", "copy_async_tma", "copy_async_dsmem", "copy_ldstmatrix",
+                   "copy_vec_forced",
                    "elementwise", "gemm", "gemm_async", "select", "reduction", "fused",
                    "permute_layout")
 

@@ -1,5 +1,5 @@
 """``tirx.copy_async`` global -> shared with cp.async (LDGSTS, sm_80): variant ``ldgsts`` (TIRx's
-name, priority 20; the TMA and DSMEM variants are in copy_async_tma.py).
+name, priority 20; the TMA variants are in copy_async_tma.py, DSMEM in copy_async_dsmem.py).
 
 The destination tile is shared out as TIRx's ``[outer, threads, vec]`` partition: its row-major
 flat index in rounds of ``threads`` chunks of ``vec`` elements, one chunk per thread and round,

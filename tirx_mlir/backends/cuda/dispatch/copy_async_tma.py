@@ -9,13 +9,13 @@ side a rectangular region of a row-major kernel parameter whose last dim holds t
 The copy is `tma_box.plan_tma`'s boxes (at most 256 per dim, inner box a multiple of 16 bytes,
 one box per swizzled column block), each a ``cp.async.bulk.tensor.Nd.shared::cluster.global
 .mbarrier::complete_tx::bytes`` on the stage's ``full`` mbarrier armed with the copy's bytes;
-the tensor map is a host-built kernel parameter (`host_tensor_maps.tensor_map_param`). The
+the tensor map is a host-built kernel parameter (`host_tensor_maps.tensor_map_param`);
+``config {cta_mask = M}`` multicasts the boxes to the cluster (tma_multicast.py). The
 mbarriers, the issuing thread and who waits are tma_ring.py's protocol: in a pipelined ring
 the producer waits for the stage to be empty and the gemm_async consumers wait for it to be
 full; otherwise every thread waits for the copy right after the issue.
 
-``dsmem`` (shared -> shared of another CTA of the cluster) waits for a tile-level meaning of
-cross-CTA shared memory: the tile interpreter runs a shared -> shared copy_async inside one CTA.
+``dsmem`` (shared -> shared of another CTA of the cluster) is copy_async_dsmem.py's.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
+from tirx_mlir.backends.cuda.dispatch import tma_multicast
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout import swizzle as sw
 from tirx_mlir.backends.cuda.layout.roles import producer_thread
@@ -105,11 +106,13 @@ def _align_destination(alloc) -> None:
 def tma_auto(op, ctx) -> None:
     ring, plan, src = _plan(op, ctx)
     kernel = ctx.kernel
+    cast = tma_multicast.plan(op, kernel, src)  # config cta_mask
     _align_destination(ring.alloc.owner)
     tmap = host_tensor_maps.tensor_map_param(kernel, src.buffer, plan.box, plan.swizzle)
     bars = ring_.ring_barriers(ctx, ring)
     pipelined = ring_.pipelined(ctx, ring.alloc)
     b = ctx.builder
+    tma_multicast.before_issue(b, cast)
     tx = common.ThreadIds(b)["tx"]
     stage = ring_.stage_index(b, ring)
     issuer = b.insert(arith.CmpiOp(tx, ring_.const(b, producer_thread(kernel),
@@ -127,17 +130,17 @@ def tma_auto(op, ctx) -> None:
         stage, ring_.const(inner, ring.tile_elements, IndexType()))).result
     tmap_addr = inner.insert(cuda.AddressOp.build(
         operands=[tmap, ring_.const(inner, 0, IndexType())], result_types=[i64])).result
-    for box in plan.boxes:
-        offset = inner.insert(arith.AddiOp(
-            tile_start, ring_.const(inner, box.smem_offset, IndexType()))).result
-        dst = ring_.shared_address(inner, ring.alloc, offset)
+    for i, box in enumerate(plan.boxes):
+        at = tma_multicast.box_builder(inner, cast, i)
+        offset = at.insert(arith.AddiOp(
+            tile_start, ring_.const(at, box.smem_offset, IndexType()))).result
+        dst = ring_.shared_address(at, ring.alloc, offset)
         coords = []
         for d in reversed(range(len(plan.box))):
-            c = materialize(inner, src.offsets[d] + box.coords[d])
-            c = ring_.const(inner, c, IndexType()) if isinstance(c, int) else c
-            coords.append(inner.insert(arith.IndexCastOp(c, i32)).result)
-        inner.insert(ptx("cp_async_bulk_tensor_g2s", [dst, tmap_addr, *coords, full],
-                         dim=f"{len(plan.box)}d", space="shared::cluster"))
+            c = materialize(at, src.offsets[d] + box.coords[d])
+            c = ring_.const(at, c, IndexType()) if isinstance(c, int) else c
+            coords.append(at.insert(arith.IndexCastOp(c, i32)).result)
+        tma_multicast.issue_box(at, cast, [dst, tmap_addr, *coords, full], f"{len(plan.box)}d")
     ring_.close_if(inner)
     if not pipelined:
         full_all = ring_.shared_address(b, bars.full, stage)

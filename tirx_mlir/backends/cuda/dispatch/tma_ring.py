@@ -24,9 +24,9 @@ runs every op (uniform control flow), which the tile level guarantees. The barri
 count), initialised by thread 0 at kernel entry.
 
 This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies
-(`pipelined`); otherwise the TMA copy completes before the next op (every thread waits on
-``full[s]`` right after the issue) and the ring is reused as any shared buffer is (the dispatch
-pass's barriers order a write after earlier reads).
+without multicast (`pipelined`; tma_multicast.py); otherwise the TMA copy completes before the
+next op (every thread waits on ``full[s]`` right after the issue) and the ring is reused as any
+shared buffer is (the dispatch pass's barriers order a write after earlier reads).
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def _pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:
     writers = [op for op, name in uses if name in op.DSTS]
     readers = [op for op, name in uses if name not in op.DSTS]
     return bool(writers) and bool(readers) and \
-        all(is_tma_copy(op) for op in writers) and \
+        all(is_tma_copy(op) and "cta_mask" not in op.config_dict() for op in writers) and \
         all(isinstance(op, T.GemmAsyncOp) for op in readers) and \
         len({op.exec_scope for op in readers}) == 1
 
@@ -155,11 +155,13 @@ def shared_address(b: Builder, buffer: SSAValue, index: int | SSAValue) -> SSAVa
     return b.insert(cuda.AddressOp.build(operands=[buffer, idx], result_types=[i32])).result
 
 
-def wait_parity(b: Builder, bar: SSAValue, parity: SSAValue) -> None:
-    """Spin until the phase of ``parity`` of the mbarrier at ``bar`` has completed."""
+def wait_parity(b: Builder, bar: SSAValue, parity: SSAValue, **mods: str) -> None:
+    """Spin until the phase of ``parity`` of the mbarrier at ``bar`` has completed (``mods``:
+    the wait's ``sem``/``scope``, e.g. acquire at cluster scope)."""
     before = Block()
     bb = Builder(InsertPoint.at_end(before))
-    ready = bb.insert(ptx("mbarrier_try_wait_parity", [bar, parity], space="shared")).results[0]
+    ready = bb.insert(ptx("mbarrier_try_wait_parity", [bar, parity], space="shared",
+                          **mods)).results[0]
     true = bb.insert(arith.ConstantOp(IntegerAttr(1, 1))).result
     waiting = bb.insert(arith.XOrIOp(ready, true)).result
     bb.insert(scf.ConditionOp(waiting))

@@ -13,7 +13,7 @@ but a pointer.)
 
 Placement is the core allocator's (`tirx_mlir.transforms.allocate`): live ranges in program
 order (an array used in a loop is live for the whole loop), first fit largest first, and its
-failure report. CUDA adds three rules:
+failure report. CUDA adds four rules:
 
 * **Barriers.** Threads run ahead of each other, so an array's bytes are free for another only
   after a CTA-wide barrier (``cuda.sync_threads``, its vote forms, ``cuda.sync_cluster``,
@@ -26,6 +26,8 @@ failure report. CUDA adds three rules:
   of a block (``scf.yield``, a loop's ``iter_args``) cannot be followed: the array is then live
   for the whole kernel. An array allocated inside a region (a loop body) is live for the
   whole top-level op that holds it.
+* **Other CTAs.** A ``cuda.cluster_visible`` array (a dsmem copy's destination: other CTAs of
+  the cluster write it whenever they run) is live for the whole kernel.
 * **Alignment.** Every view is at least `MIN_ALIGN` (128) bytes aligned, or its array's own
   alignment when larger; the arena starts after any view the kernel already had (``offset`` is
   kept) at a multiple of the largest alignment.
@@ -51,7 +53,8 @@ from xdsl.traits import IsTerminator
 
 from tirx_mlir.backends.cuda.dialects.cuda import atomics, sync
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
-from tirx_mlir.backends.cuda.dialects.cuda.shared import (ALIGN_ATTR, DynamicSharedOp,
+from tirx_mlir.backends.cuda.dialects.cuda.shared import (ALIGN_ATTR, CLUSTER_VISIBLE_ATTR,
+                                                         DynamicSharedOp,
                                                          SharedAllocOp, static_shared_array)
 from tirx_mlir.backends.cuda.dialects.cuda.warp import CtaReduceOp
 from tirx_mlir.backends.cuda.memory import SHARED, SHARED_DYN, SHARED_SCOPES
@@ -142,6 +145,8 @@ def lifetime(op: Operation, kernel: KernelOp, order: ProgramOrder) -> tuple[int,
     while holder.parent_block() is not body:
         holder = holder.parent_op()  # type: ignore[assignment]
     found = address_users(op)
+    if CLUSTER_VISIBLE_ATTR in op.attributes:  # other CTAs write it when they run
+        return order.pos[body.first_op], kernel_end
     if found is None:
         return order.pos[holder], kernel_end
     if holder is not op:  # allocated inside a region: live for all of its top-level op

@@ -116,6 +116,11 @@ ALIGN_ATTR = "cuda.align"
 """Integer attribute of a shared ``tirx.alloc``: the alignment its bytes need (a swizzled tile's
 atom); without it `DEFAULT_ALIGN`."""
 
+CLUSTER_VISIBLE_ATTR = "cuda.cluster_visible"
+"""Attribute of a shared ``tirx.alloc`` that other CTAs of the cluster write (a dsmem copy's
+destination) at times its own CTA does not order: cuda-allocate-shared keeps its bytes its own
+for the whole kernel."""
+
 
 def static_shared_array(op) -> tuple[BufferType, int] | None:
     """(type, alignment in bytes) of the static shared array ``op`` declares: a

@@ -1,0 +1,74 @@
+"""tma_auto with config cta_mask (dispatch/tma_multicast.py): numpy == tile interpreter == SIMT
+interpreter after every pass with the boxes split among the cluster's CTAs and multicast, the
+code builds for sm_90a; and the reasons it declines (a tile that differs between the CTAs, a
+mask that is not the whole cluster, no cluster, a pipelined ring)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tirx_testing.cuda_every_stage import check_every_stage, lower
+from tirx_mlir.diagnostics import TirxError
+
+# every CTA of a cluster of {n} loads the same 64x128 f16 tile (two 128-byte column blocks:
+# two boxes) at row offset {row}, and writes it to its own slice of the output
+CAST = """tirx.kernel @cast(%A: !tirx.buffer<256x256xf16, global>) -> (%O: !tirx.buffer<{grid}x64x128xf16, global>)
+    grid [{grid}] threads [128] {launch} target "cuda -arch=sm_90a" {{
+  %bx = tirx.cta_id x : index
+  %cl = {cluster_id}
+  %c64 = arith.constant 64 : index
+  %row = {row}
+  %s = tirx.alloc : !tirx.buffer<64x128xf16, shared>
+  %a = tirx.slice %A[%row, %c64] [64, 128] : !tirx.buffer<256x256xf16, global> -> !tirx.buffer<64x128xf16, global>
+  tirx.copy_async cta %s, %a dispatch "tma_auto" config {{cta_mask = {mask}}} : !tirx.buffer<64x128xf16, shared>, !tirx.buffer<64x128xf16, global>
+  %o3 = tirx.slice %O[%bx, 0, 0] [1, 64, 128] : !tirx.buffer<{grid}x64x128xf16, global> -> !tirx.buffer<1x64x128xf16, global>
+  %o = tirx.reshape %o3 : !tirx.buffer<1x64x128xf16, global> -> !tirx.buffer<64x128xf16, global>
+  tirx.copy cta %o, %s : !tirx.buffer<64x128xf16, global>, !tirx.buffer<64x128xf16, shared>
+  tirx.return
+}}
+"""
+UNIFORM_ROW = "arith.muli %cl, %c64 : index"
+
+
+def _cast(grid=4, n=2, mask=3, row=UNIFORM_ROW, cluster=True) -> str:
+    return CAST.format(grid=grid, launch=f"cluster [{n}]" if cluster else "", mask=mask,
+                       row=row, cluster_id="tirx.cluster_id x : index" if cluster else
+                       "arith.constant 0 : index")
+
+
+def test_two_boxes_one_per_cta_multicast_to_the_cluster():
+    def reference(a):
+        tiles = [a[c * 64:c * 64 + 64, 64:192] for c in (0, 1)]  # cluster c's tile
+        return [np.stack([tiles[0], tiles[0], tiles[1], tiles[1]])]
+
+    final = check_every_stage(_cast(), reference, arch="sm_90a", name="multicast")
+    names = [op.name for op in final.walk()]
+    assert names.count("ptx.cp_async_bulk_tensor_g2s_multicast") == 2
+    assert "ptx.cp_async_bulk_tensor_g2s" not in names
+    assert names.count("cuda.cluster_block_rank") >= 1
+
+
+@pytest.mark.parametrize("text, reason", [
+    (_cast(row="arith.muli %bx, %c64 : index"), "differs between the CTAs of the cluster"),
+    (_cast(n=4, mask=3), "must name every CTA of the cluster of 4: 15"),
+    (_cast(cluster=False), "has no cluster launch"),
+])
+def test_declines(text, reason):
+    with pytest.raises(TirxError, match=reason):
+        lower(text, "cast")
+
+
+def test_a_multicast_ring_is_not_pipelined():
+    from tirx_mlir.backends.cuda.dispatch.tma_ring import _pipelined
+    from tirx_mlir.located_parser import parse_module
+    from tirx_mlir.dialects.tirx.kernel import kernels
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" /
+            "gemm_multicast_sm90a.mlir").read_text()
+    kernel = kernels(parse_module(text, "gemm"))[0]
+    allocs = {op.result.name_hint: op.result for op in kernel.walk()
+              if op.name == "tirx.alloc"}
+    assert _pipelined(kernel, allocs["sa"])       # A: producer/consumer ring
+    assert not _pipelined(kernel, allocs["sb"])   # B: multicast, every thread waits
