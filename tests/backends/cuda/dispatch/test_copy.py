@@ -79,3 +79,31 @@ def test_a_cta_register_tile_over_warps_of_a_warpgroup_is_written_whole(threads)
   tirx.return
 }}""", lambda a: [a], arch="sm_90a", compile=False)
     assert ("arith.cmpi ult" in str(final)) == (threads == 256)
+
+
+@pytest.mark.parametrize("dispatch", [None, "fallback"])
+@pytest.mark.parametrize("src_shape, dst_shape", [((1, 64), (64,)), ((64,), (1, 64)),
+                                                  ((1, 64), (64, 1))])
+def test_a_copy_between_shapes_that_differ_in_unit_dims_moves_every_element(
+        src_shape, dst_shape, dispatch):
+    """The tile semantics of such a copy is a reshape; every thread once read element 0 of a
+    [1, 64] global slice copied into a [64] shared tile (the broadcast rule's alignment)."""
+    def ty(shape, scope):
+        return f"!tirx.buffer<{'x'.join(map(str, shape))}xf32, {scope}>"
+    g, s, src = "!tirx.buffer<4x64xf32, global>", ty(dst_shape, "shared"), ty(src_shape, "global")
+    out = ty(dst_shape, "global")
+    slice_ = "[2, 0] [1, 64]" if src_shape == (1, 64) else None
+    view = (f"  %g = tirx.slice %A{slice_} : {g} -> {src}\n" if slice_ else
+            f"  %r = tirx.slice %A[2, 0] [1, 64] : {g} -> !tirx.buffer<1x64xf32, global>\n"
+            f"  %g = tirx.reshape %r : !tirx.buffer<1x64xf32, global> -> {src}\n")
+    forced = f' dispatch "{dispatch}"' if dispatch else ""
+    text = f"""tirx.kernel @k(%A: {g}) -> (%C: {out}) grid [1] threads [64]
+    target "cuda -arch=sm_80" {{
+  %s = tirx.alloc : {s}
+{view}  tirx.copy cta %s, %g{forced} : {s}, {src}
+  tirx.copy cta %C, %s : {out}, {s}
+  tirx.return
+}}"""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fallback's slowness warning
+        check_every_stage(text, lambda a: [a[2].reshape(dst_shape)], compile=False)

@@ -57,9 +57,7 @@ def _fallback(op, ctx) -> None:
     for n in shape:
         b, iv = emit_loop(b, n, 1)
         ivs.append(IndexExpr.of(iv))
-    src_shape = shape_of(op.src)
-    src_coords = tuple(IndexExpr() if n == 1 else c
-                       for n, c in zip(src_shape, ivs[len(ivs) - len(src_shape):]))
+    src_coords = pointwise.operand_coords(tuple(shape_of(op.src)), tuple(shape), ivs)
     sbuf, sbase = common.base_coords(op.src, src_coords)
     dbuf, dbase = common.base_coords(op.dst, tuple(ivs))
     sidx = common.index_value(b, common.physical_index(b, sbuf.type, sbase))

@@ -21,6 +21,7 @@ as the tile interpreter does (`tirx_mlir.interpreter.runtime.compute_dtype`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -56,6 +57,9 @@ class Operand:
     kind: str  # "reg" | "mem" | "scalar"
     regs: list[int] | None = None
     array: SSAValue | None = None
+    squeezed: tuple[int, ...] | None = None
+    """For a memory operand with the destination's elements in another shape (a copy of
+    ``[1, 64]`` into ``[64]``): the destination dims its non-unit dims take, in order."""
 
 
 def compute_type(types: Sequence[Attribute]) -> Attribute:
@@ -317,12 +321,40 @@ def _operand(ctx, value: SSAValue, part, shape, scope, nthreads) -> Operand:
         return Operand(value, vshape, "reg", regs, common.registers(ctx, value))
     if scope_of(value) not in (GLOBAL, *SHARED_SCOPES):
         fail(f"operand in {scope_of(value)} is neither registers nor global/shared memory")
-    return Operand(value, vshape, "mem")
+    return Operand(value, vshape, "mem", squeezed=_squeezed(vshape, tuple(shape)))
+
+
+def _squeezed(vshape: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The destination dims of ``vshape``'s non-unit dims when the operand holds the
+    destination's elements in another shape (the tile semantics: a reshape, not a broadcast),
+    else None (the same shape, or a NumPy broadcast). Only unit dims may differ."""
+    if vshape == shape or math.prod(vshape) != math.prod(shape):
+        return None
+    dims = [d for d, n in enumerate(shape) if n != 1]
+    if [n for n in vshape if n != 1] != [shape[d] for d in dims]:
+        fail(f"an operand {list(vshape)} holds the destination's {list(shape)} elements in "
+             f"other dims; only unit dims may differ")
+    return tuple(dims)
+
+
+def operand_coords(vshape: tuple[int, ...], shape: tuple[int, ...],
+                   coords: Sequence[IndexExpr]) -> tuple[IndexExpr, ...]:
+    """The coordinate in an operand of shape ``vshape`` of the destination element at
+    ``coords`` (destination shape ``shape``): the same element of a reshaped operand, the
+    broadcast one otherwise (`_squeezed`)."""
+    return _coords(vshape, _squeezed(vshape, shape), tuple(coords))
+
+
+def _coords(vshape, squeezed, coords: tuple[IndexExpr, ...]) -> tuple[IndexExpr, ...]:
+    if squeezed is not None:
+        taken = iter(squeezed)
+        return tuple(IndexExpr() if n == 1 else coords[next(taken)] for n in vshape)
+    lead = len(coords) - len(vshape)
+    return tuple(IndexExpr() if n == 1 else c for n, c in zip(vshape, coords[lead:]))
 
 
 def _view_coords(o: Operand, coords: tuple[IndexExpr, ...]) -> tuple[IndexExpr, ...]:
-    lead = len(coords) - len(o.shape)
-    return tuple(IndexExpr() if n == 1 else c for n, c in zip(o.shape, coords[lead:]))
+    return _coords(o.shape, o.squeezed, coords)
 
 
 def _address_parts(b, o: Operand, coords, cache):
