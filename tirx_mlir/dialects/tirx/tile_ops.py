@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import AffineSetAttr, DenseArrayBase, FloatAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import (AffineSetAttr, DenseArrayBase, FloatAttr, IndexType, StringAttr,
+                                   UnitAttr)
 from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, irdl_op_definition, operand_def,
-                       opt_operand_def, opt_prop_def, prop_def, region_def, traits_def)
+                       opt_operand_def, opt_prop_def, prop_def, region_def, traits_def,
+                       var_operand_def)
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
@@ -368,10 +370,13 @@ class FmaOp(TileOp):
 @irdl_op_definition
 class SelectOp(TileOp):
     """dst[i] = predicate(i) ? true_value[i] : false_value[i], where the predicate is an affine
-    condition over the destination's indices (an integer set: every constraint must hold).
+    condition over the destination's indices (dims) and the index values listed in ``symbols``
+    (symbols: loop variables, scope ids), an integer set whose constraints must all hold.
 
     ``tirx.select %B, %A, %zero where (d0, d1) : (d1 - d0 - 1 >= 0) : ...`` keeps A above the
-    diagonal (d0 < d1) and writes 0 elsewhere.
+    diagonal (d0 < d1) and writes 0 elsewhere. In a loop over 128-row tiles of an n-row tensor,
+    ``where (d0, d1)[s0] : (n - 1 - s0 * 128 - d0 >= 0) symbols [%i] : ..., index`` keeps the
+    rows of tile %i that exist (``(i * 128) + d0 < n``).
     """
 
     name = "tirx.select"
@@ -379,6 +384,7 @@ class SelectOp(TileOp):
     dst = operand_def(BufferType)
     true_value = operand_def(ANY)
     false_value = operand_def(ANY)
+    symbols = var_operand_def(IndexType)
     where = prop_def(AffineSetAttr)
 
     def verify_tile(self) -> None:
@@ -386,10 +392,11 @@ class SelectOp(TileOp):
         rules.check_broadcast("select true_value", _shape(self, "true_value"), dst)
         rules.check_broadcast("select false_value", _shape(self, "false_value"), dst)
         aset = self.where.data
-        if aset.num_dims != len(dst) or aset.num_symbols:
+        if aset.num_dims != len(dst) or aset.num_symbols != len(self.symbols):
             raise rules.RuleError(f"select predicate has {aset.num_dims} dims and "
                                   f"{aset.num_symbols} symbols; it needs one dim per destination "
-                                  f"dim ({len(dst)}) and no symbols")
+                                  f"dim ({len(dst)}) and one symbol per value in `symbols` "
+                                  f"({len(self.symbols)})")
 
 
 # --- reductions ---------------------------------------------------------------------------------
