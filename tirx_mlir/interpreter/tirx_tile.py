@@ -70,9 +70,9 @@ class TileCall:
                                  hint="make the op collective over the CTA (e.g. `"
                                       f"{self.op.name} cta ...`) or write a `local` buffer")
         values = dict(zip(self.names, args))
-        if len(args) > len(self.names):  # variadic operands come last: select's symbols
-            (name, _), = self.op.variadic_operands().items()
-            values[name] = tuple(args[len(self.names):])
+        rest = iter(args[len(self.names):])  # variadic operands come last (symbols, workspace)
+        for name, given in self.op.variadic_operands().items():
+            values[name] = tuple(next(rest) for _ in given)
         return values
 
     def scratch(self, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:

@@ -49,6 +49,14 @@ def _check_float(op: TileOp, *names: str) -> None:
 # --- data movement ------------------------------------------------------------------------------
 
 
+WORKSPACE_DOC = """A ``workspace`` is scratch the caller gives a tile op instead of letting the
+backend's variant allocate it (TIRx's ``workspace``): at most one buffer, not one of the op's
+other operands. The op may overwrite it; its contents afterwards are unspecified (the tile-level
+semantics do not read or write it). A variant that needs scratch views the workspace as the tile
+it needs, after checking its scope, element type and size (Trainium: docs/trn.md, Workspaces);
+a variant that needs none ignores it."""
+
+
 class _CopyLike(TileOp):
     dst = operand_def(BufferType)
     src = operand_def(BufferType)
@@ -63,9 +71,15 @@ class CopyOp(_CopyLike):
     that broadcasts to dst (``[1, N]`` into ``[P, N]``) is copied into every row.
 
     ``tirx.copy cta %smem, %gmem : !tirx.buffer<32x32xf32, shared>, !tirx.buffer<32x32xf32, global>``
+
+    ``workspace [%t]``: caller-supplied scratch (see `WORKSPACE_DOC`), e.g. the PSUM staging tile
+    of a transposing copy on Trainium.
     """
 
     name = "tirx.copy"
+    dst = operand_def(BufferType)  # declared again: a subclass's operands come first
+    src = operand_def(BufferType)
+    workspace = var_operand_def(BufferType)
 
 
 @irdl_op_definition
@@ -103,6 +117,8 @@ class GemmOp(TileOp):
 
     A is [M, K] ([K, M] with ``transpose_a``), B is [K, N] ([N, K] with ``transpose_b``); C
     defaults to D when absent. ``tirx.gemm %D, %A, %B transpose_b alpha 0.5 : ...``
+    ``workspace [%acc]``: caller-supplied scratch (see `WORKSPACE_DOC`), e.g. the PSUM
+    accumulator of an SBUF result on Trainium.
     """
 
     name = "tirx.gemm"
@@ -114,6 +130,7 @@ class GemmOp(TileOp):
     a = operand_def(BufferType)
     b = operand_def(BufferType)
     c = opt_operand_def(BufferType)
+    workspace = var_operand_def(BufferType)
     transpose_a = opt_prop_def(UnitAttr)
     transpose_b = opt_prop_def(UnitAttr)
     alpha = opt_prop_def(FloatAttr)
@@ -403,11 +420,14 @@ class SelectOp(TileOp):
 
 
 class _ReduceOp(TileOp):
-    """dst = reduce(src) over ``axes`` (default the last); ``accum`` folds in the old dst."""
+    """dst = reduce(src) over ``axes`` (default the last); ``accum`` folds in the old dst.
+    ``workspace [%partial]``: caller-supplied scratch (see `WORKSPACE_DOC`), e.g. the
+    partial-reduction buffer of a two-stage reduction on Trainium."""
 
     KEYWORDS: ClassVar = {"axes": "ints", "accum": "flag"}
     dst = operand_def(BufferType)
     src = operand_def(BufferType)
+    workspace = var_operand_def(BufferType)
     axes = opt_prop_def(DenseArrayBase)
     accum = opt_prop_def(UnitAttr)
 
