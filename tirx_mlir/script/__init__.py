@@ -18,7 +18,8 @@ at thread scope; ``Tx.cta.<op>``, ``Tx.warp.<op>``, ``Tx.warpgroup.<op>`` (``Tx.
 and properties are keywords (``bias=``, ``scale=``, ``axes=[-1]``, ``accum=True``,
 ``transpose_b=True``...). ``Tx.select(..., where=lambda i, j: i < j)`` turns the lambda into the
 affine predicate; loop variables and scope ids in it become its symbols
-(``where=lambda i, j: i + k * 128 < n``). Namespaces that loaded backends register (``Tx.nki``...) are attributes too.
+(``where=lambda i, j: i + k * 128 < n``). Namespaces that loaded backends register
+(``Tx.nki``...) are attributes too.
 """
 
 from __future__ import annotations

@@ -280,9 +280,9 @@ class KeywordOp(IRDLOperation):
             parser.parse_punctuation(":", f" before the operand types of {cls.name}")
             types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
             if len(types) != len(names) + len(listed):
+                shown = names + [f"{n}[..]" for n in variadic if lists[n]]
                 parser.raise_error(f"{cls.name} has {len(names) + len(listed)} operands "
-                                   f"({', '.join(names + [f'{n}[..]' for n in variadic if lists[n]])})"
-                                   f" but {len(types)} types")
+                                   f"({', '.join(shown)}) but {len(types)} types")
         result_types = cls._parse_result_types(parser, bool(names)) if op_def.results else []
         resolved = {n: parser.resolve_operand(unresolved[n], t)  # type: ignore[arg-type]
                     for n, t in zip(names, types)}

@@ -108,6 +108,7 @@ def test_the_verifier_takes_one_workspace_not_an_operand():
     two = one + f"  tirx.copy %a, %b workspace [%a] : {a}, {a}, {a}"
     with pytest.raises(VerifyException, match="is also its operand 'dst'"):
         parse_module(kernel_text(two, {})).verify()
-    many = one + f"  %w = tirx.alloc : {a}\n  tirx.copy %a, %b workspace [%w, %w] : {a}, {a}, {a}, {a}"
+    many = one + (f"  %w = tirx.alloc : {a}\n"
+                  f"  tirx.copy %a, %b workspace [%w, %w] : {a}, {a}, {a}, {a}")
     with pytest.raises(VerifyException, match="at most one workspace buffer, got 2"):
         parse_module(kernel_text(many, {})).verify()

@@ -1,9 +1,10 @@
 """The CUDA variant of tirx.select: ``dst[i] = where(i) ? true_value[i] : false_value[i]``.
 
 ``default`` (priority 10): the elementwise engine (`pointwise.lower`) with the element's
-destination coordinate; each linear constraint ``sum(a_k * d_k) + sum(b_j * s_j) + c  (>= | ==)
-0`` of the predicate (``s_j`` the op's ``symbols``) becomes index arithmetic on that coordinate (its thread part is shared between the
-thread's elements, its register part folds into the constant) and a signed comparison; the
+destination coordinate; each linear constraint ``sum(a_k * d_k) + sum(b_j * s_j) + c
+(>= | ==) 0`` of the predicate (``s_j`` the op's ``symbols``) becomes index arithmetic on that
+coordinate (its thread part is shared between the thread's elements, its register part folds
+into the constant) and a signed comparison; the
 constraints are and-ed and pick the value with ``arith.select``. A predicate with a non-linear
 constraint (mod, floordiv) declines.
 """
