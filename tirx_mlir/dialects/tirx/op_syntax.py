@@ -117,7 +117,7 @@ def _variadic(op_cls: type) -> list[tuple[str, VarOperandDef]]:
 
 def unknown_keyword(what: str, key: str, op_cls: type) -> str:
     """The one message for a name an op does not take, in IR text and in the Python builder:
-    ``tirx.sum has no operand or property 'axis'; it takes dst, src, axes, accum``."""
+    ``tirx.sum has no operand or property 'axis'; it takes dst, src, workspace, axes, accum``."""
     names = [n for n, _ in op_cls.get_irdl_definition().operands]
     return (f"{what} has no operand or property '{key}'; it takes "
             f"{', '.join([*names, *op_cls.KEYWORDS])}")

@@ -176,8 +176,8 @@ tirx.kernel @matmul(%A: !tirx.buffer<64x32xf16, global>, %B: !tirx.buffer<64x32x
 // CHECK-NEXT: tirx.return
 // CHECK-NEXT: }
 
-// CHECK-GENERIC:      "tirx.gemm"(%D, %A, %B, %C) <{scope = #tirx<exec_scope thread>, transpose_b, alpha = 5.000000e-01 : f32, beta = 1.000000e+00 : f32, operandSegmentSizes = array<i32: 1, 1, 1, 1>}>
-// CHECK-GENERIC-NEXT: "tirx.gemm"(%C, %A, %B) <{scope = #tirx<exec_scope thread>, transpose_b, operandSegmentSizes = array<i32: 1, 1, 1, 0>}>
+// CHECK-GENERIC:      "tirx.gemm"(%D, %A, %B, %C) <{scope = #tirx<exec_scope thread>, transpose_b, alpha = 5.000000e-01 : f32, beta = 1.000000e+00 : f32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>}>
+// CHECK-GENERIC-NEXT: "tirx.gemm"(%C, %A, %B) <{scope = #tirx<exec_scope thread>, transpose_b, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}>
 // CHECK-GENERIC-NEXT: "tirx.gemm_async"(%C, %A, %B, %sa, %sb) <{scope = #tirx<exec_scope thread>, accum, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>}>
 
 // -----
