@@ -123,3 +123,30 @@ def test_cluster_sync_is_bound_to_the_cluster_scope():
         Tx.cta.copy(B, A)
     k.module.verify()
     assert "tirx.cluster_sync cluster\n" in str(k.module)
+
+
+def test_select_lambda_reads_a_loop_variable_as_a_symbol():
+    """``where=lambda i, j: i + k * 128 < 300`` in a loop over row tiles: ``k * 128`` is an
+    index value, bound as the set's symbol; the tile-level interpreter masks the last tile."""
+    import numpy as np
+
+    from tirx_mlir.interpreter import KernelRunner
+
+    with Tx.kernel("ragged", inputs={"X": Tx.buffer((384, 64))},
+                   outputs={"Y": Tx.buffer((384, 64))}) as k:
+        X, Y = k.args
+        s = Tx.alloc((128, 64), scope="shared", name="s")
+        with Tx.range(0, 3) as t:
+            Tx.copy(s, X[Tx.ds(t * 128, 128), :])
+            Tx.select(s, s, -1.0, where=lambda i, j: i + t * 128 < 300)
+            Tx.copy(Y[Tx.ds(t * 128, 128), :], s)
+    module = k.module
+    module.verify()
+    op = next(o for o in module.walk() if isinstance(o, SelectOp))
+    assert op.where.data.num_symbols == 1 and len(op.symbols) == 1
+    text = str(module)
+    assert "symbols [" in text and str(parse_module(text)) == text
+    x = np.random.default_rng(0).standard_normal((384, 64)).astype(np.float32)
+    (y,) = KernelRunner(module)(x)
+    expected = np.where(np.arange(384)[:, None] < 300, x, np.float32(-1.0))
+    np.testing.assert_array_equal(y, expected)

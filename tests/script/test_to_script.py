@@ -58,3 +58,23 @@ def test_tirx_opt_prints_it():
     assert run.stdout == module_to_script(parse_module((ROOT / "examples/softmax.mlir")
                                                        .read_text(), "softmax.mlir"))
     assert "@Tx.kernel(grid=(4,), threads=(128,))" in run.stdout
+
+
+def test_a_workspace_round_trips_as_a_keyword():
+    """A variadic operand (the caller's scratch) is a keyword both ways in: the builder takes
+    ``workspace=w`` and ``-t tx`` prints it so."""
+    from tirx_mlir import script as Tx
+    from tirx_mlir.script.to_script import module_to_script
+
+    with Tx.kernel("k", inputs={"A": Tx.buffer((128, 512))}, outputs={"B": Tx.buffer((128, 1))},
+                   target="aws/trn1/trn1.2xlarge") as k:
+        A, B = k.args
+        a = Tx.alloc((128, 512), scope="trn.sbuf")
+        r = Tx.alloc((128, 1), scope="trn.sbuf")
+        w = Tx.alloc((128, 4), scope="trn.sbuf")
+        Tx.copy(a, A)
+        Tx.sum(r, a, axes=[-1], workspace=w)
+        Tx.copy(B, r)
+    k.module.verify()
+    assert "workspace [%w]" in str(k.module)
+    assert "Tx.sum(r, a, workspace=w, axes=[-1])" in module_to_script(k.module)

@@ -21,7 +21,8 @@ collective). Semantics, beyond the docstrings in tile_ops.py:
   ``dst = -reduce(-dst, reduce(src))``.
 * ``binary_reduce``/``unary_reduce`` reduce the computed values before they are rounded to the
   elementwise output's dtype (the engines reduce their internal fp32 values).
-* ``select`` evaluates its affine predicate once over the destination's index grid.
+* ``select`` evaluates its affine predicate once over the destination's index grid, with its
+  symbols bound to the values of ``symbols``.
 * ``compose_op`` runs its body's ops in order.
 
 Scope check: an op narrower than the CTA (warpgroup, warp, thread) runs once in *each* instance
@@ -70,7 +71,11 @@ class TileCall:
             raise InterpretError(self.scope_error, self.op, code="scope",
                                  hint="make the op collective over the CTA (e.g. `"
                                       f"{self.op.name} cta ...`) or write a `local` buffer")
-        return dict(zip(self.names, args))
+        values = dict(zip(self.names, args))
+        rest = iter(args[len(self.names):])  # variadic operands come last (symbols, workspace)
+        for name, given in self.op.variadic_operands().items():
+            values[name] = tuple(next(rest) for _ in given)
+        return values
 
     def scratch(self, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
         """A temporary owned by this op, reused on each run (values never escape the op)."""
@@ -233,9 +238,10 @@ def _select(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
     dst = v["dst"]
     op = call.op
     assert isinstance(op, T.SelectOp)
+    symbols = v.get("symbols", ())
     mask = call.props.get("mask")
-    if mask is None or mask.shape != dst.shape:
-        mask = call.props["mask"] = predicate.evaluate(op.where.data, dst.shape)
+    if symbols or mask is None or mask.shape != dst.shape:  # symbols change between runs
+        mask = call.props["mask"] = predicate.evaluate(op.where.data, dst.shape, symbols)
     runtime.store(dst, np.where(mask, call.read(v["true_value"]), call.read(v["false_value"])))
 
 

@@ -21,7 +21,9 @@ at thread scope; ``Tx.cta.<op>``, ``Tx.warp.<op>``, ``Tx.warpgroup.<op>`` (``Tx.
 ``Tx.cluster.<op>`` and ``Tx.thread.<op>`` bind another exec scope, as in TIRx
 (``Tx.cluster.cluster_sync()`` too). Optional operands and properties are keywords
 (``bias=``, ``scale=``, ``axes=[-1]``, ``accum=True``, ``transpose_b=True``...).
-``Tx.select(..., where=lambda i, j: i < j)`` turns the lambda into the affine predicate. Namespaces that loaded backends register (``Tx.nki``...) are attributes too.
+``Tx.select(..., where=lambda i, j: i < j)`` turns the lambda into the affine predicate; loop
+variables and scope ids in it become its symbols (``where=lambda i, j: i + k * 128 < n``).
+Namespaces that loaded backends register (``Tx.nki``...) are attributes too.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, FloatAttr, IntegerAt
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineExpr
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind, AffineSet
-from xdsl.irdl import OptOperandDef
+from xdsl.irdl import OptOperandDef, VarOperandDef
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir import registry
@@ -82,23 +84,33 @@ for _id_op in SCOPE_ID_OPS:  # Tx.cta_id("x"), Tx.warp_id(), Tx.lane_id()...
 
 
 class _Dim:
-    """A symbolic destination index: arithmetic builds an AffineExpr, comparisons constraints."""
+    """A symbolic destination index: arithmetic builds an AffineExpr, comparisons constraints.
+    An `Index` in it (a loop variable, a scope id, arithmetic on them) becomes a symbol of the
+    set, bound in ``symbols`` (write the destination index first: ``i + k * 128 < n``)."""
 
-    def __init__(self, expr: AffineExpr):
-        self.expr = expr
+    def __init__(self, expr: AffineExpr, symbols: list):
+        self.expr, self.symbols = expr, symbols
 
-    @staticmethod
-    def _e(v) -> AffineExpr:
-        return v.expr if isinstance(v, _Dim) else AffineExpr.constant(int(v))
+    def _e(self, v) -> AffineExpr:
+        if isinstance(v, _Dim):
+            return v.expr
+        if isinstance(v, Index):
+            if v.value not in self.symbols:
+                self.symbols.append(v.value)
+            return AffineExpr.symbol(self.symbols.index(v.value))
+        return AffineExpr.constant(int(v))
 
-    def __add__(self, o): return _Dim(self.expr + self._e(o))
+    def _new(self, expr: AffineExpr) -> "_Dim":
+        return _Dim(expr, self.symbols)
+
+    def __add__(self, o): return self._new(self.expr + self._e(o))
     __radd__ = __add__
-    def __sub__(self, o): return _Dim(self.expr - self._e(o))
-    def __rsub__(self, o): return _Dim(self._e(o) - self.expr)
-    def __mul__(self, o): return _Dim(self.expr * self._e(o))
+    def __sub__(self, o): return self._new(self.expr - self._e(o))
+    def __rsub__(self, o): return self._new(self._e(o) - self.expr)
+    def __mul__(self, o): return self._new(self.expr * self._e(o))
     __rmul__ = __mul__
-    def __mod__(self, o): return _Dim(self.expr % self._e(o))
-    def __floordiv__(self, o): return _Dim(self.expr // self._e(o))
+    def __mod__(self, o): return self._new(self.expr % self._e(o))
+    def __floordiv__(self, o): return self._new(self.expr // self._e(o))
 
     def _ge(self, other, offset=0):
         return _Pred([AffineConstraintExpr(AffineConstraintKind.ge,
@@ -107,8 +119,8 @@ class _Dim:
 
     def __ge__(self, o): return self._ge(o)
     def __gt__(self, o): return self._ge(o, -1)
-    def __le__(self, o): return _Dim(self._e(o))._ge(self)
-    def __lt__(self, o): return _Dim(self._e(o))._ge(self, -1)
+    def __le__(self, o): return self._new(self._e(o))._ge(self)
+    def __lt__(self, o): return self._new(self._e(o))._ge(self, -1)
 
     def __eq__(self, o):  # type: ignore[override]
         return _Pred([AffineConstraintExpr(AffineConstraintKind.eq, self.expr - self._e(o),
@@ -128,14 +140,17 @@ class _Pred:
         raise ScriptError("combine predicate conditions with `&`, not `and`/`or`")
 
 
-def predicate_set(where: Callable[..., Any] | AffineSet, rank: int) -> AffineSet:
-    """An AffineSet over ``rank`` destination dims from a lambda (conjunction with ``&``)."""
+def predicate_set(where: Callable[..., Any] | AffineSet, rank: int,
+                  symbols: list | None = None) -> AffineSet:
+    """An AffineSet over ``rank`` destination dims from a lambda (conjunction with ``&``); the
+    index values it reads (loop variables, scope ids) are appended to ``symbols``."""
     if isinstance(where, AffineSet):
         return where
-    result = where(*(_Dim(AffineExpr.dimension(i)) for i in builtins.range(rank)))
+    found = [] if symbols is None else symbols
+    result = where(*(_Dim(AffineExpr.dimension(i), found) for i in builtins.range(rank)))
     if not isinstance(result, _Pred):
         raise ScriptError("a select predicate must compare indices, e.g. lambda i, j: i < j")
-    return AffineSet(rank, 0, tuple(result.constraints))
+    return AffineSet(rank, len(found), tuple(result.constraints))
 
 
 # --- tile primitive functions ----------------------------------------------------------------------
@@ -188,10 +203,20 @@ def _value_result(op_cls: type[TileOp], args: tuple, props: dict, what: str) -> 
                  layout=layout if shape == like.shape else None)
 
 
+def _operand_value(value: Any, variadic: bool) -> Any:
+    """A tile op's operand from a call's argument; a variadic operand (``workspace=w``, the
+    select's symbols) takes one value or a list of them."""
+    if not variadic:
+        return operand(value)
+    return [operand(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+
+
 def _tile_builder(op_cls: type[TileOp], scope: ExecScope) -> Callable[..., Any]:
     op_def = op_cls.get_irdl_definition()
     names = [n for n, _ in op_def.operands]
-    required = [n for n, d in op_def.operands if not isinstance(d, OptOperandDef)]
+    required = [n for n, d in op_def.operands if not isinstance(d, VarOperandDef)]  # opt too
+    variadic = {n for n, d in op_def.operands
+                if isinstance(d, VarOperandDef) and not isinstance(d, OptOperandDef)}
     short = op_cls.name.split(".", 1)[1]
     value_style = issubclass(op_cls, VALUE_STYLE) and op_cls is not CastOp and \
         required[0] == "dst"
@@ -210,8 +235,11 @@ def _tile_builder(op_cls: type[TileOp], scope: ExecScope) -> Callable[..., Any]:
                 raise ScriptError(f"Tx.{short} has no operand or property 'where'")
             dst = values.get("dst")
             rank = len(dst.shape) if isinstance(dst, Buffer) else 0
-            props["where"] = AffineSetAttr(predicate_set(where, rank))
-        operands = [operand(values[n]) if n in values else None for n in names]
+            symbols: list = []
+            props["where"] = AffineSetAttr(predicate_set(where, rank, symbols))
+            values["symbols"] = symbols
+        operands = [_operand_value(values[n], n in variadic) if n in values else None
+                    for n in names]
         op = op_cls(*operands, scope=scope, dispatch=dispatch, config=_config_attr(config),
                     **props)
         try:

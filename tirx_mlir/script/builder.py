@@ -192,11 +192,11 @@ def bind_arguments(op_cls, args: Sequence, kwargs: dict, what: str) -> tuple[dic
     or properties (``op_cls.KEYWORDS``). Returns ``(operand values by name, properties)``;
     misuse raises ScriptError naming ``what`` (e.g. ``Tx.add``).
     """
-    from xdsl.irdl import OptOperandDef
+    from xdsl.irdl import VarOperandDef
 
     op_def = op_cls.get_irdl_definition()
     names = [n for n, _ in op_def.operands]
-    positional = [n for n, d in op_def.operands if not isinstance(d, OptOperandDef)]
+    positional = [n for n, d in op_def.operands if not isinstance(d, VarOperandDef)]
     if len(args) > len(positional):
         raise ScriptError(f"{what} takes {len(positional)} operands ({', '.join(positional)}), "
                           f"got {len(args)}")

@@ -168,7 +168,13 @@ class _KernelPrinter:
         args, kwargs = [], []
         for name, _ in op_def.operands:
             value = getattr(op, name)
-            if value is None:
+            if value is None or (not isinstance(value, SSAValue) and not value):
+                continue  # an absent optional or an empty variadic operand
+            if not isinstance(value, SSAValue):  # a variadic one: workspace [%w], symbols
+                if name == "symbols" or len(value) != 1:
+                    raise TirxError(f"module_to_script: {op.name}'s {name} operands have no "
+                                    f"front-end form", op)
+                kwargs.append(f"{name}={self.expr(value[0], op)}")
                 continue
             text = self.expr(value, op)
             if name in op.KEYWORDS or op_def.operands and _is_optional(op_def, name):

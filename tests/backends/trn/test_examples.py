@@ -58,6 +58,8 @@ REFERENCES = {
     "add": (lambda a, b, s: [(a + b + F32(2)) * s], EXACT),
     "causal_mask": (lambda s: [np.where(np.arange(128)[:, None] + 384 >= np.arange(512)[None, :],
                                         s, F32(-3.0e38))], EXACT),
+    "causal_softmax_loop": (lambda s: [_softmax(np.where(np.tril(np.ones((512, 512), bool)), s,
+                                                         F32(-3.0e38)))], REDUCE),
     "exp_bias_scale": (lambda x, b, s: [np.exp(0.5 * x.astype(np.float64) + b),
                                         np.exp(x.astype(np.float64) * s - 1.0)], ACTIVATION),
     "layernorm": (lambda x, g, b: [_layernorm(x, g, b)], REDUCE),

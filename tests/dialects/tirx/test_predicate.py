@@ -55,3 +55,27 @@ def test_linear_form():
         assert holds == (j - i - 1 >= 0 and 2 * i == j)
     _, op = select_op("(d0, d1) : (d0 mod 2 >= 0)")
     assert linear_constraints(op.where.data) is None
+
+
+def symbol_select(where: str):
+    t = "!tirx.buffer<5x7xf32, global>"
+    src = (f"tirx.kernel @k(%A: {t}) grid [1] threads [1] {{\n  %c = arith.constant 0.0 : f32\n"
+           f"  %i = tirx.cta_id x : index\n  %j = tirx.cta_id y : index\n"
+           f"  tirx.select %A, %A, %c where {where} symbols [%i, %j] : {t}, {t}, f32, index, "
+           f"index\n  tirx.return\n}}")
+    module = parse_module(src)
+    module.verify()
+    return module, next(o for o in module.walk() if isinstance(o, SelectOp))
+
+
+def test_symbols_evaluate_linearise_and_round_trip():
+    module, op = symbol_select("(d0, d1)[s0, s1] : (s0 * 4 + d0 - d1 - s1 >= 0)")
+    assert str(parse_module(str(module))) == str(module)
+    for s0, s1 in [(0, 0), (1, 3), (2, -1)]:
+        expected = np.array([[s0 * 4 + i - j - s1 >= 0 for j in range(7)] for i in range(5)])
+        assert (evaluate(op.where.data, (5, 7), (s0, s1)) == expected).all()
+    (c,) = linear_constraints(op.where.data)
+    assert (c.coeffs, c.sym_coeffs, c.const) == ((1, -1), (4, -1), 0)
+    assert str(c) == "d0 - d1 + 4 * s0 - s1 >= 0"
+    with pytest.raises(ValueError, match="2 symbols, 1 values"):
+        evaluate(op.where.data, (5, 7), (1,))

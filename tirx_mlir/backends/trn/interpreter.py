@@ -183,7 +183,8 @@ class NkiFunctions(InterpreterFunctions):
     def run_iota(self, interp: Interpreter, op: nki.IotaOp, args: PythonValues):
         v = self._start(interp, op, args)
         dst = v["dst"]
-        values = _pattern_values(dst.shape[0], op.pattern_prop(), op.int_prop("offset"),
+        offset = op.int_prop("offset") + int(v.get("offset_index", 0))
+        values = _pattern_values(dst.shape[0], op.pattern_prop(), offset,
                                  op.int_prop("channel_multiplier"))
         put(dst, runtime.convert(values, np.dtype(np.int32)))  # computed in int32
         return ()
@@ -329,7 +330,8 @@ class NkiFunctions(InterpreterFunctions):
                           args: PythonValues):
         v = self._start(interp, op, args)
         dst = v["dst"]
-        values = _pattern_values(dst.shape[0], op.pattern_prop(), op.int_prop("offset"),
+        offset = op.int_prop("offset") + int(v.get("offset_index", 0))
+        values = _pattern_values(dst.shape[0], op.pattern_prop(), offset,
                                  op.int_prop("channel_multiplier"))
         mask = tables.AFFINE_SELECT_CMPS[op.cmp.data](values, 0)
         put(dst, np.where(mask, rows(v["on_true"]), F32.type(op.float_prop("on_false"))))

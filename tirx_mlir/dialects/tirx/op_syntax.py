@@ -4,7 +4,8 @@
                 : <operand types> (-> <result types>)?
 
 * positional operands are the op's required operands, in declaration order;
-* an optional operand is written ``<its name> %value`` (``bias %b``);
+* an optional operand is written ``<its name> %value`` (``bias %b``); a variadic one (declared
+  last) ``<its name> [%a, %b]``, left out when empty (``symbols [%i]``);
 * a property is written ``<its name> <value>`` by its *kind*: ``flag`` is a bare keyword
   (``accum``), ``name`` an identifier (``reduce sum``), ``int`` an integer, ``ints`` a list
   (``axes [-1]``), ``float`` a number or ``inf``/``-inf``/``nan``, ``pattern`` a list of
@@ -25,7 +26,7 @@ from typing import Callable, ClassVar, Sequence
 from xdsl.dialects.builtin import (AffineSetAttr, DenseArrayBase, FloatAttr, IntegerAttr,
                                    StringAttr, UnitAttr, f32, i64)
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import IRDLOperation, OptOperandDef
+from xdsl.irdl import IRDLOperation, OptOperandDef, VarOperandDef
 from xdsl.irdl.operations import OptRegionDef
 from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import MLIRTokenKind
@@ -106,12 +107,17 @@ def to_attr(kind: str, value: object) -> Attribute | None:
     return KINDS[kind].convert(value)
 
 
+def _variadic(op_cls: type) -> list[tuple[str, VarOperandDef]]:
+    return [(n, d) for n, d in op_cls.get_irdl_definition().operands
+            if isinstance(d, VarOperandDef) and not isinstance(d, OptOperandDef)]
+
+
 # --- the base op --------------------------------------------------------------------------------
 
 
 def unknown_keyword(what: str, key: str, op_cls: type) -> str:
     """The one message for a name an op does not take, in IR text and in the Python builder:
-    ``tirx.sum has no operand or property 'axis'; it takes dst, src, axes, accum``."""
+    ``tirx.sum has no operand or property 'axis'; it takes dst, src, workspace, axes, accum``."""
     names = [n for n, _ in op_cls.get_irdl_definition().operands]
     return (f"{what} has no operand or property '{key}'; it takes "
             f"{', '.join([*names, *op_cls.KEYWORDS])}")
@@ -141,6 +147,8 @@ class KeywordOp(IRDLOperation):
             value = operands[i] if i < len(operands) else None
             if isinstance(odef, OptOperandDef):
                 operand_args.append([] if value is None else [value])
+            elif isinstance(odef, VarOperandDef):
+                operand_args.append(list(value or ()))
             elif value is None:
                 raise ValueError(f"{self.name}: operand '{name}' is required")
             else:
@@ -158,13 +166,20 @@ class KeywordOp(IRDLOperation):
 
     # ---- queries shared by verifiers, interpreters, dispatch and printers ----
     def named_operands(self) -> dict[str, SSAValue]:
-        """Present operands by name, in declaration order."""
+        """Present single operands by name, in declaration order (variadic ones are
+        `variadic_operands`)."""
         out: dict[str, SSAValue] = {}
-        for name, _ in type(self).get_irdl_definition().operands:
+        for name, odef in type(self).get_irdl_definition().operands:
+            if isinstance(odef, VarOperandDef) and not isinstance(odef, OptOperandDef):
+                continue
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
         return out
+
+    def variadic_operands(self) -> dict[str, tuple[SSAValue, ...]]:
+        """Variadic operands by name (declared after the single ones)."""
+        return {name: tuple(getattr(self, name)) for name, odef in _variadic(type(self))}
 
     def dst_operands(self) -> list[SSAValue]:
         return [v for n, v in self.named_operands().items() if n in self.DSTS]
@@ -218,18 +233,24 @@ class KeywordOp(IRDLOperation):
     def parse(cls, parser: Parser) -> "KeywordOp":
         op_def = cls.get_irdl_definition()
         props = cls.parse_head(parser)
-        positional = [n for n, d in op_def.operands if not isinstance(d, OptOperandDef)]
+        variadic = [n for n, _ in _variadic(cls)]
+        positional = [n for n, d in op_def.operands
+                      if not isinstance(d, VarOperandDef) and n not in variadic]
         optional = [n for n, d in op_def.operands if isinstance(d, OptOperandDef)]
         unresolved: dict[str, object] = {}
+        lists: dict[str, list] = {n: [] for n in variadic}
         for i, name in enumerate(positional):
             if i:
                 parser.parse_punctuation(",", f" before operand '{name}' of {cls.name}")
             unresolved[name] = parser.parse_unresolved_operand(
                 f"{cls.name} expects {len(positional)} operands ({', '.join(positional)})")
-        keywords = [*optional, *cls.KEYWORDS, *cls.TAIL_KEYWORDS]
+        keywords = [*optional, *variadic, *cls.KEYWORDS, *cls.TAIL_KEYWORDS]
         while (kw := parser.parse_optional_keyword_in(keywords)) is not None:
             if kw in optional:
                 unresolved[kw] = parser.parse_unresolved_operand()
+            elif kw in variadic:
+                lists[kw] = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, parser.parse_unresolved_operand)
             elif kw in cls.KEYWORDS:
                 props[kw] = KINDS[cls.KEYWORDS[kw]].parse(parser, kw)
             else:
@@ -253,17 +274,23 @@ class KeywordOp(IRDLOperation):
             elif not isinstance(rdef, OptRegionDef):
                 parser.raise_error(f"{cls.name} expects a region")
         names = [n for n, _ in op_def.operands if n in unresolved]
+        listed = [u for n in variadic for u in lists[n]]
         types: list[Attribute] = []
-        if names:
+        if names or listed:
             parser.parse_punctuation(":", f" before the operand types of {cls.name}")
             types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-            if len(types) != len(names):
-                parser.raise_error(f"{cls.name} has {len(names)} operands "
-                                   f"({', '.join(names)}) but {len(types)} types")
+            if len(types) != len(names) + len(listed):
+                shown = names + [f"{n}[..]" for n in variadic if lists[n]]
+                parser.raise_error(f"{cls.name} has {len(names) + len(listed)} operands "
+                                   f"({', '.join(shown)}) but {len(types)} types")
         result_types = cls._parse_result_types(parser, bool(names)) if op_def.results else []
         resolved = {n: parser.resolve_operand(unresolved[n], t)  # type: ignore[arg-type]
                     for n, t in zip(names, types)}
-        operand_args = [([resolved[n]] if n in resolved else []) if isinstance(d, OptOperandDef)
+        rest = iter(types[len(names):])
+        resolved_lists = {n: [parser.resolve_operand(u, next(rest)) for u in lists[n]]
+                          for n in variadic}
+        operand_args = [resolved_lists[n] if n in resolved_lists else
+                        ([resolved[n]] if n in resolved else []) if isinstance(d, OptOperandDef)
                         else resolved[n] for n, d in op_def.operands]
         op = cls.build(operands=operand_args, properties=props, regions=regions,
                        result_types=result_types)
@@ -286,7 +313,7 @@ class KeywordOp(IRDLOperation):
         op_def = type(self).get_irdl_definition()
         self.print_head(printer)
         positional = [getattr(self, n) for n, d in op_def.operands
-                      if not isinstance(d, OptOperandDef)]
+                      if not isinstance(d, VarOperandDef)]
         if positional:
             printer.print_string(" ")
             printer.print_list(positional, printer.print_operand)
@@ -300,13 +327,19 @@ class KeywordOp(IRDLOperation):
             elif (value := getattr(self, name)) is not None:
                 printer.print_string(f" {name} ")
                 printer.print_operand(value)
+        variadic = self.variadic_operands()
+        for name, values in variadic.items():
+            if values:
+                printer.print_string(f" {name} [")
+                printer.print_list(values, printer.print_operand)
+                printer.print_string("]")
         self.print_tail(printer)
         printer.print_op_attributes(self.attributes, print_keyword=bool(self.regions))
         for region in self.regions:
             printer.print_string(" ")
             printer.print_region(region, print_entry_block_args=False,
                                  print_block_terminators=False)
-        values = list(self.named_operands().values())
+        values = [*self.named_operands().values(), *(v for vs in variadic.values() for v in vs)]
         if values:
             printer.print_string(" : ")
             printer.print_list([v.type for v in values], printer.print_attribute)

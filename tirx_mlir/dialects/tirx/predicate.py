@@ -1,6 +1,8 @@
-"""The affine predicate of ``tirx.select``: an integer set over the destination's indices.
+"""The affine predicate of ``tirx.select``: an integer set over the destination's indices (dims)
+and index values bound by the op (symbols: loop variables, scope ids).
 
-``where (d0, d1) : (d1 - d0 - 1 >= 0)`` holds where every constraint holds. This module is the one
+``where (d0, d1) : (d1 - d0 - 1 >= 0)`` holds where every constraint holds;
+``where (d0, d1)[s0] : (999 - 128 * s0 - d0 >= 0)`` reads a symbol too. This module is the one
 place that reads such a set: it prints it readably, evaluates it on index grids (the
 interpreter) and exposes its linear form (backends map it to hardware predicates, e.g. NKI's
 affine_select ``channel_multiplier`` and pattern steps).
@@ -18,28 +20,32 @@ from xdsl.ir.affine.affine_set import AffineConstraintKind, AffineSet
 
 @dataclass(frozen=True)
 class LinearConstraint:
-    """``sum(coeffs[i] * d_i) + const  (>= | ==)  0``."""
+    """``sum(coeffs[i] * d_i) + sum(sym_coeffs[j] * s_j) + const  (>= | ==)  0``."""
 
     coeffs: tuple[int, ...]
     const: int
     is_equality: bool
+    sym_coeffs: tuple[int, ...] = ()
 
     def __str__(self) -> str:
-        return _linear_text(self.coeffs, self.const) + (" == 0" if self.is_equality else " >= 0")
+        atoms = {**{f"d{i}": a for i, a in enumerate(self.coeffs)},
+                 **{f"s{j}": a for j, a in enumerate(self.sym_coeffs)}}
+        return _sum_text(atoms, self.const) + (" == 0" if self.is_equality else " >= 0")
 
 
-def _linear(expr: AffineExpr, num_dims: int) -> tuple[list[int], int] | None:
-    """Coefficients per dim and the constant of an affine expression; None if not linear
-    (mod, floordiv, ceildiv, symbols, or a product of two dims)."""
+def _linear(expr: AffineExpr, num_dims: int, num_syms: int = 0) -> tuple[list[int], int] | None:
+    """Coefficients per dim then per symbol, and the constant, of an affine expression; None if
+    not linear (mod, floordiv, ceildiv, or a product of two variables)."""
+    width = num_dims + num_syms
     if isinstance(expr, AffineConstantExpr):
-        return [0] * num_dims, expr.value
-    if isinstance(expr, AffineDimExpr):
-        coeffs = [0] * num_dims
-        coeffs[expr.position] = 1
+        return [0] * width, expr.value
+    if isinstance(expr, (AffineDimExpr, AffineSymExpr)):
+        coeffs = [0] * width
+        coeffs[expr.position + (num_dims if isinstance(expr, AffineSymExpr) else 0)] = 1
         return coeffs, 0
-    if isinstance(expr, AffineSymExpr) or not isinstance(expr, AffineBinaryOpExpr):
+    if not isinstance(expr, AffineBinaryOpExpr):
         return None
-    lhs, rhs = _linear(expr.lhs, num_dims), _linear(expr.rhs, num_dims)
+    lhs, rhs = _linear(expr.lhs, num_dims, num_syms), _linear(expr.rhs, num_dims, num_syms)
     if lhs is None or rhs is None:
         return None
     if expr.kind == AffineBinaryOpKind.Add:
@@ -52,24 +58,21 @@ def _linear(expr: AffineExpr, num_dims: int) -> tuple[list[int], int] | None:
     return None
 
 
-def _linear_constraint(c, num_dims: int) -> LinearConstraint | None:
-    form = _linear(c.lhs - c.rhs, num_dims)
+def _linear_constraint(c, num_dims: int, num_syms: int) -> LinearConstraint | None:
+    form = _linear(c.lhs - c.rhs, num_dims, num_syms)
     if form is None:
         return None
     coeffs, const = form
     if c.kind == AffineConstraintKind.le:  # lhs <= rhs  <=>  rhs - lhs >= 0
         coeffs, const = [-a for a in coeffs], -const
-    return LinearConstraint(tuple(coeffs), const, c.kind == AffineConstraintKind.eq)
+    return LinearConstraint(tuple(coeffs[:num_dims]), const, c.kind == AffineConstraintKind.eq,
+                            tuple(coeffs[num_dims:]))
 
 
 def linear_constraints(aset: AffineSet) -> list[LinearConstraint] | None:
     """The set as linear constraints, or None when some constraint is not linear."""
-    out = [_linear_constraint(c, aset.num_dims) for c in aset.constraints]
+    out = [_linear_constraint(c, aset.num_dims, aset.num_symbols) for c in aset.constraints]
     return None if any(c is None for c in out) else out  # type: ignore[return-value]
-
-
-def _linear_text(coeffs, const) -> str:
-    return _sum_text({f"d{i}": a for i, a in enumerate(coeffs)}, const)
 
 
 def _sum_text(atoms: dict[str, int], const: int) -> str:
@@ -132,15 +135,20 @@ def format_affine_set(aset: AffineSet) -> str:
     return f"({dims}){syms} : ({', '.join(parts)})"
 
 
-def evaluate(aset: AffineSet, shape: tuple[int, ...] | list[int]) -> np.ndarray:
-    """Boolean mask of ``shape``: where every constraint of the set holds.
+def evaluate(aset: AffineSet, shape: tuple[int, ...] | list[int],
+             symbols: tuple[int, ...] | list[int] = ()) -> np.ndarray:
+    """Boolean mask of ``shape``: where every constraint of the set holds, with the symbols
+    bound to ``symbols``.
 
     Evaluated once over broadcast index grids (``np.ogrid``), never per element.
     """
+    if len(symbols) != aset.num_symbols:
+        raise ValueError(f"the set has {aset.num_symbols} symbols, {len(symbols)} values given")
     grids = list(np.ogrid[tuple(slice(0, n) for n in shape)]) if len(shape) else []
+    syms = [int(s) for s in symbols]
     mask = np.ones(tuple(shape), dtype=bool)
     for c in aset.constraints:
-        value = c.lhs.eval(grids, []) - c.rhs.eval(grids, [])
+        value = c.lhs.eval(grids, syms) - c.rhs.eval(grids, syms)
         if c.kind == AffineConstraintKind.ge:
             mask &= value >= 0
         elif c.kind == AffineConstraintKind.le:

@@ -89,6 +89,7 @@ class TileOp(KeywordOp):
             if not isinstance(t, BufferType) and not is_scalar_type(t):
                 raise VerifyException(f"operand '{name}' must be a !tirx.buffer or a scalar "
                                       f"(index, integer or float), got {t}")
+        self._verify_workspace(named)
         try:
             self.verify_tile()
         except rules.RuleError as err:
@@ -98,6 +99,19 @@ class TileOp(KeywordOp):
 
     def verify_tile(self) -> None:
         """Op-specific rules; raise rules.RuleError or VerifyException."""
+
+    def _verify_workspace(self, named: dict[str, SSAValue]) -> None:
+        """tile_ops.WORKSPACE_DOC: at most one buffer, none of the op's other operands."""
+        workspace = self.variadic_operands().get("workspace", ())
+        if len(workspace) > 1:
+            raise VerifyException(f"{self.name} takes at most one workspace buffer, got "
+                                  f"{len(workspace)}")
+        for value in workspace:
+            same = [n for n, v in named.items() if v is value]
+            if same:
+                raise VerifyException(f"the workspace of {self.name} is also its operand "
+                                      f"'{same[0]}'; give scratch of its own (the op may "
+                                      f"overwrite the workspace)")
 
     def _verify_exec_scope(self) -> None:
         kernel = enclosing_kernel(self)

@@ -12,7 +12,8 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (AffineSetAttr, DenseArrayBase, FloatAttr, IndexType, StringAttr,
                                    UnitAttr)
 from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, irdl_op_definition, operand_def,
-                       opt_operand_def, opt_prop_def, prop_def, region_def, traits_def)
+                       opt_operand_def, opt_prop_def, prop_def, region_def, traits_def,
+                       var_operand_def)
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
@@ -49,6 +50,14 @@ def _check_float(op: TileOp, *names: str) -> None:
 # --- data movement ------------------------------------------------------------------------------
 
 
+WORKSPACE_DOC = """A ``workspace`` is scratch the caller gives a tile op instead of letting the
+backend's variant allocate it (TIRx's ``workspace``): at most one buffer, not one of the op's
+other operands. The op may overwrite it; its contents afterwards are unspecified (the tile-level
+semantics do not read or write it). A variant that needs scratch views the workspace as the tile
+it needs, after checking its scope, element type and size (Trainium: docs/trn.md, Workspaces);
+a variant that needs none ignores it."""
+
+
 class _CopyLike(TileOp):
     dst = operand_def(BufferType)
     src = operand_def(BufferType)
@@ -63,9 +72,15 @@ class CopyOp(_CopyLike):
     that broadcasts to dst (``[1, N]`` into ``[P, N]``) is copied into every row.
 
     ``tirx.copy cta %smem, %gmem : !tirx.buffer<32x32xf32, shared>, !tirx.buffer<32x32xf32, global>``
+
+    ``workspace [%t]``: caller-supplied scratch (see `WORKSPACE_DOC`), e.g. the PSUM staging tile
+    of a transposing copy on Trainium.
     """
 
     name = "tirx.copy"
+    dst = operand_def(BufferType)  # declared again: a subclass's operands come first
+    src = operand_def(BufferType)
+    workspace = var_operand_def(BufferType)
 
 
 @irdl_op_definition
@@ -131,6 +146,8 @@ class GemmOp(TileOp):
 
     A is [M, K] ([K, M] with ``transpose_a``), B is [K, N] ([N, K] with ``transpose_b``); C
     defaults to D when absent. ``tirx.gemm %D, %A, %B transpose_b alpha 0.5 : ...``
+    ``workspace [%acc]``: caller-supplied scratch (see `WORKSPACE_DOC`), e.g. the PSUM
+    accumulator of an SBUF result on Trainium.
     """
 
     name = "tirx.gemm"
@@ -142,6 +159,7 @@ class GemmOp(TileOp):
     a = operand_def(BufferType)
     b = operand_def(BufferType)
     c = opt_operand_def(BufferType)
+    workspace = var_operand_def(BufferType)
     transpose_a = opt_prop_def(UnitAttr)
     transpose_b = opt_prop_def(UnitAttr)
     alpha = opt_prop_def(FloatAttr)
@@ -398,10 +416,13 @@ class FmaOp(TileOp):
 @irdl_op_definition
 class SelectOp(TileOp):
     """dst[i] = predicate(i) ? true_value[i] : false_value[i], where the predicate is an affine
-    condition over the destination's indices (an integer set: every constraint must hold).
+    condition over the destination's indices (dims) and the index values listed in ``symbols``
+    (symbols: loop variables, scope ids), an integer set whose constraints must all hold.
 
     ``tirx.select %B, %A, %zero where (d0, d1) : (d1 - d0 - 1 >= 0) : ...`` keeps A above the
-    diagonal (d0 < d1) and writes 0 elsewhere.
+    diagonal (d0 < d1) and writes 0 elsewhere. In a loop over 128-row tiles of an n-row tensor,
+    ``where (d0, d1)[s0] : (n - 1 - s0 * 128 - d0 >= 0) symbols [%i] : ..., index`` keeps the
+    rows of tile %i that exist (``(i * 128) + d0 < n``).
     """
 
     name = "tirx.select"
@@ -409,6 +430,7 @@ class SelectOp(TileOp):
     dst = operand_def(BufferType)
     true_value = operand_def(ANY)
     false_value = operand_def(ANY)
+    symbols = var_operand_def(IndexType)
     where = prop_def(AffineSetAttr)
 
     def verify_tile(self) -> None:
@@ -416,21 +438,25 @@ class SelectOp(TileOp):
         rules.check_broadcast("select true_value", _shape(self, "true_value"), dst)
         rules.check_broadcast("select false_value", _shape(self, "false_value"), dst)
         aset = self.where.data
-        if aset.num_dims != len(dst) or aset.num_symbols:
+        if aset.num_dims != len(dst) or aset.num_symbols != len(self.symbols):
             raise rules.RuleError(f"select predicate has {aset.num_dims} dims and "
                                   f"{aset.num_symbols} symbols; it needs one dim per destination "
-                                  f"dim ({len(dst)}) and no symbols")
+                                  f"dim ({len(dst)}) and one symbol per value in `symbols` "
+                                  f"({len(self.symbols)})")
 
 
 # --- reductions ---------------------------------------------------------------------------------
 
 
 class _ReduceOp(TileOp):
-    """dst = reduce(src) over ``axes`` (default the last); ``accum`` folds in the old dst."""
+    """dst = reduce(src) over ``axes`` (default the last); ``accum`` folds in the old dst.
+    ``workspace [%partial]``: caller-supplied scratch (see `WORKSPACE_DOC`), e.g. the
+    partial-reduction buffer of a two-stage reduction on Trainium."""
 
     KEYWORDS: ClassVar = {"axes": "ints", "accum": "flag"}
     dst = operand_def(BufferType)
     src = operand_def(BufferType)
+    workspace = var_operand_def(BufferType)
     axes = opt_prop_def(DenseArrayBase)
     accum = opt_prop_def(UnitAttr)
 

@@ -553,13 +553,27 @@ tirx.select %a, %b, %a where (d0, d1) : (d1 - d0 >= 0) : !tirx.buffer<4x4xf32, g
 
 %a = "test.op"() : () -> !tirx.buffer<4x4xf32, global>
 tirx.select %a, %a, %a where (d0) : (d0 >= 0) : !tirx.buffer<4x4xf32, global>, !tirx.buffer<4x4xf32, global>, !tirx.buffer<4x4xf32, global>
-// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.select' op select predicate has 1 dims and 0 symbols; it needs one dim per destination dim (2) and no symbols
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.select' op select predicate has 1 dims and 0 symbols; it needs one dim per destination dim (2) and one symbol per value in `symbols` (0)
 
 // -----
 
 %a = "test.op"() : () -> !tirx.buffer<4x4xf32, global>
 tirx.select %a, %a, %a where (d0, d1)[s0] : (d0 - s0 >= 0) : !tirx.buffer<4x4xf32, global>, !tirx.buffer<4x4xf32, global>, !tirx.buffer<4x4xf32, global>
-// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.select' op select predicate has 2 dims and 1 symbols; it needs one dim per destination dim (2) and no symbols
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.select' op select predicate has 2 dims and 1 symbols; it needs one dim per destination dim (2) and one symbol per value in `symbols` (0)
+
+// -----
+
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, global>
+%i = "test.op"() : () -> index
+tirx.select %a, %a, %a where (d0, d1)[s0] : (d0 - s0 >= 0) symbols [%i, %i] : !tirx.buffer<4x4xf32, global>, !tirx.buffer<4x4xf32, global>, !tirx.buffer<4x4xf32, global>, index, index
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.select' op select predicate has 2 dims and 1 symbols; it needs one dim per destination dim (2) and one symbol per value in `symbols` (2)
+
+// -----
+
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, global>
+%i = "test.op"() : () -> index
+tirx.select %a, %a, %a where (d0, d1)[s0] : (d0 - s0 >= 0) symbols [%i] : !tirx.buffer<4x4xf32, global>, !tirx.buffer<4x4xf32, global>, !tirx.buffer<4x4xf32, global>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:{{[0-9]+}}: error: tirx.select has 4 operands (dst, true_value, false_value, symbols[..]) but 3 types
 
 // -----
 

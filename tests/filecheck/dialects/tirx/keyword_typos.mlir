@@ -4,7 +4,7 @@
 
 tirx.kernel @k(%A: !tirx.buffer<4x8xf32, global>) grid [1] threads [1] {
   %B = tirx.alloc : !tirx.buffer<4x1xf32, global>
-  // expected-error@+1 {{tirx.sum has no operand or property 'axis'; it takes dst, src, axes, accum}}
+  // expected-error@+1 {{tirx.sum has no operand or property 'axis'; it takes dst, src, workspace, axes, accum}}
   tirx.sum %B, %A axis [1] : !tirx.buffer<4x1xf32, global>, !tirx.buffer<4x8xf32, global>
   tirx.return
 }

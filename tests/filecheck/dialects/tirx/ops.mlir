@@ -176,8 +176,8 @@ tirx.kernel @matmul(%A: !tirx.buffer<64x32xf16, global>, %B: !tirx.buffer<64x32x
 // CHECK-NEXT: tirx.return
 // CHECK-NEXT: }
 
-// CHECK-GENERIC:      "tirx.gemm"(%D, %A, %B, %C) <{scope = #tirx<exec_scope thread>, transpose_b, alpha = 5.000000e-01 : f32, beta = 1.000000e+00 : f32, operandSegmentSizes = array<i32: 1, 1, 1, 1>}>
-// CHECK-GENERIC-NEXT: "tirx.gemm"(%C, %A, %B) <{scope = #tirx<exec_scope thread>, transpose_b, operandSegmentSizes = array<i32: 1, 1, 1, 0>}>
+// CHECK-GENERIC:      "tirx.gemm"(%D, %A, %B, %C) <{scope = #tirx<exec_scope thread>, transpose_b, alpha = 5.000000e-01 : f32, beta = 1.000000e+00 : f32, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0>}>
+// CHECK-GENERIC-NEXT: "tirx.gemm"(%C, %A, %B) <{scope = #tirx<exec_scope thread>, transpose_b, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0>}>
 // CHECK-GENERIC-NEXT: "tirx.gemm_async"(%C, %A, %B, %sa, %sb) <{scope = #tirx<exec_scope thread>, accum, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1>}>
 
 // -----
@@ -206,6 +206,8 @@ tirx.kernel @elementwise(%X: !tirx.buffer<128x64xf32, global>) grid [1] threads 
   tirx.minimum %y, %x, %b : !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<128x1xf32, trn.sbuf>
   tirx.fma %y, %x, %c, %b : !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<128x64xf32, trn.sbuf>, f32, !tirx.buffer<128x1xf32, trn.sbuf>
   tirx.select %y, %x, %c where (d0, d1) : (d1 - d0 - 1 >= 0) : !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<128x64xf32, trn.sbuf>, f32
+  %i = tirx.cta_id x : index
+  tirx.select %y, %x, %c where (d0, d1)[s0] : (999 - d0 - s0 * 128 >= 0) symbols [%i] : !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<128x64xf32, trn.sbuf>, f32, index
   tirx.return
 }
 
@@ -233,12 +235,15 @@ tirx.kernel @elementwise(%X: !tirx.buffer<128x64xf32, global>) grid [1] threads 
 // CHECK-NEXT: tirx.minimum %y, %x, %b : !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<128x1xf32, trn.sbuf>
 // CHECK-NEXT: tirx.fma %y, %x, %c, %b : !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<128x64xf32, trn.sbuf>, f32, !tirx.buffer<128x1xf32, trn.sbuf>
 // CHECK-NEXT: tirx.select %y, %x, %c where (d0, d1) : (d1 - d0 - 1 >= 0) : !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<128x64xf32, trn.sbuf>, f32
+// CHECK-NEXT: %i = tirx.cta_id x : index
+// CHECK-NEXT: tirx.select %y, %x, %c where (d0, d1)[s0] : (-d0 - 128 * s0 + 999 >= 0) symbols [%i] : !tirx.buffer<128x64xf32, trn.sbuf>, !tirx.buffer<128x64xf32, trn.sbuf>, f32, index
 // CHECK-NEXT: tirx.return
 // CHECK-NEXT: }
 
 // CHECK-GENERIC:      "tirx.exp"(%y, %x, %b, %c) <{scope = #tirx<exec_scope thread>, operandSegmentSizes = array<i32: 1, 1, 1, 1>}>
 // CHECK-GENERIC:      "tirx.log2"(%y, %x, %b) <{scope = #tirx<exec_scope thread>, operandSegmentSizes = array<i32: 1, 1, 1, 0>}>
 // CHECK-GENERIC:      "tirx.select"(%y, %x, %c) <{scope = #tirx<exec_scope thread>, where = affine_set<(d0, d1) : (((d1 + (d0 * -1)) + -1) >= 0)>}>
+// CHECK-GENERIC:      "tirx.select"(%y, %x, %c, %i) <{scope = #tirx<exec_scope thread>, where = affine_set<(d0, d1)[s0] :
 
 // -----
 

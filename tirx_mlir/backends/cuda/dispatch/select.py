@@ -1,9 +1,10 @@
 """The CUDA variant of tirx.select: ``dst[i] = where(i) ? true_value[i] : false_value[i]``.
 
 ``default`` (priority 10): the elementwise engine (`pointwise.lower`) with the element's
-destination coordinate; each linear constraint ``sum(a_k * d_k) + c  (>= | ==)  0`` of the
-predicate becomes index arithmetic on that coordinate (its thread part is shared between the
-thread's elements, its register part folds into the constant) and a signed comparison; the
+destination coordinate; each linear constraint ``sum(a_k * d_k) + sum(b_j * s_j) + c
+(>= | ==) 0`` of the predicate (``s_j`` the op's ``symbols``) becomes index arithmetic on that
+coordinate (its thread part is shared between the thread's elements, its register part folds
+into the constant) and a signed comparison; the
 constraints are and-ed and pick the value with ``arith.select``. A predicate with a non-linear
 constraint (mod, floordiv) declines.
 """
@@ -32,6 +33,8 @@ def _select(op: T.SelectOp, ctx) -> None:
         cond = None
         for c in constraints:
             expr = IndexExpr(c.const)
+            for a, s in zip(c.sym_coeffs, op.symbols):  # loop variables, scope ids
+                expr = expr + IndexExpr.of(s).scale(a)
             for a, d in zip(c.coeffs, coord):
                 expr = expr + IndexExpr.of(d).scale(a)
             value = common.index_value(b, common.materialize_cached(b, expr, None))

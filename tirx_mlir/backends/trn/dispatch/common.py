@@ -16,7 +16,8 @@ from xdsl.ir import SSAValue
 from tirx_mlir.backends.trn.dispatch.partition_broadcast import broadcast_row
 from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, hardware_free_limit,
                                                   plan_tiles)
-from tirx_mlir.backends.trn.dispatch.scratch import f32_const, local_tile  # noqa: F401
+from tirx_mlir.backends.trn.dispatch.scratch import (f32_const, local_tile,  # noqa: F401
+                                                     scratch_tile)
 from tirx_mlir.backends.trn.memory import HBM, ON_CHIP, PSUM, SBUF
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes, rules

@@ -22,8 +22,8 @@ from xdsl.builder import Builder
 from xdsl.dialects.builtin import f32
 
 from tirx_mlir.backends.trn.dialects import nki
-from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, local_tile,
-                                                    max_free)
+from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, max_free,
+                                                    scratch_tile)
 from tirx_mlir.backends.trn.dispatch.partition_broadcast import broadcast_on_chip, on_chip_row
 from tirx_mlir.backends.trn.dispatch.plan import (SBUF_FREE_LIMIT, PlanOperand, choose_chunks,
                                                   partition_dims, plan_tiles, refine)
@@ -60,7 +60,8 @@ def _copy(op, ctx) -> None:
     if dma and PSUM in (dst_scope, src_scope):
         chip = op.dst if dst_scope != HBM else op.src
         free = [plan.chunk[j] for j in plan.free_order() if plan.chunk.get(j, 1) > 1]
-        staged = local_tile(b, [plan.partitions] + (free or [1]), elem_type(chip))
+        staged = scratch_tile(b, op, [plan.partitions] + (free or [1]), elem_type(chip), SBUF,
+                              "the SBUF staging tile of a PSUM<->HBM copy")
 
     def body(bb: Builder, ivs, _counters) -> None:
         d, s = plan.instruction_view(bb, ops[0], ivs), plan.instruction_view(bb, ops[1], ivs)
@@ -118,7 +119,8 @@ def _transpose(op, ctx) -> None:
     if k != 128:
         eye = b.insert(SliceOp(eye, [0, 0], [k, k])).result
     direct = dst_scope == PSUM and elem_type(op.dst) == f32
-    acc = None if direct else local_tile(b, [m, k], f32, PSUM)
+    acc = None if direct else scratch_tile(b, op, [m, k], f32, PSUM,
+                                           "the transpose's PSUM staging tile")
 
     def body(bb: Builder, ivs, _counters) -> None:
         out = plan.instruction_view(bb, ops[0], ivs, order=[a, bdim])

@@ -31,7 +31,7 @@ from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, f32_const,
-                                                    local_tile)
+                                                    local_tile, scratch_tile)
 from tirx_mlir.backends.trn.dispatch.plan import PlanOperand, TilePlan, partition_dims, refine
 from tirx_mlir.backends.trn.memory import ON_CHIP, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes
@@ -190,7 +190,8 @@ def _gemm(op: T.GemmOp, ctx) -> None:
     loops_xy, loops_k = _choose_tiles(plan, roles, form.direct)
     x_size = plan.sizes[roles.xt]
     y_size = plan.chunk[roles.yt] if roles.yt is not None else 1
-    acc = None if form.direct else local_tile(b, [x_size, y_size], f32, PSUM)
+    acc = None if form.direct else scratch_tile(b, op, [x_size, y_size], f32, PSUM,
+                                                "the gemm's PSUM accumulator")
     alpha_v = f32_const(b, form.alpha) if form.alpha != 1.0 else None
     beta_v = f32_const(b, form.beta) if form.beta not in (0.0, 1.0) else None
     zero = const_index(b, 0) if loops_k else None
@@ -293,7 +294,7 @@ def _gemm_transpose_operands(op: T.GemmOp, ctx) -> None:
     b = ctx.builder
     a = _transposed_copy(b, op.a, op) if need_a else op.a
     bb = _transposed_copy(b, op.b, op) if need_b else op.b
-    insert_tile_op(b, T.GemmOp(op.d, a, bb, op.c, transpose_a=ta != need_a,
+    insert_tile_op(b, T.GemmOp(op.d, a, bb, op.c, op.workspace, transpose_a=ta != need_a,
                                transpose_b=tb != need_b, alpha=op.alpha, beta=op.beta), op)
 
 

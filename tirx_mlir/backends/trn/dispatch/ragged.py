@@ -223,14 +223,18 @@ def _cut(op: TileOp, ctx) -> None:
         if index and k == space.contraction:
             insert_tile_op(b, _accumulating_gemm(op, operands), op)
             continue
-        piece = op.clone()
-        piece.operands = [operands[name] for name in names]
+        piece = op.clone()  # its workspace (a variadic operand, last) is shared by the pieces
+        piece.operands = [*(operands[name] for name in names), *_variadic_values(op)]
         insert_tile_op(b, piece, op)
+
+
+def _variadic_values(op: TileOp) -> list[SSAValue]:
+    return [v for values in op.variadic_operands().values() for v in values]
 
 
 def _accumulating_gemm(op: T.GemmOp, operands: dict[str, SSAValue]) -> T.GemmOp:
     """The second K piece: ``D = alpha * A2 @ B2 + 1.0 * D``."""
-    return T.GemmOp(op.d, operands["a"], operands["b"], op.d,
+    return T.GemmOp(op.d, operands["a"], operands["b"], op.d, op.workspace,
                     transpose_a=op.flag("transpose_a"), transpose_b=op.flag("transpose_b"),
                     alpha=op.alpha, beta=1.0,
                     dispatch=None if op.dispatch is None else op.dispatch.data,

@@ -25,10 +25,11 @@ from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, REDUCE_ALU, f32_const, f32_scalar,
-                                                    float_tiles, local_tile)
+                                                    float_tiles, local_tile, scratch_tile)
 from tirx_mlir.backends.trn.dispatch.elementwise import LN2, BiasScale, f32_vector
 from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, hardware_free_limit,
                                                   plan_tiles)
+from tirx_mlir.backends.trn.memory import SBUF
 from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
@@ -72,7 +73,7 @@ class Reduction:
                                          reduce_dims=self.axes, max_free=hw,
                                          max_reduce=min(asked, hw) if asked else None,
                                          vector_operands=vector_idx)
-        self.ctx = ctx
+        self.ctx, self.op = ctx, op
 
     def view(self, bb: Builder, name: str, ivs) -> SSAValue:
         return self.plan.instruction_view(bb, self.ops[name], ivs,
@@ -94,7 +95,9 @@ class Reduction:
         kept = [plan.chunk[j] for j in plan.inst_free(reduce=False)]
         partial = None
         if red_loops:
-            partial = local_tile(b, [plan.partitions] + kept + plan.loop_counts(red_loops), f32)
+            partial = scratch_tile(b, self.op, [plan.partitions] + kept +
+                                   plan.loop_counts(red_loops), f32, SBUF,
+                                   "the two-stage reduction's partial-result buffer")
         result = local_tile(b, [plan.partitions] + (kept or [1]), f32) if accum else None
         minus_one = f32_const(b, -1.0) if accum and negate else None
 

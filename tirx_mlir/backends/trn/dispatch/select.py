@@ -1,9 +1,11 @@
 """Trainium variant of tirx.select: ``nki.affine_select`` (GpSimd, SBUF only).
 
 ``dst[i] = pred(i) ? true_value[i] : false_value`` where ``pred`` is a conjunction of affine
-constraints over the destination's indices. Per instruction the constraint ``e(i) >= 0`` (or
-``== 0``) is rewritten in the instruction's coordinates, ``offset + p * channel_multiplier +
-sum(f_d * step_d)``, and each constraint is one affine_select (the later ones select in place).
+constraints over the destination's indices and the op's symbols (loop variables, scope ids).
+Per instruction the constraint ``e(i) + s >= 0`` (or ``== 0``) is rewritten in the instruction's
+coordinates, ``offset + p * channel_multiplier + sum(f_d * step_d)``, the symbols' part ``s``
+an index value added to the offset (``offset_index``), and each constraint is one affine_select
+(the later ones select in place).
 The value must be a full tile on one side and a constant on the other; when the constant is the
 true value the predicate is negated and the sides swap (one constraint only: a negated
 conjunction is a disjunction). Two constants: memset, then select in place. The instruction
@@ -14,51 +16,45 @@ from __future__ import annotations
 
 import itertools
 import math
-import random
 
 from xdsl.builder import Builder
-from xdsl.ir.affine import AffineSet
-from xdsl.ir.affine.affine_set import AffineConstraintKind
 
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import COMPUTE, memset_value, plan_elementwise
 from tirx_mlir.backends.trn.dispatch.plan import TilePlan
 from tirx_mlir.backends.trn.memory import SBUF
-from tirx_mlir.dialects.tirx import tile_ops as T
-from tirx_mlir.dialects.tirx.access import constant_value
+from tirx_mlir.dialects.tirx import predicate, tile_ops as T
+from tirx_mlir.dialects.tirx.access import IndexExpr, constant_value, materialize
+from tirx_mlir.dialects.tirx.predicate import format_affine_set
 from tirx_mlir.dispatch import fail, register_dispatch
 from tirx_mlir.dispatch.builders import is_buffer, is_full, scope_of, shape_of
 
 MAX_UNROLL = 4096
 
 
-def linear_constraints(aset: AffineSet, rank: int) -> list[tuple[int, list[int], str]]:
-    """Each constraint as ``(c0, [a_0..a_{n-1}], kind)`` meaning ``c0 + sum a_i d_i  kind  0``
-    with kind ``>=`` or ``==`` (``<=`` is negated into ``>=``); fails on non-linear ones."""
+def linear_constraints(op: T.SelectOp) -> list[tuple[int, list[int], str, IndexExpr]]:
+    """Each constraint as ``(c0, [a_0..a_{n-1}], kind, dynamic)`` meaning ``c0 + sum a_i d_i +
+    dynamic  kind  0`` with kind ``>=`` or ``==`` and ``dynamic`` the symbols' part (an index
+    expression of the op's ``symbols``); fails on non-linear constraints."""
+    constraints = predicate.linear_constraints(op.where.data)
+    if constraints is None:
+        fail(f"select predicate {format_affine_set(op.where.data)} is not linear in the indices "
+             f"and symbols; affine_select compares a linear expression with 0")
     out = []
-    for constraint in aset.constraints:
-        def value(point: list[int]) -> int:
-            return constraint.lhs.eval(point, []) - constraint.rhs.eval(point, [])
-
-        c0 = value([0] * rank)
-        coeffs = [value([1 if j == i else 0 for j in range(rank)]) - c0 for i in range(rank)]
-        rng = random.Random(rank)
-        for _ in range(8):
-            point = [rng.randrange(-64, 64) for _ in range(rank)]
-            if value(point) != c0 + sum(a * x for a, x in zip(coeffs, point)):
-                fail(f"select predicate {constraint} is not linear in the indices; "
-                     f"affine_select compares a linear expression with 0")
-        if constraint.kind == AffineConstraintKind.le:
-            c0, coeffs = -c0, [-a for a in coeffs]
-        kind = "==" if constraint.kind == AffineConstraintKind.eq else ">="
-        out.append((c0, coeffs, kind))
+    for c in constraints:
+        dynamic = IndexExpr()
+        for a, value in zip(c.sym_coeffs, op.symbols):
+            dynamic = dynamic + IndexExpr.of(value).scale(a)
+        out.append((c.const, list(c.coeffs), "==" if c.is_equality else ">=", dynamic))
     return out
 
 
-def _negate(c0: int, coeffs: list[int], kind: str) -> tuple[int, list[int], str]:
+def _negate(c0: int, coeffs: list[int], kind: str, dynamic: IndexExpr
+            ) -> tuple[int, list[int], str, IndexExpr]:
     if kind == "==":
-        return c0, coeffs, "!="
-    return -c0 - 1, [-a for a in coeffs], ">="  # not(v >= 0)  <=>  -v - 1 >= 0
+        return c0, coeffs, "!=", dynamic
+    # not(v >= 0)  <=>  -v - 1 >= 0
+    return -c0 - 1, [-a for a in coeffs], ">=", dynamic.scale(-1)
 
 
 CMP = {">=": "greater_equal", "==": "equal", "!=": "not_equal"}
@@ -78,7 +74,7 @@ def _select(op: T.SelectOp, ctx) -> None:
     shape = shape_of(dst)
     if scope_of(dst) != SBUF:
         fail("affine_select runs on GpSimd, which writes SBUF only")
-    constraints = linear_constraints(op.where.data, len(shape))
+    constraints = linear_constraints(op)
     t_full, f_full = (is_buffer(v) and is_full(v, shape) for v in (tv, fv))
     t_const, f_const = constant_value(tv), constant_value(fv)
     b = ctx.builder
@@ -105,6 +101,7 @@ def _select(op: T.SelectOp, ctx) -> None:
     weights = _weights(plan)
     free = [j for j in plan.free_order() if plan.chunk.get(j, 1) > 1]
     fill = memset_value(b, float(t_const), dst) if on_true is None else None
+    dynamic = [materialize(b, expr) for *_, expr in constraints]  # once, before the unrolling
     for block in itertools.product(*(range(n) for n in counts)):
         ivs = {j: q * plan.chunk[j] for j, q in zip(plan.loops, block)}
         d = plan.instruction_view(b, ops["dst"], ivs)
@@ -113,12 +110,14 @@ def _select(op: T.SelectOp, ctx) -> None:
             b.insert(nki.MemsetOp(d, fill))
         else:
             source = plan.instruction_view(b, ops["on_true"], ivs)
-        for c0, coeffs, kind in constraints:
+        for (c0, coeffs, kind, _), extra in zip(constraints, dynamic):
             offset = c0 + sum(coeffs[plan.origin[j]] * weights[j] * iv for j, iv in ivs.items())
+            offset += extra if isinstance(extra, int) else 0
             cm = coeffs[plan.origin[plan.pdim]] * weights[plan.pdim] if plan.pdim is not None else 0
             pattern = [[coeffs[plan.origin[j]] * weights[j], plan.chunk[j]]
                        for j in free] or [[0, 1]]
-            b.insert(nki.AffineSelectOp(d, source, pattern=pattern, offset=offset,
+            index = None if isinstance(extra, int) else extra
+            b.insert(nki.AffineSelectOp(d, source, index, pattern=pattern, offset=offset,
                                         channel_multiplier=cm, cmp=CMP[kind], on_false=on_false))
             source = d
 

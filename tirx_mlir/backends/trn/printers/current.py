@@ -233,7 +233,7 @@ class NkiPrinter(NkiEmitterBase):
                           ("on_false_value", self.real(op, "on_false")),
                           ("cmp_op", self.choose(self.CMP_FUNCS, self.word(op, "cmp"),
                                                  "affine_select comparison", op)),
-                          ("offset", self.integer(op, "offset"))])
+                          ("offset", self.offset_text(op))])
 
     def pattern_text(self, op: nki.IotaOp | nki.AffineSelectOp) -> str:
         return "[" + ", ".join(f"[{s}, {n}]" for s, n in self.pattern(op)) + "]"

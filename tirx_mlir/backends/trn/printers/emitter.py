@@ -360,6 +360,15 @@ class NkiEmitterBase(SourcePrinter):
                             f"{shown(attr)}", op)
         return self.int_literal(0 if attr is None else attr.value.data, op)
 
+    def offset_text(self, op: nki.IotaOp | nki.AffineSelectOp) -> str:
+        """The pattern's offset: the constant, plus ``offset_index`` where the op has one
+        (an index expression of loop variables and program ids)."""
+        offset = self.integer(op, "offset")
+        index = getattr(op, "offset_index", None)
+        if index is None:
+            return offset
+        return self.expr(index) if offset == "0" else f"{offset} + {self.expr(index)}"
+
     def real(self, op: Operation, name: str) -> str:
         """A float property (0.0 when absent) as a literal."""
         attr = op.properties.get(name)

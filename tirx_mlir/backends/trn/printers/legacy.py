@@ -257,7 +257,7 @@ class NkiLegacyPrinter(NkiEmitterBase):
             dims.append((0, 1))
             rank = 2
         self.shapes.append(("full", (nparts, *(n for _, n in dims))))
-        terms = [self.integer(op, "offset")]
+        terms = [self.offset_text(op)]
         p = self.arange(0, rank, nparts, op)
         multiplier = self.integer(op, "channel_multiplier")
         if multiplier != "0":

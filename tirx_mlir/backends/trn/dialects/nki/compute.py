@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (DenseArrayBase, FloatAttr, IntegerAttr, StringAttr, UnitAttr)
+from xdsl.dialects.builtin import (DenseArrayBase, FloatAttr, IndexType, IntegerAttr, StringAttr,
+                                   UnitAttr)
 from xdsl.ir import SSAValue
 from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, irdl_op_definition, operand_def,
                        opt_operand_def, opt_prop_def, prop_def)
@@ -389,7 +390,9 @@ class AffineSelectOp(NkiOp):
     on_true[p, i] : on_false`` where (i_1..i_k) walk the access pattern over the free elements
     and ``cmp`` is greater, greater_equal, equal or not_equal. SBUF only. A causal mask
     ``q >= k`` on a [128, 512] tile is ``pattern [[-1, 512]] channel_multiplier 1 cmp
-    greater_equal``.
+    greater_equal``. ``offset_index %v`` (an index value: loop variables, scope ids) adds to the
+    constant offset; NKI computes the offset at trace time (legacy: an affine term of the
+    predicate), so the value must be affine in loop variables and program ids.
 
     ``nki.affine_select %s, %qk pattern [[-1, 512]] channel_multiplier 1 cmp greater_equal
     on_false -inf : !tirx.buffer<128x512xf32, trn.sbuf>, !tirx.buffer<128x512xf32, trn.sbuf>``
@@ -399,8 +402,10 @@ class AffineSelectOp(NkiOp):
     ENGINE: ClassVar[str] = "gpsimd"
     KEYWORDS: ClassVar = {"pattern": "pattern", "offset": "int", "channel_multiplier": "int",
                           "cmp": "name", "on_false": "float"}
+    SCALARS: ClassVar = ("offset_index",)
     dst = operand_def(BufferType)
     on_true = operand_def(BufferType)
+    offset_index = opt_operand_def(IndexType)
     pattern = opt_prop_def(DenseArrayBase)
     offset = opt_prop_def(IntegerAttr)
     channel_multiplier = opt_prop_def(IntegerAttr)
