@@ -4,6 +4,11 @@ map), the printed code compiles for sm_90a; and the reasons it declines."""
 
 from __future__ import annotations
 
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
 import pytest
 
 from tirx_testing.cuda_every_stage import check_every_stage, lower
@@ -63,3 +68,101 @@ def test_declines_before_sm90():
   tirx.return
 }
 """, "needs sm_90 or newer")
+
+
+# --- stores and reductions (shared -> global) -----------------------------------------------------
+
+STORE = """tirx.kernel @st(%A: !tirx.buffer<{r2}x{c}x{t}, global>{more_in}) -> (%O: !tirx.buffer<{r}x{c2}x{t}, global>)
+    grid [2] threads [128] target "cuda -arch=sm_90a" {{
+  %cta = tirx.cta_id x : index
+  %cr = arith.constant {r} : index
+  %cc = arith.constant {c} : index
+  %c0 = arith.constant 0 : index
+  %row = arith.muli %cta, %cr : index
+  %col = arith.muli %cta, %cc : index
+  %s = tirx.alloc : !tirx.buffer<{r}x{c}x{t}, shared>
+  %a = tirx.slice %A[%row, %c0] [{r}, {c}] : !tirx.buffer<{r2}x{c}x{t}, global> -> !tirx.buffer<{r}x{c}x{t}, global>
+  tirx.copy cta %s, %a : !tirx.buffer<{r}x{c}x{t}, shared>, !tirx.buffer<{r}x{c}x{t}, global>
+  %o = tirx.slice %O[%c0, %col] [{r}, {c}] : !tirx.buffer<{r}x{c2}x{t}, global> -> !tirx.buffer<{r}x{c}x{t}, global>
+{init}  tirx.copy_async cta %o, %s dispatch "{variant}"{config} : !tirx.buffer<{r}x{c}x{t}, global>, !tirx.buffer<{r}x{c}x{t}, shared>
+  tirx.return
+}}
+"""
+
+INIT = """  %b = tirx.slice %B[%c0, %col] [{r}, {c}] : !tirx.buffer<{r}x{c2}x{t}, global> -> !tirx.buffer<{r}x{c}x{t}, global>
+  tirx.copy cta %o, %b : !tirx.buffer<{r}x{c}x{t}, global>, !tirx.buffer<{r}x{c}x{t}, global>
+"""
+
+
+def store_kernel(rows, cols, t="f16", variant="tma_auto", reduce=None) -> str:
+    f = dict(r=rows, c=cols, r2=2 * rows, c2=2 * cols, t=t, variant=variant)
+    config = "" if reduce is None else f' config {{use_tma_reduce = "{reduce}"}}'
+    more_in = "" if reduce is None else f", %B: !tirx.buffer<{rows}x{2 * cols}x{t}, global>"
+    return STORE.format(**f, config=config, more_in=more_in,
+                        init="" if reduce is None else INIT.format(**f))
+
+
+def _halves(a, rows):
+    return np.hstack([a[:rows], a[rows:]])
+
+
+def sass_opcodes(module, arch="sm_90a") -> set[str]:
+    """The SASS opcodes of the module's printed PTX, assembled by ptxas."""
+    from tirx_testing import cuda_compile
+    from tirx_mlir.backends.cuda import toolchain
+    from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
+
+    ptxas = toolchain.find_tool("ptxas")
+    if ptxas is None or toolchain.find_tool("cuobjdump") is None:
+        pytest.skip(toolchain.missing_reason("ptxas" if ptxas is None else "cuobjdump"))
+    with tempfile.TemporaryDirectory() as tmp:
+        src, cubin = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
+        src.write_text(emit_ptx(module))
+        proc = subprocess.run([str(ptxas), f"-arch={arch}", str(src), "-o", str(cubin)],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        return cuda_compile.sass_opcodes(cubin)
+
+
+@pytest.mark.parametrize("rows, cols", [(64, 128), (32, 64), (16, 32), (8, 16), (64, 8)])
+def test_tma_store_from_each_swizzle(rows, cols):
+    """The tile written through the generic proxy, fenced, stored by thread 0 as boxes of its
+    swizzle (128B in 2 column blocks and 1, 64B, 32B, unswizzled); every output element."""
+    final = check_every_stage(store_kernel(rows, cols), lambda a: [_halves(a, rows)],
+                              arch="sm_90a")
+    text = str(final)
+    assert text.count("ptx.fence_proxy_async \"shared::cta\"") == 1
+    assert "cp_async_bulk_tensor_s2g" in text and "cp_async_bulk_wait_group 0" in text
+    assert "UTMASTG" in {op.split(".")[0] for op in sass_opcodes(final)}
+
+
+@pytest.mark.parametrize("reduce, fn", [("add", np.add), ("min", np.minimum),
+                                        ("max", np.maximum)])
+def test_tma_reduce_into_global(reduce, fn):
+    """config use_tma_reduce: O = B (generic stores), then O op= the tile through the TMA."""
+    final = check_every_stage(store_kernel(32, 32, "f32", reduce=reduce),
+                              lambda a, b: [fn(b, _halves(a, 32))], arch="sm_90a")
+    text = str(final)
+    assert f'ptx.cp_reduce_async_bulk_tensor "2d.{reduce}"' in text
+    assert "ptx.fence_proxy_async\n" in text  # every space: the TMA reads what stores wrote
+    assert "UTMAREDG" in {op.split(".")[0] for op in sass_opcodes(final)}
+
+
+def test_tma_reduce_f16():
+    check_every_stage(store_kernel(64, 64, "f16", reduce="add"),
+                      lambda a, b: [(b.astype(np.float32) + _halves(a, 64)).astype(np.float16)],
+                      arch="sm_90a", rtol=1e-3, atol=1e-3)
+
+
+def test_a_reduction_must_be_add_min_or_max():
+    with pytest.raises(Exception, match="use_tma_reduce must be one of 'add', 'min', 'max'"):
+        lower(store_kernel(32, 32, "f32", reduce="mul"))
+
+
+def test_a_load_does_not_reduce():
+    _declines("""tirx.kernel @k(%A: !tirx.buffer<64x64xf16, global>) grid [1] threads [128] target "cuda -arch=sm_90a" {
+  %s = tirx.alloc : !tirx.buffer<64x64xf16, shared>
+  tirx.copy_async cta %s, %A dispatch "tma_auto" config {use_tma_reduce = "add"} : !tirx.buffer<64x64xf16, shared>, !tirx.buffer<64x64xf16, global>
+  tirx.return
+}
+""", "reduces shared -> global; this copy loads")

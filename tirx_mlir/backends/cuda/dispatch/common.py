@@ -416,7 +416,23 @@ def scope_barrier(b: Builder, scope: ExecScope) -> None:
         b.insert(SyncWarpOp(mask))
 
 
+def is_scope_barrier(op, scope: ExecScope) -> bool:
+    """Whether ``op`` is the barrier `scope_barrier` emits for ``scope``."""
+    kinds = {ExecScope.CTA: SyncThreadsOp, ExecScope.WARPGROUP: SyncWarpgroupOp,
+             ExecScope.WARP: SyncWarpOp}
+    return scope in kinds and isinstance(op, kinds[scope])
+
+
 _NO_WORK = (AllocOp, arith.ConstantOp, ScopeIdOp, *VIEW_OPS)
+
+
+def barrier_before(op: TileOp, scope: ExecScope):
+    """The `scope_barrier` op that ends the code right before ``op`` (only allocations,
+    constants, ids, views and index arithmetic between them), or None."""
+    prev = op.prev_op
+    while prev is not None and (isinstance(prev, _NO_WORK) or prev.dialect_name() == "arith"):
+        prev = prev.prev_op
+    return prev if prev is not None and is_scope_barrier(prev, scope) else None
 
 
 def _after_other_work(op: TileOp) -> bool:
