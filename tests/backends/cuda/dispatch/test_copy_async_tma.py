@@ -166,3 +166,46 @@ def test_a_load_does_not_reduce():
   tirx.return
 }
 """, "reduces shared -> global; this copy loads")
+
+
+# --- tma_explicit: one call, one box ---------------------------------------------------------------
+
+EXPLICIT_3D = """tirx.kernel @ex(%A: !tirx.buffer<4x64x{c}xf16, global>) -> (%O: !tirx.buffer<2x64x{c}xf16, global>)
+    grid [2] threads [128] target "cuda -arch=sm_90a" {{
+  %cta = tirx.cta_id x : index
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %k = arith.addi %cta, %c1 : index
+  %s = tirx.alloc : !tirx.buffer<64x{c}xf16, shared>
+  %a = tirx.slice %A[%k, %c0, %c0] [1, 64, {c}] : !tirx.buffer<4x64x{c}xf16, global> -> !tirx.buffer<1x64x{c}xf16, global>
+  tirx.copy_async cta %s, %a dispatch "tma_explicit" : !tirx.buffer<64x{c}xf16, shared>, !tirx.buffer<1x64x{c}xf16, global>
+  %o = tirx.slice %O[%cta, %c0, %c0] [1, 64, {c}] : !tirx.buffer<2x64x{c}xf16, global> -> !tirx.buffer<1x64x{c}xf16, global>
+  tirx.copy_async cta %o, %s dispatch "tma_explicit" : !tirx.buffer<1x64x{c}xf16, global>, !tirx.buffer<64x{c}xf16, shared>
+  tirx.return
+}}
+"""
+
+
+@pytest.mark.parametrize("cols, swizzle", [(64, "128B"), (32, "64B"), (16, "32B")])
+def test_tma_explicit_is_one_box_of_the_region(cols, swizzle):
+    """A rank-3 region [1, 64, cols] at (k, 0, 0): globalDim the tensor's, box the region's
+    extent, coordinates its start; one load and one store instruction."""
+    final = check_every_stage(EXPLICIT_3D.format(c=cols), lambda a: [a[1:3]], arch="sm_90a")
+    text = str(final)
+    assert text.count("cp_async_bulk_tensor_g2s \"3d.") == 1
+    assert text.count("cp_async_bulk_tensor_s2g \"3d\"") == 1
+    assert f'box = array<i64: 1, 64, {cols}>, swizzle = "{swizzle}"' in text
+
+
+def test_tma_explicit_declines_a_tile_wider_than_its_swizzle():
+    _declines(store_kernel(64, 128, variant="tma_explicit"),
+              "the box's inner dim spans 256 bytes, the shared tile's 128B swizzle 128")
+
+
+def test_tma_explicit_declines_a_box_over_256():
+    _declines("""tirx.kernel @k(%A: !tirx.buffer<512x8xf16, global>) grid [1] threads [128] target "cuda -arch=sm_90a" {
+  %s = tirx.alloc : !tirx.buffer<512x8xf16, shared>
+  tirx.copy_async cta %s, %A dispatch "tma_explicit" : !tirx.buffer<512x8xf16, shared>, !tirx.buffer<512x8xf16, global>
+  tirx.return
+}
+""", r"every extent at most 256, the region is \[512, 8\]")
