@@ -4,13 +4,10 @@ map), the printed code compiles for sm_90a; and the reasons it declines."""
 
 from __future__ import annotations
 
-import subprocess
-import tempfile
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from tirx_testing import cuda_compile
 from tirx_testing.cuda_every_stage import check_every_stage, lower
 from tirx_mlir.diagnostics import TirxError
 
@@ -84,7 +81,7 @@ STORE = """tirx.kernel @st(%A: !tirx.buffer<{r2}x{c}x{t}, global>{more_in}) -> (
   %a = tirx.slice %A[%row, %c0] [{r}, {c}] : !tirx.buffer<{r2}x{c}x{t}, global> -> !tirx.buffer<{r}x{c}x{t}, global>
   tirx.copy cta %s, %a : !tirx.buffer<{r}x{c}x{t}, shared>, !tirx.buffer<{r}x{c}x{t}, global>
   %o = tirx.slice %O[%c0, %col] [{r}, {c}] : !tirx.buffer<{r}x{c2}x{t}, global> -> !tirx.buffer<{r}x{c}x{t}, global>
-{init}  tirx.copy_async cta %o, %s dispatch "{variant}"{config} : !tirx.buffer<{r}x{c}x{t}, global>, !tirx.buffer<{r}x{c}x{t}, shared>
+{init}  tirx.copy_async {scope} %o, %s dispatch "{variant}"{config} : !tirx.buffer<{r}x{c}x{t}, global>, !tirx.buffer<{r}x{c}x{t}, shared>
   tirx.return
 }}
 """
@@ -94,8 +91,8 @@ INIT = """  %b = tirx.slice %B[%c0, %col] [{r}, {c}] : !tirx.buffer<{r}x{c2}x{t}
 """
 
 
-def store_kernel(rows, cols, t="f16", variant="tma_auto", reduce=None) -> str:
-    f = dict(r=rows, c=cols, r2=2 * rows, c2=2 * cols, t=t, variant=variant)
+def store_kernel(rows, cols, t="f16", variant="tma_auto", reduce=None, scope="cta") -> str:
+    f = dict(r=rows, c=cols, r2=2 * rows, c2=2 * cols, t=t, variant=variant, scope=scope)
     config = "" if reduce is None else f' config {{use_tma_reduce = "{reduce}"}}'
     more_in = "" if reduce is None else f", %B: !tirx.buffer<{rows}x{2 * cols}x{t}, global>"
     return STORE.format(**f, config=config, more_in=more_in,
@@ -107,21 +104,10 @@ def _halves(a, rows):
 
 
 def sass_opcodes(module, arch="sm_90a") -> set[str]:
-    """The SASS opcodes of the module's printed PTX, assembled by ptxas."""
-    from tirx_testing import cuda_compile
-    from tirx_mlir.backends.cuda import toolchain
+    """The SASS opcode families of the module's printed PTX, assembled by ptxas."""
     from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
 
-    ptxas = toolchain.find_tool("ptxas")
-    if ptxas is None or toolchain.find_tool("cuobjdump") is None:
-        pytest.skip(toolchain.missing_reason("ptxas" if ptxas is None else "cuobjdump"))
-    with tempfile.TemporaryDirectory() as tmp:
-        src, cubin = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
-        src.write_text(emit_ptx(module))
-        proc = subprocess.run([str(ptxas), f"-arch={arch}", str(src), "-o", str(cubin)],
-                              capture_output=True, text=True, timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        return cuda_compile.sass_opcodes(cubin)
+    return {op.split(".")[0] for op in cuda_compile.ptx_sass_opcodes(emit_ptx(module), arch)}
 
 
 @pytest.mark.parametrize("rows, cols", [(64, 128), (32, 64), (16, 32), (8, 16), (64, 8)])
@@ -133,7 +119,7 @@ def test_tma_store_from_each_swizzle(rows, cols):
     text = str(final)
     assert text.count("ptx.fence_proxy_async \"shared::cta\"") == 1
     assert "cp_async_bulk_tensor_s2g" in text and "cp_async_bulk_wait_group 0" in text
-    assert "UTMASTG" in {op.split(".")[0] for op in sass_opcodes(final)}
+    assert "UTMASTG" in sass_opcodes(final)
 
 
 @pytest.mark.parametrize("reduce, fn", [("add", np.add), ("min", np.minimum),
@@ -145,13 +131,22 @@ def test_tma_reduce_into_global(reduce, fn):
     text = str(final)
     assert f'ptx.cp_reduce_async_bulk_tensor "2d.{reduce}"' in text
     assert "ptx.fence_proxy_async\n" in text  # every space: the TMA reads what stores wrote
-    assert "UTMAREDG" in {op.split(".")[0] for op in sass_opcodes(final)}
+    assert "UTMAREDG" in sass_opcodes(final)
 
 
 def test_tma_reduce_f16():
     check_every_stage(store_kernel(64, 64, "f16", reduce="add"),
                       lambda a, b: [(b.astype(np.float32) + _halves(a, 64)).astype(np.float16)],
                       arch="sm_90a", rtol=1e-3, atol=1e-3)
+
+
+def test_tma_store_at_warpgroup_scope():
+    """The warpgroup fences, meets on its own named barrier, its thread 0 issues."""
+    final = check_every_stage(store_kernel(64, 64, scope="warpgroup"),
+                              lambda a: [_halves(a, 64)], arch="sm_90a")
+    text = str(final)
+    assert text.count("cuda.sync_warpgroup barrier 1 per_warpgroup") == 2
+    assert "UTMASTG" in sass_opcodes(final)
 
 
 def test_a_reduction_must_be_add_min_or_max():
