@@ -17,8 +17,11 @@ tensor it maps; ``box``: the box in the tensor's dim order, outermost first; ``s
 tensor map's swizzle mode). The host side is `bind_arguments`: given the arrays of every other
 parameter (what the tile-level kernel took, in order) it encodes each map from its source's
 array and returns the full argument list, which is what a launch stub does before the launch.
-`encode_for_interpreter` encodes for the SIMT interpreter (its ``encode_tensor_map``); a device
-launch passes ``runtime.tensor_map.encode_tiled`` over the device buffers instead.
+`encode_for_interpreter` encodes for the SIMT interpreter (its ``encode_tensor_map``). The
+runtime builds them itself: the cuda toolchain's launch signature marks each map parameter
+derived from its source (`HostTensorMap.build`), so ``tirx_mlir.compile(...).run(arrays)``
+encodes the maps over the device buffers (``runtime.tensor_map.encode_tiled`` on a GPU) and the
+caller passes only the tile-level kernel's arrays.
 """
 
 from __future__ import annotations
@@ -56,6 +59,17 @@ class HostTensorMap:
                                "source": IntegerAttr(self.source, i64),
                                "box": DenseArrayBase.from_list(i64, list(self.box)),
                                "swizzle": StringAttr(self.swizzle.tensor_map_name)})
+
+    def build(self, device: Any, buffer: Any) -> Any:
+        """The map over the device ``buffer`` of its source at a launch (`runtime.signature.
+        Param.derived`): ``cuTensorMapEncodeTiled`` on a cuda device, the SIMT interpreter's
+        encoding of the buffer's memory on the interpreter device."""
+        if device.kind == "cuda":
+            from tirx_mlir.backends.cuda.runtime.tensor_map import encode_tiled
+
+            return encode_tiled(buffer, box=self.box, swizzle=self.swizzle.tensor_map_name)
+        memory = device.memory(buffer.address)[:buffer.nbytes].view(buffer.dtype)
+        return encode_for_interpreter(memory.reshape(buffer.shape), self)
 
     @staticmethod
     def from_attr(attr: DictionaryAttr, kernel: KernelOp) -> "HostTensorMap":
