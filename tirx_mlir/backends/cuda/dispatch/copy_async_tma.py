@@ -39,6 +39,7 @@ cross-CTA shared memory: the tile interpreter runs a shared -> shared copy_async
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
@@ -143,7 +144,7 @@ def _explicit_plan(s: Sides) -> TmaPlan:
         fail(f"one tma_explicit call is one box: every extent at most {MAX_BOX}, the region "
              f"is {list(box)} (tma_auto splits it)")
     inner = box[-1] * s.elem_bytes
-    if box[-1] != cols or rows * cols != _prod(box):
+    if box[-1] != cols or rows * cols != math.prod(box):
         fail(f"the shared tile [{rows}, {cols}] must be the box {list(box)} in C order (its "
              f"columns the box's inner dim)")
     if inner % 16:
@@ -152,18 +153,11 @@ def _explicit_plan(s: Sides) -> TmaPlan:
         fail(f"the box's inner dim spans {inner} bytes, the shared tile's "
              f"{s.mode.tensor_map_name} swizzle {s.mode.row_bytes}: one instruction writes one "
              f"swizzle span per row (tma_auto splits wider tiles)")
-    strides = [s.elem_bytes * _prod(shape[d + 1:]) for d in range(len(shape) - 1)]
+    strides = [s.elem_bytes * math.prod(shape[d + 1:]) for d in range(len(shape) - 1)]
     if any(st % 16 for st in strides):
         fail(f"the global tensor's strides {strides} bytes must be multiples of 16 for a "
              f"tensor map")
     return TmaPlan(box, s.mode, (TmaBox(0, (0,) * len(box)),), s.elem_bytes)
-
-
-def _prod(values) -> int:
-    out = 1
-    for v in values:
-        out *= int(v)
-    return out
 
 
 def _align_shared(alloc) -> None:
