@@ -1,7 +1,8 @@
 """examples/cuda/tile/gemm_sm90a.mlir: TMA + mbarrier + wgmma with a producer and two consumer
 warpgroups. numpy == tile interpreter == SIMT interpreter after every pass of the cuda pipeline;
 -t cuda compiles and -t ptx assembles for sm_90a without spills or C75xx advisories; the lowered
-kernel has the warp-specialized shape the example's header describes."""
+kernel has the warp-specialized shape the example's header describes, and its epilogue stores C
+through the TMA (UTMASTG in the SASS)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,9 @@ from pathlib import Path
 import numpy as np
 from xdsl.dialects.builtin import f32
 
+from tirx_testing import cuda_compile
 from tirx_testing.cuda_every_stage import check_every_stage
+from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
 from tirx_mlir.backends.cuda.dialects import ptx
 from tirx_mlir.backends.cuda.host_tensor_maps import host_tensor_maps
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
@@ -29,7 +32,7 @@ def test_gemm_sm90a_every_stage():
         arch="sm_90a", rtol=1e-4, atol=1e-3, name="gemm_sm90a")
     kernel = next(op for op in final.walk() if isinstance(op, KernelOp))
     assert [(m.source, m.box, m.swizzle.tensor_map_name) for m in host_tensor_maps(kernel)] == \
-        [(0, (128, 64), "128B"), (1, (128, 64), "128B")]
+        [(0, (128, 64), "128B"), (1, (128, 64), "128B"), (5, (128, 32), "128B")]
     names = _names(kernel.walk())
     # per K step: 2 TMA boxes (one per operand); each consumer warpgroup runs the same 4 wgmma
     # m64n128k16 on its own m64 tile and holds its 64x128 accumulator in 64 registers a thread
@@ -38,6 +41,11 @@ def test_gemm_sm90a_every_stage():
     f32_registers = [op.results[0].type.get_shape() for op in kernel.walk()
                      if isinstance(op, AllocOp) and op.results[0].type.element_type == f32]
     assert f32_registers == [(64,)]
+    # the epilogue: C's 128x128 f32 tile stored by the TMA, one box per 32-column block
+    assert names.count("ptx.cp_async_bulk_tensor_s2g") == 4
+    assert names.count("ptx.fence_proxy_async") == 1
     assert names.count("ptx.mbarrier_arrive_expect_tx") == 2
     assert not any(isinstance(op, ptx.PtxOp) and op.name == "ptx.wgmma_wait_group" and
                    op.properties["n"].value.data != 0 for op in kernel.walk())
+    opcodes = cuda_compile.ptx_sass_opcodes(emit_ptx(final), "sm_90a")
+    assert any(op.startswith("UTMASTG") for op in opcodes)

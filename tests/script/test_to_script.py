@@ -11,7 +11,7 @@ from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.script import Kernel
 from tirx_mlir.script.to_script import module_to_script
-from tests.script.ir_structure import structural_diff
+from tirx_testing.ir_structure import structural_diff
 
 ROOT = Path(__file__).resolve().parents[2]
 TWINS = sorted({line.split('"')[1] for p in (ROOT / "examples" / "python").rglob("*.py")

@@ -79,6 +79,28 @@ def sass_opcodes(cubin: Path) -> set[str]:
             for i in code}
 
 
+def ptx_sass_opcodes(ptx: str, arch: str) -> set[str]:
+    """The SASS opcodes of printed PTX assembled by ptxas (spills, local memory and C75xx
+    advisories are failures); skips the test without ptxas and cuobjdump."""
+    import tempfile
+
+    import pytest
+
+    ptxas = toolchain.find_tool("ptxas")
+    for tool in ("ptxas", "cuobjdump"):
+        if toolchain.find_tool(tool) is None:
+            pytest.skip(toolchain.missing_reason(tool))
+    with tempfile.TemporaryDirectory() as tmp:
+        src, cubin = Path(tmp) / "k.ptx", Path(tmp) / "k.cubin"
+        src.write_text(ptx)
+        proc = subprocess.run([str(ptxas), f"-arch={arch}", "--warn-on-spills",
+                               "--warn-on-local-memory-usage", "-Werror", str(src), "-o",
+                               str(cubin)], capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert not ADVISORY.search(proc.stderr), proc.stderr
+        return sass_opcodes(cubin)
+
+
 def nvrtc_library() -> Path | None:
     root = wheel_root()
     if root is None:

@@ -14,7 +14,8 @@ collective). Semantics, beyond the docstrings in tile_ops.py:
   block-wise along K first. It completes synchronously (there is nothing to wait for).
 * ``copy_async`` completes synchronously too, except a ``remote_cta`` one, which lands in the
   other CTA at the next ``tirx.cluster_sync`` (cluster.py); ``copy``/``copy_async`` convert
-  the element type;
+  the element type; with ``config {use_tma_reduce = "add"|"min"|"max"}`` it reduces into dst
+  (dst = dst op src);
   ``permute_layout`` keeps the logical values (layouts are physical).
 * reductions keep NaN (max/min propagate it); ``accum`` folds the old destination in;
   ``reduce_negate`` with ``accum`` keeps the running negated reduction:
@@ -140,6 +141,21 @@ def _copy(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
         runtime.store(dst, src.reshape(dst.shape))
     else:  # a broadcast copy (rules.check_copy)
         runtime.store(dst, np.broadcast_to(src, dst.shape))
+
+
+_REDUCE = {"add": np.add, "min": np.minimum, "max": np.maximum}
+
+
+def _copy_async(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    """copy_async: a copy, or with ``use_tma_reduce`` dst = dst <op> src in the compute dtype."""
+    op = call.op
+    assert isinstance(op, T.CopyAsyncOp)
+    red = op.reduction()
+    if red is None:
+        _copy(call, v, interp)
+        return
+    dst = v["dst"]
+    runtime.store(dst, _REDUCE[red](call.read(dst), call.read(v["src"], dst.shape)))
 
 
 def _gemm(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
@@ -305,7 +321,7 @@ def _compose(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
 
 
 SEMANTICS: dict[type[TileOp], Semantics] = {
-    T.CopyOp: _copy, T.CopyAsyncOp: _copy, T.PermuteLayoutOp: _copy,
+    T.CopyOp: _copy, T.CopyAsyncOp: _copy_async, T.PermuteLayoutOp: _copy,
     T.GemmOp: _gemm, T.GemmAsyncOp: _gemm_async,
     T.ZeroOp: _zero, T.FillOp: _fill, T.MemsetOp: _fill,
     T.ReciprocalOp: _unary(sem.UNARY["reciprocal"]), T.SiluOp: _unary(sem.UNARY["silu"]),

@@ -7,7 +7,9 @@
     y = art.run(x)             # on the default device for the target (else the interpreter)
 
 `Artifact.run` takes the kernel's inputs (numpy or DLPack arrays, optionally followed by output
-arrays to write), allocates every parameter on the device through its pool, copies in, launches
+arrays to write), allocates every parameter on the device through its pool, copies in, builds
+the parameters derived from the buffers (the host-built descriptors of the signature, e.g. TMA
+tensor maps: the caller passes none of them), launches
 with the kernel's declared grid, block, cluster and shared memory, copies the outputs back and
 frees the buffers (so repeated runs reuse the same device memory). Outputs the caller does not
 pass start as fresh memory (NaN / poison), as in `tirx_mlir.interpret`, so an element the
@@ -117,39 +119,43 @@ def resolve_device(device: "Device | str | None", target_kind: str) -> "Device":
 
 
 def run_function(fn: "Function", arrays: Sequence[Any]) -> Any:
-    """Allocate, copy in, launch with the declared configuration, copy out, free."""
+    """Allocate, copy in, build the derived parameters (tensor maps over the buffers), launch
+    with the declared configuration, copy out, free."""
     sig, dev = fn.signature, fn.device
-    if not sig.n_inputs <= len(arrays) <= len(sig.params):
-        raise LaunchError(f"@{sig.name} takes {sig.n_inputs} inputs and "
-                          f"{len(sig.params) - sig.n_inputs} optional outputs "
-                          f"({sig.describe()}), got {len(arrays)} arrays")
+    users = sig.user_params
+    n_in = sig.user_inputs
+    if not n_in <= len(arrays) <= len(users):
+        described = ", ".join(sig.params[i].describe() for i in users)
+        raise LaunchError(f"@{sig.name} takes {n_in} inputs and {len(users) - n_in} optional "
+                          f"outputs ({described}), got {len(arrays)} arrays")
     for i, p in enumerate(sig.params):
-        if p.by_value:
+        if p.by_value and p.derived is None:
             raise LaunchError(f"parameter {i} ({p.name}) of @{sig.name} is passed by value (a "
                               f"descriptor the host builds), which run() cannot make from an "
                               f"array", hint="build it and launch the function with "
                                              "Function.launch")
     hosts, kinds = [], []
-    for i, value in enumerate(arrays):
-        arr, kind = to_host(value, f"argument {i} ({sig.params[i].name}) of @{sig.name}")
-        hosts.append(_checked(sig, i, arr, output=i >= sig.n_inputs))
+    for k, value in enumerate(arrays):
+        i = users[k]
+        arr, kind = to_host(value, f"argument {k} ({sig.params[i].name}) of @{sig.name}")
+        hosts.append(_checked(sig, i, arr, output=k >= n_in))
         kinds.append(kind)
-    buffers = []
+    buffers: dict[int, Any] = {}
     try:
-        for i, p in enumerate(sig.params):
-            memory = _host_memory(p, hosts[i] if i < len(hosts) else None)
-            buffers.append(dev.alloc(shape=memory.shape, dtype=memory.dtype))
-            dev.copy_h2d(buffers[-1], memory)
-        fn.launch_default(buffers)
-        outs = [_logical(p, dev.copy_d2h(buf)) for p, buf in
-                zip(sig.outputs, buffers[sig.n_inputs:])]
+        for k, i in enumerate(users):
+            p = sig.params[i]
+            memory = _host_memory(p, hosts[k] if k < len(hosts) else None)
+            buffers[i] = dev.alloc(shape=memory.shape, dtype=memory.dtype)
+            dev.copy_h2d(buffers[i], memory)
+        fn.launch_default(sig.build_arguments(buffers, dev))
+        outs = [_logical(sig.params[i], dev.copy_d2h(buffers[i])) for i in users[n_in:]]
     finally:
-        for buf in buffers:
+        for buf in buffers.values():
             dev.free(buf)
     kind = kinds[0] if kinds else NUMPY
     results = []
     for k, out in enumerate(outs):
-        given = sig.n_inputs + k
+        given = n_in + k
         if given < len(arrays) and isinstance(arrays[given], np.ndarray):
             arrays[given][...] = out
             results.append(arrays[given])

@@ -22,7 +22,7 @@ import numpy as np
 from tirx_mlir.runtime.device import Device, Stream
 from tirx_mlir.runtime.errors import DeviceError, LaunchError, OutOfMemory
 from tirx_mlir.runtime.module import Function, Module
-from tirx_mlir.runtime.signature import KernelSignature
+from tirx_mlir.runtime.signature import KernelSignature, blob_bytes
 
 CAPACITY_ENV = "TIRX_MLIR_INTERPRETER_DEVICE_BYTES"
 DEFAULT_CAPACITY = 16 << 30
@@ -94,26 +94,32 @@ class InterpreterDevice(Device):
             from tirx_mlir.located_parser import parse_module
 
             lowered = parse_module(lowered, "<module>")
-        return InterpreterModule(self, lowered)
+        return InterpreterModule(self, lowered, getattr(artifact, "toolchain", None))
 
 
 class InterpreterModule(Module):
-    """Every kernel of a lowered module, ready to run on the interpreter device."""
+    """Every kernel of a lowered module, ready to run on the interpreter device; with the
+    artifact's ``toolchain``, each takes the signature a device of its kind would (by-value and
+    derived parameters included)."""
 
-    def __init__(self, device: InterpreterDevice, ir: Any):
+    def __init__(self, device: InterpreterDevice, ir: Any, toolchain: Any = None):
         from tirx_mlir.dialects.tirx.kernel import kernels
 
         super().__init__(device)
         self.ir = ir
         for kernel in kernels(ir):
-            self.functions[kernel.kernel_name] = InterpreterFunction(self, kernel)
+            sig = toolchain.signature(kernel) if toolchain is not None else \
+                KernelSignature.from_kernel(kernel)
+            self.functions[kernel.kernel_name] = InterpreterFunction(self, kernel, sig)
 
 
 class InterpreterFunction(Function):
-    """One kernel, run by the reference interpreter on views of the device's memory."""
+    """One kernel, run by the reference interpreter on views of the device's memory (a
+    by-value argument: an array of its bytes)."""
 
-    def __init__(self, module: InterpreterModule, kernel: Any):
-        super().__init__(module, KernelSignature.from_kernel(kernel))
+    def __init__(self, module: InterpreterModule, kernel: Any,
+                 signature: KernelSignature | None = None):
+        super().__init__(module, signature or KernelSignature.from_kernel(kernel))
         self.kernel = kernel
         self._runner = None
 
@@ -140,7 +146,11 @@ class InterpreterFunction(Function):
         self.runner.run(views)
 
     def _view(self, param, buf) -> np.ndarray:
-        """The parameter's logical tensor inside the buffer's device memory."""
+        """The parameter's logical tensor inside the buffer's device memory (a by-value
+        parameter: its bytes as the parameter's array)."""
+        if param.by_value:
+            data = blob_bytes(buf, param.name)
+            return np.frombuffer(data, dtype=param.dtype).reshape(param.shape).copy()
         memory = self.device.memory(buf.address)[:param.nbytes].view(param.dtype)
         if param.placement is not None:
             return param.placement.logical_view(memory)

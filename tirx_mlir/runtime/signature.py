@@ -2,7 +2,9 @@
 
 Each `Param` is a buffer (a `DeviceBuffer` of its shape and dtype, or a raw one of at least its
 bytes) or a by-value blob of a fixed size (a descriptor the host builds, e.g. a TMA tensor map:
-any object with the buffer protocol or a ``data`` bytes attribute). `KernelSignature.check`
+any object with the buffer protocol or a ``data`` bytes attribute). A by-value parameter with a
+``derived`` builder is made at each launch from another parameter's buffer
+(`KernelSignature.build_arguments`), so callers pass only the `user_params`. `KernelSignature.check`
 names the first argument that does not fit, with what the parameter wants:
 
     @vector_add takes 3 arguments (A: 65536xf32, B: 65536xf32, C: 65536xf32), got 2
@@ -12,7 +14,7 @@ names the first argument that does not fit, with what the parameter wants:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
@@ -35,6 +37,11 @@ class Param:
     by_value: bool = False
     placement: "GlobalPlacement | None" = None
     """How the logical tensor lies in the buffer's memory (None: row-major, no padding)."""
+    derived: Any = None
+    """A by-value parameter the host builds at each launch from another parameter's buffer (a
+    TMA tensor map): an object with ``source`` (that parameter's position) and
+    ``build(device, buffer)`` returning the value (anything `blob_bytes` takes). None: the
+    caller passes it."""
 
     @property
     def elements(self) -> int:
@@ -87,6 +94,39 @@ class KernelSignature:
     @property
     def outputs(self) -> tuple[Param, ...]:
         return self.params[self.n_inputs:]
+
+    @property
+    def user_params(self) -> tuple[int, ...]:
+        """Positions of the parameters a caller passes (all but the derived ones)."""
+        return tuple(i for i, p in enumerate(self.params) if p.derived is None)
+
+    @property
+    def user_inputs(self) -> int:
+        """How many of `user_params` are inputs."""
+        return sum(1 for i in self.user_params if i < self.n_inputs)
+
+    def with_derived(self, derived: Sequence[Any]) -> "KernelSignature":
+        """This signature with each ``derived`` value (``.param``: its position) set on its
+        parameter (`Param.derived`)."""
+        params = list(self.params)
+        for d in derived:
+            params[d.param] = replace(params[d.param], derived=d)
+        return replace(self, params=tuple(params))
+
+    def build_arguments(self, buffers: dict[int, Any], device: "Device") -> list[Any]:
+        """The full argument list from the buffers of the `user_params` (by position), each
+        derived parameter built from its source's buffer."""
+        args = []
+        for i, p in enumerate(self.params):
+            if p.derived is None:
+                args.append(buffers[i])
+                continue
+            source = buffers.get(p.derived.source)
+            if source is None:
+                raise LaunchError(f"parameter {i} ({p.name}) of @{self.name} is built from "
+                                  f"parameter {p.derived.source}, which is derived too")
+            args.append(p.derived.build(device, source))
+        return args
 
     def describe(self) -> str:
         return ", ".join(p.describe() for p in self.params)

@@ -11,7 +11,7 @@ import pytest
 
 import tirx_mlir
 from tirx_mlir.located_parser import parse_module
-from tests.script.ir_structure import structural_diff
+from tirx_testing.ir_structure import structural_diff
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLES = sorted((ROOT / "examples" / "python").rglob("*.py"))

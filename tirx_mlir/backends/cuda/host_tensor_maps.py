@@ -17,8 +17,11 @@ tensor it maps; ``box``: the box in the tensor's dim order, outermost first; ``s
 tensor map's swizzle mode). The host side is `bind_arguments`: given the arrays of every other
 parameter (what the tile-level kernel took, in order) it encodes each map from its source's
 array and returns the full argument list, which is what a launch stub does before the launch.
-`encode_for_interpreter` encodes for the SIMT interpreter (its ``encode_tensor_map``); a device
-launch passes ``runtime.tensor_map.encode_tiled`` over the device buffers instead.
+`encode_for_interpreter` encodes for the SIMT interpreter (its ``encode_tensor_map``). The
+runtime builds them itself: the cuda toolchain's launch signature marks each map parameter
+derived from its source (`HostTensorMap.build`), so ``tirx_mlir.compile(...).run(arrays)``
+encodes the maps over the device buffers (``runtime.tensor_map.encode_tiled`` on a GPU) and the
+caller passes only the tile-level kernel's arrays.
 """
 
 from __future__ import annotations
@@ -56,6 +59,17 @@ class HostTensorMap:
                                "source": IntegerAttr(self.source, i64),
                                "box": DenseArrayBase.from_list(i64, list(self.box)),
                                "swizzle": StringAttr(self.swizzle.tensor_map_name)})
+
+    def build(self, device: Any, buffer: Any) -> Any:
+        """The map over the device ``buffer`` of its source at a launch (`runtime.signature.
+        Param.derived`): ``cuTensorMapEncodeTiled`` on a cuda device, the SIMT interpreter's
+        encoding of the buffer's memory on the interpreter device."""
+        if device.kind == "cuda":
+            from tirx_mlir.backends.cuda.runtime.tensor_map import encode_tiled
+
+            return encode_tiled(buffer, box=self.box, swizzle=self.swizzle.tensor_map_name)
+        memory = device.memory(buffer.address)[:buffer.nbytes].view(buffer.dtype)
+        return encode_for_interpreter(memory.reshape(buffer.shape), self)
 
     @staticmethod
     def from_attr(attr: DictionaryAttr, kernel: KernelOp) -> "HostTensorMap":
@@ -125,11 +139,16 @@ def user_parameters(kernel: KernelOp) -> list[int]:
 
 
 def bind_arguments(kernel: KernelOp, arrays: Sequence[Any],
-                   encode: Callable[[Any, HostTensorMap], Any] | None = None) -> tuple:
+                   encode: Callable[[Any, HostTensorMap], Any] | None = None,
+                   alloc_output: Callable[[int], Any] | None = None) -> tuple:
     """The argument list of ``kernel`` from the arrays of its `user_parameters` (all of them,
     or only the inputs, as a kernel runner that allocates the outputs takes them), each
     host-built map encoded by ``encode(source array, map)`` (default:
-    `encode_for_interpreter`). A kernel without host-built maps gets ``arrays`` back."""
+    `encode_for_interpreter`). When only the inputs are given and a map reads an output (a TMA
+    store's tensor), every output is allocated by ``alloc_output(parameter position)``
+    (default: fresh interpreter memory, NaN / poison) and returned in the list, so the kernel
+    writes the very array the map points at. A kernel without host-built maps gets ``arrays``
+    back."""
     maps = host_tensor_maps(kernel)
     if not maps:
         return tuple(arrays)
@@ -141,13 +160,25 @@ def bind_arguments(kernel: KernelOp, arrays: Sequence[Any],
                         f"maps from them), got {len(arrays)}", kernel)
     given = users if len(arrays) == len(users) else inputs
     full: dict[int, Any] = dict(zip(given, arrays))
+    if any(m.source not in full for m in maps):
+        alloc_output = alloc_output or (lambda p: _fresh_output(kernel, p))
+        for p in users:
+            if p not in full:
+                full[p] = alloc_output(p)
     encode = encode or encode_for_interpreter
     for m in maps:
-        if m.source not in full:
-            raise TirxError(f"the tensor map of parameter {m.source} needs its array; pass the "
-                            f"outputs too", kernel)
         full[m.param] = encode(full[m.source], m)
     return tuple(full[p] for p in sorted(full))
+
+
+def _fresh_output(kernel: KernelOp, position: int) -> Any:
+    from tirx_mlir.dialects.tirx import dtypes
+    from tirx_mlir.interpreter.runtime import alloc
+
+    arg = kernel.body.block.args[position]
+    btype = arg.type
+    return alloc(btype.get_shape(), dtypes.numpy_dtype(btype.element_type),
+                 f"output %{arg.name_hint} of @{kernel.kernel_name}")
 
 
 def encode_for_interpreter(array: Any, m: HostTensorMap) -> Any:

@@ -85,7 +85,9 @@ class CopyOp(_CopyLike):
 
 @irdl_op_definition
 class CopyAsyncOp(TileOp):
-    """Issues an asynchronous copy dst = src; the caller commits and waits.
+    """Issues an asynchronous copy dst = src; the caller commits and waits. With ``config
+    {use_tma_reduce = "add"}`` (TIRx's key; also ``"min"``, ``"max"``) the copy reduces into the
+    destination instead: dst = dst <op> src (a TMA reduce, cp.reduce.async.bulk.tensor).
 
     ``tirx.copy_async %smem, %gmem dispatch "tma_auto" : ...``
 
@@ -101,9 +103,24 @@ class CopyAsyncOp(TileOp):
     dst = operand_def(BufferType)
     src = operand_def(BufferType)
     remote_cta = opt_operand_def(IndexType)
+    REDUCTIONS: ClassVar = ("add", "min", "max")
+
+    def reduction(self) -> str | None:
+        """The ``use_tma_reduce`` operation, or None for a plain copy."""
+        value = self.config_dict().get("use_tma_reduce")
+        if value is None:
+            return None
+        if not isinstance(value, StringAttr) or value.data not in self.REDUCTIONS:
+            raise rules.RuleError(f"config use_tma_reduce must be one of "
+                                  f"{', '.join(repr(r) for r in self.REDUCTIONS)}, got {value}")
+        return value.data
 
     def verify_tile(self) -> None:
         _CopyLike.verify_tile(self)  # type: ignore[arg-type]
+        if self.reduction() is not None and \
+                _buf(self, "dst").get_shape() != _buf(self, "src").get_shape():
+            raise rules.RuleError("a reducing copy_async needs equal source and destination "
+                                  "shapes")
         if self.remote_cta is None:
             return
         dst, src = _buf(self, "dst"), _buf(self, "src")

@@ -4,23 +4,14 @@ map), the printed code compiles for sm_90a; and the reasons it declines."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+from tirx_testing import cuda_compile
 from tirx_testing.cuda_every_stage import check_every_stage, lower
+from tirx_testing.tma_kernels import SYNC, store_kernel
 from tirx_mlir.diagnostics import TirxError
 
-SYNC = """tirx.kernel @tma(%A: !tirx.buffer<256x256xf16, global>) -> (%O: !tirx.buffer<{r}x{c}xf16, global>)
-    grid [2] threads [128] target "cuda -arch=sm_90a" {{
-  %cta = tirx.cta_id x : index
-  %c64 = arith.constant 64 : index
-  %row = arith.muli %cta, %c64 : index
-  %s = tirx.alloc : !tirx.buffer<{r}x{c}xf16, shared>
-  %a = tirx.slice %A[%row, %c64] [{r}, {c}] : !tirx.buffer<256x256xf16, global> -> !tirx.buffer<{r}x{c}xf16, global>
-  tirx.copy_async cta %s, %a dispatch "tma_auto" : !tirx.buffer<{r}x{c}xf16, shared>, !tirx.buffer<{r}x{c}xf16, global>
-  tirx.copy cta %O, %s : !tirx.buffer<{r}x{c}xf16, global>, !tirx.buffer<{r}x{c}xf16, shared>
-  tirx.return
-}}
-"""
 
 
 @pytest.mark.parametrize("rows, cols", [(64, 128), (32, 64), (16, 32), (8, 16), (64, 8)])
@@ -63,3 +54,112 @@ def test_declines_before_sm90():
   tirx.return
 }
 """, "needs sm_90 or newer")
+
+
+# --- stores and reductions (shared -> global) -----------------------------------------------------
+
+def _halves(a, rows):
+    return np.hstack([a[:rows], a[rows:]])
+
+
+def sass_opcodes(module, arch="sm_90a") -> set[str]:
+    """The SASS opcode families of the module's printed PTX, assembled by ptxas."""
+    from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
+
+    return {op.split(".")[0] for op in cuda_compile.ptx_sass_opcodes(emit_ptx(module), arch)}
+
+
+@pytest.mark.parametrize("rows, cols", [(64, 128), (32, 64), (16, 32), (8, 16), (64, 8)])
+def test_tma_store_from_each_swizzle(rows, cols):
+    """The tile written through the generic proxy, fenced, stored by thread 0 as boxes of its
+    swizzle (128B in 2 column blocks and 1, 64B, 32B, unswizzled); every output element."""
+    final = check_every_stage(store_kernel(rows, cols), lambda a: [_halves(a, rows)],
+                              arch="sm_90a")
+    text = str(final)
+    assert text.count("ptx.fence_proxy_async \"shared::cta\"") == 1
+    assert "cp_async_bulk_tensor_s2g" in text and "cp_async_bulk_wait_group 0" in text
+    assert "UTMASTG" in sass_opcodes(final)
+
+
+@pytest.mark.parametrize("reduce, fn", [("add", np.add), ("min", np.minimum),
+                                        ("max", np.maximum)])
+def test_tma_reduce_into_global(reduce, fn):
+    """config use_tma_reduce: O = B (generic stores), then O op= the tile through the TMA."""
+    final = check_every_stage(store_kernel(32, 32, "f32", reduce=reduce),
+                              lambda a, b: [fn(b, _halves(a, 32))], arch="sm_90a")
+    text = str(final)
+    assert f'ptx.cp_reduce_async_bulk_tensor "2d.{reduce}"' in text
+    assert "ptx.fence_proxy_async\n" in text  # every space: the TMA reads what stores wrote
+    assert "UTMAREDG" in sass_opcodes(final)
+
+
+def test_tma_reduce_f16():
+    check_every_stage(store_kernel(64, 64, "f16", reduce="add"),
+                      lambda a, b: [(b.astype(np.float32) + _halves(a, 64)).astype(np.float16)],
+                      arch="sm_90a", rtol=1e-3, atol=1e-3)
+
+
+def test_tma_store_at_warpgroup_scope():
+    """The warpgroup fences, meets on its own named barrier, its thread 0 issues."""
+    final = check_every_stage(store_kernel(64, 64, scope="warpgroup"),
+                              lambda a: [_halves(a, 64)], arch="sm_90a")
+    text = str(final)
+    assert text.count("cuda.sync_warpgroup barrier 1 per_warpgroup") == 2
+    assert "UTMASTG" in sass_opcodes(final)
+
+
+def test_a_reduction_must_be_add_min_or_max():
+    with pytest.raises(Exception, match="use_tma_reduce must be one of 'add', 'min', 'max'"):
+        lower(store_kernel(32, 32, "f32", reduce="mul"))
+
+
+def test_a_load_does_not_reduce():
+    _declines("""tirx.kernel @k(%A: !tirx.buffer<64x64xf16, global>) grid [1] threads [128] target "cuda -arch=sm_90a" {
+  %s = tirx.alloc : !tirx.buffer<64x64xf16, shared>
+  tirx.copy_async cta %s, %A dispatch "tma_auto" config {use_tma_reduce = "add"} : !tirx.buffer<64x64xf16, shared>, !tirx.buffer<64x64xf16, global>
+  tirx.return
+}
+""", "reduces shared -> global; this copy loads")
+
+
+# --- tma_explicit: one call, one box ---------------------------------------------------------------
+
+EXPLICIT_3D = """tirx.kernel @ex(%A: !tirx.buffer<4x64x{c}xf16, global>) -> (%O: !tirx.buffer<2x64x{c}xf16, global>)
+    grid [2] threads [128] target "cuda -arch=sm_90a" {{
+  %cta = tirx.cta_id x : index
+  %c1 = arith.constant 1 : index
+  %c0 = arith.constant 0 : index
+  %k = arith.addi %cta, %c1 : index
+  %s = tirx.alloc : !tirx.buffer<64x{c}xf16, shared>
+  %a = tirx.slice %A[%k, %c0, %c0] [1, 64, {c}] : !tirx.buffer<4x64x{c}xf16, global> -> !tirx.buffer<1x64x{c}xf16, global>
+  tirx.copy_async cta %s, %a dispatch "tma_explicit" : !tirx.buffer<64x{c}xf16, shared>, !tirx.buffer<1x64x{c}xf16, global>
+  %o = tirx.slice %O[%cta, %c0, %c0] [1, 64, {c}] : !tirx.buffer<2x64x{c}xf16, global> -> !tirx.buffer<1x64x{c}xf16, global>
+  tirx.copy_async cta %o, %s dispatch "tma_explicit" : !tirx.buffer<1x64x{c}xf16, global>, !tirx.buffer<64x{c}xf16, shared>
+  tirx.return
+}}
+"""
+
+
+@pytest.mark.parametrize("cols, swizzle", [(64, "128B"), (32, "64B"), (16, "32B")])
+def test_tma_explicit_is_one_box_of_the_region(cols, swizzle):
+    """A rank-3 region [1, 64, cols] at (k, 0, 0): globalDim the tensor's, box the region's
+    extent, coordinates its start; one load and one store instruction."""
+    final = check_every_stage(EXPLICIT_3D.format(c=cols), lambda a: [a[1:3]], arch="sm_90a")
+    text = str(final)
+    assert text.count("cp_async_bulk_tensor_g2s \"3d.") == 1
+    assert text.count("cp_async_bulk_tensor_s2g \"3d\"") == 1
+    assert f'box = array<i64: 1, 64, {cols}>, swizzle = "{swizzle}"' in text
+
+
+def test_tma_explicit_declines_a_tile_wider_than_its_swizzle():
+    _declines(store_kernel(64, 128, variant="tma_explicit"),
+              "the box's inner dim spans 256 bytes, the shared tile's 128B swizzle 128")
+
+
+def test_tma_explicit_declines_a_box_over_256():
+    _declines("""tirx.kernel @k(%A: !tirx.buffer<512x8xf16, global>) grid [1] threads [128] target "cuda -arch=sm_90a" {
+  %s = tirx.alloc : !tirx.buffer<512x8xf16, shared>
+  tirx.copy_async cta %s, %A dispatch "tma_explicit" : !tirx.buffer<512x8xf16, shared>, !tirx.buffer<512x8xf16, global>
+  tirx.return
+}
+""", r"every extent at most 256, the region is \[512, 8\]")

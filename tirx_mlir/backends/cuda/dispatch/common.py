@@ -16,7 +16,7 @@ is refused: the variant declines).
 
 Barriers (`cuda_variant`): the tile level runs ops in program order over whole tiles, so a
 variant that touches shared memory at warp, warpgroup or CTA scope ends with the barrier of its
-scope (``__syncwarp``, ``bar.sync 1, 128``, ``__syncthreads``); a CTA-scope op that writes shared
+scope (``__syncwarp``, ``bar.sync 1 + w, 128`` for warpgroup ``w``, ``__syncthreads``); a CTA-scope op that writes shared
 memory right after a narrower op also starts with ``__syncthreads`` (the narrower op's barrier
 does not order other warps' reads before these writes). ``copy_async`` adds none: the user
 waits (commit/wait, mbarriers) as in TIRx.
@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, i32
+from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i32
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda.ids import ThreadIdxOp
@@ -406,17 +406,39 @@ def _touches_shared(op: TileOp) -> tuple[bool, bool]:
     return reads, writes
 
 
+WARPGROUP_BARRIER = 1
+"""Warpgroup ``w`` synchronises on named barrier ``1 + w`` (0 is ``__syncthreads``'): at most 8
+warpgroups (1024 threads) use ids 1..8 of the 16."""
+
+
 def scope_barrier(b: Builder, scope: ExecScope) -> None:
     if scope == ExecScope.CTA:
         b.insert(SyncThreadsOp())
     elif scope == ExecScope.WARPGROUP:
-        b.insert(SyncWarpgroupOp(barrier=IntegerAttr(1, i32)))
+        b.insert(SyncWarpgroupOp(barrier=IntegerAttr(WARPGROUP_BARRIER, i32),
+                                 per_warpgroup=UnitAttr()))
     elif scope == ExecScope.WARP:
         mask = b.insert(arith.ConstantOp(IntegerAttr(-1, i32))).result
         b.insert(SyncWarpOp(mask))
 
 
+def is_scope_barrier(op, scope: ExecScope) -> bool:
+    """Whether ``op`` is the barrier `scope_barrier` emits for ``scope``."""
+    kinds = {ExecScope.CTA: SyncThreadsOp, ExecScope.WARPGROUP: SyncWarpgroupOp,
+             ExecScope.WARP: SyncWarpOp}
+    return scope in kinds and isinstance(op, kinds[scope])
+
+
 _NO_WORK = (AllocOp, arith.ConstantOp, ScopeIdOp, *VIEW_OPS)
+
+
+def barrier_before(op: TileOp, scope: ExecScope):
+    """The `scope_barrier` op that ends the code right before ``op`` (only allocations,
+    constants, ids, views and index arithmetic between them), or None."""
+    prev = op.prev_op
+    while prev is not None and (isinstance(prev, _NO_WORK) or prev.dialect_name() == "arith"):
+        prev = prev.prev_op
+    return prev if prev is not None and is_scope_barrier(prev, scope) else None
 
 
 def _after_other_work(op: TileOp) -> bool:

@@ -1,28 +1,51 @@
-"""``tirx.copy_async`` on sm_90 through TMA: TIRx's variant ``tma_auto`` (priority 10; apache/tvm
-``python/tvm/backend/cuda/tile_primitive/copy_async/tma.py``).
+"""``tirx.copy_async`` on sm_90 through TMA: TIRx's variants ``tma_auto`` and ``tma_explicit``
+(priority 10 each, ``tma_auto`` tried first: ties go by name; apache/tvm
+``python/tvm/backend/cuda/tile_primitive/copy_async/tma.py``), global -> shared (loads) and
+shared -> global (stores, and with ``config {use_tma_reduce = "add"|"min"|"max"}`` reductions).
 
-**tma_auto** (global -> shared, any exec scope: the variant itself picks the one thread that
-issues): the shared side is one whole stage tile ``[rows, cols]`` of a shared alloc (the alloc
-itself, or ``ring[s]`` of a ring of stages) whose layout is a `swizzle.swizzled_layout` (the
-default layout pass gives TMA destinations the widest swizzle their columns allow); the global
-side a rectangular region of a row-major kernel parameter whose last dim holds the columns.
-The copy is `tma_box.plan_tma`'s boxes (at most 256 per dim, inner box a multiple of 16 bytes,
-one box per swizzled column block), each a ``cp.async.bulk.tensor.Nd.shared::cluster.global
-.mbarrier::complete_tx::bytes`` on the stage's ``full`` mbarrier armed with the copy's bytes;
-the tensor map is a host-built kernel parameter (`host_tensor_maps.tensor_map_param`);
-``config {cta_mask = M}`` multicasts the boxes to the cluster (tma_multicast.py). The
-mbarriers, the issuing thread and who waits are tma_ring.py's protocol: in a pipelined ring
-the producer waits for the stage to be empty and the gemm_async consumers wait for it to be
-full; otherwise every thread waits for the copy right after the issue.
+The shared side is one whole stage tile ``[rows, cols]`` of a shared alloc (the alloc itself,
+or ``ring[s]`` of a ring of stages) whose layout is a `swizzle.swizzled_layout` (the default
+layout pass gives the shared tiles of TMA copies the widest swizzle their columns allow) or
+row-major; the global side a unit-stride region of a row-major kernel parameter. The tensor map
+is a host-built kernel parameter (`host_tensor_maps.tensor_map_param`).
+
+**tma_auto** copies the tile as `tma_box.plan_tma`'s boxes (at most 256 per dim, inner box a
+multiple of 16 bytes, one box per swizzled column block); the region's last dim holds the
+columns. **tma_explicit** is TIRx's one call = one instruction: the global buffer's shape and
+strides are the map's globalDim / globalStrides, the region's start its coordinates and its
+extent (every dim, unit ones too) the box; the shared tile must be exactly that box (its
+columns the box's inner dim, within one swizzle span), else it declines.
+
+Loads: each box a ``cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::complete_tx::bytes``
+on the stage's ``full`` mbarrier armed with the copy's bytes; the mbarriers, the issuing thread
+and who waits are tma_ring.py's protocol (a pipelined ring: the producer waits for the stage to
+be empty, the gemm_async consumers for it to be full; otherwise every thread waits right after
+the issue). ``config {cta_mask = M}`` multicasts a load's boxes to the cluster
+(tma_multicast.py).
+
+Stores (PTX ISA "cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor"; CUDA C++ Programming
+Guide, "Asynchronous Data Copies using TMA"): the tile was written through the generic proxy,
+the TMA reads it through the async proxy, so every thread of the scope first runs
+``fence.proxy.async.shared::cta`` (a reduction, which also reads the global destination that
+generic stores may have written: ``fence.proxy.async`` of every state space) and the scope's
+barrier; then one thread (the scope's thread
+0) issues the boxes (``cp.async.bulk.tensor.Nd.global.shared::cta.tile.bulk_group``, or
+``cp.reduce.async.bulk.tensor.Nd.global.shared::cta.<op>.tile.bulk_group``), commits the bulk
+group and waits for it (``cp.async.bulk.wait_group 0``: the tile level's copy is complete when
+the op ends), and the scope's barrier again (the tile may be rewritten after it).
 
 ``dsmem`` (shared -> shared of another CTA of the cluster) is copy_async_dsmem.py's.
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
+
+from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i32, i64
-from xdsl.ir import BlockArgument
+from xdsl.ir import BlockArgument, SSAValue
 
 from tirx_mlir.backends.cuda import host_tensor_maps
 from tirx_mlir.backends.cuda.dialects import cuda
@@ -34,16 +57,25 @@ from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout import swizzle as sw
 from tirx_mlir.backends.cuda.layout.roles import producer_thread
 from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
-from tirx_mlir.backends.cuda.layout.tma_box import TmaPlan, plan_tma
+from tirx_mlir.backends.cuda.layout.tma_box import MAX_BOX, MAX_RANK, TmaBox, TmaPlan, plan_tma
+from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import materialize, resolve_access
+from tirx_mlir.dialects.tirx.attributes import ExecScope
+from tirx_mlir.dialects.tirx.rules import RuleError
 from tirx_mlir.dispatch import fail, predicate, register_dispatch
+from tirx_mlir.dispatch.builders import scope_of
 
 
-def _global_to_shared(op, ctx):
-    ok = op.src.type.scope_name == "global" and op.dst.type.scope_name in ("shared", "shared.dyn")
-    return ok, "tma_auto copies global -> shared"
+def _is_store(op) -> bool:
+    return scope_of(op.src) in SHARED_SCOPES and scope_of(op.dst) == GLOBAL
+
+
+def _global_shared(op, ctx):
+    pair = (scope_of(op.src), scope_of(op.dst))
+    ok = (pair[0] == GLOBAL and pair[1] in SHARED_SCOPES) or _is_store(op)
+    return ok, f"copies {pair[0]} -> {pair[1]}; TMA copies global <-> shared"
 
 
 def _same_dtype(op, ctx):
@@ -51,48 +83,87 @@ def _same_dtype(op, ctx):
     return ok, "a TMA copy does not convert element types"
 
 
-G2S = predicate("global->shared", _global_to_shared)
+GLOBAL_SHARED = predicate("global<->shared", _global_shared)
 SAME_DTYPE = predicate("same dtype", _same_dtype)
+WHEN = [common.sm_at_least(90), common.ONE_DIM_BLOCK, GLOBAL_SHARED, SAME_DTYPE]
 
 
-# --- tma_auto -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Sides:
+    """The copy's shared stage tile, its global region and the tile's swizzle."""
+
+    ring: ring_.StageView
+    region: object
+    mode: sw.Swizzle
+    elem_bytes: int
 
 
-def _plan(op, ctx) -> tuple[ring_.StageView, TmaPlan, object]:
-    ring = ring_.stage_view(op.dst)
+def _sides(op, ctx) -> Sides:
+    shared, glob = (op.src, op.dst) if _is_store(op) else (op.dst, op.src)
+    ring = ring_.stage_view(shared)
     if isinstance(ring, str):
         fail(ring)
     alloc_type = ring.alloc.type
-    elem = alloc_type.element_type
-    e = dtypes.bit_width(elem) // 8
+    e = dtypes.bit_width(alloc_type.element_type) // 8
     mode = sw.swizzled_tile(alloc_type.get_layout(), alloc_type.get_shape(), e)
     if mode is None:
-        fail(f"the destination's layout {alloc_type.get_layout()} is no TMA box layout (a "
+        fail(f"the shared tile's layout {alloc_type.get_layout()} is no TMA box layout (a "
              f"32/64/128-byte swizzled or row-major tile: layout/swizzle.py)")
-    src = resolve_access(op.src).as_region()
-    if src is None or set(src.strides) - {1}:
+    region = resolve_access(glob).as_region()
+    if region is None or set(region.strides) - {1}:
         fail("the global side must be a unit-stride rectangular slice of a kernel parameter")
-    param = src.buffer
+    param = region.buffer
     if not isinstance(param, BlockArgument) or param.block is not ctx.kernel.body.block:
         fail("the global side must view a kernel parameter (a tensor map maps one)")
     layout = param.type.get_layout()
     if layout is not None and not layout.is_trivial_row_major(param.type.get_shape()):
         fail(f"the global tensor must be row-major for a tensor map, its layout is {layout}")
-    shape = param.type.get_shape()
-    non_unit = [d for d, n in enumerate(src.sizes) if n != 1]
-    rows, cols = ring.tile
-    if not non_unit or non_unit[-1] != len(shape) - 1 or src.sizes[-1] != cols:
+    return Sides(ring, region, mode, e)
+
+
+def _auto_plan(s: Sides) -> TmaPlan:
+    shape = s.region.buffer.type.get_shape()
+    non_unit = [d for d, n in enumerate(s.region.sizes) if n != 1]
+    rows, cols = s.ring.tile
+    if not non_unit or non_unit[-1] != len(shape) - 1 or s.region.sizes[-1] != cols:
         fail("the tile's columns must run along the global tensor's last (contiguous) dim")
     row_dim = non_unit[0] if len(non_unit) == 2 else max(0, len(shape) - 2)
-    plan = plan_tma(rows, cols, mode, e, shape, row_dim)
+    plan = plan_tma(rows, cols, s.mode, s.elem_bytes, shape, row_dim)
     if isinstance(plan, str):
         fail(plan)
-    return ring, plan, src
+    return plan
 
 
-def _align_destination(alloc) -> None:
-    """A TMA destination starts on 128 bytes (its swizzle pattern when swizzled): state it on
-    the alloc (``cuda.align``), where the interpreter and the layout lowering read it."""
+def _explicit_plan(s: Sides) -> TmaPlan:
+    """One box: the region itself (module docstring)."""
+    shape = s.region.buffer.type.get_shape()
+    box = tuple(int(n) for n in s.region.sizes)
+    rows, cols = s.ring.tile
+    if not 1 <= len(box) <= MAX_RANK:
+        fail(f"a tensor map has rank 1 to {MAX_RANK}; the global tensor has rank {len(box)}")
+    if any(n > MAX_BOX for n in box):
+        fail(f"one tma_explicit call is one box: every extent at most {MAX_BOX}, the region "
+             f"is {list(box)} (tma_auto splits it)")
+    inner = box[-1] * s.elem_bytes
+    if box[-1] != cols or rows * cols != math.prod(box):
+        fail(f"the shared tile [{rows}, {cols}] must be the box {list(box)} in C order (its "
+             f"columns the box's inner dim)")
+    if inner % 16:
+        fail(f"the box's inner dim spans {inner} bytes; a tensor map needs a multiple of 16")
+    if s.mode is not sw.Swizzle.NONE and inner != s.mode.row_bytes:
+        fail(f"the box's inner dim spans {inner} bytes, the shared tile's "
+             f"{s.mode.tensor_map_name} swizzle {s.mode.row_bytes}: one instruction writes one "
+             f"swizzle span per row (tma_auto splits wider tiles)")
+    strides = [s.elem_bytes * math.prod(shape[d + 1:]) for d in range(len(shape) - 1)]
+    if any(st % 16 for st in strides):
+        fail(f"the global tensor's strides {strides} bytes must be multiples of 16 for a "
+             f"tensor map")
+    return TmaPlan(box, s.mode, (TmaBox(0, (0,) * len(box)),), s.elem_bytes)
+
+
+def _align_shared(alloc) -> None:
+    """A TMA tile starts on 128 bytes (its swizzle pattern when swizzled): state it on the
+    alloc (``cuda.align``), where the interpreter and the layout lowering read it."""
     btype = alloc.result.type
     need = tile_alignment(btype.get_layout(), dtypes.bit_width(btype.element_type) // 8,
                           TILE_ALIGN)
@@ -101,14 +172,53 @@ def _align_destination(alloc) -> None:
         alloc.attributes[ALIGN_ATTR] = IntegerAttr(need, i64)
 
 
-@register_dispatch(T.CopyAsyncOp, "cuda", variant="tma_auto", priority=10,
-                   when=[common.sm_at_least(90), common.ONE_DIM_BLOCK, G2S, SAME_DTYPE])
-def tma_auto(op, ctx) -> None:
-    ring, plan, src = _plan(op, ctx)
+def _copy(op, ctx, plan_of) -> None:
+    s = _sides(op, ctx)
+    store = _is_store(op)
+    try:
+        reduction = op.reduction()
+    except RuleError as err:
+        fail(str(err))
+    if reduction is not None and not store:
+        fail(f"use_tma_reduce {reduction!r} reduces shared -> global; this copy loads")
+    if store and "cta_mask" in op.config_dict():
+        fail("config cta_mask multicasts loads into the cluster's CTAs; a store has one "
+             "source tile")
+    if store and op.exec_scope == ExecScope.THREAD:
+        fail("a TMA store at thread scope would be issued by every thread; store at warp, "
+             "warpgroup or cta scope (one thread of the scope issues)")
+    plan = plan_of(s)
+    _align_shared(s.ring.alloc.owner)
+    tmap = host_tensor_maps.tensor_map_param(ctx.kernel, s.region.buffer, plan.box,
+                                             plan.swizzle)
+    if store:
+        _store(op, ctx, s, plan, tmap, reduction)
+    else:
+        _load(op, ctx, s, plan, tmap)
+
+
+def _box_operands(b: Builder, s: Sides, plan: TmaPlan, tmap: SSAValue, stage: SSAValue,
+                  box: TmaBox) -> tuple[SSAValue, SSAValue, list[SSAValue]]:
+    """(shared address, tensor-map address, coordinates innermost first) of one box."""
+    tile_start = b.insert(arith.MuliOp(
+        stage, ring_.const(b, s.ring.tile_elements, IndexType()))).result
+    offset = b.insert(arith.AddiOp(tile_start, ring_.const(b, box.smem_offset,
+                                                           IndexType()))).result
+    smem = ring_.shared_address(b, s.ring.alloc, offset)
+    tmap_addr = b.insert(cuda.AddressOp.build(
+        operands=[tmap, ring_.const(b, 0, IndexType())], result_types=[i64])).result
+    coords = []
+    for d in reversed(range(len(plan.box))):
+        c = materialize(b, s.region.offsets[d] + box.coords[d])
+        c = ring_.const(b, c, IndexType()) if isinstance(c, int) else c
+        coords.append(b.insert(arith.IndexCastOp(c, i32)).result)
+    return smem, tmap_addr, coords
+
+
+def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue) -> None:
+    ring = s.ring
     kernel = ctx.kernel
-    cast = tma_multicast.plan(op, kernel, src)  # config cta_mask
-    _align_destination(ring.alloc.owner)
-    tmap = host_tensor_maps.tensor_map_param(kernel, src.buffer, plan.box, plan.swizzle)
+    cast = tma_multicast.plan(op, kernel, s.region)  # config cta_mask
     bars = ring_.ring_barriers(ctx, ring)
     pipelined = ring_.pipelined(ctx, ring.alloc)
     b = ctx.builder
@@ -126,23 +236,62 @@ def tma_auto(op, ctx) -> None:
         ring_.wait_parity(inner, empty, flipped)
     inner.insert(ptx("mbarrier_arrive_expect_tx", [full, ring_.const(inner, plan.total_bytes)],
                      space="shared"))
-    tile_start = inner.insert(arith.MuliOp(
-        stage, ring_.const(inner, ring.tile_elements, IndexType()))).result
-    tmap_addr = inner.insert(cuda.AddressOp.build(
-        operands=[tmap, ring_.const(inner, 0, IndexType())], result_types=[i64])).result
     for i, box in enumerate(plan.boxes):
         at = tma_multicast.box_builder(inner, cast, i)
-        offset = at.insert(arith.AddiOp(
-            tile_start, ring_.const(at, box.smem_offset, IndexType()))).result
-        dst = ring_.shared_address(at, ring.alloc, offset)
-        coords = []
-        for d in reversed(range(len(plan.box))):
-            c = materialize(at, src.offsets[d] + box.coords[d])
-            c = ring_.const(at, c, IndexType()) if isinstance(c, int) else c
-            coords.append(at.insert(arith.IndexCastOp(c, i32)).result)
+        dst, tmap_addr, coords = _box_operands(at, s, plan, tmap, stage, box)
         tma_multicast.issue_box(at, cast, [dst, tmap_addr, *coords, full], f"{len(plan.box)}d")
     ring_.close_if(inner)
     if not pipelined:
         full_all = ring_.shared_address(b, bars.full, stage)
         parity = ring_.use_parity(ctx, b, ring, ring_.CONSUMER, stage)
         ring_.wait_parity(b, full_all, parity)
+
+
+_ISSUER_AXIS = {ExecScope.CTA: "tx", ExecScope.WARPGROUP: "tid_in_wg", ExecScope.WARP: "laneid"}
+
+
+def _store(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue, reduction: str | None) -> None:
+    b = ctx.builder
+    scope = op.exec_scope
+    # a reduction also reads the destination, which generic stores may have written: the fence
+    # of every state space (no .space) then
+    _fence_then_barrier(op, b, scope, None if reduction is not None else "shared::cta")
+    tid = common.ThreadIds(b)[_ISSUER_AXIS[scope]]
+    stage = ring_.stage_index(b, s.ring)
+    issuer = b.insert(arith.CmpiOp(tid, ring_.const(b, 0, IndexType()), "eq")).result
+    inner = ring_.emit_if(b, issuer)
+    for box in plan.boxes:
+        src, tmap_addr, coords = _box_operands(inner, s, plan, tmap, stage, box)
+        dim = f"{len(plan.box)}d"
+        if reduction is None:
+            inner.insert(ptx("cp_async_bulk_tensor_s2g", [tmap_addr, *coords, src], dim=dim))
+        else:
+            inner.insert(ptx("cp_reduce_async_bulk_tensor", [tmap_addr, *coords, src], dim=dim,
+                             redop=reduction))
+    inner.insert(ptx("cp_async_bulk_commit_group", []))
+    inner.insert(ptx("cp_async_bulk_wait_group", [], n=0))
+    ring_.close_if(inner)
+    common.scope_barrier(b, scope)
+
+
+def _fence_then_barrier(op, b: Builder, scope: ExecScope, space: str | None) -> None:
+    """``fence.proxy.async{.space}`` in every thread of ``scope``, then its barrier; when
+    the program right before the op ends with that barrier (the writer's own, as dispatched),
+    the fence goes before it instead of adding another."""
+    fence = ptx("fence_proxy_async", [], space=space)
+    prev = common.barrier_before(op, scope)
+    if prev is not None and b.insertion_point.block.first_op is None:
+        prev.parent_block().insert_op_before(fence, prev)
+        return
+    b.insert(fence)
+    common.scope_barrier(b, scope)
+
+
+@register_dispatch(T.CopyAsyncOp, "cuda", variant="tma_auto", priority=10, when=WHEN)
+def tma_auto(op, ctx) -> None:
+    _copy(op, ctx, _auto_plan)
+
+
+@register_dispatch(T.CopyAsyncOp, "cuda", variant="tma_explicit", priority=10, when=WHEN)
+def tma_explicit(op, ctx) -> None:
+    _copy(op, ctx, _explicit_plan)

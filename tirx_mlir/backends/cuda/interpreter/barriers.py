@@ -158,20 +158,41 @@ def run_sync_threads_vote(ctx, op, args):
 
 @lane_impl(sync.SyncWarpgroupOp, blocking=True)
 def run_sync_warpgroup(ctx, op, args):
-    # bar.sync id, 128 on the warpgroup's own named barrier: one unit per (CTA, warpgroup).
+    # bar.sync id, 128. per_warpgroup: warpgroup w on its own id (barrier + w), one unit per
+    # (CTA, warpgroup); else every warpgroup on the one id: a unit per CTA, and arrivals of two
+    # warpgroups in one phase are the hardware's mix-up (warps of either complete the count).
     wave = ctx.wave
-    key = ("warpgroup", op.int_prop("barrier"))
+    groups = -(-wave.T // 128)
+    per_group = op.per_warpgroup is not None
+    key = ("warpgroup", op.int_prop("barrier")) if per_group else ("bar", op.int_prop("barrier"))
     found = ctx.state.barriers.get(key)
     if found is None:
-        units = wave.cta * (-(-wave.T // 128)) + wave.tid // 128
-        found = ctx.state.barriers[key] = Barrier(ctx, "warpgroup", units,
-                                                  wave.W * -(-wave.T // 128))
+        units, n = (wave.cta * groups + wave.tid // 128, wave.W * groups) if per_group else \
+            (wave.cta, wave.W)
+        found = ctx.state.barriers[key] = Barrier(ctx, "warpgroup", units, n)
     lanes = ctx.lanes
+    if not per_group:
+        _one_warpgroup_per_phase(ctx, found, lanes, op.int_prop("barrier"))
     units, targets = found.arrive(ctx, lanes, 128, False)
     pending = found.wait(ctx, units, targets)
     if not pending.satisfied():
         yield pending
     return ()
+
+
+def _one_warpgroup_per_phase(ctx, bar: Barrier, lanes: np.ndarray, ident: int) -> None:
+    wave = ctx.wave
+    for cta in np.unique(wave.cta[lanes]):
+        mine = lanes[wave.cta[lanes] == cta]
+        waiting = np.flatnonzero(bar.arrived & (wave.cta == cta))
+        groups = np.unique(wave.tid[np.concatenate([mine, waiting])] // 128)
+        if len(groups) > 1:
+            raise ctx.error(
+                f"warpgroups {', '.join(map(str, groups))} of {wave.cta_name(int(cta))} "
+                f"synchronise on named barrier {ident} at once: bar.sync {ident}, 128 completes "
+                f"on any 128 arrivals, mixing their warps", mine, code="barrier",
+                hint="give each warpgroup its own barrier (cuda.sync_warpgroup ... "
+                     "per_warpgroup)")
 
 
 @lane_impl(sync.SyncClusterOp, blocking=True)

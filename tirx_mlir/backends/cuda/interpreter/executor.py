@@ -216,7 +216,8 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
         allocations.append(per_pe)
         refs.append(BufferRef(GLOBAL, arr.dtype, tuple(arr.shape),
                               np.array([a.base for a in per_pe], dtype=np.int64), name))
-    tensor_maps = map_tensor_maps(kernel, mem, allocations, lambda i: _param_name(kernel, i))
+    tensor_maps = map_tensor_maps(kernel, mem, allocations, lambda i: _param_name(kernel, i),
+                                  args)
     shared_refs = {}
     for op, offset in offsets.items():
         t = op.results[0].type

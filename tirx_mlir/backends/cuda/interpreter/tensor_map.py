@@ -26,7 +26,9 @@ offset   bytes  field
 
 Each `encode_tensor_map` registers its array under a fresh handle; at launch
 (`map_tensor_maps`, called by the executor) each tensor-map parameter's tensor is mapped into
-every PE's global memory and its address written into that PE's copy of the map; after the
+every PE's global memory (a tensor that is one of the launch's arguments, e.g. the output a
+TMA store writes, is that argument's memory) and its address written into that PE's copy of
+the map; after the
 run (`TensorMapLaunch.read_back`) PE 0's copy of each tensor is copied back into the array, so
 TMA stores land in it, as they would in the device memory a real map points at.
 
@@ -242,9 +244,17 @@ class TensorMapLaunch:
                 array[...] = alloc.data[:alloc.nbytes].view(array.dtype).reshape(array.shape)
 
 
-def map_tensor_maps(kernel, mem, allocations, param_name) -> TensorMapLaunch:
+def _same_memory(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.__array_interface__["data"][0] == b.__array_interface__["data"][0] and \
+        a.nbytes == b.nbytes
+
+
+def map_tensor_maps(kernel, mem, allocations, param_name, args=()) -> TensorMapLaunch:
     """Map the tensor of every tensor-map parameter of ``kernel`` into each PE's global memory
-    and write its address into that PE's copy of the map (``allocations[i][pe]``)."""
+    and write its address into that PE's copy of the map (``allocations[i][pe]``). A tensor
+    that is the memory of one of the launch's own arguments (``args``: e.g. the output a TMA
+    store writes) is that argument's allocation, so the kernel's other accesses see its TMA
+    stores and its outputs are read back once."""
     launch = TensorMapLaunch()
     attr = kernel.attributes.get("cuda.tensor_maps")
     if attr is None:
@@ -267,6 +277,11 @@ def map_tensor_maps(kernel, mem, allocations, param_name) -> TensorMapLaunch:
                                  "encode_tensor_map(array, box=...) for it")
             key = (id(array), pe)
             tensor = by_array.get(key)
+            if tensor is None:
+                own = [j for j, a in enumerate(args) if j not in positions and
+                       isinstance(a, np.ndarray) and _same_memory(a, array)]
+                if own:
+                    tensor = by_array[key] = allocations[own[0]][pe]
             if tensor is None:
                 tensor = by_array[key] = mem.map_global(
                     f"the tensor of {param_name(i)}" + (f" of PE {pe}" if pe else ""), array, pe)

@@ -2,8 +2,9 @@
 pass, transforms/default_layout.py): the layout a use *needs*, given to an alloc the user
 wrote without one.
 
-* A ``shared`` alloc ``[..., rows, cols]`` that a TMA copy writes (``copy_async`` forced to
-  ``tma_auto``) or a ``gemm_async`` reads as A or B gets `swizzle.swizzled_layout` with the
+* A ``shared`` alloc ``[..., rows, cols]`` that a TMA copy writes or reads (``copy_async``
+  forced to ``tma_auto`` or ``tma_explicit``: a load's destination, a store's source) or a
+  ``gemm_async`` reads as A or B gets `swizzle.swizzled_layout` with the
   widest swizzle its contiguous columns allow (`swizzle.choose_swizzle`: 128B for 64 f16
   columns or any multiple), which TMA boxes write and wgmma descriptors read bank-conflict-free.
   A tile that does not split into 8-row patterns keeps the row-major default.
@@ -19,6 +20,7 @@ from xdsl.ir import SSAValue
 from tirx_mlir.backends.cuda.layout import fragments_wgmma as fw
 from tirx_mlir.backends.cuda.layout import swizzle as sw
 from tirx_mlir.backends.cuda.layout.roles import consumer_warpgroups
+from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import NotAView, resolve_access
@@ -27,7 +29,7 @@ from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.layout import LayoutError, TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 
-TMA_VARIANT = "tma_auto"
+TMA_VARIANTS = ("tma_auto", "tma_explicit")
 
 
 def tile_uses(kernel: KernelOp, buffer: SSAValue) -> list[tuple[TileOp, str]]:
@@ -49,14 +51,14 @@ def tile_uses(kernel: KernelOp, buffer: SSAValue) -> list[tuple[TileOp, str]]:
 
 
 def is_tma_copy(op: TileOp) -> bool:
-    """A copy_async forced to the TMA variant (unforced ones take cp.async first)."""
+    """A copy_async forced to a TMA variant (unforced loads take cp.async first)."""
     return isinstance(op, T.CopyAsyncOp) and op.dispatch is not None and \
-        op.dispatch.data == TMA_VARIANT
+        op.dispatch.data in TMA_VARIANTS
 
 
 def _needs_swizzle(op: TileOp, name: str) -> bool:
     if isinstance(op, T.CopyAsyncOp):
-        return name == "dst" and is_tma_copy(op)
+        return is_tma_copy(op) and op.named_operands()[name].type.scope_name in SHARED_SCOPES
     return isinstance(op, T.GemmAsyncOp) and name in ("a", "b")
 
 

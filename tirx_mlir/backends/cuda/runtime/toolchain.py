@@ -8,9 +8,10 @@
 * stats: ``arch``; per kernel ``registers``, ``spill_stores``, ``spill_loads``, ``stack_bytes``,
   ``shared_bytes`` (static), ``barriers``, ``cmem_bytes`` from ``ptxas -v``; ``ptx_instructions``
   (instruction lines of the PTX) and ``sass_instructions`` (``cuobjdump -sass``, when present);
-* signature: tensor-map parameters (``cuda.tensor_maps``) by value, and the dynamic shared
-  memory the kernel's ``cuda.dynamic_shared`` views reach (the least ``shared_bytes`` a launch
-  may give).
+* signature: tensor-map parameters (``cuda.tensor_maps``) by value, those the host builds
+  (``cuda.host_tensor_maps``: TMA copies' maps) derived from their source tensors' buffers, and
+  the dynamic shared memory the kernel's ``cuda.dynamic_shared`` views reach (the least
+  ``shared_bytes`` a launch may give).
 """
 
 from __future__ import annotations
@@ -119,8 +120,11 @@ class CudaToolchain(Toolchain):
     def signature(self, kernel: Any):
         from tirx_mlir.runtime.signature import KernelSignature
 
-        return KernelSignature.from_kernel(kernel, by_value=sorted(tensor_map_positions(kernel)),
-                                           min_shared_bytes=dynamic_shared_bytes(kernel))
+        from tirx_mlir.backends.cuda.host_tensor_maps import host_tensor_maps
+
+        sig = KernelSignature.from_kernel(kernel, by_value=sorted(tensor_map_positions(kernel)),
+                                          min_shared_bytes=dynamic_shared_bytes(kernel))
+        return sig.with_derived(host_tensor_maps(kernel))
 
 
 def sass_instruction_count(cubin: Path) -> int | None:

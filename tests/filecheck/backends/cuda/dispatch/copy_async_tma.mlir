@@ -73,3 +73,85 @@ tirx.kernel @ring(%A: !tirx.buffer<128x128xf16, global>, %B: !tirx.buffer<64x128
 // CHECK:             ptx.mbarrier_try_wait_parity "shared"
 // CHECK:           ptx.mbarrier_arrive_expect_tx "shared" [%{{.*}}], %{{.*}} : (i32, i32) -> i64
 // CHECK:           ptx.cp_async_bulk_tensor_g2s "2d.shared::cluster"
+
+// -----
+
+// A TMA store: the tile (written by generic stores) gets the 128-byte swizzle; the map of the
+// output is a host-built input; the fence of the async proxy goes before the copy's own barrier,
+// then thread 0 issues one s2g box per column block, commits and waits for the bulk group, and
+// the CTA's barrier ends the op.
+
+tirx.kernel @store(%A: !tirx.buffer<64x128xf16, global>) -> (%O: !tirx.buffer<128x128xf16, global>)
+    grid [1] threads [128] target "cuda -arch=sm_90a" {
+  %c64 = arith.constant 64 : index
+  %c0 = arith.constant 0 : index
+  %s = tirx.alloc : !tirx.buffer<64x128xf16, shared>
+  tirx.copy cta %s, %A : !tirx.buffer<64x128xf16, shared>, !tirx.buffer<64x128xf16, global>
+  %o = tirx.slice %O[%c64, %c0] [64, 128] : !tirx.buffer<128x128xf16, global> -> !tirx.buffer<64x128xf16, global>
+  tirx.copy_async cta %o, %s dispatch "tma_auto" : !tirx.buffer<64x128xf16, global>, !tirx.buffer<64x128xf16, shared>
+  tirx.return
+}
+
+// CHECK-LABEL: tirx.kernel @store(%A: !tirx.buffer<64x128xf16, global>, %O_tmap0: !tirx.buffer<128xi8, global>) -> (%O: !tirx.buffer<128x128xf16, global>)
+// CHECK-SAME:  cuda.host_tensor_maps = [{param = 1 : i64, source = 2 : i64, box = array<i64: 64, 64>, swizzle = "128B"}]
+// CHECK:       %s = tirx.alloc {cuda.align = 1024 : i64} : !tirx.buffer<64x128xf16, shared, swizzle(3,3,3) S[(64,2,64):(64,4096,1)]>
+// CHECK:       ptx.st "shared.v4.b16"
+// CHECK:       ptx.fence_proxy_async "shared::cta"
+// CHECK-NEXT:  cuda.sync_threads
+// CHECK-NOT:   cuda.sync_threads
+// CHECK:       scf.if
+// CHECK:         cuda.address %O_tmap0
+// CHECK:         ptx.cp_async_bulk_tensor_s2g "2d" [%{{.*}}, {%{{.*}}, %{{.*}}}], [%{{.*}}]
+// CHECK:         ptx.cp_async_bulk_tensor_s2g "2d"
+// CHECK-NEXT:    ptx.cp_async_bulk_commit_group
+// CHECK-NEXT:    ptx.cp_async_bulk_wait_group 0
+// CHECK-NEXT:  }
+// CHECK-NEXT:  cuda.sync_threads
+// CHECK-NEXT:  tirx.return
+
+// -----
+
+// A TMA reduce (config use_tma_reduce): the fence covers every state space (the TMA reads the
+// global destination too); one cp.reduce.async.bulk.tensor per box.
+
+tirx.kernel @reduce(%A: !tirx.buffer<32x32xf32, global>) -> (%O: !tirx.buffer<32x32xf32, global>)
+    grid [1] threads [128] target "cuda -arch=sm_90a" {
+  %s = tirx.alloc : !tirx.buffer<32x32xf32, shared>
+  tirx.copy cta %s, %A : !tirx.buffer<32x32xf32, shared>, !tirx.buffer<32x32xf32, global>
+  tirx.copy_async cta %O, %s dispatch "tma_auto" config {use_tma_reduce = "max"} : !tirx.buffer<32x32xf32, global>, !tirx.buffer<32x32xf32, shared>
+  tirx.return
+}
+
+// CHECK-LABEL: tirx.kernel @reduce
+// CHECK-SAME:  box = array<i64: 32, 32>, swizzle = "128B"
+// CHECK:       ptx.fence_proxy_async{{$}}
+// CHECK-NEXT:  cuda.sync_threads
+// CHECK:       scf.if
+// CHECK:         ptx.cp_reduce_async_bulk_tensor "2d.max" [%{{.*}}, {%{{.*}}, %{{.*}}}], [%{{.*}}]
+// CHECK-NOT:     ptx.cp_reduce_async_bulk_tensor
+// CHECK:         ptx.cp_async_bulk_commit_group
+
+// -----
+
+// tma_explicit: the region [1, 64, 64] of a rank-3 tensor is the box, its start the coordinates
+// (innermost first: 0, 0, %k), one instruction.
+
+tirx.kernel @explicit(%A: !tirx.buffer<4x64x64xf16, global>) -> (%O: !tirx.buffer<64x64xf16, global>)
+    grid [1] threads [128] target "cuda -arch=sm_90a" {
+  %c0 = arith.constant 0 : index
+  %k = arith.constant 3 : index
+  %s = tirx.alloc : !tirx.buffer<64x64xf16, shared>
+  %a = tirx.slice %A[%k, %c0, %c0] [1, 64, 64] : !tirx.buffer<4x64x64xf16, global> -> !tirx.buffer<1x64x64xf16, global>
+  tirx.copy_async cta %s, %a dispatch "tma_explicit" : !tirx.buffer<64x64xf16, shared>, !tirx.buffer<1x64x64xf16, global>
+  tirx.copy cta %O, %s : !tirx.buffer<64x64xf16, global>, !tirx.buffer<64x64xf16, shared>
+  tirx.return
+}
+
+// CHECK-LABEL: tirx.kernel @explicit
+// CHECK-SAME:  cuda.host_tensor_maps = [{param = 1 : i64, source = 0 : i64, box = array<i64: 1, 64, 64>, swizzle = "128B"}]
+// CHECK:       scf.if
+// CHECK:         ptx.mbarrier_arrive_expect_tx "shared" [%{{.*}}], %[[BYTES:.*]] : (i32, i32) -> i64
+// CHECK:         %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:    %[[K:.*]] = arith.index_cast %[[C3]] : index to i32
+// CHECK-NEXT:    ptx.cp_async_bulk_tensor_g2s "3d.shared::cluster" [%{{.*}}], [%{{.*}}, {%{{.*}}, %{{.*}}, %[[K]]}], [%{{.*}}]
+// CHECK-NOT:     ptx.cp_async_bulk_tensor_g2s

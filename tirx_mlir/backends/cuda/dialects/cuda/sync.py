@@ -3,7 +3,7 @@
 ``cuda.sync_threads`` is ``__syncthreads()``; ``cuda.sync_threads_vote`` its predicate forms
 (``__syncthreads_and/or/count``); ``cuda.sync_warp`` is ``__syncwarp(mask)``;
 ``cuda.sync_warpgroup`` a named barrier over the 128 threads of a warpgroup (``bar.sync id,
-128``); ``cuda.sync_cluster`` ``barrier.cluster.arrive`` + ``wait`` (sm_90, cluster launch);
+128``, with ``per_warpgroup`` one id per warpgroup); ``cuda.sync_cluster`` ``barrier.cluster.arrive`` + ``wait`` (sm_90, cluster launch);
 ``cuda.sync_grid`` cooperative groups' ``grid.sync()`` (the kernel must be launched
 cooperatively); ``cuda.elect_sync`` PTX ``elect.sync`` (sm_90).
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, StringAttr
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr
 from xdsl.irdl import AnyAttr, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
@@ -69,17 +69,26 @@ class SyncWarpOp(CudaOp):
 
 @irdl_op_definition
 class SyncWarpgroupOp(CudaOp):
-    """A barrier over one warpgroup (4 consecutive warps, 128 threads): ``bar.sync <barrier>,
-    128``. ``barrier`` picks one of the block's 16 named barriers (default 0, which
-    ``__syncthreads`` also uses: give each concurrently synchronising warpgroup its own). The
-    block must hold whole warpgroups.
+    """A barrier over one warpgroup (4 consecutive warps, 128 threads): ``bar.sync <id>, 128``.
+    ``barrier`` picks one of the block's 16 named barriers (default 0, which ``__syncthreads``
+    also uses). With ``per_warpgroup`` each warpgroup ``w`` (``threadIdx.x / 128``) uses its own
+    barrier ``barrier + w``, so several warpgroups synchronising at once never share one (a
+    shared id would let warps of two warpgroups complete each other's barrier): every id must
+    exist, ``barrier + warpgroups - 1 <= 15``. The block must hold whole warpgroups.
 
-    ``cuda.sync_warpgroup barrier 1``
+    ``cuda.sync_warpgroup barrier 1 per_warpgroup``
     """
 
     name = "cuda.sync_warpgroup"
-    KEYWORDS: ClassVar = {"barrier": "int"}
+    KEYWORDS: ClassVar = {"barrier": "int", "per_warpgroup": "flag"}
     barrier = opt_prop_def(IntegerAttr)
+    per_warpgroup = opt_prop_def(UnitAttr)
+
+    def barrier_ids(self, threads: int) -> range:
+        """The named barriers a block of ``threads`` uses here."""
+        bar = self.int_prop("barrier")
+        groups = max(1, threads // checks.WARPGROUP_SIZE) if self.per_warpgroup else 1
+        return range(bar, bar + groups)
 
     def verify_cuda(self, launch: checks.Launch) -> None:
         bar = self.int_prop("barrier")
@@ -87,6 +96,15 @@ class SyncWarpgroupOp(CudaOp):
             raise RuleError(f"barrier {bar} does not exist; a block has named barriers 0.."
                             f"{NAMED_BARRIERS - 1}")
         checks.require_threads_multiple(launch, checks.WARPGROUP_SIZE, "warpgroup barriers")
+        if self.per_warpgroup and launch.kernel is not None:
+            if len(launch.kernel.thread_dims()) != 1:
+                raise RuleError("per_warpgroup barriers number warpgroups by threadIdx.x: the "
+                                "block must be 1-D")
+            ids = self.barrier_ids(launch.threads)
+            if ids[-1] >= NAMED_BARRIERS:
+                raise RuleError(f"{len(ids)} warpgroups from barrier {bar} need barriers "
+                                f"{bar}..{ids[-1]}; a block has named barriers 0.."
+                                f"{NAMED_BARRIERS - 1}")
 
 
 @irdl_op_definition

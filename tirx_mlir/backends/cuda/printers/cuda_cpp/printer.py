@@ -392,7 +392,11 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
 
     def emit_cuda_sync_warpgroup(self, op: cuda.SyncWarpgroupOp) -> None:
         barrier = self.int_literal(op.int_prop("barrier"), op)
-        self.line(f'asm volatile("bar.sync {barrier}, 128;" ::: "memory");')
+        if op.per_warpgroup is None:
+            self.line(f'asm volatile("bar.sync {barrier}, 128;" ::: "memory");')
+            return
+        self.line(f'asm volatile("bar.sync %0, 128;" :: "r"({barrier} + threadIdx.x / 128) : '
+                  f'"memory");')
 
     def emit_cuda_sync_cluster(self, op: Operation) -> None:
         self.line('asm volatile("barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned;" '

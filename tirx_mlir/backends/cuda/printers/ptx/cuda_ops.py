@@ -152,7 +152,14 @@ class CudaOps:
         barrier = self.checked_int(op.int_prop("barrier", 0), op)
         if not 0 <= barrier < 16:
             raise self.fail(f"barrier {barrier} does not exist (0..15)", op)
-        self.line(f"bar.sync {barrier}, 128;")
+        if op.per_warpgroup is None:
+            self.line(f"bar.sync {barrier}, 128;")
+            return
+        ident = self.temp(regs.B32)  # barrier + threadIdx.x / 128 (the verifier: a 1-D block)
+        self.line(f"mov.u32 {ident}, %tid.x;")
+        self.line(f"shr.u32 {ident}, {ident}, 7;")
+        self.line(f"add.u32 {ident}, {ident}, {barrier};")
+        self.line(f"bar.sync {ident}, 128;")
 
     def emit_cuda_sync_cluster(self, op: Operation) -> None:
         self.need(90, "7.8", "cuda.sync_cluster (barrier.cluster)", op)

@@ -71,6 +71,14 @@ tirx.kernel @k() grid [1] threads [96] {
 
 // -----
 
+tirx.kernel @k() grid [1] threads [1024] {
+  cuda.sync_warpgroup barrier 9 per_warpgroup
+  // CHECK: invalid.mlir:[[# @LINE - 1]]:3: error: 'cuda.sync_warpgroup' op 8 warpgroups from barrier 9 need barriers 9..16; a block has named barriers 0..15
+  tirx.return
+}
+
+// -----
+
 tirx.kernel @k() grid [2] threads [128] target "cuda -arch=sm_90a" {
   cuda.sync_cluster
   // CHECK: invalid.mlir:[[# @LINE - 1]]:3: error: 'cuda.sync_cluster' op cluster barriers: the kernel is not launched with clusters; add `cluster [..]` to the kernel

@@ -19,6 +19,7 @@ tirx.kernel @ids(%Out: !tirx.buffer<1024xi32, global>) grid [8] threads [128] cl
   %n = cuda.sync_threads_vote count %p : i1 -> i32
   cuda.sync_warp %full : i32
   cuda.sync_warpgroup barrier 1
+  cuda.sync_warpgroup barrier 3 per_warpgroup
   cuda.sync_cluster
   %e = cuda.elect_sync %full : i32 -> i1
   %s0 = arith.addi %t, %b : index
@@ -52,6 +53,7 @@ tirx.kernel @ids(%Out: !tirx.buffer<1024xi32, global>) grid [8] threads [128] cl
 // CHECK-NEXT:   const int n = __syncthreads_count(1);
 // CHECK-NEXT:   __syncwarp(static_cast<unsigned int>((-1)));
 // CHECK-NEXT:   asm volatile("bar.sync 1, 128;" ::: "memory");
+// CHECK-NEXT:   asm volatile("bar.sync %0, 128;" :: "r"(3 + threadIdx.x / 128) : "memory");
 // CHECK-NEXT:   asm volatile("barrier.cluster.arrive.aligned; barrier.cluster.wait.aligned;" ::: "memory");
 // CHECK:        elect.sync lane|p, %1; selp.u32 %0, 1, 0, p;
 // CHECK-NEXT:   const bool e = e_u32 != 0u;

@@ -63,6 +63,7 @@ tirx.kernel @cluster() grid [4] threads [128] cluster [2] target "cuda -arch=sm_
   cuda.sync_cluster
   cuda.fence cluster
   cuda.sync_warpgroup barrier 1
+  cuda.sync_warpgroup barrier 2 per_warpgroup
   tirx.return
 }
 
@@ -79,4 +80,8 @@ tirx.kernel @cluster() grid [4] threads [128] cluster [2] target "cuda -arch=sm_
 // CHECK-NEXT: barrier.cluster.wait;
 // CHECK-NEXT: fence.acq_rel.cluster;
 // CHECK-NEXT: bar.sync 1, 128;
+// CHECK-NEXT: mov.u32 %[[ID:r[0-9]+]], %tid.x;
+// CHECK-NEXT: shr.u32 %[[ID]], %[[ID]], 7;
+// CHECK-NEXT: add.u32 %[[ID]], %[[ID]], 2;
+// CHECK-NEXT: bar.sync %[[ID]], 128;
 // CHECK-NEXT: ret;
