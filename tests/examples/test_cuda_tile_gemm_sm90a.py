@@ -1,8 +1,8 @@
 """examples/cuda/tile/gemm_sm90a.mlir: TMA + mbarrier + wgmma with a producer and two consumer
 warpgroups. numpy == tile interpreter == SIMT interpreter after every pass of the cuda pipeline;
 -t cuda compiles and -t ptx assembles for sm_90a without spills or C75xx advisories; the lowered
-kernel has the warp-specialized shape the example's header describes, and its epilogue stores C
-through the TMA (UTMASTG in the SASS)."""
+kernel has the warp-specialized shape the example's header describes; the same GEMM with its
+epilogue stored through the TMA (UTMASTG in the SASS)."""
 
 from __future__ import annotations
 
@@ -26,13 +26,27 @@ def _names(ops) -> list[str]:
     return [op.name for op in ops]
 
 
-def test_gemm_sm90a_every_stage():
+TMA_STORE_EPILOGUE = """  %sc = tirx.alloc : !tirx.buffer<128x128xf32, shared>
+  tirx.copy cta %sc, %acc : !tirx.buffer<128x128xf32, shared>, !tirx.buffer<128x128xf32, local>
+  %c = tirx.slice %C[%m0, %n0] [128, 128] : !tirx.buffer<256x256xf32, global> -> !tirx.buffer<128x128xf32, global>
+  tirx.copy_async cta %c, %sc dispatch "tma_auto" : !tirx.buffer<128x128xf32, global>, !tirx.buffer<128x128xf32, shared>
+"""
+DIRECT_EPILOGUE = """  %c = tirx.slice %C[%m0, %n0] [128, 128] : !tirx.buffer<256x256xf32, global> -> !tirx.buffer<128x128xf32, global>
+  tirx.copy cta %c, %acc : !tirx.buffer<128x128xf32, global>, !tirx.buffer<128x128xf32, local>
+"""
+
+
+def _check(text: str):
     final = check_every_stage(
-        EXAMPLE.read_text(), lambda a, b: [a.astype(np.float32) @ b.astype(np.float32).T],
+        text, lambda a, b: [a.astype(np.float32) @ b.astype(np.float32).T],
         arch="sm_90a", rtol=1e-4, atol=1e-3, name="gemm_sm90a")
-    kernel = next(op for op in final.walk() if isinstance(op, KernelOp))
+    return final, next(op for op in final.walk() if isinstance(op, KernelOp))
+
+
+def test_gemm_sm90a_every_stage():
+    final, kernel = _check(EXAMPLE.read_text())
     assert [(m.source, m.box, m.swizzle.tensor_map_name) for m in host_tensor_maps(kernel)] == \
-        [(0, (128, 64), "128B"), (1, (128, 64), "128B"), (5, (128, 32), "128B")]
+        [(0, (128, 64), "128B"), (1, (128, 64), "128B")]
     names = _names(kernel.walk())
     # per K step: 2 TMA boxes (one per operand); each consumer warpgroup runs the same 4 wgmma
     # m64n128k16 on its own m64 tile and holds its 64x128 accumulator in 64 registers a thread
@@ -41,11 +55,21 @@ def test_gemm_sm90a_every_stage():
     f32_registers = [op.results[0].type.get_shape() for op in kernel.walk()
                      if isinstance(op, AllocOp) and op.results[0].type.element_type == f32]
     assert f32_registers == [(64,)]
-    # the epilogue: C's 128x128 f32 tile stored by the TMA, one box per 32-column block
-    assert names.count("ptx.cp_async_bulk_tensor_s2g") == 4
-    assert names.count("ptx.fence_proxy_async") == 1
     assert names.count("ptx.mbarrier_arrive_expect_tx") == 2
     assert not any(isinstance(op, ptx.PtxOp) and op.name == "ptx.wgmma_wait_group" and
                    op.properties["n"].value.data != 0 for op in kernel.walk())
+
+
+def test_gemm_sm90a_with_a_tma_store_epilogue():
+    """The example's epilogue staged through a swizzled shared tile and stored by the TMA."""
+    text = EXAMPLE.read_text()
+    assert DIRECT_EPILOGUE in text
+    final, kernel = _check(text.replace(DIRECT_EPILOGUE, TMA_STORE_EPILOGUE))
+    assert [(m.source, m.box, m.swizzle.tensor_map_name) for m in host_tensor_maps(kernel)] == \
+        [(0, (128, 64), "128B"), (1, (128, 64), "128B"), (5, (128, 32), "128B")]
+    names = _names(kernel.walk())
+    # C's 128x128 f32 tile stored by the TMA, one box per 32-column block
+    assert names.count("ptx.cp_async_bulk_tensor_s2g") == 4
+    assert names.count("ptx.fence_proxy_async") == 1
     opcodes = cuda_compile.ptx_sass_opcodes(emit_ptx(final), "sm_90a")
     assert any(op.startswith("UTMASTG") for op in opcodes)

@@ -18,9 +18,9 @@
 // * gemm_async (wgmma) runs on warpgroups 0 and 1 (the consumers): each waits until the stage is
 //   full, issues 4 wgmma m64n128k16 (its m64 tile x 4 K steps of 16) between wgmma.fence and
 //   commit/wait 0, and arrives on the stage's "empty" mbarrier;
-// * the epilogue stages C through a shared tile (128-byte swizzled: 4 column blocks of 32 f32)
-//   and stores it with the TMA: every thread fences the async proxy, thread 0 issues the 4
-//   boxes (cp.async.bulk.tensor s2g), commits and waits for the bulk group;
+// * the epilogue stores C from the registers (tests/examples/test_cuda_tile_gemm_sm90a.py also
+//   runs it staged through a swizzled shared tile and stored with the TMA, which costs the
+//   consumers registers for the shared addresses);
 // so the producer runs up to 3 stages ahead. The barriers, their phases (one bit per stage and
 // role in a register) and the roles are dispatch/tma_ring.py's. Any program order of TMA
 // copies into stage views ring[s] and gemm_async reads of them lowers this way.
@@ -56,9 +56,7 @@ tirx.kernel @gemm_sm90a(%A: !tirx.buffer<256x256xf16, global>, %B: !tirx.buffer<
     tirx.copy_async cta %sbs, %b dispatch "tma_auto" : !tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, global>
     tirx.gemm_async cta %acc, %sas, %sbs accum : !tirx.buffer<128x128xf32, local>, !tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, shared>
   }
-  %sc = tirx.alloc : !tirx.buffer<128x128xf32, shared>
-  tirx.copy cta %sc, %acc : !tirx.buffer<128x128xf32, shared>, !tirx.buffer<128x128xf32, local>
   %c = tirx.slice %C[%m0, %n0] [128, 128] : !tirx.buffer<256x256xf32, global> -> !tirx.buffer<128x128xf32, global>
-  tirx.copy_async cta %c, %sc dispatch "tma_auto" : !tirx.buffer<128x128xf32, global>, !tirx.buffer<128x128xf32, shared>
+  tirx.copy cta %c, %acc : !tirx.buffer<128x128xf32, global>, !tirx.buffer<128x128xf32, local>
   tirx.return
 }
