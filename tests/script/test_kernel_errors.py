@@ -264,6 +264,30 @@ def _out_of_bounds_at_run_time():
     return k.interpret(np.zeros((128, 64), np.float32))
 
 
+def _unroll_step_zero():
+    @Tx.kernel(target=TRN)
+    def k(X: Tx.Buffer[(128, 512), "f32"]):
+        for i in Tx.unroll(0, 4, 0):  # ERR
+            Tx.nki.memset(X, 0.0)
+    return k.ir
+
+
+def _star_of_a_number():
+    @Tx.kernel(target=TRN)
+    def k(X: Tx.Buffer[(128, 512), "f32"]):
+        a = Tx.alloc((128, 512), scope="trn.sbuf")
+        Tx.copy(a, *5)  # ERR
+    return k.ir
+
+
+def _launch_function_of_the_wrong_constexprs():
+    @Tx.kernel(threads=lambda M, Q: (M,))
+    def k(X: "Tx.Buffer[(M, 64), 'f32']", M: Tx.constexpr = 128):  # ERR
+        a = Tx.alloc((M, 64), scope="shared")
+        Tx.cta.copy(a, X)
+    return k.specialize(M=128)
+
+
 MISTAKES = [
     (_wrong_shape, "shape"),
     (_unknown_scope, "sharde"),
@@ -295,6 +319,9 @@ MISTAKES = [
     (_dispatch_failure, "no_such_variant"),
     (_capacity_overflow, "does not fit"),
     (_out_of_bounds_at_run_time, "out of bounds"),
+    (_unroll_step_zero, "must not be zero"),
+    (_star_of_a_number, "`*` needs a list or tuple, not int"),
+    (_launch_function_of_the_wrong_constexprs, "threads= of kernel k failed"),
 ]
 
 

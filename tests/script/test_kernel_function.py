@@ -230,3 +230,31 @@ def test_constexpr_defaults():
 
     assert (filled.interpret() == 3.0).all()
     assert (filled.interpret(V=5) == 5.0).all()
+
+
+def test_keyword_only_constexpr_defaults():
+    @Tx.kernel(threads=(128,))
+    def filled(Y: "Tx.Out[(8, 8), 'f32']", *, V: Tx.constexpr = 3):
+        t = Tx.alloc((8, 8), scope="shared")
+        Tx.cta.fill(t, float(V))
+        Tx.cta.copy(Y, t)
+
+    assert (filled.interpret() == 3.0).all()
+    assert (filled.interpret(V=5) == 5.0).all()
+
+
+def test_and_or_short_circuit_at_parse_time():
+    """``len(dims) > 2 and dims[2] == 1`` must not evaluate ``dims[2]`` for two dims, as in
+    Python; an ``or`` stops at its first true value."""
+    dims = (8, 8)
+
+    @Tx.kernel(threads=(128,))
+    def filled(Y: "Tx.Out[(8, 8), 'f32']"):
+        t = Tx.alloc((8, 8), scope="shared")
+        if len(dims) > 2 and dims[2] == 1:
+            Tx.cta.fill(t, 1.0)
+        elif len(dims) == 2 or dims[5] == 0:
+            Tx.cta.fill(t, 2.0)
+        Tx.cta.copy(Y, t)
+
+    assert (filled.interpret() == 2.0).all()

@@ -78,3 +78,17 @@ def test_a_workspace_round_trips_as_a_keyword():
     k.module.verify()
     assert "workspace [%w]" in str(k.module)
     assert "Tx.sum(r, a, workspace=w, axes=[-1])" in module_to_script(k.module)
+
+
+def test_a_value_named_like_a_builtin_is_renamed():
+    """A buffer named ``range`` would shadow the ``range`` the printed loops call."""
+    from tirx_mlir import script as Tx
+    from tirx_mlir.script.to_script import module_to_script
+
+    with Tx.kernel("k", inputs={"A": Tx.buffer((8, 8))}, outputs={"B": Tx.buffer((8, 8))}) as k:
+        A, B = k.args
+        range = Tx.alloc((8, 8), scope="shared")  # noqa: A001 - the point of the test
+        Tx.cta.copy(range, A)
+        Tx.cta.copy(B, range)
+    text = module_to_script(k.module)
+    assert "v_range = Tx.alloc" in text and "Tx.cta.copy(v_range, A)" in text

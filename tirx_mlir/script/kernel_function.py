@@ -118,8 +118,14 @@ class Kernel:
         env = {**self._env(), **values}
         parser = KernelParser(self.filename, self._line_offset, self._col_offset, env)
         inputs, outputs = self._buffer_params(parser, values)
-        launch = {k: v(**values) if callable(v) else v for k, v in
-                  (("grid", self.grid), ("threads", self.threads), ("cluster", self.cluster))}
+        launch = {}
+        for k, v in (("grid", self.grid), ("threads", self.threads), ("cluster", self.cluster)):
+            try:
+                launch[k] = v(**values) if callable(v) else v
+            except Exception as err:  # noqa: BLE001 - the user's function: say where it failed
+                raise ScriptError(f"{k}= of kernel {self.name} failed on the constexprs "
+                                  f"{values}: {type(err).__name__}: {err}",
+                                  self._loc(self._def)) from None
         with at(self._loc(self._def)):
             builder = KernelBuilder(self.name, inputs, outputs, target=self.target, **launch)
         with builder:
@@ -172,8 +178,10 @@ class Kernel:
             if k in bound:
                 raise ScriptError(f"kernel {self.name}: '{k}' given twice", self._loc(self._def))
             bound[k] = v
-        defaults = {a.arg: d for a, d in zip(self._def.args.args[::-1],
-                                             self._def.args.defaults[::-1])}
+        signature = self._def.args
+        defaults = {a.arg: d for a, d in zip(signature.args[::-1], signature.defaults[::-1])}
+        defaults.update({a.arg: d for a, d in zip(signature.kwonlyargs, signature.kw_defaults)
+                         if d is not None})
         values = {}
         for n in self.constexprs:
             if n in bound:
@@ -209,7 +217,7 @@ class Kernel:
 
         values = {k: kwargs.pop(k) for k in self.constexprs if k in kwargs}
         module = self.specialize(**values)
-        key = (tuple(sorted(values.items())), target, tuple(sorted(kwargs.items())))
+        key = repr((sorted(values.items()), target, sorted(kwargs.items())))  # lists too
         if key not in self._artifacts:
             try:
                 self._artifacts[key] = tirx_mlir.compile(module, target=target, **kwargs)

@@ -19,6 +19,7 @@ carries its ``file:line:col``; any failure while building it is a `ScriptError` 
 from __future__ import annotations
 
 import ast
+import copy
 import builtins
 import operator
 from typing import Any, Callable
@@ -241,7 +242,8 @@ class KernelParser:
         if kind is unroll:
             if not all(isinstance(a, int) for a in args):
                 raise self.error(node.iter, "Tx.unroll needs constant bounds (Python ints)")
-            for value in builtins.range(*args):
+            values = self.located(node.iter, lambda: builtins.range(*args))
+            for value in values:
                 with self._child(static=True):
                     self.scope.vars[node.target.id] = value
                     self.body(node.body)
@@ -372,13 +374,23 @@ class KernelParser:
         return self.located(node, lambda: ~value)
 
     def expr_BoolOp(self, node: ast.BoolOp) -> Any:
-        values = [self.expr(v) for v in node.values]
+        """``and``/``or``: Python's, short-circuiting, while the values are parse-time ones;
+        a run-time condition (an index comparison) joins the rest as a combined condition."""
+        conjunction = isinstance(node.op, ast.And)
+        values = []
+        for operand_node in node.values:
+            value = self.expr(operand_node)
+            values.append(value)
+            if not isinstance(value, (Cond, Index)) and not any(
+                    isinstance(v, (Cond, Index)) for v in values[:-1]):
+                if (not value) if conjunction else bool(value):
+                    return value  # decided at parse time: the rest is not evaluated
         if not any(isinstance(v, Cond) for v in values):
             result = values[0]
             for v in values[1:]:
-                result = (result and v) if isinstance(node.op, ast.And) else (result or v)
+                result = (result and v) if conjunction else (result or v)
             return result
-        combine = operator.and_ if isinstance(node.op, ast.And) else operator.or_
+        combine = operator.and_ if conjunction else operator.or_
         result = values[0]
         for v in values[1:]:
             result = self.located(node, lambda r=result, v=v: combine(_as_cond(r), _as_cond(v)))
@@ -416,8 +428,9 @@ class KernelParser:
             scope = scope.parent
         for vars_ in reversed(chain):
             env.update(vars_)
-        expr = ast.Expression(node)
-        ast.fix_missing_locations(expr)
+        expr = ast.Expression(copy.deepcopy(node))  # shifted to the file's lines: a copy, as
+        ast.fix_missing_locations(expr)             # an unrolled body parses its nodes again
+        ast.increment_lineno(expr, self.line_offset)
         return eval(compile(expr, self.filename, "eval"), env)  # noqa: S307 - the user's code
 
     def expr_Call(self, node: ast.Call) -> Any:
@@ -425,13 +438,19 @@ class KernelParser:
         args: list[Any] = []
         for a in node.args:
             if isinstance(a, ast.Starred):
-                args.extend(self.expr(a.value))
+                spread = self.expr(a.value)
+                if not isinstance(spread, (list, tuple)):
+                    raise self.error(a, f"`*` needs a list or tuple, not {type(spread).__name__}")
+                args.extend(spread)
             else:
                 args.append(self.expr(a))
         kwargs: dict[str, Any] = {}
         for kw in node.keywords:
             if kw.arg is None:
-                kwargs.update(self.expr(kw.value))
+                spread = self.expr(kw.value)
+                if not isinstance(spread, dict):
+                    raise self.error(kw.value, f"`**` needs a dict, not {type(spread).__name__}")
+                kwargs.update(spread)
             else:
                 kwargs[kw.arg] = self.expr(kw.value)
         if not callable(fn):

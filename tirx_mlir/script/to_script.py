@@ -10,6 +10,7 @@ is an error naming the op: print it with the backend's printer instead.
 
 from __future__ import annotations
 
+import builtins
 import keyword
 import re
 from dataclasses import dataclass
@@ -58,7 +59,7 @@ class _KernelPrinter:
 
     def name(self, value: SSAValue, hint: str | None = None) -> str:
         base = re.sub(r"\W", "_", hint or value.name_hint or "v")
-        if not base or base[0].isdigit() or keyword.iskeyword(base) or base in dir(__builtins__):
+        if not base or base[0].isdigit() or keyword.iskeyword(base) or hasattr(builtins, base):
             base = f"v_{base}"
         name, n = base, 0
         while name in self.used:
@@ -177,7 +178,7 @@ class _KernelPrinter:
                 kwargs.append(f"{name}={self.expr(value[0], op)}")
                 continue
             text = self.expr(value, op)
-            if name in op.KEYWORDS or op_def.operands and _is_optional(op_def, name):
+            if name in op.KEYWORDS or _is_optional(op_def, name):
                 kwargs.append(f"{name}={text}")
             else:
                 args.append(text)

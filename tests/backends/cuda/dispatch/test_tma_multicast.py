@@ -72,3 +72,18 @@ def test_a_multicast_ring_is_not_pipelined():
               if op.name == "tirx.alloc"}
     assert _pipelined(kernel, allocs["sa"])       # A: producer/consumer ring
     assert not _pipelined(kernel, allocs["sb"])   # B: multicast, every thread waits
+
+
+def test_declines_a_multicast_not_reached_by_every_cta():
+    """The copy meets the whole cluster at a barrier: at warp scope, or under a condition on the
+    CTA's id, some CTAs would never reach it (a hang); both are declined with the reason."""
+    warp = _cast().replace("tirx.copy_async cta %s", "tirx.copy_async warp %s")
+    with pytest.raises(TirxError, match="cta-collective"):
+        lower(warp)
+    guarded = _cast().replace(
+        "  tirx.copy_async cta %s",
+        "  %c0 = arith.constant 0 : index\n  %first = arith.cmpi eq, %bx, %c0 : index\n"
+        "  scf.if %first {\n  tirx.copy_async cta %s").replace(
+        "!tirx.buffer<64x128xf16, global>\n  %o3", "!tirx.buffer<64x128xf16, global>\n  }\n  %o3")
+    with pytest.raises(TirxError, match="differ between the CTAs of the cluster"):
+        lower(guarded)

@@ -34,6 +34,7 @@ from xdsl.ir import BlockArgument, SSAValue
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
+from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.kernel import ClusterIdOp, CtaIdOp, KernelOp
 from tirx_mlir.dispatch import fail
 
@@ -80,12 +81,16 @@ def plan(op, kernel: KernelOp, src) -> Multicast | None:
         fail("config cta_mask multicasts to the CTAs of a cluster; the kernel has no cluster "
              "launch")
     n = math.prod(cluster)
+    if n > 16:
+        fail(f"a cta_mask holds 16 CTAs; the cluster has {n}")
     every = (1 << n) - 1
     if not isinstance(value, IntegerAttr) or value.value.data != every:
         fail(f"config cta_mask must name every CTA of the cluster of {n}: {every}")
-    if n > 16:
-        fail(f"a cta_mask holds 16 CTAs; the cluster has {n}")
+    if op.exec_scope != ExecScope.CTA:
+        fail(f"a multicast copy is cta-collective (every thread of the cluster meets before "
+             f"it); this one is at {op.exec_scope.value} scope")
     seen: dict = {}
+    _reached_by_the_whole_cluster(op, tuple(cluster), seen)
     for d, offset in enumerate(src.offsets):
         for term, _ in offset.terms:
             if not _uniform(term, tuple(cluster), seen):
@@ -93,6 +98,29 @@ def plan(op, kernel: KernelOp, src) -> Multicast | None:
                      f"offset depends on {term.name_hint and '%' + term.name_hint or term}); "
                      f"multicast needs one tile for the whole cluster")
     return Multicast(n, every)
+
+
+def _reached_by_the_whole_cluster(op, cluster: tuple[int, ...], seen: dict) -> None:
+    """Every CTA of the cluster must reach the copy as often as the others (its cluster
+    barrier would hang otherwise): the conditions and loop bounds around it may not depend on
+    the CTA."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, KernelOp):
+        if isinstance(parent, scf.IfOp):
+            values = [parent.cond]
+        elif isinstance(parent, scf.ForOp):
+            values = [parent.lb, parent.ub, parent.step]
+        elif isinstance(parent, scf.WhileOp):
+            fail("a multicast copy inside scf.while: every CTA of the cluster must reach "
+                 "its cluster barrier as often as the others")
+        else:
+            values = []
+        for v in values:
+            if not _uniform(v, cluster, seen):
+                fail(f"a multicast copy under a {parent.name} whose condition or bounds differ "
+                     f"between the CTAs of the cluster: each CTA must reach its cluster "
+                     f"barrier as often as the others")
+        parent = parent.parent_op()
 
 
 def before_issue(b: Builder, cast: Multicast | None) -> None:
