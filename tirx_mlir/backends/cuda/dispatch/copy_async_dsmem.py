@@ -125,7 +125,7 @@ def plan_chunks(op: T.CopyAsyncOp) -> tuple[int, int]:
     esize = dtypes.bit_width(op.dst.type.element_type) // 8
     first = 0
     for view in (op.src, op.dst):
-        strides, start = _strides(view)
+        strides, _ = _strides(view)
         first = max(first, _contiguous_from(shape, strides))
     chunk = math.prod(shape[first:]) * esize
     if chunk < BULK_UNIT or chunk % BULK_UNIT:
