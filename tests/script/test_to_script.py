@@ -18,7 +18,8 @@ TWINS = sorted({line.split('"')[1] for p in (ROOT / "examples" / "python").rglob
                 for line in p.read_text().splitlines() if line.startswith("IR_TWIN")})
 MORE = ["examples/cuda/tile/reduce_2d.mlir", "examples/trn/add.mlir",
         "examples/trn/exp_bias_scale.mlir", "examples/trn/matmul_512.mlir",
-        "examples/trn/transpose_copy.mlir", "examples/add.mlir", "examples/row_reduce.mlir"]
+        "examples/trn/transpose_copy.mlir", "examples/add.mlir", "examples/row_reduce.mlir",
+        "examples/trn/guarded_loop.mlir"]
 
 
 def parse_script(source: str, tmp_path: Path):

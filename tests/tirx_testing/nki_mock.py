@@ -208,6 +208,26 @@ def current_modules() -> dict[str, types.ModuleType]:
 # --- legacy API ---------------------------------------------------------------------------------
 
 
+_MASK: list = []
+"""The ``mask=`` of the legacy call being run (empty: none): its tiles are read and written only
+where the mask holds (NKI: "the instruction runs only over the index region where the predicate
+holds"; elements read outside it may lie outside the tensor)."""
+
+
+class Masked:
+    """An instruction's result under a mask: assigning it writes where the mask holds."""
+
+    def __init__(self, value, mask):
+        self.value, self.mask = np.asarray(value), mask
+
+
+def _masked_index(index, mask):
+    """(broadcast index arrays, broadcast mask) of a masked access."""
+    parts = index if isinstance(index, tuple) else (index,)
+    *arrays, m = np.broadcast_arrays(*[np.asarray(p) for p in parts], np.asarray(mask))
+    return arrays, m
+
+
 class Indexed:
     """``tensor[index]`` in legacy NKI: read where an instruction takes a tile, written by
     ``nl.store``/``nisa.dma_copy``/assignment."""
@@ -216,10 +236,25 @@ class Indexed:
         self.base, self.index = base, index
 
     def read(self) -> np.ndarray:
-        return np.asarray(self.base)[self.index]
+        if not _MASK:
+            return np.asarray(self.base)[self.index]
+        arrays, m = _masked_index(self.index, _MASK[-1])
+        base = np.asarray(self.base)
+        out = np.full(m.shape, np.nan if base.dtype.kind == "f" else 0, base.dtype)
+        out[m] = base[tuple(a[m] for a in arrays)]
+        return out
 
-    def write(self, value) -> None:
-        self.base.view(np.ndarray)[self.index] = np.asarray(value).astype(self.base.dtype)
+    def write(self, value, mask=None) -> None:
+        mask = mask if mask is not None else (_MASK[-1] if _MASK else None)
+        if isinstance(value, Masked):
+            value, mask = value.value, value.mask
+        if mask is None:
+            self.base.view(np.ndarray)[self.index] = np.asarray(value).astype(self.base.dtype)
+            return
+        arrays, m = _masked_index(self.index, mask)
+        values = np.broadcast_to(np.asarray(value), m.shape)
+        self.base.view(np.ndarray)[tuple(a[m] for a in arrays)] = \
+            values[m].astype(self.base.dtype)
 
     def __iadd__(self, value):
         return self.read().astype(F32) + value
@@ -230,16 +265,48 @@ class LegacyTensor(np.ndarray):
         return Indexed(self, index)
 
     def __setitem__(self, index, value):
+        mask = None
+        if isinstance(value, Masked):
+            value, mask = value.value, value.mask
         if isinstance(value, Indexed):
             value = value.read()
         value = np.asarray(value)
         if np.dtype(self.dtype).kind in "iu" and value.dtype.kind == "f":
             info = np.iinfo(self.dtype)
             value = np.clip(np.nan_to_num(np.rint(value)), info.min, info.max)
+        if mask is not None:
+            Indexed(self, index).write(value, mask)
+            return
         self.view(np.ndarray)[index] = value.astype(self.dtype)
 
     def reshape(self, *shape):
         return np.asarray(self).reshape(*shape).view(LegacyTensor)
+
+
+_IDENTITY = {"add": 0.0, "maximum": -np.inf, "minimum": np.inf, "multiply": 1.0}
+
+
+def _unmasked(x, identity):
+    """``x`` with its masked-off elements (under the running call's mask) set to ``identity``:
+    in a masked reduction they take no part."""
+    if not _MASK:
+        return x
+    keep = np.broadcast_to(np.asarray(_MASK[-1]), x.shape)
+    return np.where(keep, x, np.asarray(identity).astype(x.dtype))
+
+
+def _within_mask(x, axes):
+    """``x`` cut, along the reduced ``axes``, to the running mask's extent there (a mask of
+    ``i < bound`` terms is a box), so a masked reduction sums what the unmasked one over the
+    guarded view sums, in the same order."""
+    if not _MASK:
+        return x
+    keep = np.broadcast_to(np.asarray(_MASK[-1]), x.shape)
+    for ax in axes:
+        others = tuple(a for a in range(x.ndim) if a != ax)
+        n = int(keep.any(axis=others).sum())
+        x, keep = x.take(range(n), axis=ax), keep.take(range(n), axis=ax)
+    return x
 
 
 def _tile(x):
@@ -268,7 +335,8 @@ def _legacy_isa() -> types.ModuleType:
 
     def activation_reduce(op, data, *, reduce_op, reduce_res, bias=None, scale=1.0, **_):
         out = activation(op, data, bias, scale)
-        reduce_res.write(out.reshape(out.shape[0], -1).sum(axis=1, keepdims=True, dtype=F32))
+        reduce_res.write(_unmasked(out, 0.0).reshape(out.shape[0], -1).sum(
+            axis=1, keepdims=True, dtype=F32))
         return out
 
     def reciprocal(data, **_):
@@ -277,6 +345,7 @@ def _legacy_isa() -> types.ModuleType:
     def tensor_reduce(op, data, axis, negate=False, keepdims=False, **_):
         kind = tables.ALU_OPS[op].kind
         x = _tile(data).astype(np.int64 if kind == tables.BITVEC else F32)
+        x = _within_mask(x, tuple(axis))
         out = tables.reduce(op, x, tuple(axis))
         out = out if keepdims else out.squeeze(tuple(axis))
         return -out if negate else out
@@ -314,10 +383,26 @@ def _legacy_isa() -> types.ModuleType:
     def affine_select(pred, on_true_tile, on_false_value, **_):
         return np.where(pred, _f32(_tile(on_true_tile)), F32(on_false_value))
 
-    return _module("neuronxcc.nki.isa", **{k: v for k, v in locals().items()
+    return _module("neuronxcc.nki.isa", **{k: _honour_mask(v) for k, v in locals().items()
                                            if not k.startswith("_")},
                    vector_engine="vector", scalar_engine="scalar", gpsimd_engine="gpsimd",
                    tensor_engine="tensor")
+
+
+def _honour_mask(fn):
+    """``fn`` taking legacy NKI's ``mask=``: its tiles are read under the mask (`_MASK`), a
+    reduction's masked-off elements take no part, its result is `Masked`."""
+    def call(*args, mask=None, **kwargs):
+        if mask is None:
+            return fn(*args, **kwargs)
+        _MASK.append(mask)
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            _MASK.pop()
+        return None if out is None else Masked(out, mask)
+
+    return call
 
 
 def legacy_modules() -> dict[str, types.ModuleType]:
@@ -330,7 +415,8 @@ def legacy_modules() -> dict[str, types.ModuleType]:
     language = _module(
         "neuronxcc.nki.language", **_OP_NAMES, **DTYPES, float8_e4m3=None, sbuf="sbuf",
         psum="psum", hbm="hbm", shared_hbm="shared_hbm", ndarray=ndarray,
-        load=lambda src, **_: _tile(src).copy(), store=store, arange=np.arange,
+        load=_honour_mask(lambda src, **_: _tile(src).copy()), store=_honour_mask(store),
+        arange=np.arange,
         sequential_range=lambda *a, **_: range(*a), affine_range=lambda *a, **_: range(*a),
         static_range=range, program_id=lambda axis: 0,
         where=lambda c, x, y, **_: np.where(_tile(c) != 0, _tile(x), _tile(y)),

@@ -14,10 +14,11 @@ The registration API is re-exported here; the context, the search and the builde
 from their modules (``from tirx_mlir.dispatch.context import DispatchContext``), which need xDSL.
 """
 
-from tirx_mlir.dispatch.registry import (DispatchCase, DispatchFail, Predicate, cases_for,
-                                         exec_scope_in, fail, forced_only, list_registered_dispatch,
-                                         predicate, register_dispatch, register_dispatch_module)
+from tirx_mlir.dispatch.registry import (DispatchCase, DispatchFail, Predicate, accepts_guards,
+                                         cases_for, exec_scope_in, fail, forced_only,
+                                         list_registered_dispatch, predicate, register_dispatch,
+                                         register_dispatch_module)
 
-__all__ = ["DispatchCase", "DispatchFail", "Predicate", "cases_for", "exec_scope_in", "fail",
-           "forced_only", "list_registered_dispatch", "predicate", "register_dispatch",
-           "register_dispatch_module"]
+__all__ = ["DispatchCase", "DispatchFail", "Predicate", "accepts_guards", "cases_for",
+           "exec_scope_in", "fail", "forced_only", "list_registered_dispatch", "predicate",
+           "register_dispatch", "register_dispatch_module"]

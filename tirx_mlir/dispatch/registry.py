@@ -111,6 +111,14 @@ class DispatchCase:
     owner: str
 
 
+def accepts_guards(impl: Callable) -> Callable:
+    """Mark a variant's impl as handling guarded operands (views with a dynamic extent, a
+    ``tirx.slice`` size given by an index value); the search rejects every other variant for an
+    op with such an operand, so no lowering silently reads a guarded view at its maximum."""
+    impl.accepts_guards = True  # type: ignore[attr-defined]
+    return impl
+
+
 _cases: registry.Registry[DispatchCase] = registry.Registry(
     "dispatch variant", same=lambda a, b: (a.priority, a.predicates, a.impl)
     == (b.priority, b.predicates, b.impl))

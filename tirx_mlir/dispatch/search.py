@@ -74,7 +74,12 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
                                 f"{', '.join(c.variant for c in all_cases)}")
     attempts: list[Attempt] = []
     last_exception: BaseException | None = None
+    guarded = _guarded_operand(op)
     for case in cases:
+        if guarded is not None and not getattr(case.impl, "accepts_guards", False):
+            reason = _guard_reason(guarded, kind, all_cases)
+            attempts.append(Attempt(case.variant, case.priority, f"rejected: guards — {reason}"))
+            continue
         ctx = ctx_factory()
         rejected = None
         for pred in case.predicates:
@@ -102,3 +107,22 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
         return case.variant, ctx._commit()
     hint = last_exception.hint if isinstance(last_exception, TirxError) else None
     raise _failure(failure_table(op.name, kind, attempts), op, origin, hint) from last_exception
+
+
+def _guarded_operand(op: TileOp) -> str | None:
+    """The name of an operand of ``op`` with a dynamic extent (a guarded view), or None."""
+    from tirx_mlir.dialects.tirx.access import is_guarded
+    from tirx_mlir.dialects.tirx.attributes import BufferType
+
+    for name, value in op.named_operands().items():
+        if isinstance(value.type, BufferType) and is_guarded(value):
+            return name
+    return None
+
+
+def _guard_reason(name: str, kind: str, cases) -> str:
+    if not any(getattr(c.impl, "accepts_guards", False) for c in cases):
+        return (f"operand '{name}' has a dynamic extent (a guarded tirx.slice); dynamic extents "
+                f"are not supported by the {kind} dispatch yet")
+    return f"operand '{name}' has a dynamic extent (a guarded tirx.slice), which this variant " \
+           f"does not take"

@@ -272,10 +272,16 @@ class TirxKernelFunctions(InterpreterFunctions):
     def run_slice(self, interp: Interpreter, op: SliceOp, args: PythonValues):
         cache: runtime.PerOpCache = self.__dict__.setdefault("_slice_cache", runtime.PerOpCache())
         offsets, sizes, strides = cache.get(op, "slice", lambda: (
-            op.static_offsets.get_values(), op.sizes(), op.strides()))
+            op.static_offsets.get_values(), op.static_sizes.get_values(), op.strides()))
         if len(args) > 1:
             it = iter(args[1:])
             offsets = [next(it) if s == DYNAMIC else s for s in offsets]
+            sizes = [next(it) if s == DYNAMIC else s for s in sizes]  # guards: <= the maximum
+            guard_error = _guard_error(op, sizes)
+            if guard_error is not None:
+                raise InterpretError(guard_error, op, code="out-of-bounds")
+        if args[0].shape != op.source.type.get_shape():  # type: ignore[attr-defined]
+            sizes = _within_guards(op, args[0].shape, offsets, sizes)
         return (runtime.view(args[0], offsets, sizes, strides),)
 
     @impl(TransposeOp)
@@ -285,6 +291,8 @@ class TirxKernelFunctions(InterpreterFunctions):
     @impl(ReshapeOp)
     def run_reshape(self, interp: Interpreter, op: ReshapeOp, args: PythonValues):
         shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+        if args[0].shape != op.source.type.get_shape():  # type: ignore[attr-defined]
+            shape = _guarded_reshape(op, args[0].shape, shape)
         try:  # a split of dims is always a view (writes go through to the buffer)
             return (np.reshape(args[0], shape, copy=False),)
         except ValueError:
@@ -301,3 +309,51 @@ class TirxKernelFunctions(InterpreterFunctions):
         value, buffer, *indices = args
         buffer[runtime.check_index(buffer, indices)] = runtime.convert(value, buffer.dtype)
         return ()
+
+
+def _guard_error(op: SliceOp, sizes) -> str | None:
+    """Why a guarded slice's run-time sizes are invalid (None: they are not)."""
+    for d, (n, m) in enumerate(zip(sizes, op.sizes())):
+        if not 0 <= int(n) <= m:
+            return f"slice dim {d}: the guarded size is {int(n)}, outside [0, {m}]"
+    return None
+
+
+def _within_guards(op: SliceOp, actual: tuple[int, ...], offsets, sizes) -> list[int]:
+    """A slice of a guarded view (smaller than its type on a guarded dim) takes such a dim
+    whole (offset 0, the static size: `access.resolve_access` states the rule), which is the
+    run-time extent."""
+    static = op.source.type.get_shape()  # type: ignore[attr-defined]
+    out = list(sizes)
+    for d, (a, n) in enumerate(zip(actual, static)):
+        if a == n:
+            continue
+        if offsets[d] != 0 or sizes[d] != n:
+            raise InterpretError(f"slice dim {d} cuts into a guarded dim (its extent is "
+                                 f"{a} at run time, at most {n})", op)
+        out[d] = a
+    return out
+
+
+def _guarded_reshape(op: ReshapeOp, actual: tuple[int, ...], shape: tuple[int, ...]
+                     ) -> tuple[int, ...]:
+    """The run-time shape of a reshape of a guarded view (fewer elements than its type on a
+    guarded dim): each merged/split group of dims keeps its static shape, except a group of one
+    non-unit dim on either side, which takes the guarded extent. A reshape that splits or merges
+    a guarded dim has no such shape."""
+    from tirx_mlir.dialects.tirx.buffer_ops import reshape_groups
+
+    static = op.source.type.get_shape()  # type: ignore[attr-defined]
+    groups = reshape_groups(static, shape)
+    assert groups is not None
+    out = list(shape)
+    for src_dims, res_dims in groups:
+        if all(actual[d] == static[d] for d in src_dims):
+            continue
+        src_big = [d for d in src_dims if static[d] != 1]
+        res_big = [d for d in res_dims if shape[d] != 1]
+        if len(src_big) != 1 or len(res_big) != 1:
+            raise InterpretError(f"reshape {list(static)} -> {list(shape)} splits or merges a "
+                                 f"guarded dim (run-time shape {list(actual)})", op)
+        out[res_big[0]] = actual[src_big[0]]
+    return tuple(out)

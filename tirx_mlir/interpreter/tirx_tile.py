@@ -25,6 +25,9 @@ collective). Semantics, beyond the docstrings in tile_ops.py:
 * ``select`` evaluates its affine predicate once over the destination's index grid, with its
   symbols bound to the values of ``symbols``.
 * ``compose_op`` runs its body's ops in order.
+* an operand that is a guarded view (a ``tirx.slice`` with an index-valued size) is the numpy
+  view of its guarded extent, so the op touches only that; operands of one type shape must then
+  have one run-time shape (guarded alike), else the op stops with an error naming both.
 
 Scope check: an op narrower than the CTA (warpgroup, warp, thread) runs once in *each* instance
 of its scope; without per-thread ids they all see the same operands, so running it once gives
@@ -42,6 +45,7 @@ import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl
 
 from tirx_mlir.dialects.tirx import dtypes, predicate, rules, tile_ops as T
+from tirx_mlir.dialects.tirx.access import is_guarded
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 from tirx_mlir.dialects.tirx.tile_base import TileOp
@@ -66,6 +70,8 @@ class TileCall:
     cdt: np.dtype
     scope_error: str | None
     props: dict[str, Any] = field(default_factory=dict)
+    guarded: bool = False
+    """Some operand is a guarded view (a dynamic extent): `check_guards` runs on each call."""
 
     def values(self, args: PythonValues) -> dict[str, Any]:
         if self.scope_error is not None:
@@ -73,10 +79,27 @@ class TileCall:
                                  hint="make the op collective over the CTA (e.g. `"
                                       f"{self.op.name} cta ...`) or write a `local` buffer")
         values = dict(zip(self.names, args))
+        if self.guarded:
+            self.check_guards(values)
         rest = iter(args[len(self.names):])  # variadic operands come last (symbols, workspace)
         for name, given in self.op.variadic_operands().items():
             values[name] = tuple(next(rest) for _ in given)
         return values
+
+    def check_guards(self, values: dict[str, Any]) -> None:
+        """Operands of one static shape are guarded alike (docs/ir.md, ``tirx.slice``): at run
+        time they have one shape too."""
+        seen: dict[tuple[int, ...], tuple[str, tuple[int, ...]]] = {}
+        for name, value in values.items():
+            btype = getattr(self.op, name).type
+            if not isinstance(value, np.ndarray) or not isinstance(btype, BufferType):
+                continue
+            first = seen.setdefault(btype.get_shape(), (name, value.shape))
+            if first[1] != value.shape:
+                raise InterpretError(
+                    f"operands '{first[0]}' and '{name}' of {self.op.name} have the type shape "
+                    f"{list(btype.get_shape())} but {list(first[1])} and {list(value.shape)} "
+                    f"elements at run time; guard every operand of the op alike", self.op)
 
     def scratch(self, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
         """A temporary owned by this op, reused on each run (values never escape the op)."""
@@ -126,7 +149,9 @@ def _scope_error(op: TileOp) -> str | None:
 def _make_call(op: TileOp) -> TileCall:
     named = op.named_operands()
     dts = {n: _element_dtype(v.type) for n, v in named.items()}
-    return TileCall(op, tuple(named), dts, runtime.compute_dtype(*dts.values()), _scope_error(op))
+    guarded = any(isinstance(v.type, BufferType) and is_guarded(v) for v in named.values())
+    return TileCall(op, tuple(named), dts, runtime.compute_dtype(*dts.values()), _scope_error(op),
+                    guarded=guarded)
 
 
 # --- the semantics of each op, on a TileCall and its operand values ----------------------------

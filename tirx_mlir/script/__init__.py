@@ -50,8 +50,8 @@ from tirx_mlir.dialects.tirx.tile_ops import (TILE_OPS, CastOp, _BinaryOp, _Redu
                                               _UnaryOp)
 from tirx_mlir.dialects.tirx.kernel import SCOPE_ID_OPS
 from tirx_mlir.script.builder import (Buffer, Cond, Index, KernelBuilder, Out, ScriptError,
-                                      alloc, bind_arguments, buffer_type, ds, for_range, operand,
-                                      scope_id)
+                                      alloc, bind_arguments, buffer_type, ds, for_range, index_max,
+                                      index_min, operand, scope_id)
 from tirx_mlir.script.kernel_function import Kernel, constexpr, kernel
 from tirx_mlir.script.locations import SourceError
 from tirx_mlir.script.parser import serial, unroll
@@ -60,7 +60,8 @@ range = for_range  # noqa: A001 - ``Tx.range`` reads like TVMScript's T.serial
 buffer = buffer_type
 
 __all__ = ["kernel", "Kernel", "KernelBuilder", "constexpr", "serial", "unroll", "range",
-           "buffer", "alloc", "ds", "Buffer", "Out", "Index", "Cond", "ScriptError",
+           "buffer", "alloc", "ds", "index_min", "index_max",
+           "Buffer", "Out", "Index", "Cond", "ScriptError",
            "SourceError", "cta", "warp", "warpgroup", "wg", "cluster", "thread"]
 
 

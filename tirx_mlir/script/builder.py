@@ -117,20 +117,69 @@ def scope_id(op_cls, dim: int | str | None = None) -> Index:
     return Index(op.result)
 
 
-def ds(start: "Index | int", size: int) -> slice:
-    """A dynamic slice of static ``size`` starting at ``start`` (like NKI's ``nl.ds``)."""
-    return slice(start, ("ds", size))
+def ds(start: "Index | int", size: "Index | int", max: int | None = None) -> slice:  # noqa: A002
+    """A dynamic slice of ``size`` starting at ``start`` (like NKI's ``nl.ds``). A size that is
+    an index value is a guard: ``max`` is its static maximum (the view's type), e.g.
+    ``Tx.ds(i * 128, Tx.min(128, n - i * 128), max=128)``; for ``Tx.min(c, e)`` it defaults
+    to the constant ``c``."""
+    if isinstance(size, Index):
+        max = _guard_max(size) if max is None else max
+        if max is None:
+            raise ScriptError("a slice size that is an index value (a guard) needs its static "
+                              "maximum: Tx.ds(start, size, max=128)")
+        return slice(start, ("ds", size, int(max)))
+    return slice(start, ("ds", int(size), int(size)))
 
 
-def _static_size(start, stop) -> int:
+def index_min(a: "Index | int", b: "Index | int") -> "Index | int":
+    """``min(a, b)`` of index values (``arith.minsi``); of two ints, the int."""
+    if not isinstance(a, Index) and not isinstance(b, Index):
+        return min(int(a), int(b))
+    return Index(arith.MinSIOp(Index.wrap(a), Index.wrap(b)).result)
+
+
+def index_max(a: "Index | int", b: "Index | int") -> "Index | int":
+    """``max(a, b)`` of index values (``arith.maxsi``); of two ints, the int."""
+    if not isinstance(a, Index) and not isinstance(b, Index):
+        return max(int(a), int(b))
+    return Index(arith.MaxSIOp(Index.wrap(a), Index.wrap(b)).result)
+
+
+def _guard_max(size: "Index") -> int | None:
+    """The static maximum of ``Tx.min(c, e)`` (either operand order): the constant ``c``."""
+    from tirx_mlir.dialects.tirx.access import constant_value
+
+    owner = size.value.owner
+    if isinstance(owner, arith.MinSIOp):
+        for v in (owner.lhs, owner.rhs):
+            c = constant_value(v)
+            if isinstance(c, int):
+                return c
+    return None
+
+
+def _expr(v) -> IndexExpr:
+    return IndexExpr.of(v.value) if isinstance(v, Index) else IndexExpr(int(v))
+
+
+def _slice_size(start, stop) -> tuple["int | Index", int]:
+    """(size, static maximum) of ``start:stop``: a constant difference, a ``Tx.ds``, or a stop
+    ``Tx.min(start + c, e)`` (the guarded last tile, ``A[i*128 : Tx.min((i+1)*128, n)]``),
+    whose size is ``min(c, e - start)`` at most ``c``."""
     if isinstance(stop, tuple) and stop[0] == "ds":
-        return stop[1]
-    a = IndexExpr.of(start.value) if isinstance(start, Index) else IndexExpr(int(start))
-    b = IndexExpr.of(stop.value) if isinstance(stop, Index) else IndexExpr(int(stop))
-    diff = b + a.scale(-1)
-    if not diff.is_const():
-        raise ScriptError("slice bounds must differ by a constant; use Tx.ds(start, size)")
-    return diff.const
+        return stop[1], stop[2]
+    diff = _expr(stop) + _expr(start).scale(-1)
+    if diff.is_const():
+        return diff.const, diff.const
+    owner = stop.value.owner if isinstance(stop, Index) else None
+    if isinstance(owner, arith.MinSIOp):
+        for a, b in ((owner.lhs, owner.rhs), (owner.rhs, owner.lhs)):
+            span = IndexExpr.of(a) + _expr(start).scale(-1)
+            if span.is_const():
+                size = index_min(span.const, Index(b) - start)
+                return size, span.const
+    raise ScriptError("slice bounds must differ by a constant, or stop at Tx.min(start + c, "
+                      "n) (a guarded tile); else use Tx.ds(start, size, max=...)")
 
 
 # --- buffers ------------------------------------------------------------------------------------
@@ -160,20 +209,27 @@ class Buffer:
         if len(key) > len(self.shape):
             raise ScriptError(f"{len(key)} indices for a rank-{len(self.shape)} buffer")
         key = key + (slice(None),) * (len(self.shape) - len(key))
-        offsets, sizes, strides = [], [], []
+        offsets, sizes, strides, maxima = [], [], [], []
         for k, dim in zip(key, self.shape):
             if isinstance(k, slice):
                 start = 0 if k.start is None else k.start
                 stop = dim if k.stop is None else k.stop
                 step = 1 if k.step is None else k.step
-                span = _static_size(start, stop)
-                size = span if isinstance(stop, tuple) else -(-span // step)
+                span, most = _slice_size(start, stop)
+                if isinstance(span, Index):
+                    if step != 1:
+                        raise ScriptError("a guarded slice (an index-valued size) takes no step")
+                    size: "int | SSAValue" = span.value
+                else:
+                    size = span if isinstance(stop, tuple) else -(-span // step)
+                    most = size
             else:  # a single index keeps the dim with extent 1
-                start, size, step = k, 1, 1
+                start, size, step, most = k, 1, 1, 1
             offsets.append(start.value if isinstance(start, Index) else int(start))
             sizes.append(size)
+            maxima.append(most)
             strides.append(step)
-        view = SliceOp(self.value, offsets, sizes, strides).result
+        view = SliceOp(self.value, offsets, sizes, strides, max_sizes=maxima).result
         view.name_hint = assigned_name()
         return Buffer(view)
 

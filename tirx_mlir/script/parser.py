@@ -30,7 +30,7 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Region
 
 from tirx_mlir.diagnostics import TirxError
-from tirx_mlir.script.builder import Buffer, Cond, Index, ScriptError
+from tirx_mlir.script.builder import Buffer, Cond, Index, ScriptError, index_max, index_min
 from tirx_mlir.script.locations import SourceError, SourceLoc, at, located_builder
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
@@ -46,6 +46,22 @@ _SWAPPED = {"slt": "sgt", "sle": "sge", "sgt": "slt", "sge": "sle", "eq": "eq", 
 _BUILTINS = {n: getattr(builtins, n) for n in
              ("range", "len", "min", "max", "abs", "int", "float", "bool", "tuple", "list",
               "dict", "zip", "enumerate", "reversed", "sum", "print", "isinstance", "str")}
+
+
+def _index_aware(python, of_two):
+    """``min`` / ``max`` as in Python, and of two operands one of which is a run-time index
+    (``min((i + 1) * 128, n)``: a guarded tile's end), the index op."""
+    def call(*args, **kwargs):
+        if len(args) == 2 and not kwargs and any(isinstance(a, Index) for a in args):
+            return of_two(*args)
+        return python(*args, **kwargs)
+
+    call.__name__ = python.__name__
+    return call
+
+
+_BUILTINS["min"] = _index_aware(builtins.min, index_min)
+_BUILTINS["max"] = _index_aware(builtins.max, index_max)
 
 
 class LoopMarker:

@@ -118,6 +118,9 @@ class _KernelPrinter:
         if type(op) in _BINARY:
             text = f"{self.expr(op.operands[0], op)} {_BINARY[type(op)]} " \
                    f"{self.expr(op.operands[1], op)}"
+        elif isinstance(op, (arith.MinSIOp, arith.MaxSIOp)):  # min / max in @Tx.kernel
+            fn = "min" if isinstance(op, arith.MinSIOp) else "max"
+            text = f"{fn}({self.expr(op.lhs, op)}, {self.expr(op.rhs, op)})"
         elif isinstance(op, arith.CmpiOp):
             predicate = op.predicate.value.data
             if predicate not in _CMP:
@@ -153,7 +156,15 @@ class _KernelPrinter:
 
     def slice(self, op: SliceOp) -> str:
         parts = []
-        for offset, size, stride in zip(op.mixed_offsets(), op.sizes(), op.strides()):
+        for offset, size, stride, given in zip(op.mixed_offsets(), op.sizes(), op.strides(),
+                                               op.mixed_sizes()):
+            if isinstance(given, SSAValue):  # a guard: its size value, at most `size`
+                if stride != 1:
+                    raise TirxError("module_to_script: a strided guarded slice has no "
+                                    "front-end form", op)
+                start = self.expr(offset, op) if isinstance(offset, SSAValue) else offset
+                parts.append(f"Tx.ds({start}, {self.expr(given, op)}, max={size})")
+                continue
             if isinstance(offset, SSAValue):
                 if stride != 1:
                     raise TirxError("module_to_script: a strided dynamic slice has no "

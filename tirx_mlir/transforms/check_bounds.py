@@ -7,7 +7,10 @@ decides every such question the IR answers statically, and reports each with a l
 
 * ``tirx.slice`` (and ``tirx.load`` / ``tirx.store``): each dim's elements stay inside the
   source, for every CTA of the grid and every iteration of the enclosing loops; the error names
-  the bound and the CTA / loop values that break it;
+  the bound and the CTA / loop values that break it. A guarded dim (an index size) touches
+  ``[offset, offset + size - 1]``: its size must lie in ``[0, maximum]`` and a non-empty access
+  inside the source, checked for every value of the variables it depends on (`guard_values`:
+  ``min(128, n - i * 128)`` is exact there);
 * integer ``arith`` ops: no division or remainder by zero; no ``addi``/``subi``/``muli`` result
   outside the signed range of its type (64 bits for ``index``), since folds and printed code do
   not wrap; no constant outside its type's range;
@@ -212,10 +215,34 @@ class _Checker:
     def _slice(self, op: SliceOp) -> None:
         source = op.source.type
         assert isinstance(source, BufferType)
+        guards = op.guards()
         for d, (o, n, st, extent) in enumerate(zip(op.mixed_offsets(), op.sizes(), op.strides(),
                                                    source.get_shape())):
+            if d in guards:
+                self._guarded(op, d, o, guards[d], n, st, extent)
+                continue
             self._within(op, d, self.analysis.expr(o) if isinstance(o, SSAValue)
                          else IndexExpr(o), (n - 1) * st, extent)
+
+    def _guarded(self, op: SliceOp, d: int, offset: int | SSAValue, size: SSAValue,
+                 maximum: int, stride: int, extent: int) -> None:
+        """A guarded dim touches [offset, offset + (size - 1) * stride]: for every value of the
+        loop variables and scope ids the two depend on (enumerated, `guard_values`), the size
+        lies in [0, maximum] and a non-empty access inside the source."""
+        values = guard_values(offset, size)
+        if values is None:
+            return  # not decidable here: the interpreter checks it at run time
+        for o, n, at in values:
+            if not 0 <= n <= maximum:
+                raise PassError(f"dim {d}: the guarded size is {n}{_where(at)}, outside [0, "
+                                f"{maximum}] (the result type's extent is its maximum)", op,
+                                code="out-of-bounds",
+                                hint="bound the size by the maximum, e.g. arith.minsi")
+            if n and (o < 0 or o + (n - 1) * stride >= extent):
+                raise PassError(f"dim {d}: elements [{o}, {o + (n - 1) * stride}] are out of "
+                                f"bounds for extent {extent}{_where(at)}", op,
+                                code="out-of-bounds",
+                                hint="guard the size by what is left, e.g. min(128, n - i*128)")
 
     def _element(self, op: LoadOp | StoreOp) -> None:
         buffer = op.buffer.type
@@ -239,6 +266,62 @@ class _Checker:
                 if at else "check the offset against the buffer's shape")
         raise PassError(f"dim {d}: elements [{bad[0]}, {bad[1]}] are out of bounds for extent "
                         f"{extent}{_where(at)}", op, code="out-of-bounds", hint=hint)
+
+
+_EVALUATED = {arith.AddiOp: lambda a, b: a + b, arith.SubiOp: lambda a, b: a - b,
+              arith.MuliOp: lambda a, b: a * b, arith.MinSIOp: min, arith.MaxSIOp: max,
+              arith.FloorDivSIOp: lambda a, b: a // b if b else None,
+              arith.RemSIOp: lambda a, b: int(math.fmod(a, b)) if b else None,
+              arith.DivSIOp: lambda a, b: int(a / b) if b else None}
+
+
+def _variables(value: SSAValue, found: dict[SSAValue, range]) -> bool:
+    """Collect the loop variables / scope ids ``value`` is computed from (with their values);
+    False when it uses anything else (a load, an unbounded loop)."""
+    domain = value_domain(value)
+    if domain is not None:
+        found[value] = domain
+        return True
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp):
+        return isinstance(owner.value, IntegerAttr)
+    if type(owner) in _EVALUATED:
+        return all(_variables(v, found) for v in owner.operands)
+    return False
+
+
+def _evaluate(value: SSAValue, env: dict[SSAValue, int]) -> int | None:
+    if value in env:
+        return env[value]
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp):
+        return owner.value.value.data  # type: ignore[union-attr]
+    a, b = (_evaluate(v, env) for v in owner.operands)  # type: ignore[union-attr]
+    if a is None or b is None:
+        return None
+    return _EVALUATED[type(owner)](a, b)
+
+
+def guard_values(offset: int | SSAValue, size: SSAValue):
+    """``(offset, size, assignment)`` for every value of the variables a guarded slice dim
+    depends on (affine arithmetic, ``min``/``max``, ``//`` and ``%`` by constants over loop
+    variables and scope ids), or None when they are unknown or too many to enumerate."""
+    found: dict[SSAValue, range] = {}
+    if not _variables(size, found) or \
+            (isinstance(offset, SSAValue) and not _variables(offset, found)):
+        return None
+    names = list(found)
+    if math.prod(len(found[v]) for v in names) > MAX_ENUMERATED:
+        return None
+    out = []
+    for combo in itertools.product(*(found[v] for v in names)):
+        env = dict(zip(names, combo))
+        o = offset if isinstance(offset, int) else _evaluate(offset, env)
+        n = _evaluate(size, env)
+        if o is None or n is None:
+            return None
+        out.append((o, n, [(_Var(found[v], _label(v)), x) for v, x in env.items()]))
+    return out
 
 
 def _find_zero(expr: IndexExpr, terms: list[tuple[_Var, int]]):

@@ -3,8 +3,11 @@
 A chain of ``tirx.slice`` / ``tirx.transpose`` / ``tirx.reshape`` views over a buffer is resolved
 into an `AccessPattern`: the base buffer, the base index of the view's first element (affine in
 SSA index values, e.g. loop variables) and, per view dim, its extent and its step in every base
-dim. A rectangular pattern (slices only) is also a `Region`. Dispatch and layout lowering read
-views through these; the interpreter does not need them (views are numpy views).
+dim. A rectangular pattern (slices only) is also a `Region`. A guarded slice (an index-valued
+size) gives the pattern `guards`: per view dim, the value bounding it (its `sizes` are the
+maxima); views of a guarded view keep them (`_slice_guards`, `_reshaped`: a guarded dim is taken
+whole, moved, or kept through unit dims, never cut). Dispatch and layout lowering read views
+through these; the interpreter does not need them (views are numpy views).
 
 Index values in the IR are built and read here too: `const_index` builds an index constant,
 `constant_value` reads any scalar constant back, `materialize` turns an `IndexExpr` into index
@@ -13,7 +16,7 @@ arithmetic (and `index_expr` folds it back).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
@@ -236,6 +239,16 @@ class AccessPattern:
     sizes: tuple[int, ...]
     steps: tuple[tuple[int, ...], ...]
     flat: bool = False
+    guards: tuple[SSAValue | None, ...] | None = None
+    """Per view dim, the index value a guarded slice bounds it by (None: its static size, which
+    is then the maximum); None when no dim is guarded."""
+
+    def guard(self, dim: int) -> SSAValue | None:
+        return None if self.guards is None else self.guards[dim]
+
+    def with_guards(self, guards) -> "AccessPattern":
+        guards = tuple(guards)
+        return replace(self, guards=guards if any(g is not None for g in guards) else None)
 
     def flat_steps(self) -> tuple[int, ...]:
         """Each view dim's step in the buffer's row-major flat index."""
@@ -272,7 +285,7 @@ class AccessPattern:
                     continue
                 return None
             strides.append(step[k])
-        return Region(self.buffer, self.offset, self.sizes, tuple(strides))
+        return Region(self.buffer, self.offset, self.sizes, tuple(strides), self.guards)
 
 
 def _reshaped(parent: AccessPattern, res_shape: tuple[int, ...]) -> AccessPattern:
@@ -301,7 +314,21 @@ def _reshaped(parent: AccessPattern, res_shape: tuple[int, ...]) -> AccessPatter
         for j in reversed(res_dims):
             steps[j] = tuple(s * extent for s in run)
             extent *= res_shape[j]
-    return AccessPattern(parent.buffer, parent.offset, res_shape, tuple(steps), flat)
+    out = AccessPattern(parent.buffer, parent.offset, res_shape, tuple(steps), flat)
+    if parent.guards is None:
+        return out
+    guards: list[SSAValue | None] = [None] * len(res_shape)
+    for src_dims, res_dims in groups:
+        guarded = [d for d in src_dims if parent.guards[d] is not None]
+        if not guarded:
+            continue
+        src_big = [d for d in src_dims if parent.sizes[d] != 1]
+        res_big = [d for d in res_dims if res_shape[d] != 1]
+        if len(src_big) != 1 or len(res_big) != 1:
+            raise NotAView(f"reshape {list(parent.sizes)} -> {list(res_shape)} splits or merges "
+                           f"guarded dim {guarded[0]} (a dynamic extent stays one dim)")
+        guards[res_big[0]] = parent.guards[guarded[0]]
+    return out.with_guards(guards)
 
 
 def resolve_access(value: SSAValue) -> AccessPattern:
@@ -320,18 +347,90 @@ def resolve_access(value: SSAValue) -> AccessPattern:
                     offset[j] = offset[j] + o_expr.scale(s)
         steps = tuple(tuple(s * st for s in parent.steps[k])
                       for k, st in enumerate(owner.strides()))
-        return AccessPattern(parent.buffer, tuple(offset), owner.sizes(), steps, parent.flat)
+        out = AccessPattern(parent.buffer, tuple(offset), owner.sizes(), steps, parent.flat)
+        return out.with_guards(_slice_guards(owner, parent))
     if isinstance(owner, TransposeOp):
         parent = resolve_access(owner.source)
         perm = owner.perm()
-        return AccessPattern(parent.buffer, parent.offset,
-                             tuple(parent.sizes[p] for p in perm),
-                             tuple(parent.steps[p] for p in perm), parent.flat)
+        out = AccessPattern(parent.buffer, parent.offset,
+                            tuple(parent.sizes[p] for p in perm),
+                            tuple(parent.steps[p] for p in perm), parent.flat)
+        return out if parent.guards is None else out.with_guards(parent.guards[p] for p in perm)
     if isinstance(owner, ReshapeOp):
         return _reshaped(resolve_access(owner.source), btype.get_shape())
     shape = btype.get_shape()
     eye = tuple(tuple(1 if j == k else 0 for j in range(len(shape))) for k in range(len(shape)))
     return AccessPattern(value, (IndexExpr(),) * len(shape), shape, eye)
+
+
+def _slice_guards(owner: SliceOp, parent: AccessPattern) -> list[SSAValue | None]:
+    """The guards of a slice's view: its own, and a parent's guarded dim that it takes whole
+    (offset 0, the parent's size); slicing into a guarded dim is not a view of one extent."""
+    guards: list[SSAValue | None] = list(owner.guards().get(d) for d in range(len(parent.sizes)))
+    if parent.guards is None:
+        return guards
+    for d, (g, o, n) in enumerate(zip(parent.guards, owner.mixed_offsets(), owner.sizes())):
+        if g is None:
+            continue
+        if o != 0 or n != parent.sizes[d] or guards[d] is not None:
+            raise NotAView(f"slice dim {d} cuts into a guarded dim (its extent is dynamic); "
+                           f"slice the buffer, then guard")
+        guards[d] = g
+    return guards
+
+
+def guard_like(builder: Builder, tile: SSAValue, like: SSAValue) -> SSAValue:
+    """``tile`` guarded as ``like`` is on each dim where both have the same static extent (a
+    scratch tile an instruction uses beside guarded views; ``tile`` itself when ``like`` has
+    no guard there)."""
+    guards = resolve_access(like).guards
+    if guards is None:
+        return tile
+    shape = tile.type.get_shape()  # type: ignore[attr-defined]
+    like_shape = like.type.get_shape()  # type: ignore[attr-defined]
+    sizes: list[int | SSAValue] = list(shape)
+    for d, g in enumerate(guards):
+        if g is not None and d < len(shape) and shape[d] == like_shape[d]:
+            sizes[d] = g
+    if sizes == list(shape):
+        return tile
+    return builder.insert(SliceOp(tile, [0] * len(shape), sizes, max_sizes=shape)).result
+
+
+def same_index(a: SSAValue, b: SSAValue) -> bool:
+    """Whether two index values are equal by construction: the same affine expression, or the
+    same ``min``/``max`` (either operand order) of such values (two guards written apart)."""
+    ea, eb = index_expr(a), index_expr(b)
+    if ea == eb:
+        return True
+    if len(ea.terms) != len(eb.terms) or ea.const != eb.const:
+        return False
+    pairs = []
+    for (va, ca), (vb, cb) in zip(ea.terms, eb.terms):
+        if ca != cb:
+            return False
+        pairs.append((va, vb))
+    return all(_same_min_max(va, vb) for va, vb in pairs)
+
+
+def _same_min_max(a: SSAValue, b: SSAValue) -> bool:
+    oa, ob = a.owner, b.owner
+    if a is b:
+        return True
+    if type(oa) is not type(ob) or not isinstance(oa, (arith.MinSIOp, arith.MaxSIOp)):
+        return False
+    (x, y), (u, v) = oa.operands, ob.operands  # type: ignore[union-attr]
+    return (same_index(x, u) and same_index(y, v)) or (same_index(x, v) and same_index(y, u))
+
+
+def is_guarded(value: SSAValue) -> bool:
+    """Whether a view has a dynamic extent: a guarded ``tirx.slice`` in its chain (cheap: no
+    access pattern is built)."""
+    while isinstance(owner := value.owner, (SliceOp, TransposeOp, ReshapeOp)):
+        if isinstance(owner, SliceOp) and owner.dynamic_sizes:
+            return True
+        value = owner.source
+    return False
 
 
 @dataclass(frozen=True)
@@ -343,6 +442,8 @@ class Region:
     offsets: tuple[IndexExpr, ...]
     sizes: tuple[int, ...]
     strides: tuple[int, ...]
+    guards: tuple[SSAValue | None, ...] | None = None
+    """As `AccessPattern.guards`: the dynamic extents, the sizes being their maxima."""
 
     @property
     def buffer_type(self) -> BufferType:
@@ -355,7 +456,7 @@ class Region:
         return None
 
     def is_whole(self) -> bool:
-        return self.static_offsets() == (0,) * len(self.sizes) and \
+        return self.static_offsets() == (0,) * len(self.sizes) and self.guards is None and \
             self.sizes == self.buffer_type.get_shape() and set(self.strides) <= {1}
 
 

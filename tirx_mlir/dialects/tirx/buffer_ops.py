@@ -6,8 +6,12 @@
     tirx.store %x, %s[%i, %j] : !tirx.buffer<128x512xf32, shared>
 
 A slice is a view (a buffer region in TIRx terms): offsets may be static or SSA index values,
-sizes are static, strides optional. ``tirx.transpose`` permutes a view's dims and
-``tirx.reshape`` splits (or merges unit) dims of a view; both move no data. Tile primitives take
+strides optional, sizes static or *guarded*: an SSA index size bounded by the static size of the
+result type (``[%n, 512] ... -> !tirx.buffer<128x512xf32, ...>``: at most 128 rows, %n at run
+time, TIRx's guarded region for the partial last tile of a loop). An op on a guarded view
+touches only its first ``%n`` rows; the buffer type (what allocators size) is the maximum.
+``tirx.transpose`` permutes a view's dims and ``tirx.reshape`` splits (or merges unit) dims of a
+view; both move no data. Tile primitives take
 buffers and views alike; code that needs the underlying buffer and how a view walks it calls
 `access.resolve_access` / `access.resolve_region`. `allocs`, `place_like` and `replace_alloc`
 are what passes that rewrite allocations share; `VIEW_OPS` names the view ops.
@@ -19,9 +23,10 @@ import math
 
 from typing import Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, IndexType
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr
 from xdsl.ir import Operation, SSAValue
-from xdsl.irdl import (IRDLOperation, irdl_op_definition, operand_def,
+from xdsl.irdl import (AttrSizedOperandSegments, IRDLOperation, irdl_op_definition, operand_def,
                        opt_prop_def, prop_def, result_def, traits_def, var_operand_def, AnyAttr)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -80,71 +85,118 @@ class SliceOp(IRDLOperation):
     """A rectangular (optionally strided) view of a buffer: a TIRx buffer region.
 
     Example: ``%v = tirx.slice %A[%i, 0] [128, 512] : !tirx.buffer<1024x512xf32, global> ->
-    !tirx.buffer<128x512xf32, global>``; add ``strides [1, 2]`` for a strided view.
+    !tirx.buffer<128x512xf32, global>``; add ``strides [1, 2]`` for a strided view. A size may
+    be an index value (a guard): ``tirx.slice %A[%o, 0] [%n, 512] : ... ->
+    !tirx.buffer<128x512xf32, global>`` views ``%n`` rows, at most 128 (the result type's size).
     """
 
     name = "tirx.slice"
     source = operand_def(BufferType)
     offsets = var_operand_def(IndexType)
+    dynamic_sizes = var_operand_def(IndexType)
     static_offsets = prop_def(DenseArrayBase)
     static_sizes = prop_def(DenseArrayBase)
     static_strides = opt_prop_def(DenseArrayBase)
     result = result_def(BufferType)
     traits = traits_def(NoMemoryEffect())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
-    def __init__(self, source: SSAValue, offsets: Sequence[int | SSAValue], sizes: Sequence[int],
-                 strides: Sequence[int] | None = None):
+    def __init__(self, source: SSAValue, offsets: Sequence[int | SSAValue],
+                 sizes: Sequence[int | SSAValue], strides: Sequence[int] | None = None,
+                 max_sizes: Sequence[int] | None = None):
+        """``sizes`` may hold index values (guards); ``max_sizes`` then gives the static
+        maximum of each dim (the result type's shape; default: the static sizes, and for a
+        guarded dim the source's extent)."""
         static = [DYNAMIC if isinstance(o, SSAValue) else int(o) for o in offsets]
         dynamic = [o for o in offsets if isinstance(o, SSAValue)]
         src_type = source.type
         assert isinstance(src_type, BufferType)
-        props = {"static_offsets": int_array(static), "static_sizes": int_array(sizes)}
+        static_sizes = [DYNAMIC if isinstance(n, SSAValue) else int(n) for n in sizes]
+        if max_sizes is None:
+            max_sizes = [dim if n == DYNAMIC else n
+                         for n, dim in zip(static_sizes, src_type.get_shape())]
+        props = {"static_offsets": int_array(static), "static_sizes": int_array(static_sizes)}
         if strides is not None and any(s != 1 for s in strides):
             props["static_strides"] = int_array(strides)
-        super().__init__(operands=[source, dynamic], properties=props,
-                         result_types=[src_type.with_shape(sizes)])
+        super().__init__(operands=[source, dynamic, [n for n in sizes if isinstance(n, SSAValue)]],
+                         properties=props, result_types=[src_type.with_shape(list(max_sizes))])
 
     def sizes(self) -> tuple[int, ...]:
-        return tuple(self.static_sizes.get_values())
+        """The static sizes: of a guarded dim, its maximum (the result type's extent)."""
+        res = self.result.type
+        assert isinstance(res, BufferType)
+        return tuple(m if n == DYNAMIC else n
+                     for n, m in zip(self.static_sizes.get_values(), res.get_shape()))
 
     def strides(self) -> tuple[int, ...]:
         if self.static_strides is None:
-            return (1,) * len(self.sizes())
+            return (1,) * len(self.static_sizes.get_values())
         return tuple(self.static_strides.get_values())
 
     def mixed_offsets(self) -> list[int | SSAValue]:
         it = iter(self.offsets)
         return [next(it) if s == DYNAMIC else s for s in self.static_offsets.get_values()]
 
+    def mixed_sizes(self) -> list[int | SSAValue]:
+        """Each dim's size: an int, or the guard's index value."""
+        it = iter(self.dynamic_sizes)
+        return [next(it) if s == DYNAMIC else s for s in self.static_sizes.get_values()]
+
+    def guards(self) -> dict[int, SSAValue]:
+        """The guarded dims and their size values."""
+        return {d: n for d, n in enumerate(self.mixed_sizes()) if isinstance(n, SSAValue)}
+
     def verify_(self) -> None:
         src = self.source.type
         res = self.result.type
         assert isinstance(src, BufferType) and isinstance(res, BufferType)
         static = self.static_offsets.get_values()
-        sizes, strides = self.sizes(), self.strides()
-        if not len(static) == len(sizes) == len(strides) == src.rank:
+        raw_sizes, strides = self.static_sizes.get_values(), self.strides()
+        if not len(static) == len(raw_sizes) == len(strides) == src.rank:
             raise VerifyException(
                 f"slice of a rank-{src.rank} buffer needs {src.rank} offsets, sizes and strides "
-                f"(got {len(static)}, {len(sizes)}, {len(strides)})")
+                f"(got {len(static)}, {len(raw_sizes)}, {len(strides)})")
         if sum(1 for s in static if s == DYNAMIC) != len(self.offsets):
             raise VerifyException("the number of dynamic offsets does not match the operands")
+        if sum(1 for s in raw_sizes if s == DYNAMIC) != len(self.dynamic_sizes):
+            raise VerifyException("the number of dynamic sizes does not match the operands")
+        if res.rank != src.rank:
+            raise VerifyException(f"slice result type must have rank {src.rank}, got {res}")
+        sizes = self.sizes()
         if res.get_shape() != sizes or res.element_type != src.element_type or \
                 res.scope_name != src.scope_name or res.get_layout() is not None:
             raise VerifyException(
                 f"slice result type must be {src.with_shape(sizes)} (the sizes, the source's "
                 f"element type and scope, no layout), got {res}")
+        guards = self.guards()
         for d, (o, n, st, dim) in enumerate(zip(static, sizes, strides, src.get_shape())):
             if n <= 0 or st <= 0:
                 raise VerifyException(f"slice dim {d}: sizes and strides must be positive")
+            if d in guards:
+                self._verify_guard(d, guards[d], n, o, dim)
+                continue
             if o != DYNAMIC and (o < 0 or o + (n - 1) * st >= dim):
                 raise VerifyException(
                     f"slice dim {d}: [{o}, {o + (n - 1) * st}] is out of bounds for extent {dim}")
+
+    def _verify_guard(self, d: int, size: SSAValue, maximum: int, offset: int, dim: int) -> None:
+        """A guarded dim: its maximum is the result's extent; a constant size must fit it; the
+        accessed end (offset + size - 1) is `tirx-check-bounds`' to prove."""
+        owner = size.owner  # an arith.constant size (access.constant_value, which imports us)
+        const = owner.value.value.data if isinstance(owner, arith.ConstantOp) and \
+            isinstance(owner.value, IntegerAttr) else None
+        if isinstance(const, int) and not 0 <= const <= maximum:
+            raise VerifyException(f"slice dim {d}: the guarded size is {const}, outside "
+                                  f"[0, {maximum}] (the result type's extent is the maximum)")
+        if offset != DYNAMIC and not 0 <= offset < dim:
+            raise VerifyException(f"slice dim {d}: offset {offset} is out of bounds for "
+                                  f"extent {dim}")
 
     @classmethod
     def parse(cls, parser: Parser) -> "SliceOp":
         source = parser.parse_unresolved_operand()
         static, dynamic = _parse_mixed_list(parser)
-        sizes = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        sizes, dynamic_sizes = _parse_mixed_list(parser)
         strides = None
         if parser.parse_optional_keyword("strides"):
             strides = parser.parse_comma_separated_list(parser.Delimiter.SQUARE,
@@ -159,7 +211,8 @@ class SliceOp(IRDLOperation):
         if strides is not None:
             props["static_strides"] = int_array(strides)
         op = cls.build(operands=[parser.resolve_operand(source, src_type),
-                                 [parser.resolve_operand(d, index) for d in dynamic]],
+                                 [parser.resolve_operand(d, index) for d in dynamic],
+                                 [parser.resolve_operand(d, index) for d in dynamic_sizes]],
                        properties=props, result_types=[res_type])
         op.attributes.update(attrs)
         return op
@@ -168,7 +221,8 @@ class SliceOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_operand(self.source)
         _print_mixed_list(printer, self.static_offsets.get_values(), self.offsets)
-        printer.print_string(f" {list(self.sizes())}")
+        printer.print_string(" ")
+        _print_mixed_list(printer, self.static_sizes.get_values(), self.dynamic_sizes)
         if self.static_strides is not None:
             printer.print_string(f" strides {list(self.strides())}")
         printer.print_op_attributes(self.attributes)

@@ -262,8 +262,22 @@ tirx.kernel @k() grid [3] threads [128] cluster [3] {
 
 %A = "test.op"() : () -> !tirx.buffer<8x8xf32, global>
 %i = "test.op"() : () -> index
-%v = "tirx.slice"(%A, %i) <{static_offsets = array<i64: 0, 0>, static_sizes = array<i64: 4, 4>}> : (!tirx.buffer<8x8xf32, global>, index) -> !tirx.buffer<4x4xf32, global>
+%v = "tirx.slice"(%A, %i) <{static_offsets = array<i64: 0, 0>, static_sizes = array<i64: 4, 4>, operandSegmentSizes = array<i32: 1, 1, 0>}> : (!tirx.buffer<8x8xf32, global>, index) -> !tirx.buffer<4x4xf32, global>
 // CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.slice' op the number of dynamic offsets does not match the operands
+
+// -----
+
+%A = "test.op"() : () -> !tirx.buffer<8x8xf32, global>
+%n = arith.constant 5 : index
+%v = tirx.slice %A[0, 0] [%n, 4] : !tirx.buffer<8x8xf32, global> -> !tirx.buffer<4x4xf32, global>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.slice' op slice dim 0: the guarded size is 5, outside [0, 4] (the result type's extent is the maximum)
+
+// -----
+
+%A = "test.op"() : () -> !tirx.buffer<8x8xf32, global>
+%n = "test.op"() : () -> index
+%v = tirx.slice %A[8, 0] [%n, 4] : !tirx.buffer<8x8xf32, global> -> !tirx.buffer<4x4xf32, global>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.slice' op slice dim 0: offset 8 is out of bounds for extent 8
 
 // -----
 

@@ -75,6 +75,7 @@ tirx.kernel @buffers(%A: !tirx.buffer<1024x512xf32, global>) grid [1] threads [1
   %b = tirx.alloc : !tirx.buffer<128x512xf32, trn.sbuf>
   %v = tirx.slice %A[%i, 0] [128, 512] : !tirx.buffer<1024x512xf32, global> -> !tirx.buffer<128x512xf32, global>
   %w = tirx.slice %A[0, 1] [64, 128] strides [2, 4] : !tirx.buffer<1024x512xf32, global> -> !tirx.buffer<64x128xf32, global>
+  %g = tirx.slice %A[%i, 0] [%i, 512] : !tirx.buffer<1024x512xf32, global> -> !tirx.buffer<128x512xf32, global>
   %t = tirx.transpose %w [1, 0] : !tirx.buffer<64x128xf32, global> -> !tirx.buffer<128x64xf32, global>
   %r = tirx.reshape %b : !tirx.buffer<128x512xf32, trn.sbuf> -> !tirx.buffer<128x2x256xf32, trn.sbuf>
   %x = tirx.load %b[%i, %i] : !tirx.buffer<128x512xf32, trn.sbuf>
@@ -88,6 +89,7 @@ tirx.kernel @buffers(%A: !tirx.buffer<1024x512xf32, global>) grid [1] threads [1
 // CHECK-NEXT: %b = tirx.alloc : !tirx.buffer<128x512xf32, trn.sbuf>
 // CHECK-NEXT: %v = tirx.slice %A[%i, 0] [128, 512] : !tirx.buffer<1024x512xf32, global> -> !tirx.buffer<128x512xf32, global>
 // CHECK-NEXT: %w = tirx.slice %A[0, 1] [64, 128] strides [2, 4] : !tirx.buffer<1024x512xf32, global> -> !tirx.buffer<64x128xf32, global>
+// CHECK-NEXT: %g = tirx.slice %A[%i, 0] [%i, 512] : !tirx.buffer<1024x512xf32, global> -> !tirx.buffer<128x512xf32, global>
 // CHECK-NEXT: %t = tirx.transpose %w [1, 0] : !tirx.buffer<64x128xf32, global> -> !tirx.buffer<128x64xf32, global>
 // CHECK-NEXT: %r = tirx.reshape %b : !tirx.buffer<128x512xf32, trn.sbuf> -> !tirx.buffer<128x2x256xf32, trn.sbuf>
 // CHECK-NEXT: %x = tirx.load %b[%i, %i] : !tirx.buffer<128x512xf32, trn.sbuf>
@@ -95,8 +97,9 @@ tirx.kernel @buffers(%A: !tirx.buffer<1024x512xf32, global>) grid [1] threads [1
 // CHECK-NEXT: tirx.return
 // CHECK-NEXT: }
 
-// CHECK-GENERIC:      %v = "tirx.slice"(%A, %i) <{static_offsets = array<i64: -9223372036854775808, 0>, static_sizes = array<i64: 128, 512>}> : (!tirx.buffer<1024x512xf32, global>, index) -> !tirx.buffer<128x512xf32, global>
-// CHECK-GENERIC-NEXT: %w = "tirx.slice"(%A) <{static_offsets = array<i64: 0, 1>, static_sizes = array<i64: 64, 128>, static_strides = array<i64: 2, 4>}> : (!tirx.buffer<1024x512xf32, global>) -> !tirx.buffer<64x128xf32, global>
+// CHECK-GENERIC:      %v = "tirx.slice"(%A, %i) <{static_offsets = array<i64: -9223372036854775808, 0>, static_sizes = array<i64: 128, 512>, operandSegmentSizes = array<i32: 1, 1, 0>}> : (!tirx.buffer<1024x512xf32, global>, index) -> !tirx.buffer<128x512xf32, global>
+// CHECK-GENERIC-NEXT: %w = "tirx.slice"(%A) <{static_offsets = array<i64: 0, 1>, static_sizes = array<i64: 64, 128>, static_strides = array<i64: 2, 4>, operandSegmentSizes = array<i32: 1, 0, 0>}> : (!tirx.buffer<1024x512xf32, global>) -> !tirx.buffer<64x128xf32, global>
+// CHECK-GENERIC-NEXT: %g = "tirx.slice"(%A, %i, %i) <{static_offsets = array<i64: -9223372036854775808, 0>, static_sizes = array<i64: -9223372036854775808, 512>, operandSegmentSizes = array<i32: 1, 1, 1>}> : (!tirx.buffer<1024x512xf32, global>, index, index) -> !tirx.buffer<128x512xf32, global>
 // CHECK-GENERIC-NEXT: %t = "tirx.transpose"(%w) <{permutation = array<i64: 1, 0>}> : (!tirx.buffer<64x128xf32, global>) -> !tirx.buffer<128x64xf32, global>
 // CHECK-GENERIC-NEXT: %r = "tirx.reshape"(%b) : (!tirx.buffer<128x512xf32, trn.sbuf>) -> !tirx.buffer<128x2x256xf32, trn.sbuf>
 // CHECK-GENERIC-NEXT: %x = "tirx.load"(%b, %i, %i) : (!tirx.buffer<128x512xf32, trn.sbuf>, index, index) -> f32

@@ -30,9 +30,10 @@ from tirx_mlir.backends.trn.dispatch.plan import (SBUF_FREE_LIMIT, PlanOperand, 
 from tirx_mlir.backends.trn.memory import HBM, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.access import guard_like
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
-from tirx_mlir.dispatch import fail, predicate, register_dispatch
+from tirx_mlir.dispatch import accepts_guards, fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import align, elem_type, scope_of, shape_of
 
 TENSOR_ENGINE_DTYPES = ("f8E4M3FN", "f8E5M2", "bf16", "f16", "f32")
@@ -69,13 +70,15 @@ def _copy(op, ctx) -> None:
             bb.insert(nki.TensorCopyOp(d, s))
         elif dst_scope == HBM:
             if staged is not None:
-                bb.insert(nki.TensorCopyOp(staged, s))
-                s = staged
+                stage = guard_like(bb, staged, s)
+                bb.insert(nki.TensorCopyOp(stage, s))
+                s = stage
             bb.insert(nki.StoreOp(d, s))
         else:
             if staged is not None:
-                bb.insert(nki.LoadOp(staged, s))
-                bb.insert(nki.TensorCopyOp(d, staged))
+                stage = guard_like(bb, staged, d)
+                bb.insert(nki.LoadOp(stage, s))
+                bb.insert(nki.TensorCopyOp(d, stage))
             else:
                 bb.insert(nki.LoadOp(d, s))
 
@@ -136,7 +139,8 @@ def _transpose(op, ctx) -> None:
 
 _WHEN = (THREAD_SCOPE, OPERANDS_ON_TRN)
 for _op in (T.CopyOp, T.CastOp, T.PermuteLayoutOp, T.CopyAsyncOp):
-    register_dispatch(_op, "trn", variant="default", priority=10, when=_WHEN)(_copy)
+    register_dispatch(_op, "trn", variant="default", priority=10, when=_WHEN)(
+        accepts_guards(_copy))
     register_dispatch(_op, "trn", variant="transpose", priority=5, when=_WHEN)(_transpose)
 for _op in (T.CopyOp, T.CopyAsyncOp):  # a row on chip copied to every partition
     register_dispatch(_op, "trn", variant="partition_broadcast", priority=11,

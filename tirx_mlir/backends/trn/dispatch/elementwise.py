@@ -35,10 +35,10 @@ from tirx_mlir.backends.trn.dispatch.partition_broadcast import broadcasts_acros
 from tirx_mlir.backends.trn.dispatch.plan import TilePlan
 from tirx_mlir.backends.trn.memory import SBUF
 from tirx_mlir.dialects.tirx import tile_ops as T
-from tirx_mlir.dialects.tirx.access import constant_value
+from tirx_mlir.dialects.tirx.access import constant_value, guard_like
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
-from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch import accepts_guards, fail, register_dispatch
 from tirx_mlir.dispatch.builders import (btype, elem_type, insert_tile_op, is_buffer, is_full,
                                          shape_of)
 
@@ -59,8 +59,9 @@ def f32_vector(builder: Builder, hoist: Builder, view: SSAValue, cache: dict) ->
     key = ("f32_vector", btype(view).get_shape())
     if key not in cache:
         cache[key] = local_tile(hoist, btype(view).get_shape(), f32)
-    builder.insert(nki.TensorCopyOp(cache[key], view))
-    return cache[key]
+    tile = guard_like(builder, cache[key], view)
+    builder.insert(nki.TensorCopyOp(tile, view))
+    return tile
 
 
 def operand_reader(plan: TilePlan, ops: dict, scalars: dict[str, SSAValue],
@@ -96,8 +97,9 @@ def _binary(op: T._BinaryOp, ctx) -> None:  # noqa: SLF001
         def body(bb: Builder, ivs, _counters) -> None:
             d, l, r = (plan.instruction_view(bb, ops[n], ivs) for n in ("dst", "lhs", "rhs"))
             if recip is not None:
-                bb.insert(nki.ReciprocalOp(recip, r))
-                bb.insert(nki.TensorTensorOp(d, l, recip, op="multiply"))
+                inverse = guard_like(bb, recip, r)
+                bb.insert(nki.ReciprocalOp(inverse, r))
+                bb.insert(nki.TensorTensorOp(d, l, inverse, op="multiply"))
             else:
                 bb.insert(nki.TensorTensorOp(d, l, r, op=ALU[func]))
 
@@ -125,7 +127,7 @@ def _binary(op: T._BinaryOp, ctx) -> None:  # noqa: SLF001
 
 
 for _op in (T.AddOp, T.SubOp, T.MulOp, T.MaximumOp, T.MinimumOp, T.FdivOp):
-    register_dispatch(_op, "trn", variant="binary", when=COMPUTE)(_binary)
+    register_dispatch(_op, "trn", variant="binary", when=COMPUTE)(accepts_guards(_binary))
 
 
 # --- unary with bias and scale --------------------------------------------------------------------
@@ -191,8 +193,13 @@ class BiasScale:
             if not lim.act_bias_scalar_ok:
                 self.bias_value = _const_bias_tile(self.ctx, b, self.bias_value, nparts)
 
-    def values(self, bb: Builder, plan: TilePlan, ops, ivs) -> tuple[SSAValue | None, ...]:
+    def values(self, bb: Builder, plan: TilePlan, ops, ivs, like: SSAValue | None = None
+               ) -> tuple[SSAValue | None, ...]:
+        """The instruction's bias and scale; a constant bias tile is guarded as ``like`` (the
+        instruction's data view) is."""
         bias_v, scale_v = self.bias_value, self.scale_value
+        if like is not None and bias_v is not None and is_buffer(bias_v):
+            bias_v = guard_like(bb, bias_v, like)
         if self.bias.kind == "vector":
             bias_v = plan.instruction_view(bb, ops["bias"], ivs)
             if self.factor != 1.0:
@@ -223,7 +230,7 @@ def activation(op, ctx, func: str, *, factor: float = 1.0, post_scale: float | N
 
     def body(bb: Builder, ivs, _counters) -> None:
         d, x = plan.views(bb, ops, ivs, "dst", "src")
-        bias_v, scale_v = operands.values(bb, plan, ops, ivs)
+        bias_v, scale_v = operands.values(bb, plan, ops, ivs, like=x)
         bb.insert(nki.ActivationOp(d, x, bias_v, scale_v, func=func))
         if post is not None:
             bb.insert(nki.TensorScalarOp(d, d, post, op0="multiply"))
@@ -237,8 +244,9 @@ def _scale_vector(bb: Builder, hoist: Builder, view: SSAValue, factor: float, ca
     if tmp_key not in cache:
         cache[tmp_key] = local_tile(hoist, btype(view).get_shape(), f32)
         cache[("factor", key)] = f32_const(hoist, factor)
-    bb.insert(nki.TensorScalarOp(cache[tmp_key], view, cache[("factor", key)], op0="multiply"))
-    return cache[tmp_key]
+    tile = guard_like(bb, cache[tmp_key], view)
+    bb.insert(nki.TensorScalarOp(tile, view, cache[("factor", key)], op0="multiply"))
+    return tile
 
 
 def _const_bias_tile(ctx, b: Builder, value: SSAValue, nparts: int) -> SSAValue:
@@ -278,7 +286,7 @@ def _log2(op, ctx):
 
 for _op, _impl in ((T.ExpOp, _exp), (T.SqrtOp, _sqrt), (T.Exp2Op, _exp2), (T.Log2Op, _log2)):
     register_dispatch(_op, "trn", variant="unary_with_bias_scale",
-                      when=(*COMPUTE, float_tiles("dst", "src")))(_impl)
+                      when=(*COMPUTE, float_tiles("dst", "src")))(accepts_guards(_impl))
 
 
 def _unary_decompose(op, ctx) -> None:
@@ -319,7 +327,8 @@ def _reciprocal(op: T.ReciprocalOp, ctx) -> None:
     plan.emit(ctx.builder, plan.loops, body)
 
 
-register_dispatch(T.ReciprocalOp, "trn", variant="unary", when=COMPUTE)(_reciprocal)
+register_dispatch(T.ReciprocalOp, "trn", variant="unary", when=COMPUTE)(
+    accepts_guards(_reciprocal))
 
 
 # --- fills ----------------------------------------------------------------------------------------
@@ -337,7 +346,7 @@ def _memset(op, ctx) -> None:
 
 
 for _op in (T.MemsetOp, T.FillOp, T.ZeroOp):
-    register_dispatch(_op, "trn", variant="unary", when=COMPUTE)(_memset)
+    register_dispatch(_op, "trn", variant="unary", when=COMPUTE)(_memset)  # no mask: see docs
 
 
 # --- fma ------------------------------------------------------------------------------------------

@@ -18,6 +18,12 @@ reduced). The planner then
    loop offsets, transposed so the partition dim comes first, reshaped to drop unit dims
    (``[P, F...]``, at least ``[P, 1]``).
 
+Guards (views with a dynamic extent, `SliceOp.guards`) ride along in the views: operands must be
+guarded alike, and a guarded dim must be one refined dim covered by one instruction (the
+partition dim, or a free dim within the instruction size), so every instruction view keeps the
+guard and its instruction touches the guarded extent only. Scratch tiles an instruction writes
+beside guarded views take the same guards (`access.guard_like`).
+
 Views stay logical (over the logical buffers): `trn-lower-layout` later maps them to physical
 tiles, and the interpreter runs either form.
 """
@@ -34,7 +40,8 @@ from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.layout.layouts import effective_layout
 from tirx_mlir.backends.trn.layout.physical_access import NotAffine, physical_access
-from tirx_mlir.dialects.tirx.access import const_index, resolve_access
+from tirx_mlir.dialects.tirx.access import (NotAView, const_index, resolve_access,
+                                            same_index)
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp, TransposeOp
 from tirx_mlir.backends.trn.memory import PSUM, SBUF, is_on_chip
 from tirx_mlir.dialects.tirx.layout import TileLayout
@@ -95,6 +102,7 @@ class TilePlan:
     pdim: int | None = None           # refined partition dim (None: one partition)
     chunk: dict[int, int] = field(default_factory=dict)
     loops: list[int] = field(default_factory=list)  # refined dims walked by scf.for, outer first
+    guards: dict[int, SSAValue] = field(default_factory=dict)  # refined dim -> its guard value
 
     @property
     def partitions(self) -> int:
@@ -222,6 +230,7 @@ def refine(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanO
                                                 zip(op.aligned_shape, iter_shape)):
             raise AssertionError(f"operand {op.name} is not aligned to {list(iter_shape)}")
     aligned = [reshape(builder, op.value, op.aligned_shape) for op in operands]
+    guards = _iteration_guards(operands, aligned)
     points: list[set[int]] = [set() for _ in range(rank)]
     for op, view in zip(operands, aligned):
         layout = root_layout(view)
@@ -243,6 +252,12 @@ def refine(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanO
         origin += [k] * len(sub)
     reduce = [origin[j] in set(reduce_dims) for j in range(len(sizes))]
     plan = TilePlan(sizes, origin, reduce, list(operands))
+    for k, value in guards.items():
+        pieces = [j for j in range(len(sizes)) if origin[j] == k and sizes[j] > 1]
+        if len(pieces) != 1:
+            fail(f"guarded dim {k} (at most {iter_shape[k]}) crosses layout tiles of an "
+                 f"operand; a guard bounds one tile (slice by the layout's tile first)")
+        plan.guards[pieces[0]] = value
     for op, view in zip(operands, aligned):
         shape = [s if op.present(origin[j]) else 1 for j, s in enumerate(sizes)]
         op.refined = reshape(builder, view, shape)
@@ -292,7 +307,45 @@ def plan_tiles(builder: Builder, iter_shape: Sequence[int], operands: Sequence[P
             if j != plan.pdim and n > 1:
                 plan.chunk[j] = 1
     choose_chunks(plan, max_free, max_reduce)
+    check_guards(plan)
     return plan
+
+
+def _iteration_guards(operands: Sequence[PlanOperand], aligned: Sequence[SSAValue]
+                      ) -> dict[int, SSAValue]:
+    """Iteration dim -> the guard value bounding it. Operands are guarded alike: every operand
+    that spans a guarded dim is guarded there by the same value (the tile-level rule, stated in
+    docs/ir.md: an op on guarded views iterates over their common dynamic extent)."""
+    found: dict[int, SSAValue] = {}
+    per_operand = []
+    for op, view in zip(operands, aligned):
+        try:
+            pattern = resolve_access(view)
+        except NotAView as err:
+            fail(f"operand '{op.name}': {err}")
+        per_operand.append(pattern.guards or (None,) * len(op.aligned_shape))
+        for k, g in enumerate(per_operand[-1]):
+            if g is not None:
+                found.setdefault(k, g)
+    for k, g in found.items():
+        for op, mine in zip(operands, per_operand):
+            if op.aligned_shape[k] == 1 or mine[k] is g:
+                continue
+            if mine[k] is None or not same_index(mine[k], g):
+                fail(f"dim {k} is guarded in one operand but operand '{op.name}' "
+                     f"{'is not guarded there' if mine[k] is None else 'has another guard'}; "
+                     f"guard every operand of the op alike")
+    return found
+
+
+def check_guards(plan: TilePlan) -> None:
+    """A guarded dim is covered by one instruction (its partition dim, or a free dim that
+    fits): the instruction's extent is then the guard itself."""
+    for j in plan.guards:
+        if j in plan.loops or plan.chunk.get(j, 1) != plan.sizes[j]:
+            fail(f"guarded dim {plan.origin[j]} (at most {plan.sizes[j]}) does not fit one "
+                 f"instruction ({plan.chunk.get(j, 1)} elements); a guarded free dim must fit "
+                 f"max_inst_size")
 
 
 def _broadcast_into_tile(builder: Builder, plan: TilePlan, op: PlanOperand,

@@ -32,8 +32,9 @@ from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, hardwar
 from tirx_mlir.backends.trn.memory import SBUF
 from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.access import guard_like
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
-from tirx_mlir.dispatch import decompose, fail, register_dispatch
+from tirx_mlir.dispatch import accepts_guards, decompose, fail, register_dispatch
 from tirx_mlir.dispatch.builders import (config_int, is_buffer, is_full, reshape,
                                          shape_of)
 
@@ -103,7 +104,8 @@ class Reduction:
 
         def block(bb: Builder, ivs, counters) -> None:
             final = self.view(bb, "red_out", ivs)
-            target = final if result is None else result
+            target = final if result is None else guard_like(bb, result, final)
+            parts = None if partial is None else guard_like(bb, partial, final)
             if partial is None:
                 stage1(bb, ivs, target if not negate or accum else _NegateInto(target))
             else:
@@ -111,21 +113,21 @@ class Reduction:
                     nk = len(kept)
                     offs = [0] * (1 + nk) + [counters2[j] for j in red_loops]
                     sizes = [plan.partitions] + kept + [1] * len(red_loops)
-                    slot = b2.insert(SliceOp(partial, offs, sizes)).result
+                    slot = b2.insert(SliceOp(parts, offs, sizes)).result
                     stage1(b2, ivs2, reshape(b2, slot, [plan.partitions] + (kept or [1])))
 
                 plan.emit(bb, red_loops, inner, ivs, counters)
                 rank = 1 + len(kept) + len(red_loops)
                 axes = list(range(1 + len(kept), rank))
-                bb.insert(nki.TensorReduceOp(target, partial, op=reduce_op, axes=axes,
+                bb.insert(nki.TensorReduceOp(target, parts, op=reduce_op, axes=axes,
                                              negate=negate and not accum,
                                              keepdims=len(shape_of(target)) == rank))
             if result is not None:
                 if negate:
-                    bb.insert(nki.ScalarTensorTensorOp(final, result, minus_one, final,
+                    bb.insert(nki.ScalarTensorTensorOp(final, target, minus_one, final,
                                                        op0="multiply", op1=DUAL[reduce_op]))
                 else:
-                    bb.insert(nki.TensorTensorOp(final, final, result, op=reduce_op))
+                    bb.insert(nki.TensorTensorOp(final, final, target, op=reduce_op))
 
         plan.emit(b, plan.parallel_loops(), block)
 
@@ -160,9 +162,10 @@ def _tensor_reduce(op: T._ReduceOp, ctx) -> None:  # noqa: SLF001
 
 
 for _op in (T.SumOp, T.MaxOp, T.MinOp):
-    register_dispatch(_op, "trn", variant="reduction", when=COMPUTE)(_tensor_reduce)
+    register_dispatch(_op, "trn", variant="reduction", when=COMPUTE)(
+        accepts_guards(_tensor_reduce))
 register_dispatch(T.ReduceNegateOp, "trn", variant="default", priority=10,
-                  when=COMPUTE)(_tensor_reduce)
+                  when=COMPUTE)(accepts_guards(_tensor_reduce))
 
 
 # --- unary_reduce ---------------------------------------------------------------------------------
@@ -188,14 +191,15 @@ def _activation_reduce(op: T.UnaryReduceOp, ctx) -> None:
     def stage1(bb: Builder, ivs, out) -> None:
         target, _ = _target(out)
         x, y = red.view(bb, "in", ivs), red.view(bb, "src", ivs)
-        bias_v, scale_v = operands.values(bb, red.plan, red.ops, ivs)
+        bias_v, scale_v = operands.values(bb, red.plan, red.ops, ivs, like=x)
         bb.insert(nki.ActivationReduceOp(y, target, x, bias_v, scale_v, func=func))
 
     red.emit(stage1, "add")
 
 
 register_dispatch(T.UnaryReduceOp, "trn", variant="activation_reduce", priority=10,
-                  when=(*COMPUTE, float_tiles("un_out", "src")))(_activation_reduce)
+                  when=(*COMPUTE, float_tiles("un_out", "src")))(
+    accepts_guards(_activation_reduce))
 
 
 def _unary_reduce_decompose(op: T.UnaryReduceOp, ctx) -> None:
@@ -245,7 +249,7 @@ def _tensor_scalar_reduce(op: T.BinaryReduceOp, ctx) -> None:
 
 
 register_dispatch(T.BinaryReduceOp, "trn", variant="tensor_scalar_reduce", priority=10,
-                  when=COMPUTE)(_tensor_scalar_reduce)
+                  when=COMPUTE)(accepts_guards(_tensor_scalar_reduce))
 
 
 def _binary_reduce_decompose(op: T.BinaryReduceOp, ctx) -> None:

@@ -50,6 +50,8 @@ class PhysicalAccess:
     layout: TileLayout
     base: dict[str, IndexExpr]
     dims: tuple[tuple[Piece, ...], ...]
+    guards: tuple[SSAValue | None, ...] | None = None
+    """The view's dynamic extents (`AccessPattern.guards`); the pieces are of the maxima."""
 
     def is_simple(self) -> bool:
         """Every view dim walks one axis with one step (no split needed)."""
@@ -118,7 +120,7 @@ def physical_access(view: SSAValue, layout: TileLayout, *, allow_split: bool = F
     dims: list[tuple[Piece, ...]] = []
     for k, (size, coeff) in enumerate(zip(ap.sizes, ap.flat_steps())):
         dims.append(_place_view_dim(k, size, coeff, digits, allow_split))
-    return PhysicalAccess(ap.buffer, layout, base, tuple(dims))
+    return PhysicalAccess(ap.buffer, layout, base, tuple(dims), ap.guards)
 
 
 def _place_symbols(flat: IndexExpr, digits: _Digits, base: dict[str, IndexExpr], ranges) -> None:

@@ -82,7 +82,7 @@ class NkiPrinter(NkiEmitterBase):
         self.check_merged(access, placement, op)
         if placement is not None:
             offset, steps = hbm_flat(access, placement)
-            pairs = [(steps[d], access.sizes[d]) for d in index_slots(access)]
+            pairs = [(steps[d], self.extent(access, d, op)) for d in index_slots(access)]
             return self.ap_text(base, pairs, offset, op)
         region = access.as_region()
         if region is None:
@@ -91,14 +91,26 @@ class NkiPrinter(NkiEmitterBase):
             return base
         extents = region.buffer_type.get_shape()
         keep = index_slots(access)
-        subscripts = [self.subscript(o, n, s, e, op) if d in keep else self.index_text(o, op)
+        subscripts = [self.subscript(o, n, s, e, op, access.guard(d)) if d in keep
+                      else self.index_text(o, op)
                       for d, (o, n, s, e) in
                       enumerate(zip(region.offsets, region.sizes, region.strides, extents))]
         return f"{base}[{', '.join(subscripts)}]"
 
+    def extent(self, access, d: int, op: Operation) -> int | str:
+        """View dim ``d``'s size: its guard's expression (a dynamic extent: NKI traces it to
+        an int, the loops being unrolled), else the static size."""
+        guard = access.guard(d)
+        return access.sizes[d] if guard is None else self.expr(guard)
+
     def subscript(self, offset: IndexExpr, size: int, stride: int, extent: int,
-                  op: Operation) -> str:
+                  op: Operation, guard: SSAValue | None = None) -> str:
         size, stride = self.checked_int(size, op), self.checked_int(stride, op)
+        if guard is not None:  # a dynamic extent: nl.ds(start, size), size traced to an int
+            start, n = self.index_text(offset, op), self.expr(guard)
+            if stride == 1:
+                return f"nl.ds({start}, {n})"
+            return f"{start}:{start} + ({n} - 1) * {stride} + 1:{stride}"
         span = self.checked_int((size - 1) * stride + 1, op)
         if offset.is_const():
             o = self.checked_int(offset.const, op)
@@ -114,14 +126,16 @@ class NkiPrinter(NkiEmitterBase):
         """A transposed or reshaped view as ``base.ap(pattern=..., offset=...)`` over the
         buffer flattened to 1-D (for SBUF/PSUM the first pair walks the partitions)."""
         shape = access.buffer_type.get_shape()
-        pairs = list(zip(access.flat_steps(), access.sizes))
+        sizes = [self.extent(access, d, op) for d in range(len(access.sizes))]
+        pairs = list(zip(access.flat_steps(), sizes))
         if access.buffer_type.scope_name in memory.ON_CHIP:
-            pairs[0] = (math.prod(shape[1:]), access.sizes[0])
+            pairs[0] = (math.prod(shape[1:]), sizes[0])
         return self.ap_text(base, pairs, access.flat_offset(), op)
 
     def ap_text(self, base: str, pairs, offset: IndexExpr, op: Operation) -> str:
         """``base.ap(pattern=[[step, size], ...], offset=...)``."""
-        pattern = ", ".join(f"[{self.int_literal(s, op)}, {self.int_literal(n, op)}]"
+        pattern = ", ".join(f"[{self.int_literal(s, op)}, "
+                            f"{n if isinstance(n, str) else self.int_literal(n, op)}]"
                             for s, n in pairs)
         return f"{base}.ap(pattern=[{pattern}], offset={self.index_text(offset, op)})"
 

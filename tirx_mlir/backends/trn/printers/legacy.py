@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects import scf
+from xdsl.dialects import arith, scf
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 from tirx_mlir.backends.trn.dialects import nki
@@ -28,9 +28,10 @@ from tirx_mlir.backends.trn.printers.emitter import (AFFINE_CMP_PY, LOOP_ATTR, S
                                                      NkiEmitterBase, hbm_flat,
                                                      index_slots)
 from tirx_mlir.dialects.tirx import dtypes
-from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access
+from tirx_mlir.dialects.tirx.access import (AccessPattern, constant_value, index_expr,
+                                            resolve_access)
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dialects.tirx.kernel import CtaIdOp, KernelOp
 from tirx_mlir.printers.source_printer import shown
 
 HEADER = (
@@ -74,6 +75,7 @@ class NkiLegacyPrinter(NkiEmitterBase):
         self.aranges: dict[tuple[int, int, int], str] = {}
         self.pending: dict[str, str] = {}
         self.shapes: list[tuple[str, tuple[int, ...]]] = []
+        self.masks: dict[str, None] = {}
         self.static_loops: set[scf.ForOp] = set()
 
     # ---- kernel frame ----
@@ -159,7 +161,31 @@ class NkiLegacyPrinter(NkiEmitterBase):
         slot_of, rank = slots or ({d: (q, access.sizes[d]) for q, d in enumerate(dims)},
                                   len(dims))
         index_vars = {d: self.arange(q, rank, n, op) for d, (q, n) in slot_of.items()}
+        for d, var in index_vars.items():
+            guard = access.guard(d)
+            if guard is not None:
+                self.masks[f"({var} < {self.mask_bound(guard, access.sizes[d], op)})"] = None
         return self.indexed(access, base, index_vars, op)
+
+    def mask_bound(self, guard: SSAValue, size: int, op: Operation) -> str:
+        """A guarded dim as the bound of a legacy mask ``i < bound``: the guard, affine in loop
+        variables and program ids, or ``min(c, e)`` with ``c`` at least the dim's maximum
+        (the arange stops there already), which is ``e``."""
+        owner = guard.owner
+        if isinstance(owner, arith.MinSIOp):
+            for a, b in ((owner.lhs, owner.rhs), (owner.rhs, owner.lhs)):
+                c = constant_value(a)
+                if isinstance(c, int) and c >= size:
+                    guard = b
+                    break
+        expr = index_expr(guard)
+        for value, _ in expr.terms:
+            if not isinstance(value, BlockArgument) and not isinstance(value.owner, CtaIdOp):
+                raise self.fail("a legacy NKI mask compares aranges with affine expressions of "
+                                "loop variables and program ids; this guard is not one "
+                                "(min(c, e) with c >= the dim's maximum is)", op,
+                                hint="print with -t nki (a traced nl.ds size)")
+        return self.index_text(expr, op)
 
     def indexed(self, access: AccessPattern, base: str, index_vars: dict[int, str],
                 op: Operation, prefix: str = "") -> str:
@@ -205,16 +231,20 @@ class NkiLegacyPrinter(NkiEmitterBase):
         for decl in self.pending.values():
             self.line(decl)
         self.pending = {}
+        self.masks = {}
         self.line(statement)
 
     def instruction(self, fn: str, op: Operation, dst: SSAValue | None, args, *,
                     augmented: bool = False, dst_role: str = "full",
                     dst_slots: tuple[dict[int, tuple[int, int]], int] | None = None) -> None:
-        call = f"{fn}({', '.join(f'{k}={v}' if k else v for k, v in args if v is not None)})"
-        if dst is None:
+        parts = [f'{k}={v}' if k else v for k, v in args if v is not None]
+        target = None if dst is None else self.tile(dst, op, dst_role, dst_slots)
+        if self.masks:  # guarded operands: the instruction runs where every guard holds
+            parts.append(f"mask={' & '.join(self.masks)}")
+        call = f"{fn}({', '.join(parts)})"
+        if target is None:
             self.flush(op, call)
             return
-        target = self.tile(dst, op, dst_role, dst_slots)
         self.flush(op, f"{target} {'+=' if augmented else '='} {call}")
 
     def emit_nki_load(self, op: nki.LoadOp) -> None:
@@ -246,6 +276,10 @@ class NkiLegacyPrinter(NkiEmitterBase):
 
     def emit_nki_memset(self, op: nki.MemsetOp) -> None:
         target = self.tile(op.dst, op)
+        if self.masks:
+            self.masks = {}
+            raise self.fail("a legacy NKI memset (an assignment) takes no mask, and this one "
+                            "writes a guarded view", op, hint="print with -t nki")
         self.flush(op, f"{target} = {self.value_literal(op.value, op.dst, op)}")
 
     def pattern_expr(self, op: nki.IotaOp | nki.AffineSelectOp) -> str:

@@ -12,7 +12,8 @@ instruction reads or writes is rebuilt as an equivalent chain over the physical 
 
 The physical chain is: one (strided) slice at the base coordinates, a reshape that splits the
 free run into the view's free dims when there are several, a slice dropping the gaps between
-them, a transpose into the view's dim order, and a reshape restoring unit dims. A gapped
+them, a transpose into the view's dim order, a reshape restoring unit dims, and, for a view
+with a dynamic extent, the guard: a slice at 0 whose guarded sizes are the view's. A gapped
 multi-dim free view reads past its last element in the split form, so the tile's F extent is
 padded when needed. A view that is not affine in physical space (`physical_access`) is an error
 at the instruction that uses it. Every on-chip buffer is rewritten, also those whose layout is
@@ -127,7 +128,12 @@ def build_physical_view(builder: Builder, phys: SSAValue, plan: _ViewPlan,
     perm = sorted(range(len(order)), key=lambda i: order[i])
     if perm != list(range(len(order))):
         value = builder.insert(TransposeOp(value, perm)).result
-    return _reshape(builder, value, view_shape)
+    value = _reshape(builder, value, view_shape)
+    if pa.guards is None:
+        return value
+    sizes = [n if g is None else g for n, g in zip(view_shape, pa.guards)]
+    return builder.insert(SliceOp(value, [0] * len(view_shape), sizes,
+                                  max_sizes=view_shape)).result
 
 
 def _reshape(builder: Builder, value: SSAValue, shape) -> SSAValue:
