@@ -60,6 +60,13 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
     UNPRINTABLE_HINT: ClassVar[str] = ("-t cuda prints tirx.kernel bodies of cuda, ptx, "
                                        "nvshmem, scf and arith ops (lower tile ops first)")
 
+    def __init__(self, module) -> None:
+        super().__init__(module)
+        self._nonneg: dict[SSAValue, bool] = {}
+        """`nonneg`'s answers: a fact about the IR, which printing does not change."""
+        self._exprs: dict[SSAValue, str] = {}
+        """`expr`'s answers for the kernel being printed (`start_function` clears it)."""
+
     # ---- module ----
     def emit_module(self) -> str:
         kernels = self.module_kernels()
@@ -213,8 +220,28 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
 
     def nonneg(self, value: SSAValue) -> bool:
         """The base's proof, plus the cuda ids (thread, block, lane, warp, cluster indices and
-        dims are never negative)."""
-        return isinstance(value.owner, cuda.ID_OPS) or super().nonneg(value)
+        dims are never negative); each value's answer computed once."""
+        known = self._nonneg.get(value)
+        if known is None:
+            known = self._nonneg[value] = isinstance(value.owner, cuda.ID_OPS) or \
+                super().nonneg(value)
+        return known
+
+    def start_function(self, kernel: KernelOp) -> str:
+        self._exprs = {}
+        return super().start_function(kernel)
+
+    def expr(self, value: SSAValue) -> str:
+        """The base's expression, each unnamed value's computed once per kernel: a value is
+        named (a parameter, a loop variable, an op's result) before any use of it prints, and
+        keeps its name, so an expression over named values never changes."""
+        name = self.names.get(value)
+        if name is not None:
+            return name
+        text = self._exprs.get(value)
+        if text is None:
+            text = self._exprs[value] = super().expr(value)
+        return text
 
     def scalar_type(self, t, op: Operation) -> str:
         return self.value_type(t, op)
@@ -613,20 +640,19 @@ def c_string(text: str) -> str:
 
 
 def _used_types(module: Operation) -> set[str]:
-    """The spellings of every element type the module's values use."""
-    names: set[str] = set()
+    """The spellings of every element type the module's values use (each distinct type
+    spelled once)."""
+    types: set[Attribute] = set()
+    elements: set[Attribute] = set()
     for op in module.walk():
-        for value in (*op.operands, *op.results):
-            t = value.type
-            for part in (t, getattr(t, "element_type", None)):
-                if part is not None and not isinstance(part, (IndexType, ArrayAttr)):
-                    names.add(checks.type_name(part))
+        types.update(value.type for value in op.operands)
+        types.update(value.type for value in op.results)
         for region in op.regions:
             for block in region.blocks:
-                for arg in block.args:
-                    elem = getattr(arg.type, "element_type", None)
-                    if elem is not None:
-                        names.add(checks.type_name(elem))
-    return names
+                elements.update(getattr(arg.type, "element_type", None) for arg in block.args)
+    elements.update(getattr(t, "element_type", None) for t in types)
+    elements.discard(None)
+    return {checks.type_name(part) for part in types | elements
+            if not isinstance(part, (IndexType, ArrayAttr))}
 
 
