@@ -80,11 +80,11 @@ KERNEL = ('tirx.kernel @k(%G: !tirx.buffer<64xi32, global>) grid [1] threads [32
     # the second constant does not fit its type: the template's literal slot is checked
     ("  %a = arith.constant 1 : i8\n  %b = arith.constant 300 : i8", "300", 3),
     # a name defined twice, on a templated line
-    ("  %a = arith.constant 1 : index\n  %b = arith.addi %a, %a : index\n"
-     "  %b = arith.addi %a, %a : index", "already defined", 4),
+    (("  %a = arith.constant 1 : index\n  %b = arith.addi %a, %a : index\n"
+      "  %b = arith.addi %a, %a : index"), "already defined", 4),
     # the same text with operands of another type than the template's
-    ("  %a = arith.constant 1 : index\n  %i = arith.constant 1 : i32\n"
-     "  %b = arith.addi %a, %a : index\n  %c = arith.addi %i, %i : index", "type", 5),
+    (("  %a = arith.constant 1 : index\n  %i = arith.constant 1 : i32\n"
+      "  %b = arith.addi %a, %a : index\n  %c = arith.addi %i, %i : index"), "type", 5),
 ])
 def test_templated_lines_report_xdsls_errors(body, message, line):
     text = KERNEL.format(body=body)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from xdsl.utils.exceptions import ParseError
 
 from tirx_mlir.backends.cuda.printers.cuda_cpp.printer import CudaCppPrinter
 from tirx_mlir.located_parser import parse_module
@@ -43,18 +44,22 @@ def _printed(printer_class, module) -> str:
         return f"error: {err}"
 
 
+def _parsed(chunk: str, name: str):
+    """The chunk's module; None for an input of a parse-error test (nothing to print)."""
+    try:
+        return parse_module(chunk, name)
+    except ParseError:
+        return None
+
+
 def _modules(path: Path):
-    text = path.read_text()
-    for chunk in text.split("\n// -----\n"):
-        try:
-            yield parse_module(chunk, str(path))
-        except Exception:  # noqa: BLE001 - an input of an error test: nothing to print
-            continue
+    chunks = path.read_text().split("\n// -----\n")
+    return [m for m in (_parsed(chunk, str(path)) for chunk in chunks) if m is not None]
 
 
 @pytest.mark.parametrize("path", INPUTS, ids=lambda p: p.name)
 def test_memoised_printing_prints_the_same(path):
-    modules = list(_modules(path))
+    modules = _modules(path)
     assert modules
     for module in modules:
         assert _printed(CudaCppPrinter, module) == _printed(_Recomputing, module)
