@@ -11,11 +11,12 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from typing import Any
+from typing import Any, NamedTuple
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import (FileLineColLoc, IndexType, IntAttr, ModuleOp, StringAttr,
-                                   UnknownLoc)
+from xdsl.dialects.builtin import (FileLineColLoc, IndexType, IntAttr, IntegerAttr, ModuleOp,
+                                   StringAttr, UnknownLoc, UnrealizedConversionCastOp,
+                                   UnregisteredOp)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap, AffineSet
 from xdsl.parser import Parser
@@ -23,8 +24,8 @@ from xdsl.parser.core import UnresolvedOperand
 from xdsl.parser.affine_parser import AffineParser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.parser.generic_parser import ParserState
-from xdsl.utils.lexer import Input, Span
-from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+from xdsl.utils.lexer import Input, Span, Token
+from xdsl.utils.mlir_lexer import KIND_BY_PUNCTUATION_SPELLING, MLIRLexer, MLIRTokenKind
 
 from tirx_mlir import registry
 from tirx_mlir.dominance import DominanceError, check_dominance
@@ -47,6 +48,18 @@ _OP_NAME = re.compile(r'(?:%[^=]*=\s*)?"?([A-Za-z_][\w$.]*)')
 
 _UNDEFINED_VALUES = re.compile(r"values used but not defined: \[(%[^,\]]+)")
 
+_SUFFIX_ID = r"(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)"
+"""The lexer's suffix-id: what follows ``%`` in a value name (xDSL's ``MLIRLexer._suffix_id``)."""
+_RESULT_LIST = re.compile(rf"(?:%{_SUFFIX_ID}(?:\s*:\s*[0-9]+)?\s*,\s*)*%{_SUFFIX_ID}"
+                          rf"(?:\s*:\s*[0-9]+)?\s*=")
+_RESULT = re.compile(rf"%({_SUFFIX_ID})(?:\s*:\s*([0-9]+))?")
+_USE = re.compile(rf"%({_SUFFIX_ID})(?:#([0-9]+))?")
+"""A value use in an op's text: its name and tuple index."""
+_USE_OR_STRING = re.compile(rf'"(?:[^"\\\n]|\\.)*"|//|{_USE.pattern}')
+"""In an op's text: a string literal (kept), a comment, or a value use."""
+_INT_CONSTANT = re.compile(r"(\s*arith\.constant\s+)(-?[0-9]+)(\s*:)")
+"""An integer constant's text: its literal is a slot of its template."""
+
 
 def _text_end(content: str, pos: int) -> int:
     """End of the text before ``pos``, skipping whitespace and whole-line comments."""
@@ -67,10 +80,42 @@ class _LinearTimeLexer(MLIRLexer):
         r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
+_COMMON_TOKEN = re.compile(
+    r"(?://[^\n]*\n?|\s+)*"  # MLIRLexer's whitespace and comments
+    r"(?:(?P<bare>[a-zA-Z_][a-zA-Z0-9_$.]*)|(?P<percent>%(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*))"
+    r"|(?P<arrow>->)|(?P<punct>[:,()}\[\]<>=+*?|/-]|\{(?!-#)))?", re.ASCII)
+"""The tokens most of a kernel is made of: a bare or %-identifier, ``->`` and one-character
+punctuation, after whitespace and comments."""
+_PUNCTUATION = {c: KIND_BY_PUNCTUATION_SPELLING[c] for c in ":,(){}[]<>=+*?|/-"}
+
+
+class _CommonTokenLexer(_LinearTimeLexer):
+    """xDSL's lexer with a one-regex path for the common tokens (the same tokens, spans and
+    positions); everything else (numbers, strings, other identifiers, errors, the end of the
+    input) is lexed by xDSL's."""
+
+    def lex(self):
+        m = _COMMON_TOKEN.match(self.input.content, self.pos)
+        kind = m.lastgroup
+        if kind is None:
+            return super().lex()
+        start, end = m.span(kind)
+        self.pos = end
+        if kind == "bare":
+            kind = MLIRTokenKind.BARE_IDENT
+        elif kind == "percent":
+            kind = MLIRTokenKind.PERCENT_IDENT
+        elif kind == "arrow":
+            kind = MLIRTokenKind.ARROW
+        else:
+            kind = _PUNCTUATION[self.input.content[start]]
+        return Token(kind, Span(start, end, self.input))
+
+
 _CLOSING = {")": "(", "]": "[", "}": "{", ">": "<"}
 
 
-class _NestingLimitLexer(_LinearTimeLexer):
+class _NestingLimitLexer(_CommonTokenLexer):
     """Refuses text nested deeper than `MAX_NESTING_DEPTH` brackets, at the bracket that is one
     too many, so that no stage recurses deeper than that (see `tirx_mlir.nesting`).
 
@@ -128,6 +173,22 @@ class _NestingLimitLexer(_LinearTimeLexer):
             stack.pop()
 
 
+class _OpLine(NamedTuple):
+    """An op's line: its template key, its results ``(name, size, start, end)``, the values its
+    text uses (in text order) and where its text ends."""
+
+    key: tuple
+    results: list[tuple[str, int, int, int]]
+    values: list[SSAValue]
+    end: int
+    literal: int | None
+    """An integer constant's value (its text has ``#`` in its place)."""
+
+
+_PLAIN_OP_FIELDS = frozenset(vars(UnrealizedConversionCastOp.create()))
+"""The instance fields `Operation.create` gives an op with no state of its own."""
+
+
 class LocatedParser(Parser):
     """A Parser that gives each op the file:line:col where its text starts."""
 
@@ -144,11 +205,17 @@ class LocatedParser(Parser):
         self._line_offset = line_offset
         self._filename = StringAttr(name)
         self._attr_cache: dict[tuple, Attribute] = {}
+        self._templates: dict[tuple, tuple] = {}
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
         try:
-            op = super().parse_operation()
+            line = self._op_line(start)
+            op = None if line is None else self._from_template(line)
+            if op is None:
+                op = super().parse_operation()
+                if line is not None:
+                    self._record_template(op, line)
         except ParseError as err:
             self._blame_op_text(err, start)
             raise
@@ -165,6 +232,111 @@ class LocatedParser(Parser):
             op.location = FileLineColLoc(self._filename, IntAttr(line + 1 + self._line_offset),
                                          IntAttr(col))
         return op
+
+    # ---- one-line ops parsed once per distinct text ----
+    # A kernel spells out many ops that differ only in their values' names (`%a = arith.addi
+    # %x, %y : index`). The first op of each text (the line with every value name blanked,
+    # under the same dialect stack, with the same operand types) is parsed by xDSL; the op it
+    # gives is the template the next ones of that text are created from (the same class,
+    # properties, attributes and result types; the operands in the order the template's
+    # parser took them from the text). Only an op that is the whole of its line, with no region,
+    # successor, location or comment, whose operands are the distinct values its text names
+    # (all defined before it), makes a template: its parse then depends on nothing but that
+    # text and those types. Attributes are immutable, so templates share them.
+
+    def _op_line(self, start: int) -> _OpLine | None:
+        """The op's line at ``start`` as a template key, its results and its uses' values;
+        None when it cannot be templated (a comment, a value not yet defined)."""
+        content = self.lexer.input.content
+        eol = content.find("\n", start)
+        eol = len(content) if eol < 0 else eol
+        results, body = [], start
+        if content.startswith("%", start):
+            bound = _RESULT_LIST.match(content, start, eol)
+            if bound is None:
+                return None
+            body = bound.end()
+            results = [(m.group(1), int(m.group(2) or 1), m.start(), m.start() + 1 +
+                        len(m.group(1))) for m in _RESULT.finditer(content, start, body)]
+        text = content[body:eol].rstrip()
+        if '"' in text or "//" in text:  # a string may hold '%' or '//'
+            uses, pieces, at = [], [], 0
+            for m in _USE_OR_STRING.finditer(text):
+                if m.group(1) is None:
+                    if m.group(0) == "//":
+                        return None
+                    continue
+                uses.append(m.groups())
+                pieces.append(text[at:m.start()])
+                at = m.end()
+            pieces.append(text[at:])
+            text = "%".join(pieces)
+        else:
+            uses = _USE.findall(text)
+            text = _USE.sub("%", text)
+        ssa_values, values = self.ssa_values, []
+        for name, index in uses:
+            defined = ssa_values.get(name)
+            index = int(index) if index else 0
+            if defined is None or index >= len(defined):
+                return None
+            values.append(defined[index])
+        literal = None
+        if (constant := _INT_CONSTANT.match(text)) is not None:
+            literal = int(constant.group(2))
+            text = constant.expand(r"\1#\3") + text[constant.end():]
+        key = (tuple(self._parser_state.dialect_stack), tuple(r[1] for r in results), text,
+               literal is None, tuple(v.type for v in values))
+        return _OpLine(key, results, values, start + len(content[start:eol].rstrip()), literal)
+
+    def _from_template(self, line: _OpLine) -> Operation | None:
+        template = self._templates.get(line.key)
+        if template is None:
+            return None
+        op_type, order, result_types, properties, attributes, slot = template
+        properties = dict(properties)
+        if slot is not None:  # the integer literal: checked against its type as xDSL does
+            try:
+                properties[slot] = IntegerAttr(line.literal, properties[slot].type)
+            except (VerifyException, ValueError, OverflowError):
+                return None  # the parser reports it
+        values = line.values
+        op = op_type.create(operands=[values[i] for i in order], result_types=result_types,
+                            properties=properties, attributes=dict(attributes))
+        self._bind_results(op, line)
+        self._resume_from(line.end)
+        return op
+
+    def _bind_results(self, op: Operation, line: _OpLine) -> None:
+        """As xDSL's parse_operation: the results' names (and forward references) bound."""
+        at = 0
+        for name, size, start, end in line.results:
+            self._register_ssa_definition(name, op.results[at:at + size],
+                                          Span(start, end, self.lexer.input))
+            at += size
+
+    def _record_template(self, op: Operation, line: _OpLine) -> None:
+        if op.regions or op.successors or not isinstance(op.location, UnknownLoc) \
+                or isinstance(op, UnregisteredOp) or line.key in self._templates:
+            return
+        if _text_end(self.lexer.input.content, self._current_token.span.start) != line.end:
+            return  # the op does not end with its line
+        position = {v: i for i, v in enumerate(line.values)}
+        order = [position.get(v) for v in op.operands]
+        if len(position) != len(line.values) or len(order) != len(line.values) \
+                or None in order or len(set(order)) != len(order):
+            return  # its operands are not exactly the distinct values its text names
+        if vars(op).keys() != _PLAIN_OP_FIELDS:
+            return  # an op class with state of its own
+        slot = None
+        if line.literal is not None:
+            slots = [k for k, v in op.properties.items()
+                     if isinstance(v, IntegerAttr) and v.value.data == line.literal]
+            if len(slots) != 1:
+                return
+            slot = slots[0]
+        self._templates[line.key] = (type(op), order, [r.type for r in op.results],
+                                     dict(op.properties), dict(op.attributes), slot)
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
         """Parse the whole input; then check that every value dominates its uses (xDSL's parser

@@ -130,6 +130,21 @@ def test_arch_comes_from_the_kernel_target():
         parse(_kernel("nvidia/nvidia-a100", fp8))
 
 
+def test_a_verdict_is_remembered_per_target():
+    """verify_ remembers each (op, types, target) verdict: a repeat gives the same answer, and
+    the same op under another target is judged afresh."""
+    body = "  ptx.wgmma_fence"
+    for _ in range(2):
+        parse(_kernel("cuda -arch=sm_90a", body))
+        with pytest.raises(VerifyException, match="needs sm_90a"):
+            parse(_kernel("cuda -arch=sm_90", body))
+    load = '  %p = "test.op"() : () -> i64\n  %x = ptx.ld "global.f32" [%p] : (i64) -> {}'
+    for _ in range(2):
+        with pytest.raises(VerifyException, match="result 'dst' of ptx.ld must be f32, got i32"):
+            parse(_kernel("cuda -arch=sm_80", load.format("i32")))
+        parse(_kernel("cuda -arch=sm_80", load.format("f32")))
+
+
 def _names(op):
     names = {}
     return lambda v: names.setdefault(v, f"%r{len(names)}")

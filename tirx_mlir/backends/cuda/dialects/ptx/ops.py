@@ -41,6 +41,12 @@ from tirx_mlir.backends.cuda.dialects.ptx.table import ROWS
 
 _INT_WIDTH = {1: "i1", 16: "i16", 32: "i32", 64: "i64"}
 
+_VERDICTS: dict[tuple, str | None] = {}
+"""`PtxOp.verify_`'s verdicts (None: valid, else the error) by (op class, properties, operand
+types, result types, target text)."""
+_MAX_VERDICTS = 4096
+_UNKNOWN = object()
+
 
 _ADDRESS_TYPES = (IntegerType(32), IntegerType(64))
 _PRED = IntegerType(1)
@@ -90,6 +96,29 @@ class PtxOp(IRDLOperation):
 
     # ---- verification ----
     def verify_(self) -> None:
+        """The row's rules, whose answer depends only on the op's class, properties and operand
+        and result types (all immutable), and on the kernel's target: each distinct
+        combination is checked once (`_VERDICTS`), then its verdict repeats."""
+        from tirx_mlir.target.target import target_text_of
+
+        text = target_text_of(self)
+        key = (type(self), tuple(sorted(self.properties.items())),
+               tuple(v.type for v in self.args), tuple(r.type for r in self.res), text)
+        verdict = _VERDICTS.get(key, _UNKNOWN) if text is not None else _UNKNOWN
+        if verdict is _UNKNOWN:
+            try:
+                self._verify_row()
+                verdict = None
+            except VerifyException as err:
+                verdict = str(err)
+            if text is not None:  # no target: `target_of` reads the current `with Target`
+                if len(_VERDICTS) >= _MAX_VERDICTS:
+                    _VERDICTS.clear()
+                _VERDICTS[key] = verdict
+        if verdict is not None:
+            raise VerifyException(verdict)
+
+    def _verify_row(self) -> None:
         try:
             mods = self.mods()
             forms.check_mods(self.ENTRY, mods)

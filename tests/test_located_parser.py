@@ -1,0 +1,129 @@
+"""The located parser's speed paths give what xDSL's own parsing gives: the common-token lexer
+xDSL's token stream, and ops created from a template of an earlier op of the same text the op
+xDSL's parser builds (class, operands, properties, attributes, result types, names and
+locations), with the same located errors."""
+
+from __future__ import annotations
+
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError
+from xdsl.utils.lexer import Input
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from tirx_mlir import located_parser
+from tirx_mlir.located_parser import LocatedParser, make_context, parse_module
+
+ROOT = Path(__file__).resolve().parents[1]
+INPUTS = sorted((ROOT / "examples").rglob("*.mlir")) + \
+    sorted((ROOT / "tests" / "filecheck").rglob("*.mlir"))
+
+
+class _UntemplatedParser(LocatedParser):
+    """xDSL's parsing of every op (no op is created from a template)."""
+
+    def _from_template(self, line):
+        return None
+
+
+def _generic(text: str, parser_class: type[LocatedParser]) -> str:
+    try:
+        module = parser_class(make_context(), text, "in.mlir").parse_module()
+    except ParseError as err:
+        return f"error: {err}"
+    out = StringIO()
+    Printer(stream=out, print_generic_format=True, print_debuginfo=True).print_op(module)
+    return out.getvalue()
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except UnicodeDecodeError:
+        return None
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_templated_ops_are_the_ops_xdsl_builds(path):
+    text = _text(path)
+    if text is None:
+        pytest.skip("not UTF-8 (a bad-input test)")
+    assert _generic(text, LocatedParser) == _generic(text, _UntemplatedParser)
+
+
+class _CountingParser(LocatedParser):
+    created = 0
+
+    def _from_template(self, line):
+        op = super()._from_template(line)
+        self.created += op is not None
+        return op
+
+
+def test_the_examples_use_templates():
+    """Most of the gemm example's 276 ops are created from templates (the check above would
+    pass vacuously if none were)."""
+    text = (ROOT / "examples" / "cuda" / "gemm_mma_sync.mlir").read_text()
+    parser = _CountingParser(make_context(), text)
+    parser.parse_module()
+    assert parser.created > 200
+
+
+KERNEL = ('tirx.kernel @k(%G: !tirx.buffer<64xi32, global>) grid [1] threads [32] '
+          'target "cuda -arch=sm_80" {{\n{body}\n  tirx.return\n}}\n')
+
+
+@pytest.mark.parametrize("body,message,line", [
+    # the second constant does not fit its type: the template's literal slot is checked
+    ("  %a = arith.constant 1 : i8\n  %b = arith.constant 300 : i8", "300", 3),
+    # a name defined twice, on a templated line
+    (("  %a = arith.constant 1 : index\n  %b = arith.addi %a, %a : index\n"
+      "  %b = arith.addi %a, %a : index"), "already defined", 4),
+    # the same text with operands of another type than the template's
+    (("  %a = arith.constant 1 : index\n  %i = arith.constant 1 : i32\n"
+      "  %b = arith.addi %a, %a : index\n  %c = arith.addi %i, %i : index"), "type", 5),
+])
+def test_templated_lines_report_xdsls_errors(body, message, line):
+    text = KERNEL.format(body=body)
+    with pytest.raises(ParseError) as err:
+        parse_module(text, "in.mlir")
+    assert message in str(err.value)
+    assert f"in.mlir:{line}:" in str(err.value)
+    assert _generic(text, LocatedParser) == _generic(text, _UntemplatedParser)
+
+
+def test_a_template_is_per_parse_and_keeps_names_and_locations():
+    body = "\n".join(f"  %v{i} = arith.addi %x, %y : index" for i in range(3))
+    text = KERNEL.format(body="  %x = arith.constant 2 : index\n  %y = arith.constant 3 : index\n"
+                         + body)
+    module = parse_module(text, "in.mlir")
+    adds = [op for op in module.walk() if op.name == "arith.addi"]
+    assert [op.results[0].name_hint for op in adds] == ["v0", "v1", "v2"]
+    assert [op.location.line.data for op in adds] == [4, 5, 6]
+    assert all(op.lhs.name_hint == "x" and op.rhs.name_hint == "y" for op in adds)
+    assert adds[1].properties is not adds[2].properties
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(ROOT)))
+def test_common_token_lexer_gives_xdsls_tokens(path):
+    text = _text(path)
+    if text is None:
+        pytest.skip("not UTF-8 (a bad-input test)")
+    ours = located_parser._CommonTokenLexer(Input(text, "in.mlir"))
+    theirs = located_parser._LinearTimeLexer(Input(text, "in.mlir"))
+    while True:
+        got, want = _token(ours), _token(theirs)
+        assert got == want and ours.pos == theirs.pos
+        if got[0] in (MLIRTokenKind.EOF, "error"):
+            break
+
+
+def _token(lexer) -> tuple:
+    try:
+        token = lexer.lex()
+    except ParseError as err:
+        return ("error", str(err))
+    return (token.kind, token.span.start, token.span.end)
