@@ -11,6 +11,7 @@ from typing import Callable, Iterable
 from xdsl.ir import Operation
 
 from tirx_mlir.diagnostics import PassError, TirxError
+from tirx_mlir.dialects.tirx.access import shared_views
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch.context import DispatchContext
 from tirx_mlir.dispatch.registry import DispatchFail, cases_for
@@ -74,6 +75,21 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
                                 f"{', '.join(c.variant for c in all_cases)}")
     attempts: list[Attempt] = []
     last_exception: BaseException | None = None
+    with shared_views():  # the cases read the IR and build detached ops until the commit
+        chosen = _first_case(op, cases, ctx_factory, attempts)
+    if isinstance(chosen, tuple):
+        return chosen[0], chosen[1]._commit()
+    last_exception = chosen
+    hint = last_exception.hint if isinstance(last_exception, TirxError) else None
+    raise _failure(failure_table(op.name, kind, attempts), op, origin, hint) from last_exception
+
+
+def _first_case(op: TileOp, cases: list, ctx_factory: Callable[[], DispatchContext],
+                attempts: list[Attempt]) -> tuple[str, DispatchContext] | BaseException | None:
+    """The first case whose predicates hold and whose impl succeeds, as (variant, its context
+    to commit); else the last exception an impl raised (None if none did), every attempt
+    recorded in ``attempts``."""
+    last_exception: BaseException | None = None
     for case in cases:
         ctx = ctx_factory()
         rejected = None
@@ -99,6 +115,5 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
                 traceback.format_exception_only(type(err), err)[-1].strip()
             attempts.append(Attempt(case.variant, case.priority, f"impl raised: {text}"))
             continue
-        return case.variant, ctx._commit()
-    hint = last_exception.hint if isinstance(last_exception, TirxError) else None
-    raise _failure(failure_table(op.name, kind, attempts), op, origin, hint) from last_exception
+        return case.variant, ctx
+    return last_exception

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IndexType
 from xdsl.ir import Operation, SSAValue
@@ -29,7 +29,7 @@ from xdsl.traits import MemoryAllocEffect, NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.kernel import int_array
+from tirx_mlir.dialects.tirx.kernel import int_array, int_values
 
 DYNAMIC = -(2**63)
 """Marker in ``static_offsets`` for an offset given as an SSA operand (MLIR's kDynamic)."""
@@ -41,6 +41,8 @@ class AllocOp(IRDLOperation):
 
     Example: ``%s = tirx.alloc : !tirx.buffer<128x512xf32, shared>``
     """
+
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
 
     name = "tirx.alloc"
     result = result_def(BufferType)
@@ -83,6 +85,8 @@ class SliceOp(IRDLOperation):
     !tirx.buffer<128x512xf32, global>``; add ``strides [1, 2]`` for a strided view.
     """
 
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
+
     name = "tirx.slice"
     source = operand_def(BufferType)
     offsets = var_operand_def(IndexType)
@@ -105,22 +109,22 @@ class SliceOp(IRDLOperation):
                          result_types=[src_type.with_shape(sizes)])
 
     def sizes(self) -> tuple[int, ...]:
-        return tuple(self.static_sizes.get_values())
+        return int_values(self.static_sizes)
 
     def strides(self) -> tuple[int, ...]:
         if self.static_strides is None:
             return (1,) * len(self.sizes())
-        return tuple(self.static_strides.get_values())
+        return int_values(self.static_strides)
 
     def mixed_offsets(self) -> list[int | SSAValue]:
         it = iter(self.offsets)
-        return [next(it) if s == DYNAMIC else s for s in self.static_offsets.get_values()]
+        return [next(it) if s == DYNAMIC else s for s in int_values(self.static_offsets)]
 
     def verify_(self) -> None:
         src = self.source.type
         res = self.result.type
         assert isinstance(src, BufferType) and isinstance(res, BufferType)
-        static = self.static_offsets.get_values()
+        static = int_values(self.static_offsets)
         sizes, strides = self.sizes(), self.strides()
         if not len(static) == len(sizes) == len(strides) == src.rank:
             raise VerifyException(
@@ -180,6 +184,8 @@ class SliceOp(IRDLOperation):
 
 class _ElementAccess(IRDLOperation):
     """Shared syntax of load and store: ``%buf[%i, %j] : type``."""
+
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
 
     def _check_indices(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
         btype = buffer.type
@@ -292,6 +298,8 @@ class TransposeOp(IRDLOperation):
     !tirx.buffer<64x128xf32, shared>``
     """
 
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
+
     name = "tirx.transpose"
     source = operand_def(BufferType)
     permutation = prop_def(DenseArrayBase)
@@ -306,7 +314,7 @@ class TransposeOp(IRDLOperation):
                          result_types=[src.with_shape([shape[p] for p in permutation])])
 
     def perm(self) -> tuple[int, ...]:
-        return tuple(self.permutation.get_values())
+        return int_values(self.permutation)
 
     def verify_(self) -> None:
         src, res = self.source.type, self.result.type
@@ -357,6 +365,8 @@ class ReshapeOp(IRDLOperation):
     !tirx.buffer<2x128x512xf32, shared>``, ``%m = tirx.reshape %x :
     !tirx.buffer<128x4x512xf32, shared> -> !tirx.buffer<128x2048xf32, shared>``
     """
+
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
 
     name = "tirx.reshape"
     source = operand_def(BufferType)
