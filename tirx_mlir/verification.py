@@ -23,7 +23,7 @@ exactly the one the plain verifier gives.
 
 from __future__ import annotations
 
-from xdsl.ir import Attribute, Block, ErasedSSAValue, Operation, Region
+from xdsl.ir import Block, ErasedSSAValue, Operation, Region
 from xdsl.irdl import IRDLOperation
 from xdsl.traits import IsTerminator, NoTerminator, OpTrait
 from xdsl.utils.exceptions import VerifyException
@@ -76,18 +76,24 @@ def reads_of(op: Operation) -> str | None:
     return reads
 
 
-def verify_key(op: Operation, reads: str) -> tuple:
-    """Everything the verifier of ``op`` reads, as a tuple of objects compared by identity
-    (attributes are immutable: one object, one value) or, for resolved views, by value."""
-    key: list = [type(op)]
-    key += [v.type for v in op.operands]
-    key.append(None)
-    key += [r.type for r in op.results]
-    key.append(None)
+def verify_keys(op: Operation, reads: str) -> tuple[tuple, tuple]:
+    """Everything the verifier of ``op`` reads, twice: by value, and with each attribute by its
+    identity (attributes are immutable: one object, one value; hashing an id is cheap, and the
+    memo holds the value key, so no id is reused while it lives)."""
+    values: list = [type(op)]
+    ids: list = [type(op)]
+    for group in (op.operands, op.results):
+        for v in group:
+            values.append(v.type)
+            ids.append(id(v.type))
+        values.append(None)
+        ids.append(None)
     for items in (op.properties.items(), op.attributes.items()):
         for name, attr in items:
-            key += (name, attr)
-        key.append(None)
+            values += (name, attr)
+            ids += (name, id(attr))
+        values.append(None)
+        ids.append(None)
     if reads == "views":
         from tirx_mlir.dialects.tirx.access import resolve_access
         from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -96,20 +102,19 @@ def verify_key(op: Operation, reads: str) -> tuple:
         for value in op.operands:
             if isinstance(value.type, BufferType):
                 access = resolve_access(value)
-                key += (access, access.buffer.type)
+                values += (access, access.buffer.type)
+                ids += (access, id(access.buffer.type))
                 root = access.buffer.owner
                 if isinstance(root, Operation):
                     for name, attr in root.attributes.items():
-                        key += (name, attr)
-                key.append(None)
-        key.append(target_text_of(op))
-    return tuple(key)
-
-
-def _identity(key: tuple) -> tuple:
-    """``key`` with each attribute replaced by its id (hashing an id is cheap; the memo holds
-    the key, so the id cannot be reused); other parts (views, names, classes) stay values."""
-    return tuple(id(part) if isinstance(part, Attribute) else part for part in key)
+                        values += (name, attr)
+                        ids += (name, id(attr))
+                values.append(None)
+                ids.append(None)
+        target = target_text_of(op)
+        values.append(target)
+        ids.append(target)
+    return tuple(values), tuple(ids)
 
 
 class ModuleVerifier:
@@ -118,7 +123,7 @@ class ModuleVerifier:
 
     def __init__(self) -> None:
         self._verified: dict[tuple, tuple] = {}
-        """Keys verified, by value and by identity (`_identity`), each to the key by value."""
+        """Keys verified, by value and by identity (`verify_keys`), each to the key by value."""
 
     def verify(self, module: Operation) -> None:
         from tirx_mlir.dialects.tirx.access import shared_views
@@ -142,11 +147,10 @@ class ModuleVerifier:
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
         try:
-            key = verify_key(op, reads)
+            key, fast = verify_keys(op, reads)
         except Exception:  # noqa: BLE001 - e.g. a view that does not resolve: check in full
             op.verify(verify_nested_ops=False)
             return
-        fast = _identity(key)
         if fast in self._verified:
             return
         if key not in self._verified:  # equal attributes held by other objects
