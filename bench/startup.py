@@ -1,17 +1,19 @@
-"""Start-up time of tirx_mlir, measured against references run in the same session.
+"""Start-up and whole-process cost of the tools, each against a reference run in the same rounds.
 
-    python bench/startup.py [--repeat N]
+    python bench/startup.py [--rounds 9] [--kernels softmax_128x512,matmul_512 | --kernels all]
 
-Times (best of N fresh processes, wall clock):
+Each row is a pair of fresh processes run in alternating rounds (bench/timing.py), timed as
+wall time and as CPU time (the children's user + system time, ``resource.getrusage``), median
+(interquartile range); the ratio is the median of the per-round ratios:
 
-* ``python -c pass``                        the interpreter alone;
-* ``python -c "import xdsl.dialects.builtin"`` the minimum any xDSL tool pays;
-* ``python -c "import tirx_mlir"``           with every builtin backend autoloaded;
-* the same with ``TIRX_MLIR_BACKEND_AUTOLOAD=0``  (the cost of the loader without backends);
-* ``xdsl-opt`` and ``tirx-opt`` on an empty module (the fixed cost of every tool run).
+* ``import xdsl.dialects.builtin`` against ``python -c pass``: the least any xDSL tool pays;
+* ``import tirx_mlir`` (every builtin backend registered) against ``import xdsl.dialects.builtin``;
+* ``tirx-opt`` on an empty module against ``xdsl-opt`` on it (goal <= 1.0);
+* ``tirx-opt --pass-pipeline=trn K -t nki`` against ``tirx-opt`` on an empty module, per kernel
+  K of examples/trn (goal <= 1.3): what a compile adds to the fixed cost of a tool run.
 
-It prints each time and its ratio to the reference of its row, and the modules that
-``import tirx_mlir`` pulls in (no xDSL module should be among them).
+Finally the modules a compile imports: numpy and ml_dtypes should not be among them (only the
+interpreter and the printers that need arrays import numpy).
 """
 
 from __future__ import annotations
@@ -21,58 +23,75 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
+from pathlib import Path
 
-BIN = os.path.dirname(sys.executable)
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from timing import alternate, load_line, ms, ratio_text, timed_process  # noqa: E402
+
+EXAMPLES = BENCH.parent / "examples" / "trn"
+BIN = Path(sys.executable).parent
+DEFAULT_KERNELS = ("nki_add_1", "softmax_128x512", "matmul_512", "layernorm_affine_rows")
+GOALS = {"tirx-opt empty module": 1.0, "trn": 1.3}
 
 
-def best_of(cmd: list[str], repeat: int, env: dict[str, str] | None = None,
-            stdin: str | None = None) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True, env=env, input=stdin, text=True)
-        times.append(time.perf_counter() - start)
-    return min(times)
+def row(name: str, ref_name: str, cmd: list[str], ref: list[str], rounds: int,
+        goal: float | None = None) -> None:
+    timed_process(cmd)  # warm the file cache for both
+    timed_process(ref)
+    a, b, ratio = alternate(rounds, lambda: timed_process(cmd), lambda: timed_process(ref))
+    note = f"  goal <= {goal}" if goal is not None else ""
+    print(f"{name:44s} {ms(a.cpu)} {ms(b.cpu)} {ratio_text(ratio.cpu)} "
+          f"{ratio_text(ratio.wall)}  vs {ref_name}{note}")
+
+
+def compile_imports(kernel: Path) -> list[str]:
+    """The numpy / ml_dtypes modules ``tirx-opt --pass-pipeline=trn K -t nki`` imports."""
+    probe = ("import sys, runpy; sys.argv = ['tirx-opt', '--pass-pipeline=trn', sys.argv[1], "
+             "'-t', 'nki', '-o', '/dev/null']\n"
+             "from tirx_mlir.tools.tirx_opt import main\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'ml_dtypes')"
+             " and '.' not in m))")
+    out = subprocess.run([sys.executable, "-c", probe, str(kernel)], capture_output=True,
+                         text=True, check=True)
+    return eval(out.stdout.strip().splitlines()[-1])  # a printed list of names
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--kernels", default=",".join(DEFAULT_KERNELS),
+                        help="comma-separated examples/trn stems, or 'all'")
     args = parser.parse_args()
+    stems = sorted(p.stem for p in EXAMPLES.glob("*.mlir")) if args.kernels == "all" else \
+        [k for k in args.kernels.split(",") if k]
     py = sys.executable
-    env = dict(os.environ)
-    off = {**env, "TIRX_MLIR_BACKEND_AUTOLOAD": "0"}
+    tirx_opt, xdsl_opt = str(BIN / "tirx-opt"), str(BIN / "xdsl-opt")
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write("builtin.module {}\n")
         empty = f.name
-    rows = []
-    t_pass = best_of([py, "-c", "pass"], args.repeat)
-    t_xdsl = best_of([py, "-c", "import xdsl.dialects.builtin"], args.repeat)
-    t_import = best_of([py, "-c", "import tirx_mlir"], args.repeat, env)
-    t_import_off = best_of([py, "-c", "import tirx_mlir"], args.repeat, off)
-    rows.append(("python -c pass", t_pass, None))
-    rows.append(("import xdsl.dialects.builtin", t_xdsl, ("python -c pass", t_pass)))
-    rows.append(("import tirx_mlir (9 backends)", t_import, ("import xdsl.dialects.builtin",
-                                                              t_xdsl)))
-    rows.append(("import tirx_mlir (autoload off)", t_import_off, ("python -c pass", t_pass)))
-    xdsl_opt = os.path.join(BIN, "xdsl-opt")
-    tirx_opt = os.path.join(BIN, "tirx-opt")
-    if os.path.exists(xdsl_opt) and os.path.exists(tirx_opt):
-        t_xopt = best_of([xdsl_opt, empty], args.repeat)
-        t_topt = best_of([tirx_opt, empty], args.repeat, env)
-        rows.append(("xdsl-opt empty module", t_xopt, None))
-        rows.append(("tirx-opt empty module", t_topt, ("xdsl-opt empty module", t_xopt)))
+    load = os.getloadavg()
+    print(f"fresh processes, {args.rounds} alternating rounds; CPU ms: median (IQR), then the "
+          f"per-round ratio of CPU and of wall time")
+    print(f"{'':44s} {'CPU':>17s} {'reference CPU':>17s} {'CPU ratio':>14s} {'wall ratio':>14s}")
+    row("import xdsl.dialects.builtin", "python -c pass",
+        [py, "-c", "import xdsl.dialects.builtin"], [py, "-c", "pass"], args.rounds)
+    row("import tirx_mlir", "import xdsl.dialects.builtin", [py, "-c", "import tirx_mlir"],
+        [py, "-c", "import xdsl.dialects.builtin"], args.rounds)
+    row("tirx-opt empty module", "xdsl-opt empty module", [tirx_opt, empty], [xdsl_opt, empty],
+        args.rounds, GOALS["tirx-opt empty module"])
+    for stem in stems:
+        kernel = str(EXAMPLES / f"{stem}.mlir")
+        row(f"tirx-opt --pass-pipeline=trn {stem} -t nki", "tirx-opt empty module",
+            [tirx_opt, "--pass-pipeline=trn", kernel, "-t", "nki"], [tirx_opt, empty],
+            args.rounds, GOALS["trn"])
     os.unlink(empty)
-    print(f"best of {args.repeat} fresh processes")
-    for name, t, ref in rows:
-        ratio = f"  {t / ref[1]:5.2f}x {ref[0]}" if ref else ""
-        print(f"{name:34s} {t * 1000:8.1f} ms{ratio}")
-    probe = subprocess.run([py, "-c", "import sys, tirx_mlir; print(len(sys.modules)); "
-                            "print(sorted(m for m in sys.modules if m.startswith('xdsl')))"],
-                           capture_output=True, text=True, check=True)
-    count, xdsl_modules = probe.stdout.splitlines()
-    print(f"import tirx_mlir loads {count} modules; xDSL modules among them: {xdsl_modules}")
+    if stems:
+        found = compile_imports(EXAMPLES / f"{stems[0]}.mlir")
+        print(f"\nnumpy / ml_dtypes imported by the {stems[0]} compile: {found or 'none'}")
+    print(load_line(load))
 
 
 if __name__ == "__main__":

@@ -1,16 +1,27 @@
-"""Compile time of the Trainium lowering: parse, the ``trn`` pipeline, and printing NKI.
+"""Compile time of the Trainium lowering: parse, the ``trn`` pipeline and printing NKI, next to TIRx.
 
-    python bench/trn_compile.py                     # every examples/trn kernel + TIRx + growth
-    python bench/trn_compile.py --runs 9 --tirx-python /path/to/venv/bin/python
+    python bench/trn_compile.py [--rounds 9] [--kernels matmul_512,row_sum]
+                                [--tirx-venv DIR | --tirx-venv ''] [--no-growth]
 
-Prints, per kernel of examples/trn: the median of ``--runs`` warm runs (after one warm-up run) of
-each stage, and the static count of nki instructions in the lowered IR. When TIRx (the
-``apache-tvm-tirx`` package) is installed in the environment of ``--tirx-python`` (default
-/work/tirx_ref_venv), bench/trn_tirx_reference.py compiles the same computations with it in a
-subprocess, and the ratio ours / TIRx is printed next to both instruction counts (TIRx's counted
-from its NKI source). Finally the growth exponent of compile time: a chain of 1x / 4x / 16x
-softmax blocks (IR size) and a softmax over 1x / 4x / 16x columns (tensor size), fitted as
-``time ~ size ** k`` (goal: k <= 1 for IR size, k ~ 0 for tensor size since dispatch emits loops).
+Every figure is CPU time (``time.process_time``) beside wall time, median (interquartile range)
+over ``--rounds`` warm rounds; the two sides of a ratio run in alternating rounds
+(bench/timing.py), so a loaded machine slows both alike. Sections:
+
+1. per kernel of examples/trn (and ``row_sum``): parse, pipeline (verifying after each pass, as
+   ``tirx-opt`` does), print, total; the tile ops of the input and the nki ops of the output;
+2. vs TIRx 0.1.0a4 (goal: ours / TIRx <= 0.2 on every kernel): for each kernel that
+   bench/trn_tirx_reference.py writes with TIRx's script API, ours (parse + pipeline + print,
+   in this process) against TIRx's script construction + ``tvm_tirx.tirx.compile(pipeline="trn")``
+   + reading the NKI source, in the reference environment's Python, run as a server
+   (``--serve``) so each round is one compile of each side. The environment is
+   ``--tirx-venv``, by default ``$TIRX_REF_VENV`` or ``tirx_ref_venv`` next to the repository
+   (bench/setup_tirx_reference.sh makes it);
+3. the verifier's share of pipeline time (goal <= 15%): the pipeline with its verification after
+   each pass against the same pipeline without (``verify=False``), share = 1 - without / with;
+4. CPU per tile op at 1,024 tile ops (goal <= 0.5 ms): a chain of 256 softmax blocks (4 tile ops
+   each), the whole compile divided by its tile ops, against a single block; and the growth
+   exponent of compile time over IR size (1x / 4x / 16x blocks) and tensor size (columns),
+   fitted as ``time ~ size ** k`` (goal: k <= 1 for IR size, k ~ 0 for tensor size).
 """
 
 from __future__ import annotations
@@ -20,10 +31,8 @@ import io
 import json
 import math
 import os
-import statistics
-import subprocess
 import sys
-import time
+from pathlib import Path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -32,8 +41,17 @@ import tirx_mlir  # noqa: E402,F401  (autoloads the trn backend)
 from tirx_mlir import registry  # noqa: E402
 from tirx_mlir.located_parser import make_context, parse_module  # noqa: E402
 from tirx_mlir.pipelines import get_pipeline  # noqa: E402
+from tirx_mlir.dialects.tirx.tile_base import TileOp  # noqa: E402
+
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from timing import (ReferenceServer, Series, Side, alternate, load_line, ms,  # noqa: E402
+                    ratio_text, reference_venv, timed)
 
 EXAMPLES = os.path.join(ROOT, "examples", "trn")
+REFERENCE = Path(ROOT) / "bench" / "trn_tirx_reference.py"
+TIRX_GOAL = 0.2
+VERIFY_GOAL = 0.15
+PER_OP_GOAL_MS = 0.5
 TARGET = 'target "aws/trn1/trn1.2xlarge"'
 
 ROW_SUM = f"""
@@ -49,7 +67,7 @@ tirx.kernel @row_sum(%X: !tirx.buffer<128x2048xf32, global>) -> (%S: !tirx.buffe
 
 TIRX_MATCH = {"nki_add_1": "nki_add_1", "nki_add_2": "nki_add_2", "row_sum": "row_sum",
               "softmax_128x512": "softmax_128x512", "matmul_128": "matmul_128",
-              "matmul_512": "matmul_512"}
+              "matmul_512": "matmul_512", "matmul_wide_n": "matmul_wide_n"}
 """Our kernel -> the TIRx kernel of bench/trn_tirx_reference.py computing the same thing."""
 
 
@@ -70,49 +88,31 @@ def softmax_chain(blocks: int, cols: int = 512) -> str:
             + "\n".join(body) + "\n  tirx.return\n}\n")
 
 
-def compile_once(text: str, name: str) -> tuple[dict[str, float], int]:
-    """(seconds per stage, static nki instruction count) of one compile."""
+def compile_once(text: str, name: str, verify: bool = True) -> dict[str, tuple[float, float]]:
+    """``{stage: (wall_s, cpu_s)}`` of one compile: parse, pipeline, print (and total)."""
     printer = registry.printers.lookup("nki")()()
-    times = {}
-    start = time.perf_counter()
+    times: dict[str, tuple[float, float]] = {}
+    holder: dict = {}
+
+    def parse() -> None:
+        holder["ctx"] = make_context()
+        holder["module"] = parse_module(text, name, holder["ctx"])
+
+    times["parse"] = timed(parse)
+    times["pipeline"] = timed(lambda: get_pipeline("trn").apply(holder["module"], holder["ctx"],
+                                                                verify=verify))
+    times["print"] = timed(lambda: printer.emit(holder["ctx"], holder["module"], io.StringIO()))
+    times["total"] = tuple(sum(t[k] for t in times.values()) for k in (0, 1))  # type: ignore
+    return times
+
+
+def op_counts(text: str, name: str) -> tuple[int, int]:
+    """(tile ops of the input, nki ops of the lowered IR)."""
     ctx = make_context()
     module = parse_module(text, name, ctx)
-    times["parse"] = time.perf_counter() - start
-    start = time.perf_counter()
+    tiles = sum(1 for op in module.walk() if isinstance(op, TileOp))
     get_pipeline("trn").apply(module, ctx)
-    times["pipeline"] = time.perf_counter() - start
-    start = time.perf_counter()
-    out = io.StringIO()
-    printer.emit(ctx, module, out)
-    times["print"] = time.perf_counter() - start
-    count = sum(1 for op in module.walk() if op.name.startswith("nki."))
-    return times, count
-
-
-def measure(text: str, name: str, runs: int) -> tuple[dict[str, float], int]:
-    """Median seconds per stage over ``runs`` warm runs (one warm-up first)."""
-    compile_once(text, name)
-    samples = [compile_once(text, name) for _ in range(runs)]
-    stages = samples[0][0].keys()
-    medians = {s: statistics.median(t[s] for t, _ in samples) for s in stages}
-    medians["total"] = statistics.median(sum(t.values()) for t, _ in samples)
-    return medians, samples[0][1]
-
-
-def tirx_reference(python: str, runs: int) -> dict | None:
-    if not os.path.exists(python):
-        return None
-    script = os.path.join(ROOT, "bench", "trn_tirx_reference.py")
-    try:
-        out = subprocess.run([python, script, "--runs", str(runs)], capture_output=True,
-                             text=True, timeout=1800)
-    except (OSError, subprocess.TimeoutExpired) as err:
-        print(f"TIRx reference did not run: {err}")
-        return None
-    if out.returncode != 0:
-        print(f"TIRx reference failed:\n{out.stderr[-2000:]}")
-        return None
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return tiles, sum(1 for op in module.walk() if op.name.startswith("nki."))
 
 
 def fit_exponent(sizes: list[int], seconds: list[float]) -> float:
@@ -122,51 +122,138 @@ def fit_exponent(sizes: list[int], seconds: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 
 
+def stages_table(kernels: dict[str, str], rounds: int) -> dict[str, Side]:
+    """Section 1; returns each kernel's total (wall, cpu) samples."""
+    print(f"1. tirx_mlir trn compile, {rounds} rounds, CPU ms: median (IQR)")
+    print(f"{'kernel':28s} {'parse':>17s} {'pipeline':>17s} {'print':>17s} {'total':>17s} "
+          f"{'wall total':>17s} {'tile':>5s} {'nki':>5s}")
+    totals = {}
+    for name, text in kernels.items():
+        compile_once(text, name)  # warm: dialects, printers, caches
+        sides = {stage: Side() for stage in ("parse", "pipeline", "print", "total")}
+        for _ in range(rounds):
+            for stage, sample in compile_once(text, name).items():
+                sides[stage].add(sample)
+        tiles, nki = op_counts(text, name)
+        totals[name] = sides["total"]
+        print(f"{name:28s} " + " ".join(ms(sides[s].cpu) for s in sides) +
+              f" {ms(sides['total'].wall)} {tiles:5d} {nki:5d}")
+    return totals
+
+
+def tirx_table(kernels: dict[str, str], rounds: int, venv: str) -> None:
+    """Section 2."""
+    python = Path(venv) / "bin" / "python" if venv else None
+    print(f"\n2. vs TIRx (goal ours / TIRx <= {TIRX_GOAL} on every kernel)")
+    if python is None or not python.exists():
+        print(f"   skipped: no TIRx reference environment at {venv or '(none given)'}; create "
+              f"it with bench/setup_tirx_reference.sh or pass --tirx-venv DIR")
+        return
+    names = [n for n in TIRX_MATCH if n in kernels]
+    try:
+        server = ReferenceServer(python, REFERENCE)
+    except (OSError, RuntimeError, json.JSONDecodeError) as err:
+        print(f"   skipped: the TIRx reference did not start: {err}")
+        return
+    meta = server.meta
+    print(f"   TIRx {meta['version']} ({venv}): script + tvm_tirx.tirx.compile(pipeline='trn') + "
+          f"NKI source, in its own process; ours: parse + pipeline + print, in this one")
+    print(f"   {'kernel':20s} {'ours cpu':>17s} {'TIRx cpu':>17s} {'cpu ratio':>14s} "
+          f"{'wall ratio':>14s} {'ours inst':>9s} {'TIRx inst':>9s}")
+    errors = dict(meta.get("errors", {}))
+    for name in names:
+        tname = TIRX_MATCH[name]
+        if tname in errors:
+            print(f"   {name:20s} TIRx failed: {errors[tname]}")
+            continue
+        text = kernels[name]
+
+        def ours() -> tuple[float, float]:
+            return compile_once(text, name)["total"]
+
+        def theirs() -> tuple[float, float]:
+            answer = server.ask([tname])[tname]
+            if isinstance(answer, dict):
+                raise RuntimeError(answer["error"])
+            return answer[0], answer[1]
+
+        ours()
+        a, b, ratio = alternate(rounds, ours, theirs)
+        print(f"   {name:20s} {ms(a.cpu)} {ms(b.cpu)} {ratio_text(ratio.cpu)} "
+              f"{ratio_text(ratio.wall)} {op_counts(text, name)[1]:9d} "
+              f"{meta['instructions'].get(tname, -1):9d}")
+    server.close()
+
+
+def verify_table(kernels: dict[str, str], rounds: int) -> None:
+    """Section 3."""
+    print(f"\n3. verification share of pipeline time (goal <= {VERIFY_GOAL:.0%}); pipeline CPU ms "
+          f"with / without verification after each pass")
+    print(f"   {'kernel':28s} {'with':>17s} {'without':>17s} {'share':>14s}")
+    for name, text in kernels.items():
+        def run(verify: bool) -> tuple[float, float]:
+            return compile_once(text, name, verify)["pipeline"]
+
+        a, b, ratio = alternate(rounds, lambda: run(True), lambda: run(False))
+        share = Series([1 - 1 / r for r in ratio.cpu.values])  # 1 - without / with
+        print(f"   {name:28s} {ms(a.cpu)} {ms(b.cpu)} {ratio_text(share)}")
+
+
+def per_op_table(rounds: int, growth: bool) -> None:
+    """Section 4."""
+    print(f"\n4. CPU per tile op (goal <= {PER_OP_GOAL_MS} ms at 1,024 tile ops)")
+    big, small = softmax_chain(256), softmax_chain(1)
+    tiles_big, tiles_small = op_counts(big, "chain256")[0], op_counts(small, "chain1")[0]
+    compile_once(big, "chain256")
+
+    def run(text: str) -> tuple[float, float]:
+        return compile_once(text, "chain")["total"]
+
+    a, b, _ = alternate(max(3, rounds // 3), lambda: run(big), lambda: run(small))
+    per_op = a.cpu.median / tiles_big * 1e3
+    print(f"   softmax chain of 256 blocks: {tiles_big} tile ops, CPU {ms(a.cpu)} ms, "
+          f"{per_op:.3f} ms a tile op ({per_op / PER_OP_GOAL_MS:.2f}x the goal); one block: "
+          f"{tiles_small} tile ops, CPU {ms(b.cpu)} ms, "
+          f"{b.cpu.median / tiles_small * 1e3:.3f} ms a tile op")
+    if not growth:
+        return
+    print("   growth of compile CPU time, time ~ size ** k")
+    for label, make in (("IR size: softmax blocks", lambda n: softmax_chain(n)),
+                        ("tensor size: softmax columns", lambda n: softmax_chain(1, 512 * n))):
+        sizes, secs = [1, 4, 16], []
+        for n in sizes:
+            text = make(n)
+            compile_once(text, label)
+            samples = Series([compile_once(text, label)["total"][1] for _ in range(rounds)])
+            secs.append(samples.median)
+        cells = "  ".join(f"{n}x {t * 1e3:7.1f} ms" for n, t in zip(sizes, secs))
+        print(f"   {label:30s} {cells}   k = {fit_exponent(sizes, secs):.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="warm runs per measurement")
-    parser.add_argument("--tirx-python", default="/work/tirx_ref_venv/bin/python",
-                        help="a Python with apache-tvm-tirx installed ('' to skip TIRx)")
+    parser.add_argument("--rounds", type=int, default=9, help="warm rounds per figure")
+    parser.add_argument("--kernels", default="", help="comma-separated (default: all)")
+    parser.add_argument("--tirx-venv", default=str(reference_venv()),
+                        help="the TIRx reference environment ('' to skip TIRx; default "
+                             "$TIRX_REF_VENV or tirx_ref_venv next to the repository)")
+    parser.add_argument("--no-growth", action="store_true", help="skip the growth exponents")
     args = parser.parse_args()
-
     kernels = {f[:-5]: open(os.path.join(EXAMPLES, f)).read()
                for f in sorted(os.listdir(EXAMPLES)) if f.endswith(".mlir")}
     kernels["row_sum"] = ROW_SUM
-    ours: dict[str, tuple[dict[str, float], int]] = {}
-    print(f"tirx_mlir trn compile time, median of {args.runs} warm runs (ms)")
-    print(f"{'kernel':28s} {'parse':>8s} {'pipeline':>9s} {'print':>8s} {'total':>8s} {'nki ops':>8s}")
-    for name, text in kernels.items():
-        stats, count = measure(text, name, args.runs)
-        ours[name] = (stats, count)
-        print(f"{name:28s} {stats['parse'] * 1e3:8.1f} {stats['pipeline'] * 1e3:9.1f} "
-              f"{stats['print'] * 1e3:8.1f} {stats['total'] * 1e3:8.1f} {count:8d}")
-
-    ref = tirx_reference(args.tirx_python, args.runs) if args.tirx_python else None
-    if ref is None:
-        print("\nTIRx comparison skipped (no TIRx environment)")
-    else:
-        print("\nvs TIRx 0.1.0a4 (script + tvm_tirx.tirx.compile(pipeline='trn'), in a subprocess)")
-        print(f"{'kernel':20s} {'ours ms':>8s} {'TIRx ms':>8s} {'ratio':>6s} {'ours inst':>9s} "
-              f"{'TIRx inst':>9s}")
-        for name, tname in TIRX_MATCH.items():
-            entry = ref.get(tname, {})
-            stats, count = ours[name]
-            if "error" in entry:
-                print(f"{name:20s} {stats['total'] * 1e3:8.1f}   TIRx failed: {entry['error']}")
-                continue
-            tms = statistics.median(entry["compile_ms"])
-            print(f"{name:20s} {stats['total'] * 1e3:8.1f} {tms:8.1f} "
-                  f"{stats['total'] * 1e3 / tms:6.2f} {count:9d} {entry['instructions']:9d}")
-
-    print("\ngrowth of compile time (total), time ~ size ** k")
-    for label, make in (("IR size: softmax blocks", lambda s: softmax_chain(s)),
-                        ("tensor size: softmax columns", lambda s: softmax_chain(1, 512 * s))):
-        sizes, secs = [1, 4, 16], []
-        for s in sizes:
-            stats, _ = measure(make(s), f"{label}{s}", args.runs)
-            secs.append(stats["total"])
-        cells = "  ".join(f"{s}x {t * 1e3:7.1f} ms" for s, t in zip(sizes, secs))
-        print(f"{label:30s} {cells}   k = {fit_exponent(sizes, secs):.2f}")
+    wanted = [k for k in args.kernels.split(",") if k]
+    unknown = [k for k in wanted if k not in kernels]
+    if unknown:
+        parser.error(f"unknown kernels {', '.join(unknown)} (known: {', '.join(kernels)})")
+    if wanted:
+        kernels = {k: kernels[k] for k in wanted}
+    load = os.getloadavg()
+    stages_table(kernels, args.rounds)
+    tirx_table(kernels, args.rounds, args.tirx_venv)
+    verify_table(kernels, args.rounds)
+    per_op_table(args.rounds, not args.no_growth)
+    print("\n" + load_line(load))
 
 
 if __name__ == "__main__":

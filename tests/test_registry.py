@@ -33,3 +33,18 @@ def test_equal_lazy_factories_register_idempotently_and_others_conflict():
     assert registry.printers.lookup("test-lazy")() is textwrap.dedent
     registry.drop_owner_everywhere("test_lazy")
     assert "test-lazy" not in registry.list_printers()
+
+
+def test_every_change_bumps_the_version_and_a_repeat_does_not():
+    from tirx_mlir.registry import Registry
+
+    reg: Registry[int] = Registry("probe")
+    start = reg.version
+    reg.register("a", 1, owner="x")
+    assert reg.version == start + 1
+    reg.register("a", 1, owner="x")  # idempotent: nothing changed
+    assert reg.version == start + 1
+    reg.register("a", 2, owner="y", override=True)
+    reg.drop_owner("y")
+    reg.unregister("a")
+    assert reg.version == start + 4

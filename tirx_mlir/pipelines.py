@@ -200,17 +200,19 @@ class Pipeline:
         raise its own error instead (``tirx-opt`` turns it into a located report).
         """
         from tirx_mlir.dominance import check_dominance
+        from tirx_mlir.verification import ModuleVerifier
 
         if ctx is None:
             from tirx_mlir.located_parser import make_context
 
             ctx = make_context()
+        verifier = ModuleVerifier()
         for index, p in enumerate(self.passes):
             try:
                 p.apply(ctx, module)
                 if verify and not preserves_ir(p):
                     check_dominance(module)
-                    module.verify()
+                    verifier.verify(module)
             except Exception as err:
                 err.add_note(f"in pass '{p.name}' (#{index + 1} of pipeline "
                              f"'{self.name}': {self.spec()})")

@@ -129,6 +129,8 @@ class Registry(Generic[V]):
         self._entries: dict[Any, Entry[V]] = {}
         self._same = same or (lambda a, b: a is b or a == b)
         self.listeners: list[Callable[[], None]] = []
+        self.version = 0
+        """Bumped by every change: a reader may cache what it derives from the entries."""
         with _lock:
             _all_registries.append(self)
 
@@ -208,6 +210,7 @@ class Registry(Generic[V]):
         self._notify()
 
     def _notify(self) -> None:
+        self.version += 1
         for fn in self.listeners:
             fn()
 

@@ -222,3 +222,15 @@ def test_duplicate_variant_conflicts_unless_override():
     registry.drop_owner_everywhere("tirx_test_dup")  # rollback restores the overridden case
     assert [c.variant for c in cases_for("tirx.copy", "tirx_test")][:2] == ["vec_forced", "fast"]
     assert cases_for("tirx.copy", "tirx_test")[1].priority == 10
+
+
+def test_a_variant_registered_after_a_lookup_is_found_by_the_next():
+    before = [c.variant for c in cases_for("tirx.copy", "tirx_test")]  # fills the memo
+    with registry.owner_scope("tirx_test_late"):
+        register_dispatch("copy", "tirx_test", variant="late", priority=-5)(lambda o, c: None)
+    try:
+        after = [c.variant for c in cases_for("tirx.copy", "tirx_test")]
+        assert "late" in after and [v for v in after if v != "late"] == before
+    finally:
+        registry.drop_owner_everywhere("tirx_test_late")
+    assert [c.variant for c in cases_for("tirx.copy", "tirx_test")] == before

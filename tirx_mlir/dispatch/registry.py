@@ -208,9 +208,23 @@ def _sorted(cases: Iterable[DispatchCase]) -> list[DispatchCase]:
     return sorted(cases, key=lambda c: (-c.priority, c.variant))
 
 
+_cases_memo: dict[tuple[str, str], tuple[int, list[DispatchCase]]] = {}
+
+
 def cases_for(op_name: str, target_kind: str) -> list[DispatchCase]:
-    """Cases for (op, kind) in try order, then the ``"*"`` fallbacks in try order."""
+    """Cases for (op, kind) in try order, then the ``"*"`` fallbacks in try order (a fresh
+    list; recomputed only after the registrations change)."""
     _import_dispatch_modules(target_kind)
+    memo = _cases_memo.get((op_name, target_kind))
+    if memo is not None and memo[0] == _cases.version:
+        return list(memo[1])
+    version = _cases.version
+    cases = _cases_for(op_name, target_kind)
+    _cases_memo[(op_name, target_kind)] = (version, cases)
+    return list(cases)
+
+
+def _cases_for(op_name: str, target_kind: str) -> list[DispatchCase]:
     items = _cases.items()
     own = _sorted(c for (o, k, _), c in items if o == op_name and k == target_kind)
     generic = _sorted(c for (o, k, _), c in items if o == op_name and k == "*")

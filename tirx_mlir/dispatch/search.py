@@ -11,6 +11,7 @@ from typing import Callable, Iterable
 from xdsl.ir import Operation
 
 from tirx_mlir.diagnostics import PassError, TirxError
+from tirx_mlir.dialects.tirx.access import shared_views
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch.context import DispatchContext
 from tirx_mlir.dispatch.registry import DispatchFail, cases_for
@@ -75,10 +76,28 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
     attempts: list[Attempt] = []
     last_exception: BaseException | None = None
     guarded = _guarded_operand(op)
+    with shared_views():  # the cases read the IR and build detached ops until the commit
+        chosen = _first_case(op, cases, ctx_factory, attempts,
+                             None if guarded is None else _guard_reason(guarded, kind, all_cases))
+    if isinstance(chosen, tuple):
+        return chosen[0], chosen[1]._commit()
+    last_exception = chosen
+    hint = last_exception.hint if isinstance(last_exception, TirxError) else None
+    raise _failure(failure_table(op.name, kind, attempts), op, origin, hint) from last_exception
+
+
+def _first_case(op: TileOp, cases: list, ctx_factory: Callable[[], DispatchContext],
+                attempts: list[Attempt], guard_reason: str | None
+                ) -> tuple[str, DispatchContext] | BaseException | None:
+    """The first case whose predicates hold and whose impl succeeds, as (variant, its context
+    to commit); else the last exception an impl raised (None if none did), every attempt
+    recorded in ``attempts``. With a guarded operand (``guard_reason`` says which), only the
+    variants that accept guards are tried."""
+    last_exception: BaseException | None = None
     for case in cases:
-        if guarded is not None and not getattr(case.impl, "accepts_guards", False):
-            reason = _guard_reason(guarded, kind, all_cases)
-            attempts.append(Attempt(case.variant, case.priority, f"rejected: guards — {reason}"))
+        if guard_reason is not None and not getattr(case.impl, "accepts_guards", False):
+            attempts.append(Attempt(case.variant, case.priority,
+                                    f"rejected: guards — {guard_reason}"))
             continue
         ctx = ctx_factory()
         rejected = None
@@ -104,9 +123,8 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
                 traceback.format_exception_only(type(err), err)[-1].strip()
             attempts.append(Attempt(case.variant, case.priority, f"impl raised: {text}"))
             continue
-        return case.variant, ctx._commit()
-    hint = last_exception.hint if isinstance(last_exception, TirxError) else None
-    raise _failure(failure_table(op.name, kind, attempts), op, origin, hint) from last_exception
+        return case.variant, ctx
+    return last_exception
 
 
 def _guarded_operand(op: TileOp) -> str | None:

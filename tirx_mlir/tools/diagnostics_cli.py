@@ -20,6 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from io import StringIO
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -31,6 +32,9 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyExcepti
 
 from tirx_mlir.diagnostics import TirxError, format_location
 from tirx_mlir.dominance import DominanceError, check_dominance
+
+if TYPE_CHECKING:
+    from tirx_mlir.verification import ModuleVerifier
 
 DEBUG_ENV = "TIRX_MLIR_DEBUG"
 """Set to 1 to let internal errors propagate with their Python traceback."""
@@ -213,16 +217,25 @@ def _verify_one(op: Operation) -> None:
                                   f"region that expects at least a terminator")
 
 
-def verify_located(module: ModuleOp, default_where: str, stage: str = "") -> None:
+def verify_located(module: ModuleOp, default_where: str, stage: str = "",
+                   verifier: ModuleVerifier | None = None) -> None:
     """Check SSA dominance (`tirx_mlir.dominance`), then verify every op, children before
     parents as xDSL does; on the first failure raise a
-    `ReportedError` located at the failing op. ``stage`` (e.g. "after pass 'cse'") says when."""
+    `ReportedError` located at the failing op. ``stage`` (e.g. "after pass 'cse'") says when.
+    With a `ModuleVerifier` (one per pipeline run), a module it finds valid is not walked
+    again; one it rejects is, for the located report."""
     suffix = f" ({stage})" if stage else ""
     try:
         check_dominance(module)
     except DominanceError as err:
         err.message += suffix
         raise ReportedError(report_tirx_error(err, default_where)) from None
+    if verifier is not None:
+        try:
+            verifier.verify(module)
+            return
+        except Exception:  # noqa: BLE001 - the walk below reports it, located
+            pass
     for op in module.walk(region_first=True):
         if op.has_trait(SymbolTable):
             _check_unique_symbols(op, default_where, suffix)

@@ -543,8 +543,10 @@ class TirxOptMain(xDSLOptMain):
         (located, with a reproducer; not with --verify-each=false), and timed or printed as
         the flags ask (`timing`, `ir_printing`)."""
         from tirx_mlir.pipelines import preserves_ir
+        from tirx_mlir.verification import ModuleVerifier
 
         verify_each = not self.args.disable_verify and self.args.verify_each_value
+        verifier = ModuleVerifier()
         printing = self.ir_printing
         index = [0]
         started = [time.perf_counter(), time.process_time()]
@@ -565,7 +567,8 @@ class TirxOptMain(xDSLOptMain):
             if verify_each and not preserves_ir(p):
                 try:
                     with pipeline_timer("verify", "(V) verify"):
-                        verify_located(module, self._where, f"after pass '{p.name}'")
+                        verify_located(module, self._where, f"after pass '{p.name}'",
+                                       verifier)
                 except ReportedError as err:
                     printing.failed(p, module)
                     self._attach_reproducer(err.report, f"the IR after pass '{p.name}' does not "

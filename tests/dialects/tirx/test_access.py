@@ -99,3 +99,20 @@ def test_dynamic_offsets_stay_symbolic():
     assert ap.offset[0].const == 2 and dict(ap.offset[0].terms) == {loop_var: 3}
     assert ap.offset[1].const == 128 and dict(ap.offset[1].terms) == {loop_var: 1}
     assert ap.steps == ((1, 0), (0, 2))
+
+
+def test_shared_views_answer_each_view_once_and_only_inside_the_block():
+    from tirx_mlir.dialects.tirx.access import shared_answers, shared_views
+
+    base = AllocOp(BufferType((128, 512), f32, "trn.sbuf"))
+    view = SliceOp(base.result, [0, 128], [128, 256], [1, 1])
+    assert shared_answers() is None
+    with shared_views():
+        first = resolve_access(view.result)
+        assert resolve_access(view.result) is first
+        with shared_views():  # a nested block answers afresh
+            assert resolve_access(view.result) is not first
+        assert resolve_access(view.result) is first
+    assert shared_answers() is None
+    assert resolve_access(view.result) is not first
+    assert resolve_access(view.result) == first

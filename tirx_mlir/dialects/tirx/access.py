@@ -16,7 +16,9 @@ arithmetic (and `index_expr` folds it back).
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from typing import Iterator
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
@@ -331,9 +333,43 @@ def _reshaped(parent: AccessPattern, res_shape: tuple[int, ...]) -> AccessPatter
     return out.with_guards(guards)
 
 
+_shared: dict[SSAValue, AccessPattern] | None = None
+
+
+@contextmanager
+def shared_views() -> Iterator[None]:
+    """Within this block, each view is resolved once and the answer shared by every caller of
+    `resolve_access`: for code that changes no existing view op meanwhile (a verification, a
+    printer, the planning of one dispatch). A nested block has its own answers; the outer
+    block's come back when it ends."""
+    global _shared
+    outer, _shared = _shared, {}
+    try:
+        yield
+    finally:
+        _shared = outer
+
+
+def shared_answers() -> dict | None:
+    """The answers of the innermost `shared_views` block (None outside one), for other readers of
+    views to keep theirs beside the resolved views, under keys of their own (tuples naming the
+    reader first)."""
+    return _shared
+
+
 def resolve_access(value: SSAValue) -> AccessPattern:
     """Resolve a chain of views to the AccessPattern over the underlying buffer (raises
     `NotAView` for a reshape that merges dims which are not one run in memory)."""
+    shared = _shared
+    if shared is None:
+        return _resolve_access(value)
+    access = shared.get(value)
+    if access is None:
+        access = shared[value] = _resolve_access(value)
+    return access
+
+
+def _resolve_access(value: SSAValue) -> AccessPattern:
     btype = value.type
     assert isinstance(btype, BufferType)
     owner = value.owner

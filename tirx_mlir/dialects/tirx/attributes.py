@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Callable, TypeVar
 
 from xdsl.dialects.builtin import ArrayAttr, IntAttr, NoneAttr, StringAttr
 from xdsl.dialects.utils import EnumAttribute
@@ -25,6 +26,8 @@ from tirx_mlir import registry
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.layout import LayoutError, TileLayout, layout_from_text
 
+T = TypeVar("T")
+
 # --- memory scopes ------------------------------------------------------------------------------
 
 CORE_MEMORY_SCOPES = {
@@ -37,6 +40,18 @@ CORE_MEMORY_SCOPES = {
 `tirx_mlir.registry.register_memory_scope` from its ``register_backend()``."""
 for _name, _desc in CORE_MEMORY_SCOPES.items():
     registry.memory_scopes.register(_name, _desc, owner="core")
+
+
+def decoded(attr: Attribute, key: str, decode: Callable[[Attribute], T]) -> T:
+    """``decode(attr)``, computed once per attribute object and kept on it: attributes are
+    immutable, so what is read off one (a shape, an array's values) never changes. The value is
+    stored beside the dataclass fields, which alone make the attribute's equality and hash."""
+    memo = attr.__dict__
+    try:
+        return memo[key]
+    except KeyError:
+        value = memo[key] = decode(attr)
+        return value
 
 
 def known_memory_scopes() -> list[str]:
@@ -127,6 +142,10 @@ class LayoutAttr(Data[TileLayout]):
 # --- buffers ------------------------------------------------------------------------------------
 
 
+def _shape_of(t: "BufferType") -> tuple[int, ...]:
+    return tuple(d.data for d in t.shape.data)
+
+
 @irdl_attr_definition
 class BufferType(ParametrizedAttribute, TypeAttribute):
     """A tile buffer: ``!tirx.buffer<shape x dtype, scope[, layout]>``.
@@ -152,7 +171,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
     # ---- accessors ----
     def get_shape(self) -> tuple[int, ...]:
-        return tuple(d.data for d in self.shape.data)
+        return decoded(self, "_shape", _shape_of)
 
     @property
     def rank(self) -> int:
@@ -167,7 +186,8 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         return self.scope.data
 
     def get_layout(self) -> TileLayout | None:
-        return None if isinstance(self.layout, NoneAttr) else self.layout.data
+        layout = self.layout
+        return None if type(layout) is NoneAttr else layout.data  # type: ignore[union-attr]
 
     def with_shape(self, shape: Sequence[int], layout: TileLayout | None = None) -> "BufferType":
         return BufferType(shape, self.element_type, self.scope_name, layout)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from typing import Sequence
+from typing import ClassVar, Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerAttr
@@ -34,7 +34,7 @@ from xdsl.traits import MemoryAllocEffect, NoMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.kernel import int_array
+from tirx_mlir.dialects.tirx.kernel import int_array, int_values
 
 DYNAMIC = -(2**63)
 """Marker in ``static_offsets`` for an offset given as an SSA operand (MLIR's kDynamic)."""
@@ -46,6 +46,8 @@ class AllocOp(IRDLOperation):
 
     Example: ``%s = tirx.alloc : !tirx.buffer<128x512xf32, shared>``
     """
+
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
 
     name = "tirx.alloc"
     result = result_def(BufferType)
@@ -90,6 +92,8 @@ class SliceOp(IRDLOperation):
     !tirx.buffer<128x512xf32, global>`` views ``%n`` rows, at most 128 (the result type's size).
     """
 
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
+
     name = "tirx.slice"
     source = operand_def(BufferType)
     offsets = var_operand_def(IndexType)
@@ -126,21 +130,21 @@ class SliceOp(IRDLOperation):
         res = self.result.type
         assert isinstance(res, BufferType)
         return tuple(m if n == DYNAMIC else n
-                     for n, m in zip(self.static_sizes.get_values(), res.get_shape()))
+                     for n, m in zip(int_values(self.static_sizes), res.get_shape()))
 
     def strides(self) -> tuple[int, ...]:
         if self.static_strides is None:
-            return (1,) * len(self.static_sizes.get_values())
-        return tuple(self.static_strides.get_values())
+            return (1,) * len(int_values(self.static_sizes))
+        return int_values(self.static_strides)
 
     def mixed_offsets(self) -> list[int | SSAValue]:
         it = iter(self.offsets)
-        return [next(it) if s == DYNAMIC else s for s in self.static_offsets.get_values()]
+        return [next(it) if s == DYNAMIC else s for s in int_values(self.static_offsets)]
 
     def mixed_sizes(self) -> list[int | SSAValue]:
         """Each dim's size: an int, or the guard's index value."""
         it = iter(self.dynamic_sizes)
-        return [next(it) if s == DYNAMIC else s for s in self.static_sizes.get_values()]
+        return [next(it) if s == DYNAMIC else s for s in int_values(self.static_sizes)]
 
     def guards(self) -> dict[int, SSAValue]:
         """The guarded dims and their size values."""
@@ -150,8 +154,8 @@ class SliceOp(IRDLOperation):
         src = self.source.type
         res = self.result.type
         assert isinstance(src, BufferType) and isinstance(res, BufferType)
-        static = self.static_offsets.get_values()
-        raw_sizes, strides = self.static_sizes.get_values(), self.strides()
+        static = int_values(self.static_offsets)
+        raw_sizes, strides = int_values(self.static_sizes), self.strides()
         if not len(static) == len(raw_sizes) == len(strides) == src.rank:
             raise VerifyException(
                 f"slice of a rank-{src.rank} buffer needs {src.rank} offsets, sizes and strides "
@@ -234,6 +238,8 @@ class SliceOp(IRDLOperation):
 
 class _ElementAccess(IRDLOperation):
     """Shared syntax of load and store: ``%buf[%i, %j] : type``."""
+
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
 
     def _check_indices(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
         btype = buffer.type
@@ -346,6 +352,8 @@ class TransposeOp(IRDLOperation):
     !tirx.buffer<64x128xf32, shared>``
     """
 
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
+
     name = "tirx.transpose"
     source = operand_def(BufferType)
     permutation = prop_def(DenseArrayBase)
@@ -360,7 +368,7 @@ class TransposeOp(IRDLOperation):
                          result_types=[src.with_shape([shape[p] for p in permutation])])
 
     def perm(self) -> tuple[int, ...]:
-        return tuple(self.permutation.get_values())
+        return int_values(self.permutation)
 
     def verify_(self) -> None:
         src, res = self.source.type, self.result.type
@@ -411,6 +419,8 @@ class ReshapeOp(IRDLOperation):
     !tirx.buffer<2x128x512xf32, shared>``, ``%m = tirx.reshape %x :
     !tirx.buffer<128x4x512xf32, shared> -> !tirx.buffer<128x2048xf32, shared>``
     """
+
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
 
     name = "tirx.reshape"
     source = operand_def(BufferType)

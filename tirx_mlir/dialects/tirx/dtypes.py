@@ -1,36 +1,54 @@
-"""Element types a tirx buffer may hold, and their numpy counterparts.
+"""Element types a tirx buffer may hold: their sizes and kinds, and their numpy counterparts.
 
-One table maps MLIR element types to numpy dtypes (bf16 and fp8 through ``ml_dtypes``). The
-verifier, the interpreter and the printers all read it, so the set of supported element types is
-stated once.
+One static table lists every supported element type with its size, kind and numpy dtype name (bf16
+and fp8 through ``ml_dtypes``). The verifier, the passes and the printers read sizes and kinds from
+it without importing numpy; `numpy_dtype` and `compute_dtype` (the interpreter, the runtime)
+import numpy and ml_dtypes on first use. The set of supported element types is stated once.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
-import ml_dtypes
-import numpy as np
 from xdsl.dialects import builtin
 from xdsl.ir import Attribute
 
-# MLIR spelling -> (numpy dtype, xDSL type factory)
-_TABLE: dict[str, tuple[np.dtype, object]] = {
-    "f16": (np.dtype(np.float16), lambda: builtin.f16),
-    "bf16": (np.dtype(ml_dtypes.bfloat16), lambda: builtin.bf16),
-    "f32": (np.dtype(np.float32), lambda: builtin.f32),
-    "f64": (np.dtype(np.float64), lambda: builtin.f64),
-    "f8E4M3FN": (np.dtype(ml_dtypes.float8_e4m3fn), lambda: builtin.Float8E4M3FNType()),
-    "f8E5M2": (np.dtype(ml_dtypes.float8_e5m2), lambda: builtin.Float8E5M2Type()),
-    "i1": (np.dtype(np.bool_), lambda: builtin.i1),
-    "i8": (np.dtype(np.int8), lambda: builtin.i8),
-    "i16": (np.dtype(np.int16), lambda: builtin.i16),
-    "i32": (np.dtype(np.int32), lambda: builtin.i32),
-    "i64": (np.dtype(np.int64), lambda: builtin.i64),
-    "ui8": (np.dtype(np.uint8), lambda: builtin.IntegerType(8, builtin.Signedness.UNSIGNED)),
-    "ui16": (np.dtype(np.uint16), lambda: builtin.IntegerType(16, builtin.Signedness.UNSIGNED)),
-    "ui32": (np.dtype(np.uint32), lambda: builtin.IntegerType(32, builtin.Signedness.UNSIGNED)),
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class ElementType(NamedTuple):
+    bits: int
+    kind: str
+    """``f`` float, ``i`` signed integer, ``u`` unsigned integer, ``b`` bool."""
+    numpy_name: str
+    """numpy's (or ``ml_dtypes.``-prefixed) name of the dtype."""
+    make: object
+    """The xDSL type factory."""
+
+
+_TABLE: dict[str, ElementType] = {
+    "f16": ElementType(16, "f", "float16", lambda: builtin.f16),
+    "bf16": ElementType(16, "f", "ml_dtypes.bfloat16", lambda: builtin.bf16),
+    "f32": ElementType(32, "f", "float32", lambda: builtin.f32),
+    "f64": ElementType(64, "f", "float64", lambda: builtin.f64),
+    "f8E4M3FN": ElementType(8, "f", "ml_dtypes.float8_e4m3fn",
+                            lambda: builtin.Float8E4M3FNType()),
+    "f8E5M2": ElementType(8, "f", "ml_dtypes.float8_e5m2", lambda: builtin.Float8E5M2Type()),
+    "i1": ElementType(8, "b", "bool_", lambda: builtin.i1),
+    "i8": ElementType(8, "i", "int8", lambda: builtin.i8),
+    "i16": ElementType(16, "i", "int16", lambda: builtin.i16),
+    "i32": ElementType(32, "i", "int32", lambda: builtin.i32),
+    "i64": ElementType(64, "i", "int64", lambda: builtin.i64),
+    "ui8": ElementType(8, "u", "uint8",
+                       lambda: builtin.IntegerType(8, builtin.Signedness.UNSIGNED)),
+    "ui16": ElementType(16, "u", "uint16",
+                        lambda: builtin.IntegerType(16, builtin.Signedness.UNSIGNED)),
+    "ui32": ElementType(32, "u", "uint32",
+                        lambda: builtin.IntegerType(32, builtin.Signedness.UNSIGNED)),
 }
+"""MLIR spelling -> its entry. ``bits`` is the storage size (i1 is stored as a byte)."""
 
 SUPPORTED_ELEMENT_TYPES = tuple(_TABLE)
 
@@ -49,43 +67,65 @@ def is_supported(t: Attribute) -> bool:
     return type_name(t) in _TABLE
 
 
-def numpy_dtype(t: Attribute) -> np.dtype:
+def itemsize(t: Attribute) -> int:
+    """Bytes per element of an element type; raises KeyError for unsupported types."""
+    return _TABLE[type_name(t)].bits // 8
+
+
+@lru_cache(maxsize=None)
+def _numpy_dtype_of(name: str) -> "np.dtype":
+    import numpy as np
+
+    spelling = _TABLE[name].numpy_name
+    if spelling.startswith("ml_dtypes."):
+        import ml_dtypes
+
+        return np.dtype(getattr(ml_dtypes, spelling.split(".", 1)[1]))
+    return np.dtype(getattr(np, spelling))
+
+
+def numpy_dtype(t: Attribute) -> "np.dtype":
     """numpy dtype of an element type; raises KeyError for unsupported types."""
-    return _TABLE[type_name(t)][0]
+    return _numpy_dtype_of(type_name(t))
 
 
 @lru_cache(maxsize=None)
 def element_type(name: str) -> Attribute:
     """xDSL type for an MLIR spelling (``"bf16"`` -> ``builtin.bf16``)."""
-    return _TABLE[name][1]()  # type: ignore[operator]
+    return _TABLE[name].make()  # type: ignore[operator]
 
 
-def from_numpy(dtype: np.dtype) -> Attribute:
-    for name, (npdt, _) in _TABLE.items():
-        if npdt == np.dtype(dtype):
+def from_numpy(dtype: "np.dtype") -> Attribute:
+    import numpy as np
+
+    for name in _TABLE:
+        if _numpy_dtype_of(name) == np.dtype(dtype):
             return element_type(name)
     raise KeyError(f"no tirx element type for numpy dtype {dtype}")
 
 
 def is_float(t: Attribute) -> bool:
-    return np.issubdtype(numpy_dtype(t), np.floating) or type_name(t) in (
-        "bf16", "f8E4M3FN", "f8E5M2")
+    """Raises KeyError for unsupported types."""
+    return _TABLE[type_name(t)].kind == "f"
 
 
 def is_integer(t: Attribute) -> bool:
-    return type_name(t) in _TABLE and not is_float(t)
+    entry = _TABLE.get(type_name(t))
+    return entry is not None and entry.kind != "f"
 
 
 def bit_width(t: Attribute) -> int:
-    return numpy_dtype(t).itemsize * 8 if type_name(t) != "i1" else 1
+    return 1 if type_name(t) == "i1" else _TABLE[type_name(t)].bits
 
 
-def compute_dtype(t: Attribute) -> np.dtype:
+def compute_dtype(t: Attribute) -> "np.dtype":
     """The dtype arithmetic runs in for values of ``t``: f64 stays f64, other floats use f32,
     integers use int64 (then wrap on store)."""
-    np_t = numpy_dtype(t)
-    if np_t == np.float64:
-        return np_t
+    import numpy as np
+
+    name = type_name(t)
+    if name == "f64":
+        return np.dtype(np.float64)
     if is_float(t):
         return np.dtype(np.float32)
     return np.dtype(np.int64)

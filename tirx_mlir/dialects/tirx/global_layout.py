@@ -26,11 +26,13 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.layout import LayoutError, TileLayout, row_major_strides
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,8 @@ class GlobalPlacement:
 
     def logical_view(self, memory: np.ndarray) -> np.ndarray:
         """The logical tensor inside ``memory`` (a 1-D array of ``span`` elements), as a view."""
+        import numpy as np
+
         flat = memory.reshape(-1)
         if flat.size < self.span:
             raise ValueError(f"a memory of {flat.size} elements is smaller than the layout's "
@@ -135,6 +139,9 @@ def _check_injective(placement: GlobalPlacement, layout: TileLayout) -> None:
     if math.prod(placement.shape) > EXACT_CHECK_LIMIT:
         raise LayoutError(f"global layout {layout} interleaves the dims of {shape} (each "
                           f"stride must step past the elements of the smaller-stride dims)")
+    import numpy as np
+
+
     addresses = np.zeros((), np.int64)
     for n, s in zip(placement.shape, placement.strides):
         addresses = np.add.outer(addresses, np.arange(n, dtype=np.int64) * s)

@@ -28,7 +28,7 @@ from xdsl.traits import (CallableOpInterface, HasParent, IsolatedFromAbove, IsTe
                          SymbolOpInterface)
 from xdsl.utils.exceptions import VerifyException
 
-from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
+from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr, decoded
 
 _DIMS = ("x", "y", "z")
 
@@ -36,6 +36,11 @@ _DIMS = ("x", "y", "z")
 def int_array(values) -> DenseArrayBase:
     """An ``array<i64: ...>`` property value."""
     return DenseArrayBase.from_list(i64, list(values))
+
+
+def int_values(attr: DenseArrayBase) -> tuple[int, ...]:
+    """The values of an ``array<i64: ...>`` property, decoded once per attribute."""
+    return decoded(attr, "_values", lambda a: tuple(a.get_values()))  # type: ignore[attr-defined]
 
 
 class KernelCallable(CallableOpInterface):
@@ -113,13 +118,13 @@ class KernelOp(IRDLOperation):
         return self.body.block.args[self.n_inputs:]
 
     def grid_dims(self) -> tuple[int, ...]:
-        return tuple(self.grid.get_values())
+        return int_values(self.grid)
 
     def thread_dims(self) -> tuple[int, ...]:
-        return tuple(self.threads.get_values())
+        return int_values(self.threads)
 
     def cluster_dims(self) -> tuple[int, ...] | None:
-        return None if self.cluster is None else tuple(self.cluster.get_values())
+        return None if self.cluster is None else int_values(self.cluster)
 
     def num_threads(self) -> int:
         return math.prod(self.thread_dims())
@@ -222,6 +227,12 @@ class ReturnOp(IRDLOperation):
 def kernels(root: Operation) -> list[KernelOp]:
     """Every ``tirx.kernel`` in ``root`` (a module, usually), in program order."""
     return [op for op in root.walk() if isinstance(op, KernelOp)]
+
+
+def param_name(kernel: KernelOp, index: int) -> str:
+    """How diagnostics name a kernel parameter: ``%A`` (its name), else ``#index``."""
+    hint = kernel.body.block.args[index].name_hint
+    return f"%{hint}" if hint else f"#{index}"
 
 
 def enclosing_kernel(op: Operation) -> KernelOp | None:

@@ -27,11 +27,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from tirx_mlir import registry
+
+if TYPE_CHECKING:
+    import numpy as np
+
 
 # --- axes ---------------------------------------------------------------------------------------
 
@@ -213,6 +215,8 @@ class TileLayout:
 
     def apply_array(self, shape: Sequence[int]) -> dict[str, np.ndarray]:
         """Coordinates of every logical element (first replica), one int64 array per axis."""
+        import numpy as np
+
         key = ("apply_array", tuple(shape))
         if key in self._cache:
             return self._cache[key]

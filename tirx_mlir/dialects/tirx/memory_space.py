@@ -69,7 +69,7 @@ class MemorySpace:
         """Bytes a buffer takes in each row it spans."""
         shape = btype.get_shape()
         per_row = shape[1:] if self.rows > 1 else shape
-        return math.prod(per_row) * dtypes.numpy_dtype(btype.element_type).itemsize
+        return math.prod(per_row) * dtypes.itemsize(btype.element_type)
 
     def allocated_bytes(self, btype: BufferType) -> int:
         """`row_bytes` rounded up to the allocation unit."""

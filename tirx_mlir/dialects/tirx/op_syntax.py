@@ -32,6 +32,7 @@ from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.printer import Printer
 
+from tirx_mlir.dialects.tirx.kernel import int_values
 from tirx_mlir.dialects.tirx.predicate import format_affine_set
 
 
@@ -200,7 +201,7 @@ class KeywordOp(IRDLOperation):
 
     def ints_prop(self, name: str, default: Sequence[int] = ()) -> tuple[int, ...]:
         attr = self.properties.get(name)
-        return tuple(default) if attr is None else tuple(attr.get_values())  # type: ignore
+        return tuple(default) if attr is None else int_values(attr)  # type: ignore[arg-type]
 
     def float_prop(self, name: str, default: float = 0.0) -> float:
         attr = self.properties.get(name)

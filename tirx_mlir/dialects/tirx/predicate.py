@@ -11,11 +11,14 @@ affine_select ``channel_multiplier`` and pattern steps).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 from xdsl.ir.affine import (AffineBinaryOpExpr, AffineBinaryOpKind, AffineConstantExpr,
                             AffineDimExpr, AffineExpr, AffineSymExpr)
 from xdsl.ir.affine.affine_set import AffineConstraintKind, AffineSet
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,8 @@ def evaluate(aset: AffineSet, shape: tuple[int, ...] | list[int],
 
     Evaluated once over broadcast index grids (``np.ogrid``), never per element.
     """
+    import numpy as np
+
     if len(symbols) != aset.num_symbols:
         raise ValueError(f"the set has {aset.num_symbols} symbols, {len(symbols)} values given")
     grids = list(np.ogrid[tuple(slice(0, n) for n in shape)]) if len(shape) else []

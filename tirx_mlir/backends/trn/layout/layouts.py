@@ -81,7 +81,7 @@ def effective_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLay
 
 def bank_elements(btype: BufferType) -> int:
     """Elements of the buffer's type in one PSUM bank (512 for f32)."""
-    return PSUM_BANK_BYTES // dtypes.numpy_dtype(btype.element_type).itemsize
+    return PSUM_BANK_BYTES // dtypes.itemsize(btype.element_type)
 
 
 def fold_banks(layout: TileLayout, btype: BufferType) -> TileLayout:

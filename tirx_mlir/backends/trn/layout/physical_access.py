@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from xdsl.ir import SSAValue
 
-from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access, value_range
+from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access, shared_answers, value_range
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.layout import TileLayout
 
@@ -103,6 +103,18 @@ def physical_access(view: SSAValue, layout: TileLayout, *, allow_split: bool = F
     boundary (unless ``allow_split``), a symbolic offset has no known range or could carry into
     another layout digit, or an offset is negative.
     """
+    shared = shared_answers()
+    if shared is None:
+        return _physical_access(view, layout, allow_split, ranges)
+    key = ("physical_access", view, layout, allow_split, ranges)
+    answer = shared.get(key)
+    if answer is None:
+        answer = shared[key] = _physical_access(view, layout, allow_split, ranges)
+    return answer
+
+
+def _physical_access(view: SSAValue, layout: TileLayout, allow_split: bool,
+                     ranges) -> PhysicalAccess:
     ap = resolve_access(view)
     flat = ap.flat_offset()
     digits = _Digits(layout)

@@ -97,5 +97,5 @@ def sbuf_shorthand(annotation: str, shape: Sequence[int], element_type=None) -> 
 
 
 def psum_shorthand(annotation: str, shape: Sequence[int], element_type=None) -> TileLayout:
-    itemsize = 4 if element_type is None else dtypes.numpy_dtype(element_type).itemsize
+    itemsize = 4 if element_type is None else dtypes.itemsize(element_type)
     return to_psum(trainium_layout(annotation, shape), PSUM_BANK_BYTES // itemsize)

@@ -232,7 +232,7 @@ class NkiEmitterBase(SourcePrinter):
         if btype.scope_name in memory.ON_CHIP:
             self.dtype(btype, op)
             need = math.prod(self.shape(btype, op)[1:]) * \
-                dtypes.numpy_dtype(btype.element_type).itemsize
+                dtypes.itemsize(btype.element_type)
         if not 0 <= address <= capacity - need:
             raise self.fail(f"{memory.ADDR_ATTR} = {self.int_literal(address, op)} does not "
                             f"place this {need}-byte-per-partition buffer inside the "

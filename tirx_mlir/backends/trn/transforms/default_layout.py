@@ -36,9 +36,8 @@ from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
 from tirx_mlir.dialects.tirx.access import NotAView, resolve_access
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, allocs, replace_alloc
 from tirx_mlir.dialects.tirx.global_layout import global_placement
-from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
+from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels, param_name
 from tirx_mlir.dialects.tirx.layout import LayoutError
-from tirx_mlir.interpreter.tirx_kernel import param_name
 
 HBM_LAYOUT_HINT = ("give the HBM tensor one stride per dim on the memory axis, e.g. "
                    "S[(128,512):(1,128)] (column-major); see docs/trn.md (HBM layouts)")

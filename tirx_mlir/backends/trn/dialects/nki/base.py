@@ -40,6 +40,9 @@ class NkiOp(KeywordOp):
     """Operands that may be an SSA scalar instead of a tile."""
     ENGINE: ClassVar[str] = "vector"
     """The engine that runs the instruction (documentation and placement rules)."""
+    VERIFY_READS: ClassVar[str] = "views"
+    """`tirx_mlir.verification`: the checks read the op's types and properties, its operands'
+    views and their allocations, and its target."""
 
     def limits(self) -> TrnLimits:
         return checks.limits_for(self)

@@ -265,7 +265,7 @@ def check_psum_bank(name: str, value: SSAValue, offset: Sequence[int],
     if is_logical_view(value):
         return
     first, last = free_span(resolve_access(value), offset)
-    itemsize = dtypes.numpy_dtype(buffer_type(value).element_type).itemsize
+    itemsize = dtypes.itemsize(buffer_type(value).element_type)
     base = alloc_address(value) or 0
     lo, hi = base + first * itemsize, base + (last + 1) * itemsize - 1
     bank = limits.psum_bank_bytes

@@ -10,9 +10,33 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
+
+class _LazyNumpy:
+    """numpy, imported on first use: the verifiers and printers read only the tables' names
+    and kinds, so compiling imports no numpy; the interpreter's first call imports it."""
+
+    def __getattr__(self, name: str) -> object:
+        import numpy
+
+        globals()["np"] = numpy
+        return getattr(numpy, name)
+
+
+np = _LazyNumpy()  # type: ignore[no-redef]  # noqa: F811
+
+
+def _numpy(name: str) -> Callable:
+    """The numpy function ``name``, looked up when first called."""
+    def call(*args: object, **kwargs: object) -> object:
+        return getattr(np, name)(*args, **kwargs)
+    call.__name__ = name
+    return call
+
 
 ARITH = "arith"
 BITVEC = "bitvec"
@@ -72,12 +96,12 @@ def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 _ALU_LIST = [
-    AluOp("add", ARITH, 2, True, np.add, "a + b"),
-    AluOp("subtract", ARITH, 2, True, np.subtract, "a - b"),
-    AluOp("multiply", ARITH, 2, True, np.multiply, "a * b"),
+    AluOp("add", ARITH, 2, True, _numpy("add"), "a + b"),
+    AluOp("subtract", ARITH, 2, True, _numpy("subtract"), "a - b"),
+    AluOp("multiply", ARITH, 2, True, _numpy("multiply"), "a * b"),
     AluOp("divide", ARITH, 2, False, _divide, "a / b (ISA only; slow)"),
-    AluOp("maximum", ARITH, 2, True, np.maximum, "max(a, b)"),
-    AluOp("minimum", ARITH, 2, True, np.minimum, "min(a, b)"),
+    AluOp("maximum", ARITH, 2, True, _numpy("maximum"), "max(a, b)"),
+    AluOp("minimum", ARITH, 2, True, _numpy("minimum"), "min(a, b)"),
     AluOp("power", ARITH, 2, False, _power, "a ** b (GpSimd, SBUF only)"),
     AluOp("equal", ARITH, 2, False, lambda a, b: _f(a == b), "1 if a == b else 0"),
     AluOp("not_equal", ARITH, 2, False, lambda a, b: _f(a != b), "1 if a != b else 0"),
@@ -85,16 +109,18 @@ _ALU_LIST = [
     AluOp("greater_equal", ARITH, 2, False, lambda a, b: _f(a >= b), "1 if a >= b else 0"),
     AluOp("less", ARITH, 2, False, lambda a, b: _f(a < b), "1 if a < b else 0"),
     AluOp("less_equal", ARITH, 2, False, lambda a, b: _f(a <= b), "1 if a <= b else 0"),
-    AluOp("logical_and", ARITH, 2, True, _logical(np.logical_and), "(a != 0) and (b != 0)"),
-    AluOp("logical_or", ARITH, 2, True, _logical(np.logical_or), "(a != 0) or (b != 0)"),
-    AluOp("logical_xor", ARITH, 2, True, _logical(np.logical_xor), "(a != 0) xor (b != 0)"),
+    AluOp("logical_and", ARITH, 2, True, _logical(_numpy("logical_and")),
+          "(a != 0) and (b != 0)"),
+    AluOp("logical_or", ARITH, 2, True, _logical(_numpy("logical_or")), "(a != 0) or (b != 0)"),
+    AluOp("logical_xor", ARITH, 2, True, _logical(_numpy("logical_xor")),
+          "(a != 0) xor (b != 0)"),
     AluOp("abs", ARITH, 1, False, lambda a, _b=None: np.abs(a), "|a| (unary)"),
     AluOp("rsqrt", ARITH, 1, False, _rsqrt, "1 / sqrt(a) (unary)"),
     AluOp("reciprocal", ARITH, 1, False, _reciprocal, "1 / a (unary)"),
     AluOp("logical_not", ARITH, 1, False, lambda a, _b=None: _f(a == 0), "1 if a == 0 (unary)"),
-    AluOp("bitwise_and", BITVEC, 2, True, np.bitwise_and, "a & b on the raw bits"),
-    AluOp("bitwise_or", BITVEC, 2, True, np.bitwise_or, "a | b on the raw bits"),
-    AluOp("bitwise_xor", BITVEC, 2, True, np.bitwise_xor, "a ^ b on the raw bits"),
+    AluOp("bitwise_and", BITVEC, 2, True, _numpy("bitwise_and"), "a & b on the raw bits"),
+    AluOp("bitwise_or", BITVEC, 2, True, _numpy("bitwise_or"), "a | b on the raw bits"),
+    AluOp("bitwise_xor", BITVEC, 2, True, _numpy("bitwise_xor"), "a ^ b on the raw bits"),
     AluOp("left_shift", BITVEC, 2, False, _shift_left, "a << b (logical)"),
     AluOp("right_shift", BITVEC, 2, False, _shift_right, "a >> b (logical)"),
     AluOp("invert", BITVEC, 1, False, lambda a, _b=None: np.invert(a), "~a (unary)"),
@@ -108,18 +134,18 @@ GPSIMD_ALU_OPS = ("power",)
 REDUCE_IDENTITY = {"add": 0.0, "multiply": 1.0, "maximum": -math.inf, "minimum": math.inf}
 """The reductions tensor_scalar_reduce accepts, with the value a reset accumulator holds."""
 
-_REDUCE_UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply,
-                  "maximum": np.maximum, "minimum": np.minimum, "bitwise_and": np.bitwise_and,
-                  "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
-_LOGICAL_UFUNCS = {"logical_and": np.logical_and, "logical_or": np.logical_or,
-                   "logical_xor": np.logical_xor}
+_REDUCE_UFUNCS = ("add", "subtract", "multiply", "maximum", "minimum", "bitwise_and",
+                  "bitwise_or", "bitwise_xor")
+_LOGICAL_UFUNCS = ("logical_and", "logical_or", "logical_xor")
+"""numpy ufuncs by name, whose ``reduce`` the reductions call."""
 
 
 def reduce(name: str, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     """Reduce ``x`` over ``axes`` with the reducible ALU operator ``name`` (dims kept)."""
     if name in _LOGICAL_UFUNCS:
-        return _f(_LOGICAL_UFUNCS[name].reduce(x != 0, axis=axes, keepdims=True))
-    return _REDUCE_UFUNCS[name].reduce(x, axis=axes, keepdims=True)
+        return _f(getattr(np, name).reduce(x != 0, axis=axes, keepdims=True))
+    assert name in _REDUCE_UFUNCS, name
+    return getattr(np, name).reduce(x, axis=axes, keepdims=True)
 
 
 assert set(_REDUCE_UFUNCS) | set(_LOGICAL_UFUNCS) == set(REDUCE_OPS), "reduce table mismatch"
@@ -215,22 +241,22 @@ ACTIVATIONS: dict[str, Activation] = {a.name: a for a in [
     Activation("gelu_apprx_sigmoid_dx", _gelu_sigmoid_dx),
     Activation("silu", lambda x: x * _sigmoid(x)),
     Activation("silu_dx", _silu_dx),
-    Activation("tanh", np.tanh),
+    Activation("tanh", _numpy("tanh")),
     Activation("softplus", _softplus),
     Activation("mish", lambda x: x * np.tanh(_softplus(x))),
     Activation("erf", erf),
     Activation("erf_dx", lambda x: 2.0 / math.sqrt(math.pi) * np.exp(-x * x)),
-    Activation("exp", _safe(np.exp)),
-    Activation("log", _safe(np.log), (2.0**-64, 2.0**64)),
-    Activation("sin", np.sin, (-math.pi, math.pi)),
-    Activation("arctan", np.arctan, (-math.pi / 2, math.pi / 2)),
-    Activation("sqrt", _safe(np.sqrt), (2.0**-116, 2.0**118)),
+    Activation("exp", _safe(_numpy("exp"))),
+    Activation("log", _safe(_numpy("log")), (2.0**-64, 2.0**64)),
+    Activation("sin", _numpy("sin"), (-math.pi, math.pi)),
+    Activation("arctan", _numpy("arctan"), (-math.pi / 2, math.pi / 2)),
+    Activation("sqrt", _safe(_numpy("sqrt")), (2.0**-116, 2.0**118)),
     Activation("rsqrt", _safe(lambda x: 1.0 / np.sqrt(x)), (2.0**-87, 2.0**97)),
     Activation("reciprocal", _safe(lambda x: 1.0 / x), (2.0**-42, 2.0**42)),
-    Activation("sign", np.sign),
-    Activation("abs", np.abs),
+    Activation("sign", _numpy("sign")),
+    Activation("abs", _numpy("abs")),
 ]}
 
-AFFINE_SELECT_CMPS = {"greater": np.greater, "greater_equal": np.greater_equal,
-                      "equal": np.equal, "not_equal": np.not_equal}
+AFFINE_SELECT_CMPS = {"greater": _numpy("greater"), "greater_equal": _numpy("greater_equal"),
+                      "equal": _numpy("equal"), "not_equal": _numpy("not_equal")}
 """Comparisons against 0 that affine_select's ISA supports (>, >=, ==, !=)."""

@@ -1,0 +1,53 @@
+"""What starting a tool and compiling import: no numpy or ml_dtypes on the compile path.
+
+numpy (and ml_dtypes, which takes most of a second to import) serve the interpreter, the runtime
+and the printers that write arrays; ``import tirx_mlir``, ``tirx-opt`` on an empty module and a
+whole Trainium compile (``--pass-pipeline=trn ... -t nki``) read only the static dtype table.
+"""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARRAY_MODULES = ("numpy", "ml_dtypes")
+
+PROBE = """
+import sys
+argv = sys.argv[1:]
+if argv:
+    sys.argv = ["tirx-opt", *argv]
+    from tirx_mlir.tools.tirx_opt import main
+    try:
+        main()
+    except SystemExit as done:
+        assert not done.code, done.code
+else:
+    import tirx_mlir
+print(sorted(m for m in sys.modules if m.split(".")[0] in {names!r}))
+""".format(names=ARRAY_MODULES)
+
+
+def imported(*argv: str) -> list[str]:
+    out = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    return eval(out.stdout.strip().splitlines()[-1])  # the printed list of module names
+
+
+def test_import_tirx_mlir_imports_no_numpy():
+    assert imported() == []
+
+
+def test_tirx_opt_on_an_empty_module_imports_no_numpy(tmp_path):
+    empty = tmp_path / "empty.mlir"
+    empty.write_text("builtin.module {}\n")
+    assert imported(str(empty), "-o", str(tmp_path / "out.mlir")) == []
+
+
+@pytest.mark.parametrize("kernel", ["softmax_128x512", "matmul_512", "layernorm_affine_rows"])
+def test_a_trn_compile_to_nki_imports_no_numpy(kernel, tmp_path):
+    path = ROOT / "examples" / "trn" / f"{kernel}.mlir"
+    assert imported("--pass-pipeline=trn", str(path), "-t", "nki", "-o",
+                    str(tmp_path / "out.py")) == []
