@@ -133,11 +133,16 @@ class ArithFunctions(InterpreterFunctions):
     # ---- constants and select ----
     @impl(arith.ConstantOp)
     def run_constant(self, interp: Interpreter, op: arith.ConstantOp, args: PythonValues):
+        return (self.facts.get(op, "constant", lambda: self._constant(interp, op)),)
+
+    @staticmethod
+    def _constant(interp: Interpreter, op: arith.ConstantOp) -> int | bool | float:
+        """The constant's value (an immutable scalar, so it is computed once per op)."""
         value = op.value
         if isinstance(value, IntegerAttr):
-            return (wrap(value.value.data, int_width(interp, value.type)),)
+            return wrap(value.value.data, int_width(interp, value.type))
         if isinstance(value, FloatAttr):
-            return (round_float(value.value.data, float_dtype(value.type)),)
+            return round_float(value.value.data, float_dtype(value.type))
         raise InterpretError(f"only scalar constants are supported, got {value}", op)
 
     @impl(arith.SelectOp)

@@ -124,6 +124,26 @@ def kernel_executor(kernel: KernelOp):
     return None
 
 
+def _alloc_facts(op: AllocOp) -> tuple[tuple[int, ...], np.dtype]:
+    btype = op.result.type
+    assert isinstance(btype, BufferType)
+    return tuple(btype.get_shape()), dtypes.numpy_dtype(btype.element_type)
+
+
+def _slice_facts(op: SliceOp):
+    """(offsets, sizes, strides, static): ``static`` is (source shape, index tuple) for a slice
+    whose offsets are all static and in bounds of its source type (checked once), else None."""
+    offsets, sizes, strides = op.static_offsets.get_values(), op.sizes(), op.strides()
+    static = None
+    shape = getattr(op.source.type, "get_shape", lambda: None)()
+    if DYNAMIC not in offsets and shape is not None:
+        try:
+            static = (tuple(shape), runtime.view_index(shape, offsets, sizes, strides))
+        except InterpretError:
+            pass  # out of bounds: each run reports it (runtime.view)
+    return offsets, sizes, strides, static
+
+
 class TirxKernelFunctions(InterpreterFunctions):
     """Kernels, scope ids, alloc, slice, load, store (combined into `TirxFunctions`)."""
 
@@ -263,20 +283,27 @@ class TirxKernelFunctions(InterpreterFunctions):
     # ---- buffers ----
     @impl(AllocOp)
     def run_alloc(self, interp: Interpreter, op: AllocOp, args: PythonValues):
-        btype = op.result.type
-        assert isinstance(btype, BufferType)
-        dt = dtypes.numpy_dtype(btype.element_type)
-        return (buffer_pool(interp).alloc(btype.get_shape(), dt),)
+        shape, dt = self._facts().get(op, "alloc", lambda: _alloc_facts(op))
+        previous = interp._ctx._local_scope.get(op.result)  # noqa: SLF001 - its last buffer
+        return (buffer_pool(interp).alloc(shape, dt, previous),)
 
     @impl(SliceOp)
     def run_slice(self, interp: Interpreter, op: SliceOp, args: PythonValues):
-        cache: runtime.PerOpCache = self.__dict__.setdefault("_slice_cache", runtime.PerOpCache())
-        offsets, sizes, strides = cache.get(op, "slice", lambda: (
-            op.static_offsets.get_values(), op.sizes(), op.strides()))
-        if len(args) > 1:
+        offsets, sizes, strides, static = self._facts().get(op, "slice", lambda: _slice_facts(op))
+        source = args[0]
+        if len(args) == 1:
+            if static is not None and source.shape == static[0]:
+                return (source[static[1]],)  # checked when cached, for this source shape
+        else:
             it = iter(args[1:])
             offsets = [next(it) if s == DYNAMIC else s for s in offsets]
-        return (runtime.view(args[0], offsets, sizes, strides),)
+        return (runtime.view(source, offsets, sizes, strides),)
+
+    def _facts(self) -> runtime.PerOpCache:
+        facts = self.__dict__.get("_buffer_facts")
+        if facts is None:
+            facts = self.__dict__["_buffer_facts"] = runtime.PerOpCache()
+        return facts
 
     @impl(TransposeOp)
     def run_transpose(self, interp: Interpreter, op: TransposeOp, args: PythonValues):

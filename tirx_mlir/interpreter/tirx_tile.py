@@ -65,6 +65,8 @@ class TileCall:
     dtypes: dict[str, np.dtype | None]
     cdt: np.dtype
     scope_error: str | None
+    variadic: tuple[tuple[str, int], ...] = ()
+    """(name, count) of each variadic operand, passed after the single ones."""
     props: dict[str, Any] = field(default_factory=dict)
 
     def values(self, args: PythonValues) -> dict[str, Any]:
@@ -73,9 +75,11 @@ class TileCall:
                                  hint="make the op collective over the CTA (e.g. `"
                                       f"{self.op.name} cta ...`) or write a `local` buffer")
         values = dict(zip(self.names, args))
-        rest = iter(args[len(self.names):])  # variadic operands come last (symbols, workspace)
-        for name, given in self.op.variadic_operands().items():
-            values[name] = tuple(next(rest) for _ in given)
+        if self.variadic:  # variadic operands come last (symbols, workspace)
+            at = len(self.names)
+            for name, count in self.variadic:
+                values[name] = tuple(args[at:at + count])
+                at += count
         return values
 
     def scratch(self, shape: tuple[int, ...], dt: np.dtype) -> np.ndarray:
@@ -126,7 +130,9 @@ def _scope_error(op: TileOp) -> str | None:
 def _make_call(op: TileOp) -> TileCall:
     named = op.named_operands()
     dts = {n: _element_dtype(v.type) for n, v in named.items()}
-    return TileCall(op, tuple(named), dts, runtime.compute_dtype(*dts.values()), _scope_error(op))
+    variadic = tuple((n, len(v)) for n, v in op.variadic_operands().items())
+    return TileCall(op, tuple(named), dts, runtime.compute_dtype(*dts.values()), _scope_error(op),
+                    variadic)
 
 
 # --- the semantics of each op, on a TileCall and its operand values ----------------------------

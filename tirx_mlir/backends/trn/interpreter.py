@@ -75,6 +75,9 @@ def copy_converting(dst: np.ndarray, src: np.ndarray) -> None:
     """``dst = src`` element by element in row-major order: bits when the dtypes match, through
     fp32 otherwise (DMA and engine copies). A one-row source of fewer elements is a partition
     broadcast (`_DmaOp.is_partition_broadcast`): every row of dst receives it."""
+    if src.dtype == dst.dtype and src.shape == dst.shape:
+        np.copyto(dst, src)  # the bits, element by element
+        return
     values = src if src.dtype == dst.dtype else src.astype(F32)
     if values.size != dst.size:
         values = np.broadcast_to(values.reshape((1,) + dst.shape[1:]), dst.shape)
@@ -118,7 +121,8 @@ class NkiFunctions(InterpreterFunctions):
 
     def _prepare(self, op: nki.NkiOp) -> tuple[tuple[str, ...], list[tuple[str, SSAValue, Any]]]:
         """Run the verifier (the static limits hold even for unverified IR) and find the views
-        whose offsets only a run knows (computed once per op: the IR does not change)."""
+        whose checked offsets only a run knows (computed once per op, see `PerOpCache`); a view
+        whose start partition is static (only its free offset is dynamic) is checked here."""
         try:
             op.verify_()
         except VerifyException as err:
@@ -130,20 +134,31 @@ class NkiFunctions(InterpreterFunctions):
                 continue
             access = resolve_access(value)
             if access.static_offset() is None:
-                dynamic.append((name, value, access))
+                if isinstance(op, nki.MatmulOp) and name == "dst":
+                    dynamic.append((name, value, access))  # its PSUM bank: every offset
+                elif access.offset[0].terms:  # the start partition: the only rule here
+                    dynamic.append((name, value, access))
+                else:
+                    self._check_view(op, name, value, [access.offset[0].const], access.sizes)
         return tuple(op.named_operands()), dynamic
 
     def _check_dynamic_views(self, interp: Interpreter, op: nki.NkiOp,
                              views: list[tuple[str, SSAValue, Any]]) -> None:
         env: Callable[[SSAValue], Any] = lambda v: interp.get_values((v,))[0]  # noqa: E731
         for name, value, access in views:
-            offset = [o.evaluate(env) for o in access.offset]
-            try:
-                checks.check_partition_start(name, offset[0], access.sizes[0])
-                if isinstance(op, nki.MatmulOp) and name == "dst":
-                    checks.check_psum_bank(name, value, offset, checks.limits_for(op))
-            except rules.RuleError as err:
-                raise InterpretError(str(err), op, code="nki-limit") from None
+            self._check_view(op, name, value, [o.evaluate(env) for o in access.offset],
+                             access.sizes)
+
+    @staticmethod
+    def _check_view(op: nki.NkiOp, name: str, value: SSAValue, offset: list[int],
+                    sizes: Any) -> None:
+        """The start partition of a view at ``offset`` (and a matmul output's PSUM bank)."""
+        try:
+            checks.check_partition_start(name, offset[0], sizes[0])
+            if isinstance(op, nki.MatmulOp) and name == "dst":
+                checks.check_psum_bank(name, value, offset, checks.limits_for(op))
+        except rules.RuleError as err:
+            raise InterpretError(str(err), op, code="nki-limit") from None
 
     # ---- data movement ----
     @impl(nki.LoadOp)
@@ -176,7 +191,11 @@ class NkiFunctions(InterpreterFunctions):
     @impl(nki.MemsetOp)
     def run_memset(self, interp: Interpreter, op: nki.MemsetOp, args: PythonValues):
         v = self._start(interp, op, args)
-        put(v["dst"], np.full(v["dst"].shape, v["value"]))
+        dst, value = v["dst"], v["value"]
+        if dst.dtype == F32 and isinstance(value, float):
+            dst.fill(value)  # rounded to fp32 (nearest even), as the store rounds
+        else:
+            put(dst, np.full(dst.shape, value))
         return ()
 
     @impl(nki.IotaOp)
@@ -201,13 +220,30 @@ class NkiFunctions(InterpreterFunctions):
         v = self._start(interp, op, args)
         dst = v["dst"]
         # fp32 products and accumulation; a contiguous [M, K] operand keeps BLAS on its fast
-        # path (a transposed view runs ~20x slower)
-        product = np.matmul(np.ascontiguousarray(rows(v["stationary"]).T), rows(v["moving"]))
+        # path (a transposed view runs ~20x slower) and the result independent of the view's
+        # strides (BLAS sums a transposed operand in another order for some shapes)
+        stationary = np.ascontiguousarray(rows(v["stationary"]).T)
+        moving = rows(v["moving"])
         accumulate = op.flag("accumulate") or bool(v.get("accumulate_if", False))
+        shape = (stationary.shape[0], moving.shape[1])
+        if dst.dtype == F32 and dst.shape == shape and \
+                not np.may_share_memory(dst, moving):  # the fp32 result goes straight to dst
+            if not accumulate:
+                np.matmul(stationary, moving, out=dst)
+                return ()
+            product = self._scratch(op, shape)
+            np.matmul(stationary, moving, out=product)
+            np.add(dst, product, out=dst)
+            return ()
+        product = np.matmul(stationary, moving)
         if accumulate:
             product = rows(dst) + product
         put(dst, product)
         return ()
+
+    def _scratch(self, op: nki.NkiOp, shape: tuple[int, ...]) -> np.ndarray:
+        """An fp32 temporary owned by ``op``, reused on each run (values never escape it)."""
+        return self._calls.get(op, ("scratch", shape), lambda: np.empty(shape, F32))
 
     @impl(nki.TransposeOp)
     def run_transpose(self, interp: Interpreter, op: nki.TransposeOp, args: PythonValues):
@@ -272,7 +308,12 @@ class NkiFunctions(InterpreterFunctions):
         exact_int = alu.name in ("add", "subtract", "multiply", "maximum", "minimum") and \
             all(not runtime.is_float_dtype(t.dtype) for t in tiles)
         dtype = I64 if exact_int else _alu_dtype(alu)
-        put(v["dst"], alu.fn(rows(v["lhs"], dtype), rows(v["rhs"], dtype)))
+        dst, lhs, rhs = v["dst"], rows(v["lhs"], dtype), rows(v["rhs"], dtype)
+        if dtype == F32 and dst.dtype == F32 and dst.ndim == 2 and \
+                isinstance(alu.fn, np.ufunc) and lhs.shape == rhs.shape == dst.shape:
+            alu.fn(lhs, rhs, out=dst)  # fp32 straight into dst (ufuncs handle the overlap)
+            return ()
+        put(dst, alu.fn(lhs, rhs))
         return ()
 
     @impl(nki.TensorScalarOp)
