@@ -205,26 +205,29 @@ class BufferPool:
     something still references (a view, a value kept by another interpreter), which are left
     alone, so reuse can never alias live data.
 
-    An allocation that runs again (a ``tirx.alloc`` in a loop body) passes the buffer it made
-    the last time (``previous``): when nothing but the running frame refers to it any more, that
-    buffer is dead and is re-filled and returned, so a loop reuses one buffer instead of holding
-    a new one per iteration until the CTA ends.
+    An allocation that runs again (a ``tirx.alloc`` in a loop body) names where its last buffer
+    is held (``previous``: the frame and the key of the op's result): when nothing but that
+    frame refers to the buffer any more, it is dead and is re-filled and returned, so a loop
+    reuses one buffer instead of holding a new one per iteration until the CTA ends.
     """
 
-    _PREVIOUS_REFS = 5
-    """References to a dead ``previous`` buffer inside `alloc`: the frame's value, the live list,
-    the caller's and `alloc`'s names for it, and ``sys.getrefcount``'s argument."""
+    _DEAD_REFS = 4
+    """References to a dead previous buffer while `alloc` looks at it: the frame's, the live
+    list's, `alloc`'s local name and ``sys.getrefcount``'s argument."""
 
     def __init__(self):
         self._free: dict[tuple[tuple[int, ...], np.dtype], list[np.ndarray]] = {}
         self._live: list[np.ndarray] = []
 
     def alloc(self, shape: Sequence[int], dt: np.dtype,
-              previous: np.ndarray | None = None) -> np.ndarray:
-        if previous is not None and previous.dtype == dt and previous.shape == tuple(shape) and \
-                previous.base is None and sys.getrefcount(previous) <= self._PREVIOUS_REFS:
-            previous.fill(fresh_fill(dt))
-            return previous
+              previous: tuple[dict, Any] | None = None) -> np.ndarray:
+        if previous is not None:
+            arr = previous[0].get(previous[1])
+            if isinstance(arr, np.ndarray) and arr.dtype == dt and arr.shape == tuple(shape) \
+                    and arr.base is None and sys.getrefcount(arr) <= self._DEAD_REFS:
+                arr.fill(fresh_fill(dt))
+                return arr
+            arr = None
         key = (tuple(shape), dt)
         free = self._free.get(key)
         if free:

@@ -284,8 +284,8 @@ class TirxKernelFunctions(InterpreterFunctions):
     @impl(AllocOp)
     def run_alloc(self, interp: Interpreter, op: AllocOp, args: PythonValues):
         shape, dt = self._facts().get(op, "alloc", lambda: _alloc_facts(op))
-        previous = interp._ctx._local_scope.get(op.result)  # noqa: SLF001 - its last buffer
-        return (buffer_pool(interp).alloc(shape, dt, previous),)
+        frame = interp._ctx._local_scope  # noqa: SLF001 - where its last buffer is held
+        return (buffer_pool(interp).alloc(shape, dt, (frame, op.result)),)
 
     @impl(SliceOp)
     def run_slice(self, interp: Interpreter, op: SliceOp, args: PythonValues):

@@ -395,3 +395,50 @@ def test_static_limits_hold_for_unverified_ir():
                                              "most 512"):
         run_nki(body, {"w": (w, "trn.sbuf"), "x": (x, "trn.sbuf")}, {}, verify=False,
                 extra=f"  %y = tirx.alloc : {P((128, 1024))}\n")
+
+
+def test_a_static_start_partition_beside_a_dynamic_free_offset_is_checked_once_run():
+    """Only the free offset is dynamic: the start partition is checked when the op first runs
+    (also in IR that was never verified), located at the op."""
+    x = randn(128, 16)
+    body = f"""  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %c2 step %c1 {{
+    %v = tirx.slice %x[32, %i] [64, 8] : {S((128, 16))} -> {S((64, 8))}
+    nki.reciprocal %v, %v : {S((64, 8))}, {S((64, 8))}
+  }}"""
+    with pytest.raises(InterpretError, match="starts at partition 32; a tile of 64 partitions "
+                                             "must start at partition 0, 64") as info:
+        run_nki(body, {"x": (x, "trn.sbuf")}, {}, verify=False)
+    assert "nki_test.mlir:" in str(info.value) and "nki.reciprocal" in str(info.value)
+
+
+def test_tensor_tensor_into_a_view_overlapping_its_source_reads_the_source_first():
+    """dst = x[:, 1:9] and lhs = x[:, 0:8] overlap, shifted by one element: every element is
+    the sum of the values before the op (the fp32 in-place path must not read its own writes)."""
+    x, b = randn(128, 16), randn(128, 8)
+    body = f"""  nki.dma_copy %y, %x : {S((128, 16))}, {S((128, 16))}
+  %d = tirx.slice %y[0, 1] [128, 8] : {S((128, 16))} -> {S((128, 8))}
+  %l = tirx.slice %y[0, 0] [128, 8] : {S((128, 16))} -> {S((128, 8))}
+  nki.tensor_tensor %d, %l, %b op add : {S((128, 8))}, {S((128, 8))}, {S((128, 8))}"""
+    out = run_nki(body, {"x": (x, "trn.sbuf"), "b": (b, "trn.sbuf")},
+                  {"y": ((128, 16), "f32", "trn.sbuf")})["y"]
+    want = x.copy()
+    want[:, 1:9] = x[:, 0:8] + b
+    np.testing.assert_array_equal(out, want)
+
+
+def test_matmul_accumulating_in_a_loop_into_fp32_psum_equals_the_sum():
+    """The fp32 path computes straight into PSUM; each step adds the fresh product."""
+    stat, mov = randn(128, 3, 128), randn(128, 3, 512)
+    body = f"""  %c3 = arith.constant 3 : index
+  nki.memset %y, %zero : {P((128, 512))}, f32
+  scf.for %k = %c0 to %c3 step %c1 {{
+    %sv = tirx.slice %s[0, %k, 0] [128, 1, 128] : {S((128, 3, 128))} -> {S((128, 1, 128))}
+    %mv = tirx.slice %m[0, %k, 0] [128, 1, 512] : {S((128, 3, 512))} -> {S((128, 1, 512))}
+    nki.matmul %y, %sv, %mv accumulate : {P((128, 512))}, {S((128, 1, 128))}, {S((128, 1, 512))}
+  }}"""
+    out = run_nki(body, {"s": (stat, "trn.sbuf"), "m": (mov, "trn.sbuf")},
+                  {"y": ((128, 512), "f32", "trn.psum")},
+                  extra="  %zero = arith.constant 0.0 : f32\n")["y"]
+    ref = sum(stat[:, k].T @ mov[:, k] for k in range(3))
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-4)
