@@ -169,3 +169,23 @@ def test_the_pool_reuses_a_previous_buffer_only_when_nothing_else_refers_to_it()
     assert id(frame["t"]) != first and kept.tolist() == [2.0] * 3
     other = pool.alloc((2, 2), runtime.F32, (frame, "t"))  # another shape: a new buffer
     assert other.shape == (2, 2) and other is not frame["t"]
+
+
+def test_prepared_ops_and_the_listened_path_compute_the_same_bits(rng):
+    """With a listener every op runs through its registered implementation (`_run_op`);
+    without one, through what `prepare_op` made of it: the results are identical."""
+    r = runner(f"""{LOOP_HEAD}
+  %two = arith.constant 2.5 : f32
+  %s = tirx.alloc : {L4}
+  tirx.copy %s, %A : {L4}, {G4}
+  scf.for %i = %c0 to %c4 step %c1 {{
+    %j = arith.muli %i, %c1 : index
+    %w = tirx.slice %s[%j] [1] : {L4} -> !tirx.buffer<1xf32, local>
+    tirx.exp %w, %w : !tirx.buffer<1xf32, local>, !tirx.buffer<1xf32, local>
+    tirx.mul %s, %s, %two : {L4}, {L4}, f32
+  }}
+  tirx.copy %C, %s : {G4}, {L4}""")
+    x = rng.standard_normal(4).astype(np.float32)
+    fast = r(x)[0]
+    r.interpreter.listeners = (*r.interpreter.listeners, _Names())
+    np.testing.assert_array_equal(r(x)[0], fast)

@@ -125,12 +125,18 @@ def explain_exception(err: Exception) -> str:
 
 class BlockPlan:
     """What running one block needs, looked up once: per op, the entry
-    ``(op, operands, results, implementation, functions)``, and the block's step cost.
+    ``(op, operands, results, implementation, functions, prepared, properties, attributes)``,
+    and the block's step cost.
 
-    The plan is checked as the block runs: an entry whose op is not the op found at its place,
-    or whose operand list is not that op's (a rewrite replaced an operand: xDSL assigns a new
-    tuple), is rebuilt from the IR, and the cost is recomputed; so a plan survives rewrites of
-    the block between runs and never runs an op that is no longer there.
+    ``prepared`` is what the op's implementation set made of the op once (`prepare_op`: a
+    callable from the operand values to the result values, with the op's attributes decoded),
+    or None: the op runs through its registered implementation. The plan is checked as the
+    block runs: an entry whose op is not the op found at its place, or whose operand list is not
+    that op's (a rewrite replaced an operand: xDSL assigns a new tuple), is rebuilt from the IR,
+    and the cost is recomputed; a prepared entry is also rebuilt when the op's properties or
+    attributes changed (compared with copies taken when it was prepared). So a plan survives
+    rewrites of the block between runs and never runs an op that is no longer there, or one
+    decoded from attributes it no longer has.
     """
 
     __slots__ = ("block", "entries", "_cost", "_ops_at_cost")
@@ -152,7 +158,10 @@ class BlockPlan:
     def refresh(self, interp: TirxInterpreter, index: int, op: Operation) -> tuple[Any, ...]:
         """The entry for ``op``, the op found at place ``index`` of the block, built anew."""
         functions, run = interp._impl_of(op)  # noqa: SLF001 - the interpreter's own lookup
-        entry = (op, op._operands, tuple(op.results), run, functions)  # noqa: SLF001
+        prepare = getattr(functions, "prepare_op", None)
+        prepared = prepare(interp, op) if prepare is not None else None
+        entry = (op, op._operands, tuple(op.results), run, functions,  # noqa: SLF001
+                 prepared, dict(op.properties), dict(op.attributes))
         if index < len(self.entries):
             self.entries[index] = entry
             self._cost = None  # the block was rewritten
@@ -265,14 +274,25 @@ class TirxInterpreter(Interpreter):
         try:
             while op is not None:
                 entry = entries[i] if i < len(entries) else None
-                if entry is None or entry[0] is not op or entry[1] is not op._operands:
+                if entry is None or entry[0] is not op or entry[1] is not op._operands or \
+                        entry[5] is not None and (entry[6] != op.properties or
+                                                  entry[7] != op.attributes):
                     entry = plan.refresh(self, i, op)
                 try:
                     inputs = tuple(map(local.__getitem__, entry[1]))
                 except KeyError:  # defined in an enclosing frame (a non-isolated callable)
                     inputs = tuple([env[v] for v in entry[1]])
-                result = entry[3](entry[4], self, op, inputs)
                 out = entry[2]
+                prepared = entry[5]
+                if prepared is not None:  # never a terminator
+                    values = prepared(inputs)
+                    if out:
+                        for res, value in zip(out, values):
+                            local[res] = value
+                    op = op.next_op
+                    i += 1
+                    continue
+                result = entry[3](entry[4], self, op, inputs)
                 if out:
                     values = result.values
                     if len(values) != len(out):

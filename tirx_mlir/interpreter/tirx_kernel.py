@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.interpreter import (Interpreter, InterpreterFunctions, PythonValues, ReturnedValues,
                               impl, impl_callable, impl_terminator)
+from xdsl.ir import Operation
 
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -298,6 +299,37 @@ class TirxKernelFunctions(InterpreterFunctions):
             it = iter(args[1:])
             offsets = [next(it) if s == DYNAMIC else s for s in offsets]
         return (runtime.view(source, offsets, sizes, strides),)
+
+    @staticmethod
+    def prepare_buffer_op(interp: Interpreter, op: Operation):
+        """``tirx.alloc`` and ``tirx.slice`` with their types decoded once (see
+        `core.BlockPlan`), or None for another op."""
+        if isinstance(op, AllocOp):
+            shape, dt = _alloc_facts(op)
+            pool, result = buffer_pool(interp), op.result
+
+            def run_alloc(args: PythonValues) -> tuple:
+                frame = interp._ctx._local_scope  # noqa: SLF001 - where its last buffer is held
+                return (pool.alloc(shape, dt, (frame, result)),)
+
+            return run_alloc
+        if isinstance(op, SliceOp):
+            offsets, sizes, strides, static = _slice_facts(op)
+            dynamic = [d for d, o in enumerate(offsets) if o == DYNAMIC]
+
+            def run_slice(args: PythonValues) -> tuple:
+                source = args[0]
+                if len(args) == 1:
+                    if static is not None and source.shape == static[0]:
+                        return (source[static[1]],)
+                    return (runtime.view(source, offsets, sizes, strides),)
+                at = list(offsets)
+                for d, value in zip(dynamic, args[1:]):
+                    at[d] = value
+                return (runtime.view(source, at, sizes, strides),)
+
+            return run_slice
+        return None
 
     def _facts(self) -> runtime.PerOpCache:
         facts = self.__dict__.get("_buffer_facts")

@@ -359,6 +359,21 @@ class TirxTileFunctions(InterpreterFunctions):
         SEMANTICS[type(op)](call, call.values(args), interp)
         return ()
 
+    @staticmethod
+    def prepare_tile(interp: Interpreter, op: TileOp) -> Callable[[PythonValues], tuple] | None:
+        """`run_tile` for ``op`` with its `TileCall` made once (see `core.BlockPlan`); None for
+        an op that is not a tile primitive or a remote ``copy_async`` (cluster.py runs it)."""
+        semantics = SEMANTICS.get(type(op))  # type: ignore[call-overload]
+        if semantics is None or isinstance(op, T.CopyAsyncOp) and op.remote_cta is not None:
+            return None
+        call = _make_call(op)
+
+        def run(args: PythonValues) -> tuple:
+            semantics(call, call.values(args), interp)
+            return ()
+
+        return run
+
     # ---- one entry per tile primitive, all running `run_tile` ----
     @impl(T.CopyOp)
     def run_copy(self, interp: Interpreter, op: TileOp, args: PythonValues):

@@ -241,9 +241,10 @@ class NkiFunctions(InterpreterFunctions):
         put(dst, product)
         return ()
 
-    def _scratch(self, op: nki.NkiOp, shape: tuple[int, ...]) -> np.ndarray:
-        """An fp32 temporary owned by ``op``, reused on each run (values never escape it)."""
-        return self._calls.get(op, ("scratch", shape), lambda: np.empty(shape, F32))
+    def _scratch(self, op: nki.NkiOp, shape: tuple[int, ...], dtype: np.dtype = F32
+                 ) -> np.ndarray:
+        """A temporary owned by ``op``, reused on each run (values never escape it)."""
+        return self._calls.get(op, ("scratch", shape, dtype), lambda: np.empty(shape, dtype))
 
     @impl(nki.TransposeOp)
     def run_transpose(self, interp: Interpreter, op: nki.TransposeOp, args: PythonValues):
@@ -253,30 +254,57 @@ class NkiFunctions(InterpreterFunctions):
         return ()
 
     # ---- ScalarE ----
-    def _activate(self, op: nki.ActivationOp | nki.ActivationReduceOp, v: NkiValues
-                  ) -> np.ndarray:
-        """fp32 ``func(src * scale + bias)`` as [P, free]."""
+    def _activate(self, op: nki.ActivationOp | nki.ActivationReduceOp, v: NkiValues,
+                  dst: np.ndarray | None = None) -> np.ndarray:
+        """fp32 ``func(src * scale + bias)`` as [P, free] (the function in float64, rounded).
+
+        With ``dst`` (an fp32 [P, free] array, the op's destination) the values are computed
+        in place there, through a float64 scratch array owned by the op, and ``dst`` is
+        returned: the same values without the temporaries (which cost page faults at these
+        sizes)."""
         x = rows(v["src"])
-        if "scale" in v:
-            x = x * vector(v["scale"])
-        if "bias" in v:
-            x = x + vector(v["bias"])
         func = tables.ACTIVATIONS[op.func.data]
-        return func.fn(x.astype(np.float64)).astype(F32)
+        if dst is None or dst.shape != x.shape or any(
+                isinstance(v.get(k), np.ndarray) and np.may_share_memory(dst, v[k])
+                for k in ("scale", "bias")):  # (dst is written before they are read)
+            if "scale" in v:
+                x = x * vector(v["scale"])
+            if "bias" in v:
+                x = x + vector(v["bias"])
+            return func.fn(x.astype(np.float64)).astype(F32)
+        if "scale" in v:
+            x = np.multiply(x, vector(v["scale"]), out=dst)
+        if "bias" in v:
+            x = np.add(x, vector(v["bias"]), out=dst)
+        x64 = self._scratch(op, x.shape, np.dtype(np.float64))
+        np.copyto(x64, x)
+        np.copyto(dst, func.fn(x64), casting="unsafe")  # float64 -> fp32, nearest even
+        return dst
+
+    @staticmethod
+    def _fp32_rows(dst: np.ndarray) -> np.ndarray | None:
+        """``dst`` itself when it is an fp32 [P, free] array (computed into in place), else
+        None."""
+        return dst if dst.dtype == F32 and dst.ndim == 2 else None
 
     @impl(nki.ActivationOp)
     def run_activation(self, interp: Interpreter, op: nki.ActivationOp, args: PythonValues):
         v = self._start(interp, op, args)
-        put(v["dst"], self._activate(op, v))
+        dst = v["dst"]
+        out = self._activate(op, v, self._fp32_rows(dst))
+        if out is not dst:
+            put(dst, out)
         return ()
 
     @impl(nki.ActivationReduceOp)
     def run_activation_reduce(self, interp: Interpreter, op: nki.ActivationReduceOp,
                               args: PythonValues):
         v = self._start(interp, op, args)
-        out = self._activate(op, v)
+        dst = v["dst"]
+        out = self._activate(op, v, self._fp32_rows(dst))
         total = np.add.reduce(out, axis=1, keepdims=True, dtype=F32)
-        put(v["dst"], out)
+        if out is not dst:
+            put(dst, out)
         put(v["reduce_res"], total)
         return ()
 
@@ -292,7 +320,7 @@ class NkiFunctions(InterpreterFunctions):
                           args: PythonValues):
         v = self._start(interp, op, args)
         alu = tables.ALU_OPS[op.op.data]
-        src = np.asarray(v["src"]).astype(_alu_dtype(alu))
+        src = np.asarray(v["src"]).astype(_alu_dtype(alu), copy=False)
         out = tables.reduce(alu.name, src, op.normalized_axes())
         if op.flag("negate"):
             out = -out
@@ -322,8 +350,13 @@ class NkiFunctions(InterpreterFunctions):
         v = self._start(interp, op, args)
         op0 = tables.ALU_OPS[op.op0.data]
         dtype = _alu_dtype(op0)
-        out = _apply(op0, rows(v["data"], dtype), vector(v["operand0"], dtype),
-                     op.flag("reverse0"))
+        data, dst = rows(v["data"], dtype), v["dst"]
+        if op.op1 is None and dtype == F32 and self._fp32_rows(dst) is not None and \
+                data.shape == dst.shape and isinstance(op0.fn, np.ufunc) and not op0.is_unary:
+            operand = vector(v["operand0"], dtype)  # one ufunc straight into dst (overlap-safe)
+            op0.fn(*((operand, data) if op.flag("reverse0") else (data, operand)), out=dst)
+            return ()
+        out = _apply(op0, data, vector(v["operand0"], dtype), op.flag("reverse0"))
         if op.op1 is not None:
             op1 = tables.ALU_OPS[op.op1.data]
             out = _apply(op1, np.asarray(out, dtype), vector(v["operand1"], dtype),

@@ -442,3 +442,38 @@ def test_matmul_accumulating_in_a_loop_into_fp32_psum_equals_the_sum():
                   extra="  %zero = arith.constant 0.0 : f32\n")["y"]
     ref = sum(stat[:, k].T @ mov[:, k] for k in range(3))
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-4)
+
+
+def test_fp32_activation_in_place_equals_the_float64_model_bit_for_bit():
+    """The fp32 path (computed in dst through a float64 scratch) rounds as the model does:
+    scale and bias in fp32, the function in float64, one rounding to fp32."""
+    x, bias, scale = randn(128, 512), randn(128, 1), randn(128, 1)
+    body = (f"  nki.dma_copy %y, %x : {S((128, 512))}, {S((128, 512))}\n"
+            f"  nki.activation_reduce %y, %r, %y func exp bias %b scale %s : {S((128, 512))}, "
+            f"{S((128, 1))}, {S((128, 512))}, {S((128, 1))}, {S((128, 1))}")
+    out = run_nki(body, {"x": (x, "trn.sbuf"), "b": (bias, "trn.sbuf"), "s": (scale, "trn.sbuf")},
+                  {"y": ((128, 512), "f32", "trn.sbuf"), "r": ((128, 1), "f32", "trn.sbuf")})
+    e = np.exp((x * scale + bias).astype(np.float64)).astype(F32)
+    np.testing.assert_array_equal(out["y"], e)
+    np.testing.assert_array_equal(out["r"], np.add.reduce(e, axis=1, keepdims=True, dtype=F32))
+
+
+def test_activation_whose_bias_is_a_column_of_its_destination_reads_the_bias_first():
+    x, scale = randn(128, 8), randn(128, 1)
+    body = (f"  nki.dma_copy %y, %x : {S((128, 8))}, {S((128, 8))}\n"
+            f"  %bias = tirx.slice %y[0, 3] [128, 1] : {S((128, 8))} -> {S((128, 1))}\n"
+            f"  nki.activation %y, %y func copy bias %bias scale %s : {S((128, 8))}, "
+            f"{S((128, 8))}, {S((128, 1))}, {S((128, 1))}")
+    out = run_nki(body, {"x": (x, "trn.sbuf"), "s": (scale, "trn.sbuf")},
+                  {"y": ((128, 8), "f32", "trn.sbuf")})["y"]
+    np.testing.assert_array_equal(out, x * scale + x[:, 3:4])
+
+
+def test_tensor_scalar_one_reversed_op_in_place():
+    x, v = randn(128, 64), randn(128, 1)
+    body = (f"  nki.dma_copy %y, %x : {S((128, 64))}, {S((128, 64))}\n"
+            f"  nki.tensor_scalar %y, %y, %v op0 subtract reverse0 : {S((128, 64))}, "
+            f"{S((128, 64))}, {S((128, 1))}")
+    out = run_nki(body, {"x": (x, "trn.sbuf"), "v": (v, "trn.sbuf")},
+                  {"y": ((128, 64), "f32", "trn.sbuf")})["y"]
+    np.testing.assert_array_equal(out, v - x)
