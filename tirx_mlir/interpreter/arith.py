@@ -122,6 +122,11 @@ def _float_op(fn):
         return float(fn())
 
 
+_PREPARED_INT2 = {arith.AddiOp: lambda a, b: a + b, arith.SubiOp: lambda a, b: a - b,
+                  arith.MuliOp: lambda a, b: a * b}
+"""The integer ops `ArithFunctions.prepare_op` prepares (what `_int2` computes for each)."""
+
+
 @register_impls
 class ArithFunctions(InterpreterFunctions):
     """All arith ops (registered over xDSL's, see make_interpreter)."""
@@ -133,11 +138,31 @@ class ArithFunctions(InterpreterFunctions):
     # ---- constants and select ----
     @impl(arith.ConstantOp)
     def run_constant(self, interp: Interpreter, op: arith.ConstantOp, args: PythonValues):
+        return (self.facts.get(op, "constant", lambda: self._constant(interp, op)),)
+
+    def prepare_op(self, interp: Interpreter, op: Operation):
+        """A constant, or an index/integer add, sub or mul, with its value or width decoded
+        once (`core.BlockPlan`); None for the others (they run through their impl)."""
+        if isinstance(op, arith.ConstantOp):
+            try:
+                value = (self._constant(interp, op),)
+            except InterpretError:
+                return None  # reported where it runs
+            return lambda args: value
+        fn = _PREPARED_INT2.get(type(op))
+        if fn is None:
+            return None
+        w = int_width(interp, op.results[0].type)
+        return lambda args: (wrap(fn(int(args[0]), int(args[1])), w),)
+
+    @staticmethod
+    def _constant(interp: Interpreter, op: arith.ConstantOp) -> int | bool | float:
+        """The constant's value (an immutable scalar, so it is computed once per op)."""
         value = op.value
         if isinstance(value, IntegerAttr):
-            return (wrap(value.value.data, int_width(interp, value.type)),)
+            return wrap(value.value.data, int_width(interp, value.type))
         if isinstance(value, FloatAttr):
-            return (round_float(value.value.data, float_dtype(value.type)),)
+            return round_float(value.value.data, float_dtype(value.type))
         raise InterpretError(f"only scalar constants are supported, got {value}", op)
 
     @impl(arith.SelectOp)

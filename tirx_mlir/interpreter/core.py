@@ -123,6 +123,55 @@ def explain_exception(err: Exception) -> str:
     return f"{type(err).__name__}: {err}"
 
 
+class BlockPlan:
+    """What running one block needs, looked up once: per op, the entry
+    ``(op, operands, results, implementation, functions, prepared, properties, attributes)``,
+    and the block's step cost.
+
+    ``prepared`` is what the op's implementation set made of the op once (`prepare_op`: a
+    callable from the operand values to the result values, with the op's attributes decoded),
+    or None: the op runs through its registered implementation. The plan is checked as the
+    block runs: an entry whose op is not the op found at its place, or whose operand list is not
+    that op's (a rewrite replaced an operand: xDSL assigns a new tuple), is rebuilt from the IR,
+    and the cost is recomputed; a prepared entry is also rebuilt when the op's properties or
+    attributes changed (compared with copies taken when it was prepared). So a plan survives
+    rewrites of the block between runs and never runs an op that is no longer there, or one
+    decoded from attributes it no longer has.
+    """
+
+    __slots__ = ("block", "entries", "_cost", "_ops_at_cost")
+
+    def __init__(self, block: Block):
+        self.block = block
+        self.entries: list[tuple[Any, ...]] = []
+        self._cost: int | None = None
+        self._ops_at_cost = 0
+
+    @property
+    def cost(self) -> int:
+        """Steps one run of the block costs (`op_cost` of each op; recomputed after a rewrite)."""
+        if self._cost is None:
+            ops = list(self.block.ops)
+            self._cost, self._ops_at_cost = sum(op_cost(op) for op in ops), len(ops)
+        return self._cost
+
+    def refresh(self, interp: TirxInterpreter, index: int, op: Operation) -> tuple[Any, ...]:
+        """The entry for ``op``, the op found at place ``index`` of the block, built anew."""
+        functions, run = interp._impl_of(op)  # noqa: SLF001 - the interpreter's own lookup
+        prepare = getattr(functions, "prepare_op", None)
+        prepared = prepare(interp, op) if prepare is not None else None
+        entry = (op, op._operands, tuple(op.results), run, functions,  # noqa: SLF001
+                 prepared, dict(op.properties), dict(op.attributes))
+        if index < len(self.entries):
+            self.entries[index] = entry
+            self._cost = None  # the block was rewritten
+        else:
+            self.entries.append(entry)
+            if len(self.entries) > self._ops_at_cost:
+                self._cost = None  # more ops than the cost counted
+        return entry
+
+
 class TirxInterpreter(Interpreter):
     """An `Interpreter` whose errors are `InterpretError`s located at the failing op.
 
@@ -162,74 +211,171 @@ class TirxInterpreter(Interpreter):
         the body of a callable op (a kernel, a function) gets a new scope, and nested regions
         (loop bodies, branches) write into their frame's.
         """
-        if not region.blocks:
+        info = self._region_info(region)
+        if info is None:
             return ()
         initial_scope = self._ctx
-        if self._starts_frame(region):
+        if info[1]:
             self.push_scope(name)
         env = self._ctx
         local = env._local_scope  # noqa: SLF001 - the hot path reads the frame directly
-        block: Block | None = region.blocks.first
+        block: Block | None = info[2]
         results: PythonValues = ()
         try:
             while block is not None:
-                for arg, value in zip(block.args, args):
-                    local[arg] = value
-                self._steps_left -= self._block_cost(block)
-                if self._steps_left < 0:
-                    raise step_budget_error(region, self.max_steps)
-                op = block.first_op
-                block = None
-                while op is not None:
-                    try:
-                        inputs = tuple([local[v] for v in op.operands])
-                    except KeyError:  # defined in an enclosing frame (a non-isolated callable)
-                        inputs = tuple([env[v] for v in op.operands])
-                    result = self._run_op(op, inputs)
-                    values = result.values
-                    if len(values) != len(op.results):
-                        raise InterpretError(f"the implementation returned {len(values)} values "
-                                             f"for {len(op.results)} results", op)
-                    for res, value in zip(op.results, values):
-                        local[res] = value
-                    terminator = result.terminator_value
-                    if terminator is not None:
-                        if isinstance(terminator, ReturnedValues):
-                            results = terminator.values
-                        else:
-                            block, args = terminator
-                        break
-                    op = op.next_op
+                block, args, results = self._run_block(region, block, args, local, env)
         finally:
             self._ctx = initial_scope
         return results
 
-    def _block_cost(self, block: Block) -> int:
-        costs: dict[int, tuple[Block, int]] = self.__dict__.setdefault("_block_costs", {})
-        entry = costs.get(id(block))
-        if entry is None or entry[0] is not block:
-            entry = costs[id(block)] = (block, sum(op_cost(op) for op in block.ops))
-        return entry[1]
+    def run_loop(self, region: Region, bounds: range, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        """Run a loop body once per induction value in ``bounds``, with the loop-carried
+        ``values`` (the body's block arguments after the induction variable); returns the
+        values the last iteration yielded (``values`` for an empty range).
 
-    def _starts_frame(self, region: Region) -> bool:
-        frames: dict[int, tuple[Region, bool]] = self.__dict__.setdefault("_frame_regions", {})
-        entry = frames.get(id(region))
-        if entry is None or entry[0] is not region:
+        The same as `run_ssacfg_region` per iteration, with the per-region lookups done once
+        for the loop (a body of several blocks, or one that starts a call frame, runs through
+        `run_ssacfg_region`)."""
+        info = self._region_info(region)
+        if info is None or info[1] or len(region.blocks) != 1:
+            for i in bounds:
+                values = tuple(self.run_ssacfg_region(region, (i, *values), "for_loop"))
+            return values
+        env = self._ctx
+        local = env._local_scope  # noqa: SLF001
+        block = info[2]
+        run_block = self._run_block
+        for i in bounds:
+            successor, args, results = run_block(region, block, (i, *values), local, env)
+            while successor is not None:  # a branch (within the region's one block)
+                successor, args, results = run_block(region, successor, args, local, env)
+            values = tuple(results)
+        return values
+
+    def _run_block(self, region: Region, block: Block, args: PythonValues, local: dict,
+                   env: Any) -> tuple[Block | None, PythonValues, PythonValues]:
+        """Run one block: (the successor block and its arguments, or None and the returned
+        values).
+
+        The block runs from its `BlockPlan` (the ops' implementations and operand lists, looked
+        up once), checked against the IR as it runs; with listeners attached the ops go through
+        `_run_op` so every listener sees every op."""
+        for arg, value in zip(block.args, args):
+            local[arg] = value
+        plan = self._block_plan(block)
+        self._steps_left -= plan.cost
+        if self._steps_left < 0:
+            raise step_budget_error(region, self.max_steps)
+        if self.listeners:
+            return self._run_block_listened(block, local, env)
+        entries = plan.entries
+        op = block.first_op
+        i = 0
+        try:
+            while op is not None:
+                entry = entries[i] if i < len(entries) else None
+                if entry is None or entry[0] is not op or entry[1] is not op._operands or \
+                        entry[5] is not None and (entry[6] != op.properties or
+                                                  entry[7] != op.attributes):
+                    entry = plan.refresh(self, i, op)
+                try:
+                    inputs = tuple(map(local.__getitem__, entry[1]))
+                except KeyError:  # defined in an enclosing frame (a non-isolated callable)
+                    inputs = tuple([env[v] for v in entry[1]])
+                out = entry[2]
+                prepared = entry[5]
+                if prepared is not None:  # never a terminator
+                    values = prepared(inputs)
+                    if out:
+                        for res, value in zip(out, values):
+                            local[res] = value
+                    op = op.next_op
+                    i += 1
+                    continue
+                result = entry[3](entry[4], self, op, inputs)
+                if out:
+                    values = result.values
+                    if len(values) != len(out):
+                        raise InterpretError(
+                            f"the implementation returned {len(values)} values for "
+                            f"{len(out)} results", op)
+                    for res, value in zip(out, values):
+                        local[res] = value
+                terminator = result.terminator_value
+                if terminator is not None:
+                    if isinstance(terminator, ReturnedValues):
+                        return None, (), terminator.values
+                    return terminator[0], terminator[1], ()
+                op = op.next_op
+                i += 1
+        except InterpretError as err:
+            if err.op is None:
+                err.op = op
+            raise
+        except Exception as err:  # noqa: BLE001 - whatever failed, name the op it failed in
+            raise InterpretError(explain_exception(err), op) from err
+        return None, (), ()
+
+    def _run_block_listened(self, block: Block, local: dict, env) -> tuple[Any, Any, Any]:
+        """`_run_block` op by op through `_run_op`, so listeners see each op."""
+        op = block.first_op
+        while op is not None:
+            try:
+                inputs = tuple([local[v] for v in op.operands])
+            except KeyError:
+                inputs = tuple([env[v] for v in op.operands])
+            result = self._run_op(op, inputs)
+            values = result.values
+            if len(values) != len(op.results):
+                raise InterpretError(f"the implementation returned {len(values)} values "
+                                     f"for {len(op.results)} results", op)
+            for res, value in zip(op.results, values):
+                local[res] = value
+            terminator = result.terminator_value
+            if terminator is not None:
+                if isinstance(terminator, ReturnedValues):
+                    return None, (), terminator.values
+                return terminator[0], terminator[1], ()
+            op = op.next_op
+        return None, (), ()
+
+    def _region_info(self, region: Region) -> tuple[Region, bool, Block] | None:
+        """(region, whether it starts a call frame, its entry block), or None when empty."""
+        regions: dict[int, Any] = self.__dict__.setdefault("_region_infos", {})
+        entry = regions.get(id(region))
+        first = region.blocks.first
+        if entry is None or entry[0] is not region or entry[2] is not first:
+            if first is None:
+                return None
             parent = region.parent_op()
-            entry = frames[id(region)] = (region, parent is None or
-                                          parent.has_trait(CallableOpInterface))
-        return entry[1]
+            entry = regions[id(region)] = (region, parent is None or
+                                           parent.has_trait(CallableOpInterface), first)
+        return entry
 
-    def _run_op(self, op: Operation, inputs: tuple[Any, ...]) -> OpImplResult:
+    def _block_plan(self, block: Block) -> BlockPlan:
+        plans: dict[int, BlockPlan] = self.__dict__.setdefault("_block_plans", {})
+        plan = plans.get(id(block))
+        if plan is None or plan.block is not block:
+            plan = plans[id(block)] = BlockPlan(block)
+        return plan
+
+    def _block_cost(self, block: Block) -> int:
+        return self._block_plan(block).cost
+
+    def _impl_of(self, op: Operation) -> tuple[Any, Any]:
+        """(functions, implementation) registered for ``op``'s type."""
         entry = self._impls._impl_dict.get(type(op))  # noqa: SLF001 - xdsl 0.74 internals
         if entry is None:
             raise InterpretError(
                 "no interpreter implementation for this op", op,
                 hint="a dialect registers one in tirx_mlir.registry.interpreter_functions "
                      "(a backend from its register_backend())")
+        return entry
+
+    def _run_op(self, op: Operation, inputs: tuple[Any, ...]) -> OpImplResult:
+        functions, run = self._impl_of(op)
         for listener in self.listeners:
             listener.will_interpret_op(op, inputs)
-        functions, run = entry
         try:
             result = run(functions, self, op, inputs)
         except InterpretError as err:

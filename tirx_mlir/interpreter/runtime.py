@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -81,18 +82,23 @@ class PerOpCache:
     """Facts computed once per op (widths, dtypes, static slice bounds...), for the hot path.
 
     Keyed by the op's id, because xDSL's Python-level ``__hash__`` costs more than the lookup;
-    each entry keeps its op, so a recycled id is never mistaken for it.
+    each entry keeps its op, so a recycled id is never mistaken for it, and what the facts are
+    computed from: the op's operand list (xDSL assigns a new tuple when a rewrite replaces an
+    operand), its properties and its attributes (compared by value: a pass may set one in
+    place). A fact whose op changed is computed again.
     """
 
     def __init__(self):
-        self._entries: dict[tuple[int, Any], tuple[Operation, Any]] = {}
+        self._entries: dict[tuple[int, Any], tuple[Any, ...]] = {}
 
     def get(self, op: Operation, key: Any, compute) -> Any:
         entry = self._entries.get((id(op), key))
-        if entry is not None and entry[0] is op:
-            return entry[1]
+        if entry is not None and entry[0] is op and entry[1] is op._operands and \
+                entry[2] == op.properties and entry[3] == op.attributes:  # noqa: SLF001
+            return entry[4]
         value = compute()
-        self._entries[(id(op), key)] = (op, value)
+        self._entries[(id(op), key)] = (op, op._operands, dict(op.properties),  # noqa: SLF001
+                                        dict(op.attributes), value)
         return value
 
 
@@ -198,13 +204,30 @@ class BufferPool:
     the buffers allocated since the last release (e.g. when a CTA ends) to the pool, except those
     something still references (a view, a value kept by another interpreter), which are left
     alone, so reuse can never alias live data.
+
+    An allocation that runs again (a ``tirx.alloc`` in a loop body) names where its last buffer
+    is held (``previous``: the frame and the key of the op's result): when nothing but that
+    frame refers to the buffer any more, it is dead and is re-filled and returned, so a loop
+    reuses one buffer instead of holding a new one per iteration until the CTA ends.
     """
+
+    _DEAD_REFS = 4
+    """References to a dead previous buffer while `alloc` looks at it: the frame's, the live
+    list's, `alloc`'s local name and ``sys.getrefcount``'s argument."""
 
     def __init__(self):
         self._free: dict[tuple[tuple[int, ...], np.dtype], list[np.ndarray]] = {}
         self._live: list[np.ndarray] = []
 
-    def alloc(self, shape: Sequence[int], dt: np.dtype) -> np.ndarray:
+    def alloc(self, shape: Sequence[int], dt: np.dtype,
+              previous: tuple[dict, Any] | None = None) -> np.ndarray:
+        if previous is not None:
+            arr = previous[0].get(previous[1])
+            if isinstance(arr, np.ndarray) and arr.dtype == dt and arr.shape == tuple(shape) \
+                    and arr.base is None and sys.getrefcount(arr) <= self._DEAD_REFS:
+                arr.fill(fresh_fill(dt))
+                return arr
+            arr = None
         key = (tuple(shape), dt)
         free = self._free.get(key)
         if free:
@@ -216,8 +239,6 @@ class BufferPool:
         return arr
 
     def release(self) -> None:
-        import sys
-
         live, self._live = self._live, []
         while live:
             arr = live.pop()
@@ -295,16 +316,22 @@ def view(base: np.ndarray, offsets: Sequence[int], sizes: Sequence[int],
          strides: Sequence[int] | None = None) -> np.ndarray:
     """The strided box ``base[o : o + (n-1)*s + 1 : s]`` per dim, as a view; raises
     `InterpretError` (without an op) when it leaves ``base``."""
+    return base[view_index(base.shape, offsets, sizes, strides)]
+
+
+def view_index(shape: Sequence[int], offsets: Sequence[int], sizes: Sequence[int],
+               strides: Sequence[int] | None = None) -> tuple[slice, ...]:
+    """The index of `view` into an array of ``shape`` (checked against it)."""
     strides = strides or (1,) * len(sizes)
     index = []
-    for d, (o, n, s, extent) in enumerate(zip(offsets, sizes, strides, base.shape)):
+    for d, (o, n, s, extent) in enumerate(zip(offsets, sizes, strides, shape)):
         last = o + (n - 1) * s
         if o < 0 or last >= extent:
             raise InterpretError(
                 f"dim {d}: elements [{o}, {last}] are out of bounds for extent {extent}",
                 hint="check the (dynamic) offsets of the slice against the buffer's shape")
         index.append(slice(o, last + 1, s))
-    return base[tuple(index)]
+    return tuple(index)
 
 
 def check_index(arr: np.ndarray, indices: Sequence[int]) -> tuple[int, ...]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from xdsl.dialects import scf
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
+from tirx_mlir.interpreter.core import TirxInterpreter
 from tirx_mlir.interpreter.runtime import InterpretError
 
 
@@ -26,8 +27,10 @@ class ScfForFunctions(InterpreterFunctions):
                 f"the loop step is {step}; an scf.for step must be positive (MLIR leaves a "
                 f"step <= 0 undefined)", op,
                 hint="compute a positive step, or guard the loop with scf.if")
+        bounds = range(lb, ub, step)
+        if isinstance(interp, TirxInterpreter):
+            return interp.run_loop(op.body, bounds, tuple(loop_args))
         values = tuple(loop_args)
-        body = op.body
-        for i in range(lb, ub, step):
-            values = interp.run_ssacfg_region(body, (i, *values), "for_loop")
+        for i in bounds:
+            values = interp.run_ssacfg_region(op.body, (i, *values), "for_loop")
         return values

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.interpreter import (Interpreter, InterpreterFunctions, PythonValues, ReturnedValues,
                               impl, impl_callable, impl_terminator)
+from xdsl.ir import Operation
 
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -122,6 +123,47 @@ def kernel_executor(kernel: KernelOp):
         if used.intersection(executor.dialects):
             return executor.factory()
     return None
+
+
+def _alloc_facts(op: AllocOp) -> tuple[tuple[int, ...], np.dtype]:
+    btype = op.result.type
+    assert isinstance(btype, BufferType)
+    return tuple(btype.get_shape()), dtypes.numpy_dtype(btype.element_type)
+
+
+def _slice_facts(op: SliceOp):
+    """(offsets, sizes, strides, source shape, static): ``sizes`` holds DYNAMIC for a guarded
+    dim; ``static`` is the index tuple of a slice whose offsets and sizes are all static and in
+    bounds of its source type (checked once), else None."""
+    offsets, sizes = op.static_offsets.get_values(), op.static_sizes.get_values()
+    strides = op.strides()
+    shape = getattr(op.source.type, "get_shape", lambda: None)()
+    static = None
+    if DYNAMIC not in offsets and DYNAMIC not in sizes and shape is not None:
+        try:
+            static = runtime.view_index(shape, offsets, sizes, strides)
+        except InterpretError:
+            pass  # out of bounds: each run reports it (runtime.view)
+    return offsets, sizes, strides, shape, static
+
+
+def _sliced(op: SliceOp, facts, args: PythonValues) -> np.ndarray:
+    """The view a ``tirx.slice`` gives of ``args[0]`` (its dynamic offsets and guards follow)."""
+    offsets, sizes, strides, shape, static = facts
+    source = args[0]
+    if len(args) == 1 and static is not None and source.shape == shape:
+        return source[static]  # checked when cached, for this source shape
+    if len(args) > 1:
+        it = iter(args[1:])
+        offsets = [next(it) if s == DYNAMIC else s for s in offsets]
+        if DYNAMIC in sizes:
+            sizes = [next(it) if s == DYNAMIC else s for s in sizes]  # guards: <= the maximum
+            guard_error = _guard_error(op, sizes)
+            if guard_error is not None:
+                raise InterpretError(guard_error, op, code="out-of-bounds")
+    if source.shape != shape:
+        sizes = _within_guards(op, source.shape, offsets, sizes)
+    return runtime.view(source, offsets, sizes, strides)
 
 
 class TirxKernelFunctions(InterpreterFunctions):
@@ -263,26 +305,42 @@ class TirxKernelFunctions(InterpreterFunctions):
     # ---- buffers ----
     @impl(AllocOp)
     def run_alloc(self, interp: Interpreter, op: AllocOp, args: PythonValues):
-        btype = op.result.type
-        assert isinstance(btype, BufferType)
-        dt = dtypes.numpy_dtype(btype.element_type)
-        return (buffer_pool(interp).alloc(btype.get_shape(), dt),)
+        shape, dt = self._facts().get(op, "alloc", lambda: _alloc_facts(op))
+        frame = interp._ctx._local_scope  # noqa: SLF001 - where its last buffer is held
+        return (buffer_pool(interp).alloc(shape, dt, (frame, op.result)),)
 
     @impl(SliceOp)
     def run_slice(self, interp: Interpreter, op: SliceOp, args: PythonValues):
-        cache: runtime.PerOpCache = self.__dict__.setdefault("_slice_cache", runtime.PerOpCache())
-        offsets, sizes, strides = cache.get(op, "slice", lambda: (
-            op.static_offsets.get_values(), op.static_sizes.get_values(), op.strides()))
-        if len(args) > 1:
-            it = iter(args[1:])
-            offsets = [next(it) if s == DYNAMIC else s for s in offsets]
-            sizes = [next(it) if s == DYNAMIC else s for s in sizes]  # guards: <= the maximum
-            guard_error = _guard_error(op, sizes)
-            if guard_error is not None:
-                raise InterpretError(guard_error, op, code="out-of-bounds")
-        if args[0].shape != op.source.type.get_shape():  # type: ignore[attr-defined]
-            sizes = _within_guards(op, args[0].shape, offsets, sizes)
-        return (runtime.view(args[0], offsets, sizes, strides),)
+        facts = self._facts().get(op, "slice", lambda: _slice_facts(op))
+        return (_sliced(op, facts, args),)
+
+    @staticmethod
+    def prepare_buffer_op(interp: Interpreter, op: Operation):
+        """``tirx.alloc`` and ``tirx.slice`` with their types decoded once (see
+        `core.BlockPlan`), or None for another op."""
+        if isinstance(op, AllocOp):
+            shape, dt = _alloc_facts(op)
+            pool, result = buffer_pool(interp), op.result
+
+            def run_alloc(args: PythonValues) -> tuple:
+                frame = interp._ctx._local_scope  # noqa: SLF001 - where its last buffer is held
+                return (pool.alloc(shape, dt, (frame, result)),)
+
+            return run_alloc
+        if isinstance(op, SliceOp):
+            facts = _slice_facts(op)
+
+            def run_slice(args: PythonValues) -> tuple:
+                return (_sliced(op, facts, args),)
+
+            return run_slice
+        return None
+
+    def _facts(self) -> runtime.PerOpCache:
+        facts = self.__dict__.get("_buffer_facts")
+        if facts is None:
+            facts = self.__dict__["_buffer_facts"] = runtime.PerOpCache()
+        return facts
 
     @impl(TransposeOp)
     def run_transpose(self, interp: Interpreter, op: TransposeOp, args: PythonValues):

@@ -69,6 +69,8 @@ class TileCall:
     dtypes: dict[str, np.dtype | None]
     cdt: np.dtype
     scope_error: str | None
+    variadic: tuple[tuple[str, int], ...] = ()
+    """(name, count) of each variadic operand, passed after the single ones."""
     props: dict[str, Any] = field(default_factory=dict)
     guarded: bool = False
     """Some operand is a guarded view (a dynamic extent): `check_guards` runs on each call."""
@@ -81,9 +83,11 @@ class TileCall:
         values = dict(zip(self.names, args))
         if self.guarded:
             self.check_guards(values)
-        rest = iter(args[len(self.names):])  # variadic operands come last (symbols, workspace)
-        for name, given in self.op.variadic_operands().items():
-            values[name] = tuple(next(rest) for _ in given)
+        if self.variadic:  # variadic operands come last (symbols, workspace)
+            at = len(self.names)
+            for name, count in self.variadic:
+                values[name] = tuple(args[at:at + count])
+                at += count
         return values
 
     def check_guards(self, values: dict[str, Any]) -> None:
@@ -150,8 +154,9 @@ def _make_call(op: TileOp) -> TileCall:
     named = op.named_operands()
     dts = {n: _element_dtype(v.type) for n, v in named.items()}
     guarded = any(isinstance(v.type, BufferType) and is_guarded(v) for v in named.values())
+    variadic = tuple((n, len(v)) for n, v in op.variadic_operands().items())
     return TileCall(op, tuple(named), dts, runtime.compute_dtype(*dts.values()), _scope_error(op),
-                    guarded=guarded)
+                    variadic, guarded=guarded)
 
 
 # --- the semantics of each op, on a TileCall and its operand values ----------------------------
@@ -377,6 +382,21 @@ class TirxTileFunctions(InterpreterFunctions):
         call = self._call(op)
         SEMANTICS[type(op)](call, call.values(args), interp)
         return ()
+
+    @staticmethod
+    def prepare_tile(interp: Interpreter, op: TileOp) -> Callable[[PythonValues], tuple] | None:
+        """`run_tile` for ``op`` with its `TileCall` made once (see `core.BlockPlan`); None for
+        an op that is not a tile primitive or a remote ``copy_async`` (cluster.py runs it)."""
+        semantics = SEMANTICS.get(type(op))  # type: ignore[call-overload]
+        if semantics is None or isinstance(op, T.CopyAsyncOp) and op.remote_cta is not None:
+            return None
+        call = _make_call(op)
+
+        def run(args: PythonValues) -> tuple:
+            semantics(call, call.values(args), interp)
+            return ()
+
+        return run
 
     # ---- one entry per tile primitive, all running `run_tile` ----
     @impl(T.CopyOp)

@@ -75,6 +75,9 @@ def copy_converting(dst: np.ndarray, src: np.ndarray) -> None:
     """``dst = src`` element by element in row-major order: bits when the dtypes match, through
     fp32 otherwise (DMA and engine copies). A one-row source of fewer elements is a partition
     broadcast (`_DmaOp.is_partition_broadcast`): every row of dst receives it."""
+    if src.dtype == dst.dtype and src.shape == dst.shape:
+        np.copyto(dst, src)  # the bits, element by element
+        return
     values = src if src.dtype == dst.dtype else src.astype(F32)
     if values.size != dst.size:
         values = np.broadcast_to(values.reshape((1,) + dst.shape[1:]), dst.shape)
@@ -118,7 +121,8 @@ class NkiFunctions(InterpreterFunctions):
 
     def _prepare(self, op: nki.NkiOp) -> tuple[tuple[str, ...], list[tuple[str, SSAValue, Any]]]:
         """Run the verifier (the static limits hold even for unverified IR) and find the views
-        whose offsets only a run knows (computed once per op: the IR does not change)."""
+        whose checked offsets only a run knows (computed once per op, see `PerOpCache`); a view
+        whose start partition is static (only its free offset is dynamic) is checked here."""
         try:
             op.verify_()
         except VerifyException as err:
@@ -130,20 +134,31 @@ class NkiFunctions(InterpreterFunctions):
                 continue
             access = resolve_access(value)
             if access.static_offset() is None:
-                dynamic.append((name, value, access))
+                if isinstance(op, nki.MatmulOp) and name == "dst":
+                    dynamic.append((name, value, access))  # its PSUM bank: every offset
+                elif access.offset[0].terms:  # the start partition: the only rule here
+                    dynamic.append((name, value, access))
+                else:
+                    self._check_view(op, name, value, [access.offset[0].const], access.sizes)
         return tuple(op.named_operands()), dynamic
 
     def _check_dynamic_views(self, interp: Interpreter, op: nki.NkiOp,
                              views: list[tuple[str, SSAValue, Any]]) -> None:
         env: Callable[[SSAValue], Any] = lambda v: interp.get_values((v,))[0]  # noqa: E731
         for name, value, access in views:
-            offset = [o.evaluate(env) for o in access.offset]
-            try:
-                checks.check_partition_start(name, offset[0], access.sizes[0])
-                if isinstance(op, nki.MatmulOp) and name == "dst":
-                    checks.check_psum_bank(name, value, offset, checks.limits_for(op))
-            except rules.RuleError as err:
-                raise InterpretError(str(err), op, code="nki-limit") from None
+            self._check_view(op, name, value, [o.evaluate(env) for o in access.offset],
+                             access.sizes)
+
+    @staticmethod
+    def _check_view(op: nki.NkiOp, name: str, value: SSAValue, offset: list[int],
+                    sizes: Any) -> None:
+        """The start partition of a view at ``offset`` (and a matmul output's PSUM bank)."""
+        try:
+            checks.check_partition_start(name, offset[0], sizes[0])
+            if isinstance(op, nki.MatmulOp) and name == "dst":
+                checks.check_psum_bank(name, value, offset, checks.limits_for(op))
+        except rules.RuleError as err:
+            raise InterpretError(str(err), op, code="nki-limit") from None
 
     # ---- data movement ----
     @impl(nki.LoadOp)
@@ -176,7 +191,11 @@ class NkiFunctions(InterpreterFunctions):
     @impl(nki.MemsetOp)
     def run_memset(self, interp: Interpreter, op: nki.MemsetOp, args: PythonValues):
         v = self._start(interp, op, args)
-        put(v["dst"], np.full(v["dst"].shape, v["value"]))
+        dst, value = v["dst"], v["value"]
+        if dst.dtype == F32 and isinstance(value, float):
+            dst.fill(value)  # rounded to fp32 (nearest even), as the store rounds
+        else:
+            put(dst, np.full(dst.shape, value))
         return ()
 
     @impl(nki.IotaOp)
@@ -201,13 +220,31 @@ class NkiFunctions(InterpreterFunctions):
         v = self._start(interp, op, args)
         dst = v["dst"]
         # fp32 products and accumulation; a contiguous [M, K] operand keeps BLAS on its fast
-        # path (a transposed view runs ~20x slower)
-        product = np.matmul(np.ascontiguousarray(rows(v["stationary"]).T), rows(v["moving"]))
+        # path (a transposed view runs ~20x slower) and the result independent of the view's
+        # strides (BLAS sums a transposed operand in another order for some shapes)
+        stationary = np.ascontiguousarray(rows(v["stationary"]).T)
+        moving = rows(v["moving"])
         accumulate = op.flag("accumulate") or bool(v.get("accumulate_if", False))
+        shape = (stationary.shape[0], moving.shape[1])
+        if dst.dtype == F32 and dst.shape == shape and \
+                not np.may_share_memory(dst, moving):  # the fp32 result goes straight to dst
+            if not accumulate:
+                np.matmul(stationary, moving, out=dst)
+                return ()
+            product = self._scratch(op, shape)
+            np.matmul(stationary, moving, out=product)
+            np.add(dst, product, out=dst)
+            return ()
+        product = np.matmul(stationary, moving)
         if accumulate:
             product = rows(dst) + product
         put(dst, product)
         return ()
+
+    def _scratch(self, op: nki.NkiOp, shape: tuple[int, ...], dtype: np.dtype = F32
+                 ) -> np.ndarray:
+        """A temporary owned by ``op``, reused on each run (values never escape it)."""
+        return self._calls.get(op, ("scratch", shape, dtype), lambda: np.empty(shape, dtype))
 
     @impl(nki.TransposeOp)
     def run_transpose(self, interp: Interpreter, op: nki.TransposeOp, args: PythonValues):
@@ -217,30 +254,57 @@ class NkiFunctions(InterpreterFunctions):
         return ()
 
     # ---- ScalarE ----
-    def _activate(self, op: nki.ActivationOp | nki.ActivationReduceOp, v: NkiValues
-                  ) -> np.ndarray:
-        """fp32 ``func(src * scale + bias)`` as [P, free]."""
+    def _activate(self, op: nki.ActivationOp | nki.ActivationReduceOp, v: NkiValues,
+                  dst: np.ndarray | None = None) -> np.ndarray:
+        """fp32 ``func(src * scale + bias)`` as [P, free] (the function in float64, rounded).
+
+        With ``dst`` (an fp32 [P, free] array, the op's destination) the values are computed
+        in place there, through a float64 scratch array owned by the op, and ``dst`` is
+        returned: the same values without the temporaries (which cost page faults at these
+        sizes)."""
         x = rows(v["src"])
-        if "scale" in v:
-            x = x * vector(v["scale"])
-        if "bias" in v:
-            x = x + vector(v["bias"])
         func = tables.ACTIVATIONS[op.func.data]
-        return func.fn(x.astype(np.float64)).astype(F32)
+        if dst is None or dst.shape != x.shape or any(
+                isinstance(v.get(k), np.ndarray) and np.may_share_memory(dst, v[k])
+                for k in ("scale", "bias")):  # (dst is written before they are read)
+            if "scale" in v:
+                x = x * vector(v["scale"])
+            if "bias" in v:
+                x = x + vector(v["bias"])
+            return func.fn(x.astype(np.float64)).astype(F32)
+        if "scale" in v:
+            x = np.multiply(x, vector(v["scale"]), out=dst)
+        if "bias" in v:
+            x = np.add(x, vector(v["bias"]), out=dst)
+        x64 = self._scratch(op, x.shape, np.dtype(np.float64))
+        np.copyto(x64, x)
+        np.copyto(dst, func.fn(x64), casting="unsafe")  # float64 -> fp32, nearest even
+        return dst
+
+    @staticmethod
+    def _fp32_rows(dst: np.ndarray) -> np.ndarray | None:
+        """``dst`` itself when it is an fp32 [P, free] array (computed into in place), else
+        None."""
+        return dst if dst.dtype == F32 and dst.ndim == 2 else None
 
     @impl(nki.ActivationOp)
     def run_activation(self, interp: Interpreter, op: nki.ActivationOp, args: PythonValues):
         v = self._start(interp, op, args)
-        put(v["dst"], self._activate(op, v))
+        dst = v["dst"]
+        out = self._activate(op, v, self._fp32_rows(dst))
+        if out is not dst:
+            put(dst, out)
         return ()
 
     @impl(nki.ActivationReduceOp)
     def run_activation_reduce(self, interp: Interpreter, op: nki.ActivationReduceOp,
                               args: PythonValues):
         v = self._start(interp, op, args)
-        out = self._activate(op, v)
+        dst = v["dst"]
+        out = self._activate(op, v, self._fp32_rows(dst))
         total = np.add.reduce(out, axis=1, keepdims=True, dtype=F32)
-        put(v["dst"], out)
+        if out is not dst:
+            put(dst, out)
         put(v["reduce_res"], total)
         return ()
 
@@ -256,7 +320,7 @@ class NkiFunctions(InterpreterFunctions):
                           args: PythonValues):
         v = self._start(interp, op, args)
         alu = tables.ALU_OPS[op.op.data]
-        src = np.asarray(v["src"]).astype(_alu_dtype(alu))
+        src = np.asarray(v["src"]).astype(_alu_dtype(alu), copy=False)
         out = tables.reduce(alu.name, src, op.normalized_axes())
         if op.flag("negate"):
             out = -out
@@ -272,7 +336,12 @@ class NkiFunctions(InterpreterFunctions):
         exact_int = alu.name in ("add", "subtract", "multiply", "maximum", "minimum") and \
             all(not runtime.is_float_dtype(t.dtype) for t in tiles)
         dtype = I64 if exact_int else _alu_dtype(alu)
-        put(v["dst"], alu.fn(rows(v["lhs"], dtype), rows(v["rhs"], dtype)))
+        dst, lhs, rhs = v["dst"], rows(v["lhs"], dtype), rows(v["rhs"], dtype)
+        if dtype == F32 and dst.dtype == F32 and dst.ndim == 2 and \
+                isinstance(alu.fn, np.ufunc) and lhs.shape == rhs.shape == dst.shape:
+            alu.fn(lhs, rhs, out=dst)  # fp32 straight into dst (ufuncs handle the overlap)
+            return ()
+        put(dst, alu.fn(lhs, rhs))
         return ()
 
     @impl(nki.TensorScalarOp)
@@ -281,8 +350,13 @@ class NkiFunctions(InterpreterFunctions):
         v = self._start(interp, op, args)
         op0 = tables.ALU_OPS[op.op0.data]
         dtype = _alu_dtype(op0)
-        out = _apply(op0, rows(v["data"], dtype), vector(v["operand0"], dtype),
-                     op.flag("reverse0"))
+        data, dst = rows(v["data"], dtype), v["dst"]
+        if op.op1 is None and dtype == F32 and self._fp32_rows(dst) is not None and \
+                data.shape == dst.shape and isinstance(op0.fn, np.ufunc) and not op0.is_unary:
+            operand = vector(v["operand0"], dtype)  # one ufunc straight into dst (overlap-safe)
+            op0.fn(*((operand, data) if op.flag("reverse0") else (data, operand)), out=dst)
+            return ()
+        out = _apply(op0, data, vector(v["operand0"], dtype), op.flag("reverse0"))
         if op.op1 is not None:
             op1 = tables.ALU_OPS[op.op1.data]
             out = _apply(op1, np.asarray(out, dtype), vector(v["operand1"], dtype),

@@ -395,3 +395,85 @@ def test_static_limits_hold_for_unverified_ir():
                                              "most 512"):
         run_nki(body, {"w": (w, "trn.sbuf"), "x": (x, "trn.sbuf")}, {}, verify=False,
                 extra=f"  %y = tirx.alloc : {P((128, 1024))}\n")
+
+
+def test_a_static_start_partition_beside_a_dynamic_free_offset_is_checked_once_run():
+    """Only the free offset is dynamic: the start partition is checked when the op first runs
+    (also in IR that was never verified), located at the op."""
+    x = randn(128, 16)
+    body = f"""  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %c2 step %c1 {{
+    %v = tirx.slice %x[32, %i] [64, 8] : {S((128, 16))} -> {S((64, 8))}
+    nki.reciprocal %v, %v : {S((64, 8))}, {S((64, 8))}
+  }}"""
+    with pytest.raises(InterpretError, match="starts at partition 32; a tile of 64 partitions "
+                                             "must start at partition 0, 64") as info:
+        run_nki(body, {"x": (x, "trn.sbuf")}, {}, verify=False)
+    assert "nki_test.mlir:" in str(info.value) and "nki.reciprocal" in str(info.value)
+
+
+def test_tensor_tensor_into_a_view_overlapping_its_source_reads_the_source_first():
+    """dst = x[:, 1:9] and lhs = x[:, 0:8] overlap, shifted by one element: every element is
+    the sum of the values before the op (the fp32 in-place path must not read its own writes)."""
+    x, b = randn(128, 16), randn(128, 8)
+    body = f"""  nki.dma_copy %y, %x : {S((128, 16))}, {S((128, 16))}
+  %d = tirx.slice %y[0, 1] [128, 8] : {S((128, 16))} -> {S((128, 8))}
+  %l = tirx.slice %y[0, 0] [128, 8] : {S((128, 16))} -> {S((128, 8))}
+  nki.tensor_tensor %d, %l, %b op add : {S((128, 8))}, {S((128, 8))}, {S((128, 8))}"""
+    out = run_nki(body, {"x": (x, "trn.sbuf"), "b": (b, "trn.sbuf")},
+                  {"y": ((128, 16), "f32", "trn.sbuf")})["y"]
+    want = x.copy()
+    want[:, 1:9] = x[:, 0:8] + b
+    np.testing.assert_array_equal(out, want)
+
+
+def test_matmul_accumulating_in_a_loop_into_fp32_psum_equals_the_sum():
+    """The fp32 path computes straight into PSUM; each step adds the fresh product."""
+    stat, mov = randn(128, 3, 128), randn(128, 3, 512)
+    body = f"""  %c3 = arith.constant 3 : index
+  nki.memset %y, %zero : {P((128, 512))}, f32
+  scf.for %k = %c0 to %c3 step %c1 {{
+    %sv = tirx.slice %s[0, %k, 0] [128, 1, 128] : {S((128, 3, 128))} -> {S((128, 1, 128))}
+    %mv = tirx.slice %m[0, %k, 0] [128, 1, 512] : {S((128, 3, 512))} -> {S((128, 1, 512))}
+    nki.matmul %y, %sv, %mv accumulate : {P((128, 512))}, {S((128, 1, 128))}, {S((128, 1, 512))}
+  }}"""
+    out = run_nki(body, {"s": (stat, "trn.sbuf"), "m": (mov, "trn.sbuf")},
+                  {"y": ((128, 512), "f32", "trn.psum")},
+                  extra="  %zero = arith.constant 0.0 : f32\n")["y"]
+    ref = sum(stat[:, k].T @ mov[:, k] for k in range(3))
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-4)
+
+
+def test_fp32_activation_in_place_equals_the_float64_model_bit_for_bit():
+    """The fp32 path (computed in dst through a float64 scratch) rounds as the model does:
+    scale and bias in fp32, the function in float64, one rounding to fp32."""
+    x, bias, scale = randn(128, 512), randn(128, 1), randn(128, 1)
+    body = (f"  nki.dma_copy %y, %x : {S((128, 512))}, {S((128, 512))}\n"
+            f"  nki.activation_reduce %y, %r, %y func exp bias %b scale %s : {S((128, 512))}, "
+            f"{S((128, 1))}, {S((128, 512))}, {S((128, 1))}, {S((128, 1))}")
+    out = run_nki(body, {"x": (x, "trn.sbuf"), "b": (bias, "trn.sbuf"), "s": (scale, "trn.sbuf")},
+                  {"y": ((128, 512), "f32", "trn.sbuf"), "r": ((128, 1), "f32", "trn.sbuf")})
+    e = np.exp((x * scale + bias).astype(np.float64)).astype(F32)
+    np.testing.assert_array_equal(out["y"], e)
+    np.testing.assert_array_equal(out["r"], np.add.reduce(e, axis=1, keepdims=True, dtype=F32))
+
+
+def test_activation_whose_bias_is_a_column_of_its_destination_reads_the_bias_first():
+    x, scale = randn(128, 8), randn(128, 1)
+    body = (f"  nki.dma_copy %y, %x : {S((128, 8))}, {S((128, 8))}\n"
+            f"  %bias = tirx.slice %y[0, 3] [128, 1] : {S((128, 8))} -> {S((128, 1))}\n"
+            f"  nki.activation %y, %y func copy bias %bias scale %s : {S((128, 8))}, "
+            f"{S((128, 8))}, {S((128, 1))}, {S((128, 1))}")
+    out = run_nki(body, {"x": (x, "trn.sbuf"), "s": (scale, "trn.sbuf")},
+                  {"y": ((128, 8), "f32", "trn.sbuf")})["y"]
+    np.testing.assert_array_equal(out, x * scale + x[:, 3:4])
+
+
+def test_tensor_scalar_one_reversed_op_in_place():
+    x, v = randn(128, 64), randn(128, 1)
+    body = (f"  nki.dma_copy %y, %x : {S((128, 64))}, {S((128, 64))}\n"
+            f"  nki.tensor_scalar %y, %y, %v op0 subtract reverse0 : {S((128, 64))}, "
+            f"{S((128, 64))}, {S((128, 1))}")
+    out = run_nki(body, {"x": (x, "trn.sbuf"), "v": (v, "trn.sbuf")},
+                  {"y": ((128, 64), "f32", "trn.sbuf")})["y"]
+    np.testing.assert_array_equal(out, v - x)

@@ -1,0 +1,191 @@
+"""What the interpreter caches between runs (tirx_mlir.interpreter.core `BlockPlan`, runtime
+`PerOpCache`, `BufferPool` reuse, `run_loop`) never outlives the IR or the data it describes: a
+runner kept across a rewrite runs the rewritten IR, a property set in place is read again, a
+loop body sees what the previous iteration wrote, and a buffer that is still referenced is
+never handed out again."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, f32, i64
+from xdsl.interpreter import Interpreter
+from xdsl.rewriter import Rewriter
+
+from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
+from tirx_mlir.interpreter import KernelRunner, runtime, verify_module
+from tirx_mlir.located_parser import parse_module
+
+G4 = "!tirx.buffer<4xf32, global>"
+L4 = "!tirx.buffer<4xf32, local>"
+
+
+def runner(body: str, params: str = f"(%A: {G4}) -> (%C: {G4})") -> KernelRunner:
+    module = parse_module(f"tirx.kernel @k{params} grid [1] threads [1] {{\n{body}\n"
+                          f"  tirx.return\n}}\n", "t.mlir")
+    verify_module(module)
+    return KernelRunner(module)
+
+
+ADD_ONE = f"""  %one = arith.constant 1.0 : f32
+  %t = tirx.alloc : {L4}
+  tirx.add %t, %A, %one : {L4}, {G4}, f32
+  tirx.copy %C, %t : {G4}, {L4}"""
+
+A = np.arange(4, dtype=np.float32)
+
+
+def only(module, op_type):
+    (op,) = [o for o in module.walk() if isinstance(o, op_type)]
+    return op
+
+
+def test_a_runner_kept_across_a_rewrite_runs_the_rewritten_ops():
+    r = runner(ADD_ONE)
+    np.testing.assert_array_equal(r(A)[0], A + 1)
+    old = only(r.module, arith.ConstantOp)  # a new constant: the add's operand list changes
+    Rewriter.replace_op(old, arith.ConstantOp(FloatAttr(5.0, f32)))
+    np.testing.assert_array_equal(r(A)[0], A + 5)
+    add = only(r.module, T.AddOp)  # an op inserted after the add runs too
+    Rewriter.insert_op(T.MulOp(add.dst, add.dst, add.rhs), _after(add))
+    np.testing.assert_array_equal(r(A)[0], (A + 5) * 5)
+
+
+def _after(op):
+    from xdsl.rewriter import InsertPoint
+
+    return InsertPoint.after(op)
+
+
+def test_an_op_erased_between_runs_no_longer_runs():
+    r = runner(ADD_ONE + f"\n  tirx.mul %C, %C, %one : {G4}, {G4}, f32")
+    r(A)
+    mul = only(r.module, T.MulOp)
+    mul.detach()
+    mul.erase()
+    np.testing.assert_array_equal(r(A)[0], A + 1)
+
+
+def test_a_property_set_in_place_is_read_again():
+    r = runner(f"""  %s = tirx.slice %A[0] [2] : {G4} -> !tirx.buffer<2xf32, global>
+  %d = tirx.slice %C[0] [2] : {G4} -> !tirx.buffer<2xf32, global>
+  tirx.copy %d, %s : !tirx.buffer<2xf32, global>, !tirx.buffer<2xf32, global>""")
+    assert r(A)[0][:2].tolist() == [0.0, 1.0]
+    src = [o for o in r.module.walk() if isinstance(o, SliceOp)][0]
+    src.properties["static_offsets"] = DenseArrayBase.from_list(i64, [2])
+    assert r(A)[0][:2].tolist() == [2.0, 3.0]
+
+
+LOOP_HEAD = """  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index"""
+
+
+def test_a_loop_body_reads_what_the_previous_iteration_wrote():
+    r = runner(f"""{LOOP_HEAD}
+  %s = tirx.alloc : {L4}
+  tirx.copy %s, %A : {L4}, {G4}
+  scf.for %i = %c0 to %c4 step %c1 {{
+    tirx.add %s, %s, %s : {L4}, {L4}, {L4}
+  }}
+  tirx.copy %C, %s : {G4}, {L4}""")
+    np.testing.assert_array_equal(r(A)[0], A * 16)
+
+
+def test_an_alloc_in_a_loop_is_fresh_memory_in_every_iteration():
+    r = runner(f"""{LOOP_HEAD}
+  %one = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %c4 step %c1 {{
+    %t = tirx.alloc : !tirx.buffer<1xf32, local>
+    %first = arith.cmpi eq, %i, %c0 : index
+    scf.if %first {{
+      tirx.fill %t, %one : !tirx.buffer<1xf32, local>, f32
+    }}
+    %d = tirx.slice %C[%i] [1] : {G4} -> !tirx.buffer<1xf32, global>
+    tirx.copy %d, %t : !tirx.buffer<1xf32, global>, !tirx.buffer<1xf32, local>
+  }}""")
+    out = r(A)[0]
+    assert out[0] == 1.0 and np.isnan(out[1:]).all()  # iterations 1-3 never wrote theirs
+
+
+def test_an_alloc_in_a_loop_never_reuses_a_buffer_the_loop_still_carries():
+    r = runner(f"""{LOOP_HEAD}
+  %init = tirx.alloc : {L4}
+  tirx.zero %init : {L4}
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%prev = %init) -> ({L4}) {{
+    %t = tirx.alloc : {L4}
+    %n = arith.index_cast %i : index to i64
+    %v = arith.sitofp %n : i64 to f32
+    tirx.fill %t, %v : {L4}, f32
+    tirx.add %t, %t, %prev : {L4}, {L4}, {L4}
+    scf.yield %t : {L4}
+  }}
+  tirx.copy %C, %r : {G4}, {L4}""")
+    np.testing.assert_array_equal(r(A)[0], np.full(4, 0 + 1 + 2 + 3, np.float32))
+
+
+def test_a_loop_of_zero_iterations_returns_its_initial_values():
+    r = runner(f"""{LOOP_HEAD}
+  %z = arith.constant 2.0 : f32
+  %r = scf.for %i = %c4 to %c0 step %c1 iter_args(%acc = %z) -> (f32) {{
+    %n = arith.addf %acc, %acc : f32
+    scf.yield %n : f32
+  }}
+  tirx.fill %C, %r : {G4}, f32""")
+    np.testing.assert_array_equal(r(A)[0], np.full(4, 2.0, np.float32))
+
+
+class _Names(Interpreter.Listener):
+    def __init__(self):
+        self.names: list[str] = []
+
+    def will_interpret_op(self, op, args):
+        self.names.append(op.name)
+
+
+def test_listeners_see_every_op_of_every_iteration():
+    r = runner(f"""{LOOP_HEAD}
+  scf.for %i = %c0 to %c4 step %c1 {{
+    %j = arith.addi %i, %c1 : index
+  }}""")
+    r(A)  # plans built first: the listener must still see each op
+    names = _Names()
+    r.interpreter.listeners = (*r.interpreter.listeners, names)
+    r(A)
+    assert names.names.count("arith.addi") == 4 and names.names.count("scf.yield") == 4
+
+
+def test_the_pool_reuses_a_previous_buffer_only_when_nothing_else_refers_to_it():
+    pool = runtime.BufferPool()
+    frame = {"t": pool.alloc((4,), runtime.F32)}
+    frame["t"][:] = 1.0
+    first = id(frame["t"])
+    frame["t"] = pool.alloc((4,), runtime.F32, (frame, "t"))
+    assert id(frame["t"]) == first and np.isnan(frame["t"]).all()  # dead: re-filled, reused
+    kept = frame["t"][1:]  # a view keeps it alive
+    kept[:] = 2.0
+    frame["t"] = pool.alloc((4,), runtime.F32, (frame, "t"))
+    assert id(frame["t"]) != first and kept.tolist() == [2.0] * 3
+    other = pool.alloc((2, 2), runtime.F32, (frame, "t"))  # another shape: a new buffer
+    assert other.shape == (2, 2) and other is not frame["t"]
+
+
+def test_prepared_ops_and_the_listened_path_compute_the_same_bits(rng):
+    """With a listener every op runs through its registered implementation (`_run_op`);
+    without one, through what `prepare_op` made of it: the results are identical."""
+    r = runner(f"""{LOOP_HEAD}
+  %two = arith.constant 2.5 : f32
+  %s = tirx.alloc : {L4}
+  tirx.copy %s, %A : {L4}, {G4}
+  scf.for %i = %c0 to %c4 step %c1 {{
+    %j = arith.muli %i, %c1 : index
+    %w = tirx.slice %s[%j] [1] : {L4} -> !tirx.buffer<1xf32, local>
+    tirx.exp %w, %w : !tirx.buffer<1xf32, local>, !tirx.buffer<1xf32, local>
+    tirx.mul %s, %s, %two : {L4}, {L4}, f32
+  }}
+  tirx.copy %C, %s : {G4}, {L4}""")
+    x = rng.standard_normal(4).astype(np.float32)
+    fast = r(x)[0]
+    r.interpreter.listeners = (*r.interpreter.listeners, _Names())
+    np.testing.assert_array_equal(r(x)[0], fast)
