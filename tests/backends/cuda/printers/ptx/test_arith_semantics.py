@@ -103,10 +103,10 @@ class Machine:
         elif parts[0] in ("div", "rem"):
             a, b = self.get(args[1], width), self.get(args[2], width)
             self.regs[d] = a // b if parts[0] == "div" else a % b
-        elif opcode == "mul.hi.u64":
-            self.regs[d] = (self.get(args[1], 64) * self.get(args[2], 64)) >> 64
-        elif opcode == "mul.lo.s64":
-            self.regs[d] = (self.get(args[1], 64) * self.get(args[2], 64)) % 2**64
+        elif opcode in ("mul.hi.u64", "mul.hi.u32"):
+            self.regs[d] = (self.get(args[1], width) * self.get(args[2], width)) >> width
+        elif opcode in ("mul.lo.s64", "mul.lo.s32"):
+            self.regs[d] = (self.get(args[1], width) * self.get(args[2], width)) % 2**width
         elif parts[0] == "shr" and parts[1][0] == "u":
             self.regs[d] = self.get(args[1], width) >> self.get(args[2], 32)
         elif parts[0] == "and" and opcode != "and.pred":
@@ -143,6 +143,27 @@ def test_printed_divisions_compute_what_arith_defines(width):
         got = machine.memory[base + k * size]
         if got != want:
             wrong.append(f"{op}({a}, {b}) = {got}, want {want}")
+    assert not wrong, "\n".join(wrong[:20])
+
+
+def test_32_bit_unsigned_division_by_constants_is_reduced_and_exact():
+    """divui/remui on i32 (narrowed index arithmetic) by constants print as shifts, masks or a
+    multiply-high too (ptxas turns div.u32 by an immediate into its reciprocal sequence),
+    exact over the whole 32-bit range."""
+    import random
+
+    rng = random.Random(11)
+    divisors = [1, 2, 3, 5, 6, 7, 24, 32, 96, 1000, 2**16 + 1, 2**31 - 1, 2**31, 2**31 + 5,
+                2**32 - 7, 2**32 - 1]
+    dividends = [0, 1, 2**31 - 1, 2**31, 2**32 - 1] + [rng.randrange(2**32) for _ in range(6)]
+    items = [(op, a - 2**32 if a >= 2**31 else a, b - 2**32 if b >= 2**31 else b)
+             for op in ("divui", "remui") for a in dividends for b in divisors]
+    ptx = emit_ptx(parse_module(kernel(32, items), "div.mlir"))
+    assert not re.search(r"\b(div|rem)\.u32", ptx)
+    machine = Machine()
+    machine.run(ptx)
+    wrong = [f"{op}({a % 2**32}, {b % 2**32})" for k, (op, a, b) in enumerate(items)
+             if machine.memory[(1 << 40) + 4 * k] != EXPECTED[op](a, b, 32) % 2**32]
     assert not wrong, "\n".join(wrong[:20])
 
 
