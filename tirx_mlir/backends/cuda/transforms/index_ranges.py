@@ -159,7 +159,7 @@ def _result_range(op: Operation, known: dict[SSAValue, Range],
         d = _dimension(op, kernel)
         return None if d is None else Range(d, d)
     if isinstance(op, arith.SelectOp):
-        t, f = known.get(op.true_value), known.get(op.false_value)
+        t, f = known.get(op.lhs), known.get(op.rhs)
         return t.union(f) if t and f else None
     if isinstance(op, arith.IndexCastOp | arith.ExtSIOp):
         return known.get(op.operands[0])

@@ -94,7 +94,7 @@ def narrowable(op: Operation, ranges: dict[SSAValue, Range]) -> bool:
         return all(isinstance(v.type, IndexType) and _fits(v, ranges, unsigned)
                    for v in op.operands)
     if isinstance(op, arith.SelectOp):
-        vals = (op.true_value, op.false_value, op.result)
+        vals = (op.lhs, op.rhs, op.result)
         return isinstance(op.result.type, IndexType) and all(_fits(v, ranges, False)
                                                              for v in vals)
     if not isinstance(op, _SIGNED + _UNSIGNED):
@@ -138,8 +138,8 @@ class _Narrower:
             Rewriter.erase_op(op)
             return
         elif isinstance(op, arith.SelectOp):
-            new = b.insert(arith.SelectOp(op.cond, self.as_i32(op.true_value),
-                                          self.as_i32(op.false_value)))
+            new = b.insert(arith.SelectOp(op.cond, self.as_i32(op.lhs),
+                                          self.as_i32(op.rhs)))
         elif isinstance(op, _NO_SIGNED_WRAP):
             lhs, rhs = (self.as_i32(v) for v in op.operands)
             new = b.insert(type(op)(lhs, rhs, overflow=NSW))

@@ -350,22 +350,23 @@ class PtxFrame(SourcePrinter):
         base, idx = self.reg(memory), self.reg(index)
         # an index widened from i32 (cuda-narrow-index): its 32-bit register, sign-extended by
         # mad.wide.s32 for a global address (a cvt.s64.s32 + mad.lo.s64 pair otherwise)
+        # (and sext(w + c) == sext(w) + c for an nsw add: c goes to the address's immediate)
         cast = index.owner
-        narrow = self.reg(cast.input) if isinstance(cast, arith.IndexCastOp) and \
-            cast.input.type == regs.I32 else None
+        narrow, offset = None, 0
+        if isinstance(cast, arith.IndexCastOp) and cast.input.type == regs.I32:
+            term, offset = _nsw_constant_term(cast.input)
+            narrow = self.reg(cast.input if term is None else term)
         if self.space_of(memory, op) == "shared":
             out = self.temp(regs.B32)
             if narrow is None:
                 narrow = self.temp(regs.B32)
                 self.line(f"cvt.u32.u64 {narrow}, {idx};")
             self.line(f"mad.lo.s32 {out}, {narrow}, {size}, {base};")
+            if offset:
+                self.line(f"add.s32 {out}, {out}, {offset * size};")
             return out
         out = self.temp(regs.B64)
         if narrow is not None:
-            # sext(w + c) == sext(w) + c for an nsw add: c goes to the address's immediate
-            term, offset = _nsw_constant_term(cast.input)
-            if term is not None:
-                narrow = self.reg(term)
             self.line(f"mad.wide.s32 {out}, {narrow}, {size}, {base};")
             if offset:
                 self.line(f"add.s64 {out}, {out}, {offset * size};")
