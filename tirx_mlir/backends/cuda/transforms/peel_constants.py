@@ -40,10 +40,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tirx_mlir.backends.cuda.transforms.index_ranges import Range, int_bits, value_ranges
+from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 
-NSW = arith.IntegerOverflowAttr([arith.IntegerOverflowFlag.NSW])
 MAX_ROUNDS = 16
 """Rounds of rewriting (each moves a constant one op outwards); swizzles are a few ops deep."""
 
