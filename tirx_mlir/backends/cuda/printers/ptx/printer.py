@@ -374,6 +374,7 @@ class PtxFrame(SourcePrinter):
             self.line(f"mad.lo.s64 {out}, {idx}, {size}, {base};")
         return out
 
+
 def _nsw_constant_term(value: SSAValue) -> tuple[SSAValue | None, int]:
     """``(w, c)`` when ``value`` is ``arith.addi w, c`` with the ``nsw`` flag and a constant
     ``c``, else ``(None, 0)``."""
