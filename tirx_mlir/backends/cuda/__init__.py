@@ -59,6 +59,9 @@ CUDA_PASSES = {
     "cuda-lower-scope-ids": ("lower_scope_ids", "CudaLowerScopeIdsPass"),
     "cuda-allocate-shared": ("allocate_shared", "CudaAllocateSharedPass"),
     "cuda-pipeline-k-loop": ("pipeline_k_loop", "PipelineKLoopPass"),
+    "cuda-narrow-index": ("narrow_index", "CudaNarrowIndexPass"),
+    "cuda-hoist-invariants": ("hoist_invariants", "CudaHoistInvariantsPass"),
+    "cuda-peel-constants": ("peel_constants", "CudaPeelConstantsPass"),
 }
 """pass name -> (module under transforms/, class)."""
 

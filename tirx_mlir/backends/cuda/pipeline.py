@@ -16,7 +16,12 @@ Passes, in order:
 6. ``cuda-pipeline-k-loop`` (``num_stages`` > 1): loops staging global tiles in shared memory
    become multi-stage cp.async rings, then the cleanup again;
 7. ``cuda-allocate-shared``: every shared array a view of the one dynamic arena, reusing bytes
-   across barriers, the total checked against the target (the launch's dynamic shared memory).
+   across barriers, the total checked against the target (the launch's dynamic shared memory);
+8. ``cuda-narrow-index``: index arithmetic whose value ranges fit 32 bits computed on i32 (and
+   remainders / quotients the ranges decide folded); ``cuda-peel-constants``: the constant part
+   of a swizzled offset moved out of the swizzle (one swizzle per thread, immediates per chunk),
+   then ``cse``; ``cuda-hoist-invariants``: loop-invariant integer arithmetic moved before its
+   loop (out of ``scf.if`` too); then the cleanup again.
 
 Options: ``target`` (a cuda target string or tag, default: the kernel's), ``arch`` (shorthand
 for ``target="cuda -arch=<arch>"``), ``num_stages`` (the software-pipelining depth of K loops,
@@ -48,8 +53,11 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
 
     from tirx_mlir.backends.cuda.transforms.allocate_shared import CudaAllocateSharedPass
     from tirx_mlir.backends.cuda.transforms.default_layout import CudaDefaultLayoutPass
+    from tirx_mlir.backends.cuda.transforms.hoist_invariants import CudaHoistInvariantsPass
     from tirx_mlir.backends.cuda.transforms.lower_layout import CudaLowerLayoutPass
     from tirx_mlir.backends.cuda.transforms.lower_scope_ids import CudaLowerScopeIdsPass
+    from tirx_mlir.backends.cuda.transforms.narrow_index import CudaNarrowIndexPass
+    from tirx_mlir.backends.cuda.transforms.peel_constants import CudaPeelConstantsPass
     from tirx_mlir.backends.cuda.transforms.pipeline_k_loop import PipelineKLoopPass
     from tirx_mlir.transforms.check_bounds import CheckBoundsPass
     from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
@@ -63,7 +71,10 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
     if int(num_stages) > 1:
         passes += [PipelineKLoopPass(num_stages=int(num_stages)), CanonicalizePass(),
                    CommonSubexpressionElimination(), DeadCodeElimination()]
-    return passes + [CudaAllocateSharedPass(target=target)]
+    return passes + [CudaAllocateSharedPass(target=target), CudaNarrowIndexPass(),
+                     CudaPeelConstantsPass(), CommonSubexpressionElimination(),
+                     CudaHoistInvariantsPass(), CanonicalizePass(),
+                     CommonSubexpressionElimination(), DeadCodeElimination()]
 
 
 def register_cuda_pipeline() -> None:

@@ -103,10 +103,10 @@ class Machine:
         elif parts[0] in ("div", "rem"):
             a, b = self.get(args[1], width), self.get(args[2], width)
             self.regs[d] = a // b if parts[0] == "div" else a % b
-        elif opcode == "mul.hi.u64":
-            self.regs[d] = (self.get(args[1], 64) * self.get(args[2], 64)) >> 64
-        elif opcode == "mul.lo.s64":
-            self.regs[d] = (self.get(args[1], 64) * self.get(args[2], 64)) % 2**64
+        elif opcode in ("mul.hi.u64", "mul.hi.u32"):
+            self.regs[d] = (self.get(args[1], width) * self.get(args[2], width)) >> width
+        elif opcode in ("mul.lo.s64", "mul.lo.s32"):
+            self.regs[d] = (self.get(args[1], width) * self.get(args[2], width)) % 2**width
         elif parts[0] == "shr" and parts[1][0] == "u":
             self.regs[d] = self.get(args[1], width) >> self.get(args[2], 32)
         elif parts[0] == "and" and opcode != "and.pred":
@@ -146,24 +146,33 @@ def test_printed_divisions_compute_what_arith_defines(width):
     assert not wrong, "\n".join(wrong[:20])
 
 
-def test_64_bit_unsigned_division_by_constants_is_reduced_and_exact():
-    """divui/remui on index by constants print as shifts, masks or a multiply-high (ptxas
-    would call its 64-bit division routine), exact for powers of two, small odd and even
-    divisors, the stage counts of pipelines and divisors at the top of the range."""
+DIVISORS = {
+    64: [1, 2, 3, 5, 6, 7, 24, 32, 96, 1000, 2**32 - 1, 2**32 + 1, 2**63 - 1, 2**63, 2**63 + 5,
+         2**64 - 7, 2**64 - 2, 2**64 - 1],
+    32: [1, 2, 3, 5, 6, 7, 24, 32, 96, 1000, 2**16 + 1, 2**31 - 1, 2**31, 2**31 + 5, 2**32 - 7,
+         2**32 - 1],
+}
+
+
+@pytest.mark.parametrize("width", [64, 32])
+def test_unsigned_division_by_constants_is_reduced_and_exact(width):
+    """divui/remui on index or i64 (and on i32: narrowed index arithmetic) by constants print
+    as shifts, masks or a multiply-high: ptxas would call its 64-bit division routine, and
+    turns div.u32 by an immediate into its reciprocal sequence. Exact for powers of two, small
+    odd and even divisors, the stage counts of pipelines and divisors at the top of the range."""
     import random
 
     rng = random.Random(7)
-    divisors = [1, 2, 3, 5, 6, 7, 24, 32, 96, 1000, 2**32 - 1, 2**32 + 1, 2**63 - 1, 2**63,
-                2**63 + 5, 2**64 - 7, 2**64 - 2, 2**64 - 1]
-    dividends = [0, 1, 2**63 - 1, 2**63, 2**64 - 1] + [rng.randrange(2**64) for _ in range(6)]
-    items = [(op, a - 2**64 if a >= 2**63 else a, b - 2**64 if b >= 2**63 else b)
-             for op in ("divui", "remui") for a in dividends for b in divisors]
-    ptx = emit_ptx(parse_module(kernel(64, items), "div.mlir"))
-    assert not re.search(r"\b(div|rem)\.u64", ptx)
+    top = 2**width
+    dividends = [0, 1, top // 2 - 1, top // 2, top - 1] + [rng.randrange(top) for _ in range(6)]
+    items = [(op, a - top if a >= top // 2 else a, b - top if b >= top // 2 else b)
+             for op in ("divui", "remui") for a in dividends for b in DIVISORS[width]]
+    ptx = emit_ptx(parse_module(kernel(width, items), "div.mlir"))
+    assert not re.search(rf"\b(div|rem)\.u{width}", ptx)
     machine = Machine()
     machine.run(ptx)
-    wrong = [f"{op}({a % 2**64}, {b % 2**64})" for k, (op, a, b) in enumerate(items)
-             if machine.memory[(1 << 40) + 8 * k] != EXPECTED[op](a, b, 64) % 2**64]
+    wrong = [f"{op}({a % top}, {b % top})" for k, (op, a, b) in enumerate(items)
+             if machine.memory[(1 << 40) + width // 8 * k] != EXPECTED[op](a, b, width) % top]
     assert not wrong, "\n".join(wrong[:20])
 
 

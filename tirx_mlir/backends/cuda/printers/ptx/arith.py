@@ -128,7 +128,8 @@ class ArithOps(ConstantDivision):
         if int_width(lhs.type) == 1 and op.name in PRED_BINARY:
             return self.binary(op, PRED_BINARY[op.name])
         w = self.int_bits(lhs, op)
-        if w == 64 and op.name in ("arith.divui", "arith.remui") and self.constant_udiv(op):
+        if w in (32, 64) and op.name in ("arith.divui", "arith.remui") and \
+                self.constant_udiv(op, w):
             return
         self.binary(op, f"{INT_BINARY[op.name]}{w}")
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 import io
 from typing import ClassVar
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Operation, SSAValue
 
@@ -53,6 +54,7 @@ from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_t
                                                          tied_values)
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 from tirx_mlir.backends.cuda.printers.ptx.language import PTX
+from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
@@ -346,14 +348,46 @@ class PtxFrame(SourcePrinter):
         assert isinstance(t, BufferType)
         size = checks.element_bytes(t.element_type)
         base, idx = self.reg(memory), self.reg(index)
+        # an index widened from i32 (cuda-narrow-index): its 32-bit register, sign-extended by
+        # mad.wide.s32 for a global address (a cvt.s64.s32 + mad.lo.s64 pair otherwise)
+        # (and sext(w + c) == sext(w) + c for an nsw add: c goes to the address's immediate)
+        cast = index.owner
+        narrow, offset = None, 0
+        if isinstance(cast, arith.IndexCastOp) and cast.input.type == regs.I32:
+            term, offset = _nsw_constant_term(cast.input)
+            narrow = self.reg(cast.input if term is None else term)
         if self.space_of(memory, op) == "shared":
-            low, out = self.temp(regs.B32), self.temp(regs.B32)
-            self.line(f"cvt.u32.u64 {low}, {idx};")
-            self.line(f"mad.lo.s32 {out}, {low}, {size}, {base};")
+            out = self.temp(regs.B32)
+            if narrow is None:
+                narrow = self.temp(regs.B32)
+                self.line(f"cvt.u32.u64 {narrow}, {idx};")
+            self.line(f"mad.lo.s32 {out}, {narrow}, {size}, {base};")
+            if offset:
+                self.line(f"add.s32 {out}, {out}, {offset * size};")
             return out
         out = self.temp(regs.B64)
-        self.line(f"mad.lo.s64 {out}, {idx}, {size}, {base};")
+        if narrow is not None:
+            self.line(f"mad.wide.s32 {out}, {narrow}, {size}, {base};")
+            if offset:
+                self.line(f"add.s64 {out}, {out}, {offset * size};")
+        else:
+            self.line(f"mad.lo.s64 {out}, {idx}, {size}, {base};")
         return out
+
+
+def _nsw_constant_term(value: SSAValue) -> tuple[SSAValue | None, int]:
+    """``(w, c)`` when ``value`` is ``arith.addi w, c`` with the ``nsw`` flag and a constant
+    ``c``, else ``(None, 0)``."""
+    add = value.owner
+    if not isinstance(add, arith.AddiOp) or \
+            arith.IntegerOverflowFlag.NSW not in add.overflow_flags.data:
+        return None, 0
+    for term, other in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+        c = constant_value(other)
+        if isinstance(c, int):
+            return term, c
+    return None, 0
+
 
 def _xyz(dims: tuple[int, ...]) -> list[int]:
     return [*dims, *[1] * (3 - len(dims))]

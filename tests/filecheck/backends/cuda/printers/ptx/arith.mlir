@@ -45,9 +45,21 @@ tirx.kernel @ints(%X: !tirx.buffer<64xi32, global>) -> (%Y: !tirx.buffer<64xi32,
 // CHECK-NEXT: sub.s32 {{%r[0-9]+}}, [[A]], [[B]];
 // CHECK-NEXT: mul.lo.s32 {{%r[0-9]+}}, [[A]], [[B]];
 // CHECK-NEXT: div.s32 {{%r[0-9]+}}, [[A]], [[B]];
-// CHECK-NEXT: div.u32 {{%r[0-9]+}}, [[A]], [[B]];
+// divui / remui by the constant -3 (2^32 - 3 unsigned): the multiply-high of
+// constant_division.py, not div.u32 (ptxas's reciprocal sequence)
+// CHECK-NEXT: mul.hi.u32 [[T:%r[0-9]+]], [[A]], 4;
+// CHECK-NEXT: sub.s32 [[U:%r[0-9]+]], [[A]], [[T]];
+// CHECK-NEXT: shr.u32 [[U]], [[U]], 1;
+// CHECK-NEXT: add.s32 [[U]], [[U]], [[T]];
+// CHECK-NEXT: shr.u32 {{%r[0-9]+}}, [[U]], 31;
 // CHECK-NEXT: rem.s32 {{%r[0-9]+}}, [[A]], [[B]];
-// CHECK-NEXT: rem.u32 {{%r[0-9]+}}, [[A]], [[B]];
+// CHECK-NEXT: mul.hi.u32 [[T2:%r[0-9]+]], [[A]], 4;
+// CHECK-NEXT: sub.s32 [[U2:%r[0-9]+]], [[A]], [[T2]];
+// CHECK-NEXT: shr.u32 [[U2]], [[U2]], 1;
+// CHECK-NEXT: add.s32 [[U2]], [[U2]], [[T2]];
+// CHECK-NEXT: shr.u32 [[Q2:%r[0-9]+]], [[U2]], 31;
+// CHECK-NEXT: mul.lo.s32 [[Q2]], [[Q2]], 0xFFFFFFFDU;
+// CHECK-NEXT: sub.s32 {{%r[0-9]+}}, [[A]], [[Q2]];
 
 // floordivsi: q - 1 when the remainder is non-zero and its sign differs from the divisor's.
 // CHECK-NEXT: div.s32 [[Q:%r[0-9]+]], [[A]], [[B]];
@@ -97,7 +109,8 @@ tirx.kernel @ints(%X: !tirx.buffer<64xi32, global>) -> (%Y: !tirx.buffer<64xi32,
 // CHECK-NEXT: and.b32 [[LOW:%r[0-9]+]], [[A]], 1;
 // CHECK-NEXT: setp.ne.b32 [[BIT:%p[0-9]+]], [[LOW]], 0;
 // CHECK-NEXT: selp.u32 {{%r[0-9]+}}, 1, 0, [[BIT]];
-// CHECK-NEXT: mad.lo.s64 [[ADDR:%rd[0-9]+]], [[IDX]], 4, {{%rd[0-9]+}};
+// An index widened from an i32 addresses through the i32 (mad.wide.s32 sign-extends it).
+// CHECK-NEXT: mad.wide.s32 [[ADDR:%rd[0-9]+]], [[N]], 4, {{%rd[0-9]+}};
 // CHECK-NEXT: st.global.b32 [[[ADDR]]], [[FD]];
 
 // -----

@@ -1,0 +1,69 @@
+"""``cuda-hoist-invariants``: invariant integer arithmetic leaves its loop from any depth
+(``scf.if`` included), what depends on the loop or could fault stays, and the kernel computes
+the same (SIMT interpreter)."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import scf
+
+from tirx_mlir.backends.cuda.transforms.hoist_invariants import CudaHoistInvariantsPass
+from tirx_mlir.located_parser import parse_module
+from tirx_testing.simt import cuda_kernel, run_simt
+
+G = "!tirx.buffer<1024xf32, global>"
+BODY = f"""  %t = cuda.thread_idx x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %c128 = arith.constant 128 : index
+  %n = arith.constant 5 : index
+  scf.for %k = %c0 to %c8 step %c1 {{
+    %odd = arith.remui %k, %c3 : index
+    %go = arith.cmpi ne, %odd, %c0 : index
+    scf.if %go {{
+      %sw = arith.xori %t, %c3 : index
+      %q = arith.divui %sw, %c3 : index
+      %d = arith.divui %sw, %n : index
+      %kt = arith.muli %k, %c128 : index
+      %i = arith.addi %kt, %sw : index
+      %x = cuda.load %X, %i : {G}, index -> f32
+      cuda.store %Y, %i, %x : {G}, index, f32
+    }}
+  }}
+"""
+TEXT = cuda_kernel(f"(%X: {G}) -> (%Y: {G})", BODY, "grid [1] threads [128]", "cuda -arch=sm_80")
+
+
+def hoisted(text: str):
+    module = parse_module(text, "k.mlir")
+    CudaHoistInvariantsPass().apply(Context(), module)
+    module.verify()
+    return module
+
+
+def inside_the_loop(module) -> set[str]:
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    return {op.results[0].name_hint for op in loop.body.walk() if op.results}
+
+
+def test_invariant_ops_leave_the_loop_and_the_branch():
+    inside = inside_the_loop(hoisted(TEXT))
+    assert "sw" not in inside and "q" not in inside  # divui by a non-zero constant moves
+    assert {"odd", "go", "kt", "i", "x"} <= inside   # they read %k (or memory)
+
+
+def test_a_division_by_a_value_that_could_be_zero_stays():
+    text = TEXT.replace("%n = arith.constant 5 : index",
+                        "%n = arith.subi %c128, %t : index")
+    assert "d" in inside_the_loop(hoisted(text))
+
+
+def test_the_kernel_computes_the_same():
+    x = np.random.default_rng(0).random(1024, dtype=np.float32)
+    (before,), _ = run_simt(TEXT, x)
+    (after,), _ = run_simt(str(hoisted(TEXT)), x)
+    np.testing.assert_array_equal(after, before)
+    assert not np.isnan(before[128:256]).any() and np.isnan(before[:128]).all()  # k = 0 skipped

@@ -1,0 +1,176 @@
+"""``cuda-narrow-index``: index arithmetic in 32 bits where its ranges prove it fits.
+
+``index`` is 64-bit in CUDA-level code (the PTX printer's ``%rd`` registers, ``int64_t`` in
+CUDA C++), so every address computation costs two 32-bit instructions per add, a 64-bit shift
+pair per shift and ``mul.wide`` chains per product, where Triton's ``i32`` offsets cost one
+(its ``tt.addptr`` offsets are ``i32``; the final pointer add is the 64-bit one). LLVM's NVPTX
+backend narrows the same way (``-nvptx-short-ptr``, and InstCombine's shrinking of ``zext``'d
+arithmetic). With the proven ranges of `index_ranges.value_ranges`:
+
+1. folds: ``remui x, c`` -> ``x`` and ``divui x, c`` -> ``0`` (and the signed forms) when
+   ``0 <= x < c`` for every value ``x`` and ``c`` take (the thread-id decompositions of the
+   layouts leave many: ``(tx / 4 + 32) % 128``);
+2. narrows: an ``arith`` integer op on ``index`` whose operands and result all lie in the signed
+   32-bit range (unsigned ops: non-negative operands) is rebuilt on ``i32``; its ``index`` users
+   that stay 64-bit (``cuda.address``, ``scf.for`` bounds, loads and stores) read it through
+   ``arith.index_cast`` (a sign extension: exact, since the value fits; a constant keeps its
+   ``index`` twin for them instead); the adds, subtractions, products and left shifts carry
+   ``nsw`` (they do not wrap), so a global address is
+   ``base + sext(offset32) * size`` and a shared one never leaves 32 bits.
+
+Every value keeps its meaning (each op's result is exact in 32 bits, by the ranges), so the
+interpreter agrees before and after. Ops whose ranges are not proven stay 64-bit, which is
+always correct; a kernel with a global buffer of 2^31 bytes or more keeps its offsets into that
+buffer 64-bit because their ranges do not fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tirx_mlir.backends.cuda.transforms.index_ranges import Range, fits_signed, value_ranges
+from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
+
+I32 = IntegerType(32)
+
+_FOLDABLE = {"arith.remui": "rem", "arith.remsi": "rem", "arith.divui": "div",
+             "arith.divsi": "div"}
+_SIGNED = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.AndIOp, arith.OrIOp, arith.XOrIOp,
+           arith.ShLIOp, arith.MinSIOp, arith.MaxSIOp, arith.DivSIOp, arith.RemSIOp,
+           arith.ShRSIOp)
+"""Ops exact in 32 bits whenever their operands and result fit the signed 32-bit range."""
+_NO_SIGNED_WRAP = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.ShLIOp)
+NSW = arith.IntegerOverflowAttr([arith.IntegerOverflowFlag.NSW])
+"""The narrowed ops that carry arith's ``nsw`` flag: their results are proven exact, so
+``sext(a + b) == sext(a) + sext(b)`` and the PTX printer folds a constant term of a global
+offset into the address (an immediate of the load) instead of sign-extending each sum."""
+_UNSIGNED = (arith.DivUIOp, arith.RemUIOp, arith.ShRUIOp, arith.MinUIOp, arith.MaxUIOp)
+"""Ops that read their operands as unsigned: narrowed for non-negative operands only."""
+_FIRST_UNSIGNED_CMP = 6
+"""arith.cmpi's predicates: eq ne slt sle sgt sge (0-5), then ult ule ugt uge (6-9)."""
+
+
+def fold_by_ranges(kernel: KernelOp, ranges: dict[SSAValue, Range]) -> int:
+    """Step 1 of the module docstring; the number of ops folded."""
+    folded = 0
+    for op in list(kernel.walk()):
+        kind = _FOLDABLE.get(op.name)
+        if kind is None or not isinstance(op.results[0].type, IndexType | IntegerType):
+            continue
+        x, c = (ranges.get(v) for v in op.operands)
+        if x is None or c is None or not x.nonneg or x.hi >= c.lo:
+            continue
+        if kind == "rem":
+            op.results[0].replace_all_uses_with(op.operands[0])
+        else:
+            zero = arith.ConstantOp(IntegerAttr(0, op.results[0].type))
+            Rewriter.insert_op(zero, InsertPoint.before(op))
+            ranges[zero.result] = Range(0, 0)
+            op.results[0].replace_all_uses_with(zero.result)
+        Rewriter.erase_op(op)
+        folded += 1
+    return folded
+
+
+def _fits(v: SSAValue, ranges: dict[SSAValue, Range], unsigned: bool) -> bool:
+    r = ranges.get(v)
+    return r is not None and fits_signed(r, 32) and (r.nonneg or not unsigned)
+
+
+def narrowable(op: Operation, ranges: dict[SSAValue, Range]) -> bool:
+    """Whether ``op`` computes the same values on i32 (step 2 of the module docstring)."""
+    if isinstance(op, arith.ConstantOp):
+        return isinstance(op.result.type, IndexType) and _fits(op.result, ranges, False)
+    if isinstance(op, arith.CmpiOp):
+        unsigned = op.predicate.value.data >= _FIRST_UNSIGNED_CMP
+        return all(isinstance(v.type, IndexType) and _fits(v, ranges, unsigned)
+                   for v in op.operands)
+    if isinstance(op, arith.SelectOp):
+        vals = (op.lhs, op.rhs, op.result)
+        return isinstance(op.result.type, IndexType) and all(_fits(v, ranges, False)
+                                                             for v in vals)
+    if not isinstance(op, _SIGNED + _UNSIGNED):
+        return False
+    unsigned = isinstance(op, _UNSIGNED)
+    return isinstance(op.results[0].type, IndexType) and \
+        all(_fits(v, ranges, unsigned) for v in (*op.operands, op.results[0]))
+
+
+class _Narrower:
+    """Rebuilds the narrowable ops of one kernel on i32 (program order)."""
+
+    def __init__(self, ranges: dict[SSAValue, Range]):
+        self.ranges = ranges
+        self.narrow: dict[SSAValue, SSAValue] = {}
+
+    def as_i32(self, v: SSAValue) -> SSAValue:
+        """``v`` (index, its range fits) as an i32 value: the narrowed twin or a cast."""
+        got = self.narrow.get(v)
+        if got is None:
+            cast = arith.IndexCastOp(v, I32)
+            owner = v.owner
+            where = InsertPoint.at_start(owner) if isinstance(owner, Block) else \
+                InsertPoint.after(owner)
+            Rewriter.insert_op(cast, where)
+            got = self.narrow[v] = cast.result
+        return got
+
+    def rebuild(self, op: Operation) -> None:
+        b = Builder(InsertPoint.before(op))
+        if isinstance(op, arith.ConstantOp):
+            value = op.value
+            assert isinstance(value, IntegerAttr)
+            new = b.insert(arith.ConstantOp(IntegerAttr(value.value.data, I32)))
+            self.narrow[op.result] = new.result  # its index users keep the index constant
+            return
+        elif isinstance(op, arith.CmpiOp):
+            lhs, rhs = (self.as_i32(v) for v in op.operands)
+            new = b.insert(arith.CmpiOp(lhs, rhs, op.predicate.value.data))
+            op.result.replace_all_uses_with(new.result)
+            Rewriter.erase_op(op)
+            return
+        elif isinstance(op, arith.SelectOp):
+            new = b.insert(arith.SelectOp(op.cond, self.as_i32(op.lhs),
+                                          self.as_i32(op.rhs)))
+        elif isinstance(op, _NO_SIGNED_WRAP):
+            lhs, rhs = (self.as_i32(v) for v in op.operands)
+            new = b.insert(type(op)(lhs, rhs, overflow=NSW))
+        else:
+            lhs, rhs = (self.as_i32(v) for v in op.operands)
+            new = b.insert(type(op)(lhs, rhs))
+        old = op.results[0]
+        new.results[0].name_hint = old.name_hint
+        wide = b.insert(arith.IndexCastOp(new.results[0], IndexType()))
+        old.replace_all_uses_with(wide.result)
+        Rewriter.erase_op(op)
+        self.narrow[wide.result] = new.results[0]
+
+
+def narrow_kernel(kernel: KernelOp) -> tuple[int, int]:
+    """Fold, then narrow, one kernel's index arithmetic; (ops folded, ops narrowed)."""
+    ranges = value_ranges(kernel)
+    folded = fold_by_ranges(kernel, ranges)
+    todo = [op for op in kernel.walk() if narrowable(op, ranges)]
+    n = _Narrower(ranges)
+    for op in todo:
+        n.rebuild(op)
+    return folded, len(todo)
+
+
+@dataclass(frozen=True)
+class CudaNarrowIndexPass(ModulePass):
+    """Index arithmetic on i32 where the value ranges prove it exact."""
+
+    name = "cuda-narrow-index"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in kernels(op):
+            narrow_kernel(kernel)
