@@ -37,8 +37,16 @@ def _bias_silu(x, b):
     return [z / (1 + np.exp(-z))]
 
 
+def _layernorm(x, g, b):
+    x64 = x.astype(np.float64)
+    mean = x64.mean(1, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(1, keepdims=True)
+    return [((x64 - mean) / np.sqrt(var + 1e-5) * g + b).astype(np.float32)]
+
+
 CASES = {"softmax": (_softmax, 1e-5), "softmax_registers": (_softmax, 1e-5),
-         "rmsnorm": (_rmsnorm, 2e-3), "bias_silu": (_bias_silu, 1e-5)}
+         "rmsnorm": (_rmsnorm, 2e-3), "bias_silu": (_bias_silu, 1e-5),
+         "layernorm": (_layernorm, 1e-4)}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
