@@ -37,7 +37,8 @@ def test_every_backend_has_the_examples_the_issue_lists():
         for name in ("softmax", "rmsnorm", "gemm"):
             assert f"{backend}/{name}.py" in names
     assert {"trn/layernorm.py", "trn/matmul_bias_relu.py", "trn/attention_scores.py",
-            "causal_softmax.py", "cuda/bias_silu.py", "cuda/layernorm.py"} <= names
+            "causal_softmax.py", "cuda/bias_silu.py", "cuda/layernorm.py",
+            "cuda/matmul_bias_relu.py", "cuda/attention_scores.py"} <= names
     assert {"cuda/warp_reduce.py", "cuda/vector_add.py"} <= names  # Tx.cuda / Tx.ptx twins
 
 
