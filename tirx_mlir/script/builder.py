@@ -223,8 +223,9 @@ def bind_arguments(op_cls, args: Sequence, kwargs: dict, what: str) -> tuple[dic
 
 
 def operand(v) -> SSAValue:
-    """A tile-op operand: a Buffer, an Index, a Python number (an f32 / index constant)."""
-    if isinstance(v, (Buffer, Index)):
+    """A tile-op operand: a Buffer, an Index, a scalar value (``Tx.const``, a backend op's
+    result), a Python number (an f32 constant)."""
+    if isinstance(v, (Buffer, Index, Cond)) or isinstance(getattr(v, "value", None), SSAValue):
         return v.value
     if isinstance(v, SSAValue):
         return v
