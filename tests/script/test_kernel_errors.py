@@ -4,21 +4,15 @@ inside the front end."""
 
 from __future__ import annotations
 
-import inspect
-import linecache
 
 import numpy as np
 import pytest
 
 from tirx_mlir import script as Tx
+from tirx_testing.source_errors import assert_reported_at_marked_line
 
 TRN = "aws/trn1/trn1.2xlarge"
 
-
-def marked_line(fn) -> int:
-    lines, first = inspect.getsourcelines(fn)
-    (offset,) = [i for i, text in enumerate(lines) if text.rstrip().endswith("# ERR")]
-    return first + offset
 
 
 def _wrong_shape():
@@ -327,18 +321,7 @@ MISTAKES = [
 
 @pytest.mark.parametrize("make,message", MISTAKES, ids=[m.__name__.strip("_") for m, _ in MISTAKES])
 def test_mistake_is_reported_at_its_line(make, message):
-    with pytest.raises(Tx.SourceError) as info:
-        make()
-    err = info.value
-    text = str(err)
-    assert err.where is not None, text
-    assert (err.where.filename, err.where.line) == (__file__, marked_line(make)), text
-    assert message in text
-    head, source, caret = text.splitlines()[:3]
-    assert head.startswith(f"{__file__}:{err.where.line}:{err.where.col}: error: ")
-    assert source == "  " + linecache.getline(__file__, err.where.line).rstrip()
-    assert caret.lstrip().startswith("^") and caret.index("^") == 2 + err.where.col - 1
-    assert "Traceback" not in text and "tirx_mlir/script" not in text
+    assert_reported_at_marked_line(make, message)
 
 
 def test_there_are_at_least_twenty_mistakes():

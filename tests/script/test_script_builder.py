@@ -150,3 +150,19 @@ def test_select_lambda_reads_a_loop_variable_as_a_symbol():
     (y,) = KernelRunner(module)(x)
     expected = np.where(np.arange(384)[:, None] < 300, x, np.float32(-1.0))
     np.testing.assert_array_equal(y, expected)
+
+
+def test_a_typed_constant_is_a_tile_operand():
+    """``Tx.const`` (what ``-t tx`` prints for a constant that is neither index nor f32) is an
+    operand of the tile primitives too."""
+    from tirx_mlir import script as Tx
+
+    with Tx.kernel("k", inputs={"A": Tx.buffer((8, 8), "f16")},
+                   outputs={"B": Tx.buffer((8, 8), "f16")}) as k:
+        A, B = k.args
+        a = Tx.alloc((8, 8), "f16", scope="shared")
+        Tx.cta.copy(a, A)
+        Tx.cta.mul(a, a, Tx.const(2.0, "f16"))
+        Tx.cta.copy(B, a)
+    k.module.verify()
+    assert "arith.constant 2.000000e+00 : f16" in str(k.module)

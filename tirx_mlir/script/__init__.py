@@ -23,7 +23,9 @@ at thread scope; ``Tx.cta.<op>``, ``Tx.warp.<op>``, ``Tx.warpgroup.<op>`` (``Tx.
 (``bias=``, ``scale=``, ``axes=[-1]``, ``accum=True``, ``transpose_b=True``...).
 ``Tx.select(..., where=lambda i, j: i < j)`` turns the lambda into the affine predicate; loop
 variables and scope ids in it become its symbols (``where=lambda i, j: i + k * 128 < n``).
-Namespaces that loaded backends register (``Tx.nki``...) are attributes too.
+Namespaces that loaded backends register (``Tx.nki``, ``Tx.cuda``, ``Tx.ptx``, ``Tx.nvshmem``)
+are attributes too; their ops give `Scalar` values (Python arithmetic builds ``arith`` ops of
+their type) and ``Tx.const(-1, "i32")`` makes a typed constant.
 """
 
 from __future__ import annotations
@@ -55,13 +57,14 @@ from tirx_mlir.script.builder import (Buffer, Cond, Index, KernelBuilder, Out, S
 from tirx_mlir.script.kernel_function import Kernel, constexpr, kernel
 from tirx_mlir.script.locations import SourceError
 from tirx_mlir.script.parser import serial, unroll
+from tirx_mlir.script.scalars import Scalar, const
 
 range = for_range  # noqa: A001 - ``Tx.range`` reads like TVMScript's T.serial
 buffer = buffer_type
 
 __all__ = ["kernel", "Kernel", "KernelBuilder", "constexpr", "serial", "unroll", "range",
-           "buffer", "alloc", "ds", "index_min", "index_max",
-           "Buffer", "Out", "Index", "Cond", "ScriptError",
+           "buffer", "alloc", "ds", "index_min", "index_max", "Buffer", "Out", "Index", "Cond",
+           "Scalar", "const", "ScriptError",
            "SourceError", "cta", "warp", "warpgroup", "wg", "cluster", "thread"]
 
 

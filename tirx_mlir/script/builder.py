@@ -19,7 +19,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.tirx import dtypes
-from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
+from tirx_mlir.dialects.tirx.access import IndexExpr, build_floor_mod, const_index
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.op_syntax import unknown_keyword
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, SliceOp, TransposeOp
@@ -69,7 +69,14 @@ class Index:
         return Index(arith.FloorDivSIOp(self.value, Index.wrap(o)).result)
 
     def __mod__(self, o: "Index | int") -> "Index":
-        return Index(arith.RemSIOp(self.value, Index.wrap(o)).result)
+        """Python's floor mod (the result has the divisor's sign), as ``//`` floors."""
+        return Index(build_floor_mod(self.value, Index.wrap(o)))
+
+    def __rmod__(self, o: int) -> "Index":
+        return Index(build_floor_mod(const_index(None, o), self.value))
+
+    def __rfloordiv__(self, o: int) -> "Index":
+        return Index(arith.FloorDivSIOp(const_index(None, o), self.value).result)
 
     def __neg__(self) -> "Index":
         return 0 - self
@@ -272,8 +279,9 @@ def bind_arguments(op_cls, args: Sequence, kwargs: dict, what: str) -> tuple[dic
 
 
 def operand(v) -> SSAValue:
-    """A tile-op operand: a Buffer, an Index, a Python number (an f32 / index constant)."""
-    if isinstance(v, (Buffer, Index)):
+    """A tile-op operand: a Buffer, an Index, a scalar value (``Tx.const``, a backend op's
+    result), a Python number (an f32 constant)."""
+    if isinstance(v, (Buffer, Index, Cond)) or isinstance(getattr(v, "value", None), SSAValue):
         return v.value
     if isinstance(v, SSAValue):
         return v

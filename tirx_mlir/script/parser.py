@@ -32,6 +32,7 @@ from xdsl.ir import Block, Region
 from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.script.builder import Buffer, Cond, Index, ScriptError, index_max, index_min
 from tirx_mlir.script.locations import SourceError, SourceLoc, at, located_builder
+from tirx_mlir.script.scalars import Scalar
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -484,9 +485,9 @@ def _as_cond(v: Any) -> Cond:
 
 def _compare(op: type, a: Any, b: Any) -> Any:
     predicate, python = _COMPARE[op]
-    if isinstance(a, Index):
+    if isinstance(a, (Index, Scalar)):
         return a.compare(predicate, b)
-    if isinstance(b, Index):
+    if isinstance(b, (Index, Scalar)):
         return b.compare(_SWAPPED[predicate], a)
     if isinstance(a, (Buffer, Cond)) or isinstance(b, (Buffer, Cond)):
         raise ScriptError("only indices and Python values can be compared")

@@ -4,8 +4,11 @@ The printed source is a Python module with one ``@Tx.kernel`` function per ``tir
 parses back to the same IR, structurally (tested on every example). What it prints: buffer
 parameters, ``tirx.alloc`` / ``slice`` / ``transpose`` / ``reshape``, scope ids, index arithmetic
 and comparisons, ``scf.for`` / ``scf.if``, and every tile primitive with its call-site scope,
-keywords, ``dispatch=`` and ``config=``. Anything else (a backend's ops, i.e. IR after dispatch)
-is an error naming the op: print it with the backend's printer instead.
+keywords, ``dispatch=`` and ``config=``, scalar arithmetic, ``%`` (Python's floor mod in the
+forms the front end builds), typed constants (``Tx.const``) and the ops of backend namespaces
+(``Tx.cuda.*``, ``Tx.ptx.*``...: each registered namespace with a ``script_call(op, operand)``
+method prints its own). Anything else (e.g. a lone ``arith.remsi`` of a possibly negative value,
+or an op no namespace builds) is an error naming the op.
 """
 
 from __future__ import annotations
@@ -26,13 +29,16 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tirx_mlir.diagnostics import TirxError
 from tirx_mlir.dialects.tirx import dtypes
+from tirx_mlir.dialects.tirx.access import floor_mod_operands
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, SliceOp, TransposeOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ReturnOp, ScopeIdOp
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 
 _BINARY = {arith.AddiOp: "+", arith.SubiOp: "-", arith.MuliOp: "*", arith.FloorDivSIOp: "//",
-           arith.RemSIOp: "%", arith.AndIOp: "&", arith.OrIOp: "|"}
+           arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^", arith.ShLIOp: "<<",
+           arith.ShRSIOp: ">>", arith.AddfOp: "+", arith.SubfOp: "-", arith.MulfOp: "*",
+           arith.DivfOp: "/"}
 _CMP = {0: "==", 1: "!=", 2: "<", 3: "<=", 4: ">", 5: ">="}  # arith.cmpi eq ne slt sle sgt sge
 _SCOPE_NAMESPACE = {ExecScope.THREAD: "Tx", ExecScope.WARP: "Tx.warp", ExecScope.CTA: "Tx.cta",
                     ExecScope.WARPGROUP: "Tx.warpgroup", ExecScope.CLUSTER: "Tx.cluster"}
@@ -54,6 +60,7 @@ class _KernelPrinter:
         self.names: dict[SSAValue, str] = {}
         self.used: set[str] = {"Tx"}
         self.out: list[str] = []
+        self.hidden = _floor_mod_parts(kernel)
 
     # --- names and expressions ---------------------------------------------------------------
 
@@ -113,7 +120,7 @@ class _KernelPrinter:
             self.emit(depth, "pass")
 
     def op(self, op: Operation, depth: int) -> None:
-        if isinstance(op, (arith.ConstantOp, ReturnOp, scf.YieldOp)):
+        if isinstance(op, (arith.ConstantOp, ReturnOp, scf.YieldOp)) or op in self.hidden:
             return
         if type(op) in _BINARY:
             text = f"{self.expr(op.operands[0], op)} {_BINARY[type(op)]} " \
@@ -148,11 +155,36 @@ class _KernelPrinter:
         elif isinstance(op, scf.IfOp):
             self.branch(op, depth)
             return
+        elif floor_mod_operands(op.results[0]) if len(op.results) == 1 else None:
+            x, divisor = floor_mod_operands(op.results[0])  # type: ignore[misc]
+            text = f"{self.expr(x, op)} % {self.expr(divisor, op)}"
         else:
-            raise TirxError(f"module_to_script: {op.name} has no front-end form (print IR "
-                            f"after dispatch with its backend's printer)", op)
+            self.namespace_call(op, depth)
+            return
         (result,) = op.results
         self.emit(depth, f"{self.name(result)} = {text}")
+
+    def namespace_call(self, op: Operation, depth: int) -> None:
+        """An op of a backend namespace (``Tx.cuda.*``...): the call that namespace prints."""
+        from tirx_mlir import registry
+
+        for namespace in registry.script_namespaces.listing().values():
+            printer = getattr(namespace, "script_call", None)
+            text = printer(op, lambda v: self.expr(v, op)) if printer is not None else None
+            if text is not None:
+                break
+        else:
+            raise TirxError(f"module_to_script: cannot print {op.name} as front-end source (no "
+                            f"script namespace builds it; print IR after dispatch with its "
+                            f"backend's printer)", op)
+        if not op.results:
+            self.emit(depth, text)
+            return
+        name = self.name(op.results[0])
+        if len(op.results) > 1:
+            for i, result in enumerate(op.results):
+                self.names[result] = f"{name}[{i}]"
+        self.emit(depth, f"{name} = {text}")
 
     def slice(self, op: SliceOp) -> str:
         parts = []
@@ -227,6 +259,27 @@ class _KernelPrinter:
             self.block(op.false_region.block, depth + 1)
 
 
+def _floor_mod_parts(kernel: KernelOp) -> set[Operation]:
+    """The ops inside the floor-mod selects of ``kernel`` (printed as one ``%``) that nothing
+    else uses."""
+    hidden: set[Operation] = set()
+    for op in kernel.walk():
+        if not isinstance(op, arith.SelectOp) or floor_mod_operands(op.result) is None:
+            continue
+        x, divisor = floor_mod_operands(op.result)  # type: ignore[misc]
+        parts, todo = set(), [op.lhs.owner, op.rhs.owner, op.cond.owner]
+        while todo:
+            part = todo.pop()
+            if isinstance(part, Operation) and not isinstance(part, arith.ConstantOp) and \
+                    part not in parts and part.results[0] not in (x, divisor):
+                parts.add(part)
+                todo.extend(v.owner for v in part.operands)
+        if all(use.operation in parts or use.operation is op
+               for part in parts for use in part.results[0].uses):
+            hidden |= parts
+    return hidden
+
+
 def _is_optional(op_def: Any, name: str) -> bool:
     from xdsl.irdl import OptOperandDef
 
@@ -234,12 +287,18 @@ def _is_optional(op_def: Any, name: str) -> bool:
 
 
 def _literal(attr: Attribute, op: Operation) -> str:
+    """A Python number where the front end makes that constant from one (index, f32), else
+    ``Tx.const(value, type)``."""
     if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
         return str(attr.value.data)
     if isinstance(attr, FloatAttr) and dtypes.type_name(attr.type) == "f32":
         return repr(float(attr.value.data))
-    raise TirxError(f"module_to_script: the constant {attr} has no front-end form (Python "
-                    f"numbers become index or f32 constants)", op)
+    if isinstance(attr, (IntegerAttr, FloatAttr)):
+        value = attr.value.data
+        if isinstance(attr, IntegerAttr) and attr.type.width.data == 1:
+            value = int(value != 0)
+        return f"Tx.const({value!r}, {dtypes.type_name(attr.type)!r})"
+    raise TirxError(f"module_to_script: the constant {attr} has no front-end form", op)
 
 
 def _keyword_value(attr: Attribute, kind: str, op: Operation) -> str:

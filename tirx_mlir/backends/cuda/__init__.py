@@ -5,7 +5,8 @@ and ``-t ptx`` printers.
 `register_backend()` is the one place that registers what the backend provides: the target
 description (target_tags.py), a real device probe through the CUDA driver API (detect.py), the
 tensor-memory scope and its axes (memory.py), the dialects (dialects/cuda/, dialects/ptx/,
-dialects/nvshmem/), the printers (printers/cuda_cpp/, printers/ptx/) and the SIMT interpreter
+dialects/nvshmem/), their script namespaces ``Tx.cuda``, ``Tx.ptx``, ``Tx.nvshmem``
+(script.py), the printers (printers/cuda_cpp/, printers/ptx/) and the SIMT interpreter
 of CUDA-level kernels (interpreter/, a kernel executor), the runtime device (runtime/), the
 tile-dispatch variants (dispatch/), the passes (transforms/) and the ``cuda`` pipeline
 (pipeline.py), all registered as factories so ``import tirx_mlir`` imports none of them.
@@ -32,6 +33,7 @@ def register_backend() -> None:
     from tirx_mlir.registry import Lazy
     from tirx_mlir.backends.cuda.memory import register_cuda_memory
     from tirx_mlir.backends.cuda.runtime import register_cuda_runtime
+    from tirx_mlir.backends.cuda.script import NAMESPACES  # imports no xDSL: made on use
     from tirx_mlir.backends.cuda.target_tags import register_cuda_target
     from tirx_mlir.target import register_device_target_detector
 
@@ -50,6 +52,8 @@ def register_backend() -> None:
                                                           "outputs_per_pe"),
                                       report=Lazy(f"{_PKG}.interpreter.executor", "stats_report"))
     register_cuda_runtime()
+    for name, namespace in NAMESPACES.items():  # Tx.cuda, Tx.ptx, Tx.nvshmem
+        registry.register_script_namespace(name, namespace)
     _register_lowering(registry)
 
 

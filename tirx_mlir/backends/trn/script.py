@@ -45,10 +45,9 @@ class NkiNamespace:
     def __getattr__(self, name: str) -> Callable[..., Any]:
         if name.startswith("_"):
             raise AttributeError(name)
-        table = self._table()
-        if name not in table:
-            raise AttributeError(f"Tx.nki has no op '{name}'; ops: {', '.join(sorted(table))}")
-        return table[name]
+        from tirx_mlir.script.namespace import lookup  # the close names, at the user's line
+
+        return lookup("nki", self._table(), name)
 
     def __dir__(self) -> list[str]:
         return sorted([*self._table(), "nonzero"])

@@ -200,8 +200,12 @@ def quotient_range(value: SSAValue) -> tuple[int, int] | None:
     ``src/arith/const_int_bound.cc``): ``floordivsi``/``divsi``/``divui``/``ceildivsi`` are
     monotone in ``x``; ``x % c`` of a non-negative ``x`` is ``[lo % c, hi % c]`` when ``x``
     does not wrap a multiple of ``c``, else ``[0, c - 1]`` (``remsi`` of a negative ``x`` is
-    in ``[1 - c, 0]``, truncating as the op). None when unknown."""
+    in ``[1 - c, 0]``, truncating as the op); Python's floor mod (`build_floor_mod`) by ``c``
+    is in ``[0, c - 1]`` for any ``x``. None when unknown."""
     owner = value.owner
+    floor_mod = floor_mod_operands(value)
+    if floor_mod is not None and isinstance(owner, arith.SelectOp):
+        return _floor_mod_range(*floor_mod)
     quotients = (arith.FloorDivSIOp, arith.DivSIOp, arith.DivUIOp, arith.CeilDivSIOp)
     if not isinstance(owner, (*quotients, arith.RemSIOp, arith.RemUIOp)):
         return None
@@ -221,6 +225,92 @@ def quotient_range(value: SSAValue) -> tuple[int, int] | None:
     if lo >= 0 and hi - lo < c and lo % c <= hi % c:
         return lo % c, hi % c
     return (0 if lo >= 0 else max(lo, 1 - c)), (0 if hi < 0 else min(hi, c - 1))
+
+
+def _floor_mod_range(x: SSAValue, divisor: SSAValue) -> tuple[int, int] | None:
+    c = constant_value(divisor)
+    if not isinstance(c, int) or c <= 0:
+        return None
+    rng = expr_range(index_expr(x))
+    if rng is not None and rng[0] >= 0 and rng[1] - rng[0] < c and rng[0] % c <= rng[1] % c:
+        return rng[0] % c, rng[1] % c
+    return 0, c - 1
+
+
+# --- Python's floor mod: ``x % y`` with the divisor's sign ------------------------------------
+
+
+def _nonnegative(x: SSAValue, divisor: SSAValue) -> bool:
+    c = constant_value(divisor)
+    rng = expr_range(index_expr(x))
+    return isinstance(c, int) and c > 0 and rng is not None and rng[0] >= 0
+
+
+def build_floor_mod(x: SSAValue, divisor: SSAValue) -> SSAValue:
+    """``x % divisor`` as Python computes it (the result has the divisor's sign), built by the
+    enclosing ``ImplicitBuilder``. MLIR's ``arith`` has no floor mod: it is ``arith.remsi``
+    (which truncates) where ``x`` is provably >= 0 and the divisor a positive constant (the two
+    agree there), else the remainder corrected towards the divisor's sign, as MLIR lowers
+    affine ``mod``::
+
+        %r = arith.remsi %x, %c          // a positive constant divisor
+        %n = arith.cmpi slt, %r, %c0
+        %a = arith.addi %r, %c
+        %m = arith.select %n, %a, %r
+
+    (any other divisor: ``%n`` is ``%r != 0 and (%r xor %y) < 0``). `floor_mod_operands`
+    recognises both forms."""
+    if _nonnegative(x, divisor):
+        return arith.RemSIOp(x, divisor).result
+    r = arith.RemSIOp(x, divisor).result
+    zero = const_index(None, 0)
+    c = constant_value(divisor)
+    if isinstance(c, int) and c > 0:
+        fix = arith.CmpiOp(r, zero, "slt").result
+    else:
+        signs_differ = arith.CmpiOp(arith.XOrIOp(r, divisor).result, zero, "slt").result
+        fix = arith.AndIOp(arith.CmpiOp(r, zero, "ne").result, signs_differ).result
+    return arith.SelectOp(fix, arith.AddiOp(r, divisor).result, r).result
+
+
+def floor_mod_operands(value: SSAValue) -> tuple[SSAValue, SSAValue] | None:
+    """``(x, divisor)`` when ``value`` is Python's ``x % divisor`` in a form `build_floor_mod`
+    builds (its ``arith.select``, or a ``remsi`` of a provably non-negative ``x`` by a positive
+    constant), else None."""
+    owner = value.owner
+    if isinstance(owner, arith.RemSIOp):
+        return (owner.lhs, owner.rhs) if _nonnegative(owner.lhs, owner.rhs) else None
+    if not isinstance(owner, arith.SelectOp):
+        return None
+    r, added = owner.rhs, owner.lhs.owner
+    rem = r.owner
+    if not (isinstance(rem, arith.RemSIOp) and isinstance(added, arith.AddiOp) and
+            added.lhs is r and added.rhs is rem.rhs):
+        return None
+    return (rem.lhs, rem.rhs) if _is_fix(owner.cond, r, rem.rhs) else None
+
+
+def _is_fix(cond: SSAValue, r: SSAValue, divisor: SSAValue) -> bool:
+    """Whether ``cond`` is the correction condition `build_floor_mod` gives for ``divisor``."""
+    c = constant_value(divisor)
+    if isinstance(c, int) and c > 0:
+        return _compares(cond, r, "slt")
+    both = cond.owner
+    if not isinstance(both, arith.AndIOp) or not _compares(both.lhs, r, "ne"):
+        return False
+    xor = both.rhs.owner
+    return isinstance(xor, arith.CmpiOp) and _compares(both.rhs, xor.lhs, "slt") and \
+        isinstance(xor.lhs.owner, arith.XOrIOp) and xor.lhs.owner.lhs is r and \
+        xor.lhs.owner.rhs is divisor
+
+
+def _compares(cond: SSAValue, lhs: SSAValue, predicate: str) -> bool:
+    """``cond`` is ``arith.cmpi <predicate>, lhs, 0``."""
+    cmp = cond.owner
+    names = ("eq", "ne", "slt", "sle", "sgt", "sge")
+    return isinstance(cmp, arith.CmpiOp) and cmp.lhs is lhs and \
+        constant_value(cmp.rhs) == 0 and cmp.predicate.value.data < len(names) and \
+        names[cmp.predicate.value.data] == predicate
 
 
 class NotAView(ValueError):

@@ -37,8 +37,27 @@ def _bias_silu(x, b):
     return [z / (1 + np.exp(-z))]
 
 
+def _layernorm(x, g, b):
+    x64 = x.astype(np.float64)
+    mean = x64.mean(1, keepdims=True)
+    var = ((x64 - mean) ** 2).mean(1, keepdims=True)
+    return [((x64 - mean) / np.sqrt(var + 1e-5) * g + b).astype(np.float32)]
+
+
+def _matmul_bias_relu(a, b, bias):
+    return [np.maximum(a.astype(np.float32) @ b.astype(np.float32) + bias, 0)]
+
+
+def _attention_scores(q, k):
+    s = (q.astype(np.float32) @ k.astype(np.float32).T) * np.float32(0.125)
+    i, j = np.indices(s.shape)
+    return [np.where(i >= j, s, np.float32(-3.0e38))]
+
+
 CASES = {"softmax": (_softmax, 1e-5), "softmax_registers": (_softmax, 1e-5),
-         "rmsnorm": (_rmsnorm, 2e-3), "bias_silu": (_bias_silu, 1e-5)}
+         "rmsnorm": (_rmsnorm, 2e-3), "bias_silu": (_bias_silu, 1e-5),
+         "layernorm": (_layernorm, 1e-4), "matmul_bias_relu": (_matmul_bias_relu, 1e-3),
+         "attention_scores": (_attention_scores, 1e-3)}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
