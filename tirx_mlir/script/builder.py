@@ -10,7 +10,8 @@ user's line. The ``@Tx.kernel`` parser (`parser.py`) builds through these same f
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator, Sequence
+import operator
+from typing import Any, Iterator, Sequence
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, scf
@@ -130,12 +131,29 @@ def ds(start: "Index | int", size: "Index | int", max: int | None = None) -> sli
     ``Tx.ds(i * 128, Tx.min(128, n - i * 128), max=128)``; for ``Tx.min(c, e)`` it defaults
     to the constant ``c``."""
     if isinstance(size, Index):
-        max = _guard_max(size) if max is None else max
+        max = _guard_max(size) if max is None else _whole(max, "max")
         if max is None:
             raise ScriptError("a slice size that is an index value (a guard) needs its static "
                               "maximum: Tx.ds(start, size, max=128)")
-        return slice(start, ("ds", size, int(max)))
-    return slice(start, ("ds", int(size), int(size)))
+        if max <= 0:
+            raise ScriptError(f"Tx.ds: max must be positive (the view's static extent), got "
+                              f"{max}")
+        return slice(start, ("ds", size, max))
+    n = _whole(size, "size")
+    if max is not None and _whole(max, "max") < n:
+        raise ScriptError(f"Tx.ds: the size {n} exceeds max={max}")
+    return slice(start, ("ds", n, n))
+
+
+def _whole(value: Any, what: str) -> int:
+    """``value`` as a Python int (an int or a numpy integer), else a ScriptError: a float or a
+    bool is never silently truncated into a size."""
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise ScriptError(f"Tx.ds: {what} must be an int or an index value, got {value!r}")
 
 
 def index_min(a: "Index | int", b: "Index | int") -> "Index | int":
