@@ -67,11 +67,11 @@ class Index:
         return Index(arith.SubiOp(const_index(None, o), self.value).result)
 
     def __floordiv__(self, o: "Index | int") -> "Index":
-        return Index(arith.FloorDivSIOp(self.value, Index.wrap(o)).result)
+        return Index(arith.FloorDivSIOp(self.value, Index.wrap(_divisor(o, "//"))).result)
 
     def __mod__(self, o: "Index | int") -> "Index":
         """Python's floor mod (the result has the divisor's sign), as ``//`` floors."""
-        return Index(build_floor_mod(self.value, Index.wrap(o)))
+        return Index(build_floor_mod(self.value, Index.wrap(_divisor(o, "%"))))
 
     def __rmod__(self, o: int) -> "Index":
         return Index(build_floor_mod(const_index(None, o), self.value))
@@ -123,6 +123,14 @@ def scope_id(op_cls, dim: int | str | None = None) -> Index:
     except VerifyException as err:
         raise ScriptError(str(err)) from None
     return Index(op.result)
+
+
+def _divisor(o: "Index | int", symbol: str) -> "Index | int":
+    """``o``, unless it is the constant 0 (Python raises ZeroDivisionError; in arith a division
+    by zero is undefined behaviour)."""
+    if not isinstance(o, Index) and o == 0:
+        raise ScriptError(f"`{symbol}` by zero (a constant divisor of 0)")
+    return o
 
 
 def ds(start: "Index | int", size: "Index | int", max: int | None = None) -> slice:  # noqa: A002
