@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -52,6 +51,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from cuda_source_sites import ptx_sites  # noqa: E402
+from timing import Series  # noqa: E402  (the samples every compile bench keeps)
 
 EXAMPLES = BENCH.parent / "examples" / "cuda"
 REFERENCE = BENCH / "cuda_tirx_reference.py"
@@ -81,28 +81,6 @@ def timed(fn, *args) -> tuple[float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     fn(*args)
     return time.perf_counter() - wall, time.process_time() - cpu
-
-
-@dataclass
-class Series:
-    """Samples of one figure over the rounds."""
-
-    values: list[float] = field(default_factory=list)
-
-    def add(self, value: float) -> None:
-        self.values.append(value)
-
-    @property
-    def median(self) -> float:
-        return statistics.median(self.values)
-
-    @property
-    def iqr(self) -> float:
-        """The interquartile range (0 with fewer than two samples)."""
-        if len(self.values) < 2:
-            return 0.0
-        q1, _, q3 = statistics.quantiles(self.values, n=4, method="inclusive")
-        return q3 - q1
 
 
 def ms(series: Series) -> str:

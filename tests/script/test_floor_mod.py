@@ -128,3 +128,23 @@ def test_a_truncating_remainder_is_refused_by_to_script():
     }""", "trunc")
     with pytest.raises(TirxError, match="cannot print arith.remsi as front-end source"):
         module_to_script(module)
+
+
+@pytest.mark.parametrize("symbol", ["%", "//"])
+def test_a_constant_zero_divisor_is_an_error_at_the_line(symbol, tmp_path):
+    """``i % 0`` raises in Python; the front end says so at the line instead of building a
+    division by zero (undefined behaviour in arith)."""
+    import runpy
+
+    from tirx_mlir.script.builder import ScriptError
+
+    path = tmp_path / "bad.py"
+    path.write_text("from tirx_mlir import script as Tx\n"
+                    "@Tx.kernel(target='cuda -arch=sm_80', grid=(1,), threads=(32,))\n"
+                    "def bad(X: Tx.Buffer[(64,), 'f32'], Y: Tx.Out[(64,), 'f32']):\n"
+                    f"    i = Tx.cuda.thread_idx('x') {symbol} 0\n"
+                    "    Tx.cuda.store(Y, i, Tx.cuda.load(X, i))\n")
+    kernel = runpy.run_path(str(path))["bad"]
+    with pytest.raises(ScriptError, match=f"`{symbol}` by zero") as info:
+        kernel.ir  # noqa: B018 - building the IR reports the error
+    assert info.value.where.line == 4

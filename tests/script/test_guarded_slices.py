@@ -4,6 +4,7 @@ value, bounded by the static maximum its type has; misuse is a located ScriptErr
 
 from __future__ import annotations
 
+import runpy
 import numpy as np
 import pytest
 
@@ -58,3 +59,27 @@ def test_min_and_max_of_plain_ints_stay_python():
 
     alloc = next(op for op in sized.ir.walk() if op.name == "tirx.alloc")
     assert alloc.result.type.get_shape() == (128, 64)
+
+
+@pytest.mark.parametrize("size,maximum,message", [
+    ("2.5", "None", r"Tx.ds: size must be an int or an index value, got 2.5"),
+    ("rows", "1.5", r"Tx.ds: max must be an int or an index value, got 1.5"),
+    ("rows", "-4", r"Tx.ds: max must be positive"),
+    ("5", "2", r"Tx.ds: the size 5 exceeds max=2"),
+])
+def test_a_size_or_maximum_that_is_no_whole_positive_number_is_an_error_at_the_line(
+        size, maximum, message, tmp_path):
+    """A float is never truncated into a size (``Tx.ds(0, 2.5)`` is no 2-row view)."""
+    source = ("from tirx_mlir import script as Tx\n"
+              "TRN = 'aws/trn1/trn1.2xlarge'\n"
+              "@Tx.kernel(target=TRN)\n"
+              "def bad(X: Tx.Buffer[(1000, 64), 'f32'], Y: Tx.Out[(1000, 64), 'f32']):\n"
+              "    for i in Tx.serial(0, 8):\n"
+              "        rows = min(128, 1000 - i * 128)\n"
+              f"        Tx.copy(Y[Tx.ds(0, {size}, max={maximum}), :], X[0:2, :])\n")
+    path = tmp_path / "bad.py"
+    path.write_text(source)
+    scope = runpy.run_path(str(path))
+    with pytest.raises(ScriptError, match=message) as info:
+        scope["bad"].ir  # noqa: B018 - building the IR reports the error
+    assert info.value.where.line == 7

@@ -10,7 +10,8 @@ user's line. The ``@Tx.kernel`` parser (`parser.py`) builds through these same f
 from __future__ import annotations
 
 import contextlib
-from typing import Iterator, Sequence
+import operator
+from typing import Any, Iterator, Sequence
 
 from xdsl.builder import ImplicitBuilder
 from xdsl.dialects import arith, scf
@@ -66,11 +67,11 @@ class Index:
         return Index(arith.SubiOp(const_index(None, o), self.value).result)
 
     def __floordiv__(self, o: "Index | int") -> "Index":
-        return Index(arith.FloorDivSIOp(self.value, Index.wrap(o)).result)
+        return Index(arith.FloorDivSIOp(self.value, Index.wrap(_divisor(o, "//"))).result)
 
     def __mod__(self, o: "Index | int") -> "Index":
         """Python's floor mod (the result has the divisor's sign), as ``//`` floors."""
-        return Index(build_floor_mod(self.value, Index.wrap(o)))
+        return Index(build_floor_mod(self.value, Index.wrap(_divisor(o, "%"))))
 
     def __rmod__(self, o: int) -> "Index":
         return Index(build_floor_mod(const_index(None, o), self.value))
@@ -124,18 +125,43 @@ def scope_id(op_cls, dim: int | str | None = None) -> Index:
     return Index(op.result)
 
 
+def _divisor(o: "Index | int", symbol: str) -> "Index | int":
+    """``o``, unless it is the constant 0 (Python raises ZeroDivisionError; in arith a division
+    by zero is undefined behaviour)."""
+    if not isinstance(o, Index) and o == 0:
+        raise ScriptError(f"`{symbol}` by zero (a constant divisor of 0)")
+    return o
+
+
 def ds(start: "Index | int", size: "Index | int", max: int | None = None) -> slice:  # noqa: A002
     """A dynamic slice of ``size`` starting at ``start`` (like NKI's ``nl.ds``). A size that is
     an index value is a guard: ``max`` is its static maximum (the view's type), e.g.
     ``Tx.ds(i * 128, Tx.min(128, n - i * 128), max=128)``; for ``Tx.min(c, e)`` it defaults
     to the constant ``c``."""
     if isinstance(size, Index):
-        max = _guard_max(size) if max is None else max
+        max = _guard_max(size) if max is None else _whole(max, "max")
         if max is None:
             raise ScriptError("a slice size that is an index value (a guard) needs its static "
                               "maximum: Tx.ds(start, size, max=128)")
-        return slice(start, ("ds", size, int(max)))
-    return slice(start, ("ds", int(size), int(size)))
+        if max <= 0:
+            raise ScriptError(f"Tx.ds: max must be positive (the view's static extent), got "
+                              f"{max}")
+        return slice(start, ("ds", size, max))
+    n = _whole(size, "size")
+    if max is not None and _whole(max, "max") < n:
+        raise ScriptError(f"Tx.ds: the size {n} exceeds max={max}")
+    return slice(start, ("ds", n, n))
+
+
+def _whole(value: Any, what: str) -> int:
+    """``value`` as a Python int (an int or a numpy integer), else a ScriptError: a float or a
+    bool is never silently truncated into a size."""
+    if not isinstance(value, bool):
+        try:
+            return operator.index(value)
+        except TypeError:
+            pass
+    raise ScriptError(f"Tx.ds: {what} must be an int or an index value, got {value!r}")
 
 
 def index_min(a: "Index | int", b: "Index | int") -> "Index | int":

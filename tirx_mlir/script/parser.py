@@ -341,6 +341,8 @@ class KernelParser:
         base = self.expr(node.value)
         try:
             return getattr(base, node.attr)
+        except SourceError as err:  # e.g. `namespace.UnknownName`: its words, located here
+            raise self.error(node, err.message, hint=err.hint) from None
         except AttributeError as err:
             raise self.error(node, str(err)) from None
 

@@ -245,3 +245,13 @@ def test_builder_errors_are_at_the_callers_line_too():
     assert info.value.where.line == line and "Tx.ptx.mma_sync" in str(info.value)
     assert isinstance(info.value, AttributeError)
     assert not hasattr(Tx.cuda, "no_such_op")
+
+
+def test_unknown_op_is_located_once():
+    """The namespace's error names its place once (the parser does not prefix a located error
+    with its location again)."""
+    with pytest.raises(Tx.SourceError) as info:
+        _unknown_cuda_op()
+    text = str(info.value)
+    assert text.count("error:") == 1, text
+    assert info.value.message.startswith("Tx.cuda has no op 'shfl_synk'")

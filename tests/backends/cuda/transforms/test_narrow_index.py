@@ -122,3 +122,28 @@ def test_ptx_sign_extends_a_narrowed_global_offset_once_and_folds_its_constant()
     (after,), _ = run_simt(str(narrowed(text)), x)
     np.testing.assert_array_equal(after, before)
     np.testing.assert_array_equal(before[:128], x[:128] + x[512:640])
+
+
+def test_a_shift_by_32_or_more_stays_index():
+    """``t >> 40`` is exact on index (0) but poison on i32: only shifts by less than 32 narrow,
+    and the kernel computes the same before and after."""
+    body = f"""  %t = cuda.thread_idx x : index
+  %c40 = arith.constant 40 : index
+  %c2 = arith.constant 2 : index
+  %far = arith.shrsi %t, %c40 : index
+  %near = arith.shli %t, %c2 : index
+  %i = arith.addi %far, %t : index
+  %x = cuda.load %X, %i : {G}, index -> f32
+  cuda.store %Y, %t, %x : {G}, index, f32
+"""
+    text = cuda_kernel(f"(%X: {G}) -> (%Y: {G})", body, "grid [1] threads [32]",
+                       "cuda -arch=sm_80")
+    module = narrowed(text)
+    ops = by_name(module)
+    assert ops["far"].results[0].type == IndexType()
+    assert ops["near"].results[0].type == IntegerType(32)
+    x = np.random.default_rng(2).random(4096, dtype=np.float32)
+    (before,), _ = run_simt(text, x)
+    (after,), _ = run_simt(str(module), x)
+    np.testing.assert_array_equal(after, before)
+    np.testing.assert_array_equal(before[:32], x[:32])

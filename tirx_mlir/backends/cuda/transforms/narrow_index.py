@@ -54,6 +54,9 @@ NSW = arith.IntegerOverflowAttr([arith.IntegerOverflowFlag.NSW])
 offset into the address (an immediate of the load) instead of sign-extending each sum."""
 _UNSIGNED = (arith.DivUIOp, arith.RemUIOp, arith.ShRUIOp, arith.MinUIOp, arith.MaxUIOp)
 """Ops that read their operands as unsigned: narrowed for non-negative operands only."""
+_SHIFTS = (arith.ShLIOp, arith.ShRSIOp, arith.ShRUIOp)
+"""Narrowed only when the shift amount is below 32 (arith: a shift by the width or more is
+poison)."""
 _FIRST_UNSIGNED_CMP = 6
 """arith.cmpi's predicates: eq ne slt sle sgt sge (0-5), then ult ule ugt uge (6-9)."""
 
@@ -100,6 +103,10 @@ def narrowable(op: Operation, ranges: dict[SSAValue, Range]) -> bool:
     if not isinstance(op, _SIGNED + _UNSIGNED):
         return False
     unsigned = isinstance(op, _UNSIGNED)
+    if isinstance(op, _SHIFTS):  # a shift by >= 32 is poison on i32 (exact on index)
+        amount = ranges.get(op.operands[1])
+        if amount is None or not amount.within(0, 31):
+            return False
     return isinstance(op.results[0].type, IndexType) and \
         all(_fits(v, ranges, unsigned) for v in (*op.operands, op.results[0]))
 
