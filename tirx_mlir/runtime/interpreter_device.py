@@ -4,8 +4,8 @@ through the reference interpreter (`tirx_mlir.interpreter.KernelRunner`).
 Its memory is host memory (one numpy byte array per block, at made-up device addresses that are
 never 0), so buffers, copies, the pool and launches behave as on a GPU and the same program runs
 on both: fresh device memory holds 0xFF bytes (a NaN in every float type, -1 in signed ints), the
-memory the pool reuses keeps its old contents, and a kernel may write any buffer it is given. A
-launch must use the grid, block and cluster the kernel's IR declares (the IR fixes them). Calls
+memory the pool reuses keeps its old contents, and a kernel may write any buffer it is given. As
+on every device, a launch uses the grid, block and cluster the kernel's IR declares. Calls
 run when they are made, so its streams only order and `synchronize` has nothing to wait for.
 
 Capacity: ``TIRX_MLIR_INTERPRETER_DEVICE_BYTES`` bytes (default 16 GiB, not committed up front),
@@ -132,16 +132,7 @@ class InterpreterFunction(Function):
         return self._runner
 
     def run(self, grid, block, shared_bytes, args, cluster, stream) -> None:
-        sig = self.signature
-        asked = {"grid": grid, "block": block, "cluster": cluster or sig.cluster}
-        declared = {"grid": sig.grid, "block": sig.block, "cluster": sig.cluster}
-        for what, dims in asked.items():
-            if dims != declared[what]:
-                raise LaunchError(
-                    f"@{self.name} is launched with {what} {list(dims) if dims else None}, but "
-                    f"its IR declares {what} {list(declared[what]) if declared[what] else None}",
-                    hint="the interpreter device runs the launch the kernel declares; use "
-                         "Function.launch_default(args)")
+        sig = self.signature  # the launch is the declared one (`Function.launch` checks it)
         views = [self._view(p, a) for p, a in zip(sig.params, args)]
         self.runner.run(views)
 

@@ -5,7 +5,8 @@
     f.launch(grid=(64,), block=(256,), shared_bytes=0, args=[a, b, c])
 
 A device kind subclasses `Function` for its launch (``run``); this module states the checks every
-launch gets: dims are one to three positive integers, ``shared_bytes`` is at least what the
+launch gets: dims are one to three positive integers and the grid, block and cluster the
+kernel's IR declares, ``shared_bytes`` is at least what the
 kernel's dynamic shared memory needs, and the arguments match the signature (count, and for
 each buffer its shape, dtype and size; see `signature.KernelSignature.check`).
 """
@@ -43,6 +44,7 @@ class Function:
         self.device.check_usable()
         grid3, block3 = pad3(_dims(grid)), pad3(_dims(block))
         cluster3 = None if cluster is None else pad3(_dims(cluster))
+        self._check_geometry(grid3, block3, cluster3)
         shared = int(shared_bytes)
         need = self.signature.min_shared_bytes
         if shared < need:
@@ -52,6 +54,20 @@ class Function:
         args = list(args)
         self.signature.check(args, self.device)
         self.run(grid3, block3, shared, args, cluster3, stream)
+
+    def _check_geometry(self, grid, block, cluster) -> None:
+        """The launch is the one the kernel's IR declares: the IR fixes it, and the lowering
+        relies on it (scope ids, value ranges of thread and block ids, ``__launch_bounds__``)."""
+        sig = self.signature
+        asked = {"grid": grid, "block": block, "cluster": cluster or sig.cluster}
+        declared = {"grid": sig.grid, "block": sig.block, "cluster": sig.cluster}
+        for what, dims in asked.items():
+            if dims != declared[what]:
+                raise LaunchError(
+                    f"@{self.name} is launched with {what} {list(dims) if dims else None}, but "
+                    f"its IR declares {what} {list(declared[what]) if declared[what] else None}",
+                    hint="a kernel runs the launch its IR declares; use "
+                         "Function.launch_default(args)")
 
     def launch_default(self, args: Sequence[Any], stream: "Stream | None" = None) -> None:
         """Launch with the grid, block, cluster and shared memory the kernel declares."""

@@ -39,7 +39,8 @@ def test_images_are_tried_best_first(binary, arch, ptx, want):
 def _function(device, min_shared=0):
     f32 = np.dtype(np.float32)
     sig = KernelSignature("k", (Param("tm", (128,), np.dtype(np.int8), "i8", by_value=True),
-                                Param("A", (16,), f32, "f32")), 1, min_shared_bytes=min_shared)
+                                Param("A", (16,), f32, "f32")), 1, block=(32, 1, 1),
+                          min_shared_bytes=min_shared)
     return CudaFunction(Module(device), sig, handle=None)
 
 
@@ -62,3 +63,6 @@ def test_launch_checks_run_before_the_driver():
         fn.launch(1, 32, 0, [bytes(128), buf])
     with pytest.raises(LaunchError, match="passed by value as 128 bytes, got 64"):
         fn.launch(1, 32, 4096, [bytes(64), buf])
+    with pytest.raises(LaunchError, match=r"launched with block \[64, 1, 1\], but its IR declares "
+                                          r"block \[32, 1, 1\]"):
+        fn.launch(1, 64, 4096, [bytes(128), buf])  # the lowering relies on the declared launch
