@@ -74,7 +74,6 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
                            hint=f"registered variants: "
                                 f"{', '.join(c.variant for c in all_cases)}")
     attempts: list[Attempt] = []
-    last_exception: BaseException | None = None
     guarded = _guarded_operand(op)
     with shared_views():  # the cases read the IR and build detached ops until the commit
         chosen = _first_case(op, cases, ctx_factory, attempts,
@@ -139,6 +138,7 @@ def _guarded_operand(op: TileOp) -> str | None:
 
 
 def _guard_reason(name: str, kind: str, cases) -> str:
+    """The table row's reason for a variant that does not take guarded operand ``name``."""
     if not any(getattr(c.impl, "accepts_guards", False) for c in cases):
         return (f"operand '{name}' has a dynamic extent (a guarded tirx.slice); dynamic extents "
                 f"are not supported by the {kind} dispatch yet")
