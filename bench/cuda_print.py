@@ -34,9 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from io import StringIO
@@ -51,7 +49,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from cuda_source_sites import ptx_sites  # noqa: E402
-from timing import Series  # noqa: E402  (the samples every compile bench keeps)
+from timing import ReferenceServer, Series  # noqa: E402  (shared by the compile benches)
 
 EXAMPLES = BENCH.parent / "examples" / "cuda"
 REFERENCE = BENCH / "cuda_tirx_reference.py"
@@ -130,37 +128,6 @@ def sites_note(ours: dict[str, int], theirs: dict[str, int]) -> str:
     return "differ (ours/TIRx): " + ", ".join(diff)
 
 
-class TirxServer:
-    """bench/cuda_tirx_reference.py --serve in the reference environment: one JSON line a round."""
-
-    def __init__(self, python: Path) -> None:
-        self.stderr = tempfile.TemporaryFile("w+")  # a pipe could fill up with TIRx's warnings
-        self.proc = subprocess.Popen([str(python), str(REFERENCE), "--serve"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=self.stderr, text=True)
-        self.meta = self._answer()["_meta"]
-
-    def _answer(self) -> dict:
-        line = self.proc.stdout.readline()
-        if not line:
-            self.proc.wait()
-            self.stderr.seek(0)
-            tail = self.stderr.read().strip().splitlines()[-3:]
-            raise RuntimeError(f"the TIRx reference exited ({self.proc.returncode}): "
-                               + " | ".join(tail))
-        return json.loads(line)
-
-    def round(self, names: list[str]) -> dict:
-        self.proc.stdin.write(json.dumps(names) + "\n")
-        self.proc.stdin.flush()
-        return self._answer()
-
-    def close(self) -> None:
-        self.proc.stdin.close()
-        self.proc.wait(timeout=60)
-        self.stderr.close()
-
-
 @dataclass
 class Ours:
     ops: int
@@ -209,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     server, tirx_error = None, None
     if peers:
         try:
-            server = TirxServer(python)
+            server = ReferenceServer(python, REFERENCE)
         except (OSError, RuntimeError, json.JSONDecodeError) as err:
             tirx_error = f"TIRx reference did not start: {err}"
     theirs = {p: (Series(), Series()) for p in peers}
@@ -221,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         got = {}
         if server is None:
             return got
-        for name, entry in server.round([p for p in peers if p not in errors]).items():
+        for name, entry in server.ask([p for p in peers if p not in errors]).items():
             if "error" in entry:
                 errors[name] = entry["error"]
                 continue

@@ -99,7 +99,7 @@ def test_a_venv_without_tirx_is_reported_with_the_reference_error(tmp_path, caps
     assert cuda_print.main(["--rounds", "1", "--examples", "vector_add",
                             "--tirx-venv", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "TIRx reference did not start: the TIRx reference exited (1)" in out
+    assert "TIRx reference did not start: the reference exited (1)" in out
     assert "No module named 'tvm_tirx'" in out and "\nvector_add " in out
 
 
