@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, i64
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.backends.trn.dialects.nki.tensor_engine import MatmulOp
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, SliceOp
-from tirx_mlir.dialects.tirx.kernel import int_array
+from tirx_mlir.dialects.tirx.kernel import KernelOp, int_array
 from tirx_mlir.dialects.tirx.tile_ops import CopyOp
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.verification import ModuleVerifier, reads_of
@@ -129,7 +129,7 @@ def test_what_each_kind_of_op_states_it_reads():
     assert reads_of(ops_of(module, AllocOp)[0]) == "local"
     assert reads_of(arith.ConstantOp(IntegerAttr(1, i64))) == "local"
     yield_op = scf.YieldOp()  # HasParent and IsTerminator check where the op is
-    assert reads_of(yield_op) is None
+    assert reads_of(yield_op) == "local"  # its traits read its parent's class and place
     copy = parse_module(f"""
 tirx.kernel @c(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
   tirx.copy %B, %A : {G}, {G}
@@ -158,4 +158,128 @@ def test_a_guard_given_another_constant_is_checked_again():
     ops_of(module, SliceOp)[0].operands[1] = too_big.result  # 300 rows, at most 128
     got = memo_error(verifier, module)
     assert "guarded size is 300" in got
+    assert got == plain_error(module)
+
+
+# --- region ops: their key holds their regions' contents ---------------------------------------
+
+LOOP = f"""
+tirx.kernel @l(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  %x = arith.constant 1.0 : f32
+  %y = arith.constant 2 : i32
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %x) -> (f32) {{
+    scf.yield %acc : f32
+  }}
+  tirx.return
+}}
+"""
+
+
+def test_a_loop_known_good_sees_its_yield_change_type():
+    module = parse_module(LOOP)
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    yield_op = ops_of(module, scf.YieldOp)[0]
+    other = [c for c in ops_of(module, arith.ConstantOp) if c.result.type == IntegerType(32)][0]
+    yield_op.operands = [other.result]  # the loop carries f32; the yield gives i32
+    got = memo_error(verifier, module)
+    assert "yield" in got
+    assert got == plain_error(module)
+
+
+def test_a_kernel_known_good_sees_a_use_from_outside_it():
+    module = parse_module(LOOP)
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    outside = arith.ConstantOp(IntegerAttr(4, IndexType()))
+    module.body.block.insert_op_before(outside, module.body.block.first_op)
+    loop = ops_of(module, scf.ForOp)[0]
+    loop.operands = [loop.operands[0], outside.result, *loop.operands[2:]]  # bound from above
+    got = memo_error(verifier, module)
+    assert "IsolatedFromAbove" in got
+    assert got == plain_error(module)
+
+
+def test_a_module_known_good_sees_a_symbol_renamed_to_another():
+    module = parse_module(LOOP + LOOP.replace("@l(", "@m("))
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    second = ops_of(module, KernelOp)[1]
+    second.properties["sym_name"] = StringAttr("l")
+    got = memo_error(verifier, module)
+    assert "Redefinition" in got
+    assert got == plain_error(module)
+
+
+def test_a_terminator_moved_into_a_loop_is_seen():
+    module = parse_module(LOOP)
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    ret = next(op for op in module.walk() if op.name == "tirx.return")
+    ret.detach()
+    body = ops_of(module, scf.ForOp)[0].body.block
+    body.insert_op_before(ret, body.first_op)  # not its block's end, nor in a kernel's body
+    with pytest.raises(VerifyException):
+        verifier.verify(module)
+    with pytest.raises(VerifyException):
+        module.verify()
+
+
+def test_unchanged_region_ops_are_checked_once(monkeypatch):
+    calls = []
+    original = KernelOp.verify_
+    monkeypatch.setattr(KernelOp, "verify_", lambda self: (calls.append(self), original(self)))
+    module = parse_module(LOOP)
+    calls.clear()
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    verifier.verify(module)
+    assert len(calls) == 1
+    ops_of(module, arith.ConstantOp)[0].properties["value"] = IntegerAttr(1, IndexType())
+    verifier.verify(module)  # a change inside the kernel checks it again
+    assert len(calls) == 2
+
+
+PART = "!tirx.buffer<64x128xf32, trn.sbuf>"
+OFFSET_VIEW = f"""
+tirx.kernel @o(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
+  %a = tirx.alloc {{trn.addr = 0 : i64}} : {SB}
+  %b = tirx.alloc {{trn.addr = 512 : i64}} : {SB}
+  %p = arith.constant 0 : index
+  %q = arith.constant 0 : index
+  %s = arith.addi %p, %q : index
+  %v = tirx.slice %a[%s, 0] [64, 128] : {SB} -> {PART}
+  %w = tirx.slice %b[0, 0] [64, 128] : {SB} -> {PART}
+  nki.tensor_copy %w, %v : {PART}, {PART}
+  tirx.return
+}}
+"""
+
+
+def test_an_offset_folded_through_arithmetic_is_read_again():
+    """A view's offset is folded through index arithmetic (`access.index_expr`): a new
+    constant under the addition moves the view, and the op that reads it is checked again."""
+    module = parse_module(OFFSET_VIEW)
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    q = [c for c in ops_of(module, arith.ConstantOp)][1]
+    q.properties["value"] = IntegerAttr(16, IndexType())  # partition 16: not a legal start
+    got = memo_error(verifier, module)
+    assert "starts at partition 16" in got
+    assert got == plain_error(module)
+
+
+def test_an_offset_operand_replaced_is_read_again():
+    module = parse_module(OFFSET_VIEW)
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    add = next(op for op in module.walk() if op.name == "arith.addi")
+    sixteen = arith.ConstantOp(IntegerAttr(16, IndexType()))
+    add.parent.insert_op_before(sixteen, add)
+    add.operands = [add.operands[0], sixteen.result]
+    got = memo_error(verifier, module)
+    assert "starts at partition 16" in got
     assert got == plain_error(module)
