@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, UnitAttr, i64
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.backends.trn.dialects.nki.tensor_engine import MatmulOp
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, SliceOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, int_array
+from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR
 from tirx_mlir.dialects.tirx.tile_ops import CopyOp
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.verification import ModuleVerifier, reads_of
@@ -135,7 +136,7 @@ tirx.kernel @c(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
   tirx.copy %B, %A : {G}, {G}
   tirx.return
 }}""")
-    assert reads_of(ops_of(copy, CopyOp)[0]) is None  # tile ops: verified in full every time
+    assert reads_of(ops_of(copy, CopyOp)[0]) == "kernel"  # tile ops: and the kernel's launch
 
 
 GUARDED = f"""
@@ -283,3 +284,46 @@ def test_an_offset_operand_replaced_is_read_again():
     got = memo_error(verifier, module)
     assert "starts at partition 16" in got
     assert got == plain_error(module)
+
+
+# --- tile primitives: their key holds the kernel's launch and the module's attributes ----------
+
+WARP = f"""
+tirx.kernel @w(%A: {G}) -> (%B: {G}) grid [1] threads [32] {{
+  tirx.copy warp %B, %A : {G}, {G}
+  tirx.copy warp %B, %A : {G}, {G}
+  tirx.return
+}}
+"""
+
+
+def test_a_tile_op_known_good_sees_its_kernel_launch_change():
+    module = parse_module(WARP)
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    kernel = ops_of(module, KernelOp)[0]
+    kernel.properties["threads"] = int_array([16])  # a warp-scope copy needs 32 threads
+    got = memo_error(verifier, module)
+    assert "multiple of 32 threads" in got
+    assert got == plain_error(module)
+
+
+def test_a_tile_op_known_good_sees_the_module_marked_dispatched():
+    module = parse_module(WARP)
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    module.attributes[DISPATCHED_ATTR] = UnitAttr()
+    got = memo_error(verifier, module)
+    assert "left after tile dispatch" in got
+    assert got == plain_error(module)
+
+
+def test_equal_tile_ops_are_checked_once(monkeypatch):
+    calls = []
+    original = CopyOp.verify_tile
+    monkeypatch.setattr(CopyOp, "verify_tile", lambda self: (calls.append(self),
+                                                            original(self)))
+    module = parse_module(WARP)
+    calls.clear()
+    ModuleVerifier().verify(module)
+    assert len(calls) == 1  # the second copy reads what the first does

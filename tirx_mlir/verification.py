@@ -9,6 +9,8 @@ keeps that default and makes it cheap: an op class that states what its verifier
   defines (a slice's constant guard is checked against its maximum);
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
   buffer operand, the type and attributes of the allocation the view reads, and the op's target;
+* ``VERIFY_READS = "kernel"``: those of "local", plus the properties of the enclosing
+  ``tirx.kernel`` (its launch) and the attributes of the top-level op (the tile primitives);
 * ``VERIFY_READS = "region"`` (an op with regions): its own types, properties and attributes,
   and the contents of its regions: the blocks, their argument types and, for every op nested
   in them, the op itself, its operands (as values), types, properties and attributes, and
@@ -135,6 +137,27 @@ def reads_of(op: Operation) -> str | None:
     return None if plan is None else plan.reads
 
 
+_split: dict[type, tuple] = {}
+
+
+def _split_verifier(cls: type) -> tuple | None:
+    """(the traits, the custom check) of an IRDL op class, whose ``verify_`` xDSL makes as
+    "the generic checks (traits last), then the class's own ``verify_``"; None when the class's
+    ``verify_`` is not that one (it is then run whole)."""
+    verify = cls.__dict__.get("verify_")
+    known = _split.get(cls)
+    if known is not None and known[0] is verify:
+        return known[1]
+    code = getattr(verify, "__code__", None)
+    parts = None
+    if code is not None and code.co_freevars == ("custom_verify", "op_def") and \
+            code.co_filename.endswith(("irdl/operations.py", "irdl\\operations.py")):
+        cells = dict(zip(code.co_freevars, (c.cell_contents for c in verify.__closure__)))
+        parts = (tuple(cells["op_def"].traits), cells["custom_verify"])
+    _split[cls] = (verify, parts)
+    return parts
+
+
 def _site(op: Operation, plan: _Plan) -> tuple:
     """The facts about where ``op`` sits that its traits check."""
     block = op.parent
@@ -143,51 +166,22 @@ def _site(op: Operation, plan: _Plan) -> tuple:
     return parent, (block is not None and block.last_op is op) if plan.last else None
 
 
-def verify_keys(op: Operation, reads: str) -> tuple[tuple, tuple]:
-    """Everything the verifier of a "local" or "views" ``op`` reads (but its site), twice: by
-    value, and with each attribute by its identity."""
-    values: list = [type(op)]
-    ids: list = [type(op)]
-    for v in op.operands:
+def local_key(op: Operation) -> tuple:
+    """What a "local" verifier of ``op`` reads, by value: its class, each operand's type (and
+    the value an ``arith.constant`` gives it), the result types, properties and attributes."""
+    key: list = [type(op)]
+    for v in op._operands:  # noqa: SLF001
         owner = v.owner  # by name: importing xDSL's arith costs start-up time
-        constant = owner.properties.get("value") if isinstance(owner, Operation) and \
-            owner.name == "arith.constant" else None
-        values += (v.type, constant)
-        ids += (id(v.type), id(constant))
-    values.append(None)
-    ids.append(None)
-    for v in op.results:
-        values.append(v.type)
-        ids.append(id(v.type))
-    values.append(None)
-    ids.append(None)
+        key += (v.type, owner.properties.get("value")
+                if getattr(type(owner), "name", None) == "arith.constant" else None)
+    key.append(None)
+    key += [v.type for v in op.results]
+    key.append(None)
     for items in (op.properties.items(), op.attributes.items()):
-        for name, attr in items:
-            values += (name, attr)
-            ids += (name, id(attr))
-        values.append(None)
-        ids.append(None)
-    if reads == "views":
-        from tirx_mlir.dialects.tirx.access import resolve_access
-        from tirx_mlir.dialects.tirx.attributes import BufferType
-        from tirx_mlir.target.target import target_text_of
-
-        for value in op.operands:
-            if isinstance(value.type, BufferType):
-                access = resolve_access(value)
-                values += (access, access.buffer.type)
-                ids += (access, id(access.buffer.type))
-                root = access.buffer.owner
-                if isinstance(root, Operation):
-                    for name, attr in root.attributes.items():
-                        values += (name, attr)
-                        ids += (name, id(attr))
-                values.append(None)
-                ids.append(None)
-        target = target_text_of(op)
-        values.append(target)
-        ids.append(target)
-    return tuple(values), tuple(ids)
+        for item in items:
+            key += item
+        key.append(None)
+    return tuple(key)
 
 
 class ModuleVerifier:
@@ -199,18 +193,21 @@ class ModuleVerifier:
         """Keys verified, by identity and by value, each to the key by value (which holds the
         objects whose ids the identity key names)."""
         self._targets: dict[Block, str | None] = {}
+        self._contexts: dict[Block, tuple] = {}
         self._views_now: dict[SSAValue, tuple] = {}
         self._indices_now: dict[SSAValue, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
         """Static views resolved, by the identities in their chain (`_view`)."""
 
     def verify(self, module: Operation) -> None:
-        from tirx_mlir.dialects.tirx.access import shared_views
+        from tirx_mlir.dialects.tirx.access import resolve_access, shared_views
         from tirx_mlir.dialects.tirx.attributes import BufferType
+        from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
 
-        self._buffer_type = BufferType
+        self._buffer_type, self._resolve = BufferType, resolve_access
+        self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
 
-        self._targets, self._views_now, self._indices_now = {}, {}, {}
+        self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         try:
             with shared_views():
                 self._visit(module)
@@ -218,7 +215,7 @@ class ModuleVerifier:
             module.verify()
             raise err
         finally:
-            self._targets, self._views_now, self._indices_now = {}, {}, {}
+            self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
 
     # ---- one op -------------------------------------------------------------------------------
     def _visit(self, op: Operation) -> tuple:
@@ -230,7 +227,7 @@ class ModuleVerifier:
         if plan is None or plan.reads == "region" or op.regions:
             op.verify(verify_nested_ops=False)
             contents = self._contents(op)
-            return (op, verify_keys(op, "local")[0], contents, *op._operands)  # noqa: SLF001
+            return (op, local_key(op), contents, *op._operands)  # noqa: SLF001
         for operand in op._operands:  # noqa: SLF001
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
@@ -242,12 +239,32 @@ class ModuleVerifier:
             return (op, object())
         verified = self._verified
         if fast not in verified:
-            key = verify_keys(op, plan.reads)[0] + _site(op, plan)
+            local = local_key(op)
+            key = local + (self._views_key(op) if plan.reads == "views" else
+                           self._context(op)[1] if plan.reads == "kernel" else ()) + \
+                _site(op, plan)
             if key not in verified:  # else equal attributes held by other objects
-                op.verify(verify_nested_ops=False)
+                self._check(op, local, ())
                 verified[key] = key
             verified[fast] = key  # keeps the attributes, hence their ids, alive
         return (op, fast, *op._operands)  # noqa: SLF001
+
+    def _check(self, op: Operation, local: tuple, shape: tuple) -> None:
+        """``op.verify(verify_nested_ops=False)``, but for the generic IRDL checks (operand,
+        result, region and property constraints) when they passed for equal types,
+        properties, attributes and region ``shape`` before: then only its traits' and its own
+        checks run (they read the views, the site or the regions that changed)."""
+        parts = _split_verifier(type(op))
+        generic = ("irdl", local, shape) if parts is not None else None
+        if parts is None or generic not in self._verified:
+            op.verify(verify_nested_ops=False)
+            if generic is not None:
+                self._verified[generic] = generic
+            return
+        traits, custom = parts
+        for trait in traits:
+            trait.verify(op)
+        custom(op)
 
     def _fast_key(self, op: Operation, plan: _Plan) -> tuple:
         """`verify_keys` by identity, with the op's site, built directly."""
@@ -267,9 +284,66 @@ class ModuleVerifier:
             key += (name, id(attr))
         if plan.reads == "views":
             self._view_parts(op, key)
+        elif plan.reads == "kernel":
+            key += self._context(op)[0]
         if plan.parent or plan.last:
             key += _site(op, plan)
         return tuple(key)
+
+    def _views_key(self, op: Operation) -> tuple:
+        """What a "views" verifier reads beyond `local_key`, by value: each buffer operand's
+        resolved view, the type and attributes of the buffer it views, and the target."""
+        key: list = []
+        for value in op._operands:  # noqa: SLF001
+            if type(value.type) is self._buffer_type:
+                access = self._view(value)[1]
+                root = access.buffer
+                key += (None, access, root.type)
+                attributes = getattr(root.owner, "attributes", None)  # None: a block argument
+                if attributes:
+                    for item in attributes.items():
+                        key += item
+        key.append(self._target(op))
+        return tuple(key)
+
+    def _context(self, op: Operation) -> tuple[tuple, tuple]:
+        """The properties of ``op``'s enclosing kernel and the attributes of the top-level op,
+        by identity and by value (shared by the ops of a block, for one verification)."""
+        block = op.parent
+        try:
+            return self._contexts[block]
+        except KeyError:
+            pass
+        from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
+
+        kernel = enclosing_kernel(op)
+        values: list = [kernel is None]
+        ids: list = [kernel is None]
+        top = op.get_toplevel_object()
+        for items in (kernel.properties.items() if kernel is not None else (),
+                      top.attributes.items() if isinstance(top, Operation) and top is not op
+                      else ()):
+            for name, attr in items:
+                values += (name, attr)
+                ids += (name, id(attr))
+            values.append(None)
+            ids.append(None)
+        answer = (tuple(ids), tuple(values))
+        if block is not None:
+            self._contexts[block] = answer
+        return answer
+
+    def _target(self, op: Operation) -> str | None:
+        block = op.parent
+        try:
+            return self._targets[block]
+        except KeyError:
+            from tirx_mlir.target.target import target_text_of
+
+            text = target_text_of(op)
+            if block is not None:
+                self._targets[block] = text
+            return text
 
     def _view_parts(self, op: Operation, key: list) -> None:
         buffer_type = self._buffer_type
@@ -282,16 +356,7 @@ class ModuleVerifier:
                 if attributes:
                     for name, attr in attributes.items():
                         key += (name, id(attr))
-        block = op.parent
-        try:
-            key.append(self._targets[block])
-        except KeyError:
-            from tirx_mlir.target.target import target_text_of
-
-            text = target_text_of(op)
-            key.append(text)
-            if block is not None:
-                self._targets[block] = text
+        key.append(self._target(op))
 
     def _view(self, value: SSAValue) -> tuple:
         """(what a key holds of the view ``value``, its resolved view). A view is named by the
@@ -302,20 +367,16 @@ class ModuleVerifier:
             return self._views_now[value]
         except KeyError:
             pass
-        from tirx_mlir.dialects.tirx.access import resolve_access
-
         signature, kept = self._view_signature(value)
         record = self._view_records.get(signature)
         if record is None:
-            record = self._view_records[signature] = (resolve_access(value), kept)
+            record = self._view_records[signature] = (self._resolve(value), kept)
         answer = self._views_now[value] = (id(record), record[0])
         return answer
 
     def _view_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
-        from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
-
         owner = value.owner
-        if not isinstance(owner, (SliceOp, TransposeOp, ReshapeOp)):
+        if not isinstance(owner, self._view_ops):
             return (value, id(value.type)), (value.type,)
         operands = owner._operands  # noqa: SLF001
         source = self._view(operands[0])[0]
@@ -357,9 +418,11 @@ class ModuleVerifier:
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
         contents = self._contents(op)
-        key = (verify_keys(op, "local")[0], _site(op, plan), contents)
+        local = local_key(op)
+        key = (local, _site(op, plan), contents)
         if key not in self._verified:
-            op.verify(verify_nested_ops=False)
+            self._check(op, local, tuple(tuple(tuple(arg.type for arg in block.args)
+                                        for block in region.blocks) for region in op.regions))
             self._verified[key] = key
         return (op, key, *op._operands)  # noqa: SLF001
 
