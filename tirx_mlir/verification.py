@@ -32,9 +32,14 @@ held by other objects, e.g. the 256 equal loads a dispatch built). Every memo en
 attributes and values it names, so none of them can be freed and its id reused while the memo
 lives. A region op's key holds its nested ops' keys, so it is found again exactly when nothing in
 its regions changed (the incremental re-verification MLIR gets from preserved analyses): a pass
-that rewrote one loop re-checks that loop and its ancestors, not its siblings. While one
-verification runs nothing mutates the IR, so views are resolved once per verification
-(`access.shared_views`) and shared by the keys and the checks.
+that rewrote one loop re-checks that loop and its ancestors, not its siblings. A view is
+resolved once for the life of the verifier: its key names a record found by the identities of
+what the resolution reads (the chain of view ops, their properties, result types and the index
+arithmetic of their offsets). When only what a check reads beyond the op's own types and
+attributes changed (a view, its site, its regions), xDSL's generic IRDL checks, which read only
+those, are not run again; its traits and its own ``verify_`` are. While one verification runs
+nothing mutates the IR, so views are resolved once per verification (`access.shared_views`) and
+shared by the keys and the checks.
 
 A verification that fails is redone by xDSL's ``module.verify()``, so the error reported is
 exactly the one the plain verifier gives.
@@ -267,7 +272,8 @@ class ModuleVerifier:
         custom(op)
 
     def _fast_key(self, op: Operation, plan: _Plan) -> tuple:
-        """`verify_keys` by identity, with the op's site, built directly."""
+        """The key by identity: `local_key` with each attribute by its id, the views (their
+        records, `_view`) or the kernel context, and the op's site."""
         key: list = [type(op)]
         for v in op._operands:  # noqa: SLF001 - the hot loop
             owner = v.owner
@@ -295,7 +301,7 @@ class ModuleVerifier:
         resolved view, the type and attributes of the buffer it views, and the target."""
         key: list = []
         for value in op._operands:  # noqa: SLF001
-            if type(value.type) is self._buffer_type:
+            if isinstance(value.type, self._buffer_type):
                 access = self._view(value)[1]
                 root = access.buffer
                 key += (None, access, root.type)
@@ -348,7 +354,7 @@ class ModuleVerifier:
     def _view_parts(self, op: Operation, key: list) -> None:
         buffer_type = self._buffer_type
         for value in op._operands:  # noqa: SLF001
-            if type(value.type) is buffer_type:
+            if isinstance(value.type, buffer_type):
                 view, access = self._view(value)
                 root = access.buffer
                 key += (None, view, id(root.type))
