@@ -59,60 +59,67 @@ def memo_error(verifier: ModuleVerifier, module) -> str:
     return str(err.value)
 
 
+def known_good(text: str):
+    """The module of ``text`` and a verifier that has checked it (its memo filled)."""
+    module = parse_module(text)
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    return module, verifier
+
+
+def assert_caught(verifier: ModuleVerifier, module, fragment: str = "") -> None:
+    """The memoising verifier reports the change's error, worded as the plain verifier does."""
+    got = memo_error(verifier, module)
+    assert fragment in got
+    assert got == plain_error(module)
+
+
+def count_calls(monkeypatch, cls, method: str) -> list:
+    """The ops whose ``cls.method`` runs from now on (in this test), in call order."""
+    calls: list = []
+    original = getattr(cls, method)
+    monkeypatch.setattr(cls, method, lambda self, *args: (calls.append(self),
+                                                          original(self, *args))[1])
+    return calls
+
+
 def ops_of(module, kind):
     return [op for op in module.walk() if isinstance(op, kind)]
 
 
 def test_moving_an_allocation_is_seen_by_a_cached_matmul():
-    module = parse_module(MATMUL)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(MATMUL)
     psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
     psum.attributes["trn.addr"] = IntegerAttr(1792, i64)  # 512 bytes from 1792: crosses a bank
-    got = memo_error(verifier, module)
-    assert "bank" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "bank")
     psum.attributes["trn.addr"] = IntegerAttr(0, i64)
     verifier.verify(module)  # the good state is still known good
 
 
 def test_replacing_an_operand_is_seen_by_a_cached_load():
-    module = parse_module(MATMUL)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(MATMUL)
     psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
     load = next(op for op in module.walk() if op.name == "nki.load")
     load.operands = [psum.result, load.operands[1]]  # DMA cannot write PSUM
-    got = memo_error(verifier, module)
-    assert "PSUM" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "PSUM")
 
 
 def test_swapping_a_property_is_seen_by_a_cached_slice():
-    module = parse_module(SLICED)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(SLICED)
     view = ops_of(module, SliceOp)[0]
     view.properties["static_offsets"] = int_array([0, 384])  # 384 + 256 > 512
-    got = memo_error(verifier, module)
-    assert got == plain_error(module)
+    assert_caught(verifier, module)
 
 
 def test_a_structural_error_is_found_in_an_op_known_good():
-    module = parse_module(SLICED)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(SLICED)
     ret = next(op for op in module.walk() if op.name == "tirx.return")
     ret.detach()  # the slice now ends the kernel body, which needs a terminator
-    got = memo_error(verifier, module)
-    assert got == plain_error(module)
+    assert_caught(verifier, module)
 
 
 def test_unchanged_ops_are_checked_once(monkeypatch):
-    calls = []
-    original = MatmulOp.verify_nki
-    monkeypatch.setattr(MatmulOp, "verify_nki", lambda self, limits: (calls.append(self),
-                                                                      original(self, limits)))
+    calls = count_calls(monkeypatch, MatmulOp, "verify_nki")
     module = parse_module(MATMUL)
     calls.clear()
     verifier = ModuleVerifier()
@@ -152,14 +159,10 @@ tirx.kernel @g(%A: !tirx.buffer<1000x512xf32, global>) -> (%B: !tirx.buffer<1000
 def test_a_guard_given_another_constant_is_checked_again():
     """A slice's constant guard is read from its defining constant: a slice with the same types
     and properties whose guard is another constant is a different check."""
-    module = parse_module(GUARDED)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(GUARDED)
     too_big = [c for c in ops_of(module, arith.ConstantOp) if c.value.value.data == 300][0]
     ops_of(module, SliceOp)[0].operands[1] = too_big.result  # 300 rows, at most 128
-    got = memo_error(verifier, module)
-    assert "guarded size is 300" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "guarded size is 300")
 
 
 # --- region ops: their key holds their regions' contents ---------------------------------------
@@ -180,45 +183,31 @@ tirx.kernel @l(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
 
 
 def test_a_loop_known_good_sees_its_yield_change_type():
-    module = parse_module(LOOP)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(LOOP)
     yield_op = ops_of(module, scf.YieldOp)[0]
     other = [c for c in ops_of(module, arith.ConstantOp) if c.result.type == IntegerType(32)][0]
     yield_op.operands = [other.result]  # the loop carries f32; the yield gives i32
-    got = memo_error(verifier, module)
-    assert "yield" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "yield")
 
 
 def test_a_kernel_known_good_sees_a_use_from_outside_it():
-    module = parse_module(LOOP)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(LOOP)
     outside = arith.ConstantOp(IntegerAttr(4, IndexType()))
     module.body.block.insert_op_before(outside, module.body.block.first_op)
     loop = ops_of(module, scf.ForOp)[0]
     loop.operands = [loop.operands[0], outside.result, *loop.operands[2:]]  # bound from above
-    got = memo_error(verifier, module)
-    assert "IsolatedFromAbove" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "IsolatedFromAbove")
 
 
 def test_a_module_known_good_sees_a_symbol_renamed_to_another():
-    module = parse_module(LOOP + LOOP.replace("@l(", "@m("))
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(LOOP + LOOP.replace("@l(", "@m("))
     second = ops_of(module, KernelOp)[1]
     second.properties["sym_name"] = StringAttr("l")
-    got = memo_error(verifier, module)
-    assert "Redefinition" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "Redefinition")
 
 
 def test_a_terminator_moved_into_a_loop_is_seen():
-    module = parse_module(LOOP)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(LOOP)
     ret = next(op for op in module.walk() if op.name == "tirx.return")
     ret.detach()
     body = ops_of(module, scf.ForOp)[0].body.block
@@ -230,9 +219,7 @@ def test_a_terminator_moved_into_a_loop_is_seen():
 
 
 def test_unchanged_region_ops_are_checked_once(monkeypatch):
-    calls = []
-    original = KernelOp.verify_
-    monkeypatch.setattr(KernelOp, "verify_", lambda self: (calls.append(self), original(self)))
+    calls = count_calls(monkeypatch, KernelOp, "verify_")
     module = parse_module(LOOP)
     calls.clear()
     verifier = ModuleVerifier()
@@ -263,27 +250,19 @@ tirx.kernel @o(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
 def test_an_offset_folded_through_arithmetic_is_read_again():
     """A view's offset is folded through index arithmetic (`access.index_expr`): a new
     constant under the addition moves the view, and the op that reads it is checked again."""
-    module = parse_module(OFFSET_VIEW)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(OFFSET_VIEW)
     q = [c for c in ops_of(module, arith.ConstantOp)][1]
     q.properties["value"] = IntegerAttr(16, IndexType())  # partition 16: not a legal start
-    got = memo_error(verifier, module)
-    assert "starts at partition 16" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "starts at partition 16")
 
 
 def test_an_offset_operand_replaced_is_read_again():
-    module = parse_module(OFFSET_VIEW)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(OFFSET_VIEW)
     add = next(op for op in module.walk() if op.name == "arith.addi")
     sixteen = arith.ConstantOp(IntegerAttr(16, IndexType()))
     add.parent.insert_op_before(sixteen, add)
     add.operands = [add.operands[0], sixteen.result]
-    got = memo_error(verifier, module)
-    assert "starts at partition 16" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "starts at partition 16")
 
 
 # --- tile primitives: their key holds the kernel's launch and the module's attributes ----------
@@ -298,31 +277,20 @@ tirx.kernel @w(%A: {G}) -> (%B: {G}) grid [1] threads [32] {{
 
 
 def test_a_tile_op_known_good_sees_its_kernel_launch_change():
-    module = parse_module(WARP)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(WARP)
     kernel = ops_of(module, KernelOp)[0]
     kernel.properties["threads"] = int_array([16])  # a warp-scope copy needs 32 threads
-    got = memo_error(verifier, module)
-    assert "multiple of 32 threads" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "multiple of 32 threads")
 
 
 def test_a_tile_op_known_good_sees_the_module_marked_dispatched():
-    module = parse_module(WARP)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(WARP)
     module.attributes[DISPATCHED_ATTR] = UnitAttr()
-    got = memo_error(verifier, module)
-    assert "left after tile dispatch" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "left after tile dispatch")
 
 
 def test_equal_tile_ops_are_checked_once(monkeypatch):
-    calls = []
-    original = CopyOp.verify_tile
-    monkeypatch.setattr(CopyOp, "verify_tile", lambda self: (calls.append(self),
-                                                            original(self)))
+    calls = count_calls(monkeypatch, CopyOp, "verify_tile")
     module = parse_module(WARP)
     calls.clear()
     ModuleVerifier().verify(module)
