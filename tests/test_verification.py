@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, i64
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAttr, UnitAttr, i64
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.backends.trn.dialects.nki.tensor_engine import MatmulOp
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, SliceOp
-from tirx_mlir.dialects.tirx.kernel import int_array
+from tirx_mlir.dialects.tirx.kernel import KernelOp, int_array
+from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR
 from tirx_mlir.dialects.tirx.tile_ops import CopyOp
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.verification import ModuleVerifier, reads_of
@@ -58,60 +59,67 @@ def memo_error(verifier: ModuleVerifier, module) -> str:
     return str(err.value)
 
 
+def known_good(text: str):
+    """The module of ``text`` and a verifier that has checked it (its memo filled)."""
+    module = parse_module(text)
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    return module, verifier
+
+
+def assert_caught(verifier: ModuleVerifier, module, fragment: str = "") -> None:
+    """The memoising verifier reports the change's error, worded as the plain verifier does."""
+    got = memo_error(verifier, module)
+    assert fragment in got
+    assert got == plain_error(module)
+
+
+def count_calls(monkeypatch, cls, method: str) -> list:
+    """The ops whose ``cls.method`` runs from now on (in this test), in call order."""
+    calls: list = []
+    original = getattr(cls, method)
+    monkeypatch.setattr(cls, method, lambda self, *args: (calls.append(self),
+                                                          original(self, *args))[1])
+    return calls
+
+
 def ops_of(module, kind):
     return [op for op in module.walk() if isinstance(op, kind)]
 
 
 def test_moving_an_allocation_is_seen_by_a_cached_matmul():
-    module = parse_module(MATMUL)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(MATMUL)
     psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
     psum.attributes["trn.addr"] = IntegerAttr(1792, i64)  # 512 bytes from 1792: crosses a bank
-    got = memo_error(verifier, module)
-    assert "bank" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "bank")
     psum.attributes["trn.addr"] = IntegerAttr(0, i64)
     verifier.verify(module)  # the good state is still known good
 
 
 def test_replacing_an_operand_is_seen_by_a_cached_load():
-    module = parse_module(MATMUL)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(MATMUL)
     psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
     load = next(op for op in module.walk() if op.name == "nki.load")
     load.operands = [psum.result, load.operands[1]]  # DMA cannot write PSUM
-    got = memo_error(verifier, module)
-    assert "PSUM" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "PSUM")
 
 
 def test_swapping_a_property_is_seen_by_a_cached_slice():
-    module = parse_module(SLICED)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(SLICED)
     view = ops_of(module, SliceOp)[0]
     view.properties["static_offsets"] = int_array([0, 384])  # 384 + 256 > 512
-    got = memo_error(verifier, module)
-    assert got == plain_error(module)
+    assert_caught(verifier, module)
 
 
 def test_a_structural_error_is_found_in_an_op_known_good():
-    module = parse_module(SLICED)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(SLICED)
     ret = next(op for op in module.walk() if op.name == "tirx.return")
     ret.detach()  # the slice now ends the kernel body, which needs a terminator
-    got = memo_error(verifier, module)
-    assert got == plain_error(module)
+    assert_caught(verifier, module)
 
 
 def test_unchanged_ops_are_checked_once(monkeypatch):
-    calls = []
-    original = MatmulOp.verify_nki
-    monkeypatch.setattr(MatmulOp, "verify_nki", lambda self, limits: (calls.append(self),
-                                                                      original(self, limits)))
+    calls = count_calls(monkeypatch, MatmulOp, "verify_nki")
     module = parse_module(MATMUL)
     calls.clear()
     verifier = ModuleVerifier()
@@ -129,13 +137,13 @@ def test_what_each_kind_of_op_states_it_reads():
     assert reads_of(ops_of(module, AllocOp)[0]) == "local"
     assert reads_of(arith.ConstantOp(IntegerAttr(1, i64))) == "local"
     yield_op = scf.YieldOp()  # HasParent and IsTerminator check where the op is
-    assert reads_of(yield_op) is None
+    assert reads_of(yield_op) == "local"  # its traits read its parent's class and place
     copy = parse_module(f"""
 tirx.kernel @c(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
   tirx.copy %B, %A : {G}, {G}
   tirx.return
 }}""")
-    assert reads_of(ops_of(copy, CopyOp)[0]) is None  # tile ops: verified in full every time
+    assert reads_of(ops_of(copy, CopyOp)[0]) == "kernel"  # tile ops: and the kernel's launch
 
 
 GUARDED = f"""
@@ -151,11 +159,139 @@ tirx.kernel @g(%A: !tirx.buffer<1000x512xf32, global>) -> (%B: !tirx.buffer<1000
 def test_a_guard_given_another_constant_is_checked_again():
     """A slice's constant guard is read from its defining constant: a slice with the same types
     and properties whose guard is another constant is a different check."""
-    module = parse_module(GUARDED)
-    verifier = ModuleVerifier()
-    verifier.verify(module)
+    module, verifier = known_good(GUARDED)
     too_big = [c for c in ops_of(module, arith.ConstantOp) if c.value.value.data == 300][0]
     ops_of(module, SliceOp)[0].operands[1] = too_big.result  # 300 rows, at most 128
-    got = memo_error(verifier, module)
-    assert "guarded size is 300" in got
-    assert got == plain_error(module)
+    assert_caught(verifier, module, "guarded size is 300")
+
+
+# --- region ops: their key holds their regions' contents ---------------------------------------
+
+LOOP = f"""
+tirx.kernel @l(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  %x = arith.constant 1.0 : f32
+  %y = arith.constant 2 : i32
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %x) -> (f32) {{
+    scf.yield %acc : f32
+  }}
+  tirx.return
+}}
+"""
+
+
+def test_a_loop_known_good_sees_its_yield_change_type():
+    module, verifier = known_good(LOOP)
+    yield_op = ops_of(module, scf.YieldOp)[0]
+    other = [c for c in ops_of(module, arith.ConstantOp) if c.result.type == IntegerType(32)][0]
+    yield_op.operands = [other.result]  # the loop carries f32; the yield gives i32
+    assert_caught(verifier, module, "yield")
+
+
+def test_a_kernel_known_good_sees_a_use_from_outside_it():
+    module, verifier = known_good(LOOP)
+    outside = arith.ConstantOp(IntegerAttr(4, IndexType()))
+    module.body.block.insert_op_before(outside, module.body.block.first_op)
+    loop = ops_of(module, scf.ForOp)[0]
+    loop.operands = [loop.operands[0], outside.result, *loop.operands[2:]]  # bound from above
+    assert_caught(verifier, module, "IsolatedFromAbove")
+
+
+def test_a_module_known_good_sees_a_symbol_renamed_to_another():
+    module, verifier = known_good(LOOP + LOOP.replace("@l(", "@m("))
+    second = ops_of(module, KernelOp)[1]
+    second.properties["sym_name"] = StringAttr("l")
+    assert_caught(verifier, module, "Redefinition")
+
+
+def test_a_terminator_moved_into_a_loop_is_seen():
+    module, verifier = known_good(LOOP)
+    ret = next(op for op in module.walk() if op.name == "tirx.return")
+    ret.detach()
+    body = ops_of(module, scf.ForOp)[0].body.block
+    body.insert_op_before(ret, body.first_op)  # not its block's end, nor in a kernel's body
+    with pytest.raises(VerifyException):
+        verifier.verify(module)
+    with pytest.raises(VerifyException):
+        module.verify()
+
+
+def test_unchanged_region_ops_are_checked_once(monkeypatch):
+    calls = count_calls(monkeypatch, KernelOp, "verify_")
+    module = parse_module(LOOP)
+    calls.clear()
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    verifier.verify(module)
+    assert len(calls) == 1
+    ops_of(module, arith.ConstantOp)[0].properties["value"] = IntegerAttr(1, IndexType())
+    verifier.verify(module)  # a change inside the kernel checks it again
+    assert len(calls) == 2
+
+
+PART = "!tirx.buffer<64x128xf32, trn.sbuf>"
+OFFSET_VIEW = f"""
+tirx.kernel @o(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
+  %a = tirx.alloc {{trn.addr = 0 : i64}} : {SB}
+  %b = tirx.alloc {{trn.addr = 512 : i64}} : {SB}
+  %p = arith.constant 0 : index
+  %q = arith.constant 0 : index
+  %s = arith.addi %p, %q : index
+  %v = tirx.slice %a[%s, 0] [64, 128] : {SB} -> {PART}
+  %w = tirx.slice %b[0, 0] [64, 128] : {SB} -> {PART}
+  nki.tensor_copy %w, %v : {PART}, {PART}
+  tirx.return
+}}
+"""
+
+
+def test_an_offset_folded_through_arithmetic_is_read_again():
+    """A view's offset is folded through index arithmetic (`access.index_expr`): a new
+    constant under the addition moves the view, and the op that reads it is checked again."""
+    module, verifier = known_good(OFFSET_VIEW)
+    q = [c for c in ops_of(module, arith.ConstantOp)][1]
+    q.properties["value"] = IntegerAttr(16, IndexType())  # partition 16: not a legal start
+    assert_caught(verifier, module, "starts at partition 16")
+
+
+def test_an_offset_operand_replaced_is_read_again():
+    module, verifier = known_good(OFFSET_VIEW)
+    add = next(op for op in module.walk() if op.name == "arith.addi")
+    sixteen = arith.ConstantOp(IntegerAttr(16, IndexType()))
+    add.parent.insert_op_before(sixteen, add)
+    add.operands = [add.operands[0], sixteen.result]
+    assert_caught(verifier, module, "starts at partition 16")
+
+
+# --- tile primitives: their key holds the kernel's launch and the module's attributes ----------
+
+WARP = f"""
+tirx.kernel @w(%A: {G}) -> (%B: {G}) grid [1] threads [32] {{
+  tirx.copy warp %B, %A : {G}, {G}
+  tirx.copy warp %B, %A : {G}, {G}
+  tirx.return
+}}
+"""
+
+
+def test_a_tile_op_known_good_sees_its_kernel_launch_change():
+    module, verifier = known_good(WARP)
+    kernel = ops_of(module, KernelOp)[0]
+    kernel.properties["threads"] = int_array([16])  # a warp-scope copy needs 32 threads
+    assert_caught(verifier, module, "multiple of 32 threads")
+
+
+def test_a_tile_op_known_good_sees_the_module_marked_dispatched():
+    module, verifier = known_good(WARP)
+    module.attributes[DISPATCHED_ATTR] = UnitAttr()
+    assert_caught(verifier, module, "left after tile dispatch")
+
+
+def test_equal_tile_ops_are_checked_once(monkeypatch):
+    calls = count_calls(monkeypatch, CopyOp, "verify_tile")
+    module = parse_module(WARP)
+    calls.clear()
+    ModuleVerifier().verify(module)
+    assert len(calls) == 1  # the second copy reads what the first does

@@ -9,14 +9,37 @@ keeps that default and makes it cheap: an op class that states what its verifier
   defines (a slice's constant guard is checked against its maximum);
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
   buffer operand, the type and attributes of the allocation the view reads, and the op's target;
+* ``VERIFY_READS = "kernel"``: those of "local", plus the properties of the enclosing
+  ``tirx.kernel`` (its launch) and the attributes of the top-level op (the tile primitives);
+* ``VERIFY_READS = "region"`` (an op with regions): its own types, properties and attributes,
+  and the contents of its regions: the blocks, their argument types and, for every op nested
+  in them, the op itself, its operands (as values), types, properties and attributes, and
+  where it sits (as `IsolatedFromAbove`, `SymbolTable` and a loop's check of its ``yield``
+  read them);
 
-has its ``verify_`` (the generic IRDL checks and its custom rules) run once per distinct value of
-what it reads, for the life of the verifier (one pipeline run). Every key holds the attributes and
-SSA values it names, so none of them can be freed and its identity reused while the memo lives.
-Ops that do not state it (and any op with regions, successors or a trait whose check is not
-local) are verified in full every time; the structural rules (parents, terminators, erased
-operands) are checked for every op. While one verification runs nothing mutates the IR, so views
-are resolved once per verification (`access.shared_views`) and shared by the keys and the checks.
+has its ``verify_`` (the generic IRDL checks, its traits and its custom rules) run once per
+distinct value of what it reads, for the life of the verifier (one pipeline run). Of the traits,
+those whose check is empty are local; `HasParent` reads the parent op's class and `IsTerminator`
+whether the op ends its block, which the key then holds; the traits that read an op's regions
+(`IsolatedFromAbove`, `SymbolTable`, `NoTerminator`, `SingleBlockImplicitTerminator`) are allowed
+only with ``"region"``. Ops that state nothing (and any op with successors or another trait) are
+verified in full every time; the structural rules (parents, terminators, erased operands) are
+checked for every op.
+
+A key is looked up first by identity (the class and the ids of the attributes it reads: one
+object, one value; hashing an id is cheap), and only when that misses by value (equal attributes
+held by other objects, e.g. the 256 equal loads a dispatch built). Every memo entry holds the
+attributes and values it names, so none of them can be freed and its id reused while the memo
+lives. A region op's key holds its nested ops' keys, so it is found again exactly when nothing in
+its regions changed (the incremental re-verification MLIR gets from preserved analyses): a pass
+that rewrote one loop re-checks that loop and its ancestors, not its siblings. A view is
+resolved once for the life of the verifier: its key names a record found by the identities of
+what the resolution reads (the chain of view ops, their properties, result types and the index
+arithmetic of their offsets). When only what a check reads beyond the op's own types and
+attributes changed (a view, its site, its regions), xDSL's generic IRDL checks, which read only
+those, are not run again; its traits and its own ``verify_`` are. While one verification runs
+nothing mutates the IR, so views are resolved once per verification (`access.shared_views`) and
+shared by the keys and the checks.
 
 A verification that fails is redone by xDSL's ``module.verify()``, so the error reported is
 exactly the one the plain verifier gives.
@@ -24,16 +47,44 @@ exactly the one the plain verifier gives.
 
 from __future__ import annotations
 
-from xdsl.ir import Block, ErasedSSAValue, Operation, Region
+from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
-from xdsl.traits import IsTerminator, NoTerminator, OpTrait
+from xdsl.traits import (HasParent, IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait,
+                         OptionalSymbolOpInterface, SingleBlockImplicitTerminator,
+                         SymbolOpInterface, SymbolTable)
 from xdsl.utils.exceptions import VerifyException
 
 LOCAL_DIALECTS = ("arith",)
 """Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith)."""
 
+STATED_READS = {"scf.yield": "local", "scf.for": "region", "scf.if": "region",
+                "builtin.module": "region"}
+"""What the verifiers of xDSL ops (which cannot state ``VERIFY_READS``) read: scf.yield's
+checks are its traits; scf.for and scf.if check their bounds and operands against their
+block's arguments and ``yield``; builtin.module's traits check its body."""
+
+_SITE_TRAITS = {HasParent.verify: "parent", IsTerminator.verify: "last",
+                SymbolOpInterface.verify: "", OptionalSymbolOpInterface.verify: ""}
+"""Trait checks an op's key answers: by the parent op's class, by whether the op ends its block,
+by its own attributes."""
+_REGION_TRAITS = {IsolatedFromAbove.verify, SymbolTable.verify, NoTerminator.verify,
+                  SingleBlockImplicitTerminator.verify}
+"""Trait checks that read an op's regions (answered by a ``"region"`` key)."""
+
+_FOLDED = ("arith.addi", "arith.subi", "arith.muli")
+"""The index arithmetic `access.index_expr` folds through (besides constants)."""
+
 _TRIVIAL_TRAITS: set[type] = set()
-_memoisable: dict[type, str | None] = {}
+_plans: dict[type, "_Plan | None"] = {}
+
+
+class _Plan:
+    """What the key of an op class holds: ``reads`` and the site facts its traits check."""
+
+    __slots__ = ("reads", "parent", "last")
+
+    def __init__(self, reads: str, parent: bool, last: bool):
+        self.reads, self.parent, self.last = reads, parent, last
 
 
 def _trait_is_local(trait: OpTrait) -> bool:
@@ -60,69 +111,82 @@ def _returns_none_only(function: object) -> bool:
     return steps in ([("LOAD_CONST", None), ("RETURN_VALUE", None)], [("RETURN_CONST", None)])
 
 
-def reads_of(op: Operation) -> str | None:
-    """What the verifier of ``op``'s class reads ("local", "views"), or None: verify in full."""
+def _plan_of(op: Operation) -> "_Plan | None":
     cls = type(op)
     try:
-        return _memoisable[cls]
+        return _plans[cls]
     except KeyError:
         pass
-    reads = getattr(cls, "VERIFY_READS", None)
+    reads = getattr(cls, "VERIFY_READS", None) or STATED_READS.get(op.name)
     if reads is None and op.name.split(".", 1)[0] in LOCAL_DIALECTS:
         reads = "local"
-    if reads is not None and not (isinstance(op, IRDLOperation) and
-                                  all(_trait_is_local(t) for t in cls.traits)):
-        reads = None
-    _memoisable[cls] = reads
-    return reads
+    plan = None
+    if reads is not None and isinstance(op, IRDLOperation):
+        sites: set[str] = set()
+        for trait in cls.traits:
+            verify = getattr(type(trait), "verify", None)
+            if verify in _SITE_TRAITS:
+                sites.add(_SITE_TRAITS[verify])
+            elif not (_trait_is_local(trait) or (reads == "region" and verify in _REGION_TRAITS)):
+                break
+        else:
+            plan = _Plan(reads, "parent" in sites, "last" in sites)
+    _plans[cls] = plan
+    return plan
 
 
-def verify_keys(op: Operation, reads: str) -> tuple[tuple, tuple]:
-    """Everything the verifier of ``op`` reads, twice: by value, and with each attribute by its
-    identity (attributes are immutable: one object, one value; hashing an id is cheap, and the
-    memo holds the value key, so no id is reused while it lives)."""
-    values: list = [type(op)]
-    ids: list = [type(op)]
-    for v in op.operands:
+def reads_of(op: Operation) -> str | None:
+    """What the verifier of ``op``'s class reads ("local", "views", "region"), or None: verify
+    in full."""
+    plan = _plan_of(op)
+    return None if plan is None else plan.reads
+
+
+_split: dict[type, tuple] = {}
+
+
+def _split_verifier(cls: type) -> tuple | None:
+    """(the traits, the custom check) of an IRDL op class, whose ``verify_`` xDSL makes as
+    "the generic checks (traits last), then the class's own ``verify_``"; None when the class's
+    ``verify_`` is not that one (it is then run whole)."""
+    verify = cls.__dict__.get("verify_")
+    known = _split.get(cls)
+    if known is not None and known[0] is verify:
+        return known[1]
+    code = getattr(verify, "__code__", None)
+    parts = None
+    if code is not None and code.co_freevars == ("custom_verify", "op_def") and \
+            code.co_filename.endswith(("irdl/operations.py", "irdl\\operations.py")):
+        cells = dict(zip(code.co_freevars, (c.cell_contents for c in verify.__closure__)))
+        parts = (tuple(cells["op_def"].traits), cells["custom_verify"])
+    _split[cls] = (verify, parts)
+    return parts
+
+
+def _site(op: Operation, plan: _Plan) -> tuple:
+    """The facts about where ``op`` sits that its traits check."""
+    block = op.parent
+    parent = type(block.parent.parent) if plan.parent and block is not None and \
+        block.parent is not None else None
+    return parent, (block is not None and block.last_op is op) if plan.last else None
+
+
+def local_key(op: Operation) -> tuple:
+    """What a "local" verifier of ``op`` reads, by value: its class, each operand's type (and
+    the value an ``arith.constant`` gives it), the result types, properties and attributes."""
+    key: list = [type(op)]
+    for v in op._operands:  # noqa: SLF001
         owner = v.owner  # by name: importing xDSL's arith costs start-up time
-        constant = owner.properties.get("value") if isinstance(owner, Operation) and \
-            owner.name == "arith.constant" else None
-        values += (v.type, constant)
-        ids += (id(v.type), id(constant))
-    values.append(None)
-    ids.append(None)
-    for v in op.results:
-        values.append(v.type)
-        ids.append(id(v.type))
-    values.append(None)
-    ids.append(None)
+        key += (v.type, owner.properties.get("value")
+                if getattr(type(owner), "name", None) == "arith.constant" else None)
+    key.append(None)
+    key += [v.type for v in op.results]
+    key.append(None)
     for items in (op.properties.items(), op.attributes.items()):
-        for name, attr in items:
-            values += (name, attr)
-            ids += (name, id(attr))
-        values.append(None)
-        ids.append(None)
-    if reads == "views":
-        from tirx_mlir.dialects.tirx.access import resolve_access
-        from tirx_mlir.dialects.tirx.attributes import BufferType
-        from tirx_mlir.target.target import target_text_of
-
-        for value in op.operands:
-            if isinstance(value.type, BufferType):
-                access = resolve_access(value)
-                values += (access, access.buffer.type)
-                ids += (access, id(access.buffer.type))
-                root = access.buffer.owner
-                if isinstance(root, Operation):
-                    for name, attr in root.attributes.items():
-                        values += (name, attr)
-                        ids += (name, id(attr))
-                values.append(None)
-                ids.append(None)
-        target = target_text_of(op)
-        values.append(target)
-        ids.append(target)
-    return tuple(values), tuple(ids)
+        for item in items:
+            key += item
+        key.append(None)
+    return tuple(key)
 
 
 class ModuleVerifier:
@@ -131,53 +195,264 @@ class ModuleVerifier:
 
     def __init__(self) -> None:
         self._verified: dict[tuple, tuple] = {}
-        """Keys verified, by value and by identity (`verify_keys`), each to the key by value."""
+        """Keys verified, by identity and by value, each to the key by value (which holds the
+        objects whose ids the identity key names)."""
+        self._targets: dict[Block, str | None] = {}
+        self._contexts: dict[Block, tuple] = {}
+        self._views_now: dict[SSAValue, tuple] = {}
+        self._indices_now: dict[SSAValue, tuple] = {}
+        self._view_records: dict[tuple, tuple] = {}
+        """Static views resolved, by the identities in their chain (`_view`)."""
 
     def verify(self, module: Operation) -> None:
-        from tirx_mlir.dialects.tirx.access import shared_views
+        from tirx_mlir.dialects.tirx.access import resolve_access, shared_views
+        from tirx_mlir.dialects.tirx.attributes import BufferType
+        from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
 
+        self._buffer_type, self._resolve = BufferType, resolve_access
+        self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
+
+        self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         try:
             with shared_views():
-                self._verify_op(module)
+                self._visit(module)
         except Exception as err:  # noqa: BLE001 - the plain verifier words the error
             module.verify()
             raise err
+        finally:
+            self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
 
-    def _verify_op(self, op: Operation) -> None:
-        reads = None if op.regions or op.successors else reads_of(op)
-        if reads is None:
+    # ---- one op -------------------------------------------------------------------------------
+    def _visit(self, op: Operation) -> tuple:
+        """Verify ``op`` and everything in it; return its token: what a parent's key holds of
+        it (the op, its operands and its own key)."""
+        plan = None if op.successors else _plan_of(op)
+        if plan is not None and plan.reads == "region" and op.regions:
+            return self._visit_region_op(op, plan)
+        if plan is None or plan.reads == "region" or op.regions:
             op.verify(verify_nested_ops=False)
-            for region in op.regions:
-                self._verify_region(region)
-            return
-        for operand in op.operands:
+            contents = self._contents(op)
+            return (op, local_key(op), contents, *op._operands)  # noqa: SLF001
+        for operand in op._operands:  # noqa: SLF001
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
         try:
-            key, fast = verify_keys(op, reads)
+            fast = self._fast_key(op, plan)
         except Exception:  # noqa: BLE001 - e.g. a view that does not resolve: check in full
             op.verify(verify_nested_ops=False)
-            return
-        if fast in self._verified:
-            return
-        if key not in self._verified:  # equal attributes held by other objects
+            return (op, object())
+        verified = self._verified
+        if fast not in verified:
+            local = local_key(op)
+            key = local + (self._views_key(op) if plan.reads == "views" else
+                           self._context(op)[1] if plan.reads == "kernel" else ()) + \
+                _site(op, plan)
+            if key not in verified:  # else equal attributes held by other objects
+                self._check(op, local, ())
+                verified[key] = key
+            verified[fast] = key  # keeps the attributes, hence their ids, alive
+        return (op, fast, *op._operands)  # noqa: SLF001
+
+    def _check(self, op: Operation, local: tuple, shape: tuple) -> None:
+        """``op.verify(verify_nested_ops=False)``, but for the generic IRDL checks (operand,
+        result, region and property constraints) when they passed for equal types,
+        properties, attributes and region ``shape`` before: then only its traits' and its own
+        checks run (they read the views, the site or the regions that changed)."""
+        parts = _split_verifier(type(op))
+        generic = ("irdl", local, shape) if parts is not None else None
+        if parts is None or generic not in self._verified:
             op.verify(verify_nested_ops=False)
+            if generic is not None:
+                self._verified[generic] = generic
+            return
+        traits, custom = parts
+        for trait in traits:
+            trait.verify(op)
+        custom(op)
+
+    def _fast_key(self, op: Operation, plan: _Plan) -> tuple:
+        """The key by identity: `local_key` with each attribute by its id, the views (their
+        records, `_view`) or the kernel context, and the op's site."""
+        key: list = [type(op)]
+        for v in op._operands:  # noqa: SLF001 - the hot loop
+            owner = v.owner
+            key += (id(v.type), id(owner.properties.get("value"))
+                    if getattr(type(owner), "name", None) == "arith.constant" else None)
+        key.append(None)
+        for v in op.results:
+            key.append(id(v.type))
+        key.append(None)
+        for name, attr in op.properties.items():
+            key += (name, id(attr))
+        key.append(None)
+        for name, attr in op.attributes.items():
+            key += (name, id(attr))
+        if plan.reads == "views":
+            self._view_parts(op, key)
+        elif plan.reads == "kernel":
+            key += self._context(op)[0]
+        if plan.parent or plan.last:
+            key += _site(op, plan)
+        return tuple(key)
+
+    def _views_key(self, op: Operation) -> tuple:
+        """What a "views" verifier reads beyond `local_key`, by value: each buffer operand's
+        resolved view, the type and attributes of the buffer it views, and the target."""
+        key: list = []
+        for value in op._operands:  # noqa: SLF001
+            if isinstance(value.type, self._buffer_type):
+                access = self._view(value)[1]
+                root = access.buffer
+                key += (None, access, root.type)
+                attributes = getattr(root.owner, "attributes", None)  # None: a block argument
+                if attributes:
+                    for item in attributes.items():
+                        key += item
+        key.append(self._target(op))
+        return tuple(key)
+
+    def _context(self, op: Operation) -> tuple[tuple, tuple]:
+        """The properties of ``op``'s enclosing kernel and the attributes of the top-level op,
+        by identity and by value (shared by the ops of a block, for one verification)."""
+        block = op.parent
+        try:
+            return self._contexts[block]
+        except KeyError:
+            pass
+        from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
+
+        kernel = enclosing_kernel(op)
+        values: list = [kernel is None]
+        ids: list = [kernel is None]
+        top = op.get_toplevel_object()
+        for items in (kernel.properties.items() if kernel is not None else (),
+                      top.attributes.items() if isinstance(top, Operation) and top is not op
+                      else ()):
+            for name, attr in items:
+                values += (name, attr)
+                ids += (name, id(attr))
+            values.append(None)
+            ids.append(None)
+        answer = (tuple(ids), tuple(values))
+        if block is not None:
+            self._contexts[block] = answer
+        return answer
+
+    def _target(self, op: Operation) -> str | None:
+        block = op.parent
+        try:
+            return self._targets[block]
+        except KeyError:
+            from tirx_mlir.target.target import target_text_of
+
+            text = target_text_of(op)
+            if block is not None:
+                self._targets[block] = text
+            return text
+
+    def _view_parts(self, op: Operation, key: list) -> None:
+        buffer_type = self._buffer_type
+        for value in op._operands:  # noqa: SLF001
+            if isinstance(value.type, buffer_type):
+                view, access = self._view(value)
+                root = access.buffer
+                key += (None, view, id(root.type))
+                attributes = getattr(root.owner, "attributes", None)  # None: a block argument
+                if attributes:
+                    for name, attr in attributes.items():
+                        key += (name, id(attr))
+        key.append(self._target(op))
+
+    def _view(self, value: SSAValue) -> tuple:
+        """(what a key holds of the view ``value``, its resolved view). A view is named by the
+        id of a record kept for the life of the verifier, found by the identity of each value,
+        op, type and property its resolution reads (its chain of view ops and the index
+        arithmetic of their offsets; the record holds them)."""
+        try:
+            return self._views_now[value]
+        except KeyError:
+            pass
+        signature, kept = self._view_signature(value)
+        record = self._view_records.get(signature)
+        if record is None:
+            record = self._view_records[signature] = (self._resolve(value), kept)
+        answer = self._views_now[value] = (id(record), record[0])
+        return answer
+
+    def _view_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
+        owner = value.owner
+        if not isinstance(owner, self._view_ops):
+            return (value, id(value.type)), (value.type,)
+        operands = owner._operands  # noqa: SLF001
+        source = self._view(operands[0])[0]
+        signature: list = [value, id(value.type), source]
+        kept: list = [value.type]
+        for attr in owner.properties.values():
+            signature.append(id(attr))
+            kept.append(attr)
+        for index in operands[1:]:  # SSA offsets, sizes and guards
+            part, held = self._index_signature(index)
+            signature.append(part)
+            kept += held
+        return tuple(signature), tuple(kept)
+
+    def _index_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
+        """What `access.index_expr` reads of ``value``: the constants, additions and
+        multiplications it folds through, by identity (and the attributes named by id)."""
+        try:
+            return self._indices_now[value]
+        except KeyError:
+            pass
+        owner = value.owner
+        name = getattr(type(owner), "name", None)
+        if name == "arith.constant":
+            attr = owner.properties.get("value")
+            answer = (value, owner, id(attr)), (attr,)
+        elif name in _FOLDED:
+            parts = [self._index_signature(v) for v in owner._operands]  # noqa: SLF001
+            answer = (value, owner, *(p[0] for p in parts)), \
+                tuple(a for p in parts for a in p[1])
+        else:
+            answer = (value,), ()
+        self._indices_now[value] = answer
+        return answer
+
+    def _visit_region_op(self, op: Operation, plan: _Plan) -> tuple:
+        for operand in op._operands:  # noqa: SLF001
+            if isinstance(operand, ErasedSSAValue):
+                raise ValueError("Erased SSA value is used by the operation")
+        _check_terminator(op)
+        contents = self._contents(op)
+        local = local_key(op)
+        key = (local, _site(op, plan), contents)
+        if key not in self._verified:
+            self._check(op, local, tuple(tuple(tuple(arg.type for arg in block.args)
+                                        for block in region.blocks) for region in op.regions))
             self._verified[key] = key
-        self._verified[fast] = key  # keeps the attributes, hence their ids, alive
+        return (op, key, *op._operands)  # noqa: SLF001
 
-    def _verify_region(self, region: Region) -> None:
-        for block in region.blocks:
-            if block.parent is not region:
-                raise ValueError("Parent pointer of block does not refer to containing region")
-            self._verify_block(block)
+    def _contents(self, op: Operation) -> tuple:
+        """Verify the ops in ``op``'s regions; their blocks, argument types and tokens."""
+        regions = []
+        for region in op.regions:
+            blocks = []
+            for block in region.blocks:
+                if block.parent is not region:
+                    raise ValueError("Parent pointer of block does not refer to containing "
+                                     "region")
+                blocks.append((block, tuple(arg.type for arg in block.args),
+                               self._visit_block(block)))
+            regions.append(tuple(blocks))
+        return tuple(regions)
 
-    def _verify_block(self, block: Block) -> None:
+    def _visit_block(self, block: Block) -> tuple:
+        tokens = []
         for op in block.ops:
             if op.parent is not block:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
-            self._verify_op(op)
+            tokens.append(self._visit(op))
         if block.first_op is None:
             region = block.parent
             parent = region.parent if region is not None else None
@@ -185,6 +460,7 @@ class ModuleVerifier:
                     not parent.has_trait(NoTerminator):
                 raise VerifyException(f"Operation {parent.name} contains empty block in "
                                       "single-block region that expects at least a terminator")
+        return tuple(tokens)
 
 
 def _check_terminator(op: Operation) -> None:

@@ -86,6 +86,7 @@ class KernelOp(IRDLOperation):
     body = region_def("single_block")
 
     traits = traits_def(SymbolOpInterface(), IsolatedFromAbove(), KernelCallable())
+    VERIFY_READS: ClassVar[str] = "region"  # its checks' inputs (tirx_mlir.verification)
 
     def __init__(self, name: str, inputs: list[BufferType], outputs: list[BufferType],
                  grid=(1,), threads=(1,), cluster=None, target: str | None = None,
@@ -218,6 +219,7 @@ class ReturnOp(IRDLOperation):
 
     name = "tirx.return"
     traits = traits_def(IsTerminator(), HasParent(KernelOp))
+    VERIFY_READS: ClassVar[str] = "local"  # its checks' inputs (tirx_mlir.verification)
     assembly_format = "attr-dict"
 
     def __init__(self):

@@ -54,6 +54,9 @@ class TileOp(KeywordOp):
     BUFFER_ONLY: ClassVar[tuple[str, ...]] = ()
     """Operands (besides DSTS) that must be buffers, not scalars."""
     TAIL_KEYWORDS: ClassVar[tuple[str, ...]] = ("dispatch", "config")
+    VERIFY_READS: ClassVar[str] = "kernel"
+    """`tirx_mlir.verification`: the checks read the op's types and properties, its enclosing
+    kernel's launch (threads, cluster) and the top-level module's attributes."""
 
     scope = prop_def(ExecScopeAttr, default_value=ExecScopeAttr(ExecScope.THREAD))
     dispatch = opt_prop_def(StringAttr)

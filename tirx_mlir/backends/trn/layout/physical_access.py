@@ -116,7 +116,32 @@ def physical_access(view: SSAValue, layout: TileLayout, *, allow_split: bool = F
 def _physical_access(view: SSAValue, layout: TileLayout, allow_split: bool,
                      ranges) -> PhysicalAccess:
     ap = resolve_access(view)
-    flat = ap.flat_offset()
+    if any(o.terms for o in ap.offset):  # symbolic offsets: their value ranges come from the IR
+        base, dims = _decompose(ap.flat_offset(), ap.sizes, ap.flat_steps(), layout, allow_split,
+                                ranges)
+        return PhysicalAccess(ap.buffer, layout, base, dims, ap.guards)
+    # A static view's pattern depends on numbers only: kept with the layout (every view of
+    # one shape at one offset of the buffers laid out alike is decomposed once).
+    key = ("physical_access", ap.buffer_type.get_shape(), tuple(o.const for o in ap.offset),
+           ap.sizes, ap.steps, allow_split)
+    known = layout._cache.get(key)  # noqa: SLF001 - TileLayout's memo of derived facts
+    if known is None:
+        try:
+            known = layout._cache[key] = _decompose(  # noqa: SLF001
+                ap.flat_offset(), ap.sizes, ap.flat_steps(), layout, allow_split, ranges)
+        except NotAffine as err:
+            known = layout._cache[key] = err  # noqa: SLF001
+    if isinstance(known, NotAffine):
+        raise NotAffine(str(known))
+    base, dims = known
+    return PhysicalAccess(ap.buffer, layout, dict(base), dims, ap.guards)
+
+
+def _decompose(flat: IndexExpr, sizes: tuple[int, ...], steps: tuple[int, ...],
+               layout: TileLayout, allow_split: bool, ranges
+               ) -> tuple[dict[str, IndexExpr], tuple[tuple[Piece, ...], ...]]:
+    """The base coordinates and per-dim pieces of a view starting at flat index ``flat`` with
+    ``sizes`` and flat ``steps`` (see the module docstring)."""
     digits = _Digits(layout)
     total = math.prod(digits.extents)
     if not 0 <= flat.const < total:
@@ -130,9 +155,9 @@ def _physical_access(view: SSAValue, layout: TileLayout, allow_split: bool,
         base[ax] = base.get(ax, IndexExpr()) + off
     _place_symbols(flat, digits, base, ranges)
     dims: list[tuple[Piece, ...]] = []
-    for k, (size, coeff) in enumerate(zip(ap.sizes, ap.flat_steps())):
+    for k, (size, coeff) in enumerate(zip(sizes, steps)):
         dims.append(_place_view_dim(k, size, coeff, digits, allow_split))
-    return PhysicalAccess(ap.buffer, layout, base, tuple(dims), ap.guards)
+    return base, tuple(dims)
 
 
 def _place_symbols(flat: IndexExpr, digits: _Digits, base: dict[str, IndexExpr], ranges) -> None:
