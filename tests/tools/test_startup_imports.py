@@ -59,9 +59,10 @@ def test_tirx_opt_on_an_empty_module_imports_no_arith(tmp_path):
 
 
 LAZY_TOOL_MODULES = ("tirx_mlir.tools.reproducer", "tirx_mlir.tools.verify_diagnostics", "json",
-                     "difflib")
-"""What only an error, ``--run-reproducer``, ``--verify-diagnostics``, ``--diff-passes`` or a
-did-you-mean hint needs: a clean run does not import them."""
+                     "difflib", "platform")
+"""What only an error, ``--run-reproducer``, ``--verify-diagnostics``, ``--diff-passes``, a
+did-you-mean hint or a host-target query (``platform``) needs: a clean run does not import
+them."""
 
 
 @pytest.mark.parametrize("module", LAZY_TOOL_MODULES)
