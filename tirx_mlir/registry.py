@@ -33,7 +33,7 @@ import contextlib
 import contextvars
 import sys
 import threading
-from dataclasses import dataclass
+from dataclasses import FrozenInstanceError, dataclass
 from typing import Any, Callable, Generic, Iterator, TypeVar
 
 V = TypeVar("V")
@@ -110,11 +110,27 @@ def _backend_of_caller() -> str | None:
     return None
 
 
-@dataclass
 class Entry(Generic[V]):
-    value: V
-    owner: str
-    previous: "Entry[V] | None" = None  # what an override replaced, restored on rollback
+    """A registered value, its owner and what an override replaced (restored on rollback).
+
+    A plain class with slots (the registries make ~100 at ``import tirx_mlir``; a dataclass's
+    generated methods cost more to create than all of them): equal when all three are."""
+
+    __slots__ = ("value", "owner", "previous")
+
+    def __init__(self, value: V, owner: str, previous: "Entry[V] | None" = None):
+        self.value, self.owner, self.previous = value, owner, previous
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.value, self.owner, self.previous) == \
+            (other.value, other.owner, other.previous)  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment] - mutable, as a dataclass with eq
+
+    def __repr__(self) -> str:
+        return f"Entry(value={self.value!r}, owner={self.owner!r}, previous={self.previous!r})"
 
 
 class Registry(Generic[V]):
@@ -282,15 +298,38 @@ kernel_executors: Registry[KernelExecutor] = Registry("kernel executor")
 ``tirx.kernel`` implementation asks them first)."""
 
 
-@dataclass(frozen=True)
 class Lazy:
     """A zero-argument factory that imports ``module`` and returns its attribute ``name`` when
     called: what a backend registers so that ``import tirx_mlir`` imports none of its dialect,
     pass or printer modules (``register_dialect("acme", Lazy("acme_tirx.dialect", "ACME"))``).
-    Equal specs are equal factories, so registering one again is idempotent."""
+    Equal specs are equal factories, so registering one again is idempotent. Immutable and
+    hashable (a plain slotted class: cheaper to define at start-up than a frozen dataclass)."""
 
-    module: str
-    name: str
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str):
+        object.__setattr__(self, "module", module)
+        object.__setattr__(self, "name", name)
+
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise FrozenInstanceError(f"cannot assign to field '{key}'")
+
+    def __delattr__(self, key: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field '{key}'")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.module, self.name) == (other.module, other.name)  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((self.module, self.name))
+
+    def __repr__(self) -> str:
+        return f"Lazy(module={self.module!r}, name={self.name!r})"
+
+    def __reduce__(self):  # copy and pickle rebuild it (its slots cannot be assigned)
+        return Lazy, (self.module, self.name)
 
     def __call__(self) -> Any:
         import importlib

@@ -58,6 +58,26 @@ def test_tirx_opt_on_an_empty_module_imports_no_arith(tmp_path):
                     names=("xdsl.dialects.arith",)) == []
 
 
+LAZY_TOOL_MODULES = ("tirx_mlir.tools.reproducer", "tirx_mlir.tools.verify_diagnostics", "json",
+                     "difflib", "platform")
+"""What only an error, ``--run-reproducer``, ``--verify-diagnostics``, ``--diff-passes``, a
+did-you-mean hint or a host-target query (``platform``) needs: a clean run does not import
+them."""
+
+
+@pytest.mark.parametrize("module", LAZY_TOOL_MODULES)
+def test_tirx_opt_on_an_empty_module_imports_no_error_path_module(module, tmp_path):
+    empty = tmp_path / "empty.mlir"
+    empty.write_text("builtin.module {}\n")
+    assert imported(str(empty), "-o", str(tmp_path / "out.mlir"), names=(module,)) == []
+
+
+def test_a_trn_compile_imports_no_error_path_module(tmp_path):
+    path = ROOT / "examples" / "trn" / "nki_add_1.mlir"
+    assert imported("--pass-pipeline=trn", str(path), "-t", "nki", "-o", str(tmp_path / "out.py"),
+                    names=LAZY_TOOL_MODULES) == []
+
+
 @pytest.mark.parametrize("kernel", ["softmax_128x512", "matmul_512", "layernorm_affine_rows"])
 def test_a_trn_compile_to_nki_imports_no_numpy(kernel, tmp_path):
     path = ROOT / "examples" / "trn" / f"{kernel}.mlir"

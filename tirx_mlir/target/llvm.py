@@ -8,7 +8,6 @@ The detector is a real probe, cheap and side-effect free: the architecture and O
 from __future__ import annotations
 
 import os
-import platform
 import sys
 from typing import Any
 
@@ -43,6 +42,8 @@ _ARM_MATTR = {"asimd": "neon", "asimdhp": "fullfp16", "sve": "sve", "sve2": "sve
 
 
 def host_triple() -> str:
+    import platform  # only a host-target query needs it (not every tool start-up)
+
     machine = platform.machine().lower()
     arch = {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
     if sys.platform == "darwin":

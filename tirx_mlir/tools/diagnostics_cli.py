@@ -15,7 +15,6 @@ A report reads like MLIR's::
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from dataclasses import dataclass, field
@@ -76,6 +75,8 @@ _UNKNOWN_ATTR = re.compile(r"^'([\w.$-]+)' is not registered$")
 
 
 def _did_you_mean(name: str, candidates: list[str]) -> str:
+    import difflib
+
     close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.75)
     return f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
 

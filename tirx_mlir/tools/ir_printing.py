@@ -19,7 +19,6 @@ after (``--- before cse`` / ``+++ after cse``); a pass that changed nothing prin
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from io import StringIO
 from typing import IO
@@ -90,6 +89,8 @@ class IRPrinting:
         if self.after_all or p.name in self.after_passes or (self.after_change and changed):
             self._dump("After", p, text)
         if self.diff and changed and self._previous is not None:
+            import difflib
+
             self.stream.writelines(difflib.unified_diff(
                 self._previous.splitlines(keepends=True), text.splitlines(keepends=True),
                 f"before {p.pipeline_pass_spec()}", f"after {p.pipeline_pass_spec()}"))

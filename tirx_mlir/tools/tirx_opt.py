@@ -33,7 +33,6 @@ the project's entries first, grouped by owner (`listings`).
 from __future__ import annotations
 
 import argparse
-import difflib
 import os
 import sys
 import time
@@ -60,8 +59,6 @@ from tirx_mlir.tools.diagnostics_cli import (DEBUG_ENV, Report, ReportedError, d
                                              report_internal_error, report_parse_error,
                                              report_tirx_error, verify_located)
 from tirx_mlir.tools.ir_printing import IRPrinting, module_text as _module_text
-from tirx_mlir.tools.reproducer import (ReproducerConfig, ReproducerError, read_reproducer,
-                                        write_reproducer)
 from tirx_mlir.tools.timing import Timing
 
 class CLIError(Exception):
@@ -294,6 +291,8 @@ class TirxOptMain(xDSLOptMain):
         if self.args.input_file is not None:
             raise CLIError("--run-reproducer takes the input from the reproducer; drop the "
                            "input file argument")
+        from tirx_mlir.tools.reproducer import ReproducerError, read_reproducer
+
         try:
             config = read_reproducer(self.args.run_reproducer)
         except OSError as err:
@@ -442,8 +441,6 @@ class TirxOptMain(xDSLOptMain):
         return chunks, extension
 
     def run(self) -> int:
-        from tirx_mlir.tools import verify_diagnostics as vd
-
         with self.timing.scope(("parser", "Parser")):
             chunks, extension = self.prepare_input()
         if self.args.dump_pass_pipeline:
@@ -470,6 +467,8 @@ class TirxOptMain(xDSLOptMain):
                     failed = True
                     continue
             if self.args.verify_diagnostics:
+                from tirx_mlir.tools import verify_diagnostics as vd
+
                 text = data.decode("utf-8", "replace")
                 failures = vd.check(vd.expectations(text, line_offset + 1), produced,
                                     self.get_input_name())
@@ -636,6 +635,8 @@ class TirxOptMain(xDSLOptMain):
         if self.args.run_reproducer:
             report.notes.insert(0, f"note: reproduced from {self.args.run_reproducer}")
             return
+        from tirx_mlir.tools.reproducer import ReproducerConfig, write_reproducer
+
         config = ReproducerConfig(self.pass_spec, self.args.target,
                                   self.args.allow_unregistered_dialect,
                                   self.args.no_implicit_module, self.args.disable_verify)
@@ -667,6 +668,8 @@ def _one_line(err: BaseException) -> str:
 
 
 def _did_you_mean(name: str, candidates) -> str:
+    import difflib
+
     close = difflib.get_close_matches(name, list(candidates), n=3, cutoff=0.6)
     return f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
 

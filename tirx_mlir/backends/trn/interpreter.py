@@ -104,6 +104,25 @@ def _pattern_values(nparts: int, pattern: tuple[tuple[int, int], ...], offset: i
     return (p * channel_multiplier + value).reshape(nparts, -1)
 
 
+Semantics = Callable[["NkiFunctions", Any, NkiValues], None]
+
+_SEMANTICS: dict[type, Semantics] = {}
+"""op type -> its semantics on the named operand values (`_nki_impl` registers each)."""
+
+
+def _nki_impl(op_type: type, semantics: Semantics):
+    """The xDSL implementation of ``op_type`` running ``semantics`` (``(functions, op, values)``)
+    after `NkiFunctions._start`; `NkiFunctions.prepare_op` runs the same semantics."""
+    _SEMANTICS[op_type] = semantics
+
+    @impl(op_type)
+    def run(self: NkiFunctions, interp: Interpreter, op: Any, args: PythonValues):
+        semantics(self, op, self._start(interp, op, args))
+        return ()
+
+    return run
+
+
 @register_impls
 class NkiFunctions(InterpreterFunctions):
     """One implementation per nki op (see the module docstring for the semantics)."""
@@ -118,6 +137,29 @@ class NkiFunctions(InterpreterFunctions):
         if dynamic_views:
             self._check_dynamic_views(interp, op, dynamic_views)
         return dict(zip(names, args))
+
+    def prepare_op(self, interp: Interpreter, op: nki.NkiOp
+                   ) -> Callable[[PythonValues], tuple] | None:
+        """``op`` made ready to run (`core.BlockPlan`): what `_start` does once per op (the
+        verifier, the operand names, the views to check) done here, so a run only checks the
+        dynamic views and runs the semantics. The plan rebuilds this when the op changes."""
+        semantics = _SEMANTICS.get(type(op))
+        if semantics is None:
+            return None
+        names, dynamic_views = self._calls.get(op, "nki", lambda: self._prepare(op))
+        if dynamic_views:
+            def run_checked(args: PythonValues) -> tuple:
+                self._check_dynamic_views(interp, op, dynamic_views)
+                semantics(self, op, dict(zip(names, args)))
+                return ()
+
+            return run_checked
+
+        def run(args: PythonValues) -> tuple:
+            semantics(self, op, dict(zip(names, args)))
+            return ()
+
+        return run
 
     def _prepare(self, op: nki.NkiOp) -> tuple[tuple[str, ...], list[tuple[str, SSAValue, Any]]]:
         """Run the verifier (the static limits hold even for unverified IR) and find the views
@@ -161,63 +203,54 @@ class NkiFunctions(InterpreterFunctions):
             raise InterpretError(str(err), op, code="nki-limit") from None
 
     # ---- data movement ----
-    @impl(nki.LoadOp)
-    def run_load(self, interp: Interpreter, op: nki.LoadOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    def _load(self, op: nki.LoadOp, v: NkiValues) -> None:
         copy_converting(v["dst"], v["src"])
-        return ()
 
-    @impl(nki.StoreOp)
-    def run_store(self, interp: Interpreter, op: nki.StoreOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    run_load = _nki_impl(nki.LoadOp, _load)
+
+    def _store(self, op: nki.StoreOp, v: NkiValues) -> None:
         copy_converting(v["dst"], v["src"])
-        return ()
 
-    @impl(nki.DmaCopyOp)
-    def run_dma_copy(self, interp: Interpreter, op: nki.DmaCopyOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    run_store = _nki_impl(nki.StoreOp, _store)
+
+    def _dma_copy(self, op: nki.DmaCopyOp, v: NkiValues) -> None:
         copy_converting(v["dst"], v["src"])
-        return ()
 
-    @impl(nki.TensorCopyOp)
-    def run_tensor_copy(self, interp: Interpreter, op: nki.TensorCopyOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    run_dma_copy = _nki_impl(nki.DmaCopyOp, _dma_copy)
+
+    def _tensor_copy(self, op: nki.TensorCopyOp, v: NkiValues) -> None:
         dst, src = v["dst"], v["src"]
         scalar_v2 = op.name_prop("engine") == "scalar" and checks.limits_for(op).nc_version <= 2
         values = src.astype(F32) if scalar_v2 or src.dtype != dst.dtype else src
         put(dst, rows(values, values.dtype))
-        return ()
 
-    @impl(nki.MemsetOp)
-    def run_memset(self, interp: Interpreter, op: nki.MemsetOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    run_tensor_copy = _nki_impl(nki.TensorCopyOp, _tensor_copy)
+
+    def _memset(self, op: nki.MemsetOp, v: NkiValues) -> None:
         dst, value = v["dst"], v["value"]
         if dst.dtype == F32 and isinstance(value, float):
             dst.fill(value)  # rounded to fp32 (nearest even), as the store rounds
         else:
             put(dst, np.full(dst.shape, value))
-        return ()
 
-    @impl(nki.IotaOp)
-    def run_iota(self, interp: Interpreter, op: nki.IotaOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    run_memset = _nki_impl(nki.MemsetOp, _memset)
+
+    def _iota(self, op: nki.IotaOp, v: NkiValues) -> None:
         dst = v["dst"]
         offset = op.int_prop("offset") + int(v.get("offset_index", 0))
         values = _pattern_values(dst.shape[0], op.pattern_prop(), offset,
                                  op.int_prop("channel_multiplier"))
         put(dst, runtime.convert(values, np.dtype(np.int32)))  # computed in int32
-        return ()
 
-    @impl(nki.IdentityOp)
-    def run_identity(self, interp: Interpreter, op: nki.IdentityOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    run_iota = _nki_impl(nki.IotaOp, _iota)
+
+    def _identity(self, op: nki.IdentityOp, v: NkiValues) -> None:
         put(v["dst"], np.eye(v["dst"].shape[0], dtype=F32))
-        return ()
+
+    run_identity = _nki_impl(nki.IdentityOp, _identity)
 
     # ---- TensorE ----
-    @impl(nki.MatmulOp)
-    def run_matmul(self, interp: Interpreter, op: nki.MatmulOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    def _matmul(self, op: nki.MatmulOp, v: NkiValues) -> None:
         dst = v["dst"]
         # fp32 products and accumulation; a contiguous [M, K] operand keeps BLAS on its fast
         # path (a transposed view runs ~20x slower) and the result independent of the view's
@@ -230,28 +263,28 @@ class NkiFunctions(InterpreterFunctions):
                 not np.may_share_memory(dst, moving):  # the fp32 result goes straight to dst
             if not accumulate:
                 np.matmul(stationary, moving, out=dst)
-                return ()
+                return
             product = self._scratch(op, shape)
             np.matmul(stationary, moving, out=product)
             np.add(dst, product, out=dst)
-            return ()
+            return
         product = np.matmul(stationary, moving)
         if accumulate:
             product = rows(dst) + product
         put(dst, product)
-        return ()
+
+    run_matmul = _nki_impl(nki.MatmulOp, _matmul)
 
     def _scratch(self, op: nki.NkiOp, shape: tuple[int, ...], dtype: np.dtype = F32
                  ) -> np.ndarray:
         """A temporary owned by ``op``, reused on each run (values never escape it)."""
         return self._calls.get(op, ("scratch", shape, dtype), lambda: np.empty(shape, dtype))
 
-    @impl(nki.TransposeOp)
-    def run_transpose(self, interp: Interpreter, op: nki.TransposeOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    def _transpose(self, op: nki.TransposeOp, v: NkiValues) -> None:
         src = v["src"]
         put(v["dst"], rows(src, src.dtype).T)
-        return ()
+
+    run_transpose = _nki_impl(nki.TransposeOp, _transpose)
 
     # ---- ScalarE ----
     def _activate(self, op: nki.ActivationOp | nki.ActivationReduceOp, v: NkiValues,
@@ -287,50 +320,41 @@ class NkiFunctions(InterpreterFunctions):
         None."""
         return dst if dst.dtype == F32 and dst.ndim == 2 else None
 
-    @impl(nki.ActivationOp)
-    def run_activation(self, interp: Interpreter, op: nki.ActivationOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    def _activation(self, op: nki.ActivationOp, v: NkiValues) -> None:
         dst = v["dst"]
         out = self._activate(op, v, self._fp32_rows(dst))
         if out is not dst:
             put(dst, out)
-        return ()
 
-    @impl(nki.ActivationReduceOp)
-    def run_activation_reduce(self, interp: Interpreter, op: nki.ActivationReduceOp,
-                              args: PythonValues):
-        v = self._start(interp, op, args)
+    run_activation = _nki_impl(nki.ActivationOp, _activation)
+
+    def _activation_reduce(self, op: nki.ActivationReduceOp, v: NkiValues) -> None:
         dst = v["dst"]
         out = self._activate(op, v, self._fp32_rows(dst))
         total = np.add.reduce(out, axis=1, keepdims=True, dtype=F32)
         if out is not dst:
             put(dst, out)
         put(v["reduce_res"], total)
-        return ()
+
+    run_activation_reduce = _nki_impl(nki.ActivationReduceOp, _activation_reduce)
 
     # ---- VectorE ----
-    @impl(nki.ReciprocalOp)
-    def run_reciprocal(self, interp: Interpreter, op: nki.ReciprocalOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    def _reciprocal(self, op: nki.ReciprocalOp, v: NkiValues) -> None:
         put(v["dst"], tables.ALU_OPS["reciprocal"].fn(rows(v["src"])))
-        return ()
 
-    @impl(nki.TensorReduceOp)
-    def run_tensor_reduce(self, interp: Interpreter, op: nki.TensorReduceOp,
-                          args: PythonValues):
-        v = self._start(interp, op, args)
+    run_reciprocal = _nki_impl(nki.ReciprocalOp, _reciprocal)
+
+    def _tensor_reduce(self, op: nki.TensorReduceOp, v: NkiValues) -> None:
         alu = tables.ALU_OPS[op.op.data]
         src = np.asarray(v["src"]).astype(_alu_dtype(alu), copy=False)
         out = tables.reduce(alu.name, src, op.normalized_axes())
         if op.flag("negate"):
             out = -out
         put(v["dst"], out)
-        return ()
 
-    @impl(nki.TensorTensorOp)
-    def run_tensor_tensor(self, interp: Interpreter, op: nki.TensorTensorOp,
-                          args: PythonValues):
-        v = self._start(interp, op, args)
+    run_tensor_reduce = _nki_impl(nki.TensorReduceOp, _tensor_reduce)
+
+    def _tensor_tensor(self, op: nki.TensorTensorOp, v: NkiValues) -> None:
         alu = tables.ALU_OPS[op.op.data]
         tiles = (v["dst"], v["lhs"], v["rhs"])
         exact_int = alu.name in ("add", "subtract", "multiply", "maximum", "minimum") and \
@@ -340,14 +364,12 @@ class NkiFunctions(InterpreterFunctions):
         if dtype == F32 and dst.dtype == F32 and dst.ndim == 2 and \
                 isinstance(alu.fn, np.ufunc) and lhs.shape == rhs.shape == dst.shape:
             alu.fn(lhs, rhs, out=dst)  # fp32 straight into dst (ufuncs handle the overlap)
-            return ()
+            return
         put(dst, alu.fn(lhs, rhs))
-        return ()
 
-    @impl(nki.TensorScalarOp)
-    def run_tensor_scalar(self, interp: Interpreter, op: nki.TensorScalarOp,
-                          args: PythonValues):
-        v = self._start(interp, op, args)
+    run_tensor_tensor = _nki_impl(nki.TensorTensorOp, _tensor_tensor)
+
+    def _tensor_scalar(self, op: nki.TensorScalarOp, v: NkiValues) -> None:
         op0 = tables.ALU_OPS[op.op0.data]
         dtype = _alu_dtype(op0)
         data, dst = rows(v["data"], dtype), v["dst"]
@@ -355,40 +377,35 @@ class NkiFunctions(InterpreterFunctions):
                 data.shape == dst.shape and isinstance(op0.fn, np.ufunc) and not op0.is_unary:
             operand = vector(v["operand0"], dtype)  # one ufunc straight into dst (overlap-safe)
             op0.fn(*((operand, data) if op.flag("reverse0") else (data, operand)), out=dst)
-            return ()
+            return
         out = _apply(op0, data, vector(v["operand0"], dtype), op.flag("reverse0"))
         if op.op1 is not None:
             op1 = tables.ALU_OPS[op.op1.data]
             out = _apply(op1, np.asarray(out, dtype), vector(v["operand1"], dtype),
                          op.flag("reverse1"))
         put(v["dst"], out)
-        return ()
 
-    @impl(nki.TensorScalarReduceOp)
-    def run_tensor_scalar_reduce(self, interp: Interpreter, op: nki.TensorScalarReduceOp,
-                                 args: PythonValues):
-        v = self._start(interp, op, args)
+    run_tensor_scalar = _nki_impl(nki.TensorScalarOp, _tensor_scalar)
+
+    def _tensor_scalar_reduce(self, op: nki.TensorScalarReduceOp, v: NkiValues) -> None:
         op0 = tables.ALU_OPS[op.op0.data]
         out = _apply(op0, rows(v["data"]), vector(v["operand0"]), op.flag("reverse0"))
         out = np.asarray(out, F32)
         total = tables.reduce(op.reduce.data, out, (1,))
         put(v["dst"], out)
         put(v["reduce_res"], total)
-        return ()
 
-    @impl(nki.ScalarTensorTensorOp)
-    def run_scalar_tensor_tensor(self, interp: Interpreter, op: nki.ScalarTensorTensorOp,
-                                 args: PythonValues):
-        v = self._start(interp, op, args)
+    run_tensor_scalar_reduce = _nki_impl(nki.TensorScalarReduceOp, _tensor_scalar_reduce)
+
+    def _scalar_tensor_tensor(self, op: nki.ScalarTensorTensorOp, v: NkiValues) -> None:
         op0, op1 = tables.ALU_OPS[op.op0.data], tables.ALU_OPS[op.op1.data]
         t = np.asarray(_apply(op0, rows(v["data"]), vector(v["operand0"]),
                               op.flag("reverse0")), F32)
         put(v["dst"], _apply(op1, t, rows(v["operand1"]), op.flag("reverse1")))
-        return ()
 
-    @impl(nki.SelectOp)
-    def run_select(self, interp: Interpreter, op: nki.SelectOp, args: PythonValues):
-        v = self._start(interp, op, args)
+    run_scalar_tensor_tensor = _nki_impl(nki.ScalarTensorTensorOp, _scalar_tensor_tensor)
+
+    def _select(self, op: nki.SelectOp, v: NkiValues) -> None:
         on_true, on_false = v["on_true"], v["on_false"]
         floats = runtime.is_float_dtype(v["dst"].dtype) or runtime.is_float_dtype(on_true.dtype)
         dtype = F32 if floats else I64
@@ -396,17 +413,16 @@ class NkiFunctions(InterpreterFunctions):
             else dtype.type(on_false)
         put(v["dst"], np.where(rows(v["predicate"], I64) != 0, rows(on_true, dtype),
                                false_values))
-        return ()
+
+    run_select = _nki_impl(nki.SelectOp, _select)
 
     # ---- GpSimd ----
-    @impl(nki.AffineSelectOp)
-    def run_affine_select(self, interp: Interpreter, op: nki.AffineSelectOp,
-                          args: PythonValues):
-        v = self._start(interp, op, args)
+    def _affine_select(self, op: nki.AffineSelectOp, v: NkiValues) -> None:
         dst = v["dst"]
         offset = op.int_prop("offset") + int(v.get("offset_index", 0))
         values = _pattern_values(dst.shape[0], op.pattern_prop(), offset,
                                  op.int_prop("channel_multiplier"))
         mask = tables.AFFINE_SELECT_CMPS[op.cmp.data](values, 0)
         put(dst, np.where(mask, rows(v["on_true"]), F32.type(op.float_prop("on_false"))))
-        return ()
+
+    run_affine_select = _nki_impl(nki.AffineSelectOp, _affine_select)

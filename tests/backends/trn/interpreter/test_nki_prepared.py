@@ -1,0 +1,82 @@
+"""nki ops run prepared (`NkiFunctions.prepare_op`, what a plain run takes) and through their
+xDSL implementations (what a run with listeners takes): the same values, the same errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tirx_testing.trn import buf, nki_kernel
+from xdsl.interpreter import OpCounter
+
+from tirx_mlir.backends.trn.interpreter import NkiFunctions
+from tirx_mlir.interpreter import InterpretError, KernelRunner
+from tirx_mlir.located_parser import parse_module
+
+RNG = np.random.default_rng(11)
+S = lambda shape, dt="f32": buf(shape, dt, "trn.sbuf")  # noqa: E731
+P = lambda shape, dt="f32": buf(shape, dt, "trn.psum")  # noqa: E731
+
+# a K loop of accumulating matmuls (views with a dynamic free offset), an engine op, a
+# fused reduction and a copy back: the usual shape of a lowered kernel
+BODY = f"""  %c2 = arith.constant 2 : index
+  scf.for %k = %c0 to %c2 step %c1 {{
+    %acc = arith.cmpi sgt, %k, %c0 : index
+    %sv = tirx.slice %s[0, %k, 0] [128, 1, 64] : {S((128, 2, 64), 'bf16')} -> {S((128, 1, 64), 'bf16')}
+    %mv = tirx.slice %m[0, %k, 0] [128, 1, 512] : {S((128, 2, 512), 'bf16')} -> {S((128, 1, 512), 'bf16')}
+    nki.matmul %y, %sv, %mv accumulate_if %acc : {P((64, 512))}, {S((128, 1, 64), 'bf16')}, {S((128, 1, 512), 'bf16')}, i1
+  }}
+  nki.activation_reduce %z, %r, %y func exp : {S((64, 512))}, {S((64, 1))}, {P((64, 512))}
+  nki.tensor_tensor %z, %z, %y op add : {S((64, 512))}, {S((64, 512))}, {P((64, 512))}"""
+
+
+def _runner(body: str = BODY) -> KernelRunner:
+    import ml_dtypes
+
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    inputs = {"s": (np.zeros((128, 2, 64), bf16), "trn.sbuf"),
+              "m": (np.zeros((128, 2, 512), bf16), "trn.sbuf")}
+    outputs = {"y": ((64, 512), "f32", "trn.psum"), "z": ((64, 512), "f32", "trn.sbuf"),
+               "r": ((64, 1), "f32", "trn.sbuf")}
+    text = nki_kernel(body, inputs, outputs, "aws/trn1/trn1.2xlarge")
+    return KernelRunner(parse_module(text, "prepared.mlir"), "k")
+
+
+def _arrays():
+    import ml_dtypes
+
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    return (RNG.standard_normal((128, 2, 64)).astype(bf16),
+            (RNG.standard_normal((128, 2, 512)) * 0.1).astype(bf16))
+
+
+def test_every_nki_op_has_a_prepared_form():
+    runner = _runner()
+    functions = NkiFunctions()
+    ops = [op for op in runner.kernel.walk() if op.name.startswith("nki.")]
+    assert ops and all(functions.prepare_op(runner.interpreter, op) is not None for op in ops)
+
+
+def test_prepared_and_listened_runs_give_the_same_bits():
+    args = _arrays()
+    prepared = _runner()(*args)
+    listened_runner = _runner()
+    counter = OpCounter()
+    listened_runner.interpreter.listeners = (counter,)
+    listened = listened_runner(*args)
+    assert counter.ops["nki.matmul"] == 2  # it did run op by op through the implementations
+    for a, b in zip(prepared, listened):
+        np.testing.assert_array_equal(a, b)
+    assert np.isfinite(prepared[1]).all()
+
+
+@pytest.mark.parametrize("listened", [False, True])
+def test_a_limit_violation_is_located_at_the_op_either_way(listened):
+    # a matmul whose stationary has more than 128 columns breaks TensorE's limit
+    body = (f"  nki.matmul %y, %s, %m : {P((64, 512))}, {S((128, 2, 64), 'bf16')}, "
+            f"{S((128, 2, 512), 'bf16')}")
+    runner = _runner(body)
+    if listened:
+        runner.interpreter.listeners = (OpCounter(),)
+    with pytest.raises(InterpretError) as info:
+        runner(*_arrays())
+    assert info.value.op is not None and info.value.op.name == "nki.matmul"
