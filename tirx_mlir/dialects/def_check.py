@@ -1,0 +1,133 @@
+"""An op's IRDL definition checked without xDSL's generic per-op machinery.
+
+xDSL's ``irdl_op_definition`` gives every op class a ``verify_`` that runs ``OpDef.verify`` (the
+operand, result, region and successor counts and constraints, the properties, the attributes and
+the traits) and then the class's own ``verify_``. ``OpDef.verify`` works out the variadic segment
+sizes of every construct on every call, which costs more than the checks themselves for an op
+whose constructs are all single (``arith.addi``, ``cuda.store``).
+
+`irdl_op_definition` here is xDSL's decorator plus a ``verify_`` with the same outcome: a check
+compiled from the definition (`compile_def_check`: the same constraint objects called on the same
+values in the same order, with the counts compared directly) and then the class's own
+``verify_``. When the compiled check fails for any reason, xDSL's ``OpDef.verify`` runs instead
+and raises its own error, so every message is xDSL's. A definition the compiler does not cover
+(segment-size options, optional or several variadic operands or results) keeps xDSL's
+``verify_`` unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.ir import Operation
+from xdsl.irdl import irdl_op_definition as xdsl_op_definition
+from xdsl.irdl.constraints import VerificationContext
+from xdsl.irdl.operations import (
+    OpDef,
+    OptAttributeDef,
+    OptionalDef,
+    OptPropertyDef,
+    VariadicDef,
+    VarIRConstruct,
+    irdl_op_verify_regions,
+    verify_variadic_size,
+)
+from xdsl.utils.exceptions import VerifyException
+
+
+def _arg_check(defs) -> tuple[str, tuple] | None:
+    """How to check one construct's list: ``("single", constraints)`` when every definition is
+    a single value, ``("variadic", (constraint,))`` for one non-optional variadic definition
+    alone (any count), None otherwise."""
+    kinds = [d for _, d in defs]
+    if not any(isinstance(d, VariadicDef) for d in kinds):
+        return "single", tuple(d.constr for d in kinds)
+    if len(kinds) == 1 and not isinstance(kinds[0], OptionalDef):
+        return "variadic", (kinds[0].constr,)
+    return None
+
+
+def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
+    """A function that raises when ``op_def.verify(op)`` would and returns when it passes
+    (its exception may differ: callers fall back to ``op_def.verify`` for the message); None
+    for a definition it does not cover."""
+    if op_def.options:
+        return None
+    operands, results = _arg_check(op_def.operands), _arg_check(op_def.results)
+    if operands is None or results is None:
+        return None
+    (operand_kind, operand_constrs), (result_kind, result_constrs) = operands, results
+    has_regions, has_successors = bool(op_def.regions), bool(op_def.successors)
+    properties = tuple((name, isinstance(d, OptPropertyDef), d.constr)
+                       for name, d in op_def.properties.items())
+    property_names = frozenset(op_def.properties)
+    attributes = tuple((name, isinstance(d, OptAttributeDef), d.constr)
+                       for name, d in op_def.attributes.items())
+    traits = tuple(op_def.traits)
+
+    def check_values(kind: str, constrs: tuple, values, context) -> None:
+        if kind == "variadic":
+            constrs[0].verify(tuple(v.type for v in values), context)
+            return
+        if len(values) != len(constrs):
+            raise VerifyException("count")
+        for constr, value in zip(constrs, values):
+            constr.verify((value.type,), context)
+
+    def check(op: Operation) -> None:
+        context = VerificationContext()
+        check_values(operand_kind, operand_constrs, op.operands, context)
+        check_values(result_kind, result_constrs, op.results, context)
+        if has_regions:
+            irdl_op_verify_regions(op, op_def, context)
+        elif op.regions:
+            raise VerifyException("regions")
+        if has_successors:
+            verify_variadic_size(op, op_def, VarIRConstruct.SUCCESSOR)
+        elif op.successors:
+            raise VerifyException("successors")
+        props = op.properties
+        for name, optional, constr in properties:
+            attr = props.get(name)
+            if attr is None:
+                if optional:
+                    continue
+                raise VerifyException("property")
+            constr.verify(attr, context)
+        for name in props:
+            if name not in property_names:
+                raise VerifyException("property")
+        attrs = op.attributes
+        for name, optional, constr in attributes:
+            attr = attrs.get(name)
+            if attr is None:
+                if optional:
+                    continue
+                raise VerifyException("attribute")
+            constr.verify(attr, context)
+        for trait in traits:
+            trait.verify(op)
+
+    return check
+
+
+def irdl_op_definition(cls):
+    """xDSL's ``irdl_op_definition``, with the definition checked by `compile_def_check`."""
+    own = getattr(cls, "verify_", None)  # what xDSL's decorator calls after OpDef.verify
+    cls = xdsl_op_definition(cls)
+    op_def = cls.get_irdl_definition()
+    check = compile_def_check(op_def)
+    if check is None:
+        return cls
+
+    def verify_(self) -> None:
+        try:
+            check(self)
+        except Exception:  # noqa: BLE001 - xDSL's check decides, and words the error
+            op_def.verify(self)
+        if own is not None:
+            own(self)
+
+    verify_.__qualname__ = f"{cls.__qualname__}.verify_"
+    cls.verify_ = verify_
+    return cls
