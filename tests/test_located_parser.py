@@ -127,3 +127,30 @@ def _token(lexer) -> tuple:
     except ParseError as err:
         return ("error", str(err))
     return (token.kind, token.span.start, token.span.end)
+
+
+def test_a_value_named_twice_is_part_of_the_template():
+    """`%a, %a` and `%x, %y` are different templates of one text: each op gets its own
+    operands in the parser's order."""
+    body = ("  %x = arith.constant 2 : index\n  %y = arith.constant 3 : index\n"
+            "  %s = arith.addi %x, %x : index\n  %t = arith.addi %x, %y : index\n"
+            "  %u = arith.addi %y, %y : index\n  %v = arith.addi %y, %x : index\n"
+            "  %w = arith.subi %y, %x : index\n  %z = arith.subi %x, %x : index")
+    text = KERNEL.format(body=body)
+    assert _generic(text, LocatedParser) == _generic(text, _UntemplatedParser)
+    module = parse_module(text, "in.mlir")
+    got = {op.results[0].name_hint: [v.name_hint for v in op.operands]
+           for op in module.walk() if op.name in ("arith.addi", "arith.subi")}
+    assert got == {"s": ["x", "x"], "t": ["x", "y"], "u": ["y", "y"], "v": ["y", "x"],
+                   "w": ["y", "x"], "z": ["x", "x"]}
+
+
+def test_templates_are_kept_across_parses_of_one_context_signature():
+    text = KERNEL.format(body="  %x = arith.constant 2 : index\n  %s = arith.addi %x, %x : index")
+    parse_module(text)
+    parser = _CountingParser(make_context(), text)
+    parser.parse_module()
+    assert parser.created == 3  # every line op (tirx.return too), from the first parse
+    other = _CountingParser(make_context(allow_unregistered=True), text)
+    other.parse_module()
+    assert other.created == 0  # another signature: its own templates

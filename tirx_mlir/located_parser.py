@@ -14,8 +14,9 @@ import re
 from typing import Any, NamedTuple
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import (FileLineColLoc, IndexType, IntAttr, IntegerAttr, ModuleOp,
-                                   StringAttr, UnknownLoc, UnrealizedConversionCastOp,
+from xdsl.dialects.builtin import (BFloat16Type, FileLineColLoc, Float16Type, Float32Type,
+                                   Float64Type, IndexType, IntAttr, IntegerAttr, IntegerType,
+                                   ModuleOp, StringAttr, UnknownLoc, UnrealizedConversionCastOp,
                                    UnregisteredOp)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap, AffineSet
@@ -178,8 +179,8 @@ class _NestingLimitLexer(_CommonTokenLexer):
 
 
 class _OpLine(NamedTuple):
-    """An op's line: its template key, its results ``(name, size, start, end)``, the values its
-    text uses (in text order) and where its text ends."""
+    """An op's line: its template key, its results ``(name, size, start, end)``, the distinct
+    values its text uses (in the order of their first use) and where its text ends."""
 
     key: tuple
     results: list[tuple[str, int, int, int]]
@@ -187,6 +188,8 @@ class _OpLine(NamedTuple):
     end: int
     literal: int | None
     """An integer constant's value (its text has ``#`` in its place)."""
+    uses: int
+    """How many value uses the text has (``values`` holds each distinct value once)."""
 
 
 _PLAIN_OP_FIELDS = frozenset(vars(UnrealizedConversionCastOp.create()))
@@ -245,6 +248,13 @@ _NEW = object.__new__
 _SET = object.__setattr__
 
 
+_WORD_TYPES: dict[str, Attribute] = {}
+"""Builtin types spelled as one bare word, by their word (immutable values, shared by every
+parse; xDSL itself shares its float types)."""
+_WORD_TYPE_CLASSES = (IndexType, IntegerType, *{type(t) for t in (
+    Float16Type(), BFloat16Type(), Float32Type(), Float64Type())})
+
+
 class LocatedParser(Parser):
     """A Parser that gives each op the file:line:col where its text starts."""
 
@@ -300,9 +310,10 @@ class LocatedParser(Parser):
     # gives is the template the next ones of that text are created from (the same class,
     # properties, attributes and result types; the operands in the order the template's
     # parser took them from the text). Only an op that is the whole of its line, with no region,
-    # successor, location or comment, whose operands are the distinct values its text names
-    # (all defined before it), makes a template: its parse then depends on nothing but that
-    # text, those types and the context's dialects. Templates (and parsed dialect attributes)
+    # successor, location or comment, whose operands are the values its text names (all defined
+    # before it), one per use, makes a template: its parse then depends on nothing but that
+    # text, those types, which uses name the same value (`_OpLine.key` holds that pattern when
+    # a value is named twice) and the context's dialects. Templates (and parsed dialect attributes)
     # are kept per context signature (`_signature`) across parses, as a table of the op forms
     # seen so far; an op is created from one only if the context still gives its name the
     # template's class. Attributes are immutable, so templates share them.
@@ -346,20 +357,29 @@ class LocatedParser(Parser):
             pieces = _USE.split(text)  # text, name, index, text, name, index, ..., text
             uses = zip(pieces[1::3], pieces[2::3])
             text = "%".join(pieces[0::3])
-        ssa_values, values = self.ssa_values, []
+        ssa_values, values, types = self.ssa_values, [], []
+        first: dict[SSAValue, int] = {}  # each distinct value's place in `values`
+        pattern = []  # per use, the place of its value: (0, 1, 0) for `%a, %b, %a`
         for name, index in uses:
             defined = ssa_values.get(name)
             index = int(index) if index else 0
             if defined is None or index >= len(defined):
                 return None
-            values.append(defined[index])
+            value = defined[index]
+            types.append(value.type)
+            at = first.get(value)
+            if at is None:
+                at = first[value] = len(values)
+                values.append(value)
+            pattern.append(at)
         literal = None
         if (constant := _INT_CONSTANT.match(text)) is not None:
             literal = int(constant.group(2))
             text = f"{constant.group(1)}#{text[constant.end(2):]}"
+        repeats = tuple(pattern) if len(values) != len(pattern) else None
         key = (tuple(self._parser_state.dialect_stack), tuple(r[1] for r in results), text,
-               literal is None, tuple(v.type for v in values))
-        return _OpLine(key, results, values, end, literal)
+               literal is None, tuple(types), repeats)
+        return _OpLine(key, results, values, end, literal, len(pattern))
 
     def _from_template(self, line: _OpLine, start: int) -> Operation | None:
         template = self._templates.get(line.key)
@@ -409,9 +429,8 @@ class LocatedParser(Parser):
             return  # the op does not end with its line
         position = {v: i for i, v in enumerate(line.values)}
         order = [position.get(v) for v in op.operands]
-        if len(position) != len(line.values) or len(order) != len(line.values) \
-                or None in order or len(set(order)) != len(order):
-            return  # its operands are not exactly the distinct values its text names
+        if len(order) != line.uses or None in order or len(set(order)) != len(line.values):
+            return  # its operands are not one per use of the values its text names
         if vars(op).keys() != _PLAIN_OP_FIELDS:
             return  # an op class with state of its own
         if self.ctx.get_optional_op(op.name) is not type(op):
@@ -477,6 +496,22 @@ class LocatedParser(Parser):
             if use is not None:
                 return Span(use.start(), use.end(), self.lexer.input)
         return Span(start, max(start + 1, _text_end(content, end)), self.lexer.input)
+
+    def parse_optional_type(self):
+        """As xDSL's; a type written as one word (``index``, ``i32``, ``f16``...) is looked up
+        by its word (`_WORD_TYPES`: the type xDSL parsed from that word before)."""
+        token = self._current_token
+        if token.kind == MLIRTokenKind.BARE_IDENT:
+            word = token.text
+            known = _WORD_TYPES.get(word)
+            if known is not None:
+                self._consume_token()
+                return known
+            parsed = super().parse_optional_type()
+            if isinstance(parsed, _WORD_TYPE_CLASSES):  # xDSL read that one word
+                _WORD_TYPES[word] = parsed
+            return parsed
+        return super().parse_optional_type()
 
     def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:
         """As xDSL's, and a forward reference keeps its name, for `check_dominance`'s errors."""

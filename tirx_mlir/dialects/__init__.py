@@ -22,7 +22,12 @@ def _upstream(name: str) -> Callable[[], object]:
     def factory():
         from xdsl.dialects import get_all_dialects
 
-        return get_all_dialects()[name]()
+        from tirx_mlir.dialects.def_check import install_def_check
+
+        dialect = get_all_dialects()[name]()
+        for op in dialect.operations:  # the same verdicts, cheaper (def_check.py)
+            install_def_check(op)
+        return dialect
 
     return factory
 

@@ -12,7 +12,8 @@ values in the same order, with the counts compared directly) and then the class'
 ``verify_``. When the compiled check fails for any reason, xDSL's ``OpDef.verify`` runs instead
 and raises its own error, so every message is xDSL's. A definition the compiler does not cover
 (segment-size options, optional or several variadic operands or results) keeps xDSL's
-``verify_`` unchanged.
+``verify_`` unchanged. `install_def_check` does the same for a class xDSL's decorator already
+made (the upstream dialects' ops, when tirx_mlir loads them).
 """
 
 from __future__ import annotations
@@ -111,14 +112,12 @@ def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
     return check
 
 
-def irdl_op_definition(cls):
-    """xDSL's ``irdl_op_definition``, with the definition checked by `compile_def_check`."""
-    own = getattr(cls, "verify_", None)  # what xDSL's decorator calls after OpDef.verify
-    cls = xdsl_op_definition(cls)
-    op_def = cls.get_irdl_definition()
+def _with_check(cls, op_def: OpDef, own) -> bool:
+    """Give ``cls`` a ``verify_`` that runs the compiled check of ``op_def`` (xDSL's
+    ``OpDef.verify`` when it fails) and then ``own``; False when the definition is not covered."""
     check = compile_def_check(op_def)
     if check is None:
-        return cls
+        return False
 
     def verify_(self) -> None:
         try:
@@ -129,5 +128,37 @@ def irdl_op_definition(cls):
             own(self)
 
     verify_.__qualname__ = f"{cls.__qualname__}.verify_"
+    verify_.__wrapped_def_check__ = True  # type: ignore[attr-defined]
     cls.verify_ = verify_
+    return True
+
+
+def irdl_op_definition(cls):
+    """xDSL's ``irdl_op_definition``, with the definition checked by `compile_def_check`."""
+    own = getattr(cls, "verify_", None)  # what xDSL's decorator calls after OpDef.verify
+    cls = xdsl_op_definition(cls)
+    _with_check(cls, cls.get_irdl_definition(), own)
     return cls
+
+
+_XDSL_VERIFY_FREEVARS = (("custom_verify", "op_def"), ("op_def",))
+"""The closures xDSL 0.74's ``irdl_op_definition`` gives ``verify_`` (with and without a
+custom verifier)."""
+
+
+def install_def_check(cls) -> bool:
+    """Give an op class already made by xDSL's ``irdl_op_definition`` (an upstream dialect's)
+    the compiled check, keeping its own verifier; only when its ``verify_`` is the one that
+    decorator generated for its own definition (else, or for a definition not covered, the class
+    is left as it is). Returns whether it was installed."""
+    generated = cls.__dict__.get("verify_")
+    code = getattr(generated, "__code__", None)
+    if code is None or getattr(generated, "__wrapped_def_check__", False) or \
+            generated.__module__ != xdsl_op_definition.__module__ or \
+            code.co_freevars not in _XDSL_VERIFY_FREEVARS:
+        return False
+    cells = dict(zip(code.co_freevars, (c.cell_contents for c in generated.__closure__)))
+    op_def = cells["op_def"]
+    if op_def is not cls.get_irdl_definition():
+        return False
+    return _with_check(cls, op_def, cells.get("custom_verify"))
