@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import (BFloat16Type, FileLineColLoc, Float16Type, Fl
                                    Float64Type, IndexType, IntAttr, IntegerAttr, IntegerType,
                                    ModuleOp, StringAttr, UnknownLoc, UnrealizedConversionCastOp,
                                    UnregisteredOp)
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap, AffineSet
 from xdsl.parser import Parser
 from xdsl.parser.core import UnresolvedOperand
@@ -54,6 +54,12 @@ _SUFFIX_ID = r"(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)"
 _RESULT_LIST = re.compile(rf"(?:%{_SUFFIX_ID}(?:\s*:\s*[0-9]+)?\s*,\s*)*%{_SUFFIX_ID}"
                           rf"(?:\s*:\s*[0-9]+)?\s*=")
 _RESULT = re.compile(rf"%({_SUFFIX_ID})(?:\s*:\s*([0-9]+))?")
+_OP_START = (MLIRTokenKind.PERCENT_IDENT, MLIRTokenKind.BARE_IDENT, MLIRTokenKind.STRING_LIT)
+"""The tokens an op starts with (xDSL's ``parse_optional_operation``)."""
+_OP_START_CHARS = ("%", *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+"""What the text of an op created from a template starts with (a result or its name)."""
+_SKIP_BLANK = re.compile(r"(?://[^\n]*|\s+)*")
+"""Whitespace and comments (what the lexer skips before a token)."""
 _PLAIN_NAME = re.compile(r"[A-Za-z_$.-][\w$.-]*")
 """A result name that is a valid name hint as it is (xDSL's ``SSAValue.is_valid_name``)."""
 _USE = re.compile(rf"%({_SUFFIX_ID})(?:#([0-9]+))?")
@@ -381,7 +387,36 @@ class LocatedParser(Parser):
                literal is None, tuple(types), repeats)
         return _OpLine(key, results, values, end, literal, len(pattern))
 
-    def _from_template(self, line: _OpLine, start: int) -> Operation | None:
+    def _parse_block_body(self, block: Block) -> None:
+        """xDSL's loop (the block's ops, up to the token that ends it), where a run of lines
+        created from templates is read line by line without lexing between them: the lexer
+        resumes where the run stops (each templated line is a whole op whose brackets balance,
+        so the lexer's bracket stack is what lexing it would have left)."""
+        content = self.lexer.input.content
+        while self._current_token.kind in _OP_START:
+            start = self._current_token.span.start
+            moved = False
+            while (line := self._op_line(start)) is not None and self._fresh_names(line):
+                op = self._from_template(line, start, resume=False)
+                if op is None:
+                    break
+                block.add_op(op)
+                moved = True
+                start = _SKIP_BLANK.match(content, line.end).end()
+                if not content.startswith(_OP_START_CHARS, start):
+                    break
+            if moved:
+                self._resume_from(start)
+                continue
+            block.add_op(self.parse_operation())
+
+    def _fresh_names(self, line: _OpLine) -> bool:
+        """Whether binding the line's results is plain registration (new, valid names)."""
+        defined, forward = self.ssa_values, self.forward_ssa_references
+        return all(name not in defined and name not in forward and _PLAIN_NAME.fullmatch(name)
+                   for name, _, _, _ in line.results)
+
+    def _from_template(self, line: _OpLine, start: int, resume: bool = True) -> Operation | None:
         template = self._templates.get(line.key)
         if template is None:
             return None
@@ -404,7 +439,8 @@ class LocatedParser(Parser):
                             properties=properties, attributes=attributes,
                             location=self._location(start))
         self._bind_results(op, line)
-        self._resume_from(line.end)
+        if resume:
+            self._resume_from(line.end)
         return op
 
     def _bind_results(self, op: Operation, line: _OpLine) -> None:
