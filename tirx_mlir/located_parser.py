@@ -226,6 +226,13 @@ def _shared_caches(ctx: Context) -> tuple[dict, dict]:
     return caches
 
 
+def clear_shared_caches() -> None:
+    """Forget every context's templates, parsed attributes and one-word types (the next parse
+    starts cold: what a process's first parse of each op form costs)."""
+    _shared.clear()
+    _WORD_TYPES.clear()
+
+
 _INT_ATTRS: dict[int, IntAttr] = {}
 """Line and column numbers as IntAttr (immutable values, shared by every location)."""
 
