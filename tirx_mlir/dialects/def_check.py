@@ -4,7 +4,7 @@ xDSL's ``irdl_op_definition`` gives every op class a ``verify_`` that runs ``OpD
 operand, result, region and successor counts and constraints, the properties, the attributes and
 the traits) and then the class's own ``verify_``. ``OpDef.verify`` works out the variadic segment
 sizes of every construct on every call, which costs more than the checks themselves for an op
-whose constructs are all single (``arith.addi``, ``cuda.store``).
+whose constructs are all single (``arith.addi``, ``tirx.return``).
 
 `irdl_op_definition` here is xDSL's decorator plus a ``verify_`` with the same outcome: a check
 compiled from the definition (`compile_def_check`: the same constraint objects called on the same
@@ -75,6 +75,15 @@ def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
         for constr, value in zip(constrs, values):
             constr.verify((value.type,), context)
 
+    def check_named(defs: tuple, present, context) -> None:
+        for name, optional, constr in defs:
+            attr = present.get(name)
+            if attr is None:
+                if optional:
+                    continue
+                raise VerifyException(name)
+            constr.verify(attr, context)
+
     def check(op: Operation) -> None:
         context = VerificationContext()
         check_values(operand_kind, operand_constrs, op.operands, context)
@@ -87,25 +96,11 @@ def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
             verify_variadic_size(op, op_def, VarIRConstruct.SUCCESSOR)
         elif op.successors:
             raise VerifyException("successors")
-        props = op.properties
-        for name, optional, constr in properties:
-            attr = props.get(name)
-            if attr is None:
-                if optional:
-                    continue
-                raise VerifyException("property")
-            constr.verify(attr, context)
-        for name in props:
+        check_named(properties, op.properties, context)
+        for name in op.properties:
             if name not in property_names:
                 raise VerifyException("property")
-        attrs = op.attributes
-        for name, optional, constr in attributes:
-            attr = attrs.get(name)
-            if attr is None:
-                if optional:
-                    continue
-                raise VerifyException("attribute")
-            constr.verify(attr, context)
+        check_named(attributes, op.attributes, context)
         for trait in traits:
             trait.verify(op)
 
