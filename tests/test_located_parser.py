@@ -147,6 +147,7 @@ def test_a_value_named_twice_is_part_of_the_template():
 
 def test_templates_are_kept_across_parses_of_one_context_signature():
     text = KERNEL.format(body="  %x = arith.constant 2 : index\n  %s = arith.addi %x, %x : index")
+    located_parser.clear_shared_caches()  # no templates from other tests
     parse_module(text)
     parser = _CountingParser(make_context(), text)
     parser.parse_module()

@@ -138,3 +138,24 @@ def test_a_module_verifies_as_before():
     module = parse_module(text)
     module.verify()
     assert isinstance(module, ModuleOp)
+
+
+def test_isolated_from_above_gives_xdsls_verdict():
+    """A kernel (IsolatedFromAbove) using a value defined outside it: the one-walk check fails
+    as xDSL's trait does, with xDSL's message; a well-formed kernel passes both."""
+    from xdsl.traits import IsolatedFromAbove
+
+    from tirx_mlir.dialects.def_check import isolated_from_above
+
+    text = ('%c = "test.op"() : () -> index\n'
+            'tirx.kernel @k(%G: !tirx.buffer<64xi32, global>) grid [1] threads [32] '
+            'target "cuda -arch=sm_80" {\n  %x = arith.addi %c, %c : index\n  tirx.return\n}\n')
+    module = parse_module(text, ctx=make_context(allow_unregistered=True))
+    kernel = next(op for op in module.walk() if op.name == "tirx.kernel")
+    assert _verdict(isolated_from_above, kernel) == \
+        _verdict(IsolatedFromAbove().verify, kernel) is not None
+    good = parse_module(EXAMPLES[0].read_text())
+    for op in good.walk():
+        if op.has_trait(IsolatedFromAbove):
+            assert _verdict(isolated_from_above, op) is None
+            assert _verdict(IsolatedFromAbove().verify, op) is None

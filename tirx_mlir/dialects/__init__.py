@@ -13,8 +13,11 @@ from tirx_mlir import registry
 
 
 def _tirx():
+    from tirx_mlir.dialects.def_check import install_def_check
     from tirx_mlir.dialects.tirx import TIRX
 
+    for op in TIRX.operations:  # the same verdicts, cheaper (def_check.py)
+        install_def_check(op)
     return TIRX
 
 

@@ -33,6 +33,7 @@ from xdsl.irdl.operations import (
     irdl_op_verify_regions,
     verify_variadic_size,
 )
+from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
 
 
@@ -64,7 +65,8 @@ def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
     property_names = frozenset(op_def.properties)
     attributes = tuple((name, isinstance(d, OptAttributeDef), d.constr)
                        for name, d in op_def.attributes.items())
-    traits = tuple(op_def.traits)
+    traits = tuple(isolated_from_above if type(t) is IsolatedFromAbove else t.verify
+                   for t in op_def.traits)
 
     def check_values(kind: str, constrs: tuple, values, context) -> None:
         if kind == "variadic":
@@ -101,10 +103,34 @@ def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
             if name not in property_names:
                 raise VerifyException("property")
         check_named(attributes, op.attributes, context)
-        for trait in traits:
-            trait.verify(op)
+        for verify in traits:
+            verify(op)
 
     return check
+
+
+def isolated_from_above(op: Operation) -> None:
+    """xDSL's ``IsolatedFromAbove.verify`` in one walk: every operand of an op in ``op``'s
+    regions (not inside a nested isolated op, which checks itself) is owned by an op or a block
+    nested in ``op`` (xDSL asks ``op.is_ancestor`` of each owner: a walk up per operand)."""
+    inside: set[int] = set()
+    checked: list[Operation] = []
+    stack = [(region, True) for region in op.regions]
+    while stack:
+        region, check = stack.pop()
+        for block in region.blocks:
+            inside.add(id(block))
+            for child in block.ops:
+                inside.add(id(child))
+                if check:
+                    checked.append(child)
+                nested = check and not child.has_trait(IsolatedFromAbove)
+                stack.extend((r, nested) for r in child.regions)
+    for child in checked:
+        for operand in child.operands:
+            owner = operand.owner
+            if owner is op or id(owner) not in inside:
+                IsolatedFromAbove().verify(op)  # xDSL's walk words the error
 
 
 def _with_check(cls, op_def: OpDef, own) -> bool:
