@@ -25,7 +25,7 @@ INPUTS = sorted((ROOT / "examples").rglob("*.mlir")) + \
 class _UntemplatedParser(LocatedParser):
     """xDSL's parsing of every op (no op is created from a template)."""
 
-    def _from_template(self, line):
+    def _from_template(self, line, start, resume=True):
         return None
 
 
@@ -57,8 +57,8 @@ def test_templated_ops_are_the_ops_xdsl_builds(path):
 class _CountingParser(LocatedParser):
     created = 0
 
-    def _from_template(self, line):
-        op = super()._from_template(line)
+    def _from_template(self, line, start, resume=True):
+        op = super()._from_template(line, start, resume)
         self.created += op is not None
         return op
 
@@ -95,7 +95,7 @@ def test_templated_lines_report_xdsls_errors(body, message, line):
     assert _generic(text, LocatedParser) == _generic(text, _UntemplatedParser)
 
 
-def test_a_template_is_per_parse_and_keeps_names_and_locations():
+def test_a_template_keeps_names_and_locations():
     body = "\n".join(f"  %v{i} = arith.addi %x, %y : index" for i in range(3))
     text = KERNEL.format(body="  %x = arith.constant 2 : index\n  %y = arith.constant 3 : index\n"
                          + body)
@@ -127,3 +127,31 @@ def _token(lexer) -> tuple:
     except ParseError as err:
         return ("error", str(err))
     return (token.kind, token.span.start, token.span.end)
+
+
+def test_a_value_named_twice_is_part_of_the_template():
+    """`%a, %a` and `%x, %y` are different templates of one text: each op gets its own
+    operands in the parser's order."""
+    body = ("  %x = arith.constant 2 : index\n  %y = arith.constant 3 : index\n"
+            "  %s = arith.addi %x, %x : index\n  %t = arith.addi %x, %y : index\n"
+            "  %u = arith.addi %y, %y : index\n  %v = arith.addi %y, %x : index\n"
+            "  %w = arith.subi %y, %x : index\n  %z = arith.subi %x, %x : index")
+    text = KERNEL.format(body=body)
+    assert _generic(text, LocatedParser) == _generic(text, _UntemplatedParser)
+    module = parse_module(text, "in.mlir")
+    got = {op.results[0].name_hint: [v.name_hint for v in op.operands]
+           for op in module.walk() if op.name in ("arith.addi", "arith.subi")}
+    assert got == {"s": ["x", "x"], "t": ["x", "y"], "u": ["y", "y"], "v": ["y", "x"],
+                   "w": ["y", "x"], "z": ["x", "x"]}
+
+
+def test_templates_are_kept_across_parses_of_one_context_signature():
+    text = KERNEL.format(body="  %x = arith.constant 2 : index\n  %s = arith.addi %x, %x : index")
+    located_parser.clear_shared_caches()  # no templates from other tests
+    parse_module(text)
+    parser = _CountingParser(make_context(), text)
+    parser.parse_module()
+    assert parser.created == 3  # every line op (tirx.return too), from the first parse
+    other = _CountingParser(make_context(allow_unregistered=True), text)
+    other.parse_module()
+    assert other.created == 0  # another signature: its own templates

@@ -14,10 +14,11 @@ import re
 from typing import Any, NamedTuple
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import (FileLineColLoc, IndexType, IntAttr, IntegerAttr, ModuleOp,
-                                   StringAttr, UnknownLoc, UnrealizedConversionCastOp,
+from xdsl.dialects.builtin import (BFloat16Type, FileLineColLoc, Float16Type, Float32Type,
+                                   Float64Type, IndexType, IntAttr, IntegerAttr, IntegerType,
+                                   ModuleOp, StringAttr, UnknownLoc, UnrealizedConversionCastOp,
                                    UnregisteredOp)
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap, AffineSet
 from xdsl.parser import Parser
 from xdsl.parser.core import UnresolvedOperand
@@ -53,11 +54,21 @@ _SUFFIX_ID = r"(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)"
 _RESULT_LIST = re.compile(rf"(?:%{_SUFFIX_ID}(?:\s*:\s*[0-9]+)?\s*,\s*)*%{_SUFFIX_ID}"
                           rf"(?:\s*:\s*[0-9]+)?\s*=")
 _RESULT = re.compile(rf"%({_SUFFIX_ID})(?:\s*:\s*([0-9]+))?")
+_OP_START = (MLIRTokenKind.PERCENT_IDENT, MLIRTokenKind.BARE_IDENT, MLIRTokenKind.STRING_LIT)
+"""The tokens an op starts with (xDSL's ``parse_optional_operation``)."""
+_OP_START_CHARS = ("%", *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+"""What the text of an op created from a template starts with (a result or its name)."""
+_SKIP_BLANK = re.compile(r"(?://[^\n]*|\s+)*")
+"""Whitespace and comments (what the lexer skips before a token)."""
+_PLAIN_NAME = re.compile(r"[A-Za-z_$.-][\w$.-]*")
+"""A result name that is a valid name hint as it is (xDSL's ``SSAValue.is_valid_name``)."""
 _USE = re.compile(rf"%({_SUFFIX_ID})(?:#([0-9]+))?")
 """A value use in an op's text: its name and tuple index."""
 _USE_OR_STRING = re.compile(rf'"(?:[^"\\\n]|\\.)*"|//|{_USE.pattern}')
 """In an op's text: a string literal (kept), a comment, or a value use."""
 _INT_CONSTANT = re.compile(r"(\s*arith\.constant\s+)(-?[0-9]+)(\s*:)")
+_ONE_RESULT = re.compile(rf"%({_SUFFIX_ID})(?:\s*:\s*([0-9]+))?\s*=")
+"""An op's result list of one name (the common case of `_RESULT_LIST`)."""
 """An integer constant's text: its literal is a slot of its template."""
 
 
@@ -174,8 +185,8 @@ class _NestingLimitLexer(_CommonTokenLexer):
 
 
 class _OpLine(NamedTuple):
-    """An op's line: its template key, its results ``(name, size, start, end)``, the values its
-    text uses (in text order) and where its text ends."""
+    """An op's line: its template key, its results ``(name, size, start, end)``, the distinct
+    values its text uses (in the order of their first use) and where its text ends."""
 
     key: tuple
     results: list[tuple[str, int, int, int]]
@@ -183,10 +194,78 @@ class _OpLine(NamedTuple):
     end: int
     literal: int | None
     """An integer constant's value (its text has ``#`` in its place)."""
+    uses: int
+    """How many value uses the text has (``values`` holds each distinct value once)."""
 
 
 _PLAIN_OP_FIELDS = frozenset(vars(UnrealizedConversionCastOp.create()))
 """The instance fields `Operation.create` gives an op with no state of its own."""
+
+_SHARED_LIMIT = 8192
+"""At most this many templates (and as many attribute texts) are kept per context signature;
+past it they are dropped and built again."""
+_shared: dict[tuple, tuple[dict, dict]] = {}
+"""Per context signature (`_signature`): the op templates and the parsed dialect attributes of
+earlier parses (both are functions of their key and the context's dialects only)."""
+
+
+def _signature(ctx: Context) -> tuple:
+    """What the parse of one op's text reads from ``ctx`` beyond that text: whether unregistered
+    ops are allowed and which dialect (factory) each dialect name is registered with (xDSL
+    registers every dialect, loaded ones included, in ``_registered_dialects``)."""
+    return ctx.allow_unregistered, frozenset(ctx._registered_dialects.items())
+
+
+def _shared_caches(ctx: Context) -> tuple[dict, dict]:
+    key = _signature(ctx)
+    caches = _shared.get(key)
+    if caches is None or len(caches[0]) > _SHARED_LIMIT or len(caches[1]) > _SHARED_LIMIT:
+        if len(_shared) >= 8:
+            _shared.clear()
+        caches = _shared[key] = ({}, {})
+    return caches
+
+
+def clear_shared_caches() -> None:
+    """Forget every context's templates, parsed attributes and one-word types (the next parse
+    starts cold: what a process's first parse of each op form costs)."""
+    _shared.clear()
+    _WORD_TYPES.clear()
+
+
+_INT_ATTRS: dict[int, IntAttr] = {}
+"""Line and column numbers as IntAttr (immutable values, shared by every location)."""
+
+
+def _int_attr(value: int) -> IntAttr:
+    attr = _INT_ATTRS.get(value)
+    if attr is None:
+        if len(_INT_ATTRS) > 1 << 16:
+            _INT_ATTRS.clear()
+        attr = _INT_ATTRS[value] = IntAttr(value)
+    return attr
+
+
+def file_line_col(filename: StringAttr, line: int, column: int) -> FileLineColLoc:
+    """``FileLineColLoc(filename, IntAttr(line), IntAttr(column))`` without running its
+    constructor's parameter checks again: its parameters are a StringAttr and two IntAttr by
+    construction (the attribute is equal to, and hashes as, the one the constructor builds)."""
+    loc = _NEW(FileLineColLoc)
+    _SET(loc, "filename", filename)
+    _SET(loc, "line", _int_attr(line))
+    _SET(loc, "column", _int_attr(column))
+    return loc
+
+
+_NEW = object.__new__
+_SET = object.__setattr__
+
+
+_WORD_TYPES: dict[str, Attribute] = {}
+"""Builtin types spelled as one bare word, by their word (immutable values, shared by every
+parse; xDSL itself shares its float types)."""
+_WORD_TYPE_CLASSES = (IndexType, IntegerType, *{type(t) for t in (
+    Float16Type(), BFloat16Type(), Float32Type(), Float64Type())})
 
 
 class LocatedParser(Parser):
@@ -204,14 +283,15 @@ class LocatedParser(Parser):
             pos = content.find("\n", pos + 1)
         self._line_offset = line_offset
         self._filename = StringAttr(name)
-        self._attr_cache: dict[tuple, Attribute] = {}
-        self._templates: dict[tuple, tuple] = {}
+        self._templates, self._attr_cache = _shared_caches(ctx)
+        self._op_types: dict[str, type[Operation] | None] = {}
+        """The class ``ctx`` gives each op name a template was used for (see `_from_template`)."""
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start
         try:
             line = self._op_line(start)
-            op = None if line is None else self._from_template(line)
+            op = None if line is None else self._from_template(line, start)
             if op is None:
                 op = super().parse_operation()
                 if line is not None:
@@ -227,11 +307,14 @@ class LocatedParser(Parser):
             what = f"'{name.group(1)}' op " if name else ""
             self.raise_error(f"{what}{err}", start, end)
         if isinstance(op.location, UnknownLoc):
-            line = bisect.bisect_right(self._line_starts, start) - 1
-            col = start - self._line_starts[line] + 1
-            op.location = FileLineColLoc(self._filename, IntAttr(line + 1 + self._line_offset),
-                                         IntAttr(col))
+            op.location = self._location(start)
         return op
+
+    def _location(self, start: int) -> FileLineColLoc:
+        """``loc("file":line:col)`` of the text at ``start``."""
+        line = bisect.bisect_right(self._line_starts, start) - 1
+        return file_line_col(self._filename, line + 1 + self._line_offset,
+                             start - self._line_starts[line] + 1)
 
     # ---- one-line ops parsed once per distinct text ----
     # A kernel spells out many ops that differ only in their values' names (`%a = arith.addi
@@ -240,25 +323,37 @@ class LocatedParser(Parser):
     # gives is the template the next ones of that text are created from (the same class,
     # properties, attributes and result types; the operands in the order the template's
     # parser took them from the text). Only an op that is the whole of its line, with no region,
-    # successor, location or comment, whose operands are the distinct values its text names
-    # (all defined before it), makes a template: its parse then depends on nothing but that
-    # text and those types. Attributes are immutable, so templates share them.
+    # successor, location or comment, whose operands are the values its text names (all defined
+    # before it), one per use, makes a template: its parse then depends on nothing but that
+    # text, those types, which uses name the same value (`_OpLine.key` holds that pattern when
+    # a value is named twice) and the context's dialects. Templates (and parsed dialect attributes)
+    # are kept per context signature (`_signature`) across parses, as a table of the op forms
+    # seen so far; an op is created from one only if the context still gives its name the
+    # template's class. Attributes are immutable, so templates share them.
 
     def _op_line(self, start: int) -> _OpLine | None:
         """The op's line at ``start`` as a template key, its results and its uses' values;
         None when it cannot be templated (a comment, a value not yet defined)."""
         content = self.lexer.input.content
         eol = content.find("\n", start)
-        eol = len(content) if eol < 0 else eol
+        if eol < 0:
+            eol = len(content)
         results, body = [], start
         if content.startswith("%", start):
-            bound = _RESULT_LIST.match(content, start, eol)
-            if bound is None:
-                return None
-            body = bound.end()
-            results = [(m.group(1), int(m.group(2) or 1), m.start(), m.start() + 1 +
-                        len(m.group(1))) for m in _RESULT.finditer(content, start, body)]
+            one = _ONE_RESULT.match(content, start, eol)
+            if one is not None:
+                name, size = one.groups()
+                results = [(name, int(size) if size else 1, start, start + 1 + len(name))]
+                body = one.end()
+            else:
+                bound = _RESULT_LIST.match(content, start, eol)
+                if bound is None:
+                    return None
+                body = bound.end()
+                results = [(m.group(1), int(m.group(2) or 1), m.start(), m.start() + 1 +
+                            len(m.group(1))) for m in _RESULT.finditer(content, start, body)]
         text = content[body:eol].rstrip()
+        end = body + len(text)
         if '"' in text or "//" in text:  # a string may hold '%' or '//'
             uses, pieces, at = [], [], 0
             for m in _USE_OR_STRING.finditer(text):
@@ -272,48 +367,102 @@ class LocatedParser(Parser):
             pieces.append(text[at:])
             text = "%".join(pieces)
         else:
-            uses = _USE.findall(text)
-            text = _USE.sub("%", text)
-        ssa_values, values = self.ssa_values, []
+            pieces = _USE.split(text)  # text, name, index, text, name, index, ..., text
+            uses = zip(pieces[1::3], pieces[2::3])
+            text = "%".join(pieces[0::3])
+        ssa_values, values, types = self.ssa_values, [], []
+        first: dict[SSAValue, int] = {}  # each distinct value's place in `values`
+        pattern = []  # per use, the place of its value: (0, 1, 0) for `%a, %b, %a`
         for name, index in uses:
             defined = ssa_values.get(name)
             index = int(index) if index else 0
             if defined is None or index >= len(defined):
                 return None
-            values.append(defined[index])
+            value = defined[index]
+            types.append(value.type)
+            at = first.get(value)
+            if at is None:
+                at = first[value] = len(values)
+                values.append(value)
+            pattern.append(at)
         literal = None
         if (constant := _INT_CONSTANT.match(text)) is not None:
             literal = int(constant.group(2))
-            text = constant.expand(r"\1#\3") + text[constant.end():]
+            text = f"{constant.group(1)}#{text[constant.end(2):]}"
+        repeats = tuple(pattern) if len(values) != len(pattern) else None
         key = (tuple(self._parser_state.dialect_stack), tuple(r[1] for r in results), text,
-               literal is None, tuple(v.type for v in values))
-        return _OpLine(key, results, values, start + len(content[start:eol].rstrip()), literal)
+               literal is None, tuple(types), repeats)
+        return _OpLine(key, results, values, end, literal, len(pattern))
 
-    def _from_template(self, line: _OpLine) -> Operation | None:
+    def _parse_block_body(self, block: Block) -> None:
+        """xDSL's loop (the block's ops, up to the token that ends it), where a run of lines
+        created from templates is read line by line without lexing between them: the lexer
+        resumes where the run stops (each templated line is a whole op whose brackets balance,
+        so the lexer's bracket stack is what lexing it would have left)."""
+        content = self.lexer.input.content
+        while self._current_token.kind in _OP_START:
+            start = self._current_token.span.start
+            moved = False
+            while (line := self._op_line(start)) is not None and self._fresh_names(line):
+                op = self._from_template(line, start, resume=False)
+                if op is None:
+                    break
+                block.add_op(op)
+                moved = True
+                start = _SKIP_BLANK.match(content, line.end).end()
+                if not content.startswith(_OP_START_CHARS, start):
+                    break
+            if moved:
+                self._resume_from(start)
+                continue
+            block.add_op(self.parse_operation())
+
+    def _fresh_names(self, line: _OpLine) -> bool:
+        """Whether binding the line's results is plain registration (new, valid names)."""
+        defined, forward = self.ssa_values, self.forward_ssa_references
+        return all(name not in defined and name not in forward and _PLAIN_NAME.fullmatch(name)
+                   for name, _, _, _ in line.results)
+
+    def _from_template(self, line: _OpLine, start: int, resume: bool = True) -> Operation | None:
         template = self._templates.get(line.key)
         if template is None:
             return None
         op_type, order, result_types, properties, attributes, slot = template
-        properties = dict(properties)
+        name = op_type.name
+        known = self._op_types.get(name, False)
+        if known is False:
+            known = self._op_types[name] = self.ctx.get_optional_op(name)
+        if known is not op_type:
+            return None  # a context that gives the name another class (or none)
         if slot is not None:  # the integer literal: checked against its type as xDSL does
+            properties = dict(properties)
             try:
                 properties[slot] = IntegerAttr(line.literal, properties[slot].type)
             except (VerifyException, ValueError, OverflowError):
                 return None  # the parser reports it
         values = line.values
+        # create copies the properties and attributes dicts
         op = op_type.create(operands=[values[i] for i in order], result_types=result_types,
-                            properties=properties, attributes=dict(attributes))
+                            properties=properties, attributes=attributes,
+                            location=self._location(start))
         self._bind_results(op, line)
-        self._resume_from(line.end)
+        if resume:
+            self._resume_from(line.end)
         return op
 
     def _bind_results(self, op: Operation, line: _OpLine) -> None:
         """As xDSL's parse_operation: the results' names (and forward references) bound."""
         at = 0
+        defined, forward = self.ssa_values, self.forward_ssa_references
         for name, size, start, end in line.results:
-            self._register_ssa_definition(name, op.results[at:at + size],
-                                          Span(start, end, self.lexer.input))
+            values = op.results[at:at + size]
             at += size
+            if name in defined or name in forward or not _PLAIN_NAME.fullmatch(name):
+                self._register_ssa_definition(name, values, Span(start, end, self.lexer.input))
+                continue
+            defined[name] = tuple(values)  # what xDSL's registration does for a new name
+            for value in values:
+                value.name_hint = name
 
     def _record_template(self, op: Operation, line: _OpLine) -> None:
         if op.regions or op.successors or not isinstance(op.location, UnknownLoc) \
@@ -323,11 +472,12 @@ class LocatedParser(Parser):
             return  # the op does not end with its line
         position = {v: i for i, v in enumerate(line.values)}
         order = [position.get(v) for v in op.operands]
-        if len(position) != len(line.values) or len(order) != len(line.values) \
-                or None in order or len(set(order)) != len(order):
-            return  # its operands are not exactly the distinct values its text names
+        if len(order) != line.uses or None in order or len(set(order)) != len(line.values):
+            return  # its operands are not one per use of the values its text names
         if vars(op).keys() != _PLAIN_OP_FIELDS:
             return  # an op class with state of its own
+        if self.ctx.get_optional_op(op.name) is not type(op):
+            return  # not the class the context registers under its name
         slot = None
         if line.literal is not None:
             slots = [k for k, v in op.properties.items()
@@ -335,7 +485,7 @@ class LocatedParser(Parser):
             if len(slots) != 1:
                 return
             slot = slots[0]
-        self._templates[line.key] = (type(op), order, [r.type for r in op.results],
+        self._templates[line.key] = (type(op), order, tuple(r.type for r in op.results),
                                      dict(op.properties), dict(op.attributes), slot)
 
     def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
@@ -389,6 +539,22 @@ class LocatedParser(Parser):
             if use is not None:
                 return Span(use.start(), use.end(), self.lexer.input)
         return Span(start, max(start + 1, _text_end(content, end)), self.lexer.input)
+
+    def parse_optional_type(self):
+        """As xDSL's; a type written as one word (``index``, ``i32``, ``f16``...) is looked up
+        by its word (`_WORD_TYPES`: the type xDSL parsed from that word before)."""
+        token = self._current_token
+        if token.kind == MLIRTokenKind.BARE_IDENT:
+            word = token.text
+            known = _WORD_TYPES.get(word)
+            if known is not None:
+                self._consume_token()
+                return known
+            parsed = super().parse_optional_type()
+            if isinstance(parsed, _WORD_TYPE_CLASSES):  # xDSL read that one word
+                _WORD_TYPES[word] = parsed
+            return parsed
+        return super().parse_optional_type()
 
     def resolve_operand(self, operand: UnresolvedOperand, type: Attribute) -> SSAValue:
         """As xDSL's, and a forward reference keeps its name, for `check_dominance`'s errors."""

@@ -13,8 +13,11 @@ from tirx_mlir import registry
 
 
 def _tirx():
+    from tirx_mlir.dialects.def_check import install_def_check
     from tirx_mlir.dialects.tirx import TIRX
 
+    for op in TIRX.operations:  # the same verdicts, cheaper (def_check.py)
+        install_def_check(op)
     return TIRX
 
 
@@ -22,7 +25,12 @@ def _upstream(name: str) -> Callable[[], object]:
     def factory():
         from xdsl.dialects import get_all_dialects
 
-        return get_all_dialects()[name]()
+        from tirx_mlir.dialects.def_check import install_def_check
+
+        dialect = get_all_dialects()[name]()
+        for op in dialect.operations:  # the same verdicts, cheaper (def_check.py)
+            install_def_check(op)
+        return dialect
 
     return factory
 

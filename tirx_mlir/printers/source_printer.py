@@ -191,10 +191,13 @@ class SourcePrinter(BasePrinter):
             self.emit_op(op)
 
     def emit_op(self, op: Operation) -> None:
-        if isinstance(op, INLINED_OPS) or op.dialect_name() == "arith":
+        key = (type(self), type(op))
+        name = _EMITTERS.get(key)
+        if name is None:
+            name = _EMITTERS[key] = _emitter_name(type(self), op)
+        if name == _INLINED:
             return
-        method = None if isinstance(op, UnregisteredOp) else \
-            getattr(self, "emit_" + op.name.replace(".", "_"), None)
+        method = getattr(self, name) if name else None
         if method is None:
             if isinstance(op, UnregisteredOp):
                 raise self.fail(f"the {self.DESCRIPTION} cannot print '{op.op_name.data}', an op "
@@ -295,6 +298,21 @@ class SourcePrinter(BasePrinter):
     def scalar_type(self, t, op: Operation) -> str:
         """The language's name of a scalar type (for casts)."""
         raise self.fail(f"the {self.DESCRIPTION} has no spelling for the type {t}", op)
+
+
+_INLINED = "-"
+_EMITTERS: dict[tuple[type, type], str] = {}
+"""`SourcePrinter.emit_op`'s dispatch by (printer class, op class): the ``emit_`` method's
+name, `_INLINED` for an op printed where its value is used, "" for one the printer lacks."""
+
+
+def _emitter_name(printer: type, op: Operation) -> str:
+    if isinstance(op, INLINED_OPS) or op.dialect_name() == "arith":
+        return _INLINED
+    if isinstance(op, UnregisteredOp):
+        return ""
+    name = "emit_" + op.name.replace(".", "_")
+    return name if callable(getattr(printer, name, None)) else ""
 
 
 def _const_test(value: SSAValue, test) -> bool:

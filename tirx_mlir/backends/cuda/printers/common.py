@@ -16,6 +16,13 @@ def touches_memory(op: PtxOp) -> bool:
     tensor-map operand, or a family outside `REGISTER_FAMILIES`: fences, barriers, async
     copies, wgmma)."""
     entry = op.ENTRY
-    if any(o.kind in ("addr", "tensor") for o in entry.operands):
-        return True
-    return entry.family not in REGISTER_FAMILIES and entry.name not in REGISTER_ROWS
+    known = _TOUCHES.get(entry.name)
+    if known is None:
+        known = _TOUCHES[entry.name] = \
+            any(o.kind in ("addr", "tensor") for o in entry.operands) or \
+            (entry.family not in REGISTER_FAMILIES and entry.name not in REGISTER_ROWS)
+    return known
+
+
+_TOUCHES: dict[str, bool] = {}
+"""`touches_memory` by table row (a row's answer depends on the row alone)."""

@@ -13,11 +13,12 @@
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IntegerType
-from xdsl.irdl import AnyAttr, irdl_op_definition, operand_def, result_def
+from xdsl.irdl import AnyAttr, operand_def, result_def
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
 from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
+from tirx_mlir.dialects.def_check import irdl_op_definition
 from tirx_mlir.dialects.tirx.rules import RuleError
 
 

@@ -113,8 +113,20 @@ def one_of(items: Sequence[str]) -> str:
 
 
 def type_name(t: Attribute) -> str:
-    return dtypes.type_name(t) if isinstance(t, (IntegerType, IndexType)) or \
+    """The MLIR spelling of a type (an attribute's answer never changes: attributes are
+    immutable; each type object's answer is kept, with the object, in `_TYPE_NAMES`)."""
+    known = _TYPE_NAMES.get(id(t))
+    if known is not None:
+        return known[1]
+    name = dtypes.type_name(t) if isinstance(t, (IntegerType, IndexType)) or \
         dtypes.is_supported(t) else str(t)
+    if len(_TYPE_NAMES) >= 4096:
+        _TYPE_NAMES.clear()
+    _TYPE_NAMES[id(t)] = (t, name)  # holding ``t`` keeps its id from being reused
+    return name
+
+
+_TYPE_NAMES: dict[int, tuple[Attribute, str]] = {}
 
 
 def check_type(name: str, value: SSAValue, allowed: Sequence[str], hint: str = "") -> str:

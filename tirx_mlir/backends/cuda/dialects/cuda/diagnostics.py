@@ -6,8 +6,14 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (AnyAttr, IRDLOperation, irdl_op_definition, operand_def, prop_def,
-                       result_def, var_operand_def)
+from xdsl.irdl import (
+    AnyAttr,
+    IRDLOperation,
+    operand_def,
+    prop_def,
+    result_def,
+    var_operand_def,
+)
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -15,6 +21,7 @@ from xdsl.utils.exceptions import VerifyException
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
 from tirx_mlir.backends.cuda.dialects.cuda.printf_format import conversions
+from tirx_mlir.dialects.def_check import irdl_op_definition
 from tirx_mlir.dialects.tirx.rules import RuleError
 
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import StringAttr
-from xdsl.irdl import AnyAttr, irdl_op_definition, prop_def, result_def, traits_def
+from xdsl.irdl import AnyAttr, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
+from tirx_mlir.dialects.def_check import irdl_op_definition
 
 DIMS = ("x", "y", "z")
 

@@ -10,12 +10,19 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import StringAttr, VectorType
-from xdsl.irdl import (AnyAttr, irdl_op_definition, operand_def, opt_prop_def, prop_def,
-                       result_def, traits_def)
+from xdsl.irdl import (
+    AnyAttr,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
+from tirx_mlir.dialects.def_check import irdl_op_definition
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.rules import RuleError
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.irdl import AnyAttr, irdl_op_definition, opt_prop_def, result_def
+from xdsl.irdl import AnyAttr, opt_prop_def, result_def
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
 from tirx_mlir.backends.cuda.memory import SHARED, SHARED_DYN, STATIC_SHARED_LIMIT
+from tirx_mlir.dialects.def_check import irdl_op_definition
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.rules import RuleError

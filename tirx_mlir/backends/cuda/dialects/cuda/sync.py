@@ -13,10 +13,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr, StringAttr, UnitAttr
-from xdsl.irdl import AnyAttr, irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def
+from xdsl.irdl import AnyAttr, operand_def, opt_prop_def, prop_def, result_def
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
+from tirx_mlir.dialects.def_check import irdl_op_definition
 from tirx_mlir.dialects.tirx.rules import RuleError
 
 NAMED_BARRIERS = 16

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.irdl import AnyAttr, irdl_op_definition, result_def, traits_def
+from xdsl.irdl import AnyAttr, result_def, traits_def
 from xdsl.traits import Pure
 
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
+from tirx_mlir.dialects.def_check import irdl_op_definition
 
 
 @irdl_op_definition

@@ -25,11 +25,18 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float64Type,
-                                   IntegerAttr, IntegerType, StringAttr, i64)
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    i64,
+)
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import (IRDLOperation, irdl_op_definition, opt_prop_def, var_operand_def,
-                       var_result_def)
+from xdsl.irdl import IRDLOperation, opt_prop_def, var_operand_def, var_result_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
@@ -38,6 +45,7 @@ from tirx_mlir.backends.cuda.dialects.ptx import forms
 from tirx_mlir.backends.cuda.dialects.ptx.arch import Arch, Need, requirement
 from tirx_mlir.backends.cuda.dialects.ptx.schema import Entry
 from tirx_mlir.backends.cuda.dialects.ptx.table import ROWS
+from tirx_mlir.dialects.def_check import irdl_op_definition
 
 _INT_WIDTH = {1: "i1", 16: "i16", 32: "i32", 64: "i64"}
 
@@ -46,6 +54,31 @@ _VERDICTS: dict[tuple, str | None] = {}
 types, result types, target text)."""
 _MAX_VERDICTS = 4096
 _UNKNOWN = object()
+
+
+_VARIANTS: dict[tuple, Variant] = {}
+"""`PtxOp.variant`'s answers by (op class, properties)."""
+
+
+class Variant:
+    """What a row means for one op's modifiers, computed once per (op class, properties): the
+    modifier map, `forms.check_mods`'s complaint (None when legal), and for a legal map the
+    present operand places and the mnemonic. Read-only: ``mods`` is shared by every op of the
+    same variant."""
+
+    __slots__ = ("error", "mnemonic", "mods", "places")
+
+    def __init__(self, entry: Entry, mods: dict[str, object]) -> None:
+        self.mods = mods
+        try:
+            forms.check_mods(entry, mods)
+            self.error: str | None = None
+        except forms.ModifierError as err:
+            self.error = str(err)
+        legal = self.error is None
+        self.places: tuple[forms.Place, ...] | None = \
+            tuple(forms.places(entry, mods)) if legal else None
+        self.mnemonic: str | None = forms.mnemonic(entry, mods) if legal else None
 
 
 _ADDRESS_TYPES = (IntegerType(32), IntegerType(64))
@@ -89,6 +122,16 @@ class PtxOp(IRDLOperation):
             out[name] = attr.value.data if isinstance(attr, IntegerAttr) else \
                 getattr(attr, "data", attr)
         return out
+
+    def variant(self) -> Variant:
+        """The op's `Variant` (properties are immutable attributes: equal ones, one answer)."""
+        key = (type(self), tuple(self.properties.items()))
+        found = _VARIANTS.get(key)
+        if found is None:
+            if len(_VARIANTS) >= _MAX_VERDICTS:
+                _VARIANTS.clear()
+            found = _VARIANTS[key] = Variant(self.ENTRY, self.mods())
+        return found
 
     def need(self) -> Need:
         """The arch and PTX version this instruction needs."""

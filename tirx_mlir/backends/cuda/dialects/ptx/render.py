@@ -49,14 +49,14 @@ def _operand_text(place: forms.Place, names: list[str]) -> str:
 
 def render(op: PtxOp, reg: Callable[[SSAValue], str]) -> str:
     """The instruction line (without indentation), ending in ``;``."""
-    entry, mods = op.ENTRY, op.mods()
-    try:
-        forms.check_mods(entry, mods)
-    except forms.ModifierError as err:
-        raise RenderError(f"{op.name}: {err}") from None
-    args, results = iter(op.args), iter(op.res)
+    variant = op.variant()
+    if variant.error is not None:
+        raise RenderError(f"{op.name}: {variant.error}")
+    mods = variant.mods
+    # a ptx op's only operand and result definitions are the variadic ``args`` and ``res``
+    args, results = iter(op.operands), iter(op.results)
     pieces: list[str] = []
-    for place in forms.places(entry, mods):
+    for place in variant.places:
         operand = place.operand
         if operand.kind == "imm":
             text = str(int(mods[operand.name]))  # type: ignore[call-overload]
@@ -71,7 +71,7 @@ def render(op: PtxOp, reg: Callable[[SSAValue], str]) -> str:
             text = _operand_text(place, names)
         pieces.append(text + operand.sep)
     body = "".join(pieces).removesuffix(", ")
-    head = forms.mnemonic(entry, mods)
+    head = variant.mnemonic
     return f"{head} {body};" if body else f"{head};"
 
 
@@ -97,9 +97,14 @@ def register_types(op: PtxOp) -> dict[SSAValue, str]:
 
 def tied_values(op: PtxOp) -> list[tuple[SSAValue, SSAValue]]:
     """(result, operand) pairs of the op's read-write operands."""
-    args, results = iter(op.args), iter(op.res)
+    variant = op.variant()
+    places = variant.places if variant.places is not None else forms.places(op.ENTRY,
+                                                                            variant.mods)
+    if not any(place.operand.rw == "rw" for place in places):
+        return []
+    args, results = iter(op.operands), iter(op.results)
     pairs = []
-    for place in forms.places(op.ENTRY, op.mods()):
+    for place in places:
         if place.operand.kind == "imm":
             continue
         if place.operand.rw == "r":

@@ -48,12 +48,13 @@ def asm_statement(op: PtxOp, printer) -> AsmStatement:
     """``op`` as inline asm; ``printer`` gives C++ types, names and expressions."""
     stmt = AsmStatement(clobber=touches_memory(op))
     tied = dict(tied_values(op))
+    value_type = printer.value_type
     slots: dict[SSAValue, str] = {}
     pred_in: list[tuple[str, str]] = []
     pred_out: list[tuple[str, str]] = []
-    for result in op.res:
+    for result in op.results:  # a ptx op's results are its ``res``, its operands its ``args``
         name = printer.names[result]
-        ctype = printer.value_type(result.type, op)
+        ctype = value_type(result.type, op)
         index = len(stmt.outputs)
         if result.type == _PRED:
             raw = printer.namer.fresh(f"{name}_bits")
@@ -79,20 +80,20 @@ def asm_statement(op: PtxOp, printer) -> AsmStatement:
             stmt.outputs.append(f'"={letter}"({name})')
         slots[result] = f"%{index}"
     tied_operands = set(tied.values())
-    for arg in op.args:
+    for arg in op.operands:
         if arg in slots or arg in tied_operands:
             continue
         index = len(stmt.outputs) + len(stmt.inputs)
         value = printer.expr(arg)
         if arg not in printer.names and arg.type != _PRED:  # an expression: in the slot's type
-            value = f"static_cast<{printer.value_type(arg.type, op)}>({value})"
+            value = f"static_cast<{value_type(arg.type, op)}>({value})"
         if arg.type == _PRED:
             stmt.inputs.append(f'"r"(static_cast<int>({value}))')
             pred = f"tirx_p{index}"
             pred_in.append((pred, f"%{index}"))
             slots[arg] = pred
             continue
-        ctype = printer.value_type(arg.type, op)
+        ctype = value_type(arg.type, op)
         letter = printer.choose(CONSTRAINTS, ctype, "inline-asm operand type", op)
         if ctype in HALF_BITS:
             value = f"{HALF_BITS[ctype][0]}({value})"

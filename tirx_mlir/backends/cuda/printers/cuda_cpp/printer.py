@@ -66,6 +66,8 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
         """`nonneg`'s answers: a fact about the IR, which printing does not change."""
         self._exprs: dict[SSAValue, str] = {}
         """`expr`'s answers for the kernel being printed (`start_function` clears it)."""
+        self._value_types: dict[int, tuple[Attribute, str]] = {}
+        """`value_type`'s answers by type object (kept with the object, so no id is reused)."""
 
     # ---- module ----
     def emit_module(self) -> str:
@@ -158,6 +160,14 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
         return self.choose(T.SCALARS, checks.type_name(elem), "element type", op)
 
     def value_type(self, t: Attribute, op: Operation) -> str:
+        known = self._value_types.get(id(t))
+        if known is not None:
+            return known[1]
+        text = self._value_type(t, op)
+        self._value_types[id(t)] = (t, text)
+        return text
+
+    def _value_type(self, t: Attribute, op: Operation) -> str:
         if isinstance(t, VectorType):
             key = (checks.type_name(t.element_type), t.get_shape()[0])
             if key not in T.VECTORS:
@@ -564,7 +574,7 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
 
     # ---- ptx ----
     def emit_ptx(self, op: PtxOp) -> None:
-        self.name_values(op.res, op.ENTRY.name)
+        self.name_values(op.results, op.ENTRY.name)  # its results are its ``res``
         for text in asm_statement(op, self).lines():
             self.line(text)
 

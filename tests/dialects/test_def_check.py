@@ -1,0 +1,161 @@
+"""The compiled IRDL definition checks (tirx_mlir/dialects/def_check.py) give xDSL's verdicts
+and messages: on every op of the examples, and on ops built to break each kind of rule (operand
+and result counts and constraints, regions, properties, attributes, traits)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+    f32,
+    i1,
+    i32,
+)
+from xdsl.ir import Block, Region
+
+from tirx_mlir.backends.cuda.dialects.cuda import LoadOp, StoreOp, SyncThreadsOp
+from tirx_mlir.backends.cuda.dialects.ptx.ops import OPS_BY_ROW
+from tirx_mlir.dialects.def_check import compile_def_check, install_def_check
+from tirx_mlir.located_parser import make_context, parse_module
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples" / "cuda").glob("*.mlir"))
+
+
+def _verdict(fn, op) -> str | None:
+    try:
+        fn(op)
+    except Exception as err:  # noqa: BLE001 - compared as text
+        return f"{type(err).__name__}: {err}"
+    return None
+
+
+def _generic(op) -> str | None:
+    return _verdict(type(op).get_irdl_definition().verify, op)
+
+
+def _compiled(op) -> str | None:
+    check = compile_def_check(type(op).get_irdl_definition())
+    assert check is not None, f"{op.name}'s definition is not compiled"
+    return _verdict(check, op)
+
+
+def test_the_dialects_use_the_compiled_check():
+    ctx = make_context()
+    for name in ("arith.addi", "scf.yield"):  # loads the dialects through tirx_mlir's registry
+        ctx.get_op(name)
+    for cls in (arith.AddiOp, arith.ConstantOp, scf.YieldOp, StoreOp, LoadOp, SyncThreadsOp,
+                OPS_BY_ROW["mma_sync"]):
+        assert getattr(cls.verify_, "__wrapped_def_check__", False), cls.name
+    assert not install_def_check(arith.AddiOp)  # once only
+    assert compile_def_check(scf.ForOp.get_irdl_definition()) is None  # not covered: xDSL's
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_op_passes_both(path):
+    module = parse_module(path.read_text())
+    for op in module.walk():
+        if compile_def_check(type(op).get_irdl_definition()) is None:
+            continue
+        assert _compiled(op) is None and _generic(op) is None, op.name
+
+
+def _index_values(n: int):
+    block = Block(arg_types=[IndexType()] * n + [i32, f32])
+    return block, list(block.args)
+
+
+def _broken_ops():
+    block, (a, b, w, x) = _index_values(2)
+    add = arith.AddiOp(a, b)
+    yield "operand count", arith.AddiOp.create(operands=[a], result_types=[IndexType()])
+    yield "operand types differ", arith.AddiOp.create(operands=[a, w],
+                                                      result_types=[IndexType()])
+    yield "float operand", arith.AddiOp.create(operands=[x, x], result_types=[f32])
+    yield "result count", arith.AddiOp.create(operands=[a, b], result_types=[])
+    yield "result type", arith.AddiOp.create(operands=[a, b], result_types=[i32])
+    yield "a region", arith.AddiOp.create(operands=[a, b], result_types=[IndexType()],
+                                          regions=[Region(Block())])
+    yield "a successor", arith.AddiOp.create(operands=[a, b], result_types=[IndexType()],
+                                             successors=[block])
+    yield "missing property", arith.ConstantOp.create(result_types=[IndexType()])
+    yield "unknown property", arith.AddiOp.create(
+        operands=[a, b], result_types=[IndexType()],
+        properties={**add.properties, "bogus": UnitAttr()})
+    yield "property of the wrong kind", arith.ConstantOp.create(
+        result_types=[IndexType()], properties={"value": StringAttr("1")})
+    yield "constant type mismatch (trait/custom)", arith.ConstantOp.create(
+        result_types=[i32], properties={"value": IntegerAttr(1, IndexType())})
+    yield "cmpi result", arith.CmpiOp.create(
+        operands=[a, b], result_types=[IndexType()],
+        properties={"predicate": IntegerAttr(0, 64)})
+    yield "a yield outside a loop (its parent trait checks only a parent it has)", \
+        scf.YieldOp.create(operands=[a])
+    yield "ptx op with an unknown modifier", OPS_BY_ROW["ld"].create(
+        operands=[w], result_types=[f32], properties={"nonsense": StringAttr("x")})
+    yield "cuda op with a result it has not", SyncThreadsOp.create(result_types=[i1])
+    yield "cuda store missing an operand", StoreOp.create(operands=[a, b])
+
+
+@pytest.mark.parametrize("what,op", list(_broken_ops()), ids=lambda v: v if isinstance(v, str)
+                         else "")
+def test_broken_ops_get_xdsls_verdict_and_message(what, op):
+    generic = _generic(op)
+    assert _compiled(op) is not None or generic is None
+    # the installed verify_ (compiled check, xDSL's on failure, then the op's own verifier)
+    # reports what xDSL's generated verify_ reports
+    assert _verdict(lambda o: o.verify_(), op) == _xdsl_verify_(op)
+    if "trait" not in what and "ptx" not in what and "cuda" not in what:
+        assert generic is not None, what  # each case breaks a rule of the definition
+
+
+def _xdsl_verify_(op) -> str | None:
+    """What xDSL's generated verify_ gives: OpDef.verify, then the class's own verifier."""
+    def run(o):
+        type(o).get_irdl_definition().verify(o)
+        own = _own_verifier(type(o))
+        if own is not None:
+            own(o)
+    return _verdict(run, op)
+
+
+def _own_verifier(cls):
+    """The class's own verifier: the function the installed verify_ calls after the check."""
+    cells = dict(zip(cls.verify_.__code__.co_freevars,
+                     (c.cell_contents for c in cls.verify_.__closure__)))
+    return cells.get("own")
+
+
+def test_a_module_verifies_as_before():
+    text = (ROOT / "examples" / "cuda" / "gemm_mma_sync.mlir").read_text()
+    module = parse_module(text)
+    module.verify()
+    assert isinstance(module, ModuleOp)
+
+
+def test_isolated_from_above_gives_xdsls_verdict():
+    """A kernel (IsolatedFromAbove) using a value defined outside it: the one-walk check fails
+    as xDSL's trait does, with xDSL's message; a well-formed kernel passes both."""
+    from xdsl.traits import IsolatedFromAbove
+
+    from tirx_mlir.dialects.def_check import isolated_from_above
+
+    text = ('%c = "test.op"() : () -> index\n'
+            'tirx.kernel @k(%G: !tirx.buffer<64xi32, global>) grid [1] threads [32] '
+            'target "cuda -arch=sm_80" {\n  %x = arith.addi %c, %c : index\n  tirx.return\n}\n')
+    module = parse_module(text, ctx=make_context(allow_unregistered=True))
+    kernel = next(op for op in module.walk() if op.name == "tirx.kernel")
+    assert _verdict(isolated_from_above, kernel) == \
+        _verdict(IsolatedFromAbove().verify, kernel) is not None
+    good = parse_module(EXAMPLES[0].read_text())
+    for op in good.walk():
+        if op.has_trait(IsolatedFromAbove):
+            assert _verdict(isolated_from_above, op) is None
+            assert _verdict(IsolatedFromAbove().verify, op) is None

@@ -1,0 +1,185 @@
+"""An op's IRDL definition checked without xDSL's generic per-op machinery.
+
+xDSL's ``irdl_op_definition`` gives every op class a ``verify_`` that runs ``OpDef.verify`` (the
+operand, result, region and successor counts and constraints, the properties, the attributes and
+the traits) and then the class's own ``verify_``. ``OpDef.verify`` works out the variadic segment
+sizes of every construct on every call, which costs more than the checks themselves for an op
+whose constructs are all single (``arith.addi``, ``tirx.return``).
+
+`irdl_op_definition` here is xDSL's decorator plus a ``verify_`` with the same outcome: a check
+compiled from the definition (`compile_def_check`: the same constraint objects called on the same
+values in the same order, with the counts compared directly) and then the class's own
+``verify_``. When the compiled check fails for any reason, xDSL's ``OpDef.verify`` runs instead
+and raises its own error, so every message is xDSL's. A definition the compiler does not cover
+(segment-size options, optional or several variadic operands or results) keeps xDSL's
+``verify_`` unchanged. `install_def_check` does the same for a class xDSL's decorator already
+made (the upstream dialects' ops, when tirx_mlir loads them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.ir import Operation
+from xdsl.irdl import irdl_op_definition as xdsl_op_definition
+from xdsl.irdl.constraints import VerificationContext
+from xdsl.irdl.operations import (
+    OpDef,
+    OptAttributeDef,
+    OptionalDef,
+    OptPropertyDef,
+    VariadicDef,
+    VarIRConstruct,
+    irdl_op_verify_regions,
+    verify_variadic_size,
+)
+from xdsl.traits import IsolatedFromAbove
+from xdsl.utils.exceptions import VerifyException
+
+
+def _arg_check(defs) -> tuple[str, tuple] | None:
+    """How to check one construct's list: ``("single", constraints)`` when every definition is
+    a single value, ``("variadic", (constraint,))`` for one non-optional variadic definition
+    alone (any count), None otherwise."""
+    kinds = [d for _, d in defs]
+    if not any(isinstance(d, VariadicDef) for d in kinds):
+        return "single", tuple(d.constr for d in kinds)
+    if len(kinds) == 1 and not isinstance(kinds[0], OptionalDef):
+        return "variadic", (kinds[0].constr,)
+    return None
+
+
+def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
+    """A function that raises when ``op_def.verify(op)`` would and returns when it passes
+    (its exception may differ: callers fall back to ``op_def.verify`` for the message); None
+    for a definition it does not cover."""
+    if op_def.options:
+        return None
+    operands, results = _arg_check(op_def.operands), _arg_check(op_def.results)
+    if operands is None or results is None:
+        return None
+    (operand_kind, operand_constrs), (result_kind, result_constrs) = operands, results
+    has_regions, has_successors = bool(op_def.regions), bool(op_def.successors)
+    properties = tuple((name, isinstance(d, OptPropertyDef), d.constr)
+                       for name, d in op_def.properties.items())
+    property_names = frozenset(op_def.properties)
+    attributes = tuple((name, isinstance(d, OptAttributeDef), d.constr)
+                       for name, d in op_def.attributes.items())
+    traits = tuple(isolated_from_above if type(t) is IsolatedFromAbove else t.verify
+                   for t in op_def.traits)
+
+    def check_values(kind: str, constrs: tuple, values, context) -> None:
+        if kind == "variadic":
+            constrs[0].verify(tuple(v.type for v in values), context)
+            return
+        if len(values) != len(constrs):
+            raise VerifyException("count")
+        for constr, value in zip(constrs, values):
+            constr.verify((value.type,), context)
+
+    def check_named(defs: tuple, present, context) -> None:
+        for name, optional, constr in defs:
+            attr = present.get(name)
+            if attr is None:
+                if optional:
+                    continue
+                raise VerifyException(name)
+            constr.verify(attr, context)
+
+    def check(op: Operation) -> None:
+        context = VerificationContext()
+        check_values(operand_kind, operand_constrs, op.operands, context)
+        check_values(result_kind, result_constrs, op.results, context)
+        if has_regions:
+            irdl_op_verify_regions(op, op_def, context)
+        elif op.regions:
+            raise VerifyException("regions")
+        if has_successors:
+            verify_variadic_size(op, op_def, VarIRConstruct.SUCCESSOR)
+        elif op.successors:
+            raise VerifyException("successors")
+        check_named(properties, op.properties, context)
+        for name in op.properties:
+            if name not in property_names:
+                raise VerifyException("property")
+        check_named(attributes, op.attributes, context)
+        for verify in traits:
+            verify(op)
+
+    return check
+
+
+def isolated_from_above(op: Operation) -> None:
+    """xDSL's ``IsolatedFromAbove.verify`` in one walk: every operand of an op in ``op``'s
+    regions (not inside a nested isolated op, which checks itself) is owned by an op or a block
+    nested in ``op`` (xDSL asks ``op.is_ancestor`` of each owner: a walk up per operand)."""
+    inside: set[int] = set()
+    checked: list[Operation] = []
+    stack = [(region, True) for region in op.regions]
+    while stack:
+        region, check = stack.pop()
+        for block in region.blocks:
+            inside.add(id(block))
+            for child in block.ops:
+                inside.add(id(child))
+                if check:
+                    checked.append(child)
+                nested = check and not child.has_trait(IsolatedFromAbove)
+                stack.extend((r, nested) for r in child.regions)
+    for child in checked:
+        for operand in child.operands:
+            owner = operand.owner
+            if owner is op or id(owner) not in inside:
+                IsolatedFromAbove().verify(op)  # xDSL's walk words the error
+
+
+def _with_check(cls, op_def: OpDef, own) -> bool:
+    """Give ``cls`` a ``verify_`` that runs the compiled check of ``op_def`` (xDSL's
+    ``OpDef.verify`` when it fails) and then ``own``; False when the definition is not covered."""
+    check = compile_def_check(op_def)
+    if check is None:
+        return False
+
+    def verify_(self) -> None:
+        try:
+            check(self)
+        except Exception:  # noqa: BLE001 - xDSL's check decides, and words the error
+            op_def.verify(self)
+        if own is not None:
+            own(self)
+
+    verify_.__qualname__ = f"{cls.__qualname__}.verify_"
+    verify_.__wrapped_def_check__ = True  # type: ignore[attr-defined]
+    cls.verify_ = verify_
+    return True
+
+
+def irdl_op_definition(cls):
+    """xDSL's ``irdl_op_definition``, with the definition checked by `compile_def_check`."""
+    own = getattr(cls, "verify_", None)  # what xDSL's decorator calls after OpDef.verify
+    cls = xdsl_op_definition(cls)
+    _with_check(cls, cls.get_irdl_definition(), own)
+    return cls
+
+
+_XDSL_VERIFY_FREEVARS = (("custom_verify", "op_def"), ("op_def",))
+"""The closures xDSL 0.74's ``irdl_op_definition`` gives ``verify_`` (with and without a
+custom verifier)."""
+
+
+def install_def_check(cls) -> bool:
+    """Give an op class already made by xDSL's ``irdl_op_definition`` (an upstream dialect's)
+    the compiled check, keeping its own verifier; only when its ``verify_`` is the one that
+    decorator generated for its own definition (else, or for a definition not covered, the class
+    is left as it is). Returns whether it was installed."""
+    generated = cls.__dict__.get("verify_")
+    code = getattr(generated, "__code__", None)
+    if code is None or getattr(generated, "__wrapped_def_check__", False) or \
+            generated.__module__ != xdsl_op_definition.__module__ or \
+            code.co_freevars not in _XDSL_VERIFY_FREEVARS:
+        return False
+    cells = dict(zip(code.co_freevars, (c.cell_contents for c in generated.__closure__)))
+    op_def = cells["op_def"]
+    if op_def is not cls.get_irdl_definition():
+        return False
+    return _with_check(cls, op_def, cells.get("custom_verify"))
