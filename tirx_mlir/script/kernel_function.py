@@ -17,6 +17,8 @@ specialisation values (``M: Tx.constexpr`` or ``M: int``): each distinct set of 
 variant, parsed once and cached; buffer shapes may use them. The function body is never run: the
 parser (`parser.py`) reads its source. Launch keywords: ``target=``, ``grid=``, ``threads=``,
 ``cluster=``, ``name=``; ``grid``/``threads`` may be a function of the constexpr values.
+``attributes={"cuda.tensor_maps": "array<i64: 0, 1>"}`` sets discardable attributes of the
+``tirx.kernel`` op (MLIR attribute text), the ones a backend reads (docs/cuda.md).
 """
 
 from __future__ import annotations
@@ -32,6 +34,23 @@ from tirx_mlir.script.locations import SourceLoc, at, located_error
 from tirx_mlir.script.parser import KernelParser
 
 
+def _attribute(key: str, text: Any, where: SourceLoc) -> Any:
+    """The attribute ``attributes={key: text}`` names (MLIR text, e.g. ``"array<i64: 0>"``)."""
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import ParseError
+
+    from tirx_mlir.located_parser import make_context
+
+    if not isinstance(text, str):
+        raise ScriptError(f"attributes={{{key!r}: ...}} takes the attribute's MLIR text (e.g. "
+                          f"'array<i64: 0, 1>'), not {type(text).__name__}", where)
+    try:
+        return Parser(make_context(), text).parse_attribute()
+    except ParseError as err:
+        raise ScriptError(f"attributes={{{key!r}: {text!r}}}: not an attribute: {err.msg}",
+                          where) from None
+
+
 class constexpr:  # noqa: N801 - Triton's spelling
     """Annotation of a parameter whose value specialises the kernel (``M: Tx.constexpr``)."""
 
@@ -40,8 +59,10 @@ class Kernel:
     """The object ``@Tx.kernel`` makes (see the module docstring)."""
 
     def __init__(self, fn: Callable[..., Any], *, target: str | None = None, grid: Any = (1,),
-                 threads: Any = (1,), cluster: Any = None, name: str | None = None):
+                 threads: Any = (1,), cluster: Any = None, name: str | None = None,
+                 attributes: dict[str, str] | None = None):
         self.fn = fn
+        self.attributes = dict(attributes or {})
         self.name = name or fn.__name__
         self.target, self.grid, self.threads, self.cluster = target, grid, threads, cluster
         self.filename = fn.__code__.co_filename
@@ -134,6 +155,8 @@ class Kernel:
             parser.scope.vars.update(values)
             parser.body(self._def.body)
         _erase_unused_index_arith(builder.op)
+        for key, text in self.attributes.items():
+            builder.op.attributes[key] = _attribute(key, text, self._loc(self._def))
         try:
             verify_module(builder.module)
         except TirxError as err:
