@@ -62,7 +62,6 @@ class Kernel:
                  threads: Any = (1,), cluster: Any = None, name: str | None = None,
                  attributes: dict[str, str] | None = None):
         self.fn = fn
-        self.attributes = dict(attributes or {})
         self.name = name or fn.__name__
         self.target, self.grid, self.threads, self.cluster = target, grid, threads, cluster
         self.filename = fn.__code__.co_filename
@@ -70,6 +69,8 @@ class Kernel:
         self._variants: dict[tuple, Any] = {}
         self._artifacts: dict[tuple, Any] = {}
         self._params = self._classify_params()
+        self.attributes = {key: _attribute(key, text, self._loc(self._def))  # parsed here,
+                           for key, text in (attributes or {}).items()}   # outside a builder
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
 
@@ -155,8 +156,7 @@ class Kernel:
             parser.scope.vars.update(values)
             parser.body(self._def.body)
         _erase_unused_index_arith(builder.op)
-        for key, text in self.attributes.items():
-            builder.op.attributes[key] = _attribute(key, text, self._loc(self._def))
+        builder.op.attributes.update(self.attributes)
         try:
             verify_module(builder.module)
         except TirxError as err:

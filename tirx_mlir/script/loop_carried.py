@@ -41,6 +41,11 @@ def assigned_names(body: list[ast.stmt]) -> list[str]:
             for stmt in node.body:
                 self.visit(stmt)
 
+        def visit_comprehension(self, node: ast.comprehension) -> None:  # its own names
+            self.visit(node.iter)
+            for test in node.ifs:
+                self.visit(test)
+
         def visit_Name(self, node: ast.Name) -> None:
             if isinstance(node.ctx, ast.Store) and node.id not in names:
                 names.append(node.id)

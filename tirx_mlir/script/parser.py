@@ -392,6 +392,47 @@ class KernelParser:
     def expr_List(self, node: ast.List) -> list:
         return [self.expr(e) for e in node.elts]
 
+    def expr_ListComp(self, node: ast.ListComp) -> list:
+        """``[f(i) for i in Tx.unroll(n)]`` (or over ``range`` of ints, a list or a tuple):
+        evaluated at parse time, one element after the other (their ops in that order)."""
+        out: list = []
+
+        def generate(k: int) -> None:
+            if k == len(node.generators):
+                out.append(self.expr(node.elt))
+                return
+            gen = node.generators[k]
+            if not isinstance(gen.target, ast.Name):
+                raise self.error(gen.target, "a comprehension variable must be a single name")
+            for value in self._static_values(gen.iter):
+                with self._child(static=True):
+                    self.scope.vars[gen.target.id] = value
+                    if all(self._static_truth(c) for c in gen.ifs):
+                        generate(k + 1)
+
+        generate(0)
+        return out
+
+    def _static_values(self, it: ast.expr) -> Any:
+        if isinstance(it, ast.Call) and isinstance(self.expr(it.func), LoopMarker):
+            kind, args = self._loop_kind(it)
+            if not kind.unroll or not all(isinstance(a, int) for a in args):
+                raise self.error(it, "a comprehension in a kernel runs at parse time: iterate "
+                                     "over Tx.unroll(...) with constant bounds")
+            return self.located(it, lambda: builtins.range(*args))
+        values = self.expr(it)
+        if not isinstance(values, (list, tuple, builtins.range)):
+            raise self.error(it, f"a comprehension in a kernel runs at parse time: it iterates "
+                                 f"over Tx.unroll(...), a range or a list, not "
+                                 f"{type(values).__name__}")
+        return values
+
+    def _static_truth(self, test: ast.expr) -> bool:
+        value = self.expr(test)
+        if isinstance(value, (Cond, Index, Buffer, Scalar)):
+            raise self.error(test, "a comprehension's `if` needs a parse-time condition")
+        return bool(value)
+
     def expr_Dict(self, node: ast.Dict) -> dict:
         if any(k is None for k in node.keys):
             raise self.error(node, "`**` in a dict is not supported")
