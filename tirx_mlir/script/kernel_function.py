@@ -17,8 +17,8 @@ specialisation values (``M: Tx.constexpr`` or ``M: int``): each distinct set of 
 variant, parsed once and cached; buffer shapes may use them. The function body is never run: the
 parser (`parser.py`) reads its source. Launch keywords: ``target=``, ``grid=``, ``threads=``,
 ``cluster=``, ``name=``; ``grid``/``threads`` may be a function of the constexpr values.
-``attributes={"cuda.tensor_maps": "array<i64: 0, 1>"}`` sets discardable attributes of the
-``tirx.kernel`` op (MLIR attribute text), the ones a backend reads (docs/cuda.md).
+``attributes={"<dialect>.<name>": "array<i64: 0, 1>"}`` sets discardable attributes of the
+``tirx.kernel`` op (MLIR attribute text): the ones a backend reads from its kernels.
 """
 
 from __future__ import annotations
