@@ -10,14 +10,16 @@ from tirx_mlir import script as Tx
 
 
 @Tx.kernel(grid=(4,), threads=(128,))
-def add(A: Tx.Buffer[(512, 256), 'f16'], B: Tx.Buffer[(512, 256), 'f16'], C: Tx.Out[(512, 256), 'f16']):
-    cta = Tx.cta_id('x')
+def add(A: Tx.Buffer[(512, 256), "f16"],
+        B: Tx.Buffer[(512, 256), "f16"],
+        C: Tx.Out[(512, 256), "f16"]):
+    cta = Tx.cta_id("x")
     row = cta * 128
     a = A[Tx.ds(row, 128), 0:256]
     b = B[Tx.ds(row, 128), 0:256]
     c = C[Tx.ds(row, 128), 0:256]
-    sa = Tx.alloc((128, 256), 'f16', scope='shared')
-    sb = Tx.alloc((128, 256), 'f16', scope='shared')
+    sa = Tx.alloc((128, 256), "f16", scope="shared")
+    sb = Tx.alloc((128, 256), "f16", scope="shared")
     Tx.cta.copy(sa, a)
     Tx.cta.copy(sb, b)
     Tx.cta.add(sa, sa, sb)

@@ -10,15 +10,18 @@ from tirx_mlir import script as Tx
 
 
 @Tx.kernel(grid=(2,), threads=(128,))
-def bias_relu(X: Tx.Buffer[(256, 128), 'f32'], scale: Tx.Buffer[(256, 1), 'f32'], bias: Tx.Buffer[(1, 128), 'f32'], Y: Tx.Out[(256, 128), 'f32']):
-    cta = Tx.cta_id('x')
+def bias_relu(X: Tx.Buffer[(256, 128), "f32"],
+              scale: Tx.Buffer[(256, 1), "f32"],
+              bias: Tx.Buffer[(1, 128), "f32"],
+              Y: Tx.Out[(256, 128), "f32"]):
+    cta = Tx.cta_id("x")
     row = cta * 128
     x = X[Tx.ds(row, 128), 0:128]
     s = scale[Tx.ds(row, 128), 0:1]
     y = Y[Tx.ds(row, 128), 0:128]
-    t = Tx.alloc((128, 128), 'f32', scope='shared')
-    ss = Tx.alloc((128, 1), 'f32', scope='shared')
-    sb = Tx.alloc((1, 128), 'f32', scope='shared')
+    t = Tx.alloc((128, 128), "f32", scope="shared")
+    ss = Tx.alloc((128, 1), "f32", scope="shared")
+    sb = Tx.alloc((1, 128), "f32", scope="shared")
     Tx.cta.copy(t, x)
     Tx.cta.copy(ss, s)
     Tx.cta.copy(sb, bias)

@@ -11,11 +11,11 @@ examples/copy_scopes.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(grid=(1,), threads=(128,))
-def exp_through_scopes(X: Tx.Buffer[(64, 128), 'f32'], Y: Tx.Out[(64, 128), 'f32']):
-    smem = Tx.alloc((64, 128), 'f32', scope='shared')
-    smem_t = Tx.alloc((64, 128), 'f32', scope='shared', layout='S[(64,128):(1,64)]')
-    regs = Tx.alloc((64, 128), 'f32', scope='local')
+@Tx.kernel(threads=(128,))
+def exp_through_scopes(X: Tx.Buffer[(64, 128), "f32"], Y: Tx.Out[(64, 128), "f32"]):
+    smem = Tx.alloc((64, 128), "f32", scope="shared")
+    smem_t = Tx.alloc((64, 128), "f32", scope="shared", layout="S[(64,128):(1,64)]")
+    regs = Tx.alloc((64, 128), "f32", scope="local")
     Tx.cta.copy_async(smem, X)
     Tx.cta.permute_layout(smem_t, smem)
     Tx.warp.copy(regs, smem_t)

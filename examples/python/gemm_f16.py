@@ -10,14 +10,16 @@ from tirx_mlir import script as Tx
 
 
 @Tx.kernel(grid=(2, 2), threads=(128,))
-def gemm(A: Tx.Buffer[(256, 128), 'f16'], B: Tx.Buffer[(128, 256), 'f16'], C: Tx.Out[(256, 256), 'f32']):
-    bx = Tx.cta_id('x')
-    by = Tx.cta_id('y')
+def gemm(A: Tx.Buffer[(256, 128), "f16"],
+         B: Tx.Buffer[(128, 256), "f16"],
+         C: Tx.Out[(256, 256), "f32"]):
+    bx = Tx.cta_id("x")
+    by = Tx.cta_id("y")
     m0 = by * 128
     n0 = bx * 128
-    acc = Tx.alloc((128, 128), 'f32', scope='local')
-    sa = Tx.alloc((128, 64), 'f16', scope='shared')
-    sb = Tx.alloc((64, 128), 'f16', scope='shared')
+    acc = Tx.alloc((128, 128), "f32", scope="local")
+    sa = Tx.alloc((128, 64), "f16", scope="shared")
+    sb = Tx.alloc((64, 128), "f16", scope="shared")
     Tx.cta.zero(acc)
     for k in range(0, 128, 64):
         a = A[Tx.ds(m0, 128), Tx.ds(k, 64)]

@@ -11,12 +11,15 @@ from tirx_mlir import script as Tx
 
 
 @Tx.kernel(grid=(2,), threads=(128,))
-def linear(X: Tx.Buffer[(128, 256), 'bf16'], W: Tx.Buffer[(256, 256), 'bf16'], b: Tx.Buffer[(1, 256), 'bf16'], Y: Tx.Out[(128, 256), 'bf16']):
-    cta = Tx.cta_id('x')
+def linear(X: Tx.Buffer[(128, 256), "bf16"],
+           W: Tx.Buffer[(256, 256), "bf16"],
+           b: Tx.Buffer[(1, 256), "bf16"],
+           Y: Tx.Out[(128, 256), "bf16"]):
+    cta = Tx.cta_id("x")
     n0 = cta * 128
-    acc = Tx.alloc((128, 128), 'f32', scope='local')
-    sx = Tx.alloc((128, 64), 'bf16', scope='shared')
-    sw = Tx.alloc((128, 64), 'bf16', scope='shared')
+    acc = Tx.alloc((128, 128), "f32", scope="local")
+    sx = Tx.alloc((128, 64), "bf16", scope="shared")
+    sw = Tx.alloc((128, 64), "bf16", scope="shared")
     Tx.cta.zero(acc)
     for k in range(0, 256, 64):
         x = X[Tx.ds(0, 128), Tx.ds(k, 64)]

@@ -11,19 +11,21 @@ from tirx_mlir import script as Tx
 
 
 @Tx.kernel(grid=(2,), threads=(128,))
-def rmsnorm(X: Tx.Buffer[(256, 512), 'bf16'], gamma: Tx.Buffer[(1, 512), 'bf16'], Y: Tx.Out[(256, 512), 'bf16']):
-    cta = Tx.cta_id('x')
+def rmsnorm(X: Tx.Buffer[(256, 512), "bf16"],
+            gamma: Tx.Buffer[(1, 512), "bf16"],
+            Y: Tx.Out[(256, 512), "bf16"]):
+    cta = Tx.cta_id("x")
     row = cta * 128
     xg = X[Tx.ds(row, 128), 0:512]
     yg = Y[Tx.ds(row, 128), 0:512]
-    x = Tx.alloc((128, 512), 'f32', scope='shared')
-    sq = Tx.alloc((128, 512), 'f32', scope='shared')
-    ss = Tx.alloc((128, 1), 'f32', scope='shared')
-    g = Tx.alloc((1, 512), 'f32', scope='shared')
+    x = Tx.alloc((128, 512), "f32", scope="shared")
+    sq = Tx.alloc((128, 512), "f32", scope="shared")
+    ss = Tx.alloc((128, 1), "f32", scope="shared")
+    g = Tx.alloc((1, 512), "f32", scope="shared")
     Tx.cta.copy(x, xg)
     Tx.cta.copy(g, gamma)
-    Tx.cta.binary_reduce(sq, ss, x, x, binary='mul', reduce='sum')
+    Tx.cta.binary_reduce(sq, ss, x, x, binary="mul", reduce="sum")
     Tx.cta.sqrt(ss, ss, bias=9.999999974752427e-07, scale=0.001953125)
     Tx.cta.reciprocal(ss, ss)
-    Tx.cta.binary_chain(x, x, ss, g, op0='mul', op1='mul')
+    Tx.cta.binary_chain(x, x, ss, g, op0="mul", op1="mul")
     Tx.cta.copy(yg, x)

@@ -10,12 +10,14 @@ from tirx_mlir import script as Tx
 
 
 @Tx.kernel(grid=(2,), threads=(128,))
-def row_sum_max(X: Tx.Buffer[(256, 512), 'f32'], S: Tx.Out[(256,), 'f32'], M: Tx.Out[(256,), 'f32']):
-    cta = Tx.cta_id('x')
+def row_sum_max(X: Tx.Buffer[(256, 512), "f32"],
+                S: Tx.Out[(256,), "f32"],
+                M: Tx.Out[(256,), "f32"]):
+    cta = Tx.cta_id("x")
     row = cta * 128
-    acc_s = Tx.alloc((128,), 'f32', scope='shared')
-    acc_m = Tx.alloc((128,), 'f32', scope='shared')
-    tile = Tx.alloc((128, 256), 'f32', scope='shared')
+    acc_s = Tx.alloc((128,), "f32", scope="shared")
+    acc_m = Tx.alloc((128,), "f32", scope="shared")
+    tile = Tx.alloc((128, 256), "f32", scope="shared")
     x0 = X[Tx.ds(row, 128), 0:256]
     Tx.cta.copy(tile, x0)
     Tx.cta.sum(acc_s, tile, axes=[-1])

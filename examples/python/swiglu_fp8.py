@@ -10,16 +10,19 @@ from tirx_mlir import script as Tx
 
 
 @Tx.kernel(grid=(2,), threads=(128,))
-def swiglu_fp8(G: Tx.Buffer[(256, 256), 'bf16'], U: Tx.Buffer[(256, 256), 'bf16'], Y: Tx.Out[(256, 256), 'bf16'], Q: Tx.Out[(256, 256), 'f8E4M3FN']):
-    cta = Tx.cta_id('x')
+def swiglu_fp8(G: Tx.Buffer[(256, 256), "bf16"],
+               U: Tx.Buffer[(256, 256), "bf16"],
+               Y: Tx.Out[(256, 256), "bf16"],
+               Q: Tx.Out[(256, 256), "f8E4M3FN"]):
+    cta = Tx.cta_id("x")
     row = cta * 128
     g = G[Tx.ds(row, 128), 0:256]
     u = U[Tx.ds(row, 128), 0:256]
     y = Y[Tx.ds(row, 128), 0:256]
     q = Q[Tx.ds(row, 128), 0:256]
-    sg = Tx.alloc((128, 256), 'bf16', scope='shared')
-    su = Tx.alloc((128, 256), 'bf16', scope='shared')
-    sq = Tx.alloc((128, 256), 'f32', scope='shared')
+    sg = Tx.alloc((128, 256), "bf16", scope="shared")
+    su = Tx.alloc((128, 256), "bf16", scope="shared")
+    sq = Tx.alloc((128, 256), "f32", scope="shared")
     Tx.cta.copy(sg, g)
     Tx.cta.copy(su, u)
     Tx.cta.silu(sg, sg)

@@ -110,6 +110,29 @@ def _while_on_a_buffer():
     return k.ir
 
 
+def _carried_value_changes_type():
+    @Tx.kernel(target="cuda -arch=sm_80", threads=(32,))
+    def k(X: Tx.Buffer[(32,), "f32"]):
+        acc = Tx.const(0.0, "f32")
+        for i in range(4):  # ERR
+            acc = Tx.cuda.thread_idx("x")
+    return k.ir
+
+
+def _comprehension_over_a_run_time_loop():
+    @Tx.kernel(target="cuda -arch=sm_80", threads=(32,))
+    def k(X: Tx.Buffer[(32,), "f32"]):
+        xs = [Tx.cuda.load(X, i) for i in Tx.serial(4)]  # ERR
+    return k.ir
+
+
+def _kernel_attribute_that_is_not_mlir():
+    @Tx.kernel(threads=(32,), attributes={"acme.maps": "array<i64: 0"})
+    def k(X: Tx.Buffer[(32,), "f32"]):  # ERR
+        pass
+    return k.ir
+
+
 def _predicate_of_a_product_of_symbols():
     @Tx.kernel(target=TRN)
     def k(S: Tx.Buffer[(512, 512), "f32"]):
@@ -345,6 +368,11 @@ MISTAKES = [
     (_unsigned_remainder_by_zero, "`Tx.urem` by zero"),
     (_while_on_a_buffer, "a `while` loop needs a run-time condition"),
     (_predicate_of_a_product_of_symbols, "not affine"),
+    (_carried_value_changes_type, "'acc' is carried through the loop as f32 but the body "
+                                  "leaves it index"),
+    (_comprehension_over_a_run_time_loop, "iterate over Tx.unroll(...) with constant bounds"),
+    (_kernel_attribute_that_is_not_mlir, "attributes={'acme.maps': 'array<i64: 0'}: not an "
+                                         "attribute"),
     (_with_statement, "`With` statements are not supported"),
     (_undefined_name, "name 'XX' is not defined"),
     (_assign_into_region, "assigning into a buffer region is not supported"),

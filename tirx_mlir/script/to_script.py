@@ -54,7 +54,26 @@ def module_to_script(module: ModuleOp) -> str:
         if not isinstance(op, KernelOp):
             raise TirxError(f"module_to_script prints tirx.kernel ops, not {op.name}", op)
         out += ["", *_KernelPrinter(op).lines()]
-    return "\n".join(out) + "\n"
+    return _double_quoted("\n".join(out) + "\n")
+
+
+def _double_quoted(source: str) -> str:
+    """``source`` with its plain single-quoted strings double-quoted (the usual Python style;
+    ``repr`` prints single quotes)."""
+    import io
+    import tokenize
+
+    lines = source.splitlines(keepends=True)
+    edits = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        text = tok.string
+        if tok.type == tokenize.STRING and text.startswith("'") and '"' not in text and \
+                "\\" not in text and tok.start[0] == tok.end[0]:
+            edits.append((tok.start, tok.end, f'"{text[1:-1]}"'))
+    for (row, start), (_, end), text in reversed(edits):
+        line = lines[row - 1]
+        lines[row - 1] = line[:start] + text + line[end:]
+    return "".join(lines)
 
 
 class _KernelPrinter:
@@ -91,7 +110,9 @@ class _KernelPrinter:
 
     def lines(self) -> list[str]:
         k = self.kernel
-        launch = [f"grid={tuple(k.grid_dims())}", f"threads={tuple(k.thread_dims())}"]
+        launch = [f"{key}={dims}" for key, dims in (("grid", tuple(k.grid_dims())),
+                                                     ("threads", tuple(k.thread_dims())))
+                  if dims != (1,)]  # the defaults of @Tx.kernel
         if k.cluster is not None:
             launch.append(f"cluster={tuple(k.cluster.get_values())}")
         if k.target is not None:
@@ -104,8 +125,11 @@ class _KernelPrinter:
         for i, arg in enumerate(k.body.block.args):
             kind = "Tx.Buffer" if i < n_in else "Tx.Out"
             params.append(f"{self.name(arg)}: {kind}[{_buffer_spec(arg.type)}]")
-        head = [f"@Tx.kernel({', '.join(launch)})",
-                f"def {self.name_kernel(k.kernel_name)}({', '.join(params)}):"]
+        name = self.name_kernel(k.kernel_name)
+        signature = f"def {name}({', '.join(params)}):"
+        if len(signature) > 99:  # one parameter a line, aligned after the parenthesis
+            signature = f"def {name}(" + f",\n{' ' * (len(name) + 5)}".join(params) + "):"
+        head = [f"@Tx.kernel({', '.join(launch)})" if launch else "@Tx.kernel", signature]
         self.block(k.body.block, 1)
         return head + (self.out or ["    pass"])
 
@@ -264,7 +288,10 @@ class _KernelPrinter:
         for name, init in zip(carried, op.iter_args):
             self.emit(depth, f"{name} = {self.runtime_expr(init, op)}")
         iv = self.name(op.body.block.args[0])
-        bounds = f"{self.expr(op.lb, op)}, {self.expr(op.ub, op)}, {self.expr(op.step, op)}"
+        bounds = [self.expr(v, op) for v in (op.lb, op.ub, op.step)]
+        if bounds[2] == "1":
+            bounds = bounds[1:2] if bounds[0] == "0" else bounds[:2]
+        bounds = ", ".join(bounds)
         self.emit(depth, f"for {iv} in range({bounds}):")
         self.block(op.body.block, depth + 1)
         if carried:

@@ -9,15 +9,15 @@ phase 0 (acquire), then reads the values. (Python twin of examples/cuda/mbarrier
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='cuda -arch=sm_80', grid=(1,), threads=(64,))
-def mbarrier_pipeline(In: Tx.Buffer[(32,), 'f32'], Out: Tx.Out[(32,), 'f32']):
-    data = Tx.cuda.shared_alloc(result_types=['!tirx.buffer<32xf32, shared>'])
-    bar = Tx.cuda.shared_alloc(align=8, result_types=['!tirx.buffer<1xi64, shared>'])
+@Tx.kernel(target="cuda -arch=sm_80", threads=(64,))
+def mbarrier_pipeline(In: Tx.Buffer[(32,), "f32"], Out: Tx.Out[(32,), "f32"]):
+    data = Tx.cuda.shared_alloc(result_types=["!tirx.buffer<32xf32, shared>"])
+    bar = Tx.cuda.shared_alloc(align=8, result_types=["!tirx.buffer<1xi64, shared>"])
     pbar = Tx.cuda.address(bar, 0)
-    t = Tx.cuda.thread_idx('x')
+    t = Tx.cuda.thread_idx("x")
     leader = t == 0
     if leader:
-        Tx.ptx.mbarrier_init('shared', pbar, Tx.const(32, 'i32'))
+        Tx.ptx.mbarrier_init("shared", pbar, Tx.const(32, "i32"))
     Tx.cuda.sync_threads()
     w = Tx.cuda.warp_id()
     lane = Tx.cuda.lane_id()
@@ -26,9 +26,9 @@ def mbarrier_pipeline(In: Tx.Buffer[(32,), 'f32'], Out: Tx.Out[(32,), 'f32']):
         x = Tx.cuda.load(In, lane)
         y = x * 2.0
         Tx.cuda.store(data, lane, y)
-        state = Tx.ptx.mbarrier_arrive('shared', pbar)
+        state = Tx.ptx.mbarrier_arrive("shared", pbar)
     else:
-        while not (Tx.ptx.mbarrier_test_wait_parity('shared', pbar, Tx.const(0, 'i32'))):
+        while not (Tx.ptx.mbarrier_test_wait_parity("shared", pbar, Tx.const(0, "i32"))):
             pass
         v = Tx.cuda.load(data, lane)
         Tx.cuda.store(Out, lane, v)

@@ -6,36 +6,43 @@ examples/cuda/transpose.mlir.)
     python examples/python/cuda/transpose.py
 """
 
+import numpy as np
+
 from tirx_mlir import script as Tx
 
+N = 1024
+TILE, ROWS = 32, 8  # a 32x32 tile per block of 32x8 threads: each thread moves 4 elements
+PAD = TILE + 1      # the padded row of the shared tile
 
-@Tx.kernel(target='cuda -arch=sm_80', grid=(32, 32), threads=(32, 8))
-def transpose(In: Tx.Buffer[(1048576,), 'f32'], Out: Tx.Out[(1048576,), 'f32']):
-    tile = Tx.cuda.shared_alloc(result_types=['!tirx.buffer<32x33xf32, shared>'])
-    tx = Tx.cuda.thread_idx('x')
-    ty = Tx.cuda.thread_idx('y')
-    bx = Tx.cuda.block_idx('x')
-    by = Tx.cuda.block_idx('y')
-    col0 = bx * 32
-    row0 = by * 32
-    for j in range(0, 32, 8):
+
+@Tx.kernel(target="cuda -arch=sm_80", grid=(N // TILE, N // TILE), threads=(TILE, ROWS))
+def transpose(In: Tx.Buffer[(N * N,), "f32"], Out: Tx.Out[(N * N,), "f32"]):
+    tile = Tx.cuda.shared_alloc(result_types=["!tirx.buffer<32x33xf32, shared>"])
+    tx = Tx.cuda.thread_idx("x")
+    ty = Tx.cuda.thread_idx("y")
+    bx = Tx.cuda.block_idx("x")
+    by = Tx.cuda.block_idx("y")
+    col0 = bx * TILE
+    row0 = by * TILE
+    for j in range(0, TILE, ROWS):  # rows of the input tile, coalesced along tx
         r = ty + j
         grow = row0 + r
         gcol = col0 + tx
-        gi0 = grow * 1024
-        gi = gi0 + gcol
-        v = Tx.cuda.load(In, gi)
-        si0 = r * 33
-        si = si0 + tx
-        Tx.cuda.store(tile, si, v)
+        v = Tx.cuda.load(In, grow * N + gcol)
+        Tx.cuda.store(tile, r * PAD + tx, v)
     Tx.cuda.sync_threads()
-    for j_1 in range(0, 32, 8):
-        r_1 = ty + j_1
-        si0_1 = tx * 33
-        si_1 = si0_1 + r_1
-        v_1 = Tx.cuda.load(tile, si_1)
-        orow = col0 + r_1
+    for j in range(0, TILE, ROWS):  # columns of the shared tile: rows of the output
+        r = ty + j
+        v = Tx.cuda.load(tile, tx * PAD + r)
+        orow = col0 + r
         ocol = row0 + tx
-        oi0 = orow * 1024
-        oi = oi0 + ocol
-        Tx.cuda.store(Out, oi, v_1)
+        Tx.cuda.store(Out, orow * N + ocol, v)
+
+
+def reference(x):
+    return x.reshape(N, N).T.ravel()
+
+
+if __name__ == "__main__":
+    x = np.random.default_rng(0).standard_normal(N * N).astype(np.float32)
+    print("transposed exactly:", (transpose.interpret(x) == reference(x)).all())

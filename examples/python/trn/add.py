@@ -8,11 +8,14 @@ free dim, tensor_scalar with a vector operand). (Python twin of examples/trn/add
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def add(A: Tx.Buffer[(128, 512), 'f32'], B: Tx.Buffer[(128, 512), 'f32'], S: Tx.Buffer[(128, 1), 'f32'], C: Tx.Out[(128, 512), 'f32']):
-    a = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
-    b = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
-    s = Tx.alloc((128, 1), 'f32', scope='trn.sbuf')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def add(A: Tx.Buffer[(128, 512), "f32"],
+        B: Tx.Buffer[(128, 512), "f32"],
+        S: Tx.Buffer[(128, 1), "f32"],
+        C: Tx.Out[(128, 512), "f32"]):
+    a = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
+    b = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
+    s = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
     Tx.copy(a, A)
     Tx.copy(b, B)
     Tx.copy(s, S)

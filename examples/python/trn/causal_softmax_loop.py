@@ -11,19 +11,19 @@ so exp makes them 0. (Python twin of examples/trn/causal_softmax_loop.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def causal_softmax_loop(S: Tx.Buffer[(512, 512), 'f32'], P: Tx.Out[(512, 512), 'f32']):
-    s = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
-    m = Tx.alloc((128, 1), 'f32', scope='trn.sbuf')
-    z = Tx.alloc((128, 1), 'f32', scope='trn.sbuf')
-    for i in range(0, 4, 1):
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def causal_softmax_loop(S: Tx.Buffer[(512, 512), "f32"], P: Tx.Out[(512, 512), "f32"]):
+    s = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
+    m = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
+    z = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
+    for i in range(4):
         row = i * 128
         src = S[Tx.ds(row, 128), 0:512]
         dst = P[Tx.ds(row, 128), 0:512]
         Tx.copy(s, src)
         Tx.select(s, s, -3.0000000054977558e+38, where=lambda d0, d1: ((((i * 128) + d0) + (d1 * -1)) >= 0))
-        Tx.reduce_negate(m, s, reduce='max')
-        Tx.unary_reduce(s, z, s, bias=m, unary='exp', reduce='sum')
+        Tx.reduce_negate(m, s, reduce="max")
+        Tx.unary_reduce(s, z, s, bias=m, unary="exp", reduce="sum")
         Tx.reciprocal(z, z)
         Tx.mul(s, s, z)
         Tx.copy(dst, s)

@@ -10,13 +10,17 @@ examples/trn/exp_bias_scale.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def exp_bias_scale(X: Tx.Buffer[(128, 512), 'f32'], Bias: Tx.Buffer[(128, 1), 'f32'], Scale: Tx.Buffer[(128, 1), 'f32'], Y: Tx.Out[(128, 512), 'f32'], Z: Tx.Out[(128, 512), 'f32']):
-    x = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
-    b = Tx.alloc((128, 1), 'f32', scope='trn.sbuf')
-    s = Tx.alloc((128, 1), 'f32', scope='trn.sbuf')
-    y = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
-    z = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def exp_bias_scale(X: Tx.Buffer[(128, 512), "f32"],
+                   Bias: Tx.Buffer[(128, 1), "f32"],
+                   Scale: Tx.Buffer[(128, 1), "f32"],
+                   Y: Tx.Out[(128, 512), "f32"],
+                   Z: Tx.Out[(128, 512), "f32"]):
+    x = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
+    b = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
+    s = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
+    y = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
+    z = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
     Tx.copy(x, X)
     Tx.copy(b, Bias)
     Tx.copy(s, Scale)

@@ -11,12 +11,12 @@ ranges of %i and of the min. (Python twin of examples/trn/guarded_loop.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def guarded_loop(X: Tx.Buffer[(1000, 512), 'f32'], Y: Tx.Out[(1000, 512), 'f32']):
-    x = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
-    m = Tx.alloc((128, 1), 'f32', scope='trn.sbuf')
-    z = Tx.alloc((128, 1), 'f32', scope='trn.sbuf')
-    for i in range(0, 8, 1):
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def guarded_loop(X: Tx.Buffer[(1000, 512), "f32"], Y: Tx.Out[(1000, 512), "f32"]):
+    x = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
+    m = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
+    z = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
+    for i in range(8):
         row = i * 128
         left = 1000 - row
         rows = min(128, left)
@@ -26,8 +26,8 @@ def guarded_loop(X: Tx.Buffer[(1000, 512), 'f32'], Y: Tx.Out[(1000, 512), 'f32']
         ms = m[Tx.ds(0, rows, max=128), 0:1]
         zs = z[Tx.ds(0, rows, max=128), 0:1]
         Tx.copy(xs, src)
-        Tx.reduce_negate(ms, xs, reduce='max')
-        Tx.unary_reduce(xs, zs, xs, bias=ms, unary='exp', reduce='sum')
+        Tx.reduce_negate(ms, xs, reduce="max")
+        Tx.unary_reduce(xs, zs, xs, bias=ms, unary="exp", reduce="sum")
         Tx.reciprocal(zs, zs)
         Tx.mul(xs, xs, zs)
         Tx.copy(dst, xs)

@@ -11,21 +11,24 @@ examples/trn/layernorm_affine_rows.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def layernorm_affine_rows(X: Tx.Buffer[(200, 512), 'f32'], Gamma: Tx.Buffer[(1, 512), 'f32'], Beta: Tx.Buffer[(1, 512), 'f32'], Y: Tx.Out[(200, 512), 'f32']):
-    x = Tx.alloc((200, 512), 'f32', scope='trn.sbuf')
-    sq = Tx.alloc((200, 512), 'f32', scope='trn.sbuf')
-    mean = Tx.alloc((200, 1), 'f32', scope='trn.sbuf')
-    ss = Tx.alloc((200, 1), 'f32', scope='trn.sbuf')
-    gamma = Tx.alloc((1, 512), 'f32', scope='trn.sbuf')
-    beta = Tx.alloc((1, 512), 'f32', scope='trn.sbuf')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def layernorm_affine_rows(X: Tx.Buffer[(200, 512), "f32"],
+                          Gamma: Tx.Buffer[(1, 512), "f32"],
+                          Beta: Tx.Buffer[(1, 512), "f32"],
+                          Y: Tx.Out[(200, 512), "f32"]):
+    x = Tx.alloc((200, 512), "f32", scope="trn.sbuf")
+    sq = Tx.alloc((200, 512), "f32", scope="trn.sbuf")
+    mean = Tx.alloc((200, 1), "f32", scope="trn.sbuf")
+    ss = Tx.alloc((200, 1), "f32", scope="trn.sbuf")
+    gamma = Tx.alloc((1, 512), "f32", scope="trn.sbuf")
+    beta = Tx.alloc((1, 512), "f32", scope="trn.sbuf")
     Tx.copy(x, X)
     Tx.copy(gamma, Gamma)
     Tx.copy(beta, Beta)
     Tx.sum(mean, x)
     Tx.mul(mean, mean, -0.001953125)
     Tx.add(x, x, mean)
-    Tx.binary_reduce(sq, ss, x, x, binary='mul', reduce='sum')
+    Tx.binary_reduce(sq, ss, x, x, binary="mul", reduce="sum")
     Tx.sqrt(ss, ss, bias=9.999999747378752e-06, scale=0.001953125)
     Tx.reciprocal(ss, ss)
     Tx.mul(x, x, ss)

@@ -10,11 +10,13 @@ examples/trn/matmul_512.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def matmul_512(AT: Tx.Buffer[(512, 512), 'f32'], B: Tx.Buffer[(512, 512), 'f32'], C: Tx.Out[(512, 512), 'f32']):
-    at = Tx.alloc((512, 512), 'f32', scope='trn.sbuf')
-    b = Tx.alloc((512, 512), 'f32', scope='trn.sbuf')
-    c = Tx.alloc((512, 512), 'f32', scope='trn.sbuf')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def matmul_512(AT: Tx.Buffer[(512, 512), "f32"],
+               B: Tx.Buffer[(512, 512), "f32"],
+               C: Tx.Out[(512, 512), "f32"]):
+    at = Tx.alloc((512, 512), "f32", scope="trn.sbuf")
+    b = Tx.alloc((512, 512), "f32", scope="trn.sbuf")
+    c = Tx.alloc((512, 512), "f32", scope="trn.sbuf")
     Tx.copy(at, AT)
     Tx.copy(b, B)
     Tx.gemm(c, at, b, transpose_a=True)

@@ -10,17 +10,19 @@ twin of examples/trn/matmul_bf16_1024x2048x4096.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def matmul_bf16(AT: Tx.Buffer[(4096, 1024), 'bf16'], B: Tx.Buffer[(4096, 2048), 'bf16'], C: Tx.Out[(1024, 2048), 'f32']):
-    for mb in range(0, 8, 1):
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def matmul_bf16(AT: Tx.Buffer[(4096, 1024), "bf16"],
+                B: Tx.Buffer[(4096, 2048), "bf16"],
+                C: Tx.Out[(1024, 2048), "f32"]):
+    for mb in range(8):
         m0 = mb * 128
-        at = Tx.alloc((4096, 128), 'bf16', scope='trn.sbuf')
+        at = Tx.alloc((4096, 128), "bf16", scope="trn.sbuf")
         at_hbm = AT[0:4096, Tx.ds(m0, 128)]
         Tx.copy(at, at_hbm)
-        for nb in range(0, 4, 1):
+        for nb in range(4):
             n0 = nb * 512
-            b = Tx.alloc((4096, 512), 'bf16', scope='trn.sbuf')
-            c = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
+            b = Tx.alloc((4096, 512), "bf16", scope="trn.sbuf")
+            c = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
             b_hbm = B[0:4096, Tx.ds(n0, 512)]
             Tx.copy(b, b_hbm)
             Tx.gemm(c, at, b, transpose_a=True)

@@ -12,11 +12,13 @@ examples/trn/matmul_hbm_layouts.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def matmul_hbm_layouts(AT: Tx.Buffer[(256, 128), 'f32', 'global', 'S[(256,128):(1,256)]'], B: Tx.Buffer[(256, 128), 'f32'], C: Tx.Out[(128, 128), 'f32', 'global', 'S[(128,128):(160,1)] + 16']):
-    at = Tx.alloc((256, 128), 'f32', scope='trn.sbuf')
-    b = Tx.alloc((256, 128), 'f32', scope='trn.sbuf')
-    c = Tx.alloc((128, 128), 'f32', scope='trn.sbuf')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def matmul_hbm_layouts(AT: Tx.Buffer[(256, 128), "f32", "global", "S[(256,128):(1,256)]"],
+                       B: Tx.Buffer[(256, 128), "f32"],
+                       C: Tx.Out[(128, 128), "f32", "global", "S[(128,128):(160,1)] + 16"]):
+    at = Tx.alloc((256, 128), "f32", scope="trn.sbuf")
+    b = Tx.alloc((256, 128), "f32", scope="trn.sbuf")
+    c = Tx.alloc((128, 128), "f32", scope="trn.sbuf")
     Tx.copy(at, AT)
     Tx.copy(b, B)
     Tx.gemm(c, at, b, transpose_a=True)

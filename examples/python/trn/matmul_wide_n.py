@@ -9,11 +9,13 @@ twin of examples/trn/matmul_wide_n.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def matmul_wide_n(AT: Tx.Buffer[(128, 128), 'f32'], B: Tx.Buffer[(128, 5120), 'f32'], C: Tx.Out[(128, 5120), 'f32']):
-    at = Tx.alloc((128, 128), 'f32', scope='trn.sbuf')
-    b = Tx.alloc((128, 5120), 'f32', scope='trn.sbuf')
-    c = Tx.alloc((128, 5120), 'f32', scope='trn.sbuf')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def matmul_wide_n(AT: Tx.Buffer[(128, 128), "f32"],
+                  B: Tx.Buffer[(128, 5120), "f32"],
+                  C: Tx.Out[(128, 5120), "f32"]):
+    at = Tx.alloc((128, 128), "f32", scope="trn.sbuf")
+    b = Tx.alloc((128, 5120), "f32", scope="trn.sbuf")
+    c = Tx.alloc((128, 5120), "f32", scope="trn.sbuf")
     Tx.copy(at, AT)
     Tx.copy(b, B)
     Tx.gemm(c, at, b, transpose_a=True)

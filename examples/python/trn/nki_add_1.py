@@ -8,10 +8,10 @@ examples/trn/nki_add_1.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def nki_add_1(A: Tx.Buffer[(128, 512), 'f32'], B: Tx.Out[(128, 512), 'f32']):
-    a = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
-    b = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def nki_add_1(A: Tx.Buffer[(128, 512), "f32"], B: Tx.Out[(128, 512), "f32"]):
+    a = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
+    b = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
     Tx.copy(a, A)
     Tx.add(b, a, 1.0)
     Tx.copy(B, b)

@@ -8,11 +8,11 @@ examples/trn/nki_add_2.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def nki_add_2(A: Tx.Buffer[(128, 2048), 'f32'], B: Tx.Out[(128, 2048), 'f32']):
-    a = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
-    b = Tx.alloc((128, 512), 'f32', scope='trn.sbuf')
-    for k in range(0, 4, 1):
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def nki_add_2(A: Tx.Buffer[(128, 2048), "f32"], B: Tx.Out[(128, 2048), "f32"]):
+    a = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
+    b = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
+    for k in range(4):
         col = k * 512
         src = A[0:128, Tx.ds(col, 512)]
         dst = B[0:128, Tx.ds(col, 512)]

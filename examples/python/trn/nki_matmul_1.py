@@ -10,17 +10,19 @@ the block is converted to f16 on its way out. (Python twin of examples/trn/nki_m
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def nki_matmul_1(lhsT: Tx.Buffer[(1024, 4096), 'f16'], rhs: Tx.Buffer[(1024, 2048), 'f16'], result: Tx.Out[(4096, 2048), 'f16']):
-    acc = Tx.alloc((4096, 512), 'f32', scope='trn.sbuf')
-    rhs_tiles = Tx.alloc((1024, 512), 'f16', scope='trn.sbuf')
-    lhsT_tiles = Tx.alloc((1024, 2048), 'f16', scope='trn.sbuf')
-    for n in range(0, 4, 1):
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def nki_matmul_1(lhsT: Tx.Buffer[(1024, 4096), "f16"],
+                 rhs: Tx.Buffer[(1024, 2048), "f16"],
+                 result: Tx.Out[(4096, 2048), "f16"]):
+    acc = Tx.alloc((4096, 512), "f32", scope="trn.sbuf")
+    rhs_tiles = Tx.alloc((1024, 512), "f16", scope="trn.sbuf")
+    lhsT_tiles = Tx.alloc((1024, 2048), "f16", scope="trn.sbuf")
+    for n in range(4):
         n0 = n * 512
         Tx.zero(acc)
         rhs_blk = rhs[0:1024, Tx.ds(n0, 512)]
         Tx.copy(rhs_tiles, rhs_blk)
-        for m in range(0, 2, 1):
+        for m in range(2):
             m0 = m * 2048
             lhs_blk = lhsT[0:1024, Tx.ds(m0, 2048)]
             Tx.copy(lhsT_tiles, lhs_blk)

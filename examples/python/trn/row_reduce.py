@@ -9,16 +9,19 @@ and min reduce each row in one instruction. (Python twin of examples/trn/row_red
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def row_reduce(X: Tx.Buffer[(128, 2048), 'f32'], S: Tx.Out[(128, 1), 'f32'], M: Tx.Out[(128, 1), 'f32'], N: Tx.Out[(128, 1), 'f32']):
-    x = Tx.alloc((128, 2048), 'f32', scope='trn.sbuf')
-    s = Tx.alloc((128, 1), 'f32', scope='trn.sbuf')
-    m = Tx.alloc((128, 1), 'f32', scope='trn.sbuf')
-    n = Tx.alloc((128, 1), 'f32', scope='trn.sbuf')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def row_reduce(X: Tx.Buffer[(128, 2048), "f32"],
+               S: Tx.Out[(128, 1), "f32"],
+               M: Tx.Out[(128, 1), "f32"],
+               N: Tx.Out[(128, 1), "f32"]):
+    x = Tx.alloc((128, 2048), "f32", scope="trn.sbuf")
+    s = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
+    m = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
+    n = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
     Tx.copy(x, X)
-    Tx.sum(s, x, axes=[-1], config={'max_inst_size': 512})
+    Tx.sum(s, x, axes=[-1], config={"max_inst_size": 512})
     Tx.max(m, x)
-    Tx.reduce_negate(n, x, reduce='min')
+    Tx.reduce_negate(n, x, reduce="min")
     Tx.copy(S, s)
     Tx.copy(M, m)
     Tx.copy(N, n)

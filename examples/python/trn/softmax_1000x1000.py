@@ -12,14 +12,14 @@ examples/trn/softmax_1000x1000.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def softmax_1000x1000(X: Tx.Buffer[(1000, 1000), 'f32'], Y: Tx.Out[(1000, 1000), 'f32']):
-    x = Tx.alloc((1000, 1000), 'f32', scope='trn.sbuf')
-    m = Tx.alloc((1000, 1), 'f32', scope='trn.sbuf')
-    s = Tx.alloc((1000, 1), 'f32', scope='trn.sbuf')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def softmax_1000x1000(X: Tx.Buffer[(1000, 1000), "f32"], Y: Tx.Out[(1000, 1000), "f32"]):
+    x = Tx.alloc((1000, 1000), "f32", scope="trn.sbuf")
+    m = Tx.alloc((1000, 1), "f32", scope="trn.sbuf")
+    s = Tx.alloc((1000, 1), "f32", scope="trn.sbuf")
     Tx.copy(x, X)
-    Tx.reduce_negate(m, x, reduce='max')
-    Tx.unary_reduce(x, s, x, bias=m, unary='exp', reduce='sum')
+    Tx.reduce_negate(m, x, reduce="max")
+    Tx.unary_reduce(x, s, x, bias=m, unary="exp", reduce="sum")
     Tx.reciprocal(s, s)
     Tx.mul(x, x, s)
     Tx.copy(Y, x)

@@ -10,14 +10,14 @@ twin of examples/trn/softmax_256x2048.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def softmax_256x2048(X: Tx.Buffer[(256, 2048), 'f32'], Y: Tx.Out[(256, 2048), 'f32']):
-    x = Tx.alloc((256, 2048), 'f32', scope='trn.sbuf', layout='S[(2,128,2048):(2048@F,1@P,1@F)]')
-    m = Tx.alloc((256, 1), 'f32', scope='trn.sbuf')
-    s = Tx.alloc((256, 1), 'f32', scope='trn.sbuf')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def softmax_256x2048(X: Tx.Buffer[(256, 2048), "f32"], Y: Tx.Out[(256, 2048), "f32"]):
+    x = Tx.alloc((256, 2048), "f32", scope="trn.sbuf", layout="S[(2,128,2048):(2048@F,1@P,1@F)]")
+    m = Tx.alloc((256, 1), "f32", scope="trn.sbuf")
+    s = Tx.alloc((256, 1), "f32", scope="trn.sbuf")
     Tx.copy(x, X)
-    Tx.reduce_negate(m, x, reduce='max')
-    Tx.unary_reduce(x, s, x, bias=m, unary='exp', reduce='sum')
+    Tx.reduce_negate(m, x, reduce="max")
+    Tx.unary_reduce(x, s, x, bias=m, unary="exp", reduce="sum")
     Tx.reciprocal(s, s)
     Tx.mul(x, x, s)
     Tx.copy(Y, x)

@@ -12,10 +12,12 @@ examples/trn/transpose_copy.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='aws/trn1/trn1.2xlarge', grid=(1,), threads=(1,))
-def transpose_copy(X: Tx.Buffer[(128, 96), 'f32'], Y: Tx.Out[(96, 128), 'f32'], Z: Tx.Out[(128, 96), 'f32']):
-    x = Tx.alloc((128, 96), 'f32', scope='trn.sbuf')
-    xt = Tx.alloc((128, 96), 'f32', scope='trn.sbuf', layout='S[(128,96):(1@F,1@P)]')
+@Tx.kernel(target="aws/trn1/trn1.2xlarge")
+def transpose_copy(X: Tx.Buffer[(128, 96), "f32"],
+                   Y: Tx.Out[(96, 128), "f32"],
+                   Z: Tx.Out[(128, 96), "f32"]):
+    x = Tx.alloc((128, 96), "f32", scope="trn.sbuf")
+    xt = Tx.alloc((128, 96), "f32", scope="trn.sbuf", layout="S[(128,96):(1@F,1@P)]")
     Tx.copy(x, X)
     Tx.copy(xt, x)
     t = xt.T(1, 0)

@@ -9,13 +9,13 @@ examples/cuda/bugs/divergent_syncthreads.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='cuda -arch=sm_80', grid=(1,), threads=(64,))
-def reverse(In: Tx.Buffer[(64,), 'f32'], Out: Tx.Out[(64,), 'f32']):
-    s = Tx.cuda.shared_alloc(result_types=['!tirx.buffer<64xf32, shared>'])
-    t = Tx.cuda.thread_idx('x')
+@Tx.kernel(target="cuda -arch=sm_80", threads=(64,))
+def reverse(In: Tx.Buffer[(64,), "f32"], Out: Tx.Out[(64,), "f32"]):
+    s = Tx.cuda.shared_alloc(result_types=["!tirx.buffer<64xf32, shared>"])
+    t = Tx.cuda.thread_idx("x")
     v = Tx.cuda.load(In, t)
     Tx.cuda.store(s, t, v)
-    low = Tx.cmp('ult', t, 32)
+    low = Tx.cmp("ult", t, 32)
     if low:
         Tx.cuda.sync_threads()
     r = 63 - t

@@ -20,16 +20,16 @@ examples/cuda/tile/cluster_exchange.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='cuda -arch=sm_90a', grid=(4,), threads=(128,), cluster=(2,))
-def cluster_exchange(A: Tx.Buffer[(4, 4, 32, 64), 'f32'], C: Tx.Out[(4, 32, 64), 'f32']):
-    bx = Tx.cta_id('x')
-    rank = Tx.cta_id_in_cluster('x')
+@Tx.kernel(target="cuda -arch=sm_90a", grid=(4,), threads=(128,), cluster=(2,))
+def cluster_exchange(A: Tx.Buffer[(4, 4, 32, 64), "f32"], C: Tx.Out[(4, 32, 64), "f32"]):
+    bx = Tx.cta_id("x")
+    rank = Tx.cta_id_in_cluster("x")
     peer = rank ^ 1
-    send = Tx.alloc((32, 64), 'f32', scope='shared')
-    recv = Tx.alloc((2, 32, 64), 'f32', scope='shared')
-    acc = Tx.alloc((32, 64), 'f32', scope='local')
+    send = Tx.alloc((32, 64), "f32", scope="shared")
+    recv = Tx.alloc((2, 32, 64), "f32", scope="shared")
+    acc = Tx.alloc((32, 64), "f32", scope="local")
     Tx.cta.zero(acc)
-    for k in range(0, 4, 1):
+    for k in range(4):
         slot = Tx.urem(k, 2)
         a4 = A[Tx.ds(k, 1), Tx.ds(bx, 1), 0:32, 0:64]
         a = a4.reshape(32, 64)

@@ -15,21 +15,24 @@ examples/cuda/tile/flash_attention_sm90a.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='cuda -arch=sm_90a', grid=(4,), threads=(128,))
-def flash_attention_sm90a(Q: Tx.Buffer[(256, 64), 'f16'], K: Tx.Buffer[(256, 64), 'f16'], V: Tx.Buffer[(256, 64), 'f16'], O: Tx.Out[(256, 64), 'f32']):
-    cta = Tx.cta_id('x')
+@Tx.kernel(target="cuda -arch=sm_90a", grid=(4,), threads=(128,))
+def flash_attention_sm90a(Q: Tx.Buffer[(256, 64), "f16"],
+                          K: Tx.Buffer[(256, 64), "f16"],
+                          V: Tx.Buffer[(256, 64), "f16"],
+                          O: Tx.Out[(256, 64), "f32"]):
+    cta = Tx.cta_id("x")
     m0 = cta * 64
-    sq = Tx.alloc((64, 64), 'f16', scope='shared', layout='swizzle(3,3,3) S[64,64]')
-    sk = Tx.alloc((64, 64), 'f16', scope='shared', layout='swizzle(3,3,3) S[64,64]')
-    sv = Tx.alloc((64, 64), 'f16', scope='shared', layout='swizzle(3,3,3) S[64,64]')
-    o = Tx.alloc((64, 64), 'f32', scope='local', layout='S[(1,1,4,2,8,8,4,2):(4@warpid,32,1@warpid,2,4@laneid,4,1@laneid,1)]')
-    s = Tx.alloc((64, 64), 'f32', scope='local', layout='S[(1,1,4,2,8,8,4,2):(4@warpid,32,1@warpid,2,4@laneid,4,1@laneid,1)]')
-    p = Tx.alloc((64, 64), 'f16', scope='shared', layout='swizzle(3,3,3) S[64,64]')
-    m = Tx.alloc((64, 1), 'f32', scope='local', layout='S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]')
-    mnew = Tx.alloc((64, 1), 'f32', scope='local', layout='S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]')
-    alpha = Tx.alloc((64, 1), 'f32', scope='local', layout='S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]')
-    l = Tx.alloc((64, 1), 'f32', scope='local', layout='S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]')
-    rs = Tx.alloc((64, 1), 'f32', scope='local', layout='S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]')
+    sq = Tx.alloc((64, 64), "f16", scope="shared", layout="swizzle(3,3,3) S[64,64]")
+    sk = Tx.alloc((64, 64), "f16", scope="shared", layout="swizzle(3,3,3) S[64,64]")
+    sv = Tx.alloc((64, 64), "f16", scope="shared", layout="swizzle(3,3,3) S[64,64]")
+    o = Tx.alloc((64, 64), "f32", scope="local", layout="S[(1,1,4,2,8,8,4,2):(4@warpid,32,1@warpid,2,4@laneid,4,1@laneid,1)]")
+    s = Tx.alloc((64, 64), "f32", scope="local", layout="S[(1,1,4,2,8,8,4,2):(4@warpid,32,1@warpid,2,4@laneid,4,1@laneid,1)]")
+    p = Tx.alloc((64, 64), "f16", scope="shared", layout="swizzle(3,3,3) S[64,64]")
+    m = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
+    mnew = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
+    alpha = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
+    l = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
+    rs = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
     q = Q[Tx.ds(m0, 64), 0:64]
     Tx.cta.copy(sq, q)
     Tx.cta.zero(o)

@@ -29,17 +29,19 @@ examples/cuda/tile/gemm_sm90a.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='cuda -arch=sm_90a', grid=(2, 2), threads=(384,))
-def gemm_sm90a(A: Tx.Buffer[(256, 256), 'f16'], B: Tx.Buffer[(256, 256), 'f16'], C: Tx.Out[(256, 256), 'f32']):
-    bx = Tx.cta_id('x')
-    by = Tx.cta_id('y')
+@Tx.kernel(target="cuda -arch=sm_90a", grid=(2, 2), threads=(384,))
+def gemm_sm90a(A: Tx.Buffer[(256, 256), "f16"],
+               B: Tx.Buffer[(256, 256), "f16"],
+               C: Tx.Out[(256, 256), "f32"]):
+    bx = Tx.cta_id("x")
+    by = Tx.cta_id("y")
     m0 = by * 128
     n0 = bx * 128
-    sa = Tx.alloc((3, 128, 64), 'f16', scope='shared')
-    sb = Tx.alloc((3, 128, 64), 'f16', scope='shared')
-    acc = Tx.alloc((128, 128), 'f32', scope='local')
+    sa = Tx.alloc((3, 128, 64), "f16", scope="shared")
+    sb = Tx.alloc((3, 128, 64), "f16", scope="shared")
+    acc = Tx.alloc((128, 128), "f32", scope="local")
     Tx.cta.zero(acc)
-    for k in range(0, 4, 1):
+    for k in range(4):
         s = Tx.urem(k, 3)
         k0 = k * 64
         a = A[Tx.ds(m0, 128), Tx.ds(k0, 64)]
@@ -48,8 +50,8 @@ def gemm_sm90a(A: Tx.Buffer[(256, 256), 'f16'], B: Tx.Buffer[(256, 256), 'f16'],
         sb3 = sb[Tx.ds(s, 1), 0:128, 0:64]
         sas = sa3.reshape(128, 64)
         sbs = sb3.reshape(128, 64)
-        Tx.cta.copy_async(sas, a, dispatch='tma_auto')
-        Tx.cta.copy_async(sbs, b, dispatch='tma_auto')
+        Tx.cta.copy_async(sas, a, dispatch="tma_auto")
+        Tx.cta.copy_async(sbs, b, dispatch="tma_auto")
         Tx.cta.gemm_async(acc, sas, sbs, accum=True)
     c = C[Tx.ds(m0, 128), Tx.ds(n0, 128)]
     Tx.cta.copy(c, acc)

@@ -10,10 +10,10 @@ examples/cuda/tile/reduce_2d.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='cuda -arch=sm_80', grid=(1,), threads=(512,))
-def reduce_2d(X: Tx.Buffer[(128, 256), 'f32'], S: Tx.Out[(1, 1), 'f32']):
-    x = Tx.alloc((128, 256), 'f32', scope='local')
-    s = Tx.alloc((1, 1), 'f32', scope='local', layout='S[1] + R[512:1@tx]')
+@Tx.kernel(target="cuda -arch=sm_80", threads=(512,))
+def reduce_2d(X: Tx.Buffer[(128, 256), "f32"], S: Tx.Out[(1, 1), "f32"]):
+    x = Tx.alloc((128, 256), "f32", scope="local")
+    s = Tx.alloc((1, 1), "f32", scope="local", layout="S[1] + R[512:1@tx]")
     Tx.cta.copy(x, X)
     Tx.cta.sum(s, x, axes=[0, 1])
     Tx.cta.copy(S, s)

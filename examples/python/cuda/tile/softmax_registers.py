@@ -11,18 +11,18 @@ examples/cuda/tile/softmax_registers.mlir.)
 from tirx_mlir import script as Tx
 
 
-@Tx.kernel(target='cuda -arch=sm_80', grid=(16,), threads=(128,))
-def softmax_registers(X: Tx.Buffer[(512, 256), 'f32'], Y: Tx.Out[(512, 256), 'f32']):
-    cta = Tx.cta_id('x')
+@Tx.kernel(target="cuda -arch=sm_80", grid=(16,), threads=(128,))
+def softmax_registers(X: Tx.Buffer[(512, 256), "f32"], Y: Tx.Out[(512, 256), "f32"]):
+    cta = Tx.cta_id("x")
     row = cta * 32
     xg = X[Tx.ds(row, 32), 0:256]
     yg = Y[Tx.ds(row, 32), 0:256]
-    x = Tx.alloc((32, 256), 'f32', scope='local', layout='S[(4,8,2,32,4):(1@warpid,8,4,1@laneid,1)]')
-    negmax = Tx.alloc((32, 1), 'f32', scope='local')
-    v_sum = Tx.alloc((32, 1), 'f32', scope='local')
+    x = Tx.alloc((32, 256), "f32", scope="local", layout="S[(4,8,2,32,4):(1@warpid,8,4,1@laneid,1)]")
+    negmax = Tx.alloc((32, 1), "f32", scope="local")
+    v_sum = Tx.alloc((32, 1), "f32", scope="local")
     Tx.cta.copy(x, xg)
-    Tx.cta.reduce_negate(negmax, x, reduce='max')
-    Tx.cta.unary_reduce(x, v_sum, x, bias=negmax, unary='exp', reduce='sum')
+    Tx.cta.reduce_negate(negmax, x, reduce="max")
+    Tx.cta.unary_reduce(x, v_sum, x, bias=negmax, unary="exp", reduce="sum")
     Tx.cta.reciprocal(v_sum, v_sum)
     Tx.cta.mul(x, x, v_sum)
     Tx.cta.copy(yg, x)
