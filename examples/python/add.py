@@ -15,9 +15,9 @@ def add(A: Tx.Buffer[(512, 256), "f16"],
         C: Tx.Out[(512, 256), "f16"]):
     cta = Tx.cta_id("x")
     row = cta * 128
-    a = A[Tx.ds(row, 128), 0:256]
-    b = B[Tx.ds(row, 128), 0:256]
-    c = C[Tx.ds(row, 128), 0:256]
+    a = A[row:row + 128]
+    b = B[row:row + 128]
+    c = C[row:row + 128]
     sa = Tx.alloc((128, 256), "f16", scope="shared")
     sb = Tx.alloc((128, 256), "f16", scope="shared")
     Tx.cta.copy(sa, a)

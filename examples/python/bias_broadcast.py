@@ -16,9 +16,9 @@ def bias_relu(X: Tx.Buffer[(256, 128), "f32"],
               Y: Tx.Out[(256, 128), "f32"]):
     cta = Tx.cta_id("x")
     row = cta * 128
-    x = X[Tx.ds(row, 128), 0:128]
-    s = scale[Tx.ds(row, 128), 0:1]
-    y = Y[Tx.ds(row, 128), 0:128]
+    x = X[row:row + 128]
+    s = scale[row:row + 128]
+    y = Y[row:row + 128]
     t = Tx.alloc((128, 128), "f32", scope="shared")
     ss = Tx.alloc((128, 1), "f32", scope="shared")
     sb = Tx.alloc((1, 128), "f32", scope="shared")

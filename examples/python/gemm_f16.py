@@ -22,10 +22,10 @@ def gemm(A: Tx.Buffer[(256, 128), "f16"],
     sb = Tx.alloc((64, 128), "f16", scope="shared")
     Tx.cta.zero(acc)
     for k in range(0, 128, 64):
-        a = A[Tx.ds(m0, 128), Tx.ds(k, 64)]
-        b = B[Tx.ds(k, 64), Tx.ds(n0, 128)]
+        a = A[m0:m0 + 128, k:k + 64]
+        b = B[k:k + 64, n0:n0 + 128]
         Tx.cta.copy(sa, a)
         Tx.cta.copy(sb, b)
         Tx.cta.gemm(acc, sa, sb, beta=1.0)
-    c = C[Tx.ds(m0, 128), Tx.ds(n0, 128)]
+    c = C[m0:m0 + 128, n0:n0 + 128]
     Tx.cta.copy(c, acc)

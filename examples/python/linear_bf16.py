@@ -22,12 +22,12 @@ def linear(X: Tx.Buffer[(128, 256), "bf16"],
     sw = Tx.alloc((128, 64), "bf16", scope="shared")
     Tx.cta.zero(acc)
     for k in range(0, 256, 64):
-        x = X[Tx.ds(0, 128), Tx.ds(k, 64)]
-        w = W[Tx.ds(n0, 128), Tx.ds(k, 64)]
+        x = X[:, k:k + 64]
+        w = W[n0:n0 + 128, k:k + 64]
         Tx.cta.copy_async(sx, x)
         Tx.cta.copy_async(sw, w)
         Tx.cta.gemm_async(acc, sx, sw, accum=True)
-    bias = b[Tx.ds(0, 1), Tx.ds(n0, 128)]
+    bias = b[:, n0:n0 + 128]
     Tx.cta.add(acc, acc, bias)
-    y = Y[Tx.ds(0, 128), Tx.ds(n0, 128)]
+    y = Y[:, n0:n0 + 128]
     Tx.cta.copy(y, acc)

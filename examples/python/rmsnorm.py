@@ -16,8 +16,8 @@ def rmsnorm(X: Tx.Buffer[(256, 512), "bf16"],
             Y: Tx.Out[(256, 512), "bf16"]):
     cta = Tx.cta_id("x")
     row = cta * 128
-    xg = X[Tx.ds(row, 128), 0:512]
-    yg = Y[Tx.ds(row, 128), 0:512]
+    xg = X[row:row + 128]
+    yg = Y[row:row + 128]
     x = Tx.alloc((128, 512), "f32", scope="shared")
     sq = Tx.alloc((128, 512), "f32", scope="shared")
     ss = Tx.alloc((128, 1), "f32", scope="shared")

@@ -18,15 +18,15 @@ def row_sum_max(X: Tx.Buffer[(256, 512), "f32"],
     acc_s = Tx.alloc((128,), "f32", scope="shared")
     acc_m = Tx.alloc((128,), "f32", scope="shared")
     tile = Tx.alloc((128, 256), "f32", scope="shared")
-    x0 = X[Tx.ds(row, 128), 0:256]
+    x0 = X[row:row + 128, 0:256]
     Tx.cta.copy(tile, x0)
     Tx.cta.sum(acc_s, tile, axes=[-1])
     Tx.cta.max(acc_m, tile, axes=[-1])
-    x1 = X[Tx.ds(row, 128), 256:512]
+    x1 = X[row:row + 128, 256:512]
     Tx.cta.copy(tile, x1)
     Tx.cta.sum(acc_s, tile, axes=[-1], accum=True)
     Tx.cta.max(acc_m, tile, axes=[-1], accum=True)
-    s = S[Tx.ds(row, 128)]
-    m = M[Tx.ds(row, 128)]
+    s = S[row:row + 128]
+    m = M[row:row + 128]
     Tx.cta.copy(s, acc_s)
     Tx.cta.copy(m, acc_m)

@@ -16,10 +16,10 @@ def swiglu_fp8(G: Tx.Buffer[(256, 256), "bf16"],
                Q: Tx.Out[(256, 256), "f8E4M3FN"]):
     cta = Tx.cta_id("x")
     row = cta * 128
-    g = G[Tx.ds(row, 128), 0:256]
-    u = U[Tx.ds(row, 128), 0:256]
-    y = Y[Tx.ds(row, 128), 0:256]
-    q = Q[Tx.ds(row, 128), 0:256]
+    g = G[row:row + 128]
+    u = U[row:row + 128]
+    y = Y[row:row + 128]
+    q = Q[row:row + 128]
     sg = Tx.alloc((128, 256), "bf16", scope="shared")
     su = Tx.alloc((128, 256), "bf16", scope="shared")
     sq = Tx.alloc((128, 256), "f32", scope="shared")

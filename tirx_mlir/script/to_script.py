@@ -224,8 +224,9 @@ class _KernelPrinter:
 
     def slice(self, op: SliceOp) -> str:
         parts = []
-        for offset, size, stride, given in zip(op.mixed_offsets(), op.sizes(), op.strides(),
-                                               op.mixed_sizes()):
+        shape = op.source.type.get_shape()
+        for offset, size, stride, given, dim in zip(op.mixed_offsets(), op.sizes(), op.strides(),
+                                                    op.mixed_sizes(), shape):
             if isinstance(given, SSAValue):  # a guard: its size value, at most `size`
                 if stride != 1:
                     raise TirxError("module_to_script: a strided guarded slice has no "
@@ -233,14 +234,22 @@ class _KernelPrinter:
                 start = self.expr(offset, op) if isinstance(offset, SSAValue) else offset
                 parts.append(f"Tx.ds({start}, {self.expr(given, op)}, max={size})")
                 continue
+            if isinstance(offset, SSAValue) and isinstance(offset.owner, arith.ConstantOp) \
+                    and offset not in self.names:
+                offset = offset.owner.value.value.data  # a constant: printed as a static one
             if isinstance(offset, SSAValue):
                 if stride != 1:
                     raise TirxError("module_to_script: a strided dynamic slice has no "
                                     "front-end form", op)
-                parts.append(f"Tx.ds({self.expr(offset, op)}, {size})")
+                start = self.expr(offset, op)
+                parts.append(start if size == 1 else f"{start}:{start} + {size}")
+            elif offset == 0 and stride == 1 and size == dim:
+                parts.append(":")
             else:
                 step = f":{stride}" if stride != 1 else ""
                 parts.append(f"{offset}:{offset + size * stride}{step}")
+        while len(parts) > 1 and parts[-1] == ":":  # trailing whole dims may be left out
+            parts.pop()
         return f"{self.expr(op.source, op)}[{', '.join(parts)}]"
 
     def tile(self, op: TileOp) -> str:
@@ -330,7 +339,7 @@ class _KernelPrinter:
                 raise TirxError(f"module_to_script: {part.name} in the condition of an "
                                 f"scf.while has no front-end form (only expressions)", part)
             text[part.results[0]] = self.expression(part)
-            self.names[part.results[0]] = f"({text[part.results[0]]})"
+            self.names[part.results[0]] = _atom(text[part.results[0]])
         test = text.get(condition.condition) or self.expr(condition.condition, op)
         self.emit(depth, f"while {test}:")
         self.block(op.after_region.block, depth + 1)
@@ -344,6 +353,16 @@ class _KernelPrinter:
         if op.false_region.blocks and list(op.false_region.block.ops)[:-1]:
             self.emit(depth, "else:")
             self.block(op.false_region.block, depth + 1)
+
+
+def _atom(text: str) -> str:
+    """``text`` as an operand of another expression: parenthesised unless it is a name, a call,
+    an attribute or a subscript."""
+    import ast
+
+    node = ast.parse(text, mode="eval").body
+    return text if isinstance(node, (ast.Name, ast.Call, ast.Attribute, ast.Subscript)) \
+        else f"({text})"
 
 
 def _is_not(op: Operation) -> bool:

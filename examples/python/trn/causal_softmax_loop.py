@@ -18,8 +18,8 @@ def causal_softmax_loop(S: Tx.Buffer[(512, 512), "f32"], P: Tx.Out[(512, 512), "
     z = Tx.alloc((128, 1), "f32", scope="trn.sbuf")
     for i in range(4):
         row = i * 128
-        src = S[Tx.ds(row, 128), 0:512]
-        dst = P[Tx.ds(row, 128), 0:512]
+        src = S[row:row + 128]
+        dst = P[row:row + 128]
         Tx.copy(s, src)
         Tx.select(s, s, -3.0000000054977558e+38, where=lambda d0, d1: ((((i * 128) + d0) + (d1 * -1)) >= 0))
         Tx.reduce_negate(m, s, reduce="max")

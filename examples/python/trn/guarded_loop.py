@@ -20,11 +20,11 @@ def guarded_loop(X: Tx.Buffer[(1000, 512), "f32"], Y: Tx.Out[(1000, 512), "f32"]
         row = i * 128
         left = 1000 - row
         rows = min(128, left)
-        src = X[Tx.ds(row, rows, max=128), 0:512]
-        dst = Y[Tx.ds(row, rows, max=128), 0:512]
-        xs = x[Tx.ds(0, rows, max=128), 0:512]
-        ms = m[Tx.ds(0, rows, max=128), 0:1]
-        zs = z[Tx.ds(0, rows, max=128), 0:1]
+        src = X[Tx.ds(row, rows, max=128)]
+        dst = Y[Tx.ds(row, rows, max=128)]
+        xs = x[Tx.ds(0, rows, max=128)]
+        ms = m[Tx.ds(0, rows, max=128)]
+        zs = z[Tx.ds(0, rows, max=128)]
         Tx.copy(xs, src)
         Tx.reduce_negate(ms, xs, reduce="max")
         Tx.unary_reduce(xs, zs, xs, bias=ms, unary="exp", reduce="sum")

@@ -17,14 +17,14 @@ def matmul_bf16(AT: Tx.Buffer[(4096, 1024), "bf16"],
     for mb in range(8):
         m0 = mb * 128
         at = Tx.alloc((4096, 128), "bf16", scope="trn.sbuf")
-        at_hbm = AT[0:4096, Tx.ds(m0, 128)]
+        at_hbm = AT[:, m0:m0 + 128]
         Tx.copy(at, at_hbm)
         for nb in range(4):
             n0 = nb * 512
             b = Tx.alloc((4096, 512), "bf16", scope="trn.sbuf")
             c = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
-            b_hbm = B[0:4096, Tx.ds(n0, 512)]
+            b_hbm = B[:, n0:n0 + 512]
             Tx.copy(b, b_hbm)
             Tx.gemm(c, at, b, transpose_a=True)
-            c_hbm = C[Tx.ds(m0, 128), Tx.ds(n0, 512)]
+            c_hbm = C[m0:m0 + 128, n0:n0 + 512]
             Tx.copy(c_hbm, c)

@@ -14,8 +14,8 @@ def nki_add_2(A: Tx.Buffer[(128, 2048), "f32"], B: Tx.Out[(128, 2048), "f32"]):
     b = Tx.alloc((128, 512), "f32", scope="trn.sbuf")
     for k in range(4):
         col = k * 512
-        src = A[0:128, Tx.ds(col, 512)]
-        dst = B[0:128, Tx.ds(col, 512)]
+        src = A[:, col:col + 512]
+        dst = B[:, col:col + 512]
         Tx.copy(a, src)
         Tx.add(b, a, 1.0)
         Tx.copy(dst, b)

@@ -20,13 +20,13 @@ def nki_matmul_1(lhsT: Tx.Buffer[(1024, 4096), "f16"],
     for n in range(4):
         n0 = n * 512
         Tx.zero(acc)
-        rhs_blk = rhs[0:1024, Tx.ds(n0, 512)]
+        rhs_blk = rhs[:, n0:n0 + 512]
         Tx.copy(rhs_tiles, rhs_blk)
         for m in range(2):
             m0 = m * 2048
-            lhs_blk = lhsT[0:1024, Tx.ds(m0, 2048)]
+            lhs_blk = lhsT[:, m0:m0 + 2048]
             Tx.copy(lhsT_tiles, lhs_blk)
-            acc_blk = acc[Tx.ds(m0, 2048), 0:512]
+            acc_blk = acc[m0:m0 + 2048]
             Tx.gemm(acc_blk, lhsT_tiles, rhs_tiles, transpose_a=True, beta=1.0)
-        out = result[0:4096, Tx.ds(n0, 512)]
+        out = result[:, n0:n0 + 512]
         Tx.copy(out, acc)

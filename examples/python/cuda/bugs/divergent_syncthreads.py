@@ -8,16 +8,24 @@ examples/cuda/bugs/divergent_syncthreads.mlir.)
 
 from tirx_mlir import script as Tx
 
+N = 64
 
-@Tx.kernel(target="cuda -arch=sm_80", threads=(64,))
-def reverse(In: Tx.Buffer[(64,), "f32"], Out: Tx.Out[(64,), "f32"]):
+
+@Tx.kernel(target="cuda -arch=sm_80", threads=(N,))
+def reverse(In: Tx.Buffer[(N,), "f32"], Out: Tx.Out[(N,), "f32"]):
     s = Tx.cuda.shared_alloc(result_types=["!tirx.buffer<64xf32, shared>"])
     t = Tx.cuda.thread_idx("x")
-    v = Tx.cuda.load(In, t)
-    Tx.cuda.store(s, t, v)
-    low = Tx.cmp("ult", t, 32)
-    if low:
+    Tx.cuda.store(s, t, Tx.cuda.load(In, t))
+    if Tx.cmp("ult", t, 32):  # BUG: only warp 0 reaches the barrier
         Tx.cuda.sync_threads()
-    r = 63 - t
-    w = Tx.cuda.load(s, r)
+    w = Tx.cuda.load(s, (N - 1) - t)
     Tx.cuda.store(Out, t, w)
+
+
+if __name__ == "__main__":
+    import numpy as np
+
+    try:
+        reverse.interpret(np.arange(N, dtype=np.float32))
+    except Tx.SourceError as err:
+        print(err)

@@ -31,15 +31,15 @@ def cluster_exchange(A: Tx.Buffer[(4, 4, 32, 64), "f32"], C: Tx.Out[(4, 32, 64),
     Tx.cta.zero(acc)
     for k in range(4):
         slot = Tx.urem(k, 2)
-        a4 = A[Tx.ds(k, 1), Tx.ds(bx, 1), 0:32, 0:64]
+        a4 = A[k, bx]
         a = a4.reshape(32, 64)
         Tx.cta.copy(send, a)
-        r3 = recv[Tx.ds(slot, 1), 0:32, 0:64]
+        r3 = recv[slot]
         r = r3.reshape(32, 64)
         Tx.cta.copy_async(r, send, remote_cta=peer)
         Tx.cluster.cluster_sync()
         Tx.cta.add(acc, acc, send)
         Tx.cta.add(acc, acc, r)
-    c3 = C[Tx.ds(bx, 1), 0:32, 0:64]
+    c3 = C[bx]
     c = c3.reshape(32, 64)
     Tx.cta.copy(c, acc)

@@ -34,14 +34,14 @@ def flash_attention_sm80(Q: Tx.Buffer[(256, 64), "f16"],
     alpha = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
     l = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
     rs = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
-    q = Q[Tx.ds(m0, 64), 0:64]
+    q = Q[m0:m0 + 64]
     Tx.cta.copy(sq, q)
     Tx.cta.zero(o)
     Tx.cta.fill(m, -1.0000000150474662e+30)
     Tx.cta.zero(l)
     for kb in range(0, 256, 64):
-        k = K[Tx.ds(kb, 64), 0:64]
-        v = V[Tx.ds(kb, 64), 0:64]
+        k = K[kb:kb + 64]
+        v = V[kb:kb + 64]
         Tx.cta.copy(sk, k)
         Tx.cta.copy(sv, v)
         Tx.cta.gemm(s, sq, sk, transpose_b=True)
@@ -59,5 +59,5 @@ def flash_attention_sm80(Q: Tx.Buffer[(256, 64), "f16"],
         Tx.cta.gemm(o, p, sv, beta=1.0)
         Tx.cta.copy(m, mnew)
     Tx.cta.fdiv(o, o, l)
-    out = O[Tx.ds(m0, 64), 0:64]
+    out = O[m0:m0 + 64]
     Tx.cta.copy(out, o)

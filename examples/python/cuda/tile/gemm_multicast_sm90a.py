@@ -34,14 +34,14 @@ def gemm_multicast_sm90a(A: Tx.Buffer[(256, 256), "f16"],
     for k in range(4):
         s = Tx.urem(k, 3)
         k0 = k * 64
-        a = A[Tx.ds(m0, 128), Tx.ds(k0, 64)]
-        b = B[Tx.ds(0, 128), Tx.ds(k0, 64)]
-        sa3 = sa[Tx.ds(s, 1), 0:128, 0:64]
-        sb3 = sb[Tx.ds(s, 1), 0:128, 0:64]
+        a = A[m0:m0 + 128, k0:k0 + 64]
+        b = B[:, k0:k0 + 64]
+        sa3 = sa[s]
+        sb3 = sb[s]
         sas = sa3.reshape(128, 64)
         sbs = sb3.reshape(128, 64)
         Tx.cta.copy_async(sas, a, dispatch="tma_auto")
         Tx.cta.copy_async(sbs, b, dispatch="tma_auto", config={"cta_mask": 3})
         Tx.cta.gemm_async(acc, sas, sbs, accum=True)
-    c = C[Tx.ds(m0, 128), Tx.ds(0, 128)]
+    c = C[m0:m0 + 128]
     Tx.cta.copy(c, acc)

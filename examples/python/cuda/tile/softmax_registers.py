@@ -15,8 +15,8 @@ from tirx_mlir import script as Tx
 def softmax_registers(X: Tx.Buffer[(512, 256), "f32"], Y: Tx.Out[(512, 256), "f32"]):
     cta = Tx.cta_id("x")
     row = cta * 32
-    xg = X[Tx.ds(row, 32), 0:256]
-    yg = Y[Tx.ds(row, 32), 0:256]
+    xg = X[row:row + 32]
+    yg = Y[row:row + 32]
     x = Tx.alloc((32, 256), "f32", scope="local", layout="S[(4,8,2,32,4):(1@warpid,8,4,1@laneid,1)]")
     negmax = Tx.alloc((32, 1), "f32", scope="local")
     v_sum = Tx.alloc((32, 1), "f32", scope="local")
