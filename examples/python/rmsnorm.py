@@ -25,7 +25,7 @@ def rmsnorm(X: Tx.Buffer[(256, 512), "bf16"],
     Tx.cta.copy(x, xg)
     Tx.cta.copy(g, gamma)
     Tx.cta.binary_reduce(sq, ss, x, x, binary="mul", reduce="sum")
-    Tx.cta.sqrt(ss, ss, bias=9.999999974752427e-07, scale=0.001953125)
+    Tx.cta.sqrt(ss, ss, bias=1e-06, scale=0.001953125)
     Tx.cta.reciprocal(ss, ss)
     Tx.cta.binary_chain(x, x, ss, g, op0="mul", op1="mul")
     Tx.cta.copy(yg, x)

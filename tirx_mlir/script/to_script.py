@@ -2,19 +2,21 @@
 
 The printed source is a Python module with one ``@Tx.kernel`` function per ``tirx.kernel``; it
 parses back to the same IR, structurally (tested on every example). What it prints: buffer
-parameters, ``tirx.alloc`` / ``slice`` / ``transpose`` / ``reshape``, scope ids, index arithmetic
-and comparisons, ``scf.for`` / ``scf.if``, and every tile primitive with its call-site scope,
-keywords, ``dispatch=`` and ``config=``, scalar arithmetic, ``%`` (Python's floor mod in the
-forms the front end builds), typed constants (``Tx.const``) and the ops of backend namespaces
-(``Tx.cuda.*``, ``Tx.ptx.*``...: each registered namespace with a ``script_call(op, operand)``
-method prints its own). Anything else (e.g. a lone ``arith.remsi`` of a possibly negative value,
-or an op no namespace builds) is an error naming the op.
+parameters, kernel attributes, ``tirx.alloc`` / ``slice`` / ``transpose`` / ``reshape``, scope
+ids, index arithmetic and comparisons (unsigned and truncating ones as ``Tx.udiv``...,
+`integer_ops`), ``scf.for`` (with loop-carried values) / ``scf.if`` / ``scf.while``, every tile
+primitive with its call-site scope, keywords, predicates, ``dispatch=`` and ``config=``, scalar
+arithmetic, ``%`` (Python's floor mod in the forms the front end builds), typed constants
+(``Tx.const``) and the ops of backend namespaces (``Tx.cuda.*``, ``Tx.ptx.*``...: each registered
+namespace with a ``script_call(op, operand)`` method prints its own). Anything else (an op no
+namespace builds, e.g. IR after dispatch) is an error naming the op.
 """
 
 from __future__ import annotations
 
 import builtins
 import keyword
+import math
 import re
 from dataclasses import dataclass
 from typing import IO, Any, ClassVar
@@ -407,13 +409,26 @@ def _literal(attr: Attribute, op: Operation) -> str:
     if isinstance(attr, IntegerAttr) and isinstance(attr.type, IndexType):
         return str(attr.value.data)
     if isinstance(attr, FloatAttr) and dtypes.type_name(attr.type) == "f32":
-        return repr(float(attr.value.data))
+        return _float_text(attr)
     if isinstance(attr, (IntegerAttr, FloatAttr)):
         value = attr.value.data
         if isinstance(attr, IntegerAttr) and attr.type.width.data == 1:
             value = int(value != 0)
         return f"Tx.const({value!r}, {dtypes.type_name(attr.type)!r})"
     raise TirxError(f"module_to_script: the constant {attr} has no front-end form", op)
+
+
+def _float_text(attr: FloatAttr) -> str:
+    """A float attribute as a Python literal: an f32 one in the shortest digits that round to
+    the same f32 (``1e-05``, not ``9.999999747378752e-06``; an f32 attribute rounds its value)."""
+    value = float(attr.value.data)
+    if dtypes.type_name(attr.type) == "f32" and math.isfinite(value):
+        import numpy as np
+
+        text = str(np.float32(value))
+        if float(np.float32(float(text))) == value:
+            return text
+    return repr(value)
 
 
 def _keyword_value(attr: Attribute, kind: str, op: Operation) -> str:
@@ -424,7 +439,7 @@ def _keyword_value(attr: Attribute, kind: str, op: Operation) -> str:
     if isinstance(attr, StringAttr):
         return repr(attr.data)
     if isinstance(attr, FloatAttr):
-        return repr(float(attr.value.data))
+        return _float_text(attr)
     if hasattr(attr, "data") and isinstance(attr.data, str):
         return repr(attr.data)
     raise TirxError(f"module_to_script: property {attr} has no front-end form", op)
@@ -455,7 +470,7 @@ def _config_value(attr: Attribute, op: Operation) -> str:
     if isinstance(attr, IntegerAttr):
         return repr(attr.value.data)
     if isinstance(attr, FloatAttr):
-        return repr(float(attr.value.data))
+        return _float_text(attr)
     if isinstance(attr, StringAttr):
         return repr(attr.data)
     raise TirxError(f"module_to_script: config value {attr} has no front-end form", op)

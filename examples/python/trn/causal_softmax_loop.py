@@ -21,7 +21,7 @@ def causal_softmax_loop(S: Tx.Buffer[(512, 512), "f32"], P: Tx.Out[(512, 512), "
         src = S[row:row + 128]
         dst = P[row:row + 128]
         Tx.copy(s, src)
-        Tx.select(s, s, -3.0000000054977558e+38, where=lambda d0, d1: ((((i * 128) + d0) + (d1 * -1)) >= 0))
+        Tx.select(s, s, -3e+38, where=lambda d0, d1: ((((i * 128) + d0) + (d1 * -1)) >= 0))
         Tx.reduce_negate(m, s, reduce="max")
         Tx.unary_reduce(s, z, s, bias=m, unary="exp", reduce="sum")
         Tx.reciprocal(z, z)

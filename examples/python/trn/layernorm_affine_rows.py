@@ -29,7 +29,7 @@ def layernorm_affine_rows(X: Tx.Buffer[(200, 512), "f32"],
     Tx.mul(mean, mean, -0.001953125)
     Tx.add(x, x, mean)
     Tx.binary_reduce(sq, ss, x, x, binary="mul", reduce="sum")
-    Tx.sqrt(ss, ss, bias=9.999999747378752e-06, scale=0.001953125)
+    Tx.sqrt(ss, ss, bias=1e-05, scale=0.001953125)
     Tx.reciprocal(ss, ss)
     Tx.mul(x, x, ss)
     Tx.mul(x, x, gamma)

@@ -14,6 +14,13 @@ examples/cuda/tile/flash_attention_sm90a.mlir.)
 
 from tirx_mlir import script as Tx
 
+SWIZZLED = "swizzle(3,3,3) S[64,64]"
+"""Shared 64x64 f16 tiles: the XOR swizzle that keeps ldmatrix conflict-free."""
+FRAGMENT = "S[(1,1,4,2,8,8,4,2):(4@warpid,32,1@warpid,2,4@laneid,4,1@laneid,1)]"
+"""A 64x64 register tile as the mma fragments of the CTA's warps hold it."""
+ROW_STAT = "S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]"
+"""A per-row statistic (64x1), replicated over the 4 lanes that share a row."""
+
 
 @Tx.kernel(target="cuda -arch=sm_90a", grid=(4,), threads=(128,))
 def flash_attention_sm90a(Q: Tx.Buffer[(256, 64), "f16"],
@@ -22,21 +29,21 @@ def flash_attention_sm90a(Q: Tx.Buffer[(256, 64), "f16"],
                           O: Tx.Out[(256, 64), "f32"]):
     cta = Tx.cta_id("x")
     m0 = cta * 64
-    sq = Tx.alloc((64, 64), "f16", scope="shared", layout="swizzle(3,3,3) S[64,64]")
-    sk = Tx.alloc((64, 64), "f16", scope="shared", layout="swizzle(3,3,3) S[64,64]")
-    sv = Tx.alloc((64, 64), "f16", scope="shared", layout="swizzle(3,3,3) S[64,64]")
-    o = Tx.alloc((64, 64), "f32", scope="local", layout="S[(1,1,4,2,8,8,4,2):(4@warpid,32,1@warpid,2,4@laneid,4,1@laneid,1)]")
-    s = Tx.alloc((64, 64), "f32", scope="local", layout="S[(1,1,4,2,8,8,4,2):(4@warpid,32,1@warpid,2,4@laneid,4,1@laneid,1)]")
-    p = Tx.alloc((64, 64), "f16", scope="shared", layout="swizzle(3,3,3) S[64,64]")
-    m = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
-    mnew = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
-    alpha = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
-    l = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
-    rs = Tx.alloc((64, 1), "f32", scope="local", layout="S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]")
+    sq = Tx.alloc((64, 64), "f16", scope="shared", layout=SWIZZLED)
+    sk = Tx.alloc((64, 64), "f16", scope="shared", layout=SWIZZLED)
+    sv = Tx.alloc((64, 64), "f16", scope="shared", layout=SWIZZLED)
+    o = Tx.alloc((64, 64), "f32", scope="local", layout=FRAGMENT)
+    s = Tx.alloc((64, 64), "f32", scope="local", layout=FRAGMENT)
+    p = Tx.alloc((64, 64), "f16", scope="shared", layout=SWIZZLED)
+    m = Tx.alloc((64, 1), "f32", scope="local", layout=ROW_STAT)
+    mnew = Tx.alloc((64, 1), "f32", scope="local", layout=ROW_STAT)
+    alpha = Tx.alloc((64, 1), "f32", scope="local", layout=ROW_STAT)
+    l = Tx.alloc((64, 1), "f32", scope="local", layout=ROW_STAT)
+    rs = Tx.alloc((64, 1), "f32", scope="local", layout=ROW_STAT)
     q = Q[m0:m0 + 64]
     Tx.cta.copy(sq, q)
     Tx.cta.zero(o)
-    Tx.cta.fill(m, -1.0000000150474662e+30)
+    Tx.cta.fill(m, -1e+30)
     Tx.cta.zero(l)
     for kb in range(0, 256, 64):
         k = K[kb:kb + 64]
