@@ -9,7 +9,6 @@ import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/causal_softmax.mlir"
 HEADS, L = 4, 64
 
 

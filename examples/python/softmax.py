@@ -7,7 +7,6 @@ import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/softmax.mlir"
 ROWS = 128
 
 

@@ -63,11 +63,83 @@ def _missing_operand():
     return k.ir
 
 
-def _while_loop():
+def _while_on_a_python_value():
     @Tx.kernel(target=TRN)
     def k(X: Tx.Buffer[(128, 512), "f32"]):
         while True:  # ERR
             pass
+    return k.ir
+
+
+def _unsigned_division_of_floats():
+    @Tx.kernel(target="cuda -arch=sm_80", threads=(32,))
+    def k(X: Tx.Buffer[(32,), "f32"]):
+        x = Tx.cuda.load(X, Tx.cuda.thread_idx("x"))
+        y = Tx.udiv(x, 2)  # ERR
+    return k.ir
+
+
+def _unknown_comparison_predicate():
+    @Tx.kernel(target="cuda -arch=sm_80", threads=(32,))
+    def k(X: Tx.Buffer[(32,), "f32"]):
+        if Tx.cmp("lt", Tx.cuda.thread_idx("x"), 16):  # ERR
+            pass
+    return k.ir
+
+
+def _zero_extension_to_a_narrower_type():
+    @Tx.kernel(target="cuda -arch=sm_80", threads=(32,))
+    def k(X: Tx.Buffer[(32,), "f32"]):
+        p = Tx.cuda.address(X, 0)
+        w = Tx.zext(p, "i32")  # ERR
+    return k.ir
+
+
+def _unsigned_remainder_by_zero():
+    @Tx.kernel(target="cuda -arch=sm_80", threads=(32,))
+    def k(X: Tx.Buffer[(32,), "f32"]):
+        r = Tx.urem(Tx.cuda.thread_idx("x"), 0)  # ERR
+    return k.ir
+
+
+def _while_on_a_buffer():
+    @Tx.kernel(target="cuda -arch=sm_80", threads=(32,))
+    def k(X: Tx.Buffer[(32,), "f32"]):
+        while X:  # ERR
+            pass
+    return k.ir
+
+
+def _carried_value_changes_type():
+    @Tx.kernel(target="cuda -arch=sm_80", threads=(32,))
+    def k(X: Tx.Buffer[(32,), "f32"]):
+        acc = Tx.const(0.0, "f32")
+        for i in range(4):  # ERR
+            acc = Tx.cuda.thread_idx("x")
+    return k.ir
+
+
+def _comprehension_over_a_run_time_loop():
+    @Tx.kernel(target="cuda -arch=sm_80", threads=(32,))
+    def k(X: Tx.Buffer[(32,), "f32"]):
+        xs = [Tx.cuda.load(X, i) for i in Tx.serial(4)]  # ERR
+    return k.ir
+
+
+def _kernel_attribute_that_is_not_mlir():
+    @Tx.kernel(threads=(32,), attributes={"acme.maps": "array<i64: 0"})
+    def k(X: Tx.Buffer[(32,), "f32"]):  # ERR
+        pass
+    return k.ir
+
+
+def _predicate_of_a_product_of_symbols():
+    @Tx.kernel(target=TRN)
+    def k(S: Tx.Buffer[(512, 512), "f32"]):
+        s = Tx.alloc((128, 512), scope="trn.sbuf")
+        for i in range(4):
+            Tx.copy(s, S[i * 128:(i + 1) * 128, :])
+            Tx.select(s, s, 0.0, where=lambda q, c: q + i * i >= c)  # ERR
     return k.ir
 
 
@@ -289,7 +361,18 @@ MISTAKES = [
     (_unknown_op, "expp"),
     (_unknown_keyword, "no operand or property 'axis'"),
     (_missing_operand, "missing lhs, rhs"),
-    (_while_loop, "`While` statements are not supported"),
+    (_while_on_a_python_value, "a `while` loop needs a run-time condition"),
+    (_unsigned_division_of_floats, "Tx.udiv takes indices or integers, not f32"),
+    (_unknown_comparison_predicate, "predicate 'lt' is not one of"),
+    (_zero_extension_to_a_narrower_type, "Tx.zext extends an integer value to a wider"),
+    (_unsigned_remainder_by_zero, "`Tx.urem` by zero"),
+    (_while_on_a_buffer, "a `while` loop needs a run-time condition"),
+    (_predicate_of_a_product_of_symbols, "not affine"),
+    (_carried_value_changes_type, "'acc' is carried through the loop as f32 but the body "
+                                  "leaves it index"),
+    (_comprehension_over_a_run_time_loop, "iterate over Tx.unroll(...) with constant bounds"),
+    (_kernel_attribute_that_is_not_mlir, "attributes={'acme.maps': 'array<i64: 0'}: not an "
+                                         "attribute"),
     (_with_statement, "`With` statements are not supported"),
     (_undefined_name, "name 'XX' is not defined"),
     (_assign_into_region, "assigning into a buffer region is not supported"),

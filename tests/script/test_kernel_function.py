@@ -258,3 +258,21 @@ def test_and_or_short_circuit_at_parse_time():
         Tx.cta.copy(Y, t)
 
     assert (filled.interpret() == 2.0).all()
+
+
+def test_a_type_parsed_in_a_fresh_process_adds_no_op(tmp_path):
+    """``result_types=[...]`` parses a type, which imports the located parser on first use;
+    that import makes an op, which must not land in the kernel being built."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "fresh.py"
+    script.write_text(
+        "from tirx_mlir import script as Tx\n\n\n"
+        "@Tx.kernel(target='cuda -arch=sm_80', threads=(32,))\n"
+        "def k(X: Tx.Buffer[(32,), 'f32']):\n"
+        "    s = Tx.cuda.shared_alloc(result_types=['!tirx.buffer<32xf32, shared>'])\n\n\n"
+        "print(k.ir)\n")
+    run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                         timeout=300, check=True)
+    assert "cuda.shared_alloc" in run.stdout and "unrealized_conversion_cast" not in run.stdout

@@ -38,7 +38,7 @@ import numpy as np
 from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, FloatAttr, IntegerAttr, StringAttr,
                                    f32, i64)
 from xdsl.ir import Attribute
-from xdsl.ir.affine import AffineExpr
+from xdsl.ir.affine import AffineConstantExpr, AffineExpr
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind, AffineSet
 from xdsl.irdl import OptOperandDef, VarOperandDef
 from xdsl.utils.exceptions import VerifyException
@@ -51,9 +51,10 @@ from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.tile_ops import (TILE_OPS, CastOp, _BinaryOp, _ReduceOp, _UnaryBiasScaleOp,
                                               _UnaryOp)
 from tirx_mlir.dialects.tirx.kernel import SCOPE_ID_OPS
-from tirx_mlir.script.builder import (Buffer, Cond, Index, KernelBuilder, Out, ScriptError,
+from tirx_mlir.script.builder import (AFFINE, Buffer, Cond, Index, KernelBuilder, Out, ScriptError,
                                       alloc, bind_arguments, buffer_type, ds, for_range, index_max,
                                       index_min, operand, scope_id)
+from tirx_mlir.script.integer_ops import cmp, truncdiv, truncmod, udiv, urem, zext
 from tirx_mlir.script.kernel_function import Kernel, constexpr, kernel
 from tirx_mlir.script.locations import SourceError
 from tirx_mlir.script.parser import serial, unroll
@@ -64,7 +65,7 @@ buffer = buffer_type
 
 __all__ = ["kernel", "Kernel", "KernelBuilder", "constexpr", "serial", "unroll", "range",
            "buffer", "alloc", "ds", "index_min", "index_max", "Buffer", "Out", "Index", "Cond",
-           "Scalar", "const", "ScriptError",
+           "Scalar", "const", "ScriptError", "udiv", "urem", "truncdiv", "truncmod", "cmp", "zext",
            "SourceError", "cta", "warp", "warpgroup", "wg", "cluster", "thread"]
 
 
@@ -90,7 +91,8 @@ for _id_op in SCOPE_ID_OPS:  # Tx.cta_id("x"), Tx.warp_id(), Tx.lane_id()...
 class _Dim:
     """A symbolic destination index: arithmetic builds an AffineExpr, comparisons constraints.
     An `Index` in it (a loop variable, a scope id, arithmetic on them) becomes a symbol of the
-    set, bound in ``symbols`` (write the destination index first: ``i + k * 128 < n``)."""
+    set, bound in ``symbols``; arithmetic on it inside the lambda is affine too
+    (``lambda q, k: k <= i * 128 + q`` is ``(d0, d1)[s0] : (s0 * 128 + d0 - d1 >= 0)``)."""
 
     def __init__(self, expr: AffineExpr, symbols: list):
         self.expr, self.symbols = expr, symbols
@@ -111,8 +113,15 @@ class _Dim:
     __radd__ = __add__
     def __sub__(self, o): return self._new(self.expr - self._e(o))
     def __rsub__(self, o): return self._new(self._e(o) - self.expr)
-    def __mul__(self, o): return self._new(self.expr * self._e(o))
+    def __mul__(self, o):
+        other = self._e(o)
+        if not isinstance(other, AffineConstantExpr) and \
+                not isinstance(self.expr, AffineConstantExpr):
+            raise ScriptError("a select predicate is not affine here: it multiplies two "
+                              "indices; multiply an index only by a constant")
+        return self._new(self.expr * other)
     __rmul__ = __mul__
+    def __neg__(self): return self._new(self.expr * -1)
     def __mod__(self, o): return self._new(self.expr % self._e(o))
     def __floordiv__(self, o): return self._new(self.expr // self._e(o))
 
@@ -151,7 +160,12 @@ def predicate_set(where: Callable[..., Any] | AffineSet, rank: int,
     if isinstance(where, AffineSet):
         return where
     found = [] if symbols is None else symbols
-    result = where(*(_Dim(AffineExpr.dimension(i), found) for i in builtins.range(rank)))
+    zero = _Dim(AffineExpr.constant(0), found)
+    token = AFFINE.set(lambda index: zero._new(zero._e(index)))
+    try:  # an index in the lambda is a symbol, ``i * 128`` a term of the set (not an op)
+        result = where(*(_Dim(AffineExpr.dimension(i), found) for i in builtins.range(rank)))
+    finally:
+        AFFINE.reset(token)
     if not isinstance(result, _Pred):
         raise ScriptError("a select predicate must compare indices, e.g. lambda i, j: i < j")
     return AffineSet(rank, len(found), tuple(result.constraints))

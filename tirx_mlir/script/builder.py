@@ -10,6 +10,8 @@ user's line. The ``@Tx.kernel`` parser (`parser.py`) builds through these same f
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import functools
 import operator
 from typing import Any, Iterator, Sequence
 
@@ -40,8 +42,29 @@ class ScriptError(SourceError, ValueError):
 # --- index arithmetic ---------------------------------------------------------------------------
 
 
+AFFINE: contextvars.ContextVar[Any] = contextvars.ContextVar("affine", default=None)
+"""While a select predicate's lambda runs (`tirx_mlir.script.predicate_set`): the function
+making an `Index` a symbol of the affine set, so ``i * 128`` there is a term of the predicate
+(``s0 * 128``, symbol ``i``), not an ``arith.muli`` before the op."""
+
+
+def _affine_aware(method):
+    name = method.__name__
+
+    @functools.wraps(method)
+    def call(self, *args):
+        to_affine = AFFINE.get()
+        if to_affine is not None:
+            return getattr(to_affine(self), name)(*args)
+        return method(self, *args)
+
+    return call
+
+
 class Index:
-    """An index value (a loop variable or arithmetic on one) usable in slices and arithmetic."""
+    """An index value (a loop variable or arithmetic on one) usable in slices and arithmetic.
+    ``& | ^ << >>`` are the ``arith`` bitwise ops on the index; unsigned and truncating
+    division, remainder and comparison are functions (`tirx_mlir.script.integer_ops`)."""
 
     def __init__(self, value: SSAValue):
         self.value = value
@@ -50,37 +73,61 @@ class Index:
     def wrap(v: "Index | int") -> SSAValue:
         return v.value if isinstance(v, Index) else const_index(None, v)
 
+    @_affine_aware
     def __add__(self, o: "Index | int") -> "Index":
         return Index(arith.AddiOp(self.value, Index.wrap(o)).result)
 
     __radd__ = __add__
 
+    @_affine_aware
     def __mul__(self, o: "Index | int") -> "Index":
         return Index(arith.MuliOp(self.value, Index.wrap(o)).result)
 
     __rmul__ = __mul__
 
+    @_affine_aware
     def __sub__(self, o: "Index | int") -> "Index":
         return Index(arith.SubiOp(self.value, Index.wrap(o)).result)
 
+    @_affine_aware
     def __rsub__(self, o: int) -> "Index":
         return Index(arith.SubiOp(const_index(None, o), self.value).result)
 
+    @_affine_aware
     def __floordiv__(self, o: "Index | int") -> "Index":
-        return Index(arith.FloorDivSIOp(self.value, Index.wrap(_divisor(o, "//"))).result)
+        return Index(arith.FloorDivSIOp(self.value, Index.wrap(divisor(o, "//"))).result)
 
+    @_affine_aware
     def __mod__(self, o: "Index | int") -> "Index":
         """Python's floor mod (the result has the divisor's sign), as ``//`` floors."""
-        return Index(build_floor_mod(self.value, Index.wrap(_divisor(o, "%"))))
+        return Index(build_floor_mod(self.value, Index.wrap(divisor(o, "%"))))
 
+    @_affine_aware
     def __rmod__(self, o: int) -> "Index":
         return Index(build_floor_mod(const_index(None, o), self.value))
 
+    @_affine_aware
     def __rfloordiv__(self, o: int) -> "Index":
         return Index(arith.FloorDivSIOp(const_index(None, o), self.value).result)
 
+    @_affine_aware
     def __neg__(self) -> "Index":
         return 0 - self
+
+    def _bitwise(self, o: "Index | int", op_cls: type, swap: bool = False) -> "Index":
+        a, b = self.value, Index.wrap(o)
+        return Index(op_cls(*((b, a) if swap else (a, b))).result)
+
+    def __and__(self, o): return self._bitwise(o, arith.AndIOp)
+    def __rand__(self, o): return self._bitwise(o, arith.AndIOp, swap=True)
+    def __or__(self, o): return self._bitwise(o, arith.OrIOp)
+    def __ror__(self, o): return self._bitwise(o, arith.OrIOp, swap=True)
+    def __xor__(self, o): return self._bitwise(o, arith.XOrIOp)
+    def __rxor__(self, o): return self._bitwise(o, arith.XOrIOp, swap=True)
+    def __lshift__(self, o): return self._bitwise(o, arith.ShLIOp)
+    def __rlshift__(self, o): return self._bitwise(o, arith.ShLIOp, swap=True)
+    def __rshift__(self, o): return self._bitwise(o, arith.ShRSIOp)
+    def __rrshift__(self, o): return self._bitwise(o, arith.ShRSIOp, swap=True)
 
     def compare(self, predicate: str, o: "Index | int") -> "Cond":
         """``self <predicate> o`` (``"slt"``, ``"eq"``...) as an i1 condition."""
@@ -125,7 +172,7 @@ def scope_id(op_cls, dim: int | str | None = None) -> Index:
     return Index(op.result)
 
 
-def _divisor(o: "Index | int", symbol: str) -> "Index | int":
+def divisor(o: "Index | int", symbol: str) -> "Index | int":
     """``o``, unless it is the constant 0 (Python raises ZeroDivisionError; in arith a division
     by zero is undefined behaviour)."""
     if not isinstance(o, Index) and o == 0:
@@ -393,6 +440,11 @@ class KernelBuilder:
         self._ctx: contextlib.ExitStack | None = None
 
     def __enter__(self) -> "KernelBuilder":
+        # imported before the body's builder is open: importing it creates an op (a template
+        # of its fields), which an open ImplicitBuilder would insert into the kernel; a type
+        # parsed in the body (result_types=[...]) imports it
+        import tirx_mlir.located_parser  # noqa: F401
+
         self._ctx = contextlib.ExitStack()
         self._ctx.enter_context(ImplicitBuilder(located_builder(self.op.body.block)))
         return self

@@ -17,6 +17,8 @@ specialisation values (``M: Tx.constexpr`` or ``M: int``): each distinct set of 
 variant, parsed once and cached; buffer shapes may use them. The function body is never run: the
 parser (`parser.py`) reads its source. Launch keywords: ``target=``, ``grid=``, ``threads=``,
 ``cluster=``, ``name=``; ``grid``/``threads`` may be a function of the constexpr values.
+``attributes={"<dialect>.<name>": "array<i64: 0, 1>"}`` sets discardable attributes of the
+``tirx.kernel`` op (MLIR attribute text): the ones a backend reads from its kernels.
 """
 
 from __future__ import annotations
@@ -32,6 +34,23 @@ from tirx_mlir.script.locations import SourceLoc, at, located_error
 from tirx_mlir.script.parser import KernelParser
 
 
+def _attribute(key: str, text: Any, where: SourceLoc) -> Any:
+    """The attribute ``attributes={key: text}`` names (MLIR text, e.g. ``"array<i64: 0>"``)."""
+    from xdsl.parser import Parser
+    from xdsl.utils.exceptions import ParseError
+
+    from tirx_mlir.located_parser import make_context
+
+    if not isinstance(text, str):
+        raise ScriptError(f"attributes={{{key!r}: ...}} takes the attribute's MLIR text (e.g. "
+                          f"'array<i64: 0, 1>'), not {type(text).__name__}", where)
+    try:
+        return Parser(make_context(), text).parse_attribute()
+    except ParseError as err:
+        raise ScriptError(f"attributes={{{key!r}: {text!r}}}: not an attribute: {err.msg}",
+                          where) from None
+
+
 class constexpr:  # noqa: N801 - Triton's spelling
     """Annotation of a parameter whose value specialises the kernel (``M: Tx.constexpr``)."""
 
@@ -40,7 +59,8 @@ class Kernel:
     """The object ``@Tx.kernel`` makes (see the module docstring)."""
 
     def __init__(self, fn: Callable[..., Any], *, target: str | None = None, grid: Any = (1,),
-                 threads: Any = (1,), cluster: Any = None, name: str | None = None):
+                 threads: Any = (1,), cluster: Any = None, name: str | None = None,
+                 attributes: dict[str, str] | None = None):
         self.fn = fn
         self.name = name or fn.__name__
         self.target, self.grid, self.threads, self.cluster = target, grid, threads, cluster
@@ -49,6 +69,8 @@ class Kernel:
         self._variants: dict[tuple, Any] = {}
         self._artifacts: dict[tuple, Any] = {}
         self._params = self._classify_params()
+        self.attributes = {key: _attribute(key, text, self._loc(self._def))  # parsed here,
+                           for key, text in (attributes or {}).items()}   # outside a builder
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
 
@@ -134,6 +156,7 @@ class Kernel:
             parser.scope.vars.update(values)
             parser.body(self._def.body)
         _erase_unused_index_arith(builder.op)
+        builder.op.attributes.update(self.attributes)
         try:
             verify_module(builder.module)
         except TirxError as err:

@@ -6,8 +6,10 @@ dtypes, flags are constants), then a few builtins. Calls run the same ``Tx`` fun
 ``with`` builder uses (`tirx_mlir.script`), so one op definition, one argument binding and one
 set of checks serve both. What the IR cannot express is an error at its line, never a guess:
 
-* ``for v in range(...)`` / ``Tx.serial(...)``: an ``scf.for``; ``Tx.unroll(...)`` with constant
+* ``for v in range(...)`` / ``Tx.serial(...)``: an ``scf.for``, carrying the run-time values
+  the body reassigns (`loop_carried`); ``Tx.unroll(...)`` with constant
   bounds repeats the body at parse time with ``v`` a Python int;
+* ``while cond:`` on a run-time condition is an ``scf.while`` (spin-waits);
 * ``if`` on a Python value picks a branch at parse time; on a run-time condition (comparisons
   of loop variables and scope ids) it is an ``scf.if``;
 * arithmetic on Python numbers is Python's; on indices it builds ``arith`` ops.
@@ -30,6 +32,7 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Region
 
 from tirx_mlir.diagnostics import TirxError
+from tirx_mlir.script import loop_carried
 from tirx_mlir.script.builder import Buffer, Cond, Index, ScriptError, index_max, index_min
 from tirx_mlir.script.locations import SourceError, SourceLoc, at, located_builder
 from tirx_mlir.script.scalars import Scalar
@@ -38,7 +41,7 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Div: operator.truediv,
     ast.Pow: operator.pow, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
-    ast.LShift: operator.lshift, ast.RShift: operator.rshift,
+    ast.LShift: operator.lshift, ast.RShift: operator.rshift, ast.BitXor: operator.xor,
 }
 _COMPARE = {ast.Lt: ("slt", operator.lt), ast.LtE: ("sle", operator.le),
             ast.Gt: ("sgt", operator.gt), ast.GtE: ("sge", operator.ge),
@@ -273,13 +276,29 @@ class KernelParser:
             raise self.error(node.iter, "the loop step must be a constant")
         if step <= 0:
             raise self.error(node.iter, f"the loop step must be positive, not {step}")
-        body = Block(arg_types=[IndexType()])
-        scf.ForOp(Index.wrap(start), Index.wrap(stop), Index.wrap(step), [], Region(body))
+        carried = {n: v for n in loop_carried.assigned_names(node.body)
+                   if n != node.target.id
+                   for found, v in [self.scope.lookup(n)] if found and loop_carried.carryable(v)}
+        inits = [v for value in carried.values() for v in loop_carried.flatten(value)]
+        body = Block(arg_types=[IndexType(), *(v.type for v in inits)])
+        loop = scf.ForOp(Index.wrap(start), Index.wrap(stop), Index.wrap(step), inits,
+                         Region(body))
         body.args[0].name_hint = node.target.id
         with ImplicitBuilder(located_builder(body)), self._child(static=False):
             self.scope.vars[node.target.id] = Index(body.args[0])
+            args = list(body.args[1:])
+            for name, value in carried.items():
+                self.scope.vars[name] = loop_carried.rebuild(value, args)
             self.body(node.body)
-            scf.YieldOp()
+            finals = []
+            for name, value in carried.items():
+                final = self.scope.vars[name]
+                self.located(node, lambda: loop_carried.check_same(name, value, final))
+                finals += loop_carried.flatten(final)
+            scf.YieldOp(*finals)
+        results = list(loop.results)
+        for name, value in carried.items():
+            self.scope.owner(name).vars[name] = loop_carried.rebuild(value, results)
 
     def _loop_kind(self, it: ast.expr) -> tuple[Any, list[Any]]:
         if not isinstance(it, ast.Call):
@@ -314,6 +333,27 @@ class KernelParser:
             with ImplicitBuilder(located_builder(block)), self._child(static=False):
                 self.body(stmts)
                 scf.YieldOp()
+
+    def stmt_While(self, node: ast.While) -> None:
+        """``while cond: body`` on a run-time condition: an ``scf.while`` that evaluates
+        ``cond`` (its ops) before each iteration; e.g. a spin-wait on a barrier,
+        ``while not Tx.ptx.mbarrier_try_wait_parity(...): pass``."""
+        if node.orelse:
+            raise self.error(node, "`while ... else` is not supported in @Tx.kernel")
+        before, after = Block(), Block()
+        scf.WhileOp([], [], Region(before), Region(after))
+        with ImplicitBuilder(located_builder(before)), self._child(static=False):
+            test = self.expr(node.test)
+            if isinstance(test, Index):
+                test = self.located(node.test, lambda: test.compare("ne", 0))
+            if not isinstance(test, Cond):
+                raise self.error(node.test, "a `while` loop needs a run-time condition (a "
+                                            "comparison or a predicate an op returns)",
+                                 hint="for a parse-time count, use `for i in Tx.unroll(n)`")
+            scf.ConditionOp(test.value)
+        with ImplicitBuilder(located_builder(after)), self._child(static=False):
+            self.body(node.body)
+            scf.YieldOp()
 
     # --- expressions -------------------------------------------------------------------------
 
@@ -351,6 +391,47 @@ class KernelParser:
 
     def expr_List(self, node: ast.List) -> list:
         return [self.expr(e) for e in node.elts]
+
+    def expr_ListComp(self, node: ast.ListComp) -> list:
+        """``[f(i) for i in Tx.unroll(n)]`` (or over ``range`` of ints, a list or a tuple):
+        evaluated at parse time, one element after the other (their ops in that order)."""
+        out: list = []
+
+        def generate(k: int) -> None:
+            if k == len(node.generators):
+                out.append(self.expr(node.elt))
+                return
+            gen = node.generators[k]
+            if not isinstance(gen.target, ast.Name):
+                raise self.error(gen.target, "a comprehension variable must be a single name")
+            for value in self._static_values(gen.iter):
+                with self._child(static=True):
+                    self.scope.vars[gen.target.id] = value
+                    if all(self._static_truth(c) for c in gen.ifs):
+                        generate(k + 1)
+
+        generate(0)
+        return out
+
+    def _static_values(self, it: ast.expr) -> Any:
+        if isinstance(it, ast.Call) and isinstance(self.expr(it.func), LoopMarker):
+            kind, args = self._loop_kind(it)
+            if not kind.unroll or not all(isinstance(a, int) for a in args):
+                raise self.error(it, "a comprehension in a kernel runs at parse time: iterate "
+                                     "over Tx.unroll(...) with constant bounds")
+            return self.located(it, lambda: builtins.range(*args))
+        values = self.expr(it)
+        if not isinstance(values, (list, tuple, builtins.range)):
+            raise self.error(it, f"a comprehension in a kernel runs at parse time: it iterates "
+                                 f"over Tx.unroll(...), a range or a list, not "
+                                 f"{type(values).__name__}")
+        return values
+
+    def _static_truth(self, test: ast.expr) -> bool:
+        value = self.expr(test)
+        if isinstance(value, (Cond, Index, Buffer, Scalar)):
+            raise self.error(test, "a comprehension's `if` needs a parse-time condition")
+        return bool(value)
 
     def expr_Dict(self, node: ast.Dict) -> dict:
         if any(k is None for k in node.keys):
@@ -497,7 +578,6 @@ def _compare(op: type, a: Any, b: Any) -> Any:
 
 
 _UNSUPPORTED_HINTS: dict[type, str] = {
-    ast.While: "use `for i in range(...)` with a bound",
     ast.With: "@Tx.kernel bodies use `for` and `if`; `with` is the builder's style",
     ast.FunctionDef: "define helpers outside the kernel; call Tx functions inside",
     ast.Break: "loops run their whole range; guard the body with `if`",

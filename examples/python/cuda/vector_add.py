@@ -9,7 +9,6 @@ import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/cuda/vector_add.mlir"
 N, THREADS = 65536, 256
 
 

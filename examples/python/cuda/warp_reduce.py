@@ -10,7 +10,6 @@ import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/cuda/warp_reduce.mlir"
 THREADS = 256
 
 

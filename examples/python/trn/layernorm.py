@@ -8,7 +8,6 @@ import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/trn/layernorm.mlir"
 N = 512
 EPS = 1e-5
 SBUF = "trn.sbuf"

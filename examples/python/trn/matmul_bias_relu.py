@@ -8,7 +8,6 @@ import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/trn/matmul_bias_relu.mlir"
 M = K = 256
 N = 512
 

@@ -8,7 +8,6 @@ import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/trn/rmsnorm.mlir"
 N = 512
 EPS = 1e-6
 SBUF = "trn.sbuf"

@@ -73,7 +73,7 @@ def test_builder_and_parser_build_the_same_cuda_ops(tmp_path):
     want = np.repeat(x.reshape(8, 32).sum(1) * 2, 32) - x
     np.testing.assert_array_equal(k.interpret(x), want)
     source = _roundtrip(k.ir, tmp_path)
-    assert "Tx.cuda.warp_reduce('sum', Tx.const(-1, 'i32'), " in source
+    assert 'Tx.cuda.warp_reduce("sum", Tx.const(-1, "i32"), ' in source
 
 
 def test_ptx_mma_and_shared_memory_round_trip(tmp_path):
@@ -93,7 +93,7 @@ def test_ptx_mma_and_shared_memory_round_trip(tmp_path):
     text = str(mma.ir)
     assert 'ptx.mma_sync "m16n8k16.f32.f16.f16.f32"' in text
     source = _roundtrip(mma.ir, tmp_path)
-    assert "Tx.ptx.mma_sync('m16n8k16.f32.f16.f16.f32', [" in source
+    assert 'Tx.ptx.mma_sync("m16n8k16.f32.f16.f16.f32", [' in source
 
 
 def test_ptx_modifiers_by_keyword_and_immediates(tmp_path):
@@ -111,8 +111,8 @@ def test_ptx_modifiers_by_keyword_and_immediates(tmp_path):
     text = str(k.module)
     assert 'ptx.cp_async "cg.shared"' in text and ", 16 :" in text
     source = _roundtrip(k.module, tmp_path)
-    assert "Tx.ptx.cp_async('cg.shared', " in source and ", 16)" in source
-    assert "result_types=['!tirx.buffer<64xf32, shared>']" in source
+    assert 'Tx.ptx.cp_async("cg.shared", ' in source and ", 16)" in source
+    assert 'result_types=["!tirx.buffer<64xf32, shared>"]' in source
 
 
 def test_nvshmem_ops_build_with_typed_constants():

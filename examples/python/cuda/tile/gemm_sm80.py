@@ -2,14 +2,13 @@
 B 512x256 f16, C 256x256 f32; a 2x2 grid of CTAs, one 128x128 tile of C each, a K loop of
 step 32 staging XOR-swizzled shared tiles and accumulating into a register tile.
 
-    python examples/python/cuda/gemm.py
+    python examples/python/cuda/tile/gemm_sm80.py
 """
 
 import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/cuda/tile/gemm_sm80.mlir"
 BM = BN = 128
 BK = 32
 

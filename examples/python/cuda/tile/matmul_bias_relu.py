@@ -1,16 +1,15 @@
 """C = relu(A @ B + bias) on sm_80 tensor cores (twin of
-examples/cuda/tile/matmul_bias_relu.mlir): the main loop of examples/python/cuda/gemm.py, then
+examples/cuda/tile/matmul_bias_relu.mlir): the main loop of examples/python/cuda/tile/gemm_sm80.py, then
 an epilogue on the register tile: the CTA's bias values staged in shared memory, added to every
 row, relu as a maximum with 0.
 
-    python examples/python/cuda/matmul_bias_relu.py
+    python examples/python/cuda/tile/matmul_bias_relu.py
 """
 
 import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/cuda/tile/matmul_bias_relu.mlir"
 BM = BN = 128
 BK = 32
 

@@ -3,14 +3,13 @@ examples/cuda/tile/attention_scores.mlir): S = (Q @ K^T) / sqrt(64), masked to -
 key comes after the query; one CTA of 4 warps, Q and K staged in XOR-swizzled shared tiles, the
 scores in a register tile.
 
-    python examples/python/cuda/attention_scores.py
+    python examples/python/cuda/tile/attention_scores.py
 """
 
 import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/cuda/tile/attention_scores.mlir"
 SEQ, HEAD = 128, 64
 TILE = "swizzle(3,3,3) S[128,64]"
 

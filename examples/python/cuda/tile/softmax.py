@@ -1,14 +1,13 @@
 """Row softmax of a 512x256 f32 matrix on sm_80 (twin of examples/cuda/tile/softmax.mlir): 16
 CTAs of 128 threads, one 32-row tile each in shared memory, cta-scope ops.
 
-    python examples/python/cuda/softmax.py
+    python examples/python/cuda/tile/softmax.py
 """
 
 import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/cuda/tile/softmax.mlir"
 ROWS = 32
 
 

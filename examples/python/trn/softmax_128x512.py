@@ -1,14 +1,13 @@
 """Row softmax of a [128, 512] f32 tile on Trainium (twin of examples/trn/softmax_128x512.mlir):
 -max with reduce_negate, exp(x - max) and its row sum in one unary_reduce, 1/sum, scale.
 
-    python examples/python/trn/softmax.py
+    python examples/python/trn/softmax_128x512.py
 """
 
 import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/trn/softmax_128x512.mlir"
 
 
 @Tx.kernel(target="aws/trn1/trn1.2xlarge")

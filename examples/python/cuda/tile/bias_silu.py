@@ -1,14 +1,13 @@
 """Y = silu(X + bias) on sm_80 (twin of examples/cuda/tile/bias_silu.mlir): X [256, 256] f32,
 bias [1, 256] broadcast over the rows; 8 CTAs of 128 threads, a 32-row tile each.
 
-    python examples/python/cuda/bias_silu.py
+    python examples/python/cuda/tile/bias_silu.py
 """
 
 import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/cuda/tile/bias_silu.mlir"
 ROWS = 32
 
 

@@ -1,14 +1,13 @@
 """C = A @ B for 128x128x128 f32 on Trainium (twin of examples/trn/matmul_128.mlir). A is given
 transposed (A^T = [K, M]) so that the contraction dim lands on partitions when loaded.
 
-    python examples/python/trn/gemm.py
+    python examples/python/trn/matmul_128.py
 """
 
 import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/trn/matmul_128.mlir"
 
 
 @Tx.kernel(target="aws/trn1/trn1.2xlarge")

@@ -1,14 +1,13 @@
 """Causal mask of a [128, 512] attention-score tile on Trainium (twin of
 examples/trn/causal_mask.mlir): keep S[q, k] where key k <= query 384 + q, else -3e38.
 
-    python examples/python/trn/attention_scores.py
+    python examples/python/trn/causal_mask.py
 """
 
 import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/trn/causal_mask.mlir"
 Q0 = 384  # the query block's row offset in the sequence
 
 

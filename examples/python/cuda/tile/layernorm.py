@@ -2,14 +2,13 @@
 examples/cuda/tile/layernorm.mlir): y = (x - mean) / sqrt(var + eps) * gamma + beta; 32 CTAs
 of 128 threads, one 8-row tile each in shared memory, cta-scope ops.
 
-    python examples/python/cuda/layernorm.py
+    python examples/python/cuda/tile/layernorm.py
 """
 
 import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/cuda/tile/layernorm.mlir"
 ROWS, N = 8, 512
 EPS = 1e-5
 

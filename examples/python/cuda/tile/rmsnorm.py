@@ -1,14 +1,13 @@
 """RMSNorm in f16 with f32 statistics on sm_80 (twin of examples/cuda/tile/rmsnorm.mlir):
 Y = X / sqrt(mean(X^2) + 1e-6) * gamma; 32 CTAs of 128 threads, one 8-row tile each.
 
-    python examples/python/cuda/rmsnorm.py
+    python examples/python/cuda/tile/rmsnorm.py
 """
 
 import numpy as np
 
 from tirx_mlir import script as Tx
 
-IR_TWIN = "examples/cuda/tile/rmsnorm.mlir"
 ROWS, N = 8, 512
 
 
