@@ -198,7 +198,14 @@ class _OpLine(NamedTuple):
     """How many value uses the text has (``values`` holds each distinct value once)."""
 
 
-_PLAIN_OP_FIELDS = frozenset(vars(UnrealizedConversionCastOp.create()))
+def _plain_op_fields() -> frozenset[str]:
+    probe = UnrealizedConversionCastOp.create()
+    if probe.parent is not None:  # an open ImplicitBuilder inserts every op created under it
+        probe.detach()
+    return frozenset(vars(probe))
+
+
+_PLAIN_OP_FIELDS = _plain_op_fields()
 """The instance fields `Operation.create` gives an op with no state of its own."""
 
 _SHARED_LIMIT = 8192

@@ -440,11 +440,6 @@ class KernelBuilder:
         self._ctx: contextlib.ExitStack | None = None
 
     def __enter__(self) -> "KernelBuilder":
-        # imported before the body's builder is open: importing it creates an op (a template
-        # of its fields), which an open ImplicitBuilder would insert into the kernel; a type
-        # parsed in the body (result_types=[...]) imports it
-        import tirx_mlir.located_parser  # noqa: F401
-
         self._ctx = contextlib.ExitStack()
         self._ctx.enter_context(ImplicitBuilder(located_builder(self.op.body.block)))
         return self
