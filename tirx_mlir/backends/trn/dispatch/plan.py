@@ -362,10 +362,20 @@ def _broadcast_into_tile(builder: Builder, plan: TilePlan, op: PlanOperand,
                                    for j in order])
     if order != sorted(order):
         view = builder.insert(TransposeOp(view, [order.index(j) for j in range(len(order))])).result
+    pa = physical_access(view, effective_layout(btype(tile)))
+    if plan.pdim in plan.guards:  # guarded rows: the broadcast tile's rows guarded alike
+        guard = plan.guards[plan.pdim]
+        view = _guarded(builder, view, plan.pdim, guard)
+        tile = _guarded(builder, tile, 0, guard)
     op.value = tile
     op.refined = view
-    pa = physical_access(view, effective_layout(btype(tile)))
     op.axes = [(pa.axis_of(j), pa.step_of(j)) for j in range(len(refined))]
+
+
+def _guarded(builder: Builder, view: SSAValue, dim: int, guard: SSAValue) -> SSAValue:
+    shape = shape_of(view)
+    sizes: list = [guard if j == dim else n for j, n in enumerate(shape)]
+    return builder.insert(SliceOp(view, [0] * len(shape), sizes, max_sizes=shape)).result
 
 
 def _choose_partition_dim(plan: TilePlan, anchor: int) -> list[PlanOperand]:
