@@ -286,8 +286,9 @@ def _transposed_copy(b: Builder, value: SSAValue, origin: T.GemmOp) -> SSAValue:
     """A scratch SBUF tile holding ``value``'s transpose with its (new) dim 0 on partitions,
     filled by a tirx.copy that trn lowers to a transpose through an identity matmul."""
     rows, cols = shape_of(value)
+    tile = local_tile(b, [cols, rows], elem_type(value))
     source = b.insert(TransposeOp(value, [1, 0])).result
-    tile = guard_like(b, local_tile(b, [cols, rows], elem_type(value)), source)
+    tile = guard_like(b, tile, source)  # a guarded operand: its transpose guarded alike
     insert_tile_op(b, T.CopyOp(tile, source), origin)
     return tile
 
