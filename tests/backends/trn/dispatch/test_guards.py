@@ -147,3 +147,40 @@ def test_scalar_operands_and_fused_reductions_on_guarded_rows():
         return [y * y.sum(axis=1, keepdims=True)]
 
     check_every_stage(row_loop(1000, 64, 8, body), reference, rtol=2e-5, atol=1e-4)
+
+
+def _wide_guard(rows: int, cols: int, guard_dim: int) -> str:
+    """A [rows, cols] SBUF tile whose dim ``guard_dim`` is guarded by min(max, 1000 - 0 * max)
+    (at most its size), doubled in place."""
+    X = buffer_type(f"{rows}x{cols}xf32")
+    s = buffer_type(f"{rows}x{cols}xf32", scope="trn.sbuf")
+    n = (rows, cols)[guard_dim]
+    sizes = ["%g", str(cols)] if guard_dim == 0 else [str(rows), "%g"]
+    body = f"""  %t = tirx.alloc : {s}
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cmax = arith.constant {n} : index
+  %climit = arith.constant {n - 3} : index
+  scf.for %i = %c0 to %c1 step %c1 {{
+    %g = arith.minsi %cmax, %climit : index
+    %tg = tirx.slice %t[0, 0] [{", ".join(sizes)}] : {s} -> {s}
+    %two = arith.constant 2.0 : f32
+    tirx.mul %tg, %tg, %two : {s}, {s}, f32
+  }}
+  tirx.copy %Y, %t : {X}, {s}"""
+    return kernel_text(body, {}, {"Y": X})
+
+
+def test_a_guarded_free_dim_wider_than_one_instruction_says_what_to_write():
+    err = _dispatch_error(_wide_guard(128, 1024, 1))
+    assert "guarded dim 1 (at most 1024) does not fit one instruction (512 elements); one " \
+           "instruction covers a guard: loop over tiles of 512 guarded by " \
+           "min(512, n - 512 * t), or raise max_inst_size to 1024" in err.message
+    assert err.op.name == "tirx.mul"
+
+
+def test_a_guarded_partition_dim_over_several_tiles_says_what_to_write():
+    err = _dispatch_error(_wide_guard(256, 64, 0))
+    assert "guarded dim 0 (at most 256) crosses 2 layout tiles of an operand (of 128); a " \
+           "guard bounds one tile: loop over tiles of 128 and guard each by " \
+           "min(128, n - 128 * t), the last one partial" in err.message
