@@ -321,9 +321,12 @@ def _legacy_isa() -> types.ModuleType:
         return _tile(src)
 
     def nc_matmul(stationary, moving, **_):
-        s, m = _tile(stationary), _tile(moving)
+        s, m = _within_mask(_tile(stationary), (0,)), _within_mask(_tile(moving), (0,))
         return np.ascontiguousarray(_f32(s).reshape(s.shape[0], -1).T) @ _f32(m).reshape(
             m.shape[0], -1)
+
+    nc_matmul.mask_reads_only = True  # a mask bounds the contraction; the whole result is
+    # written (its rows are the stationary's free dim, not the masked partitions)
 
     def nc_transpose(data, **_):
         return _tile(data).T
@@ -380,6 +383,9 @@ def _legacy_isa() -> types.ModuleType:
     def iota(expr, dtype, **_):
         return np.asarray(expr).astype(dtype)
 
+    def memset(shape, value, dtype, **_):
+        return np.full(shape, value, dtype=dtype)
+
     def affine_select(pred, on_true_tile, on_false_value, **_):
         return np.where(pred, _f32(_tile(on_true_tile)), F32(on_false_value))
 
@@ -400,7 +406,9 @@ def _honour_mask(fn):
             out = fn(*args, **kwargs)
         finally:
             _MASK.pop()
-        return None if out is None else Masked(out, mask)
+        if out is None or getattr(fn, "mask_reads_only", False):
+            return out
+        return Masked(out, mask)
 
     return call
 

@@ -27,7 +27,8 @@ collective). Semantics, beyond the docstrings in tile_ops.py:
 * ``compose_op`` runs its body's ops in order.
 * an operand that is a guarded view (a ``tirx.slice`` with an index-valued size) is the numpy
   view of its guarded extent, so the op touches only that; operands of one type shape must then
-  have one run-time shape (guarded alike), else the op stops with an error naming both.
+  have one run-time shape (guarded alike), else the op stops with an error naming both (a
+  gemm's operands share dims by role instead: the product of mismatched extents fails).
 
 Scope check: an op narrower than the CTA (warpgroup, warp, thread) runs once in *each* instance
 of its scope; without per-thread ids they all see the same operands, so running it once gives
@@ -52,6 +53,9 @@ from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.interpreter import cluster, runtime
 from tirx_mlir.interpreter import tile_semantics as sem
 from tirx_mlir.interpreter.runtime import InterpretError
+
+CONTRACTIONS = (T.GemmOp, T.GemmAsyncOp)
+"""Tile ops whose operands are not guarded alike by shape (`TileCall.check_guards`)."""
 
 PER_THREAD_SCOPES = frozenset({"local"})
 """Memory scopes private to each thread: narrower-than-CTA ops may write them."""
@@ -153,7 +157,10 @@ def _scope_error(op: TileOp) -> str | None:
 def _make_call(op: TileOp) -> TileCall:
     named = op.named_operands()
     dts = {n: _element_dtype(v.type) for n, v in named.items()}
-    guarded = any(isinstance(v.type, BufferType) and is_guarded(v) for v in named.values())
+    # A contraction's operands share dims by role (gemm: M, N, K), not by shape: its semantics
+    # multiply the guarded extents, and a mismatch is numpy's shape error at the op.
+    guarded = not isinstance(op, CONTRACTIONS) and any(
+        isinstance(v.type, BufferType) and is_guarded(v) for v in named.values())
     variadic = tuple((n, len(v)) for n, v in op.variadic_operands().items())
     return TileCall(op, tuple(named), dts, runtime.compute_dtype(*dts.values()), _scope_error(op),
                     variadic, guarded=guarded)

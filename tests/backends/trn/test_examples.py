@@ -63,6 +63,8 @@ REFERENCES = {
     "exp_bias_scale": (lambda x, b, s: [np.exp(0.5 * x.astype(np.float64) + b),
                                         np.exp(x.astype(np.float64) * s - 1.0)], ACTIVATION),
     "guarded_loop": (lambda x: [_softmax(x)], REDUCE),
+    "guarded_layernorm": (lambda x, g, b: [_layernorm(x, g, b)], REDUCE),
+    "guarded_matmul": (lambda x, w: [x.astype(np.float64) @ w], MATMUL_F32),
     "layernorm": (lambda x, g, b: [_layernorm(x, g, b)], REDUCE),
     "layernorm_affine_rows": (lambda x, g, b: [_layernorm(x, g, b)], REDUCE),
     "matmul_128": (lambda at, b: [_mm(at, b)], MATMUL_F32),

@@ -2,7 +2,7 @@
 type's static size: the partial last tile of a loop, ``min(128, n - i * 128)`` rows). Each
 kernel is checked at every stage (numpy == tile level == after every pass == shared SBUF/PSUM ==
 printed NKI of both APIs on the stand-in); the errors are the ones a user meets: operands guarded
-differently, a variant without guards, a guard tirx-check-bounds refutes, and the CUDA dispatch,
+differently, a guard tirx-check-bounds refutes, and the CUDA dispatch,
 which does not take dynamic extents yet."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from tirx_testing.ir_text import buffer_type
+from tirx_testing.trn_guards import row_loop
 from tirx_testing.trn_lowering import kernel_text
 from tirx_testing.trn_stages import check_every_stage
 
@@ -21,39 +22,6 @@ from tirx_mlir.pipelines import get_pipeline
 F32 = np.float32
 
 
-def _row_loop(rows: int, cols: int, tiles: int, body: str, limit: int | None = None) -> str:
-    """A loop %i over ``tiles`` row tiles of 128 of X, B [rows, cols] -> Y, with %rows =
-    min(128, limit - 128 i) (limit: ``rows``), the guarded HBM views %xg, %bg, %yg and the
-    guarded SBUF views %a, %b, %c of 128-row tiles; ``body`` computes %c and the loop stores it."""
-    limit = rows if limit is None else limit
-    X = buffer_type(f"{rows}x{cols}xf32")
-    T = buffer_type(f"128x{cols}xf32")
-    s = buffer_type(f"128x{cols}xf32", scope="trn.sbuf")
-    text = f"""  %ta = tirx.alloc : {s}
-  %tb = tirx.alloc : {s}
-  %tc = tirx.alloc : {s}
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %cn = arith.constant {tiles} : index
-  %c128 = arith.constant 128 : index
-  %climit = arith.constant {limit} : index
-  scf.for %i = %c0 to %cn step %c1 {{
-    %row = arith.muli %i, %c128 : index
-    %left = arith.subi %climit, %row : index
-    %rows = arith.minsi %c128, %left : index
-    %xg = tirx.slice %X[%row, 0] [%rows, {cols}] : {X} -> {T}
-    %bg = tirx.slice %B[%row, 0] [%rows, {cols}] : {X} -> {T}
-    %yg = tirx.slice %Y[%row, 0] [%rows, {cols}] : {X} -> {T}
-    %a = tirx.slice %ta[0, 0] [%rows, {cols}] : {s} -> {s}
-    %b = tirx.slice %tb[0, 0] [%rows, {cols}] : {s} -> {s}
-    %c = tirx.slice %tc[0, 0] [%rows, {cols}] : {s} -> {s}
-    tirx.copy %a, %xg : {s}, {T}
-    tirx.copy %b, %bg : {s}, {T}
-{body.format(s=s, T=T)}
-    tirx.copy %yg, %c : {T}, {s}
-  }}"""
-    return kernel_text(text, {"X": X, "B": X}, {"Y": X})
-
 
 def test_a_ragged_row_loop_of_elementwise_ops_at_every_stage():
     """Y = exp(X + B) * B over 1000 rows: 8 tiles, the last of 104 rows (tensor_tensor,
@@ -61,7 +29,7 @@ def test_a_ragged_row_loop_of_elementwise_ops_at_every_stage():
     body = """    tirx.add %c, %a, %b : {s}, {s}, {s}
     tirx.exp %c, %c : {s}, {s}
     tirx.mul %c, %c, %b : {s}, {s}, {s}"""
-    final = check_every_stage(_row_loop(1000, 256, 8, body),
+    final = check_every_stage(row_loop(1000, 256, 8, body),
                               lambda x, b: [np.exp(x.astype(np.float64) + b) * b],
                               rtol=2e-6, atol=1e-6)
     current, legacy = emit_nki(final, "current"), emit_nki(final, "legacy")
@@ -76,7 +44,7 @@ def test_the_interpreter_touches_only_the_guarded_rows():
     at its maximum)."""
     from tirx_testing.trn_lowering import run
 
-    module = parse_module(_row_loop(1000, 8, 8, "    tirx.copy %c, %a : {s}, {s}"))
+    module = parse_module(row_loop(1000, 8, 8, "    tirx.copy %c, %a : {s}, {s}"))
     x = np.arange(1000 * 8, dtype=F32).reshape(1000, 8)
     (y,) = run(module, [x, x])
     np.testing.assert_array_equal(y, x)
@@ -125,33 +93,23 @@ def _dispatch_error(text: str) -> PassError:
 def test_operands_guarded_differently_are_a_dispatch_error():
     body = """    %full = tirx.slice %tb[0, 0] [128, 64] : {s} -> {s}
     tirx.add %c, %a, %full : {s}, {s}, {s}"""
-    err = _dispatch_error(_row_loop(1000, 64, 8, body))
+    err = _dispatch_error(row_loop(1000, 64, 8, body))
     assert "dim 0 is guarded in one operand but operand 'rhs' is not guarded there" in \
         err.message
-
-
-def test_an_op_without_a_guarded_variant_says_so():
-    """tirx.select (affine_select) has no variant taking dynamic extents yet: the table's row
-    says so instead of reading the guarded view at its maximum."""
-    body = """    %neg = arith.constant -3.0e38 : f32
-    tirx.select %c, %a, %neg where (d0, d1) : (d0 - d1 >= 0) : {s}, {s}, f32"""
-    err = _dispatch_error(_row_loop(1000, 64, 8, body))
-    assert "rejected: guards — operand 'dst' has a dynamic extent (a guarded tirx.slice); " \
-           "dynamic extents are not supported by the trn dispatch yet" in err.message
 
 
 @pytest.mark.parametrize("limit, message", [
     (1024, "dim 0: elements [896, 1023] are out of bounds for extent 1000 (when %i = 7)"),
 ])
 def test_a_guard_that_leaves_the_buffer_is_a_bounds_error(limit, message):
-    err = _dispatch_error(_row_loop(1000, 8, 8, "    tirx.copy %c, %a : {s}, {s}", limit))
+    err = _dispatch_error(row_loop(1000, 8, 8, "    tirx.copy %c, %a : {s}, {s}", limit))
     assert message in err.message
     assert err.op.name == "tirx.slice"
 
 
 def test_a_guard_above_its_maximum_is_a_bounds_error():
     """%n = 1000 - 128 i without the min: 1000 rows at i = 0, above the maximum of 128."""
-    text = _row_loop(1000, 8, 8, "    tirx.copy %c, %a : {s}, {s}").replace(
+    text = row_loop(1000, 8, 8, "    tirx.copy %c, %a : {s}, {s}").replace(
         "%rows = arith.minsi %c128, %left : index", "%rows = arith.addi %left, %c0 : index")
     err = _dispatch_error(text)
     assert "dim 0: the guarded size is 1000 (when %i = 0), outside [0, 128]" in err.message
@@ -164,7 +122,7 @@ def test_operands_guarded_differently_stop_the_tile_interpreter_at_the_op():
 
     body = """    %full = tirx.slice %tb[0, 0] [128, 8] : {s} -> {s}
     tirx.add %c, %a, %full : {s}, {s}, {s}"""
-    module = parse_module(_row_loop(1000, 8, 8, body))
+    module = parse_module(row_loop(1000, 8, 8, body))
     x = np.zeros((1000, 8), F32)
     with pytest.raises(InterpretError, match=r"operands 'dst' and 'rhs' of tirx.add have the "
                                              r"type shape \[128, 8\] but \[104, 8\] and "
@@ -188,4 +146,41 @@ def test_scalar_operands_and_fused_reductions_on_guarded_rows():
         y = np.exp2(x.astype(np.float64) + 1.0) * 3.0
         return [y * y.sum(axis=1, keepdims=True)]
 
-    check_every_stage(_row_loop(1000, 64, 8, body), reference, rtol=2e-5, atol=1e-4)
+    check_every_stage(row_loop(1000, 64, 8, body), reference, rtol=2e-5, atol=1e-4)
+
+
+def _wide_guard(rows: int, cols: int, guard_dim: int) -> str:
+    """A [rows, cols] SBUF tile whose dim ``guard_dim`` is guarded by min(max, 1000 - 0 * max)
+    (at most its size), doubled in place."""
+    X = buffer_type(f"{rows}x{cols}xf32")
+    s = buffer_type(f"{rows}x{cols}xf32", scope="trn.sbuf")
+    n = (rows, cols)[guard_dim]
+    sizes = ["%g", str(cols)] if guard_dim == 0 else [str(rows), "%g"]
+    body = f"""  %t = tirx.alloc : {s}
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cmax = arith.constant {n} : index
+  %climit = arith.constant {n - 3} : index
+  scf.for %i = %c0 to %c1 step %c1 {{
+    %g = arith.minsi %cmax, %climit : index
+    %tg = tirx.slice %t[0, 0] [{", ".join(sizes)}] : {s} -> {s}
+    %two = arith.constant 2.0 : f32
+    tirx.mul %tg, %tg, %two : {s}, {s}, f32
+  }}
+  tirx.copy %Y, %t : {X}, {s}"""
+    return kernel_text(body, {}, {"Y": X})
+
+
+def test_a_guarded_free_dim_wider_than_one_instruction_says_what_to_write():
+    err = _dispatch_error(_wide_guard(128, 1024, 1))
+    assert "guarded dim 1 (at most 1024) does not fit one instruction (512 elements); one " \
+           "instruction covers a guard: loop over tiles of 512 guarded by " \
+           "min(512, n - 512 * t), or raise max_inst_size to 1024" in err.message
+    assert err.op.name == "tirx.mul"
+
+
+def test_a_guarded_partition_dim_over_several_tiles_says_what_to_write():
+    err = _dispatch_error(_wide_guard(256, 64, 0))
+    assert "guarded dim 0 (at most 256) crosses 2 layout tiles of an operand (of 128); a " \
+           "guard bounds one tile: loop over tiles of 128 and guard each by " \
+           "min(128, n - 128 * t), the last one partial" in err.message

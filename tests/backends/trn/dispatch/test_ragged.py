@@ -170,3 +170,61 @@ def test_fma_and_cast_on_ragged_rows():
 
     check_every_stage(kernel_text(body, {"X": X}, {"Y": H}),
                       lambda x: [(x * F32(3) - F32(1)).astype(ml_dtypes.bfloat16)])
+
+
+@pytest.mark.parametrize("pred, keep", [
+    ("(d0 - d1 >= 0)", lambda i, j: i >= j),
+    ("(d1 - d0 - 300 >= 0)", lambda i, j: j - i - 300 >= 0),
+])
+def test_select_on_ragged_rows_and_columns(pred, keep):
+    """Each piece's predicate is the whole's shifted to the piece's indices: 3 row tiles (the
+    last of 1 row) times 2 column pieces (512 and 497), one affine_select each."""
+    body = f"""  %neg = arith.constant -1.0 : f32
+  tirx.select %x, %x, %neg where (d0, d1) : {pred} : {{x}}, {{x}}, f32"""
+    mask = keep(np.arange(257)[:, None], np.arange(1009)[None, :])
+    final = check_every_stage(unary_kernel(257, 1009, body),
+                              lambda x: [np.where(mask, x, F32(-1.0))])
+    assert executed_nki_ops(final)["nki.affine_select"] == tiles(257, 128) * tiles(1009, 512)
+
+
+def test_select_with_a_loop_variable_on_ragged_rows():
+    """A predicate over the destination's rows and a loop variable (symbols), cut at row 256."""
+    X, x = buffer_type("257x64xf32"), sbuf("257x64xf32")
+    text = f"""  %x = tirx.alloc : {x}
+  tirx.copy %x, %X : {x}, {X}
+  %neg = arith.constant -1.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  scf.for %i = %c0 to %c2 step %c1 {{
+    tirx.select %x, %x, %neg where (d0, d1)[s0] : (255 + s0 - d0 >= 0) symbols [%i] : {x}, {x}, f32, index
+  }}
+  tirx.copy %Y, %x : {X}, {x}"""
+    keep = np.arange(257)[:, None] <= 255  # after i = 0 (rows <= 255) and i = 1 (rows <= 256)
+    final = check_every_stage(kernel_text(text, {"X": X}, {"Y": X}),
+                              lambda x: [np.where(keep, x, F32(-1.0))])
+    # per iteration: the two full tiles (side by side on the free axis) in one, the last row
+    assert executed_nki_ops(final)["nki.affine_select"] == 2 * 2
+
+
+def test_a_fused_compose_op_on_ragged_rows_and_columns():
+    """compose_op {exp; sum} fuses into unary_reduce, which the ragged variant cuts: one
+    activation_reduce per row tile (the reduced dim is never cut), then the scaling per row tile
+    and column piece."""
+    v = sbuf("257x1xf32")
+    body = f"""  %y = tirx.alloc : {{x}}
+  %m = tirx.alloc : {v}
+  tirx.compose_op {{{{
+    tirx.exp %y, %x : {{x}}, {{x}}
+    tirx.sum %m, %y : {v}, {{x}}
+  }}}}
+  tirx.mul %x, %y, %m : {{x}}, {{x}}, {v}"""
+
+    def reference(x):
+        e = np.exp(x.astype(np.float64))
+        return [e * e.sum(axis=1, keepdims=True)]
+
+    final = check_every_stage(unary_kernel(257, 1009, body), reference, rtol=1e-5, atol=1e-3)
+    ops = executed_nki_ops(final)
+    assert ops["nki.activation_reduce"] == tiles(257, 128)
+    assert ops["nki.tensor_scalar"] == tiles(257, 128) * tiles(1009, 512)

@@ -25,8 +25,9 @@ from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, max_free,
                                                     scratch_tile)
 from tirx_mlir.backends.trn.dispatch.partition_broadcast import broadcast_on_chip, on_chip_row
-from tirx_mlir.backends.trn.dispatch.plan import (SBUF_FREE_LIMIT, PlanOperand, choose_chunks,
-                                                  partition_dims, plan_tiles, refine)
+from tirx_mlir.backends.trn.dispatch.plan import (SBUF_FREE_LIMIT, PlanOperand, check_guards,
+                                                  choose_chunks, partition_dims, plan_tiles,
+                                                  refine)
 from tirx_mlir.backends.trn.memory import HBM, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx import tile_ops as T
@@ -121,6 +122,10 @@ def _transpose(op, ctx) -> None:
                             lambda builder, buf: builder.insert(nki.IdentityOp(buf)))
     if k != 128:
         eye = b.insert(SliceOp(eye, [0, 0], [k, k])).result
+    check_guards(plan)
+    if bdim in plan.guards:  # the source's guarded partitions: as many identity rows, columns
+        g = plan.guards[bdim]
+        eye = b.insert(SliceOp(eye, [0, 0], [g, g], max_sizes=[k, k])).result
     direct = dst_scope == PSUM and elem_type(op.dst) == f32
     acc = None if direct else scratch_tile(b, op, [m, k], f32, PSUM,
                                            "the transpose's PSUM staging tile")
@@ -131,8 +136,9 @@ def _transpose(op, ctx) -> None:
         if acc is None:
             bb.insert(nki.MatmulOp(out, stat, eye))
         else:
-            bb.insert(nki.MatmulOp(acc, stat, eye))
-            bb.insert(nki.TensorCopyOp(out, acc))
+            staged = guard_like(bb, acc, out)
+            bb.insert(nki.MatmulOp(staged, stat, eye))
+            bb.insert(nki.TensorCopyOp(out, staged))
 
     plan.emit(b, plan.loops, body)
 
@@ -141,7 +147,9 @@ _WHEN = (THREAD_SCOPE, OPERANDS_ON_TRN)
 for _op in (T.CopyOp, T.CastOp, T.PermuteLayoutOp, T.CopyAsyncOp):
     register_dispatch(_op, "trn", variant="default", priority=10, when=_WHEN)(
         accepts_guards(_copy))
-    register_dispatch(_op, "trn", variant="transpose", priority=5, when=_WHEN)(_transpose)
+    register_dispatch(_op, "trn", variant="transpose", priority=5, when=_WHEN)(
+        accepts_guards(_transpose))
 for _op in (T.CopyOp, T.CopyAsyncOp):  # a row on chip copied to every partition
     register_dispatch(_op, "trn", variant="partition_broadcast", priority=11,
-                      when=(*_WHEN, predicate("on_chip_row", on_chip_row)))(broadcast_on_chip)
+                      when=(*_WHEN, predicate("on_chip_row", on_chip_row)))(
+                          accepts_guards(broadcast_on_chip))

@@ -298,7 +298,7 @@ def _unary_decompose(op, ctx) -> None:
         fail("bias and scale are scalars or per-partition operands (unary_with_bias_scale "
              "handles them)")
     b = ctx.builder
-    tmp = local_tile(b, shape, f32)
+    tmp = guard_like(b, local_tile(b, shape, f32), op.dst)  # guarded as dst (a guarded tile)
     one, zero = f32_const(b, 1.0), f32_const(b, 0.0)
     insert_tile_op(b, T.FmaOp(tmp, op.src, op.scale or one, op.bias or zero), op)
     insert_tile_op(b, type(op)(op.dst, tmp), op)
@@ -306,7 +306,8 @@ def _unary_decompose(op, ctx) -> None:
 
 for _op in (T.ExpOp, T.SqrtOp, T.Exp2Op, T.Log2Op):
     register_dispatch(_op, "trn", variant="unary_decompose", priority=-10,
-                      when=(*COMPUTE, float_tiles("dst", "src")))(_unary_decompose)
+                      when=(*COMPUTE, float_tiles("dst", "src")))(
+        accepts_guards(_unary_decompose))
 
 
 def _silu(op, ctx):
@@ -314,7 +315,7 @@ def _silu(op, ctx):
 
 
 register_dispatch(T.SiluOp, "trn", variant="unary",
-                  when=(*COMPUTE, float_tiles("dst", "src")))(_silu)
+                  when=(*COMPUTE, float_tiles("dst", "src")))(accepts_guards(_silu))
 
 
 def _reciprocal(op: T.ReciprocalOp, ctx) -> None:
@@ -346,7 +347,7 @@ def _memset(op, ctx) -> None:
 
 
 for _op in (T.MemsetOp, T.FillOp, T.ZeroOp):
-    register_dispatch(_op, "trn", variant="unary", when=COMPUTE)(_memset)  # no mask: see docs
+    register_dispatch(_op, "trn", variant="unary", when=COMPUTE)(accepts_guards(_memset))
 
 
 # --- fma ------------------------------------------------------------------------------------------
@@ -373,11 +374,12 @@ def _fma(op: T.FmaOp, ctx) -> None:
         d, xv = plan.views(bb, ops, ivs, "dst", "input")
         sv, cv = operand(bb, "scale", ivs), operand(bb, "bias", ivs)
         if tmp is not None:
-            bb.insert(nki.TensorTensorOp(tmp, xv, sv, op="multiply"))
+            product = guard_like(bb, tmp, xv)
+            bb.insert(nki.TensorTensorOp(product, xv, sv, op="multiply"))
             if c.kind == "full":
-                bb.insert(nki.TensorTensorOp(d, tmp, cv, op="add"))
+                bb.insert(nki.TensorTensorOp(d, product, cv, op="add"))
             else:
-                bb.insert(nki.TensorScalarOp(d, tmp, cv, op0="add"))
+                bb.insert(nki.TensorScalarOp(d, product, cv, op0="add"))
         elif c.kind == "full":
             bb.insert(nki.ScalarTensorTensorOp(d, xv, sv, cv, op0="multiply", op1="add"))
         else:
@@ -386,6 +388,6 @@ def _fma(op: T.FmaOp, ctx) -> None:
     plan.emit(b, plan.loops, body)
 
 
-register_dispatch(T.FmaOp, "trn", variant="tensor_scalar", when=COMPUTE)(_fma)
+register_dispatch(T.FmaOp, "trn", variant="tensor_scalar", when=COMPUTE)(accepts_guards(_fma))
 
 _ = elem_type

@@ -22,7 +22,8 @@ from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, THREAD_SCOPE, 
                                                     local_tile, plan_elementwise)
 from tirx_mlir.backends.trn.dispatch.elementwise import operand_reader
 from tirx_mlir.dialects.tirx import tile_ops as T
-from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dialects.tirx.access import guard_like
+from tirx_mlir.dispatch import accepts_guards, fail, register_dispatch
 from tirx_mlir.dispatch.builders import insert_tile_op, is_buffer, is_full, shape_of
 
 BINARY_OPS = {"add": T.AddOp, "sub": T.SubOp, "mul": T.MulOp, "fdiv": T.FdivOp,
@@ -65,7 +66,7 @@ def _binary_chain(op: T.BinaryChainOp, ctx) -> None:
 
 def _binary_chain_decompose(op: T.BinaryChainOp, ctx) -> None:
     b = ctx.builder
-    tmp = local_tile(b, shape_of(op.out), f32)
+    tmp = guard_like(b, local_tile(b, shape_of(op.out), f32), op.out)
     insert_tile_op(b, BINARY_OPS[op.op0.data](tmp, op.data, op.operand0), op)
     second = BINARY_OPS[op.op1.data]
     if op.flag("reverse1"):
@@ -75,9 +76,9 @@ def _binary_chain_decompose(op: T.BinaryChainOp, ctx) -> None:
 
 
 register_dispatch(T.BinaryChainOp, "trn", variant="default", priority=10,
-                  when=COMPUTE)(_binary_chain)
+                  when=COMPUTE)(accepts_guards(_binary_chain))
 register_dispatch(T.BinaryChainOp, "trn", variant="decompose", when=COMPUTE)(
-    _binary_chain_decompose)
+    accepts_guards(_binary_chain_decompose))
 
 
 # --- compose_op -----------------------------------------------------------------------------------
@@ -132,6 +133,8 @@ def _compose_inline(op: T.ComposeOp, ctx) -> None:
         ctx.builder.insert(inner.clone())
 
 
+# The body's ops are on the compose op's views: a guarded view stays guarded in them.
 register_dispatch(T.ComposeOp, "trn", variant="fuse", priority=10, when=(THREAD_SCOPE,))(
-    _compose_fuse)
-register_dispatch(T.ComposeOp, "trn", variant="inline", when=(THREAD_SCOPE,))(_compose_inline)
+    accepts_guards(_compose_fuse))
+register_dispatch(T.ComposeOp, "trn", variant="inline", when=(THREAD_SCOPE,))(
+    accepts_guards(_compose_inline))

@@ -16,6 +16,12 @@ destination is written directly; an SBUF one through a PSUM tile of its own (its
 reused while the result is still needed: the allocator sees its lifetime) and one eviction
 (``tensor_copy``, or ``scalar_tensor_tensor`` for ``alpha``/``beta``).
 
+Guards (a guarded view: the partial last tile of a loop over M, N or K) ride in the
+instruction views: each guarded dim must be one TensorE tile (`check_guards`), the PSUM tile is
+guarded as D is, and a guarded K tile contracts over its guarded rows of both operands (the
+partition dim of the stationary and the moving operand), so a loop over K tiles accumulating
+into a PSUM D (``beta = 1``) ends with a partial K tile.
+
 tirx.gemm_async (Blackwell's asynchronous K-major form) lowers to the same through an equivalent
 tirx.gemm (variant ``gemm``).
 """
@@ -32,13 +38,14 @@ from xdsl.ir import SSAValue
 from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (OPERANDS_ON_TRN, THREAD_SCOPE, f32_const,
                                                     local_tile, scratch_tile)
-from tirx_mlir.backends.trn.dispatch.plan import PlanOperand, TilePlan, partition_dims, refine
+from tirx_mlir.backends.trn.dispatch.plan import (PlanOperand, TilePlan, check_guards,
+                                                  partition_dims, refine)
 from tirx_mlir.backends.trn.memory import ON_CHIP, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
-from tirx_mlir.dialects.tirx.access import const_index
+from tirx_mlir.dialects.tirx.access import const_index, guard_like
 from tirx_mlir.dialects.tirx.buffer_ops import TransposeOp
-from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch import accepts_guards, fail, register_dispatch
 from tirx_mlir.dispatch.builders import (elem_type, insert_tile_op, largest_divisor_at_most,
                                          reshape, scope_of, shape_of)
 
@@ -188,6 +195,9 @@ def _gemm(op: T.GemmOp, ctx) -> None:
     plan, ops, kd = _refined_operands(b, op, form)
     roles = _roles(plan, ops, kd)
     loops_xy, loops_k = _choose_tiles(plan, roles, form.direct)
+    check_guards(plan)
+    if plan.guards and roles.kt is None:
+        fail("a guarded gemm with K = 1 (its one contraction row is a reshaped view)")
     x_size = plan.sizes[roles.xt]
     y_size = plan.chunk[roles.yt] if roles.yt is not None else 1
     acc = None if form.direct else scratch_tile(b, op, [x_size, y_size], f32, PSUM,
@@ -212,15 +222,15 @@ def _gemm(op: T.GemmOp, ctx) -> None:
         b2.insert(nki.MatmulOp(out, s, m, None if accumulate else cond, accumulate=accumulate))
 
     def block(bb: Builder, ivs, counters) -> None:
-        out = acc if acc is not None else plan.instruction_view(bb, ops["d"], ivs, order=out_order)
+        d = plan.instruction_view(bb, ops["d"], ivs, order=out_order)
+        out = d if acc is None else guard_like(bb, acc, d)  # a guarded D: its PSUM tile too
         plan.emit(bb, loops_k, lambda b2, ivs2, counters2: k_step(b2, ivs2, counters2, out),
                   ivs, counters)
         if acc is None:
             return
-        d = plan.instruction_view(bb, ops["d"], ivs, order=out_order)
         c = d if form.in_place or form.beta == 0.0 else \
             plan.instruction_view(bb, ops["c"], ivs, order=out_order)
-        _evict(bb, form, d, c, acc, alpha_v, beta_v)
+        _evict(bb, form, d, c, out, alpha_v, beta_v)
 
     plan.emit(b, loops_xy, block)
 
@@ -255,7 +265,7 @@ def _not_first(b: Builder, counters: list[SSAValue], zero: SSAValue | None) -> S
 
 
 register_dispatch(T.GemmOp, "trn", variant="default", priority=10,
-                  when=(THREAD_SCOPE, OPERANDS_ON_TRN))(_gemm)
+                  when=(THREAD_SCOPE, OPERANDS_ON_TRN))(accepts_guards(_gemm))
 
 
 def _holds_on_partitions(value: SSAValue, dim: int) -> bool:
@@ -278,6 +288,7 @@ def _transposed_copy(b: Builder, value: SSAValue, origin: T.GemmOp) -> SSAValue:
     rows, cols = shape_of(value)
     tile = local_tile(b, [cols, rows], elem_type(value))
     source = b.insert(TransposeOp(value, [1, 0])).result
+    tile = guard_like(b, tile, source)  # a guarded operand: its transpose guarded alike
     insert_tile_op(b, T.CopyOp(tile, source), origin)
     return tile
 
@@ -299,7 +310,7 @@ def _gemm_transpose_operands(op: T.GemmOp, ctx) -> None:
 
 
 register_dispatch(T.GemmOp, "trn", variant="transpose_operands", priority=0,
-                  when=(THREAD_SCOPE, OPERANDS_ON_TRN))(_gemm_transpose_operands)
+                  when=(THREAD_SCOPE, OPERANDS_ON_TRN))(accepts_guards(_gemm_transpose_operands))
 
 
 def _gemm_async(op: T.GemmAsyncOp, ctx) -> None:
@@ -313,4 +324,4 @@ def _gemm_async(op: T.GemmAsyncOp, ctx) -> None:
 
 
 register_dispatch(T.GemmAsyncOp, "trn", variant="gemm", priority=10,
-                  when=(THREAD_SCOPE, OPERANDS_ON_TRN))(_gemm_async)
+                  when=(THREAD_SCOPE, OPERANDS_ON_TRN))(accepts_guards(_gemm_async))

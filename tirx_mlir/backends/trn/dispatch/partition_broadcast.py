@@ -40,6 +40,7 @@ from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
 from tirx_mlir.dialects.tirx.tile_base import TileOp
+from tirx_mlir.dialects.tirx.access import guard_like, is_guarded
 from tirx_mlir.dispatch import fail
 from tirx_mlir.dispatch.builders import (align, alloc, elem_type, insert_tile_op, reshape,
                                          scope_of, shape_of)
@@ -103,9 +104,14 @@ def broadcast_row(ctx, builder: Builder, row: SSAValue, rows: int, origin: TileO
             insert_tile_op(builder, T.GemmOp(acc, ones_p, row, None, transpose_a=True), origin)
             accs.append(acc)
         dst = dst if dst is not None else local_tile(builder, [rows, width], elem_type(row))
-        for (r0, p), acc in zip(blocks, accs):
-            insert_tile_op(builder, T.CopyOp(_rows(builder, dst, r0, p), acc), origin)
+        for (r0, p), acc in zip(blocks, accs):  # a guarded dst: its guarded part of acc
+            target = _rows(builder, dst, r0, p)
+            insert_tile_op(builder, T.CopyOp(target, guard_like(builder, acc, target)), origin)
         return dst
+    if dst is not None and is_guarded(dst):
+        fail(f"a {dtypes.type_name(elem_type(row))} row into a guarded destination: the DMA "
+             f"broadcast takes static extents; copy the row into a {SBUF} tile of the "
+             f"destination's maximum shape, then copy its guarded part")
     if dst is not None and scope_of(dst) != SBUF:
         fail(f"a {dtypes.type_name(elem_type(row))} row is broadcast by DMA, which writes "
              f"{SBUF} only; give the destination {SBUF}")

@@ -255,8 +255,11 @@ def refine(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanO
     for k, value in guards.items():
         pieces = [j for j in range(len(sizes)) if origin[j] == k and sizes[j] > 1]
         if len(pieces) != 1:
-            fail(f"guarded dim {k} (at most {iter_shape[k]}) crosses layout tiles of an "
-                 f"operand; a guard bounds one tile (slice by the layout's tile first)")
+            tile = max((sizes[j] for j in pieces), default=1)
+            fail(f"guarded dim {k} (at most {iter_shape[k]}) crosses {len(pieces)} layout "
+                 f"tiles of an operand (of {tile}); a guard bounds one tile: loop over tiles "
+                 f"of {tile} and guard each by min({tile}, n - {tile} * t), the last one "
+                 f"partial")
         plan.guards[pieces[0]] = value
     for op, view in zip(operands, aligned):
         shape = [s if op.present(origin[j]) else 1 for j, s in enumerate(sizes)]
@@ -343,9 +346,11 @@ def check_guards(plan: TilePlan) -> None:
     fits): the instruction's extent is then the guard itself."""
     for j in plan.guards:
         if j in plan.loops or plan.chunk.get(j, 1) != plan.sizes[j]:
+            c = plan.chunk.get(j, 1)
             fail(f"guarded dim {plan.origin[j]} (at most {plan.sizes[j]}) does not fit one "
-                 f"instruction ({plan.chunk.get(j, 1)} elements); a guarded free dim must fit "
-                 f"max_inst_size")
+                 f"instruction ({c} elements); one instruction covers a guard: loop over "
+                 f"tiles of {c} guarded by min({c}, n - {c} * t), or raise max_inst_size to "
+                 f"{plan.sizes[j]} where the engine allows it")
 
 
 def _broadcast_into_tile(builder: Builder, plan: TilePlan, op: PlanOperand,
@@ -362,10 +367,20 @@ def _broadcast_into_tile(builder: Builder, plan: TilePlan, op: PlanOperand,
                                    for j in order])
     if order != sorted(order):
         view = builder.insert(TransposeOp(view, [order.index(j) for j in range(len(order))])).result
+    pa = physical_access(view, effective_layout(btype(tile)))
+    if plan.pdim in plan.guards:  # guarded rows: the broadcast tile's rows guarded alike
+        guard = plan.guards[plan.pdim]
+        view = _guarded(builder, view, plan.pdim, guard)
+        tile = _guarded(builder, tile, 0, guard)
     op.value = tile
     op.refined = view
-    pa = physical_access(view, effective_layout(btype(tile)))
     op.axes = [(pa.axis_of(j), pa.step_of(j)) for j in range(len(refined))]
+
+
+def _guarded(builder: Builder, view: SSAValue, dim: int, guard: SSAValue) -> SSAValue:
+    shape = shape_of(view)
+    sizes: list = [guard if j == dim else n for j, n in enumerate(shape)]
+    return builder.insert(SliceOp(view, [0] * len(shape), sizes, max_sizes=shape)).result
 
 
 def _choose_partition_dim(plan: TilePlan, anchor: int) -> list[PlanOperand]:

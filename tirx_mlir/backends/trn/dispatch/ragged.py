@@ -28,7 +28,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from xdsl.dialects.builtin import AffineSetAttr
 from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineExpr, AffineSet
+from xdsl.ir.affine.affine_set import AffineConstraintExpr
 
 from tirx_mlir.backends.trn.dispatch.common import (DEFAULT_MAX_INST_SIZE, OPERANDS_ON_TRN,
                                                     THREAD_SCOPE, max_free, on_chip)
@@ -122,6 +125,8 @@ def iteration_space(op: TileOp) -> Space | None:
                                                                      rank))
     if isinstance(op, T.BinaryChainOp):
         return _space(op, "out")
+    if isinstance(op, T.SelectOp):
+        return _space(op, "dst")
     if isinstance(op, ELEMENTWISE):
         return _space(op, "dst")
     return None
@@ -225,7 +230,22 @@ def _cut(op: TileOp, ctx) -> None:
             continue
         piece = op.clone()  # its workspace (a variadic operand, last) is shared by the pieces
         piece.operands = [*(operands[name] for name in names), *_variadic_values(op)]
+        if isinstance(op, T.SelectOp) and start:
+            piece.properties["where"] = AffineSetAttr(
+                shifted_dim(op.where.data, space.dims[k]["dst"], start))
         insert_tile_op(b, piece, op)
+
+
+def shifted_dim(aset: AffineSet, dim: int, offset: int) -> AffineSet:
+    """``aset`` over a piece whose dim ``dim`` starts at ``offset``: ``d`` becomes ``d +
+    offset`` (a select's predicate is written in the destination's indices)."""
+    dims = [AffineExpr.dimension(d) + offset if d == dim else AffineExpr.dimension(d)
+            for d in range(aset.num_dims)]
+    syms = [AffineExpr.symbol(q) for q in range(aset.num_symbols)]
+    return AffineSet(aset.num_dims, aset.num_symbols, tuple(
+        AffineConstraintExpr(c.kind, c.lhs.replace_dims_and_symbols(dims, syms),
+                             c.rhs.replace_dims_and_symbols(dims, syms))
+        for c in aset.constraints))
 
 
 def _variadic_values(op: TileOp) -> list[SSAValue]:
@@ -245,10 +265,10 @@ RAGGED_OPS = (T.CopyOp, T.CopyAsyncOp, T.CastOp, T.PermuteLayoutOp, T.ZeroOp, T.
               T.MemsetOp, T.ReciprocalOp, T.SiluOp, T.SqrtOp, T.ExpOp, T.Exp2Op, T.Log2Op,
               T.AddOp, T.SubOp, T.MulOp, T.FdivOp, T.MaximumOp, T.MinimumOp, T.FmaOp,
               T.SumOp, T.MaxOp, T.MinOp, T.ReduceNegateOp, T.BinaryReduceOp, T.UnaryReduceOp,
-              T.BinaryChainOp, T.GemmOp)
-"""The primitives the variant cuts. Not select (its predicate is written in the destination's
-indices, which a piece would shift) nor compose_op (its body is dispatched op by op, each op
-cut on its own)."""
+              T.BinaryChainOp, T.GemmOp, T.SelectOp)
+"""The primitives the variant cuts (a select's piece has its predicate shifted to the piece's
+indices, `shifted_dim`). Not compose_op: it is dispatched as the fused primitive or op by op,
+each cut on its own."""
 
 
 def _register() -> None:

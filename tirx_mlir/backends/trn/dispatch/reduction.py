@@ -208,7 +208,7 @@ def _unary_reduce_decompose(op: T.UnaryReduceOp, ctx) -> None:
 
 
 register_dispatch(T.UnaryReduceOp, "trn", variant="decompose", when=COMPUTE)(
-    _unary_reduce_decompose)
+    accepts_guards(_unary_reduce_decompose))
 
 
 # --- binary_reduce --------------------------------------------------------------------------------
@@ -257,6 +257,6 @@ def _binary_reduce_decompose(op: T.BinaryReduceOp, ctx) -> None:
 
 
 register_dispatch(T.BinaryReduceOp, "trn", variant="decompose", when=COMPUTE)(
-    _binary_reduce_decompose)
+    accepts_guards(_binary_reduce_decompose))
 
 _ = math

@@ -9,7 +9,8 @@ an index value added to the offset (``offset_index``), and each constraint is on
 The value must be a full tile on one side and a constant on the other; when the constant is the
 true value the predicate is negated and the sides swap (one constraint only: a negated
 conjunction is a disjunction). Two constants: memset, then select in place. The instruction
-loops are unrolled, since affine_select takes a constant offset.
+loops are unrolled, since affine_select takes a constant offset. A guarded view (the partial last
+tile of a loop) may be guarded on its partition dim only: the pattern's counts are constants.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from tirx_mlir.backends.trn.memory import SBUF
 from tirx_mlir.dialects.tirx import predicate, tile_ops as T
 from tirx_mlir.dialects.tirx.access import IndexExpr, constant_value, materialize
 from tirx_mlir.dialects.tirx.predicate import format_affine_set
-from tirx_mlir.dispatch import fail, register_dispatch
+from tirx_mlir.dispatch import accepts_guards, fail, register_dispatch
 from tirx_mlir.dispatch.builders import is_buffer, is_full, scope_of, shape_of
 
 MAX_UNROLL = 4096
@@ -94,6 +95,10 @@ def _select(op: T.SelectOp, ctx) -> None:
         fail("the selected tile must be in SBUF (GpSimd cannot read PSUM)")
     named = [("on_true", on_true)] if on_true is not None else []
     plan, ops = plan_elementwise(ctx, op, dst, named)
+    if any(j != plan.pdim for j in plan.guards):
+        fail("a guarded free dim: affine_select's pattern counts its free elements by "
+             "constants; guard the partition dim (rows), or select over the full tile and "
+             "copy the guarded part")
     counts = plan.loop_counts(plan.loops)
     if math.prod(counts) > MAX_UNROLL:
         fail(f"{math.prod(counts)} instructions would be unrolled (affine_select takes constant "
@@ -122,6 +127,7 @@ def _select(op: T.SelectOp, ctx) -> None:
             source = d
 
 
-register_dispatch(T.SelectOp, "trn", variant="default", priority=10, when=COMPUTE)(_select)
+register_dispatch(T.SelectOp, "trn", variant="default", priority=10, when=COMPUTE)(
+    accepts_guards(_select))
 
 _ = Builder

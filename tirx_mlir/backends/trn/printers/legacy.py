@@ -75,7 +75,8 @@ class NkiLegacyPrinter(NkiEmitterBase):
         self.aranges: dict[tuple[int, int, int], str] = {}
         self.pending: dict[str, str] = {}
         self.shapes: list[tuple[str, tuple[int, ...]]] = []
-        self.masks: dict[str, None] = {}
+        self.masks: dict[str, str] = {}  # mask term -> the arange it bounds
+        self.mask_only: set[str] | None = None  # a matmul: the mask terms of its contraction
         self.static_loops: set[scf.ForOp] = set()
 
     # ---- kernel frame ----
@@ -164,7 +165,7 @@ class NkiLegacyPrinter(NkiEmitterBase):
         for d, var in index_vars.items():
             guard = access.guard(d)
             if guard is not None:
-                self.masks[f"({var} < {self.mask_bound(guard, access.sizes[d], op)})"] = None
+                self.masks[f"({var} < {self.mask_bound(guard, access.sizes[d], op)})"] = var
         return self.indexed(access, base, index_vars, op)
 
     def mask_bound(self, guard: SSAValue, size: int, op: Operation) -> str:
@@ -239,8 +240,9 @@ class NkiLegacyPrinter(NkiEmitterBase):
                     dst_slots: tuple[dict[int, tuple[int, int]], int] | None = None) -> None:
         parts = [f'{k}={v}' if k else v for k, v in args if v is not None]
         target = None if dst is None else self.tile(dst, op, dst_role, dst_slots)
-        if self.masks:  # guarded operands: the instruction runs where every guard holds
-            parts.append(f"mask={' & '.join(self.masks)}")
+        masks = [t for t in self.masks if self.mask_only is None or t in self.mask_only]
+        if masks:  # guarded operands: the instruction runs where every guard holds
+            parts.append(f"mask={' & '.join(masks)}")
         call = f"{fn}({', '.join(parts)})"
         if target is None:
             self.flush(op, call)
@@ -275,12 +277,17 @@ class NkiLegacyPrinter(NkiEmitterBase):
         self.instruction("nisa.dma_copy", op, None, [("dst", self.tile(op.dst, op)), ("src", src)])
 
     def emit_nki_memset(self, op: nki.MemsetOp) -> None:
-        target = self.tile(op.dst, op)
-        if self.masks:
-            self.masks = {}
-            raise self.fail("a legacy NKI memset (an assignment) takes no mask, and this one "
-                            "writes a guarded view", op, hint="print with -t nki")
-        self.flush(op, f"{target} = {self.value_literal(op.value, op.dst, op)}")
+        """An assignment of the value; a guarded view (a mask) is ``nisa.memset(shape, value,
+        dtype, mask=...)``, the assignment taking no mask."""
+        value = self.value_literal(op.value, op.dst, op)
+        access = resolve_access(op.dst)
+        if access.guards is None:
+            self.flush(op, f"{self.tile(op.dst, op)} = {value}")
+            return
+        shape = [self.checked_int(access.sizes[d], op) for d in self.slot_dims(access)]
+        self.instruction("nisa.memset", op, op.dst,
+                         [("shape", f"({', '.join(map(str, shape))},)"), ("value", value),
+                          ("dtype", self.dtype(op.dst.type, op))])
 
     def pattern_expr(self, op: nki.IotaOp | nki.AffineSelectOp) -> str:
         """``offset + channel_multiplier * p + sum(step_d * i_d)`` over broadcast aranges."""
@@ -332,17 +339,28 @@ class NkiLegacyPrinter(NkiEmitterBase):
                                 f"has shape {list(sizes)} once unit dims are dropped", op,
                                 hint="view the operands as 2-D tiles, or print with -t nki")
         args = [("", stationary), ("", moving)]
+        # A guarded matmul is masked on its contraction (the operands' partition arange): the
+        # output's guarded rows/columns are computed at their maxima, the PSUM tile's rows past
+        # a guard being unspecified, and its masked eviction keeps the guarded part.
+        contraction = self.arange(0, 2, checks.partitions(op.stationary), op)
+        self.mask_only = {t for t, var in self.masks.items() if var == contraction}
+        try:
+            self.matmul_call(op, args)
+        finally:
+            self.mask_only = None
+
+    def matmul_call(self, op: nki.MatmulOp, args) -> None:
         if op.accumulate_if is None:
             self.instruction("nisa.nc_matmul", op, op.dst, args,
                              augmented=op.flag("accumulate"), dst_role="own")
             return
-        saved = dict(self.pending), list(self.shapes)
+        saved = dict(self.pending), list(self.shapes), dict(self.masks)
         self.line(f"if {self.expr(op.accumulate_if)}:")
         with self.body():
             self.instruction("nisa.nc_matmul", op, op.dst, args, augmented=True,
                              dst_role="own")
         self.line("else:")
-        self.pending, self.shapes = saved[0], saved[1]
+        self.pending, self.shapes, self.masks = saved
         with self.body():
             self.instruction("nisa.nc_matmul", op, op.dst, args, dst_role="own")
 
