@@ -413,6 +413,7 @@ class TirxTileFunctions(InterpreterFunctions):
     def run_copy_async(self, interp: Interpreter, op: TileOp, args: PythonValues):
         assert isinstance(op, T.CopyAsyncOp)
         if op.remote_cta is not None:  # lands in another CTA at the next cluster_sync
+            self._call(op).values(args)  # a warp-scope copy in a CTA of several warps: refused
             dst, src, rank = args
             cluster.require_cluster(interp, op).issue(op, dst, src, int(rank))
             return ()
