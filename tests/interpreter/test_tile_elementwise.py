@@ -131,6 +131,29 @@ def test_select_dtypes_with_buffer_false_value(dt, rng):
     assert_same(o, np.where(np.eye(3, dtype=bool), a, b))
 
 
+def test_copy_async_where_zero_fills_where_the_predicate_fails(rng):
+    """A predicated copy_async in a loop: tile %i keeps rows below 6 - %i and columns up to
+    4 + 2 * %i (floor), and is 0 elsewhere."""
+    a = sample("f32", (3, 4, 8), rng)
+    g, t = buf("3x4x8xf32"), buf("4x8xf32")
+    sh = "!tirx.buffer<4x8xf32, shared>"
+    body = f"""  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %s = tirx.alloc : {sh}
+  scf.for %i = %c0 to %c3 step %c1 {{
+    %x = tirx.slice %a[%i, 0, 0] [1, 4, 8] : {g} -> !tirx.buffer<1x4x8xf32, global>
+    %xr = tirx.reshape %x : !tirx.buffer<1x4x8xf32, global> -> {t}
+    %y = tirx.slice %o[%i, 0, 0] [1, 4, 8] : {g} -> !tirx.buffer<1x4x8xf32, global>
+    %yr = tirx.reshape %y : !tirx.buffer<1x4x8xf32, global> -> {t}
+    tirx.copy_async %s, %xr where (d0, d1)[s0] : (5 - s0 - d0 >= 0, 8 + 4 * s0 - 2 * d1 >= 0) symbols [%i] : {sh}, {t}, index
+    tirx.copy %yr, %s : {t}, {sh}
+  }}"""
+    (o,) = run(kernel([("a", "3x4x8xf32")], [("o", "3x4x8xf32")], body), a)
+    k, i, j = np.indices((3, 4, 8))
+    assert_same(o, np.where((i <= 5 - k) & (2 * j <= 8 + 4 * k), a, np.float32(0)))
+
+
 @pytest.mark.parametrize("dt", FLOATS + INTS + ("i1",))
 def test_fill_memset_zero(dt):
     scalar_t, value = ("f32", "2.75") if dt in FLOATS else ("i32", "300")

@@ -16,9 +16,9 @@ from their modules (``from tirx_mlir.dispatch.context import DispatchContext``),
 
 from tirx_mlir.dispatch.registry import (DispatchCase, DispatchFail, Predicate, accepts_guards,
                                          cases_for, exec_scope_in, fail, forced_only,
-                                         list_registered_dispatch, predicate, register_dispatch,
-                                         register_dispatch_module)
+                                         list_registered_dispatch, no_where, predicate,
+                                         register_dispatch, register_dispatch_module)
 
 __all__ = ["DispatchCase", "DispatchFail", "Predicate", "accepts_guards", "cases_for",
-           "exec_scope_in", "fail", "forced_only", "list_registered_dispatch", "predicate",
+           "exec_scope_in", "fail", "forced_only", "list_registered_dispatch", "no_where", "predicate",
            "register_dispatch", "register_dispatch_module"]

@@ -89,6 +89,16 @@ def forced_only(variant: str) -> Predicate:
     return Predicate("forced_only", check)
 
 
+def no_where(why: str) -> Predicate:
+    """Accept ops without a ``where`` predicate (a predicated ``copy_async``); ``why`` says what
+    the variant does instead."""
+
+    def check(op: "TileOp", ctx: "DispatchContext") -> tuple[bool, str]:
+        return getattr(op, "where", None) is None, f"the op has a where predicate; {why}"
+
+    return Predicate("no_where", check)
+
+
 def exec_scope_in(*scopes: str) -> Predicate:
     """Accept ops whose exec scope is one of ``scopes`` (``"thread"``, ``"cta"``...)."""
 

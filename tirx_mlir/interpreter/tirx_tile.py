@@ -184,9 +184,15 @@ _REDUCE = {"add": np.add, "min": np.minimum, "max": np.maximum}
 
 
 def _copy_async(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
-    """copy_async: a copy, or with ``use_tma_reduce`` dst = dst <op> src in the compute dtype."""
+    """copy_async: a copy, or with ``use_tma_reduce`` dst = dst <op> src in the compute dtype,
+    or with ``where`` dst = where(i) ? src[i] : 0 (the source read only where it holds)."""
     op = call.op
     assert isinstance(op, T.CopyAsyncOp)
+    if op.where is not None:
+        dst = v["dst"]
+        mask = predicate.evaluate(op.where.data, dst.shape, v.get("symbols", ()))
+        runtime.store(dst, np.where(mask, call.read(v["src"], dst.shape), 0))
+        return
     red = op.reduction()
     if red is None:
         _copy(call, v, interp)
@@ -414,6 +420,7 @@ class TirxTileFunctions(InterpreterFunctions):
     def run_copy_async(self, interp: Interpreter, op: TileOp, args: PythonValues):
         assert isinstance(op, T.CopyAsyncOp)
         if op.remote_cta is not None:  # lands in another CTA at the next cluster_sync
+            self._call(op).values(args)  # a warp-scope copy in a CTA of several warps: refused
             dst, src, rank = args
             cluster.require_cluster(interp, op).issue(op, dst, src, int(rank))
             return ()

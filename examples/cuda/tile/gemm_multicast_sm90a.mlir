@@ -7,14 +7,16 @@
 // The tile level is the same program as without multicast (every CTA's copy fills its own
 // tile); the config asks tma_auto to issue each box of B once for the cluster, which is right
 // because B's slice is the same in both CTAs (its offsets are the loop's k0 and 0, uniform
-// over the cluster: dispatch/tma_multicast.py checks it). The lowering of each B copy: every
-// thread of the cluster meets at barrier.cluster (both CTAs are done with the stage, which
-// the peer overwrites), each CTA's producer thread arms its own full mbarrier with the tile's
-// 16384 bytes, and the CTA of rank 0 issues the one 128x64 box with
+// over the cluster: dispatch/tma_multicast.py checks it). Both rings keep the producer/
+// consumer split of gemm_sm90a.mlir. For B, each CTA's producer thread waits until the stage
+// is empty, arms its own full mbarrier with the tile's 16384 bytes, and the CTA of rank 0
+// issues the one 128x64 box with
 // cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
 // and mask 0b11: the box lands in both CTAs at the same offset and completes on both full
-// barriers. A keeps the producer/consumer ring of gemm_sm90a.mlir; B's ring is not pipelined
-// (a multicast ring's empty barriers would count both CTAs' consumers).
+// barriers. A stage of B is empty when the consumers of both CTAs are done with it: every
+// consumer thread arrives on empty[s] of both CTAs (mapa + mbarrier.arrive.release.cluster
+// .shared::cluster; 256 arrivals per phase), so the K loop has no cluster barrier (the
+// barriers' initialisation and the kernel's end have one each).
 //
 //   tirx-run examples/cuda/tile/gemm_multicast_sm90a.mlir
 //   tirx-opt --pass-pipeline=cuda examples/cuda/tile/gemm_multicast_sm90a.mlir -t ptx

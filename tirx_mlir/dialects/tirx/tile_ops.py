@@ -25,6 +25,14 @@ from tirx_mlir.dialects.tirx.tile_base import TileOp, operand_shape
 ANY = AnyAttr()
 
 
+def _verify_predicate(what: str, aset, rank: int, symbols: int) -> None:
+    """A ``where`` set has one dim per destination dim and one symbol per ``symbols`` value."""
+    if aset.num_dims != rank or aset.num_symbols != symbols:
+        raise rules.RuleError(f"{what} predicate has {aset.num_dims} dims and {aset.num_symbols} "
+                              f"symbols; it needs one dim per destination dim ({rank}) and one "
+                              f"symbol per value in `symbols` ({symbols})")
+
+
 def _buf(op: TileOp, name: str) -> BufferType:
     t = getattr(op, name).type
     assert isinstance(t, BufferType)
@@ -97,12 +105,24 @@ class CopyAsyncOp(TileOp):
     tile of this CTA of the same shape and element type. It lands at the next
     ``tirx.cluster_sync`` (docs/ir.md, "Clusters").
     ``tirx.copy_async cta %recv, %send remote_cta %peer : ..., ..., index``
+
+    With ``where`` (a predicate over the destination's indices and the index values listed in
+    ``symbols``, as `SelectOp`'s) only the elements where it holds are copied and the others
+    are zero: dst = where(i) ? src[i] : 0 (TIRx ``ldgsts``'s ``predicate`` config with a
+    zero fill); the source is not read where it fails. In a loop over 32-column tiles of a
+    100-column tensor,
+    ``where (d0, d1)[s0] : (99 - s0 * 32 - d1 >= 0) symbols [%k] : ..., ..., index``
+    keeps the columns that exist.
     """
 
     name = "tirx.copy_async"
+    KEYWORDS: ClassVar = {"where": "predicate"}
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     dst = operand_def(BufferType)
     src = operand_def(BufferType)
     remote_cta = opt_operand_def(IndexType)
+    symbols = var_operand_def(IndexType)
+    where = opt_prop_def(AffineSetAttr)
     REDUCTIONS: ClassVar = ("add", "min", "max")
 
     def reduction(self) -> str | None:
@@ -115,8 +135,24 @@ class CopyAsyncOp(TileOp):
                                   f"{', '.join(repr(r) for r in self.REDUCTIONS)}, got {value}")
         return value.data
 
+    def _verify_where(self) -> None:
+        if self.where is None:
+            if self.symbols:
+                raise rules.RuleError("copy_async symbols name the values of a `where` "
+                                      "predicate; the op has none")
+            return
+        dst = _buf(self, "dst")
+        if dst.get_shape() != _buf(self, "src").get_shape():
+            raise rules.RuleError("a copy_async with a `where` predicate needs equal source "
+                                  "and destination shapes")
+        if self.remote_cta is not None or self.reduction() is not None:
+            raise rules.RuleError("a `where` predicate zero-fills a copy into this CTA; a "
+                                  "remote_cta or reducing copy_async cannot have one")
+        _verify_predicate("copy_async", self.where.data, dst.rank, len(self.symbols))
+
     def verify_tile(self) -> None:
         _CopyLike.verify_tile(self)  # type: ignore[arg-type]
+        self._verify_where()
         if self.reduction() is not None and \
                 _buf(self, "dst").get_shape() != _buf(self, "src").get_shape():
             raise rules.RuleError("a reducing copy_async needs equal source and destination "
@@ -454,12 +490,7 @@ class SelectOp(TileOp):
         dst = _buf(self, "dst").get_shape()
         rules.check_broadcast("select true_value", _shape(self, "true_value"), dst)
         rules.check_broadcast("select false_value", _shape(self, "false_value"), dst)
-        aset = self.where.data
-        if aset.num_dims != len(dst) or aset.num_symbols != len(self.symbols):
-            raise rules.RuleError(f"select predicate has {aset.num_dims} dims and "
-                                  f"{aset.num_symbols} symbols; it needs one dim per destination "
-                                  f"dim ({len(dst)}) and one symbol per value in `symbols` "
-                                  f"({len(self.symbols)})")
+        _verify_predicate("select", self.where.data, len(dst), len(self.symbols))
 
 
 # --- reductions ---------------------------------------------------------------------------------

@@ -5,6 +5,8 @@ cp.async model refuses to read a destination before the wait), and the printed c
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from tirx_testing.cuda_every_stage import check_compiles, lower
@@ -122,3 +124,126 @@ def test_shared_to_global_is_not_cp_async():
 """
     with pytest.raises(TirxError, match="cp.async copies global -> shared"):
         lower(text)
+
+
+G, V, SH = ("!tirx.buffer<64x256xf16, global>", "!tirx.buffer<64x64xf16, global>",
+            "!tirx.buffer<64x64xf16, shared>")
+
+
+def predicated_kernel(where: str, t: str = "f16") -> str:
+    """Four 64x64 column tiles of X copied through shared memory with a predicate over the
+    tile's coordinate and the loop variable; no wait written (dispatch completes the copy
+    before the tile is read)."""
+    g, v, sh = (x.replace("f16", t) for x in (G, V, SH))
+    return f"""tirx.kernel @k(%X: {g}) -> (%Y: {g}) grid [1] threads [128]
+    target "cuda -arch=sm_80" {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %s = tirx.alloc : {sh}
+  scf.for %i = %c0 to %c4 step %c1 {{
+    %o = arith.muli %i, %c64 : index
+    %x = tirx.slice %X[0, %o] [64, 64] : {g} -> {v}
+    %y = tirx.slice %Y[0, %o] [64, 64] : {g} -> {v}
+    tirx.copy_async cta %s, %x where {where} symbols [%i] : {sh}, {v}, index
+    tirx.copy cta %y, %s : {v}, {sh}
+  }}
+  tirx.return
+}}
+"""
+
+
+def _masked(x, pred):
+    y = np.zeros_like(x)
+    r, c = np.indices((64, 64))
+    for i in range(4):
+        y[:, i * 64:(i + 1) * 64] = np.where(pred(r, c, i), x[:, i * 64:(i + 1) * 64], 0)
+    return [y]
+
+
+TAIL = "(d0, d1)[s0] : (50 - s0 * 13 - d1 >= 0, 60 - d0 - s0 >= 0, 2 * s0 - 3 * d1 + 150 >= 0)"
+
+
+def test_a_predicate_zero_fills_each_chunk_past_its_bound():
+    """Row bounds hold per chunk (src-size 16 or 0), column bounds cut a chunk's tail
+    (floor((50 - 13 i - 8 c) / 1) + 1 elements, and floor((150 + 2 i - 24 c) / 3) + 1), all
+    moving with the loop: numpy == tile interpreter == SIMT after every pass; ptxas and nvcc
+    take it and the SASS copies with LDGSTS."""
+    from tirx_testing.cuda_compile import ptx_sass_opcodes
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
+
+    final = check_every_stage(
+        predicated_kernel(TAIL),
+        lambda x: _masked(x, lambda r, c, i: (c <= 50 - 13 * i) & (r <= 60 - i) &
+                          (3 * c <= 150 + 2 * i)), arch="sm_80", name="k")
+    text = str(final)
+    assert "ptx.cp_async_zfill" in text and "ptx.cp_async \"" not in text
+    assert text.count("ptx.cp_async_wait_all") == 1     # the completion before the reader
+    assert any(o.startswith("LDGSTS") for o in ptx_sass_opcodes(emit_ptx(final), "sm_80"))
+
+
+def test_four_byte_elements_take_any_linear_predicate():
+    """A lower bound on the column (it fails on a chunk's first elements) fits one-element
+    chunks: f32 copies of 4 bytes."""
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    final = check_every_stage(
+        predicated_kernel("(d0, d1)[s0] : (d1 - s0 * 9 - 3 >= 0, d1 - d0 == 0)", "f32"),
+        lambda x: _masked(x, lambda r, c, i: (c >= 9 * i + 3) & (r == c)), arch="sm_80",
+        name="k", compile=False)
+    sizes = re.findall(r'ptx.cp_async_zfill "(\w+).shared" \[.*?\], \[.*?\], (\d+),', str(final))
+    assert sizes and set(sizes) == {("ca", "4")}
+
+
+@pytest.mark.parametrize("where,reason", [
+    ("(d0, d1)[s0] : (d1 - s0 - 3 >= 0)",
+     r"the where constraint `d1 - s0 - 3 >= 0` can fail on a chunk's first elements"),
+    ("(d0, d1)[s0] : (d1 mod 2 + s0 == 0)", "not linear in the indices"),
+])
+def test_predicates_cp_async_cannot_zero_fill_decline(where, reason):
+    with pytest.raises(TirxError, match=reason):
+        lower(predicated_kernel(where))
+
+
+def test_tma_declines_a_predicated_copy():
+    text = predicated_kernel("(d0, d1)[s0] : (50 - d1 - s0 >= 0)").replace(
+        "sm_80", "sm_90a").replace("index\n    tirx.copy cta",
+                                   "index\n    tirx.copy cta").replace(
+        "symbols [%i] :", "symbols [%i] dispatch \"tma_auto\" :")
+    with pytest.raises(TirxError, match="the op has a where predicate; a TMA box is copied whole"):
+        lower(text)
+
+
+def test_a_ragged_k_gemm_pipelines_its_predicated_copies():
+    """examples/cuda/tile/gemm_sm80.mlir with its K tiles loaded by predicated copy_async
+    (K = 500 of the 512 columns of A, rows of B: A's bound cuts the chunk holding k = 499,
+    B's zero-fills whole rows past it): cuda-pipeline-k-loop turns them into its 3-stage ring,
+    the src-size arithmetic advanced with the loop variable; numpy == tile interpreter == SIMT
+    after every pass, and it builds without spills."""
+    from pathlib import Path
+
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    text = (Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" /
+            "gemm_sm80.mlir").read_text()
+    sa = "!tirx.buffer<128x32xf16, shared, swizzle(3,2,3) S[128,32]>"
+    sb = "!tirx.buffer<32x128xf16, shared, swizzle(3,3,4) S[32,128]>"
+    ga, gb = "!tirx.buffer<128x32xf16, global>", "!tirx.buffer<32x128xf16, global>"
+    for old, new in [
+            (f"tirx.copy cta %sa, %a : {sa}, {ga}",
+             f"tirx.copy_async cta %sa, %a where (d0, d1)[s0] : (499 - s0 - d1 >= 0) "
+             f"symbols [%k] : {sa}, {ga}, index"),
+            (f"tirx.copy cta %sb, %b : {sb}, {gb}",
+             f"tirx.copy_async cta %sb, %b where (d0, d1)[s0] : (499 - s0 - d0 >= 0) "
+             f"symbols [%k] : {sb}, {gb}, index")]:
+        assert old in text
+        text = text.replace(old, new)
+    final = check_every_stage(
+        text, lambda a, b: [a[:, :500].astype(np.float32) @ b[:500].astype(np.float32)],
+        arch="sm_80", rtol=1e-3, atol=1e-2, name="gemm_sm80")
+    names = [op.name for op in final.walk()]
+    assert "ptx.cp_async_wait_group" in names and "ptx.cp_async_wait_all" not in names
+    assert names.count("ptx.cp_async_zfill") == 3 * 8   # 2 prologue stages + the loop's

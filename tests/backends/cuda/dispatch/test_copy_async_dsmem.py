@@ -107,3 +107,32 @@ def test_declines_chunks_a_bulk_copy_cannot_move(cols, c0, reason):
 def test_needs_sm90():
     with pytest.raises(TirxError, match="sm_90"):
         lower(_swap(arch="sm_80"), "swap")
+
+
+@pytest.mark.parametrize("scope,threads,barrier", [("warp", 32, "cuda.sync_warp"),
+                                                   ("warpgroup", 128, "cuda.sync_warpgroup")])
+def test_a_warp_or_warpgroup_copies_with_its_own_barrier(scope, threads, barrier):
+    """A CTA of one warp (one warpgroup) copies at warp (warpgroup) scope: the source is fenced
+    and the scope meets at its own barrier, not __syncthreads, before thread 0 issues."""
+    text = _swap(t="f16").replace("threads [128]", f"threads [{threads}]").replace(
+        "tirx.copy_async cta %dv", f"tirx.copy_async {scope} %dv")
+    final = check_every_stage(text, lambda a: [a[::-1]], arch="sm_90a", name=f"swap_{scope}")
+    names = _names(final)
+    fence = names.index("ptx.fence_proxy_async")
+    assert names[fence + 1] == barrier or barrier in names[fence:names.index("ptx.mapa")]
+    assert names.count("ptx.cp_async_bulk_s2c") == 1
+
+
+def test_a_warp_scope_copy_in_a_cta_of_several_warps_is_refused():
+    """Every warp would write the same peer tile: the tile interpreter refuses the program
+    and dsmem declines, each saying why."""
+    from tirx_testing.cuda_every_stage import run
+    from tirx_mlir.interpreter.runtime import InterpretError
+    from tirx_mlir.located_parser import parse_module
+    import numpy as np
+
+    text = _swap(t="f16").replace("tirx.copy_async cta %dv", "tirx.copy_async warp %dv")
+    with pytest.raises(TirxError, match="a warp-scope remote copy runs once per warp, 4 times"):
+        lower(text, "swap")
+    with pytest.raises(InterpretError, match="a warp-scope op runs once per warp"):
+        run(parse_module(text, "swap"), [np.zeros((2, 32, 64), np.float16)])

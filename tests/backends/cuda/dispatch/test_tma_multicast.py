@@ -59,19 +59,46 @@ def test_declines(text, reason):
         lower(text, "cast")
 
 
-def test_a_multicast_ring_is_not_pipelined():
-    from tirx_mlir.backends.cuda.dispatch.tma_ring import _pipelined
-    from tirx_mlir.located_parser import parse_module
-    from tirx_mlir.dialects.tirx.kernel import kernels
+def _example_kernel(replace: tuple[str, str] | None = None):
     from pathlib import Path
+
+    from tirx_mlir.dialects.tirx.kernel import kernels
+    from tirx_mlir.located_parser import parse_module
 
     text = (Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" /
             "gemm_multicast_sm90a.mlir").read_text()
+    if replace is not None:
+        text = text.replace(*replace)
     kernel = kernels(parse_module(text, "gemm"))[0]
     allocs = {op.result.name_hint: op.result for op in kernel.walk()
               if op.name == "tirx.alloc"}
-    assert _pipelined(kernel, allocs["sa"])       # A: producer/consumer ring
-    assert not _pipelined(kernel, allocs["sb"])   # B: multicast, every thread waits
+    return kernel, allocs
+
+
+def test_a_multicast_ring_is_pipelined_with_the_cluster_s_consumers():
+    """Both rings keep the producer/consumer split; B's empty barriers count the consumer
+    threads of both CTAs (256 consumer threads: 2 x 128)."""
+    from tirx_mlir.backends.cuda.dispatch.tma_ring import (_pipelined, consumer_threads,
+                                                           multicast_ctas)
+
+    kernel, allocs = _example_kernel()
+    assert _pipelined(kernel, allocs["sa"]) and _pipelined(kernel, allocs["sb"])
+    assert multicast_ctas(kernel, allocs["sa"]) == 1
+    assert multicast_ctas(kernel, allocs["sb"]) == 2
+    assert consumer_threads(kernel, allocs["sb"], 2) == 2 * consumer_threads(kernel, allocs["sa"])
+
+
+def test_a_ring_written_by_multicast_and_plain_copies_is_not_pipelined():
+    """Its stages would be filled by one CTA at some uses and by the cluster at others: every
+    thread waits for each copy instead (the ring is not a producer/consumer one)."""
+    from tirx_mlir.backends.cuda.dispatch.tma_ring import _pipelined
+
+    extra = ("    tirx.gemm_async cta %acc, %sas, %sbs accum",
+             "    tirx.copy_async cta %sbs, %b dispatch \"tma_auto\" : "
+             "!tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, global>\n"
+             "    tirx.gemm_async cta %acc, %sas, %sbs accum")
+    kernel, allocs = _example_kernel(extra)
+    assert _pipelined(kernel, allocs["sa"]) and not _pipelined(kernel, allocs["sb"])
 
 
 def test_declines_a_multicast_not_reached_by_every_cta():

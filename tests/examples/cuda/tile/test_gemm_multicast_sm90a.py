@@ -21,4 +21,32 @@ def test_gemm_multicast_every_stage_and_compiles():
     names = [op.name for op in final.walk()]
     assert names.count("ptx.cp_async_bulk_tensor_g2s_multicast") == 1  # B: one box, rank 0
     assert names.count("ptx.cp_async_bulk_tensor_g2s") == 1            # A: its own
-    assert names.count("cuda.sync_cluster") == 1                       # before each B copy
+    # the rings' barriers initialised before a cluster barrier (full, empty), one at the exit;
+    # none in the K loop: B's stages are released to the cluster through its empty barriers
+    assert names.count("cuda.sync_cluster") == 3
+    loop = next(op for op in final.walk() if op.name == "scf.for")
+    assert not any(op.name == "cuda.sync_cluster" for op in loop.walk())
+    remote = [op for op in loop.walk() if op.name == "ptx.mbarrier_arrive" and
+              op.mods().get("space") == "shared::cluster"]
+    assert len(remote) == 2 and names.count("ptx.mapa") == 2           # each CTA's empty[s]
+
+
+def test_gemm_multicast_ring_neither_races_nor_deadlocks():
+    """The final kernel under the SIMT interpreter with its race check: no barrier-ordered
+    shared hazard, and no deadlock: a producer refills B's stage only after the 256 arrivals
+    of both CTAs' consumers (each arrives on both CTAs' empty[s]); had they arrived only on
+    their own CTA's, the wait would never complete and the run stops as a located deadlock."""
+    from tirx_testing.cuda_every_stage import lower
+
+    from tirx_mlir.backends.cuda.host_tensor_maps import bind_arguments
+    from tirx_mlir.backends.cuda.interpreter import simulate
+    from tirx_mlir.interpreter import KernelRunner
+
+    module = lower(EXAMPLE.read_text(), "gemm_multicast_sm90a")
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((256, 256)).astype(np.float16)
+    b = rng.standard_normal((128, 256)).astype(np.float16)
+    args = bind_arguments(KernelRunner(module).kernel, [a, b])
+    c = simulate(module, None, *args, racecheck=True).outputs[0]
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32).T, rtol=1e-3,
+                               atol=1e-2)

@@ -755,3 +755,26 @@ tirx.compose_op {
   }
 }
 // CHECK: invalid.mlir:[[# @LINE - 5]]:1: error: 'tirx.compose_op' op tirx.compose_op may contain only tile primitives (not nested compose_op), found tirx.compose_op
+
+// -----
+
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+%g = "test.op"() : () -> !tirx.buffer<4x4xf32, global>
+%i = "test.op"() : () -> index
+tirx.copy_async %a, %g where (d0, d1) : (d0 - 1 >= 0) symbols [%i] : !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, global>, index
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.copy_async' op copy_async predicate has 2 dims and 0 symbols; it needs one dim per destination dim (2) and one symbol per value in `symbols` (1)
+
+// -----
+
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+%g = "test.op"() : () -> !tirx.buffer<4x4xf32, global>
+%i = "test.op"() : () -> index
+tirx.copy_async %a, %g symbols [%i] : !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, global>, index
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.copy_async' op copy_async symbols name the values of a `where` predicate; the op has none
+
+// -----
+
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+%g = "test.op"() : () -> !tirx.buffer<1x4xf32, global>
+tirx.copy_async %a, %g where (d0, d1) : (d0 - 1 >= 0) : !tirx.buffer<4x4xf32, shared>, !tirx.buffer<1x4xf32, global>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.copy_async' op a copy_async with a `where` predicate needs equal source and destination shapes

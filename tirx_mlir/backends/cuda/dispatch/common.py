@@ -19,7 +19,8 @@ variant that touches shared memory at warp, warpgroup or CTA scope ends with the
 scope (``__syncwarp``, ``bar.sync 1 + w, 128`` for warpgroup ``w``, ``__syncthreads``); a CTA-scope op that writes shared
 memory right after a narrower op also starts with ``__syncthreads`` (the narrower op's barrier
 does not order other warps' reads before these writes). ``copy_async`` adds none: the user
-waits (commit/wait, mbarriers) as in TIRx.
+waits (commit/wait, mbarriers) as in TIRx; a program that never waits for a cp.async gets the
+wait before the first op that touches its destination (`async_completion`).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i32
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda.ids import ThreadIdxOp
+from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
 from tirx_mlir.backends.cuda.dialects.cuda.sync import (SyncThreadsOp, SyncWarpgroupOp,
                                                         SyncWarpOp)
 from tirx_mlir.backends.cuda.layout.defaults import scope_threads
@@ -465,7 +467,9 @@ def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
         def run(op: TileOp, ctx) -> None:
             reads, writes = _touches_shared(op) if barriers else (False, False)
             scope = op.exec_scope
-            if writes and scope == ExecScope.CTA and _after_other_work(op):
+            if unwaited_cp_async(op):
+                complete_cp_async(ctx.builder)
+            elif writes and scope == ExecScope.CTA and _after_other_work(op):
                 scope_barrier(ctx.builder, scope)
             impl(op, ctx)
             if (reads or writes) and scope != ExecScope.THREAD:

@@ -13,6 +13,17 @@ but the shared rows are padded (the destination's physical runs of ``vec`` eleme
 the row's elements and padding), each row's last chunk reads only its valid bytes
 (``cp.async ..., src-size``) and zero-fills the padding.
 
+A predicate (``where ... symbols [...]``, the tile op's; TIRx's ``predicate`` config): each
+linear constraint ``E(d) >= 0`` (``E`` the constraint's sum over the destination coordinate,
+the loop variables and scope ids of ``symbols``) is index arithmetic on the chunk's first
+element. A constraint without the last dim holds for the whole chunk or none of it; one with
+``-k * d_last`` (``k > 0``: an upper bound on the column, a tail) holds for the chunk's first
+``clamp(floor(E / k) + 1, 0, vec)`` elements. The chunk's copy reads that many (the least over
+the constraints, none where a whole-chunk one fails) and zero-fills the rest (``src-size``). A
+constraint that keeps a chunk's last elements but not its first (``+k * d_last``, or an
+equality on the last dim) fits only one-element chunks (4-byte elements); otherwise, and for a
+non-linear predicate, the variant declines.
+
 No commit, wait or barrier: the caller waits (``cp.async.commit_group`` / ``wait_group``, or
 cuda-pipeline-k-loop), as in TIRx.
 """
@@ -36,6 +47,7 @@ from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
+from tirx_mlir.dialects.tirx.predicate import LinearConstraint, linear_constraints
 from tirx_mlir.dispatch import exec_scope_in, fail, predicate
 from tirx_mlir.dispatch.builders import elem_type, scope_of, shape_of
 
@@ -58,17 +70,41 @@ def _fill_mode(op: T.CopyAsyncOp) -> str | None:
     return "zero"
 
 
-def _vector(op: T.CopyAsyncOp, shape: tuple[int, ...], esize: int, ragged: bool) -> int:
+def _constraints(op: T.CopyAsyncOp) -> list[LinearConstraint]:
+    """The ``where`` predicate's constraints (none without one)."""
+    if op.where is None:
+        return []
+    found = linear_constraints(op.where.data)
+    if found is None:
+        fail("the where predicate has a constraint that is not linear in the indices "
+             "(mod, floordiv): cp.async needs each as index arithmetic on a chunk")
+    return found
+
+
+def _splits_chunks(c: LinearConstraint) -> bool:
+    """The constraint can fail on a chunk's first elements and hold on its last ones."""
+    a = c.coeffs[-1]
+    return a > 0 or (a != 0 and c.is_equality)
+
+
+def _vector(op: T.CopyAsyncOp, shape: tuple[int, ...], esize: int, ragged: bool,
+            constraints: list[LinearConstraint]) -> int:
     """The chunk in elements: the widest cp.async size whose runs are aligned in both tiles."""
     last = len(shape) - 1
+    split = next((c for c in constraints if _splits_chunks(c)), None)
     for nbytes in CP_ASYNC_BYTES:
         vec = nbytes // esize
-        if vec < 1 or nbytes % esize:
+        if vec < 1 or nbytes % esize or (split is not None and vec > 1):
             continue
         if shape[last] % vec and not ragged:
             continue
         if _runs(op.src, last, vec, shape, False) and _runs(op.dst, last, vec, shape, True):
             return vec
+    if split is not None:
+        fail(f"the where constraint `{split}` can fail on a chunk's first elements and hold on "
+             f"its last ones; cp.async zero-fills only a chunk's tail (src-size), so it needs "
+             f"one-element chunks, and {esize}-byte elements are narrower than cp.async's 4 "
+             f"bytes")
     fail(f"no 4/8/16-byte run of the {'x'.join(map(str, shape))} tile is contiguous and "
          "aligned in both the global and the shared tile (cp.async needs one)")
 
@@ -91,7 +127,9 @@ def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
         fail(f"cp.async needs equal shapes, got {list(shape_of(op.src))} -> {list(shape)}")
     esize = dtypes.bit_width(elem_type(op.dst)) // 8
     ragged = _fill_mode(op) == "zero"
-    vec = _vector(op, shape, esize, ragged)
+    constraints = _constraints(op)
+    vec = _vector(op, shape, esize, ragged, constraints)
+    where = _Where(op, constraints, vec)
     threads = scope_threads(op.exec_scope, common.block_threads(ctx))
     b = ctx.builder
     ids = common.ThreadIds(b)
@@ -116,11 +154,55 @@ def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
             coords = [IndexExpr.of(col)]
             if len(shape) == 2:
                 coords.insert(0, IndexExpr.of(rows) + first // per_row)
-            _issue(body, op, coords, vec * esize, valid, esize, cache)
+            _issue(body, op, coords, vec * esize, where.valid(body, coords, valid), esize,
+                   cache)
             continue
         chunk = IndexExpr(first) if tid is None else IndexExpr(first, ((tid, 1),))
         coords, valid_r = _chunk_coords(body, chunk, shape, per_row, vec)
-        _issue(body, op, coords, vec * esize, valid_r, esize, cache)
+        _issue(body, op, coords, vec * esize, where.valid(body, coords, valid_r), esize, cache)
+
+
+class _Where:
+    """The predicate as each chunk's count of valid elements (see the module docstring)."""
+
+    def __init__(self, op: T.CopyAsyncOp, constraints: list[LinearConstraint], vec: int):
+        self.symbols = list(op.symbols)
+        self.constraints = constraints
+        self.vec = vec
+
+    def _value(self, b: Builder, c: LinearConstraint, coords) -> SSAValue:
+        expr = IndexExpr(c.const)
+        for a, s in zip(c.sym_coeffs, self.symbols):  # loop variables, scope ids
+            expr = expr + IndexExpr.of(s).scale(a)
+        for a, d in zip(c.coeffs, coords):
+            expr = expr + IndexExpr.of(d).scale(a)
+        return common.index_value(b, common.materialize_cached(b, expr, None))
+
+    def valid(self, b: Builder, coords, valid: SSAValue | None) -> SSAValue | None:
+        """The chunk's valid element count: the least of ``valid`` (a ragged row's; None: the
+        whole chunk) and the predicate's."""
+        if not self.constraints:
+            return valid
+        zero = const_index(b, 0)
+        count, whole = valid, None
+        for c in self.constraints:
+            value = self._value(b, c, coords)
+            k = -c.coeffs[-1]
+            if k > 0 and not c.is_equality and self.vec > 1:  # a tail: floor(E / k) + 1
+                if k > 1:
+                    value = b.insert(arith.FloorDivSIOp(value, const_index(b, k))).result
+                n = b.insert(arith.AddiOp(value, const_index(b, 1))).result
+                n = b.insert(arith.MaxSIOp(n, zero)).result
+                n = b.insert(arith.MinSIOp(n, const_index(b, self.vec))).result
+                count = n if count is None else b.insert(arith.MinSIOp(count, n)).result
+                continue
+            test = b.insert(arith.CmpiOp(value, zero, "eq" if c.is_equality else "sge")).result
+            whole = test if whole is None else b.insert(arith.AndIOp(whole, test)).result
+        if count is None:
+            count = const_index(b, self.vec)
+        if whole is None:
+            return count
+        return b.insert(arith.SelectOp(whole, count, zero)).result
 
 
 def _guard(b: Builder, tid: SSAValue, live: int) -> Builder:

@@ -3,11 +3,14 @@
 and ``tirx.cluster_sync`` (variant ``barrier_cluster``), which together keep the tile-level
 meaning (docs/ir.md, "Clusters": a remote copy lands in its destination CTA at the next sync).
 
-**dsmem** (cta scope, shared -> the same shared buffer of CTA ``r`` of the cluster): the tile is
-cut into its longest chunk contiguous in both tiles (trailing dims merged while their physical
-strides chain), of at least 16 bytes and a multiple of 16, starting on 16 bytes; every thread
-makes its writes of the source visible to the async proxy (``fence.proxy.async.shared::cta``)
-and meets the others (``bar.sync``); then thread 0 maps the CTA's *inbox* mbarrier to CTA
+**dsmem** (shared -> the same shared buffer of CTA ``r`` of the cluster; cta, warpgroup or warp
+scope, the scope one instance per CTA, as the tile level requires of an op writing a CTA's
+shared tile: a warpgroup-scope copy in a CTA of one warpgroup, a warp-scope one in a CTA of one
+warp): the tile is cut into its longest chunk contiguous in both tiles (trailing dims merged
+while their physical strides chain), of at least 16 bytes and a multiple of 16, starting on 16
+bytes; every thread of the scope makes its writes of the source visible to the async proxy
+(``fence.proxy.async.shared::cta``) and meets the others at the scope's barrier (``bar.sync``,
+the warpgroup's named barrier, ``__syncwarp``); then thread 0 maps the CTA's *inbox* mbarrier to CTA
 ``r`` (``mapa``), adds the copy's bytes to it (``mbarrier.expect_tx.relaxed.cluster
 .shared::cluster``) and issues one ``cp.async.bulk.shared::cluster.shared::cta.mbarrier
 ::complete_tx::bytes`` per chunk (a loop over the outer dims when there are several) to the
@@ -42,6 +45,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, CLUSTER_VIS
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
+from tirx_mlir.backends.cuda.layout.defaults import scope_threads
 from tirx_mlir.backends.cuda.layout.runs import aligned
 from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
@@ -217,10 +221,22 @@ def _address(b: Builder, view: SSAValue, coords) -> SSAValue:
     return ring_.shared_address(b, buffer, index)
 
 
+def _one_instance(op: T.CopyAsyncOp, ctx) -> None:
+    """The copy's scope is the whole CTA (module docstring), or a decline saying why."""
+    threads = common.block_threads(ctx)
+    per = scope_threads(op.exec_scope, threads)
+    if per != threads:
+        scope = op.exec_scope.value
+        fail(f"a {scope}-scope remote copy runs once per {scope}, {threads // per} times in "
+             f"each CTA of {threads} threads, each writing the same peer tile; copy at cta "
+             f"scope (or launch one {scope} per CTA)")
+
+
 @common.cuda_variant(T.CopyAsyncOp, "dsmem", 10,
-                     [exec_scope_in("cta"), common.ONE_DIM_BLOCK, common.sm_at_least(90), REMOTE,
-                      S2S], barriers=False)
+                     [exec_scope_in("warp", "warpgroup", "cta"), common.ONE_DIM_BLOCK,
+                      common.sm_at_least(90), REMOTE, S2S], barriers=False)
 def dsmem(op: T.CopyAsyncOp, ctx) -> None:
+    _one_instance(op, ctx)
     first, chunk = plan_chunks(op)
     shape = op.dst.type.get_shape()
     total = math.prod(shape) * dtypes.bit_width(op.dst.type.element_type) // 8
@@ -231,7 +247,7 @@ def dsmem(op: T.CopyAsyncOp, ctx) -> None:
     box = inbox(ctx)
     b = ctx.builder
     b.insert(ptx("fence_proxy_async", [], space="shared::cta"))
-    b.insert(cuda.SyncThreadsOp())
+    common.scope_barrier(b, op.exec_scope)
     tx = common.ThreadIds(b)["tx"]
     issuer = b.insert(arith.CmpiOp(tx, ring_.const(b, 0, IndexType()), "eq")).result
     inner = ring_.emit_if(b, issuer)

@@ -64,7 +64,7 @@ from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import materialize, resolve_access
 from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.rules import RuleError
-from tirx_mlir.dispatch import fail, predicate, register_dispatch
+from tirx_mlir.dispatch import fail, no_where, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import scope_of
 
 
@@ -85,7 +85,8 @@ def _same_dtype(op, ctx):
 
 GLOBAL_SHARED = predicate("global<->shared", _global_shared)
 SAME_DTYPE = predicate("same dtype", _same_dtype)
-WHEN = [common.sm_at_least(90), common.ONE_DIM_BLOCK, GLOBAL_SHARED, SAME_DTYPE]
+WHEN = [common.sm_at_least(90), common.ONE_DIM_BLOCK, GLOBAL_SHARED, SAME_DTYPE,
+        no_where("a TMA box is copied whole (cp.async, variant ldgsts, zero-fills by predicate)")]
 
 
 @dataclass(frozen=True)
@@ -222,7 +223,8 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue) -> None:
     bars = ring_.ring_barriers(ctx, ring)
     pipelined = ring_.pipelined(ctx, ring.alloc)
     b = ctx.builder
-    tma_multicast.before_issue(b, cast)
+    if not pipelined:  # a pipelined ring's empty barriers order the refill (tma_ring.py)
+        tma_multicast.before_issue(b, cast)
     tx = common.ThreadIds(b)["tx"]
     stage = ring_.stage_index(b, ring)
     issuer = b.insert(arith.CmpiOp(tx, ring_.const(b, producer_thread(kernel),

@@ -207,9 +207,7 @@ def wgmma(op, ctx) -> None:
         inner.insert(cuda.StoreOp(regs, ring_.const(inner, r, IndexType()), v))
     for x, stage in stages:
         if x.pipelined:
-            bars = ring_.ring_barriers(ctx, x.view)
-            inner.insert(ptx("mbarrier_arrive", [ring_.shared_address(inner, bars.empty, stage)],
-                             space="shared"))
+            ring_.release(inner, ring_.ring_barriers(ctx, x.view), stage)
     if inner is not b:
         ring_.close_if(inner)
 

@@ -11,14 +11,16 @@ every CTA of the cluster (``2^n - 1``). The lowering then splits the boxes among
 and completing on each CTA's ``full`` mbarrier at the same offset, which every CTA arms with the
 whole tile's bytes as without multicast. A box from a peer may land before this CTA's
 ``expect_tx``; the transaction count covers that (PTX ISA "mbarrier": tx-count may go
-negative until the expected bytes are added). Before the issue every thread of the cluster
-meets at a cluster barrier: every CTA is done with the previous contents of the stage (a peer
-overwrites it) and has initialised its barriers.
+negative until the expected bytes are added).
 
-A ring whose copies multicast is not pipelined (tma_ring.py `pipelined`: its ``empty``
-barriers would have to count the consumers of every CTA of the cluster): every thread waits for
-the copy after its issue, and the ring's other operand rings keep their producer/consumer
-split.
+Who may overwrite a stage: in a pipelined ring (its copies all multicast, its readers
+``gemm_async``: tma_ring.py) every consumer thread releases the stage on the ``empty`` barrier
+of every CTA of the cluster, and each producer waits on its own, so no CTA refills a stage a
+peer still reads; no cluster barrier in the loop. Otherwise (a multicast copy whose tile
+something other than a gemm_async reads, or a ring that multicast and plain copies both
+write) every thread of the cluster meets at a cluster barrier before the issue (every CTA is
+done with the stage's previous contents and has initialised its barriers) and waits for the
+copy after it.
 """
 
 from __future__ import annotations

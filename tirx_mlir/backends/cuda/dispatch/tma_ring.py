@@ -23,10 +23,22 @@ runs every op (uniform control flow), which the tile level guarantees. The barri
 ``shared`` i64 arrays ``[stages]`` per ring (``full``: count 1, ``empty``: the consumer thread
 count), initialised by thread 0 at kernel entry.
 
-This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies
-without multicast (`pipelined`; tma_multicast.py); otherwise the TMA copy completes before the
+This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies, all
+multicast to the cluster or none (`pipelined`); otherwise the TMA copy completes before the
 next op (every thread waits on ``full[s]`` right after the issue) and the ring is reused as any
 shared buffer is (the dispatch pass's barriers order a write after earlier reads).
+
+A *multicast* ring (its copies have ``config {cta_mask}``, tma_multicast.py) is filled by the
+CTAs of the cluster together: box ``i`` of a stage is issued by the CTA of rank ``i % n`` into
+the same stage of every CTA. So a stage may be refilled only when the consumers of every CTA
+have released it: each consumer thread arrives on ``empty[s]`` of every CTA of the cluster
+(``mapa`` + ``mbarrier.arrive.release.cluster.shared::cluster``), whose count is the
+consumer threads times ``n``, and each CTA's producer waits on its own ``empty[s]`` as
+without multicast. Each producer still arms its own ``full[s]`` with the whole stage's bytes
+(a peer's box may land first: the transaction count goes negative until then). Barriers are
+initialised before a cluster barrier (no peer arrives on them, nor completes bytes, before
+they exist), and the kernel ends with one (no CTA exits while a peer may still arrive on its
+barriers).
 """
 
 from __future__ import annotations
@@ -100,9 +112,19 @@ def pipelined(ctx, alloc: SSAValue) -> bool:
     """Whether the ring ``alloc`` follows the producer/consumer protocol: TMA copies write it,
     gemm_async reads it, nothing else touches it. Decided once per kernel, on the program as
     the user wrote it (before its first op is dispatched)."""
+    return _decided(ctx, alloc)[0]
+
+
+def ring_ctas(ctx, alloc: SSAValue) -> int:
+    """`multicast_ctas` of a pipelined ring (1 for any other), decided with `pipelined`."""
+    return _decided(ctx, alloc)[1]
+
+
+def _decided(ctx, alloc: SSAValue) -> tuple[bool, int]:
     known = ctx.shared_state.setdefault("tma_ring_pipelined", {})
     if alloc not in known:
-        known[alloc] = _pipelined(ctx.kernel, alloc)
+        ok = _pipelined(ctx.kernel, alloc)
+        known[alloc] = (ok, multicast_ctas(ctx.kernel, alloc) if ok else 1)
     return known[alloc]
 
 
@@ -110,19 +132,35 @@ def _pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:
     uses = tile_uses(kernel, alloc)
     writers = [op for op, name in uses if name in op.DSTS]
     readers = [op for op, name in uses if name not in op.DSTS]
-    return bool(writers) and bool(readers) and \
-        all(is_tma_copy(op) and "cta_mask" not in op.config_dict() for op in writers) and \
+    masks = {str(op.config_dict().get("cta_mask")) for op in writers}
+    return bool(writers) and bool(readers) and len(masks) == 1 and \
+        all(is_tma_copy(op) for op in writers) and \
         all(isinstance(op, T.GemmAsyncOp) for op in readers) and \
         len({op.exec_scope for op in readers}) == 1
 
 
-def consumer_threads(kernel: KernelOp, alloc: SSAValue) -> int:
+def multicast_ctas(kernel: KernelOp, alloc: SSAValue) -> int:
+    """The CTAs that fill a pipelined ring together: the cluster's when its copies multicast
+    (module docstring), else 1."""
+    writers = [op for op, name in tile_uses(kernel, alloc) if name in op.DSTS]
+    cluster = kernel.cluster_dims()
+    if cluster is None or not any("cta_mask" in op.config_dict() for op in writers):
+        return 1
+    n = 1
+    for c in cluster:
+        n *= c
+    return n
+
+
+def consumer_threads(kernel: KernelOp, alloc: SSAValue, ctas: int = 1) -> int:
     """The arrivals on a pipelined ring's ``empty`` barriers per phase: the consumer
-    warpgroups' threads for cta-scope readers, every thread for warpgroup-scope ones."""
+    warpgroups' threads for cta-scope readers, every thread for warpgroup-scope ones; of
+    each of the ``ctas`` CTAs that fill a multicast ring."""
     scopes = {op.exec_scope.value for op, name in tile_uses(kernel, alloc) if name not in op.DSTS}
+    per_cta = kernel.num_threads()
     if scopes == {"cta"} and kernel.num_threads() >= WARPGROUP:
-        return consumer_warpgroups(kernel) * WARPGROUP
-    return kernel.num_threads()
+        per_cta = consumer_warpgroups(kernel) * WARPGROUP
+    return per_cta * ctas
 
 
 # --- IR ------------------------------------------------------------------------------------------
@@ -178,13 +216,16 @@ class RingBarriers:
     full: SSAValue
     empty: SSAValue | None
     stages: int
+    ctas: int = 1
+    """The CTAs whose consumers release a stage (`multicast_ctas`)."""
 
 
 def ring_barriers(ctx, ring: StageView) -> RingBarriers:
     """The ring's barriers (allocated and initialised by thread 0 once per kernel)."""
     with_empty = pipelined(ctx, ring.alloc)
     btype = BufferType((ring.stages,), i64, "shared")
-    counts = {"full": 1, "empty": consumer_threads(ctx.kernel, ring.alloc)}
+    ctas = ring_ctas(ctx, ring.alloc)
+    counts = {"full": 1, "empty": consumer_threads(ctx.kernel, ring.alloc, ctas)}
 
     def init(kind: str):
         def build(b: Builder, bars: SSAValue) -> None:
@@ -197,13 +238,37 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
                                  space="shared"))
             inner.insert(ptx("fence_mbarrier_init", []))
             close_if(inner)
-            b.insert(cuda.SyncThreadsOp())
+            b.insert(cuda.SyncThreadsOp() if ctas == 1 else cuda.SyncClusterOp())
         return build
 
     full = ctx.alloc_private(("tma_ring_full", ring.alloc), btype, init("full"))
     empty = ctx.alloc_private(("tma_ring_empty", ring.alloc), btype, init("empty")) \
         if with_empty else None
-    return RingBarriers(full, empty, ring.stages)
+    if ctas > 1:
+        _cluster_barrier_at_exit(ctx)
+    return RingBarriers(full, empty, ring.stages, ctas)
+
+
+def _cluster_barrier_at_exit(ctx) -> None:
+    """A cluster barrier before the kernel's ``tirx.return`` (once per kernel)."""
+    if ctx.shared_state.setdefault("tma_ring_exit_barrier", False):
+        return
+    ctx.shared_state["tma_ring_exit_barrier"] = True
+    end = ctx.kernel.body.block.last_op
+    end.parent_block().insert_op_before(cuda.SyncClusterOp(), end)
+
+
+def release(b: Builder, bars: RingBarriers, stage: SSAValue) -> None:
+    """A consumer thread's arrival on ``empty[stage]``: its CTA's, or every CTA's of a
+    multicast ring (module docstring)."""
+    empty = shared_address(b, bars.empty, stage)
+    if bars.ctas == 1:
+        b.insert(ptx("mbarrier_arrive", [empty], space="shared"))
+        return
+    for rank in range(bars.ctas):
+        peer = b.insert(ptx("mapa", [empty, const(b, rank)], type="u32")).results[0]
+        b.insert(ptx("mbarrier_arrive", [peer], sem="release", scope="cluster",
+                     space="shared::cluster"))
 
 
 def use_parity(ctx, b: Builder, ring: StageView, role: str, stage: SSAValue) -> SSAValue:

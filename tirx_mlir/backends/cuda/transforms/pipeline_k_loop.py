@@ -192,7 +192,8 @@ class _Plan:
 _PURE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivUIOp,
          arith.RemUIOp, arith.DivSIOp, arith.RemSIOp, arith.FloorDivSIOp, arith.AndIOp,
          arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRUIOp, arith.IndexCastOp,
-         arith.CmpiOp, arith.SelectOp, arith.MinUIOp, arith.MaxUIOp, arith.TruncIOp,
+         arith.CmpiOp, arith.SelectOp, arith.MinUIOp, arith.MaxUIOp, arith.MinSIOp,
+         arith.MaxSIOp, arith.TruncIOp,
          arith.ExtUIOp, cuda.AddressOp)
 
 

@@ -34,7 +34,7 @@ from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import guard_like
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
-from tirx_mlir.dispatch import accepts_guards, fail, predicate, register_dispatch
+from tirx_mlir.dispatch import accepts_guards, fail, no_where, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import align, elem_type, scope_of, shape_of
 
 TENSOR_ENGINE_DTYPES = ("f8E4M3FN", "f8E5M2", "bf16", "f16", "f32")
@@ -143,7 +143,8 @@ def _transpose(op, ctx) -> None:
     plan.emit(b, plan.loops, body)
 
 
-_WHEN = (THREAD_SCOPE, OPERANDS_ON_TRN)
+_WHEN = (THREAD_SCOPE, OPERANDS_ON_TRN,
+         no_where("the NKI copies have no zero-filling predicate (tirx.select after the copy)"))
 for _op in (T.CopyOp, T.CastOp, T.PermuteLayoutOp, T.CopyAsyncOp):
     register_dispatch(_op, "trn", variant="default", priority=10, when=_WHEN)(
         accepts_guards(_copy))

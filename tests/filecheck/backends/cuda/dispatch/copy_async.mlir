@@ -42,3 +42,30 @@ tirx.kernel @tail() -> (%X: !tirx.buffer<24x8xf16, global>) grid [1] threads [32
 // CHECK:       %[[LIVE:.*]] = arith.cmpi ult, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT:  scf.if %[[LIVE]] {
 // CHECK:         ptx.cp_async "cg.shared" [{{.*}}], [{{.*}}], 16
+
+// -----
+
+// A predicate (rows below 40, columns up to 50 - 13 * %i): each chunk's src-size is the count
+// of its leading elements the column bound keeps, 0 where the row bound fails. The program
+// reads the tile without waiting: dispatch completes the copy first (wait_all, barrier).
+tirx.kernel @predicated(%X: !tirx.buffer<64x64xf16, global>) -> (%Y: !tirx.buffer<64x64xf16, global>) grid [1] threads [128]
+    target "cuda -arch=sm_80" {
+  %i = arith.constant 1 : index
+  %s = tirx.alloc : !tirx.buffer<64x64xf16, shared>
+  tirx.copy_async cta %s, %X where (d0, d1)[s0] : (50 - s0 * 13 - d1 >= 0, 39 - d0 >= 0) symbols [%i] : !tirx.buffer<64x64xf16, shared>, !tirx.buffer<64x64xf16, global>, index
+  tirx.copy cta %Y, %s : !tirx.buffer<64x64xf16, global>, !tirx.buffer<64x64xf16, shared>
+  tirx.return
+}
+
+// CHECK-LABEL: @predicated
+// CHECK:       %[[LO:.*]] = arith.maxsi %{{.*}}, %{{.*}} : index
+// CHECK:       %[[HI:.*]] = arith.minsi %[[LO]], %{{.*}} : index
+// CHECK:       %[[ROW:.*]] = arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK:       %[[CNT:.*]] = arith.select %[[ROW]], %[[HI]], %{{.*}} : index
+// CHECK:       ptx.cp_async_zfill "cg.shared" [{{.*}}], [{{.*}}], 16, %{{.*}} : (i32, i64, i32) -> ()
+// CHECK-COUNT-3: ptx.cp_async_zfill "cg.shared"
+// CHECK-NOT:   ptx.cp_async_zfill
+// CHECK:       ptx.cp_async_wait_all
+// CHECK-NEXT:  cuda.sync_threads
+// CHECK-NOT:   ptx.cp_async
+// CHECK:       tirx.return

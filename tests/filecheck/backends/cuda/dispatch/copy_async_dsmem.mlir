@@ -73,3 +73,32 @@ tirx.kernel @sync_only(%A: !tirx.buffer<64xf32, global>) -> (%B: !tirx.buffer<64
 // CHECK-NOT:   cuda.sync_cluster
 // CHECK-NOT:   ptx.mbarrier
 // CHECK:       tirx.return
+
+// -----
+
+// At warp scope in a CTA of one warp: the warp fences the source and meets at __syncwarp
+// (not __syncthreads) before its lane 0 issues the one 4096-byte copy.
+tirx.kernel @dsmem_warp(%A: !tirx.buffer<32x32xf32, global>) -> (%B: !tirx.buffer<32x32xf32, global>)
+    grid [2] threads [32] cluster [2] target "cuda -arch=sm_90a" {
+  %r = tirx.cta_id_in_cluster x : index
+  %c1 = arith.constant 1 : index
+  %peer = arith.xori %r, %c1 : index
+  %s = tirx.alloc : !tirx.buffer<32x32xf32, shared>
+  %d = tirx.alloc : !tirx.buffer<32x32xf32, shared>
+  tirx.copy warp %s, %A : !tirx.buffer<32x32xf32, shared>, !tirx.buffer<32x32xf32, global>
+  tirx.copy_async warp %d, %s remote_cta %peer : !tirx.buffer<32x32xf32, shared>, !tirx.buffer<32x32xf32, shared>, index
+  tirx.cluster_sync cluster
+  tirx.copy warp %B, %d : !tirx.buffer<32x32xf32, global>, !tirx.buffer<32x32xf32, shared>
+  tirx.return
+}
+
+// CHECK-LABEL: tirx.kernel @dsmem_warp
+// CHECK-NOT:   tirx.copy_async
+// CHECK:       ptx.fence_proxy_async "shared::cta"
+// CHECK-NEXT:  %{{.*}} = arith.constant -1 : i32
+// CHECK-NEXT:  cuda.sync_warp
+// CHECK:       scf.if
+// CHECK:         ptx.mapa "u32"
+// CHECK:         arith.constant 4096 : i32
+// CHECK:         ptx.cp_async_bulk_s2c
+// CHECK:       cuda.sync_cluster

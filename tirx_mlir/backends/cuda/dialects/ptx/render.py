@@ -36,6 +36,19 @@ def _checked(name: str, sink_ok: bool) -> str:
     return name
 
 
+def _sink_only(mods) -> bool:
+    """An arrive on a peer CTA's mbarrier (``.shared::cluster``) returns no state: PTX ISA
+    "mbarrier.arrive" takes only the sink ``_`` as its destination there."""
+    return mods.get("space") == "shared::cluster"
+
+
+def _sunk(op: PtxOp, value: SSAValue) -> str:
+    if value.uses:
+        raise RenderError(f"{op.name}: the state of an arrive on a peer CTA's mbarrier "
+                          f"(.shared::cluster) cannot be read; it is the sink `_`")
+    return "_"
+
+
 def _operand_text(place: forms.Place, names: list[str]) -> str:
     kind = place.operand.kind
     if kind == "addr":
@@ -67,7 +80,10 @@ def render(op: PtxOp, reg: Callable[[SSAValue], str]) -> str:
             else:
                 source = results if operand.rw == "w" else args
                 values = [next(source) for _ in range(place.values)]
-            names = [_checked(reg(v), operand.sink) for v in values]
+            if operand.sink and _sink_only(mods):
+                names = [_sunk(op, v) for v in values]
+            else:
+                names = [_checked(reg(v), operand.sink) for v in values]
             text = _operand_text(place, names)
         pieces.append(text + operand.sep)
     body = "".join(pieces).removesuffix(", ")
