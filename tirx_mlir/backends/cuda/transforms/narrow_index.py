@@ -16,7 +16,11 @@ arithmetic). With the proven ranges of `index_ranges.value_ranges`:
    ``arith.index_cast`` (a sign extension: exact, since the value fits; a constant keeps its
    ``index`` twin for them instead); the adds, subtractions, products and left shifts carry
    ``nsw`` (they do not wrap), so a global address is
-   ``base + sext(offset32) * size`` and a shared one never leaves 32 bits.
+   ``base + sext(offset32) * size`` and a shared one never leaves 32 bits;
+3. narrows an ``scf.for`` counting on ``index`` whose bounds, step and last increment (below
+   ``ub + step``) fit 32 bits to an i32 induction variable (`narrowable_loop`): the loop's
+   compare and increment become 32-bit (Triton's loops count on i32), the narrowed users read
+   it directly and the remaining ``index`` users through one cast.
 
 Every value keeps its meaning (each op's result is exact in 32 bits, by the ranges), so the
 interpreter agrees before and after. Ops whose ranges are not proven stay 64-bit, which is
