@@ -21,7 +21,8 @@ Passes, in order:
    remainders / quotients the ranges decide folded); ``cuda-peel-constants``: the constant part
    of a swizzled offset moved out of the swizzle (one swizzle per thread, immediates per chunk),
    then ``cse``; ``cuda-hoist-invariants``: loop-invariant integer arithmetic moved before its
-   loop (out of ``scf.if`` too); then the cleanup again.
+   loop (out of ``scf.if`` too); ``cuda-strength-reduce``: a loop's ring-slot remainders
+   (``(k / BK + s) % stages``) carried as iter_args instead of divided; then the cleanup again.
 
 Options: ``target`` (a cuda target string or tag, default: the kernel's), ``arch`` (shorthand
 for ``target="cuda -arch=<arch>"``), ``num_stages`` (the software-pipelining depth of K loops,
@@ -59,6 +60,7 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
     from tirx_mlir.backends.cuda.transforms.narrow_index import CudaNarrowIndexPass
     from tirx_mlir.backends.cuda.transforms.peel_constants import CudaPeelConstantsPass
     from tirx_mlir.backends.cuda.transforms.pipeline_k_loop import PipelineKLoopPass
+    from tirx_mlir.backends.cuda.transforms.strength_reduce import CudaStrengthReducePass
     from tirx_mlir.transforms.check_bounds import CheckBoundsPass
     from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
 
@@ -73,7 +75,7 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
                    CommonSubexpressionElimination(), DeadCodeElimination()]
     return passes + [CudaAllocateSharedPass(target=target), CudaNarrowIndexPass(),
                      CudaPeelConstantsPass(), CommonSubexpressionElimination(),
-                     CudaHoistInvariantsPass(), CanonicalizePass(),
+                     CudaHoistInvariantsPass(), CudaStrengthReducePass(), CanonicalizePass(),
                      CommonSubexpressionElimination(), DeadCodeElimination()]
 
 

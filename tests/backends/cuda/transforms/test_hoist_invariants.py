@@ -67,3 +67,41 @@ def test_the_kernel_computes_the_same():
     (after,), _ = run_simt(str(hoisted(TEXT)), x)
     np.testing.assert_array_equal(after, before)
     assert not np.isnan(before[128:256]).any() and np.isnan(before[:128]).all()  # k = 0 skipped
+
+
+SUM = f"""  %t = cuda.thread_idx x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  scf.for %k = %c0 to %c8 step %c1 {{
+    %a = arith.muli %t, %c4 : index
+    %b = arith.divui %t, %c8 : index
+    %k64 = arith.muli %k, %c64 : index
+    %s1 = arith.addi %k64, %a : index
+    %s2 = arith.addi %s1, %b : index
+    %i = arith.addi %s2, %c4 : index
+    %x = cuda.load %X, %i : {G}, index -> f32
+    cuda.store %Y, %i, %x : {G}, index, f32
+  }}
+"""
+SUM_TEXT = cuda_kernel(f"(%X: {G}) -> (%Y: {G})", SUM, "grid [1] threads [32]",
+                       "cuda -arch=sm_80")
+
+
+def test_a_sum_of_invariant_terms_is_regrouped_and_leaves_the_loop():
+    from xdsl.dialects import arith
+
+    module = hoisted(SUM_TEXT)
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    adds = [op for op in loop.body.walk() if isinstance(op, arith.AddiOp)]
+    # (k*64 + (a + b)) + 4: one add of the hoisted a + b, the constant outermost
+    assert len(adds) == 2
+    outer = next(op for op in adds if op.rhs.owner.name == "arith.constant")
+    assert outer.lhs.owner in adds
+    x = np.random.default_rng(1).random(1024, dtype=np.float32)
+    (before,), _ = run_simt(SUM_TEXT, x)
+    (after,), _ = run_simt(str(module), x)
+    np.testing.assert_array_equal(after, before)
+    assert np.isfinite(before).sum() > 8 * 16

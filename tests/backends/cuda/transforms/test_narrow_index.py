@@ -147,3 +147,40 @@ def test_a_shift_by_32_or_more_stays_index():
     (after,), _ = run_simt(str(module), x)
     np.testing.assert_array_equal(after, before)
     np.testing.assert_array_equal(before[:32], x[:32])
+
+
+def _loop_kernel(ub: int, step: int) -> str:
+    body = f"""  %t = cuda.thread_idx x : index
+  %c0 = arith.constant 0 : index
+  %ub = arith.constant {ub} : index
+  %st = arith.constant {step} : index
+  %c128 = arith.constant 128 : index
+  scf.for %k = %c0 to %ub step %st {{
+    %q = arith.divui %k, %st : index
+    %r = arith.muli %q, %c128 : index
+    %i = arith.addi %r, %t : index
+    %x = cuda.load %X, %i : {G}, index -> f32
+    cuda.store %Y, %i, %x : {G}, index, f32
+  }}
+"""
+    return cuda_kernel(f"(%X: {G}) -> (%Y: {G})", body, "grid [1] threads [128]",
+                       "cuda -arch=sm_80")
+
+
+def test_a_loop_counts_on_i32_when_its_bounds_and_last_step_fit():
+    from xdsl.dialects import scf
+
+    def iv_type(text):
+        loop = next(op for op in narrowed(text).walk() if isinstance(op, scf.ForOp))
+        return loop.body.block.args[0].type, loop.lb.type
+
+    assert iv_type(_loop_kernel(1024, 32)) == (IntegerType(32), IntegerType(32))
+    # the increment after the last trip reaches ub + step - 1 > 2^31 - 1: stays index
+    assert iv_type(_loop_kernel(2**31 - 2, 2**20)) == (IndexType(), IndexType())
+    text = _loop_kernel(1024, 32)
+    assert "setp.ge.s32" in emit_ptx(narrowed(text))
+    x = np.random.default_rng(2).random(4096, dtype=np.float32)
+    (before,), _ = run_simt(text, x)
+    (after,), _ = run_simt(str(narrowed(text)), x)
+    np.testing.assert_array_equal(after, before)
+    np.testing.assert_array_equal(before, x)  # 32 trips cover the buffer

@@ -11,12 +11,19 @@ loops first, so a chain of invariant ops leaves together.
 Moving an op out of an ``scf.if`` makes it run when the branch would not: only ops that cannot
 fault move (no division or remainder unless by a non-zero constant), so every value and every
 side effect is what it was.
+
+A sum of the loop's values and invariant ones hoists only as far as its association allows:
+``((k + a) + b) + c`` keeps ``a``, ``b`` and ``c`` live across the loop and adds all three
+every iteration. After a first hoisting, `reassociate_in` regroups such a sum as ``(k + (a +
+b)) + c`` for invariant ``a``, ``b`` and a constant ``c`` (LLVM's Reassociate ranks operands
+the same way for LICM), and the invariant part leaves the loop in a second hoisting.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp
@@ -24,7 +31,11 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tirx_mlir.backends.cuda.transforms.index_ranges import (Range, fits_signed, int_bits,
+                                                           value_ranges)
+from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
 from tirx_mlir.dialects.tirx.access import constant_value
+from tirx_mlir.dialects.tirx.kernel import kernels
 
 _MOVABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.AndIOp,
             arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp,
@@ -47,6 +58,99 @@ def movable(op: Operation) -> bool:
 def hoist_out_of(loop: scf.ForOp) -> int:
     """Move ``loop``'s invariant ops before it (program order: a moved op's users are checked
     after it); the number moved."""
+    inside = _inside(loop)
+    moved = 0
+    for op in list(loop.body.walk()):
+        if not movable(op) or any(inside(v) for v in op.operands):
+            continue
+        op.detach()
+        Rewriter.insert_op(op, InsertPoint.before(loop))
+        moved += 1
+    return moved
+
+
+def _single_use(v: SSAValue) -> Operation | None:
+    """The one op reading ``v``, not counting unused ``arith`` ops (the earlier passes leave
+    some, e.g. the index casts of narrowed values, until the cleanup); None when there are
+    more or none."""
+    users = [u.operation for u in v.uses if not _dead(u.operation)]
+    return users[0] if len(users) == 1 else None
+
+
+def _dead(op: Operation) -> bool:
+    return op.name.startswith("arith.") and not any(list(r.uses) for r in op.results)
+
+
+def _terms(add: arith.AddiOp, inside) -> list[SSAValue]:
+    """The summands of the tree of ``addi`` ops rooted at ``add``: an operand that is itself
+    an ``addi`` of the same block used only here is flattened (``inside`` tells the loop's
+    values; invariant operands are leaves)."""
+    out = []
+    for v in add.operands:
+        inner = v.owner
+        if isinstance(inner, arith.AddiOp) and inner.parent is add.parent and \
+                _single_use(v) and inside(v):
+            out += _terms(inner, inside)
+        else:
+            out.append(v)
+    return out
+
+
+def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
+    """Regroup every sum of ``loop``'s body that mixes values of the loop with two or more
+    invariant ones as ``(variant + invariant) + constant``: the invariant part one value that
+    `hoist_out_of` then moves out (one register live across the loop instead of one per term,
+    one add per iteration instead of one per term), the constant outermost (where an
+    address's immediate takes it). Integer addition is associative, so every value is what it
+    was; the new adds carry ``nsw`` when every term is non-negative by its range and the sum
+    fits its type (then no partial sum wraps). The number of sums regrouped."""
+    inside = _inside(loop)
+    done = 0
+    for op in list(loop.body.walk()):
+        if not isinstance(op, arith.AddiOp) or op.parent is None or not inside(op.result):
+            continue
+        user = _single_use(op.result)
+        if isinstance(user, arith.AddiOp) and user.parent is op.parent:
+            continue  # not a root: its root regroups it
+        terms = _terms(op, inside)
+        consts = [t for t in terms if isinstance(constant_value(t), int)]
+        invariant = [t for t in terms if t not in consts and not inside(t)]
+        variant = [t for t in terms if t not in consts and inside(t)]
+        if len(invariant) < 2 or not variant:
+            continue
+        r = ranges.get(op.result)
+        nsw = r is not None and fits_signed(r, int_bits(op.result.type) or 64) and all(
+            (tr := ranges.get(t)) is not None and tr.nonneg for t in terms)
+        kw = {"overflow": NSW} if nsw else {}
+        b = Builder(InsertPoint.before(op))
+
+        def total(values: list[SSAValue]) -> SSAValue:
+            acc = values[0]
+            for v in values[1:]:
+                acc = b.insert(arith.AddiOp(acc, v, **kw)).result
+            return acc
+
+        new = total([total(variant), total(invariant), *consts])
+        new.name_hint = op.result.name_hint
+        op.result.replace_all_uses_with(new)
+        _erase_tree(op)
+        done += 1
+    return done
+
+
+def _erase_tree(add: arith.AddiOp) -> None:
+    inner = {v.owner for v in add.operands if isinstance(v.owner, arith.AddiOp) and
+             v.owner.parent is add.parent}
+    Rewriter.erase_op(add)
+    for op in inner:
+        if all(_dead(u.operation) for u in op.result.uses):  # the regrouped sum's part
+            for use in list(op.result.uses):
+                Rewriter.erase_op(use.operation)
+            _erase_tree(op)
+
+
+def _inside(loop: scf.ForOp):
+    """Whether a value is defined in ``loop`` (its body, at any depth, or its arguments)."""
     body = loop.body
 
     def inside(v: SSAValue) -> bool:
@@ -54,15 +158,7 @@ def hoist_out_of(loop: scf.ForOp) -> int:
         if isinstance(owner, Operation):
             return body.is_ancestor(owner)
         return owner.parent_op() is loop or body.is_ancestor(owner.parent_op())
-
-    moved = 0
-    for op in list(body.walk()):
-        if not movable(op) or any(inside(v) for v in op.operands):
-            continue
-        op.detach()
-        Rewriter.insert_op(op, InsertPoint.before(loop))
-        moved += 1
-    return moved
+    return inside
 
 
 @dataclass(frozen=True)
@@ -72,6 +168,10 @@ class CudaHoistInvariantsPass(ModulePass):
     name = "cuda-hoist-invariants"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        loops = [o for o in op.walk() if isinstance(o, scf.ForOp)]
-        for loop in reversed(loops):  # innermost first: pre-order, reversed
-            hoist_out_of(loop)
+        for kernel in kernels(op):
+            ranges = value_ranges(kernel)
+            loops = [o for o in kernel.walk() if isinstance(o, scf.ForOp)]
+            for loop in reversed(loops):  # innermost first: pre-order, reversed
+                hoist_out_of(loop)
+                if reassociate_in(loop, ranges):
+                    hoist_out_of(loop)  # the regrouped invariant sums

@@ -16,7 +16,11 @@ arithmetic). With the proven ranges of `index_ranges.value_ranges`:
    ``arith.index_cast`` (a sign extension: exact, since the value fits; a constant keeps its
    ``index`` twin for them instead); the adds, subtractions, products and left shifts carry
    ``nsw`` (they do not wrap), so a global address is
-   ``base + sext(offset32) * size`` and a shared one never leaves 32 bits.
+   ``base + sext(offset32) * size`` and a shared one never leaves 32 bits;
+3. narrows an ``scf.for`` counting on ``index`` whose bounds, step and last increment (below
+   ``ub + step``) fit 32 bits to an i32 induction variable (`narrowable_loop`): the loop's
+   compare and increment become 32-bit (Triton's loops count on i32), the narrowed users read
+   it directly and the remaining ``index`` users through one cast.
 
 Every value keeps its meaning (each op's result is exact in 32 bits, by the ranges), so the
 interpreter agrees before and after. Ops whose ranges are not proven stay 64-bit, which is
@@ -30,7 +34,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -161,15 +165,51 @@ class _Narrower:
         self.narrow[wide.result] = new.results[0]
 
 
+def narrowable_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> bool:
+    """Whether ``loop``'s ``index`` induction variable counts exactly on i32: its bounds and
+    step fit, and so does the last increment (the value that ends the loop, below
+    ``ub + step``)."""
+    if not isinstance(loop.body.block.args[0].type, IndexType):
+        return False
+    lb, ub, step = (ranges.get(v) for v in (loop.lb, loop.ub, loop.step))
+    return lb is not None and ub is not None and step is not None and step.lo > 0 and \
+        fits_signed(lb, 32) and fits_signed(Range(ub.lo, ub.hi + step.hi), 32)
+
+
+def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
+    """Rebuild ``loop``'s induction variable on i32 (step 3 of the module docstring)."""
+    block = loop.body.block
+    old = block.args[0]
+    lb, ub, step = (n.as_i32(v) for v in (loop.lb, loop.ub, loop.step))
+    iv = block.insert_arg(I32, 0)
+    iv.name_hint = old.name_hint
+    twin = n.narrow.pop(old, None)
+    if twin is not None:  # the index_cast to i32 the narrowed users read
+        twin.replace_all_uses_with(iv)
+        Rewriter.erase_op(twin.owner)
+    if old.uses:
+        wide = arith.IndexCastOp(iv, IndexType())
+        Rewriter.insert_op(wide, InsertPoint.at_start(block))
+        old.replace_all_uses_with(wide.result)
+        n.narrow[wide.result] = iv
+    block.erase_arg(old)
+    for i, v in enumerate((lb, ub, step)):
+        loop.operands[i] = v
+
+
 def narrow_kernel(kernel: KernelOp) -> tuple[int, int]:
     """Fold, then narrow, one kernel's index arithmetic; (ops folded, ops narrowed)."""
     ranges = value_ranges(kernel)
     folded = fold_by_ranges(kernel, ranges)
     todo = [op for op in kernel.walk() if narrowable(op, ranges)]
+    loops = [op for op in kernel.walk() if isinstance(op, scf.ForOp) and
+             narrowable_loop(op, ranges)]
     n = _Narrower(ranges)
     for op in todo:
         n.rebuild(op)
-    return folded, len(todo)
+    for loop in loops:
+        narrow_loop(loop, n)
+    return folded, len(todo) + len(loops)
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,7 @@ from __future__ import annotations
 import io
 from typing import ClassVar
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Operation, SSAValue
 
@@ -358,10 +358,20 @@ class PtxFrame(SourcePrinter):
             narrow = self.reg(cast.input if term is None else term)
         if self.space_of(memory, op) == "shared":
             out = self.temp(regs.B32)
-            if narrow is None:
-                narrow = self.temp(regs.B32)
-                self.line(f"cvt.u32.u64 {narrow}, {idx};")
-            self.line(f"mad.lo.s32 {out}, {narrow}, {size}, {base};")
+            split = _loop_split(cast.input if term is None else term, op) \
+                if narrow is not None else None
+            if split is not None:
+                # (inv + var) * size + base == (inv * size + base) + var * size (mod 2^32):
+                # the first mad is loop-invariant (ptxas hoists it), var * size is shared by
+                # every address of the iteration, so each address is one add in the loop
+                inv, var = split
+                self.line(f"mad.lo.s32 {out}, {self.reg(inv)}, {size}, {base};")
+                self.line(f"mad.lo.s32 {out}, {self.reg(var)}, {size}, {out};")
+            else:
+                if narrow is None:
+                    narrow = self.temp(regs.B32)
+                    self.line(f"cvt.u32.u64 {narrow}, {idx};")
+                self.line(f"mad.lo.s32 {out}, {narrow}, {size}, {base};")
             if offset:
                 self.line(f"add.s32 {out}, {out}, {offset * size};")
             return out
@@ -387,6 +397,30 @@ def _nsw_constant_term(value: SSAValue) -> tuple[SSAValue | None, int]:
         if isinstance(c, int):
             return term, c
     return None, 0
+
+
+def _loop_split(value: SSAValue, user: Operation) -> tuple[SSAValue, SSAValue] | None:
+    """``(inv, var)`` when ``value`` is ``arith.addi inv, var`` (i32) in an ``scf.for`` body
+    that ``inv`` is defined outside of and ``var`` inside of (or is a carried value of): a
+    shared offset split into its loop-invariant part and the part each iteration changes."""
+    add = value.owner
+    if not isinstance(add, arith.AddiOp) or add.lhs.type != regs.I32:
+        return None
+    loop = user.parent_op()
+    while loop is not None and not isinstance(loop, scf.ForOp):
+        loop = loop.parent_op()
+    if loop is None:
+        return None
+    body = loop.body
+
+    def inside(v: SSAValue) -> bool:
+        owner = _owner(v)
+        return owner is not None and (owner is loop or body.is_ancestor(owner))
+
+    for inv, var in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+        if not inside(inv) and inside(var):
+            return inv, var
+    return None
 
 
 def _xyz(dims: tuple[int, ...]) -> list[int]:
