@@ -66,6 +66,7 @@ CUDA_PASSES = {
     "cuda-narrow-index": ("narrow_index", "CudaNarrowIndexPass"),
     "cuda-hoist-invariants": ("hoist_invariants", "CudaHoistInvariantsPass"),
     "cuda-peel-constants": ("peel_constants", "CudaPeelConstantsPass"),
+    "cuda-strength-reduce": ("strength_reduce", "CudaStrengthReducePass"),
 }
 """pass name -> (module under transforms/, class)."""
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -164,8 +164,8 @@ def _dead_cast(op: Operation) -> bool:
 
 
 def _wrap_add(b: Builder, r: SSAValue, step: int, m: int) -> SSAValue:
-    """``(r + step) % m`` for ``0 <= r < m`` and ``0 <= step < m``: ``minu(r + step,
-    r + step - m)``."""
+    """``(r + step) % m`` for ``0 <= r < m`` and ``0 <= step < m``: ``r + step``, less ``m``
+    where that reaches ``m``."""
     if not step:
         return r
 
@@ -174,6 +174,9 @@ def _wrap_add(b: Builder, r: SSAValue, step: int, m: int) -> SSAValue:
 
     bumped = b.insert(arith.AddiOp(r, const(step))).result
     wraps = b.insert(arith.CmpiOp(bumped, const(m), "uge")).result
+    if isinstance(r.type, IndexType):  # a loop cuda-narrow-index left 64-bit: no extui to index
+        wrapped = b.insert(arith.SubiOp(bumped, const(m))).result
+        return b.insert(arith.SelectOp(wraps, wrapped, bumped)).result
     # bumped - m * wraps, not a select: nvcc turned the select into a branch that made it
     # serialize a warpgroup's wgmma (ptxas advisory C7520)
     back = b.insert(arith.MuliOp(b.insert(arith.ExtUIOp(wraps, r.type)).result,
