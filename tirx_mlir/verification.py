@@ -5,8 +5,9 @@ unchanged by most passes, so their checks would compute the same answer again. `
 keeps that default and makes it cheap: an op class that states what its verifier reads
 
 * ``VERIFY_READS = "local"``: its own operand and result types, properties, attributes and their
-  counts (as `irdl`'s generic checks do), and the value of each operand an ``arith.constant``
-  defines (a slice's constant guard is checked against its maximum);
+  counts (as `irdl`'s generic checks do), the value of each operand an ``arith.constant``
+  defines (a slice's constant guard is checked against its maximum), and which of its operands
+  are one value (a tile op's workspace must not be one of its other operands);
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
   buffer operand, the type and attributes of the allocation the view reads, and the op's target;
 * ``VERIFY_READS = "kernel"``: those of "local", plus the properties of the enclosing
@@ -171,14 +172,25 @@ def _site(op: Operation, plan: _Plan) -> tuple:
     return parent, (block is not None and block.last_op is op) if plan.last else None
 
 
+def _aliases(operands: tuple) -> tuple:
+    """Which operands are one value (a check may compare them: a tile op's workspace must not be
+    one of its other operands): empty when all differ, else each operand's first position."""
+    if len({id(v) for v in operands}) == len(operands):
+        return ()
+    first: dict[int, int] = {}
+    return tuple(first.setdefault(id(v), i) for i, v in enumerate(operands))
+
+
 def local_key(op: Operation) -> tuple:
     """What a "local" verifier of ``op`` reads, by value: its class, each operand's type (and
-    the value an ``arith.constant`` gives it), the result types, properties and attributes."""
+    the value an ``arith.constant`` gives it) and which operands are one value (`_aliases`), the
+    result types, properties and attributes."""
     key: list = [type(op)]
     for v in op._operands:  # noqa: SLF001
         owner = v.owner  # by name: importing xDSL's arith costs start-up time
         key += (v.type, owner.properties.get("value")
                 if getattr(type(owner), "name", None) == "arith.constant" else None)
+    key += _aliases(op._operands)  # noqa: SLF001
     key.append(None)
     key += [v.type for v in op.results]
     key.append(None)
@@ -279,6 +291,7 @@ class ModuleVerifier:
             owner = v.owner
             key += (id(v.type), id(owner.properties.get("value"))
                     if getattr(type(owner), "name", None) == "arith.constant" else None)
+        key += _aliases(op._operands)  # noqa: SLF001
         key.append(None)
         for v in op.results:
             key.append(id(v.type))
