@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -176,8 +176,12 @@ def _wrap_add(b: Builder, r: SSAValue, step: int, m: int) -> SSAValue:
     wraps = b.insert(arith.CmpiOp(bumped, const(m), "uge")).result
     # bumped - m * wraps, not a select: nvcc turned the select into a branch that made it
     # serialize a warpgroup's wgmma (ptxas advisory C7520)
-    back = b.insert(arith.MuliOp(b.insert(arith.ExtUIOp(wraps, r.type)).result,
-                                 const(m))).result
+    if isinstance(r.type, IndexType):  # extui makes integers only: through i64 (0 or 1)
+        wide = b.insert(arith.ExtUIOp(wraps, i64)).result
+        flag = b.insert(arith.IndexCastOp(wide, r.type)).result
+    else:
+        flag = b.insert(arith.ExtUIOp(wraps, r.type)).result
+    back = b.insert(arith.MuliOp(flag, const(m))).result
     return b.insert(arith.SubiOp(bumped, back)).result
 
 
