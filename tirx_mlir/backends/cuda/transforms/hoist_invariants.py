@@ -22,6 +22,7 @@ the same way for LICM), and the invariant part leaves the loop in a second hoist
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from xdsl.builder import Builder
 from xdsl.context import Context
@@ -36,6 +37,7 @@ from tirx_mlir.backends.cuda.transforms.index_ranges import (Range, fits_signed,
 from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import kernels
+from tirx_mlir.dominance import defined_in
 
 _MOVABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.AndIOp,
             arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp,
@@ -150,15 +152,8 @@ def _erase_tree(add: arith.AddiOp) -> None:
 
 
 def _inside(loop: scf.ForOp):
-    """Whether a value is defined in ``loop`` (its body, at any depth, or its arguments)."""
-    body = loop.body
-
-    def inside(v: SSAValue) -> bool:
-        owner = v.owner
-        if isinstance(owner, Operation):
-            return body.is_ancestor(owner)
-        return owner.parent_op() is loop or body.is_ancestor(owner.parent_op())
-    return inside
+    """Whether a value is defined in ``loop`` (`dominance.defined_in`)."""
+    return partial(defined_in, loop)
 
 
 @dataclass(frozen=True)

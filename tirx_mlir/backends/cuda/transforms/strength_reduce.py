@@ -41,6 +41,7 @@ from tirx_mlir.backends.cuda.transforms.index_ranges import (Range, fits_signed,
                                                            value_ranges)
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
+from tirx_mlir.dominance import defined_in
 
 _REMAINDERS = (arith.RemUIOp, arith.RemSIOp)
 _DIVISIONS = (arith.DivUIOp, arith.DivSIOp)
@@ -58,7 +59,7 @@ class _Loop:
     def invariant(self, v: SSAValue) -> bool:
         owner = v.owner
         op = owner.parent_op() if isinstance(owner, Block) else owner
-        return op is not None and op is not self.loop and not self.loop.body.is_ancestor(op)
+        return op is not None and op is not self.loop and not defined_in(self.loop, v)
 
     def slope(self, v: SSAValue) -> int | None:
         """The constant ``a`` by which ``v`` grows per iteration, None when not affine."""
