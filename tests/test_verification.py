@@ -311,3 +311,20 @@ def test_a_tile_op_known_good_sees_its_workspace_become_an_operand():
     copy = ops_of(module, CopyOp)[0]
     copy.operands = [copy.operands[0], copy.operands[1], copy.operands[1]]
     assert_caught(verifier, module, "is also its operand 'src'")
+
+
+def test_the_ir_a_pass_replaced_is_not_kept_alive():
+    # the region keys hold their ops: only those of the last verification are kept
+    import gc
+    import weakref
+
+    module, verifier = known_good(MATMUL)
+    old = module.body.block.first_op
+    gone = weakref.ref(old)
+    old.detach()
+    module.body.block.add_op(parse_module(MATMUL).body.block.first_op.clone())
+    verifier.verify(module)
+    old.erase()
+    del old
+    gc.collect()
+    assert gone() is None

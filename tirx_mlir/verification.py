@@ -33,7 +33,8 @@ held by other objects, e.g. the 256 equal loads a dispatch built). Every memo en
 attributes and values it names, so none of them can be freed and its id reused while the memo
 lives. A region op's key holds its nested ops' keys, so it is found again exactly when nothing in
 its regions changed (the incremental re-verification MLIR gets from preserved analyses): a pass
-that rewrote one loop re-checks that loop and its ancestors, not its siblings. A view is
+that rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region
+keys the last verification met are kept (they hold the IR; older IR is not kept alive). A view is
 resolved once for the life of the verifier: its key names a record found by the identities of
 what the resolution reads (the chain of view ops, their properties, result types and the index
 arithmetic of their offsets). When only what a check reads beyond the op's own types and
@@ -209,6 +210,10 @@ class ModuleVerifier:
         self._verified: dict[tuple, tuple] = {}
         """Keys verified, by identity and by value, each to the key by value (which holds the
         objects whose ids the identity key names)."""
+        self._regions: set[tuple] = set()
+        """The keys of the region ops the last verification found valid (a key holds the ops of
+        the regions: the IR a pass replaced is not kept alive by older keys)."""
+        self._regions_now: set[tuple] = set()
         self._targets: dict[Block, str | None] = {}
         self._contexts: dict[Block, tuple] = {}
         self._views_now: dict[SSAValue, tuple] = {}
@@ -225,6 +230,7 @@ class ModuleVerifier:
         self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
+        self._regions_now = set()
         try:
             with shared_views():
                 self._visit(module)
@@ -233,6 +239,7 @@ class ModuleVerifier:
             raise err
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
+        self._regions, self._regions_now = self._regions_now, set()
 
     # ---- one op -------------------------------------------------------------------------------
     def _visit(self, op: Operation) -> tuple:
@@ -439,10 +446,10 @@ class ModuleVerifier:
         contents = self._contents(op)
         local = local_key(op)
         key = (local, _site(op, plan), contents)
-        if key not in self._verified:
+        if key not in self._regions and key not in self._regions_now:
             self._check(op, local, tuple(tuple(tuple(arg.type for arg in block.args)
                                         for block in region.blocks) for region in op.regions))
-            self._verified[key] = key
+        self._regions_now.add(key)
         return (op, key, *op._operands)  # noqa: SLF001
 
     def _contents(self, op: Operation) -> tuple:
