@@ -60,7 +60,7 @@ def movable(op: Operation) -> bool:
 def hoist_out_of(loop: scf.ForOp) -> int:
     """Move ``loop``'s invariant ops before it (program order: a moved op's users are checked
     after it); the number moved."""
-    inside = _inside(loop)
+    inside = partial(defined_in, loop)
     moved = 0
     for op in list(loop.body.walk()):
         if not movable(op) or any(inside(v) for v in op.operands):
@@ -106,7 +106,7 @@ def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
     address's immediate takes it). Integer addition is associative, so every value is what it
     was; the new adds carry ``nsw`` when every term is non-negative by its range and the sum
     fits its type (then no partial sum wraps). The number of sums regrouped."""
-    inside = _inside(loop)
+    inside = partial(defined_in, loop)
     done = 0
     for op in list(loop.body.walk()):
         if not isinstance(op, arith.AddiOp) or op.parent is None or not inside(op.result):
@@ -149,11 +149,6 @@ def _erase_tree(add: arith.AddiOp) -> None:
             for use in list(op.result.uses):
                 Rewriter.erase_op(use.operation)
             _erase_tree(op)
-
-
-def _inside(loop: scf.ForOp):
-    """Whether a value is defined in ``loop`` (`dominance.defined_in`)."""
-    return partial(defined_in, loop)
 
 
 @dataclass(frozen=True)
