@@ -92,3 +92,31 @@ def test_tirx_run_reports_it_instead_of_a_key_error(tmp_path: Path) -> None:
             in result.stderr)
     assert "Traceback" not in result.stderr and "KeyError" not in result.stderr
 
+
+
+def test_defined_in_tells_a_loops_own_values_from_those_before_it():
+    from xdsl.dialects import scf
+
+    from tirx_mlir.dominance import defined_in
+
+    module = parse_module("""
+func.func @f(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c0) -> (index) {
+    %s = arith.addi %acc, %i : index
+    %t = scf.for %j = %c0 to %n step %c1 iter_args(%b = %s) -> (index) {
+      %u = arith.addi %b, %j : index
+      scf.yield %u : index
+    }
+    scf.yield %t : index
+  }
+  func.return
+}
+""")
+    outer, inner = [op for op in module.walk() if isinstance(op, scf.ForOp)]
+    names = {v.name_hint: v for op in module.walk() for v in op.results}
+    names |= {a.name_hint: a for loop in (outer, inner) for a in loop.body.block.args}
+    inside_outer = {n for n, v in names.items() if defined_in(outer, v)}
+    assert inside_outer == {"i", "acc", "s", "t", "j", "b", "u"}  # not its result %r
+    assert {n for n, v in names.items() if defined_in(inner, v)} == {"j", "b", "u"}

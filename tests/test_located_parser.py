@@ -155,3 +155,24 @@ def test_templates_are_kept_across_parses_of_one_context_signature():
     other = _CountingParser(make_context(allow_unregistered=True), text)
     other.parse_module()
     assert other.created == 0  # another signature: its own templates
+
+
+ALIASED = """!t = {t}
+tirx.kernel @k(%A: !tirx.buffer<16x!t, global>) -> (%B: !tirx.buffer<16x!t, global>) grid [1] threads [1] {{
+  %c = arith.constant 0 : !t
+  %d = arith.constant 1 : !t
+  %a = tirx.alloc : !tirx.buffer<16x!t, shared>
+  tirx.return
+}}
+"""
+
+
+@pytest.mark.parametrize("first, second", [("i32", "i64"), ("f32", "f16")])
+def test_an_alias_means_what_each_input_defines(first, second):
+    # an alias is the input's own: a text naming it is not the same op or type in another parse
+    for t in (first, second):
+        module = parse_module(ALIASED.format(t=t))
+        types = {str(op.results[0].type) for op in module.walk() if op.results}
+        types |= {str(arg.type) for op in module.walk() for r in op.regions
+                  for b in r.blocks for arg in b.args}
+        assert types == {t, f"!tirx.buffer<16x{t}, global>", f"!tirx.buffer<16x{t}, shared>"}

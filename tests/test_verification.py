@@ -295,3 +295,36 @@ def test_equal_tile_ops_are_checked_once(monkeypatch):
     calls.clear()
     ModuleVerifier().verify(module)
     assert len(calls) == 1  # the second copy reads what the first does
+
+
+WORKSPACE = f"""
+tirx.kernel @ws(%A: {G}, %W: {G}) -> (%B: {G}) grid [1] threads [32] {{
+  tirx.copy warp %B, %A workspace [%W] : {G}, {G}, {G}
+  tirx.return
+}}
+"""
+
+
+def test_a_tile_op_known_good_sees_its_workspace_become_an_operand():
+    # the key holds operand types, equal here: which operands are one value must be in it too
+    module, verifier = known_good(WORKSPACE)
+    copy = ops_of(module, CopyOp)[0]
+    copy.operands = [copy.operands[0], copy.operands[1], copy.operands[1]]
+    assert_caught(verifier, module, "is also its operand 'src'")
+
+
+def test_the_ir_a_pass_replaced_is_not_kept_alive():
+    # the region keys hold their ops: only those of the last verification are kept
+    import gc
+    import weakref
+
+    module, verifier = known_good(MATMUL)
+    old = module.body.block.first_op
+    gone = weakref.ref(old)
+    old.detach()
+    module.body.block.add_op(parse_module(MATMUL).body.block.first_op.clone())
+    verifier.verify(module)
+    old.erase()
+    del old
+    gc.collect()
+    assert gone() is None

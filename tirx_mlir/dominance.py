@@ -127,6 +127,19 @@ def _error(op: Operation, index: int, value: SSAValue) -> DominanceError:
     return DominanceError(f"{what} {why}", op, name)
 
 
+def defined_in(op: Operation, value: SSAValue) -> bool:
+    """Whether ``value`` is defined inside ``op``: by an op nested in its regions (at any depth)
+    or as an argument of one of their blocks (a loop's induction variable and carried values);
+    ``op``'s own results are not. The test a loop transform asks of a value to know whether it
+    changes from one iteration to the next."""
+    owner = value.owner
+    if isinstance(owner, Block):
+        owner = owner.parent_op()
+        if owner is op:
+            return True
+    return owner is not None and owner is not op and _encloses(op, owner)
+
+
 def _encloses(op: Operation, inner: Operation) -> bool:
     node = inner.parent_op()
     while node is not None:

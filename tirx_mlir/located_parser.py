@@ -213,7 +213,8 @@ _SHARED_LIMIT = 8192
 past it they are dropped and built again."""
 _shared: dict[tuple, tuple[dict, dict]] = {}
 """Per context signature (`_signature`): the op templates and the parsed dialect attributes of
-earlier parses (both are functions of their key and the context's dialects only)."""
+earlier parses (both are functions of their key and the context's dialects only, as long as
+the input defines no alias: `LocatedParser._parse_alias_def`)."""
 
 
 def _signature(ctx: Context) -> tuple:
@@ -291,8 +292,20 @@ class LocatedParser(Parser):
         self._line_offset = line_offset
         self._filename = StringAttr(name)
         self._templates, self._attr_cache = _shared_caches(ctx)
+        self._own_caches = False
+        """Whether the caches are this parse's own (it defines an alias: `_parse_alias_def`)."""
         self._op_types: dict[str, type[Operation] | None] = {}
         """The class ``ctx`` gives each op name a template was used for (see `_from_template`)."""
+
+    def _parse_alias_def(self) -> None:
+        """xDSL's alias definition (``!t = i32``, ``#alias m = ...``); from then on a text may
+        name what this input defines (``arith.constant 0 : !t``), which another input defines
+        otherwise, so this parse's templates and attribute texts are its own (see
+        `_shared_caches`): an alias cannot be redefined, so they stay valid within it."""
+        super()._parse_alias_def()
+        if not self._own_caches:
+            self._templates, self._attr_cache = {}, {}
+            self._own_caches = True
 
     def parse_operation(self) -> Operation:
         start = self._current_token.span.start

@@ -5,8 +5,9 @@ unchanged by most passes, so their checks would compute the same answer again. `
 keeps that default and makes it cheap: an op class that states what its verifier reads
 
 * ``VERIFY_READS = "local"``: its own operand and result types, properties, attributes and their
-  counts (as `irdl`'s generic checks do), and the value of each operand an ``arith.constant``
-  defines (a slice's constant guard is checked against its maximum);
+  counts (as `irdl`'s generic checks do), the value of each operand an ``arith.constant``
+  defines (a slice's constant guard is checked against its maximum), and which of its operands
+  are one value (a tile op's workspace must not be one of its other operands);
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
   buffer operand, the type and attributes of the allocation the view reads, and the op's target;
 * ``VERIFY_READS = "kernel"``: those of "local", plus the properties of the enclosing
@@ -32,7 +33,8 @@ held by other objects, e.g. the 256 equal loads a dispatch built). Every memo en
 attributes and values it names, so none of them can be freed and its id reused while the memo
 lives. A region op's key holds its nested ops' keys, so it is found again exactly when nothing in
 its regions changed (the incremental re-verification MLIR gets from preserved analyses): a pass
-that rewrote one loop re-checks that loop and its ancestors, not its siblings. A view is
+that rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region
+keys the last verification met are kept (they hold the IR; older IR is not kept alive). A view is
 resolved once for the life of the verifier: its key names a record found by the identities of
 what the resolution reads (the chain of view ops, their properties, result types and the index
 arithmetic of their offsets). When only what a check reads beyond the op's own types and
@@ -171,14 +173,25 @@ def _site(op: Operation, plan: _Plan) -> tuple:
     return parent, (block is not None and block.last_op is op) if plan.last else None
 
 
+def _aliases(operands: tuple) -> tuple:
+    """Which operands are one value (a check may compare them: a tile op's workspace must not be
+    one of its other operands): empty when all differ, else each operand's first position."""
+    if len({id(v) for v in operands}) == len(operands):
+        return ()
+    first: dict[int, int] = {}
+    return tuple(first.setdefault(id(v), i) for i, v in enumerate(operands))
+
+
 def local_key(op: Operation) -> tuple:
     """What a "local" verifier of ``op`` reads, by value: its class, each operand's type (and
-    the value an ``arith.constant`` gives it), the result types, properties and attributes."""
+    the value an ``arith.constant`` gives it) and which operands are one value (`_aliases`), the
+    result types, properties and attributes."""
     key: list = [type(op)]
     for v in op._operands:  # noqa: SLF001
         owner = v.owner  # by name: importing xDSL's arith costs start-up time
         key += (v.type, owner.properties.get("value")
                 if getattr(type(owner), "name", None) == "arith.constant" else None)
+    key += _aliases(op._operands)  # noqa: SLF001
     key.append(None)
     key += [v.type for v in op.results]
     key.append(None)
@@ -197,6 +210,10 @@ class ModuleVerifier:
         self._verified: dict[tuple, tuple] = {}
         """Keys verified, by identity and by value, each to the key by value (which holds the
         objects whose ids the identity key names)."""
+        self._regions: set[tuple] = set()
+        """The keys of the region ops the last verification found valid (a key holds the ops of
+        the regions: the IR a pass replaced is not kept alive by older keys)."""
+        self._regions_now: set[tuple] = set()
         self._targets: dict[Block, str | None] = {}
         self._contexts: dict[Block, tuple] = {}
         self._views_now: dict[SSAValue, tuple] = {}
@@ -213,6 +230,7 @@ class ModuleVerifier:
         self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
+        self._regions_now = set()
         try:
             with shared_views():
                 self._visit(module)
@@ -221,6 +239,7 @@ class ModuleVerifier:
             raise err
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
+        self._regions, self._regions_now = self._regions_now, set()
 
     # ---- one op -------------------------------------------------------------------------------
     def _visit(self, op: Operation) -> tuple:
@@ -279,6 +298,7 @@ class ModuleVerifier:
             owner = v.owner
             key += (id(v.type), id(owner.properties.get("value"))
                     if getattr(type(owner), "name", None) == "arith.constant" else None)
+        key += _aliases(op._operands)  # noqa: SLF001
         key.append(None)
         for v in op.results:
             key.append(id(v.type))
@@ -426,10 +446,10 @@ class ModuleVerifier:
         contents = self._contents(op)
         local = local_key(op)
         key = (local, _site(op, plan), contents)
-        if key not in self._verified:
+        if key not in self._regions and key not in self._regions_now:
             self._check(op, local, tuple(tuple(tuple(arg.type for arg in block.args)
                                         for block in region.blocks) for region in op.regions))
-            self._verified[key] = key
+        self._regions_now.add(key)
         return (op, key, *op._operands)  # noqa: SLF001
 
     def _contents(self, op: Operation) -> tuple:

@@ -65,6 +65,7 @@ CUDA_PASSES = {
     "cuda-pipeline-k-loop": ("pipeline_k_loop", "PipelineKLoopPass"),
     "cuda-narrow-index": ("narrow_index", "CudaNarrowIndexPass"),
     "cuda-hoist-invariants": ("hoist_invariants", "CudaHoistInvariantsPass"),
+    "cuda-strength-reduce": ("strength_reduce", "CudaStrengthReducePass"),
     "cuda-peel-constants": ("peel_constants", "CudaPeelConstantsPass"),
     "cuda-strength-reduce": ("strength_reduce", "CudaStrengthReducePass"),
 }

@@ -22,6 +22,7 @@ the same way for LICM), and the invariant part leaves the loop in a second hoist
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from xdsl.builder import Builder
 from xdsl.context import Context
@@ -36,6 +37,7 @@ from tirx_mlir.backends.cuda.transforms.index_ranges import (Range, fits_signed,
 from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import kernels
+from tirx_mlir.dominance import defined_in
 
 _MOVABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.AndIOp,
             arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp,
@@ -58,7 +60,7 @@ def movable(op: Operation) -> bool:
 def hoist_out_of(loop: scf.ForOp) -> int:
     """Move ``loop``'s invariant ops before it (program order: a moved op's users are checked
     after it); the number moved."""
-    inside = _inside(loop)
+    inside = partial(defined_in, loop)
     moved = 0
     for op in list(loop.body.walk()):
         if not movable(op) or any(inside(v) for v in op.operands):
@@ -104,7 +106,7 @@ def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
     address's immediate takes it). Integer addition is associative, so every value is what it
     was; the new adds carry ``nsw`` when every term is non-negative by its range and the sum
     fits its type (then no partial sum wraps). The number of sums regrouped."""
-    inside = _inside(loop)
+    inside = partial(defined_in, loop)
     done = 0
     for op in list(loop.body.walk()):
         if not isinstance(op, arith.AddiOp) or op.parent is None or not inside(op.result):
@@ -147,18 +149,6 @@ def _erase_tree(add: arith.AddiOp) -> None:
             for use in list(op.result.uses):
                 Rewriter.erase_op(use.operation)
             _erase_tree(op)
-
-
-def _inside(loop: scf.ForOp):
-    """Whether a value is defined in ``loop`` (its body, at any depth, or its arguments)."""
-    body = loop.body
-
-    def inside(v: SSAValue) -> bool:
-        owner = v.owner
-        if isinstance(owner, Operation):
-            return body.is_ancestor(owner)
-        return owner.parent_op() is loop or body.is_ancestor(owner.parent_op())
-    return inside
 
 
 @dataclass(frozen=True)

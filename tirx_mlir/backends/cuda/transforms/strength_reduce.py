@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i64
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -41,6 +41,7 @@ from tirx_mlir.backends.cuda.transforms.index_ranges import (Range, fits_signed,
                                                            value_ranges)
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
+from tirx_mlir.dominance import defined_in
 
 _REMAINDERS = (arith.RemUIOp, arith.RemSIOp)
 _DIVISIONS = (arith.DivUIOp, arith.DivSIOp)
@@ -58,7 +59,7 @@ class _Loop:
     def invariant(self, v: SSAValue) -> bool:
         owner = v.owner
         op = owner.parent_op() if isinstance(owner, Block) else owner
-        return op is not None and op is not self.loop and not self.loop.body.is_ancestor(op)
+        return op is not None and op is not self.loop and not defined_in(self.loop, v)
 
     def slope(self, v: SSAValue) -> int | None:
         """The constant ``a`` by which ``v`` grows per iteration, None when not affine."""
@@ -174,13 +175,14 @@ def _wrap_add(b: Builder, r: SSAValue, step: int, m: int) -> SSAValue:
 
     bumped = b.insert(arith.AddiOp(r, const(step))).result
     wraps = b.insert(arith.CmpiOp(bumped, const(m), "uge")).result
-    if isinstance(r.type, IndexType):  # a loop cuda-narrow-index left 64-bit: no extui to index
-        wrapped = b.insert(arith.SubiOp(bumped, const(m))).result
-        return b.insert(arith.SelectOp(wraps, wrapped, bumped)).result
     # bumped - m * wraps, not a select: nvcc turned the select into a branch that made it
     # serialize a warpgroup's wgmma (ptxas advisory C7520)
-    back = b.insert(arith.MuliOp(b.insert(arith.ExtUIOp(wraps, r.type)).result,
-                                 const(m))).result
+    if isinstance(r.type, IndexType):  # extui makes integers only: through i64 (0 or 1)
+        wide = b.insert(arith.ExtUIOp(wraps, i64)).result
+        flag = b.insert(arith.IndexCastOp(wide, r.type)).result
+    else:
+        flag = b.insert(arith.ExtUIOp(wraps, r.type)).result
+    back = b.insert(arith.MuliOp(flag, const(m))).result
     return b.insert(arith.SubiOp(bumped, back)).result
 
 

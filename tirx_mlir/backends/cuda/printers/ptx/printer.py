@@ -58,6 +58,7 @@ from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dominance import defined_in
 from tirx_mlir.printers import PrintError, SourcePrinter
 from tirx_mlir.target.target import target_of
 
@@ -411,14 +412,8 @@ def _loop_split(value: SSAValue, user: Operation) -> tuple[SSAValue, SSAValue] |
         loop = loop.parent_op()
     if loop is None:
         return None
-    body = loop.body
-
-    def inside(v: SSAValue) -> bool:
-        owner = _owner(v)
-        return owner is not None and (owner is loop or body.is_ancestor(owner))
-
     for inv, var in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
-        if not inside(inv) and inside(var):
+        if not defined_in(loop, inv) and defined_in(loop, var):
             return inv, var
     return None
 
