@@ -67,7 +67,6 @@ CUDA_PASSES = {
     "cuda-hoist-invariants": ("hoist_invariants", "CudaHoistInvariantsPass"),
     "cuda-strength-reduce": ("strength_reduce", "CudaStrengthReducePass"),
     "cuda-peel-constants": ("peel_constants", "CudaPeelConstantsPass"),
-    "cuda-strength-reduce": ("strength_reduce", "CudaStrengthReducePass"),
 }
 """pass name -> (module under transforms/, class)."""
 
