@@ -3,7 +3,7 @@
     numpy reference == interpreter on the tile-level IR == interpreter after each pass of the
     trn pipeline == after allocation on one shared SBUF/PSUM == printed NKI (both APIs) run on
     the numpy stand-in (tests/tirx_testing/nki_mock.py), the last bit for bit against the
-    interpreter on the lowered IR.
+    interpreter on the lowered IR (`assert_printed_matches` says where rounding may differ).
 """
 
 from __future__ import annotations
@@ -44,10 +44,24 @@ def check_every_stage(text: str, reference: Callable[..., Sequence[np.ndarray]],
         assert_close(out, ref, rtol, atol, f"{where}: shared SBUF/PSUM vs numpy")
     kernel = find_kernel(final)
     for api in APIS:
-        got = run_kernel_logical(emit_nki(final, api), api, kernel, inputs)
-        for g, low in zip(got, lowered, strict=True):
-            np.testing.assert_array_equal(g, low, err_msg=f"{where}: printed ({api}) vs lowered")
+        source = emit_nki(final, api)
+        got = run_kernel_logical(source, api, kernel, inputs)
+        assert_printed_matches(got, lowered, source, api, f"{where}: printed ({api}) vs lowered")
     return final
+
+
+def assert_printed_matches(got, lowered, source: str, api: str, where: str) -> None:
+    """The printed kernel's outputs are the lowered IR's, bit for bit; except that legacy NKI
+    with guards (``mask=``) multiplies a guarded tile at its full size where the lowered IR
+    multiplies the guarded rows or columns only (what lies past the guard is unspecified,
+    docs/trn.md), and BLAS picks its kernel, so the order of an fp32 sum, by the matrices'
+    shapes and the CPU: there the two agree to the rounding of a sum."""
+    shape_dependent_sums = api == "legacy" and "mask=" in source and "nc_matmul(" in source
+    for g, low in zip(got, lowered, strict=True):
+        if shape_dependent_sums:
+            np.testing.assert_allclose(g, low, rtol=1e-5, atol=1e-4, err_msg=where)
+        else:
+            np.testing.assert_array_equal(g, low, err_msg=where)
 
 
 def executed_nki_ops(module) -> Counter:
