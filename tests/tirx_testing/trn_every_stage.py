@@ -10,6 +10,7 @@ import numpy as np
 
 from tirx_testing.nki_mock import run_kernel_logical
 from tirx_testing.trn_lowering import assert_close, random_inputs, run
+from tirx_testing.trn_stages import assert_printed_matches
 from tirx_mlir.backends.trn.printers import emit_nki
 from tirx_mlir.interpreter.launch import find_kernel
 from tirx_mlir.located_parser import parse_module
@@ -40,6 +41,5 @@ def check_every_stage(text: str, reference: Callable[..., Sequence[np.ndarray]],
     for api in ("current", "legacy"):
         printed[api] = emit_nki(final, api)
         got = run_kernel_logical(printed[api], api, kernel, inputs)
-        for g, low in zip(got, lowered, strict=True):
-            np.testing.assert_array_equal(g, low, err_msg=f"{name}: printed NKI ({api})")
+        assert_printed_matches(got, lowered, printed[api], api, f"{name}: printed NKI ({api})")
     return printed

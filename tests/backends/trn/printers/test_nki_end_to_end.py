@@ -1,6 +1,7 @@
 """Tile-level kernels (examples/trn) through the trn pipeline and both NKI printers: the printed
 Python, run on the numpy NKI stand-in, gives bit for bit what the interpreter gives on the
-lowered IR (to rounding where `assert_printed_matches` says so), and matches the interpreter on the tile-level IR."""
+lowered IR (to rounding where `assert_printed_matches` says so), and matches the interpreter on
+the tile-level IR."""
 
 from __future__ import annotations
 
