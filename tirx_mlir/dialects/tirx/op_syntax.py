@@ -105,7 +105,40 @@ def to_attr(kind: str, value: object) -> Attribute | None:
         return None
     if isinstance(value, Attribute):
         return value
-    return KINDS[kind].convert(value)
+    key = _attr_key(kind, value)
+    if key is None:
+        return KINDS[kind].convert(value)
+    attr = _ATTRS.get(key)
+    if attr is None:
+        if len(_ATTRS) >= _ATTRS_MAX:
+            _ATTRS.clear()
+        attr = _ATTRS[key] = KINDS[kind].convert(value)
+    return attr
+
+
+_ATTRS: dict[tuple, Attribute] = {}
+"""(kind, normalised value) -> its attribute: attributes are immutable values, so ops built with
+the same property share one (building a dense array is the costly part of building an op)."""
+_ATTRS_MAX = 4096
+
+
+def _attr_key(kind: str, value: object) -> tuple | None:
+    """The memo key of a property value, None for one not memoised (floats: -0.0 == 0.0;
+    affine sets)."""
+    try:
+        if kind == "name":
+            return ("name", str(value))
+        if kind == "int":
+            return ("int", int(value))  # type: ignore[call-overload]
+        if kind == "ints":
+            return ("ints", tuple(int(x) for x in value))  # type: ignore[attr-defined]
+        if kind == "pattern":
+            return ("pattern", tuple(int(x) for pair in value for x in pair))  # type: ignore
+        if kind == "flag":
+            return ("flag",)
+    except (TypeError, ValueError):
+        return None  # the conversion itself reports it
+    return None
 
 
 def _variadic(op_cls: type) -> list[tuple[str, VarOperandDef]]:
