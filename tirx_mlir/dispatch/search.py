@@ -5,13 +5,14 @@ that a variant decomposed another into, at the op the user wrote, naming the dec
 from __future__ import annotations
 
 import traceback
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from xdsl.ir import Operation
 
 from tirx_mlir.diagnostics import PassError, TirxError
-from tirx_mlir.dialects.tirx.access import shared_views
+from tirx_mlir.dialects.tirx.access import shared_answers, shared_views
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch.context import DispatchContext
 from tirx_mlir.dispatch.registry import DispatchFail, cases_for
@@ -84,7 +85,9 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
                                 f"{', '.join(c.variant for c in all_cases)}")
     attempts: list[Attempt] = []
     guarded = _guarded_operand(op)
-    with shared_views():  # the cases read the IR and build detached ops until the commit
+    # the cases read the IR and build detached ops until the commit; the dispatch pass may
+    # share the answers across the ops of a kernel (tile_dispatch.py)
+    with nullcontext() if shared_answers() is not None else shared_views():
         chosen = _first_case(op, cases, new_context, first, attempts,
                              None if guarded is None else _guard_reason(guarded, kind, all_cases))
     if isinstance(chosen, tuple):
