@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from xdsl.dialects import test as test_dialect
+from xdsl.dialects.builtin import StringAttr
 from xdsl.utils.exceptions import VerifyException
 
 import tirx_mlir
@@ -234,3 +235,41 @@ def test_a_variant_registered_after_a_lookup_is_found_by_the_next():
     finally:
         registry.drop_owner_everywhere("tirx_test_late")
     assert [c.variant for c in cases_for("tirx.copy", "tirx_test")] == before
+
+
+def test_a_shared_predicate_runs_once_per_op_and_facts_are_computed_once(tirx_test):
+    """A predicate several cases share is evaluated once per op (search.py); `ctx.once` gives
+    a predicate and the impls one computation per op; a new op asks again."""
+    from tirx_mlir.dispatch import fail, predicate
+
+    calls = {"shared": 0, "fact": 0}
+
+    def fact(op, ctx):
+        def compute():
+            calls["fact"] += 1
+            return op.name
+        return ctx.once("test.fact", compute)
+
+    def shared(op, ctx):
+        calls["shared"] += 1
+        return fact(op, ctx) == "tirx.fill", "not a fill"
+
+    when = (predicate("shared", shared),)
+    with registry.owner_scope("tirx_test_once"):
+        @register_dispatch("fill", "tirx_test", variant="first", priority=3, when=when)
+        def first(op, ctx):
+            fact(op, ctx)
+            fail("first declines")
+
+        @register_dispatch("fill", "tirx_test", variant="second", priority=2, when=when)
+        def second(op, ctx):
+            assert fact(op, ctx) == "tirx.fill"
+            ctx.insert(test_dialect.TestOp(attributes={"variant": StringAttr("second")}))
+    try:
+        fill = "  tirx.fill %Y, %v : " + BUF + ", f32"
+        text = kernel("  %v = arith.constant 1.0 : f32\n" + fill + "\n" + fill)
+        module = dispatch(text)
+    finally:
+        registry.drop_owner_everywhere("tirx_test_once")
+    assert markers(module) == ["second", "second"]
+    assert calls == {"shared": 2, "fact": 2}  # two ops: once each, across both cases

@@ -60,6 +60,9 @@ class KernelState:
     private: dict[Any, SSAValue] = field(default_factory=dict)
     shared_state: dict[str, Any] = field(default_factory=dict)
     init_ops: list[Operation] = field(default_factory=list)
+    cases: dict[tuple[str, str], list] = field(default_factory=dict)
+    """(op name, target kind) -> its cases in try order, looked up once per kernel (the
+    registrations do not change while a pass runs)."""
 
 
 class DispatchContext:
@@ -76,6 +79,9 @@ class DispatchContext:
         self._pending_private: list[tuple[Any, AllocOp, Callable | None]] = []
         self._pending_init: list[Operation] = []
         self._pending_after: list[tuple[SSAValue, list[Operation]]] = []
+        self.memo: dict[Any, Any] = {}
+        """Answers about the op computed once per dispatch of it (`once`); the search gives
+        every case's context the same one."""
 
     # ---- facts ----
     @property
@@ -145,6 +151,15 @@ class DispatchContext:
                                        constant_value(parent.ub), constant_value(parent.step)))
             parent = parent.parent_op()
         return list(reversed(loops))
+
+    def once(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """``compute()``, computed once per dispatch of the op: a fact a predicate and an impl
+        (or several cases) all need, read from the op and the IR it uses, which do not change
+        while the op is dispatched. ``key`` names the fact (a backend prefixes its own)."""
+        if key in self.memo:
+            return self.memo[key]
+        value = self.memo[key] = compute()
+        return value
 
     # ---- callbacks ----
     def alloc_private(self, key: Any, buffer_type: BufferType,

@@ -5,7 +5,9 @@ The semantics are TIRx's (apache/tvm `python/tvm/tirx/tile_primitive.py`):
 * key ``(tile op name, target kind)`` -> cases ``(variant, priority, predicates, impl)``;
 * cases are tried by priority (high first), ties broken by ascending variant name;
 * a predicate returns ``True``/``False``, ``(ok, reason)``, or raises `DispatchFail`; any other
-  exception rejects the case with ``"predicate exception: <Type>: <msg>"``;
+  exception rejects the case with ``"predicate exception: <Type>: <msg>"``. A predicate is a
+  pure function of the op and the dispatch facts: one shared by several cases of an op is
+  evaluated once for that op (search.py);
 * an impl may decline (raise `DispatchFail`, e.g. through `fail`) and the search goes on; any
   other exception from an impl is recorded in the table too, and the search goes on;
 * an op's forced ``dispatch "variant"`` keeps only that variant, whose predicates still run;

@@ -5,13 +5,14 @@ that a variant decomposed another into, at the op the user wrote, naming the dec
 from __future__ import annotations
 
 import traceback
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from xdsl.ir import Operation
 
 from tirx_mlir.diagnostics import PassError, TirxError
-from tirx_mlir.dialects.tirx.access import shared_views
+from tirx_mlir.dialects.tirx.access import shared_answers, shared_views
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch.context import DispatchContext
 from tirx_mlir.dispatch.registry import DispatchFail, cases_for
@@ -56,10 +57,19 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
     Raises PassError with the table of every variant and its reason, located at the op, or,
     for an op another's variant decomposed into (``origin``), at the op the user wrote.
     """
-    ctx0 = ctx_factory()
-    kind = ctx0.target_kind
-    ctx0._discard()
-    all_cases = cases_for(op.name, kind)
+    memo: dict = {}
+
+    def new_context() -> DispatchContext:
+        ctx = ctx_factory()
+        ctx.memo = memo  # one op's answers, shared by all its cases
+        return ctx
+
+    first = new_context()
+    kind = first.target_kind
+    known = first._state.cases
+    all_cases = known.get((op.name, kind))
+    if all_cases is None:
+        all_cases = known[(op.name, kind)] = cases_for(op.name, kind)
     if not all_cases:
         raise _failure(f"tile dispatch failed: op={op.name} target={kind}\nno registered "
                        f"variants for this op/target", op, origin,
@@ -75,8 +85,10 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
                                 f"{', '.join(c.variant for c in all_cases)}")
     attempts: list[Attempt] = []
     guarded = _guarded_operand(op)
-    with shared_views():  # the cases read the IR and build detached ops until the commit
-        chosen = _first_case(op, cases, ctx_factory, attempts,
+    # the cases read the IR and build detached ops until the commit; the dispatch pass may
+    # share the answers across the ops of a kernel (tile_dispatch.py)
+    with nullcontext() if shared_answers() is not None else shared_views():
+        chosen = _first_case(op, cases, new_context, first, attempts,
                              None if guarded is None else _guard_reason(guarded, kind, all_cases))
     if isinstance(chosen, tuple):
         return chosen[0], chosen[1]._commit()
@@ -85,44 +97,56 @@ def run_dispatch(op: TileOp, ctx_factory: Callable[[], DispatchContext],
     raise _failure(failure_table(op.name, kind, attempts), op, origin, hint) from last_exception
 
 
-def _first_case(op: TileOp, cases: list, ctx_factory: Callable[[], DispatchContext],
-                attempts: list[Attempt], guard_reason: str | None
+def _first_case(op: TileOp, cases: list, new_context: Callable[[], DispatchContext],
+                first: DispatchContext, attempts: list[Attempt], guard_reason: str | None
                 ) -> tuple[str, DispatchContext] | BaseException | None:
     """The first case whose predicates hold and whose impl succeeds, as (variant, its context
     to commit); else the last exception an impl raised (None if none did), every attempt
     recorded in ``attempts``. With a guarded operand (``guard_reason`` says which), only the
-    variants that accept guards are tried."""
+    variants that accept guards are tried.
+
+    A predicate shared by several cases is evaluated once (predicates are pure functions of the
+    op and the dispatch facts, registry.py); a context is reused until an impl has built in it
+    (``first`` is the one to start with)."""
     last_exception: BaseException | None = None
+    verdicts: dict[int, tuple[bool, str]] = {}  # id(predicate) -> its verdict on this op
+    ctx: DispatchContext | None = first
     for case in cases:
         if guard_reason is not None and not getattr(case.impl, "accepts_guards", False):
             attempts.append(Attempt(case.variant, case.priority,
                                     f"rejected: guards — {guard_reason}"))
             continue
-        ctx = ctx_factory()
+        if ctx is None:
+            ctx = new_context()
         rejected = None
         for pred in case.predicates:
-            ok, reason = pred.evaluate(op, ctx)
-            if not ok:
-                rejected = f"rejected: {pred.name} — {reason}"
+            verdict = verdicts.get(id(pred))
+            if verdict is None:
+                verdict = verdicts[id(pred)] = pred.evaluate(op, ctx)
+            if not verdict[0]:
+                rejected = f"rejected: {pred.name} — {verdict[1]}"
                 break
         if rejected is not None:
-            ctx._discard()
             attempts.append(Attempt(case.variant, case.priority, rejected))
             continue
         try:
             case.impl(op, ctx)
         except DispatchFail as err:
             ctx._discard()
+            ctx = None
             attempts.append(Attempt(case.variant, case.priority, f"declined — {err.reason}"))
             continue
         except Exception as err:  # noqa: BLE001 - recorded in the table, the search goes on
             ctx._discard()
+            ctx = None
             last_exception = err
             text = err.message if isinstance(err, TirxError) else \
                 traceback.format_exception_only(type(err), err)[-1].strip()
             attempts.append(Attempt(case.variant, case.priority, f"impl raised: {text}"))
             continue
         return case.variant, ctx
+    if ctx is not None:
+        ctx._discard()
     return last_exception
 
 

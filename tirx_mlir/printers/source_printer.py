@@ -39,7 +39,7 @@ from xdsl.irdl import IRDLOperation
 from xdsl.utils.base_printer import BasePrinter
 
 from tirx_mlir.diagnostics import TirxError
-from tirx_mlir.dialects.tirx.access import constant_value
+from tirx_mlir.dialects.tirx.access import constant_value, shared_views
 from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS
 from tirx_mlir.dialects.tirx.kernel import CtaIdOp, KernelOp
 from tirx_mlir.printers.naming import Namer
@@ -91,9 +91,11 @@ class SourcePrinter(BasePrinter):
         """The module as source text. A failure that is not a `PrintError` is blamed on the
         first op that breaks its own definition (an attribute of the wrong kind, a missing
         operand: IR that skipped verification), as a located error; on well-formed IR it is a
-        printer bug and propagates."""
+        printer bug and propagates. A printer changes no IR, so each view is resolved once for
+        the whole module (`access.shared_views`)."""
         try:
-            return self.emit_module()
+            with shared_views():
+                return self.emit_module()
         except PrintError:
             raise
         except Exception:

@@ -40,29 +40,41 @@ class TileDispatchPass(ModulePass):
     target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        from tirx_mlir.dispatch.context import DispatchContext, KernelState
+        from tirx_mlir.dialects.tirx.access import shared_views
+        from tirx_mlir.dispatch.context import KernelState
         from tirx_mlir.dispatch.registry import check_dispatch_precondition
-        from tirx_mlir.dispatch.search import run_dispatch
         from tirx_mlir.target.target import kernel_target
 
         for kernel in kernels(op):
             target = kernel_target(kernel, self.target)
             check_dispatch_precondition(kernel, target.kind_name)
-            state = KernelState(kernel)
-            worklist = [(t, ()) for t in _top_level_tile_ops([kernel])]
-            replaced = []  # detached, erased once their decompositions are dispatched
-            while worklist:
-                tile, origin = worklist.pop(0)
-                if len(origin) > MAX_NESTING:
-                    raise PassError(f"tile dispatch of {tile.name} nested deeper than "
-                                    f"{MAX_NESTING} levels; a variant keeps re-emitting tile "
-                                    f"primitives", tile)
-                variant, new_ops = run_dispatch(
-                    tile, lambda t=tile: DispatchContext(t, target, kernel, state), origin)
-                tile.detach()
-                replaced.append(tile)
-                inner = (*origin, (tile, variant))
-                worklist[:0] = [(t, inner) for t in _top_level_tile_ops(new_ops)]
-            for tile in replaced:
-                tile.erase()
+            with shared_views():
+                self._dispatch_kernel(kernel, target, KernelState(kernel))
         op.attributes[DISPATCHED_ATTR] = UnitAttr()
+
+    @staticmethod
+    def _dispatch_kernel(kernel, target, state) -> None:
+        """Dispatch every tile op of ``kernel``, depth first. The views of the kernel are
+        resolved once for all its ops (`access.shared_views`): dispatch changes no view op (a
+        variant adds ops, the search moves them in and replaces tile ops), so a view's access
+        pattern, and what a backend derives from it, holds for the whole pass."""
+        from tirx_mlir.dispatch.context import DispatchContext
+        from tirx_mlir.dispatch.search import run_dispatch
+
+        # a stack, next op last: an op's decomposition is dispatched before the ops after it
+        worklist = [(t, ()) for t in reversed(_top_level_tile_ops([kernel]))]
+        replaced = []  # detached, erased once their decompositions are dispatched
+        while worklist:
+            tile, origin = worklist.pop()
+            if len(origin) > MAX_NESTING:
+                raise PassError(f"tile dispatch of {tile.name} nested deeper than "
+                                f"{MAX_NESTING} levels; a variant keeps re-emitting tile "
+                                f"primitives", tile)
+            variant, new_ops = run_dispatch(
+                tile, lambda t=tile: DispatchContext(t, target, kernel, state), origin)
+            tile.detach()
+            replaced.append(tile)
+            inner = (*origin, (tile, variant))
+            worklist += [(t, inner) for t in reversed(_top_level_tile_ops(new_ops))]
+        for tile in replaced:
+            tile.erase()

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (AffineSetAttr, DenseArrayBase, FloatAttr, Int
                                    StringAttr, UnitAttr, f32, i64)
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, OptOperandDef, VarOperandDef
-from xdsl.irdl.operations import OptRegionDef
+from xdsl.irdl.operations import AttrSizedOperandSegments, OptRegionDef
 from xdsl.parser import Parser
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.printer import Printer
@@ -105,12 +105,89 @@ def to_attr(kind: str, value: object) -> Attribute | None:
         return None
     if isinstance(value, Attribute):
         return value
-    return KINDS[kind].convert(value)
+    key = _attr_key(kind, value)
+    if key is None:
+        return KINDS[kind].convert(value)
+    attr = _ATTRS.get(key)
+    if attr is None:
+        if len(_ATTRS) >= _ATTRS_MAX:
+            _ATTRS.clear()
+        attr = _ATTRS[key] = KINDS[kind].convert(value)
+    return attr
+
+
+_ATTRS: dict[tuple, Attribute] = {}
+"""(kind, normalised value) -> its attribute: attributes are immutable values, so ops built with
+the same property share one (building a dense array is the costly part of building an op)."""
+_ATTRS_MAX = 4096
+
+
+def _attr_key(kind: str, value: object) -> tuple | None:
+    """The memo key of a property value, None for one not memoised (floats: -0.0 == 0.0;
+    affine sets)."""
+    try:
+        if kind == "name":
+            return ("name", str(value))
+        if kind == "int":
+            return ("int", int(value))  # type: ignore[call-overload]
+        if kind == "ints":
+            return ("ints", tuple(int(x) for x in value))  # type: ignore[attr-defined]
+        if kind == "pattern":
+            return ("pattern", tuple(int(x) for pair in value for x in pair))  # type: ignore
+        if kind == "flag":
+            return ("flag",)
+    except (TypeError, ValueError):
+        return None  # the conversion itself reports it
+    return None
 
 
 def _variadic(op_cls: type) -> list[tuple[str, VarOperandDef]]:
     return [(n, d) for n, d in op_cls.get_irdl_definition().operands
             if isinstance(d, VarOperandDef) and not isinstance(d, OptOperandDef)]
+
+
+_OPERAND_SEGMENTS: dict[type, tuple[tuple[tuple[str, str], ...], AttrSizedOperandSegments | None]] = {}
+"""op class -> ((operand name, "single" | "optional" | "variadic") in declaration order, its
+segment-size option): an op class's operand declaration, read once (classes do not change)."""
+
+
+def _operand_segments(op_cls: type
+                      ) -> tuple[tuple[tuple[str, str], ...], AttrSizedOperandSegments | None]:
+    found = _OPERAND_SEGMENTS.get(op_cls)
+    if found is None:
+        op_def = op_cls.get_irdl_definition()
+        kinds = tuple((n, "optional" if isinstance(d, OptOperandDef) else
+                       "variadic" if isinstance(d, VarOperandDef) else "single")
+                      for n, d in op_def.operands)
+        option = next((o for o in op_def.options if isinstance(o, AttrSizedOperandSegments)),
+                      None)
+        found = _OPERAND_SEGMENTS[op_cls] = (kinds, option)
+    return found
+
+
+def _segment_sizes(op: IRDLOperation) -> tuple[tuple[str, str, int], ...]:
+    """(name, kind, how many operands) of each operand definition of ``op``, from its segment
+    sizes decoded once (xDSL's named accessors decode them at every access)."""
+    op_cls = type(op)
+    kinds, option = _operand_segments(op_cls)
+    if option is not None:
+        key = (op_cls, option.container(op)[option.attribute_name])
+    else:  # at most one non-single operand, taking what the single ones leave
+        key = (op_cls, len(op.operands))
+    found = _SEGMENTS.get(key)
+    if found is None:
+        if option is not None:
+            sizes = key[1].get_values()  # type: ignore[attr-defined]
+        else:
+            rest = len(op.operands) - sum(1 for _, k in kinds if k == "single")
+            sizes = tuple(1 if k == "single" else rest for _, k in kinds)
+        found = _SEGMENTS[key] = tuple((n, k, size) for (n, k), size in zip(kinds, sizes))
+    return found
+
+
+_SEGMENTS: dict[tuple, tuple[tuple[str, str, int], ...]] = {}
+"""(op class, its segment-size attribute or operand count) -> `_segment_sizes` (attributes are
+immutable values; an op set has few distinct segmentations)."""
 
 
 # --- the base op --------------------------------------------------------------------------------
@@ -170,17 +247,22 @@ class KeywordOp(IRDLOperation):
         """Present single operands by name, in declaration order (variadic ones are
         `variadic_operands`)."""
         out: dict[str, SSAValue] = {}
-        for name, odef in type(self).get_irdl_definition().operands:
-            if isinstance(odef, VarOperandDef) and not isinstance(odef, OptOperandDef):
-                continue
-            value = getattr(self, name)
-            if value is not None:
-                out[name] = value
+        operands, pos = self.operands, 0
+        for name, kind, size in _segment_sizes(self):
+            if size and kind != "variadic":
+                out[name] = operands[pos]
+            pos += size
         return out
 
     def variadic_operands(self) -> dict[str, tuple[SSAValue, ...]]:
         """Variadic operands by name (declared after the single ones)."""
-        return {name: tuple(getattr(self, name)) for name, odef in _variadic(type(self))}
+        out: dict[str, tuple[SSAValue, ...]] = {}
+        operands, pos = self.operands, 0
+        for name, kind, size in _segment_sizes(self):
+            if kind == "variadic":
+                out[name] = tuple(operands[pos:pos + size])
+            pos += size
+        return out
 
     def dst_operands(self) -> list[SSAValue]:
         return [v for n, v in self.named_operands().items() if n in self.DSTS]

@@ -51,22 +51,31 @@ def limits(ctx) -> TrnLimits:
 # --- predicates -----------------------------------------------------------------------------------
 
 
+def operand_scopes(op: TileOp, ctx) -> tuple[tuple[str, SSAValue, str | None], ...]:
+    """(name, value, memory scope; None for a scalar) of each present single operand, read
+    once per dispatch of the op (`DispatchContext.once`): the predicates all ask."""
+    return ctx.once("trn.operand_scopes", lambda: tuple(
+        (name, value, scope_of(value) if is_buffer(value) else None)
+        for name, value in op.named_operands().items()))
+
+
 def _operands_on_trn(op: TileOp, ctx) -> tuple[bool, str]:
-    for name, value in op.named_operands().items():
-        if is_buffer(value) and scope_of(value) not in (HBM, *ON_CHIP):
-            return False, f"operand '{name}' is in {scope_of(value)}; Trainium tiles live in " \
+    for name, _, scope in operand_scopes(op, ctx):
+        if scope is not None and scope not in (HBM, *ON_CHIP):
+            return False, f"operand '{name}' is in {scope}; Trainium tiles live in " \
                           f"{HBM} (HBM), {SBUF} or {PSUM}"
     return True, ""
 
 
 def _dsts_on_chip(op: TileOp, ctx) -> tuple[bool, str]:
-    for value in op.dst_operands():
-        if not on_chip(value):
-            return False, f"the destination is in {scope_of(value)}; compute instructions write " \
-                          f"{SBUF} or {PSUM} (copy to HBM with tirx.copy)"
-    for value in op.src_operands():
-        if is_buffer(value) and not on_chip(value):
-            return False, f"a source is in {scope_of(value)}; compute instructions read " \
+    operands = operand_scopes(op, ctx)
+    for name, value, scope in operands:
+        if name in op.DSTS and scope not in ON_CHIP:
+            return False, f"the destination is in {scope or scope_of(value)}; compute " \
+                          f"instructions write {SBUF} or {PSUM} (copy to HBM with tirx.copy)"
+    for name, value, scope in operands:
+        if name not in op.DSTS and scope is not None and scope not in ON_CHIP:
+            return False, f"a source is in {scope}; compute instructions read " \
                           f"{SBUF} or {PSUM} (load it with tirx.copy first)"
     return True, ""
 

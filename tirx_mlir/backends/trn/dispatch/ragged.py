@@ -201,8 +201,13 @@ def find_cut(op: TileOp) -> tuple[Space, int, int] | None:
 # --- the variant ----------------------------------------------------------------------------------
 
 
+def _op_cut(op: TileOp, ctx) -> tuple[Space, int, int] | None:
+    """`find_cut` once per dispatch of the op (the predicate and the impl both ask)."""
+    return ctx.once("trn.ragged.cut", lambda: find_cut(op))
+
+
 def _is_ragged(op: TileOp, ctx) -> tuple[bool, str]:
-    if find_cut(op) is None:
+    if _op_cut(op, ctx) is None:
         return False, "every dim splits into equal instruction tiles"
     return True, ""
 
@@ -215,7 +220,7 @@ def _piece(builder, value: SSAValue, dim: int, start: int, length: int) -> SSAVa
 
 
 def _cut(op: TileOp, ctx) -> None:
-    found = find_cut(op)
+    found = _op_cut(op, ctx)
     if found is None:
         fail("nothing to cut")
     space, k, cut = found

@@ -20,7 +20,7 @@ from typing import Sequence
 
 from tirx_mlir.backends.trn.memory import AXES, PARTITIONS, PSUM, PSUM_BANK_BYTES
 from tirx_mlir.dialects.tirx import dtypes
-from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.attributes import BufferType, decoded
 from tirx_mlir.dialects.tirx.layout import Iter, TileLayout, row_major_strides
 
 
@@ -57,6 +57,12 @@ def partition_tile_rows(btype: BufferType, partitions: int = PARTITIONS) -> int 
     """Rows per partition tile of an on-chip buffer whose dim 0 is split into partition tiles
     (``S[(2,128,...):(...@F,1@P,...)]`` for 256 rows, ``S[(3,128,...):...]`` for 257 rows, whose
     last tile is partial), else None."""
+    if partitions == PARTITIONS:
+        return decoded(btype, "_trn_partition_tile_rows", _partition_tile_rows)
+    return _partition_tile_rows(btype, partitions)
+
+
+def _partition_tile_rows(btype: BufferType, partitions: int = PARTITIONS) -> int | None:
     shape = btype.get_shape()
     layout = effective_layout(btype, partitions)
     if len(shape) < 1 or len(layout.shard) < 2:
@@ -72,7 +78,14 @@ def partition_tile_rows(btype: BufferType, partitions: int = PARTITIONS) -> int 
 
 
 def effective_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLayout:
-    """The buffer's layout with Bank iterators folded into F; the default when it has none."""
+    """The buffer's layout with Bank iterators folded into F; the default when it has none
+    (kept with the type, which is immutable)."""
+    if partitions == PARTITIONS:
+        return decoded(btype, "_trn_effective_layout", _effective_layout)
+    return _effective_layout(btype, partitions)
+
+
+def _effective_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLayout:
     layout = btype.get_layout()
     if layout is None:
         return default_layout(btype.get_shape(), partitions)

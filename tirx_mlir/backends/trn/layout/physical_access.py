@@ -106,11 +106,11 @@ def physical_access(view: SSAValue, layout: TileLayout, *, allow_split: bool = F
     shared = shared_answers()
     if shared is None:
         return _physical_access(view, layout, allow_split, ranges)
-    key = ("physical_access", view, layout, allow_split, ranges)
-    answer = shared.get(key)
-    if answer is None:
-        answer = shared[key] = _physical_access(view, layout, allow_split, ranges)
-    return answer
+    key = ("physical_access", view, id(layout), allow_split, ranges)  # a layout hashes deeply
+    known = shared.get(key)
+    if known is None or known[0] is not layout:
+        known = shared[key] = (layout, _physical_access(view, layout, allow_split, ranges))
+    return known[1]
 
 
 def _physical_access(view: SSAValue, layout: TileLayout, allow_split: bool,

@@ -25,6 +25,8 @@ class SourceChecker(ast.NodeVisitor):
 
     api: str
     problems: list[str] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    """The line of each problem (0 when unknown)."""
     aliases: dict[str, str] = field(default_factory=dict)
     calls: int = 0
 
@@ -33,7 +35,9 @@ class SourceChecker(ast.NodeVisitor):
         self.modules = MODULES[self.api]
 
     def problem(self, node: ast.AST, message: str) -> None:
-        self.problems.append(f"line {getattr(node, 'lineno', '?')}: {message}")
+        line = getattr(node, "lineno", None)
+        self.problems.append(f"line {'?' if line is None else line}: {message}")
+        self.lines.append(line or 0)
 
     # ---- imports ----
     def visit_Import(self, node: ast.Import) -> None:
@@ -145,7 +149,31 @@ class SourceChecker(ast.NodeVisitor):
 
 def check_source(source: str, api: str) -> list[str]:
     """Problems of the NKI Python ``source`` for ``api`` ('legacy' or 'current'); [] if
-    every reference and call matches the signature table. A syntax error is a problem too."""
+    every reference and call matches the signature table. A syntax error is a problem too.
+
+    A kernel repeats statements (the same instruction on the same tiles, block after block):
+    each distinct one-line statement is checked once, its repeats stand in as ``pass`` and
+    share its problems (`distinct_statements`)."""
+    text, repeats = distinct_statements(source)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as err:
+        if repeats:  # the stand-ins broke something the full text has: check it as it is
+            return check_source_whole(source, api)
+        return [f"line {err.lineno}: invalid Python: {err.msg}"]
+    checker = SourceChecker(api)
+    checker.visit(tree)
+    if not repeats or not checker.problems:
+        return checker.problems
+    located = list(zip(checker.lines, checker.problems))
+    for line, problem in list(located):
+        for again in repeats.get(line, ()):
+            located.append((again, f"line {again}:{problem.split(':', 1)[1]}"))
+    return [problem for _, problem in sorted(located, key=lambda lp: lp[0])]
+
+
+def check_source_whole(source: str, api: str) -> list[str]:
+    """`check_source` without sharing the checks of repeated statements."""
     try:
         tree = ast.parse(source)
     except SyntaxError as err:
@@ -153,6 +181,42 @@ def check_source(source: str, api: str) -> list[str]:
     checker = SourceChecker(api)
     checker.visit(tree)
     return checker.problems
+
+
+def distinct_statements(source: str) -> tuple[str, dict[int, list[int]]]:
+    """``source`` with every repeat of a one-line statement (same text and indentation, after
+    the last import) replaced by ``pass`` at its indentation, and ``{line of the first: [lines
+    of its repeats]}`` (1-based). Only lines that are whole statements are shared: outside any
+    bracket, without quotes, comments, continuations or a trailing colon; a line that makes
+    this unsure (unbalanced brackets with quotes on it) ends the sharing."""
+    lines = source.split("\n")
+    first: dict[str, int] = {}
+    repeats: dict[int, list[int]] = {}
+    depth = 0
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        opens = line.count("(") + line.count("[") + line.count("{")
+        closes = line.count(")") + line.count("]") + line.count("}")
+        plain = not any(c in line for c in "'\"#\\")
+        if not plain and opens != closes:
+            break  # brackets inside strings or comments: stop sharing here
+        whole = depth == 0 and opens == closes and plain and stripped \
+            and not stripped.endswith(":")
+        depth += opens - closes
+        if stripped.startswith(("import ", "from ")):
+            first.clear()  # aliases change: statements after this are checked afresh
+            continue
+        if not whole:
+            continue
+        known = first.get(line)
+        if known is None:
+            first[line] = index + 1
+            continue
+        repeats.setdefault(known, []).append(index + 1)
+        lines[index] = line[:len(line) - len(line.lstrip())] + "pass"
+    if not repeats:
+        return source, {}
+    return "\n".join(lines), repeats
 
 
 def count_calls(source: str, api: str) -> int:

@@ -177,20 +177,27 @@ def lower_buffer(alloc: AllocOp, partitions: int) -> None:
     p_span, f_span = physical_shape(layout)
     leaves = _leaf_uses(alloc.result)
     plans: list[tuple[Operation, int, SSAValue, _ViewPlan]] = []
+    per_view: dict[SSAValue, _ViewPlan | NotAffine] = {}  # a view used N times: planned once
+    needs: dict[SSAValue, tuple[int | None, int | None]] = {}
     for user, index, view in leaves:
         if isinstance(user, (LoadOp, StoreOp)):
             raise PassError(f"scalar {user.name} of an on-chip Trainium buffer is not supported; "
                             f"use tile primitives (tirx.copy / tirx.fill) on it", user,
                             code="TRN-LAYOUT")
-        try:
-            plan = plan_view(view, layout)
-        except NotAffine as err:
+        plan = per_view.get(view)
+        if plan is None:
+            try:
+                plan = per_view[view] = plan_view(view, layout)
+            except NotAffine as err:
+                plan = per_view[view] = err
+        if isinstance(plan, NotAffine):
             raise PassError(f"operand #{index} of {user.name} views buffer {btype} in a way "
-                            f"that is not one strided (partition, free) pattern: {err}", user,
+                            f"that is not one strided (partition, free) pattern: {plan}", user,
                             code="TRN-LAYOUT",
                             hint="slice the view along the layout's tiles") from None
-        for axis, span in (("P", p_span), ("F", f_span)):
-            need = _extent_needed(plan, axis)
+        if view not in needs:
+            needs[view] = (_extent_needed(plan, "P"), _extent_needed(plan, "F"))
+        for axis, need in zip(("P", "F"), needs[view]):
             if need is None:
                 raise PassError(f"operand #{index} of {user.name}: cannot bound its offset",
                                 user, code="TRN-LAYOUT")
