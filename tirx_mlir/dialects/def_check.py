@@ -8,11 +8,12 @@ whose constructs are all single (``arith.addi``, ``tirx.return``).
 
 `irdl_op_definition` here is xDSL's decorator plus a ``verify_`` with the same outcome: a check
 compiled from the definition (`compile_def_check`: the same constraint objects called on the same
-values in the same order, with the counts compared directly) and then the class's own
-``verify_``. When the compiled check fails for any reason, xDSL's ``OpDef.verify`` runs instead
-and raises its own error, so every message is xDSL's. A definition the compiler does not cover
-(segment-size options, optional or several variadic operands or results) keeps xDSL's
-``verify_`` unchanged. `install_def_check` does the same for a class xDSL's decorator already
+values in the same order, with the counts compared directly, and operand segment sizes decoded
+once rather than at each named operand) and then the class's own ``verify_``. When the compiled
+check fails for any reason, xDSL's ``OpDef.verify`` runs instead and raises its own error, so
+every message is xDSL's. A definition the compiler does not cover (other options than one
+operand segment-size property or attribute; without it, optional or several variadic operands;
+optional or variadic results) keeps xDSL's ``verify_`` unchanged. `install_def_check` does the same for a class xDSL's decorator already
 made (the upstream dialects' ops, when tirx_mlir loads them).
 """
 
@@ -20,10 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from xdsl.dialects.builtin import DenseArrayBase, i32
 from xdsl.ir import Operation
 from xdsl.irdl import irdl_op_definition as xdsl_op_definition
 from xdsl.irdl.constraints import VerificationContext
 from xdsl.irdl.operations import (
+    AttrSizedOperandSegments,
     OpDef,
     OptAttributeDef,
     OptionalDef,
@@ -49,13 +52,43 @@ def _arg_check(defs) -> tuple[str, tuple] | None:
     return None
 
 
+def _segment_check(defs, option: AttrSizedOperandSegments) -> tuple[str, tuple]:
+    """How to check operands whose counts a segment-size property or attribute gives:
+    ``("segments", (where, its name, ((least, most), constraint) of each definition))``."""
+    bounds = tuple(((0, 1) if isinstance(d, OptionalDef) else (0, None)
+                    if isinstance(d, VariadicDef) else (1, 1), d.constr) for _, d in defs)
+    return "segments", ("properties" if option.as_property else "attributes",
+                        option.attribute_name, bounds)
+
+
+def _check_segments(spec: tuple, op: Operation, values, context) -> None:
+    """xDSL's ``verify_variadic_attr_size`` and per-definition constraints, the sizes decoded
+    once."""
+    where, attr_name, bounds = spec
+    attr = getattr(op, where).get(attr_name)
+    if not isinstance(attr, DenseArrayBase) or attr.elt_type != i32:
+        raise VerifyException("segments")
+    sizes = attr.get_values()
+    if len(sizes) != len(bounds) or sum(sizes) != len(values):
+        raise VerifyException("segment count")
+    start = 0
+    for size, ((least, most), constr) in zip(sizes, bounds):
+        if size < least or (most is not None and size > most):
+            raise VerifyException("segment size")
+        constr.verify(tuple(v.type for v in values[start:start + size]), context)
+        start += size
+
+
 def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
     """A function that raises when ``op_def.verify(op)`` would and returns when it passes
     (its exception may differ: callers fall back to ``op_def.verify`` for the message); None
     for a definition it does not cover."""
-    if op_def.options:
+    segments = [o for o in op_def.options if isinstance(o, AttrSizedOperandSegments)]
+    if len(segments) != len(op_def.options) or len(segments) > 1:
         return None
-    operands, results = _arg_check(op_def.operands), _arg_check(op_def.results)
+    operands = _arg_check(op_def.operands) if not segments else \
+        _segment_check(op_def.operands, segments[0])
+    results = _arg_check(op_def.results)
     if operands is None or results is None:
         return None
     (operand_kind, operand_constrs), (result_kind, result_constrs) = operands, results
@@ -88,7 +121,10 @@ def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
 
     def check(op: Operation) -> None:
         context = VerificationContext()
-        check_values(operand_kind, operand_constrs, op.operands, context)
+        if operand_kind == "segments":
+            _check_segments(operand_constrs, op, op.operands, context)
+        else:
+            check_values(operand_kind, operand_constrs, op.operands, context)
         check_values(result_kind, result_constrs, op.results, context)
         if has_regions:
             irdl_op_verify_regions(op, op_def, context)
@@ -150,6 +186,9 @@ def _with_check(cls, op_def: OpDef, own) -> bool:
 
     verify_.__qualname__ = f"{cls.__qualname__}.verify_"
     verify_.__wrapped_def_check__ = True  # type: ignore[attr-defined]
+    verify_.__split__ = (tuple(op_def.traits), own)  # type: ignore[attr-defined]
+    """The traits and the class's own check: `tirx_mlir.verification` runs only these when
+    the definition's checks passed before on equal types and attributes."""
     cls.verify_ = verify_
     return True
 

@@ -252,7 +252,8 @@ def free_span(access: AccessPattern, offset: Sequence[int]) -> tuple[int, int]:
 
 
 def alloc_address(value: SSAValue) -> int | None:
-    """The ``trn.addr`` byte offset of the allocation a view reads, if the allocator set one."""
+    """The ``trn.addr`` byte offset of the allocation a view reads, if the allocator set one
+    (an op class whose verifier calls this names ``trn.addr`` in ``VERIFY_ALLOC_ATTRS``)."""
     owner = resolve_access(value).buffer.owner
     attr = getattr(owner, "attributes", {}).get(ADDR_ATTR)
     return None if attr is None else int(attr.value.data)
