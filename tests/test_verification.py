@@ -328,3 +328,40 @@ def test_the_ir_a_pass_replaced_is_not_kept_alive():
     del old
     gc.collect()
     assert gone() is None
+
+
+def test_an_op_that_reads_no_address_is_not_checked_again_when_one_moves(monkeypatch):
+    # VERIFY_ALLOC_ATTRS: the matmul's PSUM bank check reads trn.addr, the copy's checks do not
+    from tirx_mlir.backends.trn.dialects.nki.movement import TensorCopyOp
+
+    module, verifier = known_good(MATMUL)
+    matmuls = count_calls(monkeypatch, MatmulOp, "verify_nki")
+    copies = count_calls(monkeypatch, TensorCopyOp, "verify_nki")
+    psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
+    psum.attributes["trn.addr"] = IntegerAttr(2048, i64)  # the next bank: still valid
+    verifier.verify(module)
+    assert len(matmuls) == 1 and copies == []
+
+
+def test_an_operand_retyped_in_place_is_seen_by_a_cached_load():
+    # a pass that changes a value's type without the rewriter (no op of its own changed)
+    module, verifier = known_good(MATMUL)
+    load = next(op for op in module.walk() if op.name == "nki.load")
+    psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
+    load.operands[0]._type = psum.result.type  # noqa: SLF001 - the DMA now writes PSUM
+    assert_caught(verifier, module, "PSUM")
+
+
+def test_an_equal_type_held_by_another_object_is_not_checked_again(monkeypatch):
+    # keys hold attributes by value (a serial per distinct value), found by the object's id
+    from tirx_mlir.dialects.tirx.attributes import BufferType
+
+    module, verifier = known_good(MATMUL)
+    loads = count_calls(monkeypatch, type(next(op for op in module.walk()
+                                               if op.name == "nki.load")), "verify_nki")
+    at = ops_of(module, AllocOp)[0].result
+    twin = BufferType.new(list(at.type.parameters))
+    assert twin == at.type and twin is not at.type
+    at._type = twin  # noqa: SLF001
+    verifier.verify(module)
+    assert loads == []

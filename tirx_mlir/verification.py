@@ -211,8 +211,8 @@ class ModuleVerifier:
         self._serials = 0
         self._targets: dict[Block, str | None] = {}
         self._contexts: dict[Block, tuple] = {}
-        self._views_now: dict[SSAValue, tuple] = {}
-        self._indices_now: dict[SSAValue, tuple] = {}
+        self._views_now: dict[int, tuple] = {}
+        self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
         """Static views resolved, by the identities in their chain (`_view`)."""
 
@@ -247,7 +247,7 @@ class ModuleVerifier:
         values = self._serial_of_value
         serial = values.get(attr)
         if serial is None:
-            serial = values[attr] = len(values)
+            serial = values[attr] = len(values) + 1  # never 0: `known(...) or serial(...)`
         self._serial_of_id[id(attr)] = serial
         self._kept.append(attr)
         return serial
@@ -291,23 +291,29 @@ class ModuleVerifier:
         """What a "local" verifier of ``op`` reads, each attribute by its `_serial`: its class,
         each operand's type (and the value an ``arith.constant`` gives it) and which operands
         are one value (`_aliases`), the result types, properties and attributes."""
-        serial = self._serial
+        known, serial = self._serial_of_id.get, self._serial  # the hot loop: one lookup each
         key: list = [type(op)]
         operands = op._operands  # noqa: SLF001
         for v in operands:
+            t = v.type
+            key.append(known(id(t)) or serial(t))
             owner = v.owner  # by name: importing xDSL's arith costs start-up time
-            key += (serial(v.type), serial(owner.properties.get("value"))
-                    if getattr(type(owner), "name", None) == "arith.constant" else None)
+            if getattr(type(owner), "name", None) == "arith.constant":
+                value = owner.properties.get("value")
+                key.append(known(id(value)) or serial(value))
+            else:
+                key.append(None)
         key += _aliases(operands)
         key.append(None)
         for v in op.results:
-            key.append(serial(v.type))
+            t = v.type
+            key.append(known(id(t)) or serial(t))
         key.append(None)
         for name, attr in op.properties.items():
-            key += (name, serial(attr))
+            key += (name, known(id(attr)) or serial(attr))
         key.append(None)
         for name, attr in op.attributes.items():
-            key += (name, serial(attr))
+            key += (name, known(id(attr)) or serial(attr))
         return tuple(key)
 
     def _check(self, op: Operation, local: tuple, shape: tuple) -> None:
@@ -395,7 +401,7 @@ class ModuleVerifier:
         each value, op, type and property its resolution reads (its chain of view ops and the
         index arithmetic of their offsets; the record holds them)."""
         try:
-            return self._views_now[value]
+            return self._views_now[id(value)]
         except KeyError:
             pass
         signature, kept = self._view_signature(value)
@@ -403,17 +409,17 @@ class ModuleVerifier:
         if record is None:
             access = self._resolve(value)
             record = self._view_records[signature] = (self._serial(access), access, kept)
-        answer = self._views_now[value] = (record[0], record[1])
+        answer = self._views_now[id(value)] = (record[0], record[1])
         return answer
 
     def _view_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
         owner = value.owner
         if not isinstance(owner, self._view_ops):
-            return (value, id(value.type)), (value.type,)
+            return (id(value), id(value.type)), (value, value.type)
         operands = owner._operands  # noqa: SLF001
         source = self._view(operands[0])[0]
-        signature: list = [value, id(value.type), source]
-        kept: list = [value.type]
+        signature: list = [id(value), id(value.type), source]
+        kept: list = [value, value.type]
         for attr in owner.properties.values():
             signature.append(id(attr))
             kept.append(attr)
@@ -425,23 +431,23 @@ class ModuleVerifier:
 
     def _index_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
         """What `access.index_expr` reads of ``value``: the constants, additions and
-        multiplications it folds through, by identity (and the attributes named by id)."""
+        multiplications it folds through, by identity (the objects named by id kept)."""
         try:
-            return self._indices_now[value]
+            return self._indices_now[id(value)]
         except KeyError:
             pass
         owner = value.owner
         name = getattr(type(owner), "name", None)
         if name == "arith.constant":
             attr = owner.properties.get("value")
-            answer = (value, owner, id(attr)), (attr,)
+            answer = (id(value), id(owner), id(attr)), (value, owner, attr)
         elif name in _FOLDED:
             parts = [self._index_signature(v) for v in owner._operands]  # noqa: SLF001
-            answer = (value, owner, *(p[0] for p in parts)), \
-                tuple(a for p in parts for a in p[1])
+            answer = (id(value), id(owner), *(p[0] for p in parts)), \
+                (value, owner, *(a for p in parts for a in p[1]))
         else:
-            answer = (value,), ()
-        self._indices_now[value] = answer
+            answer = (id(value),), (value,)
+        self._indices_now[id(value)] = answer
         return answer
 
     def _visit_region_op(self, op: Operation, plan: _Plan) -> tuple:
