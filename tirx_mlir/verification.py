@@ -49,6 +49,8 @@ exactly the one the plain verifier gives.
 
 from __future__ import annotations
 
+import sys
+
 from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.traits import (HasParent, IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait,
@@ -223,6 +225,8 @@ class ModuleVerifier:
 
         self._buffer_type, self._resolve = BufferType, resolve_access
         self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
+        arith = sys.modules.get("xdsl.dialects.arith")  # not loaded: no constant in the IR
+        self._constant_class = arith.ConstantOp if arith is not None else None
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         self._regions_now, self._held_now = {}, []
@@ -289,32 +293,19 @@ class ModuleVerifier:
 
     def _local_key(self, op: Operation) -> tuple:
         """What a "local" verifier of ``op`` reads, each attribute by its `_serial`: its class,
-        each operand's type (and the value an ``arith.constant`` gives it) and which operands
-        are one value (`_aliases`), the result types, properties and attributes."""
-        known, serial = self._serial_of_id.get, self._serial  # the hot loop: one lookup each
-        key: list = [type(op)]
-        operands = op._operands  # noqa: SLF001
-        for v in operands:
-            t = v.type
-            key.append(known(id(t)) or serial(t))
-            owner = v.owner  # by name: importing xDSL's arith costs start-up time
-            if getattr(type(owner), "name", None) == "arith.constant":
-                value = owner.properties.get("value")
-                key.append(known(id(value)) or serial(value))
-            else:
-                key.append(None)
-        key += _aliases(operands)
-        key.append(None)
-        for v in op.results:
-            t = v.type
-            key.append(known(id(t)) or serial(t))
-        key.append(None)
-        for name, attr in op.properties.items():
-            key += (name, known(id(attr)) or serial(attr))
-        key.append(None)
-        for name, attr in op.attributes.items():
-            key += (name, known(id(attr)) or serial(attr))
-        return tuple(key)
+        each operand's and result's type, the value an ``arith.constant`` gives an operand,
+        the properties and attributes, and which operands are one value (`_aliases`)."""
+        known, serial, constant = self._serial_of_id.get, self._serial, self._constant_class
+        operands, results = op._operands, op.results  # noqa: SLF001
+        props, attrs = op.properties, op.attributes
+        return (type(op), len(operands), len(results), len(props), len(attrs),
+                *[known(id(t)) or serial(t)
+                  for t in [*[v.type for v in operands], *[v.type for v in results]]],
+                *[(known(id(c := o.properties["value"])) or serial(c))
+                  if type(o) is constant else None for o in [v.owner for v in operands]],
+                *props, *[known(id(a)) or serial(a) for a in props.values()],
+                *attrs, *[known(id(a)) or serial(a) for a in attrs.values()],
+                *_aliases(operands))
 
     def _check(self, op: Operation, local: tuple, shape: tuple) -> None:
         """``op.verify(verify_nested_ops=False)``, but for the generic IRDL checks (operand,
