@@ -365,3 +365,31 @@ def test_an_equal_type_held_by_another_object_is_not_checked_again(monkeypatch):
     at._type = twin  # noqa: SLF001
     verifier.verify(module)
     assert loads == []
+
+
+def test_a_use_from_outside_deep_in_a_loop_is_seen():
+    # the kernel's isolation is decided from the values its children and loops leave free
+    module, verifier = known_good(LOOP)
+    outside = arith.ConstantOp(IntegerAttr(4, IndexType()))
+    module.body.block.insert_op_before(outside, module.body.block.first_op)
+    body = ops_of(module, scf.ForOp)[0].body.block
+    body.insert_op_before(arith.AddiOp(outside.result, outside.result), body.first_op)
+    assert_caught(verifier, module, "IsolatedFromAbove")
+
+
+def test_a_kernel_whose_children_use_nothing_from_outside_is_not_walked_again(monkeypatch):
+    import tirx_mlir.verification as verification
+
+    module, verifier = known_good(LOOP)
+    walks = []
+    monkeypatch.setattr(verification, "isolated_from_above", walks.append)
+    body = ops_of(module, scf.ForOp)[0].body.block
+    c0 = ops_of(module, arith.ConstantOp)[0].result
+    body.insert_op_before(arith.AddiOp(c0, c0), body.first_op)  # defined inside the kernel
+    verifier.verify(module)
+    assert walks == []
+    outside = arith.ConstantOp(IntegerAttr(4, IndexType()))
+    module.body.block.insert_op_before(outside, module.body.block.first_op)
+    body.insert_op_before(arith.AddiOp(outside.result, c0), body.first_op)
+    verifier.verify(module)  # the kernel leaves a value free: its walk decides (here: a no-op)
+    assert [op.name for op in walks] == ["tirx.kernel"]

@@ -58,6 +58,8 @@ from xdsl.traits import (HasParent, IsolatedFromAbove, IsTerminator, NoTerminato
                          SymbolOpInterface, SymbolTable)
 from xdsl.utils.exceptions import VerifyException
 
+from tirx_mlir.dialects.def_check import isolated_from_above
+
 LOCAL_DIALECTS = ("arith",)
 """Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith)."""
 
@@ -208,6 +210,8 @@ class ModuleVerifier:
         key names its ops and blocks by id; `_held` keeps them alive, and the IR a pass replaced
         is not kept alive longer)."""
         self._regions_now: dict[tuple, int] = {}
+        self._free: dict[int, frozenset[int] | None] = {}
+        """`_free_values` of the region ops whose keys `_regions` holds, by serial."""
         self._held: list = []
         self._held_now: list = []
         self._serials = 0
@@ -239,6 +243,8 @@ class ModuleVerifier:
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         self._regions, self._regions_now = self._regions_now, {}
+        live = set(self._regions.values())
+        self._free = {serial: f for serial, f in self._free.items() if serial in live}
         self._held, self._held_now = self._held_now, []
 
     # ---- serials ------------------------------------------------------------------------------
@@ -307,11 +313,12 @@ class ModuleVerifier:
                 *attrs, *[known(id(a)) or serial(a) for a in attrs.values()],
                 *_aliases(operands))
 
-    def _check(self, op: Operation, local: tuple, shape: tuple) -> None:
+    def _check(self, op: Operation, local: tuple, shape: tuple, isolated: bool = False) -> None:
         """``op.verify(verify_nested_ops=False)``, but for the generic IRDL checks (operand,
         result, region and property constraints) when they passed for equal types,
         properties, attributes and region ``shape`` before: then only its traits' and its own
-        checks run (they read the views, the site or the regions that changed)."""
+        checks run (they read the views, the site or the regions that changed); of them,
+        ``IsolatedFromAbove``'s walk only when ``isolated`` is not known (`_free_values`)."""
         parts = _split_verifier(type(op))
         generic = ("irdl", local, shape) if parts is not None else None
         if parts is None or generic not in self._verified:
@@ -321,7 +328,11 @@ class ModuleVerifier:
             return
         traits, custom = parts
         for trait in traits:
-            trait.verify(op)
+            if type(trait) is IsolatedFromAbove:
+                if not isolated:
+                    isolated_from_above(op)  # xDSL's verdict and message, in one walk
+            else:
+                trait.verify(op)
         if custom is not None:
             custom(op)
 
@@ -454,12 +465,34 @@ class ModuleVerifier:
             serial = self._regions_now.get(key)
         if serial is None:
             serial = self._new_serial()
+            free = self._free[serial] = self._free_values(op, contents)
             serial_of = self._serial
             self._check(op, local, tuple(tuple(tuple(serial_of(arg.type) for arg in block.args)
                                                for block in region.blocks)
-                                         for region in op.regions))
+                                         for region in op.regions), isolated=free == frozenset())
         self._regions_now[key] = serial
         return (id(op), serial, *map(id, op._operands))  # noqa: SLF001
+
+    def _free_values(self, op: Operation, contents: tuple) -> frozenset[int] | None:
+        """The ids of the values the ops in ``op``'s regions use (at any depth) that are not
+        defined in them (results of ops and arguments of blocks nested in ``op``), from its
+        direct children and the sets kept for the region ops among them; None when a child's is
+        not known. Empty: ``op`` is isolated from above (xDSL's trait would pass)."""
+        used: set[int] = set()
+        defined: set[int] = set()
+        free = self._free
+        for region, blocks in zip(op.regions, contents):
+            for block, (_, _, tokens) in zip(region.blocks, blocks):
+                defined.update(map(id, block.args))
+                for child, token in zip(block.ops, tokens):
+                    defined.update(map(id, child.results))
+                    used.update(map(id, child._operands))  # noqa: SLF001
+                    if child.regions:
+                        inner = free.get(token[1])
+                        if inner is None:
+                            return None
+                        used |= inner
+        return frozenset(used - defined)
 
     def _contents(self, op: Operation) -> tuple:
         """Verify the ops in ``op``'s regions; their blocks, argument types and tokens (by
