@@ -242,3 +242,38 @@ def test_broken_segments_get_xdsls_verdict_and_message(what, op):
 def test_a_well_formed_segmented_op_passes_both():
     op = _matmul()
     assert _compiled(op) is None and _generic(op) is None
+
+
+def test_segment_operands_read_what_xdsls_accessors_read():
+    from tirx_mlir.dialects.def_check import SegmentOperand
+    from tirx_mlir.pipelines import get_pipeline
+
+    seen = 0
+    for path in TRN_EXAMPLES:
+        ctx = make_context()
+        module = parse_module(path.read_text(), ctx=ctx)
+        get_pipeline("trn").apply(module, ctx)
+        for op in module.walk():
+            for name, _ in type(op).get_irdl_definition().operands:
+                accessor = type(op).__dict__.get(name)
+                if isinstance(accessor, SegmentOperand):
+                    ours, theirs = getattr(op, name), accessor.original.__get__(op, type(op))
+                    assert ours == theirs or (ours is theirs is None), (path.stem, op.name, name)
+                    seen += 1
+    assert seen > 50
+
+
+def test_segment_operands_of_a_malformed_op_answer_as_xdsl():
+    from xdsl.dialects.builtin import DenseArrayBase
+
+    op = _matmul()
+    p, a, b, t = op.operands
+    good = type(op).create(operands=[p, a, b], properties={
+        "operandSegmentSizes": DenseArrayBase.from_list(i32, [1, 1, 1, 0])})
+    assert good.accumulate_if is None and good.moving is b and good.dst is p
+    missing = type(op).create(operands=[p, a, b, t])
+    for name in ("dst", "accumulate_if"):
+        with pytest.raises(KeyError):
+            getattr(missing, name)  # xDSL's accessor: the property is looked up by name
+    with pytest.raises(NotImplementedError):
+        good.dst = a

@@ -222,3 +222,83 @@ def install_def_check(cls) -> bool:
     if op_def is not cls.get_irdl_definition():
         return False
     return _with_check(cls, op_def, cells.get("custom_verify"))
+
+
+# --- named operands of a segmented op ------------------------------------------------------------
+
+
+class SegmentOperand:
+    """A named operand (single, optional or variadic) of an op whose operand segment sizes a
+    property or attribute gives: xDSL's accessor decodes the sizes at every access; this one
+    keeps the span of each operand per segment-size attribute object (`_spans`). An op whose
+    sizes are missing or malformed gets xDSL's accessor's answer (or its exception)."""
+
+    __slots__ = ("original", "index", "kind", "where", "attr_name")
+
+    def __init__(self, original, index: int, kind: str, where: str, attr_name: str):
+        self.original, self.index, self.kind = original, index, kind
+        self.where, self.attr_name = where, attr_name
+
+    def __get__(self, op, owner=None):
+        if op is None:
+            return self
+        attr = getattr(op, self.where).get(self.attr_name)
+        spans = _spans(attr)
+        if spans is None:
+            return self.original.__get__(op, owner)
+        start, stop = spans[self.index]
+        if self.kind == "variadic":
+            return op.operands[start:stop]
+        if self.kind == "optional" and start == stop:
+            return None
+        return op._operands[start]  # noqa: SLF001
+
+    def __set__(self, op, value) -> None:
+        self.original.__set__(op, value)  # xDSL's: named operands cannot be written
+
+
+_SPAN_CACHE: dict[int, tuple] = {}
+_SPAN_CACHE_SIZE = 4096
+
+
+def _spans(attr) -> tuple[tuple[int, int], ...] | None:
+    """(start, stop) of each segment of a well-formed i32 segment-size array, by the object's
+    id (the entry holds the object, so the id is not reused while it is kept; the cache is
+    emptied when it grows past `_SPAN_CACHE_SIZE`); None for anything else."""
+    entry = _SPAN_CACHE.get(id(attr))
+    if entry is not None and entry[0] is attr:
+        return entry[1]
+    if not isinstance(attr, DenseArrayBase) or attr.elt_type != i32:
+        return None
+    spans, start = [], 0
+    for size in attr.get_values():
+        if size < 0:
+            return None
+        spans.append((start, start + size))
+        start += size
+    if len(_SPAN_CACHE) >= _SPAN_CACHE_SIZE:
+        _SPAN_CACHE.clear()
+    _SPAN_CACHE[id(attr)] = (attr, tuple(spans))
+    return tuple(spans)
+
+
+def install_segment_operands(cls) -> int:
+    """Replace the named-operand accessors of an IRDL op class with one operand segment-size
+    option by `SegmentOperand`s; returns how many were replaced (0: no such option)."""
+    op_def = cls.get_irdl_definition()
+    options = [o for o in op_def.options if isinstance(o, AttrSizedOperandSegments)]
+    if len(options) != 1:
+        return 0
+    option = options[0]
+    where = "properties" if option.as_property else "attributes"
+    replaced = 0
+    for index, (name, definition) in enumerate(op_def.operands):
+        original = cls.__dict__.get(name)
+        if original is None or type(original).__name__ not in (
+                "SingleAttrAccessor", "OptionalAttrAccessor", "VariadicAttrAccessor"):
+            continue
+        kind = "optional" if isinstance(definition, OptionalDef) else \
+            "variadic" if isinstance(definition, VariadicDef) else "single"
+        setattr(cls, name, SegmentOperand(original, index, kind, where, option.attribute_name))
+        replaced += 1
+    return replaced
