@@ -9,7 +9,9 @@ keeps that default and makes it cheap: an op class that states what its verifier
   defines (a slice's constant guard is checked against its maximum), and which of its operands
   are one value (a tile op's workspace must not be one of its other operands);
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
-  buffer operand, the type and attributes of the allocation the view reads, and the op's target;
+  buffer operand, the type of the allocation the view reads and those of its attributes the
+  class names in ``VERIFY_ALLOC_ATTRS`` (all of them when it names none: the nki ops name none
+  but the matmul, whose PSUM bank check reads ``trn.addr``), and the op's target;
 * ``VERIFY_READS = "kernel"``: those of "local", plus the properties of the enclosing
   ``tirx.kernel`` (its launch) and the attributes of the top-level op (the tile primitives);
 * ``VERIFY_READS = "region"`` (an op with regions): its own types, properties and attributes,
@@ -27,21 +29,26 @@ only with ``"region"``. Ops that state nothing (and any op with successors or an
 verified in full every time; the structural rules (parents, terminators, erased operands) are
 checked for every op.
 
-A key is looked up first by identity (the class and the ids of the attributes it reads: one
-object, one value; hashing an id is cheap), and only when that misses by value (equal attributes
-held by other objects, e.g. the 256 equal loads a dispatch built). Every memo entry holds the
-attributes and values it names, so none of them can be freed and its id reused while the memo
-lives. A region op's key holds its nested ops' keys, so it is found again exactly when nothing in
-its regions changed (the incremental re-verification MLIR gets from preserved analyses): a pass
-that rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region
-keys the last verification met are kept (they hold the IR; older IR is not kept alive). A view is
-resolved once for the life of the verifier: its key names a record found by the identities of
-what the resolution reads (the chain of view ops, their properties, result types and the index
-arithmetic of their offsets). When only what a check reads beyond the op's own types and
-attributes changed (a view, its site, its regions), xDSL's generic IRDL checks, which read only
-those, are not run again; its traits and its own ``verify_`` are. While one verification runs
-nothing mutates the IR, so views are resolved once per verification (`access.shared_views`) and
-shared by the keys and the checks.
+A key is a tuple of small ints: each attribute it reads (a type, a property, an attribute) is
+named by a serial that equal attributes share, found by the object's id (its value is hashed
+once per object, not at every verification: a ``!tirx.buffer`` type with its layout hashes
+deeply), so equal attributes held by other objects (the 256 equal loads a dispatch built) find
+the same key. Every attribute a serial was given for is kept, so its id is not reused while the
+verifier lives. A region op's key holds, for each op nested in its blocks, the op's id, its
+key's serial and its operands' ids, so it is found again exactly when nothing in its regions
+changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
+rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region keys
+the last verification met are kept, with the ops and blocks they name (older IR is not kept
+alive). A view is resolved once for the life of the verifier: its key holds the serial of the
+view it resolves to, found through a record by the identities of what the resolution reads (the
+chain of view ops, their properties, result types and the index arithmetic of their offsets).
+When only what a check reads beyond the op's own types and attributes changed (a view, its
+site, its regions), xDSL's generic IRDL checks, which read only those, are not run again; its
+traits and its own ``verify_`` are. Of those, ``IsolatedFromAbove`` is decided from the values
+an op's regions use but do not define, kept per region key and gathered from the direct
+children (`_free_values`): when none is left free the walk over every nested operand is not
+run. While one verification runs nothing mutates the IR, so views are resolved once per
+verification (`access.shared_views`) and shared by the keys and the checks.
 
 A verification that fails is redone by xDSL's ``module.verify()``, so the error reported is
 exactly the one the plain verifier gives.

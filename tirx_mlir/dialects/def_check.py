@@ -13,8 +13,10 @@ once rather than at each named operand) and then the class's own ``verify_``. Wh
 check fails for any reason, xDSL's ``OpDef.verify`` runs instead and raises its own error, so
 every message is xDSL's. A definition the compiler does not cover (other options than one
 operand segment-size property or attribute; without it, optional or several variadic operands;
-optional or variadic results) keeps xDSL's ``verify_`` unchanged. `install_def_check` does the same for a class xDSL's decorator already
-made (the upstream dialects' ops, when tirx_mlir loads them).
+optional or variadic results) keeps xDSL's ``verify_`` unchanged. `install_def_check` does the
+same for a class xDSL's decorator already made (the upstream dialects' ops, when tirx_mlir loads
+them). `install_segment_operands` gives an op class with operand segment sizes named-operand
+accessors that keep the decoded sizes (`SegmentOperand`; the nki ops use them).
 """
 
 from __future__ import annotations
