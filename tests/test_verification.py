@@ -393,3 +393,19 @@ def test_a_kernel_whose_children_use_nothing_from_outside_is_not_walked_again(mo
     body.insert_op_before(arith.AddiOp(outside.result, c0), body.first_op)
     verifier.verify(module)  # the kernel leaves a value free: its walk decides (here: a no-op)
     assert [op.name for op in walks] == ["tirx.kernel"]
+
+
+def test_a_tile_read_by_several_ops_is_checked_once_per_verification(monkeypatch):
+    # nki checks.check_tile keeps a tile that passed for the rest of one verification
+    from tirx_mlir.backends.trn.dialects.nki import checks
+
+    module = parse_module(MATMUL)
+    tiles: list = []
+    original = checks._check_tile  # noqa: SLF001
+    monkeypatch.setattr(checks, "_check_tile",
+                        lambda name, value, limits: (tiles.append(value),
+                                                     original(name, value, limits)))
+    ModuleVerifier().verify(module)
+    assert len(tiles) == len(set(tiles)) == 7  # %AT %B %C %at %b %c %p, of 11 uses
+    module.verify()  # the plain verifier (no shared views) checks each use
+    assert len(tiles) == 7 + 11
