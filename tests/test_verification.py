@@ -328,3 +328,84 @@ def test_the_ir_a_pass_replaced_is_not_kept_alive():
     del old
     gc.collect()
     assert gone() is None
+
+
+def test_an_op_that_reads_no_address_is_not_checked_again_when_one_moves(monkeypatch):
+    # VERIFY_ALLOC_ATTRS: the matmul's PSUM bank check reads trn.addr, the copy's checks do not
+    from tirx_mlir.backends.trn.dialects.nki.movement import TensorCopyOp
+
+    module, verifier = known_good(MATMUL)
+    matmuls = count_calls(monkeypatch, MatmulOp, "verify_nki")
+    copies = count_calls(monkeypatch, TensorCopyOp, "verify_nki")
+    psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
+    psum.attributes["trn.addr"] = IntegerAttr(2048, i64)  # the next bank: still valid
+    verifier.verify(module)
+    assert len(matmuls) == 1 and copies == []
+
+
+def test_an_operand_retyped_in_place_is_seen_by_a_cached_load():
+    # a pass that changes a value's type without the rewriter (no op of its own changed)
+    module, verifier = known_good(MATMUL)
+    load = next(op for op in module.walk() if op.name == "nki.load")
+    psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
+    load.operands[0]._type = psum.result.type  # noqa: SLF001 - the DMA now writes PSUM
+    assert_caught(verifier, module, "PSUM")
+
+
+def test_an_equal_type_held_by_another_object_is_not_checked_again(monkeypatch):
+    # keys hold attributes by value (a serial per distinct value), found by the object's id
+    from tirx_mlir.dialects.tirx.attributes import BufferType
+
+    module, verifier = known_good(MATMUL)
+    loads = count_calls(monkeypatch, type(next(op for op in module.walk()
+                                               if op.name == "nki.load")), "verify_nki")
+    at = ops_of(module, AllocOp)[0].result
+    twin = BufferType.new(list(at.type.parameters))
+    assert twin == at.type and twin is not at.type
+    at._type = twin  # noqa: SLF001
+    verifier.verify(module)
+    assert loads == []
+
+
+def test_a_use_from_outside_deep_in_a_loop_is_seen():
+    # the kernel's isolation is decided from the values its children and loops leave free
+    module, verifier = known_good(LOOP)
+    outside = arith.ConstantOp(IntegerAttr(4, IndexType()))
+    module.body.block.insert_op_before(outside, module.body.block.first_op)
+    body = ops_of(module, scf.ForOp)[0].body.block
+    body.insert_op_before(arith.AddiOp(outside.result, outside.result), body.first_op)
+    assert_caught(verifier, module, "IsolatedFromAbove")
+
+
+def test_a_kernel_whose_children_use_nothing_from_outside_is_not_walked_again(monkeypatch):
+    import tirx_mlir.verification as verification
+
+    module, verifier = known_good(LOOP)
+    walks = []
+    monkeypatch.setattr(verification, "isolated_from_above", walks.append)
+    body = ops_of(module, scf.ForOp)[0].body.block
+    c0 = ops_of(module, arith.ConstantOp)[0].result
+    body.insert_op_before(arith.AddiOp(c0, c0), body.first_op)  # defined inside the kernel
+    verifier.verify(module)
+    assert walks == []
+    outside = arith.ConstantOp(IntegerAttr(4, IndexType()))
+    module.body.block.insert_op_before(outside, module.body.block.first_op)
+    body.insert_op_before(arith.AddiOp(outside.result, c0), body.first_op)
+    verifier.verify(module)  # the kernel leaves a value free: its walk decides (here: a no-op)
+    assert [op.name for op in walks] == ["tirx.kernel"]
+
+
+def test_a_tile_read_by_several_ops_is_checked_once_per_verification(monkeypatch):
+    # nki checks.check_tile keeps a tile that passed for the rest of one verification
+    from tirx_mlir.backends.trn.dialects.nki import checks
+
+    module = parse_module(MATMUL)
+    tiles: list = []
+    original = checks._check_tile  # noqa: SLF001
+    monkeypatch.setattr(checks, "_check_tile",
+                        lambda name, value, limits: (tiles.append(value),
+                                                     original(name, value, limits)))
+    ModuleVerifier().verify(module)
+    assert len(tiles) == len(set(tiles)) == 7  # %AT %B %C %at %b %c %p, of 11 uses
+    module.verify()  # the plain verifier (no shared views) checks each use
+    assert len(tiles) == 7 + 11

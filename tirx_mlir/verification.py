@@ -9,7 +9,9 @@ keeps that default and makes it cheap: an op class that states what its verifier
   defines (a slice's constant guard is checked against its maximum), and which of its operands
   are one value (a tile op's workspace must not be one of its other operands);
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
-  buffer operand, the type and attributes of the allocation the view reads, and the op's target;
+  buffer operand, the type of the allocation the view reads and those of its attributes the
+  class names in ``VERIFY_ALLOC_ATTRS`` (all of them when it names none: the nki ops name none
+  but the matmul, whose PSUM bank check reads ``trn.addr``), and the op's target;
 * ``VERIFY_READS = "kernel"``: those of "local", plus the properties of the enclosing
   ``tirx.kernel`` (its launch) and the attributes of the top-level op (the tile primitives);
 * ``VERIFY_READS = "region"`` (an op with regions): its own types, properties and attributes,
@@ -27,21 +29,26 @@ only with ``"region"``. Ops that state nothing (and any op with successors or an
 verified in full every time; the structural rules (parents, terminators, erased operands) are
 checked for every op.
 
-A key is looked up first by identity (the class and the ids of the attributes it reads: one
-object, one value; hashing an id is cheap), and only when that misses by value (equal attributes
-held by other objects, e.g. the 256 equal loads a dispatch built). Every memo entry holds the
-attributes and values it names, so none of them can be freed and its id reused while the memo
-lives. A region op's key holds its nested ops' keys, so it is found again exactly when nothing in
-its regions changed (the incremental re-verification MLIR gets from preserved analyses): a pass
-that rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region
-keys the last verification met are kept (they hold the IR; older IR is not kept alive). A view is
-resolved once for the life of the verifier: its key names a record found by the identities of
-what the resolution reads (the chain of view ops, their properties, result types and the index
-arithmetic of their offsets). When only what a check reads beyond the op's own types and
-attributes changed (a view, its site, its regions), xDSL's generic IRDL checks, which read only
-those, are not run again; its traits and its own ``verify_`` are. While one verification runs
-nothing mutates the IR, so views are resolved once per verification (`access.shared_views`) and
-shared by the keys and the checks.
+A key is a tuple of small ints: each attribute it reads (a type, a property, an attribute) is
+named by a serial that equal attributes share, found by the object's id (its value is hashed
+once per object, not at every verification: a ``!tirx.buffer`` type with its layout hashes
+deeply), so equal attributes held by other objects (the 256 equal loads a dispatch built) find
+the same key. Every attribute a serial was given for is kept, so its id is not reused while the
+verifier lives. A region op's key holds, for each op nested in its blocks, the op's id, its
+key's serial and its operands' ids, so it is found again exactly when nothing in its regions
+changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
+rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region keys
+the last verification met are kept, with the ops and blocks they name (older IR is not kept
+alive). A view is resolved once for the life of the verifier: its key holds the serial of the
+view it resolves to, found through a record by the identities of what the resolution reads (the
+chain of view ops, their properties, result types and the index arithmetic of their offsets).
+When only what a check reads beyond the op's own types and attributes changed (a view, its
+site, its regions), xDSL's generic IRDL checks, which read only those, are not run again; its
+traits and its own ``verify_`` are. Of those, ``IsolatedFromAbove`` is decided from the values
+an op's regions use but do not define, kept per region key and gathered from the direct
+children (`_free_values`): when none is left free the walk over every nested operand is not
+run. While one verification runs nothing mutates the IR, so views are resolved once per
+verification (`access.shared_views`) and shared by the keys and the checks.
 
 A verification that fails is redone by xDSL's ``module.verify()``, so the error reported is
 exactly the one the plain verifier gives.
@@ -49,12 +56,16 @@ exactly the one the plain verifier gives.
 
 from __future__ import annotations
 
+import sys
+
 from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.traits import (HasParent, IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait,
                          OptionalSymbolOpInterface, SingleBlockImplicitTerminator,
                          SymbolOpInterface, SymbolTable)
 from xdsl.utils.exceptions import VerifyException
+
+from tirx_mlir.dialects.def_check import isolated_from_above
 
 LOCAL_DIALECTS = ("arith",)
 """Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith)."""
@@ -81,12 +92,15 @@ _plans: dict[type, "_Plan | None"] = {}
 
 
 class _Plan:
-    """What the key of an op class holds: ``reads`` and the site facts its traits check."""
+    """What the key of an op class holds: ``reads``, the site facts its traits check and the
+    attributes of an allocation a "views" verifier reads (None: all)."""
 
-    __slots__ = ("reads", "parent", "last")
+    __slots__ = ("reads", "parent", "last", "alloc_attrs")
 
-    def __init__(self, reads: str, parent: bool, last: bool):
+    def __init__(self, reads: str, parent: bool, last: bool,
+                 alloc_attrs: tuple[str, ...] | None):
         self.reads, self.parent, self.last = reads, parent, last
+        self.alloc_attrs = alloc_attrs
 
 
 def _trait_is_local(trait: OpTrait) -> bool:
@@ -132,7 +146,8 @@ def _plan_of(op: Operation) -> "_Plan | None":
             elif not (_trait_is_local(trait) or (reads == "region" and verify in _REGION_TRAITS)):
                 break
         else:
-            plan = _Plan(reads, "parent" in sites, "last" in sites)
+            plan = _Plan(reads, "parent" in sites, "last" in sites,
+                         getattr(cls, "VERIFY_ALLOC_ATTRS", None))
     _plans[cls] = plan
     return plan
 
@@ -148,16 +163,18 @@ _split: dict[type, tuple] = {}
 
 
 def _split_verifier(cls: type) -> tuple | None:
-    """(the traits, the custom check) of an IRDL op class, whose ``verify_`` xDSL makes as
-    "the generic checks (traits last), then the class's own ``verify_``"; None when the class's
-    ``verify_`` is not that one (it is then run whole)."""
+    """(the traits, the custom check or None) of an IRDL op class, whose ``verify_`` xDSL
+    (or `tirx_mlir.dialects.def_check`) makes as "the generic checks (traits last), then the
+    class's own ``verify_``"; None when the class's ``verify_`` is not one of those (it is then
+    run whole)."""
     verify = cls.__dict__.get("verify_")
     known = _split.get(cls)
     if known is not None and known[0] is verify:
         return known[1]
     code = getattr(verify, "__code__", None)
-    parts = None
-    if code is not None and code.co_freevars == ("custom_verify", "op_def") and \
+    parts = getattr(verify, "__split__", None)  # `def_check`'s verify_ states its parts
+    if parts is None and code is not None and \
+            code.co_freevars == ("custom_verify", "op_def") and \
             code.co_filename.endswith(("irdl/operations.py", "irdl\\operations.py")):
         cells = dict(zip(code.co_freevars, (c.cell_contents for c in verify.__closure__)))
         parts = (tuple(cells["op_def"].traits), cells["custom_verify"])
@@ -182,42 +199,33 @@ def _aliases(operands: tuple) -> tuple:
     return tuple(first.setdefault(id(v), i) for i, v in enumerate(operands))
 
 
-def local_key(op: Operation) -> tuple:
-    """What a "local" verifier of ``op`` reads, by value: its class, each operand's type (and
-    the value an ``arith.constant`` gives it) and which operands are one value (`_aliases`), the
-    result types, properties and attributes."""
-    key: list = [type(op)]
-    for v in op._operands:  # noqa: SLF001
-        owner = v.owner  # by name: importing xDSL's arith costs start-up time
-        key += (v.type, owner.properties.get("value")
-                if getattr(type(owner), "name", None) == "arith.constant" else None)
-    key += _aliases(op._operands)  # noqa: SLF001
-    key.append(None)
-    key += [v.type for v in op.results]
-    key.append(None)
-    for items in (op.properties.items(), op.attributes.items()):
-        for item in items:
-            key += item
-        key.append(None)
-    return tuple(key)
-
-
 class ModuleVerifier:
     """Verifies a module as ``module.verify()`` does, each op's own checks memoised (see the
     module docstring); make one per pipeline run, call `verify` after each pass."""
 
     def __init__(self) -> None:
-        self._verified: dict[tuple, tuple] = {}
-        """Keys verified, by identity and by value, each to the key by value (which holds the
-        objects whose ids the identity key names)."""
-        self._regions: set[tuple] = set()
-        """The keys of the region ops the last verification found valid (a key holds the ops of
-        the regions: the IR a pass replaced is not kept alive by older keys)."""
-        self._regions_now: set[tuple] = set()
+        self._verified: dict[tuple, int] = {}
+        """The keys of the ops found valid (and of the generic checks passed), each to its
+        serial (what a region key holds of the op)."""
+        self._serial_of_id: dict[int, int] = {}
+        """The value serial (`_intern`) of each attribute a key named, by the attribute's id."""
+        self._serial_of_value: dict[object, int] = {}
+        self._kept: list = []
+        """The attributes `_serial_of_id` names (kept alive, so their ids are not reused)."""
+        self._regions: dict[tuple, int] = {}
+        """The keys of the region ops the last verification found valid, each to its serial (a
+        key names its ops and blocks by id; `_held` keeps them alive, and the IR a pass replaced
+        is not kept alive longer)."""
+        self._regions_now: dict[tuple, int] = {}
+        self._free: dict[int, frozenset[int] | None] = {}
+        """`_free_values` of the region ops whose keys `_regions` holds, by serial."""
+        self._held: list = []
+        self._held_now: list = []
+        self._serials = 0
         self._targets: dict[Block, str | None] = {}
         self._contexts: dict[Block, tuple] = {}
-        self._views_now: dict[SSAValue, tuple] = {}
-        self._indices_now: dict[SSAValue, tuple] = {}
+        self._views_now: dict[int, tuple] = {}
+        self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
         """Static views resolved, by the identities in their chain (`_view`)."""
 
@@ -228,9 +236,11 @@ class ModuleVerifier:
 
         self._buffer_type, self._resolve = BufferType, resolve_access
         self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
+        arith = sys.modules.get("xdsl.dialects.arith")  # not loaded: no constant in the IR
+        self._constant_class = arith.ConstantOp if arith is not None else None
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-        self._regions_now = set()
+        self._regions_now, self._held_now = {}, []
         try:
             with shared_views():
                 self._visit(module)
@@ -239,102 +249,127 @@ class ModuleVerifier:
             raise err
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-        self._regions, self._regions_now = self._regions_now, set()
+        self._regions, self._regions_now = self._regions_now, {}
+        live = set(self._regions.values())
+        self._free = {serial: f for serial, f in self._free.items() if serial in live}
+        self._held, self._held_now = self._held_now, []
+
+    # ---- serials ------------------------------------------------------------------------------
+    def _serial(self, attr: object) -> int:
+        """A number equal for equal attributes (``attr``'s value hashed once per object)."""
+        try:
+            return self._serial_of_id[id(attr)]
+        except KeyError:
+            pass
+        values = self._serial_of_value
+        serial = values.get(attr)
+        if serial is None:
+            serial = values[attr] = len(values) + 1  # never 0: `known(...) or serial(...)`
+        self._serial_of_id[id(attr)] = serial
+        self._kept.append(attr)
+        return serial
+
+    def _new_serial(self) -> int:
+        self._serials += 1
+        return self._serials
 
     # ---- one op -------------------------------------------------------------------------------
     def _visit(self, op: Operation) -> tuple:
         """Verify ``op`` and everything in it; return its token: what a parent's key holds of
-        it (the op, its operands and its own key)."""
+        it (the op's id, the serial of its key and its operands' ids)."""
+        self._held_now.append(op)
         plan = None if op.successors else _plan_of(op)
         if plan is not None and plan.reads == "region" and op.regions:
             return self._visit_region_op(op, plan)
         if plan is None or plan.reads == "region" or op.regions:
             op.verify(verify_nested_ops=False)
-            contents = self._contents(op)
-            return (op, local_key(op), contents, *op._operands)  # noqa: SLF001
+            self._contents(op)
+            return (id(op), self._new_serial())  # never equal to an earlier token
         for operand in op._operands:  # noqa: SLF001
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
         try:
-            fast = self._fast_key(op, plan)
+            local = self._local_key(op)
+            key = local + (self._views_key(op, plan) if plan.reads == "views" else
+                           self._context(op) if plan.reads == "kernel" else ()) + \
+                _site(op, plan)
         except Exception:  # noqa: BLE001 - e.g. a view that does not resolve: check in full
             op.verify(verify_nested_ops=False)
-            return (op, object())
+            return (id(op), self._new_serial())
         verified = self._verified
-        if fast not in verified:
-            local = local_key(op)
-            key = local + (self._views_key(op) if plan.reads == "views" else
-                           self._context(op)[1] if plan.reads == "kernel" else ()) + \
-                _site(op, plan)
-            if key not in verified:  # else equal attributes held by other objects
-                self._check(op, local, ())
-                verified[key] = key
-            verified[fast] = key  # keeps the attributes, hence their ids, alive
-        return (op, fast, *op._operands)  # noqa: SLF001
+        serial = verified.get(key)
+        if serial is None:
+            self._check(op, local, ())
+            serial = verified[key] = self._new_serial()
+        return (id(op), serial, *map(id, op._operands))  # noqa: SLF001
 
-    def _check(self, op: Operation, local: tuple, shape: tuple) -> None:
+    def _local_key(self, op: Operation) -> tuple:
+        """What a "local" verifier of ``op`` reads, each attribute by its `_serial`: its class,
+        each operand's and result's type, the value an ``arith.constant`` gives an operand,
+        the properties and attributes, and which operands are one value (`_aliases`)."""
+        known, serial, constant = self._serial_of_id.get, self._serial, self._constant_class
+        operands, results = op._operands, op.results  # noqa: SLF001
+        props, attrs = op.properties, op.attributes
+        return (type(op), len(operands), len(results), len(props), len(attrs),
+                *[known(id(t)) or serial(t)
+                  for t in [*[v.type for v in operands], *[v.type for v in results]]],
+                *[(known(id(c := o.properties["value"])) or serial(c))
+                  if type(o) is constant else None for o in [v.owner for v in operands]],
+                *props, *[known(id(a)) or serial(a) for a in props.values()],
+                *attrs, *[known(id(a)) or serial(a) for a in attrs.values()],
+                *_aliases(operands))
+
+    def _check(self, op: Operation, local: tuple, shape: tuple, isolated: bool = False) -> None:
         """``op.verify(verify_nested_ops=False)``, but for the generic IRDL checks (operand,
         result, region and property constraints) when they passed for equal types,
         properties, attributes and region ``shape`` before: then only its traits' and its own
-        checks run (they read the views, the site or the regions that changed)."""
+        checks run (they read the views, the site or the regions that changed); of them,
+        ``IsolatedFromAbove``'s walk only when ``isolated`` is not known (`_free_values`)."""
         parts = _split_verifier(type(op))
         generic = ("irdl", local, shape) if parts is not None else None
         if parts is None or generic not in self._verified:
             op.verify(verify_nested_ops=False)
             if generic is not None:
-                self._verified[generic] = generic
+                self._verified[generic] = 0
             return
         traits, custom = parts
         for trait in traits:
-            trait.verify(op)
-        custom(op)
+            if type(trait) is IsolatedFromAbove:
+                if not isolated:
+                    isolated_from_above(op)  # xDSL's verdict and message, in one walk
+            else:
+                trait.verify(op)
+        if custom is not None:
+            custom(op)
 
-    def _fast_key(self, op: Operation, plan: _Plan) -> tuple:
-        """The key by identity: `local_key` with each attribute by its id, the views (their
-        records, `_view`) or the kernel context, and the op's site."""
-        key: list = [type(op)]
-        for v in op._operands:  # noqa: SLF001 - the hot loop
-            owner = v.owner
-            key += (id(v.type), id(owner.properties.get("value"))
-                    if getattr(type(owner), "name", None) == "arith.constant" else None)
-        key += _aliases(op._operands)  # noqa: SLF001
-        key.append(None)
-        for v in op.results:
-            key.append(id(v.type))
-        key.append(None)
-        for name, attr in op.properties.items():
-            key += (name, id(attr))
-        key.append(None)
-        for name, attr in op.attributes.items():
-            key += (name, id(attr))
-        if plan.reads == "views":
-            self._view_parts(op, key)
-        elif plan.reads == "kernel":
-            key += self._context(op)[0]
-        if plan.parent or plan.last:
-            key += _site(op, plan)
-        return tuple(key)
-
-    def _views_key(self, op: Operation) -> tuple:
-        """What a "views" verifier reads beyond `local_key`, by value: each buffer operand's
-        resolved view, the type and attributes of the buffer it views, and the target."""
+    def _views_key(self, op: Operation, plan: _Plan) -> tuple:
+        """What a "views" verifier reads beyond `_local_key`: each buffer operand's resolved
+        view (`_view`), the type of the buffer it views and the attributes of its allocation
+        that the class reads (``VERIFY_ALLOC_ATTRS``; all when it states none), and the
+        target."""
+        serial = self._serial
+        names = plan.alloc_attrs
         key: list = []
         for value in op._operands:  # noqa: SLF001
             if isinstance(value.type, self._buffer_type):
-                access = self._view(value)[1]
+                view, access = self._view(value)
                 root = access.buffer
-                key += (None, access, root.type)
+                key += (None, view, serial(root.type))
                 attributes = getattr(root.owner, "attributes", None)  # None: a block argument
                 if attributes:
-                    for item in attributes.items():
-                        key += item
+                    if names is None:
+                        for name, attr in attributes.items():
+                            key += (name, serial(attr))
+                    else:
+                        for name in names:
+                            key += (name, serial(attributes.get(name)))
         key.append(self._target(op))
         return tuple(key)
 
-    def _context(self, op: Operation) -> tuple[tuple, tuple]:
+    def _context(self, op: Operation) -> tuple:
         """The properties of ``op``'s enclosing kernel and the attributes of the top-level op,
-        by identity and by value (shared by the ops of a block, for one verification)."""
+        by `_serial` (shared by the ops of a block, for one verification)."""
         block = op.parent
         try:
             return self._contexts[block]
@@ -343,18 +378,16 @@ class ModuleVerifier:
         from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 
         kernel = enclosing_kernel(op)
-        values: list = [kernel is None]
-        ids: list = [kernel is None]
+        serial = self._serial
+        key: list = [kernel is None]
         top = op.get_toplevel_object()
         for items in (kernel.properties.items() if kernel is not None else (),
                       top.attributes.items() if isinstance(top, Operation) and top is not op
                       else ()):
             for name, attr in items:
-                values += (name, attr)
-                ids += (name, id(attr))
-            values.append(None)
-            ids.append(None)
-        answer = (tuple(ids), tuple(values))
+                key += (name, serial(attr))
+            key.append(None)
+        answer = tuple(key)
         if block is not None:
             self._contexts[block] = answer
         return answer
@@ -371,43 +404,31 @@ class ModuleVerifier:
                 self._targets[block] = text
             return text
 
-    def _view_parts(self, op: Operation, key: list) -> None:
-        buffer_type = self._buffer_type
-        for value in op._operands:  # noqa: SLF001
-            if isinstance(value.type, buffer_type):
-                view, access = self._view(value)
-                root = access.buffer
-                key += (None, view, id(root.type))
-                attributes = getattr(root.owner, "attributes", None)  # None: a block argument
-                if attributes:
-                    for name, attr in attributes.items():
-                        key += (name, id(attr))
-        key.append(self._target(op))
-
     def _view(self, value: SSAValue) -> tuple:
-        """(what a key holds of the view ``value``, its resolved view). A view is named by the
-        id of a record kept for the life of the verifier, found by the identity of each value,
-        op, type and property its resolution reads (its chain of view ops and the index
-        arithmetic of their offsets; the record holds them)."""
+        """(the `_serial` of the view ``value`` resolves to, its resolved view). A view is
+        resolved once for the life of the verifier: its record is found by the identity of
+        each value, op, type and property its resolution reads (its chain of view ops and the
+        index arithmetic of their offsets; the record holds them)."""
         try:
-            return self._views_now[value]
+            return self._views_now[id(value)]
         except KeyError:
             pass
         signature, kept = self._view_signature(value)
         record = self._view_records.get(signature)
         if record is None:
-            record = self._view_records[signature] = (self._resolve(value), kept)
-        answer = self._views_now[value] = (id(record), record[0])
+            access = self._resolve(value)
+            record = self._view_records[signature] = (self._serial(access), access, kept)
+        answer = self._views_now[id(value)] = (record[0], record[1])
         return answer
 
     def _view_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
         owner = value.owner
         if not isinstance(owner, self._view_ops):
-            return (value, id(value.type)), (value.type,)
+            return (id(value), id(value.type)), (value, value.type)
         operands = owner._operands  # noqa: SLF001
         source = self._view(operands[0])[0]
-        signature: list = [value, id(value.type), source]
-        kept: list = [value.type]
+        signature: list = [id(value), id(value.type), source]
+        kept: list = [value, value.type]
         for attr in owner.properties.values():
             signature.append(id(attr))
             kept.append(attr)
@@ -419,23 +440,23 @@ class ModuleVerifier:
 
     def _index_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
         """What `access.index_expr` reads of ``value``: the constants, additions and
-        multiplications it folds through, by identity (and the attributes named by id)."""
+        multiplications it folds through, by identity (the objects named by id kept)."""
         try:
-            return self._indices_now[value]
+            return self._indices_now[id(value)]
         except KeyError:
             pass
         owner = value.owner
         name = getattr(type(owner), "name", None)
         if name == "arith.constant":
             attr = owner.properties.get("value")
-            answer = (value, owner, id(attr)), (attr,)
+            answer = (id(value), id(owner), id(attr)), (value, owner, attr)
         elif name in _FOLDED:
             parts = [self._index_signature(v) for v in owner._operands]  # noqa: SLF001
-            answer = (value, owner, *(p[0] for p in parts)), \
-                tuple(a for p in parts for a in p[1])
+            answer = (id(value), id(owner), *(p[0] for p in parts)), \
+                (value, owner, *(a for p in parts for a in p[1]))
         else:
-            answer = (value,), ()
-        self._indices_now[value] = answer
+            answer = (id(value),), (value,)
+        self._indices_now[id(value)] = answer
         return answer
 
     def _visit_region_op(self, op: Operation, plan: _Plan) -> tuple:
@@ -444,16 +465,46 @@ class ModuleVerifier:
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
         contents = self._contents(op)
-        local = local_key(op)
+        local = self._local_key(op)
         key = (local, _site(op, plan), contents)
-        if key not in self._regions and key not in self._regions_now:
-            self._check(op, local, tuple(tuple(tuple(arg.type for arg in block.args)
-                                        for block in region.blocks) for region in op.regions))
-        self._regions_now.add(key)
-        return (op, key, *op._operands)  # noqa: SLF001
+        serial = self._regions.get(key)
+        if serial is None:
+            serial = self._regions_now.get(key)
+        if serial is None:
+            serial = self._new_serial()
+            free = self._free[serial] = self._free_values(op, contents)
+            serial_of = self._serial
+            self._check(op, local, tuple(tuple(tuple(serial_of(arg.type) for arg in block.args)
+                                               for block in region.blocks)
+                                         for region in op.regions), isolated=free == frozenset())
+        self._regions_now[key] = serial
+        return (id(op), serial, *map(id, op._operands))  # noqa: SLF001
+
+    def _free_values(self, op: Operation, contents: tuple) -> frozenset[int] | None:
+        """The ids of the values the ops in ``op``'s regions use (at any depth) that are not
+        defined in them (results of ops and arguments of blocks nested in ``op``), from its
+        direct children and the sets kept for the region ops among them; None when a child's is
+        not known. Empty: ``op`` is isolated from above (xDSL's trait would pass)."""
+        used: set[int] = set()
+        defined: set[int] = set()
+        free = self._free
+        for region, blocks in zip(op.regions, contents):
+            for block, (_, _, tokens) in zip(region.blocks, blocks):
+                defined.update(map(id, block.args))
+                for child, token in zip(block.ops, tokens):
+                    defined.update(map(id, child.results))
+                    used.update(map(id, child._operands))  # noqa: SLF001
+                    if child.regions:
+                        inner = free.get(token[1])
+                        if inner is None:
+                            return None
+                        used |= inner
+        return frozenset(used - defined)
 
     def _contents(self, op: Operation) -> tuple:
-        """Verify the ops in ``op``'s regions; their blocks, argument types and tokens."""
+        """Verify the ops in ``op``'s regions; their blocks, argument types and tokens (by
+        id and `_serial`)."""
+        serial = self._serial
         regions = []
         for region in op.regions:
             blocks = []
@@ -461,7 +512,8 @@ class ModuleVerifier:
                 if block.parent is not region:
                     raise ValueError("Parent pointer of block does not refer to containing "
                                      "region")
-                blocks.append((block, tuple(arg.type for arg in block.args),
+                self._held_now.append(block)
+                blocks.append((id(block), tuple(serial(arg.type) for arg in block.args),
                                self._visit_block(block)))
             regions.append(tuple(blocks))
         return tuple(regions)
@@ -481,7 +533,6 @@ class ModuleVerifier:
                 raise VerifyException(f"Operation {parent.name} contains empty block in "
                                       "single-block region that expects at least a terminator")
         return tuple(tokens)
-
 
 def _check_terminator(op: Operation) -> None:
     """xDSL's rule for the last op of a block (`Operation.verify`), for an op checked from the

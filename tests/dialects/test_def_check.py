@@ -159,3 +159,121 @@ def test_isolated_from_above_gives_xdsls_verdict():
         if op.has_trait(IsolatedFromAbove):
             assert _verdict(isolated_from_above, op) is None
             assert _verdict(IsolatedFromAbove().verify, op) is None
+
+
+# --- operand segment sizes (the nki ops, the tile primitives with optional operands) ------------
+
+TRN_EXAMPLES = sorted((ROOT / "examples" / "trn").glob("*.mlir"))
+TRN_OPS = 'target "aws/trn1/trn1.2xlarge"'
+PS = "!tirx.buffer<128x128xf32, trn.psum>"
+SB = "!tirx.buffer<128x128xf32, trn.sbuf>"
+MATMUL = f"""
+tirx.kernel @mm() grid [1] threads [1] {TRN_OPS} {{
+  %a = tirx.alloc : {SB}
+  %b = tirx.alloc : {SB}
+  %p = tirx.alloc : {PS}
+  %t = arith.constant true
+  nki.matmul %p, %a, %b accumulate_if %t : {PS}, {SB}, {SB}, i1
+  tirx.return
+}}
+"""
+
+
+def test_the_nki_ops_use_the_compiled_check():
+    from tirx_mlir.backends.trn.dialects.nki import NKI_OPS
+
+    for cls in NKI_OPS:
+        definition = cls.get_irdl_definition()
+        if compile_def_check(definition) is not None:
+            assert getattr(cls.verify_, "__wrapped_def_check__", False), cls.name
+    from tirx_mlir.backends.trn.dialects.nki.tensor_engine import MatmulOp
+
+    assert compile_def_check(MatmulOp.get_irdl_definition()) is not None  # segment sizes
+
+
+@pytest.mark.parametrize("path", TRN_EXAMPLES, ids=lambda p: p.stem)
+def test_every_lowered_trn_op_passes_both(path):
+    from tirx_mlir.pipelines import get_pipeline
+
+    ctx = make_context()
+    module = parse_module(path.read_text(), ctx=ctx)
+    get_pipeline("trn").apply(module, ctx)
+    for op in module.walk():
+        if compile_def_check(type(op).get_irdl_definition()) is None:
+            continue
+        assert _compiled(op) is None and _generic(op) is None, op.name
+
+
+def _matmul():
+    module = parse_module(MATMUL)
+    return next(op for op in module.walk() if op.name == "nki.matmul")
+
+
+def _broken_segments():
+    from xdsl.dialects.builtin import DenseArrayBase, i64
+
+    def with_sizes(sizes, kind=i32, operands=None):
+        op = _matmul()
+        return type(op).create(operands=list(op.operands if operands is None else operands),
+                               properties={"operandSegmentSizes":
+                                           DenseArrayBase.from_list(kind, sizes)})
+    op = _matmul()
+    a, b, p, t = op.operands[1], op.operands[2], op.operands[0], op.operands[3]
+    yield "segment sizes of i64", with_sizes([1, 1, 1, 1], i64)
+    yield "too few segments", with_sizes([1, 1, 1])
+    yield "sizes sum to more than the operands", with_sizes([1, 1, 1, 1], operands=[p, a, b])
+    yield "a single operand given twice", with_sizes([2, 1, 0, 1], operands=[p, a, b, t])
+    yield "a single operand left out", with_sizes([0, 1, 1, 1], operands=[a, b, t])
+    yield "an optional operand given twice", with_sizes([1, 1, 1, 2], operands=[p, a, b, t, t])
+    yield "a negative size", with_sizes([1, 1, 2, -1], operands=[p, a, b])
+    yield "an operand of the wrong type in its segment", with_sizes([1, 1, 1, 1],
+                                                                  operands=[p, a, b, a])
+    yield "no segment sizes", type(op).create(operands=[p, a, b, t])
+
+
+@pytest.mark.parametrize("what,op", list(_broken_segments()),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_broken_segments_get_xdsls_verdict_and_message(what, op):
+    assert _generic(op) is not None, what  # each case breaks a rule of the definition
+    assert _compiled(op) is not None, what
+    assert _verdict(lambda o: o.verify_(), op) == _xdsl_verify_(op)
+
+
+def test_a_well_formed_segmented_op_passes_both():
+    op = _matmul()
+    assert _compiled(op) is None and _generic(op) is None
+
+
+def test_segment_operands_read_what_xdsls_accessors_read():
+    from tirx_mlir.dialects.def_check import SegmentOperand
+    from tirx_mlir.pipelines import get_pipeline
+
+    seen = 0
+    for path in TRN_EXAMPLES:
+        ctx = make_context()
+        module = parse_module(path.read_text(), ctx=ctx)
+        get_pipeline("trn").apply(module, ctx)
+        for op in module.walk():
+            for name, _ in type(op).get_irdl_definition().operands:
+                accessor = type(op).__dict__.get(name)
+                if isinstance(accessor, SegmentOperand):
+                    ours, theirs = getattr(op, name), accessor.original.__get__(op, type(op))
+                    assert ours == theirs or (ours is theirs is None), (path.stem, op.name, name)
+                    seen += 1
+    assert seen > 50
+
+
+def test_segment_operands_of_a_malformed_op_answer_as_xdsl():
+    from xdsl.dialects.builtin import DenseArrayBase
+
+    op = _matmul()
+    p, a, b, t = op.operands
+    good = type(op).create(operands=[p, a, b], properties={
+        "operandSegmentSizes": DenseArrayBase.from_list(i32, [1, 1, 1, 0])})
+    assert good.accumulate_if is None and good.moving is b and good.dst is p
+    missing = type(op).create(operands=[p, a, b, t])
+    for name in ("dst", "accumulate_if"):
+        with pytest.raises(KeyError):
+            getattr(missing, name)  # xDSL's accessor: the property is looked up by name
+    with pytest.raises(NotImplementedError):
+        good.dst = a

@@ -8,22 +8,27 @@ whose constructs are all single (``arith.addi``, ``tirx.return``).
 
 `irdl_op_definition` here is xDSL's decorator plus a ``verify_`` with the same outcome: a check
 compiled from the definition (`compile_def_check`: the same constraint objects called on the same
-values in the same order, with the counts compared directly) and then the class's own
-``verify_``. When the compiled check fails for any reason, xDSL's ``OpDef.verify`` runs instead
-and raises its own error, so every message is xDSL's. A definition the compiler does not cover
-(segment-size options, optional or several variadic operands or results) keeps xDSL's
-``verify_`` unchanged. `install_def_check` does the same for a class xDSL's decorator already
-made (the upstream dialects' ops, when tirx_mlir loads them).
+values in the same order, with the counts compared directly, and operand segment sizes decoded
+once rather than at each named operand) and then the class's own ``verify_``. When the compiled
+check fails for any reason, xDSL's ``OpDef.verify`` runs instead and raises its own error, so
+every message is xDSL's. A definition the compiler does not cover (other options than one
+operand segment-size property or attribute; without it, optional or several variadic operands;
+optional or variadic results) keeps xDSL's ``verify_`` unchanged. `install_def_check` does the
+same for a class xDSL's decorator already made (the upstream dialects' ops, when tirx_mlir loads
+them). `install_segment_operands` gives an op class with operand segment sizes named-operand
+accessors that keep the decoded sizes (`SegmentOperand`; the nki ops use them).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from xdsl.dialects.builtin import DenseArrayBase, i32
 from xdsl.ir import Operation
 from xdsl.irdl import irdl_op_definition as xdsl_op_definition
 from xdsl.irdl.constraints import VerificationContext
 from xdsl.irdl.operations import (
+    AttrSizedOperandSegments,
     OpDef,
     OptAttributeDef,
     OptionalDef,
@@ -49,13 +54,43 @@ def _arg_check(defs) -> tuple[str, tuple] | None:
     return None
 
 
+def _segment_check(defs, option: AttrSizedOperandSegments) -> tuple[str, tuple]:
+    """How to check operands whose counts a segment-size property or attribute gives:
+    ``("segments", (where, its name, ((least, most), constraint) of each definition))``."""
+    bounds = tuple(((0, 1) if isinstance(d, OptionalDef) else (0, None)
+                    if isinstance(d, VariadicDef) else (1, 1), d.constr) for _, d in defs)
+    return "segments", ("properties" if option.as_property else "attributes",
+                        option.attribute_name, bounds)
+
+
+def _check_segments(spec: tuple, op: Operation, values, context) -> None:
+    """xDSL's ``verify_variadic_attr_size`` and per-definition constraints, the sizes decoded
+    once."""
+    where, attr_name, bounds = spec
+    attr = getattr(op, where).get(attr_name)
+    if not isinstance(attr, DenseArrayBase) or attr.elt_type != i32:
+        raise VerifyException("segments")
+    sizes = attr.get_values()
+    if len(sizes) != len(bounds) or sum(sizes) != len(values):
+        raise VerifyException("segment count")
+    start = 0
+    for size, ((least, most), constr) in zip(sizes, bounds):
+        if size < least or (most is not None and size > most):
+            raise VerifyException("segment size")
+        constr.verify(tuple(v.type for v in values[start:start + size]), context)
+        start += size
+
+
 def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
     """A function that raises when ``op_def.verify(op)`` would and returns when it passes
     (its exception may differ: callers fall back to ``op_def.verify`` for the message); None
     for a definition it does not cover."""
-    if op_def.options:
+    segments = [o for o in op_def.options if isinstance(o, AttrSizedOperandSegments)]
+    if len(segments) != len(op_def.options) or len(segments) > 1:
         return None
-    operands, results = _arg_check(op_def.operands), _arg_check(op_def.results)
+    operands = _arg_check(op_def.operands) if not segments else \
+        _segment_check(op_def.operands, segments[0])
+    results = _arg_check(op_def.results)
     if operands is None or results is None:
         return None
     (operand_kind, operand_constrs), (result_kind, result_constrs) = operands, results
@@ -88,7 +123,10 @@ def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
 
     def check(op: Operation) -> None:
         context = VerificationContext()
-        check_values(operand_kind, operand_constrs, op.operands, context)
+        if operand_kind == "segments":
+            _check_segments(operand_constrs, op, op.operands, context)
+        else:
+            check_values(operand_kind, operand_constrs, op.operands, context)
         check_values(result_kind, result_constrs, op.results, context)
         if has_regions:
             irdl_op_verify_regions(op, op_def, context)
@@ -150,6 +188,9 @@ def _with_check(cls, op_def: OpDef, own) -> bool:
 
     verify_.__qualname__ = f"{cls.__qualname__}.verify_"
     verify_.__wrapped_def_check__ = True  # type: ignore[attr-defined]
+    verify_.__split__ = (tuple(op_def.traits), own)  # type: ignore[attr-defined]
+    """The traits and the class's own check: `tirx_mlir.verification` runs only these when
+    the definition's checks passed before on equal types and attributes."""
     cls.verify_ = verify_
     return True
 
@@ -183,3 +224,83 @@ def install_def_check(cls) -> bool:
     if op_def is not cls.get_irdl_definition():
         return False
     return _with_check(cls, op_def, cells.get("custom_verify"))
+
+
+# --- named operands of a segmented op ------------------------------------------------------------
+
+
+class SegmentOperand:
+    """A named operand (single, optional or variadic) of an op whose operand segment sizes a
+    property or attribute gives: xDSL's accessor decodes the sizes at every access; this one
+    keeps the span of each operand per segment-size attribute object (`_spans`). An op whose
+    sizes are missing or malformed gets xDSL's accessor's answer (or its exception)."""
+
+    __slots__ = ("original", "index", "kind", "where", "attr_name")
+
+    def __init__(self, original, index: int, kind: str, where: str, attr_name: str):
+        self.original, self.index, self.kind = original, index, kind
+        self.where, self.attr_name = where, attr_name
+
+    def __get__(self, op, owner=None):
+        if op is None:
+            return self
+        attr = getattr(op, self.where).get(self.attr_name)
+        spans = _spans(attr)
+        if spans is None:
+            return self.original.__get__(op, owner)
+        start, stop = spans[self.index]
+        if self.kind == "variadic":
+            return op.operands[start:stop]
+        if self.kind == "optional" and start == stop:
+            return None
+        return op._operands[start]  # noqa: SLF001
+
+    def __set__(self, op, value) -> None:
+        self.original.__set__(op, value)  # xDSL's: named operands cannot be written
+
+
+_SPAN_CACHE: dict[int, tuple] = {}
+_SPAN_CACHE_SIZE = 4096
+
+
+def _spans(attr) -> tuple[tuple[int, int], ...] | None:
+    """(start, stop) of each segment of a well-formed i32 segment-size array, by the object's
+    id (the entry holds the object, so the id is not reused while it is kept; the cache is
+    emptied when it grows past `_SPAN_CACHE_SIZE`); None for anything else."""
+    entry = _SPAN_CACHE.get(id(attr))
+    if entry is not None and entry[0] is attr:
+        return entry[1]
+    if not isinstance(attr, DenseArrayBase) or attr.elt_type != i32:
+        return None
+    spans, start = [], 0
+    for size in attr.get_values():
+        if size < 0:
+            return None
+        spans.append((start, start + size))
+        start += size
+    if len(_SPAN_CACHE) >= _SPAN_CACHE_SIZE:
+        _SPAN_CACHE.clear()
+    _SPAN_CACHE[id(attr)] = (attr, tuple(spans))
+    return tuple(spans)
+
+
+def install_segment_operands(cls) -> int:
+    """Replace the named-operand accessors of an IRDL op class with one operand segment-size
+    option by `SegmentOperand`s; returns how many were replaced (0: no such option)."""
+    op_def = cls.get_irdl_definition()
+    options = [o for o in op_def.options if isinstance(o, AttrSizedOperandSegments)]
+    if len(options) != 1:
+        return 0
+    option = options[0]
+    where = "properties" if option.as_property else "attributes"
+    replaced = 0
+    for index, (name, definition) in enumerate(op_def.operands):
+        original = cls.__dict__.get(name)
+        if original is None or type(original).__name__ not in (
+                "SingleAttrAccessor", "OptionalAttrAccessor", "VariadicAttrAccessor"):
+            continue
+        kind = "optional" if isinstance(definition, OptionalDef) else \
+            "variadic" if isinstance(definition, VariadicDef) else "single"
+        setattr(cls, name, SegmentOperand(original, index, kind, where, option.attribute_name))
+        replaced += 1
+    return replaced

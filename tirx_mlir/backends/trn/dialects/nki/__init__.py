@@ -22,8 +22,12 @@ from tirx_mlir.backends.trn.dialects.nki.movement import (MOVEMENT_OPS, DmaCopyO
                                                           TensorCopyOp)
 from tirx_mlir.backends.trn.dialects.nki.tensor_engine import (TENSOR_ENGINE_OPS, MatmulOp,
                                                                TransposeOp)
+from tirx_mlir.dialects.def_check import install_segment_operands
 
 NKI_OPS = (*MOVEMENT_OPS, *TENSOR_ENGINE_OPS, *COMPUTE_OPS)
+
+for _op in NKI_OPS:  # named operands read without decoding the segment sizes each time
+    install_segment_operands(_op)
 
 NKI = Dialect("nki", list(NKI_OPS), [])
 

@@ -43,6 +43,9 @@ class NkiOp(KeywordOp):
     VERIFY_READS: ClassVar[str] = "views"
     """`tirx_mlir.verification`: the checks read the op's types and properties, its operands'
     views and their allocations, and its target."""
+    VERIFY_ALLOC_ATTRS: ClassVar[tuple[str, ...]] = ()
+    """`tirx_mlir.verification`: the attributes of an operand's allocation the checks read
+    (none; an op whose checks read ``trn.addr`` names it)."""
 
     def limits(self) -> TrnLimits:
         return checks.limits_for(self)

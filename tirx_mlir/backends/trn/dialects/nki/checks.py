@@ -22,7 +22,7 @@ from tirx_mlir.backends.trn.memory import ADDR_ATTR, HBM, ON_CHIP, PSUM, SBUF, m
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access
+from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access, shared_answers
 from tirx_mlir.dialects.tirx.rules import RuleError
 from tirx_mlir.target.target import target_text_of
 
@@ -53,7 +53,16 @@ def limits_for_target(text: str | None) -> TrnLimits:
 
 
 def limits_for(op: Operation) -> TrnLimits:
-    return limits_for_target(target_text_of(op))
+    """The limits of ``op``'s target (inside one `access.shared_views` block, found once per
+    block: the ops of a block share their kernel)."""
+    shared = shared_answers()
+    if shared is None or op.parent is None:
+        return limits_for_target(target_text_of(op))
+    key = ("nki.limits", op.parent)
+    limits = shared.get(key)
+    if limits is None:
+        limits = shared[key] = limits_for_target(target_text_of(op))
+    return limits
 
 
 # --- operand facts ------------------------------------------------------------------------------
@@ -102,7 +111,18 @@ def is_tile(value: SSAValue | None) -> bool:
 def check_tile(op: Operation, name: str, value: SSAValue, limits: TrnLimits) -> None:
     """Rules every tile operand obeys: known scope; on-chip tiles are [P, F...] with P within
     the partitions, at most 4 free dims, unit partition stride, a legal start partition, and a
-    buffer that fits the memory."""
+    buffer that fits the memory. They read only the tile, its view and ``limits``: inside one
+    `access.shared_views` block (a verification), a tile that passed them is not checked
+    again for the next op that reads it (``name`` only words the error)."""
+    shared = shared_answers()
+    if shared is not None and shared.get(("nki.check_tile", value)) is limits:
+        return
+    _check_tile(name, value, limits)
+    if shared is not None:
+        shared[("nki.check_tile", value)] = limits
+
+
+def _check_tile(name: str, value: SSAValue, limits: TrnLimits) -> None:
     where = scope(value)
     if where not in (*ON_CHIP, HBM):
         raise RuleError(f"operand '{name}' is in '{where}'; nki tiles live in {SBUF}, {PSUM} "
@@ -252,7 +272,8 @@ def free_span(access: AccessPattern, offset: Sequence[int]) -> tuple[int, int]:
 
 
 def alloc_address(value: SSAValue) -> int | None:
-    """The ``trn.addr`` byte offset of the allocation a view reads, if the allocator set one."""
+    """The ``trn.addr`` byte offset of the allocation a view reads, if the allocator set one
+    (an op class whose verifier calls this names ``trn.addr`` in ``VERIFY_ALLOC_ATTRS``)."""
     owner = resolve_access(value).buffer.owner
     attr = getattr(owner, "attributes", {}).get(ADDR_ATTR)
     return None if attr is None else int(attr.value.data)

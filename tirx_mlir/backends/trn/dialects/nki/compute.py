@@ -14,13 +14,14 @@ from typing import ClassVar
 from xdsl.dialects.builtin import (DenseArrayBase, FloatAttr, IndexType, IntegerAttr, StringAttr,
                                    UnitAttr)
 from xdsl.ir import SSAValue
-from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, irdl_op_definition, operand_def,
+from xdsl.irdl import (AnyAttr, AttrSizedOperandSegments, operand_def,
                        opt_operand_def, opt_prop_def, prop_def)
 
 from tirx_mlir.backends.trn.dialects.nki import checks, tables
 from tirx_mlir.backends.trn.dialects.nki.base import NkiOp
 from tirx_mlir.backends.trn.memory import ON_CHIP, SBUF
 from tirx_mlir.backends.trn.target_tags import TrnLimits
+from tirx_mlir.dialects.def_check import irdl_op_definition
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.attributes import BufferType
 

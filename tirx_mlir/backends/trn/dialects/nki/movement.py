@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, StringAttr
-from xdsl.irdl import AnyAttr, irdl_op_definition, operand_def, opt_prop_def
+from xdsl.irdl import AnyAttr, operand_def, opt_prop_def
 
 from tirx_mlir.backends.trn.dialects.nki import checks
 from tirx_mlir.backends.trn.dialects.nki.base import NkiOp
 from tirx_mlir.backends.trn.memory import HBM, ON_CHIP, SBUF
 from tirx_mlir.backends.trn.target_tags import TrnLimits
+from tirx_mlir.dialects.def_check import irdl_op_definition
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.attributes import BufferType
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerType, StringAttr, UnitAttr
-from xdsl.irdl import (AttrSizedOperandSegments, irdl_op_definition, operand_def,
+from xdsl.irdl import (AttrSizedOperandSegments, operand_def,
                        opt_operand_def, opt_prop_def)
 
 from tirx_mlir.backends.trn.dialects.nki import checks
 from tirx_mlir.backends.trn.dialects.nki.base import NkiOp
-from tirx_mlir.backends.trn.memory import ON_CHIP, PSUM, SBUF
+from tirx_mlir.backends.trn.memory import ADDR_ATTR, ON_CHIP, PSUM, SBUF
 from tirx_mlir.backends.trn.target_tags import TrnLimits
+from tirx_mlir.dialects.def_check import irdl_op_definition
 from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.access import resolve_access
@@ -36,6 +37,7 @@ class MatmulOp(NkiOp):
     ENGINE: ClassVar[str] = "tensor"
     KEYWORDS: ClassVar = {"accumulate": "flag"}
     SCALARS: ClassVar = ("accumulate_if",)
+    VERIFY_ALLOC_ATTRS: ClassVar = (ADDR_ATTR,)  # the PSUM bank check reads the address
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     dst = operand_def(BufferType)
     stationary = operand_def(BufferType)
