@@ -84,6 +84,25 @@ def copy_converting(dst: np.ndarray, src: np.ndarray) -> None:
     put(dst, values.reshape(dst.shape))
 
 
+def ufunc_of(fn: Callable) -> np.ufunc | None:
+    """The numpy ufunc a table entry's function applies (`tables._numpy` names it), or None."""
+    name = getattr(fn, "numpy_name", None)
+    found = getattr(np, name, None) if name else None
+    return found if isinstance(found, np.ufunc) else None
+
+
+ALU_UFUNCS: dict[str, np.ufunc | None] = {name: ufunc_of(alu.fn)
+                                          for name, alu in tables.ALU_OPS.items()}
+"""ALU operator -> the ufunc it is (called with ``out=`` straight into an fp32 destination)."""
+
+ACTIVATION_UFUNCS: dict[str, tuple[np.ufunc, bool]] = {
+    name: (ufunc, getattr(act.fn, "quiet", False))
+    for name, act in tables.ACTIVATIONS.items() if (ufunc := ufunc_of(act.fn)) is not None}
+"""Activation -> (its ufunc, whether it runs under `tables.QUIET`): computed in float64 and
+rounded to fp32 in one pass (``dtype=float64, casting="unsafe"``: the same values as the float64
+array rounded by a copy, without the array)."""
+
+
 def _apply(op: tables.AluOp, x: Any, operand: Any, reverse: bool) -> Any:
     if op.is_unary:
         return op.fn(x)
@@ -309,6 +328,14 @@ class NkiFunctions(InterpreterFunctions):
             x = np.multiply(x, vector(v["scale"]), out=dst)
         if "bias" in v:
             x = np.add(x, vector(v["bias"]), out=dst)
+        ufunc = ACTIVATION_UFUNCS.get(func.name)
+        if ufunc is not None:
+            if ufunc[1]:
+                with np.errstate(**tables.QUIET):
+                    ufunc[0](x, out=dst, dtype=np.float64, casting="unsafe")
+            else:
+                ufunc[0](x, out=dst, dtype=np.float64, casting="unsafe")
+            return dst
         x64 = self._scratch(op, x.shape, np.dtype(np.float64))
         np.copyto(x64, x)
         np.copyto(dst, func.fn(x64), casting="unsafe")  # float64 -> fp32, nearest even
@@ -361,9 +388,10 @@ class NkiFunctions(InterpreterFunctions):
             all(not runtime.is_float_dtype(t.dtype) for t in tiles)
         dtype = I64 if exact_int else _alu_dtype(alu)
         dst, lhs, rhs = v["dst"], rows(v["lhs"], dtype), rows(v["rhs"], dtype)
+        ufunc = ALU_UFUNCS[alu.name]
         if dtype == F32 and dst.dtype == F32 and dst.ndim == 2 and \
-                isinstance(alu.fn, np.ufunc) and lhs.shape == rhs.shape == dst.shape:
-            alu.fn(lhs, rhs, out=dst)  # fp32 straight into dst (ufuncs handle the overlap)
+                ufunc is not None and lhs.shape == rhs.shape == dst.shape:
+            ufunc(lhs, rhs, out=dst)  # fp32 straight into dst (ufuncs handle the overlap)
             return
         put(dst, alu.fn(lhs, rhs))
 
@@ -373,10 +401,11 @@ class NkiFunctions(InterpreterFunctions):
         op0 = tables.ALU_OPS[op.op0.data]
         dtype = _alu_dtype(op0)
         data, dst = rows(v["data"], dtype), v["dst"]
+        ufunc = ALU_UFUNCS[op0.name]
         if op.op1 is None and dtype == F32 and self._fp32_rows(dst) is not None and \
-                data.shape == dst.shape and isinstance(op0.fn, np.ufunc) and not op0.is_unary:
+                data.shape == dst.shape and ufunc is not None and not op0.is_unary:
             operand = vector(v["operand0"], dtype)  # one ufunc straight into dst (overlap-safe)
-            op0.fn(*((operand, data) if op.flag("reverse0") else (data, operand)), out=dst)
+            ufunc(*((operand, data) if op.flag("reverse0") else (data, operand)), out=dst)
             return
         out = _apply(op0, data, vector(v["operand0"], dtype), op.flag("reverse0"))
         if op.op1 is not None:

@@ -44,8 +44,17 @@ class NkiOp(KeywordOp):
     """`tirx_mlir.verification`: the checks read the op's types and properties, its operands'
     views and their allocations, and its target."""
 
+    WRITES: ClassVar[tuple[str, ...]] = ("dst", "reduce_res")
+    """The operands an instruction writes (the others it only reads)."""
+
     def limits(self) -> TrnLimits:
         return checks.limits_for(self)
+
+    def written_buffers(self) -> list[SSAValue]:
+        """The buffers the instruction writes (`WRITES` it has): what the interpreter's launch
+        reads to know which kernel inputs a run may change (the others are not copied)."""
+        named = self.named_operands()
+        return [named[name] for name in self.WRITES if name in named]
 
     # ---- verification ----
     def verify_(self) -> None:
