@@ -176,3 +176,14 @@ def test_an_alias_means_what_each_input_defines(first, second):
         types |= {str(arg.type) for op in module.walk() for r in op.regions
                   for b in r.blocks for arg in b.args}
         assert types == {t, f"!tirx.buffer<16x{t}, global>", f"!tirx.buffer<16x{t}, shared>"}
+
+
+def test_lazy_patterns_compile_on_first_use_and_match_as_re():
+    import re
+
+    lazy = located_parser._LazyPattern(r"%(\w+)(?:#([0-9]+))?", re.ASCII)
+    assert "match" not in vars(lazy)  # nothing compiled yet
+    assert lazy.match("%x#2 = y").groups() == ("x", "2")
+    assert "match" in vars(lazy)  # compiled once, the methods kept
+    assert lazy.split("a %b c") == re.compile(lazy.pattern, re.ASCII).split("a %b c")
+    assert [m.group(1) for m in lazy.finditer("%a %b")] == ["a", "b"]

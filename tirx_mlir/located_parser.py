@@ -28,9 +28,27 @@ from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.lexer import Input, Span, Token
 from xdsl.utils.mlir_lexer import KIND_BY_PUNCTUATION_SPELLING, MLIRLexer, MLIRTokenKind
 
-from tirx_mlir import registry
+from tirx_mlir import lazy_formats, registry
 from tirx_mlir.dominance import DominanceError, check_dominance
 from tirx_mlir.nesting import MAX_NESTING_DEPTH, ensure_stack_headroom
+
+lazy_formats.install()  # before any dialect this parser loads defines its ops
+
+
+class _LazyPattern:
+    """A regular expression compiled the first time it is used: a run that never needs one
+    (an empty module reads none of the op-template patterns) does not compile it. The compiled
+    pattern's methods then sit in the instance, so later uses cost an attribute lookup."""
+
+    def __init__(self, pattern: str, flags: int = 0):
+        self.pattern, self.flags = pattern, flags
+
+    def __getattr__(self, name: str) -> Any:
+        compiled = re.compile(self.pattern, self.flags)
+        self.__dict__.update(match=compiled.match, fullmatch=compiled.fullmatch,
+                             search=compiled.search, sub=compiled.sub, split=compiled.split,
+                             finditer=compiled.finditer)
+        return getattr(compiled, name)
 
 
 def make_context(allow_unregistered: bool = False) -> Context:
@@ -43,31 +61,31 @@ def make_context(allow_unregistered: bool = False) -> Context:
     return ctx
 
 
-_OP_NAME = re.compile(r'(?:%[^=]*=\s*)?"?([A-Za-z_][\w$.]*)')
+_OP_NAME = _LazyPattern(r'(?:%[^=]*=\s*)?"?([A-Za-z_][\w$.]*)')
 """The op name at the start of an op's text (after its results)."""
 
 
-_UNDEFINED_VALUES = re.compile(r"values used but not defined: \[(%[^,\]]+)")
+_UNDEFINED_VALUES = _LazyPattern(r"values used but not defined: \[(%[^,\]]+)")
 
 _SUFFIX_ID = r"(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)"
 """The lexer's suffix-id: what follows ``%`` in a value name (xDSL's ``MLIRLexer._suffix_id``)."""
-_RESULT_LIST = re.compile(rf"(?:%{_SUFFIX_ID}(?:\s*:\s*[0-9]+)?\s*,\s*)*%{_SUFFIX_ID}"
+_RESULT_LIST = _LazyPattern(rf"(?:%{_SUFFIX_ID}(?:\s*:\s*[0-9]+)?\s*,\s*)*%{_SUFFIX_ID}"
                           rf"(?:\s*:\s*[0-9]+)?\s*=")
-_RESULT = re.compile(rf"%({_SUFFIX_ID})(?:\s*:\s*([0-9]+))?")
+_RESULT = _LazyPattern(rf"%({_SUFFIX_ID})(?:\s*:\s*([0-9]+))?")
 _OP_START = (MLIRTokenKind.PERCENT_IDENT, MLIRTokenKind.BARE_IDENT, MLIRTokenKind.STRING_LIT)
 """The tokens an op starts with (xDSL's ``parse_optional_operation``)."""
 _OP_START_CHARS = ("%", *"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 """What the text of an op created from a template starts with (a result or its name)."""
-_SKIP_BLANK = re.compile(r"(?://[^\n]*|\s+)*")
+_SKIP_BLANK = _LazyPattern(r"(?://[^\n]*|\s+)*")
 """Whitespace and comments (what the lexer skips before a token)."""
-_PLAIN_NAME = re.compile(r"[A-Za-z_$.-][\w$.-]*")
+_PLAIN_NAME = _LazyPattern(r"[A-Za-z_$.-][\w$.-]*")
 """A result name that is a valid name hint as it is (xDSL's ``SSAValue.is_valid_name``)."""
-_USE = re.compile(rf"%({_SUFFIX_ID})(?:#([0-9]+))?")
+_USE = _LazyPattern(rf"%({_SUFFIX_ID})(?:#([0-9]+))?")
 """A value use in an op's text: its name and tuple index."""
-_USE_OR_STRING = re.compile(rf'"(?:[^"\\\n]|\\.)*"|//|{_USE.pattern}')
+_USE_OR_STRING = _LazyPattern(rf'"(?:[^"\\\n]|\\.)*"|//|{_USE.pattern}')
 """In an op's text: a string literal (kept), a comment, or a value use."""
-_INT_CONSTANT = re.compile(r"(\s*arith\.constant\s+)(-?[0-9]+)(\s*:)")
-_ONE_RESULT = re.compile(rf"%({_SUFFIX_ID})(?:\s*:\s*([0-9]+))?\s*=")
+_INT_CONSTANT = _LazyPattern(r"(\s*arith\.constant\s+)(-?[0-9]+)(\s*:)")
+_ONE_RESULT = _LazyPattern(rf"%({_SUFFIX_ID})(?:\s*:\s*([0-9]+))?\s*=")
 """An op's result list of one name (the common case of `_RESULT_LIST`)."""
 """An integer constant's text: its literal is a slot of its template."""
 
@@ -87,11 +105,11 @@ class _LinearTimeLexer(MLIRLexer):
     unterminated string on a long line backtracks exponentially (tirx-opt hangs on a typo).
     The same pattern with possessive quantifiers accepts the same strings in linear time."""
 
-    _unescaped_characters_regex = re.compile(
+    _unescaped_characters_regex = _LazyPattern(
         r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"')
 
 
-_COMMON_TOKEN = re.compile(
+_COMMON_TOKEN = _LazyPattern(
     r"(?://[^\n]*\n?|\s+)*"  # MLIRLexer's whitespace and comments
     r"(?:(?P<bare>[a-zA-Z_][a-zA-Z0-9_$.]*)|(?P<percent>%(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*))"
     r"|(?P<arrow>->)|(?P<punct>[:,()}\[\]<>=+*?|/-]|\{(?!-#)))?", re.ASCII)

@@ -58,6 +58,22 @@ def test_tirx_opt_on_an_empty_module_imports_no_arith(tmp_path):
                     names=("xdsl.dialects.arith",)) == []
 
 
+def test_reading_arith_parses_only_the_formats_it_reads(tmp_path):
+    """xDSL's arith defines 45 ops with declarative formats; each is parsed when an op of that
+    kind is first read or printed (`tirx_mlir.lazy_formats`), not when arith is imported."""
+    source = tmp_path / "constant.mlir"
+    source.write_text("builtin.module {\n  %0 = arith.constant 1 : index\n}\n")
+    probe = ("import sys\nsys.argv = ['tirx-opt', *sys.argv[1:]]\n"
+             "from tirx_mlir.tools.tirx_opt import main\n"
+             "try:\n    main()\nexcept SystemExit as done:\n    assert not done.code\n"
+             "from tirx_mlir import lazy_formats\nprint(lazy_formats.parsed)\n")
+    out = tmp_path / "out.mlir"
+    run = subprocess.run([sys.executable, "-c", probe, str(source), "-o", str(out)],
+                         capture_output=True, text=True, check=True, cwd=ROOT)
+    assert eval(run.stdout.strip().splitlines()[-1]) == ["arith.constant"]
+    assert "arith.constant 1 : index" in out.read_text()
+
+
 LAZY_TOOL_MODULES = ("tirx_mlir.tools.reproducer", "tirx_mlir.tools.verify_diagnostics", "json",
                      "difflib", "platform")
 """What only an error, ``--run-reproducer``, ``--verify-diagnostics``, ``--diff-passes``, a

@@ -102,8 +102,9 @@ def _written_by(op: Operation) -> list[SSAValue]:
 
 def written_inputs(kernel: KernelOp) -> set[int]:
     """Indices of the inputs the kernel may write: the destinations of tile ops and
-    ``tirx.store``, traced through views. Any other op (e.g. a backend's) writes the buffers its
-    declared memory effects name: none when it declares no write effect (``MemoryReadEffect``,
+    ``tirx.store``, traced through views. An op with a ``written_buffers()`` method (a backend's
+    instruction, e.g. the nki ops) writes the buffers it returns; any other op writes the buffers
+    its declared memory effects name: none when it declares no write effect (``MemoryReadEffect``,
     ``Pure``...), every buffer operand when it declares an unspecific write or no effects at all.
     A buffer that cannot be traced to a parameter or an allocation counts as writing them all."""
     inputs = set(range(kernel.n_inputs))
@@ -115,6 +116,8 @@ def written_inputs(kernel: KernelOp) -> set[int]:
             targets = [op.buffer]
         elif isinstance(op, (*VIEW_OPS, LoadOp, AllocOp)):
             continue
+        elif hasattr(op, "written_buffers"):  # an op that names what it writes
+            targets = op.written_buffers()
         else:
             targets = _written_by(op)
         for value in targets:

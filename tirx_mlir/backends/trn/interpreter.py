@@ -84,6 +84,25 @@ def copy_converting(dst: np.ndarray, src: np.ndarray) -> None:
     put(dst, values.reshape(dst.shape))
 
 
+def ufunc_of(fn: Callable) -> np.ufunc | None:
+    """The numpy ufunc a table entry's function applies (`tables._numpy` names it), or None."""
+    name = getattr(fn, "numpy_name", None)
+    found = getattr(np, name, None) if name else None
+    return found if isinstance(found, np.ufunc) else None
+
+
+ALU_UFUNCS: dict[str, np.ufunc | None] = {name: ufunc_of(alu.fn)
+                                          for name, alu in tables.ALU_OPS.items()}
+"""ALU operator -> the ufunc it is (called with ``out=`` straight into an fp32 destination)."""
+
+ACTIVATION_UFUNCS: dict[str, tuple[np.ufunc, bool]] = {
+    name: (ufunc, getattr(act.fn, "quiet", False))
+    for name, act in tables.ACTIVATIONS.items() if (ufunc := ufunc_of(act.fn)) is not None}
+"""Activation -> (its ufunc, whether it runs under `tables.QUIET`): computed in float64 and
+rounded to fp32 in one pass (``dtype=float64, casting="unsafe"``: the same values as the float64
+array rounded by a copy, without the array)."""
+
+
 def _apply(op: tables.AluOp, x: Any, operand: Any, reverse: bool) -> Any:
     if op.is_unary:
         return op.fn(x)
@@ -154,6 +173,10 @@ class NkiFunctions(InterpreterFunctions):
                 return ()
 
             return run_checked
+        direct = _DIRECT.get(type(op))
+        run_direct = direct(self, op, names) if direct is not None else None
+        if run_direct is not None:
+            return run_direct
 
         def run(args: PythonValues) -> tuple:
             semantics(self, op, dict(zip(names, args)))
@@ -251,13 +274,16 @@ class NkiFunctions(InterpreterFunctions):
 
     # ---- TensorE ----
     def _matmul(self, op: nki.MatmulOp, v: NkiValues) -> None:
-        dst = v["dst"]
+        self._matmul_into(op, v["dst"], v["stationary"], v["moving"],
+                          op.flag("accumulate") or bool(v.get("accumulate_if", False)))
+
+    def _matmul_into(self, op: nki.MatmulOp, dst: np.ndarray, stationary: np.ndarray,
+                     moving: np.ndarray, accumulate: bool) -> None:
         # fp32 products and accumulation; a contiguous [M, K] operand keeps BLAS on its fast
         # path (a transposed view runs ~20x slower) and the result independent of the view's
         # strides (BLAS sums a transposed operand in another order for some shapes)
-        stationary = np.ascontiguousarray(rows(v["stationary"]).T)
-        moving = rows(v["moving"])
-        accumulate = op.flag("accumulate") or bool(v.get("accumulate_if", False))
+        stationary = np.ascontiguousarray(rows(stationary).T)
+        moving = rows(moving)
         shape = (stationary.shape[0], moving.shape[1])
         if dst.dtype == F32 and dst.shape == shape and \
                 not np.may_share_memory(dst, moving):  # the fp32 result goes straight to dst
@@ -309,6 +335,14 @@ class NkiFunctions(InterpreterFunctions):
             x = np.multiply(x, vector(v["scale"]), out=dst)
         if "bias" in v:
             x = np.add(x, vector(v["bias"]), out=dst)
+        ufunc = ACTIVATION_UFUNCS.get(func.name)
+        if ufunc is not None:
+            if ufunc[1]:
+                with np.errstate(**tables.QUIET):
+                    ufunc[0](x, out=dst, dtype=np.float64, casting="unsafe")
+            else:
+                ufunc[0](x, out=dst, dtype=np.float64, casting="unsafe")
+            return dst
         x64 = self._scratch(op, x.shape, np.dtype(np.float64))
         np.copyto(x64, x)
         np.copyto(dst, func.fn(x64), casting="unsafe")  # float64 -> fp32, nearest even
@@ -355,15 +389,19 @@ class NkiFunctions(InterpreterFunctions):
     run_tensor_reduce = _nki_impl(nki.TensorReduceOp, _tensor_reduce)
 
     def _tensor_tensor(self, op: nki.TensorTensorOp, v: NkiValues) -> None:
-        alu = tables.ALU_OPS[op.op.data]
-        tiles = (v["dst"], v["lhs"], v["rhs"])
+        self._tensor_tensor_into(tables.ALU_OPS[op.op.data], v["dst"], v["lhs"], v["rhs"])
+
+    @staticmethod
+    def _tensor_tensor_into(alu: tables.AluOp, dst: np.ndarray, lhs: np.ndarray,
+                            rhs: np.ndarray) -> None:
         exact_int = alu.name in ("add", "subtract", "multiply", "maximum", "minimum") and \
-            all(not runtime.is_float_dtype(t.dtype) for t in tiles)
+            all(not runtime.is_float_dtype(t.dtype) for t in (dst, lhs, rhs))
         dtype = I64 if exact_int else _alu_dtype(alu)
-        dst, lhs, rhs = v["dst"], rows(v["lhs"], dtype), rows(v["rhs"], dtype)
+        lhs, rhs = rows(lhs, dtype), rows(rhs, dtype)
+        ufunc = ALU_UFUNCS[alu.name]
         if dtype == F32 and dst.dtype == F32 and dst.ndim == 2 and \
-                isinstance(alu.fn, np.ufunc) and lhs.shape == rhs.shape == dst.shape:
-            alu.fn(lhs, rhs, out=dst)  # fp32 straight into dst (ufuncs handle the overlap)
+                ufunc is not None and lhs.shape == rhs.shape == dst.shape:
+            ufunc(lhs, rhs, out=dst)  # fp32 straight into dst (ufuncs handle the overlap)
             return
         put(dst, alu.fn(lhs, rhs))
 
@@ -373,10 +411,11 @@ class NkiFunctions(InterpreterFunctions):
         op0 = tables.ALU_OPS[op.op0.data]
         dtype = _alu_dtype(op0)
         data, dst = rows(v["data"], dtype), v["dst"]
+        ufunc = ALU_UFUNCS[op0.name]
         if op.op1 is None and dtype == F32 and self._fp32_rows(dst) is not None and \
-                data.shape == dst.shape and isinstance(op0.fn, np.ufunc) and not op0.is_unary:
+                data.shape == dst.shape and ufunc is not None and not op0.is_unary:
             operand = vector(v["operand0"], dtype)  # one ufunc straight into dst (overlap-safe)
-            op0.fn(*((operand, data) if op.flag("reverse0") else (data, operand)), out=dst)
+            ufunc(*((operand, data) if op.flag("reverse0") else (data, operand)), out=dst)
             return
         out = _apply(op0, data, vector(v["operand0"], dtype), op.flag("reverse0"))
         if op.op1 is not None:
@@ -426,3 +465,53 @@ class NkiFunctions(InterpreterFunctions):
         put(dst, np.where(mask, rows(v["on_true"]), F32.type(op.float_prop("on_false"))))
 
     run_affine_select = _nki_impl(nki.AffineSelectOp, _affine_select)
+
+
+# ---- direct runs: the semantics above with the op's properties decoded once ----------------
+#
+# `NkiFunctions.prepare_op` runs an op through its entry here (when it has one and no view of
+# it needs a run-time check): a callable on the positional operand values, calling the same
+# semantics function as the op's implementation, without naming the operands in a dict or
+# decoding the op's properties on each run. The block plan rebuilds it when the op changes.
+
+
+def _direct_dma(functions: NkiFunctions, op: Any, names: tuple[str, ...]):
+    dst, src = names.index("dst"), names.index("src")
+
+    def run(args: PythonValues) -> tuple:
+        copy_converting(args[dst], args[src])
+        return ()
+
+    return run
+
+
+def _direct_matmul(functions: NkiFunctions, op: nki.MatmulOp, names: tuple[str, ...]):
+    if "accumulate_if" in names:  # a run-time flag
+        return None
+    dst, stationary, moving = (names.index(n) for n in ("dst", "stationary", "moving"))
+    accumulate, matmul_into = op.flag("accumulate"), functions._matmul_into
+
+    def run(args: PythonValues) -> tuple:
+        matmul_into(op, args[dst], args[stationary], args[moving], accumulate)
+        return ()
+
+    return run
+
+
+def _direct_tensor_tensor(functions: NkiFunctions, op: nki.TensorTensorOp,
+                          names: tuple[str, ...]):
+    dst, lhs, rhs = (names.index(n) for n in ("dst", "lhs", "rhs"))
+    alu, into = tables.ALU_OPS[op.op.data], NkiFunctions._tensor_tensor_into
+
+    def run(args: PythonValues) -> tuple:
+        into(alu, args[dst], args[lhs], args[rhs])
+        return ()
+
+    return run
+
+
+_DIRECT: dict[type, Callable[[NkiFunctions, Any, tuple[str, ...]], Any]] = {
+    nki.LoadOp: _direct_dma, nki.StoreOp: _direct_dma, nki.DmaCopyOp: _direct_dma,
+    nki.MatmulOp: _direct_matmul, nki.TensorTensorOp: _direct_tensor_tensor,
+}
+"""op type -> the builder of its direct run (None: through its semantics)."""

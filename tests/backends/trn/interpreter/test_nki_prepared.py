@@ -80,3 +80,44 @@ def test_a_limit_violation_is_located_at_the_op_either_way(listened):
     with pytest.raises(InterpretError) as info:
         runner(*_arrays())
     assert info.value.op is not None and info.value.op.name == "nki.matmul"
+
+
+# no run-time flag, no dynamic views: matmul, tensor_tensor and the DMA run their direct form
+DIRECT_BODY = f"""  %s0 = tirx.slice %s[0, 0, 0] [128, 1, 64] : {S((128, 2, 64), 'bf16')} -> {S((128, 1, 64), 'bf16')}
+  %m0 = tirx.slice %m[0, 1, 0] [128, 1, 512] : {S((128, 2, 512), 'bf16')} -> {S((128, 1, 512), 'bf16')}
+  nki.matmul %y, %s0, %m0 : {P((64, 512))}, {S((128, 1, 64), 'bf16')}, {S((128, 1, 512), 'bf16')}
+  nki.tensor_copy %z, %y : {S((64, 512))}, {P((64, 512))}
+  nki.tensor_tensor %z, %z, %y op multiply : {S((64, 512))}, {S((64, 512))}, {P((64, 512))}
+  nki.tensor_reduce %r, %z op add axes [1] keepdims : {S((64, 1))}, {S((64, 512))}"""
+
+
+def test_direct_forms_give_the_bits_of_the_implementations():
+    runner = _runner(DIRECT_BODY)
+    functions = NkiFunctions()
+    kinds = {op.name: functions.prepare_op(runner.interpreter, op).__qualname__
+             for op in runner.kernel.walk() if op.name.startswith("nki.")}
+    assert kinds["nki.matmul"].startswith("_direct_matmul")
+    assert kinds["nki.tensor_tensor"].startswith("_direct_tensor_tensor")
+    assert not kinds["nki.tensor_copy"].startswith("_direct")
+    args = _arrays()
+    prepared = runner(*args)
+    listened_runner = _runner(DIRECT_BODY)
+    listened_runner.interpreter.listeners = (OpCounter(),)
+    for a, b in zip(prepared, listened_runner(*args)):
+        np.testing.assert_array_equal(a, b)
+    assert np.isfinite(prepared[1]).all()
+
+
+def test_inputs_nki_ops_only_read_are_not_copied():
+    from tirx_mlir.interpreter.launch import written_inputs
+
+    assert written_inputs(_runner().kernel) == set()  # %in_s and %in_m are only loaded
+    m_type = S((128, 2, 512), "bf16")
+    body = (f"  %c = arith.constant 0.0 : f32\n  nki.memset %m, %c : {m_type}, f32\n"
+            f"  nki.store %in_m, %m : {buf((128, 2, 512), 'bf16', 'global')}, {m_type}")
+    runner = _runner(body)
+    assert written_inputs(runner.kernel) == {1}  # the store writes %in_m
+    s, m = _arrays()
+    before = m.copy()
+    runner(s, m)
+    assert np.array_equal(m, before)  # written on a copy: the caller's array is untouched

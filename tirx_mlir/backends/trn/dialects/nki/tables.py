@@ -31,10 +31,12 @@ np = _LazyNumpy()  # type: ignore[no-redef]  # noqa: F811
 
 
 def _numpy(name: str) -> Callable:
-    """The numpy function ``name``, looked up when first called."""
+    """The numpy function ``name``, looked up when first called (``numpy_name`` names it, so
+    the interpreter can call the ufunc itself with ``out=``)."""
     def call(*args: object, **kwargs: object) -> object:
         return getattr(np, name)(*args, **kwargs)
     call.__name__ = name
+    call.numpy_name = name  # type: ignore[attr-defined]
     return call
 
 
@@ -213,10 +215,16 @@ def _silu_dx(x: np.ndarray) -> np.ndarray:
     return s * (1.0 + x * (1.0 - s))
 
 
+QUIET = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}
+"""The floating-point warnings `_safe` functions silence (inf and NaN are their results)."""
+
+
 def _safe(fn: Callable) -> Callable:
     def run(x: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        with np.errstate(**QUIET):
             return fn(x)
+    run.numpy_name = getattr(fn, "numpy_name", None)  # type: ignore[attr-defined]
+    run.quiet = True  # type: ignore[attr-defined]
     return run
 
 
