@@ -99,7 +99,7 @@ def test_a_row_of_a_2x2_cluster_shares_a_box_each_cta_issuing_a_slice():
      "differs between the CTAs of a multicast group"),
     (_rows(row="arith.muli %bx, %c64 : index"),
      "differs between the CTAs of a multicast group .dim 0's offset depends on %bx"),
-    (_cast(n=4, mask=3), "the CTA of rank 2 is not in its own cta_mask 0b11: .* cta_mask = 15"),
+    (_cast(n=4, mask=3), "the CTA of rank 2 is not in its own cta_mask 0b11: .*.cta_mask = 15."),
     (_cast(mask=7), "names CTAs outside the cluster of 2 .ranks 0..1: masks below 4."),
     (_rows(mask="array<i64: 3, 3, 12>"), "lists 3 masks; the cluster has 4 CTAs"),
     (_rows(mask="array<i64: 3, 6, 12, 12>"),
