@@ -35,8 +35,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, DenseArrayBase, FloatAttr, IntegerAttr, StringAttr,
-                                   f32, i64)
+from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, DenseArrayBase, FloatAttr,
+                                   IntegerAttr, StringAttr, f32, i64)
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineConstantExpr, AffineExpr
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind, AffineSet

@@ -1,14 +1,18 @@
 """examples/cuda/tile/gemm_multicast_2x2_sm90a.mlir: numpy == tile interpreter == SIMT
 interpreter after every pass, printed CUDA and PTX build for sm_90a without spills or
 advisories; A is multicast along the cluster's rows and B along its columns, each CTA of a
-pair issuing a 64-row slice of the box, and each stage released to the CTAs that wrote it."""
+pair issuing a 64-row slice of the box, and each stage released to the CTAs that wrote it; the
+final kernel neither races nor deadlocks, and with a wrong expect_tx or mask it fails."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
+from xdsl.dialects.builtin import IntegerAttr
 
+from tirx_mlir.interpreter.runtime import InterpretError
 from tirx_testing.cuda_every_stage import check_every_stage, lower
 
 EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" / \
@@ -57,3 +61,42 @@ def test_gemm_multicast_2x2_neither_races_nor_deadlocks():
     b = rng.standard_normal((256, 256)).astype(np.float16)
     np.testing.assert_allclose(_run(module, a, b, racecheck=True), _reference(a, b)[0],
                                rtol=1e-3, atol=1e-2)
+
+
+def _constants(module, user: str, value: int):
+    """The arith.constant ops of ``value`` that feed an op named ``user``."""
+    return [op.operands[i].owner for op in module.walk() if op.name == user
+            for i in range(len(op.operands))
+            if op.operands[i].owner.name == "arith.constant" and
+            op.operands[i].owner.value.value.data == value]
+
+
+def test_a_wrong_expect_tx_or_mask_in_the_lowered_gemm_is_caught():
+    """The final kernel with a deliberate mistake no longer runs: full barriers armed with half
+    the tile's bytes (8192 of 16384) complete a phase on one slice and leave the other's bytes
+    to a later phase (or, had both slices come at once, never complete: a deadlock); the run
+    ends with an error naming the barrier. A's row mask 0b0011 widened to the whole cluster
+    (0b1111) sends the row-0 slices to the CTAs of row 1 too, whose barriers end holding the
+    16384 bytes no phase expected (on a GPU they overwrite a tile at some time)."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((256, 256)).astype(np.float16)
+    b = rng.standard_normal((256, 256)).astype(np.float16)
+
+    half = lower(EXAMPLE.read_text(), "gemm_multicast_2x2_sm90a")
+    armed = _constants(half, "ptx.mbarrier_arrive_expect_tx", 16384)
+    assert armed
+    for const in armed:
+        const.value = IntegerAttr(8192, const.value.type)
+    with pytest.raises(InterpretError, match="deadlock|holding 8192 transaction bytes more "
+                                             "than its phases expected"):
+        _run(half, a, b)
+
+    wide = lower(EXAMPLE.read_text(), "gemm_multicast_2x2_sm90a")
+    rows = [c for c in wide.walk() if c.name == "arith.constant" and
+            str(c.value.type) == "i16" and c.value.value.data == 3]
+    assert rows
+    for const in rows:
+        const.value = IntegerAttr(15, const.value.type)
+    with pytest.raises(InterpretError, match="of CTA .0,1,0. in phase 1 holding 16384 "
+                                             "transaction bytes more than its phases expected"):
+        _run(wide, a, b)

@@ -58,10 +58,6 @@ class Multicast:
 
     groups: cluster_masks.Groups
 
-    @property
-    def ctas(self) -> int:
-        return self.groups.ctas
-
 
 def _uniform(value: SSAValue, cluster: tuple[int, ...], varying: set[int], seen: dict) -> bool:
     """Whether ``value`` is the same in every CTA of a group (module docstring); ``varying``:
@@ -144,7 +140,6 @@ def share(tma: TmaPlan, cast: Multicast | None, cut: bool) -> TmaPlan:
             coords = tuple(c + p * part if d == row_dim else c for d, c in enumerate(b.coords))
             slices.append(TmaBox(b.smem_offset + p * part * width, coords))
     return replace(tma, box=box, boxes=tuple(slices))
-
 
 
 def _reached_by_the_whole_cluster(op, cluster: tuple[int, ...], seen: dict) -> None:
