@@ -49,6 +49,7 @@ may still arrive on its barriers).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
@@ -155,10 +156,7 @@ def stage_writers(kernel: KernelOp, alloc: SSAValue) -> tuple[int, ...] | None:
     if cluster is None or all(m is None for m in masks):
         return None
     cluster = tuple(cluster)
-    n = 1
-    for c in cluster:
-        n *= c
-    writers = [1 << r for r in range(n)]
+    writers = [1 << r for r in range(math.prod(cluster))]
     for mask in masks:
         if mask is not None:
             groups = cluster_masks.cluster_groups(mask, cluster)
