@@ -35,8 +35,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, FloatAttr, IntegerAttr, StringAttr,
-                                   f32, i64)
+from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, DenseArrayBase, FloatAttr,
+                                   IntegerAttr, StringAttr, f32, i64)
 from xdsl.ir import Attribute
 from xdsl.ir.affine import AffineConstantExpr, AffineExpr
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind, AffineSet
@@ -187,6 +187,8 @@ def _config_attr(config: dict[str, Any] | None) -> dict[str, Attribute] | None:
             out[k] = IntegerAttr(v, i64)
         elif isinstance(v, float):
             out[k] = FloatAttr(v, f32)
+        elif isinstance(v, (list, tuple)) and all(type(x) is int for x in v):
+            out[k] = DenseArrayBase.from_list(i64, list(v))
         else:
             out[k] = StringAttr(str(v))
     return out

@@ -26,7 +26,7 @@ from xdsl.utils.target import Target
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (AffineSetAttr, DenseArrayBase, FloatAttr, IndexType,
-                                   IntegerAttr, IntegerType, ModuleOp, StringAttr, UnitAttr)
+                                   IntegerAttr, IntegerType, ModuleOp, StringAttr, UnitAttr, i64)
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from tirx_mlir.diagnostics import TirxError
@@ -473,6 +473,8 @@ def _config_value(attr: Attribute, op: Operation) -> str:
         return _float_text(attr)
     if isinstance(attr, StringAttr):
         return repr(attr.data)
+    if isinstance(attr, DenseArrayBase) and attr.elt_type == i64:
+        return repr(list(attr.get_values()))
     raise TirxError(f"module_to_script: config value {attr} has no front-end form", op)
 
 

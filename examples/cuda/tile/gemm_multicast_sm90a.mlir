@@ -9,10 +9,10 @@
 // because B's slice is the same in both CTAs (its offsets are the loop's k0 and 0, uniform
 // over the cluster: dispatch/tma_multicast.py checks it). Both rings keep the producer/
 // consumer split of gemm_sm90a.mlir. For B, each CTA's producer thread waits until the stage
-// is empty, arms its own full mbarrier with the tile's 16384 bytes, and the CTA of rank 0
-// issues the one 128x64 box with
+// is empty, arms its own full mbarrier with the tile's 16384 bytes, and issues its 64-row
+// slice of the one 128x64 box (rank 0 the first, rank 1 the second) with
 // cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
-// and mask 0b11: the box lands in both CTAs at the same offset and completes on both full
+// and mask 0b11: each slice lands in both CTAs at the same offset and completes on both full
 // barriers. A stage of B is empty when the consumers of both CTAs are done with it: every
 // consumer thread arrives on empty[s] of both CTAs (mapa + mbarrier.arrive.release.cluster
 // .shared::cluster; 256 arrivals per phase), so the K loop has no cluster barrier (the

@@ -6,13 +6,12 @@ tiles, as examples/cuda/tile/gemm_sm90a.mlir does.  The tile level is the same p
 without multicast (every CTA's copy fills its own tile); the config asks tma_auto to issue each
 box of B once for the cluster, which is right because B's slice is the same in both CTAs (its
 offsets are the loop's k0 and 0, uniform over the cluster: dispatch/tma_multicast.py checks it).
-The lowering of each B copy: every thread of the cluster meets at barrier.cluster (both CTAs are
-done with the stage, which the peer overwrites), each CTA's producer thread arms its own full
-mbarrier with the tile's 16384 bytes, and the CTA of rank 0 issues the one 128x64 box with
+Both rings keep the producer/consumer split of gemm_sm90a.mlir: for B, each CTA's producer
+thread arms its own full mbarrier with the tile's 16384 bytes and issues its 64-row slice of the
+one 128x64 box with
 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
-and mask 0b11: the box lands in both CTAs at the same offset and completes on both full
-barriers. A keeps the producer/consumer ring of gemm_sm90a.mlir; B's ring is not pipelined (a
-multicast ring's empty barriers would count both CTAs' consumers). (Python twin of
+and mask 0b11 (each slice lands in both CTAs and completes on both full barriers); every
+consumer thread releases a stage of B on the empty barriers of both CTAs. (Python twin of
 examples/cuda/tile/gemm_multicast_sm90a.mlir.)
 
     python examples/python/cuda/tile/gemm_multicast_sm90a.py

@@ -1,7 +1,8 @@
 """TMA and bulk copies on the SIMT interpreter: tensor loads read back from shared memory with
 plain loads (no swizzle, 32B/64B/128B swizzles against hand-computed positions, element
 strides, out-of-bounds zero and NaN fill), the tma_wgmma tiles, tensor stores and reductions,
-bulk stores and their bulk groups, multicast in a cluster, bulk copies into a peer CTA's shared
+bulk stores and their bulk groups, multicast in a cluster (to all of it; to a row of it, a
+wrong mask or expect_tx a deadlock), bulk copies into a peer CTA's shared
 memory on its barrier, and the checks (reading a TMA or peer-copy destination before its
 phase, overwriting a bulk store's source before wait_group.read)."""
 
@@ -269,6 +270,85 @@ def test_multicast_load_writes_every_cta_of_the_mask():
     x = np.arange(16, dtype=np.int32) * 5
     (out,), _ = run_simt(text, x)
     np.testing.assert_array_equal(out, np.concatenate([x, x]))
+
+
+def _row_multicast(masks: tuple[int, int], expect: int) -> str:
+    """A 2x2 cluster (rank x + 2y), one thread per CTA: each CTA expects ``expect`` bytes on its
+    own barrier; the CTA x = 0 of row y multicasts row y of In (64 bytes) to ``masks[y]``; after
+    its wait each CTA copies its tile to Out[rank]."""
+    return cuda_kernel(
+        "(%In: !tirx.buffer<32xi32, global>) -> (%Out: !tirx.buffer<64xi32, global>)", f"""
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c16 = arith.constant 16 : index
+  %p0 = arith.constant 0 : i32
+  %one = arith.constant 1 : i32
+  %size = arith.constant 64 : i32
+  %bytes = arith.constant {expect} : i32
+  %true = arith.constant true
+  %sm = cuda.shared_alloc align 128 : !tirx.buffer<16xi32, shared>
+  %bar = cuda.shared_alloc align 8 : !tirx.buffer<1xi64, shared>
+  %pb = cuda.address %bar, %c0 : !tirx.buffer<1xi64, shared>, index -> i32
+  %ps = cuda.address %sm, %c0 : !tirx.buffer<16xi32, shared>, index -> i32
+  %rank = cuda.cluster_block_rank : index
+  %y = arith.divui %rank, %c2 : index
+  %x = arith.remui %rank, %c2 : index
+  %row = arith.muli %y, %c16 : index
+  %g = cuda.address %In, %row : !tirx.buffer<32xi32, global>, index -> i64
+  %top = arith.cmpi eq, %y, %c0 : index
+  %m0 = arith.constant {masks[0]} : i16
+  %m1 = arith.constant {masks[1]} : i16
+  %mask = arith.select %top, %m0, %m1 : i16
+  ptx.mbarrier_init "shared" [%pb], %one : (i32, i32) -> ()
+  %s = ptx.mbarrier_arrive_expect_tx "shared" [%pb], %bytes : (i32, i32) -> i64
+  cuda.sync_cluster
+  %issuer = arith.cmpi eq, %x, %c0 : index
+  scf.if %issuer {{
+    ptx.cp_async_bulk_g2s_multicast [%ps], [%g], %size, [%pb], %mask : (i32, i64, i32, i32, i16) -> ()
+  }}
+""" + spin_wait() + """
+  %base = arith.muli %rank, %c16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = cuda.load %sm, %i : !tirx.buffer<16xi32, shared>, index -> i32
+    %o = arith.addi %base, %i : index
+    cuda.store %Out, %o, %v : !tirx.buffer<64xi32, global>, index, i32
+  }
+  cuda.sync_cluster""", "grid [2, 2] cluster [2, 2] threads [1]")
+
+
+def test_multicast_to_a_row_of_the_cluster_reaches_only_the_row():
+    """Masks 0b0011 and 0b1100: each row's CTAs receive their row's 64 bytes, each barrier
+    counts them once."""
+    x = np.arange(32, dtype=np.int32) * 3
+    (out,), _ = run_simt(_row_multicast((3, 12), 64), x)
+    np.testing.assert_array_equal(out.reshape(4, 16), x.reshape(2, 16)[[0, 0, 1, 1]])
+
+
+@pytest.mark.parametrize("masks, expect, why", [
+    ((3, 12), 32, "-32 transaction bytes pending"),   # expect_tx of half the tile
+    ((3, 12), 128, "64 transaction bytes pending"),   # of two tiles
+    ((1, 12), 64, "CTA (1,0,0)"),                     # rank 1 left out of row 0's mask
+])
+def test_a_wrong_expect_tx_or_mask_is_a_deadlock_naming_the_barrier(masks, expect, why):
+    """A barrier whose expected bytes are not what the masks deliver to its CTA never
+    completes: the run stops as a deadlock naming the barrier and its pending bytes."""
+    with pytest.raises(InterpretError) as err:
+        run_simt(_row_multicast(masks, expect), np.zeros(32, np.int32))
+    text = str(err.value).splitlines()[0]
+    assert "deadlock" in text and "%bar[0]" in text and why in text, text
+
+
+def test_a_mask_reaching_past_the_row_leaves_bytes_no_phase_expected():
+    """Row 0 multicast to 0b0111: the CTA of rank 2 receives row 0's bytes besides its own
+    row's, 128 bytes on its barrier for the 64 its phase expects; the phase completes on the
+    first 64 and the other 64 are left over (on a GPU they overwrite the tile at some time):
+    the run ends with an error naming the barrier."""
+    with pytest.raises(InterpretError) as err:
+        run_simt(_row_multicast((7, 12), 64), np.zeros(32, np.int32))
+    text = str(err.value).splitlines()[0]
+    assert "%bar[0]) of CTA (0,1,0) in phase 1 holding 64 transaction bytes more than its " \
+        "phases expected" in text, text
 
 
 def test_bulk_shared_to_cluster_copy_completes_on_the_destination_barrier():

@@ -1,6 +1,6 @@
 """examples/cuda/tile/gemm_multicast_sm90a.mlir: numpy == tile interpreter == SIMT interpreter
 after every pass, printed CUDA and PTX build for sm_90a without spills or advisories; B's box is
-issued once per cluster (multicast), A's by each CTA."""
+issued once per cluster (multicast, each CTA a 64-row slice of it), A's by each CTA."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def test_gemm_multicast_every_stage_and_compiles():
         EXAMPLE.read_text(), lambda a, b: [a.astype(np.float32) @ b.astype(np.float32).T],
         arch="sm_90a", rtol=1e-3, atol=1e-2, name="gemm_multicast_sm90a")
     names = [op.name for op in final.walk()]
-    assert names.count("ptx.cp_async_bulk_tensor_g2s_multicast") == 1  # B: one box, rank 0
+    assert names.count("ptx.cp_async_bulk_tensor_g2s_multicast") == 2  # B: a slice per rank
     assert names.count("ptx.cp_async_bulk_tensor_g2s") == 1            # A: its own
     # the rings' barriers initialised before a cluster barrier (full, empty), one at the exit;
     # none in the K loop: B's stages are released to the cluster through its empty barriers

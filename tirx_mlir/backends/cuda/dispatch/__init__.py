@@ -9,7 +9,8 @@ the tile-level order), ``pointwise`` (the elementwise engine). Variants, one mod
 * ``copy`` (copy, cast: ``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` ..
   ``vec_16b``), ``copy_ldstmatrix`` (``ldstmatrix``), ``copy_async`` (``ldgsts``),
   ``copy_async_tma`` (``tma_auto``; with ``tma_ring``, the mbarrier protocol between TMA
-  producers and wgmma consumers), ``copy_async_dsmem`` (``dsmem``, and tirx.cluster_sync's
+  producers and wgmma consumers, ``tma_multicast`` and ``cluster_masks``, multicast to the
+  CTAs of a mask), ``copy_async_dsmem`` (``dsmem``, and tirx.cluster_sync's
   ``barrier_cluster``: the inbox protocol of remote copies);
 * ``gemm`` (``mma.m16n8k*``; fragments in ``layout/fragments``, with ``fragment_io`` and
   ``warp_blocks``), ``gemm_async`` (``wgmma``; layouts in ``layout/fragments_wgmma``,

@@ -20,8 +20,8 @@ Loads: each box a ``cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::com
 on the stage's ``full`` mbarrier armed with the copy's bytes; the mbarriers, the issuing thread
 and who waits are tma_ring.py's protocol (a pipelined ring: the producer waits for the stage to
 be empty, the gemm_async consumers for it to be full; otherwise every thread waits right after
-the issue). ``config {cta_mask = M}`` multicasts a load's boxes to the cluster
-(tma_multicast.py).
+the issue). ``config {cta_mask = M}`` multicasts a load's boxes to groups of the cluster's CTAs,
+each CTA of a group issuing its share (tma_multicast.py).
 
 Stores (PTX ISA "cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor"; CUDA C++ Programming
 Guide, "Asynchronous Data Copies using TMA"): the tile was written through the generic proxy,
@@ -189,13 +189,15 @@ def _copy(op, ctx, plan_of) -> None:
         fail("a TMA store at thread scope would be issued by every thread; store at warp, "
              "warpgroup or cta scope (one thread of the scope issues)")
     plan = plan_of(s)
+    cast = None if store else tma_multicast.plan(op, ctx.kernel, s.region)  # config cta_mask
+    plan = tma_multicast.share(plan, cast, cut=plan_of is _auto_plan)
     _align_shared(s.ring.alloc.owner)
     tmap = host_tensor_maps.tensor_map_param(ctx.kernel, s.region.buffer, plan.box,
                                              plan.swizzle)
     if store:
         _store(op, ctx, s, plan, tmap, reduction)
     else:
-        _load(op, ctx, s, plan, tmap)
+        _load(op, ctx, s, plan, tmap, cast)
 
 
 def _box_operands(b: Builder, s: Sides, plan: TmaPlan, tmap: SSAValue, stage: SSAValue,
@@ -216,10 +218,10 @@ def _box_operands(b: Builder, s: Sides, plan: TmaPlan, tmap: SSAValue, stage: SS
     return smem, tmap_addr, coords
 
 
-def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue) -> None:
+def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
+          cast: tma_multicast.Multicast | None) -> None:
     ring = s.ring
     kernel = ctx.kernel
-    cast = tma_multicast.plan(op, kernel, s.region)  # config cta_mask
     bars = ring_.ring_barriers(ctx, ring)
     pipelined = ring_.pipelined(ctx, ring.alloc)
     b = ctx.builder
@@ -239,9 +241,10 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue) -> None:
     inner.insert(ptx("mbarrier_arrive_expect_tx", [full, ring_.const(inner, plan.total_bytes)],
                      space="shared"))
     for i, box in enumerate(plan.boxes):
-        at = tma_multicast.box_builder(inner, cast, i)
+        at, opened = tma_multicast.box_builder(inner, cast, i)
         dst, tmap_addr, coords = _box_operands(at, s, plan, tmap, stage, box)
-        tma_multicast.issue_box(at, cast, [dst, tmap_addr, *coords, full], f"{len(plan.box)}d")
+        tma_multicast.issue_box(at, cast, [dst, tmap_addr, *coords, full], f"{len(plan.box)}d",
+                                opened)
     ring_.close_if(inner)
     if not pipelined:
         full_all = ring_.shared_address(b, bars.full, stage)

@@ -23,26 +23,33 @@ runs every op (uniform control flow), which the tile level guarantees. The barri
 ``shared`` i64 arrays ``[stages]`` per ring (``full``: count 1, ``empty``: the consumer thread
 count), initialised by thread 0 at kernel entry.
 
-This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies, all
-multicast to the cluster or none (`pipelined`); otherwise the TMA copy completes before the
-next op (every thread waits on ``full[s]`` right after the issue) and the ring is reused as any
-shared buffer is (the dispatch pass's barriers order a write after earlier reads).
+This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies
+(`pipelined`); otherwise the TMA copy completes before the next op (every thread waits on
+``full[s]`` right after the issue) and the ring is reused as any shared buffer is (the
+dispatch pass's barriers order a write after earlier reads).
 
-A *multicast* ring (its copies have ``config {cta_mask}``, tma_multicast.py) is filled by the
-CTAs of the cluster together: box ``i`` of a stage is issued by the CTA of rank ``i % n`` into
-the same stage of every CTA. So a stage may be refilled only when the consumers of every CTA
-have released it: each consumer thread arrives on ``empty[s]`` of every CTA of the cluster
-(``mapa`` + ``mbarrier.arrive.release.cluster.shared::cluster``), whose count is the
-consumer threads times ``n``, and each CTA's producer waits on its own ``empty[s]`` as
-without multicast. Each producer still arms its own ``full[s]`` with the whole stage's bytes
-(a peer's box may land first: the transaction count goes negative until then). Barriers are
-initialised before a cluster barrier (no peer arrives on them, nor completes bytes, before
-they exist), and the kernel ends with one (no CTA exits while a peer may still arrive on its
-barriers).
+A *multicast* ring (some of its copies have ``config {cta_mask}``, tma_multicast.py) is
+filled by groups of CTAs together: the CTAs of a copy's mask each issue a share of the stage
+into the same stage of all of them. So a stage may be refilled only when the consumers of
+every CTA that *writes into it* have released it. The writers of a CTA's stages
+(`stage_writers`) are the union of its groups over the ring's copies (a plain copy's group is
+the CTA itself): a ring filled by a copy multicast along the cluster's rows and one along its
+columns is written by the CTA's row and column; by a multicast copy and a plain one, by the
+multicast group. The relation is symmetric (CTA ``q`` writes into ``r``'s stages when ``r``
+writes into ``q``'s), so each consumer thread arrives on ``empty[s]`` of every CTA that wrote
+its stage (``mapa`` + ``mbarrier.arrive.release.cluster.shared::cluster``, predicated on the
+rank when the writers differ by CTA), whose count is the consumer threads times the writers
+(the same for every CTA, else an error), and each CTA's producer waits on its own ``empty[s]``
+as without multicast. Each producer arms its own ``full[s]`` with the bytes of its copy into
+the stage, the whole tile (a peer's share may land first: the transaction count goes negative
+until then). Barriers are initialised before a cluster barrier (no peer arrives on them, nor
+completes bytes, before they exist), and the kernel ends with one (no CTA exits while a peer
+may still arrive on its barriers).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
@@ -53,6 +60,7 @@ from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
+from tirx_mlir.backends.cuda.dispatch import cluster_masks
 from tirx_mlir.backends.cuda.layout.async_defaults import is_tma_copy, tile_uses
 from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups
 from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
@@ -61,6 +69,7 @@ from tirx_mlir.dialects.tirx.access import IndexExpr, NotAView, materialize, res
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dispatch import fail
 
 PRODUCER, CONSUMER = "producer", "consumer"
 
@@ -115,16 +124,16 @@ def pipelined(ctx, alloc: SSAValue) -> bool:
     return _decided(ctx, alloc)[0]
 
 
-def ring_ctas(ctx, alloc: SSAValue) -> int:
-    """`multicast_ctas` of a pipelined ring (1 for any other), decided with `pipelined`."""
+def ring_writers(ctx, alloc: SSAValue) -> tuple[int, ...] | None:
+    """`stage_writers` of a pipelined ring (None for any other), decided with `pipelined`."""
     return _decided(ctx, alloc)[1]
 
 
-def _decided(ctx, alloc: SSAValue) -> tuple[bool, int]:
+def _decided(ctx, alloc: SSAValue) -> tuple[bool, tuple[int, ...] | None]:
     known = ctx.shared_state.setdefault("tma_ring_pipelined", {})
     if alloc not in known:
         ok = _pipelined(ctx.kernel, alloc)
-        known[alloc] = (ok, multicast_ctas(ctx.kernel, alloc) if ok else 1)
+        known[alloc] = (ok, stage_writers(ctx.kernel, alloc) if ok else None)
     return known[alloc]
 
 
@@ -132,30 +141,38 @@ def _pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:
     uses = tile_uses(kernel, alloc)
     writers = [op for op, name in uses if name in op.DSTS]
     readers = [op for op, name in uses if name not in op.DSTS]
-    masks = {str(op.config_dict().get("cta_mask")) for op in writers}
-    return bool(writers) and bool(readers) and len(masks) == 1 and \
+    return bool(writers) and bool(readers) and \
         all(is_tma_copy(op) for op in writers) and \
         all(isinstance(op, T.GemmAsyncOp) for op in readers) and \
         len({op.exec_scope for op in readers}) == 1
 
 
-def multicast_ctas(kernel: KernelOp, alloc: SSAValue) -> int:
-    """The CTAs that fill a pipelined ring together: the cluster's when its copies multicast
-    (module docstring), else 1."""
-    writers = [op for op, name in tile_uses(kernel, alloc) if name in op.DSTS]
+def stage_writers(kernel: KernelOp, alloc: SSAValue) -> tuple[int, ...] | None:
+    """Per cluster rank, the bit set of the CTAs that write into its stages of the ring
+    ``alloc`` (module docstring); None when none of its copies multicasts."""
+    masks = [op.config_dict().get("cta_mask") for op, name in tile_uses(kernel, alloc)
+             if name in op.DSTS]
     cluster = kernel.cluster_dims()
-    if cluster is None or not any("cta_mask" in op.config_dict() for op in writers):
-        return 1
-    n = 1
-    for c in cluster:
-        n *= c
-    return n
+    if cluster is None or all(m is None for m in masks):
+        return None
+    cluster = tuple(cluster)
+    writers = [1 << r for r in range(math.prod(cluster))]
+    for mask in masks:
+        if mask is not None:
+            groups = cluster_masks.cluster_groups(mask, cluster)
+            writers = [w | m for w, m in zip(writers, groups.masks)]
+    counts = sorted({bin(w).count("1") for w in writers})
+    if len(counts) > 1:
+        fail(f"the CTAs of the cluster have {' or '.join(map(str, counts))} writers into the "
+             f"stages of this ring (the union of their cta_mask groups); its empty barriers "
+             f"count the consumers of the writers, so every CTA needs as many")
+    return tuple(writers)
 
 
 def consumer_threads(kernel: KernelOp, alloc: SSAValue, ctas: int = 1) -> int:
     """The arrivals on a pipelined ring's ``empty`` barriers per phase: the consumer
     warpgroups' threads for cta-scope readers, every thread for warpgroup-scope ones; of
-    each of the ``ctas`` CTAs that fill a multicast ring."""
+    each of the ``ctas`` CTAs that write into a stage of a multicast ring."""
     scopes = {op.exec_scope.value for op, name in tile_uses(kernel, alloc) if name not in op.DSTS}
     per_cta = kernel.num_threads()
     if scopes == {"cta"} and kernel.num_threads() >= WARPGROUP:
@@ -216,15 +233,16 @@ class RingBarriers:
     full: SSAValue
     empty: SSAValue | None
     stages: int
-    ctas: int = 1
-    """The CTAs whose consumers release a stage (`multicast_ctas`)."""
+    writers: tuple[int, ...] | None = None
+    """Per rank, the CTAs that write into its stages (`stage_writers`); None: itself only."""
 
 
 def ring_barriers(ctx, ring: StageView) -> RingBarriers:
     """The ring's barriers (allocated and initialised by thread 0 once per kernel)."""
     with_empty = pipelined(ctx, ring.alloc)
     btype = BufferType((ring.stages,), i64, "shared")
-    ctas = ring_ctas(ctx, ring.alloc)
+    writers = ring_writers(ctx, ring.alloc)
+    ctas = 1 if writers is None else bin(writers[0]).count("1")
     counts = {"full": 1, "empty": consumer_threads(ctx.kernel, ring.alloc, ctas)}
 
     def init(kind: str):
@@ -238,15 +256,15 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
                                  space="shared"))
             inner.insert(ptx("fence_mbarrier_init", []))
             close_if(inner)
-            b.insert(cuda.SyncThreadsOp() if ctas == 1 else cuda.SyncClusterOp())
+            b.insert(cuda.SyncThreadsOp() if writers is None else cuda.SyncClusterOp())
         return build
 
     full = ctx.alloc_private(("tma_ring_full", ring.alloc), btype, init("full"))
     empty = ctx.alloc_private(("tma_ring_empty", ring.alloc), btype, init("empty")) \
         if with_empty else None
-    if ctas > 1:
+    if writers is not None:
         _cluster_barrier_at_exit(ctx)
-    return RingBarriers(full, empty, ring.stages, ctas)
+    return RingBarriers(full, empty, ring.stages, writers)
 
 
 def _cluster_barrier_at_exit(ctx) -> None:
@@ -259,16 +277,22 @@ def _cluster_barrier_at_exit(ctx) -> None:
 
 
 def release(b: Builder, bars: RingBarriers, stage: SSAValue) -> None:
-    """A consumer thread's arrival on ``empty[stage]``: its CTA's, or every CTA's of a
-    multicast ring (module docstring)."""
+    """A consumer thread's arrival on ``empty[stage]``: its CTA's, or that of every CTA that
+    writes into the stage of a multicast ring (module docstring)."""
     empty = shared_address(b, bars.empty, stage)
-    if bars.ctas == 1:
+    if bars.writers is None:
         b.insert(ptx("mbarrier_arrive", [empty], space="shared"))
         return
-    for rank in range(bars.ctas):
-        peer = b.insert(ptx("mapa", [empty, const(b, rank)], type="u32")).results[0]
-        b.insert(ptx("mbarrier_arrive", [peer], sem="release", scope="cluster",
-                     space="shared::cluster"))
+    n = len(bars.writers)
+    for peer in range(n):
+        # CTA `peer` writes into this CTA's stage iff this CTA writes into the peer's
+        cond = cluster_masks.rank_in(b, bars.writers[peer], n)
+        at = b if cond is None else emit_if(b, cond)
+        remote = at.insert(ptx("mapa", [empty, const(at, peer)], type="u32")).results[0]
+        at.insert(ptx("mbarrier_arrive", [remote], sem="release", scope="cluster",
+                      space="shared::cluster"))
+        if cond is not None:
+            close_if(at)
 
 
 def use_parity(ctx, b: Builder, ring: StageView, role: str, stage: SSAValue) -> SSAValue:

@@ -11,7 +11,10 @@ bytes they own, and the check that no thread touches those bytes too early.
   records per *unit* (one issuing lane and one destination CTA) what it will write. A unit
   lands (its bytes are written) when its lane's ``cp.async.wait_group`` covers it, or, for a
   copy that completes on an mbarrier, when a thread tests that mbarrier's current phase: data
-  arrives as late as the program allows, never before its wait.
+  arrives as late as the program allows, never before its wait. A copy on an mbarrier still
+  in flight when the wave ends is an error (`check_landed_at_exit`): its mbarrier's phase
+  completed without its bytes (it expected fewer than the copies sent: a wrong expect_tx or
+  multicast mask), or nobody waited.
 * **owned bytes** (`PendingBytes`): the destination bytes of copies in flight (reading or
   writing one is an error), the source bytes of bulk stores not yet past their
   ``cp.async.bulk.wait_group.read`` (writing one is an error), and the 8 bytes of every live
@@ -29,6 +32,7 @@ import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter import executor
 from tirx_mlir.diagnostics import format_location
+from tirx_mlir.interpreter.runtime import InterpretError
 
 KEY = "async"
 
@@ -402,6 +406,43 @@ def _observer(options, engine) -> AsyncObserver:
 
 if _observer not in executor.OBSERVERS:
     executor.OBSERVERS.append(_observer)
+
+
+def check_landed_at_exit(engine) -> None:
+    """Every copy that completes on an mbarrier has landed when the wave ends, and no mbarrier
+    holds bytes no phase expected. A copy still in flight was never waited for: its mbarrier's
+    phase completed without its bytes, or no thread waited; an mbarrier left with a negative
+    transaction count received more bytes than its phases expected (a copy, e.g. a multicast
+    to a CTA outside the group, sent it bytes no expect_tx counted)."""
+    state = engine.state.ext.get(KEY)
+    if state is None:
+        return
+    for bar in state.barriers.values():
+        if bar.tx < 0:
+            raise InterpretError(
+                f"the kernel ends with {bar.name(engine)} in phase {bar.phase} holding "
+                f"{-bar.tx} transaction bytes more than its phases expected: copies completed "
+                f"bytes on it that no expect_tx counted", bar.init_op, code="mbarrier",
+                hint="the bytes a phase expects must be the bytes sent to that CTA: a "
+                     "multicast copy's cta_mask may name only the CTAs that expect them")
+    for flight in state.flights:
+        left = ~flight.done & (flight.bar >= 0)
+        if not left.any():
+            continue
+        u = int(np.flatnonzero(left)[0])
+        cta, bar = int(flight.cta[u]), int(flight.bar[u])
+        raise InterpretError(
+            f"the kernel ends with {int(flight.tx[left].sum())} bytes of the {where(flight.op)} "
+            f"issued by {engine.wave.thread_name(int(flight.lane[u]))} still in flight into "
+            f"{engine.wave.cta_name(cta)}: they complete on the mbarrier at "
+            f"{shared_name(engine, cta, bar)}, whose phases completed without them",
+            flight.op, code="async",
+            hint="the bytes a phase expects (expect_tx) must be the bytes sent to that CTA "
+                 "(check the cta_mask of multicast copies), and a thread must wait for it")
+
+
+if check_landed_at_exit not in executor.EXIT_CHECKS:
+    executor.EXIT_CHECKS.append(check_landed_at_exit)
 
 
 # --- addresses ----------------------------------------------------------------------------------

@@ -74,6 +74,10 @@ OBSERVERS: list[Callable[[SimtOptions, Any], Any]] = [shared_stats_observer, rac
 """Factories ``(options, engine) -> observer or None`` called for every wave: the memory
 checks (race check, bank conflicts) register here."""
 
+EXIT_CHECKS: list[Callable[[Any], None]] = []
+"""Checks ``(engine) -> None`` run when a wave's threads have all exited (they raise an
+`InterpretError` for what the wave left undone, e.g. copies still in flight)."""
+
 
 class _Key:
     """Key of the SIMT data on an interpreter (``interp.get_data``)."""
@@ -254,6 +258,8 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
         try:
             engine.charge(int(wave.L * WAVE_SETUP_STEPS_PER_LANE) + 1, kernel.body)
             engine.run(kernel.body, tuple(refs))
+            for check in EXIT_CHECKS:
+                check(engine)
         except InterpretError as err:
             if n_ctas > len(ctas):
                 err.add_context(f"in the wave of CTAs {_cta_span(ctas, grid)} of "
