@@ -409,3 +409,34 @@ def test_a_tile_read_by_several_ops_is_checked_once_per_verification(monkeypatch
     assert len(tiles) == len(set(tiles)) == 7  # %AT %B %C %at %b %c %p, of 11 uses
     module.verify()  # the plain verifier (no shared views) checks each use
     assert len(tiles) == 7 + 11
+
+
+CUDA_ACCESS = """
+tirx.kernel @l(%A: !tirx.buffer<64xf32, global>) grid [1] threads [32] target "cuda -arch=sm_80" {
+  %c0 = arith.constant 0 : index
+  %c62 = arith.constant 62 : index
+  %x = cuda.load %A, %c0 : !tirx.buffer<64xf32, global>, index -> vector<2xf32>
+  cuda.store %A, %c0, %x : !tirx.buffer<64xf32, global>, index, vector<2xf32>
+  tirx.return
+}
+"""
+
+
+def test_cached_cuda_accesses_see_their_index_and_buffer_change(monkeypatch):
+    """cuda.load / cuda.store state they read their types, hints, a constant index and the
+    launch ("kernel"): checked once while unchanged, again when the index or buffer changes."""
+    from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp
+
+    module, verifier = known_good(CUDA_ACCESS)
+    load = ops_of(module, LoadOp)[0]
+    assert reads_of(load) == "kernel"
+    calls = count_calls(monkeypatch, LoadOp, "verify_cuda")
+    verifier.verify(module)
+    assert calls == []
+    c62 = [op for op in ops_of(module, arith.ConstantOp) if op.value.value.data == 62][0]
+    load.operands = [load.operands[0], c62.result]        # elements [62, 64): still in bounds
+    verifier.verify(module)
+    assert calls == [load]
+    c62.value = IntegerAttr(63, IndexType())              # now odd: a misaligned vector
+    c62.properties["value"] = c62.value
+    assert_caught(verifier, module, "not a multiple of the 2 lanes")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from xdsl.builder import Builder, ImplicitBuilder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import DictionaryAttr, FloatAttr, IntegerAttr, f32
+from xdsl.dialects.builtin import BoolAttr, DictionaryAttr, FloatAttr, IntegerAttr, StringAttr, f32
 from xdsl.ir import Block
 from xdsl.rewriter import InsertPoint
 
@@ -15,8 +15,9 @@ from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import const_index, constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.rules import RuleError
-from tirx_mlir.dispatch.builders import (align, alloc, config_int, emit_loop, is_full,
-                                         largest_divisor_at_most, reshape, scope_of, shape_of)
+from tirx_mlir.dispatch.builders import (align, alloc, check_config, config_choice, config_int,
+                                         emit_loop, is_full, largest_divisor_at_most, reshape,
+                                         scope_of, shape_of)
 from tirx_mlir.dispatch.registry import DispatchFail
 
 
@@ -74,3 +75,31 @@ def test_config_int_reads_positive_integers_and_declines_the_rest():
     assert config_int(op, "max_inst_size") == 64
     with pytest.raises(DispatchFail, match="config bad must be a positive integer"):
         config_int(op, "bad")
+
+
+def test_check_config_declines_keys_the_variant_does_not_take_naming_those_it_does():
+    block, b = _builder()
+    x = alloc(b, [4], f32, "global")
+    op = T.CopyOp(x, x)
+    check_config(op, ())
+    op.config = DictionaryAttr({"fill_mode": StringAttr("zero"), "vec": IntegerAttr(4, 64)})
+    check_config(op, ("fill_mode", "vec"))
+    with pytest.raises(DispatchFail, match=r"config vec is not a config of this variant "
+                                           r"\(it takes: fill_mode, direct\)"):
+        check_config(op, ("fill_mode", "direct"))
+
+
+def test_config_choice_reads_strings_ints_and_bools_from_their_set():
+    block, b = _builder()
+    x = alloc(b, [4], f32, "global")
+    op = T.CopyOp(x, x)
+    op.config = DictionaryAttr({"mode": StringAttr("nan"), "size": IntegerAttr(128, 64),
+                                "direct": BoolAttr.from_bool(True), "one": IntegerAttr(1, 64)})
+    assert config_choice(op, "mode", ("zero", "nan")) == "nan"
+    assert config_choice(op, "size", (64, 128)) == 128
+    assert config_choice(op, "direct", (True, False)) is True
+    assert config_choice(op, "absent", (1, 2), 2) == 2
+    with pytest.raises(DispatchFail, match='config mode must be one of "zero", got "nan"'):
+        config_choice(op, "mode", ("zero",))
+    with pytest.raises(DispatchFail, match="config one must be one of true, false, got 1"):
+        config_choice(op, "one", (True, False))     # an integer 1 is not the bool true

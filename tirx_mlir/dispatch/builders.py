@@ -10,7 +10,8 @@ particular to its hardware:
   `insert_tile_op` (a tile op a variant decomposes into, at the user's source location);
 * choosing sizes: `largest_divisor_at_most`, `align` / `is_full` (an operand against the
   iteration space, NumPy broadcasting);
-* reading a tile op's ``config``: `config_int`.
+* reading a tile op's ``config``: `config_int`, `check_config` (the keys a variant takes: any
+  other declines it, naming the accepted ones), `config_choice` (a value from a fixed set).
 
 Index constants are built and read by `tirx_mlir.dialects.tirx.access` (`const_index`,
 `constant_value`), which the front end shares.
@@ -138,3 +139,43 @@ def config_int(op: TileOp, key: str) -> int | None:
     if not isinstance(attr, IntegerAttr) or attr.value.data <= 0:
         fail(f"config {key} must be a positive integer, got {attr}")
     return int(attr.value.data)
+
+
+def _config_value(attr: Attribute) -> object:
+    """A config attribute as Python: a string, a bool (``true``/``false``, a unit), an int."""
+    from xdsl.dialects.builtin import StringAttr, UnitAttr
+
+    if isinstance(attr, StringAttr):
+        return attr.data
+    if isinstance(attr, UnitAttr):
+        return True
+    if isinstance(attr, IntegerAttr):
+        width = getattr(attr.type, "width", None)
+        if width is not None and width.data == 1:
+            return bool(attr.value.data)
+        return int(attr.value.data)
+    return attr
+
+
+def check_config(op: TileOp, accepted: Sequence[str]) -> None:
+    """Declines the variant when ``op``'s ``config`` has a key outside ``accepted``, naming
+    the keys it takes."""
+    unknown = sorted(set(op.config_dict()) - set(accepted))
+    if unknown:
+        takes = ", ".join(accepted) if accepted else "none"
+        fail(f"config {', '.join(unknown)} is not a config of this variant (it takes: "
+             f"{takes})")
+
+
+def config_choice(op: TileOp, key: str, choices: Sequence[object],
+                  default: object = None) -> object:
+    """The ``config`` entry ``key`` of ``op`` as Python (`_config_value`), ``default`` when
+    absent; a value outside ``choices`` declines the variant, listing them."""
+    attr = op.config_dict().get(key)
+    if attr is None:
+        return default
+    value = _config_value(attr)
+    if value not in choices or type(value) is not type(choices[0]):
+        shown = ", ".join(f'"{c}"' if isinstance(c, str) else str(c).lower() for c in choices)
+        fail(f"config {key} must be one of {shown}, got {attr}")
+    return value

@@ -14,7 +14,9 @@ convention: passed by value, ``const __grid_constant__``) and records how to bui
 
 (``param``: the map's parameter position; ``source``: the position of the row-major global
 tensor it maps; ``box``: the box in the tensor's dim order, outermost first; ``swizzle``: the
-tensor map's swizzle mode). The host side is `bind_arguments`: given the arrays of every other
+tensor map's swizzle mode; ``oob = "nan"`` where a copy's ``config {oob = "nan"}`` asks boxes
+to read elements outside the tensor as NaN, ``CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA``,
+absent for the zero fill). The host side is `bind_arguments`: given the arrays of every other
 parameter (what the tile-level kernel took, in order) it encodes each map from its source's
 array and returns the full argument list, which is what a launch stub does before the launch.
 `encode_for_interpreter` encodes for the SIMT interpreter (its ``encode_tensor_map``). The
@@ -42,6 +44,8 @@ ATTR = "cuda.host_tensor_maps"
 TENSOR_MAPS_ATTR = "cuda.tensor_maps"
 MAP_BYTES = 128
 _SWIZZLES = {m.tensor_map_name: m for m in Swizzle}
+OOB_FILLS = {"zero": "NONE", "nan": "NAN_REQUEST_ZERO_FMA"}
+"""A copy's ``oob`` config -> the driver's ``CU_TENSOR_MAP_FLOAT_OOB_FILL_*``."""
 
 
 @dataclass(frozen=True)
@@ -53,12 +57,16 @@ class HostTensorMap:
     source: int
     box: tuple[int, ...]
     swizzle: Swizzle
+    oob: str = "zero"
 
     def attr(self) -> DictionaryAttr:
-        return DictionaryAttr({"param": IntegerAttr(self.param, i64),
-                               "source": IntegerAttr(self.source, i64),
-                               "box": DenseArrayBase.from_list(i64, list(self.box)),
-                               "swizzle": StringAttr(self.swizzle.tensor_map_name)})
+        entries = {"param": IntegerAttr(self.param, i64),
+                   "source": IntegerAttr(self.source, i64),
+                   "box": DenseArrayBase.from_list(i64, list(self.box)),
+                   "swizzle": StringAttr(self.swizzle.tensor_map_name)}
+        if self.oob != "zero":
+            entries["oob"] = StringAttr(self.oob)
+        return DictionaryAttr(entries)
 
     def build(self, device: Any, buffer: Any) -> Any:
         """The map over the device ``buffer`` of its source at a launch (`runtime.signature.
@@ -67,7 +75,8 @@ class HostTensorMap:
         if device.kind == "cuda":
             from tirx_mlir.backends.cuda.runtime.tensor_map import encode_tiled
 
-            return encode_tiled(buffer, box=self.box, swizzle=self.swizzle.tensor_map_name)
+            return encode_tiled(buffer, box=self.box, swizzle=self.swizzle.tensor_map_name,
+                                oob_fill=OOB_FILLS[self.oob])
         memory = device.memory(buffer.address)[:buffer.nbytes].view(buffer.dtype)
         return encode_for_interpreter(memory.reshape(buffer.shape), self)
 
@@ -75,12 +84,16 @@ class HostTensorMap:
     def from_attr(attr: DictionaryAttr, kernel: KernelOp) -> "HostTensorMap":
         d = attr.data
         try:
+            oob = d["oob"].data if "oob" in d else "zero"
+            if oob not in OOB_FILLS:
+                raise KeyError(oob)
             return HostTensorMap(d["param"].value.data, d["source"].value.data,
-                                 tuple(d["box"].get_values()), _SWIZZLES[d["swizzle"].data])
+                                 tuple(d["box"].get_values()), _SWIZZLES[d["swizzle"].data],
+                                 oob)
         except (KeyError, AttributeError):
             raise TirxError(f"{ATTR} entries are {{param = i64, source = i64, box = array<i64: "
-                            f"...>, swizzle = \"none\"|\"32B\"|\"64B\"|\"128B\"}}, got {attr}",
-                            kernel) from None
+                            f"...>, swizzle = \"none\"|\"32B\"|\"64B\"|\"128B\"[, oob = "
+                            f"\"nan\"]}}, got {attr}", kernel) from None
 
 
 def host_tensor_maps(kernel: KernelOp) -> list[HostTensorMap]:
@@ -99,9 +112,10 @@ def _set(kernel: KernelOp, maps: list[HostTensorMap], listed: list[int]) -> None
 
 
 def tensor_map_param(kernel: KernelOp, source: SSAValue, box: Sequence[int],
-                     swizzle: Swizzle) -> BlockArgument:
-    """The parameter holding the tensor map of the global parameter ``source`` with ``box``
-    and ``swizzle``: an existing one, or a new input parameter (module docstring)."""
+                     swizzle: Swizzle, oob: str = "zero") -> BlockArgument:
+    """The parameter holding the tensor map of the global parameter ``source`` with ``box``,
+    ``swizzle`` and out-of-bounds fill ``oob``: an existing one, or a new input parameter
+    (module docstring)."""
     args = kernel.body.block.args
     if not isinstance(source, BlockArgument) or source.block is not kernel.body.block:
         raise TirxError("a TMA tensor map maps a kernel parameter; this tensor is not one",
@@ -109,7 +123,7 @@ def tensor_map_param(kernel: KernelOp, source: SSAValue, box: Sequence[int],
     box = tuple(int(b) for b in box)
     maps = host_tensor_maps(kernel)
     for m in maps:
-        if (m.source, m.box, m.swizzle) == (source.index, box, swizzle):
+        if (m.source, m.box, m.swizzle, m.oob) == (source.index, box, swizzle, oob):
             return args[m.param]
     pos = kernel.n_inputs
     listed = [p if p < pos else p + 1 for p in _listed(kernel)]
@@ -117,12 +131,13 @@ def tensor_map_param(kernel: KernelOp, source: SSAValue, box: Sequence[int],
     def shifted(p: int) -> int:
         return p if p < pos else p + 1
 
-    maps = [HostTensorMap(shifted(m.param), shifted(m.source), m.box, m.swizzle) for m in maps]
+    maps = [HostTensorMap(shifted(m.param), shifted(m.source), m.box, m.swizzle, m.oob)
+            for m in maps]
     arg = kernel.body.block.insert_arg(BufferType((MAP_BYTES,), i8, "global"), pos)
     kernel.num_inputs = IntegerAttr(kernel.n_inputs + 1, i64)
     name = source.name_hint or f"arg{source.index}"
     arg.name_hint = f"{name}_tmap{sum(m.source == source.index for m in maps)}"
-    maps.append(HostTensorMap(pos, source.index, box, swizzle))
+    maps.append(HostTensorMap(pos, source.index, box, swizzle, oob))
     _set(kernel, maps, [*listed, pos])
     return arg
 
@@ -185,4 +200,5 @@ def encode_for_interpreter(array: Any, m: HostTensorMap) -> Any:
     """The SIMT interpreter's encoding of ``m`` over the numpy ``array``."""
     from tirx_mlir.backends.cuda.interpreter.tensor_map import encode_tensor_map
 
-    return encode_tensor_map(array, box=tuple(reversed(m.box)), swizzle=m.swizzle.tensor_map_name)
+    return encode_tensor_map(array, box=tuple(reversed(m.box)), swizzle=m.swizzle.tensor_map_name,
+                             oob_fill=m.oob)

@@ -247,3 +247,66 @@ def test_a_ragged_k_gemm_pipelines_its_predicated_copies():
     names = [op.name for op in final.walk()]
     assert "ptx.cp_async_wait_group" in names and "ptx.cp_async_wait_all" not in names
     assert names.count("ptx.cp_async_zfill") == 3 * 8   # 2 prologue stages + the loop's
+
+
+# --- config: prefetch_size, direct, and keys ldgsts does not take ----------------------------------
+
+
+def test_prefetch_size_qualifies_every_copy_with_its_l2_prefetch():
+    x = np.random.default_rng(4).standard_normal((64, 64)).astype(np.float16)
+    module, y = _run(kernel((64, 64), config=" config {prefetch_size = 256}"), x)
+    np.testing.assert_array_equal(y, x)
+    assert _copies(module) and all(".L2::256B" in c for c in _copies(module))
+    check_compiles(module, "sm_80", "ldgsts_prefetch")
+
+
+ROWS = "!tirx.buffer<4x8xf16, global>"
+ROW = "!tirx.buffer<1x8xf16, global>"
+SROW = "!tirx.buffer<1x8xf16, shared>"
+
+
+def direct_kernel(config: str = " config {direct = true}", scope: str = "thread",
+                  threads: int = 1) -> str:
+    """CTA i (of one thread: a thread-scope op writing shared memory runs once per CTA) copies
+    row i, 16 bytes, with one cp.async (TIRx's direct ldgsts); no wait written (dispatch
+    completes the copy before the reader)."""
+    return f"""tirx.kernel @k(%X: {ROWS}) -> (%Y: {ROWS}) grid [4] threads [{threads}]
+    target "cuda -arch=sm_80" {{
+  %s = tirx.alloc : {SROW}
+  %i = tirx.cta_id x : index
+  %x = tirx.slice %X[%i, 0] [1, 8] : {ROWS} -> {ROW}
+  %y = tirx.slice %Y[%i, 0] [1, 8] : {ROWS} -> {ROW}
+  tirx.copy_async {scope} %s, %x{config} : {SROW}, {ROW}
+  tirx.copy cta %y, %s : {ROW}, {SROW}
+  tirx.return
+}}
+"""
+
+
+def test_direct_copies_a_thread_row_with_one_cp_async():
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    final = check_every_stage(direct_kernel(), lambda x: [x], arch="sm_80", name="k")
+    copies = _copies(final)
+    assert len(copies) == 1 and copies[0].startswith("cg.shared") and copies[0].endswith("16")
+
+
+@pytest.mark.parametrize("text,reason", [
+    (direct_kernel(scope="warp", threads=32), "config direct copies with one cp.async of the executing "
+                                  "thread; it needs thread scope, the op is at warp scope"),
+    (kernel((64, 64), config=" config {direct = true}", scope="thread"),
+     "config direct copies one row of 4, 8 or 16 bytes in one cp.async; the tile is 64x64"),
+    (kernel((64, 64), config=" config {prefetch_size = 96}"),
+     "config prefetch_size must be one of 64, 128, 256, got 96"),
+    (kernel((64, 64), config=' config {fill_mode = "nan"}'),
+     'config fill_mode must be one of "zero", got "nan"'),
+    (kernel((64, 64), config=' config {direct = "yes"}'),
+     'config direct must be one of true, false, got "yes"'),
+    (kernel((64, 64), config=" config {prefetch = 128, vec_len = 4}"),
+     r"config prefetch, vec_len is not a config of this variant \(it takes: fill_mode, "
+     r"prefetch_size, direct\)"),
+])
+def test_bad_config_is_a_located_error_listing_what_ldgsts_takes(text, reason):
+    with pytest.raises(TirxError, match=reason) as err:
+        lower(text)
+    assert "ldgsts (prio=20)" in str(err.value)

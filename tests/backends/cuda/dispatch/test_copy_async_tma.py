@@ -163,3 +163,37 @@ def test_tma_explicit_declines_a_box_over_256():
   tirx.return
 }
 """, r"every extent at most 256, the region is \[512, 8\]")
+
+
+# --- config oob: the tensor map's fill of elements outside the tensor ------------------------------
+
+
+def test_oob_nan_builds_the_map_with_the_nan_fill_and_the_interpreter_reads_it():
+    """``config {oob = "nan"}``: the host map is recorded and encoded with the NaN fill
+    (CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA); in bounds the copy is the tile level's (every stage); a box reaching
+    past the tensor reads NaN through it in the SIMT interpreter, zeros through the default."""
+    from tirx_mlir.backends.cuda.host_tensor_maps import (bind_arguments, encode_for_interpreter,
+                                                          host_tensor_maps)
+    from tirx_mlir.backends.cuda.interpreter import simulate
+    from tirx_mlir.backends.cuda.interpreter.tensor_map import decode
+
+    zero = SYNC.format(r=64, c=64)
+    nan = zero.replace('dispatch "tma_auto" :', 'dispatch "tma_auto" config {oob = "nan"} :')
+    assert nan != zero
+    final = check_every_stage(nan, lambda a: [a[64:128, 64:128]], arch="sm_90a", name="tma")
+    kernel = next(op for op in final.walk() if op.name == "tirx.kernel")
+    (m,) = host_tensor_maps(kernel)
+    assert m.oob == "nan" and 'oob = "nan"' in str(final)
+    a = np.random.default_rng(0).standard_normal((256, 256)).astype(np.float16)
+    assert decode(bind_arguments(kernel, [a])[m.param]).nan_fill
+    # the map encoded over the first 100 rows only: CTA 1's box (rows 64..127) reaches past it
+    outs = {}
+    for text, fill in ((nan, "nan"), (zero, "zero")):
+        module = lower(text, "tma", arch="sm_90a")
+        k = next(op for op in module.walk() if op.name == "tirx.kernel")
+        assert host_tensor_maps(k)[0].oob == fill
+        args = bind_arguments(k, [a], encode=lambda arr, mp: encode_for_interpreter(arr[:100],
+                                                                                   mp))
+        outs[fill] = simulate(module, "tma", *args).outputs[0]
+    np.testing.assert_array_equal(outs["zero"][:36], a[64:100, 64:128])
+    assert np.isnan(outs["nan"][36:]).all() and (outs["zero"][36:] == 0).all()

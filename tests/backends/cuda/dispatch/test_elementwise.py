@@ -113,3 +113,79 @@ def test_half_types_compute_two_at_a_time_where_the_arch_has_it(dtype, arch, pac
     text = str(final)
     assert (text.count("arith.mulf %") and f"vector<2x{dtype}>" in text) == packed
     assert ("arith.extf" in text) != packed  # the scalar path computes in f32
+
+
+def _cast_kernel(half: str, arch: str = "sm_80") -> str:
+    """f32 -> ``half`` -> f32 through register tiles: two casts TIRx does with cast_vec2."""
+    r, h = "!tirx.buffer<64x32xf32, local>", f"!tirx.buffer<64x32x{half}, local>"
+    g = "!tirx.buffer<64x32xf32, global>"
+    gh = f"!tirx.buffer<64x32x{half}, global>"
+    return f"""tirx.kernel @k(%X: {g}) -> (%Y: {g}, %H: {gh}) grid [1] threads [128]
+    target "cuda -arch={arch}" {{
+  %r = tirx.alloc : {r}
+  %h = tirx.alloc : {h}
+  tirx.copy cta %r, %X : {r}, {g}
+  tirx.cast cta %h, %r : {h}, {r}
+  tirx.copy cta %H, %h : {gh}, {h}
+  tirx.cast cta %r, %h : {r}, {h}
+  tirx.copy cta %Y, %r : {g}, {r}
+  tirx.return
+}}
+"""
+
+
+def _special_values(half: str) -> np.ndarray:
+    """Ties to even, subnormals, overflow, signed zeros, infinities and NaN of the 16-bit type,
+    the rest random."""
+    import ml_dtypes
+
+    t = np.float16 if half == "f16" else ml_dtypes.bfloat16
+    info = ml_dtypes.finfo(t)
+    one_ulp = float(info.eps)
+    tiny = float(info.smallest_subnormal)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, float(info.max), float(info.max) * 1.001,
+               -float(info.max) * 1.01, tiny, tiny / 2, tiny * 1.5, -tiny * 2.5,
+               1 + one_ulp / 2, 1 + 1.5 * one_ulp, -(1 + one_ulp / 2), 3e-40, 1e-45]
+    x = np.random.default_rng(7).standard_normal(64 * 32).astype(np.float32) * 1e3
+    x[:len(special)] = special
+    return x.reshape(64, 32)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast")
+@pytest.mark.parametrize("half", ["f16", "bf16"])
+def test_casts_of_register_tiles_convert_two_at_a_time_bit_identically(half, monkeypatch):
+    """The packed conversions (cuda.pack f32 -> half2/bfloat162, cuda.unpack back) give the
+    SIMT interpreter the same bits as the scalar casts (the pairing turned off), on ties,
+    subnormals, overflow and NaN; through every stage the kernel equals numpy; nvcc and ptxas
+    take it and the SASS packs with F2FP."""
+    import ml_dtypes
+
+    from tirx_testing.cuda_compile import ptx_sass_opcodes
+    from tirx_testing.cuda_every_stage import lower
+
+    from tirx_mlir.backends.cuda.dispatch import pointwise
+    from tirx_mlir.backends.cuda.interpreter import simulate
+    from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
+
+    t = np.float16 if half == "f16" else ml_dtypes.bfloat16
+    x = _special_values(half)
+    packed = lower(_cast_kernel(half), "k")
+    # 16 elements per thread: 8 pairs per cast
+    assert str(packed).count("cuda.pack") == 2 * 8 and \
+        "arith.truncf" not in str(packed) and "arith.extf" not in str(packed)
+    with monkeypatch.context() as m:
+        m.setattr(pointwise, "_conversion_pairs", lambda *args: None)
+        scalar = lower(_cast_kernel(half), "k")
+    assert "cuda.pack" not in str(scalar)
+    got = simulate(packed, "k", x).outputs
+    want = simulate(scalar, "k", x).outputs
+    for a, b in zip(got, want, strict=True):
+        bits = np.uint32 if a.dtype == np.float32 else np.uint16
+        np.testing.assert_array_equal(a.view(bits), b.view(bits))
+    np.testing.assert_array_equal(got[1].view(np.uint16), x.astype(t).view(np.uint16))
+    finite = np.where(np.isnan(x), 1.0, x).astype(np.float32)
+    check_every_stage(_cast_kernel(half), lambda v: [v.astype(t).astype(np.float32),
+                                                     v.astype(t)],
+                      arch="sm_80", rtol=0, atol=0, inputs=[finite], name="k")
+    sass = ptx_sass_opcodes(emit_ptx(packed), "sm_80")
+    assert any(o.startswith("F2FP") and "PACK_AB" in o for o in sass), sorted(sass)

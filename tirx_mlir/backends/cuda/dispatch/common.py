@@ -467,7 +467,7 @@ def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
         def run(op: TileOp, ctx) -> None:
             reads, writes = _touches_shared(op) if barriers else (False, False)
             scope = op.exec_scope
-            if unwaited_cp_async(op):
+            if unwaited_cp_async(op, ctx):
                 complete_cp_async(ctx.builder)
             elif writes and scope == ExecScope.CTA and _after_other_work(op):
                 scope_barrier(ctx.builder, scope)

@@ -24,6 +24,11 @@ constraint that keeps a chunk's last elements but not its first (``+k * d_last``
 equality on the last dim) fits only one-element chunks (4-byte elements); otherwise, and for a
 non-linear predicate, the variant declines.
 
+Config (TIRx's keys; any other key, or a value outside these, declines with the accepted ones):
+``fill_mode = "zero"`` (above); ``prefetch_size = 64|128|256`` (the ``.L2::NB`` prefetch
+qualifier on every cp.async); ``direct = true`` (thread scope: the tile is one run of 4, 8 or
+16 bytes, copied with one cp.async).
+
 No commit, wait or barrier: the caller waits (``cp.async.commit_group`` / ``wait_group``, or
 cuda-pipeline-k-loop), as in TIRx.
 """
@@ -34,7 +39,7 @@ import math
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IntegerType, StringAttr
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -47,9 +52,11 @@ from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
+from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.predicate import LinearConstraint, linear_constraints
 from tirx_mlir.dispatch import exec_scope_in, fail, predicate
-from tirx_mlir.dispatch.builders import elem_type, scope_of, shape_of
+from tirx_mlir.dispatch.builders import (check_config, config_choice, elem_type, scope_of,
+                                         shape_of)
 
 CP_ASYNC_BYTES = (16, 8, 4)
 I32, I64 = IntegerType(32), IntegerType(64)
@@ -61,13 +68,28 @@ def _global_to_shared(op: T.CopyAsyncOp, ctx) -> tuple[bool, str]:
         f"copies {pair[0]} -> {pair[1]}; cp.async copies global -> shared"
 
 
-def _fill_mode(op: T.CopyAsyncOp) -> str | None:
-    value = op.config_dict().get("fill_mode")
-    if value is None:
-        return None
-    if not isinstance(value, StringAttr) or value.data != "zero":
-        fail(f"config fill_mode must be \"zero\" (zero-fill past the valid bytes), got {value}")
-    return "zero"
+CONFIG = ("fill_mode", "prefetch_size", "direct")
+"""The config keys of ldgsts (TIRx's, ``predicate`` being the op's ``where``)."""
+PREFETCH_SIZES = (64, 128, 256)
+"""``prefetch_size``: cp.async's ``.L2::64B`` / ``128B`` / ``256B`` qualifier."""
+
+
+def _direct_vector(op: T.CopyAsyncOp, shape: tuple[int, ...], esize: int) -> int:
+    """``config {direct = true}``: the tile is one run of 4, 8 or 16 bytes in both tiles, copied
+    by the executing thread with one cp.async (thread scope)."""
+    if op.exec_scope != ExecScope.THREAD:
+        fail(f"config direct copies with one cp.async of the executing thread; it needs thread "
+             f"scope, the op is at {op.exec_scope.value} scope")
+    nbytes = math.prod(shape) * esize
+    if nbytes not in CP_ASYNC_BYTES or math.prod(shape[:-1]) != 1:
+        fail(f"config direct copies one row of 4, 8 or 16 bytes in one cp.async; the tile is "
+             f"{'x'.join(map(str, shape))} of {esize}-byte elements ({nbytes} bytes)")
+    last = len(shape) - 1
+    if not (_runs(op.src, last, shape[last], shape, False) and
+            _runs(op.dst, last, shape[last], shape, True)):
+        fail(f"config direct: the {nbytes} bytes are not one contiguous run aligned to "
+             f"{nbytes} bytes in both the global and the shared tile")
+    return shape[last]
 
 
 def _constraints(op: T.CopyAsyncOp) -> list[LinearConstraint]:
@@ -126,9 +148,18 @@ def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
     if shape_of(op.src) != shape:
         fail(f"cp.async needs equal shapes, got {list(shape_of(op.src))} -> {list(shape)}")
     esize = dtypes.bit_width(elem_type(op.dst)) // 8
-    ragged = _fill_mode(op) == "zero"
+    check_config(op, CONFIG)
+    ragged = config_choice(op, "fill_mode", ("zero",)) == "zero"
+    prefetch = config_choice(op, "prefetch_size", PREFETCH_SIZES)
+    l2 = None if prefetch is None else f"L2::{prefetch}B"
     constraints = _constraints(op)
-    vec = _vector(op, shape, esize, ragged, constraints)
+    if config_choice(op, "direct", (True, False), False):
+        vec = _direct_vector(op, shape, esize)
+        if vec > 1 and any(_splits_chunks(c) for c in constraints):
+            fail("config direct copies one chunk; a where constraint that can fail on its "
+                 "first elements needs one-element chunks")
+    else:
+        vec = _vector(op, shape, esize, ragged, constraints)
     where = _Where(op, constraints, vec)
     threads = scope_threads(op.exec_scope, common.block_threads(ctx))
     b = ctx.builder
@@ -155,11 +186,12 @@ def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
             if len(shape) == 2:
                 coords.insert(0, IndexExpr.of(rows) + first // per_row)
             _issue(body, op, coords, vec * esize, where.valid(body, coords, valid), esize,
-                   cache)
+                   cache, l2)
             continue
         chunk = IndexExpr(first) if tid is None else IndexExpr(first, ((tid, 1),))
         coords, valid_r = _chunk_coords(body, chunk, shape, per_row, vec)
-        _issue(body, op, coords, vec * esize, where.valid(body, coords, valid_r), esize, cache)
+        _issue(body, op, coords, vec * esize, where.valid(body, coords, valid_r), esize, cache,
+               l2)
 
 
 class _Where:
@@ -241,7 +273,7 @@ def _valid(b: Builder, col: SSAValue, row: int, vec: int) -> SSAValue | None:
 
 
 def _issue(b: Builder, op: T.CopyAsyncOp, coords, nbytes: int, valid, esize: int,
-           cache: dict) -> None:
+           cache: dict, l2: str | None) -> None:
     sbuf, sbase = common.base_coords(op.src, coords)
     dbuf, dbase = common.base_coords(op.dst, coords)
     sidx = common.index_value(b, common.physical_index(b, sbuf.type, sbase, cache))
@@ -250,9 +282,10 @@ def _issue(b: Builder, op: T.CopyAsyncOp, coords, nbytes: int, valid, esize: int
     dst = b.insert(cuda.AddressOp(dbuf, didx, result_types=[I32])).result
     cache_op = "cg" if nbytes == 16 else "ca"
     if valid is None:
-        b.insert(ptx("cp_async", [dst, src], cache=cache_op, space="shared", cp_size=nbytes))
+        b.insert(ptx("cp_async", [dst, src], cache=cache_op, space="shared", cp_size=nbytes,
+                     l2=l2))
         return
     size = b.insert(arith.MuliOp(valid, const_index(b, esize))).result
     size32 = b.insert(arith.IndexCastOp(size, I32)).result
     b.insert(ptx("cp_async_zfill", [dst, src, size32], cache=cache_op, space="shared",
-                 cp_size=nbytes))
+                 cp_size=nbytes, l2=l2))

@@ -21,7 +21,10 @@ on the stage's ``full`` mbarrier armed with the copy's bytes; the mbarriers, the
 and who waits are tma_ring.py's protocol (a pipelined ring: the producer waits for the stage to
 be empty, the gemm_async consumers for it to be full; otherwise every thread waits right after
 the issue). ``config {cta_mask = M}`` multicasts a load's boxes to groups of the cluster's CTAs,
-each CTA of a group issuing its share (tma_multicast.py).
+each CTA of a group issuing its share (tma_multicast.py). ``config {oob = "zero"|"nan"}`` is
+the tensor map's fill of box elements outside the tensor (zeros, the default, or NaN:
+``CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA``, for a floating-point load). Any other
+config key declines, naming these.
 
 Stores (PTX ISA "cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor"; CUDA C++ Programming
 Guide, "Asynchronous Data Copies using TMA"): the tile was written through the generic proxy,
@@ -44,7 +47,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerAttr, i32, i64
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, i32, i64
 from xdsl.ir import BlockArgument, SSAValue
 
 from tirx_mlir.backends.cuda import host_tensor_maps
@@ -65,7 +68,10 @@ from tirx_mlir.dialects.tirx.access import materialize, resolve_access
 from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.rules import RuleError
 from tirx_mlir.dispatch import fail, no_where, predicate, register_dispatch
-from tirx_mlir.dispatch.builders import scope_of
+from tirx_mlir.dispatch.builders import check_config, config_choice, elem_type, scope_of
+
+CONFIG = ("use_tma_reduce", "cta_mask", "oob")
+"""The config keys of the TMA variants."""
 
 
 def _is_store(op) -> bool:
@@ -182,6 +188,12 @@ def _copy(op, ctx, plan_of) -> None:
         fail(str(err))
     if reduction is not None and not store:
         fail(f"use_tma_reduce {reduction!r} reduces shared -> global; this copy loads")
+    check_config(op, CONFIG)
+    oob = config_choice(op, "oob", ("zero", "nan"), "zero")
+    if oob == "nan" and (store or not isinstance(elem_type(op.dst), AnyFloat)):
+        fail("config oob = \"nan\" fills a load's out-of-bounds elements of a floating-point "
+             "tile with NaN; " + ("a store reads none" if store else
+                                   f"this tile holds {elem_type(op.dst)}"))
     if store and "cta_mask" in op.config_dict():
         fail("config cta_mask multicasts loads into the cluster's CTAs; a store has one "
              "source tile")
@@ -193,7 +205,7 @@ def _copy(op, ctx, plan_of) -> None:
     plan = tma_multicast.share(plan, cast, cut=plan_of is _auto_plan)
     _align_shared(s.ring.alloc.owner)
     tmap = host_tensor_maps.tensor_map_param(ctx.kernel, s.region.buffer, plan.box,
-                                             plan.swizzle)
+                                             plan.swizzle, oob)
     if store:
         _store(op, ctx, s, plan, tmap, reduction)
     else:

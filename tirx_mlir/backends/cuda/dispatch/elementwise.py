@@ -105,7 +105,7 @@ def _lower(op, ctx) -> None:
         pointwise.lower(op, ctx, op.dst, [op.value], lambda b, xs: xs[0])
     elif isinstance(op, T.CastOp):
         pointwise.lower(op, ctx, op.dst, [op.src], lambda b, xs: xs[0],
-                        ctype=pointwise.compute_type([elem_type(op.src)]))
+                        ctype=pointwise.compute_type([elem_type(op.src)]), convert_pairs=True)
     elif isinstance(op, T.ReciprocalOp):
         pointwise.lower(op, ctx, op.dst, [op.src], _reciprocal)
     elif isinstance(op, T.SiluOp):

@@ -211,13 +211,15 @@ def _writer_guard(b: Builder, part: RegisterPartition, scope: ExecScope, nthread
 
 def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
           ctype: Attribute | None = None, at: "Callable | None" = None,
-          require_vector: int | None = None, packed: ScalarFn | None = None) -> None:
+          require_vector: int | None = None, packed: ScalarFn | None = None,
+          convert_pairs: bool = False) -> None:
     """Lower ``dst[i] = fn(srcs[...][i])`` (module docstring). With ``at``, the function is
     ``at(builder, values, coords)``: it also sees the element's destination coordinate (one
     affine `IndexExpr` per dim). With ``require_vector``, every memory operand must be
     accessed with vectors of that many elements (else the variant declines). ``packed``, the
     same function on half2/bfloat162 values, computes two elements at once where `_packable`
-    allows."""
+    allows; ``convert_pairs`` (a tirx.cast) converts two elements at once where
+    `_conversion_pairs` allows."""
     b = ctx.builder
     shape = shape_of(dst)
     present = [s for s in srcs if s is not None]
@@ -236,14 +238,18 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
     if require_vector is not None:
         _require_vector(operands + [dst_op], part, slots, shape, thread, require_vector, vec)
     wb = _writer_guard(b, part, scope, nthreads, ids) if dst_op.kind == "mem" else b
-    pairs = packed is not None and _packable(ctx, dst, operands, len(slots))
+    pair_type = elem_type(dst) if packed is not None and \
+        _packable(ctx, dst, operands, len(slots)) else None
+    if convert_pairs and pair_type is None:
+        pair_type, packed = _conversion_pairs(ctx, dst, operands, len(slots)), _same
+    pairs = pair_type is not None
     step = max(vec, 2) if pairs else vec
     for start in range(0, len(slots), step):
         group = slots[start:start + step]
         coords = [tuple(t + c for t, c in zip(thread, part.reg_coords(r))) for r in group]
         values = [_read(wb, ctx, o, coords, start, vec, cache) for o in operands]
         if pairs:
-            outs = _packed_pairs(wb, packed, values, len(group))
+            outs = _packed_pairs(wb, packed, values, len(group), pair_type, elem_type(dst))
             _write(wb, dst_op, coords, start, outs, cache)
             continue
         args = [[convert(wb, v[j], ctype) if v[j].type != ctype and _is_value(v[j]) else v[j]
@@ -267,19 +273,42 @@ def _packable(ctx, dst: SSAValue, operands: list[Operand], nslots: int) -> bool:
         all(o.kind != "scalar" and elem_type(o.value) == elem_type(dst) for o in operands)
 
 
-def _packed_pairs(b: Builder, packed: ScalarFn, values: list[list[SSAValue]], n: int
-                  ) -> list[SSAValue]:
-    """Elements ``2i`` and ``2i+1`` of every operand packed into one half2 (``cuda.pack``),
-    ``packed`` applied once, and the result split again (``cuda.unpack``)."""
+def _conversion_pairs(ctx, dst: SSAValue, operands: list[Operand], nslots: int
+                      ) -> Attribute | None:
+    """The 16-bit type of a cast between register tiles of f32 and f16/bf16 that converts two
+    elements at once (TIRx's ``cast_vec2``): f32 -> half2/bfloat162 is one
+    ``cvt.rn.{f16x2,bf16x2}.f32`` (sm_80), half2/bfloat162 -> f32 one ``__half22float2`` /
+    ``__bfloat1622float2``; each rounds (or widens) each element as the scalar cvt does. None
+    where it does not apply (another pair of types, memory or scalar operands, an odd
+    count)."""
+    if len(operands) != 1 or nslots % 2 or common.sm_version(ctx) < 80:
+        return None
+    src = operands[0]
+    if src.kind != "reg" or scope_of(dst) != LOCAL:
+        return None
+    types = {dtypes.type_name(elem_type(src.value)): elem_type(src.value),
+             dtypes.type_name(elem_type(dst)): elem_type(dst)}
+    half = [n for n in types if n in PACKED_TYPES]
+    return types[half[0]] if len(types) == 2 and "f32" in types and half else None
+
+
+def _same(b: Builder, xs: Sequence[SSAValue]) -> SSAValue:
+    return xs[0]
+
+
+def _packed_pairs(b: Builder, packed: ScalarFn, values: list[list[SSAValue]], n: int,
+                  pair_type: Attribute, out_type: Attribute) -> list[SSAValue]:
+    """Elements ``2i`` and ``2i+1`` of every operand packed into one half2/bfloat162 of
+    ``pair_type`` (``cuda.pack``: converting f32 halves), ``packed`` applied once, and the
+    result split again into ``out_type`` halves (``cuda.unpack``: widening to f32)."""
     from tirx_mlir.backends.cuda.dialects.cuda.math import PackOp, UnpackOp
 
     outs: list[SSAValue] = []
+    vt = VectorType(pair_type, [2])
     for j in range(0, n, 2):
-        t = values[0][j].type
-        vt = VectorType(t, [2])
         pair = [b.insert(PackOp(v[j], v[j + 1], result_types=[vt])).result for v in values]
         result = packed(b, pair)
-        split = b.insert(UnpackOp(result, result_types=[t, t]))
+        split = b.insert(UnpackOp(result, result_types=[out_type, out_type]))
         outs += [split.lo_half, split.hi_half]
     return outs
 

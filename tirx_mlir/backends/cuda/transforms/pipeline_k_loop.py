@@ -80,6 +80,7 @@ class _Copy:
     src_address: SSAValue | None = None
     extra: list[SSAValue] = field(default_factory=list)     # cp.async src-size
     cache: str = "cg"
+    l2: str | None = None                                    # cp.async's L2 prefetch size
 
 
 def _buffer_type(value: SSAValue) -> BufferType | None:
@@ -108,7 +109,8 @@ def _copy_of(op: Operation, body: Block) -> _Copy | None:
             return None
         mods = op.mods()
         return _Copy([addr, op], addr.memory, addr.index, int(mods["cp_size"]),
-                     src_address=op.args[1], extra=list(op.args[2:]), cache=str(mods["cache"]))
+                     src_address=op.args[1], extra=list(op.args[2:]), cache=str(mods["cache"]),
+                     l2=None if mods.get("l2") is None else str(mods["l2"]))
     return None
 
 
@@ -340,7 +342,7 @@ def _emit_copies(b_insert, plan: _Plan, iv: SSAValue, stage_offsets: dict[SSAVal
             b_insert(cuda.AddressOp(c.src_buffer, get(c.src_index), result_types=[I64])).result
         row = "cp_async_zfill" if c.extra else "cp_async"
         b_insert(ptx(row, [dst, src, *map(get, c.extra)], cache=c.cache, space="shared",
-                     cp_size=c.bytes))
+                     cp_size=c.bytes, l2=c.l2))
 
 
 def _pipeline(plan: _Plan, stages: int) -> None:

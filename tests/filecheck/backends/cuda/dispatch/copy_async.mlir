@@ -69,3 +69,32 @@ tirx.kernel @predicated(%X: !tirx.buffer<64x64xf16, global>) -> (%Y: !tirx.buffe
 // CHECK-NEXT:  cuda.sync_threads
 // CHECK-NOT:   ptx.cp_async
 // CHECK:       tirx.return
+
+// -----
+
+// config prefetch_size: every copy carries cp.async's L2 prefetch qualifier.
+tirx.kernel @prefetch() -> (%X: !tirx.buffer<64x64xf16, global>) grid [1] threads [128]
+    target "cuda -arch=sm_80" {
+  %s = tirx.alloc : !tirx.buffer<64x64xf16, shared>
+  tirx.copy_async cta %s, %X config {prefetch_size = 128} : !tirx.buffer<64x64xf16, shared>, !tirx.buffer<64x64xf16, global>
+  tirx.return
+}
+
+// CHECK-LABEL: @prefetch
+// CHECK-COUNT-4: ptx.cp_async "cg.shared.L2::128B" [{{.*}}], [{{.*}}], 16 : (i32, i64) -> ()
+// CHECK-NOT:   ptx.cp_async
+
+// -----
+
+// config direct: a thread-scope copy of one 8-byte row is one cp.async, no thread partition.
+tirx.kernel @direct(%X: !tirx.buffer<1x4xf16, global>) grid [1] threads [1]
+    target "cuda -arch=sm_80" {
+  %s = tirx.alloc : !tirx.buffer<1x4xf16, shared>
+  tirx.copy_async thread %s, %X config {direct = true} : !tirx.buffer<1x4xf16, shared>, !tirx.buffer<1x4xf16, global>
+  tirx.return
+}
+
+// CHECK-LABEL: @direct
+// CHECK-NOT:   cuda.thread_idx
+// CHECK:       ptx.cp_async "ca.shared" [{{.*}}], [{{.*}}], 8 : (i32, i64) -> ()
+// CHECK-NOT:   ptx.cp_async

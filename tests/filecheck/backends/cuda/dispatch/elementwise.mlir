@@ -77,3 +77,26 @@ tirx.kernel @packed_f16(%X: !tirx.buffer<32x8xf16, global>) -> (%Y: !tirx.buffer
 // CHECK:       %[[S:.*]] = arith.addf %[[P]], %[[Q]] : vector<2xf16>
 // CHECK:       cuda.unpack %[[S]] : vector<2xf16> -> f16, f16
 // CHECK-NOT:   arith.extf
+
+// -----
+
+// A cast of an f32 register tile to bf16 (sm_80) converts two elements per cuda.pack
+// (cvt.rn.bf16x2.f32, TIRx's cast_vec2), and back to f32 two per cuda.unpack
+// (__bfloat1622float2); no scalar truncf / extf.
+tirx.kernel @cast_pairs(%X: !tirx.buffer<32x8xf32, global>) -> (%Y: !tirx.buffer<32x8xf32, global>) grid [1] threads [32] target "cuda -arch=sm_80" {
+  %r = tirx.alloc : !tirx.buffer<32x8xf32, local>
+  %h = tirx.alloc : !tirx.buffer<32x8xbf16, local>
+  tirx.copy warp %r, %X : !tirx.buffer<32x8xf32, local>, !tirx.buffer<32x8xf32, global>
+  tirx.cast warp %h, %r : !tirx.buffer<32x8xbf16, local>, !tirx.buffer<32x8xf32, local>
+  tirx.cast warp %r, %h : !tirx.buffer<32x8xf32, local>, !tirx.buffer<32x8xbf16, local>
+  tirx.copy warp %Y, %r : !tirx.buffer<32x8xf32, global>, !tirx.buffer<32x8xf32, local>
+  tirx.return
+}
+
+// CHECK-LABEL: @cast_pairs
+// CHECK-NOT:   arith.truncf
+// CHECK-COUNT-4: cuda.pack %{{.*}}, %{{.*}} : f32, f32 -> vector<2xbf16>
+// CHECK-NOT:   arith.extf
+// CHECK-COUNT-4: cuda.pack %{{.*}}, %{{.*}} : bf16, bf16 -> vector<2xbf16>
+// CHECK-NOT:   arith.extf
+// CHECK:       tirx.return

@@ -550,11 +550,15 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
 
     def emit_cuda_unpack(self, op: cuda.UnpackOp) -> None:
         elem = checks.type_name(op.packed.type.element_type)  # type: ignore[union-attr]
-        table = T.UNPACK_F32 if checks.type_name(op.lo_half.type) == "f32" else T.UNPACK_SAME
-        if elem not in table:
-            raise self.fail(f"cannot unpack {op.packed.type}", op)
-        lo, hi = table[elem]
         packed = self.expr(op.packed)
+        if checks.type_name(op.lo_half.type) == "f32":
+            both = self.namer.fresh("f2")
+            fn = self.choose(T.UNPACK_F32, elem, "packed type", op)
+            self.line(f"const float2 {both} = {fn}({packed});")
+            self.define(op, f"{both}.x", op.lo_half)
+            self.define(op, f"{both}.y", op.hi_half)
+            return
+        lo, hi = self.choose(T.UNPACK_SAME, elem, "packed type", op)
         self.define(op, f"{lo}({packed})", op.lo_half)
         self.define(op, f"{hi}({packed})", op.hi_half)
 

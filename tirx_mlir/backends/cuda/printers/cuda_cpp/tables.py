@@ -55,8 +55,8 @@ FAST_MATH = {"exp2": "exp2f", "exp": "__expf", "log2": "__log2f", "log": "__logf
 """``cuda.fast`` on f32: the fast intrinsic (exp2f and tanhf compile to ex2.approx /
 tanh.approx under ``--use_fast_math``; rsqrtf is rsqrt.approx)."""
 PACK = {"f16": "__floats2half2_rn", "bf16": "__floats2bfloat162_rn"}
-UNPACK_F32 = {"f16": ("__low2float", "__high2float"),
-              "bf16": ("__low2float", "__high2float")}
+UNPACK_F32 = {"f16": "__half22float2", "bf16": "__bfloat1622float2"}
+"""half2 / bfloat162 -> float2, both halves widened at once (TIRx's ``cast_vec2``)."""
 UNPACK_SAME = {"f16": ("__low2half", "__high2half"),
                "bf16": ("__low2bfloat16", "__high2bfloat16")}
 

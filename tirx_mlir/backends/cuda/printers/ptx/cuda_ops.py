@@ -27,8 +27,9 @@ clock64 / nanosleep      ``mov.u64 %clock64`` / ``nanosleep.u32`` (sm_70) / ``tr
 fast / fdividef          ``ex2.approx.f32`` (exp, log via log2(e) and ln 2), ``lg2``, ``rcp``,
                          ``rsqrt``, ``sqrt``, ``sin``, ``cos`` ``.approx.f32``,
                          ``tanh.approx.f32`` (sm_75), ``div.approx.f32``
-pack / unpack / cvt      ``cvt.rn.{f16x2,bf16x2}.f32`` (high operand first) or ``mov.b32
-                         {lo, hi}``; ``mov.b32 {lo, hi}`` + conversions; `ArithOps.convert`
+pack / unpack / cvt      ``cvt.rn.{f16x2,bf16x2}.f32`` (high operand first; sm_80, before it
+                         two ``cvt.rn.f16.f32``) or ``mov.b32 {lo, hi}``; ``mov.b32 {lo, hi}``
+                         + conversions; `ArithOps.convert`
 =======================  ==================================================================
 
 Not printed (a located error saying to use ``-t cuda``): ``sync_grid`` (cooperative launch and
@@ -338,10 +339,14 @@ class CudaOps:
         elem = float_name(op.result.type.get_element_type())
         kind = self.choose({"f16": "f16x2", "bf16": "bf16x2"}, elem, "packed type", op)
         d = self.define(op.result)
-        if float_name(op.lo.type) == "f32":
-            if kind == "bf16x2":
-                self.need(80, "7.0", "packing bf16x2", op)
+        if float_name(op.lo.type) == "f32" and (kind == "bf16x2" or self.arch.number >= 80):
+            self.need(80, "7.0", f"cvt.rn.{kind}.f32", op)
             self.line(f"cvt.rn.{kind}.f32 {d}, {self.reg(op.hi)}, {self.reg(op.lo)};")
+        elif float_name(op.lo.type) == "f32":      # before sm_80: two cvt.rn.f16.f32
+            halves = [self.temp(regs.B16), self.temp(regs.B16)]
+            for half, x in zip(halves, (op.lo, op.hi)):
+                self.line(f"cvt.rn.f16.f32 {half}, {self.reg(x)};")
+            self.line(f"mov.b32 {d}, {{{halves[0]}, {halves[1]}}};")
         else:
             self.line(f"mov.b32 {d}, {{{self.reg(op.lo)}, {self.reg(op.hi)}}};")
 

@@ -39,8 +39,9 @@ tirx.kernel @math(%X: !tirx.buffer<256xf32, global>, %H: !tirx.buffer<512xf16, g
 // CHECK-NEXT: const float q = __fdividef(r, x);
 // CHECK-NEXT: const __half2 h2 = __floats2half2_rn(q, x);
 // CHECK-NEXT: const __nv_bfloat162 b2 = __floats2bfloat162_rn(q, x);
-// CHECK-NEXT: const float lo = __low2float(h2);
-// CHECK-NEXT: const float hi = __high2float(h2);
+// CHECK-NEXT: const float2 f2 = __half22float2(h2);
+// CHECK-NEXT: const float lo = f2.x;
+// CHECK-NEXT: const float hi = f2.y;
 // CHECK-NEXT: const __nv_bfloat16 bf = __float2bfloat16_rz(lo);
 // CHECK-NEXT: const int i = __float2int_rd(hi);
 // CHECK-NEXT: const int trunc = __float2int_rz(hi);
