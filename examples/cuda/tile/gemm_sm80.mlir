@@ -9,7 +9,8 @@
 // The cuda pipeline gives the accumulator the m16n8 fragment layout over a 2x2 warp grid
 // (64x64 per warp) and lowers the gemm to ldmatrix (A) / ldmatrix.trans (B) + mma.sync.m16n8k16;
 // cuda-pipeline-k-loop then turns the K loop's copies into a 3-stage cp.async ring (48 KiB of
-// shared memory). ptxas -v for sm_80: 206 registers, no spills.
+// shared memory; 16-byte cp.async.cg, 8 per thread and K step). ptxas -v for sm_80: 201
+// registers, no spills.
 //
 //   tirx-run examples/cuda/tile/gemm_sm80.mlir
 //   tirx-opt --pass-pipeline=cuda examples/cuda/tile/gemm_sm80.mlir \

@@ -105,3 +105,46 @@ def test_a_sum_of_invariant_terms_is_regrouped_and_leaves_the_loop():
     (after,), _ = run_simt(str(module), x)
     np.testing.assert_array_equal(after, before)
     assert np.isfinite(before).sum() > 8 * 16
+
+
+ADDRESS = f"""  %t = cuda.thread_idx x : index
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %a = arith.muli %t, %c4 : index
+  scf.for %k = %c0 to %c8 step %c1 {{
+    %k64 = arith.muli %k, %c64 : index
+    %s = arith.addi %k64, %a : index
+    %i = arith.addi %s, %c4 : index
+    %p = cuda.address %X, %i : {G}, index -> i64
+    %x = ptx.ld "global.f32" [%p] : (i64) -> f32
+    cuda.store %Y, %i, %x : {G}, index, f32
+  }}
+"""
+ADDRESS_TEXT = cuda_kernel(f"(%X: {G}) -> (%Y: {G})", ADDRESS, "grid [1] threads [16]",
+                           "cuda -arch=sm_80")
+
+
+def test_an_address_of_the_loop_is_its_hoisted_invariant_part_plus_bytes():
+    """&X[k*64 + a + 4] -> (&X[a] before the loop) + k*64*4 + 16: no cuda.address is left in
+    the loop, the constant's bytes are the outermost add (an immediate)."""
+    from xdsl.dialects import arith
+
+    from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
+
+    module = hoisted(ADDRESS_TEXT)
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    assert not [op for op in loop.body.walk() if isinstance(op, AddressOp)]
+    before = [op for op in loop.parent_block().ops if isinstance(op, AddressOp)]
+    assert len(before) == 1 and before[0].index.name_hint != "i"
+    ld = next(op for op in loop.body.walk() if op.name == "ptx.ld")
+    outer = ld.operands[0].owner
+    assert isinstance(outer, arith.AddiOp) and outer.rhs.owner.value.value.data == 16
+    assert isinstance(outer.lhs.owner, arith.AddiOp) and outer.lhs.owner.lhs is before[0].result
+    x = np.random.default_rng(2).random(1024, dtype=np.float32)
+    (ref,), _ = run_simt(ADDRESS_TEXT, x)
+    (got,), _ = run_simt(str(module), x)
+    np.testing.assert_array_equal(got, ref)
+    assert np.isfinite(ref).sum() == 8 * 16

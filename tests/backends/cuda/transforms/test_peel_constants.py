@@ -67,3 +67,26 @@ def test_a_step_that_carries_into_the_thread_bits_stays_inside():
     (before,), _ = run_simt(text, x)
     (after,), _ = run_simt(str(module), x)
     np.testing.assert_array_equal(after, before)
+
+
+def test_a_step_that_flips_a_swizzled_bit_and_moves_rows_shares_the_flip():
+    """Thread offsets ``a = t % 8 + (t / 8) * 16`` leave bit 3 free, so ``a + 8 + 256 j``
+    swizzles to ``swizzle(a) ^ (8 + 256 j)``: bit 3 meets the swizzled bits, the rows do not,
+    and each becomes ``(swizzle(a) ^ 8) + 256 j``, one ``^ 8`` for every j (the second K half
+    of an ldmatrix tile, its m16 blocks an immediate apart)."""
+    steps = [8, 8 + 256, 8 + 512]
+    text = swizzled_copy(steps).replace(
+        "%t = cuda.thread_idx x : index",
+        "%tid = cuda.thread_idx x : index\n  %e8 = arith.constant 8 : index\n"
+        "  %e16 = arith.constant 16 : index\n"
+        "  %lo = arith.remui %tid, %e8 : index\n  %hi = arith.divui %tid, %e8 : index\n"
+        "  %hi16 = arith.muli %hi, %e16 : index\n  %t = arith.addi %lo, %hi16 : index")
+    before_xors = count(parse_module(text, "k.mlir"), arith.XOrIOp)
+    module = peeled(text)
+    assert before_xors == 3 and count(module, arith.XOrIOp) == 2  # swizzle(a), then ^ 8
+    x = np.random.default_rng(2).random(2048, dtype=np.float32)
+    (before,), _ = run_simt(text, x)
+    (after,), _ = run_simt(str(module), x)
+    np.testing.assert_array_equal(after, before)
+    written = ~np.isnan(before)
+    assert written.sum() == 3 * 64 and np.array_equal(before[written], x[written])

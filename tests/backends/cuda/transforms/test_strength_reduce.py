@@ -9,6 +9,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 
+from tirx_mlir.backends.cuda.loop_hints import is_nounroll
 from tirx_mlir.backends.cuda.transforms.narrow_index import CudaNarrowIndexPass
 from tirx_mlir.backends.cuda.transforms.strength_reduce import CudaStrengthReducePass
 from tirx_mlir.located_parser import parse_module
@@ -110,3 +111,14 @@ def test_the_kernel_computes_the_same_for_every_trip_count():
             (after,), _ = run_simt(str(reduced(text(ub), narrow)), x)
             np.testing.assert_array_equal(after, before)
     assert np.isfinite(before).sum() > 128 * 8  # the 16 trips of ub = 512 stored
+
+
+def test_the_rebuilt_loop_keeps_its_hints():
+    """The loop rebuilt with the carried slots keeps the old one's attributes (cuda.nounroll,
+    which the printers turn into an unroll pragma)."""
+    src = text().replace("    cuda.store %Y, %j, %s : " + G + ", index, f32\n  }",
+                         "    cuda.store %Y, %j, %s : " + G + ", index, f32\n  } {cuda.nounroll}")
+    assert "{cuda.nounroll}" in src
+    module = reduced(src)
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    assert len(loop.iter_args) >= 1 and is_nounroll(loop)

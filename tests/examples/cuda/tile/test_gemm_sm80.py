@@ -6,12 +6,17 @@ their ldmatrix reads of the swizzled tiles have no bank conflicts."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
+from tirx_testing.cuda_compile import ptx_sass_opcodes
 from tirx_testing.cuda_every_stage import check_compiles, check_every_stage, lower
+from xdsl.dialects import arith, scf
 
+from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.interpreter import simulate
+from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
 
 EXAMPLE = Path(__file__).parents[4] / "examples" / "cuda" / "tile" / "gemm_sm80.mlir"
 
@@ -63,3 +68,47 @@ def test_the_example_itself():
     module = _pipelined(EXAMPLE.read_text())
     _check_run(module, *_inputs(256, 256, 512))
     check_compiles(module, "sm_80", "gemm_sm80")
+
+
+def test_the_ring_is_filled_with_16_byte_copies():
+    """The f16 tiles' swizzle keeps 16-byte chunks whole, so the staged copies are 16 bytes
+    (8 packed f16, ``ld``/``st.v4.b32``) and the ring takes ``cp.async.cg ..., 16``
+    (LDGSTS.128): 8 per thread and K step for a 128x32 and a 32x128 tile of 128 threads, not
+    16 of 8 bytes."""
+    module = _pipelined(EXAMPLE.read_text())
+    ptx = emit_ptx(module)
+    sizes = re.findall(r"cp\.async\.(\w+)\.shared\.global \[[^]]*\], \[[^]]*\], (\d+);", ptx)
+    assert sizes and set(sizes) == {("cg", "16")}
+    label = re.search(r"^(\$L__for\d+):", ptx, re.M).group(1)
+    loop = ptx[ptx.index(f"{label}:"):ptx.index(f"bra.uni {label};")]
+    assert len(re.findall(r"cp\.async\.cg", loop)) == 8
+    ldgsts = {o for o in ptx_sass_opcodes(ptx, "sm_80") if o.startswith("LDGSTS")}
+    assert ldgsts == {"LDGSTS.E.BYPASS.128"}
+
+
+def test_ring_addresses_are_hoisted_out_of_the_k_loop():
+    """cuda-hoist-invariants splits each address of the K loop into the thread's invariant
+    address (before the loop) plus the ring slot's and the K step's bytes: inside the loop no
+    address is computed from an element index (no ``cuda.address``), and every ldmatrix reads
+    an address that is one add of the slot's bytes (and an immediate) away from a hoisted one."""
+    module = _pipelined(EXAMPLE.read_text())
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp) and
+                any(o.name == "ptx.ldmatrix" for o in op.walk()))
+    assert not [o for o in loop.walk() if isinstance(o, AddressOp)]
+    hoisted = {o.result for o in loop.parent_block().ops if isinstance(o, AddressOp)}
+    for ld in (o for o in loop.walk() if o.name == "ptx.ldmatrix"):
+        add = ld.operands[0].owner
+        while isinstance(add, arith.AddiOp) and add.lhs not in hoisted:
+            add = add.lhs.owner  # the immediate of a constant step
+        assert isinstance(add, arith.AddiOp) and add.lhs in hoisted, ld
+    # the m16 blocks of A share a base (their rows step by immediates, cuda-peel-constants)
+    lds = [o for o in loop.walk() if o.name == "ptx.ldmatrix"]
+    assert len(set(_hoisted_bases(loop, hoisted))) < len(lds) == 16
+
+
+def _hoisted_bases(loop, hoisted):
+    for ld in (o for o in loop.walk() if o.name == "ptx.ldmatrix"):
+        add = ld.operands[0].owner
+        while add.lhs not in hoisted:
+            add = add.lhs.owner
+        yield add.lhs

@@ -34,7 +34,8 @@ ANYWHERE = common.operands_in(GLOBAL, LOCAL, *SHARED_SCOPES)
 def _vec_auto(op, ctx) -> None:
     """Copy through the elementwise engine (module docstring)."""
     pointwise.lower(op, ctx, op.dst, [op.src], lambda b, xs: xs[0],
-                    ctype=elem_type(op.src), convert_pairs=isinstance(op, T.CastOp))
+                    ctype=elem_type(op.src), convert_pairs=isinstance(op, T.CastOp),
+                    move=isinstance(op, T.CopyOp))
 
 
 def _fallback(op, ctx) -> None:

@@ -14,6 +14,10 @@ Operands: a register tile is read from the register `register_slots` finds in th
 (the variant declines if some thread would need another thread's register); a memory operand
 (global, shared) at its physical address through its views and layout, ``vec`` consecutive
 elements in one ``ld``/``st.v{2,4}`` when they are consecutive and aligned in every thread;
+a plain copy between memories (``move``) of 8- or 16-bit elements moves them packed, 16 bytes
+as ``ld``/``st.v4.b32`` of 32-bit words (2 or 4 elements a register: ``.v4`` of one register
+per element would stop at 8 bytes of f16), which is what cuda-pipeline-k-loop turns into a
+16-byte ``cp.async.cg``;
 a scalar operand (an SSA value) as is. Broadcast operands (extent 1 on a dim, or fewer dims) read
 index 0 of that dim. Values are computed in f32 (f64 if an operand is f64) and rounded on store,
 as the tile interpreter does (`tirx_mlir.interpreter.runtime.compute_dtype`).
@@ -35,7 +39,8 @@ from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dialects.ptx import ops as ptx
 from tirx_mlir.backends.cuda.dispatch import common
-from tirx_mlir.backends.cuda.layout.defaults import (SCOPE_AXIS, scope_threads, spread_layout,
+from tirx_mlir.backends.cuda.layout.defaults import (MAX_VECTOR_BYTES, MAX_VECTOR_LANES,
+                                                     SCOPE_AXIS, scope_threads, spread_layout,
                                                      vector_width)
 from tirx_mlir.backends.cuda.layout.runs import aligned, view_runs
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
@@ -93,8 +98,10 @@ def convert(b: Builder, value: SSAValue, to: Attribute) -> SSAValue:
     fail(f"no conversion from {src} to {to}")
 
 
-def _iteration(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue]) -> tuple[RegisterPartition, bool]:
-    """(iteration partition, whether it was synthesized)."""
+def _iteration(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue], lanes: int
+               ) -> tuple[RegisterPartition, bool]:
+    """(iteration partition, whether it was synthesized); ``lanes``: the most elements one
+    thread's vector access may hold."""
     shape = shape_of(dst)
     for v in (dst, *srcs):
         if is_buffer(v) and scope_of(v) == LOCAL and shape_of(v) == shape and \
@@ -102,7 +109,7 @@ def _iteration(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue]) -> tuple[Regist
             return common.register_partition(v), False
     scope = op.exec_scope
     nthreads = scope_threads(scope, common.block_threads(ctx))
-    vec = _memory_vector(shape, [v for v in (dst, *srcs) if is_buffer(v)])
+    vec = _memory_vector(shape, [v for v in (dst, *srcs) if is_buffer(v)], lanes)
     layout = spread_layout(shape, SCOPE_AXIS.get(scope), nthreads, vec)
     try:
         return RegisterPartition(layout, shape), True
@@ -115,9 +122,10 @@ def _whole(value: SSAValue) -> bool:
     return pattern.buffer is value
 
 
-def _memory_vector(shape: Sequence[int], buffers: Sequence[SSAValue]) -> int:
+def _memory_vector(shape: Sequence[int], buffers: Sequence[SSAValue], lanes: int) -> int:
     """The widest vector every memory operand can be accessed with along the last dim."""
-    v = min(vector_width(shape, dtypes.bit_width(elem_type(x)) // 8) for x in buffers)
+    v = min(vector_width(shape, dtypes.bit_width(elem_type(x)) // 8, lanes=lanes)
+            for x in buffers)
     while v > 1 and not all(_contiguous(x, shape, v) for x in buffers
                             if scope_of(x) != LOCAL):
         v //= 2
@@ -212,18 +220,20 @@ def _writer_guard(b: Builder, part: RegisterPartition, scope: ExecScope, nthread
 def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
           ctype: Attribute | None = None, at: "Callable | None" = None,
           require_vector: int | None = None, packed: ScalarFn | None = None,
-          convert_pairs: bool = False) -> None:
+          convert_pairs: bool = False, move: bool = False) -> None:
     """Lower ``dst[i] = fn(srcs[...][i])`` (module docstring). With ``at``, the function is
     ``at(builder, values, coords)``: it also sees the element's destination coordinate (one
     affine `IndexExpr` per dim). With ``require_vector``, every memory operand must be
     accessed with vectors of that many elements (else the variant declines). ``packed``, the
     same function on half2/bfloat162 values, computes two elements at once where `_packable`
     allows; ``convert_pairs`` (a tirx.cast) converts two elements at once where
-    `_conversion_pairs` allows."""
+    `_conversion_pairs` allows. ``move``: ``fn`` returns its one operand unchanged (a copy), so
+    8- and 16-bit elements between memories may travel packed in 32-bit words (`_word_lanes`)."""
     b = ctx.builder
     shape = shape_of(dst)
     present = [s for s in srcs if s is not None]
-    part, synthesized = _iteration(op, ctx, dst, [s for s in present if is_buffer(s)])
+    lanes = _word_lanes(dst, present) if move else MAX_VECTOR_LANES
+    part, synthesized = _iteration(op, ctx, dst, [s for s in present if is_buffer(s)], lanes)
     scope = op.exec_scope
     nthreads = common.block_threads(ctx)
     ids = common.ThreadIds(b)
@@ -234,7 +244,7 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
     slots = part.registers()
     thread = ids.thread_coords(part) if part.threads else (IndexExpr(),) * len(shape)
     cache: dict = {}
-    vec = _group(part, slots, shape)
+    vec = _group(part, slots, shape, lanes)
     if require_vector is not None:
         _require_vector(operands + [dst_op], part, slots, shape, thread, require_vector, vec)
     wb = _writer_guard(b, part, scope, nthreads, ids) if dst_op.kind == "mem" else b
@@ -247,6 +257,9 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
     for start in range(0, len(slots), step):
         group = slots[start:start + step]
         coords = [tuple(t + c for t, c in zip(thread, part.reg_coords(r))) for r in group]
+        if len(group) > MAX_VECTOR_LANES:  # a packed move (`_word_lanes`)
+            _move_words(wb, operands[0], dst_op, coords, cache)
+            continue
         values = [_read(wb, ctx, o, coords, start, vec, cache) for o in operands]
         if pairs:
             outs = _packed_pairs(wb, packed, values, len(group), pair_type, elem_type(dst))
@@ -324,17 +337,56 @@ def _is_value(v) -> bool:
     return isinstance(v, SSAValue)
 
 
-def _group(part: RegisterPartition, slots: list[int], shape) -> int:
+def _group(part: RegisterPartition, slots: list[int], shape, lanes: int) -> int:
     """Slots per vector access: ``vec`` of the synthesized spread (its innermost ``m``
-    iterator), 1 for a register layout's own order."""
+    iterator), at most ``lanes``; 1 for a register layout's own order."""
     inner = [it for it in part.iters if it.axis == "m"]
     if not inner or inner[0].weight != 1 or inner[0].dim != len(shape) - 1 or \
             inner[0].stride != 1:
         return 1
     v = inner[0].extent
-    while v > 4:
+    while v > lanes:
         v //= 2
     return v if len(slots) % v == 0 else 1
+
+
+WORD_BITS = 32
+
+
+def _word_lanes(dst: SSAValue, srcs: Sequence[SSAValue]) -> int:
+    """The most elements one vector access of a plain copy may hold: 16 bytes packed in 32-bit
+    words (8 f16, 16 i8) when both ends are global/shared memory of one 8- or 16-bit element
+    type, else `MAX_VECTOR_LANES` (one register per element)."""
+    if len(srcs) != 1 or not all(is_buffer(v) and scope_of(v) in (GLOBAL, *SHARED_SCOPES)
+                                 for v in (dst, *srcs)):
+        return MAX_VECTOR_LANES
+    t = elem_type(dst)
+    bits = dtypes.bit_width(t)
+    if elem_type(srcs[0]) != t or bits not in (8, 16):
+        return MAX_VECTOR_LANES
+    return MAX_VECTOR_BYTES * 8 // bits
+
+
+def _move_words(b, src: Operand, dst: Operand, coords, cache) -> None:
+    """Copy the elements at ``coords`` (more than 4, consecutive in the destination's row) from
+    ``src`` to ``dst`` as ``ld``/``st.v{2,4}.b32`` of packed words where both runs are
+    consecutive and aligned, else in vectors of at most 4 elements."""
+    n = len(coords)
+    t = elem_type(dst.value)
+    words = n * dtypes.bit_width(t) // WORD_BITS
+    if _consecutive(b, src, coords, cache) and _consecutive(b, dst, coords, cache):
+        sbuf, sindex = _address_parts(b, src, coords[0], cache)
+        space, addr = _ptx_access(b, sbuf, common.index_value(b, sindex))
+        regs = list(b.insert(ptx.make("ld", [addr], [i32] * words, space=space,
+                                      vec=f"v{words}", type=f"b{WORD_BITS}")).results)
+        dbuf, dindex = _address_parts(b, dst, coords[0], cache)
+        space, addr = _ptx_access(b, dbuf, common.index_value(b, dindex))
+        b.insert(ptx.make("st", [addr, *regs], space=space, vec=f"v{words}",
+                          type=f"b{WORD_BITS}"))
+        return
+    for j in range(0, n, MAX_VECTOR_LANES):
+        part = coords[j:j + MAX_VECTOR_LANES]
+        _write(b, dst, part, 0, _read(b, None, src, part, 0, len(part), cache), cache)
 
 
 def _operand(ctx, value: SSAValue, part, shape, scope, nthreads) -> Operand:

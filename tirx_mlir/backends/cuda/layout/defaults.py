@@ -22,6 +22,9 @@ from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.layout import Iter, TileLayout
 
 MAX_VECTOR_BYTES = 16
+MAX_VECTOR_LANES = 4
+"""``ld``/``st`` take at most ``.v4`` vectors: 16 bytes of 4-byte elements, 8 of 2-byte ones
+unless the elements travel packed, two or four to a 32-bit register."""
 
 SCOPE_AXIS = {ExecScope.WARP: "laneid", ExecScope.WARPGROUP: "tid_in_wg", ExecScope.CTA: "tx"}
 """The thread axis that numbers the threads of one instance of a scope."""
@@ -33,11 +36,13 @@ def scope_threads(scope: ExecScope, block_threads: int) -> int:
         scope, block_threads)
 
 
-def vector_width(shape: Sequence[int], elem_bytes: int, limit: int = MAX_VECTOR_BYTES) -> int:
-    """The widest power-of-two element count of at most ``limit`` bytes (and 4 elements, the
-    widest vector access) dividing the last dim."""
+def vector_width(shape: Sequence[int], elem_bytes: int, limit: int = MAX_VECTOR_BYTES,
+                 lanes: int = MAX_VECTOR_LANES) -> int:
+    """The widest power-of-two element count of at most ``limit`` bytes and ``lanes`` elements
+    dividing the last dim. ``lanes`` is 4 (``ld``/``st.v4``, one register per element) unless
+    the caller moves the elements as packed 32-bit words (a plain copy between memories)."""
     last = shape[-1] if shape else 1
-    v = max(1, min(4, limit // max(1, elem_bytes)))
+    v = max(1, min(lanes, limit // max(1, elem_bytes)))
     while v > 1 and last % v:
         v //= 2
     return v

@@ -17,6 +17,15 @@ A sum of the loop's values and invariant ones hoists only as far as its associat
 every iteration. After a first hoisting, `reassociate_in` regroups such a sum as ``(k + (a +
 b)) + c`` for invariant ``a``, ``b`` and a constant ``c`` (LLVM's Reassociate ranks operands
 the same way for LICM), and the invariant part leaves the loop in a second hoisting.
+
+An address of the loop, ``cuda.address %buf, (variant + invariant + c)`` with ``%buf`` and the
+invariant terms defined before it, is split by `split_addresses_in` into the invariant
+element's address, computed once before the loop, plus the variant part's bytes, plus ``c``'s
+bytes (outermost, where an immediate takes it): ``&buf[v + i + c] = &buf[i] + v * size + c *
+size`` as integers. A ring slot read through several per-thread offsets is then one add per
+address and iteration (ptxas otherwise rebuilds ``base + 2 * offset`` in every iteration:
+``LEA`` then ``IMAD`` per ``ldmatrix``), and a global tile's chunks step from one 64-bit
+pointer of the iteration.
 """
 
 from __future__ import annotations
@@ -27,14 +36,16 @@ from functools import partial
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.transforms.index_ranges import (Range, fits_signed, int_bits,
                                                            value_ranges)
 from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
+from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import kernels
 from tirx_mlir.dominance import defined_in
@@ -151,6 +162,105 @@ def _erase_tree(add: arith.AddiOp) -> None:
             _erase_tree(op)
 
 
+def _index_terms(index: SSAValue, inside) -> list[SSAValue] | None:
+    """The summands of the index (through an index cast): its tree of ``addi`` ops of the loop
+    flattened (shared ones too: only read), None when it is no sum."""
+    v = index
+    if isinstance(v.owner, arith.IndexCastOp):
+        v = v.owner.input
+    if not isinstance(v.owner, arith.AddiOp):
+        return None
+    out, work = [], [v]
+    while work:
+        t = work.pop()
+        add = t.owner
+        if isinstance(add, arith.AddiOp) and (inside(t) or any(
+                isinstance(constant_value(x), int) for x in add.operands)):
+            work += reversed(add.operands)  # the loop's sums; an invariant one's constant
+        else:
+            out.append(t)
+    return out
+
+
+def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
+    """Split every address of ``loop``'s body into its invariant part's address (before the
+    loop) plus the bytes of the rest (module docstring); the number split."""
+    inside = partial(defined_in, loop)
+    done = 0
+    bases: dict[tuple, SSAValue] = {}
+    for op in list(loop.body.walk()):
+        if not isinstance(op, AddressOp) or inside(op.memory):
+            continue
+        terms = _index_terms(op.index, inside)
+        if terms is None:
+            continue
+        consts = [t for t in terms if isinstance(constant_value(t), int)]
+        invariant = [t for t in terms if t not in consts and not inside(t)]
+        variant = [t for t in terms if t not in consts and inside(t)]
+        if not invariant or not variant:
+            continue
+        size = dtypes.bit_width(op.memory.type.element_type) // 8
+        result_type = op.result.type
+        assert isinstance(result_type, IntegerType)
+        invariant.sort(key=id)  # one base for every order the sums were built in
+        key = (op.memory, tuple(invariant), result_type)
+        base = bases.get(key)
+        if base is None:
+            pre = Builder(InsertPoint.before(loop))
+            base_index = _sum(pre, invariant)
+            if base_index.type != IndexType():
+                base_index = pre.insert(arith.IndexCastOp(base_index, IndexType())).result
+            base = bases[key] = pre.insert(AddressOp(op.memory, base_index,
+                                                     result_types=[result_type])).result
+        b = Builder(InsertPoint.before(op))
+        offset = _as_int(b, _sum(b, variant), result_type, _nonneg_sum(variant, ranges))
+        if size != 1:
+            offset = b.insert(arith.MuliOp(offset, _int(b, size, result_type))).result
+        addr = b.insert(arith.AddiOp(base, offset)).result
+        c = sum(constant_value(t) for t in consts)
+        if c:
+            addr = b.insert(arith.AddiOp(addr, _int(b, c * size, result_type))).result
+        addr.name_hint = op.result.name_hint
+        op.result.replace_all_uses_with(addr)
+        Rewriter.erase_op(op)
+        done += 1
+    return done
+
+
+def _sum(b: Builder, values: list[SSAValue]) -> SSAValue:
+    acc = values[0]
+    for v in values[1:]:
+        acc = b.insert(arith.AddiOp(acc, v)).result
+    return acc
+
+
+def _int(b: Builder, value: int, t: IntegerType) -> SSAValue:
+    return b.insert(arith.ConstantOp(IntegerAttr(value, t))).result
+
+
+def _nonneg_sum(terms: list[SSAValue], ranges: dict[SSAValue, Range]) -> bool:
+    """Every term is non-negative by its range and so is their sum in its type (no wrap)."""
+    got = [ranges.get(t) for t in terms]
+    if not all(r is not None and r.nonneg for r in got):
+        return False
+    return sum(r.hi for r in got) < 1 << ((int_bits(terms[0].type) or 64) - 1)
+
+
+def _as_int(b: Builder, v: SSAValue, t: IntegerType, nonneg: bool) -> SSAValue:
+    """``v`` (an index or a narrower integer, signed as index casts are) as a ``t``; widened
+    with zeros when it is ``nonneg`` (the same value; ptxas then multiplies with
+    ``IMAD.WIDE.U32`` instead of shifting the sign into the high word)."""
+    if v.type == t:
+        return v
+    if isinstance(v.type, IndexType):
+        return b.insert(arith.IndexCastOp(v, t)).result
+    assert isinstance(v.type, IntegerType)
+    if v.type.width.data < t.width.data:
+        widen = arith.ExtUIOp if nonneg else arith.ExtSIOp
+        return b.insert(widen(v, t)).result
+    return b.insert(arith.TruncIOp(v, t)).result
+
+
 @dataclass(frozen=True)
 class CudaHoistInvariantsPass(ModulePass):
     """Loop-invariant integer arithmetic moved before its loop, from any depth of the body."""
@@ -165,3 +275,4 @@ class CudaHoistInvariantsPass(ModulePass):
                 hoist_out_of(loop)
                 if reassociate_in(loop, ranges):
                     hoist_out_of(loop)  # the regrouped invariant sums
+                split_addresses_in(loop, ranges)

@@ -20,8 +20,11 @@ outermost), then:
 * ``(x ^ c) >> s``, ``(x ^ c) << s``, ``(x ^ c) & m``: the op on ``x``, then ``^`` the op on ``c``
 * ``(x ^ c) ^ y`` -> ``(x ^ y) ^ c``; ``(x ^ c) ^ d`` -> ``x ^ (c ^ d)``
 * ``(x ^ c) | y`` -> ``(x | y) ^ c``      when ``bits(y) & (bits(x) | c) == 0``
-* then, last: ``x ^ c`` and ``x | c`` -> ``x + c`` (nsw) when ``bits(x) & c == 0``, and
-  ``(x + c) + y`` -> ``(x + y) + c`` (the constant outermost, where the address takes it).
+* then, last: ``x ^ c`` and ``x | c`` -> ``x + c`` (nsw) when ``bits(x) & c == 0``; else
+  ``x ^ c`` -> ``(x ^ (c & bits(x))) + (c & ~bits(x))`` when ``c`` has bits outside ``x``'s
+  (a chunk's constant that both flips a swizzled bit and steps whole rows: the rows become an
+  immediate, and the flipped offset is one value for every such chunk); and ``(x + c) + y`` ->
+  ``(x + y) + c`` (the constant outermost, where the address takes it).
 
 Each rewrite is an identity of N-bit integers under its condition, so every value is what it
 was; the interpreter agrees before and after.
@@ -185,9 +188,16 @@ class _Peeler:
             for x, k in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
                 c = bits.constant(k)
                 limit = 1 << ((int_bits(x.type) or 64) - 1)
-                if c is not None and bits.constant(x) is None and not bits.of(x) & c and \
-                        (bits.of(x) | c) < limit:
+                if c is None or bits.constant(x) is not None or (bits.of(x) | c) >= limit:
+                    continue
+                if not bits.of(x) & c:
                     self.replace(op, b.insert(arith.AddiOp(x, k, overflow=NSW)).result)
+                    return True
+                over, free = c & bits.of(x), c & ~bits.of(x)
+                if isinstance(op, arith.XOrIOp) and free:  # (x ^ over) + free
+                    core = self.xor(b, x, over)
+                    self.replace(op, b.insert(arith.AddiOp(core, self.const(b, x, free),
+                                                           overflow=NSW)).result)
                     return True
             return False
         return isinstance(op, arith.AddiOp) and self.reassociate(op)

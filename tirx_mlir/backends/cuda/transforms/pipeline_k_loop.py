@@ -32,7 +32,8 @@ The result, with S stages and iteration ``i = (k - lb) / step``::
 The copies' address arithmetic is cloned with the induction variable advanced; barriers and
 cp.async commit/waits that only separated the copies from the consumer (leading and trailing ones
 of the consumer) are dropped: the one wait and barrier per iteration orders everything they did.
-A loop with a cp.async commit/wait inside its consumer is left alone.
+A loop with a cp.async commit/wait inside its consumer is left alone. The ring loop is marked
+``cuda.nounroll`` (`loop_hints`: ptxas would otherwise unroll a short ring completely).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ from tirx_mlir.backends.cuda.dialects.ptx import forms
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dialects.cuda import checks
+from tirx_mlir.backends.cuda.loop_hints import mark_nounroll
 from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED, SHARED_SCOPES, STATIC_SHARED_LIMIT
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
@@ -401,6 +403,7 @@ def _pipeline(plan: _Plan, stages: int) -> None:
         rewriter.erase_op(edge)
     _drop_dead(body, plan.slice_ops)
     rewriter.insert_op(ptx("cp_async_wait_group", [], n=0), InsertPoint.after(loop))
+    mark_nounroll(loop)
     for x in plan.arrays:
         rewriter.erase_op(x.owner)
 

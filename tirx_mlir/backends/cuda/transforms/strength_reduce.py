@@ -239,6 +239,7 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
     last.operands = [*last.operands, *nexts]
     new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *inits],
                     loop.detach_region(loop.body))
+    new.attributes.update(loop.attributes)  # hints (loop_hints)
     Rewriter.insert_op(new, InsertPoint.before(loop))
     for old, res in zip(loop.results, new.results):
         old.replace_all_uses_with(res)

@@ -21,6 +21,26 @@ tirx.kernel @global_to_shared(%X: !tirx.buffer<64x128xf32, global>) grid [1] thr
 
 // -----
 
+// f16 between memories moves packed: 8 elements (16 bytes) per thread and round as 4 words of
+// 32 bits, ld.global.v4.b32 into st.shared.v4.b32 (v4.b16 would stop at 8 bytes); the 64-byte
+// swizzle keeps each 16-byte chunk whole.
+
+tirx.kernel @f16_global_to_swizzled_shared(%X: !tirx.buffer<128x32xf16, global>) grid [1] threads [128] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<128x32xf16, shared, swizzle(3,2,3) S[128,32]>
+  tirx.copy cta %t, %X : !tirx.buffer<128x32xf16, shared, swizzle(3,2,3) S[128,32]>, !tirx.buffer<128x32xf16, global>
+  tirx.return
+}
+
+// CHECK-LABEL: @f16_global_to_swizzled_shared
+// CHECK:       %[[W0:.*]], %[[W1:.*]], %[[W2:.*]], %[[W3:.*]] = ptx.ld "global.v4.b32" [%{{.*}}] : (i64) -> (i32, i32, i32, i32)
+// CHECK:       ptx.st "shared.v4.b32" [%{{.*}}], {%[[W0]], %[[W1]], %[[W2]], %[[W3]]} : (i32, i32, i32, i32, i32) -> ()
+// CHECK-COUNT-3: ptx.st "shared.v4.b32"
+// CHECK-NOT:   ptx.ld
+// CHECK:       cuda.sync_threads
+// CHECK-NEXT:  tirx.return
+
+// -----
+
 tirx.kernel @global_to_registers(%X: !tirx.buffer<64x128xf16, global>) grid [1] threads [128] target "cuda -arch=sm_80" {
   %t = tirx.alloc : !tirx.buffer<64x128xf16, local>
   tirx.copy cta %t, %X : !tirx.buffer<64x128xf16, local>, !tirx.buffer<64x128xf16, global>

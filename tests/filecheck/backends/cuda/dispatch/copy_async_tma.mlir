@@ -95,7 +95,7 @@ tirx.kernel @store(%A: !tirx.buffer<64x128xf16, global>) -> (%O: !tirx.buffer<12
 // CHECK-LABEL: tirx.kernel @store(%A: !tirx.buffer<64x128xf16, global>, %O_tmap0: !tirx.buffer<128xi8, global>) -> (%O: !tirx.buffer<128x128xf16, global>)
 // CHECK-SAME:  cuda.host_tensor_maps = [{param = 1 : i64, source = 2 : i64, box = array<i64: 64, 64>, swizzle = "128B"}]
 // CHECK:       %s = tirx.alloc {cuda.align = 1024 : i64} : !tirx.buffer<64x128xf16, shared, swizzle(3,3,3) S[(64,2,64):(64,4096,1)]>
-// CHECK:       ptx.st "shared.v4.b16"
+// CHECK:       ptx.st "shared.v4.b32"
 // CHECK:       ptx.fence_proxy_async "shared::cta"
 // CHECK-NEXT:  cuda.sync_threads
 // CHECK-NOT:   cuda.sync_threads

@@ -1,11 +1,14 @@
 """``scf`` as C++ control flow: ``for`` loops, ``if`` and ``while (true)`` with one mutable
 variable per carried value (loop-carried values, if results, while arguments), updated at the
-``scf.yield`` through temporaries when several change at once."""
+``scf.yield`` through temporaries when several change at once; a loop marked ``cuda.nounroll``
+(`loop_hints`) gets ``#pragma unroll 1``."""
 
 from __future__ import annotations
 
 from xdsl.dialects import scf
 from xdsl.ir import Operation
+
+from tirx_mlir.backends.cuda.loop_hints import is_nounroll
 
 
 class ControlFlow:
@@ -18,6 +21,8 @@ class ControlFlow:
         lb, ub, step = self.expr(op.lb), self.expr(op.ub), self.expr(op.step)
         ty = self.value_type(iv.type, op)
         i = self.names[iv]
+        if is_nounroll(op):
+            self.line("#pragma unroll 1")
         self.line(f"for ({ty} {i} = {lb}; {i} < {ub}; {i} += {step}) {{")
         with self.body():
             self.emit_block(op.body.block)

@@ -2,7 +2,8 @@
 
 * ``scf.for``: the induction variable counts in its own register from the lower bound; the head
   tests ``setp.ge.s<width> iv, ub`` (scf.for's signed comparison) and branches to the end;
-  the body, the carried values' update, ``add iv, step`` and ``bra.uni`` back to the head;
+  the body, the carried values' update, ``add iv, step`` and ``bra.uni`` back to the head; a
+  loop marked ``cuda.nounroll`` (`loop_hints`) has ``.pragma "nounroll";`` in its head;
 * ``scf.if``: ``@!cond bra else``; then-body; ``bra.uni end``; else-body; ``end:``;
 * ``scf.while``: ``head:``; before-body; the condition's values to the results and the
   after-region's arguments; ``@!cond bra end``; after-body; yield into the before-arguments;
@@ -23,6 +24,7 @@ from typing import Iterator
 from xdsl.dialects import scf
 from xdsl.ir import Block, SSAValue
 
+from tirx_mlir.backends.cuda.loop_hints import is_nounroll
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 
 
@@ -76,6 +78,8 @@ class ControlFlow:
         head, end = self.label("for"), self.label("for_end")
         pred = self.temp(regs.PRED)
         self.place_label(head)
+        if is_nounroll(op):
+            self.line('.pragma "nounroll";')
         self.line(f"setp.ge.s{t} {pred}, {self.reg(iv)}, {self.reg(op.ub)};")
         self.line(f"@{pred} bra {end};")
         self.emit_region_body(body, carried)
