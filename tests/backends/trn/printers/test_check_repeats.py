@@ -73,6 +73,9 @@ def test_faults_in_repeated_calls_are_reported_at_every_repeat(api):
     # a repeat alone in its block stands in as `pass`, keeping the block
     "import nki.isa as nisa\nfor i in range(2):\n    nisa.memset(d, 0.0, bogus=1)\n"
     "for j in range(2):\n    nisa.memset(d, 0.0, bogus=1)\n",
+    # a line inside a triple-quoted string is no statement: the real one after it is checked
+    'import nki.isa as nisa\ndef k(d):\n    """For example:\n    nisa.memset(d, 0.0, bogus=1)\n'
+    '    """\n    nisa.memset(d, 0.0, bogus=1)\n',
 ])
 def test_unsure_sources_give_the_whole_answer(source):
     problems = check_source(source, "current")

@@ -188,7 +188,8 @@ def distinct_statements(source: str) -> tuple[str, dict[int, list[int]]]:
     the last import) replaced by ``pass`` at its indentation, and ``{line of the first: [lines
     of its repeats]}`` (1-based). Only lines that are whole statements are shared: outside any
     bracket, without quotes, comments, continuations or a trailing colon; a line that makes
-    this unsure (unbalanced brackets with quotes on it) ends the sharing."""
+    this unsure (unbalanced brackets with quotes on it, a triple quote: the lines after it may
+    be a string's) ends the sharing."""
     lines = source.split("\n")
     first: dict[str, int] = {}
     repeats: dict[int, list[int]] = {}
@@ -198,8 +199,8 @@ def distinct_statements(source: str) -> tuple[str, dict[int, list[int]]]:
         opens = line.count("(") + line.count("[") + line.count("{")
         closes = line.count(")") + line.count("]") + line.count("}")
         plain = not any(c in line for c in "'\"#\\")
-        if not plain and opens != closes:
-            break  # brackets inside strings or comments: stop sharing here
+        if not plain and (opens != closes or '"""' in line or "'''" in line):
+            break  # brackets inside strings or comments, a multi-line string: stop sharing
         whole = depth == 0 and opens == closes and plain and stripped \
             and not stripped.endswith(":")
         depth += opens - closes
