@@ -105,6 +105,11 @@ def to_attr(kind: str, value: object) -> Attribute | None:
         return None
     if isinstance(value, Attribute):
         return value
+    # a one-shot iterable (a generator, map) is read once, for the memo key and the conversion
+    if kind == "ints" and not isinstance(value, (list, tuple)):
+        value = list(value)  # type: ignore[call-overload]
+    elif kind == "pattern":
+        value = [tuple(pair) for pair in value]  # type: ignore[attr-defined]
     key = _attr_key(kind, value)
     if key is None:
         return KINDS[kind].convert(value)
