@@ -121,3 +121,16 @@ def test_inputs_nki_ops_only_read_are_not_copied():
     before = m.copy()
     runner(s, m)
     assert np.array_equal(m, before)  # written on a copy: the caller's array is untouched
+
+
+def test_what_an_nki_op_writes_is_its_dsts(monkeypatch):
+    """`written_buffers` (what the launch copies) and ``DSTS`` (what the op declares it writes)
+    are one rule: an op that declares another written operand has it copied too."""
+    from tirx_mlir.backends.trn.dialects import nki
+    from tirx_mlir.interpreter.launch import written_inputs
+
+    runner = _runner()
+    store = next(op for op in runner.kernel.walk() if isinstance(op, nki.StoreOp))
+    assert store.written_buffers() == [store.dst]
+    monkeypatch.setattr(nki.LoadOp, "DSTS", ("dst", "src"))
+    assert written_inputs(runner.kernel) != set()  # the loads now declare writing their src

@@ -47,17 +47,13 @@ class NkiOp(KeywordOp):
     """`tirx_mlir.verification`: the attributes of an operand's allocation the checks read
     (none; an op whose checks read ``trn.addr`` names it)."""
 
-    WRITES: ClassVar[tuple[str, ...]] = ("dst", "reduce_res")
-    """The operands an instruction writes (the others it only reads)."""
-
     def limits(self) -> TrnLimits:
         return checks.limits_for(self)
 
     def written_buffers(self) -> list[SSAValue]:
-        """The buffers the instruction writes (`WRITES` it has): what the interpreter's launch
+        """The buffers the instruction writes (its ``DSTS``): what the interpreter's launch
         reads to know which kernel inputs a run may change (the others are not copied)."""
-        named = self.named_operands()
-        return [named[name] for name in self.WRITES if name in named]
+        return self.dst_operands()
 
     # ---- verification ----
     def verify_(self) -> None:
