@@ -148,3 +148,30 @@ def test_an_address_of_the_loop_is_its_hoisted_invariant_part_plus_bytes():
     (got,), _ = run_simt(str(module), x)
     np.testing.assert_array_equal(got, ref)
     assert np.isfinite(ref).sum() == 8 * 16
+
+
+TWO_TERMS = ADDRESS.replace("%a = arith.muli %t, %c4 : index",
+                            "%a = arith.muli %t, %c4 : index\n  %b = arith.muli %t, %c8 : index") \
+    .replace("%s = arith.addi %k64, %a : index",
+             "%sb = arith.addi %k64, %b : index\n    %s = arith.addi %sb, %a : index") \
+    .replace("cuda.store %Y, %i, %x", "cuda.store %Y, %sb, %x : {G}, index, f32\n"
+             "    cuda.store %Y, %i, %x".format(G=G))
+"""%sb used twice: cuda-hoist-invariants' regrouping leaves it, the split sums %b and %a."""
+
+
+def test_a_split_address_is_the_same_whatever_the_objects_addresses(monkeypatch):
+    """The invariant terms of a split address are summed in the order the IR defines them
+    (%a then %b), not in the order of the Python objects' ids: the same IR in, the same text
+    out (an id-ordered sum printed differently from run to run)."""
+    import builtins
+
+    from tirx_mlir.backends.cuda.transforms import hoist_invariants
+
+    text = cuda_kernel(f"(%X: {G}) -> (%Y: {G})", TWO_TERMS, "grid [1] threads [16]",
+                       "cuda -arch=sm_80")
+    plain = str(hoisted(text))
+    monkeypatch.setattr(hoist_invariants, "id", lambda v: -builtins.id(v), raising=False)
+    assert str(hoisted(text)) == plain  # ids in the other order: the same output
+    module = hoisted(text)
+    base = next(op for op in module.walk() if op.name == "cuda.address")
+    assert [v.name_hint for v in base.index.owner.operands] == ["a", "b"]

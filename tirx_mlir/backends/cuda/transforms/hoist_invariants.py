@@ -188,6 +188,7 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
     inside = partial(defined_in, loop)
     done = 0
     bases: dict[tuple, SSAValue] = {}
+    order: dict[SSAValue, int] = {}
     for op in list(loop.body.walk()):
         if not isinstance(op, AddressOp) or inside(op.memory):
             continue
@@ -202,7 +203,9 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
         size = dtypes.bit_width(op.memory.type.element_type) // 8
         result_type = op.result.type
         assert isinstance(result_type, IntegerType)
-        invariant.sort(key=id)  # one base for every order the sums were built in
+        if len(invariant) > 1:  # one base for every order the sums were built in
+            order = order or _definition_order(loop)
+            invariant.sort(key=order.__getitem__)  # by the IR, not by addresses: same output
         key = (op.memory, tuple(invariant), result_type)
         base = bases.get(key)
         if base is None:
@@ -225,6 +228,22 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
         Rewriter.erase_op(op)
         done += 1
     return done
+
+
+def _definition_order(loop: scf.ForOp) -> dict[SSAValue, int]:
+    """Every value of the IR around ``loop`` numbered in the order it is defined (a walk)."""
+    top: Operation = loop
+    while (parent := top.parent_op()) is not None:
+        top = parent
+    order: dict[SSAValue, int] = {}
+    for op in top.walk():
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    order[arg] = len(order)
+        for result in op.results:
+            order[result] = len(order)
+    return order
 
 
 def _sum(b: Builder, values: list[SSAValue]) -> SSAValue:
