@@ -42,7 +42,7 @@ from tirx_mlir.dispatch.registry import fail
 def btype(value: SSAValue) -> BufferType:
     """The buffer type of a value known to be a buffer."""
     t = value.type
-    assert type(t) is BufferType or isinstance(t, BufferType)  # the exact class: no ABC check
+    assert isinstance(t, BufferType)
     return t
 
 
@@ -51,8 +51,7 @@ def shape_of(value: SSAValue) -> tuple[int, ...]:
 
 
 def is_buffer(value: SSAValue | None) -> bool:
-    return value is not None and (type(value.type) is BufferType or
-                                  isinstance(value.type, BufferType))
+    return value is not None and isinstance(value.type, BufferType)
 
 
 def elem_type(value: SSAValue) -> Attribute:

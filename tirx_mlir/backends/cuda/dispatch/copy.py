@@ -4,8 +4,9 @@
   through the elementwise engine (`pointwise.lower`): TIRx's synthesized ``[outer, threads,
   vec]`` partition for memory-to-memory copies, the register tile's own layout when one side is
   registers; the widest vector (up to 16 bytes) every memory side allows, one ``ld``/``st.v{2,4}``
-  per thread and round; a swizzled shared side falls back to element accesses within a chunk
-  (its addresses are not consecutive past the swizzle unit).
+  per thread and round, no wider than a swizzled shared side's 16-byte chunk (its addresses
+  are not consecutive past it); a copy of 8- or 16-bit elements between memories moves them
+  packed in 32-bit words (``ld``/``st.v4.b32``, `pointwise._word_lanes`).
 * ``fallback`` (priority 0): memory-to-memory copies nothing else takes (e.g. a source whose
   layout cannot be split at the destination's dims), element by element in loops run by the
   first thread of the scope, with a warning (TIRx's ``fallback``: slow, but correct).
