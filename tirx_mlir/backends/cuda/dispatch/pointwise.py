@@ -376,13 +376,9 @@ def _move_words(b, src: Operand, dst: Operand, coords, cache) -> None:
     words = n * dtypes.bit_width(t) // WORD_BITS
     if _consecutive(b, src, coords, cache) and _consecutive(b, dst, coords, cache):
         sbuf, sindex = _address_parts(b, src, coords[0], cache)
-        space, addr = _ptx_access(b, sbuf, common.index_value(b, sindex))
-        regs = list(b.insert(ptx.make("ld", [addr], [i32] * words, space=space,
-                                      vec=f"v{words}", type=f"b{WORD_BITS}")).results)
+        regs = _vector_load(b, sbuf, common.index_value(b, sindex), i32, words)
         dbuf, dindex = _address_parts(b, dst, coords[0], cache)
-        space, addr = _ptx_access(b, dbuf, common.index_value(b, dindex))
-        b.insert(ptx.make("st", [addr, *regs], space=space, vec=f"v{words}",
-                          type=f"b{WORD_BITS}"))
+        _vector_store(b, dbuf, common.index_value(b, dindex), regs)
         return
     for j in range(0, n, MAX_VECTOR_LANES):
         part = coords[j:j + MAX_VECTOR_LANES]
@@ -519,6 +515,13 @@ def _vector_load(b, buf, index, t, n) -> list[SSAValue]:
     return list(b.insert(op).results)
 
 
+def _vector_store(b, buf, index, values: list[SSAValue]) -> None:
+    """``st.<space>.v<n>.<type>`` of ``values`` (one type)."""
+    space, addr = _ptx_access(b, buf, index)
+    b.insert(ptx.make("st", [addr, *values], space=space, vec=f"v{len(values)}",
+                      type=_ptx_type(values[0].type)))
+
+
 def _write(b, o: Operand, coords, start, values: list[SSAValue], cache) -> None:
     if o.kind == "reg":
         assert o.regs is not None and o.array is not None
@@ -527,9 +530,7 @@ def _write(b, o: Operand, coords, start, values: list[SSAValue], cache) -> None:
         return
     if len(coords) > 1 and _consecutive(b, o, coords, cache):
         buf, index = _address_parts(b, o, coords[0], cache)
-        space, addr = _ptx_access(b, buf, common.index_value(b, index))
-        b.insert(ptx.make("st", [addr, *values], space=space, vec=f"v{len(values)}",
-                          type=_ptx_type(values[0].type)))
+        _vector_store(b, buf, common.index_value(b, index), values)
         return
     for c, v in zip(coords, values):
         buf, index = _address_parts(b, o, c, cache)
