@@ -51,3 +51,24 @@ def test_formatted_ops_parse_and_print_as_with_eager_formats():
                        result_types=[IndexType()])
     module.body.block.add_op(op)
     assert str(module).splitlines()[-2].strip() == "%3 = test.pair %0, %0 : index"
+
+
+def test_every_format_the_tools_load_parses():
+    # formats are no longer parsed at import, so a malformed one in any dialect tirx-opt loads
+    # (ours, the backends', xDSL's) would surface only at its op's first use: parse them all here
+    from xdsl.irdl.declarative_assembly_format import FormatProgram
+
+    from tirx_mlir import registry
+    from tirx_mlir.located_parser import make_context
+
+    ctx = make_context()
+    checked = []
+    for name in registry.list_dialects():
+        for op in ctx.get_dialect(name).operations:
+            if not hasattr(op, "get_irdl_definition"):  # builtin's UnregisteredOp
+                continue
+            op_def = op.get_irdl_definition()
+            if op_def.assembly_format is not None:
+                FormatProgram.from_str(op_def.assembly_format, op_def)
+                checked.append(op_def.name)
+    assert len(checked) > 50 and "arith.addi" in checked
