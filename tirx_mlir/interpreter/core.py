@@ -126,34 +126,64 @@ def explain_exception(err: Exception) -> str:
 class BlockPlan:
     """What running one block needs, looked up once: per op, the entry
     ``(op, operands, results, implementation, functions, prepared, properties, attributes)``,
-    and the block's step cost.
+    the steps a run walks, and the block's step cost.
 
     ``prepared`` is what the op's implementation set made of the op once (`prepare_op`: a
     callable from the operand values to the result values, with the op's attributes decoded),
-    or None: the op runs through its registered implementation. The plan is checked as the
-    block runs: an entry whose op is not the op found at its place, or whose operand list is not
-    that op's (a rewrite replaced an operand: xDSL assigns a new tuple), is rebuilt from the IR,
-    and the cost is recomputed; a prepared entry is also rebuilt when the op's properties or
-    attributes changed (compared with copies taken when it was prepared). So a plan survives
-    rewrites of the block between runs and never runs an op that is no longer there, or one
-    decoded from attributes it no longer has.
+    or None: the op runs through its registered implementation. The plan is checked against the
+    IR once per run (`check`, the first time the block runs in a top-level call: a run never
+    rewrites IR): an entry whose op is not the op found at its place, or whose operand list is
+    not that op's (a rewrite replaced an operand: xDSL assigns a new tuple), is rebuilt from the
+    IR, entries past the block's last op are dropped and the cost is recomputed; a prepared
+    entry is also rebuilt when the op's properties or attributes changed (compared with copies
+    taken when it was prepared). So a plan survives rewrites of the block between runs and never
+    runs an op that is no longer there, or one decoded from attributes it no longer has.
+
+    ``steps`` is what a run walks, one tuple per op: ``(operands, prepared, result, results,
+    implementation, functions, op)`` with ``result`` the op's only result (None when it has
+    none or several).
     """
 
-    __slots__ = ("block", "entries", "_cost", "_ops_at_cost")
+    __slots__ = ("block", "entries", "steps", "checked", "_cost")
 
     def __init__(self, block: Block):
         self.block = block
         self.entries: list[tuple[Any, ...]] = []
+        self.steps: list[tuple[Any, ...]] = []
+        self.checked = -1
+        """The run (`TirxInterpreter._run_serial`) the plan was last checked in."""
         self._cost: int | None = None
-        self._ops_at_cost = 0
 
     @property
     def cost(self) -> int:
         """Steps one run of the block costs (`op_cost` of each op; recomputed after a rewrite)."""
         if self._cost is None:
-            ops = list(self.block.ops)
-            self._cost, self._ops_at_cost = sum(op_cost(op) for op in ops), len(ops)
+            self._cost = sum(op_cost(op) for op in self.block.ops)
         return self._cost
+
+    def check(self, interp: TirxInterpreter) -> None:
+        """Bring the entries up to date with the block's ops (see the class docstring)."""
+        entries = self.entries
+        changed = False
+        i = 0
+        op = self.block.first_op
+        while op is not None:
+            entry = entries[i] if i < len(entries) else None
+            if entry is None or entry[0] is not op or entry[1] is not op._operands or \
+                    entry[5] is not None and (entry[6] != op.properties or
+                                              entry[7] != op.attributes):
+                self.refresh(interp, i, op)
+                changed = True
+            op = op.next_op
+            i += 1
+        if len(entries) > i:
+            del entries[i:]
+            changed = True
+        if changed:
+            self._cost = None
+            self.steps = [(e[1], e[5], e[2][0] if len(e[2]) == 1 else None, e[2], e[3], e[4],
+                           e[0]) for e in entries]
+        self.checked = interp._run_serial  # noqa: SLF001 - the interpreter's own counter
 
     def refresh(self, interp: TirxInterpreter, index: int, op: Operation) -> tuple[Any, ...]:
         """The entry for ``op``, the op found at place ``index`` of the block, built anew."""
@@ -164,11 +194,8 @@ class BlockPlan:
                  prepared, dict(op.properties), dict(op.attributes))
         if index < len(self.entries):
             self.entries[index] = entry
-            self._cost = None  # the block was rewritten
         else:
             self.entries.append(entry)
-            if len(self.entries) > self._ops_at_cost:
-                self._cost = None  # more ops than the cost counted
         return entry
 
 
@@ -183,12 +210,16 @@ class TirxInterpreter(Interpreter):
     max_steps: int = DEFAULT_MAX_STEPS
     _steps_left: int = _UNLIMITED
     _call_depth: int = 0
+    _run_serial: int = 0
+    """Counts top-level runs (a call, or a region run outside any call): a `BlockPlan` is
+    checked against the IR once per run."""
 
     def call_op(self, op, inputs: PythonValues = ()) -> PythonValues:
         """Call ``op`` (a callable op or its symbol); a top-level call gets a fresh budget."""
         depth = self._call_depth
         if depth == 0:
             self._steps_left = self.max_steps if self.max_steps > 0 else _UNLIMITED
+            self._run_serial += 1
         elif depth >= MAX_CALL_DEPTH:
             raise InterpretError(
                 f"calls nest deeper than {MAX_CALL_DEPTH} levels: the program recurses without "
@@ -214,6 +245,8 @@ class TirxInterpreter(Interpreter):
         info = self._region_info(region)
         if info is None:
             return ()
+        if self._call_depth == 0:  # run outside any call: the IR may have changed since
+            self._run_serial += 1
         initial_scope = self._ctx
         if info[1]:
             self.push_scope(name)
@@ -258,41 +291,36 @@ class TirxInterpreter(Interpreter):
         values).
 
         The block runs from its `BlockPlan` (the ops' implementations and operand lists, looked
-        up once), checked against the IR as it runs; with listeners attached the ops go through
-        `_run_op` so every listener sees every op."""
+        up once, checked against the IR once per run); with listeners attached the ops go
+        through `_run_op` so every listener sees every op."""
         for arg, value in zip(block.args, args):
             local[arg] = value
         plan = self._block_plan(block)
+        if plan.checked != self._run_serial:
+            plan.check(self)
         self._steps_left -= plan.cost
         if self._steps_left < 0:
             raise step_budget_error(region, self.max_steps)
         if self.listeners:
             return self._run_block_listened(block, local, env)
-        entries = plan.entries
-        op = block.first_op
-        i = 0
+        get = local.__getitem__
+        op = None
         try:
-            while op is not None:
-                entry = entries[i] if i < len(entries) else None
-                if entry is None or entry[0] is not op or entry[1] is not op._operands or \
-                        entry[5] is not None and (entry[6] != op.properties or
-                                                  entry[7] != op.attributes):
-                    entry = plan.refresh(self, i, op)
+            for operands, prepared, single, out, run, functions, op in plan.steps:
                 try:
-                    inputs = tuple(map(local.__getitem__, entry[1]))
+                    inputs = tuple(map(get, operands))
                 except KeyError:  # defined in an enclosing frame (a non-isolated callable)
-                    inputs = tuple([env[v] for v in entry[1]])
-                out = entry[2]
-                prepared = entry[5]
+                    inputs = tuple([env[v] for v in operands])
                 if prepared is not None:  # never a terminator
-                    values = prepared(inputs)
-                    if out:
-                        for res, value in zip(out, values):
+                    if single is not None:
+                        local[single] = prepared(inputs)[0]
+                    elif out:
+                        for res, value in zip(out, prepared(inputs)):
                             local[res] = value
-                    op = op.next_op
-                    i += 1
+                    else:
+                        prepared(inputs)
                     continue
-                result = entry[3](entry[4], self, op, inputs)
+                result = run(functions, self, op, inputs)
                 if out:
                     values = result.values
                     if len(values) != len(out):
@@ -306,8 +334,6 @@ class TirxInterpreter(Interpreter):
                     if isinstance(terminator, ReturnedValues):
                         return None, (), terminator.values
                     return terminator[0], terminator[1], ()
-                op = op.next_op
-                i += 1
         except InterpretError as err:
             if err.op is None:
                 err.op = op

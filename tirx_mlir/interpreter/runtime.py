@@ -220,19 +220,23 @@ class BufferPool:
         self._live: list[np.ndarray] = []
 
     def alloc(self, shape: Sequence[int], dt: np.dtype,
-              previous: tuple[dict, Any] | None = None) -> np.ndarray:
+              previous: tuple[dict, Any] | None = None, fill: Any = None) -> np.ndarray:
+        """Fresh memory of ``shape`` and ``dt`` (``fill``: `fresh_fill` of ``dt``, if the
+        caller has it)."""
+        shape = shape if shape.__class__ is tuple else tuple(shape)
+        if fill is None:
+            fill = fresh_fill(dt)
         if previous is not None:
             arr = previous[0].get(previous[1])
-            if isinstance(arr, np.ndarray) and arr.dtype == dt and arr.shape == tuple(shape) \
-                    and arr.base is None and sys.getrefcount(arr) <= self._DEAD_REFS:
-                arr.fill(fresh_fill(dt))
+            if arr.__class__ is np.ndarray and arr.base is None and arr.shape == shape and \
+                    arr.dtype == dt and sys.getrefcount(arr) <= self._DEAD_REFS:
+                arr.fill(fill)
                 return arr
             arr = None
-        key = (tuple(shape), dt)
-        free = self._free.get(key)
+        free = self._free.get((shape, dt))
         if free:
             arr = free.pop()
-            arr.fill(fresh_fill(dt))
+            arr.fill(fill)
         else:
             arr = alloc(shape, dt)
         self._live.append(arr)

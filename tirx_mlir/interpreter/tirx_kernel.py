@@ -24,6 +24,7 @@ stops at the run's step budget (`core.DEFAULT_MAX_STEPS`) or at Ctrl-C.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from xdsl.interpreter import (Interpreter, InterpreterFunctions, PythonValues, ReturnedValues,
@@ -164,6 +165,58 @@ def _sliced(op: SliceOp, facts, args: PythonValues) -> np.ndarray:
     if source.shape != shape:
         sizes = _within_guards(op, source.shape, offsets, sizes)
     return runtime.view(source, offsets, sizes, strides)
+
+
+def _slice_runner(op: SliceOp, facts):
+    """``tirx.slice`` made ready to run: a view of the source from an index built with the
+    static dims' slices made once and the dynamic offsets' bounds precomputed. Anything off
+    that path (a guarded size, a source of another shape, an offset out of bounds) goes
+    through `_sliced`, which gives the view or the located error."""
+    offsets, sizes, strides, shape, static = facts
+
+    def run_slice(args: PythonValues) -> tuple:
+        return (_sliced(op, facts, args),)
+
+    if static is not None:
+        def run_static(args: PythonValues) -> tuple:
+            source = args[0]
+            if source.shape == shape and len(args) == 1:
+                return (source[static],)
+            return (_sliced(op, facts, args),)
+
+        return run_static
+    if DYNAMIC in sizes or shape is None:
+        return run_slice
+    parts: list[Any] = []
+    arg = 1
+    for o, n, s, extent in zip(offsets, sizes, strides, shape):
+        span = (n - 1) * s
+        if o == DYNAMIC:
+            parts.append((arg, span + 1, s, extent - 1 - span))  # 0 <= offset <= the last
+            arg += 1
+        elif 0 <= o and o + span < extent:
+            parts.append(slice(o, o + span + 1, s))
+        else:
+            return run_slice  # out of bounds whatever the dynamic offsets: each run reports it
+    nargs = arg
+
+    def run_dynamic(args: PythonValues) -> tuple:
+        source = args[0]
+        if source.shape != shape or len(args) != nargs:
+            return (_sliced(op, facts, args),)
+        index = []
+        for part in parts:
+            if part.__class__ is slice:
+                index.append(part)
+                continue
+            k, length, step, last = part
+            o = args[k]
+            if not 0 <= o <= last:
+                return (_sliced(op, facts, args),)  # the located out-of-bounds error
+            index.append(slice(o, o + length, step))
+        return (source[tuple(index)],)
+
+    return run_dynamic
 
 
 class TirxKernelFunctions(InterpreterFunctions):
@@ -316,24 +369,30 @@ class TirxKernelFunctions(InterpreterFunctions):
 
     @staticmethod
     def prepare_buffer_op(interp: Interpreter, op: Operation):
-        """``tirx.alloc`` and ``tirx.slice`` with their types decoded once (see
-        `core.BlockPlan`), or None for another op."""
+        """``tirx.alloc``, ``tirx.slice`` and ``tirx.cta_id`` with their types and properties
+        decoded once (see `core.BlockPlan`), or None for another op."""
         if isinstance(op, AllocOp):
             shape, dt = _alloc_facts(op)
             pool, result = buffer_pool(interp), op.result
+            fill = runtime.fresh_fill(dt)
 
             def run_alloc(args: PythonValues) -> tuple:
                 frame = interp._ctx._local_scope  # noqa: SLF001 - where its last buffer is held
-                return (pool.alloc(shape, dt, (frame, result)),)
+                return (pool.alloc(shape, dt, (frame, result), fill),)
 
             return run_alloc
+        if isinstance(op, CtaIdOp):
+            dim = op.dim_index
+
+            def run_cta_id(args: PythonValues) -> tuple:
+                launch = current_launch(interp)
+                if launch is None:
+                    TirxKernelFunctions._launch(interp, op)  # the located error
+                return (launch.cta[dim],)
+
+            return run_cta_id
         if isinstance(op, SliceOp):
-            facts = _slice_facts(op)
-
-            def run_slice(args: PythonValues) -> tuple:
-                return (_sliced(op, facts, args),)
-
-            return run_slice
+            return _slice_runner(op, _slice_facts(op))
         return None
 
     def _facts(self) -> runtime.PerOpCache:

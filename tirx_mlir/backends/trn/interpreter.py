@@ -282,8 +282,11 @@ class NkiFunctions(InterpreterFunctions):
         # fp32 products and accumulation; a contiguous [M, K] operand keeps BLAS on its fast
         # path (a transposed view runs ~20x slower) and the result independent of the view's
         # strides (BLAS sums a transposed operand in another order for some shapes)
-        stationary = np.ascontiguousarray(rows(stationary).T)
-        moving = rows(moving)
+        if stationary.dtype != F32 or stationary.ndim != 2:
+            stationary = rows(stationary)
+        stationary = np.ascontiguousarray(stationary.T)
+        if moving.dtype != F32 or moving.ndim != 2:
+            moving = rows(moving)
         shape = (stationary.shape[0], moving.shape[1])
         if dst.dtype == F32 and dst.shape == shape and \
                 not np.may_share_memory(dst, moving):  # the fp32 result goes straight to dst
@@ -502,12 +505,24 @@ def _direct_tensor_tensor(functions: NkiFunctions, op: nki.TensorTensorOp,
                           names: tuple[str, ...]):
     dst, lhs, rhs = (names.index(n) for n in ("dst", "lhs", "rhs"))
     alu, into = tables.ALU_OPS[op.op.data], NkiFunctions._tensor_tensor_into
+    ufunc = ALU_UFUNCS[alu.name]
+    if ufunc is None or _alu_dtype(alu) != F32:
+        def run(args: PythonValues) -> tuple:
+            into(alu, args[dst], args[lhs], args[rhs])
+            return ()
 
-    def run(args: PythonValues) -> tuple:
-        into(alu, args[dst], args[lhs], args[rhs])
+        return run
+
+    def run_fp32(args: PythonValues) -> tuple:
+        d, a, b = args[dst], args[lhs], args[rhs]
+        if d.dtype == a.dtype == b.dtype == F32 and d.ndim == a.ndim == b.ndim == 2 and \
+                d.shape == a.shape == b.shape:
+            ufunc(a, b, out=d)  # `_tensor_tensor_into`'s fp32 path, its checks already known
+        else:
+            into(alu, d, a, b)
         return ()
 
-    return run
+    return run_fp32
 
 
 _DIRECT: dict[type, Callable[[NkiFunctions, Any, tuple[str, ...]], Any]] = {
