@@ -409,6 +409,18 @@ class TirxTileFunctions(InterpreterFunctions):
             semantics(call, call.values(args), interp)
             return ()
 
+        if type(op) is T.CopyOp and call.scope_error is None and not call.guarded and \
+                not call.variadic:
+            dst, src = call.names.index("dst"), call.names.index("src")
+
+            def run_copy(args: PythonValues) -> tuple:
+                d, s = args[dst], args[src]
+                if d.dtype == s.dtype and d.shape == s.shape:
+                    np.copyto(d, s)  # what `_copy` stores when nothing converts or reshapes
+                    return ()
+                return run(args)
+
+            return run_copy
         return run
 
     # ---- one entry per tile primitive, all running `run_tile` ----
