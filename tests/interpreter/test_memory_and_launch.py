@@ -125,6 +125,24 @@ def test_dynamic_slice_out_of_bounds_names_op_location_and_cta():
         run(text, np.zeros(8, np.float32))
 
 
+@pytest.mark.parametrize("offset", [-1, 0, 4, 5])
+def test_a_slice_mixing_static_and_dynamic_offsets_is_checked_on_every_run(offset):
+    """The prepared slice (static dims' slices made once, dynamic offsets' bounds precomputed)
+    gives the view in bounds and the located error out of them, whatever ran before."""
+    body = (f"  %o = arith.constant {offset} : index\n"
+            f"  %v = tirx.slice %x[1, %o] [2, 4] : {buf('3x8xf32')} -> {buf('2x4xf32')}\n"
+            f"  tirx.copy cta %y, %v : {buf('2x4xf32')}, {buf('2x4xf32')}")
+    x = np.arange(24, dtype=np.float32).reshape(3, 8)
+    text = kernel([("x", "3x8xf32")], [("y", "2x4xf32")], body)
+    if 0 <= offset <= 4:
+        (y,) = run(text, x)
+        assert_same(y, x[1:3, offset:offset + 4])
+        return
+    with _located(rf"k\.mlir:3:3: error: tirx\.slice: dim 1: elements \[{offset}, "
+                  rf"{offset + 3}\] are out of bounds for extent 8"):
+        run(text, x)
+
+
 @pytest.mark.parametrize("index", ["8", "-1"])
 def test_load_and_store_indices_are_checked(index):
     load = (f"  %i = arith.constant {index} : index\n"
