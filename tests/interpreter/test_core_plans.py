@@ -58,6 +58,24 @@ def _after(op):
     return InsertPoint.after(op)
 
 
+def test_a_loop_body_rewritten_between_runs_runs_the_new_ops():
+    """A plan is checked once per run: the body a loop ran 4 times in the last run is checked
+    again in the next one."""
+    r = runner(f"""{LOOP_HEAD}
+  %one = arith.constant 1.0 : f32
+  tirx.copy %C, %A : {G4}, {G4}
+  scf.for %i = %c0 to %c4 step %c1 {{
+    tirx.add %C, %C, %one : {G4}, {G4}, f32
+  }}""")
+    np.testing.assert_array_equal(r(A)[0], A + 4)
+    add = only(r.module, T.AddOp)
+    Rewriter.replace_op(add, T.MulOp(add.dst, add.lhs, add.rhs))
+    np.testing.assert_array_equal(r(A)[0], A)  # C * 1, four times
+    Rewriter.insert_op(T.AddOp(add.dst, add.dst, add.rhs),
+                       _after(only(r.module, T.MulOp)))
+    np.testing.assert_array_equal(r(A)[0], A + 4)
+
+
 def test_an_op_erased_between_runs_no_longer_runs():
     r = runner(ADD_ONE + f"\n  tirx.mul %C, %C, %one : {G4}, {G4}, f32")
     r(A)

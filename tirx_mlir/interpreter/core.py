@@ -270,6 +270,8 @@ class TirxInterpreter(Interpreter):
         for the loop (a body of several blocks, or one that starts a call frame, runs through
         `run_ssacfg_region`)."""
         info = self._region_info(region)
+        if self._call_depth == 0:  # a loop run outside any call (`run_op`): a run of its own
+            self._run_serial += 1
         if info is None or info[1] or len(region.blocks) != 1:
             for i in bounds:
                 values = tuple(self.run_ssacfg_region(region, (i, *values), "for_loop"))
