@@ -207,3 +207,23 @@ def test_prepared_ops_and_the_listened_path_compute_the_same_bits(rng):
     fast = r(x)[0]
     r.interpreter.listeners = (*r.interpreter.listeners, _Names())
     np.testing.assert_array_equal(r(x)[0], fast)
+
+
+def test_an_op_that_fails_to_prepare_gets_an_error_located_at_it(monkeypatch):
+    """Plans are checked before the block runs: what preparing an op raises still names it."""
+    from tirx_mlir.interpreter import tirx_kernel
+    from tirx_mlir.interpreter.runtime import InterpretError
+
+    r = runner(ADD_ONE)
+
+    def broken(op):
+        raise RuntimeError("cannot decode")
+
+    monkeypatch.setattr(tirx_kernel, "_alloc_facts", broken)
+    try:
+        r(A)
+    except InterpretError as err:
+        assert err.op is not None and err.op.name == "tirx.alloc"
+        assert "RuntimeError: cannot decode" in str(err)
+    else:
+        raise AssertionError("the run did not fail")

@@ -172,7 +172,14 @@ class BlockPlan:
             if entry is None or entry[0] is not op or entry[1] is not op._operands or \
                     entry[5] is not None and (entry[6] != op.properties or
                                               entry[7] != op.attributes):
-                self.refresh(interp, i, op)
+                try:  # preparing an op may reject it (e.g. its verifier): name the op
+                    self.refresh(interp, i, op)
+                except InterpretError as err:
+                    if err.op is None:
+                        err.op = op
+                    raise
+                except Exception as err:  # noqa: BLE001 - whatever failed, name the op
+                    raise InterpretError(explain_exception(err), op) from err
                 changed = True
             op = op.next_op
             i += 1
