@@ -137,7 +137,9 @@ class BlockPlan:
     IR, entries past the block's last op are dropped and the cost is recomputed; a prepared
     entry is also rebuilt when the op's properties or attributes changed (compared with copies
     taken when it was prepared). So a plan survives rewrites of the block between runs and never
-    runs an op that is no longer there, or one decoded from attributes it no longer has.
+    runs an op that is no longer there, or one decoded from attributes it no longer has. As the
+    check precedes the block's first op, an op that cannot be prepared (an nki op whose verifier
+    fails, say) stops the run, with an error located at it, before the block's ops run.
 
     ``steps`` is what a run walks, one tuple per op: ``(operands, prepared, result, results,
     implementation, functions, op)`` with ``result`` the op's only result (None when it has
