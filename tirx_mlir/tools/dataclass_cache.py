@@ -14,15 +14,17 @@ table of compiled code objects before compiling it, and writes the table back at
 run compiled new methods. A code object is what ``compile(text, "<string>", "exec")`` returns
 for that very text (the text is the key, whole), run with the same globals and namespace as the
 standard ``exec`` would, so every class gets the same methods as without the cache. Only the
-tools install it (`tirx_mlir.tools` imports this module before any xDSL module); ``import
-tirx_mlir`` in a user's program leaves ``dataclasses`` alone.
+tools install it (``tirx-opt``, ``tirx-run`` and ``tirx-layout`` call `install` before they
+import xDSL); ``import tirx_mlir`` in a user's program, and plain ``xdsl-opt`` loading the
+``xdsl_universe`` entry point, leave ``dataclasses`` alone.
 
 File: ``<cache dir>/dataclass-code-<Python's bytecode magic>.marshal`` (the compile cache's
 directory, `tirx_mlir.runtime.cache_location`; ``TIRX_MLIR_CACHE=0`` turns both off). It maps
 source text to marshalled code; an entry is unmarshalled only when a class needs it. It is
 written to a temporary name and renamed into place, so concurrent runs never see a partial
 file; an unreadable, corrupt or foreign file is ignored (the run compiles as without the cache)
-and one that cannot be written only costs the next run its speed.
+and one that cannot be written only costs the next run its speed. The file is trusted as
+``__pycache__`` is: whoever can write the cache folder can run code in the tools.
 """
 
 from __future__ import annotations
