@@ -17,7 +17,10 @@ and read their ``.pyc`` files in a temporary ``PYTHONPYCACHEPREFIX`` (``PYTHONDO
 unset for them), and the untimed first run of each row fills it. Without that an editable
 checkout under ``PYTHONDONTWRITEBYTECODE=1`` recompiles every tirx_mlir module on each run
 (~60-70 ms of CPU for an empty module) while xDSL reads its installed ``.pyc`` files, so the
-ratio would measure Python's compiler rather than start-up.
+ratio would measure Python's compiler rather than start-up. For the same reason the tools'
+dataclass-code cache (`tirx_mlir.tools.dataclass_cache`, the compiled methods of dataclasses)
+lives in a temporary ``TIRX_MLIR_CACHE_DIR`` that the untimed first run fills: ``--cold-cache``
+turns it off (``TIRX_MLIR_CACHE=0``) to show what a first run pays.
 
 Finally the modules a compile imports: numpy and ml_dtypes should not be among them (only the
 interpreter and the printers that need arrays import numpy).
@@ -43,10 +46,13 @@ DEFAULT_KERNELS = ("nki_add_1", "softmax_128x512", "matmul_512", "layernorm_affi
 GOALS = {"tirx-opt empty module": 1.0, "trn": 1.3}
 
 
-def cached_bytecode_env(prefix: str) -> dict[str, str]:
-    """The children's environment: ``.pyc`` files written to and read from ``prefix``."""
+def cached_bytecode_env(prefix: str, dataclass_cache: bool = True) -> dict[str, str]:
+    """The children's environment: ``.pyc`` files and the tools' dataclass code written to and
+    read from ``prefix`` (the latter off without ``dataclass_cache``)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = prefix
+    env["TIRX_MLIR_CACHE_DIR"] = os.path.join(prefix, "tirx_mlir")
+    env["TIRX_MLIR_CACHE"] = "1" if dataclass_cache else "0"
     return env
 
 
@@ -83,6 +89,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--kernels", default=",".join(DEFAULT_KERNELS),
                         help="comma-separated examples/trn stems, or 'all'")
+    parser.add_argument("--cold-cache", action="store_true",
+                        help="run the tools without their dataclass-code cache (TIRX_MLIR_CACHE=0)")
     args = parser.parse_args()
     stems = sorted(p.stem for p in EXAMPLES.glob("*.mlir")) if args.kernels == "all" else \
         [k for k in args.kernels.split(",") if k]
@@ -90,7 +98,7 @@ def main() -> None:
     tirx_opt, xdsl_opt = str(BIN / "tirx-opt"), str(BIN / "xdsl-opt")
     global ENV
     pycache = tempfile.TemporaryDirectory(prefix="tirx-startup-pycache-")
-    ENV = cached_bytecode_env(pycache.name)
+    ENV = cached_bytecode_env(pycache.name, not args.cold_cache)
     with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
         f.write("builtin.module {}\n")
         empty = f.name

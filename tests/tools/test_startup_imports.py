@@ -99,3 +99,14 @@ def test_a_trn_compile_to_nki_imports_no_numpy(kernel, tmp_path):
     path = ROOT / "examples" / "trn" / f"{kernel}.mlir"
     assert imported("--pass-pipeline=trn", str(path), "-t", "nki", "-o",
                     str(tmp_path / "out.py")) == []
+
+
+def test_a_trn_compile_to_nki_does_not_load_the_legacy_printer(tmp_path):
+    """``-t nki`` imports the current API's printer only (backends/trn/printers/targets.py);
+    ``-t nki-legacy`` the legacy one."""
+    path = ROOT / "examples" / "trn" / "nki_add_1.mlir"
+    printers = ("tirx_mlir.backends.trn.printers.legacy", "tirx_mlir.backends.trn.printers.current")
+    assert imported("--pass-pipeline=trn", str(path), "-t", "nki", "-o", str(tmp_path / "out.py"),
+                    names=printers) == [printers[1]]
+    assert imported("--pass-pipeline=trn", str(path), "-t", "nki-legacy", "-o",
+                    str(tmp_path / "legacy.py"), names=printers) == [printers[0]]

@@ -9,7 +9,7 @@ renamed into place, ``meta.json`` last, so a reader sees a complete entry or non
 processes that compile the same kernel at once both succeed.
 
 Where: ``$TIRX_MLIR_CACHE_DIR``, else ``$XDG_CACHE_HOME/tirx_mlir``, else
-``~/.cache/tirx_mlir``. ``TIRX_MLIR_CACHE=0`` turns it off. An unreadable or partial entry is
+``~/.cache/tirx_mlir`` (`cache_location`). ``TIRX_MLIR_CACHE=0`` turns it off. An unreadable or partial entry is
 a miss; a directory that cannot be written only costs the cache (the artifact's notes say so).
 """
 
@@ -17,30 +17,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tirx_mlir.runtime.cache_location import (CACHE_DIR_ENV, CACHE_ENV,  # noqa: F401 - re-exported
+                                             cache_dir, cache_enabled)
 from tirx_mlir.tools.atomic_file import OutputFileError, write_files_atomically
 
-CACHE_DIR_ENV = "TIRX_MLIR_CACHE_DIR"
-CACHE_ENV = "TIRX_MLIR_CACHE"
 FORMAT = 1
-_OFF = ("0", "false", "off", "no")
-
-
-def cache_enabled() -> bool:
-    return os.environ.get(CACHE_ENV, "1").strip().lower() not in _OFF
-
-
-def cache_dir() -> Path:
-    if os.environ.get(CACHE_DIR_ENV):
-        return Path(os.environ[CACHE_DIR_ENV])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tirx_mlir"
 
 
 def compile_key(parts: dict[str, Any]) -> str:

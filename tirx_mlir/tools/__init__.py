@@ -9,4 +9,8 @@ reports, never a traceback), `reproducer` (crash reproducers and their replay), 
 (``--list-passes`` grouped by owner), and `xdsl_universe` (the ``xdsl.universe`` entry point
 that lets plain ``xdsl-opt`` read tirx IR). ``tirx-run`` reads and writes arrays with
 `npy_input` / `npy_output` (bf16/fp8 under their ml_dtypes names).
+
+Each tool module installs `dataclass_cache` (the compiled methods of xDSL's and our dataclasses
+kept on disk between runs: about half of a tool's start-up CPU time otherwise) before it imports
+xDSL; importing this package does not (plain ``xdsl-opt`` imports it through `xdsl_universe`).
 """

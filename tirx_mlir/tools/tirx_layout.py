@@ -18,6 +18,10 @@ import os
 import sys
 from typing import Sequence
 
+from tirx_mlir.tools import dataclass_cache
+
+dataclass_cache.install()  # before this tool imports xDSL
+
 
 class _ArgumentParser(argparse.ArgumentParser):
     def error(self, message: str):

@@ -40,14 +40,19 @@ from functools import cached_property
 from io import StringIO
 from typing import IO, Sequence
 
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Attribute
-from xdsl.passes import ModulePass
-from xdsl.utils.diagnostic import Diagnostic
-from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
-from xdsl.utils.lexer import Input
-from xdsl.utils.mlir_lexer import MLIRTokenKind
-from xdsl.xdsl_opt_main import _empty_post_init, xDSLOptMain
+from tirx_mlir.tools import dataclass_cache
+
+dataclass_cache.install()  # before the xDSL imports below define their dataclasses
+
+from xdsl.dialects.builtin import ModuleOp  # noqa: E402
+from xdsl.ir import Attribute  # noqa: E402
+from xdsl.passes import ModulePass  # noqa: E402
+from xdsl.utils.diagnostic import Diagnostic  # noqa: E402
+from xdsl.utils.exceptions import (ArgSpecParseError, DiagnosticException,  # noqa: E402
+                                   ParseError)
+from xdsl.utils.lexer import Input  # noqa: E402
+from xdsl.utils.mlir_lexer import MLIRTokenKind  # noqa: E402
+from xdsl.xdsl_opt_main import _empty_post_init, xDSLOptMain  # noqa: E402
 
 import tirx_mlir
 from tirx_mlir import registry

@@ -45,7 +45,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-import numpy as np
+from tirx_mlir.tools import dataclass_cache
+
+dataclass_cache.install()  # before this tool imports xDSL
+
+import numpy as np  # noqa: E402
 
 USAGE_EXAMPLES = """examples:
   tirx-run examples/softmax.mlir

@@ -1,4 +1,8 @@
-"""The xDSL ``-t`` targets ``nki`` and ``nki-legacy`` (registered in registry.printers)."""
+"""The xDSL ``-t`` targets ``nki`` and ``nki-legacy`` (registered in registry.printers).
+
+Each API's printer module is imported when that API is first printed: ``-t nki`` does not load
+the legacy printer.
+"""
 
 from __future__ import annotations
 
@@ -10,17 +14,25 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
 from tirx_mlir.backends.trn.printers.check import check_source
-from tirx_mlir.backends.trn.printers.current import NkiPrinter
 from tirx_mlir.printers import PrintError
-from tirx_mlir.backends.trn.printers.legacy import NkiLegacyPrinter
 
-PRINTERS = {"current": NkiPrinter, "legacy": NkiLegacyPrinter}
+PRINTERS = {"current": ("tirx_mlir.backends.trn.printers.current", "NkiPrinter"),
+            "legacy": ("tirx_mlir.backends.trn.printers.legacy", "NkiLegacyPrinter")}
+"""API -> (module, class) of its printer."""
+
+
+def printer_class(api: str) -> type:
+    """The printer class of NKI API ``api`` (its module imported now)."""
+    import importlib
+
+    if api not in PRINTERS:
+        raise ValueError(f"unknown NKI API '{api}'; use 'current' or 'legacy'")
+    module, name = PRINTERS[api]
+    return getattr(importlib.import_module(module), name)
 
 
 def emit(module: ModuleOp, api: str = "current", check: bool = True) -> str:
-    if api not in PRINTERS:
-        raise ValueError(f"unknown NKI API '{api}'; use 'current' or 'legacy'")
-    text = PRINTERS[api](module).emit()
+    text = printer_class(api)(module).emit()
     if check:
         problems = check_source(text, api)
         if problems:
