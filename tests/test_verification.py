@@ -521,16 +521,19 @@ def test_an_operand_set_on_a_known_op_is_seen():
 
 
 def test_an_operand_retyped_in_place_under_a_known_op_is_seen():
+    """The kernel's argument retyped in place (its defining op is the kernel, whose own checks
+    pass): only the load that reads it sees the element type no longer matching."""
     module, verifier = cuda_known_good()
-    lane = op_named(module, "cuda.shfl_sync").operands[2]
-    lane._type = IntegerType(64)  # noqa: SLF001 - as a pass retyping a value does
-    assert_caught(verifier, module)
+    argument = op_named(module, "cuda.load").operands[0]
+    argument._type = parse_module(  # noqa: SLF001 - as a pass retyping a value does
+        "%b = tirx.alloc : !tirx.buffer<64xi32, global>").body.block.first_op.result.type
+    assert_caught(verifier, module, "i32")
 
 
 def test_a_result_retyped_on_a_known_op_is_seen():
     module, verifier = cuda_known_good()
-    op_named(module, "math.exp").result._type = IntegerType(32)  # noqa: SLF001
-    assert_caught(verifier, module)
+    op_named(module, "cuda.thread_idx").result._type = IntegerType(32)  # noqa: SLF001 - unused
+    assert_caught(verifier, module, "index")
 
 
 def test_a_constant_operand_given_another_value_is_seen():
@@ -557,10 +560,31 @@ def test_a_known_op_moved_out_of_its_kernel_is_seen():
 
 
 def test_a_known_terminator_no_longer_last_is_seen():
+    """Another return appended after it: the new one is valid, the known one no longer ends
+    its block (IsTerminator reads where the op sits)."""
     module, verifier = cuda_known_good()
     ret = op_named(module, "tirx.return")
-    ret.parent.insert_op_after(op_named(module, "cuda.sync_threads").clone(), ret)
-    assert_caught(verifier, module)
+    ret.parent.insert_op_after(ret.clone(), ret)
+    assert_caught(verifier, module, "must be the last operation")
+
+
+def test_a_known_op_left_last_in_its_block_is_seen():
+    module, verifier = cuda_known_good()
+    op_named(module, "tirx.return").detach()  # cuda.sync_threads now ends the kernel body
+    assert_caught(verifier, module, "terminat")
+
+
+def test_the_current_target_is_read_by_known_ops():
+    """A kernel that names no target (nor its module) is checked for the ``with Target``."""
+    from tirx_mlir.target import Target
+
+    module = parse_module(CUDA_OPS.replace(' target "cuda -arch=sm_80"', ""))
+    verifier = ModuleVerifier()
+    with Target("cuda -arch=sm_80"):
+        verifier.verify(module)
+        verifier.verify(module)
+    with Target("cuda -arch=sm_60"), pytest.raises(VerifyException, match="sm_75"):
+        verifier.verify(module)  # st.global.f32 needs sm_75
 
 
 def test_a_kernel_launch_changed_under_known_ops_is_seen():
