@@ -197,7 +197,7 @@ def _site(op: Operation, plan: _Plan) -> tuple:
 def _aliases(operands: tuple) -> tuple:
     """Which operands are one value (a check may compare them: a tile op's workspace must not be
     one of its other operands): empty when all differ, else each operand's first position."""
-    if len({id(v) for v in operands}) == len(operands):
+    if len(set(map(id, operands))) == len(operands):
         return ()
     first: dict[int, int] = {}
     return tuple(first.setdefault(id(v), i) for i, v in enumerate(operands))
@@ -357,14 +357,28 @@ class ModuleVerifier:
         known, serial, constant = self._serial_of_id.get, self._serial, self._constant_class
         operands, results = op._operands, op.results  # noqa: SLF001
         props, attrs = op.properties, op.attributes
-        return (type(op), len(operands), len(results), len(props), len(attrs),
-                *[known(id(t)) or serial(t)
-                  for t in [*[v.type for v in operands], *[v.type for v in results]]],
-                *[(known(id(c := o.properties["value"])) or serial(c))
-                  if type(o) is constant else None for o in [v.owner for v in operands]],
-                *props, *[known(id(a)) or serial(a) for a in props.values()],
-                *attrs, *[known(id(a)) or serial(a) for a in attrs.values()],
-                *_aliases(operands))
+        key: list = [type(op), len(operands), len(results), len(props), len(attrs)]
+        append = key.append
+        for value in operands:
+            t = value._type  # noqa: SLF001
+            append(known(id(t)) or serial(t))
+        for value in results:
+            t = value._type  # noqa: SLF001
+            append(known(id(t)) or serial(t))
+        for value in operands:
+            owner = value.owner
+            if type(owner) is constant:
+                c = owner.properties["value"]
+                append(known(id(c)) or serial(c))
+            else:
+                append(None)
+        for name, a in props.items():
+            key += (name, known(id(a)) or serial(a))
+        for name, a in attrs.items():
+            key += (name, known(id(a)) or serial(a))
+        if len(operands) > 1:
+            key += _aliases(operands)
+        return tuple(key)
 
     def _check(self, op: Operation, local: tuple, shape: tuple, isolated: bool = False) -> None:
         """``op.verify(verify_nested_ops=False)``, but for the generic IRDL checks (operand,
