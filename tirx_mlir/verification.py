@@ -36,7 +36,11 @@ named by a serial that equal attributes share, found by the object's id (its val
 once per object, not at every verification: a ``!tirx.buffer`` type with its layout hashes
 deeply), so equal attributes held by other objects (the 256 equal loads a dispatch built) find
 the same key. Every attribute a serial was given for is kept, so its id is not reused while the
-verifier lives. A region op's key holds, for each op nested in its blocks, the op's id, its
+verifier lives. Building a key costs its look-ups, so a "local" or "kernel" op the last
+verification found valid is first compared with what it was then (`_fingerprint`: the objects
+its key reads, compared by identity, then by value): when nothing changed its token is reused
+and its key is not built, so an unchanged op costs one list built and compared. A region op's
+key holds, for each op nested in its blocks, the op's id, its
 key's serial and its operands' ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
 rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region keys
