@@ -36,12 +36,12 @@ named by a serial that equal attributes share, found by the object's id (its val
 once per object, not at every verification: a ``!tirx.buffer`` type with its layout hashes
 deeply), so equal attributes held by other objects (the 256 equal loads a dispatch built) find
 the same key. Every attribute a serial was given for is kept, so its id is not reused while the
-verifier lives. Building a key costs its look-ups, so a "local" or "kernel" op the last
+verifier lives. Building a key costs its look-ups, so an op with a key (not a region op) the last
 verification found valid is first compared with what it was then (`_fingerprint`: the objects
 its key reads, compared by identity, then by value): when nothing changed its token is reused
 and its key is not built, so an unchanged op costs one list built and compared. A region op's
-key holds, for each op nested in its blocks, the op's id, its
-key's serial and its operands' ids, so it is found again exactly when nothing in its regions
+key holds, for each op nested in its blocks, the op's id, its key's serial and its operands'
+ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
 rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region keys
 the last verification met are kept, with the ops and blocks they name (older IR is not kept
@@ -230,9 +230,9 @@ class ModuleVerifier:
         self._held: list = []
         self._held_now: list = []
         self._ops: dict[int, tuple] = {}
-        """(the op, its `_fingerprint`, its token, its `_Plan`) of each "local" or "kernel" op the last
-        verification found valid, by the op's id: an op whose fingerprint is unchanged has
-        its token again without its key being built."""
+        """(the op, its `_fingerprint`, its token, its `_Plan`) of each op with a key (not a
+        region op) the last verification found valid, by the op's id: an op whose fingerprint
+        is unchanged has its token again without its key being built."""
         self._ops_now: dict[int, tuple] = {}
         self._serials = 0
         self._targets: dict[Block, str | None] = {}
@@ -302,10 +302,7 @@ class ModuleVerifier:
             op.verify(verify_nested_ops=False)
             self._contents(op)
             return (id(op), self._new_serial())  # never equal to an earlier token
-        if plan.reads == "views":
-            fingerprint = None
-        else:
-            fingerprint = self._fingerprint(op, plan)
+        fingerprint = self._fingerprint(op, plan)
         for operand in op._operands:  # noqa: SLF001
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
@@ -328,12 +325,13 @@ class ModuleVerifier:
             self._ops_now[id(op)] = (op, fingerprint, token, plan)
         return token
 
-    def _fingerprint(self, op: Operation, plan: _Plan) -> list:
-        """Everything the key of a "local" or "kernel" op reads, as the objects themselves
+    def _fingerprint(self, op: Operation, plan: _Plan) -> list | None:
+        """Everything the key of a "local", "kernel" or "views" op reads, as the objects themselves
         (compared with ``==``: identity first, then the value of an attribute, so an equal
         fingerprint means an equal key): its operands, each operand's type and the value
         property of an ``arith.constant`` defining it, its results and their types, its
-        properties and attributes, its block, its site (`_site`) and its kernel context.
+        properties and attributes, its block, its site (`_site`), its kernel context and its
+        views (`_views_key`, shared by the ops reading a view; None when one does not resolve).
         Building it costs no hashing and no `_serial` look-ups, so an op that a pass left
         as it was is recognised for a fraction of the cost of its key."""
         operands, results, constant = op._operands, op.results, self._constant_class  # noqa: SLF001
@@ -352,6 +350,11 @@ class ModuleVerifier:
             parts.append(_site(op, plan))
         if plan.reads == "kernel":
             parts.append(self._context(op))
+        elif plan.reads == "views":
+            try:
+                parts.append(self._views_key(op, plan))
+            except Exception:  # noqa: BLE001 - a view that does not resolve: no fingerprint
+                return None
         return parts
 
     def _local_key(self, op: Operation) -> tuple:
