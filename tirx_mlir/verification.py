@@ -625,10 +625,22 @@ def _check_terminator(op: Operation) -> None:
         return
     if len(region.blocks) == 1:
         parent = region.parent
-        if parent is not None and not parent.has_trait(NoTerminator) and \
-                not op.has_trait(IsTerminator):
+        if parent is not None and not _has_trait(type(parent), NoTerminator) and \
+                not _has_trait(type(op), IsTerminator):
             raise VerifyException(f"Operation {op.name} terminates block in single-block "
                                   "region but is not a terminator")
-    elif len(region.blocks) > 1 and not op.has_trait(IsTerminator):
+    elif len(region.blocks) > 1 and not _has_trait(type(op), IsTerminator):
         raise VerifyException(f"Operation {op.name} terminates block in multi-block region "
                               "but is not a terminator")
+
+
+_class_traits: dict[tuple[type, type], bool] = {}
+
+
+def _has_trait(cls: type, trait: type) -> bool:
+    """``cls.has_trait(trait)``, found once per op class (traits are declared on the class)."""
+    try:
+        return _class_traits[cls, trait]
+    except KeyError:
+        answer = _class_traits[cls, trait] = cls.has_trait(trait)
+        return answer
