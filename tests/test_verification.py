@@ -440,3 +440,164 @@ def test_cached_cuda_accesses_see_their_index_and_buffer_change(monkeypatch):
     c62.value = IntegerAttr(63, IndexType())              # now odd: a misaligned vector
     c62.properties["value"] = c62.value
     assert_caught(verifier, module, "not a multiple of the 2 lanes")
+
+
+# --- cuda, ptx and math ops: keyed as "kernel" / "local", recognised by their fingerprint -------
+
+CUDA_OPS = """
+tirx.kernel @w(%A: !tirx.buffer<64xf32, global>) grid [1] threads [64] target "cuda -arch=sm_80" {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %m = arith.constant -1 : i32
+  %l = arith.constant 16 : i32
+  %t = cuda.thread_idx x : index
+  %x = cuda.load %A, %c0 : !tirx.buffer<64xf32, global>, index -> f32
+  %e = math.exp %x : f32
+  %y = cuda.shfl_sync xor %m, %e, %l width 32 : i32, f32, i32 -> f32
+  %a = cuda.address %A, %c0 : !tirx.buffer<64xf32, global>, index -> i64
+  ptx.st "global.f32" [%a], %y : (i64, f32) -> ()
+  cuda.sync_threads
+  tirx.return
+}
+"""
+
+
+def cuda_known_good():
+    module, verifier = known_good(CUDA_OPS)
+    verifier.verify(module)  # a second time: every op now found by its fingerprint
+    return module, verifier
+
+
+def op_named(module, name: str):
+    return next(op for op in module.walk() if op.name == name)
+
+
+def test_cuda_ptx_and_math_ops_state_what_they_read():
+    module = parse_module(CUDA_OPS)
+    for name in ("cuda.thread_idx", "cuda.load", "cuda.shfl_sync", "cuda.address", "ptx.st",
+                 "cuda.sync_threads"):
+        assert reads_of(op_named(module, name)) == "kernel", name
+    assert reads_of(op_named(module, "math.exp")) == "local"
+
+
+def test_unchanged_cuda_ops_are_not_keyed_again(monkeypatch):
+    from tirx_mlir.backends.cuda.dialects.cuda.warp import ShflSyncOp
+
+    module, verifier = cuda_known_good()
+    keyed: list = []
+    original = ModuleVerifier._local_key  # noqa: SLF001
+    monkeypatch.setattr(ModuleVerifier, "_local_key",
+                        lambda self, op: (keyed.append(op.name), original(self, op))[1])
+    checked = count_calls(monkeypatch, ShflSyncOp, "verify_cuda")
+    verifier.verify(module)
+    assert sorted(keyed) == ["builtin.module", "tirx.kernel"]  # region ops key their contents
+    assert checked == []
+    module.verify()
+    assert len(checked) == 1
+
+
+def test_a_property_set_on_a_known_op_is_seen():
+    module, verifier = cuda_known_good()
+    op_named(module, "cuda.shfl_sync").properties["width"] = IntegerAttr(48, i64)
+    assert_caught(verifier, module, "width")
+
+
+def test_an_attribute_set_on_the_module_is_seen_by_known_ops():
+    """The module's ``tirx.target`` attribute is the target of a kernel that names none."""
+    text = CUDA_OPS.replace(' target "cuda -arch=sm_80"', "")
+    module, verifier = known_good(f'module attributes {{tirx.target = "cuda -arch=sm_80"}} {{\n'
+                                  f'{text}}}')
+    verifier.verify(module)
+    module.attributes["tirx.target"] = StringAttr("cuda -arch=sm_60")
+    assert_caught(verifier, module, "sm_75")  # st.global.f32 needs sm_75
+
+
+def test_an_operand_set_on_a_known_op_is_seen():
+    module, verifier = cuda_known_good()
+    shfl = op_named(module, "cuda.shfl_sync")
+    index = op_named(module, "cuda.thread_idx").result
+    shfl.operands = [shfl.operands[0], shfl.operands[1], index]  # the lane must be i32
+    assert_caught(verifier, module, "lane")
+
+
+def test_an_operand_retyped_in_place_under_a_known_op_is_seen():
+    """The kernel's argument retyped in place (its defining op is the kernel, whose own checks
+    pass): only the load that reads it sees the element type no longer matching."""
+    module, verifier = cuda_known_good()
+    argument = op_named(module, "cuda.load").operands[0]
+    argument._type = parse_module(  # noqa: SLF001 - as a pass retyping a value does
+        "%b = tirx.alloc : !tirx.buffer<64xi32, global>").body.block.first_op.result.type
+    assert_caught(verifier, module, "i32")
+
+
+def test_a_result_retyped_on_a_known_op_is_seen():
+    module, verifier = cuda_known_good()
+    op_named(module, "cuda.thread_idx").result._type = IntegerType(32)  # noqa: SLF001 - unused
+    assert_caught(verifier, module, "index")
+
+
+def test_a_constant_operand_given_another_value_is_seen():
+    module, verifier = cuda_known_good()
+    address = op_named(module, "cuda.address")
+    c64 = [c for c in ops_of(module, arith.ConstantOp) if c.value.value.data == 64][0]
+    address.operands = [address.operands[0], c64.result]
+    assert_caught(verifier, module, "64")  # [64, 65) is outside 64 elements
+
+
+def test_a_known_op_moved_out_of_its_kernel_is_seen():
+    module, verifier = cuda_known_good()
+    sync = op_named(module, "cuda.sync_threads")
+    sync.detach()
+    module.body.block.add_op(sync)  # a barrier outside any kernel, among the module's ops
+    module.verify()  # no rule forbids it: checked again, and passes as the plain verifier does
+    verifier.verify(module)
+    ret = op_named(module, "tirx.return")
+    ret.detach()
+    module.body.block.add_op(ret)  # a return outside its kernel: HasParent fails
+    kernel = op_named(module, "tirx.kernel")
+    kernel.body.block.add_op(sync.clone())
+    assert_caught(verifier, module)
+
+
+def test_a_known_terminator_no_longer_last_is_seen():
+    """Another return appended after it: the new one is valid, the known one no longer ends
+    its block (IsTerminator reads where the op sits)."""
+    module, verifier = cuda_known_good()
+    ret = op_named(module, "tirx.return")
+    ret.parent.insert_op_after(ret.clone(), ret)
+    assert_caught(verifier, module, "must be the last operation")
+
+
+def test_a_known_op_left_last_in_its_block_is_seen():
+    module, verifier = cuda_known_good()
+    op_named(module, "tirx.return").detach()  # cuda.sync_threads now ends the kernel body
+    assert_caught(verifier, module, "terminat")
+
+
+def test_the_current_target_is_read_by_known_ops():
+    """A kernel that names no target (nor its module) is checked for the ``with Target``."""
+    from tirx_mlir.target import Target
+
+    module = parse_module(CUDA_OPS.replace(' target "cuda -arch=sm_80"', ""))
+    verifier = ModuleVerifier()
+    with Target("cuda -arch=sm_80"):
+        verifier.verify(module)
+        verifier.verify(module)
+    with Target("cuda -arch=sm_60"), pytest.raises(VerifyException, match="sm_75"):
+        verifier.verify(module)  # st.global.f32 needs sm_75
+
+
+def test_a_kernel_launch_changed_under_known_ops_is_seen():
+    module, verifier = known_good(CUDA_OPS.replace("cuda.sync_threads",
+                                                   "%w = cuda.warp_id : index"))
+    verifier.verify(module)
+    op_named(module, "tirx.kernel").properties["threads"] = int_array([48])
+    assert_caught(verifier, module, "multiple of 32")
+
+
+def test_a_target_changed_under_known_ops_is_seen():
+    module, verifier = cuda_known_good()
+    kernel = op_named(module, "tirx.kernel")
+    target = kernel.properties["target"]
+    kernel.properties["target"] = target.__class__('aws/trn1/trn1.2xlarge')
+    assert_caught(verifier, module, "cuda target")

@@ -11,9 +11,11 @@ keeps that default and makes it cheap: an op class that states what its verifier
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
   buffer operand, the type of the allocation the view reads and those of its attributes the
   class names in ``VERIFY_ALLOC_ATTRS`` (all of them when it names none: the nki ops name none
-  but the matmul, whose PSUM bank check reads ``trn.addr``), and the op's target;
+  but the matmul, whose PSUM bank check reads ``trn.addr``), and the op's target (as "kernel");
 * ``VERIFY_READS = "kernel"``: those of "local", plus the properties of the enclosing
-  ``tirx.kernel`` (its launch) and the attributes of the top-level op (the tile primitives);
+  ``tirx.kernel`` (its launch), the attributes of the top-level op and the target (the
+  kernel's, the module's or the current ``with Target``'s): the tile primitives, the cuda and
+  ptx ops;
 * ``VERIFY_READS = "region"`` (an op with regions): its own types, properties and attributes,
   and the contents of its regions: the blocks, their argument types and, for every op nested
   in them, the op itself, its operands (as values), types, properties and attributes, and
@@ -34,8 +36,12 @@ named by a serial that equal attributes share, found by the object's id (its val
 once per object, not at every verification: a ``!tirx.buffer`` type with its layout hashes
 deeply), so equal attributes held by other objects (the 256 equal loads a dispatch built) find
 the same key. Every attribute a serial was given for is kept, so its id is not reused while the
-verifier lives. A region op's key holds, for each op nested in its blocks, the op's id, its
-key's serial and its operands' ids, so it is found again exactly when nothing in its regions
+verifier lives. Building a key costs its look-ups, so an op with a key (not a region op) the last
+verification found valid is first compared with what it was then (`_fingerprint`: the objects
+its key reads, compared by identity, then by value): when nothing changed its token is reused
+and its key is not built, so an unchanged op costs one list built and compared. A region op's
+key holds, for each op nested in its blocks, the op's id, its key's serial and its operands'
+ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
 rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region keys
 the last verification met are kept, with the ops and blocks they name (older IR is not kept
@@ -61,14 +67,15 @@ import sys
 from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.traits import (HasParent, IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait,
-                         OptionalSymbolOpInterface, SingleBlockImplicitTerminator,
-                         SymbolOpInterface, SymbolTable)
+                         OptionalSymbolOpInterface, SameOperandsAndResultType,
+                         SingleBlockImplicitTerminator, SymbolOpInterface, SymbolTable)
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.def_check import isolated_from_above
 
-LOCAL_DIALECTS = ("arith",)
-"""Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith)."""
+LOCAL_DIALECTS = ("arith", "math")
+"""Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith and
+math)."""
 
 STATED_READS = {"scf.yield": "local", "scf.for": "region", "scf.if": "region",
                 "builtin.module": "region"}
@@ -77,9 +84,10 @@ checks are its traits; scf.for and scf.if check their bounds and operands agains
 block's arguments and ``yield``; builtin.module's traits check its body."""
 
 _SITE_TRAITS = {HasParent.verify: "parent", IsTerminator.verify: "last",
-                SymbolOpInterface.verify: "", OptionalSymbolOpInterface.verify: ""}
+                SymbolOpInterface.verify: "", OptionalSymbolOpInterface.verify: "",
+                SameOperandsAndResultType.verify: ""}
 """Trait checks an op's key answers: by the parent op's class, by whether the op ends its block,
-by its own attributes."""
+by its own attributes and types."""
 _REGION_TRAITS = {IsolatedFromAbove.verify, SymbolTable.verify, NoTerminator.verify,
                   SingleBlockImplicitTerminator.verify}
 """Trait checks that read an op's regions (answered by a ``"region"`` key)."""
@@ -193,7 +201,7 @@ def _site(op: Operation, plan: _Plan) -> tuple:
 def _aliases(operands: tuple) -> tuple:
     """Which operands are one value (a check may compare them: a tile op's workspace must not be
     one of its other operands): empty when all differ, else each operand's first position."""
-    if len({id(v) for v in operands}) == len(operands):
+    if len(set(map(id, operands))) == len(operands):
         return ()
     first: dict[int, int] = {}
     return tuple(first.setdefault(id(v), i) for i, v in enumerate(operands))
@@ -221,6 +229,11 @@ class ModuleVerifier:
         """`_free_values` of the region ops whose keys `_regions` holds, by serial."""
         self._held: list = []
         self._held_now: list = []
+        self._ops: dict[int, tuple] = {}
+        """(the op, its `_fingerprint`, its token, its `_Plan`) of each op with a key (not a
+        region op) the last verification found valid, by the op's id: an op whose fingerprint
+        is unchanged has its token again without its key being built."""
+        self._ops_now: dict[int, tuple] = {}
         self._serials = 0
         self._targets: dict[Block, str | None] = {}
         self._contexts: dict[Block, tuple] = {}
@@ -233,6 +246,7 @@ class ModuleVerifier:
         from tirx_mlir.dialects.tirx.access import resolve_access, shared_views
         from tirx_mlir.dialects.tirx.attributes import BufferType
         from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
+        from tirx_mlir.target.target import Target
 
         self._buffer_type, self._resolve = BufferType, resolve_access
         self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
@@ -240,7 +254,9 @@ class ModuleVerifier:
         self._constant_class = arith.ConstantOp if arith is not None else None
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-        self._regions_now, self._held_now = {}, []
+        self._regions_now, self._held_now, self._ops_now = {}, [], {}
+        current = Target.current()  # what a check reads when the IR names no target
+        self._current_target = None if current is None else self._serial(str(current))
         try:
             with shared_views():
                 self._visit(module)
@@ -250,6 +266,7 @@ class ModuleVerifier:
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         self._regions, self._regions_now = self._regions_now, {}
+        self._ops, self._ops_now = self._ops_now, {}
         live = set(self._regions.values())
         self._free = {serial: f for serial, f in self._free.items() if serial in live}
         self._held, self._held_now = self._held_now, []
@@ -278,13 +295,14 @@ class ModuleVerifier:
         """Verify ``op`` and everything in it; return its token: what a parent's key holds of
         it (the op's id, the serial of its key and its operands' ids)."""
         self._held_now.append(op)
-        plan = None if op.successors else _plan_of(op)
+        plan = None if op._successors else _plan_of(op)  # noqa: SLF001
         if plan is not None and plan.reads == "region" and op.regions:
             return self._visit_region_op(op, plan)
         if plan is None or plan.reads == "region" or op.regions:
             op.verify(verify_nested_ops=False)
             self._contents(op)
             return (id(op), self._new_serial())  # never equal to an earlier token
+        fingerprint = self._fingerprint(op, plan)
         for operand in op._operands:  # noqa: SLF001
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
@@ -302,7 +320,42 @@ class ModuleVerifier:
         if serial is None:
             self._check(op, local, ())
             serial = verified[key] = self._new_serial()
-        return (id(op), serial, *map(id, op._operands))  # noqa: SLF001
+        token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
+        if fingerprint is not None:
+            self._ops_now[id(op)] = (op, fingerprint, token, plan)
+        return token
+
+    def _fingerprint(self, op: Operation, plan: _Plan) -> list | None:
+        """Everything the key of a "local", "kernel" or "views" op reads, as the objects themselves
+        (compared with ``==``: identity first, then the value of an attribute, so an equal
+        fingerprint means an equal key): its operands, each operand's type and the value
+        property of an ``arith.constant`` defining it, its results and their types, its
+        properties and attributes, its block, its site (`_site`), its kernel context and its
+        views (`_views_key`, shared by the ops reading a view; None when one does not resolve).
+        Building it costs no hashing and no `_serial` look-ups, so an op that a pass left
+        as it was is recognised for a fraction of the cost of its key."""
+        operands, results, constant = op._operands, op.results, self._constant_class  # noqa: SLF001
+        parts: list = [operands, results, op.parent, op._successors]  # noqa: SLF001
+        for value in operands:
+            parts.append(value._type)  # noqa: SLF001
+            owner = value.owner
+            if type(owner) is constant:
+                parts.append(owner.properties.get("value"))
+        for value in results:
+            parts.append(value._type)  # noqa: SLF001
+        parts += op.properties.items()
+        parts.append(None)  # properties and attributes never compare alike
+        parts += op.attributes.items()
+        if plan.parent or plan.last:
+            parts.append(_site(op, plan))
+        if plan.reads == "kernel":
+            parts.append(self._context(op))
+        elif plan.reads == "views":
+            try:
+                parts.append(self._views_key(op, plan))
+            except Exception:  # noqa: BLE001 - a view that does not resolve: no fingerprint
+                return None
+        return parts
 
     def _local_key(self, op: Operation) -> tuple:
         """What a "local" verifier of ``op`` reads, each attribute by its `_serial`: its class,
@@ -311,14 +364,28 @@ class ModuleVerifier:
         known, serial, constant = self._serial_of_id.get, self._serial, self._constant_class
         operands, results = op._operands, op.results  # noqa: SLF001
         props, attrs = op.properties, op.attributes
-        return (type(op), len(operands), len(results), len(props), len(attrs),
-                *[known(id(t)) or serial(t)
-                  for t in [*[v.type for v in operands], *[v.type for v in results]]],
-                *[(known(id(c := o.properties["value"])) or serial(c))
-                  if type(o) is constant else None for o in [v.owner for v in operands]],
-                *props, *[known(id(a)) or serial(a) for a in props.values()],
-                *attrs, *[known(id(a)) or serial(a) for a in attrs.values()],
-                *_aliases(operands))
+        key: list = [type(op), len(operands), len(results), len(props), len(attrs)]
+        append = key.append
+        for value in operands:
+            t = value._type  # noqa: SLF001
+            append(known(id(t)) or serial(t))
+        for value in results:
+            t = value._type  # noqa: SLF001
+            append(known(id(t)) or serial(t))
+        for value in operands:
+            owner = value.owner
+            if type(owner) is constant:
+                c = owner.properties["value"]
+                append(known(id(c)) or serial(c))
+            else:
+                append(None)
+        for name, a in props.items():
+            key += (name, known(id(a)) or serial(a))
+        for name, a in attrs.items():
+            key += (name, known(id(a)) or serial(a))
+        if len(operands) > 1:
+            key += _aliases(operands)
+        return tuple(key)
 
     def _check(self, op: Operation, local: tuple, shape: tuple, isolated: bool = False) -> None:
         """``op.verify(verify_nested_ops=False)``, but for the generic IRDL checks (operand,
@@ -364,7 +431,7 @@ class ModuleVerifier:
                     else:
                         for name in names:
                             key += (name, serial(attributes.get(name)))
-        key.append(self._target(op))
+        key += (self._target(op), self._current_target)
         return tuple(key)
 
     def _context(self, op: Operation) -> tuple:
@@ -379,7 +446,7 @@ class ModuleVerifier:
 
         kernel = enclosing_kernel(op)
         serial = self._serial
-        key: list = [kernel is None]
+        key: list = [kernel is None, self._target(op), self._current_target]
         top = op.get_toplevel_object()
         for items in (kernel.properties.items() if kernel is not None else (),
                       top.attributes.items() if isinstance(top, Operation) and top is not op
@@ -519,12 +586,27 @@ class ModuleVerifier:
         return tuple(regions)
 
     def _visit_block(self, block: Block) -> tuple:
-        tokens = []
-        for op in block.ops:
+        """The tokens of the ops of ``block``, verified; an op whose `_fingerprint` is the one
+        the last verification found valid has its token again (the fast path, inline)."""
+        tokens: list = []
+        append, held = tokens.append, self._held_now.append
+        known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
+        last_op = block._last_op  # noqa: SLF001
+        op = block._first_op  # noqa: SLF001
+        while op is not None:
             if op.parent is not block:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
-            tokens.append(self._visit(op))
+            last = known(id(op))
+            if last is not None and last[0] is op and last[1] == fingerprint(op, last[3]):
+                if op is last_op:
+                    _check_terminator(op)
+                held(op)
+                now[id(op)] = last
+                append(last[2])
+            else:
+                append(self._visit(op))
+            op = op._next_op  # noqa: SLF001
         if block.first_op is None:
             region = block.parent
             parent = region.parent if region is not None else None
@@ -543,10 +625,22 @@ def _check_terminator(op: Operation) -> None:
         return
     if len(region.blocks) == 1:
         parent = region.parent
-        if parent is not None and not parent.has_trait(NoTerminator) and \
-                not op.has_trait(IsTerminator):
+        if parent is not None and not _has_trait(type(parent), NoTerminator) and \
+                not _has_trait(type(op), IsTerminator):
             raise VerifyException(f"Operation {op.name} terminates block in single-block "
                                   "region but is not a terminator")
-    elif len(region.blocks) > 1 and not op.has_trait(IsTerminator):
+    elif len(region.blocks) > 1 and not _has_trait(type(op), IsTerminator):
         raise VerifyException(f"Operation {op.name} terminates block in multi-block region "
                               "but is not a terminator")
+
+
+_class_traits: dict[tuple[type, type], bool] = {}
+
+
+def _has_trait(cls: type, trait: type) -> bool:
+    """``cls.has_trait(trait)``, found once per op class (traits are declared on the class)."""
+    try:
+        return _class_traits[cls, trait]
+    except KeyError:
+        answer = _class_traits[cls, trait] = cls.has_trait(trait)
+        return answer

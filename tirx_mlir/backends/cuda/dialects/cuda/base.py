@@ -42,6 +42,9 @@ class CudaOp(KeywordOp):
     """Base class of the ``cuda`` and ``nvshmem`` ops."""
 
     DSTS: ClassVar[tuple[str, ...]] = ()
+    VERIFY_READS: ClassVar[str] = "kernel"
+    """Its checks read its types, properties, constant operands (`checks.constant_index`), its
+    kernel's launch and the target (`tirx_mlir.verification`)."""
     HEAD: ClassVar[tuple[str, tuple[str, ...]] | None] = None
     """(property name, choices) of the kind word written right after the op name."""
     MIN_SM: ClassVar[int] = 0

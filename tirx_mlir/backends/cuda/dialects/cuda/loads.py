@@ -43,7 +43,6 @@ class _AccessOp(CudaOp):
     subclass's fields before its base's)."""
 
     CACHE: ClassVar[tuple[str, ...]] = ()
-    VERIFY_READS: ClassVar[str] = "kernel"  # its types, hints, a constant index, the launch
 
     def _check_hints(self, space: str) -> None:
         hints = [k for k in self.KEYWORDS if self.properties.get(k) is not None]

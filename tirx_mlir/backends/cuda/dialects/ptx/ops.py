@@ -112,6 +112,9 @@ class PtxOp(IRDLOperation):
     """Base of the generated ptx ops; ``ENTRY`` is the table row."""
 
     ENTRY: ClassVar[Entry]
+    VERIFY_READS: ClassVar[str] = "kernel"
+    """Its checks read its class, properties, operand and result types and the target
+    (`tirx_mlir.verification`)."""
     args = var_operand_def()
     res = var_result_def()
 
