@@ -24,8 +24,8 @@ import math
 from typing import Callable, ClassVar, Sequence
 
 from xdsl.dialects.builtin import (AffineSetAttr, DenseArrayBase, FloatAttr, IntegerAttr,
-                                   StringAttr, UnitAttr, f32, i32, i64)
-from xdsl.ir import Attribute, Operation, SSAValue
+                                   StringAttr, UnitAttr, f32, i64)
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import IRDLOperation, OptOperandDef, VarOperandDef
 from xdsl.irdl.operations import AttrSizedOperandSegments, OptRegionDef
 from xdsl.parser import Parser
@@ -33,6 +33,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.printer import Printer
 
 from tirx_mlir.dialects.tirx.kernel import int_values
+from tirx_mlir.dialects.tirx.op_build import build_op
 from tirx_mlir.dialects.tirx.predicate import format_affine_set
 
 
@@ -195,60 +196,6 @@ _SEGMENTS: dict[tuple, tuple[tuple[str, str, int], ...]] = {}
 immutable values; an op set has few distinct segmentations)."""
 
 
-# --- building an op --------------------------------------------------------------------------------
-
-
-_DIRECT_BUILD: dict[type, tuple[bool, AttrSizedOperandSegments | None]] = {}
-"""op class -> (whether `_build_directly` can build it, its operand segment-size option)."""
-
-_SEGMENT_ATTRS: dict[tuple[int, ...], DenseArrayBase] = {}
-"""operand segment sizes -> their i32 dense array (an op set has few distinct ones)."""
-
-
-def _build_directly(op: IRDLOperation, operand_args: list, properties: dict) -> bool:
-    """Initialise ``op`` as xDSL's `irdl_op_init` would for an op class without results,
-    regions, successors or segment options other than operand segment sizes, whose operands are
-    SSA values: the operands flattened, ``None`` properties dropped, the segment sizes (an equal
-    array, shared) last among the properties. False, touching nothing, for any other op or
-    argument (the caller then takes xDSL's builder, which also reports bad arguments)."""
-    op_cls = type(op)
-    known = _DIRECT_BUILD.get(op_cls)
-    if known is None:
-        op_def = op_cls.get_irdl_definition()
-        options = op_def.options
-        segments = next((o for o in options if isinstance(o, AttrSizedOperandSegments)), None)
-        known = _DIRECT_BUILD[op_cls] = (
-            not op_def.results and not op_def.regions and not op_def.successors
-            and len(options) == (segments is not None)
-            and (segments is None or segments.as_property), segments)
-    direct, segments = known
-    if not direct:
-        return False
-    flat: list[SSAValue] = []
-    sizes: list[int] = []
-    for arg, (_, kind) in zip(operand_args, _operand_segments(op_cls)[0]):
-        if kind == "single":
-            if not isinstance(arg, SSAValue):
-                return False
-            flat.append(arg)
-            sizes.append(1)
-            continue
-        if (kind == "optional" and len(arg) > 1) or \
-                not all(isinstance(v, SSAValue) for v in arg):
-            return False
-        flat += arg
-        sizes.append(len(arg))
-    built = {name: attr for name, attr in properties.items() if attr is not None}
-    if segments is not None:
-        key = tuple(sizes)
-        attr = _SEGMENT_ATTRS.get(key)
-        if attr is None:
-            attr = _SEGMENT_ATTRS[key] = DenseArrayBase.from_list(i32, key)
-        built[AttrSizedOperandSegments.attribute_name] = attr
-    Operation.__init__(op, operands=flat, properties=built)
-    return True
-
-
 # --- the base op --------------------------------------------------------------------------------
 
 
@@ -298,9 +245,11 @@ class KeywordOp(IRDLOperation):
             attr = to_attr(self.KEYWORDS[name], value)
             if attr is not None:
                 properties[name] = attr
-        if regions or result_types or not _build_directly(self, operand_args, properties):
+        if regions:
             super().__init__(operands=operand_args, properties=properties,
                              regions=list(regions), result_types=list(result_types))
+        else:
+            build_op(self, operand_args, properties, list(result_types))
 
     # ---- queries shared by verifiers, interpreters, dispatch and printers ----
     def named_operands(self) -> dict[str, SSAValue]:
