@@ -16,8 +16,9 @@ dead without uses; for a loop that walks the effects of its whole body, again at
 enclosing level. The answer is a fact of the op and its body, which the liveness rounds do not
 change, so it is kept per op for the call (`_region_dce`).
 
-The pass keeps the name ``canonicalize``: a pipeline's spec (`Pipeline.spec`) replays with
-xDSL's pass and gives the same IR.
+The pass keeps the name ``canonicalize`` and is registered under it in place of xDSL's
+(`tirx_mlir.transforms`), so ``tirx-opt -p canonicalize`` and a pipeline's replayed spec
+(`Pipeline.spec`) run it too.
 """
 
 from __future__ import annotations
