@@ -350,11 +350,11 @@ def split_pipeline_ref(text: str) -> tuple[str, dict[str, Any]]:
 
 def _cleanup_passes() -> list[ModulePass]:
     """target-neutral cleanups: canonicalize, cse, dce"""
-    from xdsl.transforms.canonicalize import CanonicalizePass
+    from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
     from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
-    return [CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
+    return [FastCanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
 
 
 with registry.owner_scope("core"):  # whichever backend's hook imported us first

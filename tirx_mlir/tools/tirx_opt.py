@@ -77,6 +77,17 @@ class _ArgumentParser(argparse.ArgumentParser):
         raise CLIError(f"{message} (see tirx-opt --help)")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, without breaking lines at hyphens (a pass or flag name such as
+    ``cuda-hoist-invariants`` or ``--list-passes`` stays whole)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        text = self._whitespace_matcher.sub(" ", text).strip()  # as argparse's own
+        return textwrap.wrap(text, width, break_on_hyphens=False)
+
+
 DEFAULT_SPLIT_MARKER = "// -----"
 
 _OPTIONAL_VALUES = {"--split-input-file": "--split-input-marker",
@@ -122,7 +133,7 @@ class TirxOptMain(xDSLOptMain):
         self.register_all_passes()
         self.register_all_targets()
         arg_parser = _ArgumentParser(prog="tirx-opt", allow_abbrev=False,
-                                     conflict_handler="resolve",
+                                     conflict_handler="resolve", formatter_class=_HelpFormatter,
                                      description="tirx_mlir modular optimizer driver "
                                                  "(MLIR-style; xDSL underneath)")
         self.register_all_arguments(arg_parser)

@@ -2,7 +2,9 @@
 
 Each entry is a zero-argument factory returning the pass class, so a pass module is imported
 only when a pipeline uses it (``tirx-opt -p tirx-dispatch{target=...}``). Backends register
-their own passes the same way from their ``register_backend()``.
+their own passes the same way from their ``register_backend()``. ``canonicalize`` here takes the
+place of xDSL's pass of that name (the same IR, `canonicalize.py`), so ``-p canonicalize`` and
+the pipelines run the same pass.
 
 `allocate` is the liveness-based allocator of on-chip memories that backends' allocation passes
 build on (`allocate.AllocatePass`); it needs a backend's memories, so it is not registered here.
@@ -25,9 +27,16 @@ def _check_bounds() -> type:
     return CheckBoundsPass
 
 
+def _canonicalize() -> type:
+    from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
+
+    return FastCanonicalizePass
+
+
 CORE_PASSES = {
     "tirx-dispatch": _tile_dispatch,
     "tirx-check-bounds": _check_bounds,
+    "canonicalize": _canonicalize,  # xDSL's pass, same IR, cheaper (canonicalize.py)
 }
 
 

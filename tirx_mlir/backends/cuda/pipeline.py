@@ -48,7 +48,7 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
         if target is not None:
             raise ValueError("give the cuda pipeline either target or arch, not both")
         target = f"cuda -arch={arch}"
-    from xdsl.transforms.canonicalize import CanonicalizePass
+    from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
     from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
@@ -69,13 +69,13 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
     passes: list[ModulePass] = [
         CheckBoundsPass(), CudaDefaultLayoutPass(target=target), TileDispatchPass(target=target),
         CudaLowerLayoutPass(), CudaLowerScopeIdsPass(),
-        CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
+        FastCanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
     if int(num_stages) > 1:
-        passes += [PipelineKLoopPass(num_stages=int(num_stages)), CanonicalizePass(),
+        passes += [PipelineKLoopPass(num_stages=int(num_stages)), FastCanonicalizePass(),
                    CommonSubexpressionElimination(), DeadCodeElimination()]
     return passes + [CudaAllocateSharedPass(target=target), CudaNarrowIndexPass(),
                      CudaPeelConstantsPass(), CommonSubexpressionElimination(),
-                     CudaHoistInvariantsPass(), CudaStrengthReducePass(), CanonicalizePass(),
+                     CudaHoistInvariantsPass(), CudaStrengthReducePass(), FastCanonicalizePass(),
                      CommonSubexpressionElimination(), DeadCodeElimination()]
 
 

@@ -35,7 +35,7 @@ def trn_passes(target: str | None = None, max_inst_size: int | None = None,
     if unknown:
         raise ValueError(f"unknown option(s) of the trn pipeline: {', '.join(sorted(unknown))}; "
                          f"options: target, max_inst_size")
-    from xdsl.transforms.canonicalize import CanonicalizePass
+    from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
     from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
     from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
@@ -50,7 +50,7 @@ def trn_passes(target: str | None = None, max_inst_size: int | None = None,
     if max_inst_size is not None:
         passes.append(TrnMaxInstSizePass(max_inst_size=int(max_inst_size)))
     passes += [TileDispatchPass(target=target), TrnLowerLayoutPass(target=target),
-               CanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination(),
+               FastCanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination(),
                CheckBoundsPass(), TrnAllocatePass(target=target)]
     return passes
 

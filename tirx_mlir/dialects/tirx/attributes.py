@@ -190,7 +190,14 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         return None if type(layout) is NoneAttr else layout.data  # type: ignore[union-attr]
 
     def with_shape(self, shape: Sequence[int], layout: TileLayout | None = None) -> "BufferType":
-        return BufferType(shape, self.element_type, self.scope_name, layout)
+        """This buffer type with another shape (and layout); each distinct one is made (and
+        verified) once per type object and shared, as types are immutable values."""
+        made = decoded(self, "_with_shape", lambda _: {})
+        key = (tuple(shape), layout)
+        found = made.get(key)
+        if found is None:
+            found = made[key] = BufferType(shape, self.element_type, self.scope_name, layout)
+        return found
 
     def __str__(self) -> str:  # used in diagnostics
         lay = "" if self.get_layout() is None else f", {self.get_layout()}"

@@ -35,6 +35,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.kernel import int_array, int_values
+from tirx_mlir.dialects.tirx.op_build import build_op
 
 DYNAMIC = -(2**63)
 """Marker in ``static_offsets`` for an offset given as an SSA operand (MLIR's kDynamic)."""
@@ -122,8 +123,8 @@ class SliceOp(IRDLOperation):
         props = {"static_offsets": int_array(static), "static_sizes": int_array(static_sizes)}
         if strides is not None and any(s != 1 for s in strides):
             props["static_strides"] = int_array(strides)
-        super().__init__(operands=[source, dynamic, [n for n in sizes if isinstance(n, SSAValue)]],
-                         properties=props, result_types=[src_type.with_shape(list(max_sizes))])
+        build_op(self, [source, dynamic, [n for n in sizes if isinstance(n, SSAValue)]], props,
+                 [src_type.with_shape(list(max_sizes))])
 
     def sizes(self) -> tuple[int, ...]:
         """The static sizes: of a guarded dim, its maximum (the result type's extent)."""
@@ -364,8 +365,8 @@ class TransposeOp(IRDLOperation):
         src = source.type
         assert isinstance(src, BufferType)
         shape = src.get_shape()
-        super().__init__(operands=[source], properties={"permutation": int_array(permutation)},
-                         result_types=[src.with_shape([shape[p] for p in permutation])])
+        build_op(self, [source], {"permutation": int_array(permutation)},
+                 [src.with_shape([shape[p] for p in permutation])])
 
     def perm(self) -> tuple[int, ...]:
         return int_values(self.permutation)
@@ -431,7 +432,7 @@ class ReshapeOp(IRDLOperation):
     def __init__(self, source: SSAValue, shape: Sequence[int]):
         src = source.type
         assert isinstance(src, BufferType)
-        super().__init__(operands=[source], result_types=[src.with_shape(shape)])
+        build_op(self, [source], {}, [src.with_shape(shape)])
 
     def verify_(self) -> None:
         src, res = self.source.type, self.result.type

@@ -34,8 +34,19 @@ _DIMS = ("x", "y", "z")
 
 
 def int_array(values) -> DenseArrayBase:
-    """An ``array<i64: ...>`` property value."""
-    return DenseArrayBase.from_list(i64, list(values))
+    """An ``array<i64: ...>`` property value; equal ones are made once and shared (attributes
+    are immutable values; views and instructions repeat a few offset and size lists)."""
+    key = tuple(values)
+    found = _INT_ARRAYS.get(key)
+    if found is None:
+        if len(_INT_ARRAYS) >= _INT_ARRAYS_KEPT:
+            _INT_ARRAYS.clear()
+        found = _INT_ARRAYS[key] = DenseArrayBase.from_list(i64, key)
+    return found
+
+
+_INT_ARRAYS: dict[tuple, DenseArrayBase] = {}
+_INT_ARRAYS_KEPT = 4096
 
 
 def int_values(attr: DenseArrayBase) -> tuple[int, ...]:

@@ -33,6 +33,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from xdsl.printer import Printer
 
 from tirx_mlir.dialects.tirx.kernel import int_values
+from tirx_mlir.dialects.tirx.op_build import build_op
 from tirx_mlir.dialects.tirx.predicate import format_affine_set
 
 
@@ -244,8 +245,11 @@ class KeywordOp(IRDLOperation):
             attr = to_attr(self.KEYWORDS[name], value)
             if attr is not None:
                 properties[name] = attr
-        super().__init__(operands=operand_args, properties=properties, regions=list(regions),
-                         result_types=list(result_types))
+        if regions:
+            super().__init__(operands=operand_args, properties=properties,
+                             regions=list(regions), result_types=list(result_types))
+        else:
+            build_op(self, operand_args, properties, list(result_types))
 
     # ---- queries shared by verifiers, interpreters, dispatch and printers ----
     def named_operands(self) -> dict[str, SSAValue]:

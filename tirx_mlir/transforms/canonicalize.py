@@ -1,0 +1,167 @@
+"""``canonicalize`` as xDSL's pass runs it, with each op class's questions answered once.
+
+xDSL's `CanonicalizePass` asks every op, at every visit, whether it is a terminator or a symbol
+or declares no memory effects,
+whether it has a folder, whether it is constant-like, and which canonicalization patterns its
+traits give (`GreedyRewritePatternApplier` over `CanonicalizationRewritePattern`): facts of the
+op's class, recomputed per visit (a third of the pass on the trn pipeline's IR). Here they are
+looked up once per class per run. The driver is xDSL's (`PatternRewriteWalker`: the same worklist
+order, region DCE after each sweep, sweeps repeated until nothing changes); each op is treated in
+the same order as xDSL's applier does: erased when trivially dead, else folded when it has a
+folder and is not constant-like, else its patterns tried in order until one rewrites. So the IR
+out is the IR xDSL's pass gives, which the pipelines' tests check on every example.
+
+The liveness of region DCE asks each op, in every round of its fixpoint, whether it would be
+dead without uses; for a loop that walks the effects of its whole body, again at every
+enclosing level. The answer is a fact of the op and its body, which the liveness rounds do not
+change, so it is kept per op for the call (`_region_dce`).
+
+The pass keeps the name ``canonicalize`` and is registered under it in place of xDSL's
+(`tirx_mlir.transforms`), so ``tirx-opt -p canonicalize`` and a pipeline's replayed spec
+(`Pipeline.spec`) run it too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import builtin
+from xdsl.folder import Folder
+from xdsl.ir import Operation, Region, SSAValue
+from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
+                                   RewritePattern)
+from xdsl.traits import (ConstantLike, EffectInstance, HasCanonicalizationPatternsTrait, HasFolder,
+                         IsTerminator, MemoryEffect, MemoryEffectKind, RecursiveMemoryEffect,
+                         SymbolOpInterface)
+from xdsl.transforms.canonicalize import CanonicalizePass
+from xdsl.transforms.dead_code_elimination import LiveSet
+
+
+@dataclass(frozen=True)
+class _ClassFacts:
+    """What canonicalization asks of an op class."""
+
+    may_be_dead: bool
+    """Neither a terminator nor a symbol, and declares its memory effects (else
+    `would_be_trivially_dead` is False whatever the op: unknown effects count as observable)."""
+    effect_traits: tuple[MemoryEffect, ...]
+    """Its memory-effect traits (`get_effects` asks for them at every call)."""
+    foldable: bool
+    """Has a folder and is not constant-like."""
+    patterns: tuple[RewritePattern, ...]
+    """Its canonicalization patterns, in trait order."""
+
+
+class _FactsByClass(dict[type[Operation], _ClassFacts]):
+    """One run's `_ClassFacts`, made on first ask (a run's: traits may be added to a class)."""
+
+    def __missing__(self, op_class: type[Operation]) -> _ClassFacts:
+        traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
+        effect_traits = tuple(op_class.get_traits_of_type(MemoryEffect))
+        found = self[op_class] = _ClassFacts(
+            may_be_dead=not op_class.has_trait(IsTerminator)
+            and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits),
+            effect_traits=effect_traits,
+            foldable=op_class.has_trait(HasFolder) and not op_class.has_trait(ConstantLike),
+            patterns=tuple(p for t in traits for p in t.get_patterns(op_class)))
+        return found
+
+    def effects(self, op: Operation) -> set[EffectInstance] | None:
+        """`xdsl.traits.get_effects` (None: unknown), the traits looked up once per class and
+        `RecursiveMemoryEffect`'s walk of the nested ops done here."""
+        traits = self[type(op)].effect_traits
+        if not traits:
+            return None
+        effects: set[EffectInstance] = set()
+        for trait in traits:
+            if type(trait) is RecursiveMemoryEffect:
+                for region in op.regions:
+                    for block in region.blocks:
+                        for child in block.ops:
+                            child_effects = self.effects(child)
+                            if child_effects is None:
+                                return None
+                            effects.update(child_effects)
+                continue
+            found = trait.get_effects(op)
+            if found is None:
+                return None
+            effects.update(found)
+        return effects
+
+    def would_be_trivially_dead(self, op: Operation) -> bool:
+        """`xdsl.transforms.dead_code_elimination.would_be_trivially_dead`."""
+        if not self[type(op)].may_be_dead:
+            return False
+        effects = self.effects(op)
+        return effects is not None and all(
+            e.kind == MemoryEffectKind.READ
+            or (e.kind == MemoryEffectKind.ALLOC and isinstance(v := e.value, SSAValue)
+                and op.is_ancestor(v.owner))
+            for e in effects)
+
+
+@dataclass
+class _CanonicalizeOp(RewritePattern):
+    """xDSL's ``GreedyRewritePatternApplier([CanonicalizationRewritePattern()], ctx,
+    folding_enabled=True)`` with the class facts looked up once."""
+
+    folder: Folder
+    facts: _FactsByClass
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        facts = self.facts[type(op)]
+        if all(r.first_use is None for r in op.results) and self.facts.would_be_trivially_dead(op):
+            rewriter.erase(op)
+            return
+        if facts.foldable:
+            folded = self.folder.try_fold(op)
+            if folded is not None:
+                rewriter.replace(op, new_ops=folded[1], new_results=folded[0])
+                return
+        for pattern in facts.patterns:
+            pattern.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
+
+
+@dataclass
+class _MemoLiveSet(LiveSet):
+    """xDSL's `LiveSet` with `would_be_trivially_dead` kept per op for one DCE call."""
+
+    facts: _FactsByClass = field(default_factory=_FactsByClass)
+    _dead_if_unused: dict[Operation, bool] = field(default_factory=dict)
+
+    def propagate_op_liveness(self, op: Operation) -> None:
+        for region in op.regions:
+            self.propagate_region_liveness(region)
+        if self.is_live(op):
+            return
+        dead = self._dead_if_unused.get(op)
+        if dead is None:
+            dead = self._dead_if_unused[op] = self.facts.would_be_trivially_dead(op)
+        if not dead or any(self.is_live(use.operation)
+                           for result in op.results for use in result.uses):
+            self.set_live(op)
+
+
+def _region_dce(region: Region, listener: PatternRewriterListener | None,
+                facts: _FactsByClass) -> bool:
+    """`xdsl.transforms.dead_code_elimination.region_dce` with `_MemoLiveSet`."""
+    live_set = _MemoLiveSet(facts=facts)
+    while live_set.changed:
+        live_set.changed = False
+        live_set.propagate_region_liveness(region)
+    live_set.delete_dead(region, listener)
+    return live_set.changed
+
+
+class FastCanonicalizePass(CanonicalizePass):
+    """``canonicalize``: the same IR as xDSL's pass, the class facts looked up once."""
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        facts = _FactsByClass()
+        PatternRewriteWalker(_CanonicalizeOp(Folder(ctx), facts),
+                             post_walk_func=lambda region, listener:
+                             _region_dce(region, listener, facts)).rewrite_module(op)
