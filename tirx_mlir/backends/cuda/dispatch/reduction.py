@@ -6,8 +6,9 @@ TIRx registers ``local`` (10: register tiles) and ``shared`` (10: shared-memory 
 over one engine (`lower`), which reads the source's distribution over the scope's threads as
 bits of ``threadIdx.x`` (`reduction_plan`):
 
-1. each thread folds the elements it holds per kept coordinate (fully unrolled: registers by
-   constant index, shared memory at its physical addresses);
+1. each thread folds the elements it holds per kept coordinate (unrolled: registers by
+   constant index, shared memory at its physical addresses; a shared source reduced into
+   shared memory without step 3 runs its kept coordinates as loops, `_Reduction.rolled`);
 2. a xor butterfly of ``shfl.sync.bfly`` over the reduced lane bits;
 3. when warps hold parts of the same rows (reduced warp bits), or a register destination's
    layout puts a row's result in other threads than the source's, the partial results go
