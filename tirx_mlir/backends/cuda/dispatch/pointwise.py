@@ -19,8 +19,8 @@ as ``ld``/``st.v4.b32`` of 32-bit words (2 or 4 elements a register: ``.v4`` of 
 per element would stop at 8 bytes of f16), which is what cuda-pipeline-k-loop turns into a
 16-byte ``cp.async.cg``;
 a scalar operand (an SSA value) as is. Rounds whose operands are all memory or scalars are
-one loop body (`rounds`, `_rolled`); register operands keep every round unrolled. Broadcast operands (extent 1 on a dim, or fewer dims) read
-index 0 of that dim. Values are computed in f32 (f64 if an operand is f64) and rounded on store,
+one loop body (`rounds`, `_rolled`); register operands keep every round unrolled. Broadcast
+operands (extent 1 on a dim, or fewer dims) read index 0 of that dim. Values are computed in f32 (f64 if an operand is f64) and rounded on store,
 as the tile interpreter does (`tirx_mlir.interpreter.runtime.compute_dtype`).
 """
 
