@@ -1,7 +1,11 @@
 """Loop hints the CUDA printers pass on to the compilers: ``cuda.nounroll`` on an ``scf.for``
 prints ``.pragma "nounroll";`` in the loop's header (PTX ISA, "Descriptions of .pragma
 Strings") and ``#pragma unroll 1`` before the C++ ``for`` (CUDA C++ Programming Guide, "#pragma
-unroll").
+unroll"); ``cuda.unroll`` prints ``#pragma unroll`` before the C++ ``for`` (PTX has no such
+pragma: ptxas decides, and unrolls short constant-trip loops itself).
+
+Dispatch marks the loops it rolls a variant's rounds into (`dispatch.rounds`) ``cuda.unroll``:
+the IR stays one body long for the passes, the compilers get the unrolled code.
 
 cuda-pipeline-k-loop marks the ring loops it builds: their stage is a loop-carried slot, so a
 fully unrolled ring gains only immediates, and ptxas unrolls a short constant-trip ring (16
@@ -16,6 +20,7 @@ from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import Operation
 
 NOUNROLL = "cuda.nounroll"
+UNROLL = "cuda.unroll"
 
 
 def mark_nounroll(loop: Operation) -> None:
@@ -24,3 +29,11 @@ def mark_nounroll(loop: Operation) -> None:
 
 def is_nounroll(loop: Operation) -> bool:
     return NOUNROLL in loop.attributes
+
+
+def mark_unroll(loop: Operation) -> None:
+    loop.attributes[UNROLL] = UnitAttr()
+
+
+def is_unroll(loop: Operation) -> bool:
+    return UNROLL in loop.attributes

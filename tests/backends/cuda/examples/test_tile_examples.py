@@ -9,8 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from xdsl.dialects import scf
+
 from tirx_testing.cuda_every_stage import check_compiles, check_every_stage
 from tirx_mlir.backends.cuda.interpreter.api import simulate
+from tirx_mlir.backends.cuda.loop_hints import is_unroll
+from tirx_mlir.dialects.tirx.access import constant_value
 
 TILE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile"
 
@@ -79,7 +83,14 @@ def test_softmax_rows_reduce_in_warps_without_bank_conflicts():
     run = simulate(module, None, x)
     np.testing.assert_allclose(run.outputs[0], _softmax(x)[0], rtol=1e-5, atol=1e-6)
     shuffles = [op for op in module.walk() if op.name == "cuda.shfl_sync"]
-    assert len(shuffles) == 2 * 5 * 8  # two reductions, 5 butterfly steps, 8 rows per thread
+    # two reductions, 5 butterfly steps, 8 rows per thread: each reduction's rows one loop
+    # (dispatch/rounds.py), so 5 shuffles in the IR per reduction, run 8 times
+    assert len(shuffles) == 2 * 5
+    for op in shuffles:
+        loop = op.parent_op()
+        assert isinstance(loop, scf.ForOp) and is_unroll(loop)
+        assert (constant_value(loop.lb), constant_value(loop.ub), constant_value(loop.step)) \
+            == (0, 8, 1)
     assert any(c.get("wavefronts") for c in run.stats.per_op.values())
     for op, counters in run.stats.per_op.items():
         assert counters.get("wavefronts", 0) == counters.get("ideal_wavefronts", 0), \

@@ -18,8 +18,9 @@ a plain copy between memories (``move``) of 8- or 16-bit elements moves them pac
 as ``ld``/``st.v4.b32`` of 32-bit words (2 or 4 elements a register: ``.v4`` of one register
 per element would stop at 8 bytes of f16), which is what cuda-pipeline-k-loop turns into a
 16-byte ``cp.async.cg``;
-a scalar operand (an SSA value) as is. Broadcast operands (extent 1 on a dim, or fewer dims) read
-index 0 of that dim. Values are computed in f32 (f64 if an operand is f64) and rounded on store,
+a scalar operand (an SSA value) as is. Rounds whose operands are all memory or scalars are
+one loop body (`rounds`, `_rolled`); register operands keep every round unrolled. Broadcast
+operands (extent 1 on a dim, or fewer dims) read index 0 of that dim. Values are computed in f32 (f64 if an operand is f64) and rounded on store,
 as the tile interpreter does (`tirx_mlir.interpreter.runtime.compute_dtype`).
 """
 
@@ -38,7 +39,7 @@ from xdsl.rewriter import InsertPoint
 from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dialects.ptx import ops as ptx
-from tirx_mlir.backends.cuda.dispatch import common
+from tirx_mlir.backends.cuda.dispatch import common, rounds
 from tirx_mlir.backends.cuda.layout.defaults import (MAX_VECTOR_BYTES, MAX_VECTOR_LANES,
                                                      SCOPE_AXIS, scope_threads, spread_layout,
                                                      vector_width)
@@ -254,8 +255,14 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
         pair_type, packed = _conversion_pairs(ctx, dst, operands, len(slots)), _same
     pairs = pair_type is not None
     step = max(vec, 2) if pairs else vec
-    for start in range(0, len(slots), step):
-        group = slots[start:start + step]
+    groups = [slots[start:start + step] for start in range(0, len(slots), step)]
+    rolled = _rolled(op, operands + [dst_op], groups, part)
+    if rolled is not None:  # one body in loops over the rounds (`rounds`)
+        wb, round_coord = rolled.emit(wb)
+        thread = tuple(t + c for t, c in zip(thread, round_coord))
+        groups = groups[:1]
+    for k, group in enumerate(groups):
+        start = k * step
         coords = [tuple(t + c for t, c in zip(thread, part.reg_coords(r))) for r in group]
         if len(group) > MAX_VECTOR_LANES:  # a packed move (`_word_lanes`)
             _move_words(wb, operands[0], dst_op, coords, cache)
@@ -269,6 +276,30 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
                  for v in values] for j in range(len(group))]
         outs = [fn(wb, a) if at is None else at(wb, a, coords[j]) for j, a in enumerate(args)]
         _write(wb, dst_op, coords, start, [convert(wb, o, elem_type(dst)) for o in outs], cache)
+
+
+def _rolled(op, operands: list[Operand], groups, part: RegisterPartition):
+    """The loops the groups roll into (`rounds.roll`), or None: register operands stay
+    unrolled (PTX cannot index registers), and so do swizzled ones (`rounds.unswizzled`) and a
+    copy from global to shared memory in a loop body (cuda-pipeline-k-loop makes its
+    top-level moves a cp.async ring)."""
+    if any(o.kind == "reg" for o in operands) or \
+            not rounds.unswizzled([o.value for o in operands if o.kind == "mem"]):
+        return None
+    if _in_loop(op) and any(o.kind == "mem" and scope_of(o.value) == GLOBAL
+                            for o in operands[:-1]) and \
+            scope_of(operands[-1].value) in SHARED_SCOPES:
+        return None
+    return rounds.roll(groups, part.reg_coords)
+
+
+def _in_loop(op) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ForOp):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 PACKED_TYPES = {"f16": 53, "bf16": 90}

@@ -6,8 +6,9 @@ TIRx registers ``local`` (10: register tiles) and ``shared`` (10: shared-memory 
 over one engine (`lower`), which reads the source's distribution over the scope's threads as
 bits of ``threadIdx.x`` (`reduction_plan`):
 
-1. each thread folds the elements it holds per kept coordinate (fully unrolled: registers by
-   constant index, shared memory at its physical addresses);
+1. each thread folds the elements it holds per kept coordinate (unrolled: registers by
+   constant index, shared memory at its physical addresses; a shared source reduced into
+   shared memory without step 3 runs its kept coordinates as loops, `_Reduction.rolled`);
 2. a xor butterfly of ``shfl.sync.bfly`` over the reduced lane bits;
 3. when warps hold parts of the same rows (reduced warp bits), or a register destination's
    layout puts a row's result in other threads than the source's, the partial results go
@@ -36,7 +37,7 @@ from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dialects.cuda.warp import ShflSyncOp
-from tirx_mlir.backends.cuda.dispatch import common, pointwise
+from tirx_mlir.backends.cuda.dispatch import common, pointwise, rounds
 from tirx_mlir.backends.cuda.layout.reduction_plan import (PlanError, ReductionPlan,
                                                              log2_exact, memory_spread,
                                                              scope_bits)
@@ -56,8 +57,9 @@ COMBINE = {"sum": arith.AddfOp, "max": arith.MaximumfOp, "min": arith.MinimumfOp
 
 REDUCE_OPS: dict[type, str] = {T.SumOp: "sum", T.MaxOp: "max", T.MinOp: "min"}
 
-Load = Callable[[Builder, int], SSAValue]
-"""``load(builder, slot)``: the source element a thread holds in partition slot ``slot``."""
+Load = Callable[[Builder, int, Sequence[IndexExpr]], SSAValue]
+"""``load(builder, slot, shift)``: the source element a thread holds in partition slot ``slot``,
+its coordinate moved by ``shift`` (zero unless the keys are rolled, `_Reduction.rolled`)."""
 
 
 def reduce_kind(op: T._ReduceOp) -> str:  # noqa: SLF001 - the reductions' shared base
@@ -112,13 +114,16 @@ class _Reduction:
             (IndexExpr(),) * len(part.shape)
 
     # ---- the steps ----
-    def partials(self, load: Load) -> dict[int, SSAValue]:
-        """Per key: the fold of the thread's elements, then the butterfly over lane bits."""
+    def partials(self, load: Load, keys: Sequence[int] | None = None,
+                 shift: Sequence[IndexExpr] | None = None) -> dict[int, SSAValue]:
+        """Per key (of ``keys``, default all): the fold of the thread's elements, then the
+        butterfly over lane bits."""
         b, out = self.b, {}
-        for key, slots in self.plan.keys.items():
+        shift = tuple(shift) if shift is not None else (IndexExpr(),) * len(self.plan.shape)
+        for key in self.plan.keys if keys is None else keys:
             acc = None
-            for r in slots:
-                v = pointwise.convert(b, load(b, r), self.ctype)
+            for r in self.plan.keys[key]:
+                v = pointwise.convert(b, load(b, r, shift), self.ctype)
                 acc = v if acc is None else combine(b, self.kind, acc, v)
             out[key] = acc
         if self.plan.lane_bits:
@@ -152,6 +157,24 @@ class _Reduction:
         for c, s in zip(coord, self.plan.kept_strides):
             flat = flat + c.scale(s)
         return flat
+
+    def rolled(self, load: Load) -> bool:
+        """A reduction into memory without a scratch exchange as one loop nest over its keys
+        (`rounds.roll`: every key's elements are the first key's, moved by constant steps),
+        each iteration folding, exchanging and writing one key; False (nothing built) when the
+        keys do not roll. The register folds stay unrolled."""
+        loops = rounds.roll(list(self.plan.keys.values()), self.plan.part.reg_coords)
+        if loops is None:
+            return False
+        self.ids["tx"]  # the writer's test reads it: define it before the loop
+        self.b, shift = loops.emit(self.b)
+        self.thread = tuple(t + s for t, s in zip(self.thread, shift))
+        self.cache = {}  # the body's index values stay in the body
+        first = next(iter(self.plan.keys))
+        values = self.partials(load, [first], shift)
+        cond = _bits_zero(self.b, self.ids, self.plan.writer_mask)
+        self.write_memory(self.b if cond is None else _guarded(self.b, cond), values)
+        return True
 
     # ---- destinations ----
     def write_memory(self, b: Builder, values: dict[int, SSAValue]) -> None:
@@ -272,12 +295,16 @@ class _Reduction:
             b.insert(StoreOp(array, idx, self.finish(b, v, old)))
 
 
-def lower(op: T._ReduceOp, ctx, part: RegisterPartition, load: Load) -> None:  # noqa: SLF001
-    """The reduction of a source distributed by ``part`` (module docstring)."""
+def lower(op: T._ReduceOp, ctx, part: RegisterPartition, load: Load,  # noqa: SLF001
+          rollable: bool = False) -> None:
+    """The reduction of a source distributed by ``part`` (module docstring); ``rollable``: the
+    source is memory, so its keys may become a loop (`_Reduction.rolled`)."""
     red = _Reduction(op, ctx, part)
-    values = red.partials(load)
     plan = red.plan
     to_registers = resolve_access(op.dst).buffer_type.scope_name == LOCAL
+    if rollable and not to_registers and not plan.warp_bits and red.rolled(load):
+        return
+    values = red.partials(load)
     if plan.warp_bits:
         red.through_scratch(values, to_registers)
         return
@@ -306,7 +333,8 @@ def _local(op, ctx) -> None:
     array = common.registers(ctx, src)
     t = elem_type(src)
     lower(op, ctx, part,
-          lambda b, r: b.insert(LoadOp(array, const_index(b, r), result_types=[t])).result)
+          lambda b, r, shift: b.insert(LoadOp(array, const_index(b, r),
+                                              result_types=[t])).result)
 
 
 def _shared(op, ctx) -> None:
@@ -329,13 +357,13 @@ def _shared(op, ctx) -> None:
     cache: dict = {}
     t = elem_type(src)
 
-    def load(b: Builder, r: int) -> SSAValue:
-        coord = tuple(x + c for x, c in zip(thread, part.reg_coords(r)))
+    def load(b: Builder, r: int, shift: Sequence[IndexExpr]) -> SSAValue:
+        coord = tuple(x + s + c for x, s, c in zip(thread, shift, part.reg_coords(r)))
         buf, base = common.base_coords(src, coord)
         index = common.index_value(b, common.physical_index(b, buf.type, base, cache))
         return b.insert(LoadOp(buf, index, result_types=[t])).result
 
-    lower(op, ctx, part, load)
+    lower(op, ctx, part, load, rollable=rounds.unswizzled([src]))
 
 
 SCOPES = exec_scope_in("thread", "warp", "warpgroup", "cta")

@@ -8,14 +8,23 @@ tirx.kernel @global_to_shared(%X: !tirx.buffer<64x128xf32, global>) grid [1] thr
   tirx.return
 }
 
+// The 16 rounds of a memory-to-memory copy are one loop body (dispatch/rounds.py): the round's
+// 512 elements added to the thread's offset, one ld/st pair in the IR.
 // CHECK-LABEL: @global_to_shared
 // CHECK:       %t = tirx.alloc {cuda.align = 128 : i64} : !tirx.buffer<8192xf32, shared>
 // CHECK-NOT:   cuda.sync_threads
 // CHECK:       %[[TX:.*]] = cuda.thread_idx x : index
-// CHECK:       ptx.ld "global.v4.f32"
-// CHECK:       ptx.st "shared.v4.f32"
-// CHECK:       %[[R1:.*]] = arith.constant 512 : index
-// CHECK-NEXT:  arith.addi %{{.*}}, %[[R1]] : index
+// CHECK-DAG:   %[[C16:.*]] = arith.constant 16 : index
+// CHECK-DAG:   %[[R1:.*]] = arith.constant 512 : index
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %[[C16]] step %{{.*}} {
+// CHECK:         %[[ROUND:.*]] = arith.muli %[[I]], %[[R1]] : index
+// CHECK-NEXT:    %[[AT:.*]] = arith.addi %{{.*}}, %[[ROUND]] : index
+// CHECK-NEXT:    %[[G:.*]] = cuda.address %X, %[[AT]]
+// CHECK-NEXT:    ptx.ld "global.v4.f32" [%[[G]]]
+// CHECK-NEXT:    %[[S:.*]] = cuda.address %t, %[[AT]]
+// CHECK-NEXT:    ptx.st "shared.v4.f32" [%[[S]]]
+// CHECK-NEXT:  } {cuda.unroll}
+// CHECK-NOT:   ptx.ld
 // CHECK:       cuda.sync_threads
 // CHECK-NEXT:  tirx.return
 
@@ -23,7 +32,8 @@ tirx.kernel @global_to_shared(%X: !tirx.buffer<64x128xf32, global>) grid [1] thr
 
 // f16 between memories moves packed: 8 elements (16 bytes) per thread and round as 4 words of
 // 32 bits, ld.global.v4.b32 into st.shared.v4.b32 (v4.b16 would stop at 8 bytes); the 64-byte
-// swizzle keeps each 16-byte chunk whole.
+// swizzle keeps each 16-byte chunk whole. A swizzled tile's rounds stay unrolled (one swizzled
+// offset plus immediates after cuda-peel-constants, dispatch/rounds.py).
 
 tirx.kernel @f16_global_to_swizzled_shared(%X: !tirx.buffer<128x32xf16, global>) grid [1] threads [128] target "cuda -arch=sm_80" {
   %t = tirx.alloc : !tirx.buffer<128x32xf16, shared, swizzle(3,2,3) S[128,32]>
@@ -34,6 +44,7 @@ tirx.kernel @f16_global_to_swizzled_shared(%X: !tirx.buffer<128x32xf16, global>)
 // CHECK-LABEL: @f16_global_to_swizzled_shared
 // CHECK:       %[[W0:.*]], %[[W1:.*]], %[[W2:.*]], %[[W3:.*]] = ptx.ld "global.v4.b32" [%{{.*}}] : (i64) -> (i32, i32, i32, i32)
 // CHECK:       ptx.st "shared.v4.b32" [%{{.*}}], {%[[W0]], %[[W1]], %[[W2]], %[[W3]]} : (i32, i32, i32, i32, i32) -> ()
+// CHECK-NOT:   scf.for
 // CHECK-COUNT-3: ptx.st "shared.v4.b32"
 // CHECK-NOT:   ptx.ld
 // CHECK:       cuda.sync_threads
@@ -47,9 +58,10 @@ tirx.kernel @global_to_registers(%X: !tirx.buffer<64x128xf16, global>) grid [1] 
   tirx.return
 }
 
+// Registers are named one by one (PTX cannot index them): the rounds stay unrolled.
 // CHECK-LABEL: @global_to_registers
 // CHECK:       %[[R:.*]] = tirx.alloc : !tirx.buffer<64xf16, local>
-// CHECK-NOT:   tirx.alloc
+// CHECK-NOT:   {{tirx.alloc|scf.for}}
 // CHECK:       ptx.ld "global.v4.b16" [%{{.*}}] : (i64) -> (f16, f16, f16, f16)
 // CHECK:       cuda.store %[[R]], %{{.*}}, %{{.*}} : !tirx.buffer<64xf16, local>, index, f16
 // CHECK-NOT:   cuda.sync_threads

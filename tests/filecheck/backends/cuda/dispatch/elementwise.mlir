@@ -34,14 +34,20 @@ tirx.kernel @smem_broadcast_row(%X: !tirx.buffer<64x64xf32, global>) grid [1] th
 }
 
 // The [1, 64] operand is read with the same 16-byte vectors as the tile (its row index is 0);
-// a CTA op writing shared memory first waits for earlier work, then ends with a barrier.
+// a CTA op writing shared memory first waits for earlier work, then ends with a barrier. The 8
+// rounds (8 rows of 16 threads x 4 elements each) are one loop body stepping 512 elements.
 // CHECK-LABEL: @smem_broadcast_row
 // CHECK-NOT:   cuda.sync_threads
-// CHECK:       ptx.ld "shared.v4.f32"
-// CHECK:       ptx.ld "shared.v4.f32"
+// CHECK-DAG:   %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:   %[[C512:.*]] = arith.constant 512 : index
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %[[C8]] step %{{.*}} {
+// CHECK:         arith.muli %[[I]], %[[C512]] : index
+// CHECK:         ptx.ld "shared.v4.f32"
+// CHECK:         ptx.ld "shared.v4.f32"
 // CHECK-COUNT-4: arith.mulf
-// CHECK:       ptx.st "shared.v4.f32"
-// CHECK:       cuda.sync_threads
+// CHECK:         ptx.st "shared.v4.f32"
+// CHECK-NEXT:  } {cuda.unroll}
+// CHECK-NEXT:  cuda.sync_threads
 // CHECK-NEXT:  tirx.return
 
 // -----

@@ -28,6 +28,32 @@ tirx.kernel @row_max() grid [1] threads [64] target "cuda -arch=sm_80" {
 
 // -----
 
+// 16 rows over 2 warps: each warp reduces 8 rows, one loop iteration per row (its two loads,
+// the butterfly, the row's writer), not 8 copies of it (dispatch/rounds.py).
+tirx.kernel @rows_in_a_loop() grid [1] threads [64] target "cuda -arch=sm_80" {
+  %t = tirx.alloc : !tirx.buffer<16x64xf32, shared>
+  %m = tirx.alloc : !tirx.buffer<16x1xf32, shared>
+  tirx.sum cta %m, %t : !tirx.buffer<16x1xf32, shared>, !tirx.buffer<16x64xf32, shared>
+  tirx.return
+}
+
+// CHECK-LABEL: @rows_in_a_loop
+// CHECK-DAG:   %[[C8:.*]] = arith.constant 8 : index
+// CHECK-DAG:   %[[C128:.*]] = arith.constant 128 : index
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %[[C8]] step %{{.*}} {
+// CHECK:         arith.muli %[[I]], %[[C128]] : index
+// CHECK-COUNT-2: cuda.load %t
+// CHECK-COUNT-5: cuda.shfl_sync xor
+// CHECK:         scf.if
+// CHECK-NEXT:      arith.muli %[[I]]
+// CHECK-NEXT:      arith.addi
+// CHECK-NEXT:      cuda.store %m
+// CHECK:       } {cuda.unroll}
+// CHECK-NOT:   cuda.shfl_sync
+// CHECK:       cuda.sync_threads
+
+// -----
+
 // Every bit reduced (a 2-D sum to a scalar): the warps' partials go through a private scratch.
 tirx.kernel @sum_2d() grid [1] threads [128] target "cuda -arch=sm_80" {
   %t = tirx.alloc : !tirx.buffer<16x32xf32, shared>

@@ -1,14 +1,14 @@
 """``scf`` as C++ control flow: ``for`` loops, ``if`` and ``while (true)`` with one mutable
 variable per carried value (loop-carried values, if results, while arguments), updated at the
 ``scf.yield`` through temporaries when several change at once; a loop marked ``cuda.nounroll``
-(`loop_hints`) gets ``#pragma unroll 1``."""
+(`loop_hints`) gets ``#pragma unroll 1``, one marked ``cuda.unroll`` ``#pragma unroll``."""
 
 from __future__ import annotations
 
 from xdsl.dialects import scf
 from xdsl.ir import Operation
 
-from tirx_mlir.backends.cuda.loop_hints import is_nounroll
+from tirx_mlir.backends.cuda.loop_hints import is_nounroll, is_unroll
 
 
 class ControlFlow:
@@ -23,6 +23,8 @@ class ControlFlow:
         i = self.names[iv]
         if is_nounroll(op):
             self.line("#pragma unroll 1")
+        elif is_unroll(op):
+            self.line("#pragma unroll")
         self.line(f"for ({ty} {i} = {lb}; {i} < {ub}; {i} += {step}) {{")
         with self.body():
             self.emit_block(op.body.block)
