@@ -26,7 +26,7 @@ from xdsl.dialects.builtin import StringAttr, UnitAttr, VectorType
 from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects.cuda.loads import EVICT, LoadOp
-from tirx_mlir.backends.cuda.dialects.ptx.ops import OPS_BY_ROW
+from tirx_mlir.backends.cuda.dialects.ptx import OPS_BY_ROW
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx_make
 from tirx_mlir.backends.cuda.dispatch import pointwise
 from tirx_mlir.backends.cuda.memory import GLOBAL
