@@ -248,3 +248,17 @@ def test_cache_hint_values():
                                         '"evict_last", "evict_normal", "evict_unchanged", got '
                                         '"keep"'):
         lower(_hinted(SYNC.format(r=64, c=128), "keep"))
+
+
+def test_prefetch_tensormap_at_kernel_entry():
+    """config prefetch_tensormap: thread 0 prefetches the map at kernel entry, before the
+    copy; the answer is unchanged; ptxas takes it (UTMACCTL); without the config, none."""
+    one = SYNC.format(r=64, c=128).replace('dispatch "tma_auto"', 'dispatch "tma_auto" config '
+                                           '{prefetch_tensormap = true}')
+    final = check_every_stage(one, lambda a: [a[64:128, 64:192]], arch="sm_90a")
+    names = [op.name for op in final.walk()]
+    assert names.count("ptx.prefetch_tensormap") == 1
+    assert names.index("ptx.prefetch_tensormap") < names.index("ptx.cp_async_bulk_tensor_g2s")
+    assert "UTMACCTL" in sass_opcodes(final)
+    plain = lower(SYNC.format(r=64, c=128))
+    assert "ptx.prefetch_tensormap" not in str(plain)

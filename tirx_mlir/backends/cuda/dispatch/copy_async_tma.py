@@ -27,7 +27,9 @@ the tensor map's fill of box elements outside the tensor (zeros, the default, or
 ``config {cache_hint = "evict_first"|"evict_last"|"evict_normal"|"evict_unchanged"}`` (loads,
 stores and reductions) gives the copy's L2 accesses that eviction priority: the issuing thread
 makes the policy once (``createpolicy.fractional.L2::<priority>.b64``) and every box takes it
-(``.L2::cache_hint``). Any other config key declines, naming these.
+(``.L2::cache_hint``). ``config {prefetch_tensormap = true}``: thread 0 prefetches the copy's
+tensor map at kernel entry (``prefetch.tensormap``), once per map. Any other config key
+declines, naming these.
 
 Stores (PTX ISA "cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor"; CUDA C++ Programming
 Guide, "Asynchronous Data Copies using TMA"): the tile was written through the generic proxy,
@@ -73,7 +75,7 @@ from tirx_mlir.dialects.tirx.rules import RuleError
 from tirx_mlir.dispatch import fail, no_where, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import check_config, config_choice, elem_type, scope_of
 
-CONFIG = ("use_tma_reduce", "cta_mask", "oob", "cache_hint")
+CONFIG = ("use_tma_reduce", "cta_mask", "oob", "cache_hint", "prefetch_tensormap")
 """The config keys of the TMA variants."""
 CACHE_HINTS = ("evict_first", "evict_last", "evict_normal", "evict_unchanged")
 """``cache_hint``: the L2 eviction priority of the copy's accesses (`_cache_policy`)."""
@@ -206,6 +208,7 @@ def _copy(op, ctx, plan_of) -> None:
         fail("a TMA store at thread scope would be issued by every thread; store at warp, "
              "warpgroup or cta scope (one thread of the scope issues)")
     hint = config_choice(op, "cache_hint", CACHE_HINTS)
+    prefetch = config_choice(op, "prefetch_tensormap", (True, False), False)
     plan = plan_of(s)
     cast = None if store else tma_multicast.plan(op, ctx.kernel, s.region)  # config cta_mask
     plan = tma_multicast.share(plan, cast, cut=plan_of is _auto_plan)
@@ -216,6 +219,28 @@ def _copy(op, ctx, plan_of) -> None:
         _store(op, ctx, s, plan, tmap, reduction, hint)
     else:
         _load(op, ctx, s, plan, tmap, cast, hint)
+    if prefetch:
+        _prefetch_at_entry(ctx, tmap)
+
+
+def _prefetch_at_entry(ctx, tmap: SSAValue) -> None:
+    """``config prefetch_tensormap``: thread 0 prefetches the map (``prefetch.tensormap``) at
+    kernel entry, once per map whatever the number of copies through it, so the first copy
+    does not wait for the descriptor's fetch."""
+    done = ctx.shared_state.setdefault("tma_prefetched", set())
+    if tmap in done:
+        return
+    done.add(tmap)
+
+    def build(b: Builder) -> None:
+        first = b.insert(arith.CmpiOp(ring_.thread_id(b), ring_.const(b, 0, IndexType()),
+                                      "eq")).result
+        inner = ring_.emit_if(b, first)
+        addr = inner.insert(cuda.AddressOp.build(
+            operands=[tmap, ring_.const(inner, 0, IndexType())], result_types=[i64])).result
+        inner.insert(ptx("prefetch_tensormap", [addr]))
+        ring_.close_if(inner)
+    ctx.add_init(build)
 
 
 def _cache_policy(b: Builder, hint: str | None) -> dict:
