@@ -1,6 +1,7 @@
-"""tirx.copy's cache configs (dispatch/copy_hints.py): cache = "nc" and l1_evict put the
-read-only path and the L1 eviction priority on every global load the copy variant builds (vector
-and scalar), keep the answer (numpy == tile interpreter == SIMT after every pass), and the printed
+"""tirx.copy's cache configs (dispatch/copy_hints.py): cache = "nc", l1_evict, l2_evict and
+prefetch_size put the read-only path, the L1 eviction priority, the L2 policy (createpolicy +
+.L2::cache_hint) and the L2 prefetch on every global load the copy variant builds (vector and
+scalar), keep the answer (numpy == tile interpreter == SIMT after every pass), and the printed
 CUDA and PTX carry them through nvcc and ptxas."""
 
 from __future__ import annotations
@@ -26,13 +27,17 @@ def kernel(cols: int, config: str) -> str:
 """
 
 
+ALL = 'cache = "nc", l1_evict = "evict_first", l2_evict = "evict_last", prefetch_size = 128'
+
+
 @pytest.mark.parametrize("cols,vector", [(128, True), (3, False)])
-def test_nc_and_evict_first_reach_every_global_load(cols, vector):
-    final = check_every_stage(kernel(cols, 'cache = "nc", l1_evict = "evict_first"'),
-                              lambda x: [x], arch="sm_80", name="k")
+def test_every_hint_reaches_every_global_load(cols, vector):
+    final = check_every_stage(kernel(cols, ALL), lambda x: [x], arch="sm_80", name="k")
     ptx = emit_ptx(final)
     loads = [line for line in ptx.splitlines() if line.strip().startswith("ld.global")]
-    assert loads and all(".nc" in line and ".L1::evict_first" in line for line in loads), loads
+    assert loads and all(line.strip().startswith(
+        "ld.global.nc.L1::evict_first.L2::cache_hint.L2::128B") for line in loads), loads
+    assert ptx.count("createpolicy.fractional.L2::evict_last.b64") == 1
     assert all((".v4" in line) == vector for line in loads), loads
     stores = [line for line in ptx.splitlines() if line.strip().startswith("st.")]
     assert stores and not any(".nc" in line or "evict" in line for line in stores)
@@ -51,8 +56,10 @@ def test_the_cuda_source_carries_the_hints():
 
 @pytest.mark.parametrize("config,reason", [
     ('cache = "cg"', 'config cache must be one of "nc", got "cg"'),
-    ('l2_evict = "evict_first"', r"config l2_evict is not a config of this variant \(it takes: "
-                                 r"cache, l1_evict\)"),
+    ('l2_evict = "no_allocate"', 'config l2_evict must be one of "evict_first", "evict_last", '
+                                 '"evict_normal", "evict_unchanged", got "no_allocate"'),
+    ("vec_len = 4", r"config vec_len is not a config of this variant \(it takes: cache, "
+                    r"l1_evict, l2_evict, prefetch_size\)"),
 ])
 def test_other_values_and_keys_decline_naming_what_is_taken(config, reason):
     with pytest.raises(TirxError, match=reason) as err:

@@ -113,7 +113,7 @@ with no optional modifier; *more needs* are the extra requirements of some modif
 Not in the table yet: tcgen05 / TMEM (sm_100a-class), sparse `mma.sp`, wgmma integer/b1 and
 `.sp` forms, `tensormap.replace`, `multimem`, `clusterlaunchcontrol`, `st.async`, the
 `createpolicy` forms other than `.fractional` with fraction 1.0, and `.L2::cache_hint` on
-instructions other than the TMA copies.
+instructions other than `ld` and the TMA copies.
 """
 
 

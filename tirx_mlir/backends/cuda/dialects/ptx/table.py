@@ -89,9 +89,11 @@ MEM_REQS = (Req("sm_75", "6.3"), Req("sm_75", "7.4", {"l1": L1_HINTS}),
 
 ROWS: tuple[Entry, ...] = (
     # ---- memory ----
-    Entry("ld", "ld", "ld.{sem}.{scope}.{space}.{nc}.{l1}.{l2}.{vec}.{type}", MEM_SLOTS,
-          (Operand("dst", rw="w", type=_type_of("type"), lanes=_vec_lanes), _addr()),
-          MEM_REQS, rules.check_memory, "load, scalar or vector, with cache and eviction hints",
+    Entry("ld", "ld", "ld.{sem}.{scope}.{space}.{nc}.{l1}.{hint}.{l2}.{vec}.{type}",
+          (*MEM_SLOTS[:5], CACHE_HINT, *MEM_SLOTS[5:]),
+          (Operand("dst", rw="w", type=_type_of("type"), lanes=_vec_lanes), _addr(),
+           CACHE_POLICY),
+          (*MEM_REQS, Req("sm_80", "7.4", {"hint": ("L2::cache_hint",)})), rules.check_memory, "load, scalar or vector, with cache and eviction hints",
           "ld"),
     Entry("st", "st", "st.{sem}.{scope}.{space}.{l1}.{vec}.{type}",
           (Slot("sem", ("relaxed", "release", "volatile"), True), *MEM_SLOTS[1:3],
