@@ -197,3 +197,68 @@ def test_oob_nan_builds_the_map_with_the_nan_fill_and_the_interpreter_reads_it()
         outs[fill] = simulate(module, "tma", *args).outputs[0]
     np.testing.assert_array_equal(outs["zero"][:36], a[64:100, 64:128])
     assert np.isnan(outs["nan"][36:]).all() and (outs["zero"][36:] == 0).all()
+
+
+def _hinted(text: str, hint: str) -> str:
+    """``text`` with its TMA copy given ``config cache_hint = hint`` (next to any config)."""
+    if 'config {use_tma_reduce' in text:
+        return text.replace("config {use_tma_reduce", f'config {{cache_hint = "{hint}", '
+                                                       "use_tma_reduce")
+    return text.replace('dispatch "tma_auto"', f'dispatch "tma_auto" config {{cache_hint = '
+                                               f'"{hint}"}}')
+
+
+def _policies(module) -> list[str]:
+    return [op.mods()["primary"] for op in module.walk() if op.name == "ptx.createpolicy"]
+
+
+@pytest.mark.parametrize("hint", ["evict_first", "evict_last"])
+def test_cache_hint_on_a_load_makes_one_policy_for_its_boxes(hint):
+    """config cache_hint: the issuing thread makes the L2 policy once (createpolicy), each box
+    takes it through .L2::cache_hint; the answer is unchanged and ptxas takes it (UTMALDG)."""
+    final = check_every_stage(_hinted(SYNC.format(r=64, c=128), hint),
+                              lambda a: [a[64:128, 64:192]], arch="sm_90a")
+    assert _policies(final) == [f"L2::{hint}"]
+    boxes = [op for op in final.walk() if op.name == "ptx.cp_async_bulk_tensor_g2s"]
+    assert len(boxes) == 2 and all(op.mods().get("hint") == "L2::cache_hint" for op in boxes)
+    from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
+
+    ptx = emit_ptx(final)
+    assert f"createpolicy.fractional.L2::{hint}.b64" in ptx
+    assert ptx.count("mbarrier::complete_tx::bytes.L2::cache_hint") == 2
+    assert "UTMALDG" in sass_opcodes(final)
+
+
+def test_cache_hint_on_a_store_and_a_reduction():
+    final = check_every_stage(_hinted(store_kernel(64, 64), "evict_first"),
+                              lambda a: [_halves(a, 64)], arch="sm_90a")
+    assert _policies(final) == ["L2::evict_first"]
+    assert all(op.mods().get("hint") == "L2::cache_hint" for op in final.walk()
+               if op.name == "ptx.cp_async_bulk_tensor_s2g")
+    assert "UTMASTG" in sass_opcodes(final)
+    final = check_every_stage(_hinted(store_kernel(32, 32, "f32", reduce="add"), "evict_last"),
+                              lambda a, b: [b + _halves(a, 32)], arch="sm_90a")
+    assert [op.mods().get("hint") for op in final.walk()
+            if op.name == "ptx.cp_reduce_async_bulk_tensor"] == ["L2::cache_hint"]
+    assert "UTMAREDG" in sass_opcodes(final)
+
+
+def test_cache_hint_values():
+    with pytest.raises(TirxError, match='config cache_hint must be one of "evict_first", '
+                                        '"evict_last", "evict_normal", "evict_unchanged", got '
+                                        '"keep"'):
+        lower(_hinted(SYNC.format(r=64, c=128), "keep"))
+
+
+def test_prefetch_tensormap_at_kernel_entry():
+    """config prefetch_tensormap: thread 0 prefetches the map at kernel entry, before the
+    copy; the answer is unchanged; ptxas takes it (UTMACCTL); without the config, none."""
+    one = SYNC.format(r=64, c=128).replace('dispatch "tma_auto"', 'dispatch "tma_auto" config '
+                                           '{prefetch_tensormap = true}')
+    final = check_every_stage(one, lambda a: [a[64:128, 64:192]], arch="sm_90a")
+    names = [op.name for op in final.walk()]
+    assert names.count("ptx.prefetch_tensormap") == 1
+    assert names.index("ptx.prefetch_tensormap") < names.index("ptx.cp_async_bulk_tensor_g2s")
+    assert "UTMACCTL" in sass_opcodes(final)
+    plain = lower(SYNC.format(r=64, c=128))
+    assert "ptx.prefetch_tensormap" not in str(plain)

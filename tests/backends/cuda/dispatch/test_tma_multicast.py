@@ -244,3 +244,18 @@ def test_declines_a_multicast_not_reached_by_every_cta():
         "!tirx.buffer<64x128xf16, global>\n  %o3", "!tirx.buffer<64x128xf16, global>\n  }\n  %o3")
     with pytest.raises(TirxError, match="differ between the CTAs of the cluster"):
         lower(guarded)
+
+
+def test_a_multicast_load_takes_the_cache_hint():
+    """config cache_hint with cta_mask: .multicast::cluster.L2::cache_hint, the policy after
+    the mask; the answer unchanged, ptxas assembles it."""
+    def reference(a):
+        tiles = [a[c * 64:c * 64 + 64, 64:192] for c in (0, 1)]
+        return [np.stack([tiles[0], tiles[0], tiles[1], tiles[1]])]
+
+    text = _cast().replace("config {cta_mask = 3}", 'config {cta_mask = 3, cache_hint = "evict_last"}')
+    final = check_every_stage(text, reference, arch="sm_90a", name="multicast")
+    casts = [op for op in final.walk() if op.name == "ptx.cp_async_bulk_tensor_g2s_multicast"]
+    assert len(casts) == 2 and all(op.mods().get("hint") == "L2::cache_hint" for op in casts)
+    policy = next(op for op in final.walk() if op.name == "ptx.createpolicy").results[0]
+    assert all(op.operands[-1] is policy for op in casts)

@@ -20,14 +20,19 @@ from tirx_mlir.interpreter.runtime import InterpretError
 MAPS = " attributes {cuda.tensor_maps = array<i64: 0>}"
 
 
-def _load_kernel(box_bytes: int, rank: int, coords: tuple[int, ...], wait: bool = True) -> str:
+def _load_kernel(box_bytes: int, rank: int, coords: tuple[int, ...], wait: bool = True,
+                 policy: str | None = None) -> str:
     """Thread 0 TMA-loads the box at ``coords`` into shared memory (1024-aligned); after the
-    mbarrier wait every thread copies the shared words to Out."""
+    mbarrier wait every thread copies the shared words to Out. With ``policy``, the copy
+    carries ``.L2::cache_hint`` and a policy made by ``createpolicy`` of that priority."""
     words = box_bytes // 4
     cs = "".join(f"  %k{i} = arith.constant {c} : i32\n" for i, c in enumerate(coords))
     names = ", ".join(f"%k{i}" for i in range(len(coords)))
     types = ", ".join("i32" for _ in coords)
     waiting = spin_wait() if wait else ""
+    made = "" if policy is None else \
+        f'    %pol = ptx.createpolicy "{policy}" : () -> i64\n'
+    hint, pol, pol_t = ("", "", "") if policy is None else (".L2::cache_hint", ", %pol", ", i64")
     return cuda_kernel(
         f"(%Tm: !tirx.buffer<128xi8, global>) -> (%Out: !tirx.buffer<{words}xi32, global>)", f"""
   %c0 = arith.constant 0 : index
@@ -49,7 +54,7 @@ def _load_kernel(box_bytes: int, rank: int, coords: tuple[int, ...], wait: bool 
     ptx.fence_proxy_async "shared::cta"
     ptx.prefetch_tensormap [%map] : (i64) -> ()
     %s = ptx.mbarrier_arrive_expect_tx "shared" [%pb], %bytes : (i32, i32) -> i64
-    ptx.cp_async_bulk_tensor_g2s "{rank}d.shared::cluster" [%ps], [%map, {{{names}}}], [%pb] : (i32, i64, {types}, i32) -> ()
+{made}    ptx.cp_async_bulk_tensor_g2s "{rank}d.shared::cluster{hint}" [%ps], [%map, {{{names}}}], [%pb]{pol} : (i32, i64, {types}, i32{pol_t}) -> ()
   }}
 {waiting}
   scf.for %i = %t to %cw step %c32 {{
@@ -60,11 +65,12 @@ def _load_kernel(box_bytes: int, rank: int, coords: tuple[int, ...], wait: bool 
 
 def _tma_load(array, box, coords, **kw) -> np.ndarray:
     """The shared bytes a TMA load of ``box`` at ``coords`` leaves."""
+    policy = kw.pop("policy", None)
     tmap = encode_tensor_map(array, box, **kw)
     itemsize = array.dtype.itemsize
     counts = [-(-b // e) for b, e in zip(box, kw.get("element_strides") or [1] * len(box))]
     nbytes = int(np.prod(counts)) * itemsize
-    (out,), _ = run_simt(_load_kernel(nbytes, len(box), coords), tmap)
+    (out,), _ = run_simt(_load_kernel(nbytes, len(box), coords, policy=policy), tmap)
     return out.view(np.uint8)
 
 
@@ -88,6 +94,14 @@ def test_swizzle_xors_16_byte_chunks_by_the_128_byte_row():
 def test_tile_load_without_swizzle_is_the_box_in_c_order():
     a = np.arange(20 * 40, dtype=np.float16).reshape(20, 40)
     got = _tma_load(a, (16, 8), (4, 2))
+    np.testing.assert_array_equal(got.view(np.float16).reshape(8, 16), a[2:10, 4:20])
+
+
+@pytest.mark.parametrize("policy", ["L2::evict_first", "L2::evict_last"])
+def test_a_cache_hint_changes_no_byte(policy):
+    """createpolicy + .L2::cache_hint: where L2 keeps the lines, never what lands."""
+    a = np.arange(20 * 40, dtype=np.float16).reshape(20, 40)
+    got = _tma_load(a, (16, 8), (4, 2), policy=policy)
     np.testing.assert_array_equal(got.view(np.float16).reshape(8, 16), a[2:10, 4:20])
 
 

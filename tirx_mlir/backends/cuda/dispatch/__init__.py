@@ -7,7 +7,8 @@ Shared: ``common`` (predicates, thread ids, physical addressing, register arrays
 the tile-level order), ``pointwise`` (the elementwise engine). Variants, one module per family:
 
 * ``copy`` (copy, cast: ``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` ..
-  ``vec_16b``), ``copy_ldstmatrix`` (``ldstmatrix``), ``copy_async`` (``ldgsts``),
+  ``vec_16b``; both take ``copy_hints``, TIRx's
+  cache configs), ``copy_ldstmatrix`` (``ldstmatrix``), ``copy_async`` (``ldgsts``),
   ``copy_async_tma`` (``tma_auto``; with ``tma_ring``, the mbarrier protocol between TMA
   producers and wgmma consumers, ``tma_multicast`` and ``cluster_masks``, multicast to the
   CTAs of a mask), ``copy_async_dsmem`` (``dsmem``, and tirx.cluster_sync's

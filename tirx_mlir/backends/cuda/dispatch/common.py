@@ -49,7 +49,7 @@ from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
-from tirx_mlir.dispatch.builders import is_buffer, scope_of
+from tirx_mlir.dispatch.builders import check_config, is_buffer, scope_of
 
 MEMORY_SCOPES = (GLOBAL, *SHARED_SCOPES)
 
@@ -460,11 +460,15 @@ def _after_other_work(op: TileOp) -> bool:
 
 
 def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
-                 barriers: bool = True) -> Callable:
+                 barriers: bool = True, config: Sequence[str] = ()) -> Callable:
     """`register_dispatch` for target kind ``cuda``, adding the barriers of the tile-level
-    order around the impl's code (module docstring)."""
+    order around the impl's code (module docstring). ``config``: the config keys the variant
+    reads; an op with any other key is declined before anything is built, the reason naming
+    the keys it takes (`check_config`: a TIRx key this variant does not implement is an error
+    at the op, never silently ignored)."""
     def wrap(impl):
         def run(op: TileOp, ctx) -> None:
+            check_config(op, config)
             reads, writes = _touches_shared(op) if barriers else (False, False)
             scope = op.exec_scope
             if unwaited_cp_async(op, ctx):

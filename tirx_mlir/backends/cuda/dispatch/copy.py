@@ -18,7 +18,7 @@ import warnings
 
 from xdsl.dialects import arith, scf
 
-from tirx_mlir.backends.cuda.dispatch import common, pointwise
+from tirx_mlir.backends.cuda.dispatch import common, copy_hints, pointwise
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS
@@ -78,5 +78,6 @@ def _block():
 
 
 for _cls in (T.CopyOp, T.CastOp):
-    common.cuda_variant(_cls, "vec_auto", 10, [SCOPES, common.ONE_DIM_BLOCK, ANYWHERE])(_vec_auto)
+    common.cuda_variant(_cls, "vec_auto", 10, [SCOPES, common.ONE_DIM_BLOCK, ANYWHERE],
+                        config=copy_hints.CONFIG)(copy_hints.with_load_hints(_vec_auto))
     common.cuda_variant(_cls, "fallback", 0, [SCOPES, common.ONE_DIM_BLOCK, MEMORY])(_fallback)

@@ -55,7 +55,7 @@ from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
 from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.predicate import LinearConstraint, linear_constraints
 from tirx_mlir.dispatch import exec_scope_in, fail, predicate
-from tirx_mlir.dispatch.builders import (check_config, config_choice, elem_type, scope_of,
+from tirx_mlir.dispatch.builders import (config_choice, elem_type, scope_of,
                                          shape_of)
 
 CP_ASYNC_BYTES = (16, 8, 4)
@@ -140,7 +140,7 @@ def _runs(view: SSAValue, dim: int, vec: int, shape, write: bool) -> bool:
 @common.cuda_variant(T.CopyAsyncOp, "ldgsts", 20,
                      [exec_scope_in("thread", "warp", "warpgroup", "cta"), common.ONE_DIM_BLOCK,
                       common.sm_at_least(80), predicate("global->shared", _global_to_shared)],
-                     barriers=False)
+                     barriers=False, config=CONFIG)
 def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
     if elem_type(op.dst) != elem_type(op.src):
         fail("cp.async copies bytes: source and destination must have one element type")
@@ -148,7 +148,6 @@ def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
     if shape_of(op.src) != shape:
         fail(f"cp.async needs equal shapes, got {list(shape_of(op.src))} -> {list(shape)}")
     esize = dtypes.bit_width(elem_type(op.dst)) // 8
-    check_config(op, CONFIG)
     ragged = config_choice(op, "fill_mode", ("zero",)) == "zero"
     prefetch = config_choice(op, "prefetch_size", PREFETCH_SIZES)
     l2 = None if prefetch is None else f"L2::{prefetch}B"

@@ -23,8 +23,13 @@ be empty, the gemm_async consumers for it to be full; otherwise every thread wai
 the issue). ``config {cta_mask = M}`` multicasts a load's boxes to groups of the cluster's CTAs,
 each CTA of a group issuing its share (tma_multicast.py). ``config {oob = "zero"|"nan"}`` is
 the tensor map's fill of box elements outside the tensor (zeros, the default, or NaN:
-``CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA``, for a floating-point load). Any other
-config key declines, naming these.
+``CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA``, for a floating-point load).
+``config {cache_hint = "evict_first"|"evict_last"|"evict_normal"|"evict_unchanged"}`` (loads,
+stores and reductions) gives the copy's L2 accesses that eviction priority: the issuing thread
+makes the policy once (``createpolicy.fractional.L2::<priority>.b64``) and every box takes it
+(``.L2::cache_hint``). ``config {prefetch_tensormap = true}``: thread 0 prefetches the copy's
+tensor map at kernel entry (``prefetch.tensormap``), once per map. Any other config key
+declines, naming these.
 
 Stores (PTX ISA "cp.async.bulk.tensor", "cp.reduce.async.bulk.tensor"; CUDA C++ Programming
 Guide, "Asynchronous Data Copies using TMA"): the tile was written through the generic proxy,
@@ -70,8 +75,10 @@ from tirx_mlir.dialects.tirx.rules import RuleError
 from tirx_mlir.dispatch import fail, no_where, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import check_config, config_choice, elem_type, scope_of
 
-CONFIG = ("use_tma_reduce", "cta_mask", "oob")
+CONFIG = ("use_tma_reduce", "cta_mask", "oob", "cache_hint", "prefetch_tensormap")
 """The config keys of the TMA variants."""
+CACHE_HINTS = ("evict_first", "evict_last", "evict_normal", "evict_unchanged")
+"""``cache_hint``: the L2 eviction priority of the copy's accesses (`_cache_policy`)."""
 
 
 def _is_store(op) -> bool:
@@ -200,6 +207,8 @@ def _copy(op, ctx, plan_of) -> None:
     if store and op.exec_scope == ExecScope.THREAD:
         fail("a TMA store at thread scope would be issued by every thread; store at warp, "
              "warpgroup or cta scope (one thread of the scope issues)")
+    hint = config_choice(op, "cache_hint", CACHE_HINTS)
+    prefetch = config_choice(op, "prefetch_tensormap", (True, False), False)
     plan = plan_of(s)
     cast = None if store else tma_multicast.plan(op, ctx.kernel, s.region)  # config cta_mask
     plan = tma_multicast.share(plan, cast, cut=plan_of is _auto_plan)
@@ -207,9 +216,42 @@ def _copy(op, ctx, plan_of) -> None:
     tmap = host_tensor_maps.tensor_map_param(ctx.kernel, s.region.buffer, plan.box,
                                              plan.swizzle, oob)
     if store:
-        _store(op, ctx, s, plan, tmap, reduction)
+        _store(op, ctx, s, plan, tmap, reduction, hint)
     else:
-        _load(op, ctx, s, plan, tmap, cast)
+        _load(op, ctx, s, plan, tmap, cast, hint)
+    if prefetch:
+        _prefetch_at_entry(ctx, tmap)
+
+
+def _prefetch_at_entry(ctx, tmap: SSAValue) -> None:
+    """``config prefetch_tensormap``: thread 0 prefetches the map (``prefetch.tensormap``) at
+    kernel entry, once per map whatever the number of copies through it, so the first copy
+    does not wait for the descriptor's fetch."""
+    done = ctx.shared_state.setdefault("tma_prefetched", set())
+    if tmap in done:
+        return
+    done.add(tmap)
+
+    def build(b: Builder) -> None:
+        first = b.insert(arith.CmpiOp(ring_.thread_id(b), ring_.const(b, 0, IndexType()),
+                                      "eq")).result
+        inner = ring_.emit_if(b, first)
+        addr = inner.insert(cuda.AddressOp.build(
+            operands=[tmap, ring_.const(inner, 0, IndexType())], result_types=[i64])).result
+        inner.insert(ptx("prefetch_tensormap", [addr]))
+        ring_.close_if(inner)
+    ctx.add_init(build)
+
+
+def _cache_policy(b: Builder, hint: str | None) -> dict:
+    """The modifiers and extra operand of a box's copy for ``config cache_hint``: the policy
+    is made by ``createpolicy.fractional.L2::<hint>.b64`` (fraction 1.0) in the issuing
+    thread, and each box's ``.L2::cache_hint`` takes it (PTX ISA "createpolicy",
+    "cp.async.bulk.tensor"). Without the config: nothing."""
+    if hint is None:
+        return {"mods": {}, "operands": []}
+    policy = b.insert(ptx("createpolicy", [], primary=f"L2::{hint}")).results[0]
+    return {"mods": {"hint": "L2::cache_hint"}, "operands": [policy]}
 
 
 def _box_operands(b: Builder, s: Sides, plan: TmaPlan, tmap: SSAValue, stage: SSAValue,
@@ -231,7 +273,7 @@ def _box_operands(b: Builder, s: Sides, plan: TmaPlan, tmap: SSAValue, stage: SS
 
 
 def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
-          cast: tma_multicast.Multicast | None) -> None:
+          cast: tma_multicast.Multicast | None, hint: str | None) -> None:
     ring = s.ring
     kernel = ctx.kernel
     bars = ring_.ring_barriers(ctx, ring)
@@ -252,11 +294,12 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
         ring_.wait_parity(inner, empty, flipped)
     inner.insert(ptx("mbarrier_arrive_expect_tx", [full, ring_.const(inner, plan.total_bytes)],
                      space="shared"))
+    policy = _cache_policy(inner, hint)
     for i, box in enumerate(plan.boxes):
         at, opened = tma_multicast.box_builder(inner, cast, i)
         dst, tmap_addr, coords = _box_operands(at, s, plan, tmap, stage, box)
         tma_multicast.issue_box(at, cast, [dst, tmap_addr, *coords, full], f"{len(plan.box)}d",
-                                opened)
+                                opened, policy)
     ring_.close_if(inner)
     if not pipelined:
         full_all = ring_.shared_address(b, bars.full, stage)
@@ -267,7 +310,8 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
 _ISSUER_AXIS = {ExecScope.CTA: "tx", ExecScope.WARPGROUP: "tid_in_wg", ExecScope.WARP: "laneid"}
 
 
-def _store(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue, reduction: str | None) -> None:
+def _store(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue, reduction: str | None,
+           hint: str | None) -> None:
     b = ctx.builder
     scope = op.exec_scope
     # a reduction also reads the destination, which generic stores may have written: the fence
@@ -277,14 +321,16 @@ def _store(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue, reduction: str | No
     stage = ring_.stage_index(b, s.ring)
     issuer = b.insert(arith.CmpiOp(tid, ring_.const(b, 0, IndexType()), "eq")).result
     inner = ring_.emit_if(b, issuer)
+    policy = _cache_policy(inner, hint)
     for box in plan.boxes:
         src, tmap_addr, coords = _box_operands(inner, s, plan, tmap, stage, box)
+        operands = [tmap_addr, *coords, src, *policy["operands"]]
         dim = f"{len(plan.box)}d"
         if reduction is None:
-            inner.insert(ptx("cp_async_bulk_tensor_s2g", [tmap_addr, *coords, src], dim=dim))
+            inner.insert(ptx("cp_async_bulk_tensor_s2g", operands, dim=dim, **policy["mods"]))
         else:
-            inner.insert(ptx("cp_reduce_async_bulk_tensor", [tmap_addr, *coords, src], dim=dim,
-                             redop=reduction))
+            inner.insert(ptx("cp_reduce_async_bulk_tensor", operands, dim=dim,
+                             redop=reduction, **policy["mods"]))
     inner.insert(ptx("cp_async_bulk_commit_group", []))
     inner.insert(ptx("cp_async_bulk_wait_group", [], n=0))
     ring_.close_if(inner)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 
-from tirx_mlir.backends.cuda.dispatch import common, pointwise
+from tirx_mlir.backends.cuda.dispatch import common, copy_hints, pointwise
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
@@ -46,4 +46,5 @@ def _vec(bits: int):
 for _bits in WIDTHS:
     common.cuda_variant(T.CopyOp, f"vec_{_bits}b", 20,
                         [forced_only(f"vec_{_bits}b"), exec_scope_in("thread"),
-                         common.operands_in(GLOBAL, LOCAL, *SHARED_SCOPES)])(_vec(_bits))
+                         common.operands_in(GLOBAL, LOCAL, *SHARED_SCOPES)],
+                        config=copy_hints.CONFIG)(copy_hints.with_load_hints(_vec(_bits)))

@@ -48,6 +48,7 @@ from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dispatch import exec_scope_in, fail, predicate, register_dispatch
+from tirx_mlir.dispatch.builders import check_config
 
 PTX_TYPES = {"f16": "f16", "bf16": "bf16"}
 _LOW_18 = (1 << 18) - 16
@@ -126,6 +127,7 @@ def _advance(b: Builder, desc: SSAValue, byte_offset: int | SSAValue) -> SSAValu
 @register_dispatch(T.GemmAsyncOp, "cuda", variant="wgmma", priority=10,
                    when=[SM90A, common.ONE_DIM_BLOCK, exec_scope_in("warpgroup", "cta"), OPERANDS])
 def wgmma(op, ctx) -> None:
+    check_config(op, ())
     kernel = ctx.kernel
     m, n = op.c.type.get_shape()
     groups = accumulator_groups(op, kernel)

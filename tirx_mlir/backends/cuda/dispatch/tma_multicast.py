@@ -185,13 +185,16 @@ def box_builder(inner: Builder, cast: Multicast | None, index: int) -> tuple[Bui
 
 
 def issue_box(at: Builder, cast: Multicast | None, operands: list[SSAValue], dim: str,
-              opened: bool) -> None:
-    """The box's copy (multicast to this CTA's group when ``cast``), and the end of the block
-    `box_builder` opened."""
+              opened: bool, policy: dict) -> None:
+    """The box's copy (multicast to this CTA's group when ``cast``; with ``policy``'s cache
+    hint, copy_async_tma._cache_policy), and the end of the block `box_builder` opened."""
+    hint, extra = policy["mods"], policy["operands"]
     if cast is None:
-        at.insert(ptx("cp_async_bulk_tensor_g2s", operands, dim=dim, space="shared::cluster"))
+        at.insert(ptx("cp_async_bulk_tensor_g2s", [*operands, *extra], dim=dim,
+                      space="shared::cluster", **hint))
     else:
         mask = cluster_masks.by_rank(at, cast.groups.masks, i16)
-        at.insert(ptx("cp_async_bulk_tensor_g2s_multicast", [*operands, mask], dim=dim))
+        at.insert(ptx("cp_async_bulk_tensor_g2s_multicast", [*operands, mask, *extra], dim=dim,
+                      **hint))
     if opened:
         ring_.close_if(at)

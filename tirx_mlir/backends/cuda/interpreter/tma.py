@@ -1,5 +1,6 @@
 """Bulk copies and TMA (``ptx.cp_async_bulk*``, ``ptx.cp_async_bulk_tensor*``,
-``ptx.cp_reduce_async_bulk_tensor``, ``ptx.prefetch_tensormap``) on lane values, per PTX ISA
+``ptx.cp_reduce_async_bulk_tensor``, ``ptx.prefetch_tensormap``, and ``ptx.createpolicy``,
+the L2 policy of their ``.L2::cache_hint``, which changes no value) on lane values, per PTX ISA
 "cp.async.bulk" and "cp.async.bulk.tensor"; every active lane issues its own copy.
 
 * **Loads into shared memory** (``cp_async_bulk_g2s``, ``cp_async_bulk_s2c``, the tensor
@@ -34,6 +35,8 @@ from tirx_mlir.backends.cuda.interpreter.async_state import (BulkRead, Flight, O
                                                              shared_targets, state_of)
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
+from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
+from tirx_mlir.backends.cuda.dialects.ptx import OPS_BY_ROW
 from tirx_mlir.backends.cuda.layout.swizzle import Swizzle
 from tirx_mlir.backends.cuda.layout.swizzle import swizzle as tensor_core_swizzle
 from tirx_mlir.backends.cuda.interpreter.tensor_map import TensorMap, decode
@@ -343,6 +346,16 @@ def reduce_values(ctx, redop: str, tmap: TensorMap, old: np.ndarray, new: np.nda
         if redop == "inc":
             return np.where(old >= new, 0, old + 1).astype(dtype)
         return np.where((old == 0) | (old > new), new, old - 1).astype(dtype)
+
+
+@ptx_row("createpolicy")
+def run_createpolicy(ctx, op, args):
+    # A cache policy decides what L2 keeps, never a value: the interpreter's policy is the
+    # priority's position in the row's choices, which the TMA copies' .L2::cache_hint carry
+    # and ignore.
+    priority = row_view(op, args).mods["primary"]
+    code = OPS_BY_ROW["createpolicy"].ENTRY.slot("primary").choices.index(priority)
+    return (np.full(ctx.wave.L, code, dtype=lane_dtype(op.results[0].type)),)
 
 
 @ptx_row("prefetch_tensormap")

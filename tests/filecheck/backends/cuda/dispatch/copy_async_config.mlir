@@ -1,7 +1,7 @@
 // RUN: not tirx-opt %s --split-input-file -p cuda-default-layout,tirx-dispatch 2>&1 | filecheck %s
 // copy_async config keys and values no variant takes: a located error whose table names, per
 // variant, the keys it takes (ldgsts: fill_mode, prefetch_size, direct; TMA: use_tma_reduce,
-// cta_mask, oob) or the values a key takes.
+// cta_mask, oob, cache_hint, prefetch_tensormap) or the values a key takes.
 
 tirx.kernel @unknown_key(%X: !tirx.buffer<64x64xf16, global>) grid [1] threads [128]
     target "cuda -arch=sm_90a" {
@@ -12,7 +12,7 @@ tirx.kernel @unknown_key(%X: !tirx.buffer<64x64xf16, global>) grid [1] threads [
 
 // CHECK:      copy_async_config.mlir:9:3: error: 'tirx.copy_async' op tile dispatch failed
 // CHECK:      ldgsts (prio=20)       | declined — config prefetch is not a config of this variant (it takes: fill_mode, prefetch_size, direct)
-// CHECK:      tma_auto (prio=10)     | declined — config prefetch is not a config of this variant (it takes: use_tma_reduce, cta_mask, oob)
+// CHECK:      tma_auto (prio=10)     | declined — config prefetch is not a config of this variant (it takes: use_tma_reduce, cta_mask, oob, cache_hint, prefetch_tensormap)
 
 // -----
 

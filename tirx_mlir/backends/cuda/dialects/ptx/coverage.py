@@ -111,8 +111,9 @@ follows from the modifiers, `.T`: a type given by a modifier); *needs* is what t
 with no optional modifier; *more needs* are the extra requirements of some modifier values.
 
 Not in the table yet: tcgen05 / TMEM (sm_100a-class), sparse `mma.sp`, wgmma integer/b1 and
-`.sp` forms, `tensormap.replace`, `multimem`, `clusterlaunchcontrol`, `st.async`, `createpolicy`
-and the `.L2::cache_hint` operands.
+`.sp` forms, `tensormap.replace`, `multimem`, `clusterlaunchcontrol`, `st.async`, the
+`createpolicy` forms other than `.fractional` with fraction 1.0, and `.L2::cache_hint` on
+instructions other than `ld` and the TMA copies.
 """
 
 

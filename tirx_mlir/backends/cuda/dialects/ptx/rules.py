@@ -19,11 +19,11 @@ def check_memory(m: Mods) -> str | None:
                "needs one of them"
     if sem is not None and space == "local":
         return f".{sem} does not apply to .local"
-    if sem == "volatile" and m.get("l1"):
-        return "eviction hints cannot be combined with .volatile"
+    if sem == "volatile" and (m.get("l1") or m.get("hint")):
+        return "eviction and cache hints cannot be combined with .volatile"
     if m.get("nc") and (space != "global" or sem is not None):
         return ".nc is for weak .global loads only"
-    if (m.get("l1") or m.get("l2")) and space != "global":
+    if (m.get("l1") or m.get("l2") or m.get("hint")) and space != "global":
         return "L1/L2 cache hints apply to .global accesses only"
     if m.get("vec") == "v4" and _bits(str(m["type"])) == 64:
         return ".v4 of a 64-bit type is a 256-bit access (sm_100 only); use .v2"

@@ -26,6 +26,10 @@ L1_HINTS = ("L1::evict_normal", "L1::evict_unchanged", "L1::evict_first", "L1::e
             "L1::no_allocate")
 L2_PREFETCH = ("L2::64B", "L2::128B", "L2::256B")
 DIMS = ("1d", "2d", "3d", "4d", "5d")
+L2_EVICT = ("L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged")
+CACHE_HINT = Slot("hint", ("L2::cache_hint",), True)
+"""``.L2::cache_hint``: the access takes the 64-bit cache policy operand `CACHE_POLICY`."""
+CACHE_POLICY = Operand("policy", type="b64", when=lambda m: m.get("hint") is not None)
 CTA_SHARED_PTX = {"space": ("shared::cta",)}
 SHARED_CTA_REQ = Req("sm_75", "7.8", CTA_SHARED_PTX)
 CLUSTER_REQS = (Req("sm_90", "7.8", {"scope": ("cluster",)}),
@@ -85,9 +89,11 @@ MEM_REQS = (Req("sm_75", "6.3"), Req("sm_75", "7.4", {"l1": L1_HINTS}),
 
 ROWS: tuple[Entry, ...] = (
     # ---- memory ----
-    Entry("ld", "ld", "ld.{sem}.{scope}.{space}.{nc}.{l1}.{l2}.{vec}.{type}", MEM_SLOTS,
-          (Operand("dst", rw="w", type=_type_of("type"), lanes=_vec_lanes), _addr()),
-          MEM_REQS, rules.check_memory, "load, scalar or vector, with cache and eviction hints",
+    Entry("ld", "ld", "ld.{sem}.{scope}.{space}.{nc}.{l1}.{hint}.{l2}.{vec}.{type}",
+          (*MEM_SLOTS[:5], CACHE_HINT, *MEM_SLOTS[5:]),
+          (Operand("dst", rw="w", type=_type_of("type"), lanes=_vec_lanes), _addr(),
+           CACHE_POLICY),
+          (*MEM_REQS, Req("sm_80", "7.4", {"hint": ("L2::cache_hint",)})), rules.check_memory, "load, scalar or vector, with cache and eviction hints",
           "ld"),
     Entry("st", "st", "st.{sem}.{scope}.{space}.{l1}.{vec}.{type}",
           (Slot("sem", ("relaxed", "release", "volatile"), True), *MEM_SLOTS[1:3],
@@ -294,32 +300,39 @@ ROWS: tuple[Entry, ...] = (
           (Req("sm_90", "8.0"),), None, "wait until at most n bulk groups are pending (.read: "
           "only their source reads)", "cp.async.bulk.wait_group"),
     Entry("cp_async_bulk_tensor_g2s", "cp.async.bulk.tensor",
-          "cp.async.bulk.tensor.{dim}.{space}.global.{mode}.mbarrier::complete_tx::bytes",
+          "cp.async.bulk.tensor.{dim}.{space}.global.{mode}.mbarrier::complete_tx::bytes.{hint}",
           (Slot("dim", DIMS), Slot("space", ("shared::cluster", "shared::cta")),
-           Slot("mode", ("tile",), True)),
-          (_addr("dst"), Operand("tmap", "tensor", type="b32", lanes=_dim_lanes), _addr("bar")),
+           Slot("mode", ("tile",), True), CACHE_HINT),
+          (_addr("dst"), Operand("tmap", "tensor", type="b32", lanes=_dim_lanes), _addr("bar"),
+           CACHE_POLICY),
           (Req("sm_90", "8.0"), Req("sm_90", "8.6", CTA_SHARED_PTX)), None,
           "TMA load of a 1d-5d tile, completing on an mbarrier", "cp.async.bulk.tensor (g2s)"),
     Entry("cp_async_bulk_tensor_g2s_multicast", "cp.async.bulk.tensor",
           "cp.async.bulk.tensor.{dim}.shared::cluster.global.{mode}.mbarrier::complete_tx::bytes"
-          ".multicast::cluster", (Slot("dim", DIMS), Slot("mode", ("tile",), True)),
+          ".multicast::cluster.{hint}", (Slot("dim", DIMS), Slot("mode", ("tile",), True),
+                                         CACHE_HINT),
           (_addr("dst"), Operand("tmap", "tensor", type="b32", lanes=_dim_lanes), _addr("bar"),
-           Operand("cta_mask", type="b16")),
+           Operand("cta_mask", type="b16"), CACHE_POLICY),
           (Req("sm_90", "8.0"),), None, "TMA load multicast to the CTAs of cta_mask",
           "cp.async.bulk.tensor (g2s multicast)"),
     Entry("cp_async_bulk_tensor_s2g", "cp.async.bulk.tensor",
-          "cp.async.bulk.tensor.{dim}.global.shared::cta.{mode}.bulk_group",
-          (Slot("dim", DIMS), Slot("mode", ("tile",), True)),
-          (Operand("tmap", "tensor", type="b32", lanes=_dim_lanes), _addr("src")),
+          "cp.async.bulk.tensor.{dim}.global.shared::cta.{mode}.bulk_group.{hint}",
+          (Slot("dim", DIMS), Slot("mode", ("tile",), True), CACHE_HINT),
+          (Operand("tmap", "tensor", type="b32", lanes=_dim_lanes), _addr("src"), CACHE_POLICY),
           (Req("sm_90", "8.0"),), None, "TMA store of a 1d-5d tile (bulk group)",
           "cp.async.bulk.tensor (s2g)"),
     Entry("cp_reduce_async_bulk_tensor", "cp.async.bulk.tensor",
-          "cp.reduce.async.bulk.tensor.{dim}.global.shared::cta.{redop}.tile.bulk_group",
+          "cp.reduce.async.bulk.tensor.{dim}.global.shared::cta.{redop}.tile.bulk_group.{hint}",
           (Slot("dim", DIMS),
-           Slot("redop", ("add", "min", "max", "inc", "dec", "and", "or", "xor"))),
-          (Operand("tmap", "tensor", type="b32", lanes=_dim_lanes), _addr("src")),
+           Slot("redop", ("add", "min", "max", "inc", "dec", "and", "or", "xor")), CACHE_HINT),
+          (Operand("tmap", "tensor", type="b32", lanes=_dim_lanes), _addr("src"), CACHE_POLICY),
           (Req("sm_90", "8.0"),), None, "TMA reduce of a shared tile into global",
           "cp.reduce.async.bulk.tensor"),
+    Entry("createpolicy", "createpolicy", "createpolicy.fractional.{primary}.b64",
+          (Slot("primary", L2_EVICT),),
+          (Operand("policy", rw="w", type="b64"),), (Req("sm_80", "7.4"),), None,
+          "a 64-bit L2 cache policy (fraction 1.0: every access gets the priority), the "
+          "operand of an .L2::cache_hint", "createpolicy"),
     Entry("prefetch_tensormap", "cp.async.bulk.tensor", "prefetch.tensormap", (),
           (_addr("tmap"),), (Req("sm_90", "8.0"),), None, "prefetch a tensor map",
           "prefetch (tensormap)"),

@@ -98,4 +98,4 @@ ptx.setmaxnreg "inc" 512
 
 %p = "test.op"() : () -> i64
 %v = ptx.ld "global.f32.nc" [%p] : (i64) -> f32
-// CHECK: error: 'nc' in "global.f32.nc" is not a modifier ld takes at that position; modifiers in order: sem, scope, space, nc, l1, l2, vec, type
+// CHECK: error: 'nc' in "global.f32.nc" is not a modifier ld takes at that position; modifiers in order: sem, scope, space, nc, l1, hint, l2, vec, type

@@ -49,6 +49,8 @@ ptx.cp_async_bulk_tensor_g2s "2d.shared::cta" [%r], [%p, {%r, %r}], [%r] : (i32,
 ptx.cp_async_bulk_tensor_g2s_multicast "1d.tile" [%p], [%p, {%r}], [%p], %h : (i64, i64, i32, i64, i16) -> ()
 ptx.cp_async_bulk_tensor_s2g "1d.tile" [%p, {%r}], [%p] : (i64, i32, i64) -> ()
 ptx.cp_reduce_async_bulk_tensor "1d.add" [%p, {%r}], [%p] : (i64, i32, i64) -> ()
+%pol = ptx.createpolicy "L2::evict_first" : () -> i64
+ptx.cp_async_bulk_tensor_g2s "2d.shared::cluster.L2::cache_hint" [%p], [%p, {%r, %r}], [%p], %pol : (i64, i64, i32, i32, i64, i64) -> ()
 ptx.prefetch_tensormap [%p] : (i64) -> ()
 ptx.wgmma_fence
 ptx.wgmma_commit_group
@@ -114,6 +116,8 @@ ptx.setmaxnreg "inc" 240
 // CHECK-NEXT: ptx.cp_async_bulk_tensor_g2s_multicast "1d.tile" [%p], [%p, {%r}], [%p], %h : (i64, i64, i32, i64, i16) -> ()
 // CHECK-NEXT: ptx.cp_async_bulk_tensor_s2g "1d.tile" [%p, {%r}], [%p] : (i64, i32, i64) -> ()
 // CHECK-NEXT: ptx.cp_reduce_async_bulk_tensor "1d.add" [%p, {%r}], [%p] : (i64, i32, i64) -> ()
+// CHECK-NEXT: %pol = ptx.createpolicy "L2::evict_first" : () -> i64
+// CHECK-NEXT: ptx.cp_async_bulk_tensor_g2s "2d.shared::cluster.L2::cache_hint" [%p], [%p, {%r, %r}], [%p], %pol : (i64, i64, i32, i32, i64, i64) -> ()
 // CHECK-NEXT: ptx.prefetch_tensormap [%p] : (i64) -> ()
 // CHECK-NEXT: ptx.wgmma_fence
 // CHECK-NEXT: ptx.wgmma_commit_group
