@@ -123,6 +123,20 @@ def explain_exception(err: Exception) -> str:
     return f"{type(err).__name__}: {err}"
 
 
+def located_error(err: Exception, op: Operation | None) -> InterpretError:
+    """The error to raise for ``err``, raised while running (or preparing) ``op``: an
+    `InterpretError` gets ``op`` as its location unless it has one; any other exception becomes
+    an `InterpretError` at ``op`` saying what happened (`explain_exception`), with ``err`` as its
+    cause. Used as ``except Exception as err: raise located_error(err, op)``."""
+    if isinstance(err, InterpretError):
+        if err.op is None:
+            err.op = op
+        return err
+    located = InterpretError(explain_exception(err), op)
+    located.__cause__ = err
+    return located
+
+
 class BlockPlan:
     """What running one block needs, looked up once: per op, the entry
     ``(op, operands, results, implementation, functions, prepared, properties, attributes)``,
@@ -176,12 +190,8 @@ class BlockPlan:
                                               entry[7] != op.attributes):
                 try:  # preparing an op may reject it (e.g. its verifier): name the op
                     self.refresh(interp, i, op)
-                except InterpretError as err:
-                    if err.op is None:
-                        err.op = op
-                    raise
                 except Exception as err:  # noqa: BLE001 - whatever failed, name the op
-                    raise InterpretError(explain_exception(err), op) from err
+                    raise located_error(err, op)  # noqa: B904 - it sets the cause
                 changed = True
             op = op.next_op
             i += 1
@@ -281,7 +291,7 @@ class TirxInterpreter(Interpreter):
         info = self._region_info(region)
         if self._call_depth == 0:  # a loop run outside any call (`run_op`): a run of its own
             self._run_serial += 1
-        if info is None or info[1] or len(region.blocks) != 1:
+        if info is None or info[1] or info[2].next_block is not None:  # not one block
             for i in bounds:
                 values = tuple(self.run_ssacfg_region(region, (i, *values), "for_loop"))
             return values
@@ -345,12 +355,8 @@ class TirxInterpreter(Interpreter):
                     if isinstance(terminator, ReturnedValues):
                         return None, (), terminator.values
                     return terminator[0], terminator[1], ()
-        except InterpretError as err:
-            if err.op is None:
-                err.op = op
-            raise
         except Exception as err:  # noqa: BLE001 - whatever failed, name the op it failed in
-            raise InterpretError(explain_exception(err), op) from err
+            raise located_error(err, op)  # noqa: B904 - it sets the cause
         return None, (), ()
 
     def _run_block_listened(self, block: Block, local: dict, env) -> tuple[Any, Any, Any]:
@@ -380,7 +386,7 @@ class TirxInterpreter(Interpreter):
         """(region, whether it starts a call frame, its entry block), or None when empty."""
         regions: dict[int, Any] = self.__dict__.setdefault("_region_infos", {})
         entry = regions.get(id(region))
-        first = region.blocks.first
+        first = region.first_block
         if entry is None or entry[0] is not region or entry[2] is not first:
             if first is None:
                 return None
@@ -415,12 +421,8 @@ class TirxInterpreter(Interpreter):
             listener.will_interpret_op(op, inputs)
         try:
             result = run(functions, self, op, inputs)
-        except InterpretError as err:
-            if err.op is None:
-                err.op = op
-            raise
         except Exception as err:  # noqa: BLE001 - whatever failed, name the op it failed in
-            raise InterpretError(explain_exception(err), op) from err
+            raise located_error(err, op)  # noqa: B904 - it sets the cause
         for listener in self.listeners:
             listener.did_interpret_op(op, result.values)
         return result
