@@ -61,6 +61,11 @@ ARITH = [
     ("arith.cmpf oge, %a, %b : f32", ["f32", "f32"], "i1", (2.0, 2.0), True),
     # integers (signed form, wrapping at the width)
     ("arith.addi %a, %b : i8", ["i8", "i8"], "i8", (127, 1), -128),
+    ("arith.addi %a, %b : i8", ["i8", "i8"], "i8", (126, 1), 127),  # the range's ends
+    ("arith.addi %a, %b : i8", ["i8", "i8"], "i8", (-127, -1), -128),
+    ("arith.subi %a, %b : i8", ["i8", "i8"], "i8", (-128, 1), 127),
+    ("arith.muli %a, %b : i64", ["i64", "i64"], "i64", (2 ** 62, 2), -2 ** 63),
+    ("arith.addi %a, %b : i1", ["i1", "i1"], "i1", (True, True), False),
     ("arith.muli %a, %b : i16", ["i16", "i16"], "i16", (300, 300), 90000 - 65536 * 1),
     ("arith.subi %a, %b : index", ["index", "index"], "index", (3, 5), -2),
     ("arith.divsi %a, %b : i32", ["i32", "i32"], "i32", (-7, 2), -3),

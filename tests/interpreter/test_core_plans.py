@@ -227,3 +227,57 @@ def test_an_op_that_fails_to_prepare_gets_an_error_located_at_it(monkeypatch):
         assert "RuntimeError: cannot decode" in str(err)
     else:
         raise AssertionError("the run did not fail")
+
+
+def _gemm_runner(dtype: str, transpose: str) -> KernelRunner:
+    g, s = f"!tirx.buffer<4x4x{dtype}, global>", f"!tirx.buffer<4x4x{dtype}, shared>"
+    acc = "!tirx.buffer<4x4xf32, local>"
+    out = "!tirx.buffer<4x4xf32, global>"
+    return runner(f"""{LOOP_HEAD}
+  %acc = tirx.alloc : {acc}
+  %sa = tirx.alloc : {s}
+  tirx.zero %acc : {acc}
+  scf.for %i = %c0 to %c4 step %c1 {{
+    tirx.copy %sa, %A : {s}, {g}
+    tirx.gemm %acc, %sa, %B{transpose} beta 1.0 : {acc}, {s}, {g}
+  }}
+  tirx.copy %C, %acc : {out}, {acc}""", f"(%A: {g}, %B: {g}) -> (%C: {out})")
+
+
+def test_plain_copies_and_accumulating_gemms_skip_the_generic_semantics(monkeypatch, rng):
+    """A copy between f32 buffers of one shape and an f32 ``D += A @ B`` gemm run as their
+    prepared numpy calls (the generic semantics are never reached), with numpy's result."""
+    from tirx_mlir.interpreter import tirx_tile
+
+    def refuse(call, values, interp):
+        raise AssertionError(f"{call.op.name} ran its generic semantics")
+
+    monkeypatch.setitem(tirx_tile.SEMANTICS, T.CopyOp, refuse)
+    monkeypatch.setitem(tirx_tile.SEMANTICS, T.GemmOp, refuse)
+    a, b = (rng.standard_normal((4, 4)).astype(np.float32) for _ in range(2))
+    for transpose, expect in (("", a @ b), (" transpose_a transpose_b", a.T @ b.T)):
+        acc = np.zeros((4, 4), np.float32)
+        for _ in range(4):
+            acc += expect
+        np.testing.assert_array_equal(_gemm_runner("f32", transpose)(a, b)[0], acc)
+
+
+def test_accumulating_gemms_compute_the_same_bits_prepared_and_listened(rng):
+    """The prepared ``D += A @ B`` (f32 operands) and its fallback to `_gemm` (bf16 operands,
+    computed in f32) give the bits of the registered implementation, which the listened path
+    runs."""
+    import ml_dtypes
+
+    for dtype, np_dtype in (("f32", np.float32), ("bf16", ml_dtypes.bfloat16)):
+        for transpose in ("", " transpose_a", " transpose_b"):
+            r = _gemm_runner(dtype, transpose)
+            a, b = (rng.standard_normal((4, 4)).astype(np_dtype) for _ in range(2))
+            fast = r(a, b)[0]
+            r.interpreter.listeners = (*r.interpreter.listeners, _Names())
+            np.testing.assert_array_equal(r(a, b)[0], fast)
+            ref = np.zeros((4, 4), np.float32)
+            x = a.astype(np.float32).T if "_a" in transpose else a.astype(np.float32)
+            y = b.astype(np.float32).T if "_b" in transpose else b.astype(np.float32)
+            for _ in range(4):
+                ref += x @ y
+            np.testing.assert_allclose(fast, ref, rtol=1e-6, atol=1e-6)

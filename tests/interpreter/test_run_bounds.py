@@ -139,6 +139,28 @@ def test_python_exceptions_become_sentences(exc, words):
     assert type(exc).__name__ not in text
 
 
+def test_located_error_names_the_op_and_explains_the_exception():
+    module = parse_module(kernel("  %z = arith.constant 0 : index"), "<t>")
+    op = next(o for o in module.walk() if o.name == "arith.constant")
+    cause = OverflowError("int too large to convert")
+    err = core.located_error(cause, op)
+    assert isinstance(err, InterpretError) and err.op is op
+    assert err.message == "a value is too large for this op (int too large to convert)"
+    assert err.__cause__ is cause
+    assert str(err) == ("<t>:2:3: error: arith.constant: a value is too large for this op "
+                        "(int too large to convert)")
+
+
+def test_located_error_keeps_an_interpret_error_and_its_own_location():
+    module = parse_module(kernel("  %z = arith.constant 0 : index"), "<t>")
+    const, kern = (next(o for o in module.walk() if o.name == n)
+                   for n in ("arith.constant", "tirx.kernel"))
+    unlocated = InterpretError("index 9 in dim 0 is out of bounds for extent 4")
+    assert core.located_error(unlocated, const) is unlocated and unlocated.op is const
+    located = InterpretError("already located", kern)
+    assert core.located_error(located, const) is located and located.op is kern
+
+
 def test_zero_division_in_affine_index_arithmetic_is_located():
     text = kernel("""  %z = arith.constant 0 : index
   %r = affine.apply affine_map<(d0) -> (d0 mod 0)>(%z)""")

@@ -153,7 +153,16 @@ class ArithFunctions(InterpreterFunctions):
         if fn is None:
             return None
         w = int_width(interp, op.results[0].type)
-        return lambda args: (wrap(fn(int(args[0]), int(args[1])), w),)
+        if w == 1:
+            return lambda args: (wrap(fn(int(args[0]), int(args[1])), w),)
+        low, high = -(1 << (w - 1)), 1 << (w - 1)
+
+        def run(args: PythonValues) -> tuple:
+            value = fn(int(args[0]), int(args[1]))
+            # in range, `wrap` returns the value itself: skip its masking
+            return (value if low <= value < high else wrap(value, w),)
+
+        return run
 
     @staticmethod
     def _constant(interp: Interpreter, op: arith.ConstantOp) -> int | bool | float:

@@ -123,6 +123,27 @@ def explain_exception(err: Exception) -> str:
     return f"{type(err).__name__}: {err}"
 
 
+def located_error(err: Exception, op: Operation | None) -> InterpretError:
+    """The error to raise for ``err``, raised while running (or preparing) ``op``: an
+    `InterpretError` gets ``op`` as its location unless it has one; any other exception becomes
+    an `InterpretError` at ``op`` saying what happened (`explain_exception`), with ``err`` as its
+    cause. Used as ``except Exception as err: raise located_error(err, op)``."""
+    if isinstance(err, InterpretError):
+        if err.op is None:
+            err.op = op
+        return err
+    located = InterpretError(explain_exception(err), op)
+    located.__cause__ = err
+    return located
+
+
+def _xdsl_yield() -> Any:
+    """xDSL's implementation of ``scf.yield`` (it returns the operands' values)."""
+    from xdsl.interpreters.scf import ScfFunctions
+
+    return ScfFunctions.run_br
+
+
 class BlockPlan:
     """What running one block needs, looked up once: per op, the entry
     ``(op, operands, results, implementation, functions, prepared, properties, attributes)``,
@@ -143,15 +164,23 @@ class BlockPlan:
 
     ``steps`` is what a run walks, one tuple per op: ``(operands, prepared, result, results,
     implementation, functions, op)`` with ``result`` the op's only result (None when it has
-    none or several).
+    none or several). A block that ends in an ``scf.yield`` run by xDSL's own implementation
+    (which returns its operands) leaves it out of the steps: ``tail`` is then ``(operands,
+    op)`` and a run returns the operands' values itself, without the implementation call and
+    its result objects (None for any other terminator).
     """
 
-    __slots__ = ("block", "entries", "steps", "checked", "_cost")
+    __slots__ = ("block", "entries", "steps", "tail", "args", "step_cost", "checked", "_cost")
 
     def __init__(self, block: Block):
         self.block = block
         self.entries: list[tuple[Any, ...]] = []
         self.steps: list[tuple[Any, ...]] = []
+        self.tail: tuple[Any, Operation] | None = None
+        self.args: tuple[Any, ...] = ()
+        """The block's arguments (as of the last check)."""
+        self.step_cost = 0
+        """`cost`, as of the last check."""
         self.checked = -1
         """The run (`TirxInterpreter._run_serial`) the plan was last checked in."""
         self._cost: int | None = None
@@ -176,12 +205,8 @@ class BlockPlan:
                                               entry[7] != op.attributes):
                 try:  # preparing an op may reject it (e.g. its verifier): name the op
                     self.refresh(interp, i, op)
-                except InterpretError as err:
-                    if err.op is None:
-                        err.op = op
-                    raise
                 except Exception as err:  # noqa: BLE001 - whatever failed, name the op
-                    raise InterpretError(explain_exception(err), op) from err
+                    raise located_error(err, op)  # noqa: B904 - it sets the cause
                 changed = True
             op = op.next_op
             i += 1
@@ -192,6 +217,12 @@ class BlockPlan:
             self._cost = None
             self.steps = [(e[1], e[5], e[2][0] if len(e[2]) == 1 else None, e[2], e[3], e[4],
                            e[0]) for e in entries]
+            self.tail = None
+            if entries and entries[-1][3] is _xdsl_yield():
+                self.tail = (entries[-1][1], entries[-1][0])
+                del self.steps[-1]
+        self.args = self.block.args
+        self.step_cost = self.cost
         self.checked = interp._run_serial  # noqa: SLF001 - the interpreter's own counter
 
     def refresh(self, interp: TirxInterpreter, index: int, op: Operation) -> tuple[Any, ...]:
@@ -281,35 +312,38 @@ class TirxInterpreter(Interpreter):
         info = self._region_info(region)
         if self._call_depth == 0:  # a loop run outside any call (`run_op`): a run of its own
             self._run_serial += 1
-        if info is None or info[1] or len(region.blocks) != 1:
+        if info is None or info[1] or info[2].next_block is not None:  # not one block
             for i in bounds:
                 values = tuple(self.run_ssacfg_region(region, (i, *values), "for_loop"))
             return values
         env = self._ctx
         local = env._local_scope  # noqa: SLF001
         block = info[2]
-        run_block = self._run_block
+        run_block, plan = self._run_block, self._block_plan(block)
         for i in bounds:
-            successor, args, results = run_block(region, block, (i, *values), local, env)
+            successor, args, results = run_block(region, block, (i, *values), local, env, plan)
             while successor is not None:  # a branch (within the region's one block)
                 successor, args, results = run_block(region, successor, args, local, env)
             values = tuple(results)
         return values
 
     def _run_block(self, region: Region, block: Block, args: PythonValues, local: dict,
-                   env: Any) -> tuple[Block | None, PythonValues, PythonValues]:
+                   env: Any, plan: BlockPlan | None = None
+                   ) -> tuple[Block | None, PythonValues, PythonValues]:
         """Run one block: (the successor block and its arguments, or None and the returned
         values).
 
         The block runs from its `BlockPlan` (the ops' implementations and operand lists, looked
         up once, checked against the IR once per run); with listeners attached the ops go
-        through `_run_op` so every listener sees every op."""
-        for arg, value in zip(block.args, args):
-            local[arg] = value
-        plan = self._block_plan(block)
+        through `_run_op` so every listener sees every op. ``plan``: the block's, when the
+        caller (a loop running it many times) has it."""
+        if plan is None or plan.block is not block:
+            plan = self._block_plan(block)
         if plan.checked != self._run_serial:
             plan.check(self)
-        self._steps_left -= plan.cost
+        for arg, value in zip(plan.args, args):
+            local[arg] = value
+        self._steps_left -= plan.step_cost
         if self._steps_left < 0:
             raise step_budget_error(region, self.max_steps)
         if self.listeners:
@@ -345,12 +379,14 @@ class TirxInterpreter(Interpreter):
                     if isinstance(terminator, ReturnedValues):
                         return None, (), terminator.values
                     return terminator[0], terminator[1], ()
-        except InterpretError as err:
-            if err.op is None:
-                err.op = op
-            raise
+            if plan.tail is not None:  # an scf.yield: its operands' values
+                operands, op = plan.tail
+                try:
+                    return None, (), tuple(map(get, operands))
+                except KeyError:
+                    return None, (), tuple([env[v] for v in operands])
         except Exception as err:  # noqa: BLE001 - whatever failed, name the op it failed in
-            raise InterpretError(explain_exception(err), op) from err
+            raise located_error(err, op)  # noqa: B904 - it sets the cause
         return None, (), ()
 
     def _run_block_listened(self, block: Block, local: dict, env) -> tuple[Any, Any, Any]:
@@ -380,7 +416,7 @@ class TirxInterpreter(Interpreter):
         """(region, whether it starts a call frame, its entry block), or None when empty."""
         regions: dict[int, Any] = self.__dict__.setdefault("_region_infos", {})
         entry = regions.get(id(region))
-        first = region.blocks.first
+        first = region.first_block
         if entry is None or entry[0] is not region or entry[2] is not first:
             if first is None:
                 return None
@@ -415,12 +451,8 @@ class TirxInterpreter(Interpreter):
             listener.will_interpret_op(op, inputs)
         try:
             result = run(functions, self, op, inputs)
-        except InterpretError as err:
-            if err.op is None:
-                err.op = op
-            raise
         except Exception as err:  # noqa: BLE001 - whatever failed, name the op it failed in
-            raise InterpretError(explain_exception(err), op) from err
+            raise located_error(err, op)  # noqa: B904 - it sets the cause
         for listener in self.listeners:
             listener.did_interpret_op(op, result.values)
         return result

@@ -220,6 +220,25 @@ def _gemm(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
     runtime.store(d, prod)
 
 
+def _prepared_accumulate(call: TileCall, run: Callable[[PythonValues], tuple]
+                         ) -> Callable[[PythonValues], tuple]:
+    """`_gemm` for ``D += op(A) @ op(B)`` (alpha 1, beta 1, no C) with the transposes decoded
+    once: on operands already in the compute dtype it is the same matmul into the scratch and
+    the same in-place add; others go through ``run`` (`_gemm`)."""
+    op = call.op
+    ia, ib, idst = call.names.index("a"), call.names.index("b"), call.names.index("d")
+    ta, tb, cdt = op.flag("transpose_a"), op.flag("transpose_b"), call.cdt
+
+    def accumulate(args: PythonValues) -> tuple:
+        a, b, d = args[ia], args[ib], args[idst]
+        if a.dtype != cdt or b.dtype != cdt or d.dtype != cdt:
+            return run(args)
+        d += np.matmul(a.T if ta else a, b.T if tb else b, out=call.scratch(d.shape, cdt))
+        return ()
+
+    return accumulate
+
+
 def _gemm_async(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
     op = call.op
     assert isinstance(op, T.GemmAsyncOp)
@@ -409,8 +428,9 @@ class TirxTileFunctions(InterpreterFunctions):
             semantics(call, call.values(args), interp)
             return ()
 
-        if type(op) is T.CopyOp and call.scope_error is None and not call.guarded and \
-                not call.variadic:
+        plain = call.scope_error is None and not call.guarded and \
+            not any(count for _, count in call.variadic)  # no workspace or symbols passed
+        if type(op) is T.CopyOp and plain:
             dst, src = call.names.index("dst"), call.names.index("src")
 
             def run_copy(args: PythonValues) -> tuple:
@@ -421,6 +441,9 @@ class TirxTileFunctions(InterpreterFunctions):
                 return run(args)
 
             return run_copy
+        if type(op) is T.GemmOp and plain and "c" not in call.names and \
+                op.float_prop("alpha", 1.0) == 1.0 and op.float_prop("beta", 0.0) == 1.0:
+            return _prepared_accumulate(call, run)
         return run
 
     # ---- one entry per tile primitive, all running `run_tile` ----

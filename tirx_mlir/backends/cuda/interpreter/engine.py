@@ -323,14 +323,10 @@ class Engine:
                     results = yield from entry.fn(ctx, op, args_)
                     ctx.mask = mask
                     ctx.op = op
-            except InterpretError as err:
-                if err.op is None:
-                    err.op = op
-                raise
             except Exception as err:  # noqa: BLE001 - whatever failed, name the op
-                from tirx_mlir.interpreter.core import explain_exception
+                from tirx_mlir.interpreter.core import located_error
 
-                raise InterpretError(explain_exception(err), op) from err
+                raise located_error(err, op)  # noqa: B904 - it sets the cause
             if results is TERMINATOR:
                 return args_
             for res, value in zip(op.results, results):
