@@ -32,11 +32,10 @@ from typing import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import AnyFloat, Float64Type, IntegerType, VectorType, f32, f64, i32, i64
+from xdsl.dialects.builtin import AnyFloat, Float64Type, IntegerType, VectorType, f32, f64, i32
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dialects.ptx import ops as ptx
 from tirx_mlir.backends.cuda.dispatch import common, rounds
@@ -523,34 +522,18 @@ def _swizzled_run(o: Operand, coords) -> bool:
     return view_runs(o.value, len(first) - 1, n)
 
 
-def _ptx_access(b, buf, index):
-    """(state space, address) of ``buf[index]`` for a ``ld``/``st``: a shared-window i32 address
-    for shared memory, a generic i64 one for global memory."""
-    shared = scope_of(buf) in SHARED_SCOPES
-    addr = b.insert(AddressOp(buf, index, result_types=[i32 if shared else i64])).result
-    return ("shared" if shared else "global"), addr
-
-
-def _ptx_type(t: Attribute) -> str:
-    """The ``ld``/``st`` type of elements of ``t``: f32/f64 as such, others by width (a ``.bN``
-    register holds any type of N bits)."""
-    if isinstance(t, AnyFloat) and t.bitwidth in (32, 64):
-        return f"f{t.bitwidth}"
-    return f"b{dtypes.bit_width(t)}"
-
-
 def _vector_load(b, buf, index, t, n) -> list[SSAValue]:
     """``ld.<space>.v<n>.<type>`` with results of type ``t``."""
-    space, addr = _ptx_access(b, buf, index)
-    op = ptx.make("ld", [addr], [t] * n, space=space, vec=f"v{n}", type=_ptx_type(t))
+    space, addr = common.ptx_access(b, buf, index)
+    op = ptx.make("ld", [addr], [t] * n, space=space, vec=f"v{n}", type=common.ptx_type(t))
     return list(b.insert(op).results)
 
 
 def _vector_store(b, buf, index, values: list[SSAValue]) -> None:
     """``st.<space>.v<n>.<type>`` of ``values`` (one type)."""
-    space, addr = _ptx_access(b, buf, index)
+    space, addr = common.ptx_access(b, buf, index)
     b.insert(ptx.make("st", [addr, *values], space=space, vec=f"v{len(values)}",
-                      type=_ptx_type(values[0].type)))
+                      type=common.ptx_type(values[0].type)))
 
 
 def _write(b, o: Operand, coords, start, values: list[SSAValue], cache) -> None:
