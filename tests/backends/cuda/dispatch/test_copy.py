@@ -107,3 +107,79 @@ def test_a_copy_between_shapes_that_differ_in_unit_dims_moves_every_element(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the fallback's slowness warning
         check_every_stage(text, lambda a: [a[2].reshape(dst_shape)], compile=False)
+
+
+# --- vec_len (TIRx's forced vector length) ---------------------------------------------------------
+
+def _vec_len_kernel(dtype: str, mid: str, vec_len: int, shape=(64, 128)) -> str:
+    """``X`` -> ``mid`` with ``vec_len``, then back to global memory without it."""
+    s = "x".join(map(str, shape))
+    g, m = f"!tirx.buffer<{s}x{dtype}, global>", f"!tirx.buffer<{s}x{dtype}, {mid}>"
+    return f"""tirx.kernel @copy(%X: {g}) -> (%Y: {g}) grid [1] threads [128]
+    target "cuda -arch=sm_80" {{
+  %t = tirx.alloc : {m}
+  tirx.copy cta %t, %X config {{vec_len = {vec_len}}} : {m}, {g}
+  tirx.copy cta %Y, %t : {g}, {m}
+  tirx.return
+}}
+"""
+
+
+def _global_loads(module) -> set[str]:
+    from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
+
+    return {line.split()[0] for line in emit_ptx(module).splitlines()
+            if line.strip().startswith("ld.global")}
+
+
+@pytest.mark.parametrize("dtype,mid,vec_len,loads", [
+    ("f32", "shared", 1, {"ld.global.f32"}),
+    ("f32", "shared", 2, {"ld.global.v2.f32"}),
+    ("f32", "shared", 4, {"ld.global.v4.f32"}),
+    ("f16", "shared", 2, {"ld.global.v2.b16"}),
+    ("f16", "shared", 4, {"ld.global.v4.b16"}),
+    ("f16", "shared", 8, {"ld.global.v4.b32"}),  # packed words
+    ("f32", "local", 2, {"ld.global.v2.f32"}),
+    ("f32", "local", 1, {"ld.global.f32"}),
+])
+def test_vec_len_sets_every_access_of_the_copy(dtype, mid, vec_len, loads):
+    """numpy == tile == SIMT after every pass, nvcc + ptxas, and the loads of the configured
+    copy (the only global loads) are exactly that wide."""
+    final = check_every_stage(_vec_len_kernel(dtype, mid, vec_len), lambda x: [x],
+                              name="copy")
+    assert _global_loads(final) == loads
+
+
+@pytest.mark.parametrize("dtype,mid,vec_len,shape,reason", [
+    ("f32", "shared", 3, (64, 128), "config vec_len must be a power of two, got 3"),
+    ("f32", "shared", 0, (64, 128), "config vec_len must be a positive integer"),
+    ("f32", "shared", 8, (64, 128), r"8 elements per access: at most 4 here"),
+    ("f64", "shared", 4, (64, 128), r"4 elements per access: at most 2 here"),
+    ("f16", "local", 8, (64, 128), r"8 elements per access: at most 4 here"),
+    ("f32", "shared", 2, (64, 3), "the 2 elements are not one aligned vector in global memory"),
+])
+def test_a_vec_len_the_copy_cannot_honour_is_a_located_error(dtype, mid, vec_len, shape,
+                                                              reason):
+    from tirx_mlir.diagnostics import TirxError, op_location
+
+    with pytest.raises(TirxError, match=reason) as err:
+        lower(_vec_len_kernel(dtype, mid, vec_len, shape), name="copy")
+    assert "vec_auto (prio=10)" in str(err.value)
+    assert op_location(err.value.op)[1:] == (4, 3)
+
+
+def test_vec_len_between_registers_is_a_located_error():
+    from tirx_mlir.diagnostics import TirxError, op_location
+
+    r = "!tirx.buffer<64x128xf32, local>"
+    text = f"""tirx.kernel @copy() grid [1] threads [128] target "cuda -arch=sm_80" {{
+  %a = tirx.alloc : {r}
+  %b = tirx.alloc : {r}
+  tirx.copy cta %b, %a config {{vec_len = 4}} : {r}, {r}
+  tirx.return
+}}
+"""
+    with pytest.raises(TirxError, match="config vec_len sizes memory accesses; this copy is "
+                                        "between registers") as err:
+        lower(text, name="copy")
+    assert op_location(err.value.op)[1:] == (4, 3)

@@ -6,7 +6,12 @@
   registers; the widest vector (up to 16 bytes) every memory side allows, one ``ld``/``st.v{2,4}``
   per thread and round, no wider than a swizzled shared side's 16-byte chunk (its addresses
   are not consecutive past it); a copy of 8- or 16-bit elements between memories moves them
-  packed in 32-bit words (``ld``/``st.v4.b32``, `pointwise._word_lanes`).
+  packed in 32-bit words (``ld``/``st.v4.b32``, `pointwise._word_lanes`). TIRx's
+  ``config {vec_len = N}`` forces N elements per access (a power of two, at most 16 bytes and,
+  unless the copy moves packed words, 4 registers): the spread is built with that vector, and a
+  copy where some memory side cannot be read or written in aligned runs of N (a row shorter
+  than N, a misaligned view, a register layout whose runs are shorter) declines with the reason
+  instead of narrowing it.
 * ``fallback`` (priority 0): memory-to-memory copies nothing else takes (e.g. a source whose
   layout cannot be split at the destination's dims), element by element in loops run by the
   first thread of the scope, with a warning (TIRx's ``fallback``: slow, but correct).
@@ -24,8 +29,8 @@ from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
-from tirx_mlir.dispatch import exec_scope_in
-from tirx_mlir.dispatch.builders import elem_type, emit_loop, shape_of
+from tirx_mlir.dispatch import exec_scope_in, fail
+from tirx_mlir.dispatch.builders import config_int, elem_type, emit_loop, scope_of, shape_of
 
 SCOPES = exec_scope_in("thread", "warp", "warpgroup", "cta")
 MEMORY = common.operands_in(GLOBAL, *SHARED_SCOPES)
@@ -36,7 +41,20 @@ def _vec_auto(op, ctx) -> None:
     """Copy through the elementwise engine (module docstring)."""
     pointwise.lower(op, ctx, op.dst, [op.src], lambda b, xs: xs[0],
                     ctype=elem_type(op.src), convert_pairs=isinstance(op, T.CastOp),
-                    move=isinstance(op, T.CopyOp))
+                    move=isinstance(op, T.CopyOp), require_vector=_vec_len(op))
+
+
+def _vec_len(op) -> int | None:
+    """The ``vec_len`` config (module docstring): a power of two, and a copy with a memory
+    side (registers alone have no accesses to size)."""
+    n = config_int(op, "vec_len")
+    if n is None:
+        return None
+    if n & (n - 1):
+        fail(f"config vec_len must be a power of two, got {n}")
+    if all(scope_of(v) == LOCAL for v in (op.dst, op.src)):
+        fail("config vec_len sizes memory accesses; this copy is between registers")
+    return n
 
 
 def _fallback(op, ctx) -> None:
@@ -79,5 +97,6 @@ def _block():
 
 for _cls in (T.CopyOp, T.CastOp):
     common.cuda_variant(_cls, "vec_auto", 10, [SCOPES, common.ONE_DIM_BLOCK, ANYWHERE],
-                        config=copy_hints.CONFIG)(copy_hints.with_load_hints(_vec_auto))
+                        config=(*copy_hints.CONFIG, "vec_len"))(
+        copy_hints.with_load_hints(_vec_auto))
     common.cuda_variant(_cls, "fallback", 0, [SCOPES, common.ONE_DIM_BLOCK, MEMORY])(_fallback)

@@ -224,15 +224,23 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
     """Lower ``dst[i] = fn(srcs[...][i])`` (module docstring). With ``at``, the function is
     ``at(builder, values, coords)``: it also sees the element's destination coordinate (one
     affine `IndexExpr` per dim). With ``require_vector``, every memory operand must be
-    accessed with vectors of that many elements (else the variant declines). ``packed``, the
-    same function on half2/bfloat162 values, computes two elements at once where `_packable`
-    allows; ``convert_pairs`` (a tirx.cast) converts two elements at once where
+    accessed with vectors of exactly that many elements (else the variant declines).
+    ``packed``, the same function on half2/bfloat162 values, computes two elements at once
+    where `_packable` allows; ``convert_pairs`` (a tirx.cast) converts two elements at once where
     `_conversion_pairs` allows. ``move``: ``fn`` returns its one operand unchanged (a copy), so
     8- and 16-bit elements between memories may travel packed in 32-bit words (`_word_lanes`)."""
     b = ctx.builder
     shape = shape_of(dst)
     present = [s for s in srcs if s is not None]
     lanes = _word_lanes(dst, present) if move else MAX_VECTOR_LANES
+    if require_vector is not None:
+        most = min(lanes, MAX_VECTOR_BYTES * 8 // max(dtypes.bit_width(elem_type(v))
+                                                     for v in (dst, *present) if is_buffer(v)))
+        if require_vector > most:
+            fail(f"{require_vector} elements per access: at most {most} here (16 bytes, and 4 "
+                 f"registers unless a copy between memories packs 8/16-bit elements in 32-bit "
+                 f"words)")
+        lanes = require_vector
     part, synthesized = _iteration(op, ctx, dst, [s for s in present if is_buffer(s)], lanes)
     scope = op.exec_scope
     nthreads = common.block_threads(ctx)
