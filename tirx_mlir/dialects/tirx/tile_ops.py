@@ -327,12 +327,38 @@ class SiluOp(_UnaryOp):
         _check_float(self, "dst", "src")
 
 
+ROUNDING_MODES = ("rn", "rz", "rm", "rp")
+"""TIRx's ``rounding_mode`` config of a float cast: to nearest even (the default), toward zero,
+toward -inf, toward +inf."""
+
+
 @irdl_op_definition
 class CastOp(_UnaryOp):
     """dst = src converted to dst's element type (round to nearest even; float to integer
-    truncates toward zero and saturates). ``tirx.cast %h, %f : <..xf16..>, <..xf32..>``"""
+    truncates toward zero and saturates). ``tirx.cast %h, %f : <..xf16..>, <..xf32..>``;
+    ``config {rounding_mode = "rz"}`` (`ROUNDING_MODES`) rounds a float -> float cast that
+    way."""
 
     name = "tirx.cast"
+
+    def rounding_mode(self) -> str:
+        """The ``rounding_mode`` config, ``"rn"`` when absent (checked by `verify_tile`)."""
+        attr = self.config_dict().get("rounding_mode")
+        return "rn" if attr is None else attr.data
+
+    def verify_tile(self) -> None:
+        super().verify_tile()
+        attr = self.config_dict().get("rounding_mode")
+        if attr is None:
+            return
+        if not isinstance(attr, StringAttr) or attr.data not in ROUNDING_MODES:
+            raise rules.RuleError(f"{self.name} config rounding_mode must be one of "
+                                  f"{', '.join(ROUNDING_MODES)}; got {attr}")
+        for name in ("dst", "src"):
+            t = _buf(self, name).element_type
+            if not dtypes.is_float(t):
+                raise rules.RuleError(f"{self.name} config rounding_mode rounds float -> float "
+                                      f"casts; operand '{name}' has type {t}")
 
 
 class _UnaryBiasScaleOp(TileOp):
