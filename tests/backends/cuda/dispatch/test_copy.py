@@ -109,7 +109,7 @@ def test_a_copy_between_shapes_that_differ_in_unit_dims_moves_every_element(
         check_every_stage(text, lambda a: [a[2].reshape(dst_shape)], compile=False)
 
 
-# --- vec_len (TIRx's forced vector length) ---------------------------------------------------------
+# --- vec_len (TIRx's forced vector length) --------------------------------------------------------
 
 def _vec_len_kernel(dtype: str, mid: str, vec_len: int, shape=(64, 128)) -> str:
     """``X`` -> ``mid`` with ``vec_len``, then back to global memory without it."""
