@@ -50,7 +50,7 @@ from tirx_mlir.dialects.tirx.access import is_guarded
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 from tirx_mlir.dialects.tirx.tile_base import TileOp
-from tirx_mlir.interpreter import cluster, runtime
+from tirx_mlir.interpreter import cluster, rounding, runtime
 from tirx_mlir.interpreter import tile_semantics as sem
 from tirx_mlir.interpreter.runtime import InterpretError
 
@@ -178,6 +178,20 @@ def _copy(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
         runtime.store(dst, src.reshape(dst.shape))
     else:  # a broadcast copy (rules.check_copy)
         runtime.store(dst, np.broadcast_to(src, dst.shape))
+
+
+def _cast(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    """cast: a copy, whose float -> float conversion rounds in the op's ``rounding_mode``
+    (`rounding.round_float`; nearest even by default, as the store rules do)."""
+    op = call.op
+    assert isinstance(op, T.CastOp)
+    mode = op.rounding_mode()
+    if mode == "rn":
+        _copy(call, v, interp)
+        return
+    dst, src = v["dst"], v["src"]
+    value = src.reshape(dst.shape) if src.size == dst.size else np.broadcast_to(src, dst.shape)
+    runtime.store(dst, rounding.round_float(value.astype(np.float64), dst.dtype, mode))
 
 
 _REDUCE = {"add": np.add, "min": np.minimum, "max": np.maximum}
@@ -389,7 +403,7 @@ SEMANTICS: dict[type[TileOp], Semantics] = {
     T.ReciprocalOp: _unary(sem.UNARY["reciprocal"]), T.SiluOp: _unary(sem.UNARY["silu"]),
     T.SqrtOp: _unary(sem.UNARY["sqrt"]), T.ExpOp: _unary(sem.UNARY["exp"]),
     T.Exp2Op: _unary(sem.UNARY["exp2"]), T.Log2Op: _unary(sem.UNARY["log2"]),
-    T.CastOp: _copy,
+    T.CastOp: _cast,
     T.AddOp: _binary(sem.BINARY["add"]), T.SubOp: _binary(sem.BINARY["sub"]),
     T.MulOp: _binary(sem.BINARY["mul"]), T.FdivOp: _binary(sem.BINARY["fdiv"]),
     T.MaximumOp: _binary(sem.BINARY["maximum"]), T.MinimumOp: _binary(sem.BINARY["minimum"]),

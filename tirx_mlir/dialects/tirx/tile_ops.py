@@ -106,6 +106,11 @@ class CopyAsyncOp(TileOp):
     ``tirx.cluster_sync`` (docs/ir.md, "Clusters").
     ``tirx.copy_async cta %recv, %send remote_cta %peer : ..., ..., index``
 
+    With ``cta_mask %m`` (an index: a bit set of cluster ranks, computed at run time) the copy
+    is TIRx's multicast load with a mask that is a value rather than a ``config {cta_mask}``
+    constant; at the tile level it changes nothing (every CTA fills its own tile).
+    ``tirx.copy_async cta %s, %g cta_mask %m dispatch "tma_auto" : ..., ..., index``
+
     With ``where`` (a predicate over the destination's indices and the index values listed in
     ``symbols``, as `SelectOp`'s) only the elements where it holds are copied and the others
     are zero: dst = where(i) ? src[i] : 0 (TIRx ``ldgsts``'s ``predicate`` config with a
@@ -122,6 +127,7 @@ class CopyAsyncOp(TileOp):
     src = operand_def(BufferType)
     remote_cta = opt_operand_def(IndexType)
     symbols = var_operand_def(IndexType)
+    cta_mask = opt_operand_def(IndexType)
     where = opt_prop_def(AffineSetAttr)
     REDUCTIONS: ClassVar = ("add", "min", "max")
 
@@ -150,6 +156,22 @@ class CopyAsyncOp(TileOp):
                                   "remote_cta or reducing copy_async cannot have one")
         _verify_predicate("copy_async", self.where.data, dst.rank, len(self.symbols))
 
+    def _verify_cta_mask(self) -> None:
+        if self.cta_mask is None:
+            return
+        if "cta_mask" in self.config_dict():
+            raise rules.RuleError("copy_async has a cta_mask operand and a cta_mask config; "
+                                  "give one")
+        if self.remote_cta is not None or self.where is not None or \
+                self.reduction() is not None:
+            raise rules.RuleError("a cta_mask multicasts a load into the CTAs of the mask; a "
+                                  "remote_cta, predicated or reducing copy_async cannot have "
+                                  "one")
+        kernel = enclosing_kernel(self)
+        if kernel is not None and kernel.cluster_dims() is None:
+            raise rules.RuleError(f"a cta_mask names CTAs of a cluster; add `cluster [..]` to "
+                                  f"kernel @{kernel.kernel_name}")
+
     def verify_tile(self) -> None:
         _CopyLike.verify_tile(self)  # type: ignore[arg-type]
         self._verify_where()
@@ -157,6 +179,7 @@ class CopyAsyncOp(TileOp):
                 _buf(self, "dst").get_shape() != _buf(self, "src").get_shape():
             raise rules.RuleError("a reducing copy_async needs equal source and destination "
                                   "shapes")
+        self._verify_cta_mask()
         if self.remote_cta is None:
             return
         dst, src = _buf(self, "dst"), _buf(self, "src")
@@ -327,12 +350,38 @@ class SiluOp(_UnaryOp):
         _check_float(self, "dst", "src")
 
 
+ROUNDING_MODES = ("rn", "rz", "rm", "rp")
+"""TIRx's ``rounding_mode`` config of a float cast: to nearest even (the default), toward zero,
+toward -inf, toward +inf."""
+
+
 @irdl_op_definition
 class CastOp(_UnaryOp):
     """dst = src converted to dst's element type (round to nearest even; float to integer
-    truncates toward zero and saturates). ``tirx.cast %h, %f : <..xf16..>, <..xf32..>``"""
+    truncates toward zero and saturates). ``tirx.cast %h, %f : <..xf16..>, <..xf32..>``;
+    ``config {rounding_mode = "rz"}`` (`ROUNDING_MODES`) rounds a float -> float cast that
+    way."""
 
     name = "tirx.cast"
+
+    def rounding_mode(self) -> str:
+        """The ``rounding_mode`` config, ``"rn"`` when absent (checked by `verify_tile`)."""
+        attr = self.config_dict().get("rounding_mode")
+        return "rn" if attr is None else attr.data
+
+    def verify_tile(self) -> None:
+        super().verify_tile()
+        attr = self.config_dict().get("rounding_mode")
+        if attr is None:
+            return
+        if not isinstance(attr, StringAttr) or attr.data not in ROUNDING_MODES:
+            raise rules.RuleError(f"{self.name} config rounding_mode must be one of "
+                                  f"{', '.join(ROUNDING_MODES)}; got {attr}")
+        for name in ("dst", "src"):
+            t = _buf(self, name).element_type
+            if not dtypes.is_float(t):
+                raise rules.RuleError(f"{self.name} config rounding_mode rounds float -> float "
+                                      f"casts; operand '{name}' has type {t}")
 
 
 class _UnaryBiasScaleOp(TileOp):

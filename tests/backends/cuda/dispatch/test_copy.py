@@ -107,3 +107,193 @@ def test_a_copy_between_shapes_that_differ_in_unit_dims_moves_every_element(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the fallback's slowness warning
         check_every_stage(text, lambda a: [a[2].reshape(dst_shape)], compile=False)
+
+
+# --- vec_len (TIRx's forced vector length) --------------------------------------------------------
+
+def _vec_len_kernel(dtype: str, mid: str, vec_len: int, shape=(64, 128)) -> str:
+    """``X`` -> ``mid`` with ``vec_len``, then back to global memory without it."""
+    s = "x".join(map(str, shape))
+    g, m = f"!tirx.buffer<{s}x{dtype}, global>", f"!tirx.buffer<{s}x{dtype}, {mid}>"
+    return f"""tirx.kernel @copy(%X: {g}) -> (%Y: {g}) grid [1] threads [128]
+    target "cuda -arch=sm_80" {{
+  %t = tirx.alloc : {m}
+  tirx.copy cta %t, %X config {{vec_len = {vec_len}}} : {m}, {g}
+  tirx.copy cta %Y, %t : {g}, {m}
+  tirx.return
+}}
+"""
+
+
+def _global_loads(module) -> set[str]:
+    from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
+
+    return {line.split()[0] for line in emit_ptx(module).splitlines()
+            if line.strip().startswith("ld.global")}
+
+
+@pytest.mark.parametrize("dtype,mid,vec_len,loads", [
+    ("f32", "shared", 1, {"ld.global.f32"}),
+    ("f32", "shared", 2, {"ld.global.v2.f32"}),
+    ("f32", "shared", 4, {"ld.global.v4.f32"}),
+    ("f16", "shared", 2, {"ld.global.v2.b16"}),
+    ("f16", "shared", 4, {"ld.global.v4.b16"}),
+    ("f16", "shared", 8, {"ld.global.v4.b32"}),  # packed words
+    ("f32", "local", 2, {"ld.global.v2.f32"}),
+    ("f32", "local", 1, {"ld.global.f32"}),
+])
+def test_vec_len_sets_every_access_of_the_copy(dtype, mid, vec_len, loads):
+    """numpy == tile == SIMT after every pass, nvcc + ptxas, and the loads of the configured
+    copy (the only global loads) are exactly that wide."""
+    final = check_every_stage(_vec_len_kernel(dtype, mid, vec_len), lambda x: [x],
+                              name="copy")
+    assert _global_loads(final) == loads
+
+
+@pytest.mark.parametrize("dtype,mid,vec_len,shape,reason", [
+    ("f32", "shared", 3, (64, 128), "config vec_len must be a power of two, got 3"),
+    ("f32", "shared", 0, (64, 128), "config vec_len must be a positive integer"),
+    ("f32", "shared", 8, (64, 128), r"8 elements per access: at most 4 here"),
+    ("f64", "shared", 4, (64, 128), r"4 elements per access: at most 2 here"),
+    ("f16", "local", 8, (64, 128), r"8 elements per access: at most 4 here"),
+    ("f32", "shared", 2, (64, 3), "the 2 elements are not one aligned vector in global memory"),
+])
+def test_a_vec_len_the_copy_cannot_honour_is_a_located_error(dtype, mid, vec_len, shape,
+                                                              reason):
+    from tirx_mlir.diagnostics import TirxError, op_location
+
+    with pytest.raises(TirxError, match=reason) as err:
+        lower(_vec_len_kernel(dtype, mid, vec_len, shape), name="copy")
+    assert "vec_auto (prio=10)" in str(err.value)
+    assert op_location(err.value.op)[1:] == (4, 3)
+
+
+def test_vec_len_between_registers_is_a_located_error():
+    from tirx_mlir.diagnostics import TirxError, op_location
+
+    r = "!tirx.buffer<64x128xf32, local>"
+    text = f"""tirx.kernel @copy() grid [1] threads [128] target "cuda -arch=sm_80" {{
+  %a = tirx.alloc : {r}
+  %b = tirx.alloc : {r}
+  tirx.copy cta %b, %a config {{vec_len = 4}} : {r}, {r}
+  tirx.return
+}}
+"""
+    with pytest.raises(TirxError, match="config vec_len sizes memory accesses; this copy is "
+                                        "between registers") as err:
+        lower(text, name="copy")
+    assert op_location(err.value.op)[1:] == (4, 3)
+
+
+# --- a cast's rounding_mode ---------------------------------------------------------------------
+
+def _cast_kernel(src: str, dst: str, mid: str, mode: str, arch: str = "sm_80") -> str:
+    """X (global) -> ``mid`` -> cast with ``mode`` -> Y (global)."""
+    gi, go = f"!tirx.buffer<64x64x{src}, global>", f"!tirx.buffer<64x64x{dst}, global>"
+    a, h = f"!tirx.buffer<64x64x{src}, {mid}>", f"!tirx.buffer<64x64x{dst}, {mid}>"
+    return f"""tirx.kernel @cast(%X: {gi}) -> (%Y: {go}) grid [1] threads [128]
+    target "cuda -arch={arch}" {{
+  %a = tirx.alloc : {a}
+  %h = tirx.alloc : {h}
+  tirx.copy cta %a, %X : {a}, {gi}
+  tirx.cast cta %h, %a config {{rounding_mode = "{mode}"}} : {h}, {a}
+  tirx.copy cta %Y, %h : {go}, {h}
+  tirx.return
+}}
+"""
+
+
+def _bracket(x: np.ndarray, dt) -> tuple[np.ndarray, np.ndarray]:
+    """The neighbours of each f32 ``x`` in ``dt`` below and above it (equal when exact), by
+    numpy's nextafter from the nearest value (independent of the rounding code under test);
+    past the largest finite value the side toward x is inf."""
+    with np.errstate(over="ignore"):
+        near = x.astype(dt)
+        inf = np.asarray(np.inf, dt)
+        lo = np.where(near.astype(np.float64) > x, np.nextafter(near, -inf), near)
+        hi = np.where(near.astype(np.float64) < x, np.nextafter(near, inf), near)
+    return lo, hi
+
+
+def _cast_reference(dt, mode: str):
+    def ref(x):
+        if mode == "rn":
+            with np.errstate(over="ignore"):
+                return [x.astype(dt)]
+        lo, hi = _bracket(x.astype(np.float64), dt)
+        return [{"rm": lo, "rp": hi, "rz": np.where(x > 0, lo, hi)}[mode]]
+    return ref
+
+
+def _cast_inputs() -> list[np.ndarray]:
+    """Random values and the edges: halfway cases of f16 and bf16, exact values, signed zeros,
+    values past f16's largest finite one (rz keeps them finite)."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((64, 64)).astype(np.float32) * 100
+    edges = np.array([1 + 2.0 ** -11, -(1 + 2.0 ** -11), 1 + 2.0 ** -8, -(1 + 3 * 2.0 ** -8),
+                      1.0, -0.0, 0.0, 65504.0, 70000.0, -70000.0, 1e-8, -1e-8], np.float32)
+    x.flat[:edges.size] = edges
+    return [x]
+
+
+@pytest.mark.parametrize("dst,mid,mode,arch", [
+    ("f16", "shared", "rz", "sm_80"), ("f16", "local", "rp", "sm_80"),
+    ("f16", "shared", "rm", "sm_90a"), ("bf16", "local", "rm", "sm_80"),
+    ("bf16", "shared", "rz", "sm_80"), ("bf16", "local", "rp", "sm_90a"),
+    ("f16", "local", "rn", "sm_80"),
+])
+def test_a_cast_rounds_in_its_rounding_mode(dst, mid, mode, arch):
+    """numpy (neighbours by nextafter) == tile interpreter == SIMT after every pass, bit for
+    bit; nvcc and ptxas for the arch; one cvt.<mode> per element."""
+    from ml_dtypes import bfloat16
+
+    from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
+
+    dt = {"f16": np.float16, "bf16": bfloat16}[dst]
+    final = check_every_stage(_cast_kernel("f32", dst, mid, mode, arch),
+                              _cast_reference(dt, mode), arch=arch, rtol=0, atol=0,
+                              name="cast", inputs=_cast_inputs())
+    if mode != "rn":
+        assert f"cvt.{mode}.{dst}.f32" in emit_ptx(final)
+
+
+def test_rounding_modes_differ_on_these_inputs():
+    """The reference's modes disagree on the inputs (so each test above checks its mode)."""
+    x = _cast_inputs()[0]
+    outs = [_cast_reference(np.float16, m)(x)[0] for m in ("rn", "rz", "rm", "rp")]
+    for i, a in enumerate(outs):
+        for b in outs[i + 1:]:
+            assert (a != b).sum() > 100
+
+
+@pytest.mark.parametrize("src,dst,mode,reason", [
+    ("f32", "f16", "rna", "rounding_mode must be one of rn, rz, rm, rp"),
+    ("f32", "i32", "rz", "rounding_mode rounds float -> float casts; operand 'dst'"),
+])
+def test_a_rounding_mode_no_cast_has_fails_verification(src, dst, mode, reason):
+    """(tests/filecheck/dialects/tirx/invalid.mlir shows the op's file:line:col.)"""
+    from xdsl.utils.exceptions import VerifyException
+
+    from tirx_mlir.located_parser import parse_module
+
+    with pytest.raises(VerifyException, match=reason):
+        parse_module(_cast_kernel(src, dst, "shared", mode), "cast").verify()
+
+
+def test_a_rounding_mode_ptx_has_no_cvt_for_is_a_located_error():
+    from tirx_mlir.diagnostics import TirxError, op_location
+
+    with pytest.raises(TirxError, match=r"rounding_mode rz: cvt.rz.f16.f64: cvt.f16.f64 is not "
+                                        r"a supported conversion") as err:
+        lower(_cast_kernel("f64", "f16", "shared", "rz"), name="cast")
+    assert op_location(err.value.op)[1:] == (6, 3)
+
+
+def test_a_copy_does_not_take_rounding_mode():
+    from tirx_mlir.diagnostics import TirxError
+
+    text = _vec_len_kernel("f32", "shared", 4).replace("vec_len = 4", 'rounding_mode = "rz"')
+    with pytest.raises(TirxError, match=r"config rounding_mode is not a config of this "
+                                        r"variant \(it takes: cache, l1_evict, l2_evict, "
+                                        r"prefetch_size, vec_len\)"):
+        lower(text, name="copy")

@@ -58,8 +58,8 @@ def test_the_cuda_source_carries_the_hints():
     ('cache = "cg"', 'config cache must be one of "nc", got "cg"'),
     ('l2_evict = "no_allocate"', 'config l2_evict must be one of "evict_first", "evict_last", '
                                  '"evict_normal", "evict_unchanged", got "no_allocate"'),
-    ("vec_len = 4", r"config vec_len is not a config of this variant \(it takes: cache, "
-                    r"l1_evict, l2_evict, prefetch_size\)"),
+    ("thread_reduce = true", r"config thread_reduce is not a config of this variant \(it "
+                             r"takes: cache, l1_evict, l2_evict, prefetch_size, vec_len\)"),
 ])
 def test_other_values_and_keys_decline_naming_what_is_taken(config, reason):
     with pytest.raises(TirxError, match=reason) as err:

@@ -259,3 +259,97 @@ def test_a_multicast_load_takes_the_cache_hint():
     assert len(casts) == 2 and all(op.mods().get("hint") == "L2::cache_hint" for op in casts)
     policy = next(op for op in final.walk() if op.name == "ptx.createpolicy").results[0]
     assert all(op.operands[-1] is policy for op in casts)
+
+
+# --- a cta_mask known only at run time (the copy's cta_mask operand) -----------------------------
+
+# a 2x2 cluster (rank x + 2y) loads one 64x128 f16 tile (two boxes) whatever the CTA, with a mask
+# computed from the CTA's coordinates ({mask}); CTA (x, y) writes it to O[x + 2y]
+RUNTIME = """tirx.kernel @runtime(%A: !tirx.buffer<256x256xf16, global>) -> (%O: !tirx.buffer<4x64x128xf16, global>)
+    grid [2, 2] threads [128] cluster [2, 2] target "cuda -arch=sm_90a" {{
+  %bx = tirx.cta_id x : index
+  %by = tirx.cta_id y : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c64 = arith.constant 64 : index
+  %y2 = arith.muli %by, %c2 : index
+  %r = arith.addi %y2, %bx : index
+  {mask}
+  %s = tirx.alloc : !tirx.buffer<64x128xf16, shared>
+  %a = tirx.slice %A[{row}, %c64] [64, 128] : !tirx.buffer<256x256xf16, global> -> !tirx.buffer<64x128xf16, global>
+  tirx.copy_async cta %s, %a cta_mask %m dispatch "tma_auto" : !tirx.buffer<64x128xf16, shared>, !tirx.buffer<64x128xf16, global>, index
+  %o3 = tirx.slice %O[%r, 0, 0] [1, 64, 128] : !tirx.buffer<4x64x128xf16, global> -> !tirx.buffer<1x64x128xf16, global>
+  %o = tirx.reshape %o3 : !tirx.buffer<1x64x128xf16, global> -> !tirx.buffer<64x128xf16, global>
+  tirx.copy cta %o, %s : !tirx.buffer<64x128xf16, global>, !tirx.buffer<64x128xf16, shared>
+  tirx.return
+}}
+"""
+ROWS_AT_RUN_TIME = "%m = arith.shli %c3, %y2 : index"  # 3 << 2y: the CTA's row
+# row 0 shares (0b11), the CTAs of row 1 each alone (1 << rank): groups of 2, 1 and 1
+UNEVEN_AT_RUN_TIME = """%alone = arith.shli %c1, %r : index
+  %top = arith.cmpi eq, %by, %c1 : index
+  %m = arith.select %top, %alone, %c3 : index"""
+
+
+def _runtime(mask: str = ROWS_AT_RUN_TIME, row: str = "%c64") -> str:
+    return RUNTIME.format(mask=mask, row=row)
+
+
+@pytest.mark.parametrize("mask,issues", [(ROWS_AT_RUN_TIME, 2), (UNEVEN_AT_RUN_TIME, 2)])
+def test_a_mask_computed_at_run_time_multicasts_each_box_once_per_group(mask, issues):
+    """numpy == tile == SIMT after every pass, nvcc + ptxas: each box is issued by member
+    ``box % size`` of the run-time group (computed from the mask's bits), multicast with the
+    mask's value; uneven groups (2, 1, 1 CTAs) too, as nothing counts CTAs per group here."""
+    def reference(a):
+        return [np.stack([a[64:128, 64:192]] * 4)]
+
+    final = check_every_stage(_runtime(mask), reference, arch="sm_90a", name="runtime")
+    names = [op.name for op in final.walk()]
+    assert names.count("ptx.cp_async_bulk_tensor_g2s_multicast") == issues
+    assert "ptx.cp_async_bulk_tensor_g2s" not in names
+
+
+@pytest.mark.parametrize("text, reason", [
+    (_runtime(row="%r"), r"differs between the CTAs of a multicast group .* \(a mask known "
+                         r"only at run time: one tile for the whole cluster\)"),
+    (_runtime(row="%by"), "a mask known only at run time: one tile for the whole cluster"),
+    (_runtime().replace('cta_mask %m dispatch "tma_auto"',
+                        'cta_mask %m dispatch "tma_auto" config {cta_mask = 15}'),
+     "copy_async has a cta_mask operand and a cta_mask config; give one"),
+    (_runtime().replace("tirx.copy_async cta %s, %a cta_mask %m dispatch \"tma_auto\"",
+                        "tirx.copy_async warp %s, %a cta_mask %m dispatch \"tma_auto\""),
+     "a multicast copy is cta-collective"),
+    (_runtime().replace(" cluster [2, 2]", ""),
+     r"a cta_mask names CTAs of a cluster; add `cluster \[..\]` to kernel @runtime"),
+])
+def test_a_run_time_mask_declines(text, reason):
+    with pytest.raises(Exception, match=reason):
+        lower(text, "runtime")
+
+
+def test_a_run_time_mask_in_a_pipelined_ring_is_a_located_error():
+    from tirx_mlir.diagnostics import op_location
+
+    text = (Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" /
+            "gemm_multicast_sm90a.mlir").read_text()
+    old = ('tirx.copy_async cta %sbs, %b dispatch "tma_auto" config {cta_mask = 3} : '
+           '!tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, global>')
+    assert old in text
+    line = text[:text.index(old)].count("\n") + 2  # after the inserted constant
+    text = text.replace(old, '%m3 = arith.constant 3 : index\n    tirx.copy_async cta %sbs, '
+                        '%b cta_mask %m3 dispatch "tma_auto" : !tirx.buffer<128x64xf16, '
+                        'shared>, !tirx.buffer<128x64xf16, global>, index')
+    with pytest.raises(TirxError, match="a cta_mask known only at run time in a pipelined TMA "
+                                        "ring") as err:
+        lower(text, "gemm")
+    assert op_location(err.value.op)[1] == line
+
+
+def test_a_run_time_mask_is_not_dropped_by_cp_async():
+    """Without ``dispatch "tma_auto"`` on an sm_90a kernel, ldgsts (priority 20) declines the
+    operand, and tma_auto takes the copy."""
+    text = _runtime().replace(' dispatch "tma_auto"', "")
+    final = lower(text, "runtime")
+    names = [op.name for op in final.walk()]
+    assert "ptx.cp_async_bulk_tensor_g2s_multicast" in names and "ptx.cp_async" not in names

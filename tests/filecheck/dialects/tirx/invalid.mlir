@@ -778,3 +778,33 @@ tirx.copy_async %a, %g symbols [%i] : !tirx.buffer<4x4xf32, shared>, !tirx.buffe
 %g = "test.op"() : () -> !tirx.buffer<1x4xf32, global>
 tirx.copy_async %a, %g where (d0, d1) : (d0 - 1 >= 0) : !tirx.buffer<4x4xf32, shared>, !tirx.buffer<1x4xf32, global>
 // CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.copy_async' op a copy_async with a `where` predicate needs equal source and destination shapes
+
+// -----
+
+%h = "test.op"() : () -> !tirx.buffer<4x4xf16, shared>
+%f = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+tirx.cast %h, %f config {rounding_mode = "rna"} : !tirx.buffer<4x4xf16, shared>, !tirx.buffer<4x4xf32, shared>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.cast' op tirx.cast config rounding_mode must be one of rn, rz, rm, rp; got "rna"
+
+// -----
+
+%i = "test.op"() : () -> !tirx.buffer<4x4xi32, shared>
+%f = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+tirx.cast %i, %f config {rounding_mode = "rz"} : !tirx.buffer<4x4xi32, shared>, !tirx.buffer<4x4xf32, shared>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.cast' op tirx.cast config rounding_mode rounds float -> float casts; operand 'dst' has type i32
+
+// -----
+
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+%g = "test.op"() : () -> !tirx.buffer<4x4xf32, global>
+%m = "test.op"() : () -> index
+tirx.copy_async %a, %g cta_mask %m config {cta_mask = 3} : !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, global>, index
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.copy_async' op copy_async has a cta_mask operand and a cta_mask config; give one
+
+// -----
+
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+%g = "test.op"() : () -> !tirx.buffer<4x4xf32, global>
+%m = "test.op"() : () -> index
+tirx.copy_async %g, %a cta_mask %m config {use_tma_reduce = "add"} : !tirx.buffer<4x4xf32, global>, !tirx.buffer<4x4xf32, shared>, index
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.copy_async' op a cta_mask multicasts a load into the CTAs of the mask; a remote_cta, predicated or reducing copy_async cannot have one

@@ -153,7 +153,7 @@ tirx.kernel @moves(%G: !tirx.buffer<32x32xf32, global>) grid [1] threads [128] {
 // CHECK-NEXT: }
 
 // CHECK-GENERIC:      "tirx.copy"(%s, %G) <{scope = #tirx<exec_scope cta>}> : (!tirx.buffer<32x32xf32, shared>, !tirx.buffer<32x32xf32, global>) -> ()
-// CHECK-GENERIC-NEXT: "tirx.copy_async"(%s, %G) <{scope = #tirx<exec_scope thread>, dispatch = "tma_auto", operandSegmentSizes = array<i32: 1, 1, 0, 0>}> : (!tirx.buffer<32x32xf32, shared>, !tirx.buffer<32x32xf32, global>) -> ()
+// CHECK-GENERIC-NEXT: "tirx.copy_async"(%s, %G) <{scope = #tirx<exec_scope thread>, dispatch = "tma_auto", operandSegmentSizes = array<i32: 1, 1, 0, 0, 0>}> : (!tirx.buffer<32x32xf32, shared>, !tirx.buffer<32x32xf32, global>) -> ()
 // CHECK-GENERIC-NEXT: "tirx.permute_layout"(%p, %s) <{scope = #tirx<exec_scope warp>}>
 // CHECK-GENERIC-NEXT: "tirx.cast"(%h, %s) <{scope = #tirx<exec_scope warpgroup>, config = {vec = 4 : i64}}>
 

@@ -31,9 +31,10 @@ from typing import Callable, Sequence
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, UnitAttr, i32
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import AnyFloat, IntegerAttr, UnitAttr, i32, i64
+from xdsl.ir import Attribute, SSAValue
 
+from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.dialects.cuda.ids import ThreadIdxOp
 from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
 from tirx_mlir.backends.cuda.dialects.cuda.sync import (SyncThreadsOp, SyncWarpgroupOp,
@@ -42,6 +43,7 @@ from tirx_mlir.backends.cuda.layout.defaults import scope_threads
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition, _refine
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.backends.cuda.target_tags import parse_arch
+from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, materialize, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
@@ -296,6 +298,22 @@ def materialize_cached(b: Builder, expr: IndexExpr, cache: dict | None) -> SSAVa
 
 def index_value(b: Builder, index: SSAValue | int) -> SSAValue:
     return const_index(b, index) if isinstance(index, int) else index
+
+
+def ptx_access(b: Builder, buf: SSAValue, index: SSAValue) -> tuple[str, SSAValue]:
+    """(state space, address) of ``buf[index]`` for a ``ptx.ld``/``ptx.st``: a shared-window
+    i32 address for shared memory, a generic i64 one for global memory."""
+    shared = scope_of(buf) in SHARED_SCOPES
+    addr = b.insert(AddressOp(buf, index, result_types=[i32 if shared else i64])).result
+    return ("shared" if shared else "global"), addr
+
+
+def ptx_type(t: Attribute) -> str:
+    """The ``ld``/``st`` type of elements of ``t``: f32/f64 as such, others by width (a ``.bN``
+    register holds any type of N bits)."""
+    if isinstance(t, AnyFloat) and t.bitwidth in (32, 64):
+        return f"f{t.bitwidth}"
+    return f"b{dtypes.bit_width(t)}"
 
 
 # --- registers ------------------------------------------------------------------------------------

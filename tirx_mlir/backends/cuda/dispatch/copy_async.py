@@ -142,6 +142,9 @@ def _runs(view: SSAValue, dim: int, vec: int, shape, write: bool) -> bool:
                       common.sm_at_least(80), predicate("global->shared", _global_to_shared)],
                      barriers=False, config=CONFIG)
 def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
+    if op.cta_mask is not None:
+        fail("a cta_mask operand multicasts a TMA load (tma_auto); cp.async copies into this "
+             "CTA only")
     if elem_type(op.dst) != elem_type(op.src):
         fail("cp.async copies bytes: source and destination must have one element type")
     shape = shape_of(op.dst)

@@ -201,16 +201,19 @@ def _copy(op, ctx, plan_of) -> None:
         fail("config oob = \"nan\" fills a load's out-of-bounds elements of a floating-point "
              "tile with NaN; " + ("a store reads none" if store else
                                    f"this tile holds {elem_type(op.dst)}"))
-    if store and "cta_mask" in op.config_dict():
-        fail("config cta_mask multicasts loads into the cluster's CTAs; a store has one "
-             "source tile")
+    if store and ("cta_mask" in op.config_dict() or op.cta_mask is not None):
+        fail("cta_mask multicasts loads into the cluster's CTAs; a store has one source tile")
     if store and op.exec_scope == ExecScope.THREAD:
         fail("a TMA store at thread scope would be issued by every thread; store at warp, "
              "warpgroup or cta scope (one thread of the scope issues)")
     hint = config_choice(op, "cache_hint", CACHE_HINTS)
     prefetch = config_choice(op, "prefetch_tensormap", (True, False), False)
     plan = plan_of(s)
-    cast = None if store else tma_multicast.plan(op, ctx.kernel, s.region)  # config cta_mask
+    cast = None if store else tma_multicast.plan(op, ctx.kernel, s.region)  # cta_mask
+    if cast is not None and cast.groups is None and ring_.pipelined(ctx, s.ring.alloc):
+        fail("a cta_mask known only at run time in a pipelined TMA ring: the ring's empty "
+             "barriers count the CTAs that write each stage when the kernel starts; give the "
+             "mask as config {cta_mask = ...}")
     plan = tma_multicast.share(plan, cast, cut=plan_of is _auto_plan)
     _align_shared(s.ring.alloc.owner)
     tmap = host_tensor_maps.tensor_map_param(ctx.kernel, s.region.buffer, plan.box,
@@ -295,6 +298,7 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
     inner.insert(ptx("mbarrier_arrive_expect_tx", [full, ring_.const(inner, plan.total_bytes)],
                      space="shared"))
     policy = _cache_policy(inner, hint)
+    cast = tma_multicast.prepare(inner, cast)
     for i, box in enumerate(plan.boxes):
         at, opened = tma_multicast.box_builder(inner, cast, i)
         dst, tmap_addr, coords = _box_operands(at, s, plan, tmap, stage, box)

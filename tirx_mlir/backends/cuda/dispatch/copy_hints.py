@@ -35,7 +35,7 @@ from xdsl.rewriter import InsertPoint
 from tirx_mlir.backends.cuda.dialects.cuda.loads import EVICT, LoadOp
 from tirx_mlir.backends.cuda.dialects.ptx import OPS_BY_ROW
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx_make
-from tirx_mlir.backends.cuda.dispatch import pointwise
+from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.memory import GLOBAL
 from tirx_mlir.dispatch import fail
 from tirx_mlir.dispatch.builders import config_choice, scope_of
@@ -96,9 +96,9 @@ def _hinted_ld(load, hints: Hints) -> None:
         if isinstance(load.result.type, VectorType):
             fail("these load hints on a vector cuda.load (the copy engine builds ptx.ld for "
                  "vectors; this one is not)")
-        space, addr = pointwise._ptx_access(b, load.memory, load.index)
+        space, addr = common.ptx_access(b, load.memory, load.index)
         types = [load.result.type]
-        mods = {"space": space, "type": pointwise._ptx_type(types[0]), **hints.mods()}
+        mods = {"space": space, "type": common.ptx_type(types[0]), **hints.mods()}
     policy = [] if hints.policy is None else [hints.policy]
     new = b.insert(ptx_make("ld", [addr, *policy], types, **mods))
     for old, result in zip(load.results, new.results, strict=True):

@@ -32,11 +32,10 @@ from typing import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import AnyFloat, Float64Type, IntegerType, VectorType, f32, f64, i32, i64
+from xdsl.dialects.builtin import AnyFloat, Float64Type, IntegerType, VectorType, f32, f64, i32
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dialects.ptx import ops as ptx
 from tirx_mlir.backends.cuda.dispatch import common, rounds
@@ -225,15 +224,23 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
     """Lower ``dst[i] = fn(srcs[...][i])`` (module docstring). With ``at``, the function is
     ``at(builder, values, coords)``: it also sees the element's destination coordinate (one
     affine `IndexExpr` per dim). With ``require_vector``, every memory operand must be
-    accessed with vectors of that many elements (else the variant declines). ``packed``, the
-    same function on half2/bfloat162 values, computes two elements at once where `_packable`
-    allows; ``convert_pairs`` (a tirx.cast) converts two elements at once where
+    accessed with vectors of exactly that many elements (else the variant declines).
+    ``packed``, the same function on half2/bfloat162 values, computes two elements at once
+    where `_packable` allows; ``convert_pairs`` (a tirx.cast) converts two elements at once where
     `_conversion_pairs` allows. ``move``: ``fn`` returns its one operand unchanged (a copy), so
     8- and 16-bit elements between memories may travel packed in 32-bit words (`_word_lanes`)."""
     b = ctx.builder
     shape = shape_of(dst)
     present = [s for s in srcs if s is not None]
     lanes = _word_lanes(dst, present) if move else MAX_VECTOR_LANES
+    if require_vector is not None:
+        most = min(lanes, MAX_VECTOR_BYTES * 8 // max(dtypes.bit_width(elem_type(v))
+                                                     for v in (dst, *present) if is_buffer(v)))
+        if require_vector > most:
+            fail(f"{require_vector} elements per access: at most {most} here (16 bytes, and 4 "
+                 f"registers unless a copy between memories packs 8/16-bit elements in 32-bit "
+                 f"words)")
+        lanes = require_vector
     part, synthesized = _iteration(op, ctx, dst, [s for s in present if is_buffer(s)], lanes)
     scope = op.exec_scope
     nthreads = common.block_threads(ctx)
@@ -523,34 +530,18 @@ def _swizzled_run(o: Operand, coords) -> bool:
     return view_runs(o.value, len(first) - 1, n)
 
 
-def _ptx_access(b, buf, index):
-    """(state space, address) of ``buf[index]`` for a ``ld``/``st``: a shared-window i32 address
-    for shared memory, a generic i64 one for global memory."""
-    shared = scope_of(buf) in SHARED_SCOPES
-    addr = b.insert(AddressOp(buf, index, result_types=[i32 if shared else i64])).result
-    return ("shared" if shared else "global"), addr
-
-
-def _ptx_type(t: Attribute) -> str:
-    """The ``ld``/``st`` type of elements of ``t``: f32/f64 as such, others by width (a ``.bN``
-    register holds any type of N bits)."""
-    if isinstance(t, AnyFloat) and t.bitwidth in (32, 64):
-        return f"f{t.bitwidth}"
-    return f"b{dtypes.bit_width(t)}"
-
-
 def _vector_load(b, buf, index, t, n) -> list[SSAValue]:
     """``ld.<space>.v<n>.<type>`` with results of type ``t``."""
-    space, addr = _ptx_access(b, buf, index)
-    op = ptx.make("ld", [addr], [t] * n, space=space, vec=f"v{n}", type=_ptx_type(t))
+    space, addr = common.ptx_access(b, buf, index)
+    op = ptx.make("ld", [addr], [t] * n, space=space, vec=f"v{n}", type=common.ptx_type(t))
     return list(b.insert(op).results)
 
 
 def _vector_store(b, buf, index, values: list[SSAValue]) -> None:
     """``st.<space>.v<n>.<type>`` of ``values`` (one type)."""
-    space, addr = _ptx_access(b, buf, index)
+    space, addr = common.ptx_access(b, buf, index)
     b.insert(ptx.make("st", [addr, *values], space=space, vec=f"v{len(values)}",
-                      type=_ptx_type(values[0].type)))
+                      type=common.ptx_type(values[0].type)))
 
 
 def _write(b, o: Operand, coords, start, values: list[SSAValue], cache) -> None:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import i16
+from xdsl.dialects.builtin import IndexType, i16, i32
 from xdsl.ir import BlockArgument, SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
@@ -54,9 +54,15 @@ TMA_ALIGN = 128
 
 @dataclass(frozen=True)
 class Multicast:
-    """The cluster's groups (cluster_masks.Groups): each rank's mask and share."""
+    """The cluster's groups (cluster_masks.Groups): each rank's mask and share; for a mask
+    given at run time (``cta_mask %m``), ``groups`` is None and ``mask`` the value (an index;
+    its i16 after `prepare`, which adds this CTA's ``member`` and the group's ``size``)."""
 
-    groups: cluster_masks.Groups
+    groups: cluster_masks.Groups | None
+    mask: SSAValue | None = None
+    ctas: int = 0
+    member: SSAValue | None = None
+    size: SSAValue | None = None
 
 
 def _uniform(value: SSAValue, cluster: tuple[int, ...], varying: set[int], seen: dict) -> bool:
@@ -85,37 +91,68 @@ def _uniform(value: SSAValue, cluster: tuple[int, ...], varying: set[int], seen:
 
 
 def plan(op, kernel: KernelOp, src) -> Multicast | None:
-    """The multicast of a tma_auto copy with ``config cta_mask``, checked (module docstring);
-    None without the config."""
+    """The multicast of a tma_auto copy with ``config cta_mask`` or a ``cta_mask`` operand,
+    checked (module docstring); None without either."""
     value = op.config_dict().get("cta_mask")
-    if value is None:
+    if value is None and op.cta_mask is None:
         return None
     cluster = kernel.cluster_dims()
     if cluster is None:
-        fail("config cta_mask multicasts to the CTAs of a cluster; the kernel has no cluster "
-             "launch")
+        fail("cta_mask multicasts to the CTAs of a cluster; the kernel has no cluster launch")
     cluster = tuple(cluster)
-    groups = cluster_masks.cluster_groups(value, cluster)
+    groups = None if value is None else cluster_masks.cluster_groups(value, cluster)
     if op.exec_scope != ExecScope.CTA:
         fail(f"a multicast copy is cta-collective (every thread of the cluster meets before "
              f"it); this one is at {op.exec_scope.value} scope")
     _reached_by_the_whole_cluster(op, cluster, {})
-    varying = groups.varying_dims(cluster)
+    # a run-time mask may group any CTAs: the tile must be the same in the whole cluster
+    varying = set(range(len(cluster))) if groups is None else groups.varying_dims(cluster)
     seen: dict = {}
     for d, offset in enumerate(src.offsets):
         for term, _ in offset.terms:
             if not _uniform(term, cluster, varying, seen):
                 fail(f"the global tile differs between the CTAs of a multicast group (dim {d}'s "
                      f"offset depends on {term.name_hint and '%' + term.name_hint or term}); "
-                     f"multicast needs one tile for the CTAs of each cta_mask")
+                     f"multicast needs one tile for the CTAs of each cta_mask" +
+                     ("" if groups is not None else " (a mask known only at run time: one "
+                      "tile for the whole cluster)"))
+    if groups is None:
+        return Multicast(None, op.cta_mask, math.prod(cluster))
     return Multicast(groups)
+
+
+def prepare(b: Builder, cast: Multicast | None) -> Multicast | None:
+    """For a run-time mask, its 16 bits (``.multicast::cluster`` takes a ``b16``), the group's
+    ``size = popcount(mask)`` and this CTA's position in it, ``member = size -
+    popcount(mask >> rank)`` (the members below this rank), over the cluster's ranks, built once
+    in the issuing thread; other multicasts as they are."""
+    if cast is None or cast.groups is not None:
+        return cast
+    assert cast.mask is not None
+    mask = b.insert(arith.IndexCastOp(cast.mask, i16)).result
+    wide = b.insert(arith.ExtUIOp(mask, i32)).result  # zero-extended: known non-negative
+    bits = b.insert(arith.IndexCastOp(wide, IndexType())).result
+    size = _popcount(b, bits, cast.ctas)
+    above = b.insert(arith.ShRUIOp(bits, cluster_masks.rank(b))).result
+    member = b.insert(arith.SubiOp(size, _popcount(b, above, cast.ctas))).result
+    return replace(cast, mask=mask, member=member, size=size)
+
+
+def _popcount(b: Builder, bits: SSAValue, n: int) -> SSAValue:
+    """The number of set bits among the low ``n`` of the index ``bits``."""
+    one = ring_.const(b, 1, IndexType())
+    total = b.insert(arith.AndIOp(bits, one)).result
+    for q in range(1, n):
+        shifted = b.insert(arith.ShRUIOp(bits, ring_.const(b, q, IndexType()))).result
+        total = b.insert(arith.AddiOp(total, b.insert(arith.AndIOp(shifted, one)).result)).result
+    return total
 
 
 def share(tma: TmaPlan, cast: Multicast | None, cut: bool) -> TmaPlan:
     """The boxes as the group issues them: box ``i`` by member ``i % g``; when the boxes do not
     divide among the ``g`` members and ``cut``, each box cut along its rows into ``g`` slices
     (slice ``p`` of box ``b`` is box ``b * g + p``: member ``p`` issues it)."""
-    g = 1 if cast is None else cast.groups.size
+    g = 1 if cast is None or cast.groups is None else cast.groups.size
     if g == 1 or len(tma.boxes) % g == 0 or not cut:
         return tma
     non_unit = [d for d, n in enumerate(tma.box) if n != 1][:-1]
@@ -178,6 +215,12 @@ def box_builder(inner: Builder, cast: Multicast | None, index: int) -> tuple[Bui
     if cast is None:
         return inner, False
     groups = cast.groups
+    if groups is None:  # box i by the member i % size of the run-time group
+        assert cast.member is not None and cast.size is not None, "prepare() first"
+        which = inner.insert(arith.RemUIOp(ring_.const(inner, index, IndexType()),
+                                           cast.size)).result
+        mine = inner.insert(arith.CmpiOp(which, cast.member, "eq")).result
+        return ring_.emit_if(inner, mine), True
     mine = cluster_masks.rank_in(
         inner, groups.ranks_where(lambda r: groups.member(r) == index % groups.size),
         groups.ctas)
@@ -193,7 +236,8 @@ def issue_box(at: Builder, cast: Multicast | None, operands: list[SSAValue], dim
         at.insert(ptx("cp_async_bulk_tensor_g2s", [*operands, *extra], dim=dim,
                       space="shared::cluster", **hint))
     else:
-        mask = cluster_masks.by_rank(at, cast.groups.masks, i16)
+        mask = cast.mask if cast.groups is None else \
+            cluster_masks.by_rank(at, cast.groups.masks, i16)
         at.insert(ptx("cp_async_bulk_tensor_g2s_multicast", [*operands, mask, *extra], dim=dim,
                       **hint))
     if opened:

@@ -1,18 +1,18 @@
 // RUN: not tirx-opt %s --split-input-file -p cuda-default-layout,tirx-dispatch 2>&1 | filecheck %s
 // Config keys a CUDA variant does not read are an error at the op (never silently ignored): the
-// dispatch table names, per variant, the keys it takes (TIRx's config keys this backend does not
-// implement: copy vec_len, elementwise rounding_mode, reduction thread_reduce, gemm_async
-// smem_desc, dsmem mbar).
+// dispatch table names, per variant, the keys it takes (TIRx's keys not implemented here:
+// reduction thread_reduce, gemm_async smem_desc, dsmem mbar); so is a value a variant cannot
+// honour (copy vec_len: a power of two within 16 bytes; cast rounding_mode: PTX's cvt rows).
 
 tirx.kernel @copy_vec_len(%X: !tirx.buffer<64x64xf32, global>) grid [1] threads [128]
     target "cuda -arch=sm_80" {
   %s = tirx.alloc : !tirx.buffer<64x64xf32, shared>
-  tirx.copy cta %s, %X config {vec_len = 4} : !tirx.buffer<64x64xf32, shared>, !tirx.buffer<64x64xf32, global>
+  tirx.copy cta %s, %X config {vec_len = 3} : !tirx.buffer<64x64xf32, shared>, !tirx.buffer<64x64xf32, global>
   tirx.return
 }
 
 // CHECK:      config_invalid.mlir:10:3: error: 'tirx.copy' op tile dispatch failed
-// CHECK:      vec_auto (prio=10) {{ *}}| declined — config vec_len is not a config of this variant (it takes: cache, l1_evict, l2_evict, prefetch_size)
+// CHECK:      vec_auto (prio=10) {{ *}}| declined — config vec_len must be a power of two, got 3
 // CHECK:      fallback (prio=0) {{ *}}| declined — config vec_len is not a config of this variant (it takes: none)
 
 // -----
@@ -43,17 +43,17 @@ tirx.kernel @copy_bad_evict(%X: !tirx.buffer<64x64xf32, global>) grid [1] thread
 
 // -----
 
-tirx.kernel @elementwise_rounding(%X: !tirx.buffer<64x64xf32, global>) grid [1] threads [128]
+tirx.kernel @cast_rounding_f64(%X: !tirx.buffer<64x64xf64, global>) grid [1] threads [128]
     target "cuda -arch=sm_80" {
-  %s = tirx.alloc : !tirx.buffer<64x64xf32, shared>
+  %s = tirx.alloc : !tirx.buffer<64x64xf64, shared>
   %h = tirx.alloc : !tirx.buffer<64x64xf16, shared>
-  tirx.copy cta %s, %X : !tirx.buffer<64x64xf32, shared>, !tirx.buffer<64x64xf32, global>
-  tirx.cast cta %h, %s config {rounding_mode = "rz"} : !tirx.buffer<64x64xf16, shared>, !tirx.buffer<64x64xf32, shared>
+  tirx.copy cta %s, %X : !tirx.buffer<64x64xf64, shared>, !tirx.buffer<64x64xf64, global>
+  tirx.cast cta %h, %s config {rounding_mode = "rz"} : !tirx.buffer<64x64xf16, shared>, !tirx.buffer<64x64xf64, shared>
   tirx.return
 }
 
 // CHECK:      config_invalid.mlir:51:3: error: 'tirx.cast' op tile dispatch failed
-// CHECK:      vec_auto (prio=10) {{ *}}| declined — config rounding_mode is not a config of this variant (it takes: cache, l1_evict, l2_evict, prefetch_size)
+// CHECK:      vec_auto (prio=10) {{ *}}| declined — rounding_mode rz: cvt.rz.f16.f64: cvt.f16.f64 is not a supported conversion
 
 // -----
 

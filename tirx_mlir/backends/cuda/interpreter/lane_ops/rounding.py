@@ -12,11 +12,10 @@ intrinsics define them (PTX ISA, "Data Movement and Conversion Instructions: cvt
 * ``.ftz`` flushes f32 subnormal inputs and results to sign-preserving zero; ``.sat`` on a float
   destination clamps to [0.0, 1.0] with NaN giving +0.0.
 
-Method: the nearest-even cast (numpy / ml_dtypes) gives a candidate; the directed modes move it
-one unit in the last place when it lies on the wrong side of the exact value. Exactness of the
-comparison: every source is a float64 holding the exact value, or, for int64 sources, a
-*round-to-odd* double (53 bits, at least two more than any target narrower than f64), which
-rounds the same as the exact integer in every mode.
+The float roundings are the core's (`tirx_mlir.interpreter.rounding`, shared with the tile
+level's ``rounding_mode``). Exactness of the comparison: every source is a float64 holding the
+exact value, or, for int64 sources, a *round-to-odd* double (53 bits, at least two more than
+any target narrower than f64), which rounds the same as the exact integer in every mode.
 """
 
 from __future__ import annotations
@@ -25,60 +24,12 @@ import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter.lane_ops.lanes import F64, I64, SIGNED, UNSIGNED
 from tirx_mlir.interpreter import runtime
+from tirx_mlir.interpreter.rounding import FLOAT_MODES, directed, next_toward, round_float
 
-FLOAT_MODES = ("rn", "rz", "rm", "rp")
+__all__ = ["FLOAT_MODES", "INT_MODES", "directed", "round_float", "int64_to_float",
+           "flush_subnormal", "saturate_unit", "float_to_int", "int_to_float"]
+
 INT_MODES = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
-
-
-def _next_toward(r: np.ndarray, up: np.ndarray) -> np.ndarray:
-    """``r`` moved one unit in the last place up (``up`` true) or down, by its bits (from a zero
-    to the smallest subnormal of the direction's sign; from inf toward zero to the largest
-    finite value)."""
-    bits = 8 * r.dtype.itemsize
-    u = r.view(UNSIGNED[bits])
-    sign = np.asarray(1 << (bits - 1), dtype=u.dtype)
-    one = np.asarray(1, dtype=u.dtype)
-    negative = (u & sign) != 0
-    zero = (u & ~sign) == 0
-    away = up != negative  # up on a positive value, down on a negative one: away from zero
-    moved = np.where(away, u + one, u - one)
-    moved = np.where(zero, np.where(up, one, sign | one), moved)
-    return moved.view(r.dtype)
-
-
-def directed(x: np.ndarray, r: np.ndarray, mode: str) -> np.ndarray:
-    """Correct ``r`` (the nearest value of its dtype to the float64 ``x``, or one of the two
-    neighbours of ``x``) to the rounding ``mode`` of ``x``."""
-    if mode == "rn":
-        return r
-    rf = r.astype(F64)
-    with np.errstate(invalid="ignore"):
-        above, below = rf > x, rf < x
-    if mode == "rz":
-        down, up = above & (x > 0), below & (x < 0)
-    elif mode == "rm":
-        down, up = above, np.zeros_like(above)
-    elif mode == "rp":
-        down, up = np.zeros_like(above), below
-    else:
-        raise ValueError(f"unknown rounding mode {mode!r}")
-    move = down | up
-    if not move.any():
-        return r
-    return np.where(move, _next_toward(r, up), r)
-
-
-def _nearest(x: np.ndarray, dt: np.dtype) -> np.ndarray:
-    """Nearest-even cast of float64 ``x`` to ``dt`` (numpy and ml_dtypes round once)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return x.astype(dt)
-
-
-def round_float(x: np.ndarray, dt: np.dtype, mode: str = "rn") -> np.ndarray:
-    """float64 ``x`` rounded to float ``dt`` in ``mode`` (rn, rz, rm, rp)."""
-    if dt == F64:
-        return x
-    return directed(x, _nearest(x, dt), mode)
 
 
 def int64_to_float(a: np.ndarray, dt: np.dtype, mode: str = "rn") -> np.ndarray:
@@ -91,8 +42,8 @@ def int64_to_float(a: np.ndarray, dt: np.dtype, mode: str = "rn") -> np.ndarray:
     if dt == F64:
         move = {"rn": None, "rz": (above & (a > 0)) | (below & (a < 0)), "rm": above,
                 "rp": below}[mode]
-        return r if move is None else np.where(move, _next_toward(r, below), r)
-    toward_zero = np.where((above & (a > 0)) | (below & (a < 0)), _next_toward(r, a < 0), r)
+        return r if move is None else np.where(move, next_toward(r, below), r)
+    toward_zero = np.where((above & (a > 0)) | (below & (a < 0)), next_toward(r, a < 0), r)
     inexact = (above | below).view(np.uint8).astype(np.uint64)
     odd = (toward_zero.view(np.uint64) | inexact).view(F64)
     return round_float(odd, dt, mode)
