@@ -53,7 +53,7 @@ class _ClassFacts:
     """Its canonicalization patterns, in trait order."""
 
 
-class _FactsByClass(dict[type[Operation], _ClassFacts]):
+class FactsByClass(dict[type[Operation], _ClassFacts]):
     """One run's `_ClassFacts`, made on first ask (a run's: traits may be added to a class)."""
 
     def __missing__(self, op_class: type[Operation]) -> _ClassFacts:
@@ -108,7 +108,7 @@ class _CanonicalizeOp(RewritePattern):
     folding_enabled=True)`` with the class facts looked up once."""
 
     folder: Folder
-    facts: _FactsByClass
+    facts: FactsByClass
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         facts = self.facts[type(op)]
@@ -130,7 +130,7 @@ class _CanonicalizeOp(RewritePattern):
 class _MemoLiveSet(LiveSet):
     """xDSL's `LiveSet` with `would_be_trivially_dead` kept per op for one DCE call."""
 
-    facts: _FactsByClass = field(default_factory=_FactsByClass)
+    facts: FactsByClass = field(default_factory=FactsByClass)
     _dead_if_unused: dict[Operation, bool] = field(default_factory=dict)
 
     def propagate_op_liveness(self, op: Operation) -> None:
@@ -147,7 +147,7 @@ class _MemoLiveSet(LiveSet):
 
 
 def _region_dce(region: Region, listener: PatternRewriterListener | None,
-                facts: _FactsByClass) -> bool:
+                facts: FactsByClass) -> bool:
     """`xdsl.transforms.dead_code_elimination.region_dce` with `_MemoLiveSet`."""
     live_set = _MemoLiveSet(facts=facts)
     while live_set.changed:
@@ -161,7 +161,7 @@ class FastCanonicalizePass(CanonicalizePass):
     """``canonicalize``: the same IR as xDSL's pass, the class facts looked up once."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        facts = _FactsByClass()
+        facts = FactsByClass()
         PatternRewriteWalker(_CanonicalizeOp(Folder(ctx), facts),
                              post_walk_func=lambda region, listener:
                              _region_dce(region, listener, facts)).rewrite_module(op)
