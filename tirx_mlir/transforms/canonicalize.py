@@ -11,6 +11,10 @@ the same order as xDSL's applier does: erased when trivially dead, else folded w
 folder and is not constant-like, else its patterns tried in order until one rewrites. So the IR
 out is the IR xDSL's pass gives, which the pipelines' tests check on every example.
 
+arith's integer binary folder (most of the ops folded on the cuda pipeline's IR) looks for
+constant operands first and folds nothing without one; the fold is not tried when no operand
+is the result of a constant-like op.
+
 The liveness of region DCE asks each op, in every round of its fixpoint, whether it would be
 dead without uses; for a loop that walks the effects of its whole body, again at every
 enclosing level. The answer is a fact of the op and its body, which the liveness rounds do not
@@ -27,6 +31,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
+from xdsl.dialects.arith import SignlessIntegerBinaryOperation
 from xdsl.folder import Folder
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
@@ -49,12 +54,19 @@ class _ClassFacts:
     """Its memory-effect traits (`get_effects` asks for them at every call)."""
     foldable: bool
     """Has a folder and is not constant-like."""
+    folds_constant_operands: bool
+    """Its folder is arith's integer binary one, which folds nothing unless an operand is the
+    result of a constant-like op (`ConstantLike.get_constant_value` is None otherwise)."""
     patterns: tuple[RewritePattern, ...]
     """Its canonicalization patterns, in trait order."""
 
 
 class FactsByClass(dict[type[Operation], _ClassFacts]):
     """One run's `_ClassFacts`, made on first ask (a run's: traits may be added to a class)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._constant_like: dict[type, bool] = {}
 
     def __missing__(self, op_class: type[Operation]) -> _ClassFacts:
         traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
@@ -64,8 +76,20 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
             and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits),
             effect_traits=effect_traits,
             foldable=op_class.has_trait(HasFolder) and not op_class.has_trait(ConstantLike),
+            folds_constant_operands=getattr(op_class, "fold", None)
+            is SignlessIntegerBinaryOperation.fold,
             patterns=tuple(p for t in traits for p in t.get_patterns(op_class)))
         return found
+
+    def constant_like(self, value: SSAValue) -> bool:
+        """Whether ``value`` is the result of a constant-like op."""
+        owner = value.owner
+        op_class = type(owner)
+        known = self._constant_like.get(op_class)
+        if known is None:
+            known = self._constant_like[op_class] = isinstance(owner, Operation) and \
+                op_class.has_trait(ConstantLike)
+        return known
 
     def effects(self, op: Operation) -> set[EffectInstance] | None:
         """`xdsl.traits.get_effects` (None: unknown), the traits looked up once per class and
@@ -115,7 +139,8 @@ class _CanonicalizeOp(RewritePattern):
         if all(r.first_use is None for r in op.results) and self.facts.would_be_trivially_dead(op):
             rewriter.erase(op)
             return
-        if facts.foldable:
+        if facts.foldable and (not facts.folds_constant_operands or any(
+                self.facts.constant_like(v) for v in op.operands)):
             folded = self.folder.try_fold(op)
             if folded is not None:
                 rewriter.replace(op, new_ops=folded[1], new_results=folded[0])
