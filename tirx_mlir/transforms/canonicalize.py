@@ -18,7 +18,7 @@ is the result of a constant-like op.
 The liveness of region DCE asks each op, in every round of its fixpoint, whether it would be
 dead without uses; for a loop that walks the effects of its whole body, again at every
 enclosing level. The answer is a fact of the op and its body, which the liveness rounds do not
-change, so it is kept per op for the call (`_region_dce`).
+change, so it is kept per op for the call (`region_dce`).
 
 The pass keeps the name ``canonicalize`` and is registered under it in place of xDSL's
 (`tirx_mlir.transforms`), so ``tirx-opt -p canonicalize`` and a pipeline's replayed spec
@@ -171,7 +171,7 @@ class _MemoLiveSet(LiveSet):
             self.set_live(op)
 
 
-def _region_dce(region: Region, listener: PatternRewriterListener | None,
+def region_dce(region: Region, listener: PatternRewriterListener | None,
                 facts: FactsByClass) -> bool:
     """`xdsl.transforms.dead_code_elimination.region_dce` with `_MemoLiveSet`."""
     live_set = _MemoLiveSet(facts=facts)
@@ -189,4 +189,4 @@ class FastCanonicalizePass(CanonicalizePass):
         facts = FactsByClass()
         PatternRewriteWalker(_CanonicalizeOp(Folder(ctx), facts),
                              post_walk_func=lambda region, listener:
-                             _region_dce(region, listener, facts)).rewrite_module(op)
+                             region_dce(region, listener, facts)).rewrite_module(op)

@@ -50,7 +50,7 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
         target = f"cuda -arch={arch}"
     from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
     from tirx_mlir.transforms.cse import FastCSEPass
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+    from tirx_mlir.transforms.dce import FastDCEPass
 
     from tirx_mlir.backends.cuda.transforms.allocate_shared import CudaAllocateSharedPass
     from tirx_mlir.backends.cuda.transforms.default_layout import CudaDefaultLayoutPass
@@ -69,14 +69,14 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
     passes: list[ModulePass] = [
         CheckBoundsPass(), CudaDefaultLayoutPass(target=target), TileDispatchPass(target=target),
         CudaLowerLayoutPass(), CudaLowerScopeIdsPass(),
-        FastCanonicalizePass(), FastCSEPass(), DeadCodeElimination()]
+        FastCanonicalizePass(), FastCSEPass(), FastDCEPass()]
     if int(num_stages) > 1:
         passes += [PipelineKLoopPass(num_stages=int(num_stages)), FastCanonicalizePass(),
-                   FastCSEPass(), DeadCodeElimination()]
+                   FastCSEPass(), FastDCEPass()]
     return passes + [CudaAllocateSharedPass(target=target), CudaNarrowIndexPass(),
                      CudaPeelConstantsPass(), FastCSEPass(),
                      CudaHoistInvariantsPass(), CudaStrengthReducePass(), FastCanonicalizePass(),
-                     FastCSEPass(), DeadCodeElimination()]
+                     FastCSEPass(), FastDCEPass()]
 
 
 def register_cuda_pipeline() -> None:

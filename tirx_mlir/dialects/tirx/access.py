@@ -28,7 +28,7 @@ from xdsl.ir import SSAValue
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp, reshape_groups
-from tirx_mlir.dialects.tirx.op_build import arith_constant
+from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
 
 
 @dataclass(frozen=True)
@@ -96,11 +96,13 @@ def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
     for value, coeff in expr.terms:
         term = value
         if coeff != 1:
-            term = builder.insert(arith.MuliOp(value, const_index(builder, coeff))).result
-        acc = term if acc is None else builder.insert(arith.AddiOp(acc, term)).result
+            term = builder.insert(arith_binary(arith.MuliOp, value,
+                                               const_index(builder, coeff))).result
+        acc = term if acc is None else builder.insert(arith_binary(arith.AddiOp, acc, term)).result
     assert acc is not None
     if expr.const:
-        acc = builder.insert(arith.AddiOp(acc, const_index(builder, expr.const))).result
+        acc = builder.insert(arith_binary(arith.AddiOp, acc,
+                                          const_index(builder, expr.const))).result
     return acc
 
 

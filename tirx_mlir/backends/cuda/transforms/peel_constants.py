@@ -130,7 +130,9 @@ class _Peeler:
 
     def xor(self, b: Builder, x: SSAValue, c: int) -> SSAValue:
         """``x ^ c`` (``x`` itself for ``c == 0``)."""
-        return x if not c else b.insert(arith_binary(arith.XOrIOp, x, self.const(b, x, c))).result
+        if not c:
+            return x
+        return b.insert(arith_binary(arith.XOrIOp, x, self.const(b, x, c))).result
 
     def replace(self, op: Operation, new: SSAValue) -> None:
         self.bits.memo.pop(op.results[0], None)
