@@ -11,9 +11,11 @@ the same order as xDSL's applier does: erased when trivially dead, else folded w
 folder and is not constant-like, else its patterns tried in order until one rewrites. So the IR
 out is the IR xDSL's pass gives, which the pipelines' tests check on every example.
 
-arith's integer binary folder (most of the ops folded on the cuda pipeline's IR) looks for
-constant operands first and folds nothing without one; the fold is not tried when no operand
-is the result of a constant-like op.
+arith's integer binary folder (most of the ops tried on the cuda pipeline's IR) folds only
+constant operands, or a constant unit on the right (left too when commutative); its steps are
+decided here first on the operands' ``arith.constant`` values, the units kept per class and
+value, and xDSL's folder runs only when they say it folds (or when a constant comes from another
+op).
 
 The liveness of region DCE asks each op, in every round of its fixpoint, whether it would be
 dead without uses; for a loop that walks the effects of its whole body, again at every
@@ -30,15 +32,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import builtin
+from xdsl.dialects import arith, builtin
 from xdsl.dialects.arith import SignlessIntegerBinaryOperation
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.folder import Folder
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
                                    RewritePattern)
-from xdsl.traits import (ConstantLike, EffectInstance, HasCanonicalizationPatternsTrait, HasFolder,
-                         IsTerminator, MemoryEffect, MemoryEffectKind, RecursiveMemoryEffect,
-                         SymbolOpInterface)
+from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
+                         HasCanonicalizationPatternsTrait, HasFolder, IsTerminator, MemoryEffect,
+                         MemoryEffectKind, RecursiveMemoryEffect, SymbolOpInterface)
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
 
@@ -55,8 +58,8 @@ class _ClassFacts:
     foldable: bool
     """Has a folder and is not constant-like."""
     folds_constant_operands: bool
-    """Its folder is arith's integer binary one, which folds nothing unless an operand is the
-    result of a constant-like op (`ConstantLike.get_constant_value` is None otherwise)."""
+    """Its folder is arith's integer binary one, which folds nothing unless an operand is a
+    constant its steps use (`FactsByClass.integer_fold_may_fold`)."""
     patterns: tuple[RewritePattern, ...]
     """Its canonicalization patterns, in trait order."""
 
@@ -67,6 +70,8 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
     def __init__(self) -> None:
         super().__init__()
         self._constant_like: dict[type, bool] = {}
+        self._commutative: dict[type, bool] = {}
+        self._right_units: dict[tuple[type, IntegerAttr], bool] = {}
 
     def __missing__(self, op_class: type[Operation]) -> _ClassFacts:
         traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
@@ -89,6 +94,40 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
         if known is None:
             known = self._constant_like[op_class] = isinstance(owner, Operation) and \
                 op_class.has_trait(ConstantLike)
+        return known
+
+    def integer_fold_may_fold(self, op: SignlessIntegerBinaryOperation) -> bool:
+        """False when arith's integer binary folder (`SignlessIntegerBinaryOperation.fold`)
+        surely returns None on ``op``: its steps, on the operands' constants (an
+        ``arith.constant``'s value; any other constant-like producer: True, not decided here),
+        with ``is_right_unit`` kept per class and attribute."""
+        consts = []
+        for v in (op.lhs, op.rhs):
+            owner = v.owner
+            if not self.constant_like(v):
+                consts.append(None)
+            elif type(owner) is arith.ConstantOp:
+                consts.append(owner.value)
+            else:
+                return True
+        lhs, rhs = consts
+        lhs_int, rhs_int = isinstance(lhs, IntegerAttr), isinstance(rhs, IntegerAttr)
+        if lhs_int and rhs_int and \
+                op.py_operation(lhs.value.data, rhs.value.data) is not None:
+            return True
+        op_class = type(op)
+        if rhs_int and self._right_unit(op_class, rhs):
+            return True
+        commutative = self._commutative.get(op_class)
+        if commutative is None:
+            commutative = self._commutative[op_class] = op_class.has_trait(Commutative)
+        return commutative and lhs_int and self._right_unit(op_class, lhs)
+
+    def _right_unit(self, op_class: type, attr: IntegerAttr) -> bool:
+        key = (op_class, attr)
+        known = self._right_units.get(key)
+        if known is None:
+            known = self._right_units[key] = bool(op_class.is_right_unit(attr))
         return known
 
     def effects(self, op: Operation) -> set[EffectInstance] | None:
@@ -139,8 +178,8 @@ class _CanonicalizeOp(RewritePattern):
         if all(r.first_use is None for r in op.results) and self.facts.would_be_trivially_dead(op):
             rewriter.erase(op)
             return
-        if facts.foldable and (not facts.folds_constant_operands or any(
-                self.facts.constant_like(v) for v in op.operands)):
+        if facts.foldable and (not facts.folds_constant_operands or
+                               self.facts.integer_fold_may_fold(op)):
             folded = self.folder.try_fold(op)
             if folded is not None:
                 rewriter.replace(op, new_ops=folded[1], new_results=folded[0])
