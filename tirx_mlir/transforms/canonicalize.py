@@ -102,7 +102,7 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
         ``arith.constant``'s value; any other constant-like producer: True, not decided here),
         with ``is_right_unit`` kept per class and attribute."""
         consts = []
-        for v in (op.lhs, op.rhs):
+        for v in op.operands:  # lhs, rhs
             owner = v.owner
             if not self.constant_like(v):
                 consts.append(None)

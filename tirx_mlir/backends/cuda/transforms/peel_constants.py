@@ -113,7 +113,7 @@ def _xor_const(v: SSAValue, bits: _Bits) -> tuple[SSAValue, int] | None:
     op = v.owner
     if not isinstance(op, arith.XOrIOp):
         return None
-    for x, k in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+    for x, k in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
         c = bits.constant(k)
         if c is not None and bits.constant(x) is None:
             return x, c
@@ -145,7 +145,7 @@ class _Peeler:
         if isinstance(op, arith.AddiOp):
             if self.reassociate(op):
                 return True
-            for x, k in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            for x, k in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
                 c = bits.constant(k)
                 signed = constant_value(k)
                 if c is not None and bits.constant(x) is None and signed >= 0 \
@@ -154,18 +154,18 @@ class _Peeler:
                     return True
             return False
         if isinstance(op, arith.ShRUIOp | arith.ShLIOp | arith.AndIOp):
-            inner = _xor_const(op.lhs, bits)
-            k = bits.constant(op.rhs)
+            inner = _xor_const(op.operands[0], bits)
+            k = bits.constant(op.operands[1])
             if inner is None or k is None:
                 return False
             x, c = inner
             moved = {arith.ShRUIOp: c >> k, arith.ShLIOp: (c << k) & bits.width_mask(x),
                      arith.AndIOp: c & k}[type(op)]
-            core = b.insert(arith_binary(type(op), x, op.rhs)).result
+            core = b.insert(arith_binary(type(op), x, op.operands[1])).result
             self.replace(op, self.xor(b, core, moved))
             return True
         if isinstance(op, arith.XOrIOp | arith.OrIOp):
-            for side, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            for side, other in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
                 inner = _xor_const(side, bits)
                 if inner is None:
                     continue
@@ -179,7 +179,8 @@ class _Peeler:
                 if isinstance(op, arith.OrIOp) and bits.of(other) & (bits.of(x) | c):
                     continue
                 core = b.insert(arith_binary(type(op), x, other)).result
-                self.replace(op, b.insert(arith_binary(arith.XOrIOp, core, self.const(b, x, c))).result)
+                xor = arith_binary(arith.XOrIOp, core, self.const(b, x, c))
+                self.replace(op, b.insert(xor).result)
                 return True
         return False
 
@@ -188,7 +189,7 @@ class _Peeler:
         ``(x + y) + c``."""
         b, bits = Builder(InsertPoint.before(op)), self.bits
         if isinstance(op, arith.XOrIOp | arith.OrIOp):
-            for x, k in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            for x, k in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
                 c = bits.constant(k)
                 limit = 1 << ((int_bits(x.type) or 64) - 1)
                 if c is None or bits.constant(x) is not None or (bits.of(x) | c) >= limit:
@@ -212,20 +213,21 @@ class _Peeler:
         bits = self.bits
         if not isinstance(op, arith.MuliOp | arith.ShLIOp) or not _nsw(op):
             return False
-        inner, k = op.lhs.owner, bits.constant(op.rhs)
+        inner, k = op.operands[0].owner, bits.constant(op.operands[1])
         if not isinstance(inner, arith.AddiOp) or not _nsw(inner) or k is None:
             return False
-        half = 1 << ((int_bits(op.lhs.type) or 64) - 1)
-        if constant_value(op.rhs) < 0:
+        half = 1 << ((int_bits(op.operands[0].type) or 64) - 1)
+        if constant_value(op.operands[1]) < 0:
             return False
-        for x, c in ((inner.lhs, inner.rhs), (inner.rhs, inner.lhs)):
+        a, d = inner.operands
+        for x, c in ((a, d), (d, a)):
             cv = constant_value(c)
             if not isinstance(cv, int) or cv < 0 or bits.constant(x) is not None or \
                     bits.of(x) >= half:
                 continue
             b = Builder(InsertPoint.before(op))
             step = cv * k if isinstance(op, arith.MuliOp) else cv << k
-            core = b.insert(arith_binary(type(op), x, op.rhs, NSW)).result
+            core = b.insert(arith_binary(type(op), x, op.operands[1], NSW)).result
             self.replace(op, b.insert(arith_binary(arith.AddiOp, core, self.const(b, x, step),
                                                    NSW)).result)
             return True
@@ -237,11 +239,12 @@ class _Peeler:
         if not isinstance(op, arith.AddiOp):
             return self.distribute(op)
         b, bits = Builder(InsertPoint.before(op)), self.bits
-        for side, y in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        for side, y in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
             inner = side.owner
             if not isinstance(inner, arith.AddiOp) or bits.constant(y) is not None:
                 continue
-            for x, k in ((inner.lhs, inner.rhs), (inner.rhs, inner.lhs)):
+            a, d = inner.operands
+            for x, k in ((a, d), (d, a)):
                 if bits.constant(k) is None or bits.constant(x) is not None:
                     continue
                 # x + y <= x + y + c when c >= 0 and x, y >= 0: no wrap where the sum did not
@@ -271,7 +274,8 @@ class _Peeler:
 _REWRITTEN = frozenset({arith.AddiOp, arith.XOrIOp, arith.OrIOp, arith.AndIOp, arith.ShLIOp,
                         arith.ShRUIOp, arith.MuliOp})
 """The op classes a step may rewrite (matched by exact class: a set lookup, not an ABC
-`isinstance` per op and round)."""
+`isinstance` per op and round). Their operands are read as ``operands[0]`` / ``operands[1]``
+(``lhs`` / ``rhs``: xDSL's IRDL accessors cost more than the rewrite's arithmetic)."""
 
 
 def _nsw(op: arith.AddiOp) -> bool:
