@@ -1,7 +1,7 @@
 """`FastCSEPass` gives the IR xDSL's `CommonSubexpressionElimination` gives: on some cuda tile
-examples and the trn ones, at every point where the cuda pipeline runs ``cse`` (and after the
-trn pipeline's cleanup), the two run on copies of the same module and must print the same
-text; and the small cases of what CSE must and must not merge."""
+examples and some trn ones, at every point where the cuda or trn pipeline runs ``cse``, the two
+run on copies of the same module and must print the same text; and the small cases of what CSE
+must and must not merge."""
 
 from __future__ import annotations
 
@@ -21,13 +21,13 @@ CUDA_KERNELS = ("bias_silu", "layernorm", "reduce_2d", "softmax", "gemm_sm90a")
 """A few of examples/cuda/tile (gemm_sm80 and the attention ones take long here)."""
 
 
-def _checked_cses(path: Path) -> int:
-    """Run the cuda pipeline on ``path``; at each cse compare ours with xDSL's. Returns how many
-    of them changed the IR (so the comparison is not vacuous)."""
+def _checked_cses(path: Path, pipeline: str = "cuda") -> int:
+    """Run ``pipeline`` on ``path``; at each cse compare ours with xDSL's. Returns how many of
+    them changed the IR (so the comparison is not vacuous)."""
     ctx = make_context()
     module = parse_module(path.read_text(), str(path), ctx)
     changed = 0
-    passes = get_pipeline("cuda").passes
+    passes = get_pipeline(pipeline).passes
     assert any(isinstance(p, FastCSEPass) for p in passes)
     for p in passes:
         if isinstance(p, FastCSEPass):
@@ -49,14 +49,8 @@ def test_same_ir_as_xdsl_cse_in_the_cuda_pipeline(kernel):
 
 @pytest.mark.parametrize("path", sorted((EXAMPLES / "trn").glob("*.mlir"))[:4],
                          ids=lambda p: p.stem)
-def test_same_ir_as_xdsl_cse_after_the_trn_pipeline(path):
-    ctx = make_context()
-    module = parse_module(path.read_text(), str(path), ctx)
-    get_pipeline("trn").apply(module, ctx)
-    theirs = module.clone()
-    CommonSubexpressionElimination().apply(ctx, theirs)
-    FastCSEPass().apply(ctx, module)
-    assert str(module) == str(theirs)
+def test_same_ir_as_xdsl_cse_in_the_trn_pipeline(path):
+    _checked_cses(path, "trn")
 
 
 def _function(body_ops, result_types=()) -> builtin.ModuleOp:
