@@ -351,10 +351,10 @@ def split_pipeline_ref(text: str) -> tuple[str, dict[str, Any]]:
 def _cleanup_passes() -> list[ModulePass]:
     """target-neutral cleanups: canonicalize, cse, dce"""
     from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
-    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+    from tirx_mlir.transforms.cse import FastCSEPass
+    from tirx_mlir.transforms.dce import FastDCEPass
 
-    return [FastCanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
+    return [FastCanonicalizePass(), FastCSEPass(), FastDCEPass()]
 
 
 with registry.owner_scope("core"):  # whichever backend's hook imported us first

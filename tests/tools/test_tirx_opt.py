@@ -65,7 +65,7 @@ def test_listings_show_registered_entries(capsys) -> None:
     code, out, _ = run(["--list-pipelines"], capsys)
     assert code == 0 and "cleanup\t" in out
     code, out, _ = run(["--list-passes"], capsys)
-    assert code == 0 and "\n  tirx-dispatch " in out and " cse," in out
+    assert code == 0 and "\n  tirx-dispatch " in out and "\n  cse " in out
     code, out, _ = run(["--list-targets"], capsys)
     assert code == 0 and " mlir," in out
 

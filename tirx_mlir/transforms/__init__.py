@@ -2,9 +2,10 @@
 
 Each entry is a zero-argument factory returning the pass class, so a pass module is imported
 only when a pipeline uses it (``tirx-opt -p tirx-dispatch{target=...}``). Backends register
-their own passes the same way from their ``register_backend()``. ``canonicalize`` here takes the
-place of xDSL's pass of that name (the same IR, `canonicalize.py`), so ``-p canonicalize`` and
-the pipelines run the same pass.
+their own passes the same way from their ``register_backend()``. ``canonicalize``, ``cse`` and
+``dce`` here take the place of xDSL's passes of those names (the same IR, `canonicalize.py`,
+`cse.py`, `dce.py`), so ``-p canonicalize`` / ``-p cse`` / ``-p dce`` and the pipelines run the
+same passes.
 
 `allocate` is the liveness-based allocator of on-chip memories that backends' allocation passes
 build on (`allocate.AllocatePass`); it needs a backend's memories, so it is not registered here.
@@ -33,10 +34,24 @@ def _canonicalize() -> type:
     return FastCanonicalizePass
 
 
+def _cse() -> type:
+    from tirx_mlir.transforms.cse import FastCSEPass
+
+    return FastCSEPass
+
+
+def _dce() -> type:
+    from tirx_mlir.transforms.dce import FastDCEPass
+
+    return FastDCEPass
+
+
 CORE_PASSES = {
     "tirx-dispatch": _tile_dispatch,
     "tirx-check-bounds": _check_bounds,
     "canonicalize": _canonicalize,  # xDSL's pass, same IR, cheaper (canonicalize.py)
+    "cse": _cse,  # xDSL's pass, same IR, cheaper (cse.py)
+    "dce": _dce,  # xDSL's pass, same IR, cheaper (dce.py)
 }
 
 

@@ -11,10 +11,16 @@ the same order as xDSL's applier does: erased when trivially dead, else folded w
 folder and is not constant-like, else its patterns tried in order until one rewrites. So the IR
 out is the IR xDSL's pass gives, which the pipelines' tests check on every example.
 
+arith's integer binary folder (most of the ops tried on the cuda pipeline's IR) folds only
+constant operands, or a constant unit on the right (left too when commutative); its steps are
+decided here first on the operands' ``arith.constant`` values, the units kept per class and
+value, and xDSL's folder runs only when they say it folds (or when a constant comes from another
+op).
+
 The liveness of region DCE asks each op, in every round of its fixpoint, whether it would be
 dead without uses; for a loop that walks the effects of its whole body, again at every
 enclosing level. The answer is a fact of the op and its body, which the liveness rounds do not
-change, so it is kept per op for the call (`_region_dce`).
+change, so it is kept per op for the call (`region_dce`).
 
 The pass keeps the name ``canonicalize`` and is registered under it in place of xDSL's
 (`tirx_mlir.transforms`), so ``tirx-opt -p canonicalize`` and a pipeline's replayed spec
@@ -26,14 +32,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import builtin
+from xdsl.dialects import arith, builtin
+from xdsl.dialects.arith import SignlessIntegerBinaryOperation
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.folder import Folder
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
                                    RewritePattern)
-from xdsl.traits import (ConstantLike, EffectInstance, HasCanonicalizationPatternsTrait, HasFolder,
-                         IsTerminator, MemoryEffect, MemoryEffectKind, RecursiveMemoryEffect,
-                         SymbolOpInterface)
+from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
+                         HasCanonicalizationPatternsTrait, HasFolder, IsTerminator, MemoryEffect,
+                         MemoryEffectKind, RecursiveMemoryEffect, SymbolOpInterface)
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
 
@@ -49,12 +57,21 @@ class _ClassFacts:
     """Its memory-effect traits (`get_effects` asks for them at every call)."""
     foldable: bool
     """Has a folder and is not constant-like."""
+    folds_constant_operands: bool
+    """Its folder is arith's integer binary one, which folds nothing unless an operand is a
+    constant its steps use (`FactsByClass.integer_fold_may_fold`)."""
     patterns: tuple[RewritePattern, ...]
     """Its canonicalization patterns, in trait order."""
 
 
-class _FactsByClass(dict[type[Operation], _ClassFacts]):
+class FactsByClass(dict[type[Operation], _ClassFacts]):
     """One run's `_ClassFacts`, made on first ask (a run's: traits may be added to a class)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._constant_like: dict[type, bool] = {}
+        self._commutative: dict[type, bool] = {}
+        self._right_units: dict[tuple[type, IntegerAttr], bool] = {}
 
     def __missing__(self, op_class: type[Operation]) -> _ClassFacts:
         traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
@@ -64,8 +81,54 @@ class _FactsByClass(dict[type[Operation], _ClassFacts]):
             and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits),
             effect_traits=effect_traits,
             foldable=op_class.has_trait(HasFolder) and not op_class.has_trait(ConstantLike),
+            folds_constant_operands=getattr(op_class, "fold", None)
+            is SignlessIntegerBinaryOperation.fold,
             patterns=tuple(p for t in traits for p in t.get_patterns(op_class)))
         return found
+
+    def constant_like(self, value: SSAValue) -> bool:
+        """Whether ``value`` is the result of a constant-like op."""
+        owner = value.owner
+        op_class = type(owner)
+        known = self._constant_like.get(op_class)
+        if known is None:
+            known = self._constant_like[op_class] = isinstance(owner, Operation) and \
+                op_class.has_trait(ConstantLike)
+        return known
+
+    def integer_fold_may_fold(self, op: SignlessIntegerBinaryOperation) -> bool:
+        """False when arith's integer binary folder (`SignlessIntegerBinaryOperation.fold`)
+        surely returns None on ``op``: its steps, on the operands' constants (an
+        ``arith.constant``'s value; any other constant-like producer: True, not decided here),
+        with ``is_right_unit`` kept per class and attribute."""
+        consts = []
+        for v in op.operands:  # lhs, rhs
+            owner = v.owner
+            if not self.constant_like(v):
+                consts.append(None)
+            elif type(owner) is arith.ConstantOp:
+                consts.append(owner.value)
+            else:
+                return True
+        lhs, rhs = consts
+        lhs_int, rhs_int = isinstance(lhs, IntegerAttr), isinstance(rhs, IntegerAttr)
+        if lhs_int and rhs_int and \
+                op.py_operation(lhs.value.data, rhs.value.data) is not None:
+            return True
+        op_class = type(op)
+        if rhs_int and self._right_unit(op_class, rhs):
+            return True
+        commutative = self._commutative.get(op_class)
+        if commutative is None:
+            commutative = self._commutative[op_class] = op_class.has_trait(Commutative)
+        return commutative and lhs_int and self._right_unit(op_class, lhs)
+
+    def _right_unit(self, op_class: type, attr: IntegerAttr) -> bool:
+        key = (op_class, attr)
+        known = self._right_units.get(key)
+        if known is None:
+            known = self._right_units[key] = bool(op_class.is_right_unit(attr))
+        return known
 
     def effects(self, op: Operation) -> set[EffectInstance] | None:
         """`xdsl.traits.get_effects` (None: unknown), the traits looked up once per class and
@@ -108,14 +171,15 @@ class _CanonicalizeOp(RewritePattern):
     folding_enabled=True)`` with the class facts looked up once."""
 
     folder: Folder
-    facts: _FactsByClass
+    facts: FactsByClass
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         facts = self.facts[type(op)]
         if all(r.first_use is None for r in op.results) and self.facts.would_be_trivially_dead(op):
             rewriter.erase(op)
             return
-        if facts.foldable:
+        if facts.foldable and (not facts.folds_constant_operands or
+                               self.facts.integer_fold_may_fold(op)):
             folded = self.folder.try_fold(op)
             if folded is not None:
                 rewriter.replace(op, new_ops=folded[1], new_results=folded[0])
@@ -130,7 +194,7 @@ class _CanonicalizeOp(RewritePattern):
 class _MemoLiveSet(LiveSet):
     """xDSL's `LiveSet` with `would_be_trivially_dead` kept per op for one DCE call."""
 
-    facts: _FactsByClass = field(default_factory=_FactsByClass)
+    facts: FactsByClass = field(default_factory=FactsByClass)
     _dead_if_unused: dict[Operation, bool] = field(default_factory=dict)
 
     def propagate_op_liveness(self, op: Operation) -> None:
@@ -146,8 +210,8 @@ class _MemoLiveSet(LiveSet):
             self.set_live(op)
 
 
-def _region_dce(region: Region, listener: PatternRewriterListener | None,
-                facts: _FactsByClass) -> bool:
+def region_dce(region: Region, listener: PatternRewriterListener | None,
+                facts: FactsByClass) -> bool:
     """`xdsl.transforms.dead_code_elimination.region_dce` with `_MemoLiveSet`."""
     live_set = _MemoLiveSet(facts=facts)
     while live_set.changed:
@@ -161,7 +225,7 @@ class FastCanonicalizePass(CanonicalizePass):
     """``canonicalize``: the same IR as xDSL's pass, the class facts looked up once."""
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        facts = _FactsByClass()
+        facts = FactsByClass()
         PatternRewriteWalker(_CanonicalizeOp(Folder(ctx), facts),
                              post_walk_func=lambda region, listener:
-                             _region_dce(region, listener, facts)).rewrite_module(op)
+                             region_dce(region, listener, facts)).rewrite_module(op)

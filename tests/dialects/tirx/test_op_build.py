@@ -73,3 +73,46 @@ def test_what_it_leaves_to_xdsl():
     assert op_build._plan(SliceOp) is not None
     with pytest.raises(Exception):
         T.CopyOp("not a value", "nor this")
+
+
+def _same_op(fast, slow) -> None:
+    assert type(fast) is type(slow)
+    assert list(fast.operands) == list(slow.operands)
+    assert [r.type for r in fast.results] == [r.type for r in slow.results]
+    assert list(fast.properties.items()) == list(slow.properties.items())
+    assert fast.attributes == slow.attributes
+
+
+def test_arith_builders_equal_xdsl_constructors():
+    """Every integer binary op of arith (with and without an overflow flag), constants of index
+    and of i32/i64, and index casts: the same operands, result types and properties (in
+    order) as the xDSL constructor gives."""
+    from xdsl.dialects import arith, builtin
+    from xdsl.dialects.arith import IntegerOverflowAttr, IntegerOverflowFlag
+
+    from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith_index_cast
+
+    for ty in (builtin.IndexType(), builtin.i32, builtin.i64):
+        for value in (0, 7, -3, 1 << 30, 5000000):
+            _same_op(arith_constant(value, ty), arith.ConstantOp(builtin.IntegerAttr(value, ty)))
+        a, b = (arith.ConstantOp(builtin.IntegerAttr(v, ty)).result for v in (3, 4))
+        nsw = IntegerOverflowAttr([IntegerOverflowFlag.NSW])
+        for cls in (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.ShLIOp):
+            _same_op(arith_binary(cls, a, b), cls(a, b))
+            _same_op(arith_binary(cls, a, b, nsw), cls(a, b, overflow=nsw))
+        for cls in (arith.AndIOp, arith.OrIOp, arith.XOrIOp, arith.ShRUIOp, arith.ShRSIOp,
+                    arith.DivUIOp, arith.DivSIOp, arith.RemUIOp, arith.RemSIOp, arith.MinSIOp,
+                    arith.MaxUIOp, arith.CeilDivUIOp, arith.FloorDivSIOp):
+            _same_op(arith_binary(cls, a, b), cls(a, b))
+    x = arith.ConstantOp(builtin.IntegerAttr(3, builtin.IndexType())).result
+    _same_op(arith_index_cast(x, builtin.i32), arith.IndexCastOp(x, builtin.i32))
+
+
+def test_arith_binary_leaves_other_classes_to_their_constructor():
+    """A float op: its own constructor (the result is what it builds), not a guess."""
+    from xdsl.dialects import arith, builtin
+
+    from tirx_mlir.dialects.tirx.op_build import arith_binary
+
+    f = arith.ConstantOp(builtin.FloatAttr(1.0, builtin.f32)).result
+    _same_op(arith_binary(arith.AddfOp, f, f), arith.AddfOp(f, f))

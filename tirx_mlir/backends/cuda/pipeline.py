@@ -49,8 +49,8 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
             raise ValueError("give the cuda pipeline either target or arch, not both")
         target = f"cuda -arch={arch}"
     from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
-    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+    from tirx_mlir.transforms.cse import FastCSEPass
+    from tirx_mlir.transforms.dce import FastDCEPass
 
     from tirx_mlir.backends.cuda.transforms.allocate_shared import CudaAllocateSharedPass
     from tirx_mlir.backends.cuda.transforms.default_layout import CudaDefaultLayoutPass
@@ -69,14 +69,14 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
     passes: list[ModulePass] = [
         CheckBoundsPass(), CudaDefaultLayoutPass(target=target), TileDispatchPass(target=target),
         CudaLowerLayoutPass(), CudaLowerScopeIdsPass(),
-        FastCanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination()]
+        FastCanonicalizePass(), FastCSEPass(), FastDCEPass()]
     if int(num_stages) > 1:
         passes += [PipelineKLoopPass(num_stages=int(num_stages)), FastCanonicalizePass(),
-                   CommonSubexpressionElimination(), DeadCodeElimination()]
+                   FastCSEPass(), FastDCEPass()]
     return passes + [CudaAllocateSharedPass(target=target), CudaNarrowIndexPass(),
-                     CudaPeelConstantsPass(), CommonSubexpressionElimination(),
+                     CudaPeelConstantsPass(), FastCSEPass(),
                      CudaHoistInvariantsPass(), CudaStrengthReducePass(), FastCanonicalizePass(),
-                     CommonSubexpressionElimination(), DeadCodeElimination()]
+                     FastCSEPass(), FastDCEPass()]
 
 
 def register_cuda_pipeline() -> None:

@@ -36,8 +36,8 @@ def trn_passes(target: str | None = None, max_inst_size: int | None = None,
         raise ValueError(f"unknown option(s) of the trn pipeline: {', '.join(sorted(unknown))}; "
                          f"options: target, max_inst_size")
     from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
-    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+    from tirx_mlir.transforms.cse import FastCSEPass
+    from tirx_mlir.transforms.dce import FastDCEPass
 
     from tirx_mlir.backends.trn.transforms.allocate import TrnAllocatePass
     from tirx_mlir.backends.trn.transforms.default_layout import TrnDefaultLayoutPass
@@ -50,7 +50,7 @@ def trn_passes(target: str | None = None, max_inst_size: int | None = None,
     if max_inst_size is not None:
         passes.append(TrnMaxInstSizePass(max_inst_size=int(max_inst_size)))
     passes += [TileDispatchPass(target=target), TrnLowerLayoutPass(target=target),
-               FastCanonicalizePass(), CommonSubexpressionElimination(), DeadCodeElimination(),
+               FastCanonicalizePass(), FastCSEPass(), FastDCEPass(),
                CheckBoundsPass(), TrnAllocatePass(target=target)]
     return passes
 

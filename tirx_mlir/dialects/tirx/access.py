@@ -28,6 +28,7 @@ from xdsl.ir import SSAValue
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp, reshape_groups
+from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,14 @@ class IndexExpr:
 # --- index values in the IR: the one builder and the one reader of constants ------------------
 
 
+_INDEX = IndexType()
+
+
 def const_index(builder: Builder | None, value: int) -> SSAValue:
     """``arith.constant value : index``, inserted by ``builder`` (None: by the enclosing xDSL
-    ``ImplicitBuilder``, as the Python front end builds)."""
-    op = arith.ConstantOp(IntegerAttr(int(value), IndexType()))
+    ``ImplicitBuilder``, as the Python front end builds); built by `arith_constant` (dispatch
+    makes thousands)."""
+    op = arith_constant(int(value), _INDEX)
     return (op if builder is None else builder.insert(op)).result
 
 
@@ -91,11 +96,13 @@ def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
     for value, coeff in expr.terms:
         term = value
         if coeff != 1:
-            term = builder.insert(arith.MuliOp(value, const_index(builder, coeff))).result
-        acc = term if acc is None else builder.insert(arith.AddiOp(acc, term)).result
+            term = builder.insert(arith_binary(arith.MuliOp, value,
+                                               const_index(builder, coeff))).result
+        acc = term if acc is None else builder.insert(arith_binary(arith.AddiOp, acc, term)).result
     assert acc is not None
     if expr.const:
-        acc = builder.insert(arith.AddiOp(acc, const_index(builder, expr.const))).result
+        acc = builder.insert(arith_binary(arith.AddiOp, acc,
+                                          const_index(builder, expr.const))).result
     return acc
 
 

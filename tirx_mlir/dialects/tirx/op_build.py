@@ -8,13 +8,19 @@ option other than operand segment sizes kept as a property, when every operand g
 SSA values: the operands flattened, ``None`` properties dropped, the segment sizes (an equal,
 shared i32 array) last among the properties, exactly as `irdl_op_init` orders them. For anything
 else it calls xDSL's builder, which also reports bad arguments as before.
+
+`arith_constant`, `arith_binary` and `arith_index_cast` make the arith ops that dispatch and the
+index passes build most, as their xDSL constructors would.
 """
 
 from __future__ import annotations
 
 from typing import Mapping, Sequence
 
-from xdsl.dialects.builtin import DenseArrayBase, i32
+from xdsl.dialects import arith
+from xdsl.dialects.arith import (IntegerOverflowAttr, SignlessIntegerBinaryOperation,
+                                 SignlessIntegerBinaryOperationWithOverflow)
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, OptOperandDef, VarOperandDef
 from xdsl.irdl.operations import AttrSizedOperandSegments, VarResultDef
@@ -86,3 +92,50 @@ def _build_directly(op: IRDLOperation, operands: Sequence,
         built[AttrSizedOperandSegments.attribute_name] = attr
     Operation.__init__(op, operands=flat, result_types=result_types, properties=built)
     return True
+
+
+# --- arith ops, as their xDSL constructors make them ------------------------------------------
+# Passes and dispatch build thousands of integer constants, binary ops and index casts; each of
+# these functions makes the op its xDSL constructor makes (the same operands, result type and
+# properties), through `Operation.create` instead of `irdl_op_init`. An ImplicitBuilder still
+# receives the op (xDSL inserts it from `Operation.__post_init__`).
+
+_NO_OVERFLOW = IntegerOverflowAttr("none")
+_INT_ATTRS: dict[tuple[int, Attribute], IntegerAttr] = {}
+"""``IntegerAttr(value, type)`` per small value and type (immutable, so ops may share one)."""
+_CACHED_INTS = range(-1024, 1 << 20)
+
+
+def integer_attr(value: int, type_: Attribute) -> IntegerAttr:
+    """``IntegerAttr(value, type_)`` (checked by xDSL once per small value and type)."""
+    key = (value, type_)
+    attr = _INT_ATTRS.get(key)
+    if attr is None:
+        attr = IntegerAttr(value, type_)
+        if value in _CACHED_INTS:
+            _INT_ATTRS[key] = attr
+    return attr
+
+
+def arith_constant(value: int, type_: Attribute) -> arith.ConstantOp:
+    """``arith.ConstantOp(IntegerAttr(value, type_))``."""
+    return arith.ConstantOp.create(result_types=(type_,),
+                                   properties={"value": integer_attr(int(value), type_)})
+
+
+def arith_binary(op_cls: type[IRDLOperation], lhs: SSAValue, rhs: SSAValue,
+                 overflow: IntegerOverflowAttr | None = None) -> IRDLOperation:
+    """``op_cls(lhs, rhs)`` (``overflow=overflow`` when given) for an integer binary op of
+    arith; other classes go through their constructor."""
+    init = op_cls.__init__
+    if init is SignlessIntegerBinaryOperationWithOverflow.__init__:
+        return op_cls.create(operands=(lhs, rhs), result_types=(lhs.type,),
+                             properties={"overflowFlags": overflow or _NO_OVERFLOW})
+    if init is SignlessIntegerBinaryOperation.__init__ and overflow is None:
+        return op_cls.create(operands=(lhs, rhs), result_types=(lhs.type,))
+    return op_cls(lhs, rhs) if overflow is None else op_cls(lhs, rhs, overflow=overflow)
+
+
+def arith_index_cast(value: SSAValue, type_: Attribute) -> arith.IndexCastOp:
+    """``arith.IndexCastOp(value, type_)``."""
+    return arith.IndexCastOp.create(operands=(value,), result_types=(type_,))

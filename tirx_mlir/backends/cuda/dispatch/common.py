@@ -48,6 +48,7 @@ from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, materialize, 
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
+from tirx_mlir.dialects.tirx.op_build import arith_binary
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
@@ -141,9 +142,11 @@ class ThreadIds:
                 div, mod = _DERIVED[axis]
                 v = self["tx"]
                 if div:
-                    v = self.b.insert(arith.DivUIOp(v, const_index(self.b, div))).result
+                    v = self.b.insert(arith_binary(arith.DivUIOp, v,
+                                                   const_index(self.b, div))).result
                 if mod:
-                    v = self.b.insert(arith.RemUIOp(v, const_index(self.b, mod))).result
+                    v = self.b.insert(arith_binary(arith.RemUIOp, v,
+                                                   const_index(self.b, mod))).result
                 self._values[axis] = v
             else:
                 fail(f"layout axis '{axis}' is not a thread axis of a CTA")
@@ -154,10 +157,10 @@ class ThreadIds:
         b = self.b
         v = value
         if offset:
-            v = b.insert(arith.SubiOp(v, const_index(b, offset))).result
+            v = b.insert(arith_binary(arith.SubiOp, v, const_index(b, offset))).result
         if stride != 1:
-            v = b.insert(arith.DivUIOp(v, const_index(b, stride))).result
-        return b.insert(arith.RemUIOp(v, const_index(b, extent))).result
+            v = b.insert(arith_binary(arith.DivUIOp, v, const_index(b, stride))).result
+        return b.insert(arith_binary(arith.RemUIOp, v, const_index(b, extent))).result
 
     def thread_coords(self, part: RegisterPartition) -> tuple[IndexExpr, ...]:
         axes = {ax: self[ax] for ax in part.threads}
@@ -240,8 +243,8 @@ def _affine_digits(b, iters, coords, cache) -> SSAValue | int:
         else:
             v = materialize_cached(b, IndexExpr.of(c), cache)
             if it.weight != 1:
-                v = b.insert(arith.DivUIOp(v, const_index(b, it.weight))).result
-            digit = b.insert(arith.RemUIOp(v, const_index(b, it.extent))).result
+                v = b.insert(arith_binary(arith.DivUIOp, v, const_index(b, it.weight))).result
+            digit = b.insert(arith_binary(arith.RemUIOp, v, const_index(b, it.extent))).result
         total = _add(b, total, _mul(b, digit, it.stride))
     return total
 
@@ -255,7 +258,7 @@ def _add(b, x, y):
         return x
     xv = const_index(b, x) if isinstance(x, int) else x
     yv = const_index(b, y) if isinstance(y, int) else y
-    return b.insert(arith.AddiOp(xv, yv)).result
+    return b.insert(arith_binary(arith.AddiOp, xv, yv)).result
 
 
 def _mul(b, x, k: int):
@@ -263,22 +266,22 @@ def _mul(b, x, k: int):
         return x * k
     if k == 1:
         return x
-    return b.insert(arith.MuliOp(x, const_index(b, k))).result
+    return b.insert(arith_binary(arith.MuliOp, x, const_index(b, k))).result
 
 
 def _swizzle(b, sw, m):
     if isinstance(m, int):
         return int(sw.apply(m))
-    x = b.insert(arith.ShRUIOp(m, const_index(b, sw.per_element))).result
+    x = b.insert(arith_binary(arith.ShRUIOp, m, const_index(b, sw.per_element))).result
     mask = ((1 << sw.swizzle_len) - 1) << sw.atom_len
-    hi = b.insert(arith.AndIOp(x, const_index(b, mask))).result
-    hi = b.insert(arith.ShRUIOp(hi, const_index(b, sw.atom_len))).result
-    x = b.insert(arith.XOrIOp(x, hi)).result
-    x = b.insert(arith.ShLIOp(x, const_index(b, sw.per_element))).result
+    hi = b.insert(arith_binary(arith.AndIOp, x, const_index(b, mask))).result
+    hi = b.insert(arith_binary(arith.ShRUIOp, hi, const_index(b, sw.atom_len))).result
+    x = b.insert(arith_binary(arith.XOrIOp, x, hi)).result
+    x = b.insert(arith_binary(arith.ShLIOp, x, const_index(b, sw.per_element))).result
     low = (1 << sw.per_element) - 1
     if low:
-        lo = b.insert(arith.AndIOp(m, const_index(b, low))).result
-        x = b.insert(arith.OrIOp(x, lo)).result
+        lo = b.insert(arith_binary(arith.AndIOp, m, const_index(b, low))).result
+        x = b.insert(arith_binary(arith.OrIOp, x, lo)).result
     return x
 
 

@@ -42,6 +42,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tirx_mlir.backends.cuda.transforms.index_ranges import Range, fits_signed, value_ranges
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
+from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith_index_cast
 
 I32 = IntegerType(32)
 
@@ -126,7 +127,7 @@ class _Narrower:
         """``v`` (index, its range fits) as an i32 value: the narrowed twin or a cast."""
         got = self.narrow.get(v)
         if got is None:
-            cast = arith.IndexCastOp(v, I32)
+            cast = arith_index_cast(v, I32)
             owner = v.owner
             where = InsertPoint.at_start(owner) if isinstance(owner, Block) else \
                 InsertPoint.after(owner)
@@ -139,7 +140,7 @@ class _Narrower:
         if isinstance(op, arith.ConstantOp):
             value = op.value
             assert isinstance(value, IntegerAttr)
-            new = b.insert(arith.ConstantOp(IntegerAttr(value.value.data, I32)))
+            new = b.insert(arith_constant(value.value.data, I32))
             self.narrow[op.result] = new.result  # its index users keep the index constant
             return
         elif isinstance(op, arith.CmpiOp):
@@ -153,13 +154,13 @@ class _Narrower:
                                           self.as_i32(op.rhs)))
         elif isinstance(op, _NO_SIGNED_WRAP):
             lhs, rhs = (self.as_i32(v) for v in op.operands)
-            new = b.insert(type(op)(lhs, rhs, overflow=NSW))
+            new = b.insert(arith_binary(type(op), lhs, rhs, NSW))
         else:
             lhs, rhs = (self.as_i32(v) for v in op.operands)
-            new = b.insert(type(op)(lhs, rhs))
+            new = b.insert(arith_binary(type(op), lhs, rhs))
         old = op.results[0]
         new.results[0].name_hint = old.name_hint
-        wide = b.insert(arith.IndexCastOp(new.results[0], IndexType()))
+        wide = b.insert(arith_index_cast(new.results[0], IndexType()))
         old.replace_all_uses_with(wide.result)
         Rewriter.erase_op(op)
         self.narrow[wide.result] = new.results[0]
@@ -188,7 +189,7 @@ def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
         twin.replace_all_uses_with(iv)
         Rewriter.erase_op(twin.owner)
     if old.uses:
-        wide = arith.IndexCastOp(iv, IndexType())
+        wide = arith_index_cast(iv, IndexType())
         Rewriter.insert_op(wide, InsertPoint.at_start(block))
         old.replace_all_uses_with(wide.result)
         n.narrow[wide.result] = iv

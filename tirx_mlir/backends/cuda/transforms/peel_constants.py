@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -46,6 +46,7 @@ from tirx_mlir.backends.cuda.transforms.index_ranges import Range, int_bits, val
 from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
+from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
 
 MAX_ROUNDS = 16
 """Rounds of rewriting (each moves a constant one op outwards); swizzles are a few ops deep."""
@@ -112,7 +113,7 @@ def _xor_const(v: SSAValue, bits: _Bits) -> tuple[SSAValue, int] | None:
     op = v.owner
     if not isinstance(op, arith.XOrIOp):
         return None
-    for x, k in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+    for x, k in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
         c = bits.constant(k)
         if c is not None and bits.constant(x) is None:
             return x, c
@@ -125,11 +126,13 @@ class _Peeler:
         self.bits = _Bits(value_ranges(kernel))
 
     def const(self, b: Builder, like: SSAValue, value: int) -> SSAValue:
-        return b.insert(arith.ConstantOp(IntegerAttr(value, like.type))).result
+        return b.insert(arith_constant(value, like.type)).result
 
     def xor(self, b: Builder, x: SSAValue, c: int) -> SSAValue:
         """``x ^ c`` (``x`` itself for ``c == 0``)."""
-        return x if not c else b.insert(arith.XOrIOp(x, self.const(b, x, c))).result
+        if not c:
+            return x
+        return b.insert(arith_binary(arith.XOrIOp, x, self.const(b, x, c))).result
 
     def replace(self, op: Operation, new: SSAValue) -> None:
         self.bits.memo.pop(op.results[0], None)
@@ -142,27 +145,27 @@ class _Peeler:
         if isinstance(op, arith.AddiOp):
             if self.reassociate(op):
                 return True
-            for x, k in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            for x, k in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
                 c = bits.constant(k)
                 signed = constant_value(k)
                 if c is not None and bits.constant(x) is None and signed >= 0 \
                         and not bits.of(x) & c:
-                    self.replace(op, b.insert(arith.XOrIOp(x, k)).result)
+                    self.replace(op, b.insert(arith_binary(arith.XOrIOp, x, k)).result)
                     return True
             return False
         if isinstance(op, arith.ShRUIOp | arith.ShLIOp | arith.AndIOp):
-            inner = _xor_const(op.lhs, bits)
-            k = bits.constant(op.rhs)
+            inner = _xor_const(op.operands[0], bits)
+            k = bits.constant(op.operands[1])
             if inner is None or k is None:
                 return False
             x, c = inner
             moved = {arith.ShRUIOp: c >> k, arith.ShLIOp: (c << k) & bits.width_mask(x),
                      arith.AndIOp: c & k}[type(op)]
-            core = b.insert(type(op)(x, op.rhs)).result
+            core = b.insert(arith_binary(type(op), x, op.operands[1])).result
             self.replace(op, self.xor(b, core, moved))
             return True
         if isinstance(op, arith.XOrIOp | arith.OrIOp):
-            for side, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            for side, other in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
                 inner = _xor_const(side, bits)
                 if inner is None:
                     continue
@@ -175,8 +178,9 @@ class _Peeler:
                     continue
                 if isinstance(op, arith.OrIOp) and bits.of(other) & (bits.of(x) | c):
                     continue
-                core = b.insert(type(op)(x, other)).result
-                self.replace(op, b.insert(arith.XOrIOp(core, self.const(b, x, c))).result)
+                core = b.insert(arith_binary(type(op), x, other)).result
+                xor = arith_binary(arith.XOrIOp, core, self.const(b, x, c))
+                self.replace(op, b.insert(xor).result)
                 return True
         return False
 
@@ -185,19 +189,19 @@ class _Peeler:
         ``(x + y) + c``."""
         b, bits = Builder(InsertPoint.before(op)), self.bits
         if isinstance(op, arith.XOrIOp | arith.OrIOp):
-            for x, k in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            for x, k in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
                 c = bits.constant(k)
                 limit = 1 << ((int_bits(x.type) or 64) - 1)
                 if c is None or bits.constant(x) is not None or (bits.of(x) | c) >= limit:
                     continue
                 if not bits.of(x) & c:
-                    self.replace(op, b.insert(arith.AddiOp(x, k, overflow=NSW)).result)
+                    self.replace(op, b.insert(arith_binary(arith.AddiOp, x, k, NSW)).result)
                     return True
                 over, free = c & bits.of(x), c & ~bits.of(x)
                 if isinstance(op, arith.XOrIOp) and free:  # (x ^ over) + free
                     core = self.xor(b, x, over)
-                    self.replace(op, b.insert(arith.AddiOp(core, self.const(b, x, free),
-                                                           overflow=NSW)).result)
+                    self.replace(op, b.insert(arith_binary(arith.AddiOp, core,
+                                                           self.const(b, x, free), NSW)).result)
                     return True
             return False
         return isinstance(op, arith.AddiOp) and self.reassociate(op)
@@ -209,22 +213,23 @@ class _Peeler:
         bits = self.bits
         if not isinstance(op, arith.MuliOp | arith.ShLIOp) or not _nsw(op):
             return False
-        inner, k = op.lhs.owner, bits.constant(op.rhs)
+        inner, k = op.operands[0].owner, bits.constant(op.operands[1])
         if not isinstance(inner, arith.AddiOp) or not _nsw(inner) or k is None:
             return False
-        half = 1 << ((int_bits(op.lhs.type) or 64) - 1)
-        if constant_value(op.rhs) < 0:
+        half = 1 << ((int_bits(op.operands[0].type) or 64) - 1)
+        if constant_value(op.operands[1]) < 0:
             return False
-        for x, c in ((inner.lhs, inner.rhs), (inner.rhs, inner.lhs)):
+        a, d = inner.operands
+        for x, c in ((a, d), (d, a)):
             cv = constant_value(c)
             if not isinstance(cv, int) or cv < 0 or bits.constant(x) is not None or \
                     bits.of(x) >= half:
                 continue
             b = Builder(InsertPoint.before(op))
             step = cv * k if isinstance(op, arith.MuliOp) else cv << k
-            core = b.insert(type(op)(x, op.rhs, overflow=NSW)).result
-            self.replace(op, b.insert(arith.AddiOp(core, self.const(b, x, step),
-                                                   overflow=NSW)).result)
+            core = b.insert(arith_binary(type(op), x, op.operands[1], NSW)).result
+            self.replace(op, b.insert(arith_binary(arith.AddiOp, core, self.const(b, x, step),
+                                                   NSW)).result)
             return True
         return False
 
@@ -234,29 +239,28 @@ class _Peeler:
         if not isinstance(op, arith.AddiOp):
             return self.distribute(op)
         b, bits = Builder(InsertPoint.before(op)), self.bits
-        for side, y in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        for side, y in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
             inner = side.owner
             if not isinstance(inner, arith.AddiOp) or bits.constant(y) is not None:
                 continue
-            for x, k in ((inner.lhs, inner.rhs), (inner.rhs, inner.lhs)):
+            a, d = inner.operands
+            for x, k in ((a, d), (d, a)):
                 if bits.constant(k) is None or bits.constant(x) is not None:
                     continue
                 # x + y <= x + y + c when c >= 0 and x, y >= 0: no wrap where the sum did not
                 half = 1 << ((int_bits(x.type) or 64) - 1)
                 keeps = _nsw(op) and _nsw(inner) and constant_value(k) >= 0 and \
                     bits.of(x) < half and bits.of(y) < half
-                kw = {"overflow": NSW} if keeps else {}
-                core = b.insert(arith.AddiOp(x, y, **kw)).result
-                self.replace(op, b.insert(arith.AddiOp(core, k, **kw)).result)
+                flags = NSW if keeps else None
+                core = b.insert(arith_binary(arith.AddiOp, x, y, flags)).result
+                self.replace(op, b.insert(arith_binary(arith.AddiOp, core, k, flags)).result)
                 return True
         return False
 
     def run(self, step) -> bool:
         changed = False
         for _ in range(MAX_ROUNDS):
-            ops = [o for o in self.kernel.walk()
-                   if isinstance(o, arith.AddiOp | arith.XOrIOp | arith.OrIOp | arith.AndIOp |
-                                 arith.ShLIOp | arith.ShRUIOp | arith.MuliOp)]
+            ops = [o for o in self.kernel.walk() if type(o) in _REWRITTEN]
             moved = False
             for o in ops:
                 if o.parent is not None and step(o):
@@ -265,6 +269,13 @@ class _Peeler:
             if not moved:
                 break
         return changed
+
+
+_REWRITTEN = frozenset({arith.AddiOp, arith.XOrIOp, arith.OrIOp, arith.AndIOp, arith.ShLIOp,
+                        arith.ShRUIOp, arith.MuliOp})
+"""The op classes a step may rewrite (matched by exact class: a set lookup, not an ABC
+`isinstance` per op and round). Their operands are read as ``operands[0]`` / ``operands[1]``
+(``lhs`` / ``rhs``: xDSL's IRDL accessors cost more than the rewrite's arithmetic)."""
 
 
 def _nsw(op: arith.AddiOp) -> bool:

@@ -1,0 +1,112 @@
+"""`FastCSEPass` gives the IR xDSL's `CommonSubexpressionElimination` gives: on some cuda tile
+examples and some trn ones, at every point where the cuda or trn pipeline runs ``cse``, the two
+run on copies of the same module and must print the same text; and the small cases of what CSE
+must and must not merge."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from xdsl.dialects import arith, builtin, func, memref, scf
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+
+from tirx_mlir import registry
+from tirx_mlir.located_parser import make_context, parse_module
+from tirx_mlir.pipelines import get_pipeline
+from tirx_mlir.transforms.cse import FastCSEPass
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+CUDA_KERNELS = ("bias_silu", "layernorm", "reduce_2d", "softmax", "gemm_sm90a")
+"""A few of examples/cuda/tile (gemm_sm80 and the attention ones take long here)."""
+
+
+def _checked_cses(path: Path, pipeline: str = "cuda") -> int:
+    """Run ``pipeline`` on ``path``; at each cse compare ours with xDSL's. Returns how many of
+    them changed the IR (so the comparison is not vacuous)."""
+    ctx = make_context()
+    module = parse_module(path.read_text(), str(path), ctx)
+    changed = 0
+    passes = get_pipeline(pipeline).passes
+    assert any(isinstance(p, FastCSEPass) for p in passes)
+    for p in passes:
+        if isinstance(p, FastCSEPass):
+            before = str(module)
+            theirs = module.clone()
+            CommonSubexpressionElimination().apply(ctx, theirs)
+            p.apply(ctx, module)
+            assert str(module) == str(theirs), f"{path.name}: cse differs from xDSL's"
+            changed += str(module) != before
+        else:
+            p.apply(ctx, module)
+    return changed
+
+
+@pytest.mark.parametrize("kernel", CUDA_KERNELS)
+def test_same_ir_as_xdsl_cse_in_the_cuda_pipeline(kernel):
+    assert _checked_cses(EXAMPLES / "cuda" / "tile" / f"{kernel}.mlir") > 0
+
+
+@pytest.mark.parametrize("path", sorted((EXAMPLES / "trn").glob("*.mlir"))[:4],
+                         ids=lambda p: p.stem)
+def test_same_ir_as_xdsl_cse_in_the_trn_pipeline(path):
+    _checked_cses(path, "trn")
+
+
+def _function(body_ops, result_types=()) -> builtin.ModuleOp:
+    f = func.FuncOp.from_region("f", [], list(result_types),
+                                builtin.Region(builtin.Block(body_ops)))
+    return builtin.ModuleOp([f])
+
+
+def test_merges_pure_duplicates_and_keeps_distinct_ops():
+    i32 = builtin.i32
+    c1, c2 = arith.ConstantOp.from_int_and_width(1, 32), arith.ConstantOp.from_int_and_width(1, 32)
+    c3 = arith.ConstantOp.from_int_and_width(3, 32)
+    a, b = arith.AddiOp(c1, c3), arith.AddiOp(c2, c3)          # equal once c2 is c1
+    nsw = arith.AddiOp(c1, c3, overflow=arith.IntegerOverflowFlag.NSW)  # other properties
+    m = arith.MuliOp(c1, c3)                                     # other name
+    module = _function([c1, c2, c3, a, b, nsw, m, func.ReturnOp(a, b, nsw, m)], [i32] * 4)
+    FastCSEPass().apply(make_context(), module)
+    ops = list(module.body.block.ops.first.body.block.ops)
+    assert sum(isinstance(o, arith.ConstantOp) for o in ops) == 2
+    ret = ops[-1]
+    assert ret.operands[0] is ret.operands[1] and ret.operands[2] is not ret.operands[0]
+    assert sum(isinstance(o, arith.AddiOp) for o in ops) == 2 and m in ops
+
+
+def test_reads_merge_only_without_a_write_between():
+    ref = builtin.MemRefType(builtin.i32, [4])
+    buf = memref.AllocOp.get(builtin.i32, shape=[4])
+    i = arith.ConstantOp.from_int_and_width(0, builtin.IndexType())
+    l1, l2 = memref.LoadOp.get(buf, [i]), memref.LoadOp.get(buf, [i])
+    store = memref.StoreOp.get(l1, buf, [i])
+    l3 = memref.LoadOp.get(buf, [i])
+    module = _function([buf, i, l1, l2, store, l3, func.ReturnOp(l1, l2, l3)],
+                       [builtin.i32] * 3)
+    assert buf.memref.type == ref
+    FastCSEPass().apply(make_context(), module)
+    ret = list(module.body.block.ops.first.body.block.ops)[-1]
+    assert ret.operands[0] is ret.operands[1]       # no write between l1 and l2
+    assert ret.operands[2] is not ret.operands[0]   # the store comes between l1 and l3
+
+
+def test_inner_scope_sees_outer_ops_but_not_the_reverse():
+    idx = builtin.IndexType()
+    lo, hi, st = (arith.ConstantOp.from_int_and_width(v, idx) for v in (0, 4, 1))
+    outer = arith.AddiOp(hi, st)
+    body = builtin.Block(arg_types=[idx])
+    inner_dup, inner_new = arith.AddiOp(hi, st), arith.MuliOp(hi, st)
+    body.add_ops([inner_dup, inner_new, scf.YieldOp()])
+    loop = scf.ForOp(lo, hi, st, [], builtin.Region(body))
+    after = arith.MuliOp(hi, st)
+    module = _function([lo, hi, st, outer, loop, after, func.ReturnOp(outer, after)], [idx] * 2)
+    user = arith.AddiOp(inner_dup, inner_new)
+    body.insert_op_before(user, body.last_op)
+    FastCSEPass().apply(make_context(), module)
+    assert user.lhs is outer.result                  # the loop's duplicate of an outer op merged
+    assert after.parent is not None                  # the loop's op is not visible after it
+
+
+def test_registered_as_cse():
+    assert registry.passes.lookup("cse")() is FastCSEPass

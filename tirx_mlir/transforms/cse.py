@@ -1,0 +1,148 @@
+"""``cse`` as xDSL's pass runs it, with each op's key built once and its class's facts looked
+up once.
+
+xDSL's `CommonSubexpressionElimination` keys its scoped table by `OperationInfo`, whose hash
+sums the hashes of the op's attributes and properties and hashes its operands and result types
+again at every lookup (a table copy per region rehashes nothing, but every ``get`` and ``set``
+does), and it asks every op whether it is a terminator, isolated from above, trivially dead,
+side-effect free or read-only: facts of the op's class, or of its effects, recomputed per
+visit (half the pass on the cuda pipeline's IR). Here an op's key is a tuple of the same parts
+(name, operands, result types, attributes and properties as frozen sets: equal exactly when
+xDSL's `OperationInfo` says equal), made once per op, and the class facts come from
+canonicalize's `FactsByClass`. An op with regions keeps xDSL's key (the regions' structural
+equivalence is part of its equality). The walk, the scopes and the order of replacements and
+erasures are xDSL's, so the IR out is the IR xDSL's pass gives, which the tests check on the
+pipelines' examples.
+
+Registered as ``cse`` in place of xDSL's (`tirx_mlir.transforms`), as ``canonicalize`` is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
+from xdsl.ir import Block, Operation, Region
+from xdsl.rewriter import Rewriter
+from xdsl.traits import IsolatedFromAbove, IsTerminator, MemoryEffectKind
+from xdsl.transforms.common_subexpression_elimination import (CommonSubexpressionElimination,
+                                                              OperationInfo)
+
+from tirx_mlir.transforms.canonicalize import FactsByClass
+
+
+def op_key(op: Operation) -> Any:
+    """What `OperationInfo` compares, as a hashable value: two ops without regions have equal
+    keys exactly when xDSL's CSE takes one for the other."""
+    if op.regions:
+        return OperationInfo(op)
+    name = op.op_name.data if isinstance(op, UnregisteredOp) else op.name
+    attrs = op.attributes
+    props = op.properties
+    return (name, tuple(op.operands), tuple(r.type for r in op.results),
+            frozenset(attrs.items()) if attrs else None,
+            frozenset(props.items()) if props else None)
+
+
+class _ClassFlags(dict[type[Operation], tuple[bool, bool]]):
+    """``(is a terminator, may be isolated from above)`` per op class, as xDSL's CSE asks."""
+
+    def __missing__(self, op_class: type[Operation]) -> tuple[bool, bool]:
+        found = self[op_class] = (
+            op_class.has_trait(IsTerminator),
+            op_class.has_trait(IsolatedFromAbove, value_if_unregistered=True))
+        return found
+
+
+class _CSEDriver:
+    """xDSL's `CSEDriver` over `op_key` keys and cached class facts."""
+
+    def __init__(self) -> None:
+        self.facts = FactsByClass()
+        self.flags = _ClassFlags()
+        self.known: dict[Any, Operation] = {}
+        self.to_erase: dict[Operation, None] = {}
+        self.rewriter = Rewriter()
+
+    def _write_between(self, from_op: Operation, to_op: Operation) -> bool:
+        """`has_other_side_effecting_op_in_between`."""
+        next_op: Operation | None = from_op
+        while next_op is not to_op:
+            assert next_op is not None, "Incorrect order of ops in side-effect search"
+            effects = self.facts.effects(next_op)
+            if effects is None or any(e.kind is MemoryEffectKind.WRITE for e in effects):
+                return True
+            next_op = next_op.next_op
+        return False
+
+    def _replace_and_delete(self, op: Operation, existing: Operation) -> None:
+        known = self.known
+        for old, new in zip(op.results, existing.results, strict=True):
+            if all(op_key(use.operation) not in known for use in old.uses):
+                old.replace_all_uses_with(new)
+        if all(not r.uses for r in op.results):
+            self.to_erase[op] = None
+
+    def _simplify_operation(self, op: Operation) -> None:
+        if self.flags[type(op)][0]:
+            return
+        facts = self.facts
+        if all(r.first_use is None for r in op.results) and facts.would_be_trivially_dead(op):
+            self.to_erase[op] = None
+            return
+        if any(len(region.blocks) > 1 for region in op.regions):
+            return
+        effects = facts.effects(op)
+        if effects is None or effects:  # not surely side-effect free
+            if effects is None or any(e.kind != MemoryEffectKind.READ for e in effects):
+                return
+            key = op_key(op)
+            existing = self.known.get(key)
+            if existing is not None and op.parent_block() is existing.parent_block() \
+                    and not self._write_between(existing, op):
+                self._replace_and_delete(op, existing)
+                return
+            self.known[key] = op
+            return
+        key = op_key(op)
+        existing = self.known.get(key)
+        if existing is not None:
+            self._replace_and_delete(op, existing)
+            return
+        self.known[key] = op
+
+    def _simplify_block(self, block: Block) -> None:
+        for op in block.ops:
+            if op.regions:
+                if self.flags[type(op)][1]:
+                    outer = self.known
+                    self.known = {}
+                    for region in op.regions:
+                        self._simplify_region(region)
+                    self.known = outer
+                else:
+                    for region in op.regions:
+                        self._simplify_region(region)
+            self._simplify_operation(op)
+
+    def _simplify_region(self, region: Region) -> None:
+        if len(region.blocks) == 1:
+            outer = self.known
+            self.known = dict(outer)
+            self._simplify_block(region.block)
+            self.known = outer
+
+    def simplify(self, op: Operation) -> None:
+        for region in op.regions:
+            self._simplify_region(region)
+        for dead in self.to_erase:
+            if dead.parent is not None:
+                self.rewriter.erase_op(dead)
+
+
+class FastCSEPass(CommonSubexpressionElimination):
+    """``cse``: the same IR as xDSL's pass, each op keyed once."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        _CSEDriver().simplify(op)
