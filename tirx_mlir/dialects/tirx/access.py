@@ -27,7 +27,8 @@ from xdsl.ir import SSAValue
 
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.layout import row_major_strides
-from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp, reshape_groups
+from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
+                                                reshape_groups)
 
 
 @dataclass(frozen=True)
@@ -552,7 +553,7 @@ def _same_min_max(a: SSAValue, b: SSAValue) -> bool:
 def is_guarded(value: SSAValue) -> bool:
     """Whether a view has a dynamic extent: a guarded ``tirx.slice`` in its chain (cheap: no
     access pattern is built)."""
-    while isinstance(owner := value.owner, (SliceOp, TransposeOp, ReshapeOp)):
+    while is_view_op(owner := value.owner):
         if isinstance(owner, SliceOp) and owner.dynamic_sizes:
             return True
         value = owner.source
