@@ -27,6 +27,7 @@ from xdsl.ir import SSAValue
 
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.layout import row_major_strides
+from tirx_mlir.dialects.tirx.op_build import build_op
 from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
                                                 reshape_groups)
 
@@ -71,8 +72,25 @@ class IndexExpr:
 def const_index(builder: Builder | None, value: int) -> SSAValue:
     """``arith.constant value : index``, inserted by ``builder`` (None: by the enclosing xDSL
     ``ImplicitBuilder``, as the Python front end builds)."""
-    op = arith.ConstantOp(IntegerAttr(int(value), IndexType()))
+    op = arith.ConstantOp.__new__(arith.ConstantOp)
+    build_op(op, [], {"value": _index_attr(int(value))}, [_INDEX])  # what its __init__ builds
     return (op if builder is None else builder.insert(op)).result
+
+
+def _index_attr(value: int) -> IntegerAttr:
+    """``IntegerAttr(value, index)``, equal ones shared (attributes are immutable values; the
+    passes make the same few loop bounds and offsets again and again)."""
+    found = _INDEX_ATTRS.get(value)
+    if found is None:
+        if len(_INDEX_ATTRS) >= _INDEX_ATTRS_KEPT:
+            _INDEX_ATTRS.clear()
+        found = _INDEX_ATTRS[value] = IntegerAttr(value, _INDEX)
+    return found
+
+
+_INDEX = IndexType()
+_INDEX_ATTRS: dict[int, IntegerAttr] = {}
+_INDEX_ATTRS_KEPT = 4096
 
 
 def constant_value(value: SSAValue | None) -> int | float | None:
