@@ -25,7 +25,7 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import SSAValue
 
-from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.attributes import BufferType, is_buffer_type
 from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dialects.tirx.op_build import build_op
 from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
@@ -375,8 +375,8 @@ class AccessPattern:
 
     @property
     def buffer_type(self) -> BufferType:
-        assert isinstance(self.buffer.type, BufferType)
-        return self.buffer.type
+        assert is_buffer_type(self.buffer.type)
+        return self.buffer.type  # type: ignore[return-value]
 
     def static_offset(self) -> tuple[int, ...] | None:
         if all(o.is_const() for o in self.offset):
@@ -592,8 +592,8 @@ class Region:
 
     @property
     def buffer_type(self) -> BufferType:
-        assert isinstance(self.buffer.type, BufferType)
-        return self.buffer.type
+        assert is_buffer_type(self.buffer.type)
+        return self.buffer.type  # type: ignore[return-value]
 
     def static_offsets(self) -> tuple[int, ...] | None:
         if all(o.is_const() for o in self.offsets):

@@ -25,6 +25,7 @@ from xdsl.utils.str_enum import StrEnum
 from tirx_mlir import registry
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.layout import LayoutError, TileLayout, layout_from_text
+from tirx_mlir.type_tests import IsInstance
 
 T = TypeVar("T")
 
@@ -294,6 +295,9 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
             if not isinstance(self.layout, NoneAttr):
                 printer.print_string(f", {self.layout.data}")
 
+
+is_buffer_type = IsInstance(BufferType)
+"""``isinstance(t, BufferType)``, answered once per attribute class (`tirx_mlir.type_tests`)."""
 
 _BUFFER_PARAMS = tuple(BufferType.get_irdl_definition().parameters)
 """(name, definition) of BufferType's parameters in order, for `_sibling_type`."""
