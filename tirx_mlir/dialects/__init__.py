@@ -12,6 +12,21 @@ from typing import Callable
 from tirx_mlir import registry
 
 
+def _once(make: Callable[[], object]) -> Callable[[], object]:
+    """``make`` run by the first context that loads the dialect; later contexts get the same
+    dialect object (a module-level value, as xDSL's own factories return) without redoing the
+    class set-up or rebuilding xDSL's table of dialect factories."""
+    made: list[object] = []
+
+    def factory():
+        if not made:
+            made.append(make())
+        return made[0]
+
+    return factory
+
+
+@_once
 def _tirx():
     from tirx_mlir.dialects.def_check import install_def_check
     from tirx_mlir.dialects.tirx import TIRX
@@ -22,7 +37,7 @@ def _tirx():
 
 
 def _upstream(name: str) -> Callable[[], object]:
-    def factory():
+    def make():
         from xdsl.dialects import get_all_dialects
 
         from tirx_mlir.dialects.def_check import install_def_check
@@ -32,7 +47,7 @@ def _upstream(name: str) -> Callable[[], object]:
             install_def_check(op)
         return dialect
 
-    return factory
+    return _once(make)
 
 
 UPSTREAM_DIALECTS = ("builtin", "func", "scf", "arith", "math", "memref", "affine", "test")

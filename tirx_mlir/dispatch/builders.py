@@ -30,7 +30,7 @@ from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx.access import const_index, resolve_access
-from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.attributes import BufferType, is_buffer_type
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
@@ -42,8 +42,8 @@ from tirx_mlir.dispatch.registry import fail
 def btype(value: SSAValue) -> BufferType:
     """The buffer type of a value known to be a buffer."""
     t = value.type
-    assert isinstance(t, BufferType)
-    return t
+    assert is_buffer_type(t)
+    return t  # type: ignore[return-value]
 
 
 def shape_of(value: SSAValue) -> tuple[int, ...]:
@@ -51,13 +51,13 @@ def shape_of(value: SSAValue) -> tuple[int, ...]:
 
 
 def is_buffer(value: SSAValue | None) -> bool:
-    return value is not None and isinstance(value.type, BufferType)
+    return value is not None and is_buffer_type(value.type)
 
 
 def elem_type(value: SSAValue) -> Attribute:
     """The element type of a buffer, or the type of a scalar."""
     t = value.type
-    return t.element_type if isinstance(t, BufferType) else t
+    return t.element_type if is_buffer_type(t) else t  # type: ignore[attr-defined]
 
 
 def scope_of(value: SSAValue) -> str:

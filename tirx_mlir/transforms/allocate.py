@@ -32,7 +32,7 @@ from xdsl.passes import ModulePass
 
 from tirx_mlir.diagnostics import PassError, format_location
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, is_view_op
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.memory_space import MemorySpace, round_up
 
@@ -85,7 +85,7 @@ def users(alloc: AllocOp) -> list[Operation]:
     while stack:
         value = stack.pop()
         for use in value.uses:
-            if isinstance(use.operation, VIEW_OPS) and use.index == 0:
+            if is_view_op(use.operation) and use.index == 0:
                 stack.append(use.operation.results[0])
             else:
                 out.append(use.operation)

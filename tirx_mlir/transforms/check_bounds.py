@@ -44,6 +44,7 @@ from tirx_mlir.dialects.tirx.access import IndexExpr, index_expr, value_domain
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import LoadOp, SliceOp, StoreOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
+from tirx_mlir.type_tests import KindOf
 
 INDEX_BITS = 64
 """Width of ``index`` (the interpreter's, and the signed range printed code must stay in)."""
@@ -54,6 +55,9 @@ MAX_ENUMERATED = 4096
 _DIVISIONS = (arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp, arith.FloorDivSIOp,
               arith.CeilDivSIOp, arith.CeilDivUIOp)
 _WRAPPING = (arith.AddiOp, arith.SubiOp, arith.MuliOp)
+_KINDS = KindOf({"constant": (arith.ConstantOp,), "loop": (scf.ForOp,), "division": _DIVISIONS,
+                 "wrapping": _WRAPPING, "slice": (SliceOp,), "element": (LoadOp, StoreOp)})
+"""Which check `_Checker.check` makes of an op (the classes are disjoint), per op class."""
 
 
 @dataclass(frozen=True)
@@ -143,19 +147,22 @@ class _Checker:
         self.analysis = _Analysis()
 
     def check(self, op: Operation) -> None:
-        if isinstance(op, arith.ConstantOp):
-            self._constant(op)
-        elif isinstance(op, scf.ForOp):
-            self._loop_step(op)
+        kind = _KINDS(op)
+        if kind is None:
+            return
+        if kind == "constant":
+            self._constant(op)  # type: ignore[arg-type]
+        elif kind == "loop":
+            self._loop_step(op)  # type: ignore[arg-type]
         if not runs_unconditionally(op):
             return
-        if isinstance(op, _DIVISIONS):
+        if kind == "division":
             self._division(op)
-        elif isinstance(op, _WRAPPING):
+        elif kind == "wrapping":
             self._overflow(op)
-        elif isinstance(op, SliceOp):
-            self._slice(op)
-        elif isinstance(op, (LoadOp, StoreOp)):
+        elif kind == "slice":
+            self._slice(op)  # type: ignore[arg-type]
+        elif kind == "element":
             self._element(op)
 
     # ---- integer arithmetic ----

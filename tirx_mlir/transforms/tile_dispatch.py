@@ -21,14 +21,14 @@ from xdsl.passes import ModulePass
 
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.kernel import kernels
-from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR, TileOp
+from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR, TileOp, is_tile_op
 
 MAX_NESTING = 8
 
 
 def _top_level_tile_ops(ops) -> list[TileOp]:
-    return [t for o in ops for t in o.walk() if isinstance(t, TileOp)
-            and not isinstance(t.parent_op(), TileOp)]
+    return [t for o in ops for t in o.walk() if is_tile_op(t)
+            and not is_tile_op(t.parent_op())]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import allocs
 from tirx_mlir.dialects.tirx.kernel import KernelOp
-from tirx_mlir.dialects.tirx.tile_base import TileOp
+from tirx_mlir.dialects.tirx.tile_base import is_tile_op
 
 CODE = "TRN-PASS-ORDER"
 HINT = "run the whole pipeline (--pass-pipeline=trn); tirx-opt --print-pipeline=trn lists its passes"
@@ -36,7 +36,7 @@ def require_layouts(kernel: KernelOp) -> None:
 
 def require_dispatched(kernel: KernelOp, pass_name: str) -> None:
     """Before ``pass_name``: no tile primitive is left (``tirx-dispatch`` has run)."""
-    tile = next((op for op in kernel.walk() if isinstance(op, TileOp)), None)
+    tile = next((op for op in kernel.walk() if is_tile_op(op)), None)
     if tile is not None:
         raise PassError(f"{tile.name} is a tile primitive, but {pass_name} works on nki "
                         f"instructions: run trn-default-layout and tirx-dispatch before "

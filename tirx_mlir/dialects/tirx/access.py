@@ -25,9 +25,10 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import SSAValue
 
-from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.attributes import BufferType, is_buffer_type
 from tirx_mlir.dialects.tirx.layout import row_major_strides
-from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp, reshape_groups
+from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
+                                                reshape_groups)
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
 
 
@@ -363,8 +364,8 @@ class AccessPattern:
 
     @property
     def buffer_type(self) -> BufferType:
-        assert isinstance(self.buffer.type, BufferType)
-        return self.buffer.type
+        assert is_buffer_type(self.buffer.type)
+        return self.buffer.type  # type: ignore[return-value]
 
     def static_offset(self) -> tuple[int, ...] | None:
         if all(o.is_const() for o in self.offset):
@@ -559,7 +560,7 @@ def _same_min_max(a: SSAValue, b: SSAValue) -> bool:
 def is_guarded(value: SSAValue) -> bool:
     """Whether a view has a dynamic extent: a guarded ``tirx.slice`` in its chain (cheap: no
     access pattern is built)."""
-    while isinstance(owner := value.owner, (SliceOp, TransposeOp, ReshapeOp)):
+    while is_view_op(owner := value.owner):
         if isinstance(owner, SliceOp) and owner.dynamic_sizes:
             return True
         value = owner.source
@@ -580,8 +581,8 @@ class Region:
 
     @property
     def buffer_type(self) -> BufferType:
-        assert isinstance(self.buffer.type, BufferType)
-        return self.buffer.type
+        assert is_buffer_type(self.buffer.type)
+        return self.buffer.type  # type: ignore[return-value]
 
     def static_offsets(self) -> tuple[int, ...] | None:
         if all(o.is_const() for o in self.offsets):

@@ -25,6 +25,7 @@ from xdsl.utils.str_enum import StrEnum
 from tirx_mlir import registry
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.layout import LayoutError, TileLayout, layout_from_text
+from tirx_mlir.type_tests import IsInstance
 
 T = TypeVar("T")
 
@@ -146,6 +147,38 @@ def _shape_of(t: "BufferType") -> tuple[int, ...]:
     return tuple(d.data for d in t.shape.data)
 
 
+def _sibling_type(of: "BufferType", shape: tuple[int, ...],
+                  layout: "TileLayout | None") -> "BufferType":
+    """``BufferType(shape, of.element_type, of.scope_name, layout)``, built from ``of``'s own
+    (verified) element type and scope attributes: xDSL's constructor would check again that
+    each parameter is of its declared kind, which these are by construction (a shape of
+    `_int_attr`s, a `LayoutAttr` or `NoneAttr`); the type's own rules (`BufferType.verify`:
+    positive dims, the layout covering the shape) run as they do there.
+    tests/dialects/tirx/test_attributes.py compares the two."""
+    made = object.__new__(BufferType)
+    params = (ArrayAttr(tuple(_int_attr(d) for d in shape)), of.element_type, of.scope,
+              _NO_LAYOUT if layout is None else LayoutAttr(layout))
+    for (name, _), value in zip(_BUFFER_PARAMS, params):
+        object.__setattr__(made, name, value)
+    made.verify()
+    return made
+
+
+def _int_attr(value: int) -> IntAttr:
+    """``IntAttr(value)``, equal ones shared (attributes are immutable values)."""
+    found = _INT_ATTRS.get(value)
+    if found is None:
+        if len(_INT_ATTRS) >= _INT_ATTRS_KEPT:
+            _INT_ATTRS.clear()
+        found = _INT_ATTRS[value] = IntAttr(value)
+    return found
+
+
+_INT_ATTRS: dict[int, IntAttr] = {}
+_INT_ATTRS_KEPT = 4096
+_NO_LAYOUT = NoneAttr()
+
+
 @irdl_attr_definition
 class BufferType(ParametrizedAttribute, TypeAttribute):
     """A tile buffer: ``!tirx.buffer<shape x dtype, scope[, layout]>``.
@@ -196,7 +229,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
         key = (tuple(shape), layout)
         found = made.get(key)
         if found is None:
-            found = made[key] = BufferType(shape, self.element_type, self.scope_name, layout)
+            found = made[key] = _sibling_type(self, key[0], layout)
         return found
 
     def __str__(self) -> str:  # used in diagnostics
@@ -261,6 +294,15 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
                 printer.print_string_literal(scope)
             if not isinstance(self.layout, NoneAttr):
                 printer.print_string(f", {self.layout.data}")
+
+
+is_buffer_type = IsInstance(BufferType)
+"""``isinstance(t, BufferType)``, answered once per attribute class (`tirx_mlir.type_tests`)."""
+
+_BUFFER_PARAMS = tuple(BufferType.get_irdl_definition().parameters)
+"""(name, definition) of BufferType's parameters in order, for `_sibling_type`."""
+assert [n for n, _ in _BUFFER_PARAMS] == ["shape", "element_type", "scope", "layout"] and \
+    all(d.converter is None for _, d in _BUFFER_PARAMS), "xDSL changed how parameters are set"
 
 
 # --- targets ------------------------------------------------------------------------------------

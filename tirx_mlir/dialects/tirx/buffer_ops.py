@@ -36,6 +36,7 @@ from xdsl.utils.exceptions import VerifyException
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.kernel import int_array, int_values
 from tirx_mlir.dialects.tirx.op_build import build_op
+from tirx_mlir.type_tests import IsInstance
 
 DYNAMIC = -(2**63)
 """Marker in ``static_offsets`` for an offset given as an SSA operand (MLIR's kDynamic)."""
@@ -453,7 +454,7 @@ class ReshapeOp(IRDLOperation):
 
 def allocs(root: Operation) -> list[AllocOp]:
     """Every ``tirx.alloc`` in ``root`` (a kernel, usually), in program order."""
-    return [o for o in root.walk() if isinstance(o, AllocOp)]
+    return [o for o in root.walk() if _IS_ALLOC(o)]
 
 
 def place_like(new: AllocOp, old: AllocOp) -> None:
@@ -477,6 +478,10 @@ def replace_alloc(old: AllocOp, new: AllocOp) -> None:
 VIEW_OPS = (SliceOp, TransposeOp, ReshapeOp)
 """The ops whose result views their ``source`` buffer (no data moves): what code that walks from a
 view to the buffer behind it, or from a buffer to every view of it, follows."""
+
+is_view_op = IsInstance(*VIEW_OPS)
+"""``isinstance(op, VIEW_OPS)``, answered once per op class (`tirx_mlir.type_tests`)."""
+_IS_ALLOC = IsInstance(AllocOp)
 
 
 def erase_dead_views(value: SSAValue) -> None:

@@ -29,6 +29,7 @@ from xdsl.traits import (CallableOpInterface, HasParent, IsolatedFromAbove, IsTe
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr, decoded
+from tirx_mlir.type_tests import IsInstance
 
 _DIMS = ("x", "y", "z")
 
@@ -239,7 +240,10 @@ class ReturnOp(IRDLOperation):
 
 def kernels(root: Operation) -> list[KernelOp]:
     """Every ``tirx.kernel`` in ``root`` (a module, usually), in program order."""
-    return [op for op in root.walk() if isinstance(op, KernelOp)]
+    return [op for op in root.walk() if _IS_KERNEL(op)]
+
+
+_IS_KERNEL = IsInstance(KernelOp)
 
 
 def param_name(kernel: KernelOp, index: int) -> str:

@@ -223,15 +223,15 @@ class KeywordOp(IRDLOperation):
         """Operands in declaration order (None for an absent optional one); properties by name
         as Python values (bool -> flag, str -> name, int, list[int], float, pattern...);
         ``result_types`` for an op with results."""
-        op_def = type(self).get_irdl_definition()
-        if len(operands) > len(op_def.operands):
-            raise ValueError(f"{self.name} takes at most {len(op_def.operands)} operands")
+        kinds = _operand_segments(type(self))[0]
+        if len(operands) > len(kinds):
+            raise ValueError(f"{self.name} takes at most {len(kinds)} operands")
         operand_args: list = []
-        for i, (name, odef) in enumerate(op_def.operands):
+        for i, (name, kind) in enumerate(kinds):
             value = operands[i] if i < len(operands) else None
-            if isinstance(odef, OptOperandDef):
+            if kind == "optional":
                 operand_args.append([] if value is None else [value])
-            elif isinstance(odef, VarOperandDef):
+            elif kind == "variadic":
                 operand_args.append(list(value or ()))
             elif value is None:
                 raise ValueError(f"{self.name}: operand '{name}' is required")

@@ -33,6 +33,7 @@ from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope, ExecScopeAttr
 from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 from tirx_mlir.dialects.tirx.op_syntax import KeywordOp
+from tirx_mlir.type_tests import IsInstance
 
 DISPATCHED_ATTR = "tirx.dispatched"
 """Module attribute set by tile dispatch: from then on a remaining tile op is a verifier error."""
@@ -161,3 +162,7 @@ class TileOp(KeywordOp):
         if self.config is not None:
             printer.print_string(" config ")
             printer.print_attr_dict(self.config.data)
+
+
+is_tile_op = IsInstance(TileOp)
+"""``isinstance(op, TileOp)``, answered once per op class (`tirx_mlir.type_tests`)."""

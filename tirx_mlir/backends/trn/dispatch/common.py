@@ -45,7 +45,12 @@ def on_chip(value: SSAValue) -> bool:
 
 
 def limits(ctx) -> TrnLimits:
-    return TrnLimits.from_target(ctx.target)
+    """The limits of the dispatch target, made once per kernel and target object (the kernel's
+    ops share them; `TrnLimits.from_target` reads every attribute of the target)."""
+    held = ctx.shared_state.get("trn.limits")
+    if held is None or held[0] is not ctx.target:
+        held = ctx.shared_state["trn.limits"] = (ctx.target, TrnLimits.from_target(ctx.target))
+    return held[1]
 
 
 # --- predicates -----------------------------------------------------------------------------------

@@ -145,7 +145,7 @@ class TilePlan:
         offsets = [ivs.get(j, 0) if present[j] else 0 for j in range(rank)]
         sizes = [self.chunk.get(j, 1) if present[j] else 1 for j in range(rank)]
         value = operand.refined
-        whole = not any(isinstance(o, SSAValue) or o for o in offsets) and \
+        whole = not any(not isinstance(o, int) or o for o in offsets) and \
             tuple(sizes) == shape_of(value)
         if order is None:
             pdim = self.pdim

@@ -41,12 +41,13 @@ from tirx_mlir.backends.trn.layout.layouts import partition_tile_rows
 from tirx_mlir.backends.trn.memory import HBM
 from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx import tile_ops as T
-from tirx_mlir.dialects.tirx.access import resolve_access
+from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import insert_tile_op, is_buffer, largest_divisor_at_most, \
     scope_of, shape_of
+from tirx_mlir.type_tests import IsInstance, KindOf
 
 DimMap = dict[str, int]
 """For one iteration dim: operand name -> the operand's dim that walks it."""
@@ -114,41 +115,51 @@ def _gemm_space(op: T.GemmOp) -> Space:
 
 def iteration_space(op: TileOp) -> Space | None:
     """The iteration space of the primitives this variant cuts (None for the others)."""
-    if isinstance(op, T.GemmOp):
-        return _gemm_space(op)
-    if isinstance(op, T._ReduceOp):  # noqa: SLF001
-        return _space(op, "src", ("dst",), op.reduce_axes())
-    if isinstance(op, (T.BinaryReduceOp, T.UnaryReduceOp)):
-        anchor = "bin_out" if isinstance(op, T.BinaryReduceOp) else "un_out"
+    kind = _SPACE_KIND(op)
+    if kind is None:
+        return None
+    if kind == "gemm":
+        return _gemm_space(op)  # type: ignore[arg-type]
+    if kind == "reduce":
+        return _space(op, "src", ("dst",), op.reduce_axes())  # type: ignore[attr-defined]
+    if kind == "binary_reduce" or kind == "unary_reduce":
+        anchor = "bin_out" if kind == "binary_reduce" else "un_out"
         rank = len(shape_of(getattr(op, anchor)))
         return _space(op, anchor, ("red_out",), rules.normalize_axes(op.ints_prop("axes", (-1,)),
                                                                      rank))
-    if isinstance(op, T.BinaryChainOp):
-        return _space(op, "out")
-    if isinstance(op, T.SelectOp):
-        return _space(op, "dst")
-    if isinstance(op, ELEMENTWISE):
-        return _space(op, "dst")
-    return None
+    return _space(op, "out" if kind == "chain" else "dst")
 
 
 ELEMENTWISE = (T.CopyOp, T.CopyAsyncOp, T.CastOp, T.PermuteLayoutOp, T.ZeroOp, T.FillOp,
                T.MemsetOp, T.ReciprocalOp, T.SiluOp, T._UnaryBiasScaleOp,  # noqa: SLF001
                T._BinaryOp, T.FmaOp)  # noqa: SLF001
 
+_SPACE_KIND = KindOf({"gemm": (T.GemmOp,), "reduce": (T._ReduceOp,),  # noqa: SLF001
+                      "binary_reduce": (T.BinaryReduceOp,), "unary_reduce": (T.UnaryReduceOp,),
+                      "chain": (T.BinaryChainOp,), "select": (T.SelectOp,),
+                      "elementwise": ELEMENTWISE})
+"""How `iteration_space` reads an op, per op class (in the order it asks)."""
+
 
 # --- where to cut ---------------------------------------------------------------------------------
 
 
-def _partition_cut(value: SSAValue, dim: int, size: int) -> int | None:
-    """A cut point in ``[1, size)`` of view dim ``dim`` so that each side covers whole
-    partition tiles or lies inside one, or None."""
+def _partition_tiles(value: SSAValue) -> tuple[AccessPattern, int] | None:
+    """(view, partition-tile rows) of an on-chip operand whose buffer splits dim 0 into
+    partition tiles, else None: what `_partition_cut` reads of the operand, whatever the dim."""
     if not on_chip(value):
         return None
     access = resolve_access(value)
     rows = partition_tile_rows(access.buffer_type)
+    return None if rows is None else (access, rows)
+
+
+def _partition_cut(tiles: tuple[AccessPattern, int], dim: int, size: int) -> int | None:
+    """A cut point in ``[1, size)`` of view dim ``dim`` (of an operand's `_partition_tiles`) so
+    that each side covers whole partition tiles or lies inside one, or None."""
+    access, rows = tiles
     step = access.steps[dim]
-    if rows is None or step[0] != 1 or any(step[1:]) or not access.offset[0].is_const():
+    if step[0] != 1 or any(step[1:]) or not access.offset[0].is_const():
         return None
     start = access.offset[0].const
     end = start + size
@@ -161,21 +172,26 @@ def _partition_cut(value: SSAValue, dim: int, size: int) -> int | None:
     return None
 
 
+_IS_GEMM = IsInstance(T.GemmOp)
+_IS_MOVE = IsInstance(T.CopyOp, T.CopyAsyncOp, T.CastOp, T.PermuteLayoutOp)
+_IS_FILL = IsInstance(T.ZeroOp, T.FillOp, T.MemsetOp)
+
+
 def _free_budget(op: TileOp) -> int:
     values = [v for v in op.named_operands().values() if is_buffer(v)]
-    if isinstance(op, (T.CopyOp, T.CopyAsyncOp, T.CastOp, T.PermuteLayoutOp)) and \
-            HBM in (scope_of(op.dst), scope_of(op.src)):
+    if _IS_MOVE(op) and HBM in (scope_of(op.dst), scope_of(op.src)):  # type: ignore[attr-defined]
         return SBUF_FREE_LIMIT
-    default = None if isinstance(op, (T.ZeroOp, T.FillOp, T.MemsetOp)) else DEFAULT_MAX_INST_SIZE
+    default = None if _IS_FILL(op) else DEFAULT_MAX_INST_SIZE
     return max_free(op, values, default=default)
 
 
 def _free_cut(op: TileOp, space: Space) -> tuple[int, int] | None:
-    k = 1 if isinstance(op, T.GemmOp) else len(space.sizes) - 1  # a gemm's N: one PSUM bank
+    gemm = _IS_GEMM(op)
+    k = 1 if gemm else len(space.sizes) - 1  # a gemm's N: one PSUM bank
     n = space.sizes[k]
     if k <= 0 or k in space.reduced:
         return None
-    budget = PSUM_BANK_F32 if isinstance(op, T.GemmOp) else _free_budget(op)
+    budget = PSUM_BANK_F32 if gemm else _free_budget(op)
     if n <= budget or n % budget == 0:
         return None
     if n // largest_divisor_at_most(n, budget) <= -(-n // budget):
@@ -189,9 +205,13 @@ def find_cut(op: TileOp) -> tuple[Space, int, int] | None:
     if space is None:
         return None
     named = op.named_operands()
+    tiles: dict[str, tuple[AccessPattern, int] | None] = {}  # per operand, asked once
     for k, (size, dims) in enumerate(zip(space.sizes, space.dims)):
         for name, d in dims.items():
-            cut = _partition_cut(named[name], d, size)
+            if name not in tiles:
+                tiles[name] = _partition_tiles(named[name])
+            found = tiles[name]
+            cut = None if found is None else _partition_cut(found, d, size)
             if cut is not None:
                 return space, k, cut
     free = _free_cut(op, space)

@@ -57,6 +57,32 @@ class SourceChecker(ast.NodeVisitor):
         for alias in node.names:
             self.aliases[alias.asname or alias.name] = f"{module}.{alias.name}"
 
+    # ---- the walk ----
+    def visit(self, node: ast.AST) -> None:
+        """`ast.NodeVisitor.visit`, the method looked up once per node class."""
+        method = _METHODS.get((type(self), type(node)))
+        if method is None:
+            method = _METHODS[(type(self), type(node))] = getattr(
+                type(self), f"visit_{type(node).__name__}", type(self).generic_visit)
+        method(self, node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        """`ast.NodeVisitor.generic_visit` (the children in field order), without its
+        per-field generator; the expression context (``Load``/``Store``) has nothing to check."""
+        for field_name in node._fields:
+            if field_name == "ctx":
+                continue
+            value = getattr(node, field_name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        """A literal has no children (`ast.NodeVisitor` would look for the pre-3.8 visitors)."""
+
     # ---- references ----
     def canonical(self, node: ast.AST) -> str | None:
         """``nl.add`` -> ``nki.language.add`` when the root is an imported alias."""
@@ -145,6 +171,10 @@ class SourceChecker(ast.NodeVisitor):
         if not ok:
             self.problem(node, f"{name}: '{param}' takes a {want} of the NKI API, got "
                                f"'{ast.unparse(value)}'")
+
+
+_METHODS: dict[tuple[type, type], object] = {}
+"""(checker class, node class) -> the method `SourceChecker.visit` calls."""
 
 
 def check_source(source: str, api: str) -> list[str]:

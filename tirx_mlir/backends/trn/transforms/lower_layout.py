@@ -43,10 +43,11 @@ from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.access import materialize, max_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import (VIEW_OPS, AllocOp, LoadOp, ReshapeOp, SliceOp,
-                                                StoreOp, TransposeOp, allocs, erase_dead_views,
-                                                place_like)
+from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, LoadOp, ReshapeOp, SliceOp, StoreOp,
+                                                TransposeOp, allocs, erase_dead_views,
+                                                is_view_op, place_like)
 from tirx_mlir.dialects.tirx.kernel import kernels
+from tirx_mlir.type_tests import IsInstance
 
 
 
@@ -151,6 +152,9 @@ def _reshape(builder: Builder, value: SSAValue, shape) -> SSAValue:
     return builder.insert(ReshapeOp(value, list(shape))).result
 
 
+_IS_SCALAR_ACCESS = IsInstance(LoadOp, StoreOp)
+
+
 def _leaf_uses(root: SSAValue) -> list[tuple[Operation, int, SSAValue]]:
     """(user, operand index, view) for each non-view use of ``root`` or of a view of it."""
     out: list[tuple[Operation, int, SSAValue]] = []
@@ -159,7 +163,7 @@ def _leaf_uses(root: SSAValue) -> list[tuple[Operation, int, SSAValue]]:
         value = stack.pop()
         for use in list(value.uses):
             user = use.operation
-            if isinstance(user, VIEW_OPS) and use.index == 0:
+            if is_view_op(user) and use.index == 0:
                 stack.append(user.results[0])
             else:
                 out.append((user, use.index, value))
@@ -180,7 +184,7 @@ def lower_buffer(alloc: AllocOp, partitions: int) -> None:
     per_view: dict[SSAValue, _ViewPlan | NotAffine] = {}  # a view used N times: planned once
     needs: dict[SSAValue, tuple[int | None, int | None]] = {}
     for user, index, view in leaves:
-        if isinstance(user, (LoadOp, StoreOp)):
+        if _IS_SCALAR_ACCESS(user):
             raise PassError(f"scalar {user.name} of an on-chip Trainium buffer is not supported; "
                             f"use tile primitives (tirx.copy / tirx.fill) on it", user,
                             code="TRN-LAYOUT")

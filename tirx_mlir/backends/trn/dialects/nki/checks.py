@@ -15,13 +15,14 @@ import math
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.trn.memory import ADDR_ATTR, HBM, ON_CHIP, PSUM, SBUF, memory_space
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access, shared_answers
 from tirx_mlir.dialects.tirx.rules import RuleError
 from tirx_mlir.target.target import target_text_of
@@ -53,16 +54,35 @@ def limits_for_target(text: str | None) -> TrnLimits:
 
 
 def limits_for(op: Operation) -> TrnLimits:
-    """The limits of ``op``'s target (inside one `access.shared_views` block, found once per
-    block: the ops of a block share their kernel)."""
+    """The limits of ``op``'s target. Inside one `access.shared_views` block they are found once
+    per target holder: the nearest enclosing kernel or module, whose ``target`` (and whose
+    ancestors') is all `target_text_of` reads above ``op``; it cannot change within the block,
+    wherever ops or blocks move inside it."""
     shared = shared_answers()
-    if shared is None or op.parent is None:
+    if shared is None:
         return limits_for_target(target_text_of(op))
-    key = ("nki.limits", op.parent)
+    holder = _target_holder(op)
+    if holder is None:
+        return limits_for_target(None)
+    key = ("nki.limits", holder)
     limits = shared.get(key)
     if limits is None:
-        limits = shared[key] = limits_for_target(target_text_of(op))
+        limits = shared[key] = limits_for_target(target_text_of(holder))
     return limits
+
+
+def _target_holder(op: Operation) -> Operation | None:
+    """The nearest kernel or module enclosing ``op`` (``op`` itself if it is one), or None for
+    a detached op without one."""
+    node: Operation | None = op
+    while node is not None and not isinstance(node, _HOLDERS):
+        block = node.parent  # Operation.parent_op, inlined: ops x nesting depth calls
+        region = block.parent if block is not None else None
+        node = region.parent if region is not None else None
+    return node
+
+
+_HOLDERS = (KernelOp, ModuleOp)
 
 
 # --- operand facts ------------------------------------------------------------------------------

@@ -1,0 +1,51 @@
+"""`IsInstance` and `KindOf` give ``isinstance``'s answers (kept per concrete type), for op
+classes (abstract base classes in xDSL), their subclasses and plain objects."""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType
+
+from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, ReshapeOp, SliceOp, is_view_op
+from tirx_mlir.dialects.tirx.tile_base import TileOp, is_tile_op
+from tirx_mlir.type_tests import IsInstance, KindOf
+
+
+def test_is_instance_matches_isinstance_for_classes_and_subclasses():
+    class Base:
+        pass
+
+    class Derived(Base):
+        pass
+
+    test = IsInstance(Base)
+    for obj, expected in ((Base(), True), (Derived(), True), (object(), False), (3, False)):
+        assert test(obj) is expected is isinstance(obj, Base)
+        assert test(obj) is expected  # the kept answer
+    assert IsInstance(int, str)("x") and not IsInstance(int, str)(2.0)
+
+
+def test_op_class_tests_agree_with_isinstance():
+    const = arith.ConstantOp.from_int_and_width(4, IndexType())
+    # bare instances of op classes (type() is all the tests read)
+    ops = [object.__new__(c) for c in (arith.AddiOp, scf.ForOp, SliceOp, ReshapeOp, T.AddOp,
+                                        T.GemmOp, T.SumOp)]
+    for obj in (const, const.result, None, "text", *ops):
+        assert is_view_op(obj) is isinstance(obj, VIEW_OPS)
+        assert is_tile_op(obj) is isinstance(obj, TileOp)
+    assert [is_view_op(o) for o in ops] == [False, False, True, True, False, False, False]
+    assert [is_tile_op(o) for o in ops] == [False, False, False, False, True, True, True]
+
+
+def test_kind_of_takes_the_first_matching_kind():
+    class A:
+        pass
+
+    class B(A):
+        pass
+
+    kinds = KindOf({"b": (B,), "a": (A,), "num": (int, float)})
+    assert kinds(B()) == "b" and kinds(A()) == "a" and kinds(2.5) == "num" and kinds("s") is None
+    assert kinds(True) == "num"  # bool is an int, as isinstance says
+    assert kinds(B()) == "b"  # the kept answer

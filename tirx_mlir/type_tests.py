@@ -1,0 +1,59 @@
+"""``isinstance(x, classes)`` answered once per concrete type: for the hot loops of the passes.
+
+xDSL's op, attribute and value classes are abstract base classes, so ``isinstance(op, SliceOp)``
+goes through ``ABCMeta.__instancecheck__`` (about 4x a plain class's check, and once per class
+of a tuple). A pass that walks every op of a 1,000-op kernel and asks each a few such questions
+spent ~5% of its time there. `IsInstance` keeps the answer per ``type(x)``:
+
+    IS_VIEW = IsInstance(SliceOp, TransposeOp, ReshapeOp)
+    if IS_VIEW(op): ...
+
+The answer is ``issubclass(type(x), classes)``, which is ``isinstance``'s for every object that
+does not fake its ``__class__`` (IR objects do not), and it cannot go stale: a class's bases do
+not change, and the IR classes register no virtual subclasses.
+"""
+
+from __future__ import annotations
+
+
+class IsInstance:
+    """A callable ``x -> isinstance(x, classes)`` with the answer kept per concrete type."""
+
+    __slots__ = ("classes", "_answers")
+
+    def __init__(self, *classes: type):
+        self.classes = classes
+        self._answers: dict[type, bool] = {}
+
+    def __call__(self, x: object) -> bool:
+        kind = type(x)
+        answer = self._answers.get(kind)
+        if answer is None:
+            answer = self._answers[kind] = issubclass(kind, self.classes)
+        return answer
+
+    def __repr__(self) -> str:
+        return f"IsInstance({', '.join(c.__name__ for c in self.classes)})"
+
+
+class KindOf:
+    """A callable ``x -> the first kind whose classes x is an instance of`` (None if none), the
+    answer kept per concrete type like `IsInstance`'s:
+
+        KIND = KindOf({"division": (arith.DivSIOp, ...), "slice": (SliceOp,)})
+    """
+
+    __slots__ = ("kinds", "_answers")
+
+    def __init__(self, kinds: dict[str, tuple[type, ...]]):
+        self.kinds = dict(kinds)
+        self._answers: dict[type, str | None] = {}
+
+    def __call__(self, x: object) -> str | None:
+        kind = type(x)
+        try:
+            return self._answers[kind]
+        except KeyError:
+            answer = self._answers[kind] = next(
+                (name for name, classes in self.kinds.items() if issubclass(kind, classes)), None)
+            return answer
