@@ -62,6 +62,7 @@ exactly the one the plain verifier gives.
 
 from __future__ import annotations
 
+import os
 import sys
 
 from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue
@@ -97,6 +98,83 @@ _FOLDED = ("arith.addi", "arith.subi", "arith.muli")
 
 _TRIVIAL_TRAITS: set[type] = set()
 _plans: dict[type, "_Plan | None"] = {}
+
+
+AUDIT_ENV = "TIRX_VERIFY_AUDIT"
+"""Set (not "0"): after each verification from a pass's change report, verify in full too and
+raise `UnreportedChange` if the pass changed an op it did not report (the test suite sets it)."""
+
+
+class UnreportedChange(VerifyException):
+    """A pass that states ``REPORTS_CHANGES`` changed an op without reporting it."""
+
+
+class ChangeLog:
+    """What a pass changed, as it reports it: the ops it created, changed (operands, types,
+    properties, attributes) or moved (`changed`, after the change), and the blocks it removed
+    an op from (`removed`, before the removal). `listener` reports what a
+    `PatternRewriter` does."""
+
+    __slots__ = ("ops", "blocks", "_listener")
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+        self.blocks: list[Block] = []
+        self._listener = None
+
+    def changed(self, op: Operation) -> None:
+        self.ops.append(op)
+
+    def removed(self, op: Operation) -> None:
+        """``op`` is about to be detached, erased or replaced (for a move, call `changed`
+        after it): its block changes, and so do the users of its results."""
+        if op.parent is not None:
+            self.blocks.append(op.parent)
+        for result in op.results:
+            for use in result.uses:
+                self.ops.append(use.operation)
+
+    def replaced(self, op: Operation, new_results: object = ()) -> None:
+        self.removed(op)
+
+    def listener(self):
+        """A `PatternRewriterListener` reporting insertions, modifications, replacements and
+        removals here."""
+        if self._listener is None:
+            from xdsl.pattern_rewriter import PatternRewriterListener
+
+            self._listener = PatternRewriterListener(
+                operation_insertion_handler=[self.changed],
+                operation_modification_handler=[self.changed],
+                operation_replacement_handler=[self.replaced],
+                operation_removal_handler=[self.removed])
+        return self._listener
+
+
+_active: list[ChangeLog] = []
+
+
+def reports_changes(p: object) -> bool:
+    """Whether pass ``p`` reports every change it makes (class attribute
+    ``REPORTS_CHANGES = True``) to `current_changes`."""
+    return bool(getattr(p, "REPORTS_CHANGES", False))
+
+
+def current_changes() -> ChangeLog:
+    """The log the running pass reports to (`ModuleVerifier.run_pass`); outside one, a log
+    nobody reads."""
+    return _active[-1] if _active else ChangeLog()
+
+
+def change_listener():
+    """`current_changes().listener()`: give it to a `PatternRewriteWalker` (``listener=``)."""
+    return current_changes().listener()
+
+
+def _view_op_classes() -> tuple:
+    from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS
+
+    return VIEW_OPS
 
 
 class _Plan:
@@ -241,8 +319,139 @@ class ModuleVerifier:
         self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
         """Static views resolved, by the identities in their chain (`_view`)."""
+        self._tokens: dict[int, tuple] = {}
+        """(the op, its token) of each region op the last verification found valid, by id: a
+        region op off the `_path` has its token again without being visited."""
+        self._tokens_now: dict[int, tuple] = {}
+        self._always: set[int] = set()
+        """The ids of the ops holding (at any depth) an op verified in full at every visit
+        (no plan, no fingerprint): always on the path."""
+        self._always_now: set[int] = set()
+        self._verified_once = False
+        self._multi_block = False
+        """Whether the last verification met a region of several blocks (the next one is
+        full: xDSL erases an unreachable block without telling a listener)."""
+        self._last_target: int | None = None
+        self._pending: ChangeLog | None = None
+        """What the pass `run_pass` ran last reported (None: it reports nothing: verify all)."""
+        self._path: set[int] | None = None
+        """The ids of the region ops the current verification enters (None: all)."""
+        self._auditing = False
+        self._unreported: list[Operation] = []
+        self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
+        """Check each verification from a change report against a full one (`AUDIT_ENV`)."""
+
+    # ---- change reports -----------------------------------------------------------------------
+    def run_pass(self, p: object, ctx: object, module: Operation) -> None:
+        """``p.apply(ctx, module)``, recording what it reports when its class states
+        ``REPORTS_CHANGES = True`` (`reports_changes`): the next verification then visits only
+        what the report reaches (`_path_of`); otherwise the next verification is full."""
+        self._pending = self._path = None
+        if not reports_changes(p):
+            p.apply(ctx, module)  # type: ignore[attr-defined]
+            return
+        log = ChangeLog()
+        _active.append(log)
+        try:
+            p.apply(ctx, module)  # type: ignore[attr-defined]
+        finally:
+            _active.pop()
+        self._pending = log
+
+    def check_dominance(self, module: Operation) -> None:
+        """`tirx_mlir.dominance.check_dominance`, entering only the region ops on the path of
+        the last pass's report (all of them without one)."""
+        from tirx_mlir.dominance import check_dominance
+
+        check_dominance(module, self._pending_path(module))
+
+    def check(self, module: Operation) -> None:
+        """The dominance check, then `verify` (what a pass manager runs after a pass)."""
+        self.check_dominance(module)
+        self.verify(module)
+
+    def _pending_path(self, module: Operation) -> set[int] | None:
+        if self._pending is not None and self._path is None:
+            self._path = self._path_of(self._pending, module)
+            if self._path is None:
+                self._pending = None
+        return self._path
+
+    def _path_of(self, log: "ChangeLog", module: Operation) -> set[int] | None:
+        """The ids of the region ops a verification after ``log`` must enter: those holding a
+        block where an op was reported changed or removed, where a user of a changed op's
+        results sits (through the view ops and index arithmetic that a view's resolution
+        reads), every region op inside a changed op (its properties may be a kernel's launch or
+        the module's target) and those that always are (`_always`); None: verify all (no
+        verification to compare with, a region of several blocks, another current target)."""
+        if not self._verified_once or self._multi_block:
+            return None
+        from tirx_mlir.target.target import Target
+
+        current = Target.current()
+        if (None if current is None else self._serial(str(current))) != self._last_target:
+            return None
+        blocks: set[Block] = set(log.blocks)
+        path: set[int] = set(self._always)
+        seen: set[int] = set()
+        stack = list(log.ops)
+        view_ops = _view_op_classes()
+        while stack:
+            op = stack.pop()
+            if id(op) in seen:
+                continue
+            seen.add(id(op))
+            block = op.parent
+            if block is None:  # detached: what it left is in ``log.blocks``
+                continue
+            blocks.add(block)
+            if op.regions:
+                if op is module:
+                    return None
+                for inner in op.walk():
+                    if inner.regions:
+                        path.add(id(inner))
+            for result in op.results:
+                for use in result.uses:
+                    user = use.operation
+                    if isinstance(user, view_ops) or user.name in _FOLDED:
+                        stack.append(user)
+                    elif user.parent is not None:
+                        blocks.add(user.parent)
+                        if user.regions:
+                            path.add(id(user))
+        for block in blocks:
+            owner = block.parent_op()
+            while owner is not None and id(owner) not in path:
+                path.add(id(owner))
+                owner = owner.parent_op()
+        path.add(id(module))
+        return path
 
     def verify(self, module: Operation) -> None:
+        """Verify ``module`` (raise as ``module.verify()`` would); after a pass `run_pass` ran
+        that reported its changes, visit only the region ops on their path (`_path_of`)."""
+        path = self._pending_path(module)
+        self._pending = self._path = None
+        self._verify(module, path)
+        if path is not None and self.audit:
+            self._audit(module)
+
+    def _audit(self, module: Operation) -> None:
+        """Verify ``module`` in full after a verification from a report: every op the report
+        let it skip must be found unchanged (its fingerprint or region key known); one that is
+        not was changed by the pass without a report."""
+        self._auditing, self._unreported = True, []
+        try:
+            self._verify(module, None)
+        finally:
+            self._auditing = False
+        if self._unreported:
+            names = ", ".join(sorted({op.name for op in self._unreported}))
+            raise UnreportedChange(f"the pass changed {len(self._unreported)} op(s) ({names}) "
+                                   "without reporting them (`tirx_mlir.verification.ChangeLog`)")
+
+    def _verify(self, module: Operation, path: set[int] | None) -> None:
         from tirx_mlir.dialects.tirx.access import resolve_access, shared_views
         from tirx_mlir.dialects.tirx.attributes import BufferType
         from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
@@ -254,22 +463,34 @@ class ModuleVerifier:
         self._constant_class = arith.ConstantOp if arith is not None else None
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-        self._regions_now, self._held_now, self._ops_now = {}, [], {}
+        self._path = path
+        if path is None:
+            self._regions_now, self._held_now, self._ops_now = {}, [], {}
+            self._tokens_now, self._always_now, self._multi_block = {}, set(), False
+        else:  # what the skipped region ops hold stays as the last verification left it
+            self._regions_now, self._held_now = dict(self._regions), [self._held]
+            self._ops_now, self._tokens_now = dict(self._ops), dict(self._tokens)
+            self._always_now = set(self._always)
         current = Target.current()  # what a check reads when the IR names no target
         self._current_target = None if current is None else self._serial(str(current))
         try:
             with shared_views():
                 self._visit(module)
         except Exception as err:  # noqa: BLE001 - the plain verifier words the error
+            self._verified_once = False  # the memo is not whole: the next one is full
             module.verify()
             raise err
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
+            self._path = None
         self._regions, self._regions_now = self._regions_now, {}
         self._ops, self._ops_now = self._ops_now, {}
+        self._tokens, self._tokens_now = self._tokens_now, {}
+        self._always, self._always_now = self._always_now, set()
         live = set(self._regions.values())
         self._free = {serial: f for serial, f in self._free.items() if serial in live}
         self._held, self._held_now = self._held_now, []
+        self._verified_once, self._last_target = True, self._current_target
 
     # ---- serials ------------------------------------------------------------------------------
     def _serial(self, attr: object) -> int:
@@ -294,15 +515,26 @@ class ModuleVerifier:
     def _visit(self, op: Operation) -> tuple:
         """Verify ``op`` and everything in it; return its token: what a parent's key holds of
         it (the op's id, the serial of its key and its operands' ids)."""
+        path = self._path
+        if path is not None and op.regions and id(op) not in path:
+            last = self._tokens.get(id(op))
+            if last is not None and last[0] is op:  # nothing the report reaches is in it
+                _check_terminator(op)
+                return last[1]
         self._held_now.append(op)
         plan = None if op._successors else _plan_of(op)  # noqa: SLF001
         if plan is not None and plan.reads == "region" and op.regions:
             return self._visit_region_op(op, plan)
         if plan is None or plan.reads == "region" or op.regions:
+            self._mark_always(op)
             op.verify(verify_nested_ops=False)
             self._contents(op)
             return (id(op), self._new_serial())  # never equal to an earlier token
         fingerprint = self._fingerprint(op, plan)
+        if fingerprint is None:
+            self._mark_always(op)
+        elif self._auditing and id(op) not in self._always:
+            self._unreported.append(op)  # its fingerprint is not the one found valid
         for operand in op._operands:  # noqa: SLF001
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
@@ -313,6 +545,7 @@ class ModuleVerifier:
                            self._context(op) if plan.reads == "kernel" else ()) + \
                 _site(op, plan)
         except Exception:  # noqa: BLE001 - e.g. a view that does not resolve: check in full
+            self._mark_always(op)
             op.verify(verify_nested_ops=False)
             return (id(op), self._new_serial())
         verified = self._verified
@@ -324,6 +557,15 @@ class ModuleVerifier:
         if fingerprint is not None:
             self._ops_now[id(op)] = (op, fingerprint, token, plan)
         return token
+
+    def _mark_always(self, op: Operation) -> None:
+        """``op`` is verified in full at every visit: the region ops holding it are always on
+        the path."""
+        self._always_now.add(id(op))
+        owner = op.parent_op()
+        while owner is not None and id(owner) not in self._always_now:
+            self._always_now.add(id(owner))
+            owner = owner.parent_op()
 
     def _fingerprint(self, op: Operation, plan: _Plan) -> list | None:
         """Everything the key of a "local", "kernel" or "views" op reads, as the objects themselves
@@ -538,6 +780,8 @@ class ModuleVerifier:
         if serial is None:
             serial = self._regions_now.get(key)
         if serial is None:
+            if self._auditing and id(op) not in self._always:
+                self._unreported.append(op)
             serial = self._new_serial()
             free = self._free[serial] = self._free_values(op, contents)
             serial_of = self._serial
@@ -545,7 +789,9 @@ class ModuleVerifier:
                                                for block in region.blocks)
                                          for region in op.regions), isolated=free == frozenset())
         self._regions_now[key] = serial
-        return (id(op), serial, *map(id, op._operands))  # noqa: SLF001
+        token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
+        self._tokens_now[id(op)] = (op, token)
+        return token
 
     def _free_values(self, op: Operation, contents: tuple) -> frozenset[int] | None:
         """The ids of the values the ops in ``op``'s regions use (at any depth) that are not
@@ -575,6 +821,8 @@ class ModuleVerifier:
         regions = []
         for region in op.regions:
             blocks = []
+            if len(region.blocks) > 1:
+                self._multi_block = True
             for block in region.blocks:
                 if block.parent is not region:
                     raise ValueError("Parent pointer of block does not refer to containing "

@@ -49,8 +49,8 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
             raise ValueError("give the cuda pipeline either target or arch, not both")
         target = f"cuda -arch={arch}"
     from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
-    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+    from tirx_mlir.transforms.cleanup import ReportingCSE as CommonSubexpressionElimination
+    from tirx_mlir.transforms.cleanup import ReportingDCE as DeadCodeElimination
 
     from tirx_mlir.backends.cuda.transforms.allocate_shared import CudaAllocateSharedPass
     from tirx_mlir.backends.cuda.transforms.default_layout import CudaDefaultLayoutPass

@@ -36,8 +36,8 @@ def trn_passes(target: str | None = None, max_inst_size: int | None = None,
         raise ValueError(f"unknown option(s) of the trn pipeline: {', '.join(sorted(unknown))}; "
                          f"options: target, max_inst_size")
     from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
-    from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+    from tirx_mlir.transforms.cleanup import ReportingCSE as CommonSubexpressionElimination
+    from tirx_mlir.transforms.cleanup import ReportingDCE as DeadCodeElimination
 
     from tirx_mlir.backends.trn.transforms.allocate import TrnAllocatePass
     from tirx_mlir.backends.trn.transforms.default_layout import TrnDefaultLayoutPass
