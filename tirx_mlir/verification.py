@@ -336,6 +336,10 @@ class ModuleVerifier:
         """What the pass `run_pass` ran last reported (None: it reports nothing: verify all)."""
         self._path: set[int] | None = None
         """The ids of the region ops the current verification enters (None: all)."""
+        self._affected: set[int] | None = None
+        """The ids of the ops the report reaches (`_path_of`): in a block on the path, the
+        others have their tokens again without their fingerprints (None: all are compared)."""
+        self._pending_affected: set[int] | None = None
         self._auditing = False
         self._unreported: list[Operation] = []
         self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
@@ -346,7 +350,7 @@ class ModuleVerifier:
         """``p.apply(ctx, module)``, recording what it reports when its class states
         ``REPORTS_CHANGES = True`` (`reports_changes`): the next verification then visits only
         what the report reaches (`_path_of`); otherwise the next verification is full."""
-        self._pending = self._path = None
+        self._pending = self._path = self._pending_affected = None
         if not reports_changes(p):
             p.apply(ctx, module)  # type: ignore[attr-defined]
             return
@@ -383,7 +387,9 @@ class ModuleVerifier:
         results sits (through the view ops and index arithmetic that a view's resolution
         reads), every region op inside a changed op (its properties may be a kernel's launch or
         the module's target) and those that always are (`_always`); None: verify all (no
-        verification to compare with, a region of several blocks, another current target)."""
+        verification to compare with, a region of several blocks, another current target).
+        Sets ``_pending_affected``: the ids of the changed ops, of those users and of every op
+        inside a changed op."""
         if not self._verified_once or self._multi_block:
             return None
         from tirx_mlir.target.target import Target
@@ -394,6 +400,7 @@ class ModuleVerifier:
         blocks: set[Block] = set(log.blocks)
         path: set[int] = set(self._always)
         seen: set[int] = set()
+        self._pending_affected = seen
         stack = list(log.ops)
         view_ops = _view_op_classes()
         while stack:
@@ -409,6 +416,7 @@ class ModuleVerifier:
                 if op is module:
                     return None
                 for inner in op.walk():
+                    seen.add(id(inner))
                     if inner.regions:
                         path.add(id(inner))
             for result in op.results:
@@ -417,6 +425,7 @@ class ModuleVerifier:
                     if isinstance(user, view_ops) or user.name in _FOLDED:
                         stack.append(user)
                     elif user.parent is not None:
+                        seen.add(id(user))
                         blocks.add(user.parent)
                         if user.regions:
                             path.add(id(user))
@@ -432,8 +441,12 @@ class ModuleVerifier:
         """Verify ``module`` (raise as ``module.verify()`` would); after a pass `run_pass` ran
         that reported its changes, visit only the region ops on their path (`_path_of`)."""
         path = self._pending_path(module)
-        self._pending = self._path = None
-        self._verify(module, path)
+        self._affected = self._pending_affected if path is not None else None
+        self._pending = self._path = self._pending_affected = None
+        try:
+            self._verify(module, path)
+        finally:
+            self._affected = None
         if path is not None and self.audit:
             self._audit(module)
 
@@ -839,6 +852,7 @@ class ModuleVerifier:
         tokens: list = []
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
+        affected = self._affected
         last_op = block._last_op  # noqa: SLF001
         op = block._first_op  # noqa: SLF001
         while op is not None:
@@ -846,7 +860,9 @@ class ModuleVerifier:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
             last = known(id(op))
-            if last is not None and last[0] is op and last[1] == fingerprint(op, last[3]):
+            if last is not None and last[0] is op and (
+                    (affected is not None and id(op) not in affected and not last[3].last)
+                    or last[1] == fingerprint(op, last[3])):
                 if op is last_op:
                     _check_terminator(op)
                 held(op)
