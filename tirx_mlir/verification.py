@@ -58,6 +58,30 @@ verification (`access.shared_views`) and shared by the keys and the checks.
 
 A verification that fails is redone by xDSL's ``module.verify()``, so the error reported is
 exactly the one the plain verifier gives.
+
+**Passes that report what they changed.** The walk above still visits every op after every pass.
+A pass whose class states ``REPORTS_CHANGES = True`` reports its changes to the `ChangeLog` that
+`ModuleVerifier.run_pass` installs while it runs (`current_changes`; `change_listener` gives a
+`PatternRewriteWalker` a listener that reports what its rewriter does): ``changed(op)`` after it
+changes an existing op (operands, types, properties, attributes, place; ``inside=False`` when only
+the op's own attributes changed), ``removed(op)`` before it detaches, erases or replaces one; a
+new op need not be named when its block is (by either call). The next verification (and
+dominance check, `check`) then enters only the region ops on the path to what the report
+reaches (`_path_of`): the blocks of the ops named, the users of a changed or removed op's
+results (through view ops and index arithmetic: a view's resolution reads them), everything
+inside a changed region op (a kernel's properties are its ops' launch, the module's attributes
+their target) and every new region op. Another region op keeps its token without being visited,
+and in a block on the path an op the report does not reach keeps its token without its
+fingerprint being built (ops whose verification reads where they end their block, terminators,
+are compared as before). The verification is full after a pass that does not report, when the
+current ``with Target`` changed, and when the IR has a region of several blocks (xDSL erases an
+unreachable block without telling a listener). Whether a report is whole is not decided by the
+verifier at run time (finding an unreported change costs the walk it saves): with
+``TIRX_VERIFY_AUDIT=1`` (`AUDIT_ENV`; the test suite sets it) each verification from a report is
+followed by a full one, and an op the report let it skip that is not what the last verification
+found valid raises `UnreportedChange` naming it. The reporting passes: canonicalize, cse and dce
+(`tirx_mlir.transforms.cleanup`), the core's allocation (trn-allocate), cuda-lower-layout,
+cuda-lower-scope-ids and cuda-allocate-shared; every other pass is verified in full.
 """
 
 from __future__ import annotations
@@ -110,20 +134,25 @@ class UnreportedChange(VerifyException):
 
 
 class ChangeLog:
-    """What a pass changed, as it reports it: the ops it created, changed (operands, types,
-    properties, attributes) or moved (`changed`, after the change), and the blocks it removed
-    an op from (`removed`, before the removal). `listener` reports what a
-    `PatternRewriter` does."""
+    """What a pass changed, as it reports it: the existing ops it changed (operands, types,
+    properties, attributes) or moved (`changed`, after the change), the ops it removes
+    (`removed`, before) and, by either, the blocks it inserted ops into: a new op in a block
+    the report names is found without being named. `listener` reports what a `PatternRewriter`
+    does."""
 
-    __slots__ = ("ops", "blocks", "_listener")
+    __slots__ = ("ops", "own", "blocks", "_listener")
 
     def __init__(self) -> None:
         self.ops: list[Operation] = []
+        self.own: list[Operation] = []
         self.blocks: list[Block] = []
         self._listener = None
 
-    def changed(self, op: Operation) -> None:
-        self.ops.append(op)
+    def changed(self, op: Operation, inside: bool = True) -> None:
+        """``op`` changed: it, the users of its results and (``inside``: its properties, which
+        a kernel's ops read as its launch, or its regions changed) every op in its regions are
+        verified again; ``inside=False``: only its own attributes changed."""
+        (self.ops if inside else self.own).append(op)
 
     def removed(self, op: Operation) -> None:
         """``op`` is about to be detached, erased or replaced (for a move, call `changed`
@@ -287,7 +316,8 @@ def _aliases(operands: tuple) -> tuple:
 
 class ModuleVerifier:
     """Verifies a module as ``module.verify()`` does, each op's own checks memoised (see the
-    module docstring); make one per pipeline run, call `verify` after each pass."""
+    module docstring); make one per pipeline run, run each pass by `run_pass` and call `check`
+    (or `check_dominance` and `verify`) after it."""
 
     def __init__(self) -> None:
         self._verified: dict[tuple, int] = {}
@@ -367,7 +397,16 @@ class ModuleVerifier:
         the last pass's report (all of them without one)."""
         from tirx_mlir.dominance import check_dominance
 
-        check_dominance(module, self._pending_path(module))
+        path = self._pending_path(module)
+        if path is None:
+            check_dominance(module)
+            return
+        tokens = self._tokens
+
+        def enter(op: Operation) -> bool:  # on the path, or new
+            return id(op) in path or tokens.get(id(op), (None,))[0] is not op
+
+        check_dominance(module, enter)
 
     def check(self, module: Operation) -> None:
         """The dominance check, then `verify` (what a pass manager runs after a pass)."""
@@ -401,6 +440,11 @@ class ModuleVerifier:
         path: set[int] = set(self._always)
         seen: set[int] = set()
         self._pending_affected = seen
+        for op in log.own:  # verified itself (entered: its contents keep their tokens)
+            if op.parent is not None:
+                path.add(id(op))
+                seen.add(id(op))
+                blocks.add(op.parent)
         stack = list(log.ops)
         view_ops = _view_op_classes()
         while stack:
@@ -525,13 +569,15 @@ class ModuleVerifier:
         return self._serials
 
     # ---- one op -------------------------------------------------------------------------------
-    def _visit(self, op: Operation) -> tuple:
+    def _visit(self, op: Operation, fingerprint: list | None = None) -> tuple:
         """Verify ``op`` and everything in it; return its token: what a parent's key holds of
         it (the op's id, the serial of its key and its operands' ids)."""
         path = self._path
-        if path is not None and op.regions and id(op) not in path:
+        if path is not None and op.regions:
             last = self._tokens.get(id(op))
-            if last is not None and last[0] is op:  # nothing the report reaches is in it
+            if last is None or last[0] is not op:  # new: all it holds is checked
+                self._affected.update(id(inner) for inner in op.walk())
+            elif id(op) not in path:  # nothing the report reaches is in it
                 _check_terminator(op)
                 return last[1]
         self._held_now.append(op)
@@ -543,7 +589,8 @@ class ModuleVerifier:
             op.verify(verify_nested_ops=False)
             self._contents(op)
             return (id(op), self._new_serial())  # never equal to an earlier token
-        fingerprint = self._fingerprint(op, plan)
+        if fingerprint is None:  # not built by `_visit_block` (new to the memo)
+            fingerprint = self._fingerprint(op, plan)
         if fingerprint is None:
             self._mark_always(op)
         elif self._auditing and id(op) not in self._always:
@@ -859,17 +906,17 @@ class ModuleVerifier:
             if op.parent is not block:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
-            last = known(id(op))
+            last, now_fp = known(id(op)), None
             if last is not None and last[0] is op and (
                     (affected is not None and id(op) not in affected and not last[3].last)
-                    or last[1] == fingerprint(op, last[3])):
+                    or last[1] == (now_fp := fingerprint(op, last[3]))):
                 if op is last_op:
                     _check_terminator(op)
                 held(op)
                 now[id(op)] = last
                 append(last[2])
             else:
-                append(self._visit(op))
+                append(self._visit(op, now_fp))
             op = op._next_op  # noqa: SLF001
         if block.first_op is None:
             region = block.parent

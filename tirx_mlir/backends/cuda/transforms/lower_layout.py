@@ -33,6 +33,7 @@ from tirx_mlir.dialects.tirx.buffer_ops import (VIEW_OPS, AllocOp, allocs, erase
                                                replace_alloc)
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.kernel import kernels
+from tirx_mlir.verification import current_changes
 
 
 def _reader(value: SSAValue) -> Operation | None:
@@ -60,13 +61,17 @@ class CudaLowerLayoutPass(ModulePass):
     """Erase logical register tiles, flatten laid-out memory buffers to their footprint."""
 
     name = "cuda-lower-layout"
+    REPORTS_CHANGES = True  # each alloc replaced or erased (`erase_dead_views` reports views)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        changes = current_changes()
         for kernel in kernels(op):
             for alloc in allocs(kernel):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)
                 layout = btype.get_layout()
+                if btype.scope_name in SHARED_SCOPES or layout is not None:
+                    changes.removed(alloc)
                 if btype.scope_name in SHARED_SCOPES:
                     _to_shared_array(alloc, btype, layout)
                     continue
