@@ -730,3 +730,19 @@ def test_the_cleanup_passes_report_every_change_on_a_pipeline(monkeypatch):
     verifier.audit = True
     get_pipeline("cuda").apply(module, verifier=verifier)
     assert len(audits) >= 8  # canonicalize, cse and dce, each run several times
+
+
+def test_a_reported_use_from_outside_a_kernel_is_caught():
+    def edit(module, log):
+        outside = arith.ConstantOp(IntegerAttr(1, IndexType()))
+        kernel = ops_of(module, KernelOp)[0]
+        kernel.parent.insert_op_before(outside, kernel)
+        add = next(op for op in module.walk() if op.name == "arith.addi")
+        add.operands = [add.operands[0], outside.result]
+        log.changed(add)
+        log.changed(outside)
+
+    module, verifier = after_pass(LOOPS, edit)
+    with pytest.raises(VerifyException) as err:
+        verifier.check(module)
+    assert str(err.value) == plain_error(module)

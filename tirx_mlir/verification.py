@@ -372,6 +372,8 @@ class ModuleVerifier:
         self._pending_affected: set[int] | None = None
         self._auditing = False
         self._unreported: list[Operation] = []
+        self._visited: list[Operation] = []
+        """The ops `_visit` ran on in this verification, after a report (`_still_isolated`)."""
         self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
         """Check each verification from a change report against a full one (`AUDIT_ENV`)."""
 
@@ -520,7 +522,7 @@ class ModuleVerifier:
         self._constant_class = arith.ConstantOp if arith is not None else None
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-        self._path = path
+        self._path, self._visited = path, []
         if path is None:
             self._regions_now, self._held_now, self._ops_now = {}, [], {}
             self._tokens_now, self._always_now, self._multi_block = {}, set(), False
@@ -539,7 +541,7 @@ class ModuleVerifier:
             raise err
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-            self._path = None
+            self._path, self._visited = None, []
         self._regions, self._regions_now = self._regions_now, {}
         self._ops, self._ops_now = self._ops_now, {}
         self._tokens, self._tokens_now = self._tokens_now, {}
@@ -580,6 +582,8 @@ class ModuleVerifier:
             elif id(op) not in path:  # nothing the report reaches is in it
                 _check_terminator(op)
                 return last[1]
+        if path is not None:
+            self._visited.append(op)
         self._held_now.append(op)
         plan = None if op._successors else _plan_of(op)  # noqa: SLF001
         if plan is not None and plan.reads == "region" and op.regions:
@@ -833,6 +837,7 @@ class ModuleVerifier:
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
+        start = len(self._visited)
         contents = self._contents(op)
         local = self._local_key(op)
         key = (local, _site(op, plan), contents)
@@ -843,7 +848,10 @@ class ModuleVerifier:
             if self._auditing and id(op) not in self._always:
                 self._unreported.append(op)
             serial = self._new_serial()
-            free = self._free[serial] = self._free_values(op, contents)
+            free = self._still_isolated(op, start)
+            if free is None:
+                free = self._free_values(op, contents)
+            self._free[serial] = free
             serial_of = self._serial
             self._check(op, local, tuple(tuple(tuple(serial_of(arg.type) for arg in block.args)
                                                for block in region.blocks)
@@ -852,6 +860,29 @@ class ModuleVerifier:
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
         self._tokens_now[id(op)] = (op, token)
         return token
+
+    def _still_isolated(self, op: Operation, start: int) -> frozenset[int] | None:
+        """After a report (`_path`): empty when ``op`` was isolated from above at the last
+        verification and every op visited in it now (``_visited[start:]``: the others the
+        report does not reach, so their operands and the places of their definitions are as
+        they were) uses only values defined in it; None: not known (`_free_values` decides)."""
+        if self._path is None:
+            return None
+        last = self._tokens.get(id(op))
+        if last is None or last[0] is not op or self._free.get(last[1][1]) != frozenset():
+            return None
+        for child in self._visited[start:]:
+            for value in child._operands:  # noqa: SLF001
+                owner = value.owner
+                block = owner if isinstance(owner, Block) else owner.parent
+                while block is not None:
+                    holder = block.parent_op()
+                    if holder is op:
+                        break
+                    block = holder.parent if holder is not None else None
+                else:
+                    return None  # defined outside (or detached): the full answer
+        return frozenset()
 
     def _free_values(self, op: Operation, contents: tuple) -> frozenset[int] | None:
         """The ids of the values the ops in ``op``'s regions use (at any depth) that are not
