@@ -373,7 +373,8 @@ class ModuleVerifier:
         self._auditing = False
         self._unreported: list[Operation] = []
         self._visited: list[Operation] = []
-        """The ops `_visit` ran on in this verification, after a report (`_still_isolated`)."""
+        """The ops `_visit` ran on in this verification, after a report
+        (`_free_after_report`)."""
         self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
         """Check each verification from a change report against a full one (`AUDIT_ENV`)."""
 
@@ -848,7 +849,7 @@ class ModuleVerifier:
             if self._auditing and id(op) not in self._always:
                 self._unreported.append(op)
             serial = self._new_serial()
-            free = self._still_isolated(op, start)
+            free = self._free_after_report(op, start)
             if free is None:
                 free = self._free_values(op, contents)
             self._free[serial] = free
@@ -861,16 +862,22 @@ class ModuleVerifier:
         self._tokens_now[id(op)] = (op, token)
         return token
 
-    def _still_isolated(self, op: Operation, start: int) -> frozenset[int] | None:
-        """After a report (`_path`): empty when ``op`` was isolated from above at the last
-        verification and every op visited in it now (``_visited[start:]``: the others the
-        report does not reach, so their operands and the places of their definitions are as
-        they were) uses only values defined in it; None: not known (`_free_values` decides)."""
+    def _free_after_report(self, op: Operation, start: int) -> frozenset[int] | None:
+        """After a report (`_path`): the values ``op``'s regions used from outside at the last
+        verification, with the operands of the ops visited in it now (``_visited[start:]``)
+        that are defined outside. The others the report does not reach, so their operands and
+        where those are defined are as they were; a value no longer used may remain, so the
+        set may hold more than `_free_values` (an empty one is exact: ``op`` is isolated from
+        above). None: not known (`_free_values` decides)."""
         if self._path is None:
             return None
         last = self._tokens.get(id(op))
-        if last is None or last[0] is not op or self._free.get(last[1][1]) != frozenset():
+        if last is None or last[0] is not op:
             return None
+        free = self._free.get(last[1][1])
+        if free is None:
+            return None
+        more: list[int] = []
         for child in self._visited[start:]:
             for value in child._operands:  # noqa: SLF001
                 owner = value.owner
@@ -880,9 +887,9 @@ class ModuleVerifier:
                     if holder is op:
                         break
                     block = holder.parent if holder is not None else None
-                else:
-                    return None  # defined outside (or detached): the full answer
-        return frozenset()
+                else:  # defined outside ``op`` (or detached)
+                    more.append(id(value))
+        return free.union(more) if more else free
 
     def _free_values(self, op: Operation, contents: tuple) -> frozenset[int] | None:
         """The ids of the values the ops in ``op``'s regions use (at any depth) that are not
