@@ -746,3 +746,35 @@ def test_a_reported_use_from_outside_a_kernel_is_caught():
     with pytest.raises(VerifyException) as err:
         verifier.check(module)
     assert str(err.value) == plain_error(module)
+
+
+def test_a_reported_launch_change_reaches_every_op_in_the_kernel():
+    def edit(module, log):
+        kernel = op_named(module, "tirx.kernel")
+        kernel.properties["threads"] = int_array([48])
+        log.changed(kernel)  # its properties: every op inside reads them as its launch
+
+    module, verifier = after_pass(CUDA_OPS.replace("cuda.sync_threads",
+                                                   "%w = cuda.warp_id : index"), edit)
+    with pytest.raises(VerifyException) as err:
+        verifier.check(module)
+    assert "multiple of 32" in str(err.value) and str(err.value) == plain_error(module)
+
+
+def test_an_attribute_reported_on_the_kernel_alone_rekeys_only_the_kernel(monkeypatch):
+    def edit(module, log):
+        kernel = ops_of(module, KernelOp)[0]
+        kernel.attributes["test.mark"] = UnitAttr()
+        log.changed(kernel, inside=False)
+
+    module, verifier = after_pass(LOOPS, edit)
+    names = visited(monkeypatch)
+    keyed: list = []
+    original = ModuleVerifier._visit_region_op
+    monkeypatch.setattr(ModuleVerifier, "_visit_region_op", lambda self, op, plan: (
+        keyed.append(op.name), original(self, op, plan))[1])
+    verifier.check(module)
+    assert "tirx.kernel" in keyed and "scf.for" not in keyed  # the loops keep their tokens
+    assert names == ["tirx.return"]  # only the terminator (its check reads where it sits)
+    module, verifier = after_pass(LOOPS, edit, audit=True)
+    verifier.check(module)  # and the report is whole: the audit finds nothing else changed
