@@ -80,7 +80,7 @@ verifier at run time (finding an unreported change costs the walk it saves): wit
 ``TIRX_VERIFY_AUDIT=1`` (`AUDIT_ENV`; the test suite sets it) each verification from a report is
 followed by a full one, and an op the report let it skip that is not what the last verification
 found valid raises `UnreportedChange` naming it. The reporting passes: canonicalize, cse and dce
-(`tirx_mlir.transforms.cleanup`), the core's allocation (trn-allocate), cuda-lower-layout,
+(`tirx_mlir.transforms.cleanup`; `tirx_mlir.changes` holds the reporting API), the core's allocation (trn-allocate), cuda-lower-layout,
 cuda-lower-scope-ids and cuda-allocate-shared; every other pass is verified in full.
 """
 
@@ -96,6 +96,8 @@ from xdsl.traits import (HasParent, IsolatedFromAbove, IsTerminator, NoTerminato
                          SingleBlockImplicitTerminator, SymbolOpInterface, SymbolTable)
 from xdsl.utils.exceptions import VerifyException
 
+from tirx_mlir.changes import (ChangeLog, change_listener,  # noqa: F401 - the passes' API
+                               current_changes, reporting_to, reports_changes)
 from tirx_mlir.dialects.def_check import isolated_from_above
 
 LOCAL_DIALECTS = ("arith", "math")
@@ -131,73 +133,6 @@ raise `UnreportedChange` if the pass changed an op it did not report (the test s
 
 class UnreportedChange(VerifyException):
     """A pass that states ``REPORTS_CHANGES`` changed an op without reporting it."""
-
-
-class ChangeLog:
-    """What a pass changed, as it reports it: the existing ops it changed (operands, types,
-    properties, attributes) or moved (`changed`, after the change), the ops it removes
-    (`removed`, before) and, by either, the blocks it inserted ops into: a new op in a block
-    the report names is found without being named. `listener` reports what a `PatternRewriter`
-    does."""
-
-    __slots__ = ("ops", "own", "blocks", "_listener")
-
-    def __init__(self) -> None:
-        self.ops: list[Operation] = []
-        self.own: list[Operation] = []
-        self.blocks: list[Block] = []
-        self._listener = None
-
-    def changed(self, op: Operation, inside: bool = True) -> None:
-        """``op`` changed: it, the users of its results and (``inside``: its properties, which
-        a kernel's ops read as its launch, or its regions changed) every op in its regions are
-        verified again; ``inside=False``: only its own attributes changed."""
-        (self.ops if inside else self.own).append(op)
-
-    def removed(self, op: Operation) -> None:
-        """``op`` is about to be detached, erased or replaced (for a move, call `changed`
-        after it): its block changes, and so do the users of its results."""
-        if op.parent is not None:
-            self.blocks.append(op.parent)
-        for result in op.results:
-            for use in result.uses:
-                self.ops.append(use.operation)
-
-    def replaced(self, op: Operation, new_results: object = ()) -> None:
-        self.removed(op)
-
-    def listener(self):
-        """A `PatternRewriterListener` reporting insertions, modifications, replacements and
-        removals here."""
-        if self._listener is None:
-            from xdsl.pattern_rewriter import PatternRewriterListener
-
-            self._listener = PatternRewriterListener(
-                operation_insertion_handler=[self.changed],
-                operation_modification_handler=[self.changed],
-                operation_replacement_handler=[self.replaced],
-                operation_removal_handler=[self.removed])
-        return self._listener
-
-
-_active: list[ChangeLog] = []
-
-
-def reports_changes(p: object) -> bool:
-    """Whether pass ``p`` reports every change it makes (class attribute
-    ``REPORTS_CHANGES = True``) to `current_changes`."""
-    return bool(getattr(p, "REPORTS_CHANGES", False))
-
-
-def current_changes() -> ChangeLog:
-    """The log the running pass reports to (`ModuleVerifier.run_pass`); outside one, a log
-    nobody reads."""
-    return _active[-1] if _active else ChangeLog()
-
-
-def change_listener():
-    """`current_changes().listener()`: give it to a `PatternRewriteWalker` (``listener=``)."""
-    return current_changes().listener()
 
 
 def _view_op_classes() -> tuple:
@@ -387,12 +322,8 @@ class ModuleVerifier:
         if not reports_changes(p):
             p.apply(ctx, module)  # type: ignore[attr-defined]
             return
-        log = ChangeLog()
-        _active.append(log)
-        try:
+        with reporting_to(ChangeLog()) as log:
             p.apply(ctx, module)  # type: ignore[attr-defined]
-        finally:
-            _active.pop()
         self._pending = log
 
     def check_dominance(self, module: Operation) -> None:

@@ -33,10 +33,24 @@ def _canonicalize() -> type:
     return FastCanonicalizePass
 
 
+def _cse() -> type:
+    from tirx_mlir.transforms.cleanup import ReportingCSE
+
+    return ReportingCSE
+
+
+def _dce() -> type:
+    from tirx_mlir.transforms.cleanup import ReportingDCE
+
+    return ReportingDCE
+
+
 CORE_PASSES = {
     "tirx-dispatch": _tile_dispatch,
     "tirx-check-bounds": _check_bounds,
     "canonicalize": _canonicalize,  # xDSL's pass, same IR, cheaper (canonicalize.py)
+    "cse": _cse,  # xDSL's passes, reporting their changes (cleanup.py)
+    "dce": _dce,
 }
 
 

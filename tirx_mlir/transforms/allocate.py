@@ -30,12 +30,12 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError, format_location
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.memory_space import MemorySpace, round_up
-from tirx_mlir.verification import current_changes
 
 
 @dataclass

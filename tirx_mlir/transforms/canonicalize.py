@@ -37,7 +37,7 @@ from xdsl.traits import (ConstantLike, EffectInstance, HasCanonicalizationPatter
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
 
-from tirx_mlir.verification import change_listener
+from tirx_mlir.changes import change_listener
 
 
 @dataclass(frozen=True)

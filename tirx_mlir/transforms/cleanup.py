@@ -17,7 +17,7 @@ from xdsl.transforms.common_subexpression_elimination import (CommonSubexpressio
                                                               CSEDriver)
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination, region_dce
 
-from tirx_mlir.verification import ChangeLog, change_listener, current_changes
+from tirx_mlir.changes import ChangeLog, change_listener, current_changes
 
 
 @dataclass

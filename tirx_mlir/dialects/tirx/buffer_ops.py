@@ -481,8 +481,8 @@ view to the buffer behind it, or from a buffer to every view of it, follows."""
 
 def erase_dead_views(value: SSAValue) -> None:
     """Erase the views of ``value`` (a buffer or a view) that nothing reads, innermost first
-    (reported to the running pass's `tirx_mlir.verification.current_changes`)."""
-    from tirx_mlir.verification import current_changes
+    (reported to the running pass's `tirx_mlir.changes.current_changes`)."""
+    from tirx_mlir.changes import current_changes
 
     for use in list(value.uses):
         user = use.operation

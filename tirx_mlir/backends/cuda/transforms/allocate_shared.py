@@ -59,6 +59,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.shared import (ALIGN_ATTR, CLUSTER_VI
 from tirx_mlir.backends.cuda.dialects.cuda.warp import CtaReduceOp
 from tirx_mlir.backends.cuda.memory import SHARED, SHARED_DYN, SHARED_SCOPES
 from tirx_mlir.backends.cuda.target_tags import DEFAULT_SHARED_BYTES, max_shared_bytes
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -68,7 +69,6 @@ from tirx_mlir.dialects.tirx.memory_space import MemorySpace, round_up
 from tirx_mlir.target.target import kernel_target
 from tirx_mlir.transforms.allocate import (Buffer, FailureReport, ProgramOrder, failure,
                                            live_range, place)
-from tirx_mlir.verification import current_changes
 
 ARENA_ATTR = "cuda.dynamic_shared_bytes"
 """Kernel attribute: bytes of the dynamic shared arena a launch gives."""

@@ -26,6 +26,7 @@ from xdsl.passes import ModulePass
 from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
 from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED, SHARED_SCOPES
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -33,7 +34,6 @@ from tirx_mlir.dialects.tirx.buffer_ops import (VIEW_OPS, AllocOp, allocs, erase
                                                replace_alloc)
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.kernel import kernels
-from tirx_mlir.verification import current_changes
 
 
 def _reader(value: SSAValue) -> Operation | None:

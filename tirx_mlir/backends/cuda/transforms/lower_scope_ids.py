@@ -30,10 +30,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects.cuda import ids as cuda_ids
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import kernel as K
 from tirx_mlir.dialects.tirx.access import const_index
-from tirx_mlir.verification import current_changes
 
 _DIMS = "xyz"
 _FROM_TX = {K.LaneIdOp: (None, 32), K.WarpIdOp: (32, None), K.WarpgroupIdOp: (128, None),
