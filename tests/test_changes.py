@@ -24,7 +24,7 @@ tirx.kernel @k() -> () grid [1] threads [1] target "aws/trn1/trn1.2xlarge" {
 class _AddToSub(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: arith.AddiOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace_op(op, arith.SubiOp(op.lhs, op.rhs))
+        rewriter.replace(op, arith.SubiOp(op.lhs, op.rhs))
 
 
 def test_a_rewriters_replacement_reports_the_block_and_the_users():
