@@ -61,7 +61,8 @@ exactly the one the plain verifier gives.
 
 **Passes that report what they changed.** The walk above still visits every op after every pass.
 A pass whose class states ``REPORTS_CHANGES = True`` reports its changes to the `ChangeLog` that
-`ModuleVerifier.run_pass` installs while it runs (`current_changes`; `change_listener` gives a
+`ModuleVerifier.run_pass` installs while it runs (`tirx_mlir.changes.current_changes`;
+`change_listener` gives a
 `PatternRewriteWalker` a listener that reports what its rewriter does): ``changed(op)`` after it
 changes an existing op (operands, types, properties, attributes, place; ``inside=False`` when only
 the op's own attributes changed), ``removed(op)`` before it detaches, erases or replaces one; a
