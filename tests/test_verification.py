@@ -18,7 +18,7 @@ from tirx_mlir.dialects.tirx.kernel import KernelOp, int_array
 from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR
 from tirx_mlir.dialects.tirx.tile_ops import CopyOp
 from tirx_mlir.located_parser import parse_module
-from tirx_mlir.verification import ModuleVerifier, reads_of
+from tirx_mlir.verification import ModuleVerifier, UnreportedChange, current_changes, reads_of
 
 T = 'target "aws/trn1/trn1.2xlarge"'
 SB = "!tirx.buffer<128x128xf32, trn.sbuf>"
@@ -601,3 +601,180 @@ def test_a_target_changed_under_known_ops_is_seen():
     target = kernel.properties["target"]
     kernel.properties["target"] = target.__class__('aws/trn1/trn1.2xlarge')
     assert_caught(verifier, module, "cuda target")
+
+
+# ---- verification from a pass's change report (`ModuleVerifier.run_pass`) ---------------------
+
+LOOPS = f"""
+tirx.kernel @k() -> () grid [1] threads [1] {T} {{
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c4 step %c1 {{
+    %x = arith.addi %i, %c1 : index
+  }}
+  scf.for %j = %c0 to %c4 step %c1 {{
+    %y = arith.muli %j, %c1 : index
+  }}
+  tirx.return
+}}
+"""
+
+
+class ReportingPass:
+    """A pass stating ``REPORTS_CHANGES``: ``edit(module, log)`` makes (and reports) its
+    change."""
+
+    name = "test-edit"
+    REPORTS_CHANGES = True
+
+    def __init__(self, edit):
+        self.edit = edit
+
+    def apply(self, ctx, module) -> None:
+        self.edit(module, current_changes())
+
+
+def after_pass(text: str, edit, audit: bool = False):
+    module, verifier = known_good(text)
+    verifier.audit = audit
+    verifier.run_pass(ReportingPass(edit), None, module)
+    return module, verifier
+
+
+def visited(monkeypatch) -> list:
+    """The names of the ops whose fingerprint the verifier builds from now on."""
+    names: list = []
+    original = ModuleVerifier._fingerprint
+    monkeypatch.setattr(ModuleVerifier, "_fingerprint", lambda self, op, plan: (
+        names.append(op.name), original(self, op, plan))[1])
+    return names
+
+
+def test_a_reported_change_is_verified_through_the_users_it_reaches():
+    def edit(module, log):
+        psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
+        psum.attributes["trn.addr"] = IntegerAttr(1792, i64)  # the matmul's bank check reads it
+        log.changed(psum)
+
+    module, verifier = after_pass(MATMUL, edit)
+    with pytest.raises(VerifyException) as err:
+        verifier.check(module)
+    assert "bank" in str(err.value) and str(err.value) == plain_error(module)
+
+
+def test_a_report_limits_the_visit_to_the_blocks_it_reaches(monkeypatch):
+    def edit(module, log):
+        add = next(op for op in module.walk() if op.name == "arith.addi")
+        add.operands = [add.operands[1], add.operands[0]]
+        log.changed(add)
+
+    module, verifier = after_pass(LOOPS, edit)
+    names = visited(monkeypatch)
+    verifier.check(module)
+    assert "arith.addi" in names and "arith.muli" not in names  # the other loop is skipped
+    names.clear()
+    verifier.run_pass(ReportingPass(lambda module, log: None), None, module)
+    verifier.check(module)
+    assert names == []  # a pass that reports nothing leaves nothing to visit
+    names.clear()
+    verifier.verify(module)  # no pass reported since: in full
+    assert "arith.muli" in names
+
+
+def test_a_reported_move_breaking_dominance_is_caught():
+    from tirx_mlir.dominance import DominanceError
+
+    def edit(module, log):
+        ops = [op for op in module.walk() if op.name == "arith.constant"]
+        ret = next(op for op in module.walk() if op.name == "tirx.return")
+        ops[2].detach()  # %c1, used in both loops, now defined after them
+        ret.parent.insert_op_before(ops[2], ret)
+        log.changed(ops[2])
+
+    module, verifier = after_pass(LOOPS, edit)
+    with pytest.raises(DominanceError):
+        verifier.check(module)
+
+
+def test_an_unreported_change_is_caught_by_the_audit():
+    def edit(module, log):
+        mul = next(op for op in module.walk() if op.name == "arith.muli")
+        mul.attributes["test.mark"] = UnitAttr()  # valid, but not reported
+
+    module, verifier = after_pass(LOOPS, edit, audit=True)
+    with pytest.raises(UnreportedChange, match="arith.muli"):
+        verifier.check(module)
+    verifier.check(module)  # the audit's full verification leaves the memo whole
+
+
+def test_an_unreported_error_is_caught_by_the_audit():
+    def edit(module, log):
+        psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
+        psum.attributes["trn.addr"] = IntegerAttr(1792, i64)
+
+    module, verifier = after_pass(MATMUL, edit, audit=True)
+    with pytest.raises(VerifyException, match="bank"):
+        verifier.check(module)
+
+
+def test_the_cleanup_passes_report_every_change_on_a_pipeline(monkeypatch):
+    from pathlib import Path
+
+    from tirx_mlir.pipelines import get_pipeline
+
+    audits = count_calls(monkeypatch, ModuleVerifier, "_audit")
+    root = Path(__file__).resolve().parents[1]
+    module = parse_module((root / "examples/cuda/tile/softmax.mlir").read_text())
+    verifier = ModuleVerifier()
+    verifier.audit = True
+    get_pipeline("cuda").apply(module, verifier=verifier)
+    assert len(audits) >= 8  # canonicalize, cse and dce, each run several times
+
+
+def test_a_reported_use_from_outside_a_kernel_is_caught():
+    def edit(module, log):
+        outside = arith.ConstantOp(IntegerAttr(1, IndexType()))
+        kernel = ops_of(module, KernelOp)[0]
+        kernel.parent.insert_op_before(outside, kernel)
+        add = next(op for op in module.walk() if op.name == "arith.addi")
+        add.operands = [add.operands[0], outside.result]
+        log.changed(add)
+        log.changed(outside)
+
+    module, verifier = after_pass(LOOPS, edit)
+    with pytest.raises(VerifyException) as err:
+        verifier.check(module)
+    assert str(err.value) == plain_error(module)
+
+
+def test_a_reported_launch_change_reaches_every_op_in_the_kernel():
+    def edit(module, log):
+        kernel = op_named(module, "tirx.kernel")
+        kernel.properties["threads"] = int_array([48])
+        log.changed(kernel)  # its properties: every op inside reads them as its launch
+
+    module, verifier = after_pass(CUDA_OPS.replace("cuda.sync_threads",
+                                                   "%w = cuda.warp_id : index"), edit)
+    with pytest.raises(VerifyException) as err:
+        verifier.check(module)
+    assert "multiple of 32" in str(err.value) and str(err.value) == plain_error(module)
+
+
+def test_an_attribute_reported_on_the_kernel_alone_rekeys_only_the_kernel(monkeypatch):
+    def edit(module, log):
+        kernel = ops_of(module, KernelOp)[0]
+        kernel.attributes["test.mark"] = UnitAttr()
+        log.changed(kernel, inside=False)
+
+    module, verifier = after_pass(LOOPS, edit)
+    names = visited(monkeypatch)
+    keyed: list = []
+    original = ModuleVerifier._visit_region_op
+    monkeypatch.setattr(ModuleVerifier, "_visit_region_op", lambda self, op, plan: (
+        keyed.append(op.name), original(self, op, plan))[1])
+    verifier.check(module)
+    assert "tirx.kernel" in keyed and "scf.for" not in keyed  # the loops keep their tokens
+    assert names == ["tirx.return"]  # only the terminator (its check reads where it sits)
+    module, verifier = after_pass(LOOPS, edit, audit=True)
+    verifier.check(module)  # and the report is whole: the audit finds nothing else changed

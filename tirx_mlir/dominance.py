@@ -21,6 +21,8 @@ them in dominator-tree order.
 
 from __future__ import annotations
 
+from typing import Callable
+
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, OpResult, Operation, SSAValue
 from xdsl.irdl.dominance import DominanceInfo
@@ -37,9 +39,12 @@ class DominanceError(TirxError):
         """The value's name as written (``%y``), when it has one."""
 
 
-def check_dominance(root: Operation) -> None:
+def check_dominance(root: Operation,
+                    enter: Callable[[Operation], bool] | None = None) -> None:
     """Raise `DominanceError` at the first op (in textual order) that uses a value its
-    definition does not dominate. ``root``'s own operands are not checked."""
+    definition does not dominate. ``root``'s own operands are not checked. With ``enter``, the
+    regions of an op it answers False for are not entered (a pass left them and every value
+    they use as they were: `tirx_mlir.verification.ModuleVerifier.check_dominance`)."""
     visible: set[int] = set()
     # Frames of an explicit stack (no recursion): a list [next op, ids added, dominated blocks]
     # for a block being visited, a tuple (op, entry blocks left) for the regions of an op.
@@ -70,7 +75,7 @@ def check_dominance(root: Operation) -> None:
             if id(operand) not in visible:
                 raise _error(op, index, operand)
         frame[0] = op._next_op  # noqa: SLF001
-        if op.regions:
+        if op.regions and (enter is None or enter(op)):
             stack.append((op, [r.blocks.first for r in reversed(op.regions) if r.blocks]))
             continue
         for result in op.results:

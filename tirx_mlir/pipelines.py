@@ -35,6 +35,8 @@ if TYPE_CHECKING:  # xDSL is imported when a pipeline is built, not when one is 
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.passes import ModulePass
 
+    from tirx_mlir.verification import ModuleVerifier
+
 _error_class: type | None = None
 
 
@@ -189,7 +191,8 @@ class Pipeline:
     def apply(self, module: ModuleOp, ctx: Context | None = None, *, verify: bool = True,
               callback: Callable[[ModulePass, ModuleOp], None] | None = None,
               print_between: IO[str] | None = None,
-              on_error: Callable[[ModulePass, Exception], None] | None = None) -> ModuleOp:
+              on_error: Callable[[ModulePass, Exception], None] | None = None,
+              verifier: "ModuleVerifier | None" = None) -> ModuleOp:
         """Run every pass on ``module`` in place.
 
         Verifies after each pass that may change the IR (not after one that `preserves_ir`, as
@@ -197,22 +200,24 @@ class Pipeline:
         each pass (to inspect the IR between passes); ``print_between`` receives the IR after
         each pass, like ``tirx-opt --print-between-passes``. An error raised by a pass or by the
         verifier carries a note naming the pass; ``on_error(pass, error)`` sees it first and may
-        raise its own error instead (``tirx-opt`` turns it into a located report).
+        raise its own error instead (``tirx-opt`` turns it into a located report). The
+        ``verifier`` (a `tirx_mlir.verification.ModuleVerifier`, made here when not given) runs
+        each pass, so that a pass reporting its changes is verified only where it changed the
+        IR, by this loop or by ``callback`` (``tirx-opt``'s ``verify_located``).
         """
-        from tirx_mlir.dominance import check_dominance
         from tirx_mlir.verification import ModuleVerifier
 
         if ctx is None:
             from tirx_mlir.located_parser import make_context
 
             ctx = make_context()
-        verifier = ModuleVerifier()
+        if verifier is None:
+            verifier = ModuleVerifier()
         for index, p in enumerate(self.passes):
             try:
-                p.apply(ctx, module)
+                verifier.run_pass(p, ctx, module)  # records what a pass reports changing
                 if verify and not preserves_ir(p):
-                    check_dominance(module)
-                    verifier.verify(module)
+                    verifier.check(module)
             except Exception as err:
                 err.add_note(f"in pass '{p.name}' (#{index + 1} of pipeline "
                              f"'{self.name}': {self.spec()})")

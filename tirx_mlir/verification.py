@@ -58,10 +58,37 @@ verification (`access.shared_views`) and shared by the keys and the checks.
 
 A verification that fails is redone by xDSL's ``module.verify()``, so the error reported is
 exactly the one the plain verifier gives.
+
+**Passes that report what they changed.** The walk above still visits every op after every pass.
+A pass whose class states ``REPORTS_CHANGES = True`` reports its changes to the `ChangeLog` that
+`ModuleVerifier.run_pass` installs while it runs (`tirx_mlir.changes.current_changes`;
+`change_listener` gives a
+`PatternRewriteWalker` a listener that reports what its rewriter does): ``changed(op)`` after it
+changes an existing op (operands, types, properties, attributes, place; ``inside=False`` when only
+the op's own attributes changed), ``removed(op)`` before it detaches, erases or replaces one; a
+new op need not be named when its block is (by either call). The next verification (and
+dominance check, `check`) then enters only the region ops on the path to what the report
+reaches (`_path_of`): the blocks of the ops named, the users of a changed or removed op's
+results (through view ops and index arithmetic: a view's resolution reads them), everything
+inside a changed region op (a kernel's properties are its ops' launch, the module's attributes
+their target) and every new region op. Another region op keeps its token without being visited,
+and in a block on the path an op the report does not reach keeps its token without its
+fingerprint being built (ops whose verification reads where they end their block, terminators,
+are compared as before). The verification is full after a pass that does not report, when the
+current ``with Target`` changed, and when the IR has a region of several blocks (xDSL erases an
+unreachable block without telling a listener). Whether a report is whole is not decided by the
+verifier at run time (finding an unreported change costs the walk it saves): with
+``TIRX_VERIFY_AUDIT=1`` (`AUDIT_ENV`; the test suite sets it) each verification from a report is
+followed by a full one, and an op the report let it skip that is not what the last verification
+found valid raises `UnreportedChange` naming it. The reporting passes (`tirx_mlir.changes` holds
+the reporting API): canonicalize, cse and dce (`tirx_mlir.transforms`), the core's allocation
+(trn-allocate), cuda-lower-layout, cuda-lower-scope-ids and cuda-allocate-shared; every other pass
+is verified in full.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue
@@ -71,6 +98,8 @@ from xdsl.traits import (HasParent, IsolatedFromAbove, IsTerminator, NoTerminato
                          SingleBlockImplicitTerminator, SymbolOpInterface, SymbolTable)
 from xdsl.utils.exceptions import VerifyException
 
+from tirx_mlir.changes import (ChangeLog, change_listener,  # noqa: F401 - the passes' API
+                               current_changes, reporting_to, reports_changes)
 from tirx_mlir.dialects.def_check import isolated_from_above
 
 LOCAL_DIALECTS = ("arith", "math")
@@ -97,6 +126,21 @@ _FOLDED = ("arith.addi", "arith.subi", "arith.muli")
 
 _TRIVIAL_TRAITS: set[type] = set()
 _plans: dict[type, "_Plan | None"] = {}
+
+
+AUDIT_ENV = "TIRX_VERIFY_AUDIT"
+"""Set (not "0"): after each verification from a pass's change report, verify in full too and
+raise `UnreportedChange` if the pass changed an op it did not report (the test suite sets it)."""
+
+
+class UnreportedChange(VerifyException):
+    """A pass that states ``REPORTS_CHANGES`` changed an op without reporting it."""
+
+
+def _view_op_classes() -> tuple:
+    from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS
+
+    return VIEW_OPS
 
 
 class _Plan:
@@ -209,7 +253,8 @@ def _aliases(operands: tuple) -> tuple:
 
 class ModuleVerifier:
     """Verifies a module as ``module.verify()`` does, each op's own checks memoised (see the
-    module docstring); make one per pipeline run, call `verify` after each pass."""
+    module docstring); make one per pipeline run, run each pass by `run_pass` and call `check`
+    (or `check_dominance` and `verify`) after it."""
 
     def __init__(self) -> None:
         self._verified: dict[tuple, int] = {}
@@ -241,8 +286,165 @@ class ModuleVerifier:
         self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
         """Static views resolved, by the identities in their chain (`_view`)."""
+        self._tokens: dict[int, tuple] = {}
+        """(the op, its token) of each region op the last verification found valid, by id: a
+        region op off the `_path` has its token again without being visited."""
+        self._tokens_now: dict[int, tuple] = {}
+        self._always: set[int] = set()
+        """The ids of the ops holding (at any depth) an op verified in full at every visit
+        (no plan, no fingerprint): always on the path."""
+        self._always_now: set[int] = set()
+        self._verified_once = False
+        self._multi_block = False
+        """Whether the last verification met a region of several blocks (the next one is
+        full: xDSL erases an unreachable block without telling a listener)."""
+        self._last_target: int | None = None
+        self._pending: ChangeLog | None = None
+        """What the pass `run_pass` ran last reported (None: it reports nothing: verify all)."""
+        self._path: set[int] | None = None
+        """The ids of the region ops the current verification enters (None: all)."""
+        self._affected: set[int] | None = None
+        """The ids of the ops the report reaches (`_path_of`): in a block on the path, the
+        others have their tokens again without their fingerprints (None: all are compared)."""
+        self._pending_affected: set[int] | None = None
+        self._auditing = False
+        self._unreported: list[Operation] = []
+        self._visited: list[Operation] = []
+        """The ops `_visit` ran on in this verification, after a report
+        (`_free_after_report`)."""
+        self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
+        """Check each verification from a change report against a full one (`AUDIT_ENV`)."""
+
+    # ---- change reports -----------------------------------------------------------------------
+    def run_pass(self, p: object, ctx: object, module: Operation) -> None:
+        """``p.apply(ctx, module)``, recording what it reports when its class states
+        ``REPORTS_CHANGES = True`` (`reports_changes`): the next verification then visits only
+        what the report reaches (`_path_of`); otherwise the next verification is full."""
+        self._pending = self._path = self._pending_affected = None
+        if not reports_changes(p):
+            p.apply(ctx, module)  # type: ignore[attr-defined]
+            return
+        with reporting_to(ChangeLog()) as log:
+            p.apply(ctx, module)  # type: ignore[attr-defined]
+        self._pending = log
+
+    def check_dominance(self, module: Operation) -> None:
+        """`tirx_mlir.dominance.check_dominance`, entering only the region ops on the path of
+        the last pass's report (all of them without one)."""
+        from tirx_mlir.dominance import check_dominance
+
+        path = self._pending_path(module)
+        if path is None:
+            check_dominance(module)
+            return
+        tokens = self._tokens
+
+        def enter(op: Operation) -> bool:  # on the path, or new
+            return id(op) in path or tokens.get(id(op), (None,))[0] is not op
+
+        check_dominance(module, enter)
+
+    def check(self, module: Operation) -> None:
+        """The dominance check, then `verify` (what a pass manager runs after a pass)."""
+        self.check_dominance(module)
+        self.verify(module)
+
+    def _pending_path(self, module: Operation) -> set[int] | None:
+        if self._pending is not None and self._path is None:
+            self._path = self._path_of(self._pending, module)
+            if self._path is None:
+                self._pending = None
+        return self._path
+
+    def _path_of(self, log: "ChangeLog", module: Operation) -> set[int] | None:
+        """The ids of the region ops a verification after ``log`` must enter: those holding a
+        block where an op was reported changed or removed, where a user of a changed op's
+        results sits (through the view ops and index arithmetic that a view's resolution
+        reads), every region op inside a changed op (its properties may be a kernel's launch or
+        the module's target) and those that always are (`_always`); None: verify all (no
+        verification to compare with, a region of several blocks, another current target).
+        Sets ``_pending_affected``: the ids of the changed ops, of those users and of every op
+        inside a changed op."""
+        if not self._verified_once or self._multi_block:
+            return None
+        from tirx_mlir.target.target import Target
+
+        current = Target.current()
+        if (None if current is None else self._serial(str(current))) != self._last_target:
+            return None
+        blocks: set[Block] = set(log.blocks)
+        path: set[int] = set(self._always)
+        seen: set[int] = set()
+        self._pending_affected = seen
+        for op in log.own:  # verified itself (entered: its contents keep their tokens)
+            if op.parent is not None:
+                path.add(id(op))
+                seen.add(id(op))
+                blocks.add(op.parent)
+        stack = list(log.ops)
+        view_ops = _view_op_classes()
+        while stack:
+            op = stack.pop()
+            if id(op) in seen:
+                continue
+            seen.add(id(op))
+            block = op.parent
+            if block is None:  # detached: what it left is in ``log.blocks``
+                continue
+            blocks.add(block)
+            if op.regions:
+                if op is module:
+                    return None
+                for inner in op.walk():
+                    seen.add(id(inner))
+                    if inner.regions:
+                        path.add(id(inner))
+            for result in op.results:
+                for use in result.uses:
+                    user = use.operation
+                    if isinstance(user, view_ops) or user.name in _FOLDED:
+                        stack.append(user)
+                    elif user.parent is not None:
+                        seen.add(id(user))
+                        blocks.add(user.parent)
+                        if user.regions:
+                            path.add(id(user))
+        for block in blocks:
+            owner = block.parent_op()
+            while owner is not None and id(owner) not in path:
+                path.add(id(owner))
+                owner = owner.parent_op()
+        path.add(id(module))
+        return path
 
     def verify(self, module: Operation) -> None:
+        """Verify ``module`` (raise as ``module.verify()`` would); after a pass `run_pass` ran
+        that reported its changes, visit only the region ops on their path (`_path_of`)."""
+        path = self._pending_path(module)
+        self._affected = self._pending_affected if path is not None else None
+        self._pending = self._path = self._pending_affected = None
+        try:
+            self._verify(module, path)
+        finally:
+            self._affected = None
+        if path is not None and self.audit:
+            self._audit(module)
+
+    def _audit(self, module: Operation) -> None:
+        """Verify ``module`` in full after a verification from a report: every op the report
+        let it skip must be found unchanged (its fingerprint or region key known); one that is
+        not was changed by the pass without a report."""
+        self._auditing, self._unreported = True, []
+        try:
+            self._verify(module, None)
+        finally:
+            self._auditing = False
+        if self._unreported:
+            names = ", ".join(sorted({op.name for op in self._unreported}))
+            raise UnreportedChange(f"the pass changed {len(self._unreported)} op(s) ({names}) "
+                                   "without reporting them (`tirx_mlir.verification.ChangeLog`)")
+
+    def _verify(self, module: Operation, path: set[int] | None) -> None:
         from tirx_mlir.dialects.tirx.access import resolve_access, shared_views
         from tirx_mlir.dialects.tirx.attributes import BufferType
         from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
@@ -254,22 +456,34 @@ class ModuleVerifier:
         self._constant_class = arith.ConstantOp if arith is not None else None
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-        self._regions_now, self._held_now, self._ops_now = {}, [], {}
+        self._path, self._visited = path, []
+        if path is None:
+            self._regions_now, self._held_now, self._ops_now = {}, [], {}
+            self._tokens_now, self._always_now, self._multi_block = {}, set(), False
+        else:  # what the skipped region ops hold stays as the last verification left it
+            self._regions_now, self._held_now = dict(self._regions), [self._held]
+            self._ops_now, self._tokens_now = dict(self._ops), dict(self._tokens)
+            self._always_now = set(self._always)
         current = Target.current()  # what a check reads when the IR names no target
         self._current_target = None if current is None else self._serial(str(current))
         try:
             with shared_views():
                 self._visit(module)
         except Exception as err:  # noqa: BLE001 - the plain verifier words the error
+            self._verified_once = False  # the memo is not whole: the next one is full
             module.verify()
             raise err
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
+            self._path, self._visited = None, []
         self._regions, self._regions_now = self._regions_now, {}
         self._ops, self._ops_now = self._ops_now, {}
+        self._tokens, self._tokens_now = self._tokens_now, {}
+        self._always, self._always_now = self._always_now, set()
         live = set(self._regions.values())
         self._free = {serial: f for serial, f in self._free.items() if serial in live}
         self._held, self._held_now = self._held_now, []
+        self._verified_once, self._last_target = True, self._current_target
 
     # ---- serials ------------------------------------------------------------------------------
     def _serial(self, attr: object) -> int:
@@ -291,18 +505,34 @@ class ModuleVerifier:
         return self._serials
 
     # ---- one op -------------------------------------------------------------------------------
-    def _visit(self, op: Operation) -> tuple:
+    def _visit(self, op: Operation, fingerprint: list | None = None) -> tuple:
         """Verify ``op`` and everything in it; return its token: what a parent's key holds of
         it (the op's id, the serial of its key and its operands' ids)."""
+        path = self._path
+        if path is not None and op.regions:
+            last = self._tokens.get(id(op))
+            if last is None or last[0] is not op:  # new: all it holds is checked
+                self._affected.update(id(inner) for inner in op.walk())
+            elif id(op) not in path:  # nothing the report reaches is in it
+                _check_terminator(op)
+                return last[1]
+        if path is not None:
+            self._visited.append(op)
         self._held_now.append(op)
         plan = None if op._successors else _plan_of(op)  # noqa: SLF001
         if plan is not None and plan.reads == "region" and op.regions:
             return self._visit_region_op(op, plan)
         if plan is None or plan.reads == "region" or op.regions:
+            self._mark_always(op)
             op.verify(verify_nested_ops=False)
             self._contents(op)
             return (id(op), self._new_serial())  # never equal to an earlier token
-        fingerprint = self._fingerprint(op, plan)
+        if fingerprint is None:  # not built by `_visit_block` (new to the memo)
+            fingerprint = self._fingerprint(op, plan)
+        if fingerprint is None:
+            self._mark_always(op)
+        elif self._auditing and id(op) not in self._always:
+            self._unreported.append(op)  # its fingerprint is not the one found valid
         for operand in op._operands:  # noqa: SLF001
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
@@ -313,6 +543,7 @@ class ModuleVerifier:
                            self._context(op) if plan.reads == "kernel" else ()) + \
                 _site(op, plan)
         except Exception:  # noqa: BLE001 - e.g. a view that does not resolve: check in full
+            self._mark_always(op)
             op.verify(verify_nested_ops=False)
             return (id(op), self._new_serial())
         verified = self._verified
@@ -324,6 +555,15 @@ class ModuleVerifier:
         if fingerprint is not None:
             self._ops_now[id(op)] = (op, fingerprint, token, plan)
         return token
+
+    def _mark_always(self, op: Operation) -> None:
+        """``op`` is verified in full at every visit: the region ops holding it are always on
+        the path."""
+        self._always_now.add(id(op))
+        owner = op.parent_op()
+        while owner is not None and id(owner) not in self._always_now:
+            self._always_now.add(id(owner))
+            owner = owner.parent_op()
 
     def _fingerprint(self, op: Operation, plan: _Plan) -> list | None:
         """Everything the key of a "local", "kernel" or "views" op reads, as the objects themselves
@@ -531,6 +771,7 @@ class ModuleVerifier:
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
+        start = len(self._visited)
         contents = self._contents(op)
         local = self._local_key(op)
         key = (local, _site(op, plan), contents)
@@ -538,14 +779,50 @@ class ModuleVerifier:
         if serial is None:
             serial = self._regions_now.get(key)
         if serial is None:
+            if self._auditing and id(op) not in self._always:
+                self._unreported.append(op)
             serial = self._new_serial()
-            free = self._free[serial] = self._free_values(op, contents)
+            free = self._free_after_report(op, start)
+            if free is None:
+                free = self._free_values(op, contents)
+            self._free[serial] = free
             serial_of = self._serial
             self._check(op, local, tuple(tuple(tuple(serial_of(arg.type) for arg in block.args)
                                                for block in region.blocks)
                                          for region in op.regions), isolated=free == frozenset())
         self._regions_now[key] = serial
-        return (id(op), serial, *map(id, op._operands))  # noqa: SLF001
+        token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
+        self._tokens_now[id(op)] = (op, token)
+        return token
+
+    def _free_after_report(self, op: Operation, start: int) -> frozenset[int] | None:
+        """After a report (`_path`): the values ``op``'s regions used from outside at the last
+        verification, with the operands of the ops visited in it now (``_visited[start:]``)
+        that are defined outside. The others the report does not reach, so their operands and
+        where those are defined are as they were; a value no longer used may remain, so the
+        set may hold more than `_free_values` (an empty one is exact: ``op`` is isolated from
+        above). None: not known (`_free_values` decides)."""
+        if self._path is None:
+            return None
+        last = self._tokens.get(id(op))
+        if last is None or last[0] is not op:
+            return None
+        free = self._free.get(last[1][1])
+        if free is None:
+            return None
+        more: list[int] = []
+        for child in self._visited[start:]:
+            for value in child._operands:  # noqa: SLF001
+                owner = value.owner
+                block = owner if isinstance(owner, Block) else owner.parent
+                while block is not None:
+                    holder = block.parent_op()
+                    if holder is op:
+                        break
+                    block = holder.parent if holder is not None else None
+                else:  # defined outside ``op`` (or detached)
+                    more.append(id(value))
+        return free.union(more) if more else free
 
     def _free_values(self, op: Operation, contents: tuple) -> frozenset[int] | None:
         """The ids of the values the ops in ``op``'s regions use (at any depth) that are not
@@ -575,6 +852,8 @@ class ModuleVerifier:
         regions = []
         for region in op.regions:
             blocks = []
+            if len(region.blocks) > 1:
+                self._multi_block = True
             for block in region.blocks:
                 if block.parent is not region:
                     raise ValueError("Parent pointer of block does not refer to containing "
@@ -591,21 +870,24 @@ class ModuleVerifier:
         tokens: list = []
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
+        affected = self._affected
         last_op = block._last_op  # noqa: SLF001
         op = block._first_op  # noqa: SLF001
         while op is not None:
             if op.parent is not block:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
-            last = known(id(op))
-            if last is not None and last[0] is op and last[1] == fingerprint(op, last[3]):
+            last, now_fp = known(id(op)), None
+            if last is not None and last[0] is op and (
+                    (affected is not None and id(op) not in affected and not last[3].last)
+                    or last[1] == (now_fp := fingerprint(op, last[3]))):
                 if op is last_op:
                     _check_terminator(op)
                 held(op)
                 now[id(op)] = last
                 append(last[2])
             else:
-                append(self._visit(op))
+                append(self._visit(op, now_fp))
             op = op._next_op  # noqa: SLF001
         if block.first_op is None:
             region = block.parent

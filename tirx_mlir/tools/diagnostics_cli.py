@@ -227,7 +227,10 @@ def verify_located(module: ModuleOp, default_where: str, stage: str = "",
     again; one it rejects is, for the located report."""
     suffix = f" ({stage})" if stage else ""
     try:
-        check_dominance(module)
+        if verifier is not None:  # only where the last pass reported changes, if it did
+            verifier.check_dominance(module)
+        else:
+            check_dominance(module)
     except DominanceError as err:
         err.message += suffix
         raise ReportedError(report_tirx_error(err, default_where)) from None

@@ -602,7 +602,8 @@ class TirxOptMain(xDSLOptMain):
             self._pass_failed(p, err)
 
         started[:] = [time.perf_counter(), time.process_time()]
-        self.pipeline.apply(prog, self.ctx, verify=False, callback=after, on_error=failed)
+        self.pipeline.apply(prog, self.ctx, verify=False, callback=after, on_error=failed,
+                            verifier=verifier)
 
     def _pass_failed(self, p: ModulePass, err: Exception) -> None:
         """Report an error raised by pass ``p`` (returning re-raises it: TIRX_MLIR_DEBUG=1)."""

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
 
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError, format_location
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, is_view_op
@@ -198,11 +199,14 @@ def allocate_kernel(kernel: KernelOp, spaces: Iterable[MemorySpace],
         failed = place(buffers, space.capacity, space.unit)
         if failed:
             raise report.error(kernel, space, buffers, failed)
+        changes = current_changes()
         for buf in buffers:
             buf.alloc.attributes[space.address_attr] = IntegerAttr(buf.addr, i64)
+            changes.changed(buf.alloc)
         footprints[scope] = max((b.addr + b.size for b in buffers), default=0)  # type: ignore
         if space.footprint_attr is not None:
             kernel.attributes[space.footprint_attr] = IntegerAttr(footprints[scope], i64)
+            changes.changed(kernel, inside=False)
     return footprints
 
 
@@ -231,6 +235,7 @@ class AllocatePass(ModulePass):
     are its options) sets ``name`` and ``report`` and may override `check`."""
 
     report: ClassVar[FailureReport] = FailureReport()
+    REPORTS_CHANGES: ClassVar[bool] = True  # `allocate_kernel` reports what it sets
 
     def memory_spaces(self, module: ModuleOp, kernel: KernelOp) -> Iterable[MemorySpace]:
         raise NotImplementedError

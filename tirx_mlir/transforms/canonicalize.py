@@ -45,6 +45,8 @@ from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
 
+from tirx_mlir.changes import change_listener
+
 
 @dataclass(frozen=True)
 class _ClassFacts:
@@ -224,8 +226,11 @@ def region_dce(region: Region, listener: PatternRewriterListener | None,
 class FastCanonicalizePass(CanonicalizePass):
     """``canonicalize``: the same IR as xDSL's pass, the class facts looked up once."""
 
+    REPORTS_CHANGES = True  # through the rewriter's listener (`tirx_mlir.verification`)
+
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         facts = FactsByClass()
         PatternRewriteWalker(_CanonicalizeOp(Folder(ctx), facts),
                              post_walk_func=lambda region, listener:
-                             region_dce(region, listener, facts)).rewrite_module(op)
+                             region_dce(region, listener, facts),
+                             listener=change_listener()).rewrite_module(op)

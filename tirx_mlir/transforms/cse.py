@@ -14,7 +14,9 @@ equivalence is part of its equality). The walk, the scopes and the order of repl
 erasures are xDSL's, so the IR out is the IR xDSL's pass gives, which the tests check on the
 pipelines' examples.
 
-Registered as ``cse`` in place of xDSL's (`tirx_mlir.transforms`), as ``canonicalize`` is.
+Registered as ``cse`` in place of xDSL's (`tirx_mlir.transforms`), as ``canonicalize`` is. It
+reports what it changes (`tirx_mlir.changes`): an op it replaces or erases, and the equal op whose
+results take over its uses, so the verification after it visits only those blocks.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from xdsl.traits import IsolatedFromAbove, IsTerminator, MemoryEffectKind
 from xdsl.transforms.common_subexpression_elimination import (CommonSubexpressionElimination,
                                                               OperationInfo)
 
+from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.transforms.canonicalize import FactsByClass
 
 
@@ -58,7 +61,8 @@ class _ClassFlags(dict[type[Operation], tuple[bool, bool]]):
 class _CSEDriver:
     """xDSL's `CSEDriver` over `op_key` keys and cached class facts."""
 
-    def __init__(self) -> None:
+    def __init__(self, log: ChangeLog) -> None:
+        self.log = log
         self.facts = FactsByClass()
         self.flags = _ClassFlags()
         self.known: dict[Any, Operation] = {}
@@ -78,6 +82,8 @@ class _CSEDriver:
 
     def _replace_and_delete(self, op: Operation, existing: Operation) -> None:
         known = self.known
+        self.log.removed(op)  # its block and its users
+        self.log.changed(existing)
         for old, new in zip(op.results, existing.results, strict=True):
             if all(op_key(use.operation) not in known for use in old.uses):
                 old.replace_all_uses_with(new)
@@ -138,11 +144,14 @@ class _CSEDriver:
             self._simplify_region(region)
         for dead in self.to_erase:
             if dead.parent is not None:
+                self.log.removed(dead)
                 self.rewriter.erase_op(dead)
 
 
 class FastCSEPass(CommonSubexpressionElimination):
     """``cse``: the same IR as xDSL's pass, each op keyed once."""
 
+    REPORTS_CHANGES = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        _CSEDriver().simplify(op)
+        _CSEDriver(current_changes()).simplify(op)

@@ -3,7 +3,9 @@ liveness: whether an op would be dead without uses is asked once per op for the 
 in every round of the fixpoint, its class's traits looked up once (`canonicalize._region_dce`).
 The live set and the deletions are xDSL's, so the IR out is the IR xDSL's pass gives.
 
-Registered as ``dce`` in place of xDSL's (`tirx_mlir.transforms`), as ``canonicalize`` is.
+Registered as ``dce`` in place of xDSL's (`tirx_mlir.transforms`), as ``canonicalize`` is. It
+reports the ops it erases through a rewriter listener (`tirx_mlir.changes`); a block erased whole
+is found by the verifier, which checks in full after IR with a region of several blocks.
 """
 
 from __future__ import annotations
@@ -12,11 +14,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
+from tirx_mlir.changes import change_listener
 from tirx_mlir.transforms.canonicalize import FactsByClass, region_dce
 
 
 class FastDCEPass(DeadCodeElimination):
     """``dce``: the same IR as xDSL's pass, each op's deadness asked once."""
 
+    REPORTS_CHANGES = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        region_dce(op.body, None, FactsByClass())
+        region_dce(op.body, change_listener(), FactsByClass())

@@ -485,12 +485,16 @@ _IS_ALLOC = IsInstance(AllocOp)
 
 
 def erase_dead_views(value: SSAValue) -> None:
-    """Erase the views of ``value`` (a buffer or a view) that nothing reads, innermost first."""
+    """Erase the views of ``value`` (a buffer or a view) that nothing reads, innermost first
+    (reported to the running pass's `tirx_mlir.changes.current_changes`)."""
+    from tirx_mlir.changes import current_changes
+
     for use in list(value.uses):
         user = use.operation
         if isinstance(user, VIEW_OPS):
             erase_dead_views(user.results[0])
             if not user.results[0].uses:
+                current_changes().removed(user)
                 user.detach()
                 user.erase()
 

@@ -16,7 +16,7 @@ REGISTER_CALLS: list[str] = []
 
 def _pipeline(target: str = "test/small"):
     """dispatch for the test backend, then dce"""
-    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+    from tirx_mlir.transforms.dce import FastDCEPass as DeadCodeElimination
 
     from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
 

@@ -59,6 +59,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.shared import (ALIGN_ATTR, CLUSTER_VI
 from tirx_mlir.backends.cuda.dialects.cuda.warp import CtaReduceOp
 from tirx_mlir.backends.cuda.memory import SHARED, SHARED_DYN, SHARED_SCOPES
 from tirx_mlir.backends.cuda.target_tags import DEFAULT_SHARED_BYTES, max_shared_bytes
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -178,6 +179,7 @@ class CudaAllocateSharedPass(ModulePass):
 
     name = "cuda-allocate-shared"
     report: ClassVar[FailureReport] = SharedFailureReport(CODE, HINT)
+    REPORTS_CHANGES: ClassVar[bool] = True  # `allocate_shared` reports what it replaces and sets
 
     target: str | None = None
 
@@ -194,9 +196,11 @@ def allocate_shared(kernel: KernelOp, target, report: FailureReport = SharedFail
     arrays = shared_arrays(kernel)
     views = [op for op in kernel.walk() if isinstance(op, DynamicSharedOp)]
     reserved = max((v.int_prop("offset") + v.nbytes() for v in views), default=0)
+    changes = current_changes()
     if not arrays:
         if reserved:
             kernel.attributes[ARENA_ATTR] = IntegerAttr(reserved, i64)
+            changes.changed(kernel, inside=False)
         return reserved
     limit = DEFAULT_SHARED_BYTES if target is None else max_shared_bytes(target)
     base = round_up(reserved, max(alignment(a) for a in arrays))
@@ -214,9 +218,11 @@ def allocate_shared(kernel: KernelOp, target, report: FailureReport = SharedFail
     if failed:
         raise report.error(kernel, space, buffers, failed)
     for buf in buffers:
+        changes.removed(buf.alloc)  # its block and users (the view replacing it sits there)
         _to_view(buf.alloc, base + buf.addr, alignment(buf.alloc))  # type: ignore[operator]
     arena = max(reserved, max(base + b.addr + b.size for b in buffers))  # type: ignore[operator]
     kernel.attributes[ARENA_ATTR] = IntegerAttr(arena, i64)
+    changes.changed(kernel, inside=False)
     return arena
 
 

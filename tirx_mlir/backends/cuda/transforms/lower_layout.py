@@ -26,6 +26,7 @@ from xdsl.passes import ModulePass
 from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
 from tirx_mlir.backends.cuda.layout.swizzle import tile_alignment
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED, SHARED_SCOPES
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -60,13 +61,17 @@ class CudaLowerLayoutPass(ModulePass):
     """Erase logical register tiles, flatten laid-out memory buffers to their footprint."""
 
     name = "cuda-lower-layout"
+    REPORTS_CHANGES = True  # each alloc replaced or erased (`erase_dead_views` reports views)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        changes = current_changes()
         for kernel in kernels(op):
             for alloc in allocs(kernel):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)
                 layout = btype.get_layout()
+                if btype.scope_name in SHARED_SCOPES or layout is not None:
+                    changes.removed(alloc)
                 if btype.scope_name in SHARED_SCOPES:
                     _to_shared_array(alloc, btype, layout)
                     continue

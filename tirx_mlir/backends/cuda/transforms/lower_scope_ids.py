@@ -30,6 +30,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects.cuda import ids as cuda_ids
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import kernel as K
 from tirx_mlir.dialects.tirx.access import const_index
@@ -47,10 +48,13 @@ class CudaLowerScopeIdsPass(ModulePass):
     """Scope ids -> threadIdx / blockIdx / cluster special registers."""
 
     name = "cuda-lower-scope-ids"
+    REPORTS_CHANGES = True  # each replaced id (its block and users; the new ops sit there)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        changes = current_changes()
         for kernel in K.kernels(op):
             for sid in [o for o in kernel.walk() if isinstance(o, K.ScopeIdOp)]:
+                changes.removed(sid)
                 b = Builder(InsertPoint.before(sid))
                 direct = _DIRECT.get(type(sid))
                 if direct is not None:

@@ -1,0 +1,45 @@
+"""`tirx_mlir.changes`: what a pass reports reaches the verifier, and nothing outside a pass."""
+
+from __future__ import annotations
+
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriteWalker, RewritePattern,
+                                   op_type_rewrite_pattern)
+
+from tirx_mlir.changes import ChangeLog, change_listener, current_changes, reporting_to
+from tirx_mlir.located_parser import parse_module
+
+KERNEL = """
+tirx.kernel @k() -> () grid [1] threads [1] target "aws/trn1/trn1.2xlarge" {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %x = arith.addi %c1, %c2 : index
+  %y = arith.muli %x, %x : index
+  tirx.return
+}
+"""
+
+
+class _AddToSub(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.AddiOp, rewriter: PatternRewriter) -> None:
+        rewriter.replace(op, arith.SubiOp(op.lhs, op.rhs))
+
+
+def test_a_rewriters_replacement_reports_the_block_and_the_users():
+    module = parse_module(KERNEL)
+    add = next(op for op in module.walk() if op.name == "arith.addi")
+    mul = next(op for op in module.walk() if op.name == "arith.muli")
+    block = add.parent
+    with reporting_to(ChangeLog()) as log:
+        PatternRewriteWalker(_AddToSub(), listener=change_listener()).rewrite_module(module)
+    assert block in log.blocks  # where the replaced op was (the new one sits there)
+    assert mul in log.ops  # its operand is now the new op's result
+
+
+def test_outside_a_pass_reports_go_nowhere():
+    first, second = current_changes(), current_changes()
+    assert first is not second
+    first.changed(arith.ConstantOp(IntegerAttr(1, IndexType())))
+    assert current_changes().ops == []

@@ -1,0 +1,91 @@
+"""What a pass reports changing, for the verification after it (`tirx_mlir.verification`).
+
+A pass whose class states ``REPORTS_CHANGES = True`` reports to `current_changes()` while
+`ModuleVerifier.run_pass` runs it; the rules a report follows are in `tirx_mlir.verification`'s
+docstring. This module imports nothing of the project, so a dialect helper that removes ops
+(`buffer_ops.erase_dead_views`) can report without an import cycle.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterator
+
+from xdsl.ir import Block, Operation
+
+
+class ChangeLog:
+    """What a pass changed, as it reports it: the existing ops it changed (operands, types,
+    properties, attributes) or moved (`changed`, after the change), the ops it removes
+    (`removed`, before) and, by either, the blocks it inserted ops into: a new op in a block
+    the report names is found without being named. `listener` reports what a `PatternRewriter`
+    does."""
+
+    __slots__ = ("ops", "own", "blocks", "_listener")
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+        self.own: list[Operation] = []
+        self.blocks: list[Block] = []
+        self._listener = None
+
+    def changed(self, op: Operation, inside: bool = True) -> None:
+        """``op`` changed: it, the users of its results and (``inside``: its properties, which
+        a kernel's ops read as its launch, or its regions changed) every op in its regions are
+        verified again; ``inside=False``: only its own attributes changed."""
+        (self.ops if inside else self.own).append(op)
+
+    def removed(self, op: Operation) -> None:
+        """``op`` is about to be detached, erased or replaced (for a move, call `changed`
+        after it): its block changes, and so do the users of its results."""
+        if op.parent is not None:
+            self.blocks.append(op.parent)
+        for result in op.results:
+            for use in result.uses:
+                self.ops.append(use.operation)
+
+    def replaced(self, op: Operation, new_results: object = ()) -> None:
+        self.removed(op)
+
+    def listener(self):
+        """A `PatternRewriterListener` reporting insertions, modifications, replacements and
+        removals here."""
+        if self._listener is None:
+            from xdsl.pattern_rewriter import PatternRewriterListener
+
+            self._listener = PatternRewriterListener(
+                operation_insertion_handler=[self.changed],
+                operation_modification_handler=[self.changed],
+                operation_replacement_handler=[self.replaced],
+                operation_removal_handler=[self.removed])
+        return self._listener
+
+
+_active: list[ChangeLog] = []
+
+
+@contextmanager
+def reporting_to(log: ChangeLog) -> Iterator[ChangeLog]:
+    """`current_changes` is ``log`` inside (what `ModuleVerifier.run_pass` runs a pass in)."""
+    _active.append(log)
+    try:
+        yield log
+    finally:
+        _active.pop()
+
+
+def reports_changes(p: object) -> bool:
+    """Whether pass ``p`` reports every change it makes (class attribute
+    ``REPORTS_CHANGES = True``) to `current_changes`."""
+    return bool(getattr(p, "REPORTS_CHANGES", False))
+
+
+def current_changes() -> ChangeLog:
+    """The log the running pass reports to (`ModuleVerifier.run_pass`); outside one, a log
+    nobody reads."""
+    return _active[-1] if _active else ChangeLog()
+
+
+def change_listener():
+    """`current_changes().listener()`: give it to a `PatternRewriteWalker` (``listener=``)."""
+    return current_changes().listener()
