@@ -13,8 +13,13 @@ the module (the input is never changed):
   last yields; each clone is **folded** as it is made (`_fold`: the ``arith`` folders,
   ``index_cast`` of a constant, ``x + 0``, ``x * 1``), so the array index of every access is a
   constant and `local_registers.promotable` names each element's register, as if dispatch had
-  unrolled the rounds itself;
-* outer loops first: an inner loop's clones are then found and expanded in turn;
+  unrolled the rounds itself (``(x + c1) + c2`` becomes ``x + (c1 + c2)``, as an unrolled
+  round's ``thread part + constant``); constants and equal ``arith`` ops are made once per
+  block (the CSE the unrolled rounds got in the pipeline: equal comparisons of a causal
+  mask, loop-invariant index arithmetic);
+* inner loops first, siblings in program order (each expansion's ops then come after every
+  earlier one's in its block, so constants and equal ops are shared safely); an outer loop
+  is expanded once its inner loops are, its index arithmetic folding the rest;
 * a loop that must be expanded but whose bounds are not constants, or with more than
   `MAX_ITERATIONS` iterations, is a located error at the loop.
 """
@@ -57,82 +62,135 @@ def expand_register_loops(module: ModuleOp, fail: Fail) -> ModuleOp:
     if _next_loop(module) is None:
         return module
     module = module.clone()
-    folder = Folder(_context())
+    expander = Expander(fail)
     while (loop := _next_loop(module)) is not None:
-        expand(loop, folder, fail)
+        expander.expand(loop)
     return module
 
 
-def expand(loop: scf.ForOp, folder: Folder, fail: Fail) -> None:
-    """Replace ``loop`` by one folded copy of its body per iteration."""
-    bounds = [constant_value(v) for v in (loop.lb, loop.ub, loop.step)]
-    if not all(isinstance(x, int) for x in bounds):
-        raise fail("this loop indexes a thread's local array (registers in PTX) with its "
-                   "induction variable, so it must be unrolled, but its bounds are not "
-                   "constants", loop)
-    lb, ub, step = bounds
-    trips = len(range(lb, ub, step)) if step > 0 else 0
-    if trips > MAX_ITERATIONS:
-        raise fail(f"this loop indexes a thread's local array (registers in PTX) with its "
-                   f"induction variable, so it must be unrolled, but it has {trips} "
-                   f"iterations (at most {MAX_ITERATIONS})", loop)
-    block = loop.body.block
-    iv, carried = block.args[0], block.args[1:]
-    constants: dict[tuple[int, object], SSAValue] = {}
-    values: list[SSAValue] = list(loop.iter_args)
-    for i in range(lb, ub, step) if step > 0 else ():
-        mapping: dict[SSAValue, SSAValue] = dict(zip(carried, values))
-        mapping[iv] = _constant(loop, i, iv.type, constants)
-        for op in block.ops:
-            if isinstance(op, scf.YieldOp):
-                values = [mapping.get(v, v) for v in op.operands]
-                break
-            _clone_folded(loop, op, mapping, folder, constants)
-    for result, value in zip(loop.results, values):
-        result.replace_by(value)
-    loop.detach()
-    loop.erase()
+class Expander:
+    """Expands loops (innermost first, `_next_loop`), sharing constants and equal ``arith``
+    ops per block: one block's expansions come in program order, so what an earlier one
+    placed dominates every later one."""
+
+    def __init__(self, fail: Fail) -> None:
+        self.fail = fail
+        self.folder = Folder(_context())
+        self.known: dict[tuple, SSAValue | tuple[SSAValue, ...]] = {}
+        """(block, constant value and type) or (block, arith op's name, operands,
+        properties, result types) -> the value(s) already computed before the loop."""
+
+    def expand(self, loop: scf.ForOp) -> None:
+        """Replace ``loop`` by one folded copy of its body per iteration."""
+        lb, ub, step = self.bounds(loop)
+        block = loop.body.block
+        iv, carried = block.args[0], block.args[1:]
+        values: list[SSAValue] = list(loop.iter_args)
+        for i in range(lb, ub, step):
+            mapping: dict[SSAValue, SSAValue] = dict(zip(carried, values))
+            mapping[iv] = self.constant(loop, i, iv.type)
+            for op in block.ops:
+                if isinstance(op, scf.YieldOp):
+                    values = [mapping.get(v, v) for v in op.operands]
+                    break
+                self.clone(loop, op, mapping)
+        for result, value in zip(loop.results, values):
+            result.replace_by(value)
+        loop.detach()
+        loop.erase()
+
+    def bounds(self, loop: scf.ForOp) -> tuple[int, int, int]:
+        bounds = [constant_value(v) for v in (loop.lb, loop.ub, loop.step)]
+        why = "this loop indexes a thread's local array (registers in PTX) with its " \
+              "induction variable, so it must be unrolled, but "
+        if not all(isinstance(x, int) for x in bounds) or bounds[2] <= 0:
+            raise self.fail(why + "its bounds and step are not constants (a positive step)",
+                            loop)
+        lb, ub, step = bounds
+        if len(range(lb, ub, step)) > MAX_ITERATIONS:
+            raise self.fail(why + f"it has {len(range(lb, ub, step))} iterations (at most "
+                                  f"{MAX_ITERATIONS})", loop)
+        return lb, ub, step
+
+    def clone(self, loop: scf.ForOp, op: Operation, mapping: dict[SSAValue, SSAValue]) -> None:
+        """Clone ``op`` before ``loop`` with ``mapping``: folded when its operands allow, an
+        equal ``arith`` op's results when one was computed already."""
+        new = op.clone(value_mapper=mapping)
+        folded = self.fold(loop, new)
+        key = None
+        if folded is None and _pure(new):
+            key = (loop.parent_block(), new.name, tuple(new.operands),
+                   tuple(sorted(new.properties.items())), tuple(r.type for r in new.results))
+            folded = self.known.get(key)
+        if folded is None:
+            loop.parent_block().insert_op_before(new, loop)
+            if key is not None:
+                self.known[key] = tuple(new.results)
+            return
+        for result, value in zip(op.results, folded):
+            mapping[result] = value
+        new.erase(safe_erase=False)
+
+    def fold(self, loop: scf.ForOp, op: Operation) -> list[SSAValue] | None:
+        """The values ``op`` folds to (constants placed before ``loop``), or None."""
+        if isinstance(op, arith.ConstantOp):
+            value = constant_value(op.result)
+            if isinstance(value, int) and isinstance(op.result.type, (IndexType, IntegerType)):
+                return [self.constant(loop, value, op.result.type)]
+            return None
+        if isinstance(op, arith.IndexCastOp):
+            value = constant_value(op.input)
+            return None if value is None else [self.constant(loop, value, op.result.type)]
+        self.reassociate(loop, op)
+        identity = _identity(op)
+        if identity is not None:
+            return [identity]
+        if not all(isinstance(constant_value(v), int) for v in op.operands):
+            return None
+        folded = self.folder.try_fold(op)
+        if folded is None:
+            return None
+        results, new_ops = folded
+        out = []
+        for value in results:
+            c = constant_value(value)
+            out.append(self.constant(loop, c, value.type) if isinstance(c, int) else value)
+        for new_op in new_ops:
+            new_op.erase(safe_erase=False)
+        return out
+
+    def reassociate(self, loop: scf.ForOp, op: Operation) -> None:
+        """``(x + c1) + c2`` -> ``x + (c1 + c2)`` in place (one add per index, as an unrolled
+        round's ``thread part + constant``); the add keeps the overflow flags both had."""
+        if not isinstance(op, arith.AddiOp):
+            return
+        for side in (0, 1):
+            outer_c, add = constant_value(op.operands[1 - side]), op.operands[side].owner
+            if not isinstance(outer_c, int) or not isinstance(add, arith.AddiOp):
+                continue
+            for x, c1 in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+                inner_c = constant_value(c1)
+                if isinstance(inner_c, int) and not isinstance(constant_value(x), int):
+                    op.operands[side] = x
+                    op.operands[1 - side] = self.constant(loop, inner_c + outer_c,
+                                                          op.result.type)
+                    flags = set(op.overflow_flags.data) & set(add.overflow_flags.data)
+                    op.properties["overflowFlags"] = arith.IntegerOverflowAttr(flags or "none")
+                    return
+
+    def constant(self, loop: scf.ForOp, value: int, t) -> SSAValue:
+        """One ``arith.constant`` per block, value and type (placed before ``loop``)."""
+        key = (loop.parent_block(), value, t)
+        if key not in self.known:
+            op = arith.ConstantOp(IntegerAttr(value, t))
+            loop.parent_block().insert_op_before(op, loop)
+            self.known[key] = op.result
+        return self.known[key]
 
 
-def _clone_folded(loop: scf.ForOp, op: Operation, mapping: dict[SSAValue, SSAValue],
-                  folder: Folder, constants) -> None:
-    """Clone ``op`` before ``loop`` with ``mapping``, folded when its operands allow."""
-    new = op.clone(value_mapper=mapping)
-    folded = _fold(new, folder, loop, constants)
-    if folded is None:
-        loop.parent_block().insert_op_before(new, loop)
-        return
-    for result, value in zip(op.results, folded):
-        mapping[result] = value
-    new.erase(safe_erase=False)
-
-
-def _fold(op: Operation, folder: Folder, loop: scf.ForOp, constants) -> list[SSAValue] | None:
-    """The values ``op`` folds to (constants materialised before ``loop``), or None."""
-    if isinstance(op, arith.ConstantOp):
-        value = constant_value(op.result)
-        if isinstance(value, int) and isinstance(op.result.type, (IndexType, IntegerType)):
-            return [_constant(loop, value, op.result.type, constants)]
-        return None
-    if isinstance(op, arith.IndexCastOp):
-        value = constant_value(op.input)
-        return None if value is None else [_constant(loop, value, op.result.type, constants)]
-    identity = _identity(op)
-    if identity is not None:
-        return [identity]
-    if not all(isinstance(constant_value(v), int) for v in op.operands):
-        return None
-    folded = folder.try_fold(op)
-    if folded is None:
-        return None
-    results, new_ops = folded
-    out = []
-    for value in results:
-        c = constant_value(value)
-        out.append(_constant(loop, c, value.type, constants) if isinstance(c, int) else value)
-    for new_op in new_ops:
-        new_op.erase(safe_erase=False)
-    return out
+def _pure(op: Operation) -> bool:
+    """An ``arith`` op without regions (equal ones compute equal values)."""
+    return op.dialect_name() == "arith" and not op.regions
 
 
 def _identity(op: Operation) -> SSAValue | None:
@@ -148,24 +206,21 @@ def _identity(op: Operation) -> SSAValue | None:
     return None
 
 
-def _constant(loop: scf.ForOp, value: int, t, constants) -> SSAValue:
-    """One ``arith.constant`` per (value, type), placed before ``loop``."""
-    key = (value, t)
-    if key not in constants:
-        op = arith.ConstantOp(IntegerAttr(value, t))
-        loop.parent_block().insert_op_before(op, loop)
-        constants[key] = op.result
-    return constants[key]
-
-
 def _local(memory: SSAValue) -> bool:
     t = memory.type
     return isinstance(t, BufferType) and t.scope_name == LOCAL
 
 
 def _next_loop(module: ModuleOp) -> scf.ForOp | None:
-    return next((op for op in module.walk() if isinstance(op, scf.ForOp) and
-                 needs_expansion(op)), None)
+    """The first loop to expand, innermost first (its nested loops need no expansion)."""
+    found = None
+    scope: Operation = module
+    while True:
+        inner = next((op for op in scope.walk() if op is not scope and
+                      isinstance(op, scf.ForOp) and needs_expansion(op)), None)
+        if inner is None:
+            return found
+        found = scope = inner
 
 
 def _context() -> Context:
@@ -174,4 +229,4 @@ def _context() -> Context:
     return ctx
 
 
-__all__ = ["MAX_ITERATIONS", "expand", "expand_register_loops", "needs_expansion"]
+__all__ = ["MAX_ITERATIONS", "Expander", "expand_register_loops", "needs_expansion"]
