@@ -61,8 +61,11 @@ def expand_register_loops(module: ModuleOp, fail: Fail) -> ModuleOp:
     """``module``, or a copy of it with every loop that `needs_expansion` expanded."""
     if _next_loop(module) is None:
         return module
-    module = module.clone()
     expander = Expander(fail)
+    for loop in module.walk():  # refused in the input, where the error has a location
+        if isinstance(loop, scf.ForOp) and needs_expansion(loop):
+            expander.bounds(loop)
+    module = module.clone()
     while (loop := _next_loop(module)) is not None:
         expander.expand(loop)
     return module
@@ -95,7 +98,7 @@ class Expander:
                     break
                 self.clone(loop, op, mapping)
         for result, value in zip(loop.results, values):
-            result.replace_by(value)
+            result.replace_all_uses_with(value)
         loop.detach()
         loop.erase()
 
