@@ -18,8 +18,9 @@ a plain copy between memories (``move``) of 8- or 16-bit elements moves them pac
 as ``ld``/``st.v4.b32`` of 32-bit words (2 or 4 elements a register: ``.v4`` of one register
 per element would stop at 8 bytes of f16), which is what cuda-pipeline-k-loop turns into a
 16-byte ``cp.async.cg``;
-a scalar operand (an SSA value) as is. Rounds whose operands are all memory or scalars are
-one loop body (`rounds`, `_rolled`); register operands keep every round unrolled. Broadcast
+a scalar operand (an SSA value) as is. Rounds are one loop body (`rounds`, `_rolled`) when
+their coordinates and every register operand's indices move by constant steps (the PTX
+printer expands loops over registers, printers/ptx/unroll.py). Broadcast
 operands (extent 1 on a dim, or fewer dims) read index 0 of that dim. Values are computed in f32 (f64 if an operand is f64) and rounded on store,
 as the tile interpreter does (`tirx_mlir.interpreter.runtime.compute_dtype`).
 """
