@@ -59,20 +59,19 @@ def needs_expansion(loop: scf.ForOp) -> bool:
 
 def expand_register_loops(module: ModuleOp, fail: Fail) -> ModuleOp:
     """``module``, or a copy of it with every loop that `needs_expansion` expanded."""
-    if _next_loop(module) is None:
+    if not _expanded_loops(module):
         return module
     expander = Expander(fail)
-    for loop in module.walk():  # refused in the input, where the error has a location
-        if isinstance(loop, scf.ForOp) and needs_expansion(loop):
-            expander.bounds(loop)
+    for loop in _expanded_loops(module):  # refused in the input, where errors have locations
+        expander.bounds(loop)
     module = module.clone()
-    while (loop := _next_loop(module)) is not None:
+    for loop in _expanded_loops(module):
         expander.expand(loop)
     return module
 
 
 class Expander:
-    """Expands loops (innermost first, `_next_loop`), sharing constants and equal ``arith``
+    """Expands loops (innermost first, `_expanded_loops`), sharing constants and equal ``arith``
     ops per block: one block's expansions come in program order, so what an earlier one
     placed dominates every later one."""
 
@@ -214,16 +213,19 @@ def _local(memory: SSAValue) -> bool:
     return isinstance(t, BufferType) and t.scope_name == LOCAL
 
 
-def _next_loop(module: ModuleOp) -> scf.ForOp | None:
-    """The first loop to expand, innermost first (its nested loops need no expansion)."""
-    found = None
-    scope: Operation = module
-    while True:
-        inner = next((op for op in scope.walk() if op is not scope and
-                      isinstance(op, scf.ForOp) and needs_expansion(op)), None)
-        if inner is None:
-            return found
-        found = scope = inner
+def _expanded_loops(op: Operation) -> list[scf.ForOp]:
+    """The loops under ``op`` that `needs_expansion`, innermost first, siblings in program
+    order. The list stays right while they are expanded in this order: an expansion copies
+    only loops that need none (the ones that did were expanded before their parent), and an
+    outer loop's need does not change when its inner loops are expanded."""
+    out: list[scf.ForOp] = []
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.ops:
+                out += _expanded_loops(inner)
+                if isinstance(inner, scf.ForOp) and needs_expansion(inner):
+                    out.append(inner)
+    return out
 
 
 def _context() -> Context:
