@@ -117,6 +117,17 @@ class Expander:
     def clone(self, loop: scf.ForOp, op: Operation, mapping: dict[SSAValue, SSAValue]) -> None:
         """Clone ``op`` before ``loop`` with ``mapping``: folded when its operands allow, an
         equal ``arith`` op's results when one was computed already."""
+        operands = [mapping.get(v, v) for v in op.operands]
+        folded = self.fold_constants(loop, op, operands)
+        first_key = None
+        if folded is None and _pure(op):  # an equal op already made: no clone
+            first_key = (loop.parent_block(), op.name, tuple(operands),
+                         tuple(sorted(op.properties.items())), tuple(r.type for r in op.results))
+            folded = self.known.get(first_key)
+        if folded is not None:
+            for result, value in zip(op.results, folded):
+                mapping[result] = value
+            return
         new = op.clone(value_mapper=mapping)
         folded = self.fold(loop, new)
         key = None
@@ -124,6 +135,8 @@ class Expander:
             key = (loop.parent_block(), new.name, tuple(new.operands),
                    tuple(sorted(new.properties.items())), tuple(r.type for r in new.results))
             folded = self.known.get(key)
+            if folded is None and first_key is not None:
+                self.known[first_key] = tuple(new.results)
         if folded is None:
             loop.parent_block().insert_op_before(new, loop)
             if key is not None:
@@ -132,6 +145,36 @@ class Expander:
         for result, value in zip(op.results, folded):
             mapping[result] = value
         new.erase(safe_erase=False)
+
+    def fold_constants(self, loop: scf.ForOp, op: Operation,
+                       operands: list[SSAValue]) -> list[SSAValue] | None:
+        """Without cloning (the common cases, cheap): an integer constant, an index cast of
+        one, ``+ - *`` of two, ``x + 0``, ``x * 1``; None otherwise."""
+        if isinstance(op, arith.ConstantOp):
+            value = constant_value(op.result)
+            if isinstance(value, int) and isinstance(op.result.type, (IndexType, IntegerType)):
+                return [self.constant(loop, value, op.result.type)]
+            return None
+        values = [constant_value(v) for v in operands]
+        if isinstance(op, arith.IndexCastOp) and isinstance(values[0], int):
+            return [self.constant(loop, values[0], op.results[0].type)]
+        calc = _EXACT.get(type(op))
+        if calc is None:
+            return None
+        a, b = values
+        if isinstance(a, int) and isinstance(b, int):
+            result = calc(a, b)
+            bits = 64 if isinstance(op.results[0].type, IndexType) else \
+                op.results[0].type.width.data
+            if -(1 << (bits - 1)) <= result < (1 << (bits - 1)):
+                return [self.constant(loop, result, op.results[0].type)]
+            return None
+        unit = 1 if isinstance(op, arith.MuliOp) else 0
+        if b == unit:
+            return [operands[0]]
+        if a == unit and not isinstance(op, arith.SubiOp):
+            return [operands[1]]
+        return None
 
     def fold(self, loop: scf.ForOp, op: Operation) -> list[SSAValue] | None:
         """The values ``op`` folds to (constants placed before ``loop``), or None."""
@@ -188,6 +231,12 @@ class Expander:
             loop.parent_block().insert_op_before(op, loop)
             self.known[key] = op.result
         return self.known[key]
+
+
+_EXACT = {arith.AddiOp: lambda a, b: a + b, arith.SubiOp: lambda a, b: a - b,
+          arith.MuliOp: lambda a, b: a * b}
+"""Integer ops `Expander.fold_constants` computes (exact; a result out of range is left to
+the op)."""
 
 
 def _pure(op: Operation) -> bool:
