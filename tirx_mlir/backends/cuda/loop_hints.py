@@ -2,7 +2,8 @@
 prints ``.pragma "nounroll";`` in the loop's header (PTX ISA, "Descriptions of .pragma
 Strings") and ``#pragma unroll 1`` before the C++ ``for`` (CUDA C++ Programming Guide, "#pragma
 unroll"); ``cuda.unroll`` prints ``#pragma unroll`` before the C++ ``for`` (PTX has no such
-pragma: ptxas decides, and unrolls short constant-trip loops itself).
+pragma: ptxas decides, and unrolls short constant-trip loops itself; a loop that indexes a
+thread's local array is expanded by the PTX printer whatever its hint, printers/ptx/unroll.py).
 
 Dispatch marks the loops it rolls a variant's rounds into (`dispatch.rounds`) ``cuda.unroll``:
 the IR stays one body long for the passes, the compilers get the unrolled code.

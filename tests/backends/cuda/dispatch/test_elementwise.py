@@ -170,9 +170,10 @@ def test_casts_of_register_tiles_convert_two_at_a_time_bit_identically(half, mon
     t = np.float16 if half == "f16" else ml_dtypes.bfloat16
     x = _special_values(half)
     packed = lower(_cast_kernel(half), "k")
-    # 16 elements per thread: 8 pairs per cast
-    assert str(packed).count("cuda.pack") == 2 * 8 and \
+    # 16 elements per thread: 8 pairs per cast, rolled (2 pairs a round) and expanded in PTX
+    assert str(packed).count("cuda.pack") == 2 * 2 and \
         "arith.truncf" not in str(packed) and "arith.extf" not in str(packed)
+    assert emit_ptx(packed).count(f"cvt.rn.{half}x2.f32") == 8
     with monkeypatch.context() as m:
         m.setattr(pointwise, "_conversion_pairs", lambda *args: None)
         scalar = lower(_cast_kernel(half), "k")

@@ -9,6 +9,7 @@ import pytest
 
 from tirx_testing.cuda_reductions import reduce_kernel, reference
 from tirx_testing.cuda_every_stage import check_every_stage, lower
+from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
 from tirx_mlir.backends.cuda.interpreter.api import simulate
 from tirx_mlir.interpreter import KernelRunner
 from tirx_mlir.located_parser import parse_module
@@ -117,6 +118,9 @@ def test_local_rows_in_warps_need_no_scratch():
     text = reduce_kernel("sum", (32, 256), (1,), (32, 1), mem="local",
                          src_layout="S[(4,8,2,32,4):(1@warpid,8,4,1@laneid,1)]",
                          dst_layout="S[(4,8):(1@warpid,1)] + R[32:1@laneid]")
-    names = [op.name for op in lower(text).walk()]
-    assert names.count("cuda.shfl_sync") == 5 * 8
+    module = lower(text)
+    names = [op.name for op in module.walk()]
+    # the 8 rows are one rolled loop body (5 lane bits), expanded by the PTX printer
+    assert names.count("cuda.shfl_sync") == 5
+    assert emit_ptx(module).count("shfl.sync.bfly") == 5 * 8
     assert "cuda.sync_threads" not in names

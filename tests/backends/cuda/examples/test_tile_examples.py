@@ -14,6 +14,7 @@ from xdsl.dialects import scf
 from tirx_testing.cuda_every_stage import check_compiles, check_every_stage
 from tirx_mlir.backends.cuda.interpreter.api import simulate
 from tirx_mlir.backends.cuda.loop_hints import is_unroll
+from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
 from tirx_mlir.dialects.tirx.access import constant_value
 
 TILE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile"
@@ -109,6 +110,11 @@ def test_register_softmax_needs_no_shared_memory():
     """Rows in warps, lanes along the rows: both reductions are shuffles only."""
     from tirx_testing.cuda_every_stage import lower
 
-    names = [op.name for op in lower(_text("softmax_registers")).walk()]
-    assert names.count("cuda.shfl_sync") == 2 * 5 * 8
+    module = lower(_text("softmax_registers"))
+    names = [op.name for op in module.walk()]
     assert not {"cuda.sync_threads", "cuda.shared_alloc"} & set(names)
+    # each butterfly (5 lane bits) is one loop body over the thread's 8 rows (rolled), and the
+    # PTX printer expands the loops: 2 x 5 x 8 shuffles in the text
+    shuffles = [op for op in module.walk() if op.name == "cuda.shfl_sync"]
+    assert len(shuffles) == 2 * 5 and all(is_unroll(op.parent_op()) for op in shuffles)
+    assert emit_ptx(module).count("shfl.sync.bfly") == 2 * 5 * 8

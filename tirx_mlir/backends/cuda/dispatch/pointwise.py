@@ -18,8 +18,9 @@ a plain copy between memories (``move``) of 8- or 16-bit elements moves them pac
 as ``ld``/``st.v4.b32`` of 32-bit words (2 or 4 elements a register: ``.v4`` of one register
 per element would stop at 8 bytes of f16), which is what cuda-pipeline-k-loop turns into a
 16-byte ``cp.async.cg``;
-a scalar operand (an SSA value) as is. Rounds whose operands are all memory or scalars are
-one loop body (`rounds`, `_rolled`); register operands keep every round unrolled. Broadcast
+a scalar operand (an SSA value) as is. Rounds are one loop body (`rounds`, `_rolled`) when
+their coordinates and every register operand's indices move by constant steps (the PTX
+printer expands loops over registers, printers/ptx/unroll.py). Broadcast
 operands (extent 1 on a dim, or fewer dims) read index 0 of that dim. Values are computed in f32 (f64 if an operand is f64) and rounded on store,
 as the tile interpreter does (`tirx_mlir.interpreter.runtime.compute_dtype`).
 """
@@ -65,6 +66,9 @@ class Operand:
     squeezed: tuple[int, ...] | None = None
     """For a memory operand with the destination's elements in another shape (a copy of
     ``[1, 64]`` into ``[64]``): the destination dims its non-unit dims take, in order."""
+    shift: IndexExpr = IndexExpr()
+    """For a register operand in rolled rounds: what the round adds to its register index
+    (an affine expression of the loops' induction variables, `_rolled`)."""
 
 
 def compute_type(types: Sequence[Attribute]) -> Attribute:
@@ -263,10 +267,14 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
     pairs = pair_type is not None
     step = max(vec, 2) if pairs else vec
     groups = [slots[start:start + step] for start in range(0, len(slots), step)]
-    rolled = _rolled(op, operands + [dst_op], groups, part)
+    rolled = _rolled(op, operands + [dst_op], groups, part, slots)
     if rolled is not None:  # one body in loops over the rounds (`rounds`)
         wb, round_coord = rolled.emit(wb)
         thread = tuple(t + c for t, c in zip(thread, round_coord))
+        shifts = iter(round_coord[len(thread):])
+        for o in operands + [dst_op]:
+            if o.kind == "reg":
+                o.shift = next(shifts)
         groups = groups[:1]
     for k, group in enumerate(groups):
         start = k * step
@@ -285,19 +293,23 @@ def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,
         _write(wb, dst_op, coords, start, [convert(wb, o, elem_type(dst)) for o in outs], cache)
 
 
-def _rolled(op, operands: list[Operand], groups, part: RegisterPartition):
-    """The loops the groups roll into (`rounds.roll`), or None: register operands stay
-    unrolled (PTX cannot index registers), and so do swizzled ones (`rounds.unswizzled`) and a
-    copy from global to shared memory in a loop body (cuda-pipeline-k-loop makes its
-    top-level moves a cp.async ring)."""
-    if any(o.kind == "reg" for o in operands) or \
-            not rounds.unswizzled([o.value for o in operands if o.kind == "mem"]):
+def _rolled(op, operands: list[Operand], groups, part: RegisterPartition, slots):
+    """The loops the groups roll into (`rounds.roll`), or None. A register operand's index
+    joins the rolled coordinate (one extra dim each, after the destination's), so the rounds
+    roll only when it too moves by constant steps; the PTX printer expands such loops
+    (printers/ptx/unroll.py: registers cannot be indexed). Swizzled operands stay unrolled
+    (`rounds.unswizzled`), and so does a copy from global to shared memory in a loop body
+    (cuda-pipeline-k-loop makes its top-level moves a cp.async ring)."""
+    if not rounds.unswizzled([o.value for o in operands if o.kind == "mem"]):
         return None
     if _in_loop(op) and any(o.kind == "mem" and scope_of(o.value) == GLOBAL
                             for o in operands[:-1]) and \
             scope_of(operands[-1].value) in SHARED_SCOPES:
         return None
-    return rounds.roll(groups, part.reg_coords)
+    registers = [o.regs for o in operands if o.kind == "reg"]
+    position = {r: k for k, r in enumerate(slots)}
+    return rounds.roll(groups, lambda r: (*part.reg_coords(r),
+                                          *(regs[position[r]] for regs in registers)))
 
 
 def _in_loop(op) -> bool:
@@ -485,7 +497,7 @@ def _read(b, ctx, o: Operand, coords, start, vec, cache) -> list[SSAValue]:
     t = elem_type(o.value)
     if o.kind == "reg":
         assert o.regs is not None and o.array is not None
-        return [b.insert(LoadOp(o.array, const_index(b, o.regs[start + j]),
+        return [b.insert(LoadOp(o.array, _register_index(b, o, start + j, cache),
                                 result_types=[t])).result for j in range(len(coords))]
     if len(coords) > 1 and _consecutive(b, o, coords, cache):
         buf, index = _address_parts(b, o, coords[0], cache)
@@ -495,6 +507,14 @@ def _read(b, ctx, o: Operand, coords, start, vec, cache) -> list[SSAValue]:
         buf, index = _address_parts(b, o, c, cache)
         out.append(b.insert(LoadOp(buf, common.index_value(b, index), result_types=[t])).result)
     return out
+
+
+def _register_index(b, o: Operand, position: int, cache) -> SSAValue:
+    """The index in a register operand's array of its ``position``-th slot (moved by the
+    rolled round's `Operand.shift`)."""
+    assert o.regs is not None
+    shifted = o.shift + IndexExpr(o.regs[position])
+    return common.index_value(b, common.materialize_cached(b, shifted, cache))
 
 
 def _consecutive(b, o: Operand, coords, cache) -> bool:
@@ -548,7 +568,7 @@ def _write(b, o: Operand, coords, start, values: list[SSAValue], cache) -> None:
     if o.kind == "reg":
         assert o.regs is not None and o.array is not None
         for j, v in enumerate(values):
-            b.insert(StoreOp(o.array, const_index(b, o.regs[start + j]), v))
+            b.insert(StoreOp(o.array, _register_index(b, o, start + j, cache), v))
         return
     if len(coords) > 1 and _consecutive(b, o, coords, cache):
         buf, index = _address_parts(b, o, coords[0], cache)

@@ -8,7 +8,10 @@ bits of ``threadIdx.x`` (`reduction_plan`):
 
 1. each thread folds the elements it holds per kept coordinate (unrolled: registers by
    constant index, shared memory at its physical addresses; a shared source reduced into
-   shared memory without step 3 runs its kept coordinates as loops, `_Reduction.rolled`);
+   shared memory without step 3 runs its kept coordinates as loops, `_Reduction.rolled`, and
+   so does a register source reduced into registers without step 3,
+   `_Reduction.rolled_registers`, the register indices affine in the loops' induction
+   variables: the PTX printer expands those loops, printers/ptx/unroll.py);
 2. a xor butterfly of ``shfl.sync.bfly`` over the reduced lane bits;
 3. when warps hold parts of the same rows (reduced warp bits), or a register destination's
    layout puts a row's result in other threads than the source's, the partial results go
@@ -176,6 +179,37 @@ class _Reduction:
         self.write_memory(self.b if cond is None else _guarded(self.b, cond), values)
         return True
 
+    def rolled_registers(self, load: Load, dpart: RegisterPartition, array: SSAValue,
+                         keys: list[int]) -> bool:
+        """A register-to-register reduction without a scratch exchange as one loop nest over
+        its keys, each iteration folding, exchanging and writing one key: the source and
+        destination register indices join the rolled coordinate (`rounds.roll`), so the keys
+        roll only when both move by constant steps too (the shift `load` gets has the source
+        register's after the dims); False (nothing built) otherwise, or when a key is not
+        written by exactly one destination register."""
+        dst_reg: dict[int, int] = {}
+        for r, key in zip(dpart.registers(), keys):
+            if key in dst_reg:
+                return False
+            dst_reg[key] = r
+        if set(dst_reg) != set(self.plan.keys):
+            return False
+        key_of = {r: key for key, slots in self.plan.keys.items() for r in slots}
+        loops = rounds.roll(list(self.plan.keys.values()),
+                            lambda r: (*self.plan.part.reg_coords(r), r, dst_reg[key_of[r]]))
+        if loops is None:
+            return False
+        self.b, shift = loops.emit(self.b)
+        self.cache = {}  # the body's index values stay in the body
+        first = next(iter(self.plan.keys))
+        value = self.partials(load, [first], shift)[first]
+        b, rank, t = self.b, len(self.plan.shape), elem_type(self.op.dst)
+        idx = common.index_value(b, common.materialize_cached(
+            b, shift[rank + 1] + IndexExpr(dst_reg[first]), self.cache))
+        old = lambda: b.insert(LoadOp(array, idx, result_types=[t])).result
+        b.insert(StoreOp(array, idx, self.finish(b, value, old)))
+        return True
+
     # ---- destinations ----
     def write_memory(self, b: Builder, values: dict[int, SSAValue]) -> None:
         dst = self.op.dst
@@ -296,14 +330,21 @@ class _Reduction:
 
 
 def lower(op: T._ReduceOp, ctx, part: RegisterPartition, load: Load,  # noqa: SLF001
-          rollable: bool = False) -> None:
+          rollable: bool = False, registers: bool = False) -> None:
     """The reduction of a source distributed by ``part`` (module docstring); ``rollable``: the
-    source is memory, so its keys may become a loop (`_Reduction.rolled`)."""
+    source is memory, so its keys may become a loop (`_Reduction.rolled`); ``registers``: the
+    source is registers, whose keys may become a loop into a register destination
+    (`_Reduction.rolled_registers`)."""
     red = _Reduction(op, ctx, part)
     plan = red.plan
     to_registers = resolve_access(op.dst).buffer_type.scope_name == LOCAL
     if rollable and not to_registers and not plan.warp_bits and red.rolled(load):
         return
+    if registers and to_registers and not plan.warp_bits:
+        dpart, array = red.dst_registers()
+        keys = plan.direct_keys(red.dst_flat_table(dpart))
+        if keys is not None and red.rolled_registers(load, dpart, array, keys):
+            return
     values = red.partials(load)
     if plan.warp_bits:
         red.through_scratch(values, to_registers)
@@ -332,9 +373,15 @@ def _local(op, ctx) -> None:
     part = common.register_partition(src)
     array = common.registers(ctx, src)
     t = elem_type(src)
-    lower(op, ctx, part,
-          lambda b, r, shift: b.insert(LoadOp(array, const_index(b, r),
-                                              result_types=[t])).result)
+    rank = len(part.shape)
+
+    def load(b: Builder, r: int, shift: Sequence[IndexExpr]) -> SSAValue:
+        """Register ``r``, moved by the rolled key's register shift (after the dims)."""
+        moved = shift[rank] + IndexExpr(r) if len(shift) > rank else IndexExpr(r)
+        index = common.index_value(b, common.materialize_cached(b, moved, None))
+        return b.insert(LoadOp(array, index, result_types=[t])).result
+
+    lower(op, ctx, part, load, registers=True)
 
 
 def _shared(op, ctx) -> None:

@@ -9,12 +9,15 @@ groups are loops: `roll` factors the groups' base coordinates into nested counte
 variables. Addresses are then computed from the induction variables (`cuda-hoist-invariants`
 moves their thread part out of the loops), and the printed kernel stays one body long.
 
-Only memory and scalar operands may be rolled: a register tile's registers are individually
-named values in PTX (no indexing), so code touching them stays unrolled; the caller decides.
-A swizzled memory operand stays unrolled too (`unswizzled`): cuda-peel-constants gives its
-unrolled rounds one swizzled offset plus immediates, which a loop would recompute each round.
-The loops carry the ``cuda.unroll`` hint (`loop_hints`): the C++ printer writes ``#pragma
-unroll``; the IR, the interpreters and the PTX printer see an ordinary counted loop.
+A register operand rolls when the caller adds its register index to the coordinate (one more
+dim: the index then moves by constant steps too); the body indexes the thread's local array
+with an affine function of the induction variables. PTX registers are named one by one (no
+indexing), so the PTX printer expands such loops (printers/ptx/unroll.py). A swizzled memory
+operand stays unrolled (`unswizzled`): cuda-peel-constants gives its unrolled rounds one
+swizzled offset plus immediates, which a loop would recompute each round. The loops carry the
+``cuda.unroll`` hint (`loop_hints`): the C++ printer writes ``#pragma unroll``; the IR and the
+interpreters see an ordinary counted loop, and so does the PTX printer when the body touches
+no local array.
 """
 
 from __future__ import annotations

@@ -58,12 +58,18 @@ tirx.kernel @global_to_registers(%X: !tirx.buffer<64x128xf16, global>) grid [1] 
   tirx.return
 }
 
-// Registers are named one by one (PTX cannot index them): the rounds stay unrolled.
+// A register destination rolls too: one loop over the 16 rounds, the thread's array indexed by
+// 4 x the induction variable (+ 0..3); the PTX printer expands it (printers/ptx/unroll.py).
 // CHECK-LABEL: @global_to_registers
 // CHECK:       %[[R:.*]] = tirx.alloc : !tirx.buffer<64xf16, local>
-// CHECK-NOT:   {{tirx.alloc|scf.for}}
-// CHECK:       ptx.ld "global.v4.b16" [%{{.*}}] : (i64) -> (f16, f16, f16, f16)
-// CHECK:       cuda.store %[[R]], %{{.*}}, %{{.*}} : !tirx.buffer<64xf16, local>, index, f16
+// CHECK:       %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK:       %[[N:.*]] = arith.constant 16 : index
+// CHECK:       scf.for %[[I:.*]] = %{{.*}} to %[[N]] step
+// CHECK:         ptx.ld "global.v4.b16" [%{{.*}}] : (i64) -> (f16, f16, f16, f16)
+// CHECK-NEXT:    %[[B:.*]] = arith.muli %[[I]], %[[FOUR]] : index
+// CHECK-NEXT:    cuda.store %[[R]], %[[B]], %{{.*}} : !tirx.buffer<64xf16, local>, index, f16
+// CHECK-COUNT-3: cuda.store %[[R]]
+// CHECK-NEXT:  } {cuda.unroll}
 // CHECK-NOT:   cuda.sync_threads
 // CHECK:       tirx.return
 

@@ -45,7 +45,7 @@ tirx.kernel @row_ring(%A: !tirx.buffer<128x128xf16, global>, %B: !tirx.buffer<12
 // CHECK:       cuda.sync_cluster
 // CHECK:       %[[ONE:.*]] = arith.constant 128 : i32
 // CHECK:       ptx.mbarrier_init "shared" [%{{.*}}], %[[ONE]]
-// CHECK:       scf.for %[[K:.*]] =
+// CHECK:       scf.for %[[K:k]] =
 // CHECK:         ptx.cp_async_bulk_tensor_g2s_multicast "2d"
 // CHECK:         ptx.cp_async_bulk_tensor_g2s "2d.shared::cluster"
 // CHECK:         ptx.wgmma_wait_group 0

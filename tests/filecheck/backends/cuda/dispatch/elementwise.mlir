@@ -99,10 +99,22 @@ tirx.kernel @cast_pairs(%X: !tirx.buffer<32x8xf32, global>) -> (%Y: !tirx.buffer
   tirx.return
 }
 
+// The register rounds are loops (2 rounds of 4 registers), the array index an affine function
+// of the induction variable (the PTX printer expands them: printers/ptx/unroll.py).
 // CHECK-LABEL: @cast_pairs
 // CHECK-NOT:   arith.truncf
-// CHECK-COUNT-4: cuda.pack %{{.*}}, %{{.*}} : f32, f32 -> vector<2xbf16>
+// CHECK:       ptx.ld "global.v4.f32"
+// CHECK:       } {cuda.unroll}
+// CHECK-NOT:   arith.truncf
+// CHECK:       scf.for %[[I:.*]] =
+// CHECK:         %[[B:.*]] = arith.muli %[[I]], %{{.*}} : index
+// CHECK-NEXT:    cuda.load %{{.*}}, %[[B]] : !tirx.buffer<8xf32, local>, index -> f32
+// CHECK-COUNT-2: cuda.pack %{{.*}}, %{{.*}} : f32, f32 -> vector<2xbf16>
+// CHECK:         cuda.store %{{.*}}, %[[B]], %{{.*}} : !tirx.buffer<8xbf16, local>, index, bf16
+// CHECK:       } {cuda.unroll}
 // CHECK-NOT:   arith.extf
-// CHECK-COUNT-4: cuda.pack %{{.*}}, %{{.*}} : bf16, bf16 -> vector<2xbf16>
+// CHECK:       scf.for
+// CHECK-COUNT-2: cuda.pack %{{.*}}, %{{.*}} : bf16, bf16 -> vector<2xbf16>
+// CHECK:       } {cuda.unroll}
 // CHECK-NOT:   arith.extf
 // CHECK:       tirx.return

@@ -105,11 +105,16 @@ tirx.kernel @register_rows() grid [1] threads [128] target "cuda -arch=sm_80" {
 // CHECK-LABEL: @register_rows
 // CHECK-DAG:   %[[OUT:.*]] = tirx.alloc : !tirx.buffer<8xf32, local>
 // CHECK-DAG:   %[[IN:.*]] = tirx.alloc : !tirx.buffer<64xf32, local>
+// The 8 rows are one loop (register indices 8 x the induction variable + 0..7 in, the
+// induction variable out; the PTX printer expands it, printers/ptx/unroll.py).
 // CHECK-NOT:   tirx.alloc
-// CHECK:       cuda.load %[[IN]], %{{.*}} : !tirx.buffer<64xf32, local>, index -> f32
-// CHECK:       arith.addf
-// CHECK-COUNT-40: cuda.shfl_sync xor
+// CHECK:       scf.for %[[ROW:.*]] = %{{.*}} to %[[EIGHT:.*]] step
+// CHECK-NEXT:    %[[FIRST:.*]] = arith.muli %[[ROW]], %[[EIGHT]] : index
+// CHECK-NEXT:    cuda.load %[[IN]], %[[FIRST]] : !tirx.buffer<64xf32, local>, index -> f32
+// CHECK-COUNT-7: arith.addf
+// CHECK-COUNT-5: cuda.shfl_sync xor
 // CHECK-NOT:   cuda.sync_threads
-// CHECK-COUNT-8: cuda.store %[[OUT]]
+// CHECK:         cuda.store %[[OUT]], %[[ROW]], %{{.*}} : !tirx.buffer<8xf32, local>, index, f32
+// CHECK-NEXT:  } {cuda.unroll}
 // CHECK-NOT:   cuda.sync_threads
 // CHECK:       tirx.return

@@ -1,7 +1,8 @@
 """A thread's local array in registers (the `LocalRegisters` mixin of the PTX printer).
 
 After tile dispatch a register tile is one ``tirx.alloc : !tirx.buffer<N x T, local>`` per
-thread, read and written with ``cuda.load`` / ``cuda.store`` at constant indices. Such an array
+thread, read and written with ``cuda.load`` / ``cuda.store`` at constant indices (a rolled
+loop's affine indices become constants first: unroll.py expands the loop). Such an array
 (every use a ``cuda.load`` / ``cuda.store`` of it at a constant index) is **promoted**: each
 element is a register of its type's class (registers.py: f32 ``.f32``, f16/bf16/i16 ``.b16``,
 i32 ``.b32``...), declared together as ``.reg .f32 %acc_<8>;`` (``%acc_0`` .. ``%acc_7``); a

@@ -22,7 +22,8 @@ Module::
   ``.shared .align N .b8 smem_<name>[bytes];`` in the entry, addressed by 32-bit registers; the
   dynamic arena is the module's one ``.extern .shared`` array; ``tirx.alloc`` in local is a
   ``.local`` array;
-* control flow is structured labels (control_flow.py);
+* control flow is structured labels (control_flow.py); a loop over a thread's local array
+  (registers) is first expanded on a copy of the module (unroll.py);
 * addresses for the ptx ops: ``cuda.address %buf, %i`` where the cuda dialect has it (i64
   generic, i32 shared window), or a buffer's base as ``builtin.unrealized_conversion_cast %buf
   to i64 / i32`` (the same values);
@@ -54,6 +55,7 @@ from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_t
                                                          tied_values)
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 from tirx_mlir.backends.cuda.printers.ptx.language import PTX
+from tirx_mlir.backends.cuda.printers.ptx.unroll import expand_register_loops
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
@@ -90,6 +92,7 @@ class PtxFrame(SourcePrinter):
 
     # ---- module ----
     def emit_module(self) -> str:
+        self.module = expand_register_loops(self.module, self.fail)
         kernels = self.module_kernels()
         self.arch = self.module_arch(kernels)
         dyn_align = max((op.alignment() for k in kernels for op in k.walk()
