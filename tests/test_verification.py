@@ -697,6 +697,25 @@ def test_a_reported_move_breaking_dominance_is_caught():
         verifier.check(module)
 
 
+def test_an_op_moved_into_a_reported_block_is_verified_again(monkeypatch):
+    """xDSL's ``inline_block`` moves ops without telling a listener: an op arriving in a block
+    the report reaches is visited there, not taken for the op found valid in its old block."""
+    text = LOOPS.replace("    %x = arith.addi %i, %c1 : index\n",
+                         "    %z = arith.constant 7 : index\n    %x = arith.addi %i, %c1 : index\n")
+
+    def edit(module, log):
+        loop = next(op for op in module.walk() if op.name == "scf.for")
+        moved = next(op for op in loop.walk() if op.name == "arith.constant")
+        moved.detach()
+        loop.parent.insert_op_before(moved, loop)
+        log.changed(loop)  # its body changed; the op that left it is not named
+
+    module, verifier = after_pass(text, edit, audit=True)
+    names = visited(monkeypatch)
+    verifier.check(module)  # the audit finds nothing unverified
+    assert "arith.constant" in names
+
+
 def test_an_unreported_change_is_caught_by_the_audit():
     def edit(module, log):
         mul = next(op for op in module.walk() if op.name == "arith.muli")

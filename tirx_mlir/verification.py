@@ -879,7 +879,8 @@ class ModuleVerifier:
                                  "region")
             last, now_fp = known(id(op)), None
             if last is not None and last[0] is op and (
-                    (affected is not None and id(op) not in affected and not last[3].last)
+                    (affected is not None and id(op) not in affected and not last[3].last
+                     and last[1][2] is block)  # not moved here (xDSL's inline_block tells no one)
                     or last[1] == (now_fp := fingerprint(op, last[3]))):
                 if op is last_op:
                     _check_terminator(op)

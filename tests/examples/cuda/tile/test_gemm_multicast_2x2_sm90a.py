@@ -32,7 +32,8 @@ def test_gemm_multicast_2x2_every_stage_and_compiles():
     assert names.count("ptx.cp_async_bulk_tensor_g2s") == 0
     # each ring's barriers initialised before a cluster barrier (full, empty), one at the exit
     assert names.count("cuda.sync_cluster") == 5
-    loop = next(op for op in final.walk() if op.name == "scf.for")
+    loop = next(op for op in final.walk() if op.name == "scf.for" and  # the K loop (the
+                any(o.name.startswith("ptx.cp_async_bulk_tensor") for o in op.walk()))  # TMA one)
     assert not any(op.name == "cuda.sync_cluster" for op in loop.walk())
     remote = [op for op in loop.walk() if op.name == "ptx.mbarrier_arrive" and
               op.mods().get("space") == "shared::cluster"]

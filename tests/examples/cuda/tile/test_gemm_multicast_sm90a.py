@@ -24,7 +24,8 @@ def test_gemm_multicast_every_stage_and_compiles():
     # the rings' barriers initialised before a cluster barrier (full, empty), one at the exit;
     # none in the K loop: B's stages are released to the cluster through its empty barriers
     assert names.count("cuda.sync_cluster") == 3
-    loop = next(op for op in final.walk() if op.name == "scf.for")
+    loop = next(op for op in final.walk() if op.name == "scf.for" and  # the K loop (the
+                any(o.name.startswith("ptx.cp_async_bulk_tensor") for o in op.walk()))  # TMA one)
     assert not any(op.name == "cuda.sync_cluster" for op in loop.walk())
     remote = [op for op in loop.walk() if op.name == "ptx.mbarrier_arrive" and
               op.mods().get("space") == "shared::cluster"]
