@@ -12,15 +12,7 @@ from ml_dtypes import bfloat16
 from tirx_mlir.interpreter import KernelRunner
 from tirx_mlir.interpreter.rounding import round_float
 from tirx_mlir.located_parser import parse_module
-
-
-def _neighbours(x: np.ndarray, dt) -> tuple[np.ndarray, np.ndarray]:
-    with np.errstate(over="ignore"):
-        near = x.astype(dt)
-        inf = np.asarray(np.inf, dt)
-        lo = np.where(near.astype(np.float64) > x, np.nextafter(near, -inf), near)
-        hi = np.where(near.astype(np.float64) < x, np.nextafter(near, inf), near)
-    return lo, hi
+from tirx_testing.float_neighbours import neighbours
 
 
 VALUES = np.array([1 + 2.0 ** -11, -(1 + 2.0 ** -11), 1 + 2.0 ** -8, 1 + 2.0 ** -24,
@@ -31,7 +23,7 @@ VALUES = np.array([1 + 2.0 ** -11, -(1 + 2.0 ** -11), 1 + 2.0 ** -8, 1 + 2.0 ** 
 @pytest.mark.parametrize("dt", [np.float16, bfloat16, np.float32])
 def test_each_mode_picks_its_neighbour(dt):
     x = np.concatenate([VALUES, np.random.default_rng(0).standard_normal(1000) * 1e3])
-    lo, hi = _neighbours(x, dt)
+    lo, hi = neighbours(x, dt)
     with np.errstate(over="ignore"):
         near = x.astype(dt)
     want = {"rn": near, "rm": lo, "rp": hi, "rz": np.where(x > 0, lo, hi)}

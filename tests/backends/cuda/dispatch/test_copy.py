@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tirx_testing.cuda_every_stage import check_every_stage, lower
+from tirx_testing.float_neighbours import neighbours
 from tirx_mlir.backends.cuda.interpreter.api import simulate
 
 
@@ -203,24 +204,12 @@ def _cast_kernel(src: str, dst: str, mid: str, mode: str, arch: str = "sm_80") -
 """
 
 
-def _bracket(x: np.ndarray, dt) -> tuple[np.ndarray, np.ndarray]:
-    """The neighbours of each f32 ``x`` in ``dt`` below and above it (equal when exact), by
-    numpy's nextafter from the nearest value (independent of the rounding code under test);
-    past the largest finite value the side toward x is inf."""
-    with np.errstate(over="ignore"):
-        near = x.astype(dt)
-        inf = np.asarray(np.inf, dt)
-        lo = np.where(near.astype(np.float64) > x, np.nextafter(near, -inf), near)
-        hi = np.where(near.astype(np.float64) < x, np.nextafter(near, inf), near)
-    return lo, hi
-
-
 def _cast_reference(dt, mode: str):
     def ref(x):
         if mode == "rn":
             with np.errstate(over="ignore"):
                 return [x.astype(dt)]
-        lo, hi = _bracket(x.astype(np.float64), dt)
+        lo, hi = neighbours(x.astype(np.float64), dt)
         return [{"rm": lo, "rp": hi, "rz": np.where(x > 0, lo, hi)}[mode]]
     return ref
 
