@@ -10,9 +10,9 @@ import pytest
 from xdsl.dialects import arith, builtin, func
 from xdsl.transforms.canonicalize import CanonicalizePass
 
-from tirx_mlir.located_parser import make_context, parse_module
-from tirx_mlir.pipelines import get_pipeline
+from tirx_mlir.located_parser import make_context
 from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
+from tirx_testing.same_as_xdsl import checked_points
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CUDA_KERNELS = ("bias_silu", "layernorm", "reduce_2d", "softmax", "gemm_sm90a")
@@ -21,33 +21,17 @@ CASES = [("trn", p) for p in sorted((EXAMPLES / "trn").glob("*.mlir"))] + \
     [("cuda", EXAMPLES / "cuda" / "tile" / f"{k}.mlir") for k in CUDA_KERNELS]
 
 
-def _checked_canonicalizations(pipeline: str, path: Path) -> int:
-    """Run ``pipeline`` on ``path``; at each canonicalize compare ours with xDSL's. Returns how
-    many canonicalizations changed the IR (so the comparison is not vacuous)."""
-    ctx = make_context()
-    module = parse_module(path.read_text(), str(path), ctx)
-    changed = 0
-    for p in get_pipeline(pipeline).passes:
-        if isinstance(p, FastCanonicalizePass):
-            before = str(module)
-            theirs = module.clone()
-            CanonicalizePass().apply(ctx, theirs)
-            p.apply(ctx, module)
-            assert str(module) == str(theirs), f"{path.name}: canonicalize differs from xDSL's"
-            changed += str(module) != before
-        else:
-            p.apply(ctx, module)
-    return changed
-
-
 @pytest.mark.parametrize("pipeline,path", CASES, ids=[f"{b}-{p.stem}" for b, p in CASES])
 def test_same_ir_as_xdsl_canonicalize(pipeline, path):
-    _checked_canonicalizations(pipeline, path)
+    seen, _ = checked_points(path, pipeline, FastCanonicalizePass, CanonicalizePass)
+    assert seen > 0
 
 
 def test_the_comparison_sees_rewrites():
     """At least one trn example's cleanup folds or erases something."""
-    assert _checked_canonicalizations("trn", EXAMPLES / "trn" / "matmul_512.mlir") > 0
+    _, changed = checked_points(EXAMPLES / "trn" / "matmul_512.mlir", "trn",
+                                FastCanonicalizePass, CanonicalizePass)
+    assert changed > 0
 
 
 def test_folds_erases_and_keeps_effects():

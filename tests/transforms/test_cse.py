@@ -12,45 +12,27 @@ from xdsl.dialects import arith, builtin, func, memref, scf
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 
 from tirx_mlir import registry
-from tirx_mlir.located_parser import make_context, parse_module
-from tirx_mlir.pipelines import get_pipeline
+from tirx_mlir.located_parser import make_context
 from tirx_mlir.transforms.cse import FastCSEPass
+from tirx_testing.same_as_xdsl import checked_points
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 CUDA_KERNELS = ("bias_silu", "layernorm", "reduce_2d", "softmax", "gemm_sm90a")
 """A few of examples/cuda/tile (gemm_sm80 and the attention ones take long here)."""
 
 
-def _checked_cses(path: Path, pipeline: str = "cuda") -> int:
-    """Run ``pipeline`` on ``path``; at each cse compare ours with xDSL's. Returns how many of
-    them changed the IR (so the comparison is not vacuous)."""
-    ctx = make_context()
-    module = parse_module(path.read_text(), str(path), ctx)
-    changed = 0
-    passes = get_pipeline(pipeline).passes
-    assert any(isinstance(p, FastCSEPass) for p in passes)
-    for p in passes:
-        if isinstance(p, FastCSEPass):
-            before = str(module)
-            theirs = module.clone()
-            CommonSubexpressionElimination().apply(ctx, theirs)
-            p.apply(ctx, module)
-            assert str(module) == str(theirs), f"{path.name}: cse differs from xDSL's"
-            changed += str(module) != before
-        else:
-            p.apply(ctx, module)
-    return changed
-
-
 @pytest.mark.parametrize("kernel", CUDA_KERNELS)
 def test_same_ir_as_xdsl_cse_in_the_cuda_pipeline(kernel):
-    assert _checked_cses(EXAMPLES / "cuda" / "tile" / f"{kernel}.mlir") > 0
+    seen, changed = checked_points(EXAMPLES / "cuda" / "tile" / f"{kernel}.mlir", "cuda",
+                                   FastCSEPass, CommonSubexpressionElimination)
+    assert seen > 0 and changed > 0
 
 
 @pytest.mark.parametrize("path", sorted((EXAMPLES / "trn").glob("*.mlir"))[:4],
                          ids=lambda p: p.stem)
 def test_same_ir_as_xdsl_cse_in_the_trn_pipeline(path):
-    _checked_cses(path, "trn")
+    seen, _ = checked_points(path, "trn", FastCSEPass, CommonSubexpressionElimination)
+    assert seen > 0
 
 
 def _function(body_ops, result_types=()) -> builtin.ModuleOp:
