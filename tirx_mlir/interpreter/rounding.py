@@ -42,9 +42,19 @@ def directed(x: np.ndarray, r: np.ndarray, mode: str) -> np.ndarray:
         return r
     rf = r.astype(F64)
     with np.errstate(invalid="ignore"):
-        above, below = rf > x, rf < x
+        return toward(r, rf > x, rf < x, x > 0, x < 0, mode)
+
+
+def toward(r: np.ndarray, above: np.ndarray, below: np.ndarray, positive: np.ndarray,
+           negative: np.ndarray, mode: str) -> np.ndarray:
+    """Correct ``r`` (one of the two neighbours of an exact value, or the value itself) to
+    the rounding ``mode``, knowing only where ``r`` lies ``above`` or ``below`` the exact
+    value and where that value is ``positive`` or ``negative`` (`directed` compares with a
+    float64; rounded_arith.py decides exactly without forming the exact value)."""
+    if mode == "rn":
+        return r
     if mode == "rz":
-        down, up = above & (x > 0), below & (x < 0)
+        down, up = above & positive, below & negative
     elif mode == "rm":
         down, up = above, np.zeros_like(above)
     elif mode == "rp":

@@ -50,7 +50,7 @@ from tirx_mlir.dialects.tirx.access import is_guarded
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 from tirx_mlir.dialects.tirx.tile_base import TileOp
-from tirx_mlir.interpreter import cluster, rounding, runtime
+from tirx_mlir.interpreter import cluster, rounded_arith, rounding, runtime
 from tirx_mlir.interpreter import tile_semantics as sem
 from tirx_mlir.interpreter.runtime import InterpretError
 
@@ -326,6 +326,50 @@ def _fma(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
                                            call.read(v["bias"])))
 
 
+ROUNDED_OPERANDS: dict[type[TileOp], tuple[str, tuple[str, ...]]] = {
+    T.AddOp: ("add", ("lhs", "rhs")), T.SubOp: ("sub", ("lhs", "rhs")),
+    T.MulOp: ("mul", ("lhs", "rhs")), T.FdivOp: ("div", ("lhs", "rhs")),
+    T.FmaOp: ("fma", ("input", "scale", "bias")), T.ReciprocalOp: ("rcp", ("src",)),
+    T.SqrtOp: ("sqrt", ("src",)),
+}
+"""The arithmetic ops taking a ``rounding_mode`` config: their `rounded_arith` kind and
+operands (sqrt's bias and scale come first, `_rounded_arith`)."""
+
+
+def _rounded_arith(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+    """An arithmetic op with a ``rounding_mode`` config: each f32 operation (sqrt's scale
+    multiply and bias add included; fma fused) rounds in the mode (`rounded_arith`), and so
+    does the store to a narrower destination."""
+    op = call.op
+    kind, names = ROUNDED_OPERANDS[type(op)]
+    mode = op.rounding_mode()
+    dst = v["dst"]
+
+    def f32(name: str) -> Any:
+        x = v.get(name)
+        return None if x is None else np.asarray(call.read(x), dtype=np.float32)
+
+    args = [f32(n) for n in names]
+    if kind == "sqrt":
+        x = args[0].reshape(dst.shape) if args[0].size == dst.size else args[0]
+        scale, bias = f32("scale"), f32("bias")
+        if scale is not None:
+            x = rounded_arith.rounded("mul", [x, scale], mode)
+        if bias is not None:
+            x = rounded_arith.rounded("add", [x, bias], mode)
+        args = [x]
+    value = np.broadcast_to(rounded_arith.rounded(kind, args, mode), dst.shape)
+    runtime.store(dst, rounding.round_float(value.astype(np.float64), dst.dtype, mode))
+
+
+def _or_rounded(plain: Semantics) -> Semantics:
+    """``plain``, or `_rounded_arith` for an op with a ``rounding_mode`` config."""
+    def run(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
+        (_rounded_arith if call.op.rounds() else plain)(call, v, interp)
+
+    return run
+
+
 def _select(call: TileCall, v: dict[str, Any], interp: Interpreter) -> None:
     dst = v["dst"]
     op = call.op
@@ -400,14 +444,17 @@ SEMANTICS: dict[type[TileOp], Semantics] = {
     T.CopyOp: _copy, T.CopyAsyncOp: _copy_async, T.PermuteLayoutOp: _copy,
     T.GemmOp: _gemm, T.GemmAsyncOp: _gemm_async,
     T.ZeroOp: _zero, T.FillOp: _fill, T.MemsetOp: _fill,
-    T.ReciprocalOp: _unary(sem.UNARY["reciprocal"]), T.SiluOp: _unary(sem.UNARY["silu"]),
-    T.SqrtOp: _unary(sem.UNARY["sqrt"]), T.ExpOp: _unary(sem.UNARY["exp"]),
+    T.ReciprocalOp: _or_rounded(_unary(sem.UNARY["reciprocal"])),
+    T.SiluOp: _unary(sem.UNARY["silu"]),
+    T.SqrtOp: _or_rounded(_unary(sem.UNARY["sqrt"])), T.ExpOp: _unary(sem.UNARY["exp"]),
     T.Exp2Op: _unary(sem.UNARY["exp2"]), T.Log2Op: _unary(sem.UNARY["log2"]),
     T.CastOp: _cast,
-    T.AddOp: _binary(sem.BINARY["add"]), T.SubOp: _binary(sem.BINARY["sub"]),
-    T.MulOp: _binary(sem.BINARY["mul"]), T.FdivOp: _binary(sem.BINARY["fdiv"]),
+    T.AddOp: _or_rounded(_binary(sem.BINARY["add"])),
+    T.SubOp: _or_rounded(_binary(sem.BINARY["sub"])),
+    T.MulOp: _or_rounded(_binary(sem.BINARY["mul"])),
+    T.FdivOp: _or_rounded(_binary(sem.BINARY["fdiv"])),
     T.MaximumOp: _binary(sem.BINARY["maximum"]), T.MinimumOp: _binary(sem.BINARY["minimum"]),
-    T.FmaOp: _fma, T.SelectOp: _select,
+    T.FmaOp: _or_rounded(_fma), T.SelectOp: _select,
     T.SumOp: _reduce("sum"), T.MaxOp: _reduce("max"), T.MinOp: _reduce("min"),
     T.ReduceNegateOp: _reduce(None),
     T.BinaryReduceOp: _binary_reduce, T.UnaryReduceOp: _unary_reduce,

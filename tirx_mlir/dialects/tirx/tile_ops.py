@@ -319,6 +319,48 @@ class MemsetOp(_FillLike):
     name = "tirx.memset"
 
 
+ROUNDING_MODES = ("rn", "rz", "rm", "rp")
+"""TIRx's ``rounding_mode`` config of a float cast or arithmetic op: to nearest even (the
+default), toward zero, toward -inf, toward +inf."""
+
+
+class _Rounded:
+    """An op taking TIRx's ``rounding_mode`` config (`ROUNDING_MODES`)."""
+
+    def rounding_mode(self) -> str:
+        """The ``rounding_mode`` config, ``"rn"`` when absent (checked by `verify_tile`)."""
+        attr = self.config_dict().get("rounding_mode")  # type: ignore[attr-defined]
+        return "rn" if attr is None else attr.data
+
+    def rounds(self) -> bool:
+        """Whether the op carries a ``rounding_mode`` config (rn included: then an arithmetic
+        op computes as `rounded_arith` says, fma rounding once)."""
+        return "rounding_mode" in self.config_dict()  # type: ignore[attr-defined]
+
+
+def _check_rounding(op: TileOp, *names: str, f32: bool) -> None:
+    """A ``rounding_mode`` config is one of `ROUNDING_MODES` on float operands ``names``;
+    ``f32``: arithmetic, which rounds in f32 (no f64 operand)."""
+    attr = op.config_dict().get("rounding_mode")
+    if attr is None:
+        return
+    if not isinstance(attr, StringAttr) or attr.data not in ROUNDING_MODES:
+        raise rules.RuleError(f"{op.name} config rounding_mode must be one of "
+                              f"{', '.join(ROUNDING_MODES)}; got {attr}")
+    for name in names:
+        value = getattr(op, name)
+        if value is None:
+            continue
+        t = value.type.element_type if isinstance(value.type, BufferType) else value.type
+        if not dtypes.is_float(t):
+            what = "arithmetic" if f32 else "float -> float casts"
+            raise rules.RuleError(f"{op.name} config rounding_mode rounds {what}; operand "
+                                  f"'{name}' has type {t}")
+        if f32 and dtypes.bit_width(t) > 32:
+            raise rules.RuleError(f"{op.name} config rounding_mode rounds f32 arithmetic; "
+                                  f"operand '{name}' has type {t}")
+
+
 class _UnaryOp(TileOp):
     dst = operand_def(BufferType)
     src = operand_def(BufferType)
@@ -329,14 +371,16 @@ class _UnaryOp(TileOp):
 
 
 @irdl_op_definition
-class ReciprocalOp(_UnaryOp):
-    """dst = 1 / src. ``tirx.reciprocal %r, %s : ...``"""
+class ReciprocalOp(_Rounded, _UnaryOp):
+    """dst = 1 / src. ``tirx.reciprocal %r, %s : ...``; ``config {rounding_mode = "rz"}``
+    rounds the f32 division that way (`_Rounded`)."""
 
     name = "tirx.reciprocal"
 
     def verify_tile(self) -> None:
         super().verify_tile()
         _check_float(self, "dst", "src")
+        _check_rounding(self, "dst", "src", f32=True)
 
 
 @irdl_op_definition
@@ -350,13 +394,8 @@ class SiluOp(_UnaryOp):
         _check_float(self, "dst", "src")
 
 
-ROUNDING_MODES = ("rn", "rz", "rm", "rp")
-"""TIRx's ``rounding_mode`` config of a float cast: to nearest even (the default), toward zero,
-toward -inf, toward +inf."""
-
-
 @irdl_op_definition
-class CastOp(_UnaryOp):
+class CastOp(_Rounded, _UnaryOp):
     """dst = src converted to dst's element type (round to nearest even; float to integer
     truncates toward zero and saturates). ``tirx.cast %h, %f : <..xf16..>, <..xf32..>``;
     ``config {rounding_mode = "rz"}`` (`ROUNDING_MODES`) rounds a float -> float cast that
@@ -364,24 +403,9 @@ class CastOp(_UnaryOp):
 
     name = "tirx.cast"
 
-    def rounding_mode(self) -> str:
-        """The ``rounding_mode`` config, ``"rn"`` when absent (checked by `verify_tile`)."""
-        attr = self.config_dict().get("rounding_mode")
-        return "rn" if attr is None else attr.data
-
     def verify_tile(self) -> None:
         super().verify_tile()
-        attr = self.config_dict().get("rounding_mode")
-        if attr is None:
-            return
-        if not isinstance(attr, StringAttr) or attr.data not in ROUNDING_MODES:
-            raise rules.RuleError(f"{self.name} config rounding_mode must be one of "
-                                  f"{', '.join(ROUNDING_MODES)}; got {attr}")
-        for name in ("dst", "src"):
-            t = _buf(self, name).element_type
-            if not dtypes.is_float(t):
-                raise rules.RuleError(f"{self.name} config rounding_mode rounds float -> float "
-                                      f"casts; operand '{name}' has type {t}")
+        _check_rounding(self, "dst", "src", f32=False)
 
 
 class _UnaryBiasScaleOp(TileOp):
@@ -402,10 +426,16 @@ class _UnaryBiasScaleOp(TileOp):
 
 
 @irdl_op_definition
-class SqrtOp(_UnaryBiasScaleOp):
-    """dst = sqrt(src * scale + bias). ``tirx.sqrt %y, %x scale %s : ...``"""
+class SqrtOp(_Rounded, _UnaryBiasScaleOp):
+    """dst = sqrt(src * scale + bias). ``tirx.sqrt %y, %x scale %s : ...``; with ``config
+    {rounding_mode = ...}`` the multiply, the add and the square root each round in f32 that
+    way."""
 
     name = "tirx.sqrt"
+
+    def verify_tile(self) -> None:
+        super().verify_tile()
+        _check_rounding(self, "dst", "src", "bias", "scale", f32=True)
 
 
 @irdl_op_definition
@@ -432,8 +462,10 @@ class Log2Op(_UnaryBiasScaleOp):
 # --- binary -------------------------------------------------------------------------------------
 
 
-class _BinaryOp(TileOp):
-    """dst = lhs ⊕ rhs; either side may be a scalar or a buffer broadcast (NumPy-style) to dst."""
+class _BinaryOp(_Rounded, TileOp):
+    """dst = lhs ⊕ rhs; either side may be a scalar or a buffer broadcast (NumPy-style) to dst.
+    add, sub, mul and fdiv take ``config {rounding_mode = ...}`` (`ROUNDED_FUNCS`): the f32
+    operation rounds that way; maximum and minimum are exact and take none."""
 
     FUNC: ClassVar[str]
     dst = operand_def(BufferType)
@@ -446,6 +478,15 @@ class _BinaryOp(TileOp):
         rules.check_broadcast(f"{self.name} rhs", _shape(self, "rhs"), dst)
         if self.FUNC == "fdiv":
             _check_float(self, "dst", "lhs", "rhs")
+        if self.FUNC in ROUNDED_FUNCS:
+            _check_rounding(self, "dst", "lhs", "rhs", f32=True)
+        elif "rounding_mode" in self.config_dict():
+            raise rules.RuleError(f"{self.name} is exact and takes no rounding_mode; it rounds "
+                                  f"{', '.join(ROUNDED_FUNCS)}")
+
+
+ROUNDED_FUNCS = ("add", "sub", "mul", "fdiv")
+"""The binary ops taking a ``rounding_mode`` config."""
 
 
 @irdl_op_definition
@@ -497,10 +538,11 @@ class MinimumOp(_BinaryOp):
 
 
 @irdl_op_definition
-class FmaOp(TileOp):
+class FmaOp(_Rounded, TileOp):
     """dst = input * scale + bias; scale and bias are scalars or broadcast buffers.
 
-    ``tirx.fma %y, %x, %s, %b : ...``
+    ``tirx.fma %y, %x, %s, %b : ...``; with ``config {rounding_mode = ...}`` the f32 multiply-add
+    is fused and rounds once, that way (PTX ``fma.<mode>.f32``).
     """
 
     name = "tirx.fma"
@@ -513,6 +555,7 @@ class FmaOp(TileOp):
         dst = _buf(self, "dst").get_shape()
         for name in ("input", "scale", "bias"):
             rules.check_broadcast(f"fma {name}", _shape(self, name), dst)
+        _check_rounding(self, "dst", "input", "scale", "bias", f32=True)
 
 
 @irdl_op_definition

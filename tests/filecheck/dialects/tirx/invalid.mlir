@@ -796,6 +796,37 @@ tirx.cast %i, %f config {rounding_mode = "rz"} : !tirx.buffer<4x4xi32, shared>, 
 // -----
 
 %a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+tirx.add %a, %a, %a config {rounding_mode = "rna"} : !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, shared>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.add' op tirx.add config rounding_mode must be one of rn, rz, rm, rp; got "rna"
+
+// -----
+
+%d = "test.op"() : () -> !tirx.buffer<4x4xf64, shared>
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+tirx.fma %d, %a, %a, %a config {rounding_mode = "rz"} : !tirx.buffer<4x4xf64, shared>, !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, shared>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.fma' op tirx.fma config rounding_mode rounds f32 arithmetic; operand 'dst' has type f64
+
+// -----
+
+%i = "test.op"() : () -> !tirx.buffer<4x4xi32, shared>
+tirx.mul %i, %i, %i config {rounding_mode = "rp"} : !tirx.buffer<4x4xi32, shared>, !tirx.buffer<4x4xi32, shared>, !tirx.buffer<4x4xi32, shared>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.mul' op tirx.mul config rounding_mode rounds arithmetic; operand 'dst' has type i32
+
+// -----
+
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+tirx.maximum %a, %a, %a config {rounding_mode = "rz"} : !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, shared>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.maximum' op tirx.maximum is exact and takes no rounding_mode; it rounds add, sub, mul, fdiv
+
+// -----
+
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
+tirx.sqrt %a, %a config {rounding_mode = 3} : !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, shared>
+// CHECK: invalid.mlir:[[# @LINE - 1]]:1: error: 'tirx.sqrt' op tirx.sqrt config rounding_mode must be one of rn, rz, rm, rp; got 3 : i64
+
+// -----
+
+%a = "test.op"() : () -> !tirx.buffer<4x4xf32, shared>
 %g = "test.op"() : () -> !tirx.buffer<4x4xf32, global>
 %m = "test.op"() : () -> index
 tirx.copy_async %a, %g cta_mask %m config {cta_mask = 3} : !tirx.buffer<4x4xf32, shared>, !tirx.buffer<4x4xf32, global>, index

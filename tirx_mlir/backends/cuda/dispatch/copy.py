@@ -12,7 +12,7 @@
   copy where some memory side cannot be read or written in aligned runs of N (a row shorter
   than N, a misaligned view, a register layout whose runs are shorter) declines with the reason
   instead of narrowing it. A cast's ``config {rounding_mode = "rz"}`` (or ``rm``, ``rp``;
-  ``rn`` is the default) converts each element with one ``cvt.<mode>`` (`_rounded`), never two
+  ``rn`` is the default) converts each element with one ``cvt.<mode>`` (`rounded_conversion`), never two
   at a time (``cvt.rn.{f16,bf16}x2`` rounds to nearest); a conversion PTX has no such ``cvt``
   for declines, naming the ones it has.
 * ``fallback`` (priority 0): memory-to-memory copies nothing else takes (e.g. a source whose
@@ -46,18 +46,19 @@ ANYWHERE = common.operands_in(GLOBAL, LOCAL, *SHARED_SCOPES)
 def _vec_auto(op, ctx) -> None:
     """Copy through the elementwise engine (module docstring)."""
     mode = op.rounding_mode() if isinstance(op, T.CastOp) else "rn"
-    fn = (lambda b, xs: xs[0]) if mode == "rn" else _rounded(elem_type(op.dst), mode)
+    fn = (lambda b, xs: xs[0]) if mode == "rn" else rounded_conversion(elem_type(op.dst), mode)
     pointwise.lower(op, ctx, op.dst, [op.src], fn,
                     ctype=elem_type(op.src), convert_pairs=isinstance(op, T.CastOp) and
                     mode == "rn", move=isinstance(op, T.CopyOp), require_vector=_vec_len(op))
 
 
-def _rounded(to, mode: str):
+def rounded_conversion(to, mode: str):
     """The scalar conversion to ``to`` in rounding ``mode`` (a cast's ``rounding_mode``): one
-    ``cvt.<mode>`` of each element; a widening cast is exact and converts as any other."""
+    ``cvt.<mode>`` of each element; a widening cast (or none) is exact and converts as any
+    other."""
     def fn(b, xs):
         x = xs[0]
-        if dtypes.bit_width(to) > dtypes.bit_width(x.type):
+        if to == x.type or dtypes.bit_width(to) > dtypes.bit_width(x.type):
             return pointwise.convert(b, x, to)
         try:
             cvt = ptx_make("cvt", [x], [to], rnd=mode, dtype=dtypes.type_name(to),

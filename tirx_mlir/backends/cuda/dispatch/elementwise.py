@@ -10,7 +10,9 @@ integers in their type) and rounded to the destination's type on store.
 Scalar functions (`SCALAR`), stated once: ``maximum``/``minimum`` propagate NaN
 (``arith.maximumf``, as numpy's); ``silu(x) = x / (1 + exp(-x))``; ``reciprocal(x) = 1 / x``
 (IEEE division); ``fma`` is ``input * scale + bias``. Destinations: ``reg`` writes registers,
-``smem`` shared memory, ``gmem`` (priority 5) global memory.
+``smem`` shared memory, ``gmem`` (priority 5) global memory. TIRx's ``rounding_mode`` config on
+add, sub, mul, fdiv, fma, reciprocal and sqrt: `rounded_arith` (one PTX ``<op>.<mode>.f32``
+per operation).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, SSAValue
 
-from tirx_mlir.backends.cuda.dispatch import common, pointwise
+from tirx_mlir.backends.cuda.dispatch import common, pointwise, rounded_arith
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dispatch import exec_scope_in, fail
@@ -98,6 +100,9 @@ def _with_bias_scale(f):
 
 def _lower(op, ctx) -> None:
     """One engine for every elementwise op (the operands and scalar function by op class)."""
+    if type(op) in rounded_arith.KIND and op.rounds():
+        rounded_arith.lower(op, ctx)
+        return
     if isinstance(op, (T.ZeroOp,)):
         t = elem_type(op.dst)
         pointwise.lower(op, ctx, op.dst, [], lambda b, xs: _const(b, 0.0, t), ctype=t)
@@ -133,9 +138,10 @@ OPS: tuple[type, ...] = (T.ZeroOp, T.FillOp, T.MemsetOp, T.CastOp, T.ReciprocalO
 ANY_SCOPE = common.operands_in(GLOBAL, LOCAL, *SHARED_SCOPES)
 
 for _cls in OPS:
+    _config = ("rounding_mode",) if _cls in rounded_arith.KIND else ()
     common.cuda_variant(_cls, "reg", 10, [SCOPES, common.ONE_DIM_BLOCK, ANY_SCOPE,
-                                          common.dst_in((LOCAL,))])(_lower)
+                                          common.dst_in((LOCAL,))], config=_config)(_lower)
     common.cuda_variant(_cls, "smem", 10, [SCOPES, common.ONE_DIM_BLOCK, ANY_SCOPE,
-                                           common.dst_in(SHARED_SCOPES)])(_lower)
+                                           common.dst_in(SHARED_SCOPES)], config=_config)(_lower)
     common.cuda_variant(_cls, "gmem", 5, [SCOPES, common.ONE_DIM_BLOCK, ANY_SCOPE,
-                                          common.dst_in((GLOBAL,))])(_lower)
+                                          common.dst_in((GLOBAL,))], config=_config)(_lower)

@@ -128,3 +128,32 @@ tirx.kernel @dsmem_mbar(%A: !tirx.buffer<32x64xf32, global>) grid [2] threads [1
 
 // CHECK:      config_invalid.mlir:124:3: error: 'tirx.copy_async' op tile dispatch failed
 // CHECK:      dsmem (prio=10) {{ *}}| declined — config mbar is not a config of this variant (it takes: none)
+
+// -----
+
+// exp has no rounded PTX form: TIRx's rounding_mode is taken by add, sub, mul, fdiv, fma,
+// reciprocal and sqrt (rounded_arith.py) and cast, not by the transcendental ops.
+tirx.kernel @exp_rounding_mode() grid [1] threads [128] target "cuda -arch=sm_80" {
+  %s = tirx.alloc : !tirx.buffer<64x64xf32, shared>
+  %one = arith.constant 1.0 : f32
+  tirx.fill cta %s, %one : !tirx.buffer<64x64xf32, shared>, f32
+  tirx.exp cta %s, %s config {rounding_mode = "rz"} : !tirx.buffer<64x64xf32, shared>, !tirx.buffer<64x64xf32, shared>
+  tirx.return
+}
+
+// CHECK:      config_invalid.mlir:140:3: error: 'tirx.exp' op tile dispatch failed
+// CHECK:      smem (prio=10) {{ *}}| declined — config rounding_mode is not a config of this variant (it takes: none)
+
+// -----
+
+// add takes rounding_mode; its variants name it among the keys they take.
+tirx.kernel @add_vec_len() grid [1] threads [128] target "cuda -arch=sm_80" {
+  %s = tirx.alloc : !tirx.buffer<64x64xf32, shared>
+  %one = arith.constant 1.0 : f32
+  tirx.fill cta %s, %one : !tirx.buffer<64x64xf32, shared>, f32
+  tirx.add cta %s, %s, %s config {vec_len = 4} : !tirx.buffer<64x64xf32, shared>, !tirx.buffer<64x64xf32, shared>, !tirx.buffer<64x64xf32, shared>
+  tirx.return
+}
+
+// CHECK:      config_invalid.mlir:154:3: error: 'tirx.add' op tile dispatch failed
+// CHECK:      smem (prio=10) {{ *}}| declined — config vec_len is not a config of this variant (it takes: rounding_mode)

@@ -76,6 +76,19 @@ CP_ASYNC_SLOTS = (Slot("cache", ("ca", "cg")), Slot("space", SHARED),
 CP_ASYNC_REQS = (Req("sm_80", "7.0"), Req("sm_80", "7.4", {"l2": L2_PREFETCH}))
 CP_ASYNC_OPERANDS = (_addr("dst"), _addr("src"), Operand("cp_size", "imm", choices=(4, 8, 16)))
 
+FLOAT_ROUNDING = Slot("rnd", ("rn", "rz", "rm", "rp"))
+
+
+def _rounded_f32(name: str, inputs: tuple[str, ...], doc: str) -> Entry:
+    """``<name>.<rnd>.f32``: f32 arithmetic rounded in an explicit mode (the rounded forms only:
+    plain arithmetic is arith/math in the IR, printed by the printers)."""
+    return Entry(f"{name}_rnd", name, f"{name}.{{rnd}}.f32", (FLOAT_ROUNDING,),
+                 (Operand("dst", rw="w", type="f32"),
+                  *(Operand(n, type="f32") for n in inputs)),
+                 (Req("sm_75", "6.3"),), None, f"{doc}, rounded to f32 in the mode",
+                 f"{name} (.rnd.f32)")
+
+
 # --- the rows ------------------------------------------------------------------------------------
 
 MEM_SLOTS = (Slot("sem", ("relaxed", "acquire", "volatile"), True),
@@ -144,6 +157,14 @@ ROWS: tuple[Entry, ...] = (
           (Operand("dst", rw="w", type="b32"), Operand("src", type="f32")),
           (Req("sm_80", "7.0"), Req("sm_90", "7.8", {"rnd": ("rn", "rz")})), None,
           "round f32 to tf32 (kept in a b32 register)", "cvt (tf32)"),
+    # ---- f32 arithmetic in an explicit rounding mode ----
+    _rounded_f32("add", ("a", "b"), "a + b"),
+    _rounded_f32("sub", ("a", "b"), "a - b"),
+    _rounded_f32("mul", ("a", "b"), "a * b"),
+    _rounded_f32("div", ("a", "b"), "a / b (IEEE)"),
+    _rounded_f32("fma", ("a", "b", "c"), "a * b + c fused"),
+    _rounded_f32("rcp", ("a",), "1 / a (IEEE)"),
+    _rounded_f32("sqrt", ("a",), "sqrt(a) (IEEE)"),
     # ---- warp-level MMA and matrix load/store ----
     Entry("mma_sync", "mma", "mma.sync.aligned.{shape}.row.col.{dtype}.{atype}.{btype}.{ctype}",
           (Slot("shape", ("m16n8k8", "m16n8k16", "m16n8k32")),

@@ -18,6 +18,7 @@ from tirx_mlir.backends.cuda.interpreter.lane_ops import packing, rounding
 from tirx_mlir.backends.cuda.interpreter.lane_ops.adapter import lane_fn_impl
 from tirx_mlir.backends.cuda.interpreter.lane_ops.lanes import F32, lane_dtype, to_f64
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
+from tirx_mlir.interpreter import rounded_arith
 
 PTX_FLOATS = {"f16": np.dtype(np.float16), "bf16": packing.BF16, "f32": F32,
               "f64": np.dtype(np.float64)}
@@ -112,9 +113,19 @@ def prmt(op, args, mask):
     return (as_result(op, 0, d),)
 
 
+def rounded_f32(op, args, mask):
+    """``<op>.<rnd>.f32`` (add, sub, mul, div, fma, rcp, sqrt): the core's rounded f32
+    arithmetic (`tirx_mlir.interpreter.rounded_arith`, the tile level's rounding_mode too)."""
+    view = row_view(op, args)
+    kind = op.ENTRY.family
+    values = [_read_float(x[0], "f32") for x in view.reads.values()]
+    return (as_result(op, 0, rounded_arith.rounded(kind, values, view.mods["rnd"])),)
+
+
 for _row, _fn in (("mov", mov), ("mov_pack", mov_pack), ("mov_unpack", mov_unpack),
                   ("cvt", cvt), ("cvt_pack", cvt_pack), ("cvt_fp8x2", cvt_fp8x2),
                   ("cvt_fp8x2_f16x2", cvt_fp8x2_f16x2), ("cvt_tf32", cvt_tf32), ("prmt", prmt)):
     ptx_row(_row)(lane_fn_impl(_fn))
+ptx_row(*(f"{k}_rnd" for k in rounded_arith.KINDS))(lane_fn_impl(rounded_f32))
 
 

@@ -16,6 +16,13 @@ ptx.st "release.gpu.global.b32" [%p], %r : (i64, i32) -> ()
 %cvt_fp8x2 = ptx.cvt_fp8x2 "relu.e4m3x2" %f, %f : (f32, f32) -> i16
 %cvt_fp8x2_f16x2 = ptx.cvt_fp8x2_f16x2 "relu.e4m3x2" %h : (i16) -> i32
 %cvt_tf32 = ptx.cvt_tf32 "rna" %f : (f32) -> i32
+%add_rnd = ptx.add_rnd "rz" %f, %f : (f32, f32) -> f32
+%sub_rnd = ptx.sub_rnd "rm" %f, %f : (f32, f32) -> f32
+%mul_rnd = ptx.mul_rnd "rp" %f, %f : (f32, f32) -> f32
+%div_rnd = ptx.div_rnd "rn" %f, %f : (f32, f32) -> f32
+%fma_rnd = ptx.fma_rnd "rz" %f, %f, %f : (f32, f32, f32) -> f32
+%rcp_rnd = ptx.rcp_rnd "rm" %f : (f32) -> f32
+%sqrt_rnd = ptx.sqrt_rnd "rp" %f : (f32) -> f32
 %mma_sync:4 = ptx.mma_sync "m16n8k16.f32.bf16.bf16.f32" {%r, %r, %r, %r}, {%r, %r}, {%f, %f, %f, %f} : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
 %ldmatrix:4 = ptx.ldmatrix "x4.trans.shared::cta" [%p] : (i64) -> (i32, i32, i32, i32)
 ptx.stmatrix "x1.trans.shared" [%p], {%r} : (i64, i32) -> ()
@@ -83,6 +90,13 @@ ptx.setmaxnreg "inc" 240
 // CHECK-NEXT: %cvt_fp8x2 = ptx.cvt_fp8x2 "relu.e4m3x2" %f, %f : (f32, f32) -> i16
 // CHECK-NEXT: %cvt_fp8x2_f16x2 = ptx.cvt_fp8x2_f16x2 "relu.e4m3x2" %h : (i16) -> i32
 // CHECK-NEXT: %cvt_tf32 = ptx.cvt_tf32 "rna" %f : (f32) -> i32
+// CHECK-NEXT: %add_rnd = ptx.add_rnd "rz" %f, %f : (f32, f32) -> f32
+// CHECK-NEXT: %sub_rnd = ptx.sub_rnd "rm" %f, %f : (f32, f32) -> f32
+// CHECK-NEXT: %mul_rnd = ptx.mul_rnd "rp" %f, %f : (f32, f32) -> f32
+// CHECK-NEXT: %div_rnd = ptx.div_rnd "rn" %f, %f : (f32, f32) -> f32
+// CHECK-NEXT: %fma_rnd = ptx.fma_rnd "rz" %f, %f, %f : (f32, f32, f32) -> f32
+// CHECK-NEXT: %rcp_rnd = ptx.rcp_rnd "rm" %f : (f32) -> f32
+// CHECK-NEXT: %sqrt_rnd = ptx.sqrt_rnd "rp" %f : (f32) -> f32
 // CHECK-NEXT: %mma_sync, %mma_sync_1, %mma_sync_2, %mma_sync_3 = ptx.mma_sync "m16n8k16.f32.bf16.bf16.f32" {%r, %r, %r, %r}, {%r, %r}, {%f, %f, %f, %f} : (i32, i32, i32, i32, i32, i32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
 // CHECK-NEXT: %ldmatrix, %ldmatrix_1, %ldmatrix_2, %ldmatrix_3 = ptx.ldmatrix "x4.trans.shared::cta" [%p] : (i64) -> (i32, i32, i32, i32)
 // CHECK-NEXT: ptx.stmatrix "x1.trans.shared" [%p], {%r} : (i64, i32) -> ()
