@@ -16,7 +16,8 @@ the tile-level order), ``pointwise`` (the elementwise engine). Variants, one mod
 * ``gemm`` (``mma.m16n8k*``; fragments in ``layout/fragments``, with ``fragment_io`` and
   ``warp_blocks``), ``gemm_async`` (``wgmma``; layouts in ``layout/fragments_wgmma``,
   ``layout/wgmma_operand``, ``layout/swizzle``);
-* ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``, ``gmem``), ``select``
+* ``elementwise`` (the unary/binary ops and fills: ``reg``, ``smem``, ``gmem``; with
+  ``rounded_arith``, TIRx's ``rounding_mode`` on arithmetic), ``select``
   (``default``: the affine predicate on the coordinate);
 * ``reduction`` (sum/max/min/reduce_negate: ``local``, ``shared``; its plan in
   ``layout/reduction_plan``), ``fused`` (unary_reduce, binary_reduce, binary_chain:
