@@ -329,24 +329,6 @@ def test_a_run_time_mask_declines(text, reason):
         lower(text, "runtime")
 
 
-def test_a_run_time_mask_in_a_pipelined_ring_is_a_located_error():
-    from tirx_mlir.diagnostics import op_location
-
-    text = (Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" /
-            "gemm_multicast_sm90a.mlir").read_text()
-    old = ('tirx.copy_async cta %sbs, %b dispatch "tma_auto" config {cta_mask = 3} : '
-           '!tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, global>')
-    assert old in text
-    line = text[:text.index(old)].count("\n") + 2  # after the inserted constant
-    text = text.replace(old, '%m3 = arith.constant 3 : index\n    tirx.copy_async cta %sbs, '
-                        '%b cta_mask %m3 dispatch "tma_auto" : !tirx.buffer<128x64xf16, '
-                        'shared>, !tirx.buffer<128x64xf16, global>, index')
-    with pytest.raises(TirxError, match="a cta_mask known only at run time in a pipelined TMA "
-                                        "ring") as err:
-        lower(text, "gemm")
-    assert op_location(err.value.op)[1] == line
-
-
 def test_a_run_time_mask_is_not_dropped_by_cp_async():
     """Without ``dispatch "tma_auto"`` on an sm_90a kernel, ldgsts (priority 20) declines the
     operand, and tma_auto takes the copy."""

@@ -1,7 +1,10 @@
 """The TMA/wgmma ring protocol's static side: which views are stage tiles (and which stage),
-and which rings are pipelined (TMA writers, gemm_async readers of one scope)."""
+and which rings are pipelined (TMA writers, gemm_async readers of one scope); and a ring whose
+multicast mask is known only at run time, end to end."""
 
 from __future__ import annotations
+
+import pytest
 
 from tirx_mlir.backends.cuda.dispatch import tma_ring
 from tirx_mlir.dialects.tirx import tile_ops as T
@@ -61,3 +64,76 @@ def test_pipelined_rings_are_read_by_gemm_async_only():
         op.detach()
     assert tma_ring.pipelined(ctx, allocs["ring"])
     assert tma_ring.consumer_threads(kernel, allocs["ring"]) == 128
+
+
+# --- a cta_mask known only at run time in a pipelined ring ----------------------------------------
+
+def _runtime_ring(mask: str) -> str:
+    """examples/cuda/tile/gemm_multicast_sm90a.mlir with B's config {cta_mask = 3} replaced by
+    the operand ``%m3``, computed by ``mask`` (before the rings)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" /
+            "gemm_multicast_sm90a.mlir").read_text()
+    old = ('tirx.copy_async cta %sbs, %b dispatch "tma_auto" config {cta_mask = 3} : '
+           '!tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, global>')
+    assert old in text
+    text = text.replace("  %sa = tirx.alloc", "  " + mask + "\n  %sa = tirx.alloc", 1)
+    return text.replace(old, 'tirx.copy_async cta %sbs, %b cta_mask %m3 dispatch "tma_auto" : '
+                             '!tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, '
+                             'global>, index')
+
+
+BOTH = "%m3 = arith.constant 3 : index"
+BY_ID = """%o1 = arith.subi %c1, %bx : index
+  %h0 = arith.shli %c1, %bx : index
+  %h1 = arith.shli %c1, %o1 : index
+  %m3 = arith.ori %h0, %h1 : index"""  # (1 << x) | (1 << (1 - x)) = 3, from the CTA id
+ALONE = "%m3 = arith.shli %c1, %bx : index"  # each CTA its own group: nobody else releases
+
+
+def _empty_counts(final) -> list:
+    """The values the empty barriers of B's ring are initialised with (the last ring)."""
+    return [op.operands[1] for op in final.walk() if op.name == "ptx.mbarrier_init"]
+
+
+
+@pytest.mark.parametrize("mask,peers", [(BOTH, 2), (BY_ID, 2), (ALONE, 2)])
+def test_a_run_time_mask_in_a_pipelined_ring(mask, peers):
+    """numpy == tile == SIMT after every pass (the SIMT interpreter deadlocks on a barrier
+    counting arrivals that never come), nvcc + ptxas: the ring stays pipelined (no cluster
+    barrier in the K loop), its empty barriers count the consumers times the popcount of the
+    writer bits computed at kernel entry, and each consumer arrives on the CTAs whose bit it
+    holds (one predicated remote arrive per peer)."""
+    import numpy as np
+
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    def reference(a, b):
+        return [a.astype(np.float32) @ b.astype(np.float32).T]
+
+    final = check_every_stage(_runtime_ring(mask), reference, arch="sm_90a", name="gemm",
+                              rtol=1e-2, atol=1e-2)
+    names = [op.name for op in final.walk()]
+    assert names.count("ptx.cp_async_bulk_tensor_g2s_multicast") >= 1
+    remote = [op for op in final.walk() if op.name == "ptx.mbarrier_arrive" and
+              op.mods().get("space") == "shared::cluster"]
+    assert len(remote) == peers
+    loops = [op for op in final.walk() if op.name == "scf.for"]
+    assert not any(o.name == "cuda.sync_cluster" for loop in loops for o in loop.walk())
+
+
+def test_a_run_time_mask_from_a_loop_variable_is_an_error_at_the_copy():
+    from tirx_testing.cuda_every_stage import lower
+
+    from tirx_mlir.diagnostics import TirxError, op_location
+
+    text = _runtime_ring("").replace(
+        '    tirx.copy_async cta %sbs, %b cta_mask %m3',
+        '    %m3 = arith.addi %k, %c3 : index\n    tirx.copy_async cta %sbs, %b cta_mask %m3')
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "cta_mask %m3" in t)
+    with pytest.raises(TirxError, match=r"a cta_mask known only at run time in a pipelined TMA "
+                                        r"ring is recomputed at kernel entry .* depends on a "
+                                        r"loop or block argument") as err:
+        lower(text, "gemm")
+    assert op_location(err.value.op)[1] == line

@@ -211,9 +211,7 @@ def _copy(op, ctx, plan_of) -> None:
     plan = plan_of(s)
     cast = None if store else tma_multicast.plan(op, ctx.kernel, s.region)  # cta_mask
     if cast is not None and cast.groups is None and ring_.pipelined(ctx, s.ring.alloc):
-        fail("a cta_mask known only at run time in a pipelined TMA ring: the ring's empty "
-             "barriers count the CTAs that write each stage when the kernel starts; give the "
-             "mask as config {cta_mask = ...}")
+        ring_.check_recomputable(op.cta_mask)  # the ring's barriers count it at kernel entry
     plan = tma_multicast.share(plan, cast, cut=plan_of is _auto_plan)
     _align_shared(s.ring.alloc.owner)
     tmap = host_tensor_maps.tensor_map_param(ctx.kernel, s.region.buffer, plan.box,

@@ -45,6 +45,16 @@ the stage, the whole tile (a peer's share may land first: the transaction count 
 until then). Barriers are initialised before a cluster barrier (no peer arrives on them, nor
 completes bytes, before they exist), and the kernel ends with one (no CTA exits while a peer
 may still arrive on its barriers).
+
+A copy's ``cta_mask`` may be known only at run time (its ``cta_mask`` operand): then the
+writers are computed at kernel entry, in every thread, into a private ``local`` i32 (`writers`:
+the static groups' bits for the rank, or-ed with each run-time mask), the ``empty`` barriers
+count the consumer threads times its popcount (per CTA: groups of different sizes work), and
+a consumer arrives on the ``empty[s]`` of each CTA whose bit it holds. For that the mask is
+recomputed at kernel entry from its definition, which may use only constants, ``arith`` and
+the cluster and CTA ids (`_clone_mask`; a mask from a loop variable or memory is an error at
+the copy). The masks must still partition the cluster (the program's promise, as outside a
+ring).
 """
 
 from __future__ import annotations
@@ -55,7 +65,7 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i32, i64
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects import cuda
@@ -68,7 +78,7 @@ from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import IndexExpr, NotAView, materialize, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
-from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dialects.tirx.kernel import ClusterIdOp, CtaIdOp, KernelOp
 from tirx_mlir.dispatch import fail
 
 PRODUCER, CONSUMER = "producer", "consumer"
@@ -129,11 +139,23 @@ def ring_writers(ctx, alloc: SSAValue) -> tuple[int, ...] | None:
     return _decided(ctx, alloc)[1]
 
 
-def _decided(ctx, alloc: SSAValue) -> tuple[bool, tuple[int, ...] | None]:
+def runtime_masks(kernel: KernelOp, alloc: SSAValue) -> tuple[SSAValue, ...]:
+    """The ``cta_mask`` operands (masks known only at run time) of the copies into ``alloc``."""
+    return tuple(op.cta_mask for op, name in tile_uses(kernel, alloc)
+                 if name in op.DSTS and getattr(op, "cta_mask", None) is not None)
+
+
+def ring_masks(ctx, alloc: SSAValue) -> tuple[SSAValue, ...]:
+    """`runtime_masks` of a pipelined ring (empty for any other), decided with `pipelined`."""
+    return _decided(ctx, alloc)[2]
+
+
+def _decided(ctx, alloc: SSAValue) -> tuple[bool, tuple[int, ...] | None, tuple]:
     known = ctx.shared_state.setdefault("tma_ring_pipelined", {})
     if alloc not in known:
         ok = _pipelined(ctx.kernel, alloc)
-        known[alloc] = (ok, stage_writers(ctx.kernel, alloc) if ok else None)
+        known[alloc] = (ok, stage_writers(ctx.kernel, alloc) if ok else None,
+                        runtime_masks(ctx.kernel, alloc) if ok else ())
     return known[alloc]
 
 
@@ -153,7 +175,8 @@ def stage_writers(kernel: KernelOp, alloc: SSAValue) -> tuple[int, ...] | None:
     masks = [op.config_dict().get("cta_mask") for op, name in tile_uses(kernel, alloc)
              if name in op.DSTS]
     cluster = kernel.cluster_dims()
-    if cluster is None or all(m is None for m in masks):
+    runtime = runtime_masks(kernel, alloc)
+    if cluster is None or (all(m is None for m in masks) and not runtime):
         return None
     cluster = tuple(cluster)
     writers = [1 << r for r in range(math.prod(cluster))]
@@ -162,7 +185,7 @@ def stage_writers(kernel: KernelOp, alloc: SSAValue) -> tuple[int, ...] | None:
             groups = cluster_masks.cluster_groups(mask, cluster)
             writers = [w | m for w, m in zip(writers, groups.masks)]
     counts = sorted({bin(w).count("1") for w in writers})
-    if len(counts) > 1:
+    if len(counts) > 1 and not runtime:  # with run-time masks each CTA counts its own
         fail(f"the CTAs of the cluster have {' or '.join(map(str, counts))} writers into the "
              f"stages of this ring (the union of their cta_mask groups); its empty barriers "
              f"count the consumers of the writers, so every CTA needs as many")
@@ -235,6 +258,9 @@ class RingBarriers:
     stages: int
     writers: tuple[int, ...] | None = None
     """Per rank, the CTAs that write into its stages (`stage_writers`); None: itself only."""
+    runtime: SSAValue | None = None
+    """With run-time masks: the private ``local`` i32 holding this CTA's writer bits, the
+    static ones or-ed with the masks (module docstring)."""
 
 
 def ring_barriers(ctx, ring: StageView) -> RingBarriers:
@@ -242,6 +268,13 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
     with_empty = pipelined(ctx, ring.alloc)
     btype = BufferType((ring.stages,), i64, "shared")
     writers = ring_writers(ctx, ring.alloc)
+    masks = ring_masks(ctx, ring.alloc) if writers is not None else ()
+    runtime = None
+    if masks:
+        assert writers is not None
+        runtime = ctx.alloc_private(("tma_ring_writers", ring.alloc),
+                                    BufferType((1,), i32, "local"),
+                                    lambda b, reg: _store_writers(ctx, b, reg, writers, masks))
     ctas = 1 if writers is None else bin(writers[0]).count("1")
     counts = {"full": 1, "empty": consumer_threads(ctx.kernel, ring.alloc, ctas)}
 
@@ -250,7 +283,11 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
             zero = const(b, 0, IndexType())
             first = b.insert(arith.CmpiOp(thread_id(b), zero, "eq")).result
             inner = emit_if(b, first)
-            count = const(inner, counts[kind])
+            if kind == "empty" and runtime is not None:  # per CTA: consumers x its writers
+                count = _runtime_count(inner, runtime, len(writers),
+                                       consumer_threads(ctx.kernel, ring.alloc))
+            else:
+                count = const(inner, counts[kind])
             for s in range(ring.stages):
                 inner.insert(ptx("mbarrier_init", [shared_address(inner, bars, s), count],
                                  space="shared"))
@@ -264,7 +301,67 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
         if with_empty else None
     if writers is not None:
         _cluster_barrier_at_exit(ctx)
-    return RingBarriers(full, empty, ring.stages, writers)
+    return RingBarriers(full, empty, ring.stages, writers, runtime)
+
+
+def _store_writers(ctx, b: Builder, reg: SSAValue, writers: tuple[int, ...],
+                   masks: tuple[SSAValue, ...]) -> None:
+    """This CTA's writer bits (static groups or-ed with the run-time masks, recomputed here at
+    kernel entry) into the private register ``reg``."""
+    bits = cluster_masks.by_rank(b, writers, i32)
+    clones: dict = {}
+    for mask in masks:
+        value = _clone_mask(ctx, b, mask, clones)
+        bits = b.insert(arith.OrIOp(bits, b.insert(arith.IndexCastOp(value, i32)).result)).result
+    b.insert(cuda.StoreOp.build(operands=[reg, const(b, 0, IndexType()), bits]))
+
+
+MASK_OPS = (ClusterIdOp, CtaIdOp)
+"""The non-``arith`` ops a run-time mask of a pipelined ring may be computed from."""
+
+
+def check_recomputable(value: SSAValue, seen: set | None = None) -> None:
+    """Fail unless ``value`` can be recomputed at kernel entry (`_clone_mask`)."""
+    seen = set() if seen is None else seen
+    if value in seen:
+        return
+    seen.add(value)
+    owner = value.owner
+    if not isinstance(owner, Operation) or owner.regions or not (
+            isinstance(owner, MASK_OPS) or owner.dialect_name() == "arith"):
+        what = "a loop or block argument" if not isinstance(owner, Operation) else owner.name
+        fail(f"a cta_mask known only at run time in a pipelined TMA ring is recomputed at "
+             f"kernel entry (its empty barriers count the writers there); this one depends on "
+             f"{what}: compute it from constants, arith and tirx.cta_id / tirx.cluster_id")
+    for v in owner.operands:
+        check_recomputable(v, seen)
+
+
+def _clone_mask(ctx, b: Builder, value: SSAValue, clones: dict) -> SSAValue:
+    """``value`` recomputed at ``b`` (kernel entry) from its definition (`check_recomputable`
+    held at the copy)."""
+    if value in clones:
+        return clones[value]
+    owner = value.owner
+    assert isinstance(owner, Operation)
+    operands = [_clone_mask(ctx, b, v, clones) for v in owner.operands]
+    mapper = dict(zip(owner.operands, operands))
+    copy = b.insert(owner.clone(value_mapper=mapper))
+    for old, new in zip(owner.results, copy.results):
+        clones[old] = new
+    return clones[value]
+
+
+def _runtime_count(b: Builder, reg: SSAValue, ctas: int, per_cta: int) -> SSAValue:
+    """``per_cta`` times the number of writer bits in the register ``reg`` (i32)."""
+    bits = b.insert(cuda.LoadOp.build(operands=[reg, const(b, 0, IndexType())],
+                                      result_types=[i32])).result
+    total = b.insert(arith.AndIOp(bits, const(b, 1))).result
+    for q in range(1, ctas):
+        shifted = b.insert(arith.ShRSIOp(bits, const(b, q))).result  # bits >= 0: 16 of them
+        total = b.insert(arith.AddiOp(total, b.insert(arith.AndIOp(shifted, const(b, 1))).result)
+                         ).result
+    return b.insert(arith.MuliOp(total, const(b, per_cta))).result
 
 
 def _cluster_barrier_at_exit(ctx) -> None:
@@ -284,9 +381,16 @@ def release(b: Builder, bars: RingBarriers, stage: SSAValue) -> None:
         b.insert(ptx("mbarrier_arrive", [empty], space="shared"))
         return
     n = len(bars.writers)
+    bits = None if bars.runtime is None else b.insert(cuda.LoadOp.build(
+        operands=[bars.runtime, const(b, 0, IndexType())], result_types=[i32])).result
     for peer in range(n):
         # CTA `peer` writes into this CTA's stage iff this CTA writes into the peer's
-        cond = cluster_masks.rank_in(b, bars.writers[peer], n)
+        if bits is None:
+            cond = cluster_masks.rank_in(b, bars.writers[peer], n)
+        else:
+            bit = b.insert(arith.AndIOp(b.insert(arith.ShRSIOp(bits, const(b, peer))).result,
+                                        const(b, 1))).result
+            cond = b.insert(arith.CmpiOp(bit, const(b, 0), "ne")).result
         at = b if cond is None else emit_if(b, cond)
         remote = at.insert(ptx("mapa", [empty, const(at, peer)], type="u32")).results[0]
         at.insert(ptx("mbarrier_arrive", [remote], sem="release", scope="cluster",
