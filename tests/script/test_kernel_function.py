@@ -276,3 +276,26 @@ def test_a_type_parsed_in_a_fresh_process_adds_no_op(tmp_path):
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                          timeout=300, check=True)
     assert "cuda.shared_alloc" in run.stdout and "unrealized_conversion_cast" not in run.stdout
+
+
+@Tx.kernel(grid=(2, 2), threads=(128,), cluster=(2, 2), target="cuda -arch=sm_90a")
+def multicast_rows(A: Tx.Buffer[(256, 256), "f16"], O: Tx.Out[(4, 64, 128), "f16"]):
+    bx = Tx.cta_id("x")
+    by = Tx.cta_id("y")
+    m = 3 << (by * 2)
+    s = Tx.alloc((64, 128), "f16", scope="shared")
+    Tx.cta.copy_async(s, A[64:128, 64:192], dispatch="tma_auto", config={"cta_mask": m})
+    Tx.cta.copy(O[by * 2 + bx], s)
+
+
+def test_a_run_time_cta_mask_in_config_is_the_copys_operand():
+    """TIRx's ``config={"cta_mask": expr}`` with an expression of the CTA id: the copy's
+    cta_mask operand (the value ``m``), which the script printer writes back as ``cta_mask=m``."""
+    from tirx_mlir.dialects.tirx.tile_ops import CopyAsyncOp
+    from tirx_mlir.script.to_script import module_to_script
+
+    module = multicast_rows.specialize()
+    (copy,) = [op for op in module.walk() if isinstance(op, CopyAsyncOp)]
+    assert copy.cta_mask is not None and copy.cta_mask.owner.name == "arith.shli"
+    assert copy.config is None
+    assert 'Tx.cta.copy_async(s, v_1, cta_mask=m, dispatch="tma_auto")' in module_to_script(module)

@@ -166,3 +166,60 @@ def test_a_typed_constant_is_a_tile_operand():
         Tx.cta.copy(B, a)
     k.module.verify()
     assert "arith.constant 2.000000e+00 : f16" in str(k.module)
+
+
+# --- a cta_mask computed at run time (TIRx's config={"cta_mask": expr}) ---------------------------
+
+def _multicast_rows(spelling: str):
+    """A 2x2 cluster where each row loads one 64x128 f16 tile with a mask computed from the
+    CTA's row (3 << 2y), passed as TIRx does (``config``) or as the operand's keyword."""
+    with Tx.kernel("rows", inputs={"A": Tx.buffer((256, 256), "f16")},
+                   outputs={"O": Tx.buffer((4, 64, 128), "f16")}, threads=[128], grid=[2, 2],
+                   cluster=[2, 2], target="cuda -arch=sm_90a") as k:
+        A, O = k.args
+        bx, by = Tx.cta_id("x"), Tx.cta_id("y")
+        m = 3 << (by * 2)
+        s = Tx.alloc((64, 128), "f16", scope="shared")
+        how = {"config": {"config": {"cta_mask": m}}, "keyword": {"cta_mask": m}}[spelling]
+        Tx.cta.copy_async(s, A[64:128, 64:192], dispatch="tma_auto", **how)
+        Tx.cta.copy(O[by * 2 + bx], s)
+    return k.module
+
+
+@pytest.mark.parametrize("spelling", ["config", "keyword"])
+def test_a_run_time_cta_mask_becomes_the_copys_operand(spelling):
+    """``config={"cta_mask": m}`` with ``m`` computed from the CTA id is the copy's cta_mask
+    operand (not a config string); the kernel multicasts: numpy == tile == SIMT after every
+    pass of the cuda pipeline, nvcc and ptxas."""
+    import numpy as np
+
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    from tirx_mlir.dialects.tirx.tile_ops import CopyAsyncOp
+
+    module = _multicast_rows(spelling)
+    (copy,) = [op for op in module.walk() if isinstance(op, CopyAsyncOp)]
+    assert copy.cta_mask is not None and "cta_mask" not in copy.config_dict()
+    final = check_every_stage(str(module), lambda a: [np.stack([a[64:128, 64:192]] * 4)],
+                              arch="sm_90a", name="rows")
+    assert any(op.name == "ptx.cp_async_bulk_tensor_g2s_multicast" for op in final.walk())
+
+
+def test_a_run_time_config_value_without_such_an_operand_is_an_error():
+    with pytest.raises(Tx.ScriptError, match=r"Tx.copy: config 'vec_len' is a value computed "
+                                             r"at run time; config takes constants"):
+        with Tx.kernel("k", inputs={"A": Tx.buffer((64,))}, outputs={"B": Tx.buffer((64,))},
+                       threads=[64]) as k:
+            A, B = k.args
+            Tx.cta.copy(B, A, config={"vec_len": Tx.cta_id("x") + 1})
+
+
+def test_a_cta_mask_given_twice_is_an_error():
+    with pytest.raises(Tx.ScriptError, match="cta_mask given both as config and as a keyword"):
+        with Tx.kernel("k", inputs={"A": Tx.buffer((64, 64), "f16")},
+                       outputs={"B": Tx.buffer((64, 64), "f16")}, threads=[128], grid=[2],
+                       cluster=[2]) as k:
+            A, B = k.args
+            m = Tx.cta_id("x") + 3
+            s = Tx.alloc((64, 64), "f16", scope="shared")
+            Tx.cta.copy_async(s, A, config={"cta_mask": m}, cta_mask=m)

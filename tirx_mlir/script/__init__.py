@@ -20,7 +20,9 @@ Every tile primitive is a function ``Tx.<op>(dst, srcs..., dispatch=None, config
 at thread scope; ``Tx.cta.<op>``, ``Tx.warp.<op>``, ``Tx.warpgroup.<op>`` (``Tx.wg``),
 ``Tx.cluster.<op>`` and ``Tx.thread.<op>`` bind another exec scope, as in TIRx
 (``Tx.cluster.cluster_sync()`` too). Optional operands and properties are keywords
-(``bias=``, ``scale=``, ``axes=[-1]``, ``accum=True``, ``transpose_b=True``...).
+(``bias=``, ``scale=``, ``axes=[-1]``, ``accum=True``, ``transpose_b=True``...); a ``config``
+value computed at run time is the operand of its name (`_runtime_config`: TIRx's
+``config={"cta_mask": expr}`` is ``cta_mask=expr``).
 ``Tx.select(..., where=lambda i, j: i < j)`` turns the lambda into the affine predicate; loop
 variables and scope ids in it become its symbols (``where=lambda i, j: i + k * 128 < n``).
 Namespaces that loaded backends register (``Tx.nki``, ``Tx.cuda``, ``Tx.ptx``, ``Tx.nvshmem``)
@@ -37,7 +39,7 @@ import numpy as np
 
 from xdsl.dialects.builtin import (AffineSetAttr, BoolAttr, DenseArrayBase, FloatAttr,
                                    IntegerAttr, StringAttr, f32, i64)
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineExpr
 from xdsl.ir.affine.affine_set import AffineConstraintExpr, AffineConstraintKind, AffineSet
 from xdsl.irdl import OptOperandDef, VarOperandDef
@@ -174,6 +176,29 @@ def predicate_set(where: Callable[..., Any] | AffineSet, rank: int,
 # --- tile primitive functions ----------------------------------------------------------------------
 
 
+def _runtime_config(op_cls: type[TileOp], config: dict[str, Any] | None, kwargs: dict,
+                    what: str) -> dict[str, Any] | None:
+    """``config`` without its run-time values (TIRx's ``config={"cta_mask": expr}`` with an
+    expression of ids or loop variables), each moved into ``kwargs`` as the op's operand of the
+    same name (``cta_mask=``); an op without such an operand takes constants only there."""
+    if not config:
+        return config
+    runtime = {k: v for k, v in config.items()
+               if isinstance(v, (Index, Cond, SSAValue)) or
+               isinstance(getattr(v, "value", None), SSAValue)}
+    if not runtime:
+        return config
+    operands = {n for n, _ in op_cls.get_irdl_definition().operands}
+    for key in runtime:
+        if key not in operands:
+            raise ScriptError(f"{what}: config {key!r} is a value computed at run time; config "
+                              f"takes constants (ints, floats, bools, strings, lists of ints)")
+        if key in kwargs:
+            raise ScriptError(f"{what}: {key} given both as config and as a keyword; give one")
+    kwargs.update(runtime)
+    return {k: v for k, v in config.items() if k not in runtime}
+
+
 def _config_attr(config: dict[str, Any] | None) -> dict[str, Attribute] | None:
     if not config:
         return None
@@ -249,6 +274,7 @@ def _tile_builder(op_cls: type[TileOp], scope: ExecScope) -> Callable[..., Any]:
             build(dst, *args, dispatch=dispatch, config=config, **kwargs)
             return dst
         where = kwargs.pop("where", None)
+        config = _runtime_config(op_cls, config, kwargs, f"Tx.{short}")
         values, props = bind_arguments(op_cls, args, kwargs, f"Tx.{short}")
         if where is not None:
             if "where" not in op_cls.KEYWORDS:
