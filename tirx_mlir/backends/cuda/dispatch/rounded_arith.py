@@ -46,7 +46,11 @@ def lower(op, ctx) -> None:
             return store(b, [_ptx(b, "sqrt", [x], mode)])
         pointwise.lower(op, ctx, op.dst, [op.src, op.bias, op.scale], sqrt, ctype=f32)
         return
-    srcs = {T.FmaOp: lambda: [op.input, op.scale, op.bias],
-            T.ReciprocalOp: lambda: [op.src]}.get(type(op), lambda: [op.lhs, op.rhs])()
+    if isinstance(op, T.FmaOp):
+        srcs = [op.input, op.scale, op.bias]
+    elif isinstance(op, T.ReciprocalOp):
+        srcs = [op.src]
+    else:
+        srcs = [op.lhs, op.rhs]
     pointwise.lower(op, ctx, op.dst, srcs,
                     lambda b, xs: store(b, [_ptx(b, kind, xs, mode)]), ctype=f32)

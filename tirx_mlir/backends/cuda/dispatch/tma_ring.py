@@ -274,7 +274,7 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
         assert writers is not None
         runtime = ctx.alloc_private(("tma_ring_writers", ring.alloc),
                                     BufferType((1,), i32, "local"),
-                                    lambda b, reg: _store_writers(ctx, b, reg, writers, masks))
+                                    lambda b, reg: _store_writers(b, reg, writers, masks))
     ctas = 1 if writers is None else bin(writers[0]).count("1")
     counts = {"full": 1, "empty": consumer_threads(ctx.kernel, ring.alloc, ctas)}
 
@@ -304,14 +304,14 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
     return RingBarriers(full, empty, ring.stages, writers, runtime)
 
 
-def _store_writers(ctx, b: Builder, reg: SSAValue, writers: tuple[int, ...],
+def _store_writers(b: Builder, reg: SSAValue, writers: tuple[int, ...],
                    masks: tuple[SSAValue, ...]) -> None:
     """This CTA's writer bits (static groups or-ed with the run-time masks, recomputed here at
     kernel entry) into the private register ``reg``."""
     bits = cluster_masks.by_rank(b, writers, i32)
     clones: dict = {}
     for mask in masks:
-        value = _clone_mask(ctx, b, mask, clones)
+        value = _clone_mask(b, mask, clones)
         bits = b.insert(arith.OrIOp(bits, b.insert(arith.IndexCastOp(value, i32)).result)).result
     b.insert(cuda.StoreOp.build(operands=[reg, const(b, 0, IndexType()), bits]))
 
@@ -337,14 +337,14 @@ def check_recomputable(value: SSAValue, seen: set | None = None) -> None:
         check_recomputable(v, seen)
 
 
-def _clone_mask(ctx, b: Builder, value: SSAValue, clones: dict) -> SSAValue:
+def _clone_mask(b: Builder, value: SSAValue, clones: dict) -> SSAValue:
     """``value`` recomputed at ``b`` (kernel entry) from its definition (`check_recomputable`
     held at the copy)."""
     if value in clones:
         return clones[value]
     owner = value.owner
     assert isinstance(owner, Operation)
-    operands = [_clone_mask(ctx, b, v, clones) for v in owner.operands]
+    operands = [_clone_mask(b, v, clones) for v in owner.operands]
     mapper = dict(zip(owner.operands, operands))
     copy = b.insert(owner.clone(value_mapper=mapper))
     for old, new in zip(owner.results, copy.results):
