@@ -121,3 +121,43 @@ def test_rs_form_declines_a_transposed_or_misplaced_a():
     row_major = ", S[(64,32):(32@m,1@m)]".replace("@m", "")
     with pytest.raises(TirxError, match="needs the rs fragment layout"):
         lower(_rs_kernel(64, 64, 32, a_layout=row_major))
+
+
+GRAM = """tirx.kernel @gram(%X: !tirx.buffer<128x256xf16, global>) -> (%C: !tirx.buffer<128x128xf32, global>)
+    grid [1] threads [256] target "cuda -arch=sm_90a" {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %ring = tirx.alloc : !tirx.buffer<2x128x64xf16, shared>
+  %acc = tirx.alloc : !tirx.buffer<128x128xf32, local>
+  tirx.zero cta %acc : !tirx.buffer<128x128xf32, local>
+  scf.for %k = %c0 to %c4 step %c1 {
+    %s = arith.remui %k, %c2 : index
+    %k0 = arith.muli %k, %c64 : index
+    %x = tirx.slice %X[%c0, %k0] [128, 64] : !tirx.buffer<128x256xf16, global> -> !tirx.buffer<128x64xf16, global>
+    %r3 = tirx.slice %ring[%s, 0, 0] [1, 128, 64] : !tirx.buffer<2x128x64xf16, shared> -> !tirx.buffer<1x128x64xf16, shared>
+    %t = tirx.reshape %r3 : !tirx.buffer<1x128x64xf16, shared> -> !tirx.buffer<128x64xf16, shared>
+    tirx.copy_async cta %t, %x dispatch "tma_auto" : !tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, global>
+    tirx.gemm_async cta %acc, %t, %t accum : !tirx.buffer<128x128xf32, local>, !tirx.buffer<128x64xf16, shared>, !tirx.buffer<128x64xf16, shared>
+  }
+  tirx.copy cta %C, %acc : !tirx.buffer<128x128xf32, global>, !tirx.buffer<128x128xf32, local>
+  tirx.return
+}
+"""
+
+
+def test_a_gemm_reading_one_stage_as_both_operands_waits_and_releases_it_once():
+    """X @ X^T through a pipelined ring: the consumers wait on the stage's full barrier and
+    arrive on its empty barrier once per use, not once per operand (twice flipped the use
+    parity and deadlocked the SIMT run). numpy == tile == SIMT after every pass. (ptxas
+    assembles it with advisory C7520, wgmma serialised, not looked into: compile=False.)"""
+    def reference(x):
+        x32 = x.astype(np.float32)
+        return [x32 @ x32.T]
+
+    final = check_every_stage(GRAM, reference, arch="sm_90a", name="gram", rtol=1e-2,
+                              atol=1e-2, compile=False)
+    names = [op.name for op in final.walk()]
+    assert names.count("ptx.mbarrier_try_wait_parity") == 2  # the producer's empty, one full

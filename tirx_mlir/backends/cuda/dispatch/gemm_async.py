@@ -154,11 +154,13 @@ def wgmma(op, ctx) -> None:
     inner, wg = _consumer_block(b, op, kernel)
     shared = [x for x in (a, bop) if x is not None]
     stages = [(x, ring_.stage_index(inner, x.view)) for x in shared]
-    for x, stage in stages:
-        if x.pipelined:
-            bars = ring_.ring_barriers(ctx, x.view)
-            parity = ring_.use_parity(ctx, inner, x.view, ring_.CONSUMER, stage)
-            ring_.wait_parity(inner, ring_.shared_address(inner, bars.full, stage), parity)
+    # one wait and one release per stage tile: A and B may be the same one (X @ X^T)
+    synced = list({(x.view.alloc, x.view.stage): (x, stage) for x, stage in stages
+                   if x.pipelined}.values())
+    for x, stage in synced:
+        bars = ring_.ring_barriers(ctx, x.view)
+        parity = ring_.use_parity(ctx, inner, x.view, ring_.CONSUMER, stage)
+        ring_.wait_parity(inner, ring_.shared_address(inner, bars.full, stage), parity)
     if not all(x.pipelined for x in shared):
         inner.insert(ptx("fence_proxy_async", [], space="shared::cta"))
     mt = m // 64 // (groups or 1)
@@ -207,9 +209,8 @@ def wgmma(op, ctx) -> None:
     inner.insert(ptx("wgmma_wait_group", [], n=0))
     for r, v in enumerate(values):
         inner.insert(cuda.StoreOp(regs, ring_.const(inner, r, IndexType()), v))
-    for x, stage in stages:
-        if x.pipelined:
-            ring_.release(inner, ring_.ring_barriers(ctx, x.view), stage)
+    for x, stage in synced:
+        ring_.release(inner, ring_.ring_barriers(ctx, x.view), stage)
     if inner is not b:
         ring_.close_if(inner)
 
