@@ -15,7 +15,7 @@ The CUDA lowering splits the CTA by role:
 * the **consumers** (roles.py `consumer_warpgroups`: every other warpgroup, or the only one) wait until
   stage ``s`` is *full* (parity = its use count's parity), run their wgmma, wait for it
   (``wgmma.wait_group 0``) and arrive on ``empty[s]`` (every consumer thread: the barrier's
-  count).
+  count), once per stage tile even when a GEMM reads it as both operands (``X @ X^T``).
 
 Use counts are per thread and per stage: one bit per stage in a private ``local`` i32 per ring
 and role (flipped at each use), so any loop structure works as long as every thread of a role
