@@ -98,10 +98,10 @@ def _one_rounding(op, args, dt, mode):
     answer where it is not finite: a division by zero)."""
     x, y, z = (list(args) + [args[0]] * 3)[:3]
     values = _exact(op, x, y, z)
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # overflows: inf, as the neighbours below expect
         numpy_value = {"add": x + y, "sub": x - y, "mul": x * y, "fdiv": x / y,
                        "fma": x.astype(np.float64) * y + z, "reciprocal": 1 / x}[op]
-    candidate = numpy_value.astype(dt)
+        candidate = numpy_value.astype(dt)
     finite = [v is not None for v in values]
     exact = [v if v is not None else Fraction(0) for v in values]
     out = exact_roundings(compare_with(exact), candidate)[mode]
@@ -110,7 +110,8 @@ def _one_rounding(op, args, dt, mode):
     out = np.where(zero, candidate, out)  # a product's or quotient's zero: numpy's sign
     if op in ("add", "sub", "fma"):  # IEEE 754 6.3: the exact zero sum of two zeros of one
         # sign has that sign; any other is +0, or -0 toward -inf
-        a, b = (x, -y) if op == "sub" else (x, y) if op == "add" else (x * y, z)
+        with np.errstate(over="ignore"):  # only the zeros' signs are read
+            a, b = (x, -y) if op == "sub" else (x, y) if op == "add" else (x * y, z)
         same = (a == 0) & (b == 0) & (np.signbit(a) == np.signbit(b))
         other = np.asarray(-0.0 if mode == "rm" else 0.0, dt)
         signed = np.where(same, np.where(np.signbit(a), np.asarray(-0.0, dt),
@@ -132,7 +133,8 @@ def _reference(op: str, mode: str, dt):
         args = {"reciprocal": [x]}.get(op, [x, y, z] if op == "fma" else [x, y])
         if dt == np.dtype(np.float32) or mode != "rn":
             return [_one_rounding(op, args, dt, mode)]  # directed: rounding twice is once
-        return [_one_rounding(op, args, np.dtype(np.float32), mode).astype(dt)]
+        with np.errstate(over="ignore"):  # past f16's range: inf, as the store rounds
+            return [_one_rounding(op, args, np.dtype(np.float32), mode).astype(dt)]
     return ref
 
 
