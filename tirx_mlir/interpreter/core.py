@@ -185,10 +185,11 @@ class BlockPlan:
 
     ``steps`` is what a run walks, one tuple per op: ``(fetch, prepared, slot, result, out,
     out_slots, implementation, functions, op)``: ``fetch`` gives the operands' values from
-    ``regs`` (None: no operands; an int: the slot of the only one; else an
-    ``operator.itemgetter``), ``slot`` and ``result`` are the op's only result and its slot
-    (None when it has none or several), ``out`` and ``out_slots`` all its results and their
-    slots. A block that ends in an ``scf.yield`` run by xDSL's own implementation (which
+    ``regs`` (None: no operands; an int: the slot of the only one; else a callable on
+    ``regs``: an ``operator.itemgetter``, or, for an operand the block defines only at or
+    after the op, `_undefined_operand`'s located error), ``slot`` and ``result`` are the op's
+    only result and its slot (None when it has none or several), ``out`` and ``out_slots`` all
+    its results and their slots. A block that ends in an ``scf.yield`` run by xDSL's own implementation (which
     returns its operands) leaves it out of the steps: ``tail`` is then ``(fetch, op)`` and a
     run returns the operands' values itself, without the implementation call and its result
     objects (None for any other terminator).
