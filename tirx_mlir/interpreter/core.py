@@ -25,12 +25,13 @@ Bounds on a run (hostile or buggy programs stop with a located error instead of 
 from __future__ import annotations
 
 import math
+from operator import itemgetter
 from typing import Any
 
 from xdsl.dialects.builtin import IndexType, ModuleOp
 from xdsl.interpreter import (Interpreter, InterpreterFunctions, OpImplResult, PythonValues,
                               ReturnedValues)
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import CallableOpInterface
 
 from tirx_mlir import registry
@@ -144,10 +145,21 @@ def _xdsl_yield() -> Any:
     return ScfFunctions.run_br
 
 
+def _undefined_operand(op: Operation, index: int) -> Any:
+    """A `BlockPlan` step's ``fetch`` for an operand that the block defines only at or after
+    ``op`` (IR that breaks dominance): raises the error located at ``op``."""
+
+    def undefined(regs: list[Any]) -> Any:
+        raise InterpretError(f"operand #{index} is read before the op that defines it has "
+                             f"run: the IR breaks dominance (verify the module first)", op)
+
+    return undefined
+
+
 class BlockPlan:
     """What running one block needs, looked up once: per op, the entry
     ``(op, operands, results, implementation, functions, prepared, properties, attributes)``,
-    the steps a run walks, and the block's step cost.
+    the steps a run walks, the block's value slots and its step cost.
 
     ``prepared`` is what the op's implementation set made of the op once (`prepare_op`: a
     callable from the operand values to the result values, with the op's attributes decoded),
@@ -162,15 +174,29 @@ class BlockPlan:
     check precedes the block's first op, an op that cannot be prepared (an nki op whose verifier
     fails, say) stops the run, with an error located at it, before the block's ops run.
 
-    ``steps`` is what a run walks, one tuple per op: ``(operands, prepared, result, results,
-    implementation, functions, op)`` with ``result`` the op's only result (None when it has
-    none or several). A block that ends in an ``scf.yield`` run by xDSL's own implementation
-    (which returns its operands) leaves it out of the steps: ``tail`` is then ``(operands,
-    op)`` and a run returns the operands' values itself, without the implementation call and
-    its result objects (None for any other terminator).
+    Slots: a run of the block holds the values its ops read in a list (``regs``), laid out
+    once per plan: the block's arguments (``nargs``), then its ``externals`` (the values its
+    ops read that are defined outside it, read from the frame once per block run, or once per
+    loop for a loop body: they cannot change while the loop runs), then one slot per result
+    of its ops. So an op's operands are list indexing, not dict lookups keyed by xDSL values
+    (which hash through a Python ``__hash__``). Every result and argument is also written to
+    the frame (the interpreter's value scope), which nested regions, other blocks and
+    implementations that read values by SSA value (``interp.get_values``) see as before.
+
+    ``steps`` is what a run walks, one tuple per op: ``(fetch, prepared, slot, result, out,
+    out_slots, implementation, functions, op)``: ``fetch`` gives the operands' values from
+    ``regs`` (None: no operands; an int: the slot of the only one; else a callable on
+    ``regs``: an ``operator.itemgetter``, or, for an operand the block defines only at or
+    after the op, `_undefined_operand`'s located error), ``slot`` and ``result`` are the op's
+    only result and its slot (None when it has none or several), ``out`` and ``out_slots`` all
+    its results and their slots. A block that ends in an ``scf.yield`` run by xDSL's own implementation (which
+    returns its operands) leaves it out of the steps: ``tail`` is then ``(fetch, op)`` and a
+    run returns the operands' values itself, without the implementation call and its result
+    objects (None for any other terminator).
     """
 
-    __slots__ = ("block", "entries", "steps", "tail", "args", "step_cost", "checked", "_cost")
+    __slots__ = ("block", "entries", "steps", "tail", "args", "nargs", "externals", "users",
+                 "fresh", "step_cost", "checked", "_cost")
 
     def __init__(self, block: Block):
         self.block = block
@@ -179,6 +205,13 @@ class BlockPlan:
         self.tail: tuple[Any, Operation] | None = None
         self.args: tuple[Any, ...] = ()
         """The block's arguments (as of the last check)."""
+        self.nargs = 0
+        self.externals: tuple[SSAValue, ...] = ()
+        """The values the block's ops read that are defined outside it, in slot order."""
+        self.users: tuple[Operation, ...] = ()
+        """The first op reading each external (where a missing value is reported)."""
+        self.fresh: list[None] = []
+        """The result slots of a run, empty (``None`` each)."""
         self.step_cost = 0
         """`cost`, as of the last check."""
         self.checked = -1
@@ -213,17 +246,59 @@ class BlockPlan:
         if len(entries) > i:
             del entries[i:]
             changed = True
-        if changed:
+        args = self.block.args
+        if changed or args != self.args:
             self._cost = None
-            self.steps = [(e[1], e[5], e[2][0] if len(e[2]) == 1 else None, e[2], e[3], e[4],
-                           e[0]) for e in entries]
-            self.tail = None
-            if entries and entries[-1][3] is _xdsl_yield():
-                self.tail = (entries[-1][1], entries[-1][0])
-                del self.steps[-1]
-        self.args = self.block.args
+            self.args = args
+            self._lay_out_slots()
         self.step_cost = self.cost
         self.checked = interp._run_serial  # noqa: SLF001 - the interpreter's own counter
+
+    def _lay_out_slots(self) -> None:
+        """`steps`, `tail` and the slot layout from the entries and the block's arguments."""
+        entries = self.entries
+        slots: dict[SSAValue, int] = {arg: k for k, arg in enumerate(self.args)}
+        defined = set(slots)
+        for e in entries:
+            defined.update(e[2])
+        externals: dict[SSAValue, Operation] = {}
+        for e in entries:
+            for value in e[1]:
+                if value not in defined and value not in externals:
+                    externals[value] = e[0]
+        for value in externals:
+            slots[value] = len(slots)
+        base = len(slots)
+        for e in entries:
+            for value in e[2]:
+                slots[value] = len(slots)
+        self.nargs = len(self.args)
+        self.externals, self.users = tuple(externals), tuple(externals.values())
+        self.fresh = [None] * (len(slots) - base)
+
+        def fetch(operands: tuple[SSAValue, ...], op: Operation) -> Any:
+            late = [k for k, v in enumerate(operands) if v in defined and v not in ready]
+            if late:  # IR that breaks dominance (unverified): the run stops at the op
+                return _undefined_operand(op, late[0])
+            if not operands:
+                return None
+            if len(operands) == 1:
+                return slots[operands[0]]
+            return itemgetter(*[slots[v] for v in operands])
+
+        self.steps = []
+        ready = set(self.args)  # the values defined before the op at hand
+        for e in entries:
+            out = e[2]
+            reader = fetch(e[1], e[0])
+            ready.update(out)
+            single = out[0] if len(out) == 1 else None
+            self.steps.append((reader, e[5], None if single is None else slots[single],
+                               single, out, tuple(slots[v] for v in out), e[3], e[4], e[0]))
+        self.tail = None
+        if entries and entries[-1][3] is _xdsl_yield():
+            self.tail = (self.steps[-1][0], entries[-1][0])
+            del self.steps[-1]
 
     def refresh(self, interp: TirxInterpreter, index: int, op: Operation) -> tuple[Any, ...]:
         """The entry for ``op``, the op found at place ``index`` of the block, built anew."""
@@ -237,6 +312,21 @@ class BlockPlan:
         else:
             self.entries.append(entry)
         return entry
+
+    def load_externals(self, local: dict, env: Any) -> list[Any]:
+        """The externals' values: from the frame ``local``, or through ``env``'s enclosing
+        scopes (a non-isolated callable); a missing one is an error located at its first
+        reader."""
+        try:
+            return list(map(local.__getitem__, self.externals))
+        except KeyError:
+            values = []
+            for value, user in zip(self.externals, self.users):
+                try:
+                    values.append(env[value])
+                except KeyError as err:
+                    raise located_error(err, user) from err
+            return values
 
 
 class TirxInterpreter(Interpreter):
@@ -307,8 +397,9 @@ class TirxInterpreter(Interpreter):
         values the last iteration yielded (``values`` for an empty range).
 
         The same as `run_ssacfg_region` per iteration, with the per-region lookups done once
-        for the loop (a body of several blocks, or one that starts a call frame, runs through
-        `run_ssacfg_region`)."""
+        for the loop and the body's externals (`BlockPlan`) read once: they are defined
+        outside the body, so no iteration changes them (a body of several blocks, or one that
+        starts a call frame, runs through `run_ssacfg_region`)."""
         info = self._region_info(region)
         if self._call_depth == 0:  # a loop run outside any call (`run_op`): a run of its own
             self._run_serial += 1
@@ -316,14 +407,31 @@ class TirxInterpreter(Interpreter):
             for i in bounds:
                 values = tuple(self.run_ssacfg_region(region, (i, *values), "for_loop"))
             return values
+        if not bounds:
+            return values
         env = self._ctx
         local = env._local_scope  # noqa: SLF001
         block = info[2]
         run_block, plan = self._run_block, self._block_plan(block)
+        if plan.checked != self._run_serial:
+            plan.check(self)
+        if plan.nargs != len(values) + 1:  # `_run_block` reports it
+            return tuple(run_block(region, block, (bounds[0], *values), local, env, plan)[2])
+        ext = plan.load_externals(local, env) if plan.externals else ()
+        args, cost, fresh, run_steps = plan.args, plan.step_cost, plan.fresh, self._run_steps
         for i in bounds:
-            successor, args, results = run_block(region, block, (i, *values), local, env, plan)
+            regs = [i, *values, *ext, *fresh]
+            for arg, value in zip(args, regs):
+                local[arg] = value
+            self._steps_left -= cost
+            if self._steps_left < 0:
+                raise step_budget_error(region, self.max_steps)
+            if self.listeners:
+                successor, bargs, results = self._run_block_listened(block, local, env)
+            else:
+                successor, bargs, results = run_steps(plan, regs, local)
             while successor is not None:  # a branch (within the region's one block)
-                successor, args, results = run_block(region, successor, args, local, env)
+                successor, bargs, results = run_block(region, successor, bargs, local, env)
             values = tuple(results)
         return values
 
@@ -333,14 +441,17 @@ class TirxInterpreter(Interpreter):
         """Run one block: (the successor block and its arguments, or None and the returned
         values).
 
-        The block runs from its `BlockPlan` (the ops' implementations and operand lists, looked
-        up once, checked against the IR once per run); with listeners attached the ops go
-        through `_run_op` so every listener sees every op. ``plan``: the block's, when the
-        caller (a loop running it many times) has it."""
+        The block runs from its `BlockPlan` (the ops' implementations, operand slots and
+        externals, looked up once, checked against the IR once per run); with listeners
+        attached the ops go through `_run_op` so every listener sees every op. ``plan``: the
+        block's, when the caller (a loop running it many times) has it."""
         if plan is None or plan.block is not block:
             plan = self._block_plan(block)
         if plan.checked != self._run_serial:
             plan.check(self)
+        if len(args) != plan.nargs:
+            raise InterpretError(f"the block takes {plan.nargs} arguments, but {len(args)} "
+                                 f"were passed to it", region.parent_op())
         for arg, value in zip(plan.args, args):
             local[arg] = value
         self._steps_left -= plan.step_cost
@@ -348,43 +459,50 @@ class TirxInterpreter(Interpreter):
             raise step_budget_error(region, self.max_steps)
         if self.listeners:
             return self._run_block_listened(block, local, env)
-        get = local.__getitem__
+        ext = plan.load_externals(local, env) if plan.externals else ()
+        return self._run_steps(plan, [*args, *ext, *plan.fresh], local)
+
+    def _run_steps(self, plan: BlockPlan, regs: list[Any], local: dict
+                   ) -> tuple[Block | None, PythonValues, PythonValues]:
+        """Run the steps of ``plan`` on the slots ``regs`` (arguments and externals filled),
+        writing every result to its slot and to the frame ``local``."""
         op = None
         try:
-            for operands, prepared, single, out, run, functions, op in plan.steps:
-                try:
-                    inputs = tuple(map(get, operands))
-                except KeyError:  # defined in an enclosing frame (a non-isolated callable)
-                    inputs = tuple([env[v] for v in operands])
+            for fetch, prepared, slot, result, out, out_slots, run, functions, op in plan.steps:
+                if fetch is None:
+                    inputs = ()
+                elif fetch.__class__ is int:
+                    inputs = (regs[fetch],)
+                else:
+                    inputs = fetch(regs)
                 if prepared is not None:  # never a terminator
-                    if single is not None:
-                        local[single] = prepared(inputs)[0]
+                    if slot is not None:
+                        local[result] = regs[slot] = prepared(inputs)[0]
                     elif out:
-                        for res, value in zip(out, prepared(inputs)):
-                            local[res] = value
+                        for res, k, value in zip(out, out_slots, prepared(inputs)):
+                            local[res] = regs[k] = value
                     else:
                         prepared(inputs)
                     continue
-                result = run(functions, self, op, inputs)
+                outcome = run(functions, self, op, inputs)
                 if out:
-                    values = result.values
+                    values = outcome.values
                     if len(values) != len(out):
                         raise InterpretError(
                             f"the implementation returned {len(values)} values for "
                             f"{len(out)} results", op)
-                    for res, value in zip(out, values):
-                        local[res] = value
-                terminator = result.terminator_value
+                    for res, k, value in zip(out, out_slots, values):
+                        local[res] = regs[k] = value
+                terminator = outcome.terminator_value
                 if terminator is not None:
                     if isinstance(terminator, ReturnedValues):
                         return None, (), terminator.values
                     return terminator[0], terminator[1], ()
             if plan.tail is not None:  # an scf.yield: its operands' values
-                operands, op = plan.tail
-                try:
-                    return None, (), tuple(map(get, operands))
-                except KeyError:
-                    return None, (), tuple([env[v] for v in operands])
+                fetch, op = plan.tail
+                if fetch is None:
+                    return None, (), ()
+                return None, (), (regs[fetch],) if fetch.__class__ is int else fetch(regs)
         except Exception as err:  # noqa: BLE001 - whatever failed, name the op it failed in
             raise located_error(err, op)  # noqa: B904 - it sets the cause
         return None, (), ()

@@ -187,15 +187,17 @@ def _slice_runner(op: SliceOp, facts):
         return run_static
     if DYNAMIC in sizes or shape is None:
         return run_slice
-    parts: list[Any] = []
+    index: list[Any] = []  # the static dims' slices; the dynamic ones are filled per run
+    dynamic = []  # (dim, operand, length, step, last valid offset) per dynamic offset
     arg = 1
-    for o, n, s, extent in zip(offsets, sizes, strides, shape):
+    for d, (o, n, s, extent) in enumerate(zip(offsets, sizes, strides, shape)):
         span = (n - 1) * s
         if o == DYNAMIC:
-            parts.append((arg, span + 1, s, extent - 1 - span))  # 0 <= offset <= the last
+            dynamic.append((d, arg, span + 1, s, extent - 1 - span))  # 0 <= offset <= last
+            index.append(None)
             arg += 1
         elif 0 <= o and o + span < extent:
-            parts.append(slice(o, o + span + 1, s))
+            index.append(slice(o, o + span + 1, s))
         else:
             return run_slice  # out of bounds whatever the dynamic offsets: each run reports it
     nargs = arg
@@ -204,17 +206,13 @@ def _slice_runner(op: SliceOp, facts):
         source = args[0]
         if source.shape != shape or len(args) != nargs:
             return (_sliced(op, facts, args),)
-        index = []
-        for part in parts:
-            if part.__class__ is slice:
-                index.append(part)
-                continue
-            k, length, step, last = part
+        at = index.copy()
+        for d, k, length, step, last in dynamic:
             o = args[k]
             if not 0 <= o <= last:
                 return (_sliced(op, facts, args),)  # the located out-of-bounds error
-            index.append(slice(o, o + length, step))
-        return (source[tuple(index)],)
+            at[d] = slice(o, o + length, step)
+        return (source[tuple(at)],)
 
     return run_dynamic
 

@@ -243,11 +243,17 @@ def _prepared_accumulate(call: TileCall, run: Callable[[PythonValues], tuple]
     ia, ib, idst = call.names.index("a"), call.names.index("b"), call.names.index("d")
     ta, tb, cdt = op.flag("transpose_a"), op.flag("transpose_b"), call.cdt
 
+    held: list[np.ndarray | None] = [None]  # the scratch of the last shape
+
     def accumulate(args: PythonValues) -> tuple:
         a, b, d = args[ia], args[ib], args[idst]
-        if a.dtype != cdt or b.dtype != cdt or d.dtype != cdt:
+        if not (a.dtype is cdt and b.dtype is cdt and d.dtype is cdt) and \
+                (a.dtype != cdt or b.dtype != cdt or d.dtype != cdt):
             return run(args)
-        d += np.matmul(a.T if ta else a, b.T if tb else b, out=call.scratch(d.shape, cdt))
+        scratch = held[0]
+        if scratch is None or scratch.shape != d.shape:
+            scratch = held[0] = call.scratch(d.shape, cdt)
+        d += np.matmul(a.T if ta else a, b.T if tb else b, out=scratch)
         return ()
 
     return accumulate
@@ -496,12 +502,23 @@ class TirxTileFunctions(InterpreterFunctions):
 
             def run_copy(args: PythonValues) -> tuple:
                 d, s = args[dst], args[src]
-                if d.dtype == s.dtype and d.shape == s.shape:
-                    np.copyto(d, s)  # what `_copy` stores when nothing converts or reshapes
+                if d.shape == s.shape and (d.dtype is s.dtype or d.dtype == s.dtype):
+                    d[...] = s  # what `_copy` stores when nothing converts or reshapes
                     return ()
                 return run(args)
 
             return run_copy
+        if type(op) is T.ZeroOp and plain:
+            idst = call.names.index("dst")
+
+            def run_zero(args: PythonValues) -> tuple:
+                d = args[idst]
+                if d.dtype.kind in "fiub":  # numpy's own types: 0 is exact, as `_zero` stores
+                    d[...] = 0
+                    return ()
+                return run(args)
+
+            return run_zero
         if type(op) is T.GemmOp and plain and "c" not in call.names and \
                 op.float_prop("alpha", 1.0) == 1.0 and op.float_prop("beta", 0.0) == 1.0:
             return _prepared_accumulate(call, run)

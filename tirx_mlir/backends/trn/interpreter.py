@@ -75,8 +75,8 @@ def copy_converting(dst: np.ndarray, src: np.ndarray) -> None:
     """``dst = src`` element by element in row-major order: bits when the dtypes match, through
     fp32 otherwise (DMA and engine copies). A one-row source of fewer elements is a partition
     broadcast (`_DmaOp.is_partition_broadcast`): every row of dst receives it."""
-    if src.dtype == dst.dtype and src.shape == dst.shape:
-        np.copyto(dst, src)  # the bits, element by element
+    if src.shape == dst.shape and (src.dtype is dst.dtype or src.dtype == dst.dtype):
+        dst[...] = src  # the bits, element by element (`np.copyto`'s copy, without its wrapper)
         return
     values = src if src.dtype == dst.dtype else src.astype(F32)
     if values.size != dst.size:
