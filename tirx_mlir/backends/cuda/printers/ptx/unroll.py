@@ -135,12 +135,13 @@ class Expander:
         """Clone ``op`` before ``loop`` (in ``block``) with ``mapping``: folded when its
         operands allow, an equal ``arith`` op's results when one was computed already."""
         operands = [mapping.get(v, v) for v in op._operands]
-        folded = self.fold_constants(loop, block, op, operands)
-        first_key = None
+        kind = type(op)
+        folded = self.fold_constants(loop, block, op, operands) if kind in _CHEAP else None
+        first_key = shape = None
         pure = _pure(op)
         if folded is None and pure:  # an equal op already made: no clone
-            first_key = (block, op.name, tuple(operands), tuple(sorted(op.properties.items())),
-                         tuple(r.type for r in op.results))
+            shape = _shape(op)
+            first_key = (block, tuple(operands), shape)
             folded = self.known.get(first_key)
         if folded is not None:
             for result, value in zip(op.results, folded):
@@ -150,10 +151,11 @@ class Expander:
         folded = self.fold(loop, block, new)
         key = None
         if folded is None and pure:
-            key = (block, new.name, tuple(new._operands),
-                   tuple(sorted(new.properties.items())), tuple(r.type for r in new.results))
+            if new.properties != op.properties:  # reassociated: other overflow flags
+                shape = _shape(new)
+            key = (block, tuple(new._operands), shape)
             folded = self.known.get(key)
-            if folded is None and first_key is not None:
+            if folded is None:
                 self.known[first_key] = tuple(new.results)
         if folded is None:
             block.insert_op_before(new, loop)
@@ -271,13 +273,28 @@ _EXACT = {arith.AddiOp: lambda a, b: a + b, arith.SubiOp: lambda a, b: a - b,
           arith.MuliOp: lambda a, b: a * b}
 """Integer ops `Expander.fold_constants` computes (exact; a result out of range is left to
 the op)."""
+_CHEAP = {arith.ConstantOp, arith.IndexCastOp, *_EXACT}
+"""The op classes `Expander.fold_constants` may fold (others go straight to a copy)."""
 _UNITS = {arith.AddiOp: 0, arith.SubiOp: 0, arith.MuliOp: 1}
 """The unit of each op `Expander.identity` drops (``x + 0``, ``x * 1``)."""
 
 
 def _pure(op: Operation) -> bool:
     """An ``arith`` op without regions (equal ones compute equal values)."""
-    return op.dialect_name() == "arith" and not op.regions
+    arith_op = _ARITH.get(type(op))
+    if arith_op is None:
+        arith_op = _ARITH[type(op)] = op.dialect_name() == "arith"
+    return arith_op and not op.regions
+
+
+_ARITH: dict[type, bool] = {}
+"""op class -> whether it is an ``arith`` op."""
+
+
+def _shape(op: Operation) -> tuple:
+    """What, besides its operands, makes two ``arith`` ops equal: the name, the properties and
+    the result types."""
+    return (op.name, tuple(sorted(op.properties.items())), tuple(r.type for r in op.results))
 
 
 def _copy(op: Operation, operands: list[SSAValue]) -> Operation:
