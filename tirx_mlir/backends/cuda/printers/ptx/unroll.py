@@ -39,6 +39,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.folder import Folder
 from xdsl.ir import Block, Operation, OpResult, Region, SSAValue, SSAValues, Use
+from xdsl.traits import HasFolder
 
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.memory import LOCAL
@@ -205,6 +206,8 @@ class Expander:
 
     def fold(self, loop: scf.ForOp, block: Block, op: Operation) -> list[SSAValue] | None:
         """The values ``op`` folds to (constants placed before ``loop``), or None."""
+        if not _may_fold(type(op)):
+            return None
         if isinstance(op, arith.ConstantOp):
             value = self.int_value(op.result)
             if isinstance(value, int) and isinstance(op.result.type, (IndexType, IntegerType)):
@@ -295,6 +298,19 @@ def _pure(op: Operation) -> bool:
 
 _ARITH: dict[type, bool] = {}
 """op class -> whether it is an ``arith`` op."""
+
+
+def _may_fold(kind: type[Operation]) -> bool:
+    """Whether `Expander.fold` may fold an op of class ``kind``: a class it rewrites itself, or
+    one with an xDSL folder (``HasFolder``: the only ones ``Folder.try_fold`` folds)."""
+    may = _MAY_FOLD.get(kind)
+    if may is None:
+        may = _MAY_FOLD[kind] = kind in _CHEAP or kind in _UNITS or \
+            kind.get_trait(HasFolder) is not None
+    return may
+
+
+_MAY_FOLD: dict[type, bool] = {}
 
 
 def _shape(op: Operation) -> tuple:
