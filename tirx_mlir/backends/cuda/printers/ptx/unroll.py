@@ -93,8 +93,8 @@ class Expander:
         self.fail = fail
         self.folder = Folder(_context())
         self.known: dict[tuple, SSAValue | tuple[SSAValue, ...]] = {}
-        """(block, constant value and type) or (block, arith op's name, operands,
-        properties, result types) -> the value(s) already computed before the loop."""
+        """(block, constant value, type) or (block, an arith op's operands, its `_shape`) ->
+        the value(s) already computed before the loop."""
         self.ints: dict[SSAValue, int] = {}
         """Integer constant placed by `constant` -> its value."""
 
