@@ -12,7 +12,8 @@ from tirx_mlir.backends.cuda import toolchain
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
-from tirx_mlir.backends.cuda.printers.ptx.unroll import expand_register_loops, needs_expansion
+from tirx_mlir.backends.cuda.printers.ptx.unroll import (copy_op, copy_tree, expand_register_loops,
+                                                          needs_expansion)
 from tirx_mlir.diagnostics import op_location
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.printers import PrintError
@@ -127,3 +128,43 @@ def test_a_loop_without_constant_bounds_is_refused_at_the_loop():
 def test_a_loop_with_too_many_iterations_is_refused():
     with pytest.raises(PrintError, match="2000 iterations"):
         expand_register_loops(_module("2000"), _fail)
+
+
+def _uses(module) -> list[int]:
+    return [value.uses.get_length() for op in module.walk()
+            for value in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args))]
+
+
+def test_the_fast_copy_of_a_module_is_what_xdsl_clone_makes():
+    """The expander's `copy_tree` (fields set directly) against xDSL's ``clone``: the same
+    text (names, properties, attributes, locations), the same use counts (the printer reads
+    them), equal ops everywhere, and the original keeps its uses."""
+    module = _module()
+    before = _uses(module)
+    copies: dict = {}
+    fast = copy_tree(module, {}, copies)
+    slow = module.clone()
+    fast.verify()
+    assert str(fast) == str(slow) == str(module)
+    assert fast.is_structurally_equivalent(slow)
+    assert _uses(fast) == _uses(slow) == before == _uses(module)
+    assert len(copies) == sum(1 for _ in module.walk())
+    assert all(copies[old].name == old.name and copies[old] is not old and
+               copies[old].location == old.location for old in module.walk())
+    # a copy reads copies: no operand of the copy is a value of the original
+    originals = {v for op in module.walk() for v in op.results} | \
+        {a for op in module.walk() for r in op.regions for b in r.blocks for a in b.args}
+    assert not any(v in originals for op in fast.walk() for v in op.operands)
+
+
+def test_a_copied_op_has_fresh_results_and_registers_its_uses():
+    module = _module()
+    add = next(op for op in module.walk() if isinstance(op, arith.AddiOp))
+    uses = [v.uses.get_length() for v in add.operands]
+    copy = copy_op(add, list(add.operands))
+    assert type(copy) is type(add) and copy.properties == add.properties
+    assert copy.result is not add.result and copy.result.type == add.result.type
+    assert copy.result.name_hint == add.result.name_hint and copy.parent is None
+    assert [v.uses.get_length() for v in add.operands] == [n + 1 for n in uses]
+    copy.erase()
+    assert [v.uses.get_length() for v in add.operands] == uses

@@ -67,6 +67,11 @@ from tirx_mlir.target.target import target_of
 DYNAMIC_SMEM = "tirx_dynamic_smem"
 GLOBAL, SHARED, DYN, LOCAL = "global", "shared", "shared.dyn", "local"
 _STATIC_SPACES = {SHARED: ".shared", LOCAL: ".local"}
+_EMITTERS: dict[tuple[type, type], str] = {}
+"""(printer class, op class) -> the name of its ``emit_`` method ("" for an unregistered op)."""
+_NEEDS: dict[tuple, Need] = {}
+"""(ptx op class, properties) -> what the instruction needs (`PtxOp.need`)."""
+_MAX_NEEDS = 4096
 
 
 class PtxFrame(SourcePrinter):
@@ -236,8 +241,12 @@ class PtxFrame(SourcePrinter):
     def emit_op(self, op: Operation) -> None:
         if isinstance(op, PtxOp):
             return self.emit_ptx_op(op)
-        method = None if isinstance(op, UnregisteredOp) else \
-            getattr(self, "emit_" + op.name.replace(".", "_"), None)
+        key = (type(self), type(op))
+        name = _EMITTERS.get(key)
+        if name is None:
+            name = _EMITTERS[key] = "" if isinstance(op, UnregisteredOp) else \
+                "emit_" + op.name.replace(".", "_")
+        method = getattr(self, name, None) if name else None
         if method is None:
             hint = "NVSHMEM's device API is not a PTX-callable ABI: print this kernel with " \
                    "-t cuda (and link with -rdc)" if op.dialect_name() == "nvshmem" \
@@ -247,7 +256,13 @@ class PtxFrame(SourcePrinter):
 
     # ---- ptx ops ----
     def emit_ptx_op(self, op: PtxOp) -> None:
-        self.require(op.need(), op.name, op)
+        key = (type(op), tuple(op.properties.items()))
+        need = _NEEDS.get(key)
+        if need is None:  # a function of the class and properties (attributes: immutable)
+            if len(_NEEDS) >= _MAX_NEEDS:
+                _NEEDS.clear()
+            need = _NEEDS[key] = op.need()
+        self.require(need, op.name, op)
         types = register_types(op)
         tied = tied_values(op)
         for result, operand in tied:

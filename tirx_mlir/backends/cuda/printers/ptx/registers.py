@@ -46,12 +46,15 @@ BY_PTX_TYPE = {c.ptx_type: c for c in CLASSES}
 I32, I64 = IntegerType(32), IntegerType(64)
 
 
+_BY_WIDTH = {1: PRED, 8: B16, 16: B16, 32: B32, 64: B64}
+
+
 def scalar_class(t: Attribute) -> RegClass | None:
     """The register class of a scalar type, None for a type PTX registers do not hold."""
     if isinstance(t, IndexType):
         return B64
     if isinstance(t, IntegerType):
-        return {1: PRED, 8: B16, 16: B16, 32: B32, 64: B64}.get(t.width.data)
+        return _BY_WIDTH.get(t.width.data)
     if isinstance(t, Float16Type | BFloat16Type):
         return B16
     if isinstance(t, Float32Type):
@@ -62,7 +65,20 @@ def scalar_class(t: Attribute) -> RegClass | None:
 
 
 def value_classes(t: Attribute) -> list[RegClass] | None:
-    """The registers a value of type ``t`` occupies (a vector: several), None if none can."""
+    """The registers a value of type ``t`` occupies (a vector: several), None if none can
+    (a fresh list: callers may keep it)."""
+    known = _VALUE_CLASSES.get(t, _UNKNOWN)
+    if known is _UNKNOWN:
+        known = _VALUE_CLASSES[t] = _value_classes(t)
+    return None if known is None else list(known)
+
+
+_UNKNOWN = object()
+_VALUE_CLASSES: dict[Attribute, list[RegClass] | None] = {}
+"""type -> `_value_classes` (types are immutable attributes, and a kernel has few)."""
+
+
+def _value_classes(t: Attribute) -> list[RegClass] | None:
     if not isinstance(t, VectorType):
         cls = scalar_class(t)
         return None if cls is None else [cls]

@@ -22,6 +22,12 @@ the module (the input is never changed):
   is expanded once its inner loops are, its index arithmetic folding the rest;
 * a loop that must be expanded but whose bounds are not constants, or with more than
   `MAX_ITERATIONS` iterations, is a located error at the loop.
+
+Cost: this expansion is most of ``-t ptx``'s time on register-tile kernels (thousands of
+copied ops), so the module copy and every op copy go through `copy_tree` / `copy_op`, which set
+an op's fields directly (what xDSL's ``clone`` makes, about a fifth of its time; the test
+compares them), and the placed constants' values are remembered (`Expander.ints`) instead of
+read back from their ops.
 """
 
 from __future__ import annotations
@@ -30,14 +36,16 @@ from typing import Callable
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.folder import Folder
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue, SSAValues, Use
+from xdsl.traits import HasFolder
 
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.memory import LOCAL
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.op_build import arith_constant
 
 MAX_ITERATIONS = 1024
 """The most iterations one expanded loop may have (its body is printed that many times)."""
@@ -59,43 +67,58 @@ def needs_expansion(loop: scf.ForOp) -> bool:
 
 def expand_register_loops(module: ModuleOp, fail: Fail) -> ModuleOp:
     """``module``, or a copy of it with every loop that `needs_expansion` expanded."""
-    if not _expanded_loops(module):
+    loops = _expanded_loops(module)
+    if not loops:
         return module
     expander = Expander(fail)
-    for loop in _expanded_loops(module):  # refused in the input, where errors have locations
+    for loop in loops:  # refused in the input, where errors have locations
         expander.bounds(loop)
-    module = module.clone()
-    for loop in _expanded_loops(module):
-        expander.expand(loop)
+    copies: dict[Operation, Operation] = {}
+    module = copy_tree(module, {}, copies)
+    for loop in loops:  # the copy's loops, in the same order (`_expanded_loops`)
+        expander.expand(copies[loop])
     return module
 
 
 class Expander:
     """Expands loops (innermost first, `_expanded_loops`), sharing constants and equal ``arith``
     ops per block: one block's expansions come in program order, so what an earlier one
-    placed dominates every later one."""
+    placed dominates every later one.
+
+    Cost (the PTX printer's largest part): a region-free op is copied by `copy_op` (fields set
+    directly, not through xDSL's ``clone``), and the integer constants it places are built by
+    `arith_constant` and remembered in `ints`, so folding reads their values from a dict."""
 
     def __init__(self, fail: Fail) -> None:
         self.fail = fail
         self.folder = Folder(_context())
         self.known: dict[tuple, SSAValue | tuple[SSAValue, ...]] = {}
-        """(block, constant value and type) or (block, arith op's name, operands,
-        properties, result types) -> the value(s) already computed before the loop."""
+        """(block, constant value, type) or (block, an arith op's operands, its `_shape`) ->
+        the value(s) already computed before the loop."""
+        self.ints: dict[SSAValue, int] = {}
+        """Integer constant placed by `constant` -> its value."""
+
+    def int_value(self, value: SSAValue) -> int | float | None:
+        """`constant_value`, read from `ints` for the constants this expander placed."""
+        known = self.ints.get(value)
+        return constant_value(value) if known is None else known
 
     def expand(self, loop: scf.ForOp) -> None:
         """Replace ``loop`` by one folded copy of its body per iteration."""
         lb, ub, step = self.bounds(loop)
         block = loop.body.block
+        parent = loop.parent_block()
         iv, carried = block.args[0], block.args[1:]
+        body = list(block.ops)
         values: list[SSAValue] = list(loop.iter_args)
         for i in range(lb, ub, step):
             mapping: dict[SSAValue, SSAValue] = dict(zip(carried, values))
-            mapping[iv] = self.constant(loop, i, iv.type)
-            for op in block.ops:
+            mapping[iv] = self.constant(loop, parent, i, iv.type)
+            for op in body:
                 if isinstance(op, scf.YieldOp):
-                    values = [mapping.get(v, v) for v in op.operands]
+                    values = [mapping.get(v, v) for v in op._operands]
                     break
-                self.clone(loop, op, mapping)
+                self.clone(loop, parent, op, mapping)
         for result, value in zip(loop.results, values):
             result.replace_all_uses_with(value)
         loop.detach()
@@ -114,31 +137,35 @@ class Expander:
                                   f"{MAX_ITERATIONS})", loop)
         return lb, ub, step
 
-    def clone(self, loop: scf.ForOp, op: Operation, mapping: dict[SSAValue, SSAValue]) -> None:
-        """Clone ``op`` before ``loop`` with ``mapping``: folded when its operands allow, an
-        equal ``arith`` op's results when one was computed already."""
-        operands = [mapping.get(v, v) for v in op.operands]
-        folded = self.fold_constants(loop, op, operands)
-        first_key = None
-        if folded is None and _pure(op):  # an equal op already made: no clone
-            first_key = (loop.parent_block(), op.name, tuple(operands),
-                         tuple(sorted(op.properties.items())), tuple(r.type for r in op.results))
+    def clone(self, loop: scf.ForOp, block: Block, op: Operation,
+              mapping: dict[SSAValue, SSAValue]) -> None:
+        """Clone ``op`` before ``loop`` (in ``block``) with ``mapping``: folded when its
+        operands allow, an equal ``arith`` op's results when one was computed already."""
+        operands = [mapping.get(v, v) for v in op._operands]
+        kind = type(op)
+        folded = self.fold_constants(loop, block, op, operands) if kind in _CHEAP else None
+        first_key = shape = None
+        pure = _pure(op)
+        if folded is None and pure:  # an equal op already made: no clone
+            shape = _shape(op)
+            first_key = (block, tuple(operands), shape)
             folded = self.known.get(first_key)
         if folded is not None:
             for result, value in zip(op.results, folded):
                 mapping[result] = value
             return
-        new = op.clone(value_mapper=mapping)
-        folded = self.fold(loop, new)
+        new = copy_tree(op, mapping, {})
+        folded = self.fold(loop, block, new)
         key = None
-        if folded is None and _pure(new):
-            key = (loop.parent_block(), new.name, tuple(new.operands),
-                   tuple(sorted(new.properties.items())), tuple(r.type for r in new.results))
+        if folded is None and pure:
+            if new.properties != op.properties:  # reassociated: other overflow flags
+                shape = _shape(new)
+            key = (block, tuple(new._operands), shape)
             folded = self.known.get(key)
-            if folded is None and first_key is not None:
+            if folded is None:
                 self.known[first_key] = tuple(new.results)
         if folded is None:
-            loop.parent_block().insert_op_before(new, loop)
+            block.insert_op_before(new, loop)
             if key is not None:
                 self.known[key] = tuple(new.results)
             return
@@ -146,28 +173,29 @@ class Expander:
             mapping[result] = value
         new.erase(safe_erase=False)
 
-    def fold_constants(self, loop: scf.ForOp, op: Operation,
+    def fold_constants(self, loop: scf.ForOp, block: Block, op: Operation,
                        operands: list[SSAValue]) -> list[SSAValue] | None:
         """Without cloning (the common cases, cheap): an integer constant, an index cast of
         one, ``+ - *`` of two, ``x + 0``, ``x * 1``; None otherwise."""
         if isinstance(op, arith.ConstantOp):
-            value = constant_value(op.result)
+            value = self.int_value(op.result)
             if isinstance(value, int) and isinstance(op.result.type, (IndexType, IntegerType)):
-                return [self.constant(loop, value, op.result.type)]
+                return [self.constant(loop, block, value, op.result.type)]
             return None
-        values = [constant_value(v) for v in operands]
-        if isinstance(op, arith.IndexCastOp) and isinstance(values[0], int):
-            return [self.constant(loop, values[0], op.results[0].type)]
+        if isinstance(op, arith.IndexCastOp):
+            value = self.int_value(operands[0])
+            return [self.constant(loop, block, value, op.results[0].type)] \
+                if isinstance(value, int) else None
         calc = _EXACT.get(type(op))
         if calc is None:
             return None
-        a, b = values
+        a, b = (self.int_value(v) for v in operands)
         if isinstance(a, int) and isinstance(b, int):
             result = calc(a, b)
             bits = 64 if isinstance(op.results[0].type, IndexType) else \
                 op.results[0].type.width.data
             if -(1 << (bits - 1)) <= result < (1 << (bits - 1)):
-                return [self.constant(loop, result, op.results[0].type)]
+                return [self.constant(loop, block, result, op.results[0].type)]
             return None
         unit = 1 if isinstance(op, arith.MuliOp) else 0
         if b == unit:
@@ -176,21 +204,24 @@ class Expander:
             return [operands[1]]
         return None
 
-    def fold(self, loop: scf.ForOp, op: Operation) -> list[SSAValue] | None:
+    def fold(self, loop: scf.ForOp, block: Block, op: Operation) -> list[SSAValue] | None:
         """The values ``op`` folds to (constants placed before ``loop``), or None."""
+        if not _may_fold(type(op)):
+            return None
         if isinstance(op, arith.ConstantOp):
-            value = constant_value(op.result)
+            value = self.int_value(op.result)
             if isinstance(value, int) and isinstance(op.result.type, (IndexType, IntegerType)):
-                return [self.constant(loop, value, op.result.type)]
+                return [self.constant(loop, block, value, op.result.type)]
             return None
         if isinstance(op, arith.IndexCastOp):
-            value = constant_value(op.input)
-            return None if value is None else [self.constant(loop, value, op.result.type)]
-        self.reassociate(loop, op)
-        identity = _identity(op)
+            value = self.int_value(op.input)
+            return None if value is None else \
+                [self.constant(loop, block, value, op.result.type)]
+        self.reassociate(loop, block, op)
+        identity = self.identity(op)
         if identity is not None:
             return [identity]
-        if not all(isinstance(constant_value(v), int) for v in op.operands):
+        if not all(isinstance(self.int_value(v), int) for v in op._operands):
             return None
         folded = self.folder.try_fold(op)
         if folded is None:
@@ -198,63 +229,144 @@ class Expander:
         results, new_ops = folded
         out = []
         for value in results:
-            c = constant_value(value)
-            out.append(self.constant(loop, c, value.type) if isinstance(c, int) else value)
+            c = self.int_value(value)
+            out.append(self.constant(loop, block, c, value.type) if isinstance(c, int) else value)
         for new_op in new_ops:
             new_op.erase(safe_erase=False)
         return out
 
-    def reassociate(self, loop: scf.ForOp, op: Operation) -> None:
+    def reassociate(self, loop: scf.ForOp, block: Block, op: Operation) -> None:
         """``(x + c1) + c2`` -> ``x + (c1 + c2)`` in place (one add per index, as an unrolled
         round's ``thread part + constant``); the add keeps the overflow flags both had."""
         if not isinstance(op, arith.AddiOp):
             return
         for side in (0, 1):
-            outer_c, add = constant_value(op.operands[1 - side]), op.operands[side].owner
+            outer_c, add = self.int_value(op.operands[1 - side]), op.operands[side].owner
             if not isinstance(outer_c, int) or not isinstance(add, arith.AddiOp):
                 continue
             for x, c1 in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
-                inner_c = constant_value(c1)
-                if isinstance(inner_c, int) and not isinstance(constant_value(x), int):
+                inner_c = self.int_value(c1)
+                if isinstance(inner_c, int) and not isinstance(self.int_value(x), int):
                     op.operands[side] = x
-                    op.operands[1 - side] = self.constant(loop, inner_c + outer_c,
+                    op.operands[1 - side] = self.constant(loop, block, inner_c + outer_c,
                                                           op.result.type)
                     flags = set(op.overflow_flags.data) & set(add.overflow_flags.data)
                     op.properties["overflowFlags"] = arith.IntegerOverflowAttr(flags or "none")
                     return
 
-    def constant(self, loop: scf.ForOp, value: int, t) -> SSAValue:
+    def identity(self, op: Operation) -> SSAValue | None:
+        """``x`` for ``x + 0``, ``0 + x``, ``x - 0``, ``x * 1`` and ``1 * x``."""
+        unit = _UNITS.get(type(op))
+        if unit is None:
+            return None
+        lhs, rhs = op._operands
+        if self.int_value(rhs) == unit:
+            return lhs
+        if self.int_value(lhs) == unit and not isinstance(op, arith.SubiOp):
+            return rhs
+        return None
+
+    def constant(self, loop: scf.ForOp, block: Block, value: int, t) -> SSAValue:
         """One ``arith.constant`` per block, value and type (placed before ``loop``)."""
-        key = (loop.parent_block(), value, t)
-        if key not in self.known:
-            op = arith.ConstantOp(IntegerAttr(value, t))
-            loop.parent_block().insert_op_before(op, loop)
-            self.known[key] = op.result
-        return self.known[key]
+        key = (block, value, t)
+        result = self.known.get(key)
+        if result is None:
+            op = arith_constant(value, t)
+            block.insert_op_before(op, loop)
+            result = self.known[key] = op.result
+            self.ints[result] = value
+        return result
 
 
 _EXACT = {arith.AddiOp: lambda a, b: a + b, arith.SubiOp: lambda a, b: a - b,
           arith.MuliOp: lambda a, b: a * b}
 """Integer ops `Expander.fold_constants` computes (exact; a result out of range is left to
 the op)."""
+_CHEAP = {arith.ConstantOp, arith.IndexCastOp, *_EXACT}
+"""The op classes `Expander.fold_constants` may fold (others go straight to a copy)."""
+_UNITS = {arith.AddiOp: 0, arith.SubiOp: 0, arith.MuliOp: 1}
+"""The unit of each op `Expander.identity` drops (``x + 0``, ``x * 1``)."""
 
 
 def _pure(op: Operation) -> bool:
     """An ``arith`` op without regions (equal ones compute equal values)."""
-    return op.dialect_name() == "arith" and not op.regions
+    arith_op = _ARITH.get(type(op))
+    if arith_op is None:
+        arith_op = _ARITH[type(op)] = op.dialect_name() == "arith"
+    return arith_op and not op.regions
 
 
-def _identity(op: Operation) -> SSAValue | None:
-    """``x`` for ``x + 0``, ``0 + x``, ``x - 0``, ``x * 1`` and ``1 * x``."""
-    unit = {arith.AddiOp: 0, arith.SubiOp: 0, arith.MuliOp: 1}.get(type(op))
-    if unit is None:
-        return None
-    lhs, rhs = op.operands
-    if constant_value(rhs) == unit:
-        return lhs
-    if constant_value(lhs) == unit and not isinstance(op, arith.SubiOp):
-        return rhs
-    return None
+_ARITH: dict[type, bool] = {}
+"""op class -> whether it is an ``arith`` op."""
+
+
+def _may_fold(kind: type[Operation]) -> bool:
+    """Whether `Expander.fold` may fold an op of class ``kind``: a class it rewrites itself, or
+    one with an xDSL folder (``HasFolder``: the only ones ``Folder.try_fold`` folds)."""
+    may = _MAY_FOLD.get(kind)
+    if may is None:
+        may = _MAY_FOLD[kind] = kind in _CHEAP or kind in _UNITS or \
+            kind.get_trait(HasFolder) is not None
+    return may
+
+
+_MAY_FOLD: dict[type, bool] = {}
+
+
+def _shape(op: Operation) -> tuple:
+    """What, besides its operands, makes two ``arith`` ops equal: the name, the properties and
+    the result types."""
+    return (op.name, tuple(sorted(op.properties.items())), tuple(r.type for r in op.results))
+
+
+def copy_op(op: Operation, operands: list[SSAValue]) -> Operation:
+    """A detached copy of ``op`` on ``operands``, without regions or successors: what
+    ``op.clone_without_regions()`` makes (the same class, properties, attributes, location,
+    result types and name hints), its fields set directly instead of through xDSL's builder
+    (the cost of the expansion: thousands of ops per kernel)."""
+    new = object.__new__(type(op))
+    new._operands = SSAValues(operands)
+    new._operand_uses = tuple(Use(new, i) for i in range(len(operands)))
+    for value, use in zip(operands, new._operand_uses):
+        value.add_use(use)
+    results = []
+    for i, old in enumerate(op.results):
+        result = OpResult(old.type, new, i)
+        result._name = old._name
+        results.append(result)
+    new.results = SSAValues(results)
+    new._successors, new._successor_uses, new.regions = (), (), ()
+    new.properties, new.attributes = dict(op.properties), dict(op.attributes)
+    new.location = op.location
+    new.parent = new._next_op = new._prev_op = None
+    return new
+
+
+def copy_tree(op: Operation, values: dict[SSAValue, SSAValue],
+                copies: dict[Operation, Operation]) -> Operation:
+    """``op.clone()`` (``values``: old value -> its copy, ``copies``: old op -> its copy), each
+    op by `copy_op`. The printed IR is structured (SSA dominance: a value is defined before its
+    uses in program order); an op with successors is left to xDSL's ``clone``."""
+    if op._successors:
+        new = op.clone(value_mapper=values)
+        copies.update(zip(op.walk(), new.walk()))
+        return new
+    new = copy_op(op, [values.get(v, v) for v in op._operands])
+    copies[op] = new
+    values.update(zip(op.results, new.results))
+    for region in op.regions:
+        copy = Region()
+        for block in region.blocks:
+            into = Block(arg_types=block.arg_types)
+            for old, arg in zip(block.args, into.args):
+                arg._name = old._name
+                values[old] = arg
+            copy.add_block(into)
+        for block, into in zip(region.blocks, copy.blocks):
+            for inner in block.ops:
+                into.add_op(copy_tree(inner, values, copies))
+        new.add_region(copy)
+    return new
 
 
 def _local(memory: SSAValue) -> bool:
@@ -283,4 +395,5 @@ def _context() -> Context:
     return ctx
 
 
-__all__ = ["MAX_ITERATIONS", "Expander", "expand_register_loops", "needs_expansion"]
+__all__ = ["MAX_ITERATIONS", "Expander", "copy_op", "copy_tree", "expand_register_loops",
+           "needs_expansion"]
