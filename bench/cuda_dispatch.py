@@ -7,15 +7,17 @@ another checkout in alternating rounds.
 Each example of examples/cuda/tile is parsed and run through the "cuda" pipeline's passes
 before ``tirx-dispatch`` (for the kernel's arch), then the pass is timed with
 ``time.process_time`` (warm: one untimed run of every example first; the first run's cost,
-mostly importing the variant modules, is printed apart as ``first``). With ``--against``, each
-round runs this tree, then the other one (its ``tirx_mlir`` first on ``sys.path``), each in a
-fresh subprocess, and the table gives both bests and their ratio (this / other: below 1 is
-faster here). Times are printed, never asserted.
+mostly importing the variant modules, is printed apart as ``first``; a full garbage collection
+runs before each timed pass, so one example's garbage is not charged to the next). With
+``--against``, each round runs this tree, then the other one (its ``tirx_mlir`` first on
+``sys.path``), each in a fresh subprocess, and the table gives both bests and their ratio
+(this / other: below 1 is faster here). Times are printed, never asserted.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -47,6 +49,7 @@ def measure(names: list[str], rounds: int) -> dict:
     for r in range(rounds + 1):
         for name in names:
             ctx, module, dispatch = _prepare(TILE / f"{name}.mlir")
+            gc.collect()  # the collector's debt from earlier examples is not this pass's cost
             start = time.process_time()
             dispatch.apply(ctx, module)
             took = time.process_time() - start

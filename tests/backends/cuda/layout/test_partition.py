@@ -56,8 +56,10 @@ def test_spread_with_fewer_elements_than_threads_uses_fewer_threads():
     assert part.threads == {"tx": 16} and part.nregs == 4
 
 
-@pytest.mark.parametrize("text,shape", LAYOUTS + [("S[(4,8):(1,1@laneid)] + R[2:8@laneid] + 3@laneid",
-                                                    (4, 8))])
+WITH_REPLICA_AND_OFFSET = ("S[(4,8):(1,1@laneid)] + R[2:8@laneid] + 3@laneid", (4, 8))
+
+
+@pytest.mark.parametrize("text,shape", LAYOUTS + [WITH_REPLICA_AND_OFFSET])
 def test_thread_coords_array_is_thread_coords_of_for_every_thread(text, shape):
     """The vectorised thread part (static checks over a scope) equals the per-thread one,
     offsets and replicas included."""
