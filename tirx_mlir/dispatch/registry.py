@@ -199,15 +199,22 @@ def check_dispatch_precondition(kernel: Any, target_kind: str) -> None:
         factory()(kernel)
 
 
+_kind_modules: dict[str, tuple[int, list[tuple[str, str]]]] = {}
+"""target kind -> (``_modules.version``, the (kind, module) keys it imports): the registry is
+read again only after it changes (dispatch asks once per op)."""
+
+
 def _import_dispatch_modules(target_kind: str) -> None:
-    for (kind, name), _ in _modules.items():
-        if kind not in (target_kind, "*"):
-            continue
-        key = (kind, name)
-        if key in _imported and sys_module(name) is _imported[key]:
+    listed = _kind_modules.get(target_kind)
+    if listed is None or listed[0] != _modules.version:
+        version = _modules.version
+        keys = [key for key, _ in _modules.items() if key[0] in (target_kind, "*")]
+        listed = _kind_modules[target_kind] = (version, keys)
+    for key in listed[1]:
+        if key in _imported and sys_module(key[1]) is _imported[key]:
             continue
         with registry.owner_scope(_modules.owner_of(key) or "core"):
-            _imported[key] = importlib.import_module(name)
+            _imported[key] = importlib.import_module(key[1])
 
 
 def sys_module(name: str) -> object | None:

@@ -52,6 +52,8 @@ class IndexExpr:
 
     def __add__(self, other: "IndexExpr | int") -> "IndexExpr":
         other = IndexExpr.of(other)
+        if not self.terms and not other.terms:  # constants (most of dispatch's coordinates)
+            return IndexExpr(self.const + other.const)
         coeffs: dict[SSAValue, int] = dict(self.terms)
         for v, c in other.terms:
             coeffs[v] = coeffs.get(v, 0) + c
@@ -59,6 +61,8 @@ class IndexExpr:
                          tuple((v, c) for v, c in coeffs.items() if c != 0))
 
     def scale(self, k: int) -> "IndexExpr":
+        if not self.terms:
+            return IndexExpr(self.const * k)
         return IndexExpr(self.const * k, tuple((v, c * k) for v, c in self.terms if c * k != 0))
 
     def evaluate(self, env) -> int:

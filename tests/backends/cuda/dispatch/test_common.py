@@ -33,3 +33,40 @@ def test_warpgroups_synchronise_on_their_own_barriers(threads):
     ptx = emit_ptx(final)
     assert "shr.u32" in ptx and "bar.sync %r" in ptx
     assert any(op.startswith("BAR.SYNC") for op in cuda_compile.ptx_sass_opcodes(ptx, "sm_90a"))
+
+
+_C = "!tirx.buffer<16x8xf32, local, S[(2,8,4,2):(2,4@laneid,1@laneid,1)]>"
+_V = "!tirx.buffer<8x8xf32, local>"
+_VIEWS = f"""
+tirx.kernel @k() -> () grid [1] threads [32] target "cuda -arch=sm_80" {{
+  %r = tirx.alloc : {_C}
+  %top = tirx.slice %r[0, 0] [8, 8] : {_C} -> {_V}
+  %bottom = tirx.slice %r[8, 0] [8, 8] : {_C} -> {_V}
+  %middle = tirx.slice %r[4, 0] [8, 8] : {_C} -> {_V}
+  tirx.return
+}}
+"""
+
+
+def test_register_slots_answer_each_view_by_its_offsets_every_time():
+    """`register_slots` keeps its answers by the question's layouts, shapes and the view's
+    offsets and steps: the two halves of an m16n8 accumulator read as one 8x8 C fragment are
+    registers 0,1 and 2,3; a view straddling the halves is refused, again when asked again."""
+    from tirx_mlir.backends.cuda.dispatch import common
+    from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
+    from tirx_mlir.dialects.tirx.attributes import ExecScope
+    from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, SliceOp
+    from tirx_mlir.dialects.tirx.layout import TileLayout
+    from tirx_mlir.located_parser import parse_module
+
+    module = parse_module(_VIEWS, "views")
+    tile = next(o for o in module.walk() if isinstance(o, AllocOp)).result
+    top, bottom, middle = [o.result for o in module.walk() if isinstance(o, SliceOp)]
+    part = common.register_partition(tile)
+    frag = RegisterPartition(TileLayout.parse("S[(8,4,2):(4@laneid,1@laneid,1)]"), (8, 8))
+    for _ in range(2):
+        assert common.register_slots(part, top, frag, (8, 8), ExecScope.WARP, 32) == [0, 1]
+        assert common.register_slots(part, bottom, frag, (8, 8), ExecScope.WARP, 32) == [2, 3]
+        with pytest.raises(PartitionError, match=r"thread 0 needs element \(4, 0\)"):
+            common.register_slots(part, middle, frag, (8, 8), ExecScope.WARP, 32)
+    assert common.register_slots(part, tile, part, (16, 8), ExecScope.WARP, 32) == [0, 1, 2, 3]

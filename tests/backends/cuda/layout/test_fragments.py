@@ -151,6 +151,25 @@ def test_fragment_tiles_read_the_accumulator_back():
     assert F.fragment_tiles(row_major, F.mma_c()) is None
 
 
+def test_readings_are_shared_and_a_caller_cannot_change_them():
+    """`Holders.of` is one per (layout, shape) and keeps its readings; each caller gets its own
+    list, so changing one changes no later answer."""
+    layout = F.accumulator_layout(32, 32, 1, 2)
+    h = F.Holders.of(layout, (32, 32))
+    assert F.Holders.of(F.accumulator_layout(32, 32, 1, 2), [32, 32]) is h
+    assert F.Holders.of(layout, (16, 64)) is not h
+    first = F.fragment_tiles(h, F.mma_c(), warp=1)
+    first.clear()
+    again = F.fragment_tiles(h, F.mma_c(), warp=1)
+    assert [o for o, _ in again] == [(0, 16), (0, 24), (16, 16), (16, 24)]
+    assert F.fragment_tiles(h, F.mma_c(), warp=0)[0][0] == (0, 0)   # keyed by warp too
+    a = F.Holders.of(F.mma_a("f16").layout, (16, 16))
+    F.matrix_tiles(a).pop()
+    assert len(F.matrix_tiles(a)) == 4
+    F.matrices_of(F.mma_a("bf16"), 2).pop()
+    assert len(F.matrices_of(F.mma_a("bf16"), 2)) == 4
+
+
 def test_fragment_registers_find_operand_fragments_in_a_grid():
     layout = F.tile_fragments(F.mma_a("f16"), tiles=(2, 2))        # a 32x32 A, 4 fragments
     h = F.Holders.of(layout, (32, 32))

@@ -40,15 +40,16 @@ from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async,
 from tirx_mlir.backends.cuda.dialects.cuda.sync import (SyncThreadsOp, SyncWarpgroupOp,
                                                         SyncWarpOp)
 from tirx_mlir.backends.cuda.layout.defaults import scope_threads
-from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition, _refine
+from tirx_mlir.backends.cuda.layout.partition import (PartitionError, RegisterPartition, _refine,
+                                                     partition_of)
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.backends.cuda.target_tags import parse_arch
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, materialize, resolve_access
-from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
+from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope, decoded
 from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
-from tirx_mlir.dialects.tirx.op_build import arith_binary
+from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
@@ -191,6 +192,18 @@ def buffer_layout(btype: BufferType) -> TileLayout:
 def linear_index(btype: BufferType, coords: Sequence[IndexExpr]) -> IndexExpr | None:
     """The physical flat index of the element at base ``coords`` as an affine expression, when
     the buffer's layout is one stride per dim on ``m`` without swizzle (None otherwise)."""
+    plan = decoded(btype, "_cuda_linear_strides", _linear_strides)
+    if plan is None:
+        return None
+    offset, strides = plan
+    expr = IndexExpr(offset)
+    for d, stride in strides:
+        expr = expr + IndexExpr.of(coords[d]).scale(stride)
+    return expr
+
+
+def _linear_strides(btype: BufferType) -> tuple[int, tuple[tuple[int, int], ...]] | None:
+    """(offset, ((dim, stride), ...)) of `linear_index` for ``btype``, read once per type."""
     layout = buffer_layout(btype)
     shape = btype.get_shape()
     if layout.swizzle is not None or any(it.axis != "m" for it in layout.shard) or layout.replica:
@@ -202,15 +215,15 @@ def linear_index(btype: BufferType, coords: Sequence[IndexExpr]) -> IndexExpr | 
     per_dim: dict[int, list] = {}
     for it in iters:
         per_dim.setdefault(it.dim, []).append(it)
-    expr = IndexExpr(layout.offset_of("m"))
+    strides = []
     for d, its in per_dim.items():
         # one stride per dim: each iterator's stride is the innermost one's times its weight
         its = sorted(its, key=lambda i: i.weight)
         base = its[0].stride
         if any(i.stride != base * i.weight for i in its):
             return None
-        expr = expr + IndexExpr.of(coords[d]).scale(base)
-    return expr
+        strides.append((d, base))
+    return layout.offset_of("m"), tuple(strides)
 
 
 def physical_index(b: Builder, btype: BufferType, coords: Sequence[IndexExpr],
@@ -336,7 +349,7 @@ def register_partition(value: SSAValue) -> RegisterPartition:
     if layout is None:
         fail(f"register tile {btype} has no layout: run cuda-default-layout first")
     try:
-        return RegisterPartition(layout, btype.get_shape())
+        return partition_of(layout, btype.get_shape())
     except PartitionError as err:
         fail(str(err))
 
@@ -363,10 +376,32 @@ def register_slots(part: RegisterPartition, view: SSAValue, iter_part: RegisterP
     `RegisterPartition.registers` order), the register of the operand tile (``view`` of a tile
     partitioned by ``part``, broadcast to ``iter_shape``) that holds that element in the same
     thread. Raises `PartitionError` when a thread of the scope does not hold it, or when the
-    register differs between threads."""
+    register differs between threads. The answer depends on the layouts, shapes and the view's
+    static offsets and steps only, so it is computed once per distinct question."""
     pattern = resolve_access(view)
     if pattern.static_offset() is None:
         raise PartitionError("a view of a register tile must have constant offsets")
+    key = (part.layout, part.shape, pattern.static_offset(), pattern.sizes, pattern.steps,
+           pattern.buffer_type.get_shape(), iter_part.layout, iter_part.shape,
+           tuple(iter_shape), scope, nthreads)
+    found = _SLOTS.get(key)
+    if found is None:
+        try:
+            found = tuple(_register_slots(part, pattern, iter_part, iter_shape, scope, nthreads))
+        except PartitionError as err:
+            found = err
+        _SLOTS[key] = found
+    if isinstance(found, PartitionError):
+        raise PartitionError(str(found))
+    return list(found)
+
+
+_SLOTS: dict[tuple, "tuple[int, ...] | PartitionError"] = {}
+"""`register_slots`'s answers (or refusals), by the question's immutable parts."""
+
+
+def _register_slots(part: RegisterPartition, pattern, iter_part: RegisterPartition,
+                    iter_shape: Sequence[int], scope: ExecScope, nthreads: int) -> list[int]:
     vshape = pattern.sizes
     aligned = (1,) * (len(iter_shape) - len(vshape)) + tuple(vshape)
     if math.prod(aligned) != math.prod(vshape) or len(aligned) != len(iter_shape):
@@ -381,9 +416,7 @@ def register_slots(part: RegisterPartition, view: SSAValue, iter_part: RegisterP
     slots = iter_part.registers()
     # logical coordinate in the iteration space, [threads, slots, rank]
     rank = len(iter_shape)
-    thread_part = np.array([iter_part.thread_coords_of({a: int(axes[a][t]) for a in
-                                                        iter_part.threads})
-                            for t in range(len(tx))], dtype=np.int64).reshape(len(tx), rank)
+    thread_part = iter_part.thread_coords_array(axes, len(tx))
     reg_part = np.array([iter_part.reg_coords(r) for r in slots], dtype=np.int64).reshape(
         len(slots), rank)
     coords = thread_part[:, None, :] + reg_part[None, :, :]
@@ -441,7 +474,7 @@ def scope_barrier(b: Builder, scope: ExecScope) -> None:
         b.insert(SyncWarpgroupOp(barrier=IntegerAttr(WARPGROUP_BARRIER, i32),
                                  per_warpgroup=UnitAttr()))
     elif scope == ExecScope.WARP:
-        mask = b.insert(arith.ConstantOp(IntegerAttr(-1, i32))).result
+        mask = b.insert(arith_constant(-1, i32)).result
         b.insert(SyncWarpOp(mask))
 
 

@@ -18,7 +18,7 @@ per operation).
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, math
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, SSAValue
 
@@ -50,7 +50,7 @@ def _binary(float_op, int_op):
 def _silu(b: Builder, xs):
     x = xs[0]
     neg = b.insert(arith.NegfOp(x)).result
-    e = b.insert(math.ExpOp(neg)).result
+    e = b.insert(_math_op("ExpOp")(neg)).result
     den = b.insert(arith.AddfOp(_const(b, 1.0, x.type), e)).result
     return b.insert(arith.DivfOp(x, den)).result
 
@@ -78,8 +78,17 @@ PACKED = {T.AddOp: arith.AddfOp, T.SubOp: arith.SubfOp, T.MulOp: arith.MulfOp,
           T.MaximumOp: arith.MaximumfOp, T.MinimumOp: arith.MinimumfOp}
 """The binary ops computed two f16/bf16 elements at a time (``add.rn.f16x2``, ``__hadd2``...)
 where every operand is a tile of the destination's type (`pointwise._packable`)."""
-UNARY_BIAS_SCALE = {T.SqrtOp: math.SqrtOp, T.ExpOp: math.ExpOp, T.Exp2Op: math.Exp2Op,
-                    T.Log2Op: math.Log2Op}
+UNARY_BIAS_SCALE = {T.SqrtOp: "SqrtOp", T.ExpOp: "ExpOp", T.Exp2Op: "Exp2Op",
+                    T.Log2Op: "Log2Op"}
+"""tile op -> the xDSL math op computing it, by name (`_math_op`)."""
+
+
+def _math_op(name: str) -> type:
+    """xDSL's ``math.<name>``, imported on first use: setting up the math dialect costs tens of
+    milliseconds, which a kernel with no exp, sqrt, log or silu never needs."""
+    from xdsl.dialects import math
+
+    return getattr(math, name)
 
 
 def _with_bias_scale(f):
@@ -116,7 +125,7 @@ def _lower(op, ctx) -> None:
     elif isinstance(op, T.SiluOp):
         pointwise.lower(op, ctx, op.dst, [op.src], _silu)
     elif type(op) in UNARY_BIAS_SCALE:
-        fn = _with_bias_scale(UNARY_BIAS_SCALE[type(op)])
+        fn = _with_bias_scale(_math_op(UNARY_BIAS_SCALE[type(op)]))
         hb, hs = op.bias is not None, op.scale is not None
         pointwise.lower(op, ctx, op.dst, [op.src, op.bias, op.scale],
                         lambda b, xs: fn(b, xs, hb, hs))

@@ -44,7 +44,7 @@ from tirx_mlir.backends.cuda.layout.defaults import (MAX_VECTOR_BYTES, MAX_VECTO
                                                      SCOPE_AXIS, scope_threads, spread_layout,
                                                      vector_width)
 from tirx_mlir.backends.cuda.layout.runs import aligned, view_runs
-from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
+from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition, partition_of
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, resolve_access
@@ -116,7 +116,7 @@ def _iteration(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue], lanes: int
     vec = _memory_vector(shape, [v for v in (dst, *srcs) if is_buffer(v)], lanes)
     layout = spread_layout(shape, SCOPE_AXIS.get(scope), nthreads, vec)
     try:
-        return RegisterPartition(layout, shape), True
+        return partition_of(layout, shape), True
     except PartitionError as err:
         fail(str(err))
 

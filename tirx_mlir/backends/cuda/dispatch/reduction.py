@@ -34,7 +34,7 @@ from typing import Callable, Sequence
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import AnyFloat, IntegerAttr, i32
+from xdsl.dialects.builtin import AnyFloat, i32
 from xdsl.ir import Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -45,11 +45,12 @@ from tirx_mlir.backends.cuda.layout.reduction_plan import (PlanError, ReductionP
                                                              log2_exact, memory_spread,
                                                              scope_bits)
 from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS
-from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
+from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition, partition_of
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, resolve_access
+from tirx_mlir.dialects.tirx.op_build import arith_constant
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dispatch import exec_scope_in, fail
@@ -74,7 +75,7 @@ def combine(b: Builder, kind: str, x: SSAValue, y: SSAValue) -> SSAValue:
 
 
 def _i32(b: Builder, value: int) -> SSAValue:
-    return b.insert(arith.ConstantOp(IntegerAttr(value, i32))).result
+    return b.insert(arith_constant(value, i32)).result
 
 
 def _guarded(b: Builder, cond: SSAValue) -> Builder:
@@ -237,14 +238,10 @@ class _Reduction:
         tx = common.scope_thread_ids(self.op.exec_scope, common.block_threads(self.ctx))
         axes = common.axis_values_np(tx)
         strides = row_major_strides(dpart.shape)
-        regs = dpart.registers()
-        table = np.zeros((len(tx), len(regs)), dtype=np.int64)
-        for t in range(len(tx)):
-            th = dpart.thread_coords_of({a: int(axes[a][t]) for a in dpart.threads})
-            for j, r in enumerate(regs):
-                c = [x + y for x, y in zip(th, dpart.reg_coords(r))]
-                table[t, j] = sum(x * s for x, s in zip(c, strides))
-        return table
+        regs = np.array([dpart.reg_coords(r) for r in dpart.registers()],
+                        dtype=np.int64).reshape(-1, len(dpart.shape))
+        coords = dpart.thread_coords_array(axes, len(tx))[:, None, :] + regs[None, :, :]
+        return coords @ np.array(strides, dtype=np.int64).reshape(-1)
 
     def write_registers(self, values: dict[int, SSAValue], keys: list[int],
                         dpart: RegisterPartition, array: SSAValue) -> None:
@@ -396,7 +393,7 @@ def _shared(op, ctx) -> None:
         fail(str(err))
     layout = memory_spread(shape, axes, nbits, SCOPE_AXIS.get(scope))
     try:
-        part = RegisterPartition(layout, shape)
+        part = partition_of(layout, shape)
     except PartitionError as err:
         fail(str(err))
     ids = common.ThreadIds(ctx.builder)

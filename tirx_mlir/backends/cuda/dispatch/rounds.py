@@ -23,6 +23,7 @@ no local array.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Sequence
 
 from xdsl.builder import Builder
@@ -94,7 +95,14 @@ def roll(groups: Sequence[Sequence[int]], reg_coords: Callable[[int], Coord]) ->
 
 
 def _factor(bases: list[Coord]) -> list[Loop] | None:
-    """Mixed-radix loops (innermost first) whose digits times steps give every base."""
+    """Mixed-radix loops (innermost first) whose digits times steps give every base (found
+    once per distinct list of bases: variants of one kernel ask for the same few)."""
+    found = _factor_once(tuple(bases))
+    return None if found is None else list(found)
+
+
+@lru_cache(maxsize=4096)
+def _factor_once(bases: tuple[Coord, ...]) -> tuple[Loop, ...] | None:
     total = len(bases)
     loops: list[Loop] = []
     period = 1
@@ -120,7 +128,7 @@ def _factor(bases: list[Coord]) -> list[Loop] | None:
             expect = [e + digit * s for e, s in zip(expect, loop.step)]
         if tuple(expect) != base:
             return None
-    return loops
+    return tuple(loops)
 
 
 def _sub(x: Coord, y: Coord) -> Coord:

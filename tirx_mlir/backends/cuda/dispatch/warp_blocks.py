@@ -14,7 +14,7 @@ from typing import Callable, Sequence
 
 from tirx_mlir.backends.cuda.dispatch.common import ThreadIds
 from tirx_mlir.backends.cuda.layout.fragments import Holders
-from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
+from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition, partition_of
 from tirx_mlir.dialects.tirx.access import IndexExpr
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dispatch import fail
@@ -62,7 +62,7 @@ def warp_origin(ids: ThreadIds, layout: TileLayout, shape: Sequence[int],
     if len(deltas) == 1:
         return base
     try:
-        part = RegisterPartition(layout, shape)
+        part = partition_of(layout, shape)
     except PartitionError as err:
         fail(f"{what}: {err}")
     for w, delta in enumerate(deltas):

@@ -25,7 +25,7 @@ row-major register order, and a ``warps`` grid of warps (warp ``w`` at grid posi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -216,22 +216,32 @@ def warp_grid(m: int, n: int, warps: int) -> tuple[int, int]:
 
 # --- reading fragments out of a register layout ------------------------------------------------
 
+_HOLDERS: dict[tuple[TileLayout, tuple[int, ...]], "Holders"] = {}
+"""(layout, shape) -> its `Holders` (`Holders.of`)."""
+
 
 @dataclass(frozen=True)
 class Holders:
     """Who holds each element of a register tile: ``warp``, ``lane`` and ``reg`` arrays over
     the tile's shape (``warp`` is 0 everywhere when the layout has no ``warpid`` axis: every
-    warp holds the whole tile)."""
+    warp holds the whole tile). Read-only: `of` shares one per (layout, shape), and the
+    readings below (`fragment_tiles`, `matrix_tiles`) are kept in ``memo``."""
 
     warp: np.ndarray
     lane: np.ndarray
     reg: np.ndarray
+    memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     @staticmethod
     def of(layout: TileLayout, shape: tuple[int, ...]) -> "Holders":
-        c = layout.apply_array(shape)
-        zero = np.zeros(shape, np.int64)
-        return Holders(c.get("warpid", zero), c.get("laneid", zero), c.get("m", zero))
+        key = (layout, tuple(shape))
+        found = _HOLDERS.get(key)
+        if found is None:
+            c = layout.apply_array(shape)
+            zero = np.zeros(shape, np.int64)
+            found = _HOLDERS[key] = Holders(c.get("warpid", zero), c.get("laneid", zero),
+                                            c.get("m", zero))
+        return found
 
     @property
     def warps(self) -> int:
@@ -270,6 +280,15 @@ def fragment_tiles(holders: Holders, frag: Fragment, warp: int = 0
     """The tile, read as ``frag``-shaped blocks held by warp ``warp``: ``[(origin, registers)]``
     in register order, covering every register of the warp exactly once; None when the layout
     is not such a grid (e.g. not m16n8 accumulator fragments)."""
+    key = ("fragment_tiles", frag, warp)
+    if key not in holders.memo:
+        holders.memo[key] = _fragment_tiles(holders, frag, warp)
+    found = holders.memo[key]
+    return None if found is None else list(found)
+
+
+def _fragment_tiles(holders: Holders, frag: Fragment, warp: int
+                    ) -> list[tuple[tuple[int, int], tuple[int, ...]]] | None:
     mine = holders.warp == warp
     if not mine.any():
         return None
@@ -294,6 +313,12 @@ def matrices_of(frag: Fragment, per_reg: int) -> list[tuple[tuple[int, int], str
     ldmatrix moves: ``(origin, orientation)`` with orientation ``"row"`` (lane l holds
     ``origin + (l/4, p*(l%4) + j)``) or ``"col"`` (``origin + (p*(l%4) + j, l/4)``); None when
     a register is neither."""
+    found = _matrices_of(frag, per_reg)
+    return None if found is None else list(found)
+
+
+@lru_cache(maxsize=None)
+def _matrices_of(frag: Fragment, per_reg: int) -> tuple[tuple[tuple[int, int], str], ...] | None:
     h = Holders.of(frag.layout, frag.shape)
     where = {(int(h.lane[x]), int(h.reg[x])): x for x in np.ndindex(*frag.shape)}
     lane = np.arange(LANES)[:, None]
@@ -310,7 +335,7 @@ def matrices_of(frag: Fragment, per_reg: int) -> list[tuple[tuple[int, int], str
             out.append(((int(origin[0]), int(origin[1])), "col"))
         else:
             return None
-    return out
+    return tuple(out)
 
 
 def matrix_tiles(holders: Holders, warp: int = 0
@@ -319,6 +344,15 @@ def matrix_tiles(holders: Holders, warp: int = 0
     orientation, (register of element j = 0, of j = 1))]``, orientation ``"row"`` (lane l holds
     ``origin + (l/4, 2*(l%4) + j)``, what ldmatrix gives) or ``"col"`` (the transpose); None
     unless every register of the warp is in exactly one matrix."""
+    key = ("matrix_tiles", warp)
+    if key not in holders.memo:
+        holders.memo[key] = _matrix_tiles(holders, warp)
+    found = holders.memo[key]
+    return None if found is None else list(found)
+
+
+def _matrix_tiles(holders: Holders, warp: int
+                  ) -> list[tuple[tuple[int, int], str, tuple[int, int]]] | None:
     mine = holders.warp == warp
     if not mine.any():
         return None

@@ -18,6 +18,10 @@ Replica iterators on thread axes mean several threads hold the same elements (`r
 variant that writes memory from such a tile lets only replica 0 write. Layouts that cannot be
 split at the dims (an iterator straddling dims with extents that do not divide) are refused
 with `PartitionError`, which variants turn into a decline.
+
+A partition never changes once built, and dispatch asks for the same few (layout, shape) pairs
+many times: `partition_of` builds each once per process. `thread_coords_array` is
+`thread_coords_of` for many threads at once (numpy), for the static checks over a scope.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
+
+import numpy as np
 
 from tirx_mlir.dialects.tirx.access import IndexExpr
 from tirx_mlir.dialects.tirx.layout import THREAD_AXES, Iter, TileLayout
@@ -162,6 +168,32 @@ class RegisterPartition:
         return tuple(e.const for e in self.thread_coords(
             thread, lambda v, s, e, o: ((v - o) // s) % e))
 
+    def thread_coords_array(self, axis_values: Mapping[str, np.ndarray],
+                            count: int) -> np.ndarray:
+        """`thread_coords_of` for ``count`` threads at once: ``axis_values`` maps each thread
+        axis the layout uses to its ``count`` values; [count, rank] int64."""
+        coords = np.zeros((count, len(self.shape)), dtype=np.int64)
+        offsets = dict(self.layout.offset)
+        for it in self.thread_digits():
+            values = np.asarray(axis_values[it.axis], dtype=np.int64)
+            digit = ((values - offsets.get(it.axis, 0)) // it.stride) % it.extent
+            coords[:, it.dim] += digit * it.weight
+        return coords
+
     def covers_thread_axes(self, scope_axes: Mapping[str, int]) -> bool:
         """Whether the layout spans each thread axis fully (``scope_axes``: axis -> extent)."""
         return all(self.threads.get(ax, 1) <= n for ax, n in scope_axes.items())
+
+
+_PARTITIONS: dict[tuple[TileLayout, tuple[int, ...]], RegisterPartition] = {}
+"""(layout, shape) -> its partition (`partition_of`)."""
+
+
+def partition_of(layout: TileLayout, shape: Sequence[int]) -> RegisterPartition:
+    """``RegisterPartition(layout, shape)``, built once per distinct pair (a refused pair raises
+    `PartitionError` each time it is asked for)."""
+    key = (layout, tuple(shape))
+    part = _PARTITIONS.get(key)
+    if part is None:
+        part = _PARTITIONS[key] = RegisterPartition(layout, shape)
+    return part
