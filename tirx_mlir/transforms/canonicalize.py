@@ -44,6 +44,7 @@ from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
                          MemoryEffectKind, RecursiveMemoryEffect, SymbolOpInterface)
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
+from xdsl.utils.worklist import Worklist
 
 from tirx_mlir.changes import change_listener
 
@@ -66,11 +67,25 @@ class _ClassFacts:
     """Its canonicalization patterns, in trait order."""
 
 
+class _Inert(dict[type[Operation], bool]):
+    def __init__(self, facts: "FactsByClass") -> None:
+        super().__init__()
+        self._facts = facts
+
+    def __missing__(self, op_class: type[Operation]) -> bool:
+        f = self._facts[op_class]
+        found = self[op_class] = not (f.may_be_dead or f.foldable or f.patterns)
+        return found
+
+
 class FactsByClass(dict[type[Operation], _ClassFacts]):
     """One run's `_ClassFacts`, made on first ask (a run's: traits may be added to a class)."""
 
     def __init__(self) -> None:
         super().__init__()
+        self.inert = _Inert(self)
+        """Per class: the canonicalization of its ops never does anything (`_ActiveWorklist`):
+        never trivially dead, no folder, no patterns."""
         self._constant_like: dict[type, bool] = {}
         self._commutative: dict[type, bool] = {}
         self._right_units: dict[tuple[type, IntegerAttr], bool] = {}
@@ -212,15 +227,67 @@ class _MemoLiveSet(LiveSet):
             self.set_live(op)
 
 
+def _live_ops(region: Region, facts: FactsByClass) -> set[Operation] | None:
+    """The live set `_MemoLiveSet`'s fixpoint reaches on ``region``, found in one walk: the
+    least set holding every op that is not trivially dead without uses and the op defining
+    each operand of an op it holds (the fixpoint's rule read backwards: an op is live when a
+    user of its results is). None when a region inside has several blocks (only the blocks
+    reachable from its entry are walked there: the fixpoint is run as xDSL's)."""
+    live: set[Operation] = set()
+    stack: list[Operation] = []
+    regions = [region]
+    dead_if_unused = facts.would_be_trivially_dead
+    while regions:
+        blocks = regions.pop().blocks
+        if len(blocks) != 1:
+            if len(blocks) > 1:
+                return None
+            continue
+        for op in blocks.first.ops:
+            if op.regions:
+                regions.extend(op.regions)
+            if not dead_if_unused(op):
+                live.add(op)
+                stack.append(op)
+    while stack:
+        for value in stack.pop()._operands:  # noqa: SLF001
+            owner = value.owner
+            if owner not in live and isinstance(owner, Operation):
+                live.add(owner)
+                stack.append(owner)
+    return live
+
+
 def region_dce(region: Region, listener: PatternRewriterListener | None,
                 facts: FactsByClass) -> bool:
-    """`xdsl.transforms.dead_code_elimination.region_dce` with `_MemoLiveSet`."""
-    live_set = _MemoLiveSet(facts=facts)
-    while live_set.changed:
-        live_set.changed = False
-        live_set.propagate_region_liveness(region)
+    """`xdsl.transforms.dead_code_elimination.region_dce`, its live set from `_live_ops` (or
+    `_MemoLiveSet`'s fixpoint), its deletions xDSL's (`LiveSet.delete_dead`: the same order of
+    erasures, told to the listener)."""
+    live = _live_ops(region, facts)
+    if live is None:
+        live_set = _MemoLiveSet(facts=facts)
+        while live_set.changed:
+            live_set.changed = False
+            live_set.propagate_region_liveness(region)
+    else:
+        live_set = _MemoLiveSet(changed=False, _live_ops=live, facts=facts)
     live_set.delete_dead(region, listener)
     return live_set.changed
+
+
+class _ActiveWorklist(Worklist):
+    """xDSL's `Worklist` that never holds an op of an inert class (`_ClassFacts.inert`): the
+    pattern does nothing on such an op whenever it is popped, and an op the worklist does not
+    hold does not change where the others are, so the rewrites are xDSL's, in its order."""
+
+    def __init__(self, facts: FactsByClass) -> None:
+        super().__init__()
+        self._inert = facts.inert
+
+    def push(self, item: Operation) -> None:
+        if item not in self._map and not self._inert[type(item)]:
+            self._map[item] = len(self._stack)
+            self._stack.append(item)
 
 
 class FastCanonicalizePass(CanonicalizePass):
@@ -230,7 +297,9 @@ class FastCanonicalizePass(CanonicalizePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         facts = FactsByClass()
-        PatternRewriteWalker(_CanonicalizeOp(Folder(ctx), facts),
-                             post_walk_func=lambda region, listener:
-                             region_dce(region, listener, facts),
-                             listener=change_listener()).rewrite_module(op)
+        walker = PatternRewriteWalker(_CanonicalizeOp(Folder(ctx), facts),
+                                      post_walk_func=lambda region, listener:
+                                      region_dce(region, listener, facts),
+                                      listener=change_listener())
+        walker._worklist = _ActiveWorklist(facts)  # noqa: SLF001
+        walker.rewrite_module(op)
