@@ -32,16 +32,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin
+from xdsl.dialects import arith, builtin, scf
 from xdsl.dialects.arith import SignlessIntegerBinaryOperation
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.folder import Folder
 from xdsl.ir import Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
                                    RewritePattern)
+from xdsl.rewriter import InsertPoint
+from xdsl.transforms.canonicalization_patterns.scf import RehoistConstInLoops
 from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
-                         HasCanonicalizationPatternsTrait, HasFolder, IsTerminator, MemoryEffect,
-                         MemoryEffectKind, RecursiveMemoryEffect, SymbolOpInterface)
+                         HasCanonicalizationPatternsTrait, HasFolder, IsTerminator,
+                         MemoryAllocEffect, MemoryEffect, MemoryEffectKind, MemoryFreeEffect,
+                         MemoryReadEffect, MemoryWriteEffect, NoMemoryEffect,
+                         RecursiveMemoryEffect, SymbolOpInterface)
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
 from xdsl.utils.worklist import Worklist
@@ -65,6 +69,38 @@ class _ClassFacts:
     constant its steps use (`FactsByClass.integer_fold_may_fold`)."""
     patterns: tuple[RewritePattern, ...]
     """Its canonicalization patterns, in trait order."""
+    fixed_effects: frozenset[EffectInstance] | None = None
+    """Its effects when every effect trait states the same ones for every op (`_FIXED_EFFECTS`:
+    xDSL's ``Pure``, reads, writes...), else None (asked of the op)."""
+    dead_if_unused: bool | None = None
+    """`would_be_trivially_dead` of every op of the class, when the class decides it."""
+
+
+_FIXED_EFFECTS = (NoMemoryEffect, MemoryReadEffect, MemoryWriteEffect, MemoryAllocEffect,
+                  MemoryFreeEffect)
+"""xDSL's effect traits whose ``get_effects`` ignores the op (a constant set)."""
+
+
+def _class_facts(op_class: type[Operation]) -> _ClassFacts:
+    traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
+    effect_traits = tuple(op_class.get_traits_of_type(MemoryEffect))
+    may_be_dead = not op_class.has_trait(IsTerminator) \
+        and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits)
+    fixed = None
+    if effect_traits and all(type(t) in _FIXED_EFFECTS for t in effect_traits):
+        fixed = frozenset(e for t in effect_traits for e in t.get_effects(None))  # type: ignore
+    return _ClassFacts(
+        may_be_dead=may_be_dead,
+        effect_traits=effect_traits,
+        foldable=op_class.has_trait(HasFolder) and not op_class.has_trait(ConstantLike),
+        folds_constant_operands=getattr(op_class, "fold", None)
+        is SignlessIntegerBinaryOperation.fold,
+        patterns=tuple(_FASTER[type(p)]() if type(p) in _FASTER else p
+                       for t in traits for p in t.get_patterns(op_class)),
+        fixed_effects=fixed,
+        # an allocation's effect names no value in a fixed set: it is not dead
+        dead_if_unused=(False if not may_be_dead else None if fixed is None else
+                        all(e.kind == MemoryEffectKind.READ for e in fixed)))
 
 
 class _Inert(dict[type[Operation], bool]):
@@ -78,12 +114,22 @@ class _Inert(dict[type[Operation], bool]):
         return found
 
 
+class _EraseOnly(_Inert):
+    def __missing__(self, op_class: type[Operation]) -> bool:
+        f = self._facts[op_class]
+        found = self[op_class] = not (f.foldable or f.patterns)
+        return found
+
+
 class FactsByClass(dict[type[Operation], _ClassFacts]):
     """One run's `_ClassFacts`, made on first ask (a run's: traits may be added to a class)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.inert = _Inert(self)
+        self.erase_only = _EraseOnly(self)
+        """Per class: canonicalization can only erase its ops as dead (no folder, no
+        patterns)."""
         """Per class: the canonicalization of its ops never does anything (`_ActiveWorklist`):
         never trivially dead, no folder, no patterns."""
         self._constant_like: dict[type, bool] = {}
@@ -91,16 +137,7 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
         self._right_units: dict[tuple[type, IntegerAttr], bool] = {}
 
     def __missing__(self, op_class: type[Operation]) -> _ClassFacts:
-        traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
-        effect_traits = tuple(op_class.get_traits_of_type(MemoryEffect))
-        found = self[op_class] = _ClassFacts(
-            may_be_dead=not op_class.has_trait(IsTerminator)
-            and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits),
-            effect_traits=effect_traits,
-            foldable=op_class.has_trait(HasFolder) and not op_class.has_trait(ConstantLike),
-            folds_constant_operands=getattr(op_class, "fold", None)
-            is SignlessIntegerBinaryOperation.fold,
-            patterns=tuple(p for t in traits for p in t.get_patterns(op_class)))
+        found = self[op_class] = _class_facts(op_class)
         return found
 
     def constant_like(self, value: SSAValue) -> bool:
@@ -150,7 +187,10 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
     def effects(self, op: Operation) -> set[EffectInstance] | None:
         """`xdsl.traits.get_effects` (None: unknown), the traits looked up once per class and
         `RecursiveMemoryEffect`'s walk of the nested ops done here."""
-        traits = self[type(op)].effect_traits
+        facts = self[type(op)]
+        if facts.fixed_effects is not None:
+            return facts.fixed_effects  # type: ignore[return-value] - read only
+        traits = facts.effect_traits
         if not traits:
             return None
         effects: set[EffectInstance] = set()
@@ -172,14 +212,41 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
 
     def would_be_trivially_dead(self, op: Operation) -> bool:
         """`xdsl.transforms.dead_code_elimination.would_be_trivially_dead`."""
-        if not self[type(op)].may_be_dead:
-            return False
+        known = self[type(op)].dead_if_unused
+        if known is not None:
+            return known
         effects = self.effects(op)
         return effects is not None and all(
             e.kind == MemoryEffectKind.READ
             or (e.kind == MemoryEffectKind.ALLOC and isinstance(v := e.value, SSAValue)
                 and op.is_ancestor(v.owner))
             for e in effects)
+
+
+class _RehoistConstInLoops(RewritePattern):
+    """xDSL's `RehoistConstInLoops` (every constant-like op of a loop body's top level cloned
+    before the loop, the copy taking its uses), whether an op is constant-like kept per class
+    (xDSL asks each op's traits at each visit of its loop)."""
+
+    def __init__(self) -> None:
+        self._constant_like: dict[type, bool] = {}
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, scf.ForOp):
+            return
+        known = self._constant_like
+        for child_op in op.body.ops:
+            op_class = type(child_op)
+            constant = known.get(op_class)
+            if constant is None:
+                constant = known[op_class] = op_class.has_trait(ConstantLike)
+            if constant:
+                rewriter.insert(new_const := child_op.clone())
+                rewriter.replace(child_op, (), new_const.results)
+
+
+_FASTER = {RehoistConstInLoops: _RehoistConstInLoops}
+"""xDSL's patterns replaced by an equivalent that costs less, by class."""
 
 
 @dataclass
@@ -290,6 +357,39 @@ class _ActiveWorklist(Worklist):
             self._stack.append(item)
 
 
+@dataclass(eq=False)
+class _Walker(PatternRewriteWalker):
+    """xDSL's `PatternRewriteWalker` whose worklist loop skips, without setting up the
+    rewriter, an op whose results are used when its class can only be erased as dead (no
+    folder, no pattern: `FactsByClass.erase_only`; most are constants); every other step is
+    xDSL's `_process_worklist`, in its order."""
+
+    def _process_worklist(self, listener: PatternRewriterListener) -> bool:
+        rewriter_has_done_action = False
+        worklist = self._worklist
+        if not worklist:
+            return rewriter_has_done_action
+        op = worklist.pop()
+        rewriter = PatternRewriter(op)
+        rewriter.extend_from_listener(listener)
+        pattern = self.pattern
+        erase_only = pattern.facts.erase_only
+        while True:
+            if not (erase_only[type(op)] and any(r.first_use is not None for r in op.results)):
+                rewriter.has_done_action = False
+                rewriter.current_operation = op
+                rewriter.insertion_point = InsertPoint.before(op)
+                rewriter.name_hint = None
+                try:
+                    pattern.match_and_rewrite(op, rewriter)
+                except Exception as err:
+                    op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
+                rewriter_has_done_action |= rewriter.has_done_action
+            if not worklist:
+                return rewriter_has_done_action
+            op = worklist.pop()
+
+
 class FastCanonicalizePass(CanonicalizePass):
     """``canonicalize``: the same IR as xDSL's pass, the class facts looked up once."""
 
@@ -297,7 +397,7 @@ class FastCanonicalizePass(CanonicalizePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         facts = FactsByClass()
-        walker = PatternRewriteWalker(_CanonicalizeOp(Folder(ctx), facts),
+        walker = _Walker(_CanonicalizeOp(Folder(ctx), facts),
                                       post_walk_func=lambda region, listener:
                                       region_dce(region, listener, facts),
                                       listener=change_listener())
