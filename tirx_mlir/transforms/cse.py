@@ -66,6 +66,9 @@ class _CSEDriver:
         self.facts = FactsByClass()
         self.flags = _ClassFlags()
         self.known: dict[Any, Operation] = {}
+        self.stored: set[Operation] = set()
+        """Every op `known` has held (in any scope): a key holding a value as an operand is
+        an op's that used it when it was stored."""
         self.to_erase: dict[Operation, None] = {}
         self.rewriter = Rewriter()
 
@@ -84,8 +87,11 @@ class _CSEDriver:
         known = self.known
         self.log.removed(op)  # its block and its users
         self.log.changed(existing)
+        stored = self.stored
         for old, new in zip(op.results, existing.results, strict=True):
-            if all(op_key(use.operation) not in known for use in old.uses):
+            # a key in `known` equal to a user's holds ``old``: that of a stored user
+            if not any(use.operation in stored for use in old.uses) or \
+                    all(op_key(use.operation) not in known for use in old.uses):
                 old.replace_all_uses_with(new)
         if all(not r.uses for r in op.results):
             self.to_erase[op] = None
@@ -110,6 +116,7 @@ class _CSEDriver:
                 self._replace_and_delete(op, existing)
                 return
             self.known[key] = op
+            self.stored.add(op)
             return
         key = op_key(op)
         existing = self.known.get(key)
@@ -117,6 +124,7 @@ class _CSEDriver:
             self._replace_and_delete(op, existing)
             return
         self.known[key] = op
+        self.stored.add(op)
 
     def _simplify_block(self, block: Block) -> None:
         for op in block.ops:
