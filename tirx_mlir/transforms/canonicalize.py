@@ -36,10 +36,12 @@ from xdsl.dialects import arith, builtin, scf
 from xdsl.dialects.arith import SignlessIntegerBinaryOperation
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.folder import Folder
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
                                    RewritePattern)
 from xdsl.rewriter import InsertPoint
+from xdsl.transforms.canonicalization_patterns.arith import (
+    SignlessIntegerBinaryOperationConstantProp, SignlessIntegerBinaryOperationZeroOrUnitRight)
 from xdsl.transforms.canonicalization_patterns.scf import RehoistConstInLoops
 from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
                          HasCanonicalizationPatternsTrait, HasFolder, IsTerminator,
@@ -74,6 +76,14 @@ class _ClassFacts:
     xDSL's ``Pure``, reads, writes...), else None (asked of the op)."""
     dead_if_unused: bool | None = None
     """`would_be_trivially_dead` of every op of the class, when the class decides it."""
+    guarded: tuple[tuple[RewritePattern, int | None], ...] = ()
+    """``patterns``, each with the operand it returns at once without (`_NEEDS_CONSTANT`)."""
+
+
+_NEEDS_CONSTANT = {SignlessIntegerBinaryOperationZeroOrUnitRight: 1,
+                   SignlessIntegerBinaryOperationConstantProp: 0}
+"""xDSL's patterns whose first step returns unless operand ``n`` is an ``arith.constant`` of
+an integer (`const_evaluate_operand_attribute`), by class."""
 
 
 _FIXED_EFFECTS = (NoMemoryEffect, MemoryReadEffect, MemoryWriteEffect, MemoryAllocEffect,
@@ -86,6 +96,8 @@ def _class_facts(op_class: type[Operation]) -> _ClassFacts:
     effect_traits = tuple(op_class.get_traits_of_type(MemoryEffect))
     may_be_dead = not op_class.has_trait(IsTerminator) \
         and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits)
+    patterns = tuple(_FASTER[type(p)]() if type(p) in _FASTER else p
+                     for t in traits for p in t.get_patterns(op_class))
     fixed = None
     if effect_traits and all(type(t) in _FIXED_EFFECTS for t in effect_traits):
         fixed = frozenset(e for t in effect_traits for e in t.get_effects(None))  # type: ignore
@@ -95,8 +107,8 @@ def _class_facts(op_class: type[Operation]) -> _ClassFacts:
         foldable=op_class.has_trait(HasFolder) and not op_class.has_trait(ConstantLike),
         folds_constant_operands=getattr(op_class, "fold", None)
         is SignlessIntegerBinaryOperation.fold,
-        patterns=tuple(_FASTER[type(p)]() if type(p) in _FASTER else p
-                       for t in traits for p in t.get_patterns(op_class)),
+        patterns=patterns,
+        guarded=tuple((p, _NEEDS_CONSTANT.get(type(p))) for p in patterns),
         fixed_effects=fixed,
         # an allocation's effect names no value in a fixed set: it is not dead
         dead_if_unused=(False if not may_be_dead else None if fixed is None else
@@ -127,12 +139,13 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
     def __init__(self) -> None:
         super().__init__()
         self.inert = _Inert(self)
+        """Per class: the canonicalization of its ops never does anything (`_ActiveWorklist`):
+        never trivially dead, no folder, no patterns."""
         self.erase_only = _EraseOnly(self)
         """Per class: canonicalization can only erase its ops as dead (no folder, no
         patterns)."""
-        """Per class: the canonicalization of its ops never does anything (`_ActiveWorklist`):
-        never trivially dead, no folder, no patterns."""
         self._constant_like: dict[type, bool] = {}
+        self._arith_constant: dict[type, bool] = {}
         self._commutative: dict[type, bool] = {}
         self._right_units: dict[tuple[type, IntegerAttr], bool] = {}
 
@@ -150,20 +163,30 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
                 op_class.has_trait(ConstantLike)
         return known
 
+    def int_constant(self, value: SSAValue) -> bool:
+        """`const_evaluate_operand_attribute` finds ``value``'s: its op is an
+        ``arith.constant`` (or a subclass) of an integer."""
+        owner = value.owner
+        op_class = type(owner)
+        known = self._arith_constant.get(op_class)
+        if known is None:
+            known = self._arith_constant[op_class] = issubclass(op_class, arith.ConstantOp)
+        return known and isinstance(owner.properties["value"], IntegerAttr)
+
     def integer_fold_may_fold(self, op: SignlessIntegerBinaryOperation) -> bool:
         """False when arith's integer binary folder (`SignlessIntegerBinaryOperation.fold`)
         surely returns None on ``op``: its steps, on the operands' constants (an
         ``arith.constant``'s value; any other constant-like producer: True, not decided here),
         with ``is_right_unit`` kept per class and attribute."""
         consts = []
-        for v in op.operands:  # lhs, rhs
+        for v in op._operands:  # lhs, rhs  # noqa: SLF001
             owner = v.owner
-            if not self.constant_like(v):
-                consts.append(None)
-            elif type(owner) is arith.ConstantOp:
-                consts.append(owner.value)
-            else:
+            if type(owner) is arith.ConstantOp:
+                consts.append(owner.properties["value"])
+            elif self.constant_like(v):
                 return True
+            else:
+                consts.append(None)
         lhs, rhs = consts
         lhs_int, rhs_int = isinstance(lhs, IntegerAttr), isinstance(rhs, IntegerAttr)
         if lhs_int and rhs_int and \
@@ -268,7 +291,9 @@ class _CanonicalizeOp(RewritePattern):
             if folded is not None:
                 rewriter.replace(op, new_ops=folded[1], new_results=folded[0])
                 return
-        for pattern in facts.patterns:
+        for pattern, needs in facts.guarded:
+            if needs is not None and not self.facts.int_constant(op._operands[needs]):  # noqa: SLF001
+                continue  # the pattern's first step returns
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
                 return
@@ -363,6 +388,26 @@ class _Walker(PatternRewriteWalker):
     rewriter, an op whose results are used when its class can only be erased as dead (no
     folder, no pattern: `FactsByClass.erase_only`; most are constants); every other step is
     xDSL's `_process_worklist`, in its order."""
+
+    def _populate_worklist(self, op: Operation | Region | Block) -> None:
+        """xDSL's (every op, by a reverse walk, regions first), the walk without generators."""
+        if not isinstance(op, Region):
+            super()._populate_worklist(op)
+            return
+        worklist = self._worklist
+        held, stack, inert = worklist._map, worklist._stack, worklist._inert  # noqa: SLF001
+
+        def visit(region: Region) -> None:
+            for block in reversed(region.blocks):
+                for inner in reversed(block.ops):
+                    if inner.regions:
+                        for r in reversed(inner.regions):
+                            visit(r)
+                    if inner not in held and not inert[type(inner)]:
+                        held[inner] = len(stack)
+                        stack.append(inner)
+
+        visit(op)
 
     def _process_worklist(self, listener: PatternRewriterListener) -> bool:
         rewriter_has_done_action = False
