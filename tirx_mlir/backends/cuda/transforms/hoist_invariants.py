@@ -59,13 +59,17 @@ _MOVABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.An
             arith.MinSIOp, arith.MaxSIOp, arith.MinUIOp, arith.MaxUIOp, arith.IndexCastOp,
             arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.CmpiOp, arith.SelectOp)
 _DIVIDING = (arith.DivUIOp, arith.RemUIOp, arith.DivSIOp, arith.RemSIOp)
+_MOVABLE_CLASSES = frozenset(_MOVABLE)
+_DIVIDING_CLASSES = frozenset(_DIVIDING)
+"""The two, matched by exact class (a set lookup per op, not an ABC `isinstance` per class)."""
 
 
 def movable(op: Operation) -> bool:
     """Pure and unable to fault (a division by a non-zero constant divisor only)."""
-    if isinstance(op, _MOVABLE):
+    op_class = type(op)
+    if op_class in _MOVABLE_CLASSES:
         return True
-    if isinstance(op, _DIVIDING):
+    if op_class in _DIVIDING_CLASSES:
         d = constant_value(op.operands[1])
         return isinstance(d, int) and d != 0 and not (d == -1 and isinstance(
             op, arith.DivSIOp | arith.RemSIOp))
@@ -129,7 +133,7 @@ def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
     done = 0
     log = log or ChangeLog()
     for op in list(loop.body.walk()):
-        if not isinstance(op, arith.AddiOp) or op.parent is None or not inside(op.result):
+        if type(op) is not arith.AddiOp or op.parent is None or not inside(op.result):
             continue
         user = _single_use(op.result)
         if isinstance(user, arith.AddiOp) and user.parent is op.parent:
@@ -204,7 +208,7 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
     bases: dict[tuple, SSAValue] = {}
     order: dict[SSAValue, int] = {}
     for op in list(loop.body.walk()):
-        if not isinstance(op, AddressOp) or inside(op.memory):
+        if type(op) is not AddressOp or inside(op.memory):
             continue
         terms = _index_terms(op.index, inside)
         if terms is None:
