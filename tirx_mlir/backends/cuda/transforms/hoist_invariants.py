@@ -29,6 +29,7 @@ pointer of the iteration.
 
 The pass reports what it changes (`tirx_mlir.changes`): each op it moves (the block it leaves and
 the one it enters), replaces or erases, and each address base it adds before a loop.
+Whether it states so (``REPORTS_CHANGES``): `index_ranges.REPORTS_CUDA_INDEX_CHANGES`.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
-from tirx_mlir.backends.cuda.transforms.index_ranges import (Range, fits_signed, int_bits,
-                                                           value_ranges)
+from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
+                                                           fits_signed, int_bits, value_ranges)
 from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
 from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx import dtypes
@@ -305,7 +306,7 @@ class CudaHoistInvariantsPass(ModulePass):
     """Loop-invariant integer arithmetic moved before its loop, from any depth of the body."""
 
     name = "cuda-hoist-invariants"
-    REPORTS_CHANGES = True  # each op moved, replaced, erased or added before a loop
+    REPORTS_CHANGES = REPORTS_CUDA_INDEX_CHANGES  # what it reports: the module docstring
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         log = current_changes()

@@ -24,6 +24,7 @@ arithmetic). With the proven ranges of `index_ranges.value_ranges`:
 
 The pass reports what it changes (`tirx_mlir.changes`): each op it replaces or folds, each op
 it adds (casts, i32 constants) and each loop it narrows, with its body.
+Whether it states so (``REPORTS_CHANGES``): `index_ranges.REPORTS_CUDA_INDEX_CHANGES`.
 
 Every value keeps its meaning (each op's result is exact in 32 bits, by the ranges), so the
 interpreter agrees before and after. Ops whose ranges are not proven stay 64-bit, which is
@@ -43,7 +44,8 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tirx_mlir.backends.cuda.transforms.index_ranges import Range, fits_signed, value_ranges
+from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
+                                                           fits_signed, value_ranges)
 from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith_index_cast
@@ -235,7 +237,7 @@ class CudaNarrowIndexPass(ModulePass):
     """Index arithmetic on i32 where the value ranges prove it exact."""
 
     name = "cuda-narrow-index"
-    REPORTS_CHANGES = True  # `narrow_kernel`
+    REPORTS_CHANGES = REPORTS_CUDA_INDEX_CHANGES  # what it reports: the module docstring
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         log = current_changes()

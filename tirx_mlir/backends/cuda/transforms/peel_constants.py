@@ -34,6 +34,7 @@ facts a try reads are kept for the pass (a value's constant, by value: its defin
 changes; a type's width mask), ops are matched by exact class (a dict lookup, not an ABC
 ``isinstance``) and their operands read from the op's tuple. The pass reports what it changes
 (`tirx_mlir.changes`): each op it replaces (its new ops go into that op's block).
+Whether it states so (``REPORTS_CHANGES``): `index_ranges.REPORTS_CUDA_INDEX_CHANGES`.
 """
 
 from __future__ import annotations
@@ -48,7 +49,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tirx_mlir.backends.cuda.transforms.index_ranges import Range, int_bits, value_ranges
+from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
+                                                           int_bits, value_ranges)
 from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
 from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
@@ -353,7 +355,7 @@ class CudaPeelConstantsPass(ModulePass):
     """Constant parts of swizzled offsets moved out of the swizzle (see the module docs)."""
 
     name = "cuda-peel-constants"
-    REPORTS_CHANGES = True  # each op it replaces (`_Peeler.replace`)
+    REPORTS_CHANGES = REPORTS_CUDA_INDEX_CHANGES  # what it reports: the module docstring
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         log = current_changes()
