@@ -5,11 +5,21 @@ or declares no memory effects,
 whether it has a folder, whether it is constant-like, and which canonicalization patterns its
 traits give (`GreedyRewritePatternApplier` over `CanonicalizationRewritePattern`): facts of the
 op's class, recomputed per visit (a third of the pass on the trn pipeline's IR). Here they are
-looked up once per class per run. The driver is xDSL's (`PatternRewriteWalker`: the same worklist
-order, region DCE after each sweep, sweeps repeated until nothing changes); each op is treated in
-the same order as xDSL's applier does: erased when trivially dead, else folded when it has a
-folder and is not constant-like, else its patterns tried in order until one rewrites. So the IR
-out is the IR xDSL's pass gives, which the pipelines' tests check on every example.
+looked up once per class per run, and so are the effects of a class whose effect traits state
+fixed ones (``Pure``, reads, writes: `_FIXED_EFFECTS`), and with them whether its ops are dead
+without uses. The driver is xDSL's (`PatternRewriteWalker`: the same worklist order, region DCE
+after each sweep, sweeps repeated until nothing changes); each op is treated in the same order
+as xDSL's applier does: erased when trivially dead, else folded when it has a folder and is not
+constant-like, else its patterns tried in order until one rewrites. So the IR out is the IR
+xDSL's pass gives, which the pipelines' tests check on every example. What the driver skips
+changes nothing of that: the worklist never holds an op of an inert class (no folder, no
+pattern, never trivially dead: popping it would do nothing, and its absence moves no other op;
+`_ActiveWorklist`), a used op of a class that can only be erased as dead (a used constant) is
+popped without the rewriter being set up for it (`_Walker`), and xDSL's integer patterns are
+not called when their first step would return (the operand they read is no integer
+``arith.constant``: `_NEEDS_CONSTANT`). xDSL's `RehoistConstInLoops` asks every op of a loop
+body whether it is constant-like at every visit of the loop; `_RehoistConstInLoops` keeps the
+answer per class.
 
 arith's integer binary folder (most of the ops tried on the cuda pipeline's IR) folds only
 constant operands, or a constant unit on the right (left too when commutative); its steps are
@@ -17,10 +27,12 @@ decided here first on the operands' ``arith.constant`` values, the units kept pe
 value, and xDSL's folder runs only when they say it folds (or when a constant comes from another
 op).
 
-The liveness of region DCE asks each op, in every round of its fixpoint, whether it would be
-dead without uses; for a loop that walks the effects of its whole body, again at every
-enclosing level. The answer is a fact of the op and its body, which the liveness rounds do not
-change, so it is kept per op for the call (`region_dce`).
+The liveness of region DCE runs rounds over every op until none becomes live, asking each op in
+every round whether it would be dead without uses. Its result is the least set holding every op
+that is not dead without uses and the op defining each operand of an op it holds (an op is live
+when a user of its results is), which `_live_ops` finds in one walk; in a region of several
+blocks (where xDSL walks only the blocks reachable from the entry) xDSL's rounds run, each op's
+answer kept for the call (`_MemoLiveSet`). The deletions are xDSL's (`region_dce`).
 
 The pass keeps the name ``canonicalize`` and is registered under it in place of xDSL's
 (`tirx_mlir.transforms`), so ``tirx-opt -p canonicalize`` and a pipeline's replayed spec

@@ -10,8 +10,10 @@ visit (half the pass on the cuda pipeline's IR). Here an op's key is a tuple of 
 (name, operands, result types, attributes and properties as frozen sets: equal exactly when
 xDSL's `OperationInfo` says equal), made once per op, and the class facts come from
 canonicalize's `FactsByClass`. An op with regions keeps xDSL's key (the regions' structural
-equivalence is part of its equality). The walk, the scopes and the order of replacements and
-erasures are xDSL's, so the IR out is the IR xDSL's pass gives, which the tests check on the
+equivalence is part of its equality). Before replacing an op's results xDSL looks up the key
+of each user (a user equal to a known op keeps its operand); a known key holding the result as
+an operand is a stored user's, so the users are keyed only when one of them was stored. The
+walk, the scopes and the order of replacements and erasures are xDSL's, so the IR out is the IR xDSL's pass gives, which the tests check on the
 pipelines' examples.
 
 Registered as ``cse`` in place of xDSL's (`tirx_mlir.transforms`), as ``canonicalize`` is. It
