@@ -303,8 +303,9 @@ class _CanonicalizeOp(RewritePattern):
             if folded is not None:
                 rewriter.replace(op, new_ops=folded[1], new_results=folded[0])
                 return
+        operands = op._operands  # noqa: SLF001
         for pattern, needs in facts.guarded:
-            if needs is not None and not self.facts.int_constant(op._operands[needs]):  # noqa: SLF001
+            if needs is not None and not self.facts.int_constant(operands[needs]):
                 continue  # the pattern's first step returns
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:

@@ -13,8 +13,8 @@ canonicalize's `FactsByClass`. An op with regions keeps xDSL's key (the regions'
 equivalence is part of its equality). Before replacing an op's results xDSL looks up the key
 of each user (a user equal to a known op keeps its operand); a known key holding the result as
 an operand is a stored user's, so the users are keyed only when one of them was stored. The
-walk, the scopes and the order of replacements and erasures are xDSL's, so the IR out is the IR xDSL's pass gives, which the tests check on the
-pipelines' examples.
+walk, the scopes and the order of replacements and erasures are xDSL's, so the IR out is the IR
+xDSL's pass gives, which the tests check on the pipelines' examples.
 
 Registered as ``cse`` in place of xDSL's (`tirx_mlir.transforms`), as ``canonicalize`` is. It
 reports what it changes (`tirx_mlir.changes`): an op it replaces or erases, and the equal op whose
