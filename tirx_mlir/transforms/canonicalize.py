@@ -5,11 +5,21 @@ or declares no memory effects,
 whether it has a folder, whether it is constant-like, and which canonicalization patterns its
 traits give (`GreedyRewritePatternApplier` over `CanonicalizationRewritePattern`): facts of the
 op's class, recomputed per visit (a third of the pass on the trn pipeline's IR). Here they are
-looked up once per class per run. The driver is xDSL's (`PatternRewriteWalker`: the same worklist
-order, region DCE after each sweep, sweeps repeated until nothing changes); each op is treated in
-the same order as xDSL's applier does: erased when trivially dead, else folded when it has a
-folder and is not constant-like, else its patterns tried in order until one rewrites. So the IR
-out is the IR xDSL's pass gives, which the pipelines' tests check on every example.
+looked up once per class per run, and so are the effects of a class whose effect traits state
+fixed ones (``Pure``, reads, writes: `_FIXED_EFFECTS`), and with them whether its ops are dead
+without uses. The driver is xDSL's (`PatternRewriteWalker`: the same worklist order, region DCE
+after each sweep, sweeps repeated until nothing changes); each op is treated in the same order
+as xDSL's applier does: erased when trivially dead, else folded when it has a folder and is not
+constant-like, else its patterns tried in order until one rewrites. So the IR out is the IR
+xDSL's pass gives, which the pipelines' tests check on every example. What the driver skips
+changes nothing of that: the worklist never holds an op of an inert class (no folder, no
+pattern, never trivially dead: popping it would do nothing, and its absence moves no other op;
+`_ActiveWorklist`), a used op of a class that can only be erased as dead (a used constant) is
+popped without the rewriter being set up for it (`_Walker`), and xDSL's integer patterns are
+not called when their first step would return (the operand they read is no integer
+``arith.constant``: `_NEEDS_CONSTANT`). xDSL's `RehoistConstInLoops` asks every op of a loop
+body whether it is constant-like at every visit of the loop; `_RehoistConstInLoops` keeps the
+answer per class.
 
 arith's integer binary folder (most of the ops tried on the cuda pipeline's IR) folds only
 constant operands, or a constant unit on the right (left too when commutative); its steps are
@@ -17,10 +27,12 @@ decided here first on the operands' ``arith.constant`` values, the units kept pe
 value, and xDSL's folder runs only when they say it folds (or when a constant comes from another
 op).
 
-The liveness of region DCE asks each op, in every round of its fixpoint, whether it would be
-dead without uses; for a loop that walks the effects of its whole body, again at every
-enclosing level. The answer is a fact of the op and its body, which the liveness rounds do not
-change, so it is kept per op for the call (`region_dce`).
+The liveness of region DCE runs rounds over every op until none becomes live, asking each op in
+every round whether it would be dead without uses. Its result is the least set holding every op
+that is not dead without uses and the op defining each operand of an op it holds (an op is live
+when a user of its results is), which `_live_ops` finds in one walk; in a region of several
+blocks (where xDSL walks only the blocks reachable from the entry) xDSL's rounds run, each op's
+answer kept for the call (`_MemoLiveSet`). The deletions are xDSL's (`region_dce`).
 
 The pass keeps the name ``canonicalize`` and is registered under it in place of xDSL's
 (`tirx_mlir.transforms`), so ``tirx-opt -p canonicalize`` and a pipeline's replayed spec
@@ -32,18 +44,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin
+from xdsl.dialects import arith, builtin, scf
 from xdsl.dialects.arith import SignlessIntegerBinaryOperation
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.folder import Folder
-from xdsl.ir import Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
                                    RewritePattern)
+from xdsl.rewriter import InsertPoint
+from xdsl.transforms.canonicalization_patterns.arith import (
+    SignlessIntegerBinaryOperationConstantProp, SignlessIntegerBinaryOperationZeroOrUnitRight)
+from xdsl.transforms.canonicalization_patterns.scf import RehoistConstInLoops
 from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
-                         HasCanonicalizationPatternsTrait, HasFolder, IsTerminator, MemoryEffect,
-                         MemoryEffectKind, RecursiveMemoryEffect, SymbolOpInterface)
+                         HasCanonicalizationPatternsTrait, HasFolder, IsTerminator,
+                         MemoryAllocEffect, MemoryEffect, MemoryEffectKind, MemoryFreeEffect,
+                         MemoryReadEffect, MemoryWriteEffect, NoMemoryEffect,
+                         RecursiveMemoryEffect, SymbolOpInterface)
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
+from xdsl.utils.worklist import Worklist
 
 from tirx_mlir.changes import change_listener
 
@@ -64,6 +83,66 @@ class _ClassFacts:
     constant its steps use (`FactsByClass.integer_fold_may_fold`)."""
     patterns: tuple[RewritePattern, ...]
     """Its canonicalization patterns, in trait order."""
+    fixed_effects: frozenset[EffectInstance] | None = None
+    """Its effects when every effect trait states the same ones for every op (`_FIXED_EFFECTS`:
+    xDSL's ``Pure``, reads, writes...), else None (asked of the op)."""
+    dead_if_unused: bool | None = None
+    """`would_be_trivially_dead` of every op of the class, when the class decides it."""
+    guarded: tuple[tuple[RewritePattern, int | None], ...] = ()
+    """``patterns``, each with the operand it returns at once without (`_NEEDS_CONSTANT`)."""
+
+
+_NEEDS_CONSTANT = {SignlessIntegerBinaryOperationZeroOrUnitRight: 1,
+                   SignlessIntegerBinaryOperationConstantProp: 0}
+"""xDSL's patterns whose first step returns unless operand ``n`` is an ``arith.constant`` of
+an integer (`const_evaluate_operand_attribute`), by class."""
+
+
+_FIXED_EFFECTS = (NoMemoryEffect, MemoryReadEffect, MemoryWriteEffect, MemoryAllocEffect,
+                  MemoryFreeEffect)
+"""xDSL's effect traits whose ``get_effects`` ignores the op (a constant set)."""
+
+
+def _class_facts(op_class: type[Operation]) -> _ClassFacts:
+    traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
+    effect_traits = tuple(op_class.get_traits_of_type(MemoryEffect))
+    may_be_dead = not op_class.has_trait(IsTerminator) \
+        and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits)
+    patterns = tuple(_FASTER[type(p)]() if type(p) in _FASTER else p
+                     for t in traits for p in t.get_patterns(op_class))
+    fixed = None
+    if effect_traits and all(type(t) in _FIXED_EFFECTS for t in effect_traits):
+        fixed = frozenset(e for t in effect_traits for e in t.get_effects(None))  # type: ignore
+    return _ClassFacts(
+        may_be_dead=may_be_dead,
+        effect_traits=effect_traits,
+        foldable=op_class.has_trait(HasFolder) and not op_class.has_trait(ConstantLike),
+        folds_constant_operands=getattr(op_class, "fold", None)
+        is SignlessIntegerBinaryOperation.fold,
+        patterns=patterns,
+        guarded=tuple((p, _NEEDS_CONSTANT.get(type(p))) for p in patterns),
+        fixed_effects=fixed,
+        # an allocation's effect names no value in a fixed set: it is not dead
+        dead_if_unused=(False if not may_be_dead else None if fixed is None else
+                        all(e.kind == MemoryEffectKind.READ for e in fixed)))
+
+
+class _Inert(dict[type[Operation], bool]):
+    def __init__(self, facts: "FactsByClass") -> None:
+        super().__init__()
+        self._facts = facts
+
+    def __missing__(self, op_class: type[Operation]) -> bool:
+        f = self._facts[op_class]
+        found = self[op_class] = not (f.may_be_dead or f.foldable or f.patterns)
+        return found
+
+
+class _EraseOnly(_Inert):
+    def __missing__(self, op_class: type[Operation]) -> bool:
+        f = self._facts[op_class]
+        found = self[op_class] = not (f.foldable or f.patterns)
+        return found
 
 
 class FactsByClass(dict[type[Operation], _ClassFacts]):
@@ -71,21 +150,19 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
 
     def __init__(self) -> None:
         super().__init__()
+        self.inert = _Inert(self)
+        """Per class: the canonicalization of its ops never does anything (`_ActiveWorklist`):
+        never trivially dead, no folder, no patterns."""
+        self.erase_only = _EraseOnly(self)
+        """Per class: canonicalization can only erase its ops as dead (no folder, no
+        patterns)."""
         self._constant_like: dict[type, bool] = {}
+        self._arith_constant: dict[type, bool] = {}
         self._commutative: dict[type, bool] = {}
         self._right_units: dict[tuple[type, IntegerAttr], bool] = {}
 
     def __missing__(self, op_class: type[Operation]) -> _ClassFacts:
-        traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
-        effect_traits = tuple(op_class.get_traits_of_type(MemoryEffect))
-        found = self[op_class] = _ClassFacts(
-            may_be_dead=not op_class.has_trait(IsTerminator)
-            and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits),
-            effect_traits=effect_traits,
-            foldable=op_class.has_trait(HasFolder) and not op_class.has_trait(ConstantLike),
-            folds_constant_operands=getattr(op_class, "fold", None)
-            is SignlessIntegerBinaryOperation.fold,
-            patterns=tuple(p for t in traits for p in t.get_patterns(op_class)))
+        found = self[op_class] = _class_facts(op_class)
         return found
 
     def constant_like(self, value: SSAValue) -> bool:
@@ -98,20 +175,30 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
                 op_class.has_trait(ConstantLike)
         return known
 
+    def int_constant(self, value: SSAValue) -> bool:
+        """`const_evaluate_operand_attribute` finds ``value``'s: its op is an
+        ``arith.constant`` (or a subclass) of an integer."""
+        owner = value.owner
+        op_class = type(owner)
+        known = self._arith_constant.get(op_class)
+        if known is None:
+            known = self._arith_constant[op_class] = issubclass(op_class, arith.ConstantOp)
+        return known and isinstance(owner.properties["value"], IntegerAttr)
+
     def integer_fold_may_fold(self, op: SignlessIntegerBinaryOperation) -> bool:
         """False when arith's integer binary folder (`SignlessIntegerBinaryOperation.fold`)
         surely returns None on ``op``: its steps, on the operands' constants (an
         ``arith.constant``'s value; any other constant-like producer: True, not decided here),
         with ``is_right_unit`` kept per class and attribute."""
         consts = []
-        for v in op.operands:  # lhs, rhs
+        for v in op._operands:  # lhs, rhs  # noqa: SLF001
             owner = v.owner
-            if not self.constant_like(v):
-                consts.append(None)
-            elif type(owner) is arith.ConstantOp:
-                consts.append(owner.value)
-            else:
+            if type(owner) is arith.ConstantOp:
+                consts.append(owner.properties["value"])
+            elif self.constant_like(v):
                 return True
+            else:
+                consts.append(None)
         lhs, rhs = consts
         lhs_int, rhs_int = isinstance(lhs, IntegerAttr), isinstance(rhs, IntegerAttr)
         if lhs_int and rhs_int and \
@@ -135,7 +222,10 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
     def effects(self, op: Operation) -> set[EffectInstance] | None:
         """`xdsl.traits.get_effects` (None: unknown), the traits looked up once per class and
         `RecursiveMemoryEffect`'s walk of the nested ops done here."""
-        traits = self[type(op)].effect_traits
+        facts = self[type(op)]
+        if facts.fixed_effects is not None:
+            return facts.fixed_effects  # type: ignore[return-value] - read only
+        traits = facts.effect_traits
         if not traits:
             return None
         effects: set[EffectInstance] = set()
@@ -157,14 +247,41 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
 
     def would_be_trivially_dead(self, op: Operation) -> bool:
         """`xdsl.transforms.dead_code_elimination.would_be_trivially_dead`."""
-        if not self[type(op)].may_be_dead:
-            return False
+        known = self[type(op)].dead_if_unused
+        if known is not None:
+            return known
         effects = self.effects(op)
         return effects is not None and all(
             e.kind == MemoryEffectKind.READ
             or (e.kind == MemoryEffectKind.ALLOC and isinstance(v := e.value, SSAValue)
                 and op.is_ancestor(v.owner))
             for e in effects)
+
+
+class _RehoistConstInLoops(RewritePattern):
+    """xDSL's `RehoistConstInLoops` (every constant-like op of a loop body's top level cloned
+    before the loop, the copy taking its uses), whether an op is constant-like kept per class
+    (xDSL asks each op's traits at each visit of its loop)."""
+
+    def __init__(self) -> None:
+        self._constant_like: dict[type, bool] = {}
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
+        if not isinstance(op, scf.ForOp):
+            return
+        known = self._constant_like
+        for child_op in op.body.ops:
+            op_class = type(child_op)
+            constant = known.get(op_class)
+            if constant is None:
+                constant = known[op_class] = op_class.has_trait(ConstantLike)
+            if constant:
+                rewriter.insert(new_const := child_op.clone())
+                rewriter.replace(child_op, (), new_const.results)
+
+
+_FASTER = {RehoistConstInLoops: _RehoistConstInLoops}
+"""xDSL's patterns replaced by an equivalent that costs less, by class."""
 
 
 @dataclass
@@ -186,7 +303,10 @@ class _CanonicalizeOp(RewritePattern):
             if folded is not None:
                 rewriter.replace(op, new_ops=folded[1], new_results=folded[0])
                 return
-        for pattern in facts.patterns:
+        operands = op._operands  # noqa: SLF001
+        for pattern, needs in facts.guarded:
+            if needs is not None and not self.facts.int_constant(operands[needs]):
+                continue  # the pattern's first step returns
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
                 return
@@ -212,15 +332,120 @@ class _MemoLiveSet(LiveSet):
             self.set_live(op)
 
 
+def _live_ops(region: Region, facts: FactsByClass) -> set[Operation] | None:
+    """The live set `_MemoLiveSet`'s fixpoint reaches on ``region``, found in one walk: the
+    least set holding every op that is not trivially dead without uses and the op defining
+    each operand of an op it holds (the fixpoint's rule read backwards: an op is live when a
+    user of its results is). None when a region inside has several blocks (only the blocks
+    reachable from its entry are walked there: the fixpoint is run as xDSL's)."""
+    live: set[Operation] = set()
+    stack: list[Operation] = []
+    regions = [region]
+    dead_if_unused = facts.would_be_trivially_dead
+    while regions:
+        blocks = regions.pop().blocks
+        if len(blocks) != 1:
+            if len(blocks) > 1:
+                return None
+            continue
+        for op in blocks.first.ops:
+            if op.regions:
+                regions.extend(op.regions)
+            if not dead_if_unused(op):
+                live.add(op)
+                stack.append(op)
+    while stack:
+        for value in stack.pop()._operands:  # noqa: SLF001
+            owner = value.owner
+            if owner not in live and isinstance(owner, Operation):
+                live.add(owner)
+                stack.append(owner)
+    return live
+
+
 def region_dce(region: Region, listener: PatternRewriterListener | None,
                 facts: FactsByClass) -> bool:
-    """`xdsl.transforms.dead_code_elimination.region_dce` with `_MemoLiveSet`."""
-    live_set = _MemoLiveSet(facts=facts)
-    while live_set.changed:
-        live_set.changed = False
-        live_set.propagate_region_liveness(region)
+    """`xdsl.transforms.dead_code_elimination.region_dce`, its live set from `_live_ops` (or
+    `_MemoLiveSet`'s fixpoint), its deletions xDSL's (`LiveSet.delete_dead`: the same order of
+    erasures, told to the listener)."""
+    live = _live_ops(region, facts)
+    if live is None:
+        live_set = _MemoLiveSet(facts=facts)
+        while live_set.changed:
+            live_set.changed = False
+            live_set.propagate_region_liveness(region)
+    else:
+        live_set = _MemoLiveSet(changed=False, _live_ops=live, facts=facts)
     live_set.delete_dead(region, listener)
     return live_set.changed
+
+
+class _ActiveWorklist(Worklist):
+    """xDSL's `Worklist` that never holds an op of an inert class (`_ClassFacts.inert`): the
+    pattern does nothing on such an op whenever it is popped, and an op the worklist does not
+    hold does not change where the others are, so the rewrites are xDSL's, in its order."""
+
+    def __init__(self, facts: FactsByClass) -> None:
+        super().__init__()
+        self._inert = facts.inert
+
+    def push(self, item: Operation) -> None:
+        if item not in self._map and not self._inert[type(item)]:
+            self._map[item] = len(self._stack)
+            self._stack.append(item)
+
+
+@dataclass(eq=False)
+class _Walker(PatternRewriteWalker):
+    """xDSL's `PatternRewriteWalker` whose worklist loop skips, without setting up the
+    rewriter, an op whose results are used when its class can only be erased as dead (no
+    folder, no pattern: `FactsByClass.erase_only`; most are constants); every other step is
+    xDSL's `_process_worklist`, in its order."""
+
+    def _populate_worklist(self, op: Operation | Region | Block) -> None:
+        """xDSL's (every op, by a reverse walk, regions first), the walk without generators."""
+        if not isinstance(op, Region):
+            super()._populate_worklist(op)
+            return
+        worklist = self._worklist
+        held, stack, inert = worklist._map, worklist._stack, worklist._inert  # noqa: SLF001
+
+        def visit(region: Region) -> None:
+            for block in reversed(region.blocks):
+                for inner in reversed(block.ops):
+                    if inner.regions:
+                        for r in reversed(inner.regions):
+                            visit(r)
+                    if inner not in held and not inert[type(inner)]:
+                        held[inner] = len(stack)
+                        stack.append(inner)
+
+        visit(op)
+
+    def _process_worklist(self, listener: PatternRewriterListener) -> bool:
+        rewriter_has_done_action = False
+        worklist = self._worklist
+        if not worklist:
+            return rewriter_has_done_action
+        op = worklist.pop()
+        rewriter = PatternRewriter(op)
+        rewriter.extend_from_listener(listener)
+        pattern = self.pattern
+        erase_only = pattern.facts.erase_only
+        while True:
+            if not (erase_only[type(op)] and any(r.first_use is not None for r in op.results)):
+                rewriter.has_done_action = False
+                rewriter.current_operation = op
+                rewriter.insertion_point = InsertPoint.before(op)
+                rewriter.name_hint = None
+                try:
+                    pattern.match_and_rewrite(op, rewriter)
+                except Exception as err:
+                    op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
+                rewriter_has_done_action |= rewriter.has_done_action
+            if not worklist:
+                return rewriter_has_done_action
+            op = worklist.pop()
 
 
 class FastCanonicalizePass(CanonicalizePass):
@@ -230,7 +455,9 @@ class FastCanonicalizePass(CanonicalizePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         facts = FactsByClass()
-        PatternRewriteWalker(_CanonicalizeOp(Folder(ctx), facts),
-                             post_walk_func=lambda region, listener:
-                             region_dce(region, listener, facts),
-                             listener=change_listener()).rewrite_module(op)
+        walker = _Walker(_CanonicalizeOp(Folder(ctx), facts),
+                                      post_walk_func=lambda region, listener:
+                                      region_dce(region, listener, facts),
+                                      listener=change_listener())
+        walker._worklist = _ActiveWorklist(facts)  # noqa: SLF001
+        walker.rewrite_module(op)

@@ -10,9 +10,11 @@ visit (half the pass on the cuda pipeline's IR). Here an op's key is a tuple of 
 (name, operands, result types, attributes and properties as frozen sets: equal exactly when
 xDSL's `OperationInfo` says equal), made once per op, and the class facts come from
 canonicalize's `FactsByClass`. An op with regions keeps xDSL's key (the regions' structural
-equivalence is part of its equality). The walk, the scopes and the order of replacements and
-erasures are xDSL's, so the IR out is the IR xDSL's pass gives, which the tests check on the
-pipelines' examples.
+equivalence is part of its equality). Before replacing an op's results xDSL looks up the key
+of each user (a user equal to a known op keeps its operand); a known key holding the result as
+an operand is a stored user's, so the users are keyed only when one of them was stored. The
+walk, the scopes and the order of replacements and erasures are xDSL's, so the IR out is the IR
+xDSL's pass gives, which the tests check on the pipelines' examples.
 
 Registered as ``cse`` in place of xDSL's (`tirx_mlir.transforms`), as ``canonicalize`` is. It
 reports what it changes (`tirx_mlir.changes`): an op it replaces or erases, and the equal op whose
@@ -66,6 +68,9 @@ class _CSEDriver:
         self.facts = FactsByClass()
         self.flags = _ClassFlags()
         self.known: dict[Any, Operation] = {}
+        self.stored: set[Operation] = set()
+        """Every op `known` has held (in any scope): a key holding a value as an operand is
+        an op's that used it when it was stored."""
         self.to_erase: dict[Operation, None] = {}
         self.rewriter = Rewriter()
 
@@ -84,8 +89,11 @@ class _CSEDriver:
         known = self.known
         self.log.removed(op)  # its block and its users
         self.log.changed(existing)
+        stored = self.stored
         for old, new in zip(op.results, existing.results, strict=True):
-            if all(op_key(use.operation) not in known for use in old.uses):
+            # a key in `known` equal to a user's holds ``old``: that of a stored user
+            if not any(use.operation in stored for use in old.uses) or \
+                    all(op_key(use.operation) not in known for use in old.uses):
                 old.replace_all_uses_with(new)
         if all(not r.uses for r in op.results):
             self.to_erase[op] = None
@@ -110,6 +118,7 @@ class _CSEDriver:
                 self._replace_and_delete(op, existing)
                 return
             self.known[key] = op
+            self.stored.add(op)
             return
         key = op_key(op)
         existing = self.known.get(key)
@@ -117,6 +126,7 @@ class _CSEDriver:
             self._replace_and_delete(op, existing)
             return
         self.known[key] = op
+        self.stored.add(op)
 
     def _simplify_block(self, block: Block) -> None:
         for op in block.ops:

@@ -1,7 +1,7 @@
 """``dce`` as xDSL's pass runs it (`region_dce` of the module's body), with canonicalize's
-liveness: whether an op would be dead without uses is asked once per op for the call instead of
-in every round of the fixpoint, its class's traits looked up once (`canonicalize._region_dce`).
-The live set and the deletions are xDSL's, so the IR out is the IR xDSL's pass gives.
+liveness: the live set xDSL's fixpoint reaches, found in one walk (`canonicalize._live_ops`), its
+class's traits looked up once. The live set and the deletions are xDSL's, so the IR out is the
+IR xDSL's pass gives.
 
 Registered as ``dce`` in place of xDSL's (`tirx_mlir.transforms`), as ``canonicalize`` is. It
 reports the ops it erases through a rewriter listener (`tirx_mlir.changes`); a block erased whole

@@ -26,6 +26,10 @@ size`` as integers. A ring slot read through several per-thread offsets is then 
 address and iteration (ptxas otherwise rebuilds ``base + 2 * offset`` in every iteration:
 ``LEA`` then ``IMAD`` per ``ldmatrix``), and a global tile's chunks step from one 64-bit
 pointer of the iteration.
+
+The pass reports what it changes (`tirx_mlir.changes`): each op it moves (the block it leaves and
+the one it enters), replaces or erases, and each address base it adds before a loop.
+Whether it states so (``REPORTS_CHANGES``): `index_ranges.REPORTS_CUDA_INDEX_CHANGES`.
 """
 
 from __future__ import annotations
@@ -42,9 +46,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
-from tirx_mlir.backends.cuda.transforms.index_ranges import (Range, fits_signed, int_bits,
-                                                           value_ranges)
+from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
+                                                           fits_signed, int_bits, value_ranges)
 from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
+from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import kernels
@@ -55,29 +60,36 @@ _MOVABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.An
             arith.MinSIOp, arith.MaxSIOp, arith.MinUIOp, arith.MaxUIOp, arith.IndexCastOp,
             arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.CmpiOp, arith.SelectOp)
 _DIVIDING = (arith.DivUIOp, arith.RemUIOp, arith.DivSIOp, arith.RemSIOp)
+_MOVABLE_CLASSES = frozenset(_MOVABLE)
+_DIVIDING_CLASSES = frozenset(_DIVIDING)
+"""The two, matched by exact class (a set lookup per op, not an ABC `isinstance` per class)."""
 
 
 def movable(op: Operation) -> bool:
     """Pure and unable to fault (a division by a non-zero constant divisor only)."""
-    if isinstance(op, _MOVABLE):
+    op_class = type(op)
+    if op_class in _MOVABLE_CLASSES:
         return True
-    if isinstance(op, _DIVIDING):
+    if op_class in _DIVIDING_CLASSES:
         d = constant_value(op.operands[1])
         return isinstance(d, int) and d != 0 and not (d == -1 and isinstance(
             op, arith.DivSIOp | arith.RemSIOp))
     return False
 
 
-def hoist_out_of(loop: scf.ForOp) -> int:
+def hoist_out_of(loop: scf.ForOp, log: ChangeLog | None = None) -> int:
     """Move ``loop``'s invariant ops before it (program order: a moved op's users are checked
     after it); the number moved."""
     inside = partial(defined_in, loop)
     moved = 0
+    log = log or ChangeLog()
     for op in list(loop.body.walk()):
         if not movable(op) or any(inside(v) for v in op.operands):
             continue
+        log.removed(op)  # the block it leaves
         op.detach()
         Rewriter.insert_op(op, InsertPoint.before(loop))
+        log.changed(op)  # and where it goes
         moved += 1
     return moved
 
@@ -109,7 +121,8 @@ def _terms(add: arith.AddiOp, inside) -> list[SSAValue]:
     return out
 
 
-def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
+def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
+                   log: ChangeLog | None = None) -> int:
     """Regroup every sum of ``loop``'s body that mixes values of the loop with two or more
     invariant ones as ``(variant + invariant) + constant``: the invariant part one value that
     `hoist_out_of` then moves out (one register live across the loop instead of one per term,
@@ -119,8 +132,9 @@ def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
     fits its type (then no partial sum wraps). The number of sums regrouped."""
     inside = partial(defined_in, loop)
     done = 0
+    log = log or ChangeLog()
     for op in list(loop.body.walk()):
-        if not isinstance(op, arith.AddiOp) or op.parent is None or not inside(op.result):
+        if type(op) is not arith.AddiOp or op.parent is None or not inside(op.result):
             continue
         user = _single_use(op.result)
         if isinstance(user, arith.AddiOp) and user.parent is op.parent:
@@ -145,21 +159,24 @@ def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
 
         new = total([total(variant), total(invariant), *consts])
         new.name_hint = op.result.name_hint
+        log.removed(op)  # its block (where the new sum went) and its users
         op.result.replace_all_uses_with(new)
-        _erase_tree(op)
+        _erase_tree(op, log)
         done += 1
     return done
 
 
-def _erase_tree(add: arith.AddiOp) -> None:
+def _erase_tree(add: arith.AddiOp, log: ChangeLog) -> None:
     inner = {v.owner for v in add.operands if isinstance(v.owner, arith.AddiOp) and
              v.owner.parent is add.parent}
+    log.removed(add)
     Rewriter.erase_op(add)
     for op in inner:
         if all(_dead(u.operation) for u in op.result.uses):  # the regrouped sum's part
             for use in list(op.result.uses):
+                log.removed(use.operation)
                 Rewriter.erase_op(use.operation)
-            _erase_tree(op)
+            _erase_tree(op, log)
 
 
 def _index_terms(index: SSAValue, inside) -> list[SSAValue] | None:
@@ -182,15 +199,17 @@ def _index_terms(index: SSAValue, inside) -> list[SSAValue] | None:
     return out
 
 
-def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
+def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
+                       log: ChangeLog | None = None) -> int:
     """Split every address of ``loop``'s body into its invariant part's address (before the
     loop) plus the bytes of the rest (module docstring); the number split."""
     inside = partial(defined_in, loop)
     done = 0
+    log = log or ChangeLog()
     bases: dict[tuple, SSAValue] = {}
     order: dict[SSAValue, int] = {}
     for op in list(loop.body.walk()):
-        if not isinstance(op, AddressOp) or inside(op.memory):
+        if type(op) is not AddressOp or inside(op.memory):
             continue
         terms = _index_terms(op.index, inside)
         if terms is None:
@@ -215,6 +234,7 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
                 base_index = pre.insert(arith.IndexCastOp(base_index, IndexType())).result
             base = bases[key] = pre.insert(AddressOp(op.memory, base_index,
                                                      result_types=[result_type])).result
+            log.changed(base.owner)  # new, before the loop: its block
         b = Builder(InsertPoint.before(op))
         offset = _as_int(b, _sum(b, variant), result_type, _nonneg_sum(variant, ranges))
         if size != 1:
@@ -224,6 +244,7 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> int:
         if c:
             addr = b.insert(arith.AddiOp(addr, _int(b, c * size, result_type))).result
         addr.name_hint = op.result.name_hint
+        log.removed(op)  # its block (where the new ops went) and its users
         op.result.replace_all_uses_with(addr)
         Rewriter.erase_op(op)
         done += 1
@@ -285,13 +306,15 @@ class CudaHoistInvariantsPass(ModulePass):
     """Loop-invariant integer arithmetic moved before its loop, from any depth of the body."""
 
     name = "cuda-hoist-invariants"
+    REPORTS_CHANGES = REPORTS_CUDA_INDEX_CHANGES  # what it reports: the module docstring
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        log = current_changes()
         for kernel in kernels(op):
             ranges = value_ranges(kernel)
             loops = [o for o in kernel.walk() if isinstance(o, scf.ForOp)]
             for loop in reversed(loops):  # innermost first: pre-order, reversed
-                hoist_out_of(loop)
-                if reassociate_in(loop, ranges):
-                    hoist_out_of(loop)  # the regrouped invariant sums
-                split_addresses_in(loop, ranges)
+                hoist_out_of(loop, log)
+                if reassociate_in(loop, ranges, log):
+                    hoist_out_of(loop, log)  # the regrouped invariant sums
+                split_addresses_in(loop, ranges, log)

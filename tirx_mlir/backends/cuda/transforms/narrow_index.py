@@ -22,6 +22,10 @@ arithmetic). With the proven ranges of `index_ranges.value_ranges`:
    compare and increment become 32-bit (Triton's loops count on i32), the narrowed users read
    it directly and the remaining ``index`` users through one cast.
 
+The pass reports what it changes (`tirx_mlir.changes`): each op it replaces or folds, each op
+it adds (casts, i32 constants) and each loop it narrows, with its body.
+Whether it states so (``REPORTS_CHANGES``): `index_ranges.REPORTS_CUDA_INDEX_CHANGES`.
+
 Every value keeps its meaning (each op's result is exact in 32 bits, by the ranges), so the
 interpreter agrees before and after. Ops whose ranges are not proven stay 64-bit, which is
 always correct; a kernel with a global buffer of 2^31 bytes or more keeps its offsets into that
@@ -40,7 +44,9 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tirx_mlir.backends.cuda.transforms.index_ranges import Range, fits_signed, value_ranges
+from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
+                                                           fits_signed, value_ranges)
+from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith_index_cast
 
@@ -62,13 +68,17 @@ _UNSIGNED = (arith.DivUIOp, arith.RemUIOp, arith.ShRUIOp, arith.MinUIOp, arith.M
 _SHIFTS = (arith.ShLIOp, arith.ShRSIOp, arith.ShRUIOp)
 """Narrowed only when the shift amount is below 32 (arith: a shift by the width or more is
 poison)."""
+_CANDIDATES = frozenset({arith.ConstantOp, arith.CmpiOp, arith.SelectOp, *_SIGNED, *_UNSIGNED})
+"""The classes `narrowable` may accept (matched by exact class before it is asked)."""
 _FIRST_UNSIGNED_CMP = 6
 """arith.cmpi's predicates: eq ne slt sle sgt sge (0-5), then ult ule ugt uge (6-9)."""
 
 
-def fold_by_ranges(kernel: KernelOp, ranges: dict[SSAValue, Range]) -> int:
+def fold_by_ranges(kernel: KernelOp, ranges: dict[SSAValue, Range],
+                   log: ChangeLog | None = None) -> int:
     """Step 1 of the module docstring; the number of ops folded."""
     folded = 0
+    log = log or ChangeLog()
     for op in list(kernel.walk()):
         kind = _FOLDABLE.get(op.name)
         if kind is None or not isinstance(op.results[0].type, IndexType | IntegerType):
@@ -76,6 +86,7 @@ def fold_by_ranges(kernel: KernelOp, ranges: dict[SSAValue, Range]) -> int:
         x, c = (ranges.get(v) for v in op.operands)
         if x is None or c is None or not x.nonneg or x.hi >= c.lo:
             continue
+        log.removed(op)  # its block (where a zero goes) and its users
         if kind == "rem":
             op.results[0].replace_all_uses_with(op.operands[0])
         else:
@@ -119,9 +130,10 @@ def narrowable(op: Operation, ranges: dict[SSAValue, Range]) -> bool:
 class _Narrower:
     """Rebuilds the narrowable ops of one kernel on i32 (program order)."""
 
-    def __init__(self, ranges: dict[SSAValue, Range]):
+    def __init__(self, ranges: dict[SSAValue, Range], log: ChangeLog):
         self.ranges = ranges
         self.narrow: dict[SSAValue, SSAValue] = {}
+        self.log = log
 
     def as_i32(self, v: SSAValue) -> SSAValue:
         """``v`` (index, its range fits) as an i32 value: the narrowed twin or a cast."""
@@ -132,6 +144,7 @@ class _Narrower:
             where = InsertPoint.at_start(owner) if isinstance(owner, Block) else \
                 InsertPoint.after(owner)
             Rewriter.insert_op(cast, where)
+            self.log.changed(cast)  # new: its block
             got = self.narrow[v] = cast.result
         return got
 
@@ -141,9 +154,11 @@ class _Narrower:
             value = op.value
             assert isinstance(value, IntegerAttr)
             new = b.insert(arith_constant(value.value.data, I32))
+            self.log.changed(new)  # new: its block
             self.narrow[op.result] = new.result  # its index users keep the index constant
             return
-        elif isinstance(op, arith.CmpiOp):
+        self.log.removed(op)  # replaced: its block (where the new ops go) and its users
+        if isinstance(op, arith.CmpiOp):
             lhs, rhs = (self.as_i32(v) for v in op.operands)
             new = b.insert(arith.CmpiOp(lhs, rhs, op.predicate.value.data))
             op.result.replace_all_uses_with(new.result)
@@ -178,7 +193,8 @@ def narrowable_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> bool:
 
 
 def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
-    """Rebuild ``loop``'s induction variable on i32 (step 3 of the module docstring)."""
+    """Rebuild ``loop``'s induction variable on i32 (step 3 of the module docstring); reported
+    as a change of the loop and everything in it (its block's arguments change)."""
     block = loop.body.block
     old = block.args[0]
     lb, ub, step = (n.as_i32(v) for v in (loop.lb, loop.ub, loop.step))
@@ -196,16 +212,19 @@ def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
     block.erase_arg(old)
     for i, v in enumerate((lb, ub, step)):
         loop.operands[i] = v
+    n.log.changed(loop)
 
 
-def narrow_kernel(kernel: KernelOp) -> tuple[int, int]:
-    """Fold, then narrow, one kernel's index arithmetic; (ops folded, ops narrowed)."""
+def narrow_kernel(kernel: KernelOp, log: ChangeLog | None = None) -> tuple[int, int]:
+    """Fold, then narrow, one kernel's index arithmetic; (ops folded, ops narrowed). What it
+    changes is reported to ``log`` (`tirx_mlir.changes`)."""
+    log = log or ChangeLog()
     ranges = value_ranges(kernel)
-    folded = fold_by_ranges(kernel, ranges)
-    todo = [op for op in kernel.walk() if narrowable(op, ranges)]
-    loops = [op for op in kernel.walk() if isinstance(op, scf.ForOp) and
-             narrowable_loop(op, ranges)]
-    n = _Narrower(ranges)
+    folded = fold_by_ranges(kernel, ranges, log)
+    ops = list(kernel.walk())
+    todo = [op for op in ops if type(op) in _CANDIDATES and narrowable(op, ranges)]
+    loops = [op for op in ops if type(op) is scf.ForOp and narrowable_loop(op, ranges)]
+    n = _Narrower(ranges, log)
     for op in todo:
         n.rebuild(op)
     for loop in loops:
@@ -218,7 +237,9 @@ class CudaNarrowIndexPass(ModulePass):
     """Index arithmetic on i32 where the value ranges prove it exact."""
 
     name = "cuda-narrow-index"
+    REPORTS_CHANGES = REPORTS_CUDA_INDEX_CHANGES  # what it reports: the module docstring
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        log = current_changes()
         for kernel in kernels(op):
-            narrow_kernel(kernel)
+            narrow_kernel(kernel, log)

@@ -28,6 +28,13 @@ outermost), then:
 
 Each rewrite is an identity of N-bit integers under its condition, so every value is what it
 was; the interpreter agrees before and after.
+
+Cost: each round tries every candidate op again, and most tries fail on the op's shape, so the
+facts a try reads are kept for the pass (a value's constant, by value: its defining op never
+changes; a type's width mask), ops are matched by exact class (a dict lookup, not an ABC
+``isinstance``) and their operands read from the op's tuple. The pass reports what it changes
+(`tirx_mlir.changes`): each op it replaces (its new ops go into that op's block).
+Whether it states so (``REPORTS_CHANGES``): `index_ranges.REPORTS_CUDA_INDEX_CHANGES`.
 """
 
 from __future__ import annotations
@@ -37,14 +44,15 @@ from dataclasses import dataclass
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tirx_mlir.backends.cuda.transforms.index_ranges import Range, int_bits, value_ranges
+from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
+                                                           int_bits, value_ranges)
 from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
-from tirx_mlir.dialects.tirx.access import constant_value
+from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
 
@@ -53,18 +61,40 @@ MAX_ROUNDS = 16
 
 
 class _Bits:
-    """The bits each value of one kernel may have set (all of its width when unknown)."""
+    """The bits each value of one kernel may have set (all of its width when unknown), and the
+    constants the rewrites read, each found once."""
 
     def __init__(self, ranges: dict[SSAValue, Range]):
         self.ranges = ranges
         self.memo: dict[SSAValue, int] = {}
+        self._signed: dict[SSAValue, int | float | None] = {}
+        self._masks: dict[object, int] = {}
 
     def width_mask(self, v: SSAValue) -> int:
-        return (1 << (int_bits(v.type) or 64)) - 1
+        t = v.type
+        got = self._masks.get(t)
+        if got is None:
+            got = self._masks[t] = (1 << (int_bits(t) or 64)) - 1
+        return got
+
+    def signed(self, v: SSAValue) -> int | float | None:
+        """`access.constant_value` of ``v``, kept (a value's defining op never changes)."""
+        try:
+            return self._signed[v]
+        except KeyError:
+            pass
+        owner = v.owner
+        got = None
+        if type(owner) is arith.ConstantOp:
+            value = owner.properties["value"]
+            if isinstance(value, IntegerAttr | FloatAttr):
+                got = value.value.data
+        self._signed[v] = got
+        return got
 
     def constant(self, v: SSAValue) -> int | None:
-        c = constant_value(v)
-        return c & self.width_mask(v) if isinstance(c, int) else None
+        c = self.signed(v)
+        return c & self.width_mask(v) if type(c) is int else None
 
     def of(self, v: SSAValue) -> int:
         got = self.memo.get(v)
@@ -80,27 +110,30 @@ class _Bits:
         r = self.ranges.get(v)
         by_range = (1 << r.hi.bit_length()) - 1 if r is not None and r.nonneg else full
         op = v.owner
-        if not isinstance(op, Operation) or len(op.operands) != 2:
+        if not isinstance(op, Operation) or len(op._operands) != 2:  # noqa: SLF001
             return by_range & full
-        a, b = op.operands
-        if isinstance(op, arith.AndIOp):
+        a, b = op._operands  # noqa: SLF001
+        kind = type(op)
+        if kind is arith.AndIOp:
             got = self.of(a) & self.of(b)
-        elif isinstance(op, arith.OrIOp | arith.XOrIOp):
+        elif kind is arith.OrIOp or kind is arith.XOrIOp:
             got = self.of(a) | self.of(b)
-        elif isinstance(op, arith.ShLIOp) and self.constant(b) is not None:
+        elif kind is arith.ShLIOp and self.constant(b) is not None:
             got = (self.of(a) << self.constant(b)) & full
-        elif isinstance(op, arith.ShRUIOp) and self.constant(b) is not None:
+        elif kind is arith.ShRUIOp and self.constant(b) is not None:
             got = self.of(a) >> self.constant(b)
-        elif isinstance(op, arith.AddiOp) and not self.of(a) & self.of(b):
+        elif kind is arith.AddiOp and not self.of(a) & self.of(b):
             got = self.of(a) | self.of(b)
-        elif _power_of_two(self.constant(b)) is not None and \
-                isinstance(op, arith.MuliOp | arith.DivUIOp | arith.RemUIOp):
+        elif kind in _POWER_OF_TWO_STEPS and _power_of_two(self.constant(b)) is not None:
             k = _power_of_two(self.constant(b))
             got = {arith.MuliOp: (self.of(a) << k) & full, arith.DivUIOp: self.of(a) >> k,
-                   arith.RemUIOp: self.of(a) & ((1 << k) - 1)}[type(op)]
+                   arith.RemUIOp: self.of(a) & ((1 << k) - 1)}[kind]
         else:
             got = full
         return got & by_range & full
+
+
+_POWER_OF_TWO_STEPS = frozenset({arith.MuliOp, arith.DivUIOp, arith.RemUIOp})
 
 
 def _power_of_two(c: int | None) -> int | None:
@@ -111,9 +144,10 @@ def _power_of_two(c: int | None) -> int | None:
 def _xor_const(v: SSAValue, bits: _Bits) -> tuple[SSAValue, int] | None:
     """``(x, c)`` when ``v`` is ``x ^ c`` for a constant ``c``."""
     op = v.owner
-    if not isinstance(op, arith.XOrIOp):
+    if type(op) is not arith.XOrIOp:
         return None
-    for x, k in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+    a, d = op._operands  # noqa: SLF001
+    for x, k in ((a, d), (d, a)):
         c = bits.constant(k)
         if c is not None and bits.constant(x) is None:
             return x, c
@@ -121,9 +155,10 @@ def _xor_const(v: SSAValue, bits: _Bits) -> tuple[SSAValue, int] | None:
 
 
 class _Peeler:
-    def __init__(self, kernel: KernelOp):
+    def __init__(self, kernel: KernelOp, log: ChangeLog):
         self.kernel = kernel
         self.bits = _Bits(value_ranges(kernel))
+        self.log = log
 
     def const(self, b: Builder, like: SSAValue, value: int) -> SSAValue:
         return b.insert(arith_constant(value, like.type)).result
@@ -135,50 +170,54 @@ class _Peeler:
         return b.insert(arith_binary(arith.XOrIOp, x, self.const(b, x, c))).result
 
     def replace(self, op: Operation, new: SSAValue) -> None:
+        self.log.removed(op)  # its block (where the new ops went) and its users
         self.bits.memo.pop(op.results[0], None)
         op.results[0].replace_all_uses_with(new)
         Rewriter.erase_op(op)
 
     def xor_out(self, op: Operation) -> bool:
         """One step of moving a constant xor outwards at ``op``; whether it rewrote."""
-        b, bits = Builder(InsertPoint.before(op)), self.bits
-        if isinstance(op, arith.AddiOp):
+        bits, kind = self.bits, type(op)
+        lhs, rhs = op._operands  # noqa: SLF001
+        if kind is arith.AddiOp:
             if self.reassociate(op):
                 return True
-            for x, k in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+            for x, k in ((lhs, rhs), (rhs, lhs)):
                 c = bits.constant(k)
-                signed = constant_value(k)
-                if c is not None and bits.constant(x) is None and signed >= 0 \
+                if c is not None and bits.constant(x) is None and bits.signed(k) >= 0 \
                         and not bits.of(x) & c:
+                    b = Builder(InsertPoint.before(op))
                     self.replace(op, b.insert(arith_binary(arith.XOrIOp, x, k)).result)
                     return True
             return False
-        if isinstance(op, arith.ShRUIOp | arith.ShLIOp | arith.AndIOp):
-            inner = _xor_const(op.operands[0], bits)
-            k = bits.constant(op.operands[1])
+        if kind is arith.ShRUIOp or kind is arith.ShLIOp or kind is arith.AndIOp:
+            inner = _xor_const(lhs, bits)
+            k = bits.constant(rhs)
             if inner is None or k is None:
                 return False
             x, c = inner
             moved = {arith.ShRUIOp: c >> k, arith.ShLIOp: (c << k) & bits.width_mask(x),
-                     arith.AndIOp: c & k}[type(op)]
-            core = b.insert(arith_binary(type(op), x, op.operands[1])).result
+                     arith.AndIOp: c & k}[kind]
+            b = Builder(InsertPoint.before(op))
+            core = b.insert(arith_binary(kind, x, rhs)).result
             self.replace(op, self.xor(b, core, moved))
             return True
-        if isinstance(op, arith.XOrIOp | arith.OrIOp):
-            for side, other in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+        if kind is arith.XOrIOp or kind is arith.OrIOp:
+            for side, other in ((lhs, rhs), (rhs, lhs)):
                 inner = _xor_const(side, bits)
                 if inner is None:
                     continue
                 x, c = inner
                 d = bits.constant(other)
-                if isinstance(op, arith.XOrIOp) and d is not None:
-                    self.replace(op, self.xor(b, x, c ^ d))
+                if kind is arith.XOrIOp and d is not None:
+                    self.replace(op, self.xor(Builder(InsertPoint.before(op)), x, c ^ d))
                     return True
                 if d is not None:
                     continue
-                if isinstance(op, arith.OrIOp) and bits.of(other) & (bits.of(x) | c):
+                if kind is arith.OrIOp and bits.of(other) & (bits.of(x) | c):
                     continue
-                core = b.insert(arith_binary(type(op), x, other)).result
+                b = Builder(InsertPoint.before(op))
+                core = b.insert(arith_binary(kind, x, other)).result
                 xor = arith_binary(arith.XOrIOp, core, self.const(b, x, c))
                 self.replace(op, b.insert(xor).result)
                 return True
@@ -187,47 +226,54 @@ class _Peeler:
     def back_to_add(self, op: Operation) -> bool:
         """``x ^ c`` / ``x | c`` with disjoint bits -> ``x + c``; ``(x + c) + y`` ->
         ``(x + y) + c``."""
-        b, bits = Builder(InsertPoint.before(op)), self.bits
-        if isinstance(op, arith.XOrIOp | arith.OrIOp):
-            for x, k in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+        bits, kind = self.bits, type(op)
+        if kind is arith.XOrIOp or kind is arith.OrIOp:
+            lhs, rhs = op._operands  # noqa: SLF001
+            for x, k in ((lhs, rhs), (rhs, lhs)):
                 c = bits.constant(k)
-                limit = 1 << ((int_bits(x.type) or 64) - 1)
-                if c is None or bits.constant(x) is not None or (bits.of(x) | c) >= limit:
+                if c is None or bits.constant(x) is not None or \
+                        (bits.of(x) | c) > bits.width_mask(x) >> 1:  # not below 2^(N-1)
                     continue
                 if not bits.of(x) & c:
+                    b = Builder(InsertPoint.before(op))
                     self.replace(op, b.insert(arith_binary(arith.AddiOp, x, k, NSW)).result)
                     return True
                 over, free = c & bits.of(x), c & ~bits.of(x)
-                if isinstance(op, arith.XOrIOp) and free:  # (x ^ over) + free
+                if kind is arith.XOrIOp and free:  # (x ^ over) + free
+                    b = Builder(InsertPoint.before(op))
                     core = self.xor(b, x, over)
                     self.replace(op, b.insert(arith_binary(arith.AddiOp, core,
                                                            self.const(b, x, free), NSW)).result)
                     return True
             return False
-        return isinstance(op, arith.AddiOp) and self.reassociate(op)
+        return kind is arith.AddiOp and self.reassociate(op)
 
     def distribute(self, op: Operation) -> bool:
         """``(x + c) * k`` -> ``x * k + c * k`` and ``(x + c) << s`` -> ``(x << s) + (c << s)``
         (of nsw sums and products, for ``x, c, k >= 0``: then ``x * k`` and ``c * k`` are at
         most the exact product, so the distributed form is nsw too)."""
-        bits = self.bits
-        if not isinstance(op, arith.MuliOp | arith.ShLIOp) or not _nsw(op):
+        bits, kind = self.bits, type(op)
+        if kind is not arith.MuliOp and kind is not arith.ShLIOp:
             return False
-        inner, k = op.operands[0].owner, bits.constant(op.operands[1])
-        if not isinstance(inner, arith.AddiOp) or not _nsw(inner) or k is None:
+        lhs, rhs = op._operands  # noqa: SLF001
+        inner = lhs.owner
+        if type(inner) is not arith.AddiOp or not _nsw(op):
             return False
-        half = 1 << ((int_bits(op.operands[0].type) or 64) - 1)
-        if constant_value(op.operands[1]) < 0:
+        k = bits.constant(rhs)
+        if not _nsw(inner) or k is None:
             return False
-        a, d = inner.operands
+        half = 1 << ((int_bits(lhs.type) or 64) - 1)
+        if bits.signed(rhs) < 0:
+            return False
+        a, d = inner._operands  # noqa: SLF001
         for x, c in ((a, d), (d, a)):
-            cv = constant_value(c)
-            if not isinstance(cv, int) or cv < 0 or bits.constant(x) is not None or \
+            cv = bits.signed(c)
+            if type(cv) is not int or cv < 0 or bits.constant(x) is not None or \
                     bits.of(x) >= half:
                 continue
             b = Builder(InsertPoint.before(op))
-            step = cv * k if isinstance(op, arith.MuliOp) else cv << k
-            core = b.insert(arith_binary(type(op), x, op.operands[1], NSW)).result
+            step = cv * k if kind is arith.MuliOp else cv << k
+            core = b.insert(arith_binary(kind, x, rhs, NSW)).result
             self.replace(op, b.insert(arith_binary(arith.AddiOp, core, self.const(b, x, step),
                                                    NSW)).result)
             return True
@@ -236,22 +282,24 @@ class _Peeler:
     def reassociate(self, op: Operation) -> bool:
         """``(x + c) + y`` -> ``(x + y) + c``: the constant outermost (where a swizzle's xor or
         an address's immediate takes it; ``x + y`` shared by every ``c``, CSE)."""
-        if not isinstance(op, arith.AddiOp):
+        if type(op) is not arith.AddiOp:
             return self.distribute(op)
-        b, bits = Builder(InsertPoint.before(op)), self.bits
-        for side, y in ((op.operands[0], op.operands[1]), (op.operands[1], op.operands[0])):
+        bits = self.bits
+        lhs, rhs = op._operands  # noqa: SLF001
+        for side, y in ((lhs, rhs), (rhs, lhs)):
             inner = side.owner
-            if not isinstance(inner, arith.AddiOp) or bits.constant(y) is not None:
+            if type(inner) is not arith.AddiOp or bits.constant(y) is not None:
                 continue
-            a, d = inner.operands
+            a, d = inner._operands  # noqa: SLF001
             for x, k in ((a, d), (d, a)):
                 if bits.constant(k) is None or bits.constant(x) is not None:
                     continue
                 # x + y <= x + y + c when c >= 0 and x, y >= 0: no wrap where the sum did not
                 half = 1 << ((int_bits(x.type) or 64) - 1)
-                keeps = _nsw(op) and _nsw(inner) and constant_value(k) >= 0 and \
+                keeps = _nsw(op) and _nsw(inner) and bits.signed(k) >= 0 and \
                     bits.of(x) < half and bits.of(y) < half
                 flags = NSW if keeps else None
+                b = Builder(InsertPoint.before(op))
                 core = b.insert(arith_binary(arith.AddiOp, x, y, flags)).result
                 self.replace(op, b.insert(arith_binary(arith.AddiOp, core, k, flags)).result)
                 return True
@@ -260,7 +308,7 @@ class _Peeler:
     def run(self, step) -> bool:
         changed = False
         for _ in range(MAX_ROUNDS):
-            ops = [o for o in self.kernel.walk() if type(o) in _REWRITTEN]
+            ops = _rewritable(self.kernel, [])
             moved = False
             for o in ops:
                 if o.parent is not None and step(o):
@@ -278,12 +326,25 @@ _REWRITTEN = frozenset({arith.AddiOp, arith.XOrIOp, arith.OrIOp, arith.AndIOp, a
 (``lhs`` / ``rhs``: xDSL's IRDL accessors cost more than the rewrite's arithmetic)."""
 
 
-def _nsw(op: arith.AddiOp) -> bool:
-    return arith.IntegerOverflowFlag.NSW in op.overflow_flags.data
+def _rewritable(op: Operation, into: list[Operation]) -> list[Operation]:
+    """The ops of `_REWRITTEN` classes inside ``op``, in `walk` order (the walk without its
+    generators)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.ops:
+                if type(inner) in _REWRITTEN:
+                    into.append(inner)
+                if inner.regions:
+                    _rewritable(inner, into)
+    return into
 
 
-def peel_kernel(kernel: KernelOp) -> None:
-    p = _Peeler(kernel)
+def _nsw(op: Operation) -> bool:
+    return arith.IntegerOverflowFlag.NSW in op.properties["overflowFlags"].data
+
+
+def peel_kernel(kernel: KernelOp, log: ChangeLog | None = None) -> None:
+    p = _Peeler(kernel, log or ChangeLog())
     p.run(p.reassociate)
     p.run(p.xor_out)
     p.run(p.back_to_add)
@@ -294,7 +355,9 @@ class CudaPeelConstantsPass(ModulePass):
     """Constant parts of swizzled offsets moved out of the swizzle (see the module docs)."""
 
     name = "cuda-peel-constants"
+    REPORTS_CHANGES = REPORTS_CUDA_INDEX_CHANGES  # what it reports: the module docstring
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        log = current_changes()
         for kernel in kernels(op):
-            peel_kernel(kernel)
+            peel_kernel(kernel, log)

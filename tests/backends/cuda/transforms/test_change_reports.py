@@ -1,0 +1,50 @@
+"""The change reports of ``cuda-narrow-index``, ``cuda-peel-constants`` and
+``cuda-hoist-invariants`` are whole: with each stating ``REPORTS_CHANGES`` (off by default,
+`index_ranges.REPORTS_CUDA_INDEX_CHANGES`), the pipeline's verification from their reports,
+audited by a full one (``TIRX_VERIFY_AUDIT``), finds no op they changed without reporting it,
+on the examples where they rewrite the most; and a report left out is found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from xdsl.rewriter import Rewriter
+
+from tirx_mlir.backends.cuda.transforms.hoist_invariants import CudaHoistInvariantsPass
+from tirx_mlir.backends.cuda.transforms.narrow_index import CudaNarrowIndexPass
+from tirx_mlir.backends.cuda.transforms.peel_constants import CudaPeelConstantsPass, _Peeler
+from tirx_mlir.located_parser import make_context, parse_module
+from tirx_mlir.pipelines import get_pipeline
+from tirx_mlir.verification import AUDIT_ENV, UnreportedChange
+
+TILE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile"
+PASSES = (CudaNarrowIndexPass, CudaPeelConstantsPass, CudaHoistInvariantsPass)
+
+
+def run_reporting(monkeypatch, example: str) -> None:
+    monkeypatch.setenv(AUDIT_ENV, "1")
+    for cls in PASSES:
+        monkeypatch.setattr(cls, "REPORTS_CHANGES", True)
+    path = TILE / f"{example}.mlir"
+    ctx = make_context()
+    module = parse_module(path.read_text(), str(path), ctx)
+    get_pipeline("cuda", arch="sm_80").apply(module, ctx)
+
+
+@pytest.mark.parametrize("example", ["gemm_sm80", "softmax"])
+def test_reports_are_whole(monkeypatch, example):
+    run_reporting(monkeypatch, example)
+
+
+def test_a_missing_report_is_found(monkeypatch):
+    monkeypatch.setattr(_Peeler, "replace", _replace_unreported)
+    with pytest.raises(UnreportedChange):
+        run_reporting(monkeypatch, "gemm_sm80")
+
+
+def _replace_unreported(self, op, new) -> None:
+    """`_Peeler.replace` without its report."""
+    self.bits.memo.pop(op.results[0], None)
+    op.results[0].replace_all_uses_with(new)
+    Rewriter.erase_op(op)
