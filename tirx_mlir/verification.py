@@ -636,10 +636,21 @@ class ModuleVerifier:
         parts = _split_verifier(type(op))
         generic = ("irdl", local, shape) if parts is not None else None
         if parts is None or generic not in self._verified:
-            op.verify(verify_nested_ops=False)
-            if generic is not None:
+            check_generic = getattr(type(op).__dict__.get("verify_"), "__generic__", None)
+            if parts is None or not (isolated and check_generic is not None):
+                op.verify(verify_nested_ops=False)
+                if generic is not None:
+                    self._verified[generic] = 0
+                return
+            # a region op known isolated (a kernel whose launch changed): the definition's
+            # checks, then its traits and own checks below, without the isolation walk
+            try:
+                check_generic(op)
+            except Exception:  # noqa: BLE001 - xDSL's verifier decides and words the error
+                op.verify(verify_nested_ops=False)
                 self._verified[generic] = 0
-            return
+                return
+            self._verified[generic] = 0
         traits, custom = parts
         for trait in traits:
             if type(trait) is IsolatedFromAbove:
@@ -790,6 +801,8 @@ class ModuleVerifier:
             self._check(op, local, tuple(tuple(tuple(serial_of(arg.type) for arg in block.args)
                                                for block in region.blocks)
                                          for region in op.regions), isolated=free == frozenset())
+            if free and _has_trait(type(op), IsolatedFromAbove):
+                self._free[serial] = frozenset()  # the check passed: nothing is free (exact)
         self._regions_now[key] = serial
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
         self._tokens_now[id(op)] = (op, token)
