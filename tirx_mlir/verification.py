@@ -309,6 +309,8 @@ class ModuleVerifier:
         self._pending_affected: set[int] | None = None
         self._auditing = False
         self._unreported: list[Operation] = []
+        self._marked: set[int] = set()
+        """The ids `_mark_always` marked in this verification."""
         self._visited: list[Operation] = []
         """The ops `_visit` ran on in this verification, after a report
         (`_free_after_report`)."""
@@ -339,8 +341,13 @@ class ModuleVerifier:
             return
         tokens = self._tokens
 
-        def enter(op: Operation) -> bool:  # on the path, or new
-            return id(op) in path or tokens.get(id(op), (None,))[0] is not op
+        def enter(op: Operation) -> bool:  # on the path, or new (with all it holds)
+            if id(op) in path:
+                return True
+            if tokens.get(id(op), (None,))[0] is op:
+                return False
+            path.update(id(inner) for inner in op.walk() if inner.regions)
+            return True
 
         check_dominance(module, enter)
 
@@ -456,7 +463,7 @@ class ModuleVerifier:
         self._constant_class = arith.ConstantOp if arith is not None else None
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-        self._path, self._visited = path, []
+        self._path, self._visited, self._marked = path, [], set()
         if path is None:
             self._regions_now, self._held_now, self._ops_now = {}, [], {}
             self._tokens_now, self._always_now, self._multi_block = {}, set(), False
@@ -512,7 +519,11 @@ class ModuleVerifier:
         if path is not None and op.regions:
             last = self._tokens.get(id(op))
             if last is None or last[0] is not op:  # new: all it holds is checked
-                self._affected.update(id(inner) for inner in op.walk())
+                affected = self._affected
+                for inner in op.walk():  # region ops moved into it entered too
+                    affected.add(id(inner))
+                    if inner.regions:
+                        path.add(id(inner))
             elif id(op) not in path:  # nothing the report reaches is in it
                 _check_terminator(op)
                 return last[1]
@@ -558,12 +569,15 @@ class ModuleVerifier:
 
     def _mark_always(self, op: Operation) -> None:
         """``op`` is verified in full at every visit: the region ops holding it are always on
-        the path."""
-        self._always_now.add(id(op))
-        owner = op.parent_op()
-        while owner is not None and id(owner) not in self._always_now:
-            self._always_now.add(id(owner))
-            owner = owner.parent_op()
+        the path. The walk up stops at an op marked in this verification, not at one only
+        carried over from the last (after a report the set starts as the last one's: a moved
+        op's new ancestors are not in it)."""
+        marked, always = self._marked, self._always_now
+        node: Operation | None = op
+        while node is not None and id(node) not in marked:
+            marked.add(id(node))
+            always.add(id(node))
+            node = node.parent_op()
 
     def _fingerprint(self, op: Operation, plan: _Plan) -> list | None:
         """Everything the key of a "local", "kernel" or "views" op reads, as the objects themselves
