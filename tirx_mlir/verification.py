@@ -234,6 +234,13 @@ def _split_verifier(cls: type) -> tuple | None:
     return parts
 
 
+def _generic_length(local: tuple) -> int:
+    """How many items of a `ModuleVerifier._local_key` xDSL's generic checks read: the class,
+    the four counts, the operand and result types, and a (name, serial) pair per property and
+    attribute."""
+    return 5 + local[1] + local[2] + 2 * (local[3] + local[4])
+
+
 def _site(op: Operation, plan: _Plan) -> tuple:
     """The facts about where ``op`` sits that its traits check."""
     block = op.parent
@@ -613,8 +620,9 @@ class ModuleVerifier:
 
     def _local_key(self, op: Operation) -> tuple:
         """What a "local" verifier of ``op`` reads, each attribute by its `_serial`: its class,
-        each operand's and result's type, the value an ``arith.constant`` gives an operand,
-        the properties and attributes, and which operands are one value (`_aliases`)."""
+        each operand's and result's type, the properties and attributes (what xDSL's generic
+        checks read: the first `_generic_length` items), then the value an ``arith.constant``
+        gives an operand and which operands are one value (`_aliases`)."""
         known, serial, constant = self._serial_of_id.get, self._serial, self._constant_class
         operands, results = op._operands, op.results  # noqa: SLF001
         props, attrs = op.properties, op.attributes
@@ -626,6 +634,10 @@ class ModuleVerifier:
         for value in results:
             t = value._type  # noqa: SLF001
             append(known(id(t)) or serial(t))
+        for name, a in props.items():
+            key += (name, known(id(a)) or serial(a))
+        for name, a in attrs.items():
+            key += (name, known(id(a)) or serial(a))
         for value in operands:
             owner = value.owner
             if type(owner) is constant:
@@ -633,10 +645,6 @@ class ModuleVerifier:
                 append(known(id(c)) or serial(c))
             else:
                 append(None)
-        for name, a in props.items():
-            key += (name, known(id(a)) or serial(a))
-        for name, a in attrs.items():
-            key += (name, known(id(a)) or serial(a))
         if len(operands) > 1:
             key += _aliases(operands)
         return tuple(key)
@@ -648,7 +656,9 @@ class ModuleVerifier:
         checks run (they read the views, the site or the regions that changed); of them,
         ``IsolatedFromAbove``'s walk only when ``isolated`` is not known (`_free_values`)."""
         parts = _split_verifier(type(op))
-        generic = ("irdl", local, shape) if parts is not None else None
+        # the generic checks read the types, properties and attributes, not the constants a
+        # cuda.load's indices are (many loads of one type share them)
+        generic = ("irdl", local[:_generic_length(local)], shape) if parts is not None else None
         if parts is None or generic not in self._verified:
             check_generic = getattr(type(op).__dict__.get("verify_"), "__generic__", None)
             if parts is None or not (isolated and check_generic is not None):
