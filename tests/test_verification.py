@@ -867,3 +867,30 @@ def test_a_kernel_known_isolated_is_not_walked_when_its_launch_changes(monkeypat
     walks.clear()
     verifier.check(module)
     assert walks == []
+
+
+WHILE = f"""
+tirx.kernel @k() -> () grid [1] threads [1] {T} {{
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.while (%i = %c0) : (index) -> index {{
+    %more = arith.cmpi ult, %i, %c4 : index
+    scf.condition(%more) %i : index
+  }} do {{
+  ^bb0(%j: index):
+    %c1 = arith.constant 1 : index
+    scf.yield %c1 : index
+  }}
+  tirx.return
+}}
+"""
+
+
+def test_scf_while_and_condition_are_memoised_and_a_retyped_block_argument_is_seen():
+    module, verifier = known_good(WHILE)
+    loop = op_named(module, "scf.while")
+    assert reads_of(loop) == "region" and reads_of(op_named(module, "scf.condition")) == "local"
+    after = loop.regions[1].blocks.first.args[0]
+    after._type = IntegerType(32)  # noqa: SLF001 - no longer the loop's result type
+    with pytest.raises(Exception, match="Block arguments with wrong type"):  # xDSL's words
+        verifier.verify(module)

@@ -71,7 +71,9 @@ dominance check, `check`) then enters only the region ops on the path to what th
 reaches (`_path_of`): the blocks of the ops named, the users of a changed or removed op's
 results (through view ops and index arithmetic: a view's resolution reads them), everything
 inside a changed region op (a kernel's properties are its ops' launch, the module's attributes
-their target) and every new region op. Another region op keeps its token without being visited,
+their target) and every new region op, with all it holds (region ops moved into it, as a loop
+rebuilt around its old body, are entered too). Another region op keeps its token without being
+visited,
 and in a block on the path an op the report does not reach keeps its token without its
 fingerprint being built (ops whose verification reads where they end their block, terminators,
 are compared as before). The verification is full after a pass that does not report, when the
@@ -82,8 +84,12 @@ verifier at run time (finding an unreported change costs the walk it saves): wit
 followed by a full one, and an op the report let it skip that is not what the last verification
 found valid raises `UnreportedChange` naming it. The reporting passes (`tirx_mlir.changes` holds
 the reporting API): canonicalize, cse and dce (`tirx_mlir.transforms`), the core's allocation
-(trn-allocate), cuda-lower-layout, cuda-lower-scope-ids and cuda-allocate-shared; every other pass
-is verified in full.
+(trn-allocate), cuda-default-layout, cuda-lower-layout, cuda-lower-scope-ids,
+cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, trn-default-layout,
+trn-max-inst-size and trn-lower-layout (`tirx_mlir.dialects.tirx.buffer_ops.replace_alloc` and
+`tirx_mlir.target.target.bind_target` report for their callers); every other pass is verified in
+full. tirx-dispatch does not report: it marks the module ``tirx.dispatched``, which every op
+reading its kernel context reads, and the ops after it are nearly all new.
 """
 
 from __future__ import annotations
@@ -106,11 +112,13 @@ LOCAL_DIALECTS = ("arith", "math")
 """Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith and
 math)."""
 
-STATED_READS = {"scf.yield": "local", "scf.for": "region", "scf.if": "region",
-                "builtin.module": "region"}
-"""What the verifiers of xDSL ops (which cannot state ``VERIFY_READS``) read: scf.yield's
-checks are its traits; scf.for and scf.if check their bounds and operands against their
-block's arguments and ``yield``; builtin.module's traits check its body."""
+STATED_READS = {"scf.yield": "local", "scf.condition": "local", "scf.for": "region",
+                "scf.if": "region", "scf.while": "region", "builtin.module": "region"}
+"""What the verifiers of xDSL ops (which cannot state ``VERIFY_READS``) read: scf.yield's and
+scf.condition's checks are their traits (the parent's class, the end of the block); scf.for and
+scf.if check their bounds and operands against their block's arguments and ``yield``, scf.while
+its operand and result types against its blocks' argument types; builtin.module's traits check
+its body."""
 
 _SITE_TRAITS = {HasParent.verify: "parent", IsTerminator.verify: "last",
                 SymbolOpInterface.verify: "", OptionalSymbolOpInterface.verify: "",
