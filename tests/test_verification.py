@@ -797,3 +797,100 @@ def test_an_attribute_reported_on_the_kernel_alone_rekeys_only_the_kernel(monkey
     assert names == ["tirx.return"]  # only the terminator (its check reads where it sits)
     module, verifier = after_pass(LOOPS, edit, audit=True)
     verifier.check(module)  # and the report is whole: the audit finds nothing else changed
+
+
+NESTED = LOOPS.replace("    %x = arith.addi %i, %c1 : index\n",
+                       "    %x = arith.addi %i, %c1 : index\n    %b = arith.constant true\n"
+                       "    scf.if %b {\n      %w = arith.subi %i, %c1 : index\n    }\n")
+
+
+def rebuild_first_loop(module, log) -> scf.ForOp:
+    """Replace the first loop by a new one holding its body (as a pass adding iter_args does),
+    reporting only the replaced loop: the new loop and all it holds are new."""
+    from xdsl.rewriter import InsertPoint, Rewriter
+
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    log.removed(loop)
+    new = scf.ForOp(loop.lb, loop.ub, loop.step, [], loop.detach_region(loop.body))
+    Rewriter.insert_op(new, InsertPoint.before(loop))
+    Rewriter.erase_op(loop)
+    return new
+
+
+def test_a_region_op_moved_into_a_new_loop_is_entered(monkeypatch):
+    """The ``scf.if`` moved with the body into the new loop is not on the report's path, but
+    what it holds is checked (a change inside it is not the op found valid before)."""
+    def edit(module, log):
+        new = rebuild_first_loop(module, log)
+        sub = next(op for op in new.walk() if op.name == "arith.subi")
+        sub.attributes["test.mark"] = UnitAttr()  # inside the new loop: need not be reported
+
+    module, verifier = after_pass(NESTED, edit)
+    names = visited(monkeypatch)
+    verifier.check(module)
+    assert "arith.subi" in names and "arith.muli" not in names  # the other loop is skipped
+    module, verifier = after_pass(NESTED, edit, audit=True)
+    verifier.check(module)  # the audit finds nothing unverified
+
+
+def test_a_use_breaking_dominance_inside_a_moved_region_op_is_caught():
+    from tirx_mlir.dominance import DominanceError
+
+    def edit(module, log):
+        new = rebuild_first_loop(module, log)
+        other = next(op for op in module.walk() if op.name == "arith.muli")
+        sub = next(op for op in new.walk() if op.name == "arith.subi")
+        sub.operands = [other.result, sub.operands[1]]  # a value of the other loop's body
+
+    module, verifier = after_pass(NESTED, edit)
+    with pytest.raises(DominanceError):
+        verifier.check(module)
+
+
+def test_a_kernel_known_isolated_is_not_walked_when_its_launch_changes(monkeypatch):
+    """A reported change of the kernel's own properties re-runs its definition's checks but
+    not the isolation walk (no op inside was visited: nothing new is used from outside); an
+    invalid launch is still caught."""
+    import tirx_mlir.verification as verification
+
+    walks = []
+    original = verification.isolated_from_above
+    monkeypatch.setattr(verification, "isolated_from_above",
+                        lambda op: (walks.append(op.name), original(op))[1])
+
+    def edit(module, log):
+        kernel = ops_of(module, KernelOp)[0]
+        kernel.properties["grid"] = int_array([2])
+        log.changed(kernel, inside=False)
+
+    module, verifier = after_pass(LOOPS, edit, audit=True)
+    walks.clear()
+    verifier.check(module)
+    assert walks == []
+
+
+WHILE = f"""
+tirx.kernel @k() -> () grid [1] threads [1] {T} {{
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.while (%i = %c0) : (index) -> index {{
+    %more = arith.cmpi ult, %i, %c4 : index
+    scf.condition(%more) %i : index
+  }} do {{
+  ^bb0(%j: index):
+    %c1 = arith.constant 1 : index
+    scf.yield %c1 : index
+  }}
+  tirx.return
+}}
+"""
+
+
+def test_scf_while_and_condition_are_memoised_and_a_retyped_block_argument_is_seen():
+    module, verifier = known_good(WHILE)
+    loop = op_named(module, "scf.while")
+    assert reads_of(loop) == "region" and reads_of(op_named(module, "scf.condition")) == "local"
+    after = loop.regions[1].blocks.first.args[0]
+    after._type = IntegerType(32)  # noqa: SLF001 - no longer the loop's result type
+    with pytest.raises(Exception, match="Block arguments with wrong type"):  # xDSL's words
+        verifier.verify(module)

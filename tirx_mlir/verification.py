@@ -71,7 +71,9 @@ dominance check, `check`) then enters only the region ops on the path to what th
 reaches (`_path_of`): the blocks of the ops named, the users of a changed or removed op's
 results (through view ops and index arithmetic: a view's resolution reads them), everything
 inside a changed region op (a kernel's properties are its ops' launch, the module's attributes
-their target) and every new region op. Another region op keeps its token without being visited,
+their target) and every new region op, with all it holds (region ops moved into it, as a loop
+rebuilt around its old body, are entered too). Another region op keeps its token without being
+visited,
 and in a block on the path an op the report does not reach keeps its token without its
 fingerprint being built (ops whose verification reads where they end their block, terminators,
 are compared as before). The verification is full after a pass that does not report, when the
@@ -82,8 +84,12 @@ verifier at run time (finding an unreported change costs the walk it saves): wit
 followed by a full one, and an op the report let it skip that is not what the last verification
 found valid raises `UnreportedChange` naming it. The reporting passes (`tirx_mlir.changes` holds
 the reporting API): canonicalize, cse and dce (`tirx_mlir.transforms`), the core's allocation
-(trn-allocate), cuda-lower-layout, cuda-lower-scope-ids and cuda-allocate-shared; every other pass
-is verified in full.
+(trn-allocate), cuda-default-layout, cuda-lower-layout, cuda-lower-scope-ids,
+cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, trn-default-layout,
+trn-max-inst-size and trn-lower-layout (`tirx_mlir.dialects.tirx.buffer_ops.replace_alloc` and
+`tirx_mlir.target.target.bind_target` report for their callers); every other pass is verified in
+full. tirx-dispatch does not report: it marks the module ``tirx.dispatched``, which every op
+reading its kernel context reads, and the ops after it are nearly all new.
 """
 
 from __future__ import annotations
@@ -106,11 +112,13 @@ LOCAL_DIALECTS = ("arith", "math")
 """Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith and
 math)."""
 
-STATED_READS = {"scf.yield": "local", "scf.for": "region", "scf.if": "region",
-                "builtin.module": "region"}
-"""What the verifiers of xDSL ops (which cannot state ``VERIFY_READS``) read: scf.yield's
-checks are its traits; scf.for and scf.if check their bounds and operands against their
-block's arguments and ``yield``; builtin.module's traits check its body."""
+STATED_READS = {"scf.yield": "local", "scf.condition": "local", "scf.for": "region",
+                "scf.if": "region", "scf.while": "region", "builtin.module": "region"}
+"""What the verifiers of xDSL ops (which cannot state ``VERIFY_READS``) read: scf.yield's and
+scf.condition's checks are their traits (the parent's class, the end of the block); scf.for and
+scf.if check their bounds and operands against their block's arguments and ``yield``, scf.while
+its operand and result types against its blocks' argument types; builtin.module's traits check
+its body."""
 
 _SITE_TRAITS = {HasParent.verify: "parent", IsTerminator.verify: "last",
                 SymbolOpInterface.verify: "", OptionalSymbolOpInterface.verify: "",
@@ -234,6 +242,13 @@ def _split_verifier(cls: type) -> tuple | None:
     return parts
 
 
+def _generic_length(local: tuple) -> int:
+    """How many items of a `ModuleVerifier._local_key` xDSL's generic checks read: the class,
+    the four counts, the operand and result types, and a (name, serial) pair per property and
+    attribute."""
+    return 5 + local[1] + local[2] + 2 * (local[3] + local[4])
+
+
 def _site(op: Operation, plan: _Plan) -> tuple:
     """The facts about where ``op`` sits that its traits check."""
     block = op.parent
@@ -309,6 +324,8 @@ class ModuleVerifier:
         self._pending_affected: set[int] | None = None
         self._auditing = False
         self._unreported: list[Operation] = []
+        self._marked: set[int] = set()
+        """The ids `_mark_always` marked in this verification."""
         self._visited: list[Operation] = []
         """The ops `_visit` ran on in this verification, after a report
         (`_free_after_report`)."""
@@ -339,8 +356,13 @@ class ModuleVerifier:
             return
         tokens = self._tokens
 
-        def enter(op: Operation) -> bool:  # on the path, or new
-            return id(op) in path or tokens.get(id(op), (None,))[0] is not op
+        def enter(op: Operation) -> bool:  # on the path, or new (with all it holds)
+            if id(op) in path:
+                return True
+            if tokens.get(id(op), (None,))[0] is op:
+                return False
+            path.update(id(inner) for inner in op.walk() if inner.regions)
+            return True
 
         check_dominance(module, enter)
 
@@ -456,7 +478,7 @@ class ModuleVerifier:
         self._constant_class = arith.ConstantOp if arith is not None else None
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-        self._path, self._visited = path, []
+        self._path, self._visited, self._marked = path, [], set()
         if path is None:
             self._regions_now, self._held_now, self._ops_now = {}, [], {}
             self._tokens_now, self._always_now, self._multi_block = {}, set(), False
@@ -512,7 +534,11 @@ class ModuleVerifier:
         if path is not None and op.regions:
             last = self._tokens.get(id(op))
             if last is None or last[0] is not op:  # new: all it holds is checked
-                self._affected.update(id(inner) for inner in op.walk())
+                affected = self._affected
+                for inner in op.walk():  # region ops moved into it entered too
+                    affected.add(id(inner))
+                    if inner.regions:
+                        path.add(id(inner))
             elif id(op) not in path:  # nothing the report reaches is in it
                 _check_terminator(op)
                 return last[1]
@@ -558,12 +584,15 @@ class ModuleVerifier:
 
     def _mark_always(self, op: Operation) -> None:
         """``op`` is verified in full at every visit: the region ops holding it are always on
-        the path."""
-        self._always_now.add(id(op))
-        owner = op.parent_op()
-        while owner is not None and id(owner) not in self._always_now:
-            self._always_now.add(id(owner))
-            owner = owner.parent_op()
+        the path. The walk up stops at an op marked in this verification, not at one only
+        carried over from the last (after a report the set starts as the last one's: a moved
+        op's new ancestors are not in it)."""
+        marked, always = self._marked, self._always_now
+        node: Operation | None = op
+        while node is not None and id(node) not in marked:
+            marked.add(id(node))
+            always.add(id(node))
+            node = node.parent_op()
 
     def _fingerprint(self, op: Operation, plan: _Plan) -> list | None:
         """Everything the key of a "local", "kernel" or "views" op reads, as the objects themselves
@@ -599,8 +628,9 @@ class ModuleVerifier:
 
     def _local_key(self, op: Operation) -> tuple:
         """What a "local" verifier of ``op`` reads, each attribute by its `_serial`: its class,
-        each operand's and result's type, the value an ``arith.constant`` gives an operand,
-        the properties and attributes, and which operands are one value (`_aliases`)."""
+        each operand's and result's type, the properties and attributes (what xDSL's generic
+        checks read: the first `_generic_length` items), then the value an ``arith.constant``
+        gives an operand and which operands are one value (`_aliases`)."""
         known, serial, constant = self._serial_of_id.get, self._serial, self._constant_class
         operands, results = op._operands, op.results  # noqa: SLF001
         props, attrs = op.properties, op.attributes
@@ -612,6 +642,10 @@ class ModuleVerifier:
         for value in results:
             t = value._type  # noqa: SLF001
             append(known(id(t)) or serial(t))
+        for name, a in props.items():
+            key += (name, known(id(a)) or serial(a))
+        for name, a in attrs.items():
+            key += (name, known(id(a)) or serial(a))
         for value in operands:
             owner = value.owner
             if type(owner) is constant:
@@ -619,10 +653,6 @@ class ModuleVerifier:
                 append(known(id(c)) or serial(c))
             else:
                 append(None)
-        for name, a in props.items():
-            key += (name, known(id(a)) or serial(a))
-        for name, a in attrs.items():
-            key += (name, known(id(a)) or serial(a))
         if len(operands) > 1:
             key += _aliases(operands)
         return tuple(key)
@@ -634,12 +664,25 @@ class ModuleVerifier:
         checks run (they read the views, the site or the regions that changed); of them,
         ``IsolatedFromAbove``'s walk only when ``isolated`` is not known (`_free_values`)."""
         parts = _split_verifier(type(op))
-        generic = ("irdl", local, shape) if parts is not None else None
+        # the generic checks read the types, properties and attributes, not the constants a
+        # cuda.load's indices are (many loads of one type share them)
+        generic = ("irdl", local[:_generic_length(local)], shape) if parts is not None else None
         if parts is None or generic not in self._verified:
-            op.verify(verify_nested_ops=False)
-            if generic is not None:
+            check_generic = getattr(type(op).__dict__.get("verify_"), "__generic__", None)
+            if parts is None or not (isolated and check_generic is not None):
+                op.verify(verify_nested_ops=False)
+                if generic is not None:
+                    self._verified[generic] = 0
+                return
+            # a region op known isolated (a kernel whose launch changed): the definition's
+            # checks, then its traits and own checks below, without the isolation walk
+            try:
+                check_generic(op)
+            except Exception:  # noqa: BLE001 - xDSL's verifier decides and words the error
+                op.verify(verify_nested_ops=False)
                 self._verified[generic] = 0
-            return
+                return
+            self._verified[generic] = 0
         traits, custom = parts
         for trait in traits:
             if type(trait) is IsolatedFromAbove:
@@ -790,6 +833,8 @@ class ModuleVerifier:
             self._check(op, local, tuple(tuple(tuple(serial_of(arg.type) for arg in block.args)
                                                for block in region.blocks)
                                          for region in op.regions), isolated=free == frozenset())
+            if free and _has_trait(type(op), IsolatedFromAbove):
+                self._free[serial] = frozenset()  # the check passed: nothing is free (exact)
         self._regions_now[key] = serial
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
         self._tokens_now[id(op)] = (op, token)

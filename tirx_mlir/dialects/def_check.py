@@ -121,7 +121,7 @@ def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
                 raise VerifyException(name)
             constr.verify(attr, context)
 
-    def check(op: Operation) -> None:
+    def generic(op: Operation) -> None:
         context = VerificationContext()
         if operand_kind == "segments":
             _check_segments(operand_constrs, op, op.operands, context)
@@ -141,9 +141,13 @@ def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
             if name not in property_names:
                 raise VerifyException("property")
         check_named(attributes, op.attributes, context)
+
+    def check(op: Operation) -> None:
+        generic(op)
         for verify in traits:
             verify(op)
 
+    check.generic = generic  # type: ignore[attr-defined] - without the traits
     return check
 
 
@@ -191,6 +195,10 @@ def _with_check(cls, op_def: OpDef, own) -> bool:
     verify_.__split__ = (tuple(op_def.traits), own)  # type: ignore[attr-defined]
     """The traits and the class's own check: `tirx_mlir.verification` runs only these when
     the definition's checks passed before on equal types and attributes."""
+    verify_.__generic__ = check.generic  # type: ignore[attr-defined]
+    """The definition's checks without the traits (raises when they fail; xDSL's
+    ``OpDef.verify`` words the error): `tirx_mlir.verification` runs them, then the traits it
+    does not answer itself (a known ``IsolatedFromAbove``), when the checks are new."""
     cls.verify_ = verify_
     return True
 

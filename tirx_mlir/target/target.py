@@ -300,3 +300,17 @@ def set_target(op: Any, target: "Target | str") -> None:
         op.attributes[MODULE_TARGET_ATTR] = attr
     else:
         raise TargetError(f"a target goes on a tirx.kernel or a builtin.module, not {op.name}")
+
+
+def bind_target(kernel: Any, text: str) -> None:
+    """Set ``kernel``'s ``target`` property to ``text`` (a pass's ``target`` option, as
+    written), reported to the running pass (`tirx_mlir.changes.current_changes`) when it
+    differs from the one there: every op in the kernel reads it."""
+    from tirx_mlir.changes import current_changes
+    from tirx_mlir.dialects.tirx.attributes import TargetAttr
+
+    attr = TargetAttr(text)
+    if kernel.properties.get("target") == attr:
+        return
+    kernel.properties["target"] = attr
+    current_changes().changed(kernel)

@@ -468,7 +468,12 @@ def place_like(new: AllocOp, old: AllocOp) -> None:
 
 
 def replace_alloc(old: AllocOp, new: AllocOp) -> None:
-    """Put ``new`` in place of ``old`` (keeping its name and attributes) and erase ``old``."""
+    """Put ``new`` in place of ``old`` (keeping its name and attributes) and erase ``old``
+    (reported to the running pass's `tirx_mlir.changes.current_changes`: its block and the
+    users of its buffer)."""
+    from tirx_mlir.changes import current_changes
+
+    current_changes().removed(old)
     place_like(new, old)
     old.result.replace_all_uses_with(new.result)
     old.detach()

@@ -131,3 +131,13 @@ def test_a_ring_past_the_targets_shared_memory_is_a_located_error():
 def test_one_stage_is_an_error():
     with pytest.raises(PassError, match="num_stages >= 2"):
         _pipelined(STAGED.replace("COPY", LOAD_STORE), 1)
+
+
+def test_the_pass_reports_each_pipelined_loop(monkeypatch):
+    """The verification after it visits only what it reports (`tirx_mlir.verification`): the
+    audit finds every change reported, and drops of the reports are caught."""
+    from tirx_testing.reports import reported_points, silenced_is_caught
+
+    example = "examples/cuda/tile/gemm_sm80.mlir"
+    assert reported_points(example, "cuda", "cuda-pipeline-k-loop") == 1
+    assert silenced_is_caught(monkeypatch, example, "cuda", "cuda-pipeline-k-loop")

@@ -122,3 +122,13 @@ def test_the_rebuilt_loop_keeps_its_hints():
     module = reduced(src)
     loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
     assert len(loop.iter_args) >= 1 and is_nounroll(loop)
+
+
+def test_the_pass_reports_each_rebuilt_loop(monkeypatch):
+    """The verification after it visits only what it reports (`tirx_mlir.verification`): the
+    audit finds every change reported, and drops of the reports are caught."""
+    from tirx_testing.reports import reported_points, silenced_is_caught
+
+    example = "examples/cuda/tile/gemm_sm80.mlir"
+    assert reported_points(example, "cuda", "cuda-strength-reduce") == 1
+    assert silenced_is_caught(monkeypatch, example, "cuda", "cuda-strength-reduce")

@@ -227,3 +227,16 @@ def test_per_op_config_wins_over_the_pipeline_option():
     lower(module, max_inst_size=1024)
     sums = [op for op in module.walk() if op.name == "nki.tensor_reduce"]
     assert sums[0].src.type.get_shape() == (128, 512)  # the sum's own config says 512
+
+
+@pytest.mark.parametrize("pass_name, options", [
+    ("trn-default-layout", {}), ("trn-lower-layout", {}),
+    ("trn-max-inst-size", {"max_inst_size": 256})])
+def test_the_layout_passes_report_what_they_change(monkeypatch, pass_name, options):
+    """The verification after each visits only what it reports (`tirx_mlir.verification`):
+    the audit finds every change reported, and drops of the reports are caught."""
+    from tirx_testing.reports import reported_points, silenced_is_caught
+
+    example = "examples/trn/layernorm_affine_rows.mlir"
+    assert reported_points(example, "trn", pass_name, **options) == 1
+    assert silenced_is_caught(monkeypatch, example, "trn", pass_name, **options)

@@ -40,11 +40,12 @@ from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import resolve_access
-from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
+from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, allocs, replace_alloc
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
+from tirx_mlir.target.target import bind_target
 
 LayoutRule = Callable[[AllocOp, TileOp, str, KernelOp], "TileLayout | None"]
 """``rule(alloc, first_use, operand_name, kernel)`` -> the layout that use needs, or None."""
@@ -98,13 +99,14 @@ class CudaDefaultLayoutPass(ModulePass):
     """Default register layouts for ``local`` tiles; check explicit ones."""
 
     name = "cuda-default-layout"
+    REPORTS_CHANGES = True  # the target it binds, each alloc it replaces (`replace_alloc`)
 
     target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in kernels(op):
             if self.target is not None:
-                kernel.properties["target"] = TargetAttr(self.target)
+                bind_target(kernel, self.target)
             for alloc in allocs(kernel):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)

@@ -55,6 +55,7 @@ from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.loop_hints import mark_nounroll
 from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED, SHARED_SCOPES, STATIC_SHARED_LIMIT
 from tirx_mlir.diagnostics import PassError
+from tirx_mlir.changes import current_changes
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -350,6 +351,13 @@ def _emit_copies(b_insert, plan: _Plan, iv: SSAValue, stage_offsets: dict[SSAVal
 def _pipeline(plan: _Plan, stages: int) -> None:
     rewriter = Rewriter()
     loop, body = plan.loop, plan.loop.body.block
+    # reported: everything in the loop (rewritten), its block (the prologue before it, the
+    # final wait after it), and each replaced array (its block, where the ring is allocated,
+    # and its users, which read the ring)
+    changes = current_changes()
+    changes.changed(loop)
+    for x in plan.arrays:
+        changes.removed(x.owner)
     before = lambda op: rewriter.insert_op(op, InsertPoint.before(loop)) or op  # noqa: E731
     rings, spans = {}, {}
     for x in plan.arrays:
@@ -420,6 +428,7 @@ class PipelineKLoopPass(ModulePass):
     """Multi-stage cp.async software pipelining of shared-memory-staged loops."""
 
     name = "cuda-pipeline-k-loop"
+    REPORTS_CHANGES = True  # each pipelined loop and the arrays it rings (`_pipeline`)
 
     num_stages: int = 3
 

@@ -39,6 +39,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tirx_mlir.backends.cuda.transforms.index_ranges import (Range, fits_signed, int_bits,
                                                            value_ranges)
+from tirx_mlir.changes import current_changes
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dominance import defined_in
@@ -198,6 +199,9 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
     found = [(op, got) for op in loop.body.walk() if (got := _reducible(op, lp)) is not None]
     if not found:
         return loop
+    # the loop is replaced (its users and block; the new loop and all it holds are new) and
+    # the remainder's start is computed before it, in that block
+    current_changes().removed(loop)
     block = loop.body.block
     before = Builder(InsertPoint.before(loop))
     done: dict[SSAValue, SSAValue] = {}
@@ -259,6 +263,7 @@ class CudaStrengthReducePass(ModulePass):
     """Remainders of affine loop values carried as iter_args (see the module docstring)."""
 
     name = "cuda-strength-reduce"
+    REPORTS_CHANGES = True  # each rebuilt loop (`reduce_loop`)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in kernels(op):

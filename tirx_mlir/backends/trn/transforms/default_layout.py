@@ -32,11 +32,12 @@ from tirx_mlir.backends.trn.layout.layouts import TrnLayoutError, check_trn_layo
 from tirx_mlir.backends.trn.memory import is_on_chip
 from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.diagnostics import PassError
-from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr
+from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.access import NotAView, resolve_access
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp, allocs, replace_alloc
 from tirx_mlir.dialects.tirx.global_layout import global_placement
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels, param_name
+from tirx_mlir.target.target import bind_target
 from tirx_mlir.dialects.tirx.layout import LayoutError
 
 HBM_LAYOUT_HINT = ("give the HBM tensor one stride per dim on the memory axis, e.g. "
@@ -79,13 +80,14 @@ class TrnDefaultLayoutPass(ModulePass):
     """Default Trainium layouts for on-chip buffers; verify explicit ones."""
 
     name = "trn-default-layout"
+    REPORTS_CHANGES = True  # the target it binds, each alloc it replaces (`replace_alloc`)
 
     target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in kernels(op):
             if self.target is not None:
-                kernel.properties["target"] = TargetAttr(self.target)
+                bind_target(kernel, self.target)
             partitions = kernel_limits(kernel, self.target).partitions
             check_hbm_layouts(kernel)
             for alloc in allocs(kernel):

@@ -13,6 +13,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 
@@ -24,12 +25,14 @@ class TrnMaxInstSizePass(ModulePass):
     """Default ``config {max_inst_size = N}`` for tile primitives that do not set it."""
 
     name = "trn-max-inst-size"
+    REPORTS_CHANGES = True  # each tile op given a config
 
     max_inst_size: int = 512
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.max_inst_size <= 0:
             raise PassError(f"max_inst_size must be positive, got {self.max_inst_size}", op)
+        changes = current_changes()
         for tile in op.walk():
             if not isinstance(tile, TileOp):
                 continue
@@ -37,3 +40,4 @@ class TrnMaxInstSizePass(ModulePass):
             if KEY not in config:
                 config[KEY] = IntegerAttr(self.max_inst_size, i64)
                 tile.properties["config"] = DictionaryAttr(config)
+                changes.changed(tile)

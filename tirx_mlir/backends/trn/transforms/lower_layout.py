@@ -40,6 +40,7 @@ from tirx_mlir.backends.trn.pass_order import require_dispatched
 from tirx_mlir.backends.trn.layout.physical_access import (NotAffine, PhysicalAccess,
                                                            physical_access, value_range)
 from tirx_mlir.backends.trn.target_tags import kernel_limits
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.access import materialize, max_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -212,6 +213,8 @@ def lower_buffer(alloc: AllocOp, partitions: int) -> None:
                 f_span = max(f_span, need)
         plans.append((user, index, view, plan))
     phys_alloc = AllocOp(BufferType([p_span, f_span], btype.element_type, btype.scope_name))
+    changes = current_changes()  # the alloc's block; each user given a new view (below); the
+    changes.removed(alloc)       # old views' blocks, where the new chains sit (erase_dead_views)
     place_like(phys_alloc, alloc)
     built: dict[SSAValue, SSAValue] = {}
     for user, index, view, plan in plans:
@@ -223,6 +226,7 @@ def lower_buffer(alloc: AllocOp, partitions: int) -> None:
             built[view] = build_physical_view(builder, phys_alloc.result, plan,
                                               view.type.get_shape())
         user.operands[index] = built[view]
+        changes.changed(user)
     erase_dead_views(alloc.result)
     alloc.detach()
     alloc.erase()
@@ -233,6 +237,7 @@ class TrnLowerLayoutPass(ModulePass):
     """Logical on-chip buffers -> physical [P, F] tiles; views rebuilt over them."""
 
     name = "trn-lower-layout"
+    REPORTS_CHANGES = True  # each lowered alloc, its users and its views (`lower_buffer`)
 
     target: str | None = None
 
