@@ -15,7 +15,11 @@ over ``--rounds`` warm rounds; the two sides of a ratio run in alternating round
    + reading the NKI source, in the reference environment's Python, run as a server
    (``--serve``) so each round is one compile of each side. The environment is
    ``--tirx-venv``, by default ``$TIRX_REF_VENV`` or ``tirx_ref_venv`` next to the repository
-   (bench/setup_tirx_reference.sh makes it);
+   (bench/setup_tirx_reference.sh makes it). Our side is section 1's compile again; the
+   ``sect. 1`` column repeats section 1's total, and a row more than 25% off it is flagged
+   (``!``): CPU time too grows with the machine's load (other processes evict the caches), and
+   the two sections run minutes apart, so only the ratio of one section's alternating rounds is
+   a comparison;
 3. the verifier's share of pipeline time (goal <= 15%): the pipeline with its verification after
    each pass against the same pipeline without (``verify=False``), share = 1 - without / with;
 4. CPU per tile op at 1,024 tile ops (goal <= 0.5 ms): a chain of 256 softmax blocks (4 tile ops
@@ -141,8 +145,22 @@ def stages_table(kernels: dict[str, str], rounds: int) -> dict[str, Side]:
     return totals
 
 
-def tirx_table(kernels: dict[str, str], rounds: int, venv: str) -> None:
-    """Section 2."""
+AGREE = 0.25
+"""How far section 2's own compile time may be from section 1's before the row is flagged."""
+
+
+def section1_mark(ours_s: float, section1_s: float) -> str:
+    """The ``sect. 1`` cell: section 1's total (ms), with `` !`` when section 2's median
+    ``ours_s`` is more than `AGREE` away from it."""
+    flag = " !" if abs(ours_s / section1_s - 1) > AGREE else ""
+    return f"{section1_s * 1e3:8.2f}{flag}"
+
+
+def tirx_table(kernels: dict[str, str], rounds: int, venv: str,
+               section1: dict[str, Side] | None = None) -> None:
+    """Section 2. Our side is the same compile as section 1's total; a row whose median differs
+    from section 1's by more than `AGREE` is flagged (the machine slowed one of the two runs:
+    rerun it, with more rounds)."""
     python = Path(venv) / "bin" / "python" if venv else None
     print(f"\n2. vs TIRx (goal ours / TIRx <= {TIRX_GOAL} on every kernel)")
     if python is None or not python.exists():
@@ -159,7 +177,8 @@ def tirx_table(kernels: dict[str, str], rounds: int, venv: str) -> None:
     print(f"   TIRx {meta['version']} ({venv}): script + tvm_tirx.tirx.compile(pipeline='trn') + "
           f"NKI source, in its own process; ours: parse + pipeline + print, in this one")
     print(f"   {'kernel':20s} {'ours cpu':>17s} {'TIRx cpu':>17s} {'cpu ratio':>14s} "
-          f"{'wall ratio':>14s} {'ours inst':>9s} {'TIRx inst':>9s}")
+          f"{'wall ratio':>14s} {'ours inst':>9s} {'TIRx inst':>9s} {'sect. 1':>8s}")
+    disagree = []
     errors = dict(meta.get("errors", {}))
     for name in names:
         tname = TIRX_MATCH[name]
@@ -179,10 +198,18 @@ def tirx_table(kernels: dict[str, str], rounds: int, venv: str) -> None:
 
         ours()
         a, b, ratio = alternate(rounds, ours, theirs)
+        before = section1.get(name) if section1 else None
+        mark = "" if before is None else section1_mark(a.cpu.median, before.cpu.median)
+        if mark.endswith("!"):
+            disagree.append(name)
         print(f"   {name:20s} {ms(a.cpu)} {ms(b.cpu)} {ratio_text(ratio.cpu)} "
               f"{ratio_text(ratio.wall)} {op_counts(text, name)[1]:9d} "
-              f"{meta['instructions'].get(tname, -1):9d}")
+              f"{meta['instructions'].get(tname, -1):9d} {mark}")
     server.close()
+    if disagree:
+        print(f"   ! ours differs from section 1's total (CPU ms, 'sect. 1') by more than "
+              f"{AGREE:.0%} for {', '.join(disagree)}: the machine slowed one of the runs; "
+              f"rerun with more --rounds")
 
 
 def verify_table(kernels: dict[str, str], rounds: int) -> None:
@@ -249,8 +276,8 @@ def main() -> None:
     if wanted:
         kernels = {k: kernels[k] for k in wanted}
     load = os.getloadavg()
-    stages_table(kernels, args.rounds)
-    tirx_table(kernels, args.rounds, args.tirx_venv)
+    section1 = stages_table(kernels, args.rounds)
+    tirx_table(kernels, args.rounds, args.tirx_venv, section1)
     verify_table(kernels, args.rounds)
     per_op_table(args.rounds, not args.no_growth)
     print("\n" + load_line(load))

@@ -49,3 +49,25 @@ def test_kind_of_takes_the_first_matching_kind():
     assert kinds(B()) == "b" and kinds(A()) == "a" and kinds(2.5) == "num" and kinds("s") is None
     assert kinds(True) == "num"  # bool is an int, as isinstance says
     assert kinds(B()) == "b"  # the kept answer
+
+
+def test_find_ops_is_the_filtered_walk_in_walk_order():
+    """`find_ops(root, test)` == ``[o for o in root.walk() if test(o)]``: the root included,
+    each op before the ops of its regions, nested loops and kernels alike."""
+    from pathlib import Path
+
+    from tirx_mlir.located_parser import make_context, parse_module
+    from tirx_mlir.type_tests import find_ops
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "trn"
+    tests = (lambda o: True, lambda o: bool(o.regions), is_tile_op,
+             lambda o: o.name in ("scf.for", "arith.constant", "builtin.module"))
+    nested = 0
+    for name in ("nki_add_2.mlir", "causal_softmax_loop.mlir", "guarded_loop.mlir"):
+        module = parse_module((examples / name).read_text(), name, make_context())
+        for test in tests:
+            assert find_ops(module, test) == [o for o in module.walk() if test(o)]
+        nested += sum(1 for o in module.walk() if o.name == "scf.for")
+    assert nested >= 3  # the walk went into loops inside kernels
+    const = arith.ConstantOp.from_int_and_width(4, IndexType())
+    assert find_ops(const, lambda o: True) == [const] and find_ops(const, is_tile_op) == []

@@ -31,6 +31,7 @@ from xdsl.utils.mlir_lexer import KIND_BY_PUNCTUATION_SPELLING, MLIRLexer, MLIRT
 from tirx_mlir import lazy_formats, registry
 from tirx_mlir.dominance import DominanceError, check_dominance
 from tirx_mlir.nesting import MAX_NESTING_DEPTH, ensure_stack_headroom
+from tirx_mlir.type_tests import find_ops
 
 lazy_formats.install()  # before any dialect this parser loads defines its ops
 
@@ -551,8 +552,8 @@ class LocatedParser(Parser):
     def _check_targets(self, module: ModuleOp) -> None:
         """Every ``target "..."`` of a kernel names a valid target (a located error otherwise, so
         no later stage meets a target it cannot read)."""
-        for op in module.walk():
-            target = op.properties.get("target") if op.name == "tirx.kernel" else None
+        for op in find_ops(module, _is_kernel):
+            target = op.properties.get("target")
             if target is None:
                 continue
             from tirx_mlir.target.target import target_error
@@ -733,3 +734,8 @@ def as_module(value: Any, what: str) -> ModuleOp:
         raise TirxError(f"{what}: cannot take a {type(value).__name__}; give IR text, a "
                         f".mlir path, a ModuleOp, a tirx.kernel op or a script kernel")
     return module.clone()
+
+
+def _is_kernel(op: Operation) -> bool:
+    """Whether ``op`` is a ``tirx.kernel`` (by name: the parser does not import the dialect)."""
+    return op.name == "tirx.kernel"

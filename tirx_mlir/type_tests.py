@@ -7,6 +7,7 @@ spent ~5% of its time there. `IsInstance` keeps the answer per ``type(x)``:
 
     IS_VIEW = IsInstance(SliceOp, TransposeOp, ReshapeOp)
     if IS_VIEW(op): ...
+    allocs = find_ops(kernel, IS_ALLOC)   # [o for o in kernel.walk() if IS_ALLOC(o)]
 
 The answer is ``issubclass(type(x), classes)``, which is ``isinstance``'s for every object that
 does not fake its ``__class__`` (IR objects do not), and it cannot go stale: a class's bases do
@@ -14,6 +15,8 @@ not change, and the IR classes register no virtual subclasses.
 """
 
 from __future__ import annotations
+
+from typing import Any, Callable
 
 
 class IsInstance:
@@ -57,3 +60,23 @@ class KindOf:
             answer = self._answers[kind] = next(
                 (name for name, classes in self.kinds.items() if issubclass(kind, classes)), None)
             return answer
+
+
+def find_ops(root: Any, test: Callable[[Any], bool]) -> list[Any]:
+    """The ops of ``root`` (``root`` itself included) that ``test`` accepts, in the order of
+    xDSL's ``root.walk()``: each op before the ops of its regions. What
+    ``[o for o in root.walk() if test(o)]`` gives, without xDSL's generator per op, region and
+    block (the passes look up the kernels and the allocations of a module several times each)."""
+    found = [root] if test(root) else []
+    _find_in(root, test, found)
+    return found
+
+
+def _find_in(op: Any, test: Callable[[Any], bool], found: list[Any]) -> None:
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                if test(child):
+                    found.append(child)
+                if child.regions:
+                    _find_in(child, test, found)

@@ -242,3 +242,18 @@ def test_a_schema_range_must_fit_its_attribute():
     with pytest.raises(TargetError, match="a range is"):
         register_target_kind(TargetKind("bad_range_kind", (AttrSpec("x", str, range=(0, 1)),)))
     assert "bad_range_kind" not in list_target_kinds()
+
+
+def test_a_target_string_is_parsed_again_after_a_tag_or_kind_changes():
+    """`Target` keeps each string's parse while the kind and tag registries stay unchanged
+    (target._parsed); a registration in between is seen, and each Target owns its attributes."""
+    from tirx_mlir import registry
+
+    first = Target("nvidia/nvidia-h100")
+    first.attrs["arch"] = "changed"  # a Target's own dict: not the kept parse
+    assert Target("nvidia/nvidia-h100").arch == "sm_90a"
+    with registry.owner_scope("parse_memo_test"):
+        register_tag("nvidia/nvidia-h100", {"kind": "cuda", "arch": "sm_80"}, override=True)
+        assert Target("nvidia/nvidia-h100").arch == "sm_80"
+    registry.drop_owner_everywhere("parse_memo_test")
+    assert Target("nvidia/nvidia-h100").arch == "sm_90a"

@@ -20,7 +20,7 @@ import contextvars
 import shlex
 from typing import Any, Mapping
 
-from tirx_mlir.target.kind import TargetError, TargetKind, lookup_kind, tags
+from tirx_mlir.target.kind import TargetError, TargetKind, lookup_kind, tags, target_kinds
 
 _current: contextvars.ContextVar[tuple["Target", ...]] = contextvars.ContextVar(
     "tirx_target_stack", default=())
@@ -172,7 +172,23 @@ def _from_dict(config: Mapping[str, Any]) -> tuple[TargetKind, dict, "Target | N
     return kind, _complete(kind, config), None if host is None else Target(host)
 
 
+_parsed: dict[str, tuple[tuple[int, int], TargetKind, dict, "Target | None"]] = {}
+"""Target string -> (the kind and tag registries' versions, kind, attributes, host) of its
+parse: every pass reads the kernel's target string again (`kernel_target`), so each distinct
+string is split and checked once while no kind or tag is registered meanwhile."""
+
+
 def _from_string(text: str) -> tuple[TargetKind, dict, "Target | None"]:
+    versions = (target_kinds.version, tags.version)
+    known = _parsed.get(text)
+    if known is None or known[0] != versions:
+        if len(_parsed) >= 256:
+            _parsed.clear()
+        known = _parsed[text] = (versions, *_parse_string(text))
+    return known[1], dict(known[2]), known[3]  # a fresh dict: each Target owns its attributes
+
+
+def _parse_string(text: str) -> tuple[TargetKind, dict, "Target | None"]:
     try:
         words = shlex.split(text)
     except ValueError as err:

@@ -40,9 +40,10 @@ from functools import cached_property
 from io import StringIO
 from typing import IO, Sequence
 
-from tirx_mlir.tools import dataclass_cache
+from tirx_mlir.tools import dataclass_cache, startup_gc
 
 dataclass_cache.install()  # before the xDSL imports below define their dataclasses
+startup_gc.pause()  # no garbage collection while the modules below are imported
 
 from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 from xdsl.ir import Attribute  # noqa: E402
@@ -65,6 +66,8 @@ from tirx_mlir.tools.diagnostics_cli import (DEBUG_ENV, Report, ReportedError, d
                                              report_tirx_error, verify_located)
 from tirx_mlir.tools.ir_printing import IRPrinting, module_text as _module_text
 from tirx_mlir.tools.timing import Timing
+
+startup_gc.resume(freeze=False)
 
 class CLIError(Exception):
     """A bad command line (unknown pass, bad option...): ``tirx-opt: error: ...``, exit 1."""
@@ -694,7 +697,8 @@ def _did_you_mean(name: str, candidates) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tirx-opt`` console script; returns the exit code."""
     try:
-        driver = TirxOptMain(argv)
+        with startup_gc.paused():  # set-up imports the printer and makes no garbage
+            driver = TirxOptMain(argv)
         if driver.print_listing(sys.stdout):
             return 0
         return driver.run()

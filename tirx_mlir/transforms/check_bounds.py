@@ -44,7 +44,7 @@ from tirx_mlir.dialects.tirx.access import IndexExpr, index_expr, value_domain
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import LoadOp, SliceOp, StoreOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
-from tirx_mlir.type_tests import KindOf
+from tirx_mlir.type_tests import KindOf, find_ops
 
 INDEX_BITS = 64
 """Width of ``index`` (the interpreter's, and the signed range printed code must stay in)."""
@@ -360,5 +360,5 @@ class CheckBoundsPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         checker = _Checker()
-        for inner in op.walk():
+        for inner in find_ops(op, _KINDS):  # the ops it checks, in walk order
             checker.check(inner)

@@ -44,3 +44,26 @@ def test_limits_from_target():
     assert "trn2.48xlarge" in limits.source
     assert TrnLimits.from_target(None) == TrnLimits()
     assert TrnLimits.from_target(Target("trn -psum_banks=7")).psum_banks == 7
+
+
+def test_kernel_limits_follow_the_kernel_target_and_tag_changes():
+    """`kernel_limits` keeps the limits of each target string; they are those of
+    `TrnLimits.from_target`, and a tag registered again in between is seen."""
+    from tirx_mlir import registry
+    from tirx_mlir.backends.trn.target_tags import kernel_limits
+    from tirx_mlir.located_parser import make_context, parse_module
+    from tirx_mlir.target import register_tag
+
+    text = ('tirx.kernel @k() -> () grid [1] threads [1] target "{}" {{\n'
+            '  tirx.return\n}}\n')
+    kernel = next(iter(parse_module(text.format("aws/trn2/trn2.48xlarge"), "k",
+                                    make_context()).ops))
+    assert kernel_limits(kernel) == TrnLimits.from_target(Target("aws/trn2/trn2.48xlarge"))
+    assert kernel_limits(kernel).nc_version == 3
+    assert kernel_limits(kernel, "aws/trn1/trn1.2xlarge").nc_version == 2  # the option first
+    with registry.owner_scope("limits_memo_test"):
+        register_tag("aws/trn2/trn2.48xlarge", {"kind": "trn", "nc_version": 3, "psum_banks": 7},
+                     override=True)
+        assert kernel_limits(kernel).psum_banks == 7
+    registry.drop_owner_everywhere("limits_memo_test")
+    assert kernel_limits(kernel).psum_banks == TrnLimits().psum_banks

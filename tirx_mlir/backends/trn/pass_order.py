@@ -19,6 +19,7 @@ from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import allocs
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.tile_base import is_tile_op
+from tirx_mlir.type_tests import find_ops
 
 CODE = "TRN-PASS-ORDER"
 HINT = "run the whole pipeline (--pass-pipeline=trn); tirx-opt --print-pipeline=trn lists its passes"
@@ -36,8 +37,9 @@ def require_layouts(kernel: KernelOp) -> None:
 
 def require_dispatched(kernel: KernelOp, pass_name: str) -> None:
     """Before ``pass_name``: no tile primitive is left (``tirx-dispatch`` has run)."""
-    tile = next((op for op in kernel.walk() if is_tile_op(op)), None)
-    if tile is not None:
+    tiles = find_ops(kernel, is_tile_op)
+    if tiles:
+        tile = tiles[0]
         raise PassError(f"{tile.name} is a tile primitive, but {pass_name} works on nki "
                         f"instructions: run trn-default-layout and tirx-dispatch before "
                         f"{pass_name}", tile, code=CODE, hint=HINT)

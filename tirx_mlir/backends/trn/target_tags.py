@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tirx_mlir.target import AttrSpec, TargetKind, kernel_target, register_tag, register_target_kind
+from tirx_mlir.target import (AttrSpec, TargetKind, kernel_target, register_tag,
+                              register_target_kind, tags, target_kinds, target_text_of)
 
 KIB = 1024
 GIB = 1024**3
@@ -124,5 +125,21 @@ class TrnLimits:
 def kernel_limits(kernel: Any, option: str | None = None) -> TrnLimits:
     """The limits of a kernel's target as every trn pass resolves it
     (`tirx_mlir.target.kernel_target`: pass option > kernel > module > current); the default
-    NeuronCore-v2 limits when it has none or it is not a trn target."""
-    return TrnLimits.from_target(kernel_target(kernel, option, required=False))
+    NeuronCore-v2 limits when it has none or it is not a trn target. Every trn pass asks, so
+    the limits of each target string are kept (`TrnLimits` is immutable) while no target kind
+    or tag is registered meanwhile."""
+    text = option if option is not None else target_text_of(kernel)
+    if text is None:  # the current ``with Target``, if any
+        return TrnLimits.from_target(kernel_target(kernel, option, required=False))
+    key = (text, target_kinds.version, tags.version)
+    limits = _limits_of_text.get(key)
+    if limits is None:
+        if len(_limits_of_text) >= 64:
+            _limits_of_text.clear()
+        limits = _limits_of_text[key] = TrnLimits.from_target(
+            kernel_target(kernel, option, required=False))
+    return limits
+
+
+_limits_of_text: dict[tuple[str, int, int], TrnLimits] = {}
+"""(target string, kind and tag registry versions) -> its `TrnLimits` (`kernel_limits`)."""

@@ -36,7 +36,7 @@ from xdsl.utils.exceptions import VerifyException
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.kernel import int_array, int_values
 from tirx_mlir.dialects.tirx.op_build import build_op
-from tirx_mlir.type_tests import IsInstance
+from tirx_mlir.type_tests import IsInstance, find_ops
 
 DYNAMIC = -(2**63)
 """Marker in ``static_offsets`` for an offset given as an SSA operand (MLIR's kDynamic)."""
@@ -454,7 +454,7 @@ class ReshapeOp(IRDLOperation):
 
 def allocs(root: Operation) -> list[AllocOp]:
     """Every ``tirx.alloc`` in ``root`` (a kernel, usually), in program order."""
-    return [o for o in root.walk() if _IS_ALLOC(o)]
+    return find_ops(root, _IS_ALLOC)
 
 
 def place_like(new: AllocOp, old: AllocOp) -> None:

@@ -29,7 +29,7 @@ from xdsl.traits import (CallableOpInterface, HasParent, IsolatedFromAbove, IsTe
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dialects.tirx.attributes import BufferType, TargetAttr, decoded
-from tirx_mlir.type_tests import IsInstance
+from tirx_mlir.type_tests import IsInstance, find_ops
 
 _DIMS = ("x", "y", "z")
 
@@ -240,7 +240,7 @@ class ReturnOp(IRDLOperation):
 
 def kernels(root: Operation) -> list[KernelOp]:
     """Every ``tirx.kernel`` in ``root`` (a module, usually), in program order."""
-    return [op for op in root.walk() if _IS_KERNEL(op)]
+    return find_ops(root, _IS_KERNEL)
 
 
 _IS_KERNEL = IsInstance(KernelOp)

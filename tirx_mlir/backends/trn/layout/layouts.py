@@ -115,7 +115,7 @@ def check_trn_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLay
     """Verify that the buffer's (explicit or default) layout is a Trainium layout and return it
     with banks folded; raises TrnLayoutError naming the rule and the fix."""
     layout = btype.get_layout()
-    where = f"buffer {btype}"
+    where = _BufferName(btype)  # formatted only into an error message
     if layout is None:
         return default_layout(btype.get_shape(), partitions)
     bad = [ax for ax in layout.axes() if ax not in AXES]
@@ -146,6 +146,18 @@ def check_trn_layout(btype: BufferType, partitions: int = PARTITIONS) -> TileLay
         raise TrnLayoutError(f"{where}: the layout maps two elements to the same (P, F) "
                              f"coordinate; give each iterator a distinct stride range")
     return folded
+
+
+class _BufferName:
+    """``buffer <type>`` for a message, the type printed only when a message is made."""
+
+    __slots__ = ("btype",)
+
+    def __init__(self, btype: BufferType):
+        self.btype = btype
+
+    def __str__(self) -> str:
+        return f"buffer {self.btype}"
 
 
 def _is_injective(layout: TileLayout) -> bool:
