@@ -664,8 +664,8 @@ class ModuleVerifier:
         checks run (they read the views, the site or the regions that changed); of them,
         ``IsolatedFromAbove``'s walk only when ``isolated`` is not known (`_free_values`)."""
         parts = _split_verifier(type(op))
-        # the generic checks read the types, properties and attributes, not the constants a
-        # cuda.load's indices are (many loads of one type share them)
+        # the generic checks read the types, properties and attributes, not the constants that a
+        # load's index operands are (many loads of one type share them)
         generic = ("irdl", local[:_generic_length(local)], shape) if parts is not None else None
         if parts is None or generic not in self._verified:
             check_generic = getattr(type(op).__dict__.get("verify_"), "__generic__", None)
