@@ -29,7 +29,7 @@ from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.dialects.tirx import rules
-from tirx_mlir.dialects.tirx.access import const_index, resolve_access
+from tirx_mlir.dialects.tirx.access import const_index
 from tirx_mlir.dialects.tirx.attributes import BufferType, is_buffer_type
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp
 from tirx_mlir.dialects.tirx.layout import TileLayout
@@ -61,8 +61,10 @@ def elem_type(value: SSAValue) -> Attribute:
 
 
 def scope_of(value: SSAValue) -> str:
-    """The memory scope of the buffer a value (a buffer or a view of one) lives in."""
-    return resolve_access(value).buffer_type.scope_name
+    """The memory scope of the buffer a value (a buffer or a view of one) lives in: its type's,
+    since every view keeps its source's scope (the view ops' verifiers), so the view chain is
+    not resolved for it."""
+    return btype(value).scope_name
 
 
 # --- building -------------------------------------------------------------------------------------
