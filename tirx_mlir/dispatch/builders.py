@@ -42,7 +42,7 @@ from tirx_mlir.dispatch.registry import fail
 def btype(value: SSAValue) -> BufferType:
     """The buffer type of a value known to be a buffer."""
     t = value.type
-    assert is_buffer_type(t)
+    assert type(t) is BufferType or is_buffer_type(t)  # the exact class first: the common case
     return t  # type: ignore[return-value]
 
 
@@ -51,7 +51,7 @@ def shape_of(value: SSAValue) -> tuple[int, ...]:
 
 
 def is_buffer(value: SSAValue | None) -> bool:
-    return value is not None and is_buffer_type(value.type)
+    return value is not None and (type(value.type) is BufferType or is_buffer_type(value.type))
 
 
 def elem_type(value: SSAValue) -> Attribute:
