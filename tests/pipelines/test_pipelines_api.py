@@ -73,6 +73,27 @@ def test_inspecting_the_ir_between_passes():
     assert "arith.constant" not in str(shots[2][1])
 
 
+def test_the_collector_is_paused_while_passes_run_then_as_it_was():
+    """`collector_paused`: passes run with the cyclic collector off; after the run (or a failed
+    one) it is on again, and one turned off by the caller stays off."""
+    import gc
+
+    pipeline = Pipeline.parse('tirx-dispatch{target="test/small"},dce')
+    seen = []
+    assert gc.isenabled()
+    pipeline.apply(tirx_mlir.parse_module(KERNEL), callback=lambda p, m: seen.append(gc.isenabled()))
+    assert seen == [False, False] and gc.isenabled()
+    with pytest.raises(tirx_mlir.diagnostics.PassError):
+        Pipeline.parse("dce,tirx-dispatch").apply(tirx_mlir.parse_module(KERNEL))
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        pipeline.apply(tirx_mlir.parse_module(KERNEL))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
 def test_a_failing_pass_is_named_in_the_error():
     pipeline = Pipeline.parse("dce,tirx-dispatch")
     with pytest.raises(tirx_mlir.diagnostics.PassError) as err:

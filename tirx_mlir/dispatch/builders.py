@@ -29,7 +29,7 @@ from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.dialects.tirx import rules
-from tirx_mlir.dialects.tirx.access import const_index, resolve_access
+from tirx_mlir.dialects.tirx.access import const_index
 from tirx_mlir.dialects.tirx.attributes import BufferType, is_buffer_type
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp
 from tirx_mlir.dialects.tirx.layout import TileLayout
@@ -42,7 +42,7 @@ from tirx_mlir.dispatch.registry import fail
 def btype(value: SSAValue) -> BufferType:
     """The buffer type of a value known to be a buffer."""
     t = value.type
-    assert is_buffer_type(t)
+    assert type(t) is BufferType or is_buffer_type(t)  # the exact class first: the common case
     return t  # type: ignore[return-value]
 
 
@@ -51,7 +51,7 @@ def shape_of(value: SSAValue) -> tuple[int, ...]:
 
 
 def is_buffer(value: SSAValue | None) -> bool:
-    return value is not None and is_buffer_type(value.type)
+    return value is not None and (type(value.type) is BufferType or is_buffer_type(value.type))
 
 
 def elem_type(value: SSAValue) -> Attribute:
@@ -61,8 +61,10 @@ def elem_type(value: SSAValue) -> Attribute:
 
 
 def scope_of(value: SSAValue) -> str:
-    """The memory scope of the buffer a value (a buffer or a view of one) lives in."""
-    return resolve_access(value).buffer_type.scope_name
+    """The memory scope of the buffer a value (a buffer or a view of one) lives in: its type's,
+    since every view keeps its source's scope (the view ops' verifiers), so the view chain is
+    not resolved for it."""
+    return btype(value).scope_name
 
 
 # --- building -------------------------------------------------------------------------------------

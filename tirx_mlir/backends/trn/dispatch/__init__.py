@@ -8,7 +8,8 @@ elementwise plans), ``copy`` (copy, cast), ``elementwise`` (binary, unary, fills
 ``reduction`` (sum/max/min, reduce_negate, unary_reduce, binary_reduce), ``gemm``,
 ``fused`` (binary_chain, compose_op), ``select``, ``ragged`` (an op cut into its regular part
 and its remainder); ``partition_broadcast`` (a row put on every partition: used by ``common``'s
-plans and by ``copy``) and ``scratch`` (scratch tiles, f32 constants) register nothing.
+plans and by ``copy``), ``scratch`` (scratch tiles, f32 constants) and ``rounding`` (which
+``rounding_mode`` configs NKI honours) register nothing.
 """
 
 from __future__ import annotations

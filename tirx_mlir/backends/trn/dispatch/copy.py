@@ -10,7 +10,8 @@
   ``nki.tensor_copy`` to an SBUF destination. Blocks are at most 128 x 128.
 * ``partition_broadcast`` (priority 11): a row on chip copied to every partition
   (`partition_broadcast.broadcast_on_chip`); a row in HBM is the ``default`` DMA.
-* tirx.cast uses the same lowering (``tensor_copy``/DMA convert the element type);
+* tirx.cast uses the same lowering (``tensor_copy``/DMA convert the element type, to nearest
+  even: a cast's ``rounding_mode`` other than ``rn`` is refused, `rounding`);
   tirx.permute_layout (the same logical tile in another layout) is exactly such a copy; and
   tirx.copy_async too: NKI DMAs are asynchronous already, the compiler orders them by their data
   dependences, so the program-order copy is the issued copy, complete when its data is read.
@@ -28,6 +29,7 @@ from tirx_mlir.backends.trn.dispatch.partition_broadcast import broadcast_on_chi
 from tirx_mlir.backends.trn.dispatch.plan import (SBUF_FREE_LIMIT, PlanOperand, check_guards,
                                                   choose_chunks, partition_dims, plan_tiles,
                                                   refine)
+from tirx_mlir.backends.trn.dispatch.rounding import HONOURS_ROUNDING
 from tirx_mlir.backends.trn.memory import HBM, PSUM, SBUF
 from tirx_mlir.dialects.tirx import dtypes, rules
 from tirx_mlir.dialects.tirx import tile_ops as T
@@ -144,7 +146,8 @@ def _transpose(op, ctx) -> None:
 
 
 _WHEN = (THREAD_SCOPE, OPERANDS_ON_TRN,
-         no_where("the NKI copies have no zero-filling predicate (tirx.select after the copy)"))
+         no_where("the NKI copies have no zero-filling predicate (tirx.select after the copy)"),
+         HONOURS_ROUNDING)
 for _op in (T.CopyOp, T.CastOp, T.PermuteLayoutOp, T.CopyAsyncOp):
     register_dispatch(_op, "trn", variant="default", priority=10, when=_WHEN)(
         accepts_guards(_copy))

@@ -14,6 +14,8 @@
 * fma: ``nki.tensor_scalar`` with two operators, or ``nki.scalar_tensor_tensor`` when the bias
   is a full tile, or a multiply and an add through a scratch tile when the scale is.
 
+A ``rounding_mode`` config NKI cannot honour is refused at the op (`rounding`).
+
 A binary operand that is one row ``[1, N]`` of a ``[P, N]`` destination is read as a full
 tile: it is broadcast across partitions first (`partition_broadcast`).
 """
@@ -33,6 +35,7 @@ from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, f32_const, f32
                                                     plan_elementwise)
 from tirx_mlir.backends.trn.dispatch.partition_broadcast import broadcasts_across_partitions
 from tirx_mlir.backends.trn.dispatch.plan import TilePlan
+from tirx_mlir.backends.trn.dispatch.rounding import HONOURS_ROUNDING
 from tirx_mlir.backends.trn.memory import SBUF
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import constant_value, guard_like
@@ -127,7 +130,8 @@ def _binary(op: T._BinaryOp, ctx) -> None:  # noqa: SLF001
 
 
 for _op in (T.AddOp, T.SubOp, T.MulOp, T.MaximumOp, T.MinimumOp, T.FdivOp):
-    register_dispatch(_op, "trn", variant="binary", when=COMPUTE)(accepts_guards(_binary))
+    register_dispatch(_op, "trn", variant="binary", when=(*COMPUTE, HONOURS_ROUNDING))(
+        accepts_guards(_binary))
 
 
 # --- unary with bias and scale --------------------------------------------------------------------
@@ -286,7 +290,8 @@ def _log2(op, ctx):
 
 for _op, _impl in ((T.ExpOp, _exp), (T.SqrtOp, _sqrt), (T.Exp2Op, _exp2), (T.Log2Op, _log2)):
     register_dispatch(_op, "trn", variant="unary_with_bias_scale",
-                      when=(*COMPUTE, float_tiles("dst", "src")))(accepts_guards(_impl))
+                      when=(*COMPUTE, float_tiles("dst", "src"), HONOURS_ROUNDING))(
+        accepts_guards(_impl))
 
 
 def _unary_decompose(op, ctx) -> None:
@@ -306,7 +311,7 @@ def _unary_decompose(op, ctx) -> None:
 
 for _op in (T.ExpOp, T.SqrtOp, T.Exp2Op, T.Log2Op):
     register_dispatch(_op, "trn", variant="unary_decompose", priority=-10,
-                      when=(*COMPUTE, float_tiles("dst", "src")))(
+                      when=(*COMPUTE, float_tiles("dst", "src"), HONOURS_ROUNDING))(
         accepts_guards(_unary_decompose))
 
 
@@ -328,7 +333,7 @@ def _reciprocal(op: T.ReciprocalOp, ctx) -> None:
     plan.emit(ctx.builder, plan.loops, body)
 
 
-register_dispatch(T.ReciprocalOp, "trn", variant="unary", when=COMPUTE)(
+register_dispatch(T.ReciprocalOp, "trn", variant="unary", when=(*COMPUTE, HONOURS_ROUNDING))(
     accepts_guards(_reciprocal))
 
 
@@ -388,6 +393,7 @@ def _fma(op: T.FmaOp, ctx) -> None:
     plan.emit(b, plan.loops, body)
 
 
-register_dispatch(T.FmaOp, "trn", variant="tensor_scalar", when=COMPUTE)(accepts_guards(_fma))
+register_dispatch(T.FmaOp, "trn", variant="tensor_scalar", when=(*COMPUTE, HONOURS_ROUNDING))(
+    accepts_guards(_fma))
 
 _ = elem_type

@@ -9,7 +9,8 @@
   reduction of its result -> unary_reduce, e.g. exp + sum -> activation_reduce; a binary op then
   a reduction of its result -> binary_reduce; two binary ops chained in place ->
   binary_chain); ``inline`` (always possible) emits the body's ops in order. Either way the
-  resulting tile ops are dispatched in turn.
+  resulting tile ops are dispatched in turn. A body op whose ``rounding_mode`` NKI cannot
+  honour (`rounding`) is not fused: inlined, it fails at its own dispatch.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tirx_mlir.backends.trn.dialects import nki
 from tirx_mlir.backends.trn.dispatch.common import (ALU, COMPUTE, THREAD_SCOPE, f32_scalar,
                                                     local_tile, plan_elementwise)
 from tirx_mlir.backends.trn.dispatch.elementwise import operand_reader
+from tirx_mlir.backends.trn.dispatch.rounding import rounding_refusal
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import guard_like
 from tirx_mlir.dispatch import accepts_guards, fail, register_dispatch
@@ -117,6 +119,9 @@ def _fused(body: list) -> T.TileOp | None:
 
 def _compose_fuse(op: T.ComposeOp, ctx) -> None:
     body = list(op.body.block.ops)
+    refused = next((why for why in map(rounding_refusal, body) if why), None)
+    if refused:
+        fail(f"a body op's rounding cannot be fused ({refused})")
     fused = _fused(body)
     if fused is None:
         fail("the body is not a fusable pattern (unary or binary op then a reduction of its "

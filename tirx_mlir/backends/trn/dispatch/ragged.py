@@ -70,6 +70,8 @@ class Space:
 def _aligned_dims(shape: Sequence[int], iter_shape: Sequence[int]) -> dict[int, int]:
     """iteration dim -> operand dim, for an operand aligned to the space like `align` does:
     the same non-unit dims in order, else NumPy right-aligned broadcasting (only equal dims)."""
+    if shape == iter_shape:  # the common case, and what the squeezed comparison gives for it
+        return {k: k for k, n in enumerate(shape) if n != 1}
     if rules.squeeze(shape) == rules.squeeze(iter_shape):
         ops = [d for d, n in enumerate(shape) if n != 1]
         its = [k for k, n in enumerate(iter_shape) if n != 1]
