@@ -40,6 +40,7 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
+from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
 from tirx_mlir.backends.cuda.dispatch.fragment_io import pack
 from tirx_mlir.backends.cuda.layout import fragments_wgmma as fw
 from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, warpgroups
@@ -102,6 +103,9 @@ class _Operand:
             fail(f"{what}: {tile}")
         self.tile: OperandTile = tile
         self.pipelined = ring_.pipelined(ctx, view.alloc)
+        self.async_proxy_writes = not any(
+            ring_.is_cp_async_copy(w) for w in ring_.ring_writer_ops(ctx, view.alloc))
+        """Whether only TMA (the async proxy) writes the ring's tiles."""
 
     def descriptor_base(self, b: Builder, stage: SSAValue) -> SSAValue:
         """The descriptor of the stage tile's first piece (an i64 value)."""
@@ -151,17 +155,21 @@ def wgmma(op, ctx) -> None:
     ptx_type = PTX_TYPES[dtypes.type_name(op.a.type.element_type)]
     regs = common.registers(ctx, op.c)
     b = ctx.builder
+    if not all(x.pipelined for x in (a, bop) if x is not None) and unwaited_cp_async(op, ctx):
+        complete_cp_async(b)  # a cp.async outside a pipelined ring has landed (CTA-wide)
     inner, wg = _consumer_block(b, op, kernel)
     shared = [x for x in (a, bop) if x is not None]
     stages = [(x, ring_.stage_index(inner, x.view)) for x in shared]
-    # one wait and one release per stage tile: A and B may be the same one (X @ X^T)
-    synced = list({(x.view.alloc, x.view.stage): (x, stage) for x, stage in stages
-                   if x.pipelined}.values())
+    # one wait and one release per stage of a barrier pair: A and B may be the same stage
+    # tile (X @ X^T) or tiles of one mixed group (tma_ring.py)
+    synced = list({(ring_.barrier_key(ctx, x.view.alloc), x.view.stage): (x, stage)
+                   for x, stage in stages if x.pipelined}.values())
     for x, stage in synced:
         bars = ring_.ring_barriers(ctx, x.view)
         parity = ring_.use_parity(ctx, inner, x.view, ring_.CONSUMER, stage)
         ring_.wait_parity(inner, ring_.shared_address(inner, bars.full, stage), parity)
-    if not all(x.pipelined for x in shared):
+    if not all(x.pipelined and x.async_proxy_writes for x in shared):
+        # generic-proxy writes (stores, cp.async) become visible to wgmma's async proxy
         inner.insert(ptx("fence_proxy_async", [], space="shared::cta"))
     mt = m // 64 // (groups or 1)
     if a is not None:
