@@ -30,7 +30,10 @@ qualifier on every cp.async); ``direct = true`` (thread scope: the tile is one r
 16 bytes, copied with one cp.async).
 
 No commit, wait or barrier: the caller waits (``cp.async.commit_group`` / ``wait_group``, or
-cuda-pipeline-k-loop), as in TIRx.
+cuda-pipeline-k-loop), as in TIRx. A stage of a pipelined ring (a ``dispatch "ldgsts"`` copy
+whose tile only ``gemm_async`` reads, tma_ring.py) is filled by the producer warpgroup instead,
+which waits for the stage to be empty and arrives on its full mbarrier
+(``cp.async.mbarrier.arrive.noinc``) after its chunks.
 """
 
 from __future__ import annotations

@@ -25,14 +25,17 @@ sm_100); this one follows CUTLASS's SM90 GMMA mainloop.
   accumulators are read into registers, ``wgmma.fence``, every wgmma of the op (chained on
   the same registers), ``wgmma.commit_group``, ``wgmma.wait_group 0``, then the registers are
   written back; nothing touches them in between. Shared operands written by ordinary stores
-  are made visible to the async proxy first (``fence.proxy.async.shared::cta``); ring stages
-  are waited for (full) before and released (empty) after.
+  or cp.async are made visible to the async proxy first (``fence.proxy.async.shared::cta``;
+  a cp.async the program does not wait for outside a pipelined ring is completed first,
+  async_completion.py); ring stages are waited for (full) before and released (empty) after,
+  once per barrier pair. The loop around an accumulating chain of several accumulator sets
+  is kept rolled (`_keep_loop_rolled`, advisory C7520 otherwise).
 """
 
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, f32, i1, i64
 from xdsl.ir import SSAValue
 
@@ -43,11 +46,13 @@ from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
 from tirx_mlir.backends.cuda.dispatch.fragment_io import pack
 from tirx_mlir.backends.cuda.layout import fragments_wgmma as fw
+from tirx_mlir.backends.cuda.loop_hints import mark_nounroll
 from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, warpgroups
 from tirx_mlir.backends.cuda.layout.wgmma_operand import K_STEP, OperandTile, operand_tile
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import ExecScope
+from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dispatch import exec_scope_in, fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import check_config
 
@@ -214,6 +219,8 @@ def wgmma(op, ctx) -> None:
                 acc = list(inner.insert(mma).results)
             values[lo:lo + n_instr // 2] = acc
     inner.insert(ptx("wgmma_commit_group", []))
+    if op.flag("accum") and mt * (n // n_instr) > 1:
+        _keep_loop_rolled(op)
     inner.insert(ptx("wgmma_wait_group", [], n=0))
     for r, v in enumerate(values):
         inner.insert(cuda.StoreOp(regs, ring_.const(inner, r, IndexType()), v))
@@ -221,6 +228,19 @@ def wgmma(op, ctx) -> None:
         ring_.release(inner, ring_.ring_barriers(ctx, x.view), stage)
     if inner is not b:
         ring_.close_if(inner)
+
+
+def _keep_loop_rolled(op) -> None:
+    """Mark the loop around an accumulating wgmma chain of several accumulator sets
+    ``cuda.nounroll``: unrolled by NVVM, its first iteration's accumulators are the constants
+    the program zeroed them with, rematerialised (``mov``) right before the first wgmma of
+    each set, between the wgmmas of the previous ones; ptxas then inserts a warpgroup arrive
+    in the consumers' divergent path and serialises the chain (advisory C7520)."""
+    loop = op.parent_op()
+    while loop is not None and not isinstance(loop, (scf.ForOp, KernelOp)):
+        loop = loop.parent_op()
+    if isinstance(loop, scf.ForOp):
+        mark_nounroll(loop)
 
 
 def _register_a(op, groups: int | None) -> tuple[int, int]:

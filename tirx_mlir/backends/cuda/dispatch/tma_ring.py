@@ -23,10 +23,30 @@ runs every op (uniform control flow), which the tile level guarantees. The barri
 ``shared`` i64 arrays ``[stages]`` per ring (``full``: count 1, ``empty``: the consumer thread
 count), initialised by thread 0 at kernel entry.
 
-This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies
-(`pipelined`); otherwise the TMA copy completes before the next op (every thread waits on
-``full[s]`` right after the issue) and the ring is reused as any shared buffer is (the
-dispatch pass's barriers order a write after earlier reads).
+This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies, or
+all cta-scope cp.async copies (``dispatch "ldgsts"``) in a CTA with a producer warpgroup of its
+own (`pipelined`); otherwise the TMA copy completes before the next op (every thread waits on
+``full[s]`` right after the issue), a cp.async copy before the op that reads it
+(async_completion.py), and the ring is reused as any shared buffer is (the dispatch pass's
+barriers order a write after earlier reads).
+
+*cp.async producers.* A cp.async copy into a pipelined ring is issued by the producer
+warpgroup (`producer_warpgroup`: the TMA producer's), its 128 threads sharing the tile's
+16-byte chunks; each waits until the stage is empty, issues its chunks and arrives with
+``cp.async.mbarrier.arrive.noinc`` on ``full[s]`` (the arrival fires when its copies have
+landed; ``noinc``: it is one of the barrier's counted arrivals), so ``full[s]`` counts 128 per
+cp.async copy (`fill_arrivals`). The consumers fence the generic-proxy writes for wgmma's
+async proxy (``fence.proxy.async``) after their wait.
+
+*Mixed rings* (`RingGroup`): the pipelined rings one ``gemm_async`` reads at one stage, when a
+cp.async copy fills one of them (A by TMA, B by cp.async), share one ``full``/``empty`` pair
+per stage, as CUTLASS's one pipeline for A and B: ``full[s]`` counts every copy's arrivals
+(the TMA issuer's ``arrive.expect_tx``, which also adds its bytes, plus 128 per cp.async copy:
+129 for one of each), ``empty[s]`` the consumers, who wait and release once per stage. The
+producer warpgroup waits for the stage to be empty once, at the group's first copy in program
+order (every producer thread, whichever copy it takes part in), and flips one use bit. It
+needs one copy per ring, all in one block at the same stage of rings of as many stages, and no
+multicast; rings that do not fit keep a pair each (correct, one more wait per stage).
 
 A *multicast* ring (some of its copies have ``config {cta_mask}``, tma_multicast.py) is
 filled by groups of CTAs together: the CTAs of a copy's mask each issue a share of the stage
