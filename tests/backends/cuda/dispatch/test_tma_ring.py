@@ -223,3 +223,54 @@ def test_a_cp_async_ring_without_a_producer_warpgroup_lands_before_the_wgmma():
                               atol=1e-2)
     names = [op.name for op in final.walk()]
     assert "ptx.cp_async_wait_all" in names and "ptx.cp_async_mbarrier_arrive" not in names
+
+
+def _rings(text: str):
+    module = parse_module(text, "k.mlir")
+    kernel = next(op for op in module.walk() if isinstance(op, KernelOp))
+    allocs = {op.result.name_hint: op.result for op in kernel.walk() if isinstance(op, AllocOp)}
+    copies = [op for op in kernel.walk() if isinstance(op, T.CopyAsyncOp)]
+    return _Ctx(kernel), allocs, copies
+
+
+def _three_stage_b(copies: str) -> str:
+    """MIXED with B's ring of 3 stages (read at k % 2 still): it cannot share A's pair."""
+    return MIXED.replace("COPIES\n", copies).replace(
+        "%sb = tirx.alloc : !tirx.buffer<2x64x64xf16, shared>",
+        "%sb = tirx.alloc : !tirx.buffer<3x64x64xf16, shared>").replace(
+        "%sb[%s, 0, 0] [1, 64, 64] : !tirx.buffer<2x64x64xf16",
+        "%sb[%s, 0, 0] [1, 64, 64] : !tirx.buffer<3x64x64xf16")
+
+
+def test_a_cp_async_ring_with_its_own_pair():
+    """B's cp.async ring cannot share A's pair (other stage count): each ring has its own,
+    B's full barriers counting the 128 producer threads; numpy == tile == SIMT every pass,
+    nvcc + ptxas."""
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    final = check_every_stage(_three_stage_b(COPY_A + COPY_B), _gemm_bt, arch="sm_90a",
+                              name="mixed", rtol=1e-2, atol=1e-2)
+    # A: full 1, empty 128 (2 stages); B: full 128, empty 128 (3 stages)
+    assert sorted(_init_counts(final)) == [1, 1] + [128] * 8
+
+
+def test_which_rings_share_a_barrier_pair():
+    ctx, allocs, copies = _rings(MIXED.replace("COPIES\n", COPY_B + COPY_A))
+    group = tma_ring.ring_group(ctx, allocs["sa"])
+    assert group is tma_ring.ring_group(ctx, allocs["sb"]) and group.arrivals == 129
+    assert group.first_writer is copies[0] and tma_ring.is_cp_async_copy(copies[0])
+    assert tma_ring.barrier_key(ctx, allocs["sb"]) is tma_ring.barrier_key(ctx, allocs["sa"])
+    assert tma_ring.full_count(ctx, allocs["sb"]) == 129
+    # TMA only: a pair per ring, as before
+    ctx, allocs, _ = _rings(MIXED.replace("COPIES\n", COPY_A + COPY_A.replace(
+        "%sas, %a", "%sbs, %b")))
+    assert tma_ring.ring_group(ctx, allocs["sa"]) is None
+    assert tma_ring.full_count(ctx, allocs["sa"]) == 1
+    # rings of different stage counts: a pair each; B's full barrier counts its 128 producers
+    ctx, allocs, _ = _rings(_three_stage_b(COPY_A + COPY_B))
+    assert tma_ring.pipelined(ctx, allocs["sb"]) and tma_ring.ring_group(ctx, allocs["sb"]) is None
+    assert tma_ring.full_count(ctx, allocs["sb"]) == 128
+    # one warpgroup: no producer warpgroup for the cp.async, B's ring is not pipelined
+    ctx, allocs, _ = _rings(MIXED.replace("COPIES\n", COPY_A + COPY_B).replace(
+        "threads [256]", "threads [128]"))
+    assert not tma_ring.pipelined(ctx, allocs["sb"]) and tma_ring.pipelined(ctx, allocs["sa"])
