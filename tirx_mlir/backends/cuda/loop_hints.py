@@ -13,6 +13,10 @@ fully unrolled ring gains only immediates, and ptxas unrolls a short constant-tr
 K steps of the 128x128 sm_80 GEMM) completely, with more registers than the loop needs (212
 instead of 201 there; 254 instead of 198 for the same GEMM with a bias-and-ReLU epilogue). A
 hint only: the program means the same with or without it, and the interpreters ignore it.
+
+The wgmma dispatch marks the loop around an accumulating wgmma chain of several accumulator
+sets (dispatch/gemm_async.py): NVVM unrolling it would rematerialise the first iteration's
+zeroed accumulators between the wgmmas (ptxas advisory C7520).
 """
 
 from __future__ import annotations

@@ -137,3 +137,140 @@ def test_a_run_time_mask_from_a_loop_variable_is_an_error_at_the_copy():
                                         r"loop or block argument") as err:
         lower(text, "gemm")
     assert op_location(err.value.op)[1] == line
+
+
+# --- a mixed ring: A by TMA, B by cp.async, one full/empty pair per stage -------------------------
+
+MIXED = """tirx.kernel @mixed(%A: !tirx.buffer<64x256xf16, global>, %B: !tirx.buffer<64x256xf16, global>)
+    -> (%C: !tirx.buffer<64x64xf32, global>) grid [1] threads [256] target "cuda -arch=sm_90a" {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  %sa = tirx.alloc : !tirx.buffer<2x64x64xf16, shared>
+  %sb = tirx.alloc : !tirx.buffer<2x64x64xf16, shared>
+  %acc = tirx.alloc : !tirx.buffer<64x64xf32, local>
+  tirx.zero cta %acc : !tirx.buffer<64x64xf32, local>
+  scf.for %k = %c0 to %c4 step %c1 {
+    %s = arith.remui %k, %c2 : index
+    %k0 = arith.muli %k, %c64 : index
+    %a = tirx.slice %A[%c0, %k0] [64, 64] : !tirx.buffer<64x256xf16, global> -> !tirx.buffer<64x64xf16, global>
+    %b = tirx.slice %B[%c0, %k0] [64, 64] : !tirx.buffer<64x256xf16, global> -> !tirx.buffer<64x64xf16, global>
+    %sa3 = tirx.slice %sa[%s, 0, 0] [1, 64, 64] : !tirx.buffer<2x64x64xf16, shared> -> !tirx.buffer<1x64x64xf16, shared>
+    %sb3 = tirx.slice %sb[%s, 0, 0] [1, 64, 64] : !tirx.buffer<2x64x64xf16, shared> -> !tirx.buffer<1x64x64xf16, shared>
+    %sas = tirx.reshape %sa3 : !tirx.buffer<1x64x64xf16, shared> -> !tirx.buffer<64x64xf16, shared>
+    %sbs = tirx.reshape %sb3 : !tirx.buffer<1x64x64xf16, shared> -> !tirx.buffer<64x64xf16, shared>
+COPIES
+    tirx.gemm_async cta %acc, %sas, %sbs accum : !tirx.buffer<64x64xf32, local>, !tirx.buffer<64x64xf16, shared>, !tirx.buffer<64x64xf16, shared>
+  }
+  tirx.copy cta %C, %acc : !tirx.buffer<64x64xf32, global>, !tirx.buffer<64x64xf32, local>
+  tirx.return
+}
+"""
+COPY_A = ('    tirx.copy_async cta %sas, %a dispatch "tma_auto" : !tirx.buffer<64x64xf16, shared>, '
+          '!tirx.buffer<64x64xf16, global>\n')
+COPY_B = ('    tirx.copy_async cta %sbs, %b dispatch "ldgsts" : !tirx.buffer<64x64xf16, shared>, '
+          '!tirx.buffer<64x64xf16, global>\n')
+
+
+def _gemm_bt(a, b):
+    import numpy as np
+
+    return [a.astype(np.float32) @ b.astype(np.float32).T]
+
+
+def _init_counts(final) -> list[int]:
+    from xdsl.dialects import arith
+
+    counts = []
+    for op in final.walk():
+        if op.name == "ptx.mbarrier_init":
+            owner = op.operands[1].owner
+            assert isinstance(owner, arith.ConstantOp)
+            counts.append(owner.value.value.data)
+    return counts
+
+
+@pytest.mark.parametrize("copies", [COPY_A + COPY_B, COPY_B + COPY_A], ids=["tma_first",
+                                                                            "cp_async_first"])
+def test_a_mixed_ring_shares_one_barrier_pair_per_stage(copies):
+    """numpy == tile == SIMT after every pass, nvcc + ptxas (sm_90a, no advisories): A's stages
+    come by TMA, B's by cp.async from the producer warpgroup, both on one full barrier per stage
+    (the TMA issuer's expect_tx arrival + 128 cp.async.mbarrier.arrive.noinc) and one empty
+    barrier (the 128 consumer threads); the producer warpgroup waits for a stage once, at the
+    first copy into it, and the consumers once per gemm."""
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    final = check_every_stage(MIXED.replace("COPIES\n", copies), _gemm_bt, arch="sm_90a",
+                              name="mixed", rtol=1e-2, atol=1e-2)
+    assert sorted(_init_counts(final)) == [128, 128, 129, 129]  # 2 stages x (empty, full)
+    names = [op.name for op in final.walk()]
+    assert names.count("ptx.cp_async_mbarrier_arrive") == 1
+    assert names.count("ptx.mbarrier_arrive_expect_tx") == 1
+    assert names.count("ptx.mbarrier_try_wait_parity") == 2      # empty (producers), full
+    assert "ptx.cp_async_wait_all" not in names and "ptx.cp_async_wait_group" not in names
+
+
+def test_a_cp_async_ring_without_a_producer_warpgroup_lands_before_the_wgmma():
+    """With one warpgroup there is no producer warpgroup for B's cp.async: B's ring is not
+    pipelined and its copies complete (cp.async.wait_all + __syncthreads) before the wgmma
+    reads them (without that wait the SIMT run reads unwritten shared memory)."""
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    text = MIXED.replace("COPIES\n", COPY_A + COPY_B).replace("threads [256]", "threads [128]")
+    final = check_every_stage(text, _gemm_bt, arch="sm_90a", name="mixed", rtol=1e-2,
+                              atol=1e-2)
+    names = [op.name for op in final.walk()]
+    assert "ptx.cp_async_wait_all" in names and "ptx.cp_async_mbarrier_arrive" not in names
+
+
+def _rings(text: str):
+    module = parse_module(text, "k.mlir")
+    kernel = next(op for op in module.walk() if isinstance(op, KernelOp))
+    allocs = {op.result.name_hint: op.result for op in kernel.walk() if isinstance(op, AllocOp)}
+    copies = [op for op in kernel.walk() if isinstance(op, T.CopyAsyncOp)]
+    return _Ctx(kernel), allocs, copies
+
+
+def _three_stage_b(copies: str) -> str:
+    """MIXED with B's ring of 3 stages (read at k % 2 still): it cannot share A's pair."""
+    return MIXED.replace("COPIES\n", copies).replace(
+        "%sb = tirx.alloc : !tirx.buffer<2x64x64xf16, shared>",
+        "%sb = tirx.alloc : !tirx.buffer<3x64x64xf16, shared>").replace(
+        "%sb[%s, 0, 0] [1, 64, 64] : !tirx.buffer<2x64x64xf16",
+        "%sb[%s, 0, 0] [1, 64, 64] : !tirx.buffer<3x64x64xf16")
+
+
+def test_a_cp_async_ring_with_its_own_pair():
+    """B's cp.async ring cannot share A's pair (other stage count): each ring has its own,
+    B's full barriers counting the 128 producer threads; numpy == tile == SIMT every pass,
+    nvcc + ptxas."""
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    final = check_every_stage(_three_stage_b(COPY_A + COPY_B), _gemm_bt, arch="sm_90a",
+                              name="mixed", rtol=1e-2, atol=1e-2)
+    # A: full 1, empty 128 (2 stages); B: full 128, empty 128 (3 stages)
+    assert sorted(_init_counts(final)) == [1, 1] + [128] * 8
+
+
+def test_which_rings_share_a_barrier_pair():
+    ctx, allocs, copies = _rings(MIXED.replace("COPIES\n", COPY_B + COPY_A))
+    group = tma_ring.ring_group(ctx, allocs["sa"])
+    assert group is tma_ring.ring_group(ctx, allocs["sb"]) and group.arrivals == 129
+    assert group.first_writer is copies[0] and tma_ring.is_cp_async_copy(copies[0])
+    assert tma_ring.barrier_key(ctx, allocs["sb"]) is tma_ring.barrier_key(ctx, allocs["sa"])
+    assert tma_ring.full_count(ctx, allocs["sb"]) == 129
+    # TMA only: a pair per ring, as before
+    ctx, allocs, _ = _rings(MIXED.replace("COPIES\n", COPY_A + COPY_A.replace(
+        "%sas, %a", "%sbs, %b")))
+    assert tma_ring.ring_group(ctx, allocs["sa"]) is None
+    assert tma_ring.full_count(ctx, allocs["sa"]) == 1
+    # rings of different stage counts: a pair each; B's full barrier counts its 128 producers
+    ctx, allocs, _ = _rings(_three_stage_b(COPY_A + COPY_B))
+    assert tma_ring.pipelined(ctx, allocs["sb"]) and tma_ring.ring_group(ctx, allocs["sb"]) is None
+    assert tma_ring.full_count(ctx, allocs["sb"]) == 128
+    # one warpgroup: no producer warpgroup for the cp.async, B's ring is not pipelined
+    ctx, allocs, _ = _rings(MIXED.replace("COPIES\n", COPY_A + COPY_B).replace(
+        "threads [256]", "threads [128]"))
+    assert not tma_ring.pipelined(ctx, allocs["sb"]) and tma_ring.pipelined(ctx, allocs["sa"])

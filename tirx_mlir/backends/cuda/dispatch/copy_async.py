@@ -30,7 +30,10 @@ qualifier on every cp.async); ``direct = true`` (thread scope: the tile is one r
 16 bytes, copied with one cp.async).
 
 No commit, wait or barrier: the caller waits (``cp.async.commit_group`` / ``wait_group``, or
-cuda-pipeline-k-loop), as in TIRx.
+cuda-pipeline-k-loop), as in TIRx. A stage of a pipelined ring (a ``dispatch "ldgsts"`` copy
+whose tile only ``gemm_async`` reads, tma_ring.py) is filled by the producer warpgroup instead,
+which waits for the stage to be empty and arrives on its full mbarrier
+(``cp.async.mbarrier.arrive.noinc``) after its chunks.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
-from tirx_mlir.backends.cuda.dispatch import common
+from tirx_mlir.backends.cuda.dispatch import common, tma_ring
 from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS, scope_threads
 from tirx_mlir.backends.cuda.layout.runs import padded_runs, view_runs
 from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED_SCOPES
@@ -163,10 +166,41 @@ def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
     else:
         vec = _vector(op, shape, esize, ragged, constraints)
     where = _Where(op, constraints, vec)
-    threads = scope_threads(op.exec_scope, common.block_threads(ctx))
+    ring = _pipelined_ring(op, ctx)
+    if ring is None:
+        _issue_chunks(op, ctx.builder, op.exec_scope, common.block_threads(ctx), shape, vec,
+                      esize, where, l2)
+        return
+    # a stage of a pipelined ring (tma_ring.py): the producer warpgroup fills it
     b = ctx.builder
+    stage = tma_ring.stage_index(b, ring)
+    alone = tma_ring.acquires_alone(ctx, op, ring.alloc)
+    inner = tma_ring.producer_block(ctx, b)
+    if alone is not False:
+        tma_ring.acquire(ctx, inner, ring, stage)
+    _issue_chunks(op, inner, ExecScope.WARPGROUP, common.block_threads(ctx), shape, vec, esize,
+                  where, l2)
+    full = tma_ring.shared_address(inner, tma_ring.ring_barriers(ctx, ring).full, stage)
+    inner.insert(ptx("cp_async_mbarrier_arrive", [full], noinc="noinc", space="shared"))
+    tma_ring.close_if(inner)
+
+
+def _pipelined_ring(op: T.CopyAsyncOp, ctx) -> tma_ring.StageView | None:
+    """The stage ``op`` fills when its destination is a pipelined ring's, else None."""
+    if not tma_ring.is_cp_async_copy(op):
+        return None
+    view = tma_ring.stage_view(op.dst)
+    if isinstance(view, str) or not tma_ring.pipelined(ctx, view.alloc):
+        return None
+    return view
+
+
+def _issue_chunks(op: T.CopyAsyncOp, b: Builder, scope: ExecScope, block_threads: int, shape,
+                  vec: int, esize: int, where: "_Where", l2: str | None) -> None:
+    """The cp.async copies of the tile shared out over the threads of ``scope``."""
+    threads = scope_threads(scope, block_threads)
     ids = common.ThreadIds(b)
-    axis = SCOPE_AXIS.get(op.exec_scope)
+    axis = SCOPE_AXIS.get(scope)
     tid = ids[axis] if axis is not None else None
     row = shape[-1]
     per_row = -(-row // vec)

@@ -284,15 +284,17 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
         tma_multicast.before_issue(b, cast)
     tx = common.ThreadIds(b)["tx"]
     stage = ring_.stage_index(b, ring)
+    alone = ring_.acquires_alone(ctx, op, ring.alloc) if pipelined else False
+    if alone is None:  # the first copy of a mixed group: every producer thread waits
+        at = ring_.producer_block(ctx, b)
+        ring_.acquire(ctx, at, ring, stage)
+        ring_.close_if(at)
     issuer = b.insert(arith.CmpiOp(tx, ring_.const(b, producer_thread(kernel),
                                                    IndexType()), "eq")).result
     inner = ring_.emit_if(b, issuer)
     full = ring_.shared_address(inner, bars.full, stage)
-    if pipelined:
-        empty = ring_.shared_address(inner, bars.empty, stage)
-        parity = ring_.use_parity(ctx, inner, ring, ring_.PRODUCER, stage)
-        flipped = inner.insert(arith.XOrIOp(parity, ring_.const(inner, 1))).result
-        ring_.wait_parity(inner, empty, flipped)
+    if alone:
+        ring_.acquire(ctx, inner, ring, stage)
     inner.insert(ptx("mbarrier_arrive_expect_tx", [full, ring_.const(inner, plan.total_bytes)],
                      space="shared"))
     policy = _cache_policy(inner, hint)

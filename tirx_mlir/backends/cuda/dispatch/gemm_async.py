@@ -25,14 +25,17 @@ sm_100); this one follows CUTLASS's SM90 GMMA mainloop.
   accumulators are read into registers, ``wgmma.fence``, every wgmma of the op (chained on
   the same registers), ``wgmma.commit_group``, ``wgmma.wait_group 0``, then the registers are
   written back; nothing touches them in between. Shared operands written by ordinary stores
-  are made visible to the async proxy first (``fence.proxy.async.shared::cta``); ring stages
-  are waited for (full) before and released (empty) after.
+  or cp.async are made visible to the async proxy first (``fence.proxy.async.shared::cta``;
+  a cp.async the program does not wait for outside a pipelined ring is completed first,
+  async_completion.py); ring stages are waited for (full) before and released (empty) after,
+  once per barrier pair. The loop around an accumulating chain of several accumulator sets
+  is kept rolled (`_keep_loop_rolled`, advisory C7520 otherwise).
 """
 
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, f32, i1, i64
 from xdsl.ir import SSAValue
 
@@ -40,13 +43,16 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
+from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
 from tirx_mlir.backends.cuda.dispatch.fragment_io import pack
 from tirx_mlir.backends.cuda.layout import fragments_wgmma as fw
+from tirx_mlir.backends.cuda.loop_hints import mark_nounroll
 from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, warpgroups
 from tirx_mlir.backends.cuda.layout.wgmma_operand import K_STEP, OperandTile, operand_tile
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.attributes import ExecScope
+from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dispatch import exec_scope_in, fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import check_config
 
@@ -102,6 +108,9 @@ class _Operand:
             fail(f"{what}: {tile}")
         self.tile: OperandTile = tile
         self.pipelined = ring_.pipelined(ctx, view.alloc)
+        self.async_proxy_writes = not any(
+            ring_.is_cp_async_copy(w) for w in ring_.ring_writer_ops(ctx, view.alloc))
+        """Whether only TMA (the async proxy) writes the ring's tiles."""
 
     def descriptor_base(self, b: Builder, stage: SSAValue) -> SSAValue:
         """The descriptor of the stage tile's first piece (an i64 value)."""
@@ -151,17 +160,21 @@ def wgmma(op, ctx) -> None:
     ptx_type = PTX_TYPES[dtypes.type_name(op.a.type.element_type)]
     regs = common.registers(ctx, op.c)
     b = ctx.builder
+    if not all(x.pipelined for x in (a, bop) if x is not None) and unwaited_cp_async(op, ctx):
+        complete_cp_async(b)  # a cp.async outside a pipelined ring has landed (CTA-wide)
     inner, wg = _consumer_block(b, op, kernel)
     shared = [x for x in (a, bop) if x is not None]
     stages = [(x, ring_.stage_index(inner, x.view)) for x in shared]
-    # one wait and one release per stage tile: A and B may be the same one (X @ X^T)
-    synced = list({(x.view.alloc, x.view.stage): (x, stage) for x, stage in stages
-                   if x.pipelined}.values())
+    # one wait and one release per stage of a barrier pair: A and B may be the same stage
+    # tile (X @ X^T) or tiles of one mixed group (tma_ring.py)
+    synced = list({(ring_.barrier_key(ctx, x.view.alloc), x.view.stage): (x, stage)
+                   for x, stage in stages if x.pipelined}.values())
     for x, stage in synced:
         bars = ring_.ring_barriers(ctx, x.view)
         parity = ring_.use_parity(ctx, inner, x.view, ring_.CONSUMER, stage)
         ring_.wait_parity(inner, ring_.shared_address(inner, bars.full, stage), parity)
-    if not all(x.pipelined for x in shared):
+    if not all(x.pipelined and x.async_proxy_writes for x in shared):
+        # generic-proxy writes (stores, cp.async) become visible to wgmma's async proxy
         inner.insert(ptx("fence_proxy_async", [], space="shared::cta"))
     mt = m // 64 // (groups or 1)
     if a is not None:
@@ -206,6 +219,8 @@ def wgmma(op, ctx) -> None:
                 acc = list(inner.insert(mma).results)
             values[lo:lo + n_instr // 2] = acc
     inner.insert(ptx("wgmma_commit_group", []))
+    if op.flag("accum") and mt * (n // n_instr) > 1:
+        _keep_loop_rolled(op)
     inner.insert(ptx("wgmma_wait_group", [], n=0))
     for r, v in enumerate(values):
         inner.insert(cuda.StoreOp(regs, ring_.const(inner, r, IndexType()), v))
@@ -213,6 +228,19 @@ def wgmma(op, ctx) -> None:
         ring_.release(inner, ring_.ring_barriers(ctx, x.view), stage)
     if inner is not b:
         ring_.close_if(inner)
+
+
+def _keep_loop_rolled(op) -> None:
+    """Mark the loop around an accumulating wgmma chain of several accumulator sets
+    ``cuda.nounroll``: unrolled by NVVM, its first iteration's accumulators are the constants
+    the program zeroed them with, rematerialised (``mov``) right before the first wgmma of
+    each set, between the wgmmas of the previous ones; ptxas then inserts a warpgroup arrive
+    in the consumers' divergent path and serialises the chain (advisory C7520)."""
+    loop = op.parent_op()
+    while loop is not None and not isinstance(loop, (scf.ForOp, KernelOp)):
+        loop = loop.parent_op()
+    if isinstance(loop, scf.ForOp):
+        mark_nounroll(loop)
 
 
 def _register_a(op, groups: int | None) -> tuple[int, int]:

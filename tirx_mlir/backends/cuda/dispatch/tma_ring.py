@@ -23,10 +23,30 @@ runs every op (uniform control flow), which the tile level guarantees. The barri
 ``shared`` i64 arrays ``[stages]`` per ring (``full``: count 1, ``empty``: the consumer thread
 count), initialised by thread 0 at kernel entry.
 
-This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies
-(`pipelined`); otherwise the TMA copy completes before the next op (every thread waits on
-``full[s]`` right after the issue) and the ring is reused as any shared buffer is (the
-dispatch pass's barriers order a write after earlier reads).
+This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies, or
+all cta-scope cp.async copies (``dispatch "ldgsts"``) in a CTA with a producer warpgroup of its
+own (`pipelined`); otherwise the TMA copy completes before the next op (every thread waits on
+``full[s]`` right after the issue), a cp.async copy before the op that reads it
+(async_completion.py), and the ring is reused as any shared buffer is (the dispatch pass's
+barriers order a write after earlier reads).
+
+*cp.async producers.* A cp.async copy into a pipelined ring is issued by the producer
+warpgroup (`producer_warpgroup`: the TMA producer's), its 128 threads sharing the tile's
+16-byte chunks; each waits until the stage is empty, issues its chunks and arrives with
+``cp.async.mbarrier.arrive.noinc`` on ``full[s]`` (the arrival fires when its copies have
+landed; ``noinc``: it is one of the barrier's counted arrivals), so ``full[s]`` counts 128 per
+cp.async copy (`fill_arrivals`). The consumers fence the generic-proxy writes for wgmma's
+async proxy (``fence.proxy.async``) after their wait.
+
+*Mixed rings* (`RingGroup`): the pipelined rings one ``gemm_async`` reads at one stage, when a
+cp.async copy fills one of them (A by TMA, B by cp.async), share one ``full``/``empty`` pair
+per stage, as CUTLASS's one pipeline for A and B: ``full[s]`` counts every copy's arrivals
+(the TMA issuer's ``arrive.expect_tx``, which also adds its bytes, plus 128 per cp.async copy:
+129 for one of each), ``empty[s]`` the consumers, who wait and release once per stage. The
+producer warpgroup waits for the stage to be empty once, at the group's first copy in program
+order (every producer thread, whichever copy it takes part in), and flips one use bit. It
+needs one copy per ring, all in one block at the same stage of rings of as many stages, and no
+multicast; rings that do not fit keep a pair each (correct, one more wait per stage).
 
 A *multicast* ring (some of its copies have ``config {cta_mask}``, tma_multicast.py) is
 filled by groups of CTAs together: the CTAs of a copy's mask each issue a share of the stage
@@ -72,7 +92,7 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import cluster_masks
 from tirx_mlir.backends.cuda.layout.async_defaults import is_tma_copy, tile_uses
-from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups
+from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, producer_thread
 from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import IndexExpr, NotAView, materialize, resolve_access
@@ -150,12 +170,21 @@ def ring_masks(ctx, alloc: SSAValue) -> tuple[SSAValue, ...]:
     return _decided(ctx, alloc)[2]
 
 
-def _decided(ctx, alloc: SSAValue) -> tuple[bool, tuple[int, ...] | None, tuple]:
+def ring_writer_ops(ctx, alloc: SSAValue) -> tuple:
+    """The tile ops that write ``alloc`` in the program as written (decided with
+    `pipelined`)."""
+    return _decided(ctx, alloc)[4]
+
+
+def _decided(ctx, alloc: SSAValue) -> tuple[bool, tuple[int, ...] | None, tuple, int, tuple]:
     known = ctx.shared_state.setdefault("tma_ring_pipelined", {})
+    _groups(ctx)  # decided on the program as written, with every ring's ops still there
     if alloc not in known:
         ok = _pipelined(ctx.kernel, alloc)
+        writers = tuple(op for op, name in tile_uses(ctx.kernel, alloc) if name in op.DSTS)
         known[alloc] = (ok, stage_writers(ctx.kernel, alloc) if ok else None,
-                        runtime_masks(ctx.kernel, alloc) if ok else ())
+                        runtime_masks(ctx.kernel, alloc) if ok else (),
+                        fill_arrivals(ctx.kernel, writers[0]) if ok else 1, writers)
     return known[alloc]
 
 
@@ -163,10 +192,122 @@ def _pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:
     uses = tile_uses(kernel, alloc)
     writers = [op for op, name in uses if name in op.DSTS]
     readers = [op for op, name in uses if name not in op.DSTS]
-    return bool(writers) and bool(readers) and \
-        all(is_tma_copy(op) for op in writers) and \
+    tma = all(is_tma_copy(op) for op in writers)
+    cp_async = all(is_cp_async_copy(op) and op.exec_scope.value == "cta" for op in writers) \
+        and producer_warpgroup(kernel) is not None
+    return bool(writers) and bool(readers) and (tma or cp_async) and \
         all(isinstance(op, T.GemmAsyncOp) for op in readers) and \
         len({op.exec_scope for op in readers}) == 1
+
+
+def is_cp_async_copy(op) -> bool:
+    """A copy_async forced to cp.async (``dispatch "ldgsts"``)."""
+    return isinstance(op, T.CopyAsyncOp) and op.dispatch is not None and \
+        op.dispatch.data == "ldgsts"
+
+
+def producer_warpgroup(kernel: KernelOp) -> int | None:
+    """The warpgroup whose threads issue a pipelined ring's cp.async copies (the TMA
+    producer's, roles.py), or None when the CTA has no warpgroup of its own for it."""
+    start = producer_thread(kernel)
+    return start // WARPGROUP if start else None
+
+
+def fill_arrivals(kernel: KernelOp, op) -> int:
+    """The arrivals a copy into a pipelined ring makes on the stage's ``full`` barrier: the
+    TMA issuer's ``arrive.expect_tx``, or each producer thread's
+    ``cp.async.mbarrier.arrive.noinc``."""
+    return WARPGROUP if is_cp_async_copy(op) else 1
+
+
+# --- mixed rings: one full/empty pair per stage for the tiles of several allocs --------------------
+
+
+@dataclass(frozen=True)
+class RingGroup:
+    """Pipelined rings that share one ``full``/``empty`` barrier pair per stage (module
+    docstring, mixed rings): the allocs (the first names the barriers), the copy that acquires
+    a stage (the first in program order) and the full barrier's arrivals per phase."""
+
+    allocs: tuple[SSAValue, ...]
+    first_writer: Operation
+    arrivals: int
+
+    @property
+    def leader(self) -> SSAValue:
+        return self.allocs[0]
+
+
+def ring_group(ctx, alloc: SSAValue) -> RingGroup | None:
+    """The mixed group ``alloc`` belongs to, or None (its own barrier pair)."""
+    return _groups(ctx).get(alloc)
+
+
+def barrier_key(ctx, alloc: SSAValue) -> SSAValue:
+    """The alloc whose barriers (and use bits) the ring ``alloc`` uses."""
+    group = ring_group(ctx, alloc)
+    return alloc if group is None else group.leader
+
+
+def _groups(ctx) -> dict:
+    """alloc -> its `RingGroup`, decided once per kernel (on the program as written): the
+    pipelined rings one gemm_async reads together at one stage, when a cp.async copy writes
+    one of them, every one has one writer, the writers are in one block at that stage, the
+    stage counts agree and no copy multicasts; other rings keep a pair each."""
+    key = "tma_ring_groups"
+    if key in ctx.shared_state:
+        return ctx.shared_state[key]
+    ctx.shared_state[key] = {}  # while deciding: `pipelined` asks here
+    kernel = ctx.kernel
+    parent: dict = {}
+
+    def find(a):
+        while parent.setdefault(a, a) is not a:
+            a = parent[a]
+        return a
+
+    for op in kernel.walk():
+        if not isinstance(op, T.GemmAsyncOp):
+            continue
+        views = [stage_view(v) for v in (op.a, op.b) if v.type.scope_name in SHARED_SCOPES]
+        views = [v for v in views if isinstance(v, StageView) and pipelined(ctx, v.alloc)]
+        for v in views[1:]:
+            parent[find(v.alloc)] = find(views[0].alloc)
+    members: dict = {}
+    for a in parent:
+        members.setdefault(find(a), []).append(a)
+    groups: dict = {}
+    for allocs in members.values():
+        group = _group(ctx, allocs)
+        if group is not None:
+            groups.update({a: group for a in group.allocs})
+    ctx.shared_state[key] = groups
+    return groups
+
+
+def _group(ctx, allocs: list) -> RingGroup | None:
+    kernel = ctx.kernel
+    if len(allocs) < 2:
+        return None
+    writers = []
+    for a in allocs:
+        ops = [op for op, name in tile_uses(kernel, a) if name in op.DSTS]
+        if len(ops) != 1 or ring_writers(ctx, a) is not None:
+            return None
+        writers.append(ops[0])
+    if not any(is_cp_async_copy(op) for op in writers):
+        return None
+    views = [stage_view(op.dst) for op in writers]
+    block = writers[0].parent_block()
+    if any(not isinstance(v, StageView) for v in views) or \
+            len({(v.stages, v.stage.const, frozenset(v.stage.terms)) for v in views}) != 1 or \
+            any(op.parent_block() is not block for op in writers):
+        return None
+    order = {op: i for i, op in enumerate(block.ops)}
+    writers.sort(key=order.__getitem__)
+    allocs = [v.alloc for v in sorted(views, key=lambda v: allocs.index(v.alloc))]
+    return RingGroup(tuple(allocs), writers[0],
+                     sum(fill_arrivals(kernel, op) for op in writers))
 
 
 def stage_writers(kernel: KernelOp, alloc: SSAValue) -> tuple[int, ...] | None:
@@ -264,7 +405,9 @@ class RingBarriers:
 
 
 def ring_barriers(ctx, ring: StageView) -> RingBarriers:
-    """The ring's barriers (allocated and initialised by thread 0 once per kernel)."""
+    """The ring's barriers (allocated and initialised by thread 0 once per kernel; those of
+    its mixed group when it has one)."""
+    key = barrier_key(ctx, ring.alloc)
     with_empty = pipelined(ctx, ring.alloc)
     btype = BufferType((ring.stages,), i64, "shared")
     writers = ring_writers(ctx, ring.alloc)
@@ -276,7 +419,8 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
                                     BufferType((1,), i32, "local"),
                                     lambda b, reg: _store_writers(b, reg, writers, masks))
     ctas = 1 if writers is None else bin(writers[0]).count("1")
-    counts = {"full": 1, "empty": consumer_threads(ctx.kernel, ring.alloc, ctas)}
+    counts = {"full": full_count(ctx, ring.alloc),
+              "empty": consumer_threads(ctx.kernel, ring.alloc, ctas)}
 
     def init(kind: str):
         def build(b: Builder, bars: SSAValue) -> None:
@@ -296,12 +440,21 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
             b.insert(cuda.SyncThreadsOp() if writers is None else cuda.SyncClusterOp())
         return build
 
-    full = ctx.alloc_private(("tma_ring_full", ring.alloc), btype, init("full"))
-    empty = ctx.alloc_private(("tma_ring_empty", ring.alloc), btype, init("empty")) \
+    full = ctx.alloc_private(("tma_ring_full", key), btype, init("full"))
+    empty = ctx.alloc_private(("tma_ring_empty", key), btype, init("empty")) \
         if with_empty else None
     if writers is not None:
         _cluster_barrier_at_exit(ctx)
     return RingBarriers(full, empty, ring.stages, writers, runtime)
+
+
+def full_count(ctx, alloc: SSAValue) -> int:
+    """The arrivals per phase of the ring's ``full`` barriers: its group's, the fill of a
+    pipelined ring (`fill_arrivals`, the same for each of its copies), else 1 (the issuer)."""
+    group = ring_group(ctx, alloc)
+    if group is not None:
+        return group.arrivals
+    return _decided(ctx, alloc)[3]
 
 
 def _store_writers(b: Builder, reg: SSAValue, writers: tuple[int, ...],
@@ -399,10 +552,36 @@ def release(b: Builder, bars: RingBarriers, stage: SSAValue) -> None:
             close_if(at)
 
 
+def acquire(ctx, b: Builder, ring: StageView, stage: SSAValue) -> None:
+    """A producer thread's wait until ``stage`` is empty (flipping its use bit)."""
+    empty = shared_address(b, ring_barriers(ctx, ring).empty, stage)
+    parity = use_parity(ctx, b, ring, PRODUCER, stage)
+    wait_parity(b, empty, b.insert(arith.XOrIOp(parity, const(b, 1))).result)
+
+
+def acquires_alone(ctx, op, alloc: SSAValue) -> bool | None:
+    """Who waits for the stage of a pipelined ring before ``op`` fills it: True, the copy's
+    issuing threads (a ring with its own barriers); False, nobody (a later copy of a mixed
+    group: the group's first copy waited); None, the whole producer warpgroup before the
+    copy (the group's first copy: every producer thread writes into the stage)."""
+    group = ring_group(ctx, alloc)
+    if group is None:
+        return True
+    return None if group.first_writer is op else False
+
+
+def producer_block(ctx, b: Builder) -> Builder:
+    """``if (threadIdx.x / 128 == producer warpgroup) { ... }``."""
+    tx = b.insert(cuda.ThreadIdxOp(dim="x")).result
+    wg = b.insert(arith.DivUIOp(tx, const(b, WARPGROUP, IndexType()))).result
+    start = const(b, producer_warpgroup(ctx.kernel), IndexType())
+    return emit_if(b, b.insert(arith.CmpiOp(wg, start, "eq")).result)
+
+
 def use_parity(ctx, b: Builder, ring: StageView, role: str, stage: SSAValue) -> SSAValue:
     """The parity (i32) of this thread's current use of ``stage`` in ``role``, flipping its
     use bit (module docstring)."""
-    reg = ctx.alloc_private(("tma_ring_phase", ring.alloc, role),
+    reg = ctx.alloc_private(("tma_ring_phase", barrier_key(ctx, ring.alloc), role),
                             BufferType((1,), i32, "local"), _zero_register)
     zero = const(b, 0, IndexType())
     bits = b.insert(cuda.LoadOp.build(operands=[reg, zero], result_types=[i32])).result
