@@ -11,10 +11,15 @@ mantissa): the low 13 bits are ignored (truncated), so unpacking clears them.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.dialects.tirx import dtypes
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 _ELEMENT_TYPES: dict[str, str] = {
     "f16": "f16", "bf16": "bf16", "tf32": "f32", "f32": "f32", "e4m3": "f8E4M3FN",
@@ -24,7 +29,7 @@ _ELEMENT_TYPES: dict[str, str] = {
 numpy dtype (`dtypes.numpy_dtype`) it is unpacked to. Read through `dtypes` so that compiling,
 which asks only `per_register`, never imports ml_dtypes (hundreds of ms in a fresh process)."""
 
-TF32_IGNORED_BITS = np.int32(0x1FFF)
+TF32_IGNORED_BITS = 0x1FFF
 
 
 @lru_cache(maxsize=None)
