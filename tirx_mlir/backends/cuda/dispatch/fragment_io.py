@@ -26,14 +26,14 @@ address the rows of matrix i.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType, StringAttr
 from xdsl.ir import SSAValue
 
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import OPS_BY_ROW
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
@@ -42,6 +42,11 @@ from tirx_mlir.backends.cuda.layout.runs import view_runs
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
 from tirx_mlir.dispatch.builders import elem_type
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 ROW, COL = "row", "col"
 ROW_BYTES = 16

@@ -16,12 +16,13 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.layout.defaults import scope_threads
@@ -31,6 +32,11 @@ from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, resolve_acces
 from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dispatch import exec_scope_in, fail
 from tirx_mlir.dispatch.builders import elem_type, shape_of
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 BANKS, BANK_BYTES, WARP = 32, 4, 32
 

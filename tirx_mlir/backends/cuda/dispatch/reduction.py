@@ -29,15 +29,15 @@ never ``fmaxf``, which drops a NaN.
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import AnyFloat, i32
 from xdsl.ir import Block, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dialects.cuda.warp import ShflSyncOp
 from tirx_mlir.backends.cuda.dispatch import common, pointwise, rounds
@@ -55,6 +55,11 @@ from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dispatch import exec_scope_in, fail
 from tirx_mlir.dispatch.builders import elem_type, shape_of
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 COMBINE = {"sum": arith.AddfOp, "max": arith.MaximumfOp, "min": arith.MinimumfOp}
 """How two partial results combine: max/min propagate NaN (IEEE 754-2019 maximum/minimum)."""

@@ -27,13 +27,18 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.backends.cuda.interpreter.tensor_core import ldmatrix as _ldmatrix
 from tirx_mlir.backends.cuda.interpreter.tensor_core import mma_fragments as _mma
 from tirx_mlir.backends.cuda.interpreter.tensor_core.packing import per_register
 from tirx_mlir.dialects.tirx.layout import Iter, LayoutError, TileLayout
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 LANES = 32
 MMA_M, MMA_N = _mma.M, _mma.N

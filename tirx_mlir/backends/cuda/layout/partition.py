@@ -28,12 +28,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-import numpy as np
-
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.dialects.tirx.access import IndexExpr
 from tirx_mlir.dialects.tirx.layout import THREAD_AXES, Iter, TileLayout
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 MEMORY_AXIS = "m"
 

@@ -14,12 +14,19 @@ step by multiples of ``run`` along that buffer dim, and the buffer's runs along 
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
+
 from xdsl.ir import SSAValue
 
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access, value_domain
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.layout import TileLayout
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 MAX_TABLE = 1 << 20
 """Elements up to which a layout without a stride per dim is read element by element."""

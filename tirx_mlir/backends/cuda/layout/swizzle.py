@@ -30,12 +30,16 @@ apart). `choose_swizzle` takes the widest mode whose row divides the tile's cont
 from __future__ import annotations
 
 import enum
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import numpy as np
-
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.dialects.tirx.layout import Iter, LayoutError, TileLayout
 from tirx_mlir.dialects.tirx.layout import Swizzle as LayoutSwizzle
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 CHUNK_BYTES = 16
 """The unit the patterns permute."""

@@ -110,7 +110,7 @@ def alignment(op: Operation) -> int:
 
 
 def nbytes(btype: BufferType) -> int:
-    return btype.numel * dtypes.numpy_dtype(btype.element_type).itemsize
+    return btype.numel * dtypes.itemsize(btype.element_type)
 
 
 def address_users(op: Operation) -> list[Operation] | None:

@@ -46,3 +46,38 @@ def test_b32_view_of_float_registers() -> None:
     assert as_b32(np.array([1.0], dtype=np.float32)).tolist() == [0x3F800000]
     with pytest.raises(TypeError, match="32-bit"):
         as_b32(np.array([1], dtype=np.int64))
+
+
+def test_element_dtypes_are_the_tirx_element_types_numpy_dtypes() -> None:
+    from tirx_mlir.backends.cuda.interpreter.tensor_core.packing import element_dtype
+
+    assert element_dtype("bf16") == np.dtype(ml_dtypes.bfloat16)
+    assert element_dtype("e4m3") == np.dtype(ml_dtypes.float8_e4m3fn)
+    assert element_dtype("e5m2") == np.dtype(ml_dtypes.float8_e5m2)
+    assert element_dtype("tf32") == np.dtype(np.float32)
+    assert element_dtype("b16") == np.dtype(np.uint16)
+    assert element_dtype("u8") == np.dtype(np.uint8)
+    assert [per_register(t) for t in ("f16", "bf16", "tf32", "f32", "e4m3", "e5m2", "s8", "u8",
+                                      "s32", "b16")] == [2, 2, 1, 1, 4, 4, 4, 4, 1, 2]
+
+
+@pytest.mark.parametrize("example", ["softmax", "gemm_sm80", "gemm_sm90a"])
+def test_a_cuda_compile_to_ptx_imports_no_ml_dtypes(example: str, tmp_path) -> None:
+    """The layout lowering reads fragment maps from this package (`per_register`): that must not
+    import ml_dtypes (most of a second of a fresh ``tirx-opt``'s CPU), which only unpacking
+    bf16/fp8 registers in the interpreter needs."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[5]
+    probe = ("import sys\nsys.argv = ['tirx-opt', *sys.argv[1:]]\n"
+             "from tirx_mlir.tools.tirx_opt import main\n"
+             "try:\n    main()\nexcept SystemExit as done:\n    assert not done.code\n"
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'ml_dtypes'))\n")
+    source = root / "examples" / "cuda" / "tile" / f"{example}.mlir"
+    run = subprocess.run([sys.executable, "-c", probe, "--pass-pipeline=cuda", str(source),
+                          "-t", "ptx", "-o", str(tmp_path / "out.ptx")],
+                         capture_output=True, text=True, check=True, cwd=root)
+    assert run.stdout.strip().splitlines()[-1] == "[]"
+    assert ".entry" in (tmp_path / "out.ptx").read_text()

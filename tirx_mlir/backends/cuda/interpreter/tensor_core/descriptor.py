@@ -26,11 +26,16 @@ and the address read is the start address plus that offset, after the swizzle pa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.backends.cuda.interpreter.tensor_core.packing import element_dtype
 from tirx_mlir.backends.cuda.layout.swizzle import Swizzle, swizzle
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 K_BYTES = 32
 _FIELD = 0x3FFF

@@ -19,9 +19,15 @@ Row arrays are ``(W, 8 * num, 8)`` uint16 (row r of matrix i at ``8*i + r``); re
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.backends.cuda.interpreter.tensor_core.packing import as_b32, pack, unpack
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 MATRICES = {"x1": 1, "x2": 2, "x4": 4}
 ROW_BYTES = 16

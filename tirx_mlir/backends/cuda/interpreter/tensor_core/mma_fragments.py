@@ -21,12 +21,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
-import numpy as np
-
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.backends.cuda.dialects.ptx import rules
 from tirx_mlir.backends.cuda.interpreter.tensor_core.packing import per_register
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
 
 M, N = 16, 8
 

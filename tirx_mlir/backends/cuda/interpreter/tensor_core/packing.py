@@ -10,28 +10,37 @@ mantissa): the low 13 bits are ignored (truncated), so unpacking clears them.
 
 from __future__ import annotations
 
-import ml_dtypes
-import numpy as np
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
-ELEMENT_DTYPES: dict[str, np.dtype] = {
-    "f16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
-    "tf32": np.dtype(np.float32), "f32": np.dtype(np.float32),
-    "e4m3": np.dtype(ml_dtypes.float8_e4m3fn), "e5m2": np.dtype(ml_dtypes.float8_e5m2),
-    "s8": np.dtype(np.int8), "u8": np.dtype(np.uint8), "s32": np.dtype(np.int32),
-    "b16": np.dtype(np.uint16),
+from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
+from tirx_mlir.dialects.tirx import dtypes
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # numpy on first use (lazy_numpy.py)
+    np = lazy_numpy(globals())
+
+_ELEMENT_TYPES: dict[str, str] = {
+    "f16": "f16", "bf16": "bf16", "tf32": "f32", "f32": "f32", "e4m3": "f8E4M3FN",
+    "e5m2": "f8E5M2", "s8": "i8", "u8": "ui8", "s32": "i32", "b16": "ui16",
 }
-"""PTX element type -> numpy dtype of one element (tf32: its f32 container)."""
+"""PTX element type -> the tirx element type of one element (tf32: its f32 container), whose
+numpy dtype (`dtypes.numpy_dtype`) it is unpacked to. Read through `dtypes` so that compiling,
+which asks only `per_register`, never imports ml_dtypes (hundreds of ms in a fresh process)."""
 
-TF32_IGNORED_BITS = np.int32(0x1FFF)
+TF32_IGNORED_BITS = 0x1FFF
 
 
+@lru_cache(maxsize=None)
 def element_dtype(ptx_type: str) -> np.dtype:
-    return ELEMENT_DTYPES[ptx_type]
+    return dtypes.numpy_dtype(dtypes.element_type(_ELEMENT_TYPES[ptx_type]))
 
 
+@lru_cache(maxsize=None)
 def per_register(ptx_type: str) -> int:
     """How many elements of ``ptx_type`` one b32 register holds."""
-    return 4 // ELEMENT_DTYPES[ptx_type].itemsize
+    return 4 // dtypes.itemsize(dtypes.element_type(_ELEMENT_TYPES[ptx_type]))
 
 
 def unpack(regs: np.ndarray, ptx_type: str) -> np.ndarray:
@@ -39,14 +48,14 @@ def unpack(regs: np.ndarray, ptx_type: str) -> np.ndarray:
     words = np.ascontiguousarray(regs, dtype="<i4")
     if ptx_type == "tf32":
         words = words & ~TF32_IGNORED_BITS
-    dt = ELEMENT_DTYPES[ptx_type].newbyteorder("<")
-    return words.view(dt).astype(ELEMENT_DTYPES[ptx_type], copy=False)
+    dt = element_dtype(ptx_type).newbyteorder("<")
+    return words.view(dt).astype(element_dtype(ptx_type), copy=False)
 
 
 def pack(elements: np.ndarray, ptx_type: str) -> np.ndarray:
     """b32 registers ``(..., E / per_register)`` holding ``elements`` ``(..., E)`` (already of
     the element dtype, or rounded to it here), the first element in the lowest bits."""
-    dt = ELEMENT_DTYPES[ptx_type].newbyteorder("<")
+    dt = element_dtype(ptx_type).newbyteorder("<")
     arr = np.ascontiguousarray(elements).astype(dt, copy=False)
     return np.ascontiguousarray(arr).view("<i4").astype(np.int32, copy=False)
 

@@ -154,7 +154,11 @@ class Expander:
             for result, value in zip(op.results, folded):
                 mapping[result] = value
             return
-        new = copy_tree(op, mapping, {})
+        if op.regions or op._successors:
+            new = copy_tree(op, mapping, {})
+        else:  # most ops: `copy_tree`'s own step, without its region walk
+            new = copy_op(op, operands)
+            mapping.update(zip(op.results, new.results))
         folded = self.fold(loop, block, new)
         key = None
         if folded is None and pure:
