@@ -237,13 +237,14 @@ class TirxKernelFunctions(InterpreterFunctions):
             return self._call_clusters(interp, op, args, grid, cluster)
         outer = current_launch(interp)
         pool = buffer_pool(interp)
+        body, name, args = op.body, f"@{op.kernel_name}", tuple(args)
         try:
             with np.errstate(all="ignore"):
                 for x, y, z in grid_ids(grid):
                     interp.set_data(TirxKernelFunctions, "launch",
                                     Launch(op, (x, y, z), grid, cluster))
                     try:
-                        interp.run_ssacfg_region(op.body, tuple(args), f"@{op.kernel_name}")
+                        interp.run_ssacfg_region(body, args, name)
                     except InterpretError as err:
                         if grid != (1, 1, 1):
                             err.add_context(f"in CTA ({x}, {y}, {z}) of @{op.kernel_name}")
