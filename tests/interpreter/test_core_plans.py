@@ -7,6 +7,7 @@ never handed out again."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import DenseArrayBase, FloatAttr, f32, i64
 from xdsl.interpreter import Interpreter
@@ -376,3 +377,40 @@ def test_a_plain_zero_skips_the_generic_semantics_and_keeps_its_bits(monkeypatch
         out = zero_runner(dtype)(np.ones(4, np_dtype))[0]
         assert out.dtype == listened[dtype].dtype and out.tobytes() == listened[dtype].tobytes()
         assert not out.any()
+
+
+
+def _dynamic_slices(grid: int) -> KernelRunner:
+    g, out = "!tirx.buffer<8x8xf32, global>", "!tirx.buffer<2x4xf32, global>"
+    module = parse_module(f"""tirx.kernel @k(%A: {g}) -> (%C: {g}) grid [{grid}] threads [1] {{
+  %c2 = arith.constant 2 : index
+  %cta = tirx.cta_id x : index
+  %o = arith.muli %cta, %c2 : index
+  %v = tirx.slice %A[%o, 1] [2, 4] : {g} -> {out}
+  %w = tirx.slice %C[%o, %o] [2, 4] : {g} -> {out}
+  tirx.copy %w, %v : {out}, {out}
+  tirx.return
+}}
+""", "s.mlir")
+    verify_module(module)
+    return KernelRunner(module)
+
+
+def test_a_slice_with_dynamic_offsets_views_what_numpy_views_and_reports_out_of_bounds():
+    """The prepared slice (one function per op, the offsets' bounds inline) gives numpy's
+    view in bounds; an offset past the last valid one is the located out-of-bounds error."""
+    from tirx_mlir.interpreter.runtime import InterpretError
+
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = np.full((8, 8), 7.0, np.float32)
+    _dynamic_slices(3)(a, out)
+    expected = np.full((8, 8), 7.0, np.float32)
+    for o in (0, 2, 4):
+        expected[o:o + 2, o:o + 4] = a[o:o + 2, 1:5]
+    np.testing.assert_array_equal(out, expected)
+    r = _dynamic_slices(4)  # CTA 3: %C[6, 6] [2, 4] ends past column 7
+    with pytest.raises(InterpretError) as info:
+        r(a, out)
+    (late,) = [op for op in r.module.walk() if isinstance(op, SliceOp) and
+               op.source.name_hint == "C"]
+    assert info.value.op is late and "CTA (3, 0, 0)" in str(info.value)

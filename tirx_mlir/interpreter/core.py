@@ -35,6 +35,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import CallableOpInterface
 
 from tirx_mlir import registry
+from tirx_mlir.interpreter.block_code import Compiled, compile_steps
 from tirx_mlir.interpreter.runtime import InterpretError
 
 
@@ -145,6 +146,13 @@ def _xdsl_yield() -> Any:
     return ScfFunctions.run_br
 
 
+def _tirx_return() -> Any:
+    """The implementation of ``tirx.return`` (it returns no values)."""
+    from tirx_mlir.interpreter.tirx_kernel import TirxKernelFunctions
+
+    return TirxKernelFunctions.run_return
+
+
 def _undefined_operand(op: Operation, index: int) -> Any:
     """A `BlockPlan` step's ``fetch`` for an operand that the block defines only at or after
     ``op`` (IR that breaks dominance): raises the error located at ``op``."""
@@ -189,14 +197,15 @@ class BlockPlan:
     ``regs``: an ``operator.itemgetter``, or, for an operand the block defines only at or
     after the op, `_undefined_operand`'s located error), ``slot`` and ``result`` are the op's
     only result and its slot (None when it has none or several), ``out`` and ``out_slots`` all
-    its results and their slots. A block that ends in an ``scf.yield`` run by xDSL's own implementation (which
-    returns its operands) leaves it out of the steps: ``tail`` is then ``(fetch, op)`` and a
-    run returns the operands' values itself, without the implementation call and its result
-    objects (None for any other terminator).
+    its results and their slots. A block that ends in an ``scf.yield`` run by xDSL's own
+    implementation (which returns its operands), or in a ``tirx.return`` (which returns no
+    values), leaves it out of the steps: ``tail`` is then ``(fetch, op)`` and a run returns
+    the operands' values itself, without the implementation call and its result objects (None
+    for any other terminator).
     """
 
     __slots__ = ("block", "entries", "steps", "tail", "args", "nargs", "externals", "users",
-                 "fresh", "step_cost", "checked", "_cost")
+                 "fresh", "compiled", "step_cost", "checked", "_cost")
 
     def __init__(self, block: Block):
         self.block = block
@@ -212,6 +221,9 @@ class BlockPlan:
         """The first op reading each external (where a missing value is reported)."""
         self.fresh: list[None] = []
         """The result slots of a run, empty (``None`` each)."""
+        self.compiled: Compiled | None = None
+        """The steps and tail as one function (`block_code.compile_steps`), or None: the
+        steps run through `TirxInterpreter._run_steps`' loop."""
         self.step_cost = 0
         """`cost`, as of the last check."""
         self.checked = -1
@@ -287,18 +299,31 @@ class BlockPlan:
             return itemgetter(*[slots[v] for v in operands])
 
         self.steps = []
+        operand_slots: list[tuple[int, ...] | None] = []  # None: read before defined
         ready = set(self.args)  # the values defined before the op at hand
         for e in entries:
             out = e[2]
             reader = fetch(e[1], e[0])
+            operand_slots.append(tuple(slots[v] for v in e[1])
+                                 if all(v in ready or v not in defined for v in e[1]) else None)
             ready.update(out)
             single = out[0] if len(out) == 1 else None
             self.steps.append((reader, e[5], None if single is None else slots[single],
                                single, out, tuple(slots[v] for v in out), e[3], e[4], e[0]))
         self.tail = None
+        tail_slots = None
         if entries and entries[-1][3] is _xdsl_yield():
             self.tail = (self.steps[-1][0], entries[-1][0])
+            tail_slots = operand_slots.pop()
             del self.steps[-1]
+        elif entries and entries[-1][3] is _tirx_return():  # returns no values
+            self.tail = (None, entries[-1][0])
+            operand_slots.pop()
+            tail_slots = ()
+            del self.steps[-1]
+        self.compiled = compile_steps(self.steps, operand_slots, tail_slots, self.nargs,
+                                      len(self.externals), located_error) \
+            if self.tail is None or tail_slots is not None else None
 
     def refresh(self, interp: TirxInterpreter, index: int, op: Operation) -> tuple[Any, ...]:
         """The entry for ``op``, the op found at place ``index`` of the block, built anew."""
@@ -465,7 +490,11 @@ class TirxInterpreter(Interpreter):
     def _run_steps(self, plan: BlockPlan, regs: list[Any], local: dict
                    ) -> tuple[Block | None, PythonValues, PythonValues]:
         """Run the steps of ``plan`` on the slots ``regs`` (arguments and externals filled),
-        writing every result to its slot and to the frame ``local``."""
+        writing every result to its slot and to the frame ``local`` (through the plan's
+        compiled function when it has one: the same walk, unrolled)."""
+        compiled = plan.compiled
+        if compiled is not None:
+            return compiled(self, regs, local)
         op = None
         try:
             for fetch, prepared, slot, result, out, out_slots, run, functions, op in plan.steps:

@@ -168,8 +168,9 @@ def _sliced(op: SliceOp, facts, args: PythonValues) -> np.ndarray:
 
 
 def _slice_runner(op: SliceOp, facts):
-    """``tirx.slice`` made ready to run: a view of the source from an index built with the
-    static dims' slices made once and the dynamic offsets' bounds precomputed. Anything off
+    """``tirx.slice`` made ready to run: a view of the source from an index with the static
+    dims' slices made once and the dynamic offsets' bounds precomputed (written out as one
+    Python function, the offsets in its locals). Anything off
     that path (a guarded size, a source of another shape, an offset out of bounds) goes
     through `_sliced`, which gives the view or the located error."""
     offsets, sizes, strides, shape, static = facts
@@ -187,7 +188,7 @@ def _slice_runner(op: SliceOp, facts):
         return run_static
     if DYNAMIC in sizes or shape is None:
         return run_slice
-    index: list[Any] = []  # the static dims' slices; the dynamic ones are filled per run
+    index: list[Any] = []  # the static dims' slices (None: a dynamic dim)
     dynamic = []  # (dim, operand, length, step, last valid offset) per dynamic offset
     arg = 1
     for d, (o, n, s, extent) in enumerate(zip(offsets, sizes, strides, shape)):
@@ -201,20 +202,27 @@ def _slice_runner(op: SliceOp, facts):
         else:
             return run_slice  # out of bounds whatever the dynamic offsets: each run reports it
     nargs = arg
-
-    def run_dynamic(args: PythonValues) -> tuple:
-        source = args[0]
-        if source.shape != shape or len(args) != nargs:
-            return (_sliced(op, facts, args),)
-        at = index.copy()
-        for d, k, length, step, last in dynamic:
-            o = args[k]
-            if not 0 <= o <= last:
-                return (_sliced(op, facts, args),)  # the located out-of-bounds error
-            at[d] = slice(o, o + length, step)
-        return (source[tuple(at)],)
-
-    return run_dynamic
+    # the view as one Python function (the offsets' checks and the index written out: ~2x
+    # cheaper than building the index per run); off its path `_sliced` as above
+    scope: dict[str, Any] = {"_sliced": _sliced, "op": op, "facts": facts, "shape": shape}
+    items = []
+    for d, entry in enumerate(index):
+        scope[f"S{d}"] = entry
+        items.append(f"S{d}")
+    checks = []
+    for d, k, length, step, last in dynamic:
+        items[d] = f"o{k}:o{k} + {length}:{step}"
+        checks.append(f"0 <= o{k} <= {last}")
+    source = (
+        "def run_dynamic(args):\n"
+        f"    if len(args) != {nargs}:\n"
+        "        return (_sliced(op, facts, args),)\n"
+        f"    source, {', '.join(f'o{k}' for _, k, *_ in dynamic)}, = args\n"
+        f"    if source.shape != shape or not ({' and '.join(checks)}):\n"
+        "        return (_sliced(op, facts, args),)  # the located out-of-bounds error\n"
+        f"    return (source[{', '.join(items)},],)\n")
+    exec(compile(source, "<tirx.slice>", "exec"), scope)  # noqa: S102 - our own source
+    return scope["run_dynamic"]
 
 
 class TirxKernelFunctions(InterpreterFunctions):
@@ -237,13 +245,14 @@ class TirxKernelFunctions(InterpreterFunctions):
             return self._call_clusters(interp, op, args, grid, cluster)
         outer = current_launch(interp)
         pool = buffer_pool(interp)
+        body, name, args = op.body, f"@{op.kernel_name}", tuple(args)
         try:
             with np.errstate(all="ignore"):
                 for x, y, z in grid_ids(grid):
                     interp.set_data(TirxKernelFunctions, "launch",
                                     Launch(op, (x, y, z), grid, cluster))
                     try:
-                        interp.run_ssacfg_region(op.body, tuple(args), f"@{op.kernel_name}")
+                        interp.run_ssacfg_region(body, args, name)
                     except InterpretError as err:
                         if grid != (1, 1, 1):
                             err.add_context(f"in CTA ({x}, {y}, {z}) of @{op.kernel_name}")

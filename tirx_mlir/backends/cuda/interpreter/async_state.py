@@ -26,6 +26,7 @@ The state lives in ``ctx.state.ext[KEY]`` (`state_of`), one per wave.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,44 +137,91 @@ class Owner:
     until: str
 
 
+class LaneOwners:
+    """The owners of a copy's units, one per issuing lane: ``Owner(op, lanes[i], until)``,
+    made when an error names one (a copy has thousands of units; few are ever named)."""
+
+    def __init__(self, op: object, lanes: np.ndarray, until: str):
+        self.op, self.lanes, self.until = op, lanes, until
+
+    def __len__(self) -> int:
+        return len(self.lanes)
+
+    def __getitem__(self, i: int) -> Owner:
+        return Owner(self.op, int(self.lanes[i]), self.until)
+
+
 class PendingBytes:
-    """A per-byte count over the wave's shared arenas, with the last owner of each byte."""
+    """A per-byte count over the wave's shared arenas, with the last owner of each byte.
+
+    Bytes are addressed flat (``cta * arena bytes + offset``): numpy's ``ufunc.at`` and fancy
+    indexing with a tuple of index arrays are several times slower than on one flat index."""
 
     def __init__(self, shape: tuple[int, int]):
         self.shape = shape
         self.count: np.ndarray | None = None
         self.owner: np.ndarray | None = None
-        self.owners: list[Owner] = []
+        self.owners: list[Owner | LaneOwners] = []
+        """The owners added, each an `Owner` or a `LaneOwners` (several, by position)."""
+        self._firsts: list[int] = []
+        """The owner number of each entry of ``owners``' first owner."""
+        self._next = 0
         self.total = 0
 
-    def add(self, cta: np.ndarray, offsets: np.ndarray, owners: list[Owner],
+    def _flat(self, cta: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        return np.asarray(cta, np.int64) * self.shape[1] + np.asarray(offsets, np.int64)
+
+    def _count(self, flat: np.ndarray, step: int) -> None:
+        """``count[flat] += step`` once per occurrence of each byte."""
+        counts = self.count.reshape(-1)
+        if flat.size < 2 or bool((flat[1:] > flat[:-1]).all()):
+            counts[flat] += step  # distinct bytes: the same as ufunc.at
+        else:
+            np.add.at(counts, flat, step)
+
+    def add(self, cta: np.ndarray, offsets: np.ndarray, owners: list[Owner] | LaneOwners,
             owner_of: np.ndarray | None = None) -> None:
         """Own the bytes ``(cta, offsets)``; byte i by ``owners[owner_of[i]]`` (default: the
         only owner)."""
         if self.count is None:
             self.count = np.zeros(self.shape, dtype=np.int32)
             self.owner = np.full(self.shape, -1, dtype=np.int32)
-        first = len(self.owners)
-        self.owners.extend(owners)
-        np.add.at(self.count, (cta, offsets), 1)
-        self.owner[cta, offsets] = first + (0 if owner_of is None else owner_of)
+        first = self._next
+        if isinstance(owners, LaneOwners):
+            self.owners.append(owners)
+            self._firsts.append(first)
+        else:
+            for k, owner in enumerate(owners):
+                self.owners.append(owner)
+                self._firsts.append(first + k)
+        self._next += len(owners)
+        flat = np.broadcast_to(self._flat(cta, offsets), np.broadcast(cta, offsets).shape)
+        self._count(flat.ravel(), 1)
+        self.owner.reshape(-1)[flat] = first + (0 if owner_of is None else owner_of)
         self.total += len(offsets)
 
     def release(self, cta: np.ndarray, offsets: np.ndarray) -> None:
-        np.subtract.at(self.count, (cta, offsets), 1)
+        flat = np.broadcast_to(self._flat(cta, offsets), np.broadcast(cta, offsets).shape)
+        self._count(flat.ravel(), -1)
         self.total -= len(offsets)
+
+    def owner_number(self, number: int) -> Owner:
+        """The owner given number ``number`` (counted over every owner added, in order)."""
+        k = bisect_right(self._firsts, number) - 1
+        entry = self.owners[k]
+        return entry[number - self._firsts[k]] if isinstance(entry, LaneOwners) else entry
 
     def hit(self, cta: np.ndarray, offsets: np.ndarray, nbytes: int):
         """(access index, byte offset, owner) of the first owned byte accessed, or None."""
         if self.total <= 0:
             return None
         span = offsets[:, None] + np.arange(nbytes)
-        owned = self.count[cta[:, None], span] > 0
+        owned = self.count.reshape(-1)[self._flat(cta[:, None], span)] > 0
         if not owned.any():
             return None
         i, j = np.argwhere(owned)[0]
         offset = int(span[i, j])
-        return int(i), offset, self.owners[int(self.owner[cta[i], offset])]
+        return int(i), offset, self.owner_number(int(self.owner[cta[i], offset]))
 
 
 # --- copies in flight ---------------------------------------------------------------------------
@@ -259,7 +307,7 @@ class AsyncState:
         for bar_off, cta in {(int(b), int(c)) for b, c in zip(flight.bar, flight.cta)
                              if b >= 0}:
             self.barrier(ctx, cta, bar_off)
-        owners = [Owner(flight.op, int(lane), until) for lane in flight.lane.tolist()]
+        owners = LaneOwners(flight.op, flight.lane, until)
         self.landing.add(flight.cta[flight.byte_unit], flight.byte_off, owners,
                          flight.byte_unit)
         self.flights.append(flight)

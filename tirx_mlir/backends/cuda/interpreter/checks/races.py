@@ -43,6 +43,13 @@ STATE_PER_BYTE = 3 * 4 * 4 + 1
 """Bytes of racecheck state per byte of shared memory: three records of four int32, an atomic
 flag (the per-warp and per-CTA clocks come on top, but grow with threads, not memory)."""
 _NONE = np.int32(-1)
+"""No record (as a lane). The records keep ``~lane`` (bitwise not) in their lane field, so a
+zeroed array holds no records: allocating the state writes nothing (its pages stay untouched
+until an access records there)."""
+_ROW = np.dtype((np.void, 16))
+"""A byte's record (four int32) as one item: numpy gathers and scatters rows of a 2-D int32 array
+through its generic fancy-indexing path, ~10x slower than whole 16-byte items of a 1-D array
+(the values are the same bytes either way)."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +68,8 @@ class Hazard:
     count: int  # hazardous bytes in the second access
 
 
-# a byte's records: its last writer and two last readers, each (lane, site, warp clock, lane clock)
+# a byte's records: its last writer and two last readers, each (~lane, site, warp clock, lane
+# clock)
 WRITER, READER1, READER2 = range(3)
 _LANE, _SITE, _WCLOCK, _LCLOCK = range(4)
 
@@ -98,6 +106,7 @@ class SharedRaceCheck:
         self._sites: list[object] = []
         self._site_ids: dict[int, int] = {}
         self._records = np.zeros((3, 0, 4), dtype=np.int32)  # allocated on the first access
+        self._rows = self._records.view(_ROW)[..., 0]  # the records as [3, bytes] items
         self._writer_atomic = np.zeros(0, dtype=bool)
 
     # ---- barriers -------------------------------------------------------------------------
@@ -182,9 +191,9 @@ class SharedRaceCheck:
             first = np.concatenate(([True], step))
             last = np.concatenate((step, [True]))
             u_idx, hi, lo = idx[last], who[last], who[first]
-        reader1, reader2 = self._records[READER1], self._records[READER2]
+        reader1, reader2 = self._rows[READER1], self._rows[READER2]
         single = lo == hi
-        shift = u_idx[single & (reader1[u_idx, _LANE] != hi)]
+        shift = u_idx[single & (self._records[READER1, :, _LANE][u_idx] != ~hi)]
         reader2[shift] = reader1[shift]
         if not single.all():
             many = ~single
@@ -204,17 +213,19 @@ class SharedRaceCheck:
             idx, who = idx[order], who[order]  # as stores and atomics apply them
             last = np.concatenate((idx[1:] != idx[:-1], [True]))
             idx, who = idx[last], who[last]
-        self._records[WRITER][idx] = self._record(who, site_id)
-        self._records[READER1:, idx, _LANE] = _NONE
+        self._rows[WRITER][idx] = self._record(who, site_id)
+        self._records[READER1, :, _LANE][idx] = ~_NONE
+        self._records[READER2, :, _LANE][idx] = ~_NONE
         self._writer_atomic[idx] = atomic
         return hazard
 
     def _record(self, lanes: np.ndarray, site_id: int) -> np.ndarray:
+        """The records of ``lanes`` accessing now at ``site_id``, as `_ROW` items."""
         rec = np.empty((lanes.size, 4), dtype=np.int32)
-        rec[:, _LANE] = lanes
+        rec[:, _LANE] = ~lanes
         rec[:, _SITE] = site_id
-        rec[:, _WCLOCK:] = self._own[lanes]
-        return rec
+        rec[:, _WCLOCK:] = self._own.take(lanes, axis=0)
+        return rec.view(_ROW)[:, 0]
 
     def _same_instruction_waw(self, idx, who, site_id) -> Hazard | None:
         order = np.lexsort((who, idx))
@@ -227,15 +238,16 @@ class SharedRaceCheck:
                             sorted_unique(idx[clash]).size)
 
     def _first_unordered(self, kind, slot, idx, who, site_id, access, skip=None) -> Hazard | None:
-        rec = self._records[slot][idx]
-        prev = rec[:, _LANE].astype(np.int64)  # int64: numpy indexes with int32 ~10x slower
+        rec = self._rows[slot][idx].view(np.int32).reshape(-1, 4)
+        prev = ~rec[:, _LANE].astype(np.int64)  # int64: numpy indexes with int32 ~10x slower
         live = (prev != _NONE) & (prev != who)
         if skip is not None:
             live &= ~skip[idx]
         if not live.any():
             return None
         cand = np.flatnonzero(live)
-        bad = ~self._ordered(prev[cand], rec[cand, _WCLOCK], rec[cand, _LCLOCK], who[cand])
+        bad = ~self._ordered(prev[cand], rec[:, _WCLOCK][cand], rec[:, _LCLOCK][cand],
+                             who[cand])
         if not bad.any():
             return None
         hits = cand[bad]
@@ -277,8 +289,8 @@ class SharedRaceCheck:
     def _ensure_records(self) -> None:
         if self._records.shape[1] == 0:
             size = self.wave.W * self.arena_bytes
-            self._records = np.zeros((3, size, 4), dtype=np.int32)
-            self._records[:, :, _LANE] = _NONE
+            self._records = np.zeros((3, size, 4), dtype=np.int32)  # no records (see _NONE)
+            self._rows = self._records.view(_ROW)[..., 0]
             self._writer_atomic = np.zeros(size, dtype=bool)
 
 
