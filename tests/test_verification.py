@@ -487,7 +487,7 @@ def test_unchanged_cuda_ops_are_not_keyed_again(monkeypatch):
     keyed: list = []
     original = ModuleVerifier._local_key  # noqa: SLF001
     monkeypatch.setattr(ModuleVerifier, "_local_key",
-                        lambda self, op: (keyed.append(op.name), original(self, op))[1])
+                        lambda self, op, plan: (keyed.append(op.name), original(self, op, plan))[1])
     checked = count_calls(monkeypatch, ShflSyncOp, "verify_cuda")
     verifier.verify(module)
     assert sorted(keyed) == ["builtin.module", "tirx.kernel"]  # region ops key their contents
@@ -894,3 +894,74 @@ def test_scf_while_and_condition_are_memoised_and_a_retyped_block_argument_is_se
     after._type = IntegerType(32)  # noqa: SLF001 - no longer the loop's result type
     with pytest.raises(Exception, match="Block arguments with wrong type"):  # xDSL's words
         verifier.verify(module)
+
+
+# --- what xDSL's arith ops read: constants share their checks ---------------------------------
+
+CONSTANTS = f"""
+tirx.kernel @k() -> () grid [1] threads [1] {T} {{
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %x = arith.addi %c0, %c4 : index
+  %y = arith.addi %c4, %c5 : index
+  %z = arith.addi %c5, %c5 : index
+  %f = arith.constant 2.0 : f32
+  %g = arith.constant 3.0 : f32
+  tirx.return
+}}
+"""
+
+
+def checked_names(monkeypatch) -> list:
+    """The names of the ops whose checks the verifier runs from now on (`_check`)."""
+    names: list = []
+    original = ModuleVerifier._check  # noqa: SLF001
+    monkeypatch.setattr(ModuleVerifier, "_check", lambda self, op, *args, **kw: (
+        names.append(op.name), original(self, op, *args, **kw))[1])
+    return names
+
+
+def test_constants_of_one_type_and_arith_on_other_constants_share_one_check(monkeypatch):
+    names = checked_names(monkeypatch)
+    ModuleVerifier().verify(parse_module(CONSTANTS))
+    # one check per (value class, type): index and f32; one arith.addi (the values and which
+    # operands are one value are not read by xDSL's arith verifiers)
+    assert sorted(n for n in names if n.startswith("arith.")) == \
+        ["arith.addi", "arith.constant", "arith.constant"]
+
+
+def test_a_constant_whose_value_type_is_not_its_result_type_is_caught():
+    module, verifier = known_good(CONSTANTS)
+    c4 = [c for c in ops_of(module, arith.ConstantOp) if c.value.value.data == 4][0]
+    c4.properties["value"] = IntegerAttr(4, i64)  # the result stays index
+    assert_caught(verifier, module)
+
+
+def test_a_float_constant_given_an_integer_value_is_caught():
+    module, verifier = known_good(CONSTANTS)
+    f = [c for c in ops_of(module, arith.ConstantOp) if c.result.type != IndexType()][0]
+    f.properties["value"] = IntegerAttr(2, IntegerType(32))  # the result stays f32
+    assert_caught(verifier, module)
+
+
+def test_an_arith_op_given_an_operand_of_another_type_is_caught():
+    module, verifier = known_good(CONSTANTS)
+    add = next(op for op in module.walk() if op.name == "arith.addi")
+    f = [c for c in ops_of(module, arith.ConstantOp) if c.result.type != IndexType()][0]
+    add.operands = [add.operands[0], f.result]
+    assert_caught(verifier, module)
+
+
+def test_a_report_reaching_most_ops_is_verified_in_full(monkeypatch):
+    def edit(module, log):
+        for op in module.walk():
+            if op.name in ("arith.addi", "arith.muli", "arith.constant"):
+                log.changed(op)
+
+    module, verifier = after_pass(LOOPS, edit)
+    assert verifier._pending_path(module) is None  # noqa: SLF001 - full: costs no more
+    verifier.check(module)
+    module, verifier = after_pass(LOOPS, edit, audit=True)
+    assert verifier._pending_path(module) is not None  # noqa: SLF001 - audited: the report used
+    verifier.check(module)

@@ -7,7 +7,10 @@ keeps that default and makes it cheap: an op class that states what its verifier
 * ``VERIFY_READS = "local"``: its own operand and result types, properties, attributes and their
   counts (as `irdl`'s generic checks do), the value of each operand an ``arith.constant``
   defines (a slice's constant guard is checked against its maximum), and which of its operands
-  are one value (a tile op's workspace must not be one of its other operands);
+  are one value (a tile op's workspace must not be one of its other operands); xDSL's arith,
+  math, scf.yield and scf.condition read neither of the last two, and arith.constant reads its
+  ``value`` only as the attribute's class and type (`TYPED_VALUE_PROPS`), so their keys leave
+  out what they do not read (the constants of one type share one check);
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
   buffer operand, the type of the allocation the view reads and those of its attributes the
   class names in ``VERIFY_ALLOC_ATTRS`` (all of them when it names none: the nki ops name none
@@ -120,6 +123,20 @@ scf.if check their bounds and operands against their block's arguments and ``yie
 its operand and result types against its blocks' argument types; builtin.module's traits check
 its body."""
 
+TYPED_VALUE_PROPS = {"arith.constant": "value"}
+"""Properties whose constraint reads only the attribute's class and its type parameter:
+arith.constant's ``value`` (an IntegerAttr, FloatAttr, DenseIntOrFPElementsAttr or
+DenseResourceAttr whose type is the result's; the number itself is checked when the attribute
+is built). Its key holds that pair, so the constants of one type share one check."""
+
+
+def _reads_no_values(name: str) -> bool:
+    """Whether xDSL's verifier of op ``name`` reads no operand's constant value nor which
+    operands are one value: the arith and math ops (types only) and the "local" scf ops (their
+    traits)."""
+    return name.split(".", 1)[0] in LOCAL_DIALECTS or STATED_READS.get(name) == "local"
+
+
 _SITE_TRAITS = {HasParent.verify: "parent", IsTerminator.verify: "last",
                 SymbolOpInterface.verify: "", OptionalSymbolOpInterface.verify: "",
                 SameOperandsAndResultType.verify: ""}
@@ -145,6 +162,21 @@ class UnreportedChange(VerifyException):
     """A pass that states ``REPORTS_CHANGES`` changed an op without reporting it."""
 
 
+_TYPED_CLASSES: tuple = ()
+
+
+def _typed_value_classes() -> tuple:
+    """The attribute classes a `TYPED_VALUE_PROPS` property is keyed by class and type for:
+    those arith.constant's constraint accepts, each reading only its ``type`` parameter."""
+    global _TYPED_CLASSES
+    if not _TYPED_CLASSES:
+        from xdsl.dialects.builtin import (DenseIntOrFPElementsAttr, DenseResourceAttr, FloatAttr,
+                                           IntegerAttr)
+
+        _TYPED_CLASSES = (IntegerAttr, FloatAttr, DenseIntOrFPElementsAttr, DenseResourceAttr)
+    return _TYPED_CLASSES
+
+
 def _view_op_classes() -> tuple:
     from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS
 
@@ -155,12 +187,18 @@ class _Plan:
     """What the key of an op class holds: ``reads``, the site facts its traits check and the
     attributes of an allocation a "views" verifier reads (None: all)."""
 
-    __slots__ = ("reads", "parent", "last", "alloc_attrs")
+    __slots__ = ("reads", "parent", "last", "alloc_attrs", "operand_values", "typed_value")
 
     def __init__(self, reads: str, parent: bool, last: bool,
-                 alloc_attrs: tuple[str, ...] | None):
+                 alloc_attrs: tuple[str, ...] | None, operand_values: bool = True,
+                 typed_value: str | None = None):
         self.reads, self.parent, self.last = reads, parent, last
         self.alloc_attrs = alloc_attrs
+        self.operand_values = operand_values
+        """Whether the check reads the constant values of its operands and which operands are
+        one value (not xDSL's arith, math, scf.yield and scf.condition: `_READS_NO_VALUES`)."""
+        self.typed_value = typed_value
+        """The property the check reads only as its class and type (`TYPED_VALUE_PROPS`)."""
 
 
 def _trait_is_local(trait: OpTrait) -> bool:
@@ -207,7 +245,10 @@ def _plan_of(op: Operation) -> "_Plan | None":
                 break
         else:
             plan = _Plan(reads, "parent" in sites, "last" in sites,
-                         getattr(cls, "VERIFY_ALLOC_ATTRS", None))
+                         getattr(cls, "VERIFY_ALLOC_ATTRS", None),
+                         operand_values=getattr(cls, "VERIFY_READS", None) is not None
+                         or not _reads_no_values(op.name),
+                         typed_value=TYPED_VALUE_PROPS.get(op.name))
     _plans[cls] = plan
     return plan
 
@@ -310,6 +351,8 @@ class ModuleVerifier:
         (no plan, no fingerprint): always on the path."""
         self._always_now: set[int] = set()
         self._verified_once = False
+        self._ops_verified = 0
+        """How many ops with a fingerprint the last full verification found (`_path_of`)."""
         self._multi_block = False
         """Whether the last verification met a region of several blocks (the next one is
         full: xDSL erases an unreachable block without telling a listener)."""
@@ -397,6 +440,7 @@ class ModuleVerifier:
         blocks: set[Block] = set(log.blocks)
         path: set[int] = set(self._always)
         seen: set[int] = set()
+        most = None if self.audit else self._ops_verified // 2
         self._pending_affected = seen
         for op in log.own:  # verified itself (entered: its contents keep their tokens)
             if op.parent is not None:
@@ -410,6 +454,8 @@ class ModuleVerifier:
             if id(op) in seen:
                 continue
             seen.add(id(op))
+            if most is not None and len(seen) > most:
+                return None  # the report reaches most ops: a full verification costs less
             block = op.parent
             if block is None:  # detached: what it left is in ``log.blocks``
                 continue
@@ -500,6 +546,8 @@ class ModuleVerifier:
             self._path, self._visited = None, []
         self._regions, self._regions_now = self._regions_now, {}
         self._ops, self._ops_now = self._ops_now, {}
+        if path is None:
+            self._ops_verified = len(self._ops)
         self._tokens, self._tokens_now = self._tokens_now, {}
         self._always, self._always_now = self._always_now, set()
         live = set(self._regions.values())
@@ -564,7 +612,7 @@ class ModuleVerifier:
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
         try:
-            local = self._local_key(op)
+            local = self._local_key(op, plan)
             key = local + (self._views_key(op, plan) if plan.reads == "views" else
                            self._context(op) if plan.reads == "kernel" else ()) + \
                 _site(op, plan)
@@ -603,7 +651,8 @@ class ModuleVerifier:
         views (`_views_key`, shared by the ops reading a view; None when one does not resolve).
         Building it costs no hashing and no `_serial` look-ups, so an op that a pass left
         as it was is recognised for a fraction of the cost of its key."""
-        operands, results, constant = op._operands, op.results, self._constant_class  # noqa: SLF001
+        operands, results = op._operands, op.results  # noqa: SLF001
+        constant = self._constant_class if plan.operand_values else None
         parts: list = [operands, results, op.parent, op._successors]  # noqa: SLF001
         for value in operands:
             parts.append(value._type)  # noqa: SLF001
@@ -626,11 +675,13 @@ class ModuleVerifier:
                 return None
         return parts
 
-    def _local_key(self, op: Operation) -> tuple:
+    def _local_key(self, op: Operation, plan: _Plan) -> tuple:
         """What a "local" verifier of ``op`` reads, each attribute by its `_serial`: its class,
         each operand's and result's type, the properties and attributes (what xDSL's generic
-        checks read: the first `_generic_length` items), then the value an ``arith.constant``
-        gives an operand and which operands are one value (`_aliases`)."""
+        checks read: the first `_generic_length` items; the property ``plan.typed_value`` as
+        its class and its type's serial), then, when the plan says its check reads them
+        (``operand_values``), the value an ``arith.constant`` gives an operand and which
+        operands are one value (`_aliases`)."""
         known, serial, constant = self._serial_of_id.get, self._serial, self._constant_class
         operands, results = op._operands, op.results  # noqa: SLF001
         props, attrs = op.properties, op.attributes
@@ -642,10 +693,17 @@ class ModuleVerifier:
         for value in results:
             t = value._type  # noqa: SLF001
             append(known(id(t)) or serial(t))
+        typed = plan.typed_value
         for name, a in props.items():
-            key += (name, known(id(a)) or serial(a))
+            if name == typed and type(a) in _typed_value_classes():
+                t = a.type  # type: ignore[attr-defined]
+                key += (name, (type(a), known(id(t)) or serial(t)))
+            else:
+                key += (name, known(id(a)) or serial(a))
         for name, a in attrs.items():
             key += (name, known(id(a)) or serial(a))
+        if not plan.operand_values:
+            return tuple(key)
         for value in operands:
             owner = value.owner
             if type(owner) is constant:
@@ -816,7 +874,7 @@ class ModuleVerifier:
         _check_terminator(op)
         start = len(self._visited)
         contents = self._contents(op)
-        local = self._local_key(op)
+        local = self._local_key(op, plan)
         key = (local, _site(op, plan), contents)
         serial = self._regions.get(key)
         if serial is None:
@@ -825,7 +883,7 @@ class ModuleVerifier:
             if self._auditing and id(op) not in self._always:
                 self._unreported.append(op)
             serial = self._new_serial()
-            free = self._free_after_report(op, start)
+            free = self._free_after_report(op, start, contents)
             if free is None:
                 free = self._free_values(op, contents)
             self._free[serial] = free
@@ -840,7 +898,8 @@ class ModuleVerifier:
         self._tokens_now[id(op)] = (op, token)
         return token
 
-    def _free_after_report(self, op: Operation, start: int) -> frozenset[int] | None:
+    def _free_after_report(self, op: Operation, start: int,
+                           contents: tuple) -> frozenset[int] | None:
         """After a report (`_path`): the values ``op``'s regions used from outside at the last
         verification, with the operands of the ops visited in it now (``_visited[start:]``)
         that are defined outside. The others the report does not reach, so their operands and
@@ -853,8 +912,9 @@ class ModuleVerifier:
         if last is None or last[0] is not op:
             return None
         free = self._free.get(last[1][1])
-        if free is None:
-            return None
+        if free is None or len(self._visited) - start > sum(
+                len(tokens) for blocks in contents for _, _, tokens in blocks):
+            return None  # more visited than its children: `_free_values` costs less
         more: list[int] = []
         for child in self._visited[start:]:
             for value in child._operands:  # noqa: SLF001
