@@ -965,3 +965,39 @@ def test_a_report_reaching_most_ops_is_verified_in_full(monkeypatch):
     module, verifier = after_pass(LOOPS, edit, audit=True)
     assert verifier._pending_path(module) is not None  # noqa: SLF001 - audited: the report used
     verifier.check(module)
+
+
+def keyed_names(monkeypatch) -> list:
+    """The names of the ops whose key the verifier builds from now on (`_local_key`)."""
+    names: list = []
+    original = ModuleVerifier._local_key  # noqa: SLF001
+    monkeypatch.setattr(ModuleVerifier, "_local_key", lambda self, op, plan: (
+        names.append(op.name), original(self, op, plan))[1])
+    return names
+
+
+def test_an_op_given_another_value_of_the_same_type_or_moved_is_not_keyed_again(monkeypatch):
+    module, verifier = known_good(LOOPS)
+    add = next(op for op in module.walk() if op.name == "arith.addi")
+    mul = next(op for op in module.walk() if op.name == "arith.muli")
+    c4 = [c for c in ops_of(module, arith.ConstantOp) if c.value.value.data == 4][0]
+    add.operands = [add.operands[0], c4.result]  # redirected, as canonicalize and cse do
+    mul.detach()
+    add.parent.insert_op_after(mul, add)  # moved into the other loop, as a hoist does
+    mul.operands = [add.operands[0], mul.operands[1]]
+    names = keyed_names(monkeypatch)
+    verifier.verify(module)
+    assert "arith.addi" not in names and "arith.muli" not in names
+    assert sorted(set(names)) == ["builtin.module", "scf.for", "tirx.kernel"]
+    mul.operands = [add.result, add.result]  # a dominance matter, not the verifier's
+    verifier.verify(module)
+
+
+def test_an_op_given_an_operand_of_another_type_is_keyed_and_caught(monkeypatch):
+    module, verifier = known_good(CONSTANTS)
+    add = next(op for op in module.walk() if op.name == "arith.addi")
+    f = [c for c in ops_of(module, arith.ConstantOp) if c.result.type != IndexType()][0]
+    names = keyed_names(monkeypatch)
+    add.operands = [f.result, f.result]
+    assert_caught(verifier, module)
+    assert "arith.addi" in names

@@ -630,6 +630,29 @@ class ModuleVerifier:
             self._ops_now[id(op)] = (op, fingerprint, token, plan)
         return token
 
+    def _same_key(self, op: Operation, last: tuple, fingerprint: list) -> bool:
+        """Whether ``op``, whose fingerprint ``last`` (its `_ops` entry) is not ``fingerprint``,
+        has the key it had: all but its operands (``fingerprint[0]``) and its block
+        (``fingerprint[2]``: the key reads where an op sits only through its site and kernel
+        context, which the fingerprint holds apart) are equal, so are their count and, when
+        its check reads them (``operand_values``), which of them are one value (`_aliases`);
+        none is erased. Not while auditing (the audit's full verification reports such an op
+        as changed without a report)."""
+        old = last[1]
+        operands = op._operands  # noqa: SLF001
+        if self._auditing or len(old[0]) != len(operands) or old[1] is not fingerprint[1] or \
+                old[3:] != fingerprint[3:]:
+            return False
+        for operand in operands:
+            if isinstance(operand, ErasedSSAValue):
+                return False  # `_visit` raises xDSL's error
+        if last[3].operand_values and len(operands) > 1 and \
+                _aliases(old[0]) != _aliases(operands):
+            return False
+        if self._path is not None:
+            self._visited.append(op)  # its operands may now be free values (`_free_after_report`)
+        return True
+
     def _mark_always(self, op: Operation) -> None:
         """``op`` is verified in full at every visit: the region ops holding it are always on
         the path. The walk up stops at an op marked in this verification, not at one only
@@ -971,7 +994,10 @@ class ModuleVerifier:
 
     def _visit_block(self, block: Block) -> tuple:
         """The tokens of the ops of ``block``, verified; an op whose `_fingerprint` is the one
-        the last verification found valid has its token again (the fast path, inline)."""
+        the last verification found valid has its token again (the fast path, inline), and one
+        whose fingerprint differs only in which values its operands are (`_same_key`: a use
+        redirected by canonicalize, cse, a pass replacing a value) has its key's serial again
+        without the key being built."""
         tokens: list = []
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
@@ -992,6 +1018,13 @@ class ModuleVerifier:
                 held(op)
                 now[id(op)] = last
                 append(last[2])
+            elif now_fp is not None and self._same_key(op, last, now_fp):
+                if op is last_op:
+                    _check_terminator(op)
+                token = (id(op), last[2][1], *map(id, op._operands))  # noqa: SLF001
+                held(op)
+                now[id(op)] = (op, now_fp, token, last[3])
+                append(token)
             else:
                 append(self._visit(op, now_fp))
             op = op._next_op  # noqa: SLF001
