@@ -608,14 +608,19 @@ class ModuleVerifier:
         elif self._auditing and id(op) not in self._always:
             self._unreported.append(op)  # its fingerprint is not the one found valid
         for operand in op._operands:  # noqa: SLF001
-            if isinstance(operand, ErasedSSAValue):
+            if type(operand) is ErasedSSAValue:  # no subclasses; `isinstance` asks the ABC
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
         try:
             local = self._local_key(op, plan)
-            key = local + (self._views_key(op, plan) if plan.reads == "views" else
-                           self._context(op) if plan.reads == "kernel" else ()) + \
-                _site(op, plan)
+            reads = plan.reads
+            if reads == "local":
+                key = local + _site(op, plan)
+            elif fingerprint is not None:  # its last part: the views or the kernel context
+                key = local + fingerprint[-1] + _site(op, plan)
+            else:
+                key = local + (self._views_key(op, plan) if reads == "views" else
+                               self._context(op)) + _site(op, plan)
         except Exception:  # noqa: BLE001 - e.g. a view that does not resolve: check in full
             self._mark_always(op)
             op.verify(verify_nested_ops=False)
@@ -644,7 +649,7 @@ class ModuleVerifier:
                 old[3:] != fingerprint[3:]:
             return False
         for operand in operands:
-            if isinstance(operand, ErasedSSAValue):
+            if type(operand) is ErasedSSAValue:
                 return False  # `_visit` raises xDSL's error
         if last[3].operand_values and len(operands) > 1 and \
                 _aliases(old[0]) != _aliases(operands):
