@@ -42,7 +42,10 @@ the same key. Every attribute a serial was given for is kept, so its id is not r
 verifier lives. Building a key costs its look-ups, so an op with a key (not a region op) the last
 verification found valid is first compared with what it was then (`_fingerprint`: the objects
 its key reads, compared by identity, then by value): when nothing changed its token is reused
-and its key is not built, so an unchanged op costs one list built and compared. A region op's
+and its key is not built, so an unchanged op costs one list built and compared; one whose
+fingerprint differs only in which values its operands are or in its block (a use redirected by
+canonicalize or cse, an op hoisted) keeps its key's serial when the key does not read them
+(`ModuleVerifier._same_key`). A region op's
 key holds, for each op nested in its blocks, the op's id, its key's serial and its operands'
 ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
@@ -80,8 +83,9 @@ visited,
 and in a block on the path an op the report does not reach keeps its token without its
 fingerprint being built (ops whose verification reads where they end their block, terminators,
 are compared as before). The verification is full after a pass that does not report, when the
-current ``with Target`` changed, and when the IR has a region of several blocks (xDSL erases an
-unreachable block without telling a listener). Whether a report is whole is not decided by the
+current ``with Target`` changed, when the IR has a region of several blocks (xDSL erases an
+unreachable block without telling a listener) and, outside the audit, when the report reaches
+more than half the ops the last full verification met (a full one then costs no more). Whether a report is whole is not decided by the
 verifier at run time (finding an unreported change costs the walk it saves): with
 ``TIRX_VERIFY_AUDIT=1`` (`AUDIT_ENV`; the test suite sets it) each verification from a report is
 followed by a full one, and an op the report let it skip that is not what the last verification
