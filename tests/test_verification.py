@@ -424,22 +424,49 @@ tirx.kernel @l(%A: !tirx.buffer<64xf32, global>) grid [1] threads [32] target "c
 
 def test_cached_cuda_accesses_see_their_index_and_buffer_change(monkeypatch):
     """cuda.load / cuda.store state they read their types, hints, a constant index and the
-    launch ("kernel"): checked once while unchanged, again when the index or buffer changes."""
+    launch ("kernel"): checked once while unchanged; given another constant index, only the
+    rules reading it run again (``VERIFY_CONSTANT_RULES``), and they catch a bad one."""
     from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp
 
     module, verifier = known_good(CUDA_ACCESS)
     load = ops_of(module, LoadOp)[0]
     assert reads_of(load) == "kernel"
     calls = count_calls(monkeypatch, LoadOp, "verify_cuda")
+    index_rules = count_calls(monkeypatch, LoadOp, "verify_constant_index")
     verifier.verify(module)
-    assert calls == []
+    assert calls == [] and index_rules == []
     c62 = [op for op in ops_of(module, arith.ConstantOp) if op.value.value.data == 62][0]
     load.operands = [load.operands[0], c62.result]        # elements [62, 64): still in bounds
     verifier.verify(module)
-    assert calls == [load]
+    assert calls == [] and index_rules == [load]
     c62.value = IntegerAttr(63, IndexType())              # now odd: a misaligned vector
     c62.properties["value"] = c62.value
     assert_caught(verifier, module, "not a multiple of the 2 lanes")
+
+
+def test_a_cached_access_given_a_constant_index_out_of_bounds_is_caught():
+    from tirx_mlir.backends.cuda.dialects.cuda.loads import StoreOp
+
+    module, verifier = known_good(CUDA_ACCESS)
+    store = ops_of(module, StoreOp)[0]
+    c64 = arith.ConstantOp(IntegerAttr(64, IndexType()))
+    store.parent.insert_op_before(c64, store)
+    store.operands = [store.operands[0], c64.result, store.operands[2]]  # [64, 66) of 64
+    assert_caught(verifier, module, "outside the buffer's 64 elements")
+
+
+def test_accesses_of_one_type_at_other_constant_indices_share_one_check(monkeypatch):
+    from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp
+
+    text = CUDA_ACCESS.replace("  tirx.return", "\n".join(
+        f"  %c{i} = arith.constant {i} : index\n"
+        f"  %y{i} = cuda.load %A, %c{i} : !tirx.buffer<64xf32, global>, index -> vector<2xf32>"
+        for i in (2, 4, 6)) + "\n  tirx.return")
+    module = parse_module(text)
+    calls = count_calls(monkeypatch, LoadOp, "verify_cuda")
+    index_rules = count_calls(monkeypatch, LoadOp, "verify_constant_index")
+    ModuleVerifier().verify(module)
+    assert len(calls) == 1 and len(index_rules) == 3
 
 
 # --- cuda, ptx and math ops: keyed as "kernel" / "local", recognised by their fingerprint -------

@@ -10,7 +10,11 @@ keeps that default and makes it cheap: an op class that states what its verifier
   are one value (a tile op's workspace must not be one of its other operands); xDSL's arith,
   math, scf.yield and scf.condition read neither of the last two, and arith.constant reads its
   ``value`` only as the attribute's class and type (`TYPED_VALUE_PROPS`), so their keys leave
-  out what they do not read (the constants of one type share one check);
+  out what they do not read (the constants of one type share one check); a class naming in
+  ``VERIFY_CONSTANT_RULES`` the method that holds every rule of its reading a constant operand
+  (cuda.load and cuda.store: a constant index's alignment and bounds) is keyed without the
+  constants, and that method alone runs for an op whose key is found (accesses of one type at
+  other constant indices share the rest of the check);
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
   buffer operand, the type of the allocation the view reads and those of its attributes the
   class names in ``VERIFY_ALLOC_ATTRS`` (all of them when it names none: the nki ops name none
@@ -191,11 +195,12 @@ class _Plan:
     """What the key of an op class holds: ``reads``, the site facts its traits check and the
     attributes of an allocation a "views" verifier reads (None: all)."""
 
-    __slots__ = ("reads", "parent", "last", "alloc_attrs", "operand_values", "typed_value")
+    __slots__ = ("reads", "parent", "last", "alloc_attrs", "operand_values", "typed_value",
+                 "constant_rules")
 
     def __init__(self, reads: str, parent: bool, last: bool,
                  alloc_attrs: tuple[str, ...] | None, operand_values: bool = True,
-                 typed_value: str | None = None):
+                 typed_value: str | None = None, constant_rules: str | None = None):
         self.reads, self.parent, self.last = reads, parent, last
         self.alloc_attrs = alloc_attrs
         self.operand_values = operand_values
@@ -203,6 +208,10 @@ class _Plan:
         one value (not xDSL's arith, math, scf.yield and scf.condition: `_READS_NO_VALUES`)."""
         self.typed_value = typed_value
         """The property the check reads only as its class and type (`TYPED_VALUE_PROPS`)."""
+        self.constant_rules = constant_rules
+        """The method holding every rule of the class that reads its operands' constant values
+        (``VERIFY_CONSTANT_RULES``): the key leaves the constants out and the method runs for
+        each op whose key is built and found."""
 
 
 def _trait_is_local(trait: OpTrait) -> bool:
@@ -252,7 +261,8 @@ def _plan_of(op: Operation) -> "_Plan | None":
                          getattr(cls, "VERIFY_ALLOC_ATTRS", None),
                          operand_values=getattr(cls, "VERIFY_READS", None) is not None
                          or not _reads_no_values(op.name),
-                         typed_value=TYPED_VALUE_PROPS.get(op.name))
+                         typed_value=TYPED_VALUE_PROPS.get(op.name),
+                         constant_rules=getattr(cls, "VERIFY_CONSTANT_RULES", None))
     _plans[cls] = plan
     return plan
 
@@ -634,6 +644,8 @@ class ModuleVerifier:
         if serial is None:
             self._check(op, local, ())
             serial = verified[key] = self._new_serial()
+        elif plan.constant_rules is not None:  # found without its constants: their rules
+            getattr(op, plan.constant_rules)()
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
         if fingerprint is not None:
             self._ops_now[id(op)] = (op, fingerprint, token, plan)
@@ -712,8 +724,9 @@ class ModuleVerifier:
         each operand's and result's type, the properties and attributes (what xDSL's generic
         checks read: the first `_generic_length` items; the property ``plan.typed_value`` as
         its class and its type's serial), then, when the plan says its check reads them
-        (``operand_values``), the value an ``arith.constant`` gives an operand and which
-        operands are one value (`_aliases`)."""
+        (``operand_values``), the value an ``arith.constant`` gives an operand (not when a
+        method holds the rules reading them: ``constant_rules``) and which operands are one
+        value (`_aliases`)."""
         known, serial, constant = self._serial_of_id.get, self._serial, self._constant_class
         operands, results = op._operands, op.results  # noqa: SLF001
         props, attrs = op.properties, op.attributes
@@ -736,13 +749,14 @@ class ModuleVerifier:
             key += (name, known(id(a)) or serial(a))
         if not plan.operand_values:
             return tuple(key)
-        for value in operands:
-            owner = value.owner
-            if type(owner) is constant:
-                c = owner.properties["value"]
-                append(known(id(c)) or serial(c))
-            else:
-                append(None)
+        if plan.constant_rules is None:
+            for value in operands:
+                owner = value.owner
+                if type(owner) is constant:
+                    c = owner.properties["value"]
+                    append(known(id(c)) or serial(c))
+                else:
+                    append(None)
         if len(operands) > 1:
             key += _aliases(operands)
         return tuple(key)
