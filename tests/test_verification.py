@@ -980,19 +980,6 @@ def test_an_arith_op_given_an_operand_of_another_type_is_caught():
     assert_caught(verifier, module)
 
 
-def test_a_report_reaching_most_ops_is_verified_in_full(monkeypatch):
-    def edit(module, log):
-        for op in module.walk():
-            if op.name in ("arith.addi", "arith.muli", "arith.constant"):
-                log.changed(op)
-
-    module, verifier = after_pass(LOOPS, edit)
-    assert verifier._pending_path(module) is None  # noqa: SLF001 - full: costs no more
-    verifier.check(module)
-    module, verifier = after_pass(LOOPS, edit, audit=True)
-    assert verifier._pending_path(module) is not None  # noqa: SLF001 - audited: the report used
-    verifier.check(module)
-
 
 def keyed_names(monkeypatch) -> list:
     """The names of the ops whose key the verifier builds from now on (`_local_key`)."""

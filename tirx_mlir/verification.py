@@ -87,9 +87,8 @@ visited,
 and in a block on the path an op the report does not reach keeps its token without its
 fingerprint being built (ops whose verification reads where they end their block, terminators,
 are compared as before). The verification is full after a pass that does not report, when the
-current ``with Target`` changed, when the IR has a region of several blocks (xDSL erases an
-unreachable block without telling a listener) and, outside the audit, when the report reaches
-more than half the ops the last full verification met (a full one then costs no more). Whether a report is whole is not decided by the
+current ``with Target`` changed, and when the IR has a region of several blocks (xDSL erases an
+unreachable block without telling a listener). Whether a report is whole is not decided by the
 verifier at run time (finding an unreported change costs the walk it saves): with
 ``TIRX_VERIFY_AUDIT=1`` (`AUDIT_ENV`; the test suite sets it) each verification from a report is
 followed by a full one, and an op the report let it skip that is not what the last verification
@@ -365,8 +364,6 @@ class ModuleVerifier:
         (no plan, no fingerprint): always on the path."""
         self._always_now: set[int] = set()
         self._verified_once = False
-        self._ops_verified = 0
-        """How many ops with a fingerprint the last full verification found (`_path_of`)."""
         self._multi_block = False
         """Whether the last verification met a region of several blocks (the next one is
         full: xDSL erases an unreachable block without telling a listener)."""
@@ -454,7 +451,6 @@ class ModuleVerifier:
         blocks: set[Block] = set(log.blocks)
         path: set[int] = set(self._always)
         seen: set[int] = set()
-        most = None if self.audit else self._ops_verified // 2
         self._pending_affected = seen
         for op in log.own:  # verified itself (entered: its contents keep their tokens)
             if op.parent is not None:
@@ -468,8 +464,6 @@ class ModuleVerifier:
             if id(op) in seen:
                 continue
             seen.add(id(op))
-            if most is not None and len(seen) > most:
-                return None  # the report reaches most ops: a full verification costs less
             block = op.parent
             if block is None:  # detached: what it left is in ``log.blocks``
                 continue
@@ -560,8 +554,6 @@ class ModuleVerifier:
             self._path, self._visited = None, []
         self._regions, self._regions_now = self._regions_now, {}
         self._ops, self._ops_now = self._ops_now, {}
-        if path is None:
-            self._ops_verified = len(self._ops)
         self._tokens, self._tokens_now = self._tokens_now, {}
         self._always, self._always_now = self._always_now, set()
         live = set(self._regions.values())

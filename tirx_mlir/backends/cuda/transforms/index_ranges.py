@@ -39,9 +39,8 @@ REPORTS_CUDA_INDEX_CHANGES = False
 ``cuda-hoist-invariants``) state ``REPORTS_CHANGES``. Each reports every change it makes
 (`tirx_mlir.changes`; tests/backends/cuda/transforms/test_change_reports.py audits them on
 the examples), but their reports reach much of a kernel (gemm_sm80: cuda-narrow-index
-every one of its ~1,800 ops, so the verifier falls back to a full verification;
-cuda-peel-constants ~800 of ~2,300, cuda-hoist-invariants ~540 of ~1,400, most of the rest
-new ops), so a verification from them costs what a full one does: stated or not, the
+every one of its ~1,800 ops, cuda-peel-constants ~800 of ~2,300, cuda-hoist-invariants ~540
+of ~1,400, most of the rest new ops), so a verification from them costs what a full one does: stated or not, the
 pipeline's verification measured the same within the noise (2026-12-04, bench/README.md "Verification after every
 pass, sixth round"). Set True when a report of theirs reaches few ops."""
 
