@@ -921,7 +921,7 @@ class ModuleVerifier:
             if self._auditing and id(op) not in self._always:
                 self._unreported.append(op)
             serial = self._new_serial()
-            free = self._free_after_report(op, start, contents)
+            free = self._free_after_report(op, start)
             if free is None:
                 free = self._free_values(op, contents)
             self._free[serial] = free
@@ -936,8 +936,7 @@ class ModuleVerifier:
         self._tokens_now[id(op)] = (op, token)
         return token
 
-    def _free_after_report(self, op: Operation, start: int,
-                           contents: tuple) -> frozenset[int] | None:
+    def _free_after_report(self, op: Operation, start: int) -> frozenset[int] | None:
         """After a report (`_path`): the values ``op``'s regions used from outside at the last
         verification, with the operands of the ops visited in it now (``_visited[start:]``)
         that are defined outside. The others the report does not reach, so their operands and
@@ -950,9 +949,8 @@ class ModuleVerifier:
         if last is None or last[0] is not op:
             return None
         free = self._free.get(last[1][1])
-        if free is None or len(self._visited) - start > sum(
-                len(tokens) for blocks in contents for _, _, tokens in blocks):
-            return None  # more visited than its children: `_free_values` costs less
+        if free is None:
+            return None
         more: list[int] = []
         for child in self._visited[start:]:
             for value in child._operands:  # noqa: SLF001
