@@ -40,10 +40,10 @@ REPORTS_CUDA_INDEX_CHANGES = False
 (`tirx_mlir.changes`; tests/backends/cuda/transforms/test_change_reports.py audits them on
 the examples), but their reports reach much of a kernel (gemm_sm80: cuda-narrow-index
 every one of its ~1,800 ops, cuda-peel-constants ~800 of ~2,300, cuda-hoist-invariants ~540
-of ~1,400, most of the rest new ops), so a verification from them costs more than a full one
-(the pipeline's verification, CPU, median of 5: gemm_sm80 215 ms stated, 176 ms not;
-matmul_bias_relu 229 / 212; softmax 52 / 44; bench/README.md, "Verification after every
-pass, sixth round"). Set True when a report of theirs reaches few ops."""
+of ~1,400, most of the rest new ops), so a verification from them costs no less than a full
+one (the pipeline's verification, CPU, median of 5: gemm_sm80 163 ms stated, 153 ms not;
+matmul_bias_relu 197 / 173; softmax 39 / 52, within its noise; bench/README.md, "Verification
+after every pass, sixth round"). Set True when a report of theirs reaches few ops."""
 
 
 @dataclass(frozen=True)
