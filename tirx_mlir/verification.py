@@ -204,7 +204,7 @@ class _Plan:
         self.alloc_attrs = alloc_attrs
         self.operand_values = operand_values
         """Whether the check reads the constant values of its operands and which operands are
-        one value (not xDSL's arith, math, scf.yield and scf.condition: `_READS_NO_VALUES`)."""
+        one value (not xDSL's arith, math, scf.yield and scf.condition: `_reads_no_values`)."""
         self.typed_value = typed_value
         """The property the check reads only as its class and type (`TYPED_VALUE_PROPS`)."""
         self.constant_rules = constant_rules
