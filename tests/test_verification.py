@@ -424,22 +424,49 @@ tirx.kernel @l(%A: !tirx.buffer<64xf32, global>) grid [1] threads [32] target "c
 
 def test_cached_cuda_accesses_see_their_index_and_buffer_change(monkeypatch):
     """cuda.load / cuda.store state they read their types, hints, a constant index and the
-    launch ("kernel"): checked once while unchanged, again when the index or buffer changes."""
+    launch ("kernel"): checked once while unchanged; given another constant index, only the
+    rules reading it run again (``VERIFY_CONSTANT_RULES``), and they catch a bad one."""
     from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp
 
     module, verifier = known_good(CUDA_ACCESS)
     load = ops_of(module, LoadOp)[0]
     assert reads_of(load) == "kernel"
     calls = count_calls(monkeypatch, LoadOp, "verify_cuda")
+    index_rules = count_calls(monkeypatch, LoadOp, "verify_constant_index")
     verifier.verify(module)
-    assert calls == []
+    assert calls == [] and index_rules == []
     c62 = [op for op in ops_of(module, arith.ConstantOp) if op.value.value.data == 62][0]
     load.operands = [load.operands[0], c62.result]        # elements [62, 64): still in bounds
     verifier.verify(module)
-    assert calls == [load]
+    assert calls == [] and index_rules == [load]
     c62.value = IntegerAttr(63, IndexType())              # now odd: a misaligned vector
     c62.properties["value"] = c62.value
     assert_caught(verifier, module, "not a multiple of the 2 lanes")
+
+
+def test_a_cached_access_given_a_constant_index_out_of_bounds_is_caught():
+    from tirx_mlir.backends.cuda.dialects.cuda.loads import StoreOp
+
+    module, verifier = known_good(CUDA_ACCESS)
+    store = ops_of(module, StoreOp)[0]
+    c64 = arith.ConstantOp(IntegerAttr(64, IndexType()))
+    store.parent.insert_op_before(c64, store)
+    store.operands = [store.operands[0], c64.result, store.operands[2]]  # [64, 66) of 64
+    assert_caught(verifier, module, "outside the buffer's 64 elements")
+
+
+def test_accesses_of_one_type_at_other_constant_indices_share_one_check(monkeypatch):
+    from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp
+
+    text = CUDA_ACCESS.replace("  tirx.return", "\n".join(
+        f"  %c{i} = arith.constant {i} : index\n"
+        f"  %y{i} = cuda.load %A, %c{i} : !tirx.buffer<64xf32, global>, index -> vector<2xf32>"
+        for i in (2, 4, 6)) + "\n  tirx.return")
+    module = parse_module(text)
+    calls = count_calls(monkeypatch, LoadOp, "verify_cuda")
+    index_rules = count_calls(monkeypatch, LoadOp, "verify_constant_index")
+    ModuleVerifier().verify(module)
+    assert len(calls) == 1 and len(index_rules) == 3
 
 
 # --- cuda, ptx and math ops: keyed as "kernel" / "local", recognised by their fingerprint -------
@@ -487,7 +514,7 @@ def test_unchanged_cuda_ops_are_not_keyed_again(monkeypatch):
     keyed: list = []
     original = ModuleVerifier._local_key  # noqa: SLF001
     monkeypatch.setattr(ModuleVerifier, "_local_key",
-                        lambda self, op: (keyed.append(op.name), original(self, op))[1])
+                        lambda self, op, plan: (keyed.append(op.name), original(self, op, plan))[1])
     checked = count_calls(monkeypatch, ShflSyncOp, "verify_cuda")
     verifier.verify(module)
     assert sorted(keyed) == ["builtin.module", "tirx.kernel"]  # region ops key their contents
@@ -894,3 +921,116 @@ def test_scf_while_and_condition_are_memoised_and_a_retyped_block_argument_is_se
     after._type = IntegerType(32)  # noqa: SLF001 - no longer the loop's result type
     with pytest.raises(Exception, match="Block arguments with wrong type"):  # xDSL's words
         verifier.verify(module)
+
+
+# --- what xDSL's arith ops read: constants share their checks ---------------------------------
+
+CONSTANTS = f"""
+tirx.kernel @k() -> () grid [1] threads [1] {T} {{
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %x = arith.addi %c0, %c4 : index
+  %y = arith.addi %c4, %c5 : index
+  %z = arith.addi %c5, %c5 : index
+  %f = arith.constant 2.0 : f32
+  %g = arith.constant 3.0 : f32
+  tirx.return
+}}
+"""
+
+
+def checked_names(monkeypatch) -> list:
+    """The names of the ops whose checks the verifier runs from now on (`_check`)."""
+    names: list = []
+    original = ModuleVerifier._check  # noqa: SLF001
+    monkeypatch.setattr(ModuleVerifier, "_check", lambda self, op, *args, **kw: (
+        names.append(op.name), original(self, op, *args, **kw))[1])
+    return names
+
+
+def test_constants_of_one_type_and_arith_on_other_constants_share_one_check(monkeypatch):
+    names = checked_names(monkeypatch)
+    ModuleVerifier().verify(parse_module(CONSTANTS))
+    # one check per (value class, type): index and f32; one arith.addi (the values and which
+    # operands are one value are not read by xDSL's arith verifiers)
+    assert sorted(n for n in names if n.startswith("arith.")) == \
+        ["arith.addi", "arith.constant", "arith.constant"]
+
+
+def test_a_constant_whose_value_type_is_not_its_result_type_is_caught():
+    module, verifier = known_good(CONSTANTS)
+    c4 = [c for c in ops_of(module, arith.ConstantOp) if c.value.value.data == 4][0]
+    c4.properties["value"] = IntegerAttr(4, i64)  # the result stays index
+    assert_caught(verifier, module)
+
+
+def test_a_float_constant_given_an_integer_value_is_caught():
+    module, verifier = known_good(CONSTANTS)
+    f = [c for c in ops_of(module, arith.ConstantOp) if c.result.type != IndexType()][0]
+    f.properties["value"] = IntegerAttr(2, IntegerType(32))  # the result stays f32
+    assert_caught(verifier, module)
+
+
+def test_an_arith_op_given_an_operand_of_another_type_is_caught():
+    module, verifier = known_good(CONSTANTS)
+    add = next(op for op in module.walk() if op.name == "arith.addi")
+    f = [c for c in ops_of(module, arith.ConstantOp) if c.result.type != IndexType()][0]
+    add.operands = [add.operands[0], f.result]
+    assert_caught(verifier, module)
+
+
+
+def keyed_names(monkeypatch) -> list:
+    """The names of the ops whose key the verifier builds from now on (`_local_key`)."""
+    names: list = []
+    original = ModuleVerifier._local_key  # noqa: SLF001
+    monkeypatch.setattr(ModuleVerifier, "_local_key", lambda self, op, plan: (
+        names.append(op.name), original(self, op, plan))[1])
+    return names
+
+
+def test_an_op_given_another_value_of_the_same_type_or_moved_is_not_keyed_again(monkeypatch):
+    module, verifier = known_good(LOOPS)
+    add = next(op for op in module.walk() if op.name == "arith.addi")
+    mul = next(op for op in module.walk() if op.name == "arith.muli")
+    c4 = [c for c in ops_of(module, arith.ConstantOp) if c.value.value.data == 4][0]
+    add.operands = [add.operands[0], c4.result]  # redirected, as canonicalize and cse do
+    mul.detach()
+    add.parent.insert_op_after(mul, add)  # moved into the other loop, as a hoist does
+    mul.operands = [add.operands[0], mul.operands[1]]
+    names = keyed_names(monkeypatch)
+    verifier.verify(module)
+    assert "arith.addi" not in names and "arith.muli" not in names
+    assert sorted(set(names)) == ["builtin.module", "scf.for", "tirx.kernel"]
+    mul.operands = [add.result, add.result]  # a dominance matter, not the verifier's
+    verifier.verify(module)
+
+
+def test_an_op_given_an_operand_of_another_type_is_keyed_and_caught(monkeypatch):
+    module, verifier = known_good(CONSTANTS)
+    add = next(op for op in module.walk() if op.name == "arith.addi")
+    f = [c for c in ops_of(module, arith.ConstantOp) if c.result.type != IndexType()][0]
+    names = keyed_names(monkeypatch)
+    add.operands = [f.result, f.result]
+    assert_caught(verifier, module)
+    assert "arith.addi" in names
+
+
+def test_no_kernel_is_walked_for_isolation_on_a_pipeline(monkeypatch):
+    """After each report the kernel's free values are updated from the ops visited in it (the
+    free sets of its loops may hold values since erased), so it stays known isolated."""
+    from pathlib import Path
+
+    from tirx_mlir import verification
+    from tirx_mlir.pipelines import get_pipeline
+
+    monkeypatch.setenv(verification.AUDIT_ENV, "0")  # the audit's full verifications aside
+    walks: list = []
+    original = verification.isolated_from_above
+    monkeypatch.setattr(verification, "isolated_from_above",
+                        lambda op: (walks.append(op.name), original(op))[1])
+    root = Path(__file__).resolve().parents[1]
+    module = parse_module((root / "examples/cuda/tile/gemm_sm80.mlir").read_text())
+    get_pipeline("cuda", arch="sm_80").apply(module)
+    assert walks == []

@@ -7,7 +7,14 @@ keeps that default and makes it cheap: an op class that states what its verifier
 * ``VERIFY_READS = "local"``: its own operand and result types, properties, attributes and their
   counts (as `irdl`'s generic checks do), the value of each operand an ``arith.constant``
   defines (a slice's constant guard is checked against its maximum), and which of its operands
-  are one value (a tile op's workspace must not be one of its other operands);
+  are one value (a tile op's workspace must not be one of its other operands); xDSL's arith,
+  math, scf.yield and scf.condition read neither of the last two, and arith.constant reads its
+  ``value`` only as the attribute's class and type (`TYPED_VALUE_PROPS`), so their keys leave
+  out what they do not read (the constants of one type share one check); a class naming in
+  ``VERIFY_CONSTANT_RULES`` the method that holds every rule of its reading a constant operand
+  (cuda.load and cuda.store: a constant index's alignment and bounds) is keyed without the
+  constants, and that method alone runs for an op whose key is found (accesses of one type at
+  other constant indices share the rest of the check);
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
   buffer operand, the type of the allocation the view reads and those of its attributes the
   class names in ``VERIFY_ALLOC_ATTRS`` (all of them when it names none: the nki ops name none
@@ -39,7 +46,10 @@ the same key. Every attribute a serial was given for is kept, so its id is not r
 verifier lives. Building a key costs its look-ups, so an op with a key (not a region op) the last
 verification found valid is first compared with what it was then (`_fingerprint`: the objects
 its key reads, compared by identity, then by value): when nothing changed its token is reused
-and its key is not built, so an unchanged op costs one list built and compared. A region op's
+and its key is not built, so an unchanged op costs one list built and compared; one whose
+fingerprint differs only in which values its operands are or in its block (a use redirected by
+canonicalize or cse, an op hoisted) keeps its key's serial when the key does not read them
+(`ModuleVerifier._same_key`). A region op's
 key holds, for each op nested in its blocks, the op's id, its key's serial and its operands'
 ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
@@ -120,6 +130,20 @@ scf.if check their bounds and operands against their block's arguments and ``yie
 its operand and result types against its blocks' argument types; builtin.module's traits check
 its body."""
 
+TYPED_VALUE_PROPS = {"arith.constant": "value"}
+"""Properties whose constraint reads only the attribute's class and its type parameter:
+arith.constant's ``value`` (an IntegerAttr, FloatAttr, DenseIntOrFPElementsAttr or
+DenseResourceAttr whose type is the result's; the number itself is checked when the attribute
+is built). Its key holds that pair, so the constants of one type share one check."""
+
+
+def _reads_no_values(name: str) -> bool:
+    """Whether xDSL's verifier of op ``name`` reads no operand's constant value nor which
+    operands are one value: the arith and math ops (types only) and the "local" scf ops (their
+    traits)."""
+    return name.split(".", 1)[0] in LOCAL_DIALECTS or STATED_READS.get(name) == "local"
+
+
 _SITE_TRAITS = {HasParent.verify: "parent", IsTerminator.verify: "last",
                 SymbolOpInterface.verify: "", OptionalSymbolOpInterface.verify: "",
                 SameOperandsAndResultType.verify: ""}
@@ -145,6 +169,21 @@ class UnreportedChange(VerifyException):
     """A pass that states ``REPORTS_CHANGES`` changed an op without reporting it."""
 
 
+_TYPED_CLASSES: tuple = ()
+
+
+def _typed_value_classes() -> tuple:
+    """The attribute classes a `TYPED_VALUE_PROPS` property is keyed by class and type for:
+    those arith.constant's constraint accepts, each reading only its ``type`` parameter."""
+    global _TYPED_CLASSES
+    if not _TYPED_CLASSES:
+        from xdsl.dialects.builtin import (DenseIntOrFPElementsAttr, DenseResourceAttr, FloatAttr,
+                                           IntegerAttr)
+
+        _TYPED_CLASSES = (IntegerAttr, FloatAttr, DenseIntOrFPElementsAttr, DenseResourceAttr)
+    return _TYPED_CLASSES
+
+
 def _view_op_classes() -> tuple:
     from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS
 
@@ -155,12 +194,23 @@ class _Plan:
     """What the key of an op class holds: ``reads``, the site facts its traits check and the
     attributes of an allocation a "views" verifier reads (None: all)."""
 
-    __slots__ = ("reads", "parent", "last", "alloc_attrs")
+    __slots__ = ("reads", "parent", "last", "alloc_attrs", "operand_values", "typed_value",
+                 "constant_rules")
 
     def __init__(self, reads: str, parent: bool, last: bool,
-                 alloc_attrs: tuple[str, ...] | None):
+                 alloc_attrs: tuple[str, ...] | None, operand_values: bool = True,
+                 typed_value: str | None = None, constant_rules: str | None = None):
         self.reads, self.parent, self.last = reads, parent, last
         self.alloc_attrs = alloc_attrs
+        self.operand_values = operand_values
+        """Whether the check reads the constant values of its operands and which operands are
+        one value (not xDSL's arith, math, scf.yield and scf.condition: `_reads_no_values`)."""
+        self.typed_value = typed_value
+        """The property the check reads only as its class and type (`TYPED_VALUE_PROPS`)."""
+        self.constant_rules = constant_rules
+        """The method holding every rule of the class that reads its operands' constant values
+        (``VERIFY_CONSTANT_RULES``): the key leaves the constants out and the method runs for
+        each op whose key is built and found."""
 
 
 def _trait_is_local(trait: OpTrait) -> bool:
@@ -207,7 +257,11 @@ def _plan_of(op: Operation) -> "_Plan | None":
                 break
         else:
             plan = _Plan(reads, "parent" in sites, "last" in sites,
-                         getattr(cls, "VERIFY_ALLOC_ATTRS", None))
+                         getattr(cls, "VERIFY_ALLOC_ATTRS", None),
+                         operand_values=getattr(cls, "VERIFY_READS", None) is not None
+                         or not _reads_no_values(op.name),
+                         typed_value=TYPED_VALUE_PROPS.get(op.name),
+                         constant_rules=getattr(cls, "VERIFY_CONSTANT_RULES", None))
     _plans[cls] = plan
     return plan
 
@@ -560,14 +614,19 @@ class ModuleVerifier:
         elif self._auditing and id(op) not in self._always:
             self._unreported.append(op)  # its fingerprint is not the one found valid
         for operand in op._operands:  # noqa: SLF001
-            if isinstance(operand, ErasedSSAValue):
+            if type(operand) is ErasedSSAValue:  # no subclasses; `isinstance` asks the ABC
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
         try:
-            local = self._local_key(op)
-            key = local + (self._views_key(op, plan) if plan.reads == "views" else
-                           self._context(op) if plan.reads == "kernel" else ()) + \
-                _site(op, plan)
+            local = self._local_key(op, plan)
+            reads = plan.reads
+            if reads == "local":
+                key = local + _site(op, plan)
+            elif fingerprint is not None:  # its last part: the views or the kernel context
+                key = local + fingerprint[-1] + _site(op, plan)
+            else:
+                key = local + (self._views_key(op, plan) if reads == "views" else
+                               self._context(op)) + _site(op, plan)
         except Exception:  # noqa: BLE001 - e.g. a view that does not resolve: check in full
             self._mark_always(op)
             op.verify(verify_nested_ops=False)
@@ -577,10 +636,35 @@ class ModuleVerifier:
         if serial is None:
             self._check(op, local, ())
             serial = verified[key] = self._new_serial()
+        elif plan.constant_rules is not None:  # found without its constants: their rules
+            getattr(op, plan.constant_rules)()
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
         if fingerprint is not None:
             self._ops_now[id(op)] = (op, fingerprint, token, plan)
         return token
+
+    def _same_key(self, op: Operation, last: tuple, fingerprint: list) -> bool:
+        """Whether ``op``, whose fingerprint ``last`` (its `_ops` entry) is not ``fingerprint``,
+        has the key it had: all but its operands (``fingerprint[0]``) and its block
+        (``fingerprint[2]``: the key reads where an op sits only through its site and kernel
+        context, which the fingerprint holds apart) are equal, so are their count and, when
+        its check reads them (``operand_values``), which of them are one value (`_aliases`);
+        none is erased. Not while auditing (the audit's full verification reports such an op
+        as changed without a report)."""
+        old = last[1]
+        operands = op._operands  # noqa: SLF001
+        if self._auditing or len(old[0]) != len(operands) or old[1] is not fingerprint[1] or \
+                old[3:] != fingerprint[3:]:
+            return False
+        for operand in operands:
+            if type(operand) is ErasedSSAValue:
+                return False  # `_visit` raises xDSL's error
+        if last[3].operand_values and len(operands) > 1 and \
+                _aliases(old[0]) != _aliases(operands):
+            return False
+        if self._path is not None:
+            self._visited.append(op)  # its operands may now be free values (`_free_after_report`)
+        return True
 
     def _mark_always(self, op: Operation) -> None:
         """``op`` is verified in full at every visit: the region ops holding it are always on
@@ -603,7 +687,8 @@ class ModuleVerifier:
         views (`_views_key`, shared by the ops reading a view; None when one does not resolve).
         Building it costs no hashing and no `_serial` look-ups, so an op that a pass left
         as it was is recognised for a fraction of the cost of its key."""
-        operands, results, constant = op._operands, op.results, self._constant_class  # noqa: SLF001
+        operands, results = op._operands, op.results  # noqa: SLF001
+        constant = self._constant_class if plan.operand_values else None
         parts: list = [operands, results, op.parent, op._successors]  # noqa: SLF001
         for value in operands:
             parts.append(value._type)  # noqa: SLF001
@@ -626,11 +711,14 @@ class ModuleVerifier:
                 return None
         return parts
 
-    def _local_key(self, op: Operation) -> tuple:
+    def _local_key(self, op: Operation, plan: _Plan) -> tuple:
         """What a "local" verifier of ``op`` reads, each attribute by its `_serial`: its class,
         each operand's and result's type, the properties and attributes (what xDSL's generic
-        checks read: the first `_generic_length` items), then the value an ``arith.constant``
-        gives an operand and which operands are one value (`_aliases`)."""
+        checks read: the first `_generic_length` items; the property ``plan.typed_value`` as
+        its class and its type's serial), then, when the plan says its check reads them
+        (``operand_values``), the value an ``arith.constant`` gives an operand (not when a
+        method holds the rules reading them: ``constant_rules``) and which operands are one
+        value (`_aliases`)."""
         known, serial, constant = self._serial_of_id.get, self._serial, self._constant_class
         operands, results = op._operands, op.results  # noqa: SLF001
         props, attrs = op.properties, op.attributes
@@ -642,17 +730,25 @@ class ModuleVerifier:
         for value in results:
             t = value._type  # noqa: SLF001
             append(known(id(t)) or serial(t))
+        typed = plan.typed_value
         for name, a in props.items():
-            key += (name, known(id(a)) or serial(a))
+            if name == typed and type(a) in _typed_value_classes():
+                t = a.type  # type: ignore[attr-defined]
+                key += (name, (type(a), known(id(t)) or serial(t)))
+            else:
+                key += (name, known(id(a)) or serial(a))
         for name, a in attrs.items():
             key += (name, known(id(a)) or serial(a))
-        for value in operands:
-            owner = value.owner
-            if type(owner) is constant:
-                c = owner.properties["value"]
-                append(known(id(c)) or serial(c))
-            else:
-                append(None)
+        if not plan.operand_values:
+            return tuple(key)
+        if plan.constant_rules is None:
+            for value in operands:
+                owner = value.owner
+                if type(owner) is constant:
+                    c = owner.properties["value"]
+                    append(known(id(c)) or serial(c))
+                else:
+                    append(None)
         if len(operands) > 1:
             key += _aliases(operands)
         return tuple(key)
@@ -816,7 +912,7 @@ class ModuleVerifier:
         _check_terminator(op)
         start = len(self._visited)
         contents = self._contents(op)
-        local = self._local_key(op)
+        local = self._local_key(op, plan)
         key = (local, _site(op, plan), contents)
         serial = self._regions.get(key)
         if serial is None:
@@ -911,7 +1007,10 @@ class ModuleVerifier:
 
     def _visit_block(self, block: Block) -> tuple:
         """The tokens of the ops of ``block``, verified; an op whose `_fingerprint` is the one
-        the last verification found valid has its token again (the fast path, inline)."""
+        the last verification found valid has its token again (the fast path, inline), and one
+        whose fingerprint differs only in which values its operands are (`_same_key`: a use
+        redirected by canonicalize, cse, a pass replacing a value) has its key's serial again
+        without the key being built."""
         tokens: list = []
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
@@ -932,6 +1031,13 @@ class ModuleVerifier:
                 held(op)
                 now[id(op)] = last
                 append(last[2])
+            elif now_fp is not None and self._same_key(op, last, now_fp):
+                if op is last_op:
+                    _check_terminator(op)
+                token = (id(op), last[2][1], *map(id, op._operands))  # noqa: SLF001
+                held(op)
+                now[id(op)] = (op, now_fp, token, last[3])
+                append(token)
             else:
                 append(self._visit(op, now_fp))
             op = op._next_op  # noqa: SLF001

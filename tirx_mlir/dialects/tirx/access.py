@@ -486,6 +486,8 @@ def _resolve_access(value: SSAValue) -> AccessPattern:
         steps = tuple(tuple(s * st for s in parent.steps[k])
                       for k, st in enumerate(owner.strides()))
         out = AccessPattern(parent.buffer, tuple(offset), owner.sizes(), steps, parent.flat)
+        if parent.guards is None and len(owner._operands) == 1:  # noqa: SLF001 - no guard
+            return out
         return out.with_guards(_slice_guards(owner, parent))
     if isinstance(owner, TransposeOp):
         parent = resolve_access(owner.source)

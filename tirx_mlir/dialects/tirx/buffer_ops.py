@@ -140,16 +140,22 @@ class SliceOp(IRDLOperation):
         return int_values(self.static_strides)
 
     def mixed_offsets(self) -> list[int | SSAValue]:
+        if len(self._operands) == 1:  # only the source: every offset static (no segment read)
+            return list(int_values(self.static_offsets))
         it = iter(self.offsets)
         return [next(it) if s == DYNAMIC else s for s in int_values(self.static_offsets)]
 
     def mixed_sizes(self) -> list[int | SSAValue]:
         """Each dim's size: an int, or the guard's index value."""
+        if len(self._operands) == 1:  # only the source: every size static
+            return list(int_values(self.static_sizes))
         it = iter(self.dynamic_sizes)
         return [next(it) if s == DYNAMIC else s for s in int_values(self.static_sizes)]
 
     def guards(self) -> dict[int, SSAValue]:
         """The guarded dims and their size values."""
+        if len(self._operands) == 1:
+            return {}
         return {d: n for d, n in enumerate(self.mixed_sizes()) if isinstance(n, SSAValue)}
 
     def verify_(self) -> None:

@@ -25,6 +25,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import StringAttr, UnitAttr
 from xdsl.irdl import AnyAttr, operand_def, opt_prop_def, prop_def, result_def
+from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.base import CudaOp
@@ -43,6 +44,13 @@ class _AccessOp(CudaOp):
     subclass's fields before its base's)."""
 
     CACHE: ClassVar[tuple[str, ...]] = ()
+    VERIFY_CONSTANT_RULES: ClassVar[str] = "verify_constant_index"
+    """`tirx_mlir.verification`: the only rules reading a constant operand (``index``), run
+    alone for an access whose other checks passed for equal types, hints and launch."""
+
+    def accessed_type(self):
+        """The type moved: the result's (load) or operand ``value``'s (store)."""
+        raise NotImplementedError
 
     def _check_hints(self, space: str) -> None:
         hints = [k for k in self.KEYWORDS if self.properties.get(k) is not None]
@@ -69,11 +77,22 @@ class _AccessOp(CudaOp):
         checks.check_index("index", self.index)
         n = checks.check_vector_access(what, value_type, mem.element_type)
         self._check_hints(mem.scope_name)
+        self._check_constant_index(n, mem)
+
+    def _check_constant_index(self, n: int, mem) -> None:
         offset = checks.constant_index(self.index)
         if offset is not None and offset % n:
             raise RuleError(f"index {offset} is not a multiple of the {n} lanes; a vector access "
                             f"must be aligned to its size: use a multiple of {n}")
         checks.check_in_bounds(self.index, n, mem)
+
+    def verify_constant_index(self) -> None:
+        """A constant ``index``'s rules alone (aligned to the lanes, in bounds), for an access
+        whose other rules passed (its types are then a buffer and 1, 2 or 4 lanes)."""
+        try:
+            self._check_constant_index(checks.lanes(self.accessed_type())[0], self.memory.type)
+        except RuleError as err:
+            raise VerifyException(str(err)) from None  # tools prefix "'<op>' op"
 
 
 @irdl_op_definition
@@ -94,6 +113,9 @@ class LoadOp(_AccessOp):
     nc = opt_prop_def(UnitAttr)
     evict = opt_prop_def(StringAttr)
     result = result_def(AnyAttr())
+
+    def accessed_type(self):
+        return self.result.type
 
     def verify_cuda(self, launch: checks.Launch) -> None:
         self._check_access("the result", self.result.type)
@@ -117,6 +139,9 @@ class StoreOp(_AccessOp):
     value = operand_def(AnyAttr())
     cache = opt_prop_def(StringAttr)
     evict = opt_prop_def(StringAttr)
+
+    def accessed_type(self):
+        return self.value.type
 
     def verify_cuda(self, launch: checks.Launch) -> None:
         self._check_access("operand 'value'", self.value.type)
