@@ -12,7 +12,7 @@ keeps that default and makes it cheap: an op class that states what its verifier
   ``value`` only as the attribute's class and type (`TYPED_VALUE_PROPS`), so their keys leave
   out what they do not read (the constants of one type share one check); a class naming in
   ``VERIFY_CONSTANT_RULES`` the method that holds every rule of its reading a constant operand
-  (cuda.load and cuda.store: a constant index's alignment and bounds) is keyed without the
+  (a backend's load and store: a constant index's alignment and bounds) is keyed without the
   constants, and that method alone runs for an op whose key is found (accesses of one type at
   other constant indices share the rest of the check);
 * ``VERIFY_READS = "views"``: those, plus the resolved view (`access.resolve_access`) of each
