@@ -259,6 +259,21 @@ def enclosing_kernel(op: Operation) -> KernelOp | None:
     return parent
 
 
+def target_holder(op: Operation) -> Operation | None:
+    """The nearest kernel or module enclosing ``op`` (``op`` itself if it is one), or None for
+    a detached op without one. All that ``target_text_of(op)`` and ``enclosing_kernel(op)``
+    read above ``op`` is this holder and its ancestors, so an answer kept per holder (while the
+    IR does not change) is the answer for each op it holds."""
+    from xdsl.dialects.builtin import ModuleOp
+
+    node: Operation | None = op
+    while node is not None and not isinstance(node, (KernelOp, ModuleOp)):
+        block = node.parent  # Operation.parent_op, inlined: ops x nesting depth calls
+        region = block.parent if block is not None else None
+        node = region.parent if region is not None else None
+    return node
+
+
 # --- scope ids ----------------------------------------------------------------------------------
 
 

@@ -183,3 +183,24 @@ def test_shared_memory_is_the_cores_and_tensor_memory_the_backends_in_either_loa
                 "assert registry.memory_scopes.owner_of('shared.dyn') == 'core'\n"
                 "assert registry.memory_scopes.owner_of('tmem') == 'cuda'\n")
         subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_launch_is_found_per_kernel_and_per_verification():
+    """`checks.launch_of` keeps one launch per target holder during a verification: two kernels
+    of one module each keep their own target (a memo keyed by the module would give the second
+    one the first's sm_90a), and a target changed between verifications is seen."""
+    from tirx_mlir.dialects.tirx.attributes import TargetAttr
+    from tirx_mlir.dialects.tirx.kernel import KernelOp
+    from tirx_mlir.verification import ModuleVerifier
+
+    elect = "  %e = cuda.elect_sync %m : i32 -> i1"
+    hopper = _kernel(elect, 'grid [1] threads [32] target "cuda -arch=sm_90a"')
+    module = parse(hopper + hopper.replace("@k", "@k2"))
+    verifier = ModuleVerifier()
+    verifier.verify(module)
+    second = [op for op in module.walk() if isinstance(op, KernelOp)][1]
+    second.properties["target"] = TargetAttr("cuda -arch=sm_80")
+    with pytest.raises(VerifyException, match="the target is sm_80"):
+        verifier.verify(module)
+    with pytest.raises(VerifyException, match="the target is sm_80"):
+        ModuleVerifier().verify(module)  # both kernels in one verification

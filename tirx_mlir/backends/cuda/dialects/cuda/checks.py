@@ -20,9 +20,9 @@ from tirx_mlir.backends.cuda.memory import ADDRESSABLE_SCOPES
 from tirx_mlir.backends.cuda.target_tags import max_shared_bytes as target_shared_bytes
 from tirx_mlir.backends.cuda.target_tags import sm_number
 from tirx_mlir.dialects.tirx import dtypes
-from tirx_mlir.dialects.tirx.access import constant_value
+from tirx_mlir.dialects.tirx.access import constant_value, shared_answers
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.kernel import KernelOp, enclosing_kernel
+from tirx_mlir.dialects.tirx.kernel import KernelOp, enclosing_kernel, target_holder
 from tirx_mlir.dialects.tirx.rules import RuleError
 from tirx_mlir.target.target import target_text_of
 
@@ -72,14 +72,47 @@ def _cuda_target(text: str) -> tuple[str | None, int | None]:
 
 
 def launch_of(op: Operation) -> Launch:
-    text = target_text_of(op)
-    arch = None if text is None else _cuda_target(text)[0]
-    return Launch(enclosing_kernel(op), arch)
+    """Where ``op`` runs. Inside one `access.shared_views` block (a verification) it is found
+    once per target holder (`kernel.target_holder`: the nearest enclosing kernel or module,
+    all that the kernel and the target text are read from), not walked up per op."""
+    holder, text = _holder_and_target(op)
+    shared = shared_answers()
+    key = ("cuda.launch", holder)
+    launch = shared.get(key) if shared is not None and holder is not None else None
+    if launch is None:
+        arch = None if text is None else _cuda_target(text)[0]
+        kernel = holder if isinstance(holder, KernelOp) else \
+            None if holder is None else enclosing_kernel(holder)
+        launch = Launch(kernel, arch)
+        if shared is not None and holder is not None:
+            shared[key] = launch
+    return launch
+
+
+def target_text(op: Operation) -> str | None:
+    """``target_text_of(op)``, found once per target holder inside an `access.shared_views`
+    block (`launch_of`)."""
+    return _holder_and_target(op)[1]
+
+
+def _holder_and_target(op: Operation) -> tuple[Operation | None, str | None]:
+    holder = target_holder(op)
+    if holder is None:
+        return None, target_text_of(op)
+    shared = shared_answers()
+    if shared is None:
+        return holder, target_text_of(holder)
+    key = ("cuda.target", holder)
+    try:
+        return holder, shared[key]
+    except KeyError:
+        text = shared[key] = target_text_of(holder)
+        return holder, text
 
 
 def max_shared_bytes(op: Operation) -> int | None:
     """The target's shared-memory bytes per block (None without a cuda target)."""
-    text = target_text_of(op)
+    text = target_text(op)
     return None if text is None else _cuda_target(text)[1]
 
 

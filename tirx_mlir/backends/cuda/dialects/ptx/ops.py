@@ -145,9 +145,9 @@ class PtxOp(IRDLOperation):
         """The row's rules, whose answer depends only on the op's class, properties and operand
         and result types (all immutable), and on the kernel's target: each distinct
         combination is checked once (`_VERDICTS`), then its verdict repeats."""
-        from tirx_mlir.target.target import target_text_of
+        from tirx_mlir.backends.cuda.dialects.cuda.checks import target_text
 
-        text = target_text_of(self)
+        text = target_text(self)
         key = (type(self), tuple(sorted(self.properties.items())),
                tuple(v.type for v in self.args), tuple(r.type for r in self.res), text)
         verdict = _VERDICTS.get(key, _UNKNOWN) if text is not None else _UNKNOWN

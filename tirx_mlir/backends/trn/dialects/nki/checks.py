@@ -15,14 +15,14 @@ import math
 from functools import lru_cache
 from typing import Iterable, Sequence
 
-from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.trn.memory import ADDR_ATTR, HBM, ON_CHIP, PSUM, SBUF, memory_space
 from tirx_mlir.backends.trn.target_tags import TrnLimits
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dialects.tirx.kernel import KernelOp, target_holder
 from tirx_mlir.dialects.tirx.access import AccessPattern, resolve_access, shared_answers
 from tirx_mlir.dialects.tirx.rules import RuleError
 from tirx_mlir.target.target import target_text_of
@@ -61,7 +61,7 @@ def limits_for(op: Operation) -> TrnLimits:
     shared = shared_answers()
     if shared is None:
         return limits_for_target(target_text_of(op))
-    holder = _target_holder(op)
+    holder = target_holder(op)
     if holder is None:
         return limits_for_target(None)
     key = ("nki.limits", holder)
@@ -71,18 +71,6 @@ def limits_for(op: Operation) -> TrnLimits:
     return limits
 
 
-def _target_holder(op: Operation) -> Operation | None:
-    """The nearest kernel or module enclosing ``op`` (``op`` itself if it is one), or None for
-    a detached op without one."""
-    node: Operation | None = op
-    while node is not None and not isinstance(node, _HOLDERS):
-        block = node.parent  # Operation.parent_op, inlined: ops x nesting depth calls
-        region = block.parent if block is not None else None
-        node = region.parent if region is not None else None
-    return node
-
-
-_HOLDERS = (KernelOp, ModuleOp)
 
 
 # --- operand facts ------------------------------------------------------------------------------
