@@ -189,7 +189,13 @@ def constant_index(value: SSAValue) -> int | None:
 def check_in_bounds(index: SSAValue, n: int, mem: BufferType) -> None:
     """Elements ``[index, index + n)`` lie in ``mem`` (checked when ``index`` is a constant)."""
     offset = constant_index(index)
-    if offset is not None and not 0 <= offset <= mem.numel - n:
+    if offset is not None:
+        check_offset_in_bounds(offset, n, mem)
+
+
+def check_offset_in_bounds(offset: int, n: int, mem: BufferType) -> None:
+    """Elements ``[offset, offset + n)`` lie in ``mem``."""
+    if not 0 <= offset <= mem.numel - n:
         what = f"element {offset} lies" if n == 1 else \
             f"elements [{offset}, {offset + n}) lie"
         raise RuleError(f"{what} outside the buffer's {mem.numel} elements; use an index in "

@@ -81,16 +81,26 @@ class _AccessOp(CudaOp):
 
     def _check_constant_index(self, n: int, mem) -> None:
         offset = checks.constant_index(self.index)
-        if offset is not None and offset % n:
+        if offset is not None:
+            self._check_offset(offset, n, mem)
+
+    @staticmethod
+    def _check_offset(offset: int, n: int, mem) -> None:
+        """A constant index ``offset`` is aligned to the ``n`` lanes and in bounds."""
+        if offset % n:
             raise RuleError(f"index {offset} is not a multiple of the {n} lanes; a vector access "
                             f"must be aligned to its size: use a multiple of {n}")
-        checks.check_in_bounds(self.index, n, mem)
+        checks.check_offset_in_bounds(offset, n, mem)
 
     def verify_constant_index(self) -> None:
         """A constant ``index``'s rules alone (aligned to the lanes, in bounds), for an access
-        whose other rules passed (its types are then a buffer and 1, 2 or 4 lanes)."""
+        whose other rules passed (its types are then a buffer and 1, 2 or 4 lanes). The index
+        is read once, and nothing else when it is not a constant."""
+        offset = checks.constant_index(self.index)
+        if offset is None:
+            return
         try:
-            self._check_constant_index(checks.lanes(self.accessed_type())[0], self.memory.type)
+            self._check_offset(offset, checks.lanes(self.accessed_type())[0], self.memory.type)
         except RuleError as err:
             raise VerifyException(str(err)) from None  # tools prefix "'<op>' op"
 
