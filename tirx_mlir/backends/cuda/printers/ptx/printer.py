@@ -55,7 +55,7 @@ from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_t
                                                          tied_values)
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 from tirx_mlir.backends.cuda.printers.ptx.language import PTX
-from tirx_mlir.backends.cuda.printers.ptx.unroll import expand_register_loops
+from tirx_mlir.backends.cuda.printers.ptx.unroll import expand_register_loops, gc_paused
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
@@ -97,6 +97,10 @@ class PtxFrame(SourcePrinter):
 
     # ---- module ----
     def emit_module(self) -> str:
+        with gc_paused():  # `unroll` module docstring
+            return self.emit_expanded_module()
+
+    def emit_expanded_module(self) -> str:
         self.module = expand_register_loops(self.module, self.fail)
         kernels = self.module_kernels()
         self.arch = self.module_arch(kernels)
