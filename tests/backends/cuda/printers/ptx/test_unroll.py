@@ -13,7 +13,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
 from tirx_mlir.backends.cuda.printers.ptx.unroll import (copy_op, copy_tree, expand_register_loops,
-                                                          gc_paused, needs_expansion)
+                                                          needs_expansion)
 from tirx_mlir.diagnostics import op_location
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.printers import PrintError
@@ -168,21 +168,3 @@ def test_a_copied_op_has_fresh_results_and_registers_its_uses():
     assert [v.uses.get_length() for v in add.operands] == [n + 1 for n in uses]
     copy.erase()
     assert [v.uses.get_length() for v in add.operands] == uses
-
-
-def test_gc_paused_restores_the_collector_state_even_on_error():
-    import gc
-    was = gc.isenabled()
-    try:
-        gc.enable()
-        with pytest.raises(RuntimeError):
-            with gc_paused():
-                assert not gc.isenabled()
-                raise RuntimeError("x")
-        assert gc.isenabled()
-        gc.disable()
-        with gc_paused():
-            assert not gc.isenabled()
-        assert not gc.isenabled()  # left off: it was off before
-    finally:
-        (gc.enable if was else gc.disable)()

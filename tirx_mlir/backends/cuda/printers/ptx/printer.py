@@ -55,12 +55,13 @@ from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_t
                                                          tied_values)
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 from tirx_mlir.backends.cuda.printers.ptx.language import PTX
-from tirx_mlir.backends.cuda.printers.ptx.unroll import expand_register_loops, gc_paused
+from tirx_mlir.backends.cuda.printers.ptx.unroll import expand_register_loops
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dominance import defined_in
+from tirx_mlir.pipelines import collector_paused
 from tirx_mlir.printers import PrintError, SourcePrinter
 from tirx_mlir.target.target import target_of
 
@@ -97,7 +98,7 @@ class PtxFrame(SourcePrinter):
 
     # ---- module ----
     def emit_module(self) -> str:
-        with gc_paused():  # `unroll` module docstring
+        with collector_paused():  # `unroll` module docstring
             return self.emit_expanded_module()
 
     def emit_expanded_module(self) -> str:

@@ -28,15 +28,13 @@ copied ops), so the module copy and every op copy go through `copy_tree` / `copy
 an op's fields directly (what xDSL's ``clone`` makes, about a fifth of its time; the test
 compares them), and the placed constants' values are remembered (`Expander.ints`) instead of
 read back from their ops. The printer pauses the cyclic garbage collector while it expands and
-prints (`gc_paused`): the copies are thousands of new objects with reference cycles, which
-otherwise trigger collections that rescan every live IR object (bench/README.md).
+prints (`tirx_mlir.pipelines.collector_paused`): the copies are thousands of new objects with
+reference cycles, which otherwise trigger collections that rescan every live IR object
+(bench/README.md).
 """
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Callable
 
 from xdsl.context import Context
@@ -83,19 +81,6 @@ def expand_register_loops(module: ModuleOp, fail: Fail) -> ModuleOp:
     for loop in loops:  # the copy's loops, in the same order (`_expanded_loops`)
         expander.expand(copies[loop])
     return module
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off inside (module docstring), back as it was after;
-    reference counting still frees what is dropped."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 class Expander:
@@ -418,4 +403,4 @@ def _context() -> Context:
 
 
 __all__ = ["MAX_ITERATIONS", "Expander", "copy_op", "copy_tree", "expand_register_loops",
-           "gc_paused", "needs_expansion"]
+           "needs_expansion"]
