@@ -81,3 +81,18 @@ def test_a_non_global_parameter_is_a_located_error():
     text = _kernel("k", "", params="%S: !tirx.buffer<4xf32, shared>")
     with pytest.raises(PrintError, match=r"passes global buffers"):
         emit_ptx(parse_module(text, "p.mlir"))
+
+
+def test_the_cyclic_collector_is_off_while_printing_and_restored_after(monkeypatch):
+    """`PtxFrame.emit_module` expands and prints with the collector paused (unroll's docstring)."""
+    import gc
+
+    from tirx_mlir.backends.cuda.printers.ptx import printer
+
+    seen = []
+    expand = printer.expand_register_loops
+    monkeypatch.setattr(printer, "expand_register_loops",
+                        lambda module, fail: (seen.append(gc.isenabled()), expand(module, fail))[1])
+    assert gc.isenabled()
+    emit_ptx(parse_module(_kernel("k", ""), "gc.mlir"))
+    assert seen == [False] and gc.isenabled()

@@ -61,6 +61,7 @@ from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dominance import defined_in
+from tirx_mlir.pipelines import collector_paused
 from tirx_mlir.printers import PrintError, SourcePrinter
 from tirx_mlir.target.target import target_of
 
@@ -97,6 +98,10 @@ class PtxFrame(SourcePrinter):
 
     # ---- module ----
     def emit_module(self) -> str:
+        with collector_paused():  # `unroll` module docstring
+            return self.emit_expanded_module()
+
+    def emit_expanded_module(self) -> str:
         self.module = expand_register_loops(self.module, self.fail)
         kernels = self.module_kernels()
         self.arch = self.module_arch(kernels)

@@ -27,7 +27,10 @@ Cost: this expansion is most of ``-t ptx``'s time on register-tile kernels (thou
 copied ops), so the module copy and every op copy go through `copy_tree` / `copy_op`, which set
 an op's fields directly (what xDSL's ``clone`` makes, about a fifth of its time; the test
 compares them), and the placed constants' values are remembered (`Expander.ints`) instead of
-read back from their ops.
+read back from their ops. The printer pauses the cyclic garbage collector while it expands and
+prints (`tirx_mlir.pipelines.collector_paused`): the copies are thousands of new objects with
+reference cycles, which otherwise trigger collections that rescan every live IR object
+(bench/README.md).
 """
 
 from __future__ import annotations
