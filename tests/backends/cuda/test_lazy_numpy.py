@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tirx_testing.fresh_imports import packages_imported_compiling
 
 from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 
@@ -42,13 +43,8 @@ def test_the_modules_import_without_numpy():
 
 @pytest.mark.parametrize("example", ["softmax", "rmsnorm"])
 def test_a_small_kernels_compile_to_ptx_imports_no_numpy(example: str, tmp_path) -> None:
-    probe = ("import sys\nsys.argv = ['tirx-opt', *sys.argv[1:]]\n"
-             "from tirx_mlir.tools.tirx_opt import main\n"
-             "try:\n    main()\nexcept SystemExit as done:\n    assert not done.code\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'ml_dtypes')))\n")
     source = ROOT / "examples" / "cuda" / "tile" / f"{example}.mlir"
-    run = subprocess.run([sys.executable, "-c", probe, "--pass-pipeline=cuda", str(source),
-                          "-t", "ptx", "-o", str(tmp_path / "out.ptx")],
-                         capture_output=True, text=True, check=True, cwd=ROOT)
-    assert run.stdout.strip().splitlines()[-1] == "[]"
+    out = tmp_path / "out.ptx"
+    assert packages_imported_compiling(source, out, ("numpy", "ml_dtypes"),
+                                       "--pass-pipeline=cuda", "-t", "ptx") == []
     assert ".entry" in (tmp_path / "out.ptx").read_text()

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+from tirx_testing.fresh_imports import ROOT, packages_imported_compiling
 
 from tirx_mlir.backends.cuda.interpreter.tensor_core.packing import (as_b32, pack,
                                                                      per_register, unpack)
@@ -66,18 +67,8 @@ def test_a_cuda_compile_to_ptx_imports_no_ml_dtypes(example: str, tmp_path) -> N
     """The layout lowering reads fragment maps from this package (`per_register`): that must not
     import ml_dtypes (most of a second of a fresh ``tirx-opt``'s CPU), which only unpacking
     bf16/fp8 registers in the interpreter needs."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[5]
-    probe = ("import sys\nsys.argv = ['tirx-opt', *sys.argv[1:]]\n"
-             "from tirx_mlir.tools.tirx_opt import main\n"
-             "try:\n    main()\nexcept SystemExit as done:\n    assert not done.code\n"
-             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'ml_dtypes'))\n")
-    source = root / "examples" / "cuda" / "tile" / f"{example}.mlir"
-    run = subprocess.run([sys.executable, "-c", probe, "--pass-pipeline=cuda", str(source),
-                          "-t", "ptx", "-o", str(tmp_path / "out.ptx")],
-                         capture_output=True, text=True, check=True, cwd=root)
-    assert run.stdout.strip().splitlines()[-1] == "[]"
+    source = ROOT / "examples" / "cuda" / "tile" / f"{example}.mlir"
+    out = tmp_path / "out.ptx"
+    assert packages_imported_compiling(source, out, ("ml_dtypes",), "--pass-pipeline=cuda",
+                                       "-t", "ptx") == []
     assert ".entry" in (tmp_path / "out.ptx").read_text()
