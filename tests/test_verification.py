@@ -895,6 +895,15 @@ def test_a_kernel_known_isolated_is_not_walked_when_its_launch_changes(monkeypat
     verifier.check(module)
     assert walks == []
 
+    def invalid(module, log):
+        kernel = ops_of(module, KernelOp)[0]
+        kernel.properties["grid"] = int_array([0])
+        log.changed(kernel, inside=False)
+
+    module, verifier = after_pass(LOOPS, invalid)
+    with pytest.raises(VerifyException, match="positive dims"):
+        verifier.check(module)
+
 
 WHILE = f"""
 tirx.kernel @k() -> () grid [1] threads [1] {T} {{
