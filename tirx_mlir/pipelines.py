@@ -20,17 +20,15 @@ and any pipeline can be built by hand, from pass instances, pass classes with op
 
 from __future__ import annotations
 
-import re
-
-import gc
 import inspect
-from contextlib import contextmanager
+import re
 from dataclasses import dataclass, field
 from typing import IO, Any, Callable, Iterator, Sequence
 
 from typing import TYPE_CHECKING
 
 from tirx_mlir import registry
+from tirx_mlir.gc_pause import collector_paused
 
 if TYPE_CHECKING:  # xDSL is imported when a pipeline is built, not when one is registered
     from xdsl.context import Context
@@ -246,26 +244,6 @@ class Pipeline:
         shots = [("input", work.clone())]
         self.apply(work, ctx, callback=lambda p, m: shots.append((p.name, m.clone())))
         return shots
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the block (a pipeline's run), then as it was.
-
-    Passes make many objects that live on (the ops and types they build) and next to no cyclic
-    garbage (what they replace is freed by reference counting): the 256-block softmax chain of
-    bench/trn_compile.py peaks at the same traced memory with the collector on and off, while on
-    it made ~40 collections per compile that walked the new IR again and again (~10% of the
-    compile's CPU, bench/README.md). A collector turned off already stays off; the collections
-    the block skipped happen, once, after it."""
-    was_on = gc.isenabled()
-    if was_on:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if was_on:
-            gc.enable()
 
 
 def preserves_ir(p: ModulePass) -> bool:

@@ -8,7 +8,7 @@ and the full collections walk everything made so far: on the 2-vCPU machine of b
 that was ~8 ms of ``tirx-opt``'s start-up on an empty module and ~20 ms of a Trainium compile
 (the compile's own objects are then compared against none of start-up's). A compile's garbage
 (replaced ops, views, folded constants) is still collected: the pipeline's run pauses the
-collector only for itself (`tirx_mlir.pipelines.collector_paused`), which then collects once.
+collector only for itself (`tirx_mlir.gc_pause.collector_paused`), which then collects once.
 
     pause()                  # before the module's imports
     ...                      # imports

@@ -61,7 +61,7 @@ from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dominance import defined_in
-from tirx_mlir.pipelines import collector_paused
+from tirx_mlir.gc_pause import collector_paused
 from tirx_mlir.printers import PrintError, SourcePrinter
 from tirx_mlir.target.target import target_of
 

@@ -28,7 +28,7 @@ copied ops), so the module copy and every op copy go through `copy_tree` / `copy
 an op's fields directly (what xDSL's ``clone`` makes, about a fifth of its time; the test
 compares them), and the placed constants' values are remembered (`Expander.ints`) instead of
 read back from their ops. The printer pauses the cyclic garbage collector while it expands and
-prints (`tirx_mlir.pipelines.collector_paused`): the copies are thousands of new objects with
+prints (`tirx_mlir.gc_pause.collector_paused`): the copies are thousands of new objects with
 reference cycles, which otherwise trigger collections that rescan every live IR object
 (bench/README.md).
 """
