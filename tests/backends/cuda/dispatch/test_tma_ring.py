@@ -274,3 +274,37 @@ def test_which_rings_share_a_barrier_pair():
     ctx, allocs, _ = _rings(MIXED.replace("COPIES\n", COPY_A + COPY_B).replace(
         "threads [256]", "threads [128]"))
     assert not tma_ring.pipelined(ctx, allocs["sb"]) and tma_ring.pipelined(ctx, allocs["sa"])
+
+
+def _with_full_count(module, old: int, new: int):
+    """``module`` with every ``ptx.mbarrier_init`` of count ``old`` given ``new`` instead."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IndexType, IntegerAttr, i32
+
+    for op in list(module.walk()):
+        if op.name == "ptx.mbarrier_init":
+            owner = op.operands[1].owner
+            if owner.value.value.data == old:
+                const = arith.ConstantOp(IntegerAttr(new, owner.result.type))
+                op.parent_block().insert_op_before(const, op)
+                op.operands[1] = const.result
+    return module
+
+
+def test_a_full_barrier_counting_one_arrival_too_few_is_caught():
+    """The mixed ring's full barrier counts the TMA issuer's expect_tx arrival and 128
+    cp.async arrivals. Declared 128, a phase completes before the last thread's cp.async data
+    is guaranteed to have landed (on hardware, the wgmma races that copy): the SIMT interpreter
+    lands only what a phase needs, so the wgmma's read of the rest is an error naming it."""
+    from tirx_testing.cuda_every_stage import lower, run
+    from tirx_testing.trn_lowering import assert_close, random_inputs
+    from tirx_mlir.interpreter.runtime import InterpretError
+
+    text = MIXED.replace("COPIES\n", COPY_A + COPY_B)
+    inputs = random_inputs(parse_module(text, "mixed"), 0)
+    final = lower(text, "mixed", arch="sm_90a")
+    assert_close(run(final, inputs)[0], _gemm_bt(*inputs)[0], 1e-2, 1e-2, "as lowered")
+    assert sorted(_init_counts(final)) == [128, 128, 129, 129]
+    with pytest.raises(InterpretError, match="before the copy has landed") as err:
+        run(_with_full_count(final, 129, 128), inputs)
+    assert "cp_async" in str(err.value) or "cp.async" in str(err.value)

@@ -103,7 +103,8 @@ def test_reading_a_destination_before_its_wait_names_the_thread_and_the_copy():
                           "(%sm[4]) of CTA (0,0,0), the destination of the ptx.cp_async at "
                           "<test>:12:3 issued by thread (0,0,0) of CTA (0,0,0), before the "
                           "copy has landed (it lands at the issuing thread's "
-                          "ptx.cp_async_wait_group or wait_all) (thread (0,0,0) of CTA "
+                          "ptx.cp_async_wait_group or wait_all, or the mbarrier phase its "
+                          "ptx.cp_async_mbarrier_arrive counts in) (thread (0,0,0) of CTA "
                           "(0,0,0))"), msg
 
 
@@ -183,16 +184,26 @@ def test_noinc_arrivals_missing_from_the_count_complete_the_phase_before_the_dat
            "ptx.cp_async at <test>:18:3 issued by thread (31,0,0)" in str(err.value)
 
 
-def test_a_wait_on_a_phase_that_never_completes_is_a_deadlock_naming_the_mbarrier():
-    # count 16: the 32 arrivals complete phases 0 and 1, so parity 0 now means phase 2, which
-    # no thread will ever arrive on
+def test_a_count_one_arrival_too_low_leaves_the_last_copy_in_flight():
+    # count 63 for 64 arrivals: the phase completes once 63 have come, and only the copies
+    # those needed have landed (data arrives as late as the program allows): the tied copy of
+    # thread 31, the 64th arrival, is still in flight when thread 0 reads its word
     with pytest.raises(InterpretError) as err:
-        run_simt(_arrive_kernel(16, False), np.zeros(32, np.int32))
+        run_simt(_arrive_kernel(63, True), np.zeros(32, np.int32))
+    assert "reads shared offset 124 (%sm[31]) of CTA (0,0,0), the destination of the " \
+           "ptx.cp_async at <test>:18:3 issued by thread (31,0,0)" in str(err.value)
+
+
+def test_a_wait_on_a_phase_that_never_completes_is_a_deadlock_naming_the_mbarrier():
+    # count 33: the tied arrivals are net zero and the 32 threads arrive once each, so phase 0
+    # waits for one arrival no thread will ever make
+    with pytest.raises(InterpretError) as err:
+        run_simt(_arrive_kernel(33, False), np.zeros(32, np.int32))
     assert str(err.value).splitlines()[0] == (
         "<test>:22:5: error: [deadlock] ptx.mbarrier_test_wait_parity: deadlock, no thread can "
         "make progress: threads 0-31 of CTA (0,0,0) wait at ptx.mbarrier_test_wait_parity at "
-        "<test>:22:5 for phase 2 (parity 0) of the mbarrier at shared offset 128 (%bar[0]) of "
-        "CTA (0,0,0) to complete: 16 of 16 arrivals and 0 transaction bytes pending; it was "
+        "<test>:22:5 for phase 0 (parity 0) of the mbarrier at shared offset 128 (%bar[0]) of "
+        "CTA (0,0,0) to complete: 1 of 33 arrivals and 0 transaction bytes pending; it was "
         "initialised at <test>:13:5")
 
 

@@ -74,11 +74,12 @@ def _constants(module, user: str, value: int):
 
 def test_a_wrong_expect_tx_or_mask_in_the_lowered_gemm_is_caught():
     """The final kernel with a deliberate mistake no longer runs: full barriers armed with half
-    the tile's bytes (8192 of 16384) complete a phase on one slice and leave the other's bytes
-    to a later phase (or, had both slices come at once, never complete: a deadlock); the run
-    ends with an error naming the barrier. A's row mask 0b0011 widened to the whole cluster
-    (0b1111) sends the row-0 slices to the CTAs of row 1 too, whose barriers end holding the
-    16384 bytes no phase expected (on a GPU they overwrite a tile at some time)."""
+    the tile's bytes (8192 of 16384) complete a phase on one slice and leave the other slice in
+    flight (or, had both slices come at once, never complete: a deadlock); the run stops with
+    an error naming the barrier or the copy. A's row mask 0b0011 widened to the whole cluster
+    (0b1111) sends the row-0 slices to the CTAs of row 1 too: a row-1 CTA's phase completes on
+    the first slices to land, and its wgmma reads A's tile while the other copy into it is
+    still in flight (on a GPU it overwrites the tile at some time)."""
     rng = np.random.default_rng(3)
     a = rng.standard_normal((256, 256)).astype(np.float16)
     b = rng.standard_normal((256, 256)).astype(np.float16)
@@ -88,8 +89,9 @@ def test_a_wrong_expect_tx_or_mask_in_the_lowered_gemm_is_caught():
     assert armed
     for const in armed:
         const.value = IntegerAttr(8192, const.value.type)
-    with pytest.raises(InterpretError, match="deadlock|holding 8192 transaction bytes more "
-                                             "than its phases expected"):
+    with pytest.raises(InterpretError, match="deadlock|before the copy has landed|holding "
+                                             "8192 transaction bytes more than its phases "
+                                             "expected"):
         _run(half, a, b)
 
     wide = lower(EXAMPLE.read_text(), "gemm_multicast_2x2_sm90a")
@@ -98,6 +100,7 @@ def test_a_wrong_expect_tx_or_mask_in_the_lowered_gemm_is_caught():
     assert rows
     for const in rows:
         const.value = IntegerAttr(15, const.value.type)
-    with pytest.raises(InterpretError, match="of CTA .0,1,0. in phase 1 holding 16384 "
-                                             "transaction bytes more than its phases expected"):
+    with pytest.raises(InterpretError, match="wgmma_mma_async_ss: reads shared offset \\d+ "
+                                             "\\(%sa\\[\\d+\\]\\) of CTA .0,1,0., the destination "
+                                             ".* before the copy has landed"):
         _run(wide, a, b)

@@ -10,11 +10,13 @@ bytes they own, and the check that no thread touches those bytes too early.
   asynchronously (``cp.async``, ``cp.async.bulk``, TMA loads) snapshots its source at issue and
   records per *unit* (one issuing lane and one destination CTA) what it will write. A unit
   lands (its bytes are written) when its lane's ``cp.async.wait_group`` covers it, or, for a
-  copy that completes on an mbarrier, when a thread tests that mbarrier's current phase: data
-  arrives as late as the program allows, never before its wait. A copy on an mbarrier still
-  in flight when the wave ends is an error (`check_landed_at_exit`): its mbarrier's phase
-  completed without its bytes (it expected fewer than the copies sent: a wrong expect_tx or
-  multicast mask), or nobody waited.
+  copy that completes on an mbarrier (directly or through a ``cp.async.mbarrier.arrive``),
+  when a thread tests that mbarrier's current phase, and then only as many as the phase needs
+  to complete: data arrives as late as the program allows, never before its wait, and a phase
+  that completes too early (an init count or an expect_tx too low) leaves the rest in flight.
+  A copy on an mbarrier still in flight when the wave ends is an error
+  (`check_landed_at_exit`): its mbarrier's phase completed without its bytes (it expected
+  fewer than the copies sent: a wrong expect_tx or multicast mask), or nobody waited.
 * **owned bytes** (`PendingBytes`): the destination bytes of copies in flight (reading or
   writing one is an error), the source bytes of bulk stores not yet past their
   ``cp.async.bulk.wait_group.read`` (writing one is an error), and the 8 bytes of every live
@@ -346,14 +348,28 @@ class AsyncState:
             self.land(ctx, flight, units)
 
     def land_for_barrier(self, ctx, key: tuple[int, int]) -> None:
-        """Land every copy whose completion the current phase of mbarrier ``key`` awaits."""
+        """Land the copies mbarrier ``key``'s current phase awaits, one unit or one
+        ``cp.async.mbarrier.arrive`` at a time, and stop as soon as the phase completes: what
+        the phase did not need stays in flight (its bytes owned), so a phase that completes
+        early (an init count or expect_tx too low) lets a read of the rest be caught."""
+        bar = self.barriers.get(key)
+        if bar is None:
+            return
+        phase = bar.phase
         for flight in list(self.flights):
-            units = (flight.bar == key[1]) & (flight.cta == key[0])
-            self.land(ctx, flight, units)
+            units = (flight.bar == key[1]) & (flight.cta == key[0]) & ~flight.done
+            for u in np.flatnonzero(units):
+                one = np.zeros(len(flight.done), dtype=bool)
+                one[u] = True
+                self.land(ctx, flight, one)
+                if bar.phase != phase:
+                    return
         for tie in [t for t in self.ties if t.key == key]:
             for flight, units in tie.units:
                 self.land(ctx, flight, units)
-        self._resolve_ties(ctx)
+            self._resolve_ties(ctx)
+            if bar.phase != phase:
+                return
 
     def pending_units(self, lane: int) -> list[tuple[Flight, np.ndarray]]:
         """The cp.async units of ``lane`` not yet landed."""

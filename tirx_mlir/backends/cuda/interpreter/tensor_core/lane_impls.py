@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tirx_mlir.backends.cuda.interpreter.async_state import check_access
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
 from tirx_mlir.backends.cuda.interpreter.tensor_core import ldmatrix as lm
@@ -197,10 +198,17 @@ def _uniform(ctx, value: np.ndarray, rows: np.ndarray, what: str) -> np.ndarray:
 
 
 def _operand(ctx, lanes: np.ndarray, desc: int, read):
+    """A warpgroup's shared operand ``read(smem, descriptor, on_read)``: the bytes it reads
+    must not be owned by an asynchronous copy still in flight (`async_state.check_access`,
+    as a plain read's are)."""
     cta = int(ctx.wave.cta[lanes[0]])
     smem = ctx.mem.arena[cta, :ctx.mem.shared_bytes]
+
+    def on_read(addresses: np.ndarray, nbytes: int) -> None:
+        check_access(ctx, "read", np.full(len(addresses), cta), addresses, nbytes,
+                     np.full(len(addresses), lanes[0]))
     try:
-        return read(smem, MatrixDescriptor.decode(desc))
+        return read(smem, MatrixDescriptor.decode(desc), on_read)
     except ValueError as err:
         raise ctx.error(f"wgmma operand: {err}", lanes=lanes,
                         hint="the descriptor's start address is (shared address >> 4) in bits "
@@ -219,8 +227,8 @@ def _mma_async(ctx, op, view, a_matrices):
                              "before the wgmma)")
     b_desc = _uniform(ctx, view.one("desc_b"), rows, "B descriptor")
     tnsp_b = int(view.mods.get("tnsp_b", 0))
-    b = np.stack([_operand(ctx, lanes, int(d), lambda s, dd: wg.b_matrix_from_shared(
-        s, dd, form, tnsp_b)) for lanes, d in zip(rows, b_desc)])
+    b = np.stack([_operand(ctx, lanes, int(d), lambda s, dd, seen: wg.b_matrix_from_shared(
+        s, dd, form, tnsp_b, seen)) for lanes, d in zip(rows, b_desc)])
     scale_d = _uniform(ctx, view.one("scale_d"), rows, "scale-d predicate")
     d = wg.wgmma(_accumulators(view.reads["d"], rows, form.dtype), a_matrices(form, rows), b,
                  form, scale_d, int(view.mods["scale_a"]), int(view.mods["scale_b"]))
@@ -241,8 +249,8 @@ def run_wgmma_ss(ctx, op, args):
 
     def a_matrices(form, rows):
         descs = _uniform(ctx, view.one("desc_a"), rows, "A descriptor")
-        return np.stack([_operand(ctx, lanes, int(d), lambda s, dd: wg.a_matrix_from_shared(
-            s, dd, form, tnsp_a)) for lanes, d in zip(rows, descs)])
+        return np.stack([_operand(ctx, lanes, int(d), lambda s, dd, seen: wg.a_matrix_from_shared(
+            s, dd, form, tnsp_a, seen)) for lanes, d in zip(rows, descs)])
     return _mma_async(ctx, op, view, a_matrices)
 
 
