@@ -254,14 +254,23 @@ class KeywordOp(IRDLOperation):
     # ---- queries shared by verifiers, interpreters, dispatch and printers ----
     def named_operands(self) -> dict[str, SSAValue]:
         """Present single operands by name, in declaration order (variadic ones are
-        `variadic_operands`)."""
+        `variadic_operands`). Kept with the op until its operands or segment sizes change (a
+        new operand tuple or attribute object: both are replaced, never mutated); dispatch
+        asks several times per op."""
+        operands = self._operands
+        option = _operand_segments(type(self))[1]
+        segments = None if option is None else option.container(self)[option.attribute_name]
+        known = self.__dict__.get("_named_operands")
+        if known is not None and known[0] is operands and known[1] is segments:
+            return dict(known[2])
         out: dict[str, SSAValue] = {}
-        operands, pos = self.operands, 0
+        pos = 0
         for name, kind, size in _segment_sizes(self):
             if size and kind != "variadic":
                 out[name] = operands[pos]
             pos += size
-        return out
+        self.__dict__["_named_operands"] = (operands, segments, out)
+        return dict(out)
 
     def variadic_operands(self) -> dict[str, tuple[SSAValue, ...]]:
         """Variadic operands by name (declared after the single ones)."""

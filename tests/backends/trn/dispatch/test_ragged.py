@@ -228,3 +228,28 @@ def test_a_fused_compose_op_on_ragged_rows_and_columns():
     ops = executed_nki_ops(final)
     assert ops["nki.activation_reduce"] == tiles(257, 128)
     assert ops["nki.tensor_scalar"] == tiles(257, 128) * tiles(1009, 512)
+
+
+@pytest.mark.parametrize("rows, cols, cut", [(5, 1031, (1, 1024)), (130, 1009, (0, 128)),
+                                             (128, 512, None), (128, 1024, None)])
+def test_the_cut_and_its_space_with_and_without_partition_tiles(rows, cols, cut):
+    """`find_cut` makes the op's iteration space only when a cut is possible (no operand with
+    partition tiles: only the free-size rule can cut); the space it returns is the op's whole
+    `iteration_space`, the cut the first of the module docstring's rules."""
+    from tirx_mlir.backends.trn.dispatch.ragged import find_cut, iteration_space
+    from tirx_mlir.backends.trn.transforms.default_layout import TrnDefaultLayoutPass
+    from tirx_mlir.dialects.tirx import tile_ops as T
+    from tirx_mlir.located_parser import make_context, parse_module
+
+    body = """  %two = arith.constant 2.0 : f32
+  tirx.mul %x, %x, %two : {x}, {x}, f32"""
+    ctx = make_context()
+    module = parse_module(unary_kernel(rows, cols, body), "ragged", ctx)
+    TrnDefaultLayoutPass().apply(ctx, module)
+    mul = next(op for op in module.walk() if isinstance(op, T.MulOp))
+    found = find_cut(mul)
+    if cut is None:
+        assert found is None
+        return
+    assert found is not None and found[1:] == cut
+    assert found[0] == iteration_space(mul)

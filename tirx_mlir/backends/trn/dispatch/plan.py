@@ -82,10 +82,16 @@ class PlanOperand:
     name: str = ""
     refined: SSAValue | None = None
     axes: list[tuple[str | None, int]] = field(default_factory=list)
+    _chip: tuple[SSAValue, bool] | None = field(default=None, repr=False, compare=False)
 
     @property
     def on_chip(self) -> bool:
-        return is_on_chip(resolve_access(self.value).buffer_type)
+        """Whether the buffer ``value`` views is on chip (asked again only when ``value``
+        changes: planning asks it of every operand several times)."""
+        known = self._chip
+        if known is None or known[0] is not self.value:
+            known = self._chip = (self.value, is_on_chip(resolve_access(self.value).buffer_type))
+        return known[1]
 
     def present(self, dim: int) -> bool:
         return self.aligned_shape[dim] != 1
@@ -232,8 +238,8 @@ def refine(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanO
     aligned = [reshape(builder, op.value, op.aligned_shape) for op in operands]
     guards = _iteration_guards(operands, aligned)
     points: list[set[int]] = [set() for _ in range(rank)]
-    for op, view in zip(operands, aligned):
-        layout = root_layout(view)
+    layouts = [root_layout(view) for view in aligned]  # a refined view reads the same buffer
+    for op, view, layout in zip(operands, aligned, layouts):
         if layout is None:
             continue
         try:
@@ -261,10 +267,9 @@ def refine(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanO
                  f"of {tile} and guard each by min({tile}, n - {tile} * t), the last one "
                  f"partial")
         plan.guards[pieces[0]] = value
-    for op, view in zip(operands, aligned):
+    for op, view, layout in zip(operands, aligned, layouts):
         shape = [s if op.present(origin[j]) else 1 for j, s in enumerate(sizes)]
         op.refined = reshape(builder, view, shape)
-        layout = root_layout(op.refined)
         if layout is None:
             op.axes = [(None, 0)] * len(sizes)
             continue

@@ -122,14 +122,19 @@ def iteration_space(op: TileOp) -> Space | None:
         return None
     if kind == "gemm":
         return _gemm_space(op)  # type: ignore[arg-type]
+    return _space(op, *_anchor_of(op, kind))
+
+
+def _anchor_of(op: TileOp, kind: str) -> tuple[str, tuple[str, ...], Sequence[int]]:
+    """(the operand whose shape is the iteration space, the reduced outputs, the reduced dims)
+    of a non-gemm op of `_SPACE_KIND` ``kind``: `_space`'s arguments."""
     if kind == "reduce":
-        return _space(op, "src", ("dst",), op.reduce_axes())  # type: ignore[attr-defined]
+        return "src", ("dst",), op.reduce_axes()  # type: ignore[attr-defined]
     if kind == "binary_reduce" or kind == "unary_reduce":
         anchor = "bin_out" if kind == "binary_reduce" else "un_out"
         rank = len(shape_of(getattr(op, anchor)))
-        return _space(op, anchor, ("red_out",), rules.normalize_axes(op.ints_prop("axes", (-1,)),
-                                                                     rank))
-    return _space(op, "out" if kind == "chain" else "dst")
+        return anchor, ("red_out",), rules.normalize_axes(op.ints_prop("axes", (-1,)), rank)
+    return "out" if kind == "chain" else "dst", (), ()
 
 
 ELEMENTWISE = (T.CopyOp, T.CopyAsyncOp, T.CastOp, T.PermuteLayoutOp, T.ZeroOp, T.FillOp,
@@ -187,11 +192,14 @@ def _free_budget(op: TileOp) -> int:
     return max_free(op, values, default=default)
 
 
-def _free_cut(op: TileOp, space: Space) -> tuple[int, int] | None:
+def _free_cut(op: TileOp, sizes: Sequence[int], reduced: Sequence[int]
+              ) -> tuple[int, int] | None:
+    """(iteration dim, cut point) of the free-size rule over an iteration space of ``sizes``
+    whose dims ``reduced`` are reduced, or None."""
     gemm = _IS_GEMM(op)
-    k = 1 if gemm else len(space.sizes) - 1  # a gemm's N: one PSUM bank
-    n = space.sizes[k]
-    if k <= 0 or k in space.reduced:
+    k = 1 if gemm else len(sizes) - 1  # a gemm's N: one PSUM bank
+    n = sizes[k]
+    if k <= 0 or k in reduced:
         return None
     budget = PSUM_BANK_F32 if gemm else _free_budget(op)
     if n <= budget or n % budget == 0:
@@ -203,20 +211,27 @@ def _free_cut(op: TileOp, space: Space) -> tuple[int, int] | None:
 
 def find_cut(op: TileOp) -> tuple[Space, int, int] | None:
     """(space, iteration dim, cut point) of the first cut the module docstring describes."""
-    space = iteration_space(op)
-    if space is None:
+    kind = _SPACE_KIND(op)
+    if kind is None:
         return None
     named = op.named_operands()
-    tiles: dict[str, tuple[AccessPattern, int] | None] = {}  # per operand, asked once
+    tiles = {name: _partition_tiles(value) for name, value in named.items() if is_buffer(value)}
+    if kind != "gemm" and all(found is None for found in tiles.values()):
+        # No operand splits into partition tiles: only the free-size rule can cut, and it reads
+        # the space's sizes (the anchor's shape) and reduced dims, not which operand has which
+        # dim; the space itself is made only for a cut (nearly every op has none).
+        anchor, _, axes = _anchor_of(op, kind)
+        free = _free_cut(op, shape_of(named[anchor]), axes)
+        return None if free is None else (_space(op, *_anchor_of(op, kind)), *free)
+    space = iteration_space(op)
+    assert space is not None
     for k, (size, dims) in enumerate(zip(space.sizes, space.dims)):
         for name, d in dims.items():
-            if name not in tiles:
-                tiles[name] = _partition_tiles(named[name])
-            found = tiles[name]
+            found = tiles.get(name)  # an operand that is no buffer has no tiles
             cut = None if found is None else _partition_cut(found, d, size)
             if cut is not None:
                 return space, k, cut
-    free = _free_cut(op, space)
+    free = _free_cut(op, space.sizes, space.reduced)
     return None if free is None else (space, *free)
 
 

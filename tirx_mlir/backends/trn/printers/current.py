@@ -84,6 +84,8 @@ class NkiPrinter(NkiEmitterBase):
             offset, steps = hbm_flat(access, placement)
             pairs = [(steps[d], self.extent(access, d, op)) for d in index_slots(access)]
             return self.ap_text(base, pairs, offset, op)
+        if access.buffer is value:  # the buffer itself, not a view: its whole region
+            return base
         region = access.as_region()
         if region is None:
             return self.access_pattern(base, access, op)
