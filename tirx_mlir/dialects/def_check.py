@@ -41,6 +41,8 @@ from xdsl.irdl.operations import (
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
 
+from tirx_mlir.lazy_op_definitions import when_defined
+
 
 def _arg_check(defs) -> tuple[str, tuple] | None:
     """How to check one construct's list: ``("single", constraints)`` when every definition is
@@ -207,7 +209,7 @@ def irdl_op_definition(cls):
     """xDSL's ``irdl_op_definition``, with the definition checked by `compile_def_check`."""
     own = getattr(cls, "verify_", None)  # what xDSL's decorator calls after OpDef.verify
     cls = xdsl_op_definition(cls)
-    _with_check(cls, cls.get_irdl_definition(), own)
+    when_defined(cls, lambda defined: _with_check(defined, defined.get_irdl_definition(), own))
     return cls
 
 
