@@ -80,6 +80,7 @@ def install() -> None:
         return cls
 
     irdl_op_definition.lazy_op_definitions = True  # type: ignore[attr-defined]
+    irdl_op_definition.eager = eager  # type: ignore[attr-defined]
     operations.irdl_op_definition = irdl_op_definition
     irdl.irdl_op_definition = irdl_op_definition
 

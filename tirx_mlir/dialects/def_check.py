@@ -226,7 +226,7 @@ def install_def_check(cls) -> bool:
     generated = cls.__dict__.get("verify_")
     code = getattr(generated, "__code__", None)
     if code is None or getattr(generated, "__wrapped_def_check__", False) or \
-            generated.__module__ != xdsl_op_definition.__module__ or \
+            generated.__module__ != OpDef.__module__ or \
             code.co_freevars not in _XDSL_VERIFY_FREEVARS:
         return False
     cells = dict(zip(code.co_freevars, (c.cell_contents for c in generated.__closure__)))
