@@ -172,8 +172,8 @@ def test_a_small_compile_completes_few_op_classes():
     probe = ("import sys\nsys.argv = ['tirx-opt', *sys.argv[1:]]\n"
              "from tirx_mlir.tools.tirx_opt import main\n"
              "try:\n    main()\nexcept SystemExit as done:\n    assert not done.code\n"
-             "from tirx_mlir.lazy_op_definitions import defined, _pending\n"
-             "print(sorted(defined), len(_pending))\n")
+             "from tirx_mlir.lazy_op_definitions import defined, pending_names\n"
+             "print(sorted(defined), len(pending_names()))\n")
     root = Path(__file__).resolve().parents[1]
     run = subprocess.run([sys.executable, "-c", probe, "--pass-pipeline=trn",
                           str(root / "examples" / "trn" / "nki_add_1.mlir"), "-t", "nki",

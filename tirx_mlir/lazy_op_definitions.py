@@ -118,3 +118,8 @@ def when_defined(cls: type, work: Callable[[type], Any]) -> None:
 def is_pending(cls: type) -> bool:
     """Whether ``cls`` was recorded and not completed yet."""
     return cls in _pending
+
+
+def pending_names() -> list[str]:
+    """The op names recorded and never completed so far (what a run did not need)."""
+    return sorted(getattr(cls, "name", cls.__name__) for cls in list(_pending))
