@@ -21,6 +21,10 @@ is queued with `when_defined`, which runs it at once for a class already complet
 parses, prints and verifies is unchanged; only an error in an op's definition (a bug in a
 dialect, not in the user's input) is raised at the op's first use instead of at import.
 
+Not covered: an instance made without any of those (``object.__new__(Op)``, unpickling) of a
+class nothing completed yet; neither xDSL nor the project makes ops that way (copies start from
+an existing instance, whose class is complete).
+
 `install` is idempotent and runs where `tirx_mlir.lazy_formats` does (before the tools' context
 loads a dialect); classes defined before it stay eager.
 """
