@@ -28,12 +28,13 @@ from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.lexer import Input, Span, Token
 from xdsl.utils.mlir_lexer import KIND_BY_PUNCTUATION_SPELLING, MLIRLexer, MLIRTokenKind
 
-from tirx_mlir import lazy_formats, registry
+from tirx_mlir import lazy_formats, lazy_op_definitions, registry
 from tirx_mlir.dominance import DominanceError, check_dominance
 from tirx_mlir.nesting import MAX_NESTING_DEPTH, ensure_stack_headroom
 from tirx_mlir.type_tests import find_ops
 
 lazy_formats.install()  # before any dialect this parser loads defines its ops
+lazy_op_definitions.install()  # the same: op classes completed on first use
 
 
 class _LazyPattern:

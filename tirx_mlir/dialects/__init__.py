@@ -30,9 +30,10 @@ def _once(make: Callable[[], object]) -> Callable[[], object]:
 def _tirx():
     from tirx_mlir.dialects.def_check import install_def_check
     from tirx_mlir.dialects.tirx import TIRX
+    from tirx_mlir.lazy_op_definitions import when_defined
 
     for op in TIRX.operations:  # the same verdicts, cheaper (def_check.py)
-        install_def_check(op)
+        when_defined(op, install_def_check)
     return TIRX
 
 
@@ -41,10 +42,11 @@ def _upstream(name: str) -> Callable[[], object]:
         from xdsl.dialects import get_all_dialects
 
         from tirx_mlir.dialects.def_check import install_def_check
+        from tirx_mlir.lazy_op_definitions import when_defined
 
         dialect = get_all_dialects()[name]()
         for op in dialect.operations:  # the same verdicts, cheaper (def_check.py)
-            install_def_check(op)
+            when_defined(op, install_def_check)
         return dialect
 
     return _once(make)

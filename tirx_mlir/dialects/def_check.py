@@ -41,6 +41,8 @@ from xdsl.irdl.operations import (
 from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.exceptions import VerifyException
 
+from tirx_mlir.lazy_op_definitions import when_defined
+
 
 def _arg_check(defs) -> tuple[str, tuple] | None:
     """How to check one construct's list: ``("single", constraints)`` when every definition is
@@ -207,7 +209,7 @@ def irdl_op_definition(cls):
     """xDSL's ``irdl_op_definition``, with the definition checked by `compile_def_check`."""
     own = getattr(cls, "verify_", None)  # what xDSL's decorator calls after OpDef.verify
     cls = xdsl_op_definition(cls)
-    _with_check(cls, cls.get_irdl_definition(), own)
+    when_defined(cls, lambda defined: _with_check(defined, defined.get_irdl_definition(), own))
     return cls
 
 
@@ -224,7 +226,7 @@ def install_def_check(cls) -> bool:
     generated = cls.__dict__.get("verify_")
     code = getattr(generated, "__code__", None)
     if code is None or getattr(generated, "__wrapped_def_check__", False) or \
-            generated.__module__ != xdsl_op_definition.__module__ or \
+            generated.__module__ != OpDef.__module__ or \
             code.co_freevars not in _XDSL_VERIFY_FREEVARS:
         return False
     cells = dict(zip(code.co_freevars, (c.cell_contents for c in generated.__closure__)))

@@ -4,7 +4,6 @@ that a variant decomposed another into, at the op the user wrote, naming the dec
 
 from __future__ import annotations
 
-import traceback
 from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Callable, Iterable
@@ -140,8 +139,7 @@ def _first_case(op: TileOp, cases: list, new_context: Callable[[], DispatchConte
             ctx._discard()
             ctx = None
             last_exception = err
-            text = err.message if isinstance(err, TirxError) else \
-                traceback.format_exception_only(type(err), err)[-1].strip()
+            text = err.message if isinstance(err, TirxError) else _exception_line(err)
             attempts.append(Attempt(case.variant, case.priority, f"impl raised: {text}"))
             continue
         return case.variant, ctx
@@ -168,3 +166,11 @@ def _guard_reason(name: str, kind: str, cases) -> str:
                 f"are not supported by the {kind} dispatch yet")
     return f"operand '{name}' has a dynamic extent (a guarded tirx.slice), which this variant " \
            f"does not take"
+
+
+def _exception_line(err: Exception) -> str:
+    """``TypeError: message`` as Python prints the last line of a traceback (``traceback`` is
+    imported only here: a compile whose variants raise nothing does not load it)."""
+    import traceback
+
+    return traceback.format_exception_only(type(err), err)[-1].strip()

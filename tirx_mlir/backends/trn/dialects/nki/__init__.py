@@ -23,11 +23,12 @@ from tirx_mlir.backends.trn.dialects.nki.movement import (MOVEMENT_OPS, DmaCopyO
 from tirx_mlir.backends.trn.dialects.nki.tensor_engine import (TENSOR_ENGINE_OPS, MatmulOp,
                                                                TransposeOp)
 from tirx_mlir.dialects.def_check import install_segment_operands
+from tirx_mlir.lazy_op_definitions import when_defined
 
 NKI_OPS = (*MOVEMENT_OPS, *TENSOR_ENGINE_OPS, *COMPUTE_OPS)
 
 for _op in NKI_OPS:  # named operands read without decoding the segment sizes each time
-    install_segment_operands(_op)
+    when_defined(_op, install_segment_operands)
 
 NKI = Dialect("nki", list(NKI_OPS), [])
 
