@@ -265,6 +265,60 @@ def test_an_offset_operand_replaced_is_read_again():
     assert_caught(verifier, module, "starts at partition 16")
 
 
+EQUAL_VIEWS = f"""
+tirx.kernel @e(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
+  %a = tirx.alloc {{trn.addr = 0 : i64}} : {SB}
+  %b = tirx.alloc {{trn.addr = 512 : i64}} : {SB}
+  %p = arith.constant 0 : index
+  %q = arith.constant 0 : index
+  %v = tirx.slice %a[%p, 0] [64, 128] : {SB} -> {PART}
+  %w = tirx.slice %b[0, 0] [64, 128] : {SB} -> {PART}
+  %v2 = tirx.slice %a[%p, 0] [64, 128] : {SB} -> {PART}
+  %w2 = tirx.slice %b[0, 0] [64, 128] : {SB} -> {PART}
+  nki.tensor_copy %w, %v : {PART}, {PART}
+  nki.tensor_copy %w2, %v2 : {PART}, {PART}
+  tirx.return
+}}
+"""
+
+
+def resolved_views(monkeypatch) -> list:
+    """The values `access._resolve_access` resolves from now on (in this test)."""
+    from tirx_mlir.dialects.tirx import access
+
+    values: list = []
+    original = access._resolve_access  # noqa: SLF001
+    monkeypatch.setattr(access, "_resolve_access",
+                        lambda value: (values.append(value), original(value))[1])
+    return values
+
+
+def test_equal_views_built_apart_are_resolved_once(monkeypatch):
+    """Views of one source with equal properties and the same offset values (what dispatch
+    builds for each instruction) share one record: the second pair is not resolved, by the keys
+    or by the checks (its view is given to them), and its copy shares the first one's check."""
+    module = parse_module(EQUAL_VIEWS)
+    values = resolved_views(monkeypatch)
+    copy_class = type(op_named(module, "nki.tensor_copy"))
+    copies = count_calls(monkeypatch, copy_class, "verify_")
+    ModuleVerifier().verify(module)
+    names = sorted(v.name_hint for v in values)
+    assert names == ["a", "b", "v", "w"]  # not v2, w2
+    assert len(copies) == 1
+
+
+def test_a_view_at_another_offset_value_is_not_taken_for_an_equal_one():
+    """The record of a view names its SSA offsets by identity: a slice equal to a known one
+    but for its offset value (16, not a legal partition start) is resolved and caught."""
+    module, verifier = known_good(EQUAL_VIEWS)
+    v2 = next(op for op in module.walk() if op.name == "tirx.slice" and
+              op.results[0].name_hint == "v2")
+    sixteen = arith.ConstantOp(IntegerAttr(16, IndexType()))
+    v2.parent.insert_op_before(sixteen, v2)
+    v2.operands = [v2.operands[0], sixteen.result]
+    assert_caught(verifier, module, "starts at partition 16")
+
+
 # --- tile primitives: their key holds the kernel's launch and the module's attributes ----------
 
 WARP = f"""

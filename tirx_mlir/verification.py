@@ -56,7 +56,7 @@ changed (the incremental re-verification MLIR gets from preserved analyses): a p
 rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region keys
 the last verification met are kept, with the ops and blocks they name (older IR is not kept
 alive). A view is resolved once for the life of the verifier: its key holds the serial of the
-view it resolves to, found through a record by the identities of what the resolution reads (the
+view it resolves to, found through a record of what the resolution reads (the
 chain of view ops, their properties, result types and the index arithmetic of their offsets).
 When only what a check reads beyond the op's own types and attributes changed (a view, its
 site, its regions), xDSL's generic IRDL checks, which read only those, are not run again; its
@@ -521,12 +521,13 @@ class ModuleVerifier:
                                    "without reporting them (`tirx_mlir.verification.ChangeLog`)")
 
     def _verify(self, module: Operation, path: set[int] | None) -> None:
-        from tirx_mlir.dialects.tirx.access import resolve_access, shared_views
+        from tirx_mlir.dialects.tirx.access import resolve_access, shared_answers, shared_views
         from tirx_mlir.dialects.tirx.attributes import BufferType
         from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
         from tirx_mlir.target.target import Target
 
         self._buffer_type, self._resolve = BufferType, resolve_access
+        self._answers = shared_answers
         self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
         arith = sys.modules.get("xdsl.dialects.arith")  # not loaded: no constant in the IR
         self._constant_class = arith.ConstantOp if arith is not None else None
@@ -852,9 +853,10 @@ class ModuleVerifier:
 
     def _view(self, value: SSAValue) -> tuple:
         """(the `_serial` of the view ``value`` resolves to, its resolved view). A view is
-        resolved once for the life of the verifier: its record is found by the identity of
-        each value, op, type and property its resolution reads (its chain of view ops and the
-        index arithmetic of their offsets; the record holds them)."""
+        resolved once for the life of the verifier: its record is found by what its
+        resolution reads (`_view_signature`; the record holds the objects it names by
+        identity), and a view found so is given to the checks of this verification
+        (`access.shared_answers`) as if they had resolved it."""
         try:
             return self._views_now[id(value)]
         except KeyError:
@@ -864,21 +866,30 @@ class ModuleVerifier:
         if record is None:
             access = self._resolve(value)
             record = self._view_records[signature] = (self._serial(access), access, kept)
+        else:
+            answers = self._answers()
+            if answers is not None and value not in answers:
+                answers[value] = record[1]  # equal to what `resolve_access` would find
         answer = self._views_now[id(value)] = (record[0], record[1])
         return answer
 
     def _view_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
+        """What the resolution of ``value`` reads, as a record's key: for a view op's result,
+        its class, the `_serial` of the view of its source (by value), of its result type and of
+        each property, and the identities of its SSA offsets, sizes and guards
+        (`_index_signature`), so the equal views that dispatch builds again and again (the same
+        slice of one tile for each instruction) are resolved once; for any other value (a
+        buffer, the root of a chain), the value itself."""
         owner = value.owner
         if not isinstance(owner, self._view_ops):
             return (id(value), id(value.type)), (value, value.type)
         operands = owner._operands  # noqa: SLF001
-        source = self._view(operands[0])[0]
-        signature: list = [id(value), id(value.type), source]
-        kept: list = [value, value.type]
+        serial = self._serial
+        signature: list = [type(owner), self._view(operands[0])[0], serial(value.type)]
         for attr in owner.properties.values():
-            signature.append(id(attr))
-            kept.append(attr)
-        for index in operands[1:]:  # SSA offsets, sizes and guards
+            signature.append(serial(attr))
+        kept: list = []
+        for index in operands[1:]:  # SSA offsets, sizes and guards: by identity
             part, held = self._index_signature(index)
             signature.append(part)
             kept += held
