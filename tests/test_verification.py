@@ -778,6 +778,68 @@ def test_a_reported_move_breaking_dominance_is_caught():
         verifier.check(module)
 
 
+def test_a_new_op_using_a_value_defined_after_it_is_caught():
+    """A new op need not be named when its block is: it is checked for dominance by the walk
+    of that block after the report (not by the full dominance walk)."""
+    from xdsl.dialects.builtin import IndexType as Index
+    from tirx_mlir.dominance import DominanceError
+
+    def edit(module, log):
+        c0, _, c1 = [op for op in module.walk() if op.name == "arith.constant"][:3]
+        early = arith.AddiOp(c1.result, c1.result, Index())
+        c0.parent.insert_op_before(early, c0)  # uses %c1 before it is defined
+        log.changed(c0)  # names the block, not the new op
+
+    module, verifier = after_pass(LOOPS, edit)
+    with pytest.raises(DominanceError, match="used before it is defined"):
+        verifier.check(module)
+
+
+def test_after_a_report_dominance_is_checked_for_the_ops_it_reaches(monkeypatch):
+    """After a valid reported change the full dominance walk is not run: the operands of the
+    changed op (and of its users, and of the region ops on its path) are checked during the
+    verification's walk, no others (not the constants, the first loop's body, the return)."""
+    import tirx_mlir.dominance as dominance
+
+    def edit(module, log):
+        mul = next(op for op in module.walk() if op.name == "arith.muli")
+        mul.attributes["test.mark"] = UnitAttr()
+        log.changed(mul)
+
+    module, verifier = after_pass(LOOPS, edit)
+    full: list = []
+    monkeypatch.setattr(dominance, "check_dominance", lambda *args: full.append(args))
+    checked: list = []
+    original = ModuleVerifier._dominated  # noqa: SLF001
+    monkeypatch.setattr(ModuleVerifier, "_dominated",
+                        lambda self, op: (checked.append(op.name), original(self, op))[1])
+    verifier.check(module)
+    assert full == []
+    assert sorted(checked) == ["arith.muli", "scf.for", "scf.for", "tirx.kernel"]
+
+
+def test_an_unreported_move_breaking_dominance_is_caught_by_the_audit():
+    """A move the report does not name is not seen by the dominance check of what the report
+    reaches; the audit's full dominance check finds it."""
+    text = LOOPS.replace("  %c1 = arith.constant 1 : index\n",
+                         "  %c1 = arith.constant 1 : index\n  %c7 = arith.constant 7 : index\n")
+    text = text.replace("%x = arith.addi %i, %c1", "%x = arith.addi %i, %c7")
+
+    def edit(module, log):
+        c7 = [op for op in module.walk() if op.name == "arith.constant"][3]
+        ret = next(op for op in module.walk() if op.name == "tirx.return")
+        c7.detach()  # used in the first loop only, now defined after it: not reported
+        ret.parent.insert_op_before(c7, ret)
+        log.changed(ret)
+
+    module, verifier = after_pass(text, edit)
+    verifier.audit = False
+    verifier.check(module)  # the report does not reach the loop: not seen without the audit
+    module, verifier = after_pass(text, edit, audit=True)
+    with pytest.raises(UnreportedChange, match="dominance"):
+        verifier.check(module)
+
+
 def test_an_op_moved_into_a_reported_block_is_verified_again(monkeypatch):
     """xDSL's ``inline_block`` moves ops without telling a listener: an op arriving in a block
     the report reaches is visited there, not taken for the op found valid in its old block."""

@@ -107,7 +107,7 @@ from __future__ import annotations
 import os
 import sys
 
-from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, ErasedSSAValue, OpResult, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.traits import (HasParent, IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait,
                          OptionalSymbolOpInterface, SameOperandsAndResultType,
@@ -383,6 +383,10 @@ class ModuleVerifier:
         self._visited: list[Operation] = []
         """The ops `_visit` ran on in this verification, after a report
         (`_free_after_report`)."""
+        self._dom: list | None = None
+        """While `check` verifies from a report: the blocks being walked, each with its
+        graph-region flag and the ids of its ops walked so far (`_dominated`)."""
+        self._dom_failed = False
         self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
         """Check each verification from a change report against a full one (`AUDIT_ENV`)."""
 
@@ -421,9 +425,70 @@ class ModuleVerifier:
         check_dominance(module, enter)
 
     def check(self, module: Operation) -> None:
-        """The dominance check, then `verify` (what a pass manager runs after a pass)."""
-        self.check_dominance(module)
-        self.verify(module)
+        """The dominance check, then `verify` (what a pass manager runs after a pass). After a
+        pass that reported its changes, the dominance of each op the verification visits is
+        checked during its walk (`_dominated`): an op the report does not reach kept its
+        operands and its place, and so did their definitions. A use found not dominated, or a
+        region of several blocks, is decided by the full check (its first error in textual
+        order, as without a report); the audit (`AUDIT_ENV`) runs the full check too."""
+        from tirx_mlir.dominance import DominanceError, check_dominance
+
+        if self._pending_path(module) is None:
+            check_dominance(module)
+            self.verify(module)
+            return
+        self._dom, self._dom_failed = [], False
+        try:
+            self.verify(module)
+        except Exception:
+            self._dom = None
+            check_dominance(module)  # a dominance error first, as the full check would give
+            raise
+        finally:
+            self._dom = None
+        if self._dom_failed:
+            try:
+                check_dominance(module)
+            except DominanceError:
+                self._verified_once = False  # the next verification is full
+                raise
+        if self.audit:
+            try:
+                check_dominance(module)
+            except DominanceError as err:
+                raise UnreportedChange(f"the pass broke dominance where its report did not "
+                                       f"reach: {err}") from err
+
+    def _dominated(self, op: Operation) -> None:
+        """Whether each operand of ``op`` is visible where it is used (`tirx_mlir.dominance`'s
+        rule), from the blocks `_visit_block` is walking (``_dom``): a block argument of one of
+        them, or the result of an op walked before ``op`` (or before the op holding it) in one
+        of them, any op of a graph region (the module's body); else ``_dom_failed`` is set."""
+        dom = self._dom
+        top, graph, walked = dom[-1]
+        for value in op._operands:  # noqa: SLF001
+            kind = type(value)
+            if kind is OpResult:
+                definer = value.op
+                block = definer.parent
+                if block is top:  # most uses: a definition in the same block
+                    if not graph and id(definer) not in walked:
+                        self._dom_failed = True
+                    continue
+            elif kind is BlockArgument:
+                definer, block = None, value.block
+                if block is top:
+                    continue
+            else:  # erased
+                self._dom_failed = True
+                continue
+            for frame in reversed(dom):
+                if frame[0] is block:
+                    if definer is not None and not frame[1] and id(definer) not in frame[2]:
+                        self._dom_failed = True
+                    break
+            else:
+                self._dom_failed = True
 
     def _pending_path(self, module: Operation) -> set[int] | None:
         if self._pending is not None and self._path is None:
@@ -1006,6 +1071,7 @@ class ModuleVerifier:
             blocks = []
             if len(region.blocks) > 1:
                 self._multi_block = True
+                self._dom_failed = True  # dominance across blocks: the full check decides
             for block in region.blocks:
                 if block.parent is not region:
                     raise ValueError("Parent pointer of block does not refer to containing "
@@ -1026,6 +1092,11 @@ class ModuleVerifier:
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
         affected = self._affected
+        dom = self._dom if self._path is not None else None
+        if dom is not None:  # `check` after a report: the dominance of what it reaches
+            walked: set[int] = set()
+            parent = block.parent_op()
+            dom.append((block, parent is not None and parent.name == "builtin.module", walked))
         last_op = block._last_op  # noqa: SLF001
         op = block._first_op  # noqa: SLF001
         while op is not None:
@@ -1033,6 +1104,9 @@ class ModuleVerifier:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
             last, now_fp = known(id(op)), None
+            if dom is not None and not (last is not None and last[0] is op and
+                                        id(op) not in affected and last[1][2] is block):
+                self._dominated(op)  # new, reached by the report or moved here
             if last is not None and last[0] is op and (
                     (affected is not None and id(op) not in affected and not last[3].last
                      and last[1][2] is block)  # not moved here (xDSL's inline_block tells no one)
@@ -1051,7 +1125,11 @@ class ModuleVerifier:
                 append(token)
             else:
                 append(self._visit(op, now_fp))
+            if dom is not None:
+                walked.add(id(op))
             op = op._next_op  # noqa: SLF001
+        if dom is not None:
+            dom.pop()
         if block.first_op is None:
             region = block.parent
             parent = region.parent if region is not None else None
