@@ -77,7 +77,7 @@ A pass whose class states ``REPORTS_CHANGES = True`` reports its changes to the 
 changes an existing op (operands, types, properties, attributes, place; ``inside=False`` when only
 the op's own attributes changed), ``removed(op)`` before it detaches, erases or replaces one; a
 new op need not be named when its block is (by either call). The next verification (and
-dominance check, `check`) then enters only the region ops on the path to what the report
+its dominance check, `check`) then enters only the region ops on the path to what the report
 reaches (`_path_of`): the blocks of the ops named, the users of a changed or removed op's
 results (through view ops and index arithmetic: a view's resolution reads them), everything
 inside a changed region op (a kernel's properties are its ops' launch, the module's attributes
@@ -86,13 +86,19 @@ rebuilt around its old body, are entered too). Another region op keeps its token
 visited,
 and in a block on the path an op the report does not reach keeps its token without its
 fingerprint being built (ops whose verification reads where they end their block, terminators,
-are compared as before). The verification is full after a pass that does not report, when the
-current ``with Target`` changed, and when the IR has a region of several blocks (xDSL erases an
-unreachable block without telling a listener). Whether a report is whole is not decided by the
+are compared as before). The dominance of an op the walk visits there (new, reached by the report,
+or moved into the block) is checked during the walk (`_dominated`: each operand defined in a block
+being walked, before the op or the op holding it), not by a second walk; a use not dominated, or a
+region of several blocks, is decided by the full `tirx_mlir.dominance` check (its error, as without
+a report). The verification is full after a pass that does not report, when the current ``with
+Target`` changed, and when the IR has a region of several blocks (xDSL erases an unreachable block
+without telling a listener).
+Whether a report is whole is not decided by the
 verifier at run time (finding an unreported change costs the walk it saves): with
 ``TIRX_VERIFY_AUDIT=1`` (`AUDIT_ENV`; the test suite sets it) each verification from a report is
 followed by a full one, and an op the report let it skip that is not what the last verification
-found valid raises `UnreportedChange` naming it. The reporting passes (`tirx_mlir.changes` holds
+found valid raises `UnreportedChange` naming it (the full dominance check runs too, and a use it
+finds not dominated raises `UnreportedChange`). The reporting passes (`tirx_mlir.changes` holds
 the reporting API): canonicalize, cse and dce (`tirx_mlir.transforms`), the core's allocation
 (trn-allocate), cuda-default-layout, cuda-lower-layout, cuda-lower-scope-ids,
 cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, trn-default-layout,
