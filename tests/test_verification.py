@@ -265,6 +265,60 @@ def test_an_offset_operand_replaced_is_read_again():
     assert_caught(verifier, module, "starts at partition 16")
 
 
+EQUAL_VIEWS = f"""
+tirx.kernel @e(%A: {G}) -> (%B: {G}) grid [1] threads [1] {T} {{
+  %a = tirx.alloc {{trn.addr = 0 : i64}} : {SB}
+  %b = tirx.alloc {{trn.addr = 512 : i64}} : {SB}
+  %p = arith.constant 0 : index
+  %q = arith.constant 0 : index
+  %v = tirx.slice %a[%p, 0] [64, 128] : {SB} -> {PART}
+  %w = tirx.slice %b[0, 0] [64, 128] : {SB} -> {PART}
+  %v2 = tirx.slice %a[%p, 0] [64, 128] : {SB} -> {PART}
+  %w2 = tirx.slice %b[0, 0] [64, 128] : {SB} -> {PART}
+  nki.tensor_copy %w, %v : {PART}, {PART}
+  nki.tensor_copy %w2, %v2 : {PART}, {PART}
+  tirx.return
+}}
+"""
+
+
+def resolved_views(monkeypatch) -> list:
+    """The values `access._resolve_access` resolves from now on (in this test)."""
+    from tirx_mlir.dialects.tirx import access
+
+    values: list = []
+    original = access._resolve_access  # noqa: SLF001
+    monkeypatch.setattr(access, "_resolve_access",
+                        lambda value: (values.append(value), original(value))[1])
+    return values
+
+
+def test_equal_views_built_apart_are_resolved_once(monkeypatch):
+    """Views of one source with equal properties and the same offset values (what dispatch
+    builds for each instruction) share one record: the second pair is not resolved, by the keys
+    or by the checks (its view is given to them), and its copy shares the first one's check."""
+    module = parse_module(EQUAL_VIEWS)
+    values = resolved_views(monkeypatch)
+    copy_class = type(op_named(module, "nki.tensor_copy"))
+    copies = count_calls(monkeypatch, copy_class, "verify_")
+    ModuleVerifier().verify(module)
+    names = sorted(v.name_hint for v in values)
+    assert names == ["a", "b", "v", "w"]  # not v2, w2
+    assert len(copies) == 1
+
+
+def test_a_view_at_another_offset_value_is_not_taken_for_an_equal_one():
+    """The record of a view names its SSA offsets by identity: a slice equal to a known one
+    but for its offset value (16, not a legal partition start) is resolved and caught."""
+    module, verifier = known_good(EQUAL_VIEWS)
+    v2 = next(op for op in module.walk() if op.name == "tirx.slice" and
+              op.results[0].name_hint == "v2")
+    sixteen = arith.ConstantOp(IntegerAttr(16, IndexType()))
+    v2.parent.insert_op_before(sixteen, v2)
+    v2.operands = [v2.operands[0], sixteen.result]
+    assert_caught(verifier, module, "starts at partition 16")
+
+
 # --- tile primitives: their key holds the kernel's launch and the module's attributes ----------
 
 WARP = f"""
@@ -721,6 +775,68 @@ def test_a_reported_move_breaking_dominance_is_caught():
 
     module, verifier = after_pass(LOOPS, edit)
     with pytest.raises(DominanceError):
+        verifier.check(module)
+
+
+def test_a_new_op_using_a_value_defined_after_it_is_caught():
+    """A new op need not be named when its block is: it is checked for dominance by the walk
+    of that block after the report (not by the full dominance walk)."""
+    from xdsl.dialects.builtin import IndexType as Index
+    from tirx_mlir.dominance import DominanceError
+
+    def edit(module, log):
+        c0, _, c1 = [op for op in module.walk() if op.name == "arith.constant"][:3]
+        early = arith.AddiOp(c1.result, c1.result, Index())
+        c0.parent.insert_op_before(early, c0)  # uses %c1 before it is defined
+        log.changed(c0)  # names the block, not the new op
+
+    module, verifier = after_pass(LOOPS, edit)
+    with pytest.raises(DominanceError, match="used before it is defined"):
+        verifier.check(module)
+
+
+def test_after_a_report_dominance_is_checked_for_the_ops_it_reaches(monkeypatch):
+    """After a valid reported change the full dominance walk is not run: the operands of the
+    changed op (and of its users, and of the region ops on its path) are checked during the
+    verification's walk, no others (not the constants, the first loop's body, the return)."""
+    import tirx_mlir.dominance as dominance
+
+    def edit(module, log):
+        mul = next(op for op in module.walk() if op.name == "arith.muli")
+        mul.attributes["test.mark"] = UnitAttr()
+        log.changed(mul)
+
+    module, verifier = after_pass(LOOPS, edit)
+    full: list = []
+    monkeypatch.setattr(dominance, "check_dominance", lambda *args: full.append(args))
+    checked: list = []
+    original = ModuleVerifier._dominated  # noqa: SLF001
+    monkeypatch.setattr(ModuleVerifier, "_dominated",
+                        lambda self, op: (checked.append(op.name), original(self, op))[1])
+    verifier.check(module)
+    assert full == []
+    assert sorted(checked) == ["arith.muli", "scf.for", "scf.for", "tirx.kernel"]
+
+
+def test_an_unreported_move_breaking_dominance_is_caught_by_the_audit():
+    """A move the report does not name is not seen by the dominance check of what the report
+    reaches; the audit's full dominance check finds it."""
+    text = LOOPS.replace("  %c1 = arith.constant 1 : index\n",
+                         "  %c1 = arith.constant 1 : index\n  %c7 = arith.constant 7 : index\n")
+    text = text.replace("%x = arith.addi %i, %c1", "%x = arith.addi %i, %c7")
+
+    def edit(module, log):
+        c7 = [op for op in module.walk() if op.name == "arith.constant"][3]
+        ret = next(op for op in module.walk() if op.name == "tirx.return")
+        c7.detach()  # used in the first loop only, now defined after it: not reported
+        ret.parent.insert_op_before(c7, ret)
+        log.changed(ret)
+
+    module, verifier = after_pass(text, edit)
+    verifier.audit = False
+    verifier.check(module)  # the report does not reach the loop: not seen without the audit
+    module, verifier = after_pass(text, edit, audit=True)
+    with pytest.raises(UnreportedChange, match="dominance"):
         verifier.check(module)
 
 

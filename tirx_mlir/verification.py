@@ -56,7 +56,7 @@ changed (the incremental re-verification MLIR gets from preserved analyses): a p
 rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region keys
 the last verification met are kept, with the ops and blocks they name (older IR is not kept
 alive). A view is resolved once for the life of the verifier: its key holds the serial of the
-view it resolves to, found through a record by the identities of what the resolution reads (the
+view it resolves to, found through a record of what the resolution reads (the
 chain of view ops, their properties, result types and the index arithmetic of their offsets).
 When only what a check reads beyond the op's own types and attributes changed (a view, its
 site, its regions), xDSL's generic IRDL checks, which read only those, are not run again; its
@@ -77,7 +77,7 @@ A pass whose class states ``REPORTS_CHANGES = True`` reports its changes to the 
 changes an existing op (operands, types, properties, attributes, place; ``inside=False`` when only
 the op's own attributes changed), ``removed(op)`` before it detaches, erases or replaces one; a
 new op need not be named when its block is (by either call). The next verification (and
-dominance check, `check`) then enters only the region ops on the path to what the report
+its dominance check, `check`) then enters only the region ops on the path to what the report
 reaches (`_path_of`): the blocks of the ops named, the users of a changed or removed op's
 results (through view ops and index arithmetic: a view's resolution reads them), everything
 inside a changed region op (a kernel's properties are its ops' launch, the module's attributes
@@ -86,13 +86,19 @@ rebuilt around its old body, are entered too). Another region op keeps its token
 visited,
 and in a block on the path an op the report does not reach keeps its token without its
 fingerprint being built (ops whose verification reads where they end their block, terminators,
-are compared as before). The verification is full after a pass that does not report, when the
-current ``with Target`` changed, and when the IR has a region of several blocks (xDSL erases an
-unreachable block without telling a listener). Whether a report is whole is not decided by the
+are compared as before). The dominance of an op the walk visits there (new, reached by the report,
+or moved into the block) is checked during the walk (`_dominated`: each operand defined in a block
+being walked, before the op or the op holding it), not by a second walk; a use not dominated, or a
+region of several blocks, is decided by the full `tirx_mlir.dominance` check (its error, as without
+a report). The verification is full after a pass that does not report, when the current ``with
+Target`` changed, and when the IR has a region of several blocks (xDSL erases an unreachable block
+without telling a listener).
+Whether a report is whole is not decided by the
 verifier at run time (finding an unreported change costs the walk it saves): with
 ``TIRX_VERIFY_AUDIT=1`` (`AUDIT_ENV`; the test suite sets it) each verification from a report is
 followed by a full one, and an op the report let it skip that is not what the last verification
-found valid raises `UnreportedChange` naming it. The reporting passes (`tirx_mlir.changes` holds
+found valid raises `UnreportedChange` naming it (the full dominance check runs too, and a use it
+finds not dominated raises `UnreportedChange`). The reporting passes (`tirx_mlir.changes` holds
 the reporting API): canonicalize, cse and dce (`tirx_mlir.transforms`), the core's allocation
 (trn-allocate), cuda-default-layout, cuda-lower-layout, cuda-lower-scope-ids,
 cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, trn-default-layout,
@@ -107,7 +113,7 @@ from __future__ import annotations
 import os
 import sys
 
-from xdsl.ir import Block, ErasedSSAValue, Operation, SSAValue
+from xdsl.ir import Block, BlockArgument, ErasedSSAValue, OpResult, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.traits import (HasParent, IsolatedFromAbove, IsTerminator, NoTerminator, OpTrait,
                          OptionalSymbolOpInterface, SameOperandsAndResultType,
@@ -383,6 +389,10 @@ class ModuleVerifier:
         self._visited: list[Operation] = []
         """The ops `_visit` ran on in this verification, after a report
         (`_free_after_report`)."""
+        self._dom: list | None = None
+        """While `check` verifies from a report: the blocks being walked, each with its
+        graph-region flag and the ids of its ops walked so far (`_dominated`)."""
+        self._dom_failed = False
         self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
         """Check each verification from a change report against a full one (`AUDIT_ENV`)."""
 
@@ -421,9 +431,70 @@ class ModuleVerifier:
         check_dominance(module, enter)
 
     def check(self, module: Operation) -> None:
-        """The dominance check, then `verify` (what a pass manager runs after a pass)."""
-        self.check_dominance(module)
-        self.verify(module)
+        """The dominance check, then `verify` (what a pass manager runs after a pass). After a
+        pass that reported its changes, the dominance of each op the verification visits is
+        checked during its walk (`_dominated`): an op the report does not reach kept its
+        operands and its place, and so did their definitions. A use found not dominated, or a
+        region of several blocks, is decided by the full check (its first error in textual
+        order, as without a report); the audit (`AUDIT_ENV`) runs the full check too."""
+        from tirx_mlir.dominance import DominanceError, check_dominance
+
+        if self._pending_path(module) is None:
+            check_dominance(module)
+            self.verify(module)
+            return
+        self._dom, self._dom_failed = [], False
+        try:
+            self.verify(module)
+        except Exception:
+            self._dom = None
+            check_dominance(module)  # a dominance error first, as the full check would give
+            raise
+        finally:
+            self._dom = None
+        if self._dom_failed:
+            try:
+                check_dominance(module)
+            except DominanceError:
+                self._verified_once = False  # the next verification is full
+                raise
+        if self.audit:
+            try:
+                check_dominance(module)
+            except DominanceError as err:
+                raise UnreportedChange(f"the pass broke dominance where its report did not "
+                                       f"reach: {err}") from err
+
+    def _dominated(self, op: Operation) -> None:
+        """Whether each operand of ``op`` is visible where it is used (`tirx_mlir.dominance`'s
+        rule), from the blocks `_visit_block` is walking (``_dom``): a block argument of one of
+        them, or the result of an op walked before ``op`` (or before the op holding it) in one
+        of them, any op of a graph region (the module's body); else ``_dom_failed`` is set."""
+        dom = self._dom
+        top, graph, walked = dom[-1]
+        for value in op._operands:  # noqa: SLF001
+            kind = type(value)
+            if kind is OpResult:
+                definer = value.op
+                block = definer.parent
+                if block is top:  # most uses: a definition in the same block
+                    if not graph and id(definer) not in walked:
+                        self._dom_failed = True
+                    continue
+            elif kind is BlockArgument:
+                definer, block = None, value.block
+                if block is top:
+                    continue
+            else:  # erased
+                self._dom_failed = True
+                continue
+            for frame in reversed(dom):
+                if frame[0] is block:
+                    if definer is not None and not frame[1] and id(definer) not in frame[2]:
+                        self._dom_failed = True
+                    break
+            else:
+                self._dom_failed = True
 
     def _pending_path(self, module: Operation) -> set[int] | None:
         if self._pending is not None and self._path is None:
@@ -521,12 +592,13 @@ class ModuleVerifier:
                                    "without reporting them (`tirx_mlir.verification.ChangeLog`)")
 
     def _verify(self, module: Operation, path: set[int] | None) -> None:
-        from tirx_mlir.dialects.tirx.access import resolve_access, shared_views
+        from tirx_mlir.dialects.tirx.access import resolve_access, shared_answers, shared_views
         from tirx_mlir.dialects.tirx.attributes import BufferType
         from tirx_mlir.dialects.tirx.buffer_ops import ReshapeOp, SliceOp, TransposeOp
         from tirx_mlir.target.target import Target
 
         self._buffer_type, self._resolve = BufferType, resolve_access
+        self._answers = shared_answers
         self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
         arith = sys.modules.get("xdsl.dialects.arith")  # not loaded: no constant in the IR
         self._constant_class = arith.ConstantOp if arith is not None else None
@@ -852,9 +924,10 @@ class ModuleVerifier:
 
     def _view(self, value: SSAValue) -> tuple:
         """(the `_serial` of the view ``value`` resolves to, its resolved view). A view is
-        resolved once for the life of the verifier: its record is found by the identity of
-        each value, op, type and property its resolution reads (its chain of view ops and the
-        index arithmetic of their offsets; the record holds them)."""
+        resolved once for the life of the verifier: its record is found by what its
+        resolution reads (`_view_signature`; the record holds the objects it names by
+        identity), and a view found so is given to the checks of this verification
+        (`access.shared_answers`) as if they had resolved it."""
         try:
             return self._views_now[id(value)]
         except KeyError:
@@ -864,21 +937,30 @@ class ModuleVerifier:
         if record is None:
             access = self._resolve(value)
             record = self._view_records[signature] = (self._serial(access), access, kept)
+        else:
+            answers = self._answers()
+            if answers is not None and value not in answers:
+                answers[value] = record[1]  # equal to what `resolve_access` would find
         answer = self._views_now[id(value)] = (record[0], record[1])
         return answer
 
     def _view_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
+        """What the resolution of ``value`` reads, as a record's key: for a view op's result,
+        its class, the `_serial` of the view of its source (by value), of its result type and of
+        each property, and the identities of its SSA offsets, sizes and guards
+        (`_index_signature`), so the equal views that dispatch builds again and again (the same
+        slice of one tile for each instruction) are resolved once; for any other value (a
+        buffer, the root of a chain), the value itself."""
         owner = value.owner
         if not isinstance(owner, self._view_ops):
             return (id(value), id(value.type)), (value, value.type)
         operands = owner._operands  # noqa: SLF001
-        source = self._view(operands[0])[0]
-        signature: list = [id(value), id(value.type), source]
-        kept: list = [value, value.type]
+        serial = self._serial
+        signature: list = [type(owner), self._view(operands[0])[0], serial(value.type)]
         for attr in owner.properties.values():
-            signature.append(id(attr))
-            kept.append(attr)
-        for index in operands[1:]:  # SSA offsets, sizes and guards
+            signature.append(serial(attr))
+        kept: list = []
+        for index in operands[1:]:  # SSA offsets, sizes and guards: by identity
             part, held = self._index_signature(index)
             signature.append(part)
             kept += held
@@ -995,6 +1077,7 @@ class ModuleVerifier:
             blocks = []
             if len(region.blocks) > 1:
                 self._multi_block = True
+                self._dom_failed = True  # dominance across blocks: the full check decides
             for block in region.blocks:
                 if block.parent is not region:
                     raise ValueError("Parent pointer of block does not refer to containing "
@@ -1015,6 +1098,11 @@ class ModuleVerifier:
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
         affected = self._affected
+        dom = self._dom if self._path is not None else None
+        if dom is not None:  # `check` after a report: the dominance of what it reaches
+            walked: set[int] = set()
+            parent = block.parent_op()
+            dom.append((block, parent is not None and parent.name == "builtin.module", walked))
         last_op = block._last_op  # noqa: SLF001
         op = block._first_op  # noqa: SLF001
         while op is not None:
@@ -1022,6 +1110,9 @@ class ModuleVerifier:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
             last, now_fp = known(id(op)), None
+            if dom is not None and not (last is not None and last[0] is op and
+                                        id(op) not in affected and last[1][2] is block):
+                self._dominated(op)  # new, reached by the report or moved here
             if last is not None and last[0] is op and (
                     (affected is not None and id(op) not in affected and not last[3].last
                      and last[1][2] is block)  # not moved here (xDSL's inline_block tells no one)
@@ -1040,7 +1131,11 @@ class ModuleVerifier:
                 append(token)
             else:
                 append(self._visit(op, now_fp))
+            if dom is not None:
+                walked.add(id(op))
             op = op._next_op  # noqa: SLF001
+        if dom is not None:
+            dom.pop()
         if block.first_op is None:
             region = block.parent
             parent = region.parent if region is not None else None

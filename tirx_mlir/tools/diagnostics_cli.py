@@ -228,18 +228,15 @@ def verify_located(module: ModuleOp, default_where: str, stage: str = "",
     suffix = f" ({stage})" if stage else ""
     try:
         if verifier is not None:  # only where the last pass reported changes, if it did
-            verifier.check_dominance(module)
-        else:
-            check_dominance(module)
+            verifier.check(module)  # dominance first: its error, else the op's, is raised
+            return
+        check_dominance(module)
     except DominanceError as err:
         err.message += suffix
         raise ReportedError(report_tirx_error(err, default_where)) from None
-    if verifier is not None:
-        try:
-            verifier.verify(module)
-            return
-        except Exception:  # noqa: BLE001 - the walk below reports it, located
-            pass
+    except Exception:  # noqa: BLE001 - the walk below reports it, located
+        if verifier is None:
+            raise
     for op in module.walk(region_first=True):
         if op.has_trait(SymbolTable):
             _check_unique_symbols(op, default_where, suffix)
