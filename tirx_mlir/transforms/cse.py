@@ -65,7 +65,7 @@ class _CSEDriver:
 
     def __init__(self, log: ChangeLog) -> None:
         self.log = log
-        self.facts = FactsByClass()
+        self.facts = FactsByClass.shared()
         self.flags = _ClassFlags()
         self.known: dict[Any, Operation] = {}
         self.stored: set[Operation] = set()
