@@ -57,7 +57,8 @@ from xdsl.transforms.canonicalization_patterns.arith import (
     SignlessIntegerBinaryOperationConstantProp, SignlessIntegerBinaryOperationZeroOrUnitRight)
 from xdsl.transforms.canonicalization_patterns.scf import RehoistConstInLoops
 from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
-                         HasCanonicalizationPatternsTrait, HasFolder, IsTerminator,
+                         HasCanonicalizationPatternsTrait, HasFolder, IsolatedFromAbove,
+                         IsTerminator,
                          MemoryAllocEffect, MemoryEffect, MemoryEffectKind, MemoryFreeEffect,
                          MemoryReadEffect, MemoryWriteEffect, NoMemoryEffect,
                          RecursiveMemoryEffect, SymbolOpInterface)
@@ -91,6 +92,10 @@ class _ClassFacts:
     """`would_be_trivially_dead` of every op of the class, when the class decides it."""
     guarded: tuple[tuple[RewritePattern, int | None], ...] = ()
     """``patterns``, each with the operand it returns at once without (`_NEEDS_CONSTANT`)."""
+    terminator: bool = False
+    """Has ``IsTerminator`` (``cse`` leaves its ops alone)."""
+    isolated_from_above: bool = False
+    """Has ``IsolatedFromAbove`` (``cse`` starts its regions with no known ops)."""
 
 
 _NEEDS_CONSTANT = {SignlessIntegerBinaryOperationZeroOrUnitRight: 1,
@@ -107,7 +112,8 @@ _FIXED_EFFECTS = (NoMemoryEffect, MemoryReadEffect, MemoryWriteEffect, MemoryAll
 def _class_facts(op_class: type[Operation]) -> _ClassFacts:
     traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
     effect_traits = tuple(op_class.get_traits_of_type(MemoryEffect))
-    may_be_dead = not op_class.has_trait(IsTerminator) \
+    terminator = op_class.has_trait(IsTerminator)
+    may_be_dead = not terminator \
         and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits)
     patterns = tuple(_FASTER[type(p)]() if type(p) in _FASTER else p
                      for t in traits for p in t.get_patterns(op_class))
@@ -125,7 +131,9 @@ def _class_facts(op_class: type[Operation]) -> _ClassFacts:
         fixed_effects=fixed,
         # an allocation's effect names no value in a fixed set: it is not dead
         dead_if_unused=(False if not may_be_dead else None if fixed is None else
-                        all(e.kind == MemoryEffectKind.READ for e in fixed)))
+                        all(e.kind == MemoryEffectKind.READ for e in fixed)),
+        terminator=terminator,
+        isolated_from_above=op_class.has_trait(IsolatedFromAbove, value_if_unregistered=True))
 
 
 class _Inert(dict[type[Operation], bool]):
