@@ -119,3 +119,47 @@ def test_region_dce_of_several_blocks_is_xdsls_fixpoint():
     never live, and neither is what only they read."""
     text = dce_both(BLOCKS)
     assert "%u" not in text and "%y" not in text and "func.return" in text
+
+
+def test_shared_facts_kept_until_a_class_gains_a_trait():
+    """`FactsByClass.shared` gives the same facts to the next pass while the classes keep their
+    traits, and new ones once a class it answered for has gained one (here: ``Pure``, which
+    makes its unused ops dead)."""
+    from xdsl.irdl import IRDLOperation, irdl_op_definition, result_def
+    from xdsl.traits import Pure
+
+    from tirx_mlir.transforms.canonicalize import FactsByClass
+
+    @irdl_op_definition
+    class Probe(IRDLOperation):
+        name = "test.facts_probe"
+        out = result_def(builtin.i32)
+
+    facts = FactsByClass.shared()
+    assert not facts[Probe].may_be_dead
+    assert FactsByClass.shared() is facts
+    Probe.traits.add_trait(Pure())
+    again = FactsByClass.shared()
+    assert again is not facts and again[Probe].may_be_dead
+    assert again.would_be_trivially_dead(Probe.create(result_types=[builtin.i32]))
+
+
+def test_region_dce_with_every_op_live_changes_nothing():
+    """When the one-walk live set holds every op, `region_dce` reports no change (and skips
+    xDSL's deletion walk); with one dead op it still erases it and reports it."""
+    from tirx_mlir.located_parser import parse_module
+    from tirx_mlir.transforms.canonicalize import FactsByClass, region_dce
+
+    ctx = make_context()
+    live = parse_module(LIVENESS, "l.mlir", ctx)
+    rounds = 0  # the unused loop goes, then what only its body read
+    while region_dce(live.body, None, FactsByClass.shared()):
+        rounds += 1
+        assert rounds < 5
+    before = str(live)
+    assert rounds == 2 and "%d1" not in before and "memref.store" in before
+    assert region_dce(live.body, None, FactsByClass.shared()) is False
+    assert str(live) == before
+    dead = parse_module(LIVENESS, "l.mlir", ctx)
+    assert region_dce(dead.body, None, FactsByClass.shared()) is True
+    assert "%e1" not in str(dead)

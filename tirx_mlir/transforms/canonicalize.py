@@ -5,7 +5,8 @@ or declares no memory effects,
 whether it has a folder, whether it is constant-like, and which canonicalization patterns its
 traits give (`GreedyRewritePatternApplier` over `CanonicalizationRewritePattern`): facts of the
 op's class, recomputed per visit (a third of the pass on the trn pipeline's IR). Here they are
-looked up once per class per run, and so are the effects of a class whose effect traits state
+looked up once per class (`FactsByClass.shared`: kept across runs, and by ``cse`` and ``dce``,
+while the classes keep their traits), and so are the effects of a class whose effect traits state
 fixed ones (``Pure``, reads, writes: `_FIXED_EFFECTS`), and with them whether its ops are dead
 without uses. The driver is xDSL's (`PatternRewriteWalker`: the same worklist order, region DCE
 after each sweep, sweeps repeated until nothing changes); each op is treated in the same order
@@ -48,7 +49,7 @@ from xdsl.dialects import arith, builtin, scf
 from xdsl.dialects.arith import SignlessIntegerBinaryOperation
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.folder import Folder
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Block, Operation, OpTraits, Region, SSAValue
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
                                    RewritePattern)
 from xdsl.rewriter import InsertPoint
@@ -56,7 +57,8 @@ from xdsl.transforms.canonicalization_patterns.arith import (
     SignlessIntegerBinaryOperationConstantProp, SignlessIntegerBinaryOperationZeroOrUnitRight)
 from xdsl.transforms.canonicalization_patterns.scf import RehoistConstInLoops
 from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
-                         HasCanonicalizationPatternsTrait, HasFolder, IsTerminator,
+                         HasCanonicalizationPatternsTrait, HasFolder, IsolatedFromAbove,
+                         IsTerminator,
                          MemoryAllocEffect, MemoryEffect, MemoryEffectKind, MemoryFreeEffect,
                          MemoryReadEffect, MemoryWriteEffect, NoMemoryEffect,
                          RecursiveMemoryEffect, SymbolOpInterface)
@@ -90,6 +92,10 @@ class _ClassFacts:
     """`would_be_trivially_dead` of every op of the class, when the class decides it."""
     guarded: tuple[tuple[RewritePattern, int | None], ...] = ()
     """``patterns``, each with the operand it returns at once without (`_NEEDS_CONSTANT`)."""
+    terminator: bool = False
+    """Has ``IsTerminator`` (``cse`` leaves its ops alone)."""
+    isolated_from_above: bool = False
+    """Has ``IsolatedFromAbove`` (``cse`` starts its regions with no known ops)."""
 
 
 _NEEDS_CONSTANT = {SignlessIntegerBinaryOperationZeroOrUnitRight: 1,
@@ -106,7 +112,8 @@ _FIXED_EFFECTS = (NoMemoryEffect, MemoryReadEffect, MemoryWriteEffect, MemoryAll
 def _class_facts(op_class: type[Operation]) -> _ClassFacts:
     traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
     effect_traits = tuple(op_class.get_traits_of_type(MemoryEffect))
-    may_be_dead = not op_class.has_trait(IsTerminator) \
+    terminator = op_class.has_trait(IsTerminator)
+    may_be_dead = not terminator \
         and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits)
     patterns = tuple(_FASTER[type(p)]() if type(p) in _FASTER else p
                      for t in traits for p in t.get_patterns(op_class))
@@ -124,7 +131,9 @@ def _class_facts(op_class: type[Operation]) -> _ClassFacts:
         fixed_effects=fixed,
         # an allocation's effect names no value in a fixed set: it is not dead
         dead_if_unused=(False if not may_be_dead else None if fixed is None else
-                        all(e.kind == MemoryEffectKind.READ for e in fixed)))
+                        all(e.kind == MemoryEffectKind.READ for e in fixed)),
+        terminator=terminator,
+        isolated_from_above=op_class.has_trait(IsolatedFromAbove, value_if_unregistered=True))
 
 
 class _Inert(dict[type[Operation], bool]):
@@ -145,11 +154,32 @@ class _EraseOnly(_Inert):
         return found
 
 
+def _traits_now(op_class: type) -> object:
+    """The set of traits ``op_class`` has now: xDSL's `OpTraits.add_trait` makes a new one, so
+    the same object means the same traits (None for a class without traits: a block)."""
+    traits = getattr(op_class, "traits", None)
+    return traits.traits if isinstance(traits, OpTraits) else None
+
+
 class FactsByClass(dict[type[Operation], _ClassFacts]):
-    """One run's `_ClassFacts`, made on first ask (a run's: traits may be added to a class)."""
+    """`_ClassFacts` and the other per-class answers, made on first ask. A pass takes the
+    process's (`shared`): they hold while no class they know has gained a trait."""
+
+    _shared: "FactsByClass | None" = None
+
+    @classmethod
+    def shared(cls) -> "FactsByClass":
+        """The process's facts, made anew when a class they answered for has other traits
+        now than when they were made (checked at each call: once per pass run)."""
+        facts = cls._shared
+        if facts is None or any(_traits_now(k) is not t for k, t in facts._traits.items()):
+            facts = cls._shared = cls()
+        return facts
 
     def __init__(self) -> None:
         super().__init__()
+        self._traits: dict[type, object] = {}
+        """Each class answered for, with its traits then (`_traits_now`)."""
         self.inert = _Inert(self)
         """Per class: the canonicalization of its ops never does anything (`_ActiveWorklist`):
         never trivially dead, no folder, no patterns."""
@@ -162,6 +192,7 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
         self._right_units: dict[tuple[type, IntegerAttr], bool] = {}
 
     def __missing__(self, op_class: type[Operation]) -> _ClassFacts:
+        self._traits[op_class] = _traits_now(op_class)
         found = self[op_class] = _class_facts(op_class)
         return found
 
@@ -171,6 +202,7 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
         op_class = type(owner)
         known = self._constant_like.get(op_class)
         if known is None:
+            self._traits[op_class] = _traits_now(op_class)
             known = self._constant_like[op_class] = isinstance(owner, Operation) and \
                 op_class.has_trait(ConstantLike)
         return known
@@ -209,6 +241,7 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
             return True
         commutative = self._commutative.get(op_class)
         if commutative is None:
+            self._traits[op_class] = _traits_now(op_class)
             commutative = self._commutative[op_class] = op_class.has_trait(Commutative)
         return commutative and lhs_int and self._right_unit(op_class, lhs)
 
@@ -332,16 +365,18 @@ class _MemoLiveSet(LiveSet):
             self.set_live(op)
 
 
-def _live_ops(region: Region, facts: FactsByClass) -> set[Operation] | None:
+def _live_ops(region: Region, facts: FactsByClass) -> tuple[set[Operation], bool] | None:
     """The live set `_MemoLiveSet`'s fixpoint reaches on ``region``, found in one walk: the
     least set holding every op that is not trivially dead without uses and the op defining
     each operand of an op it holds (the fixpoint's rule read backwards: an op is live when a
-    user of its results is). None when a region inside has several blocks (only the blocks
-    reachable from its entry are walked there: the fixpoint is run as xDSL's)."""
+    user of its results is), and whether it holds every op of ``region``. None when a region
+    inside has several blocks (only the blocks reachable from its entry are walked there: the
+    fixpoint is run as xDSL's)."""
     live: set[Operation] = set()
     stack: list[Operation] = []
     regions = [region]
     dead_if_unused = facts.would_be_trivially_dead
+    unused_dead: list[Operation] = []
     while regions:
         blocks = regions.pop().blocks
         if len(blocks) != 1:
@@ -351,7 +386,9 @@ def _live_ops(region: Region, facts: FactsByClass) -> set[Operation] | None:
         for op in blocks.first.ops:
             if op.regions:
                 regions.extend(op.regions)
-            if not dead_if_unused(op):
+            if dead_if_unused(op):
+                unused_dead.append(op)
+            else:
                 live.add(op)
                 stack.append(op)
     while stack:
@@ -360,21 +397,25 @@ def _live_ops(region: Region, facts: FactsByClass) -> set[Operation] | None:
             if owner not in live and isinstance(owner, Operation):
                 live.add(owner)
                 stack.append(owner)
-    return live
+    return live, all(op in live for op in unused_dead)
 
 
 def region_dce(region: Region, listener: PatternRewriterListener | None,
                 facts: FactsByClass) -> bool:
     """`xdsl.transforms.dead_code_elimination.region_dce`, its live set from `_live_ops` (or
     `_MemoLiveSet`'s fixpoint), its deletions xDSL's (`LiveSet.delete_dead`: the same order of
-    erasures, told to the listener)."""
-    live = _live_ops(region, facts)
-    if live is None:
+    erasures, told to the listener). When every op is live (each region one block) nothing is
+    deleted and xDSL's walk of the region that finds so is skipped."""
+    found = _live_ops(region, facts)
+    if found is None:
         live_set = _MemoLiveSet(facts=facts)
         while live_set.changed:
             live_set.changed = False
             live_set.propagate_region_liveness(region)
     else:
+        live, all_live = found
+        if all_live:
+            return False
         live_set = _MemoLiveSet(changed=False, _live_ops=live, facts=facts)
     live_set.delete_dead(region, listener)
     return live_set.changed
@@ -454,7 +495,7 @@ class FastCanonicalizePass(CanonicalizePass):
     REPORTS_CHANGES = True  # through the rewriter's listener (`tirx_mlir.verification`)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        facts = FactsByClass()
+        facts = FactsByClass.shared()
         walker = _Walker(_CanonicalizeOp(Folder(ctx), facts),
                                       post_walk_func=lambda region, listener:
                                       region_dce(region, listener, facts),

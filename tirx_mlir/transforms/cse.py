@@ -29,7 +29,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Block, Operation, Region
 from xdsl.rewriter import Rewriter
-from xdsl.traits import IsolatedFromAbove, IsTerminator, MemoryEffectKind
+from xdsl.traits import MemoryEffectKind
 from xdsl.transforms.common_subexpression_elimination import (CommonSubexpressionElimination,
                                                               OperationInfo)
 
@@ -50,23 +50,12 @@ def op_key(op: Operation) -> Any:
             frozenset(props.items()) if props else None)
 
 
-class _ClassFlags(dict[type[Operation], tuple[bool, bool]]):
-    """``(is a terminator, may be isolated from above)`` per op class, as xDSL's CSE asks."""
-
-    def __missing__(self, op_class: type[Operation]) -> tuple[bool, bool]:
-        found = self[op_class] = (
-            op_class.has_trait(IsTerminator),
-            op_class.has_trait(IsolatedFromAbove, value_if_unregistered=True))
-        return found
-
-
 class _CSEDriver:
     """xDSL's `CSEDriver` over `op_key` keys and cached class facts."""
 
     def __init__(self, log: ChangeLog) -> None:
         self.log = log
-        self.facts = FactsByClass()
-        self.flags = _ClassFlags()
+        self.facts = FactsByClass.shared()
         self.known: dict[Any, Operation] = {}
         self.stored: set[Operation] = set()
         """Every op `known` has held (in any scope): a key holding a value as an operand is
@@ -99,7 +88,7 @@ class _CSEDriver:
             self.to_erase[op] = None
 
     def _simplify_operation(self, op: Operation) -> None:
-        if self.flags[type(op)][0]:
+        if self.facts[type(op)].terminator:
             return
         facts = self.facts
         if all(r.first_use is None for r in op.results) and facts.would_be_trivially_dead(op):
@@ -131,7 +120,7 @@ class _CSEDriver:
     def _simplify_block(self, block: Block) -> None:
         for op in block.ops:
             if op.regions:
-                if self.flags[type(op)][1]:
+                if self.facts[type(op)].isolated_from_above:
                     outer = self.known
                     self.known = {}
                     for region in op.regions:

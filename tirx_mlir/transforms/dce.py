@@ -24,4 +24,4 @@ class FastDCEPass(DeadCodeElimination):
     REPORTS_CHANGES = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        region_dce(op.body, change_listener(), FactsByClass())
+        region_dce(op.body, change_listener(), FactsByClass.shared())

@@ -132,3 +132,17 @@ def test_the_pass_reports_each_rebuilt_loop(monkeypatch):
     example = "examples/cuda/tile/gemm_sm80.mlir"
     assert reported_points(example, "cuda", "cuda-strength-reduce") == 1
     assert silenced_is_caught(monkeypatch, example, "cuda", "cuda-strength-reduce")
+
+
+def test_a_kernel_without_a_countable_remainder_skips_the_ranges(monkeypatch):
+    """Remainders by a power of two only (an ``and`` each): the kernel is left as it was and its
+    value ranges are not computed; one remainder by 3 and they are, and it is carried."""
+    import tirx_mlir.backends.cuda.transforms.strength_reduce as sr
+
+    calls = []
+    real = sr.value_ranges
+    monkeypatch.setattr(sr, "value_ranges", lambda k: calls.append(k) or real(k))
+    pow2 = text().replace("%c3 = arith.constant 3", "%c3 = arith.constant 4")
+    before = str(parse_module(pow2, "k.mlir"))
+    assert str(reduced(pow2, narrow=False)) == before and not calls
+    assert len(remainders(loop_of(reduced(text(), narrow=False)))) < 5 and len(calls) == 1

@@ -51,6 +51,7 @@ from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith_index_cast
 
 I32 = IntegerType(32)
+_INDEX = IndexType()  # made once: each attribute built is verified by xDSL
 
 _FOLDABLE = {"arith.remui": "rem", "arith.remsi": "rem", "arith.divui": "div",
              "arith.divsi": "div"}
@@ -175,7 +176,7 @@ class _Narrower:
             new = b.insert(arith_binary(type(op), lhs, rhs))
         old = op.results[0]
         new.results[0].name_hint = old.name_hint
-        wide = b.insert(arith_index_cast(new.results[0], IndexType()))
+        wide = b.insert(arith_index_cast(new.results[0], _INDEX))
         old.replace_all_uses_with(wide.result)
         Rewriter.erase_op(op)
         self.narrow[wide.result] = new.results[0]
@@ -205,7 +206,7 @@ def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
         twin.replace_all_uses_with(iv)
         Rewriter.erase_op(twin.owner)
     if old.uses:
-        wide = arith_index_cast(iv, IndexType())
+        wide = arith_index_cast(iv, _INDEX)
         Rewriter.insert_op(wide, InsertPoint.at_start(block))
         old.replace_all_uses_with(wide.result)
         n.narrow[wide.result] = iv

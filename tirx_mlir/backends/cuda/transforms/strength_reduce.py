@@ -118,12 +118,19 @@ class _Loop:
         return got
 
 
-def _reducible(op: Operation, lp: _Loop) -> tuple[int, int] | None:
-    """``(slope, m)`` when ``op`` is a remainder the pass counts instead."""
+def _remainder_by(op: Operation) -> int | None:
+    """``m`` when ``op`` is an integer remainder by a constant ``m > 1`` that is not a power of
+    two (what the pass may count, whatever the ranges), else None."""
     if not isinstance(op, _REMAINDERS) or int_bits(op.result.type) is None:
         return None
     m = constant_value(op.rhs)
-    if not isinstance(m, int) or m <= 1 or m & (m - 1) == 0 or not lp.nonneg(op.lhs):
+    return m if isinstance(m, int) and m > 1 and m & (m - 1) else None
+
+
+def _reducible(op: Operation, lp: _Loop) -> tuple[int, int] | None:
+    """``(slope, m)`` when ``op`` is a remainder the pass counts instead."""
+    m = _remainder_by(op)
+    if m is None or not lp.nonneg(op.lhs):
         return None
     a = lp.slope(op.lhs)
     return None if a is None or a % m == 0 else (a, m)
@@ -252,7 +259,11 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
 
 
 def reduce_kernel(kernel: KernelOp) -> int:
-    """Carry the reducible remainders of every loop of ``kernel``; the loops rebuilt."""
+    """Carry the reducible remainders of every loop of ``kernel``; the loops rebuilt. A kernel
+    without a remainder `_remainder_by` accepts is left at once, its value ranges not computed
+    (most kernels but the pipelined K loops' rings)."""
+    if not any(_remainder_by(op) is not None for op in kernel.walk()):
+        return 0
     ranges = value_ranges(kernel)
     loops = [op for op in kernel.walk() if isinstance(op, scf.ForOp)]
     return sum(reduce_loop(loop, ranges) is not loop for loop in loops)
