@@ -208,6 +208,8 @@ CUDA_STAGES = {
     "run-cuda": ("run", [*CUDA_PIPELINE, "--max-steps", MAX_STEPS, "--save",
                          "RUN_DIR/after-pipeline"], "verifies"),
 }
+COMPILE_STAGES = tuple(s for s, (tool, _, _) in CUDA_STAGES.items() if tool == "opt")
+"""The stages without the interpreter (the quick pytest run)."""
 SOURCE_STAGES = ("cuda-unverified", "cuda", "ptx", "pipeline-cuda", "pipeline-ptx",
                  "pipeline-options")
 EXPECTED_RUN_FAILURE = re.compile(r"step.budget|--max-steps|deadlock|tensor map", re.IGNORECASE)
@@ -267,8 +269,10 @@ def ptxas_rejects(ptx: str) -> str | None:
     return None if result.ok else result.log.strip()[:300]
 
 
-def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False) -> list[tuple[str, str, str]]:
-    """[(stage, outcome, detail)] of one mutant through the stages its validity reaches."""
+def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False,
+               stages: tuple[str, ...] = tuple(CUDA_STAGES)) -> list[tuple[str, str, str]]:
+    """[(stage, outcome, detail)] of one mutant through those of ``stages`` its validity
+    reaches."""
     path = os.path.join(workdir, "in.mlir")
     Path(path).write_bytes(mutant.data)
     for sub in ("as-written", "after-pipeline"):
@@ -295,7 +299,7 @@ def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False) -> list[tuple[
     elif first == "located" and "op " in results[0][2] and "'" in results[0][2]:
         reached.add("parses")
     for stage, (_, _, when) in CUDA_STAGES.items():
-        if stage != "verify" and when in reached:
+        if stage != "verify" and when in reached and stage in stages:
             go(stage)
     _compare(outs, workdir, results, ptxas)
     return results
@@ -314,15 +318,18 @@ def _compare(outs: dict, workdir: str, results: list, ptxas: bool) -> None:
             results.append(("wrong-code", "accepted-then-rejected", run_cuda[2]))
 
 
-def cuda_pool(jobs: int, ptxas: bool = False) -> Pool:
-    return Pool(jobs, run=functools.partial(run_mutant, ptxas=ptxas),
+def cuda_pool(jobs: int, ptxas: bool = False,
+              stages: tuple[str, ...] = tuple(CUDA_STAGES)) -> Pool:
+    return Pool(jobs, run=functools.partial(run_mutant, ptxas=ptxas, stages=stages),
                 hard_limit_s=2 * fc.SOFT_TIMEOUT_S * len(CUDA_STAGES))
 
 
 def campaign(mutants: int, seed: int, jobs: int = 2, show: tuple[str, ...] = (),
-             progress: bool = False, ptxas: bool = False) -> Campaign:
+             progress: bool = False, ptxas: bool = False,
+             stages: tuple[str, ...] = tuple(CUDA_STAGES)) -> Campaign:
     return Campaign(mutants, seed, jobs, show, progress, make_mutant=mutate, seed_list=seeds,
-                    pool=functools.partial(cuda_pool, ptxas=ptxas), failing=FAILING)
+                    pool=functools.partial(cuda_pool, ptxas=ptxas, stages=stages),
+                    failing=FAILING)
 
 
 def main(argv: list[str] | None = None) -> int:
