@@ -164,6 +164,7 @@ class Pipeline:
         available = available_passes()
         try:
             parsed = PassPipeline.parse_spec(available, spec)
+            check_unique_options(spec)
         except ArgSpecParseError as err:  # a BaseException in xDSL
             raise _pipeline_error()(f"malformed pass pipeline '{spec}': {err}") from None
         except (ValueError, TypeError) as err:
@@ -349,11 +350,31 @@ def pipeline_items(text: str) -> list[str]:
     return [quote_option_values(item) for item in split_top_level(text)]
 
 
+def check_unique_options(text: str) -> None:
+    """Raise xDSL's ``ArgSpecParseError`` at an option given twice in one ``{...}`` of a pass or
+    pipeline list (xDSL keeps the last value silently: ``cuda{arch=sm_80 arch=sm_90a}``)."""
+    from xdsl.utils.arg_spec import PipelineLexer, SpecTokenKind
+    from xdsl.utils.exceptions import ArgSpecParseError
+
+    lexer, previous, seen = PipelineLexer(text), None, set()
+    while (token := lexer.lex()).kind is not SpecTokenKind.EOF:
+        if token.kind is SpecTokenKind.L_BRACE:
+            seen = set()
+        key = token.span.text
+        if token.kind is SpecTokenKind.IDENT and previous in (SpecTokenKind.L_BRACE,
+                                                             SpecTokenKind.SPACE):
+            if key in seen:
+                raise ArgSpecParseError(token, f"option '{key}' is given twice; give it once")
+            seen.add(key)
+        previous = token.kind
+
+
 def split_pipeline_ref(text: str) -> tuple[str, dict[str, Any]]:
     """``"trn{target=aws/trn1/trn1.2xlarge}"`` -> ("trn", {"target": "aws/trn1/trn1.2xlarge"})."""
     from xdsl.utils.arg_spec import parse_spec
 
     spec = parse_spec(quote_option_values(text))
+    check_unique_options(quote_option_values(text))
     options: dict[str, Any] = {}
     for key, values in spec.parameters.items():
         options[key.replace("-", "_")] = values[0] if len(values) == 1 else \

@@ -147,3 +147,9 @@ def test_the_ir_is_verified_after_a_pass_unless_the_pass_only_reads_it():
     with pytest.raises(VerifyException):
         Pipeline.from_passes(CorruptClaimingToRead(), DeadCodeElimination()).apply(
             tirx_mlir.parse_module(KERNEL))
+
+
+def test_a_pass_option_given_twice_is_refused_by_the_text_parser():
+    with pytest.raises(PipelineError, match="option 'target' is given twice"):
+        Pipeline.parse("tirx-dispatch{target=trn target=cuda}")
+    assert len(Pipeline.parse("tirx-dispatch{target=trn},tirx-dispatch{target=trn}")) == 2

@@ -57,7 +57,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SOFT_TIMEOUT_S = 20
-"""A run past this many seconds is a hang (a worker is killed at twice that)."""
+"""A run past this many seconds of CPU time is a hang (so that a loaded machine makes no false
+hangs; a worker is killed at twice that per stage of wall time)."""
 MAX_STEPS = "20000"
 MEMORY_LIMIT_BYTES = 6 << 30
 """The address space a worker may use: an allocation past it is a MemoryError in the worker."""
@@ -226,6 +227,8 @@ class Mutant:
     seed: str
     edits: list[str]
     data: bytes
+    options: str = ""
+    """What a campaign varies besides the text (the CUDA campaign: the pipeline's options)."""
 
 
 SEED_GROUPS = {"@trn": 0.15, "examples/trn/": 0.25, "examples/": 0.25, "tests/filecheck/": 0.15,
@@ -304,8 +307,8 @@ def _run_main(tool: str, argv: list[str]) -> tuple[object, str, str]:
     main = tirx_opt.main if tool == "opt" else tirx_run.main
     post_init = Attribute.__post_init__  # --disable-verify replaces it for the process
     out, err = io.StringIO(), io.StringIO()
-    signal.signal(signal.SIGALRM, _expired)
-    signal.alarm(SOFT_TIMEOUT_S)
+    signal.signal(signal.SIGPROF, _expired)
+    signal.setitimer(signal.ITIMER_PROF, SOFT_TIMEOUT_S)
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
@@ -317,7 +320,7 @@ def _run_main(tool: str, argv: list[str]) -> tuple[object, str, str]:
             except BaseException as exc:  # noqa: BLE001 - an exception out of main
                 code = exc
     finally:
-        signal.alarm(0)
+        signal.setitimer(signal.ITIMER_PROF, 0)
         Attribute.__post_init__ = post_init
     return code, out.getvalue(), err.getvalue()
 
@@ -350,7 +353,7 @@ def classify(stage: str, code: object, out: str, err: str) -> tuple[str, str]:
     """(outcome, detail) of one run."""
     text = out + err
     if code == "hang":
-        return "hang", f"ran past {SOFT_TIMEOUT_S} s"
+        return "hang", f"ran past {SOFT_TIMEOUT_S} s of CPU time"
     if isinstance(code, BaseException):
         return "internal", f"{type(code).__name__} out of main: {code}"
     if "Traceback (most recent call last)" in text:
@@ -435,7 +438,11 @@ def run_mutant(data: bytes, workdir: str) -> list[tuple[str, str, str]]:
 # --- the pool -----------------------------------------------------------------------------------
 
 
-def _worker(conn) -> None:
+def run_mutant_text(mutant: Mutant, workdir: str) -> list[tuple[str, str, str]]:
+    return run_mutant(mutant.data, workdir)
+
+
+def _worker(conn, run) -> None:
     import resource
 
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
@@ -445,27 +452,29 @@ def _worker(conn) -> None:
 
     with tempfile.TemporaryDirectory(prefix="tirx-fuzz-") as workdir:
         while True:
-            data = conn.recv()
-            if data is None:
+            mutant = conn.recv()
+            if mutant is None:
                 return
             try:
-                results = run_mutant(data, workdir)
+                results = run(mutant, workdir)
             except Timeout:
                 results = [("?", "hang", "outside main")]
             conn.send(results)
 
 
 class Pool:
-    """Worker processes, each running one mutant at a time; a worker stuck past the hard limit
-    is killed (the mutant is a hang) and replaced."""
+    """Worker processes, each running one mutant at a time through ``run(mutant, workdir)``; a
+    worker stuck past ``hard_limit_s`` is killed (the mutant is a hang) and replaced."""
 
-    def __init__(self, jobs: int):
+    def __init__(self, jobs: int, run=run_mutant_text,
+                 hard_limit_s: float = 2 * SOFT_TIMEOUT_S * len(STAGES)):
+        self.run, self.hard_limit_s = run, hard_limit_s
         self.ctx = mp.get_context("fork")
         self.workers = [self._spawn() for _ in range(jobs)]
 
     def _spawn(self):
         parent, child = self.ctx.Pipe()
-        proc = self.ctx.Process(target=_worker, args=(child,), daemon=True)
+        proc = self.ctx.Process(target=_worker, args=(child, self.run), daemon=True)
         proc.start()
         return [proc, parent, None, 0.0]  # process, pipe, current task, start time
 
@@ -480,7 +489,7 @@ class Pool:
                     if task is None:
                         done = True
                         continue
-                    w[1].send(task[1].data)
+                    w[1].send(task[1])
                     w[2], w[3] = task, time.monotonic()
                     busy += 1
             if busy == 0:
@@ -497,7 +506,7 @@ class Pool:
                     on_result(w[2], results)
                     w[2] = None
                     busy -= 1
-                elif not w[0].is_alive() or time.monotonic() - w[3] > 2 * SOFT_TIMEOUT_S * len(STAGES):
+                elif not w[0].is_alive() or time.monotonic() - w[3] > self.hard_limit_s:
                     reason = "the worker died" if not w[0].is_alive() else "killed past the hard limit"
                     on_result(w[2], [("?", "hang" if w[0].is_alive() else "internal", reason)])
                     self._replace(i)
@@ -535,14 +544,19 @@ class Campaign:
     signatures: Counter = field(default_factory=Counter)
     located: Counter = field(default_factory=Counter)
     """(stage, signature) of every located error."""
+    make_mutant: object = mutate
+    """``(rng, seeds) -> Mutant``; another campaign passes its own (with `seed_list` and `pool`)."""
+    seed_list: object = seeds
+    pool: object = Pool
+    failing: tuple[str, ...] = FAILURES
 
     def tasks(self):
         rng = random.Random(self.seed)
-        seed_list = seeds()
+        seed_list = self.seed_list()
         seen = set()
         made = 0
         while made < self.mutants:
-            m = mutate(rng, seed_list)
+            m = self.make_mutant(rng, seed_list)
             key = hashlib.sha1(m.data).digest()
             if key in seen:
                 continue
@@ -560,7 +574,7 @@ class Campaign:
             if outcome == "located":
                 self.located[(stage, signature(detail))] += 1
             if outcome not in ("ok", "located", "cli"):
-                if outcome in FAILURES and self.progress:
+                if outcome in self.failing and self.progress:
                     print(f"[{task[0]}] {outcome} at {stage}: {detail[:200]}", file=sys.stderr,
                           flush=True)
                 self.cases.append((mutant, stage, outcome, detail))
@@ -568,7 +582,7 @@ class Campaign:
 
     def run(self) -> float:
         start = time.monotonic()
-        pool = Pool(self.jobs)
+        pool = self.pool(self.jobs)
         try:
             pool.map(self.tasks(), self.on_result)
         finally:
@@ -576,7 +590,7 @@ class Campaign:
         return time.monotonic() - start
 
     def failures(self) -> list[tuple[Mutant, str, str, str]]:
-        return [c for c in self.cases if c[2] in FAILURES]
+        return [c for c in self.cases if c[2] in self.failing]
 
 
 def signature(detail: str) -> str:
@@ -598,8 +612,13 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     campaign = Campaign(args.mutants, args.seed, args.jobs, tuple(args.show.split(",")),
                         progress=True)
-    elapsed = campaign.run()
-    print(f"{args.mutants} mutants (seed {args.seed}) in {elapsed:.0f} s, "
+    return report(campaign, campaign.run(), args.located)
+
+
+def report(campaign: Campaign, elapsed: float, located: int = 0) -> int:
+    """Print the counts, the signatures and the cases `Campaign.show` asks for; the exit
+    status (1 when an outcome of `FAILURES` occurred)."""
+    print(f"{campaign.mutants} mutants (seed {campaign.seed}) in {elapsed:.0f} s, "
           f"{sum(campaign.outcome_counts.values())} runs")
     for outcome, n in sorted(campaign.outcome_counts.items()):
         print(f"  {outcome:24} {n}")
@@ -610,9 +629,9 @@ def main(argv: list[str] | None = None) -> int:
         print("signatures:")
         for (outcome, stage, sig), n in campaign.signatures.most_common():
             print(f"  {n:6}  {outcome:10} {stage:16} {sig}")
-    if args.located:
+    if located:
         print("located errors (most frequent):")
-        for (stage, sig), n in campaign.located.most_common(args.located):
+        for (stage, sig), n in campaign.located.most_common(located):
             print(f"  {n:6}  {stage:16} {sig}")
     shown = Counter()
     for mutant, stage, outcome, detail in campaign.cases:
@@ -620,6 +639,8 @@ def main(argv: list[str] | None = None) -> int:
         if outcome in campaign.show and shown[key] < 3:
             shown[key] += 1
             print(f"\n=== {outcome} at {stage} ({mutant.seed}; {', '.join(mutant.edits)}): {detail}")
+            if mutant.options:
+                print(f"(options: {mutant.options})")
             print(mutant.data.decode("utf-8", "replace")[:3000])
     return 1 if campaign.failures() else 0
 

@@ -257,3 +257,23 @@ def test_a_target_string_is_parsed_again_after_a_tag_or_kind_changes():
         assert Target("nvidia/nvidia-h100").arch == "sm_80"
     registry.drop_owner_everywhere("parse_memo_test")
     assert Target("nvidia/nvidia-h100").arch == "sm_90a"
+
+
+def test_binding_a_bad_target_string_is_a_pass_error_at_the_kernel():
+    """`bind_target` (a pass's ``target`` option) parses the string first: a kernel never holds
+    a target no later op can read."""
+    from tirx_mlir.diagnostics import PassError
+    from tirx_mlir.dialects.tirx.kernel import KernelOp
+    from tirx_mlir.located_parser import parse_module
+    from tirx_mlir.target.target import bind_target
+
+    module = parse_module('tirx.kernel @k() grid [1] threads [1] target "cuda -arch=sm_80" {\n'
+                          '  tirx.return\n}\n', "bind.mlir")
+    kernel = next(op for op in module.walk() if isinstance(op, KernelOp))
+    for bad in ("sm_80", 'cuda -arch=sm_90a"x', "cuda -arch=sm_90a*/"):
+        with pytest.raises(PassError) as err:
+            bind_target(kernel, bad)
+        assert err.value.op is kernel
+    assert target_of(kernel) == Target("cuda -arch=sm_80")
+    bind_target(kernel, "cuda -arch=sm_90a")
+    assert target_of(kernel) == Target("cuda -arch=sm_90a")

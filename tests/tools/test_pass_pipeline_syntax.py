@@ -43,3 +43,21 @@ def test_an_unknown_name_lists_what_exists(capsys):
     assert main([TRN, "--pass-pipeline=trnn"]) == 1
     err = capsys.readouterr().err
     assert "unknown pipeline 'trnn'" in err and "did you mean 'trn'" in err
+
+
+@pytest.mark.parametrize("flag,text", [
+    ("--pass-pipeline", "trn{max_inst_size=256 max_inst_size=512}"),
+    ("-p", 'cse,tirx-dispatch{target="aws/trn1/trn1.2xlarge" target="aws/trn2/trn2.48xlarge"}'),
+    ("--pass-pipeline", "builtin.module(cse,trn{target=aws/trn1/trn1.2xlarge "
+                        "target=aws/trn2/trn2.48xlarge})"),
+])
+def test_an_option_given_twice_is_refused_not_the_last_one_kept(capsys, flag, text):
+    """xDSL's spec parser keeps the last value of a repeated option silently."""
+    assert main([TRN, f"{flag}={text}"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tirx-opt: error: malformed ") and "is given twice; give it once" in err
+
+
+def test_the_same_option_in_two_passes_is_not_a_repeat(capsys):
+    assert main([TRN, "-p", 'trn-default-layout{target="aws/trn1/trn1.2xlarge"},'
+                            'trn-default-layout{target="aws/trn1/trn1.2xlarge"}']) == 0

@@ -321,10 +321,12 @@ def set_target(op: Any, target: "Target | str") -> None:
 def bind_target(kernel: Any, text: str) -> None:
     """Set ``kernel``'s ``target`` property to ``text`` (a pass's ``target`` option, as
     written), reported to the running pass (`tirx_mlir.changes.current_changes`) when it
-    differs from the one there: every op in the kernel reads it."""
+    differs from the one there: every op in the kernel reads it. A bad target string is a
+    `PassError` at the kernel (`kernel_target`), never a target no later op can read."""
     from tirx_mlir.changes import current_changes
     from tirx_mlir.dialects.tirx.attributes import TargetAttr
 
+    kernel_target(kernel, text)
     attr = TargetAttr(text)
     if kernel.properties.get("target") == attr:
         return

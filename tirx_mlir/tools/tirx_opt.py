@@ -384,8 +384,11 @@ class TirxOptMain(xDSLOptMain):
         from xdsl.passes import get_pass_option_infos
         from xdsl.utils.arg_spec import parse_pipeline
 
+        from tirx_mlir.pipelines import check_unique_options
+
         try:
             arg_specs = list(parse_pipeline(spec))
+            check_unique_options(spec)
         except ArgSpecParseError as err:
             raise CLIError(f"malformed pass list '{spec}': {_one_line(err)}") from None
         passes: list[ModulePass] = []

@@ -31,12 +31,25 @@ default 3; 1 turns it off).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # importing xDSL here would cost every `import tirx_mlir`
     from xdsl.passes import ModulePass
 
 OPTIONS = ("target", "arch", "num_stages")
+
+
+def stage_count(value: Any) -> int:
+    """``num_stages`` as an integer of at least 1: a whole number or its decimal text; a bool,
+    a fraction or other text is refused (``int()`` would take ``true`` as 1 and ``1.5`` as 1)."""
+    if isinstance(value, str) and re.fullmatch(r"[+-]?\d+", value.strip()):
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"num_stages must be a whole number of at least 1, got {value!r}")
+    if value < 1:
+        raise ValueError(f"num_stages must be at least 1, got {value}")
+    return value
 
 
 def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: int = 3,
@@ -48,6 +61,11 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
         if target is not None:
             raise ValueError("give the cuda pipeline either target or arch, not both")
         target = f"cuda -arch={arch}"
+    if target is not None:
+        from tirx_mlir.target import Target
+
+        if Target(target).kind_name != "cuda":  # a bad string raises its TargetError here
+            raise ValueError(f"the cuda pipeline needs a cuda target, got {target!r}")
     from tirx_mlir.transforms.canonicalize import FastCanonicalizePass
     from tirx_mlir.transforms.cse import FastCSEPass
     from tirx_mlir.transforms.dce import FastDCEPass
@@ -64,14 +82,13 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
     from tirx_mlir.transforms.check_bounds import CheckBoundsPass
     from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
 
-    if int(num_stages) < 1:
-        raise ValueError(f"num_stages must be at least 1, got {num_stages}")
+    num_stages = stage_count(num_stages)
     passes: list[ModulePass] = [
         CheckBoundsPass(), CudaDefaultLayoutPass(target=target), TileDispatchPass(target=target),
         CudaLowerLayoutPass(), CudaLowerScopeIdsPass(),
         FastCanonicalizePass(), FastCSEPass(), FastDCEPass()]
-    if int(num_stages) > 1:
-        passes += [PipelineKLoopPass(num_stages=int(num_stages)), FastCanonicalizePass(),
+    if num_stages > 1:
+        passes += [PipelineKLoopPass(num_stages=num_stages), FastCanonicalizePass(),
                    FastCSEPass(), FastDCEPass()]
     return passes + [CudaAllocateSharedPass(target=target), CudaNarrowIndexPass(),
                      CudaPeelConstantsPass(), FastCSEPass(),

@@ -77,6 +77,16 @@ def test_the_version_is_the_highest_of_the_target_minimum_and_the_features():
     assert hopper.startswith(".version 8.0\n.target sm_90a\n")
 
 
+@pytest.mark.parametrize("arch", ["sm_1000", "sm_70", "sm_90f"])
+def test_an_arch_ptxas_has_no_target_for_is_a_located_error(arch):
+    """Found by tests/property/cuda_fuzz_campaign.py: ``.target sm_1000`` was printed and ptxas
+    refused it; the arch pattern admits any number, the printer only what ptxas assembles."""
+    with pytest.raises(PrintError, match=rf"ptxas has no target {arch}; PTX targets: sm_75, ") \
+            as err:
+        emit_ptx(parse_module(_kernel("k", "", arch=arch), "arch.mlir"))
+    assert op_location(err.value.op) == ("arch.mlir", 1, 1)
+
+
 def test_a_non_global_parameter_is_a_located_error():
     text = _kernel("k", "", params="%S: !tirx.buffer<4xf32, shared>")
     with pytest.raises(PrintError, match=r"passes global buffers"):

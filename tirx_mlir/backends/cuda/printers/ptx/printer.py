@@ -49,7 +49,7 @@ from xdsl.ir import Operation, SSAValue
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.shared import (DEFAULT_ALIGN, DynamicSharedOp,
                                                          SharedAllocOp, static_shared_array)
-from tirx_mlir.backends.cuda.dialects.ptx.arch import Arch, Need, ptx_version
+from tirx_mlir.backends.cuda.dialects.ptx.arch import TARGET_MIN_PTX, Arch, Need, ptx_version
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_types, render,
                                                          tied_values)
@@ -130,6 +130,10 @@ class PtxFrame(SourcePrinter):
                 this = Arch.parse(target.arch)
             except ValueError as err:
                 raise self.fail(str(err), kernel) from None
+            if str(this) not in TARGET_MIN_PTX:
+                raise self.fail(f"ptxas has no target {this}; PTX targets: "
+                                f"{', '.join(TARGET_MIN_PTX)}", kernel,
+                                hint="target one of them, or print CUDA C++ with -t cuda")
             if arch is not None and this != arch:
                 raise self.fail(f"one PTX module has one .target, but kernel "
                                 f"@{kernel.kernel_name} targets {this} and an earlier one "
