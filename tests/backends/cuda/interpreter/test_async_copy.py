@@ -103,7 +103,8 @@ def test_reading_a_destination_before_its_wait_names_the_thread_and_the_copy():
                           "(%sm[4]) of CTA (0,0,0), the destination of the ptx.cp_async at "
                           "<test>:12:3 issued by thread (0,0,0) of CTA (0,0,0), before the "
                           "copy has landed (it lands at the issuing thread's "
-                          "ptx.cp_async_wait_group or wait_all) (thread (0,0,0) of CTA "
+                          "ptx.cp_async_wait_group or wait_all, or the mbarrier phase its "
+                          "ptx.cp_async_mbarrier_arrive counts in) (thread (0,0,0) of CTA "
                           "(0,0,0))"), msg
 
 
@@ -184,16 +185,31 @@ def test_noinc_arrivals_missing_from_the_count_complete_the_phase_before_the_dat
 
 
 def test_a_wait_on_a_phase_that_never_completes_is_a_deadlock_naming_the_mbarrier():
-    # count 16: the 32 arrivals complete phases 0 and 1, so parity 0 now means phase 2, which
-    # no thread will ever arrive on
+    # count 64 without .noinc: the 32 tied arrivals add 32 to the pending count and the 32
+    # plain arrives take it back to 64, so the tied ones leave 32 pending for ever
     with pytest.raises(InterpretError) as err:
-        run_simt(_arrive_kernel(16, False), np.zeros(32, np.int32))
+        run_simt(_arrive_kernel(64, False), np.zeros(32, np.int32))
     assert str(err.value).splitlines()[0] == (
         "<test>:22:5: error: [deadlock] ptx.mbarrier_test_wait_parity: deadlock, no thread can "
         "make progress: threads 0-31 of CTA (0,0,0) wait at ptx.mbarrier_test_wait_parity at "
-        "<test>:22:5 for phase 2 (parity 0) of the mbarrier at shared offset 128 (%bar[0]) of "
-        "CTA (0,0,0) to complete: 16 of 16 arrivals and 0 transaction bytes pending; it was "
+        "<test>:22:5 for phase 0 (parity 0) of the mbarrier at shared offset 128 (%bar[0]) of "
+        "CTA (0,0,0) to complete: 32 of 64 arrivals and 0 transaction bytes pending; it was "
         "initialised at <test>:13:5")
+
+
+def test_a_phase_complete_before_its_tied_copies_leaves_them_in_flight():
+    # count 16 without .noinc: after the 32 plain arrives 16 arrivals are pending and 32 tied
+    # ones to come; the first 16 (threads 0-15, in arrival order) complete phase 0, whose wait
+    # then passes while the copies of threads 16-31 may still be in flight (on the hardware
+    # too): thread 0 reading thread 31's word is an error naming that copy
+    with pytest.raises(InterpretError) as err:
+        run_simt(_arrive_kernel(16, False), np.zeros(32, np.int32))
+    assert str(err.value).startswith(
+        "<test>:30:3: error: [async] cuda.load: reads shared offset 124 (%sm[31]) of CTA "
+        "(0,0,0), the destination of the ptx.cp_async at <test>:18:3 issued by thread (31,0,0) "
+        "of CTA (0,0,0), before the copy has landed (it lands at the issuing thread's "
+        "ptx.cp_async_wait_group or wait_all, or the mbarrier phase its "
+        "ptx.cp_async_mbarrier_arrive counts in) (thread (0,0,0) of CTA (0,0,0))"), str(err.value)
 
 
 def test_cp_async_copy_example_matches_numpy():

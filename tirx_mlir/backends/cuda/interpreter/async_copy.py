@@ -67,7 +67,8 @@ def run_cp_async(ctx, op, args):
     flight = Flight(op, lanes, cta, np.full(n, -1), state.cp_groups[lanes].copy(),
                     np.full(n, size), np.repeat(np.arange(n), size),
                     (offset[:, None] + np.arange(size)).reshape(-1), data.reshape(-1))
-    state.issue(ctx, flight, "the issuing thread's ptx.cp_async_wait_group or wait_all")
+    state.issue(ctx, flight, "the issuing thread's ptx.cp_async_wait_group or wait_all, or "
+                             "the mbarrier phase its ptx.cp_async_mbarrier_arrive counts in")
     ctx.stats.add(op, "async_bytes", n * size)
     return ()
 

@@ -346,14 +346,23 @@ class AsyncState:
             self.land(ctx, flight, units)
 
     def land_for_barrier(self, ctx, key: tuple[int, int]) -> None:
-        """Land every copy whose completion the current phase of mbarrier ``key`` awaits."""
+        """Land the copies the current phase of mbarrier ``key`` awaits, and no more: the
+        copies that complete on it (their transaction bytes), then the copies tied to it by
+        ``cp.async.mbarrier.arrive`` in arrival order, stopping as soon as the phase completes.
+        A copy the phase did not need (a count one short of the arrivals) stays in flight, so a
+        read its phase's wait is taken to cover is an error, as it is a race on the hardware."""
+        bar = self.barriers[key]
+        phase = bar.phase
         for flight in list(self.flights):
-            units = (flight.bar == key[1]) & (flight.cta == key[0])
-            self.land(ctx, flight, units)
+            if bar.phase != phase:
+                return
+            self.land(ctx, flight, (flight.bar == key[1]) & (flight.cta == key[0]))
         for tie in [t for t in self.ties if t.key == key]:
+            if bar.phase != phase:
+                return
             for flight, units in tie.units:
                 self.land(ctx, flight, units)
-        self._resolve_ties(ctx)
+            self._resolve_ties(ctx)
 
     def pending_units(self, lane: int) -> list[tuple[Flight, np.ndarray]]:
         """The cp.async units of ``lane`` not yet landed."""

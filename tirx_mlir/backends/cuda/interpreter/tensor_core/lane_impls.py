@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from tirx_mlir.backends.cuda.interpreter.async_state import check_access
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
 from tirx_mlir.backends.cuda.interpreter.tensor_core import ldmatrix as lm
@@ -197,10 +198,18 @@ def _uniform(ctx, value: np.ndarray, rows: np.ndarray, what: str) -> np.ndarray:
 
 
 def _operand(ctx, lanes: np.ndarray, desc: int, read):
+    """``read(smem, descriptor, on_read)`` of the warpgroup ``lanes``' CTA; a byte an
+    asynchronous copy still owns (not landed) is a located error naming the copy."""
     cta = int(ctx.wave.cta[lanes[0]])
     smem = ctx.mem.arena[cta, :ctx.mem.shared_bytes]
+
+    def check_landed(addrs: np.ndarray, nbytes: int) -> None:
+        flat = addrs.reshape(-1)
+        check_access(ctx, "read", np.full(flat.size, cta), flat, nbytes,
+                     np.full(flat.size, int(lanes[0])))
+
     try:
-        return read(smem, MatrixDescriptor.decode(desc))
+        return read(smem, MatrixDescriptor.decode(desc), check_landed)
     except ValueError as err:
         raise ctx.error(f"wgmma operand: {err}", lanes=lanes,
                         hint="the descriptor's start address is (shared address >> 4) in bits "
@@ -219,8 +228,8 @@ def _mma_async(ctx, op, view, a_matrices):
                              "before the wgmma)")
     b_desc = _uniform(ctx, view.one("desc_b"), rows, "B descriptor")
     tnsp_b = int(view.mods.get("tnsp_b", 0))
-    b = np.stack([_operand(ctx, lanes, int(d), lambda s, dd: wg.b_matrix_from_shared(
-        s, dd, form, tnsp_b)) for lanes, d in zip(rows, b_desc)])
+    b = np.stack([_operand(ctx, lanes, int(d), lambda s, dd, ck: wg.b_matrix_from_shared(
+        s, dd, form, tnsp_b, ck)) for lanes, d in zip(rows, b_desc)])
     scale_d = _uniform(ctx, view.one("scale_d"), rows, "scale-d predicate")
     d = wg.wgmma(_accumulators(view.reads["d"], rows, form.dtype), a_matrices(form, rows), b,
                  form, scale_d, int(view.mods["scale_a"]), int(view.mods["scale_b"]))
@@ -241,8 +250,8 @@ def run_wgmma_ss(ctx, op, args):
 
     def a_matrices(form, rows):
         descs = _uniform(ctx, view.one("desc_a"), rows, "A descriptor")
-        return np.stack([_operand(ctx, lanes, int(d), lambda s, dd: wg.a_matrix_from_shared(
-            s, dd, form, tnsp_a)) for lanes, d in zip(rows, descs)])
+        return np.stack([_operand(ctx, lanes, int(d), lambda s, dd, ck: wg.a_matrix_from_shared(
+            s, dd, form, tnsp_a, ck)) for lanes, d in zip(rows, descs)])
     return _mma_async(ctx, op, view, a_matrices)
 
 

@@ -39,15 +39,17 @@ def a_matrix_from_registers(a: np.ndarray, form: wf.WgmmaForm) -> np.ndarray:
 
 
 def a_matrix_from_shared(smem: np.ndarray, desc: MatrixDescriptor, form: wf.WgmmaForm,
-                         tnsp_a: int = 0) -> np.ndarray:
-    """The 64 x K A matrix a descriptor denotes in one CTA's shared bytes."""
-    return read_operand(smem, desc, wf.M, form.atype, mn_major=bool(tnsp_a))
+                         tnsp_a: int = 0, on_read=None) -> np.ndarray:
+    """The 64 x K A matrix a descriptor denotes in one CTA's shared bytes (``on_read``: see
+    `read_operand`)."""
+    return read_operand(smem, desc, wf.M, form.atype, mn_major=bool(tnsp_a), on_read=on_read)
 
 
 def b_matrix_from_shared(smem: np.ndarray, desc: MatrixDescriptor, form: wf.WgmmaForm,
-                         tnsp_b: int = 0) -> np.ndarray:
+                         tnsp_b: int = 0, on_read=None) -> np.ndarray:
     """The K x N B matrix a descriptor denotes (stored N x K when K-major)."""
-    return read_operand(smem, desc, form.n, form.btype, mn_major=bool(tnsp_b)).T
+    return read_operand(smem, desc, form.n, form.btype, mn_major=bool(tnsp_b),
+                        on_read=on_read).T
 
 
 def wgmma(d: np.ndarray, a: np.ndarray, b: np.ndarray, form: wf.WgmmaForm,
