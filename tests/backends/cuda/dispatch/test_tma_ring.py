@@ -274,3 +274,36 @@ def test_which_rings_share_a_barrier_pair():
     ctx, allocs, _ = _rings(MIXED.replace("COPIES\n", COPY_A + COPY_B).replace(
         "threads [256]", "threads [128]"))
     assert not tma_ring.pipelined(ctx, allocs["sb"]) and tma_ring.pipelined(ctx, allocs["sa"])
+
+
+def test_a_mixed_ring_whose_full_barrier_counts_one_arrival_short_is_a_race():
+    """The mixed ring lowered, its full barriers' count edited 129 -> 128 (the TMA issuer's
+    arrival forgotten): a phase then completes with the TMA bytes and 127 of the 128
+    cp.async.mbarrier.arrive.noinc arrivals, while the last producer thread's cp.async may
+    still be in flight (on the hardware, a wgmma reading stale shared memory). The SIMT
+    interpreter lands only what the phase needs, so the consumers' wgmma reading that thread's
+    bytes is a located error naming its cp.async; with 129 the same module runs to numpy's
+    answer."""
+    import numpy as np
+    from tirx_testing.cuda_every_stage import lower, run
+    from tirx_testing.trn_lowering import assert_close, random_inputs
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from tirx_mlir.interpreter.runtime import InterpretError
+
+    text = MIXED.replace("COPIES\n", COPY_A + COPY_B)
+    final = lower(text, "mixed", arch="sm_90a")
+    inputs = random_inputs(parse_module(text, "mixed"), 0)
+    (out,) = run(final, inputs)
+    assert_close(out, _gemm_bt(*inputs)[0], 1e-2, 1e-2, "mixed ring, count 129")
+    counts = {op.operands[1].owner for op in final.walk() if op.name == "ptx.mbarrier_init"}
+    (full,) = [c for c in counts if c.value.value.data == 129]
+    full.properties["value"] = IntegerAttr(128, full.value.type)
+    assert sorted(_init_counts(final)) == [128, 128, 128, 128]
+    with pytest.raises(InterpretError) as err:
+        run(final, inputs)
+    first = str(err.value).splitlines()[0]
+    assert "[async] ptx.wgmma_mma_async_ss: reads shared offset" in first, first
+    assert "(%sb[" in first and "the destination of the ptx.cp_async at mixed:" in first, first
+    assert "issued by thread (255,0,0) of CTA (0,0,0), before the copy has landed" in first
+    assert np.isfinite(out).all()
