@@ -217,3 +217,44 @@ def test_cp_async_copy_example_matches_numpy():
     (y,), run = run_simt((EXAMPLES / "cp_async_copy.mlir").read_text(), x)
     np.testing.assert_array_equal(y, x)
     assert run.stats.total("async_bytes") == x.nbytes
+
+
+def _landed_by_one_thread(barrier: bool) -> str:
+    # thread 0 copies 16 bytes and waits for them; thread 1 reads them, after a
+    # __syncthreads or without one
+    sync = "cuda.sync_threads" if barrier else ""
+    return cuda_kernel(
+        "(%In: !tirx.buffer<4xi32, global>) -> (%Out: !tirx.buffer<4xi32, global>)", f"""
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %sm = cuda.shared_alloc align 16 : !tirx.buffer<4xi32, shared>
+  %t = cuda.thread_idx x : index
+  %g = cuda.address %In, %c0 : !tirx.buffer<4xi32, global>, index -> i64
+  %s = cuda.address %sm, %c0 : !tirx.buffer<4xi32, shared>, index -> i32
+  %first = arith.cmpi eq, %t, %c0 : index
+  scf.if %first {{
+    ptx.cp_async "cg.shared" [%s], [%g], 16 : (i32, i64) -> ()
+    ptx.cp_async_wait_all
+  }}
+  {sync}
+  %second = arith.cmpi eq, %t, %c1 : index
+  scf.if %second {{
+    %v = cuda.load %sm, %c2 : !tirx.buffer<4xi32, shared>, index -> i32
+    cuda.store %Out, %c2, %v : !tirx.buffer<4xi32, global>, index, i32
+  }}""", "grid [1] threads [32]")
+
+
+def test_another_thread_reading_a_landed_copy_needs_a_barrier_after_the_wait():
+    # cp.async.wait_all makes the bytes visible to the issuing thread only: the racecheck
+    # records the landing as the issuer's write, so thread 1's read without a barrier is a RAW
+    # hazard naming the copy; with __syncthreads after the wait it reads the copied word
+    x = np.array([5, 6, 7, 8], np.int32)
+    (out,), _ = run_simt(_landed_by_one_thread(barrier=True), x)
+    assert out[2] == 7
+    with pytest.raises(InterpretError) as err:
+        run_simt(_landed_by_one_thread(barrier=False), x)
+    first = str(err.value).splitlines()[0]
+    assert "[race] cuda.load: potential RAW hazard at __shared__ 0x8" in first, first
+    assert "the read by thread (1,0,0) races with the write by thread (0,0,0) at <test>:12:5 " \
+           "(ptx.cp_async)" in first, first

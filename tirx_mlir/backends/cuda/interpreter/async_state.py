@@ -10,8 +10,10 @@ bytes they own, and the check that no thread touches those bytes too early.
   asynchronously (``cp.async``, ``cp.async.bulk``, TMA loads) snapshots its source at issue and
   records per *unit* (one issuing lane and one destination CTA) what it will write. A unit
   lands (its bytes are written) when its lane's ``cp.async.wait_group`` covers it, or, for a
-  copy that completes on an mbarrier, when a thread tests that mbarrier's current phase: data
-  arrives as late as the program allows, never before its wait. A copy on an mbarrier still
+  copy that completes on an mbarrier (its bytes, or its ``cp.async.mbarrier.arrive``), when a
+  thread tests that mbarrier's current phase and the phase needs it (`land_for_barrier`:
+  landing stops once the phase completes): data arrives as late as the program allows, never
+  before its wait. A ``cp.async``'s landing is its issuing thread's write for the racecheck. A copy on an mbarrier still
   in flight when the wave ends is an error (`check_landed_at_exit`): its mbarrier's phase
   completed without its bytes (it expected fewer than the copies sent: a wrong expect_tx or
   multicast mask), or nobody waited.
@@ -323,6 +325,8 @@ class AsyncState:
         self.engine.mem.arena[cta, off] = flight.data[sel]
         self.engine.mem.version += 1
         self.landing.release(cta, off)
+        if (flight.group >= 0).any():
+            self._report_cp_async_write(ctx, flight, sel, cta, off)
         flight.done |= units
         ctx.event()
         if flight.done.all():
@@ -336,6 +340,19 @@ class AsyncState:
                                 code="mbarrier")
             bar.complete_tx(ctx, int(flight.tx[u]))
         self._resolve_ties(ctx)
+
+    def _report_cp_async_write(self, ctx, flight: Flight, sel, cta, off) -> None:
+        """Tell the racecheck that the landing ``cp.async`` bytes are their issuing threads'
+        writes now: readers in other threads must be ordered after the issuer's wait. (A TMA
+        or bulk copy's bytes are not: the threads its mbarrier orders after the landing need
+        not include the issuer, as with a multicast into a peer CTA.)"""
+        hooks = [obs.on_async_write for obs in ctx.mem.observers
+                 if hasattr(obs, "on_async_write")]
+        if not hooks:
+            return
+        lanes = flight.lane[flight.byte_unit[sel]]
+        for hook in hooks:
+            hook(ctx, cta, off, lanes, flight.op)
 
     def land_groups(self, ctx, lanes: np.ndarray, limit: np.ndarray) -> None:
         """Land the cp.async units of ``lanes`` whose group is below ``limit`` (per lane)."""
