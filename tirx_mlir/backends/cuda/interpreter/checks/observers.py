@@ -61,10 +61,7 @@ class RaceObserver:
         """A ``cp.async``'s bytes landing now (one byte per entry), recorded as writes of their
         issuing threads ``lanes`` at the copy's op ``site``: a thread other than the issuer
         must be ordered after the landing (the issuer's wait, then a barrier) to read them."""
-        hazard = self.check.access("write", cta, offsets, 1, lanes, site)
-        if hazard is not None:
-            message = hazard_message(hazard, self.wave, self._thread, self._block, _where)
-            raise ctx.error(message, hint=RACE_HINT, code="race")
+        self.check.record_write(cta, offsets, lanes, site)
 
     def _too_large(self, ctx):
         wave = self.wave
