@@ -195,16 +195,31 @@ def test_a_count_one_arrival_too_low_leaves_the_last_copy_in_flight():
 
 
 def test_a_wait_on_a_phase_that_never_completes_is_a_deadlock_naming_the_mbarrier():
-    # count 33: the tied arrivals are net zero and the 32 threads arrive once each, so phase 0
-    # waits for one arrival no thread will ever make
+    # count 64 without .noinc: the 32 tied arrivals add 32 to the pending count and the 32
+    # plain arrives take it back to 64, so the tied ones leave 32 pending for ever
     with pytest.raises(InterpretError) as err:
-        run_simt(_arrive_kernel(33, False), np.zeros(32, np.int32))
+        run_simt(_arrive_kernel(64, False), np.zeros(32, np.int32))
     assert str(err.value).splitlines()[0] == (
         "<test>:22:5: error: [deadlock] ptx.mbarrier_test_wait_parity: deadlock, no thread can "
         "make progress: threads 0-31 of CTA (0,0,0) wait at ptx.mbarrier_test_wait_parity at "
         "<test>:22:5 for phase 0 (parity 0) of the mbarrier at shared offset 128 (%bar[0]) of "
-        "CTA (0,0,0) to complete: 1 of 33 arrivals and 0 transaction bytes pending; it was "
+        "CTA (0,0,0) to complete: 32 of 64 arrivals and 0 transaction bytes pending; it was "
         "initialised at <test>:13:5")
+
+
+def test_a_phase_complete_before_its_tied_copies_leaves_them_in_flight():
+    # count 16 without .noinc: after the 32 plain arrives 16 arrivals are pending and 32 tied
+    # ones to come; the first 16 (threads 0-15, in arrival order) complete phase 0, whose wait
+    # then passes while the copies of threads 16-31 may still be in flight (on the hardware
+    # too): thread 0 reading thread 31's word is an error naming that copy
+    with pytest.raises(InterpretError) as err:
+        run_simt(_arrive_kernel(16, False), np.zeros(32, np.int32))
+    assert str(err.value).startswith(
+        "<test>:30:3: error: [async] cuda.load: reads shared offset 124 (%sm[31]) of CTA "
+        "(0,0,0), the destination of the ptx.cp_async at <test>:18:3 issued by thread (31,0,0) "
+        "of CTA (0,0,0), before the copy has landed (it lands at the issuing thread's "
+        "ptx.cp_async_wait_group or wait_all, or the mbarrier phase its "
+        "ptx.cp_async_mbarrier_arrive counts in) (thread (0,0,0) of CTA (0,0,0))"), str(err.value)
 
 
 def test_cp_async_copy_example_matches_numpy():
@@ -212,3 +227,44 @@ def test_cp_async_copy_example_matches_numpy():
     (y,), run = run_simt((EXAMPLES / "cp_async_copy.mlir").read_text(), x)
     np.testing.assert_array_equal(y, x)
     assert run.stats.total("async_bytes") == x.nbytes
+
+
+def _landed_by_one_thread(barrier: bool) -> str:
+    # thread 0 copies 16 bytes and waits for them; thread 1 reads them, after a
+    # __syncthreads or without one
+    sync = "cuda.sync_threads" if barrier else ""
+    return cuda_kernel(
+        "(%In: !tirx.buffer<4xi32, global>) -> (%Out: !tirx.buffer<4xi32, global>)", f"""
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %sm = cuda.shared_alloc align 16 : !tirx.buffer<4xi32, shared>
+  %t = cuda.thread_idx x : index
+  %g = cuda.address %In, %c0 : !tirx.buffer<4xi32, global>, index -> i64
+  %s = cuda.address %sm, %c0 : !tirx.buffer<4xi32, shared>, index -> i32
+  %first = arith.cmpi eq, %t, %c0 : index
+  scf.if %first {{
+    ptx.cp_async "cg.shared" [%s], [%g], 16 : (i32, i64) -> ()
+    ptx.cp_async_wait_all
+  }}
+  {sync}
+  %second = arith.cmpi eq, %t, %c1 : index
+  scf.if %second {{
+    %v = cuda.load %sm, %c2 : !tirx.buffer<4xi32, shared>, index -> i32
+    cuda.store %Out, %c2, %v : !tirx.buffer<4xi32, global>, index, i32
+  }}""", "grid [1] threads [32]")
+
+
+def test_another_thread_reading_a_landed_copy_needs_a_barrier_after_the_wait():
+    # cp.async.wait_all makes the bytes visible to the issuing thread only: the racecheck
+    # records the landing as the issuer's write, so thread 1's read without a barrier is a RAW
+    # hazard naming the copy; with __syncthreads after the wait it reads the copied word
+    x = np.array([5, 6, 7, 8], np.int32)
+    (out,), _ = run_simt(_landed_by_one_thread(barrier=True), x)
+    assert out[2] == 7
+    with pytest.raises(InterpretError) as err:
+        run_simt(_landed_by_one_thread(barrier=False), x)
+    first = str(err.value).splitlines()[0]
+    assert "[race] cuda.load: potential RAW hazard at __shared__ 0x8" in first, first
+    assert "the read by thread (1,0,0) races with the write by thread (0,0,0) at <test>:12:5 " \
+           "(ptx.cp_async)" in first, first

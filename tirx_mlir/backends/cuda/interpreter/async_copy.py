@@ -8,8 +8,8 @@
   ``cp.async.wait_group N`` lands every copy of the lane's groups but the N most recent;
   ``cp.async.wait_all`` is commit_group + wait_group 0;
 * ``cp.async.mbarrier.arrive{.noinc}``: an arrive-on the mbarrier once every cp.async the lane
-  issued before it has completed (those copies then also land when the mbarrier's phase is
-  tested). Without ``.noinc`` the pending count is incremented first, so the arrival does not
+  issued before it has completed (those copies then also land when a test of the mbarrier's
+  phase needs the arrival). Without ``.noinc`` the pending count is incremented first, so the arrival does not
   count against the init count.
 
 Until a copy lands its destination bytes are owned (async_state.py): reading or writing one is

@@ -10,13 +10,13 @@ bytes they own, and the check that no thread touches those bytes too early.
   asynchronously (``cp.async``, ``cp.async.bulk``, TMA loads) snapshots its source at issue and
   records per *unit* (one issuing lane and one destination CTA) what it will write. A unit
   lands (its bytes are written) when its lane's ``cp.async.wait_group`` covers it, or, for a
-  copy that completes on an mbarrier (directly or through a ``cp.async.mbarrier.arrive``),
-  when a thread tests that mbarrier's current phase, and then only as many as the phase needs
-  to complete: data arrives as late as the program allows, never before its wait, and a phase
-  that completes too early (an init count or an expect_tx too low) leaves the rest in flight.
-  A copy on an mbarrier still in flight when the wave ends is an error
-  (`check_landed_at_exit`): its mbarrier's phase completed without its bytes (it expected
-  fewer than the copies sent: a wrong expect_tx or multicast mask), or nobody waited.
+  copy that completes on an mbarrier (its bytes, or its ``cp.async.mbarrier.arrive``), when a
+  thread tests that mbarrier's current phase and the phase needs it (`land_for_barrier`:
+  landing stops once the phase completes): data arrives as late as the program allows, never
+  before its wait. A ``cp.async``'s landing is its issuing thread's write for the racecheck. A copy on an mbarrier still
+  in flight when the wave ends is an error (`check_landed_at_exit`): its mbarrier's phase
+  completed without its bytes (it expected fewer than the copies sent: a wrong expect_tx or
+  multicast mask), or nobody waited.
 * **owned bytes** (`PendingBytes`): the destination bytes of copies in flight (reading or
   writing one is an error), the source bytes of bulk stores not yet past their
   ``cp.async.bulk.wait_group.read`` (writing one is an error), and the 8 bytes of every live
@@ -325,6 +325,8 @@ class AsyncState:
         self.engine.mem.arena[cta, off] = flight.data[sel]
         self.engine.mem.version += 1
         self.landing.release(cta, off)
+        if (flight.group >= 0).any():
+            self._report_cp_async_write(ctx, flight, sel, cta, off)
         flight.done |= units
         ctx.event()
         if flight.done.all():
@@ -339,6 +341,19 @@ class AsyncState:
             bar.complete_tx(ctx, int(flight.tx[u]))
         self._resolve_ties(ctx)
 
+    def _report_cp_async_write(self, ctx, flight: Flight, sel, cta, off) -> None:
+        """Tell the racecheck that the landing ``cp.async`` bytes are their issuing threads'
+        writes now: readers in other threads must be ordered after the issuer's wait. (A TMA
+        or bulk copy's bytes are not: the threads its mbarrier orders after the landing need
+        not include the issuer, as with a multicast into a peer CTA.)"""
+        hooks = [obs.on_async_write for obs in ctx.mem.observers
+                 if hasattr(obs, "on_async_write")]
+        if not hooks:
+            return
+        lanes = flight.lane[flight.byte_unit[sel]]
+        for hook in hooks:
+            hook(ctx, cta, off, lanes, flight.op)
+
     def land_groups(self, ctx, lanes: np.ndarray, limit: np.ndarray) -> None:
         """Land the cp.async units of ``lanes`` whose group is below ``limit`` (per lane)."""
         bound = np.full(self.engine.wave.L, -1, dtype=np.int64)
@@ -348,28 +363,23 @@ class AsyncState:
             self.land(ctx, flight, units)
 
     def land_for_barrier(self, ctx, key: tuple[int, int]) -> None:
-        """Land the copies mbarrier ``key``'s current phase awaits, one unit or one
-        ``cp.async.mbarrier.arrive`` at a time, and stop as soon as the phase completes: what
-        the phase did not need stays in flight (its bytes owned), so a phase that completes
-        early (an init count or expect_tx too low) lets a read of the rest be caught."""
-        bar = self.barriers.get(key)
-        if bar is None:
-            return
+        """Land the copies the current phase of mbarrier ``key`` awaits, and no more: the
+        copies that complete on it (their transaction bytes), then the copies tied to it by
+        ``cp.async.mbarrier.arrive`` in arrival order, stopping as soon as the phase completes.
+        A copy the phase did not need (a count one short of the arrivals) stays in flight, so a
+        read its phase's wait is taken to cover is an error, as it is a race on the hardware."""
+        bar = self.barriers[key]
         phase = bar.phase
         for flight in list(self.flights):
-            units = (flight.bar == key[1]) & (flight.cta == key[0]) & ~flight.done
-            for u in np.flatnonzero(units):
-                one = np.zeros(len(flight.done), dtype=bool)
-                one[u] = True
-                self.land(ctx, flight, one)
-                if bar.phase != phase:
-                    return
+            if bar.phase != phase:
+                return
+            self.land(ctx, flight, (flight.bar == key[1]) & (flight.cta == key[0]))
         for tie in [t for t in self.ties if t.key == key]:
+            if bar.phase != phase:
+                return
             for flight, units in tie.units:
                 self.land(ctx, flight, units)
             self._resolve_ties(ctx)
-            if bar.phase != phase:
-                return
 
     def pending_units(self, lane: int) -> list[tuple[Flight, np.ndarray]]:
         """The cp.async units of ``lane`` not yet landed."""

@@ -6,8 +6,9 @@ Lanes of one op act in lane order: 64 lanes arriving at once on a barrier of cou
 one phase and count 32 arrivals of the next, as they would one after the other.
 
 A test (``test_wait``/``try_wait``) of the current phase first lands the copies that complete on
-that mbarrier (TMA and bulk loads, cp.async tied to it by ``cp.async.mbarrier.arrive``): data
-arrives when its phase is waited on, never earlier. A failed test yields ``ctx.poll`` so that
+that mbarrier (TMA and bulk loads, then cp.async tied to it by ``cp.async.mbarrier.arrive``),
+stopping once the phase completes: data arrives when its phase is waited on, never earlier, and
+a copy the phase did not need (an init count short of the arrivals) stays in flight. A failed test yields ``ctx.poll`` so that
 producers run; if no thread can change anything any more, the engine's deadlock error names
 the mbarrier (shared offset and buffer), the phase and its pending arrivals and transaction
 bytes. A successful wait reports the arriving and waiting lanes to the memory observers

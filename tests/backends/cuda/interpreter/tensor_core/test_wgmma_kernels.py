@@ -223,19 +223,19 @@ def test_tma_wgmma_example_matches_numpy() -> None:
     np.testing.assert_allclose(d.reshape(64, 128), want, rtol=1e-5, atol=1e-5)
 
 
-def test_a_wgmma_reading_a_tma_tile_before_its_phase_is_an_error() -> None:
-    """tma_wgmma.mlir without its mbarrier wait: the wgmma's shared operands are still the
-    TMA's destination in flight, which the descriptor read checks as a plain read would."""
-    from tirx_mlir.backends.cuda.interpreter import tensor_map
+def test_a_wgmma_reading_a_tma_tile_before_its_mbarrier_wait_is_an_error() -> None:
+    """tma_wgmma.mlir without its mbarrier wait: the TMA tiles have not landed when the wgmma
+    reads its shared operands, a located error at the wgmma naming the TMA copy (the bytes
+    would be the fresh arena's NaN otherwise)."""
+    from tirx_mlir.backends.cuda.interpreter.tensor_map import encode_tensor_map
 
-    a = np.zeros((64, 16), np.float16)
-    bt = np.zeros((128, 16), np.float16)
-    maps = [tensor_map.encode_tensor_map(a, (16, 64), swizzle="32B"),
-            tensor_map.encode_tensor_map(bt, (16, 128), swizzle="32B")]
     text = (Path(__file__).resolve().parents[5] / "examples/cuda/tma_wgmma.mlir").read_text()
-    start = text.index("  scf.while () : () -> () {")
-    end = text.index("  }\n", text.index("  } do {")) + len("  }\n")
+    start = text.index("  scf.while () : () -> () {\n    %ready = ptx.mbarrier_try_wait_parity")
+    end = text.index("  }\n", text.index("scf.yield", start)) + 4
+    maps = [encode_tensor_map(np.zeros((64, 16), np.float16), (16, 64), swizzle="32B"),
+            encode_tensor_map(np.zeros((128, 16), np.float16), (16, 128), swizzle="32B")]
     with pytest.raises(InterpretError, match=r"\[async\] ptx.wgmma_mma_async_ss: reads shared "
-                       r"offset \d+ .* the destination of the ptx.cp_async_bulk_tensor_g2s at "
-                       r"\S+ issued by thread \(0,0,0\) .* before the copy has landed"):
+                       r"offset \d+ \(%s[AB]\[\d+\]\) of CTA \(0,0,0\), the destination of the "
+                       r"ptx.cp_async_bulk_tensor_g2s at <test>:\d+:\d+ issued by thread "
+                       r"\(0,0,0\)"):
         run_simt(text[:start] + text[end:], *maps)

@@ -5,7 +5,8 @@ Memory reports every shared access (``on_shared_access``) and barriers report wh
 
 * `race_observer` (unless ``racecheck=False``; ``tirx-run --no-racecheck``): the racecheck of
   `races`; a hazard stops the run with a located error at the second access's op, naming both
-  threads, the byte and the first access's op and location;
+  threads, the byte and the first access's op and location. It also hears a ``cp.async``'s
+  bytes land (``on_async_write``, from async_state.py): a write by the issuing thread then;
 * `shared_stats_observer`: per op, the shared requests (one per warp and access), the wavefronts
   they need and so the bank conflicts (`banks`); per block, the CTA-wide barriers it completed
   (into the run's `stats.SimtStats`).
@@ -55,6 +56,12 @@ class RaceObserver:
 
     def on_barrier(self, ctx, scope, lanes) -> None:
         self.check.barrier(_RACE_SCOPES.get(scope, "cta"), lanes)
+
+    def on_async_write(self, ctx, cta, offsets, lanes, site) -> None:
+        """A ``cp.async``'s bytes landing now (one byte per entry), recorded as writes of their
+        issuing threads ``lanes`` at the copy's op ``site``: a thread other than the issuer
+        must be ordered after the landing (the issuer's wait, then a barrier) to read them."""
+        self.check.record_write(cta, offsets, lanes, site)
 
     def _too_large(self, ctx):
         wave = self.wave

@@ -180,6 +180,24 @@ class SharedRaceCheck:
             return self._read(idx, who, site_id, disjoint)
         return self._write(idx, who, site_id, kind == ATOMIC, disjoint)
 
+    def record_write(self, cta: np.ndarray, offsets: np.ndarray, lanes: np.ndarray,
+                     site: object) -> None:
+        """Record single-byte writes by ``lanes`` now, unchecked: later accesses are checked
+        against them. For an asynchronous copy's landing, whose bytes no thread may touch from
+        its issue on (async_state.py refuses that); the landing only moves the writer's clock to
+        the wait that lands it."""
+        lanes = np.asarray(lanes, dtype=np.int64)
+        if lanes.size == 0:
+            return
+        self._ensure_records()
+        cta = np.asarray(cta, dtype=np.int64)
+        self._remote = self._remote or bool((cta != self._cta[lanes]).any())
+        idx = cta * self.arena_bytes + np.asarray(offsets, np.int64)
+        self._rows[WRITER][idx] = self._record(lanes, self._site_id(site))
+        self._records[READER1, :, _LANE][idx] = ~_NONE
+        self._records[READER2, :, _LANE][idx] = ~_NONE
+        self._writer_atomic[idx] = False
+
     def _read(self, idx, who, site_id, disjoint) -> Hazard | None:
         hazard = self._first_unordered("RAW", WRITER, idx, who, site_id, READ)
         if disjoint:

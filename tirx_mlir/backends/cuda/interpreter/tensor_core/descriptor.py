@@ -89,8 +89,9 @@ def operand_addresses(desc: MatrixDescriptor, rows: int, k: int, elem_bytes: int
 def read_operand(smem: np.ndarray, desc: MatrixDescriptor, rows: int, ptx_type: str,
                  mn_major: bool, on_read=None) -> np.ndarray:
     """The ``rows x K`` operand (elements of ``ptx_type``) a descriptor denotes in one CTA's
-    shared-memory bytes ``smem``; K is 32 bytes of elements. ``on_read(addresses, nbytes)``,
-    when given, sees the element addresses (checked in bounds) before they are read."""
+    shared-memory bytes ``smem``; K is 32 bytes of elements. ``on_read(addresses, nbytes)``, when
+    given, sees the elements' byte addresses before they are read (the SIMT interpreter checks
+    that no asynchronous copy still owns one)."""
     dt = element_dtype(ptx_type)
     addrs = operand_addresses(desc, rows, K_BYTES // dt.itemsize, dt.itemsize, mn_major)
     lo, hi = int(addrs.min()), int(addrs.max()) + dt.itemsize
@@ -98,6 +99,6 @@ def read_operand(smem: np.ndarray, desc: MatrixDescriptor, rows: int, ptx_type: 
         raise ValueError(f"the matrix descriptor {desc} spans shared bytes [{lo}, {hi}), outside "
                          f"the {smem.shape[0]} bytes of the CTA (or misaligned)")
     if on_read is not None:
-        on_read(addrs.reshape(-1), dt.itemsize)
+        on_read(addrs, dt.itemsize)
     data = smem[addrs[..., None] + np.arange(dt.itemsize)]
     return np.ascontiguousarray(data).view(dt.newbyteorder("<"))[..., 0].astype(dt)

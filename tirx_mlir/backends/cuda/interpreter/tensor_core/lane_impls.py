@@ -198,17 +198,18 @@ def _uniform(ctx, value: np.ndarray, rows: np.ndarray, what: str) -> np.ndarray:
 
 
 def _operand(ctx, lanes: np.ndarray, desc: int, read):
-    """A warpgroup's shared operand ``read(smem, descriptor, on_read)``: the bytes it reads
-    must not be owned by an asynchronous copy still in flight (`async_state.check_access`,
-    as a plain read's are)."""
+    """``read(smem, descriptor, on_read)`` of the warpgroup ``lanes``' CTA; a byte an
+    asynchronous copy still owns (not landed) is a located error naming the copy."""
     cta = int(ctx.wave.cta[lanes[0]])
     smem = ctx.mem.arena[cta, :ctx.mem.shared_bytes]
 
-    def on_read(addresses: np.ndarray, nbytes: int) -> None:
-        check_access(ctx, "read", np.full(len(addresses), cta), addresses, nbytes,
-                     np.full(len(addresses), lanes[0]))
+    def check_landed(addrs: np.ndarray, nbytes: int) -> None:
+        flat = addrs.reshape(-1)
+        check_access(ctx, "read", np.full(flat.size, cta), flat, nbytes,
+                     np.full(flat.size, int(lanes[0])))
+
     try:
-        return read(smem, MatrixDescriptor.decode(desc), on_read)
+        return read(smem, MatrixDescriptor.decode(desc), check_landed)
     except ValueError as err:
         raise ctx.error(f"wgmma operand: {err}", lanes=lanes,
                         hint="the descriptor's start address is (shared address >> 4) in bits "
@@ -227,8 +228,8 @@ def _mma_async(ctx, op, view, a_matrices):
                              "before the wgmma)")
     b_desc = _uniform(ctx, view.one("desc_b"), rows, "B descriptor")
     tnsp_b = int(view.mods.get("tnsp_b", 0))
-    b = np.stack([_operand(ctx, lanes, int(d), lambda s, dd, seen: wg.b_matrix_from_shared(
-        s, dd, form, tnsp_b, seen)) for lanes, d in zip(rows, b_desc)])
+    b = np.stack([_operand(ctx, lanes, int(d), lambda s, dd, ck: wg.b_matrix_from_shared(
+        s, dd, form, tnsp_b, ck)) for lanes, d in zip(rows, b_desc)])
     scale_d = _uniform(ctx, view.one("scale_d"), rows, "scale-d predicate")
     d = wg.wgmma(_accumulators(view.reads["d"], rows, form.dtype), a_matrices(form, rows), b,
                  form, scale_d, int(view.mods["scale_a"]), int(view.mods["scale_b"]))
@@ -249,8 +250,8 @@ def run_wgmma_ss(ctx, op, args):
 
     def a_matrices(form, rows):
         descs = _uniform(ctx, view.one("desc_a"), rows, "A descriptor")
-        return np.stack([_operand(ctx, lanes, int(d), lambda s, dd, seen: wg.a_matrix_from_shared(
-            s, dd, form, tnsp_a, seen)) for lanes, d in zip(rows, descs)])
+        return np.stack([_operand(ctx, lanes, int(d), lambda s, dd, ck: wg.a_matrix_from_shared(
+            s, dd, form, tnsp_a, ck)) for lanes, d in zip(rows, descs)])
     return _mma_async(ctx, op, view, a_matrices)
 
 

@@ -40,8 +40,8 @@ def a_matrix_from_registers(a: np.ndarray, form: wf.WgmmaForm) -> np.ndarray:
 
 def a_matrix_from_shared(smem: np.ndarray, desc: MatrixDescriptor, form: wf.WgmmaForm,
                          tnsp_a: int = 0, on_read=None) -> np.ndarray:
-    """The 64 x K A matrix a descriptor denotes in one CTA's shared bytes (``on_read``: as
-    `read_operand`'s)."""
+    """The 64 x K A matrix a descriptor denotes in one CTA's shared bytes (``on_read``: see
+    `read_operand`)."""
     return read_operand(smem, desc, wf.M, form.atype, mn_major=bool(tnsp_a), on_read=on_read)
 
 
