@@ -253,6 +253,17 @@ def target_error(text: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=256)
+def thread_limit(text: str) -> int | None:
+    """The ``max_threads_per_block`` of the target ``text`` (None when its kind has none, or
+    ``text`` is not a valid target: `target_error` says why)."""
+    try:
+        value = Target(text).attrs.get("max_threads_per_block")
+    except TargetError:
+        return None
+    return value if isinstance(value, int) else None
+
+
 def target_text_of(op: Any) -> str | None:
     """The target string an op compiles for, unparsed: its kernel's ``target``, else the
     enclosing module's ``tirx.target`` attribute; None when neither is set. The one reading of
