@@ -3,8 +3,8 @@
 xDSL 0.74's ``irdl_op_definition`` builds an ``OpDef`` from the class (every operand, result,
 region, property and attribute constraint converted, the traits merged) and installs the
 accessors when the class is defined: importing ``xdsl.dialects.arith``, ``scf``, the ``tirx``
-and ``nki`` dialects runs it for ~126 classes, while a Trainium compile creates ops of 10-26 of
-them. `install()` makes the decorator record the class instead; the class is completed by
+dialect and a backend's dialect runs it for ~126 classes, while one compile creates ops of
+10-26 of them (bench/README.md, "Start-up: op classes completed on first use"). `install()` makes the decorator record the class instead; the class is completed by
 xDSL's own decorator (`define`) the first time anything needs its definition:
 
 * an instance is made: ``Op(...)`` (``__init__``), ``Op.create`` (the generic parser, cloning)

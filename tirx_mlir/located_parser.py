@@ -551,18 +551,22 @@ class LocatedParser(Parser):
         return module
 
     def _check_targets(self, module: ModuleOp) -> None:
-        """Every ``target "..."`` of a kernel names a valid target (a located error otherwise, so
-        no later stage meets a target it cannot read)."""
+        """Every ``target "..."`` of a kernel names a valid target whose thread limit the launch
+        keeps (a located error otherwise, so no later stage meets a target it cannot read)."""
         for op in find_ops(module, _is_kernel):
             target = op.properties.get("target")
             if target is None:
                 continue
-            from tirx_mlir.target.target import target_error
+            from tirx_mlir.target.target import target_error, thread_limit_error
 
             message = target_error(target.data)
             if message is not None:
                 raise ParseError(self._span_at(op, None), f"'{op.name}' op @{op.sym_name.data} "
                                                           f"has an invalid target: {message}")
+            message = thread_limit_error(op, target.data)
+            if message is not None:
+                raise ParseError(self._span_at(op, None), f"'{op.name}' op @{op.sym_name.data}: "
+                                                          f"{message}")
 
     def _span_at(self, op: Operation, name: str | None) -> Span:
         """The span of ``name`` (a value's name) in the text of ``op`` (else the op)."""

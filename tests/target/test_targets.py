@@ -208,6 +208,28 @@ def test_kernel_target_is_the_one_rule_passes_use():
         kernel_target(kernel, "nope")
 
 
+def test_a_pass_refuses_more_threads_than_the_targets_limit():
+    """A kernel built or changed outside the parser (its target from the module here) meets
+    the target's max_threads_per_block when a pass resolves the target: a PassError at the
+    kernel, not a pipeline run on a launch the GPU refuses."""
+    from tirx_mlir.diagnostics import PassError
+    from tirx_mlir.target import kernel_target
+
+    module = tirx_mlir.parse_module(
+        'tirx.kernel @k(%X: !tirx.buffer<4xf32, global>) -> () grid [1] threads [2048] {\n'
+        '  tirx.return\n}')
+    kernel = module.body.block.first_op
+    set_target(module, "cuda -arch=sm_90a")
+    with pytest.raises(PassError, match=r"threads \[2048\] is 2048 threads per block; the "
+                                        r"target .* allows at most 1024"):
+        kernel_target(kernel)
+    assert kernel_target(kernel, "trn").kind_name == "trn"  # no thread limit
+    from tirx_mlir.dialects.tirx.kernel import int_array
+
+    kernel.properties["threads"] = int_array([1024])
+    assert kernel_target(kernel).kind_name == "cuda"
+
+
 @pytest.mark.parametrize("spec, attr, shown", [
     ("trn -partitions=0", "partitions", "0"),
     ("trn -sbuf_bytes_per_partition=0", "sbuf_bytes_per_partition", "0"),

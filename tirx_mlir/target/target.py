@@ -264,6 +264,17 @@ def thread_limit(text: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def thread_limit_error(kernel: Any, text: str) -> str | None:
+    """Why ``kernel``'s threads per block exceed the target ``text``'s
+    ``max_threads_per_block`` (a GPU kind's), or None."""
+    limit = thread_limit(text)
+    threads = kernel.num_threads()
+    if limit is None or threads <= limit:
+        return None
+    return (f"threads {list(kernel.thread_dims())} is {threads} threads per block; the target "
+            f"\"{text}\" allows at most {limit} (max_threads_per_block)")
+
+
 def target_text_of(op: Any) -> str | None:
     """The target string an op compiles for, unparsed: its kernel's ``target``, else the
     enclosing module's ``tirx.target`` attribute; None when neither is set. The one reading of
@@ -311,6 +322,8 @@ def kernel_target(kernel: Any, option: str | None = None, *,
         raise PassError(f"kernel @{kernel.kernel_name} has no target", kernel,
                         hint="add `target \"...\"` to the kernel, a tirx.target attribute to the "
                              "module, or pass tirx-dispatch{target=...}")
+    if target is not None and (message := thread_limit_error(kernel, str(target))) is not None:
+        raise PassError(message, kernel, hint="launch fewer threads per block")
     return target
 
 

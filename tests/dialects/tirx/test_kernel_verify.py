@@ -68,17 +68,3 @@ def test_round_trip_of_launch_and_outputs():
     assert "-> (%B: !tirx.buffer<4xf32, global>) grid [2, 1] threads [32] cluster [2, 1]" in text
     assert str(parse_module(text)) == text
 
-
-@pytest.mark.parametrize("threads", ["[1025]", "[64, 32]", "[2147483647]"])
-def test_threads_per_block_within_the_targets_limit(threads):
-    """A GPU target's max_threads_per_block bounds the block at verification (before, a cuda
-    kernel of 2^31-1 threads verified and the pipeline ran on for minutes)."""
-    launch = f'grid [1] threads {threads} target "cuda -arch=sm_80"'
-    with pytest.raises(VerifyException, match=r"threads per block; the target \"cuda "
-                                              r"-arch=sm_80\" allows at most 1024"):
-        verify(kernel("", launch))
-
-
-def test_a_block_at_the_limit_and_a_target_without_one_verify():
-    verify(kernel("", 'grid [1] threads [32, 32] target "cuda -arch=sm_80"'))
-    verify(kernel("", 'grid [1] threads [4096] target "trn"'))

@@ -162,8 +162,6 @@ class KernelOp(IRDLOperation):
                            ("cluster", self.cluster_dims() or (1,))):
             if not 1 <= len(dims) <= 3 or any(d <= 0 for d in dims):
                 raise VerifyException(f"{what} {list(dims)} must have 1 to 3 positive dims")
-        if self.target is not None:
-            self._verify_thread_limit(self.target.data)
         if (cl := self.cluster_dims()) is not None:
             grid = self.grid_dims()
             for d, c in enumerate(cl):
@@ -174,17 +172,6 @@ class KernelOp(IRDLOperation):
         last = self.body.block.last_op
         if last is None or not isinstance(last, ReturnOp):
             raise VerifyException("a tirx.kernel body must end with tirx.return")
-
-    def _verify_thread_limit(self, target: str) -> None:
-        """Threads per block within the kernel's target's ``max_threads_per_block`` (a GPU
-        target's; targets without one have no limit here)."""
-        from tirx_mlir.target.target import thread_limit
-
-        limit = thread_limit(target)
-        if limit is not None and self.num_threads() > limit:
-            raise VerifyException(
-                f"threads {list(self.thread_dims())} is {self.num_threads()} threads per block; "
-                f"the target \"{target}\" allows at most {limit} (max_threads_per_block)")
 
     # ---- syntax ----
     @classmethod

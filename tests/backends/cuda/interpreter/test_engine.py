@@ -224,12 +224,22 @@ def test_launch_shape_can_be_overridden_like_a_host_launch():
 def test_a_huge_launch_is_refused_or_walked_lazily():
     body = """
   %t = cuda.thread_idx x : index"""
-    with pytest.raises(InterpretError, match="2048 threads; CUDA blocks have at most 1024"):
-        run_simt(cuda_kernel("() -> (%Out: !tirx.buffer<1xi32, global>)", body,
-                             "grid [1] threads [2048]"))
-    # 2^31 CTAs: waves are made one at a time, so the run stops at its step budget
+    from xdsl.utils.exceptions import ParseError
+
+    from tirx_mlir.dialects.tirx.kernel import int_array
     from tirx_mlir.interpreter import KernelRunner
     from tirx_mlir.located_parser import parse_module
+
+    big = cuda_kernel("() -> (%Out: !tirx.buffer<1xi32, global>)", body, "grid [1] threads [2048]")
+    with pytest.raises(ParseError, match="2048 threads per block; the target"):
+        parse_module(big, "<test>")  # the target's limit, at parse time
+    # a kernel given 2048 threads after parsing: the interpreter refuses the launch itself
+    module = parse_module(big.replace("threads [2048]", "threads [1024]"), "<test>")
+    kernel = next(op for op in module.walk() if op.name == "tirx.kernel")
+    kernel.properties["threads"] = int_array([2048])
+    with pytest.raises(InterpretError, match="2048 threads; CUDA blocks have at most 1024"):
+        KernelRunner(module)()
+    # 2^31 CTAs: waves are made one at a time, so the run stops at its step budget
 
     text = cuda_kernel("() -> (%Out: !tirx.buffer<1xi32, global>)", body,
                        "grid [2147483648] threads [1]")
