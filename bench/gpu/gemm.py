@@ -1,16 +1,18 @@
 """Speed on a GPU (bench/gpu/gemm.sh runs it): our GEMMs next to torch.matmul (cuBLAS) and
 Triton, our memory-bound kernels next to the device's copy bandwidth, in one run.
 
-    bench/gpu/gemm.sh [--size 4096] [--elems 67108864] [--repeat 50] [--dry-run]
+    bench/gpu/gemm.sh [--size 4096] [--elems 67108864] [--rows 65536] [--repeat 50] [--dry-run]
 
 GEMM (f16 in, f32 accumulation): examples/cuda/gemm_mma_sync regenerated at ``--size`` (its
-generator takes the size; 64x64x32 tiles, 4 warps) and every examples/cuda/tile GEMM at the
-size it declares, each launched through the project runtime (``tirx_mlir.compile`` -> the CUDA
+generator takes the size; 64x64x32 tiles, 4 warps) and every examples/cuda/tile GEMM resized
+to ``--size``^3 by resize.py (at the size it declares where its shape cannot be resized; the
+line says why), each launched through the project runtime (``tirx_mlir.compile`` -> the CUDA
 device, docs/runtime.md), next to ``torch.matmul`` on the same shape and the Triton peers (the
-same tile as ours, and Triton's 128x128x64 with 3 stages) when triton imports. TFLOP/s =
+same CTA tile as ours, and Triton's 128x128x64, both with 3 stages; matmul_bias_relu's
+epilogue is checked against torch but has no Triton peer) when triton imports. TFLOP/s =
 2*M*N*K / time; ratios ours / cuBLAS and ours / Triton; the result is checked against torch
 (relative max error). Memory-bound: examples/cuda/vector_add resized to ``--elems`` f32 and the
-tile softmax/elementwise examples at their size, next to a device-to-device copy of the same
+tile softmax/elementwise examples resized to ``--rows`` rows, next to a device-to-device copy of the same
 bytes and the peak copy bandwidth (a 256 MiB copy); GB/s and ratios. Each time is the mean of
 ``--repeat`` launches after a warm-up, bracketed by device synchronisations (the same for every
 side). Each part says why when its dependency is missing (torch, triton, the GPU) and goes on.
@@ -36,6 +38,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 EXAMPLES = ROOT / "examples" / "cuda"
 TOLERANCE = 2e-2
 """Largest |ours - torch| / max |torch| accepted for f16 inputs with f32 accumulation."""
@@ -63,6 +66,8 @@ class Case:
     art: object = None
     error: str = ""
     shapes: list = field(default_factory=list)
+    tile: tuple[int, int, int] | None = None   # GEMM: our CTA tile (BM, BN, BK)
+    epilogue: str = ""             # GEMM: "bias_relu" (C = relu(A @ B + bias)) or "" (C = A @ B)
 
 
 def gemm_mma_sync_at(size: int) -> tuple[str, str]:
@@ -100,26 +105,44 @@ def shapes_of(text: str) -> list[tuple[str, tuple[int, ...], np.dtype]]:
             for n, t in buffer_params(kernel)]
 
 
-def tile_cases() -> list[Case]:
-    """examples/cuda/tile GEMMs, softmaxes and elementwise kernels at their own sizes."""
+def tile_cases(size: int, rows: int) -> list[Case]:
+    """examples/cuda/tile GEMMs at ``size``^3 and row kernels at ``rows`` rows (resize.py), each
+    at its declared size where it cannot be resized (the note says why)."""
+    from resize import gemm_at, gemm_tile, rows_at
+
     out = []
     for path in sorted((EXAMPLES / "tile").glob("*.mlir")):
         text, stem = path.read_text(), path.stem.lower()
+        name = f"tile/{path.stem}"
         try:
             shapes = shapes_of(text)
         except Exception as err:  # noqa: BLE001
-            out.append(Case(f"tile/{path.stem}", "skip", text, error=f"does not parse: {err}"))
+            out.append(Case(name, "skip", text, error=f"does not parse: {err}"))
             continue
-        nbytes = sum(int(np.prod(s)) * dt.itemsize for _, s, dt in shapes)
         if any(w in stem for w in ("gemm", "matmul", "mma")) and len(shapes) >= 3:
             (_, a, _), (bn, b, _), (_, c, _) = shapes[0], shapes[1], shapes[-1]
             if len(a) == 2 and len(c) == 2:
                 b_nk = b == (c[1], a[1]) and (b != (a[1], c[1]) or bn.lower().endswith("t"))
-                out.append(Case(f"tile/{path.stem}", "gemm", text, "declared size",
-                                (a[0], c[1], a[1]), b_nk))
+                note = "declared size"
+                try:
+                    tile = gemm_tile(text)
+                    text, note = gemm_at(text, size), f"resized to {size}^3"
+                except ValueError as err:
+                    tile, note = None, f"declared size ({err})"
+                shapes = shapes_of(text)
+                (_, a, _), (_, c, _) = shapes[0], shapes[-1]
+                out.append(Case(name, "gemm", text, note, (a[0], c[1], a[1]), b_nk, tile=tile,
+                                epilogue="bias_relu" if "bias" in stem and "relu" in stem
+                                else ""))
                 continue
         if "softmax" in stem or any(w in stem for w in ("add", "elementwise")):
-            out.append(Case(f"tile/{path.stem}", "memory", text, "declared size", moved=nbytes,
+            try:
+                text, note = rows_at(text, rows), f"resized to {rows} rows"
+            except ValueError as err:
+                note = f"declared size ({err})"
+            shapes = shapes_of(text)
+            nbytes = sum(int(np.prod(s)) * dt.itemsize for _, s, dt in shapes)
+            out.append(Case(name, "memory", text, note, moved=nbytes,
                             reference="softmax" if "softmax" in stem else "add"))
     return out
 
@@ -136,7 +159,7 @@ def build_cases(args) -> list[Case]:
                           f"{args.elems} f32", moved=3 * args.elems * 4, reference="add"))
     except Exception as err:  # noqa: BLE001
         cases.append(Case("vector_add", "skip", "", error=str(err)))
-    cases += tile_cases()
+    cases += tile_cases(args.size, args.rows)
     cases.append(Case("tma_wgmma", "skip", "", error="one 64x128x16 tile without a K loop: "
                       "no GEMM to time at size (a tile-level wgmma GEMM will be)"))
     import tirx_mlir
@@ -174,7 +197,8 @@ def triton_peers(case: Case):
 
     m, n, k = case.mnk
     out = []
-    for label, (bm, bn, bk), warps in (("triton same tile", (64, 64, 32), 4),
+    same = case.tile or (64, 64, 32)
+    for label, (bm, bn, bk), warps in ((f"triton {'x'.join(map(str, same))}", same, 4),
                                        ("triton 128x128x64", (128, 128, 64), 4)):
         if m % bm or n % bn or k % bk:
             continue
@@ -198,10 +222,10 @@ def triton_aot(cases: list[Case], arch: int) -> None:
     from triton_peers import kernels
 
     for case in cases:
-        if case.kind != "gemm" or case.mnk is None:
+        if case.kind != "gemm" or case.mnk is None or case.epilogue or case.error:
             continue
         m, n, k = case.mnk
-        for bm, bn, bk in ((64, 64, 32), (128, 128, 64)):
+        for bm, bn, bk in dict.fromkeys((case.tile or (64, 64, 32), (128, 128, 64))):
             src = triton.compiler.ASTSource(
                 fn=kernels.matmul, signature={"a_ptr": "*fp16", "b_ptr": "*fp16",
                                               "c_ptr": "*fp16", **{c: "constexpr" for c in
@@ -234,11 +258,14 @@ def run_gemm(case: Case, dev, torch, repeat: int) -> bool:
     rng = np.random.default_rng(0)
     a = rng.standard_normal((m, k), dtype=np.float32).astype(np.float16)
     b = rng.standard_normal((n, k) if case.b_nk else (k, n), dtype=np.float32).astype(np.float16)
+    extra = [rng.standard_normal(s, dtype=np.float32).astype(dt)
+             for _, s, dt in case.shapes[2:-1]]   # epilogue operands (a 1 x N bias)
     fn = case.art.load(dev).only_function()
     bufs = [dev.to_device(a.reshape(case.shapes[0][1])), dev.to_device(b.reshape(case.shapes[1][1])),
+            *(dev.to_device(x) for x in extra),
             dev.alloc(shape=case.shapes[-1][1], dtype=case.shapes[-1][2])]
     t_ours = timed(lambda: fn.launch_default(bufs), repeat, dev.synchronize)
-    ours = np.asarray(bufs[2].numpy(), np.float32).reshape(m, n)
+    ours = np.asarray(bufs[-1].numpy(), np.float32).reshape(m, n)
     for buf in bufs:
         buf.free()
     print(f"{case.name:22s} ours    {t_ours * 1e3:9.3f} ms {flops / t_ours / 1e12:8.2f} TFLOP/s"
@@ -250,15 +277,20 @@ def run_gemm(case: Case, dev, torch, repeat: int) -> bool:
     ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
     tbk = tb.T if case.b_nk else tb
     t_torch = timed(lambda: torch.matmul(ta, tbk), repeat, torch.cuda.synchronize)
-    want = torch.matmul(ta.float(), tbk.float()).cpu().numpy()
+    want = torch.matmul(ta.float(), tbk.float())
+    if case.epilogue == "bias_relu":
+        want = torch.relu(want + torch.from_numpy(extra[0]).cuda())
+    want = want.cpu().numpy()
     err = float(np.max(np.abs(ours - want)) / max(np.max(np.abs(want)), 1e-30))
     ok = err <= TOLERANCE
-    print(f"{'':22s} cuBLAS  {t_torch * 1e3:9.3f} ms {flops / t_torch / 1e12:8.2f} TFLOP/s"
+    what = "cuBLAS (the matmul alone)" if case.epilogue else "cuBLAS"
+    print(f"{'':22s} {what:7s} {t_torch * 1e3:9.3f} ms {flops / t_torch / 1e12:8.2f} TFLOP/s"
           f"   ours / cuBLAS {t_torch / t_ours:6.1%} of its speed; ours vs torch f32: rel err "
           f"{err:.2e} {'ok' if ok else 'MISMATCH'}")
-    peers = triton_peers(case)
+    peers = [] if case.epilogue else triton_peers(case)
     if not peers:
-        print(f"{'':22s} triton  skipped: triton does not import")
+        print(f"{'':22s} triton  skipped: "
+              + ("a plain-GEMM peer only" if case.epilogue else "triton does not import"))
     for label, launch, _ in peers:
         c = torch.empty((m, n), dtype=torch.float16, device="cuda")
         try:
@@ -356,6 +388,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=4096, help="M = N = K of the GEMMs")
     parser.add_argument("--elems", type=int, default=1 << 26, help="f32 elements of vector_add")
+    parser.add_argument("--rows", type=int, default=1 << 16,
+                        help="rows of the tile row kernels (softmax)")
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--arch", type=int, default=90, help="Triton's target in --dry-run")
     parser.add_argument("--dry-run", action="store_true",
