@@ -8,7 +8,9 @@ once the SIMT interpreter is in; NVSHMEM kernels need nvshmrun). Kernels with TM
 parameters get their maps from `TENSOR_MAPS` (encoded on the host). Then the pool statistics of
 the CUDA device, and the time of vector_add against a device-to-device copy of the same bytes,
 and the copy bandwidth of a large buffer (GB/s, ratios printed, nothing asserted but equality).
-Exit status: 0 all compared runs agree, 1 a mismatch or a failed run, 2 no GPU.
+A fault that loses the device (an illegal instruction, say) ends the CUDA context: the examples
+after it run in a new process (``--from N``). Exit status: 0 all compared runs agree, 1 a
+mismatch or a failed run, 2 no GPU.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import subprocess
 import sys
 import time
 
@@ -78,16 +81,25 @@ def compare(name, got, want):
     return worst
 
 
-def check_examples(dev) -> bool:
+def example_paths() -> list[str]:
+    return [*sorted(glob.glob(os.path.join(ROOT, "examples", "cuda", "*.mlir"))),
+            *sorted(glob.glob(os.path.join(ROOT, "examples", "cuda", "tile", "*.mlir")))]
+
+
+def check_examples(dev, start: int = 0) -> tuple[bool, int | None]:
+    """Run the examples from index ``start``: (all agreed, None), or (ok so far, the index
+    of the example after which the device was lost: a fault ends the CUDA context)."""
     import tirx_mlir
     from tirx_mlir.diagnostics import TirxError
+    from tirx_mlir.runtime.errors import DeviceLost
 
     ok = True
     rng = np.random.default_rng(0)
-    print(f"{'example':28s} {'cuda device':>14s}  vs interpreter device / reference")
-    paths = [*sorted(glob.glob(os.path.join(ROOT, "examples", "cuda", "*.mlir"))),
-             *sorted(glob.glob(os.path.join(ROOT, "examples", "cuda", "tile", "*.mlir")))]
-    for path in paths:
+    if start == 0:
+        print(f"{'example':28s} {'cuda device':>14s}  vs interpreter device / reference")
+    paths = example_paths()
+    for index in range(start, len(paths)):
+        path = paths[index]
         name = os.path.relpath(path, os.path.join(ROOT, "examples", "cuda"))[:-5]
         if name in SKIP:
             print(f"{name:28s} {'skipped':>14s}  {SKIP[name]}")
@@ -106,6 +118,8 @@ def check_examples(dev) -> bool:
             ok = False
             print(f"{name:28s} {'FAILED':>14s}  {type(err).__name__}: "
                   f"{(str(err).splitlines() or [''])[0][:200]}")
+            if isinstance(err, DeviceLost):
+                return False, index
             continue
         got = got if isinstance(got, tuple) else (got,)
         try:
@@ -125,7 +139,7 @@ def check_examples(dev) -> bool:
         ok &= diff <= 1e-3 * max(1.0, scale)
         print(f"{name:28s} {'ran':>14s}  max |cuda - interpreter| = {diff:.3g}"
               f" (max |interpreter| {scale:.3g}){'' if diff <= 1e-3 * max(1.0, scale) else '  MISMATCH'}")
-    return ok
+    return ok, None
 
 
 def timed(fn, repeat: int, dev) -> float:
@@ -164,6 +178,8 @@ def bandwidth(dev, repeat: int) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--from", dest="start", type=int, default=0,
+                        help="start at this example (a run whose device was lost goes on so)")
     args = parser.parse_args()
     sys.path.insert(0, ROOT)
     from tirx_mlir.backends.cuda.runtime.driver import unavailable_reason
@@ -174,8 +190,14 @@ def main() -> int:
         print(f"bench/gpu: no GPU to check: {reason}", file=sys.stderr)
         return 2
     dev = get_device("cuda")
-    print(f"device: {dev.name} {dev.arch}, memory free/total {dev.memory_info()}")
-    ok = check_examples(dev)
+    if args.start == 0:
+        print(f"device: {dev.name} {dev.arch}, memory free/total {dev.memory_info()}")
+    ok, lost_at = check_examples(dev, args.start)
+    if lost_at is not None:  # the rest in a new process: a lost CUDA context stays lost
+        print("  (the device is lost: the remaining examples run in a new process)")
+        child = subprocess.run([sys.executable, os.path.abspath(__file__), "--from",
+                                str(lost_at + 1), "--repeat", str(args.repeat)])
+        return 1 if child.returncode in (0, 1) else child.returncode
     print(f"pool: {dev.pool.stats()}")
     bandwidth(dev, args.repeat)
     print(f"pool after the timing: {dev.pool.stats()}")

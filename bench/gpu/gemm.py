@@ -242,6 +242,13 @@ def triton_aot(cases: list[Case], arch: int) -> None:
 
 
 # ---------------------------------------------------------------------------- timing
+def arguments(fn, bufs: list, dev) -> list:
+    """The launch's arguments from our buffers, given in the order of the user's parameters:
+    the tensor maps a TMA kernel's lowering adds are built over them on the host."""
+    sig = fn.signature
+    return sig.build_arguments(dict(zip(sig.user_params, bufs)), dev)
+
+
 def timed(fn, repeat: int, sync) -> float:
     fn()
     sync()
@@ -264,7 +271,8 @@ def run_gemm(case: Case, dev, torch, repeat: int) -> bool:
     bufs = [dev.to_device(a.reshape(case.shapes[0][1])), dev.to_device(b.reshape(case.shapes[1][1])),
             *(dev.to_device(x) for x in extra),
             dev.alloc(shape=case.shapes[-1][1], dtype=case.shapes[-1][2])]
-    t_ours = timed(lambda: fn.launch_default(bufs), repeat, dev.synchronize)
+    args = arguments(fn, bufs, dev)
+    t_ours = timed(lambda: fn.launch_default(args), repeat, dev.synchronize)
     ours = np.asarray(bufs[-1].numpy(), np.float32).reshape(m, n)
     for buf in bufs:
         buf.free()
@@ -312,7 +320,8 @@ def run_memory(case: Case, dev, torch, repeat: int, peak: float) -> bool:
     bufs = [dev.to_device(h) for h in host]
     out_name, out_shape, out_dt = case.shapes[-1]
     bufs.append(dev.alloc(shape=out_shape, dtype=out_dt))
-    t_ours = timed(lambda: fn.launch_default(bufs), repeat, dev.synchronize)
+    args = arguments(fn, bufs, dev)
+    t_ours = timed(lambda: fn.launch_default(args), repeat, dev.synchronize)
     got = np.asarray(bufs[-1].numpy(), np.float64)
     half = case.moved // 2
     src, dst = dev.alloc(half), dev.alloc(half)

@@ -90,3 +90,25 @@ def test_an_unwritable_cache_only_costs_the_cache(tmp_path):
     art = tirx_mlir.compile(example_path("add"), cache=blocker / "sub")
     assert not art.cache_hit and "cannot be written" in art.notes[-1]
     assert "@nki.jit" in art.source
+
+
+def test_the_key_changes_when_the_compilers_sources_change(tmp_path):
+    """An edited (or reinstalled) tirx_mlir never reuses what an older one built: the key
+    covers the package's sources by path, size and modification time."""
+    from tirx_mlir.runtime.cache import _FINGERPRINTS, source_fingerprint
+
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "a.py").write_text("x = 1\n")
+    (pkg / "sub" / "b.py").write_text("y = 2\n")
+    first = source_fingerprint(pkg)
+    assert source_fingerprint(pkg) == first  # once per process
+    _FINGERPRINTS.clear()
+    assert source_fingerprint(pkg) == first  # stable while nothing changes
+    (pkg / "sub" / "b.py").write_text("y = 22\n")
+    _FINGERPRINTS.clear()
+    edited = source_fingerprint(pkg)
+    assert edited != first
+    os.utime(pkg / "a.py", ns=(1, 1))
+    _FINGERPRINTS.clear()
+    assert source_fingerprint(pkg) not in (first, edited)

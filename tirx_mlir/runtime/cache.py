@@ -2,8 +2,10 @@
 instead of running the pipeline, the printers and the tools again (in any later process).
 
 Key: the SHA-256 of the input IR's text, the target, the pipeline's spec, the compile options,
-the primary printer, the toolchain's tool versions and the versions of tirx_mlir, xDSL and
-Python (`compile_key`). Entry: ``<dir>/<key[:2]>/<key>/`` with the lowered IR, each source, the
+the primary printer, the toolchain's tool versions, the versions of tirx_mlir, xDSL and Python,
+and a fingerprint of tirx_mlir's own source files (`source_fingerprint`: each .py file's path,
+size and modification time), so an edited or reinstalled compiler never reuses what an older
+one built, as Triton keys its cache on its sources (`compile_key`). Entry: ``<dir>/<key[:2]>/<key>/`` with the lowered IR, each source, the
 binary and ``meta.json`` (statistics, notes); every file is written to a temporary name and
 renamed into place, ``meta.json`` last, so a reader sees a complete entry or none, and two
 processes that compile the same kernel at once both succeed.
@@ -37,9 +39,26 @@ def compile_key(parts: dict[str, Any]) -> str:
     import tirx_mlir
 
     full = {**parts, "format": FORMAT, "tirx_mlir": tirx_mlir.__version__,
+            "sources": source_fingerprint(Path(tirx_mlir.__file__).parent),
             "xdsl": getattr(xdsl, "__version__", "?"), "python": platform.python_version()}
     text = json.dumps(full, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+_FINGERPRINTS: dict[Path, str] = {}
+
+
+def source_fingerprint(root: Path) -> str:
+    """SHA-256 of (path, size, mtime) of every .py file under ``root``: stat calls only, once
+    per process (the sources of a running compiler do not change under it)."""
+    known = _FINGERPRINTS.get(root)
+    if known is None:
+        digest = hashlib.sha256()
+        for path in sorted(root.rglob("*.py")):
+            st = path.stat()
+            digest.update(f"{path.relative_to(root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        known = _FINGERPRINTS[root] = digest.hexdigest()
+    return known
 
 
 @dataclass

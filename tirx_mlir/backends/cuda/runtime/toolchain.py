@@ -140,11 +140,12 @@ def sass_instruction_count(cubin: Path) -> int | None:
 
 
 def tensor_map_positions(kernel: Any) -> set[int]:
-    """The parameters the kernel's ``cuda.tensor_maps`` attribute names (checked by -t cuda)."""
-    from tirx_mlir.backends.cuda.printers.cuda_cpp.printer import TENSOR_MAPS_ATTR
+    """The parameters the kernel's ``cuda.tensor_maps`` attribute names (the printers' rule;
+    printing the kernel already refused a malformed attribute)."""
+    from tirx_mlir.backends.cuda.printers.common import tensor_map_positions as positions
+    from tirx_mlir.diagnostics import TirxError
 
-    attr = kernel.attributes.get(TENSOR_MAPS_ATTR)
-    return set() if attr is None else {int(v) for v in attr.get_values()}
+    return positions(kernel, lambda message, op: TirxError(message, op))
 
 
 def dynamic_shared_bytes(kernel: Any) -> int:

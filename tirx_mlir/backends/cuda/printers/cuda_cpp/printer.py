@@ -24,7 +24,7 @@ import math
 from typing import ClassVar
 
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FloatAttr, IndexType, VectorType
+from xdsl.dialects.builtin import ArrayAttr, FloatAttr, IndexType, VectorType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
@@ -37,13 +37,12 @@ from tirx_mlir.backends.cuda.printers.cuda_cpp import tables as T
 from tirx_mlir.backends.cuda.printers.cuda_cpp.control_flow import ControlFlow
 from tirx_mlir.backends.cuda.printers.cuda_cpp.inline_asm import asm_statement
 from tirx_mlir.backends.cuda.printers.cuda_cpp.nvshmem_calls import NvshmemCalls
+from tirx_mlir.backends.cuda.printers.common import tensor_map_positions
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.printers import CPP, SourcePrinter
 
-TENSOR_MAPS_ATTR = "cuda.tensor_maps"
-TENSOR_MAP_BYTES = 128
 ARENA = "tirx_dynamic_smem"
 TENSOR_MAP_TYPE = "tirx_tensor_map"
 TENSOR_MAP_DECL = (f"struct __align__(64) {TENSOR_MAP_TYPE} {{ unsigned long long opaque[16]; }};"
@@ -87,7 +86,7 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
             self.line("#endif")
         if any(isinstance(op, cuda.SyncGridOp) for op in ops):
             self.line("#include <cooperative_groups.h>")
-        if any(self.tensor_map_positions(k) for k in kernels):
+        if any(tensor_map_positions(k, self.fail) for k in kernels):
             self.line(TENSOR_MAP_DECL)
         for line in _nan_min_max_helpers(ops):
             self.line(line)
@@ -96,32 +95,11 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
             self.emit_kernel(kernel)
         return self.text()
 
-    def tensor_map_positions(self, kernel: KernelOp) -> set[int]:
-        attr = kernel.attributes.get(TENSOR_MAPS_ATTR)
-        if attr is None:
-            return set()
-        if not isinstance(attr, DenseArrayBase):
-            raise self.fail(f"{TENSOR_MAPS_ATTR} must be an array<i64: ...> of parameter "
-                            f"positions", kernel)
-        positions = set()
-        for pos in attr.get_values():
-            args = kernel.body.block.args
-            if not (isinstance(pos, int) and 0 <= pos < len(args)):
-                raise self.fail(f"{TENSOR_MAPS_ATTR} names parameter {pos}, but the kernel "
-                                f"has {len(args)}", kernel)
-            t = args[pos].type
-            if not isinstance(t, BufferType) or t.numel * checks.element_bytes(
-                    t.element_type) != TENSOR_MAP_BYTES:
-                raise self.fail(f"tensor-map parameter {pos} must be a 128-byte buffer "
-                                f"(!tirx.buffer<128xi8, global>), got {t}", kernel)
-            positions.add(pos)
-        return positions
-
     # ---- kernels ----
     def emit_kernel(self, kernel: KernelOp) -> None:
         name = self.start_function(kernel)
         self.kernel = kernel
-        maps = self.tensor_map_positions(kernel)
+        maps = tensor_map_positions(kernel, self.fail)
         self.tensor_maps = {a for i, a in enumerate(kernel.body.block.args) if i in maps}
         params = []
         for i, arg in enumerate(kernel.body.block.args):

@@ -8,7 +8,7 @@ Module::
     .target sm_XX
     .address_size 64
     .extern .shared .align A .b8 tirx_dynamic_smem[];  (when a kernel uses cuda.dynamic_shared)
-    .visible .entry <kernel>(.param .u64 <kernel>_param_0, ...)
+    .visible .entry <kernel>(.param .u64 <kernel>_param_0, ...)  (a tensor map: .b8 [128])
     .reqntid X, Y, Z                                   (the launch's threads: exact, so reqntid)
     .explicitcluster / .reqnctapercluster X, Y, Z      (a cluster launch)
     { .reg declarations; .shared arrays; ld.param + cvta.to.global per buffer; body; ret; }
@@ -18,7 +18,9 @@ Module::
   the arch and PTX version it needs), and the ``.version`` is the highest of the target's
   minimum and what the features need;
 * a global buffer parameter is a ``.param .u64`` holding its address (cvta.to.global'd into a
-  b64 register); shared buffers (``cuda.shared_alloc``, ``tirx.alloc`` in shared) are
+  b64 register); a tensor-map parameter (``cuda.tensor_maps``) is the CUtensorMap itself,
+  ``.param .align 64 .b8 p[128]``, and its register holds the generic address ``cvta.param``
+  gives (the tensor-map operand of cp.async.bulk.tensor); shared buffers (``cuda.shared_alloc``, ``tirx.alloc`` in shared) are
   ``.shared .align N .b8 smem_<name>[bytes];`` in the entry, addressed by 32-bit registers; the
   dynamic arena is the module's one ``.extern .shared`` array; ``tirx.alloc`` in local is a
   ``.local`` array;
@@ -53,6 +55,7 @@ from tirx_mlir.backends.cuda.dialects.ptx.arch import TARGET_MIN_PTX, Arch, Need
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_types, render,
                                                          tied_values)
+from tirx_mlir.backends.cuda.printers.common import TENSOR_MAP_BYTES, tensor_map_positions
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 from tirx_mlir.backends.cuda.printers.ptx.language import PTX
 from tirx_mlir.backends.cuda.printers.ptx.unroll import expand_register_loops
@@ -160,9 +163,10 @@ class PtxFrame(SourcePrinter):
         self.kernel, self.regs, self.registers, self.labels = kernel, {}, regs.Registers(), 0
         self.arrays: list[str] = []
         params = [f"{name}_param_{i}" for i in range(len(kernel.body.block.args))]
-        body = self.capture(lambda: self.kernel_body(kernel, params))
+        maps = tensor_map_positions(kernel, self.fail)
+        body = self.capture(lambda: self.kernel_body(kernel, params, maps))
         lines = [f".visible .entry {name}("]
-        lines += [f"    .param .u64 {p}{',' if i + 1 < len(params) else ''}"
+        lines += [f"    {self.param_declaration(p, i in maps)}{',' if i + 1 < len(params) else ''}"
                   for i, p in enumerate(params)]
         lines.append(")")
         lines.append(".reqntid " + ", ".join(map(str, _xyz(kernel.thread_dims()))))
@@ -188,15 +192,29 @@ class PtxFrame(SourcePrinter):
         finally:
             self.stream, self.line_count = saved, count
 
-    def kernel_body(self, kernel: KernelOp, params: list[str]) -> None:
+    @staticmethod
+    def param_declaration(param: str, tensor_map: bool) -> str:
+        """A buffer's address is a ``.u64``; a tensor map is the 128-byte CUtensorMap itself,
+        passed by value and 64-byte aligned (what nvcc declares for a ``__grid_constant__``
+        CUtensorMap parameter)."""
+        if tensor_map:
+            return f".param .align 64 .b8 {param}[{TENSOR_MAP_BYTES}]"
+        return f".param .u64 {param}"
+
+    def kernel_body(self, kernel: KernelOp, params: list[str], maps: set[int]) -> None:
         for i, (arg, param) in enumerate(zip(kernel.body.block.args, params)):
             t = arg.type
             if not isinstance(t, BufferType) or t.scope_name != GLOBAL:
                 raise self.fail(f"kernel parameter #{i} is {t}; the PTX printer "
                                 f"passes global buffers (as .u64 addresses)", kernel)
             r = self.define(arg, regs.B64)
-            self.line(f"ld.param.u64 {r}, [{param}];")
-            self.line(f"cvta.to.global.u64 {r}, {r};")
+            if i in maps:  # the map's generic address, for the tensor-map operands
+                self.need(70, "7.7", "a tensor map passed by value (cvta.param)", kernel)
+                self.line(f"mov.b64 {r}, {param};")
+                self.line(f"cvta.param.u64 {r}, {r};")
+            else:
+                self.line(f"ld.param.u64 {r}, [{param}];")
+                self.line(f"cvta.to.global.u64 {r}, {r};")
         self.emit_block(kernel.body.block)
 
     def emit_tirx_return(self, op: Operation) -> None:
