@@ -86,7 +86,7 @@ def example_paths() -> list[str]:
             *sorted(glob.glob(os.path.join(ROOT, "examples", "cuda", "tile", "*.mlir")))]
 
 
-def check_examples(dev, start: int = 0) -> tuple[bool, int | None]:
+def check_examples(dev, start: int = 0, only: set[str] | None = None) -> tuple[bool, int | None]:
     """Run the examples from index ``start``: (all agreed, None), or (ok so far, the index
     of the example after which the device was lost: a fault ends the CUDA context)."""
     import tirx_mlir
@@ -101,6 +101,8 @@ def check_examples(dev, start: int = 0) -> tuple[bool, int | None]:
     for index in range(start, len(paths)):
         path = paths[index]
         name = os.path.relpath(path, os.path.join(ROOT, "examples", "cuda"))[:-5]
+        if only is not None and name not in only:
+            continue
         if name in SKIP:
             print(f"{name:28s} {'skipped':>14s}  {SKIP[name]}")
             continue
@@ -180,6 +182,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--from", dest="start", type=int, default=0,
                         help="start at this example (a run whose device was lost goes on so)")
+    parser.add_argument("--only", default=None,
+                        help="these examples alone (comma-separated, e.g. tile/gemm_sm90a), "
+                             "without the bandwidth timing (to run under compute-sanitizer)")
     args = parser.parse_args()
     sys.path.insert(0, ROOT)
     from tirx_mlir.backends.cuda.runtime.driver import unavailable_reason
@@ -192,13 +197,17 @@ def main() -> int:
     dev = get_device("cuda")
     if args.start == 0:
         print(f"device: {dev.name} {dev.arch}, memory free/total {dev.memory_info()}")
-    ok, lost_at = check_examples(dev, args.start)
+    only = None if args.only is None else set(args.only.split(","))
+    ok, lost_at = check_examples(dev, args.start, only)
     if lost_at is not None:  # the rest in a new process: a lost CUDA context stays lost
         print("  (the device is lost: the remaining examples run in a new process)")
         child = subprocess.run([sys.executable, os.path.abspath(__file__), "--from",
-                                str(lost_at + 1), "--repeat", str(args.repeat)])
+                                str(lost_at + 1), "--repeat", str(args.repeat),
+                                *(["--only", args.only] if args.only else [])])
         return 1 if child.returncode in (0, 1) else child.returncode
     print(f"pool: {dev.pool.stats()}")
+    if only is not None:
+        return 0 if ok else 1
     bandwidth(dev, args.repeat)
     print(f"pool after the timing: {dev.pool.stats()}")
     return 0 if ok else 1
