@@ -105,6 +105,21 @@ def shapes_of(text: str) -> list[tuple[str, tuple[int, ...], np.dtype]]:
             for n, t in buffer_params(kernel)]
 
 
+def b_is_n_by_k(text: str) -> bool:
+    """Whether the kernel's one CTA-scope GEMM takes B as N x K (C = A @ B^T): gemm_async's
+    K-major B unless ``transpose_b``, tirx.gemm's K x N B with ``transpose_b``. Read from the
+    op, not the shapes: a square problem's B is N x K and K x N alike."""
+    from tirx_mlir.interpreter.launch import find_kernel
+    from tirx_mlir.located_parser import parse_module
+
+    gemms = [op for op in find_kernel(parse_module(text)).walk()
+             if op.name in ("tirx.gemm", "tirx.gemm_async")]
+    if len(gemms) != 1:
+        raise ValueError(f"expected one tile GEMM, found {len(gemms)}")
+    op = gemms[0]
+    return (op.transpose_b is None) == (op.name == "tirx.gemm_async")
+
+
 def tile_cases(size: int, rows: int) -> list[Case]:
     """examples/cuda/tile GEMMs at ``size``^3 and row kernels at ``rows`` rows (resize.py), each
     at its declared size where it cannot be resized (the note says why)."""
@@ -120,9 +135,9 @@ def tile_cases(size: int, rows: int) -> list[Case]:
             out.append(Case(name, "skip", text, error=f"does not parse: {err}"))
             continue
         if any(w in stem for w in ("gemm", "matmul", "mma")) and len(shapes) >= 3:
-            (_, a, _), (bn, b, _), (_, c, _) = shapes[0], shapes[1], shapes[-1]
+            (_, a, _), (_, c, _) = shapes[0], shapes[-1]
             if len(a) == 2 and len(c) == 2:
-                b_nk = b == (c[1], a[1]) and (b != (a[1], c[1]) or bn.lower().endswith("t"))
+                b_nk = b_is_n_by_k(text)
                 note = "declared size"
                 try:
                     tile = gemm_tile(text)

@@ -43,3 +43,18 @@ def test_a_size_the_tiles_do_not_divide_is_reported():
 def test_without_a_gpu_status_2():
     proc = run("--size", "256")
     assert proc.returncode == 2 and "no GPU" in proc.stderr
+
+
+def test_b_is_read_from_the_gemm_op_not_from_the_shapes():
+    """A square problem's B is N x K and K x N alike: the op says which (gemm_async's K-major
+    B; tirx.gemm's K x N B). Taken from the shapes, gemm_sm90a's B was timed transposed (a
+    relative error of 1.4 against torch on the H200)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_gpu_gemm", GEMM)
+    gemm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gemm)
+    tile = ROOT / "examples" / "cuda" / "tile"
+    assert gemm.b_is_n_by_k((tile / "gemm_sm90a.mlir").read_text()) is True
+    assert gemm.b_is_n_by_k((tile / "gemm_multicast_2x2_sm90a.mlir").read_text()) is True
+    assert gemm.b_is_n_by_k((tile / "gemm_sm80.mlir").read_text()) is False
