@@ -198,13 +198,13 @@ def test_a_mixed_ring_shares_one_barrier_pair_per_stage(copies):
     """numpy == tile == SIMT after every pass, nvcc + ptxas (sm_90a, no advisories): A's stages
     come by TMA, B's by cp.async from the producer warpgroup, both on one full barrier per stage
     (the TMA issuer's expect_tx arrival + 128 cp.async.mbarrier.arrive.noinc) and one empty
-    barrier (the 128 consumer threads); the producer warpgroup waits for a stage once, at the
+    barrier (the 4 consumer warps); the producer warpgroup waits for a stage once, at the
     first copy into it, and the consumers once per gemm."""
     from tirx_testing.cuda_every_stage import check_every_stage
 
     final = check_every_stage(MIXED.replace("COPIES\n", copies), _gemm_bt, arch="sm_90a",
                               name="mixed", rtol=1e-2, atol=1e-2)
-    assert sorted(_init_counts(final)) == [128, 128, 129, 129]  # 2 stages x (empty, full)
+    assert sorted(_init_counts(final)) == [4, 4, 129, 129]  # 2 stages x (empty, full)
     names = [op.name for op in final.walk()]
     assert names.count("ptx.cp_async_mbarrier_arrive") == 1
     assert names.count("ptx.mbarrier_arrive_expect_tx") == 1
@@ -250,8 +250,8 @@ def test_a_cp_async_ring_with_its_own_pair():
 
     final = check_every_stage(_three_stage_b(COPY_A + COPY_B), _gemm_bt, arch="sm_90a",
                               name="mixed", rtol=1e-2, atol=1e-2)
-    # A: full 1, empty 128 (2 stages); B: full 128, empty 128 (3 stages)
-    assert sorted(_init_counts(final)) == [1, 1] + [128] * 8
+    # A: full 1, empty 4 (2 stages); B: full 128, empty 4 (3 stages); empty: consumer warps
+    assert sorted(_init_counts(final)) == [1, 1] + [4] * 5 + [128] * 3
 
 
 def test_which_rings_share_a_barrier_pair():
@@ -299,7 +299,7 @@ def test_a_mixed_ring_whose_full_barrier_counts_one_arrival_short_is_a_race():
     counts = {op.operands[1].owner for op in final.walk() if op.name == "ptx.mbarrier_init"}
     (full,) = [c for c in counts if c.value.value.data == 129]
     full.properties["value"] = IntegerAttr(128, full.value.type)
-    assert sorted(_init_counts(final)) == [128, 128, 128, 128]
+    assert sorted(_init_counts(final)) == [4, 4, 128, 128]
     with pytest.raises(InterpretError) as err:
         run(final, inputs)
     first = str(err.value).splitlines()[0]

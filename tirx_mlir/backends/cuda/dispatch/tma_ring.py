@@ -14,13 +14,16 @@ The CUDA lowering splits the CTA by role:
   (``mbarrier.arrive.expect_tx``) and issues the TMA boxes, which complete on ``full[s]``;
 * the **consumers** (roles.py `consumer_warpgroups`: every other warpgroup, or the only one) wait until
   stage ``s`` is *full* (parity = its use count's parity), run their wgmma, wait for it
-  (``wgmma.wait_group 0``) and arrive on ``empty[s]`` (every consumer thread: the barrier's
-  count), once per stage tile even when a GEMM reads it as both operands (``X @ X^T``).
+  (``wgmma.wait_group 0``) and arrive on ``empty[s]`` once per consumer warp (after a
+  ``__syncwarp``, lane 0 arrives for the warp: the barrier's count is the consumer warps, as
+  CUTLASS's pipelines count warpgroups rather than threads; 32x fewer arrivals, which a
+  multicast ring sends to other CTAs of the cluster), once per stage tile even when a GEMM
+  reads it as both operands (``X @ X^T``).
 
 Use counts are per thread and per stage: one bit per stage in a private ``local`` i32 per ring
 and role (flipped at each use), so any loop structure works as long as every thread of a role
 runs every op (uniform control flow), which the tile level guarantees. The barriers are private
-``shared`` i64 arrays ``[stages]`` per ring (``full``: count 1, ``empty``: the consumer thread
+``shared`` i64 arrays ``[stages]`` per ring (``full``: count 1, ``empty``: the consumer warp
 count), initialised by thread 0 at kernel entry.
 
 This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies, or
@@ -56,9 +59,9 @@ every CTA that *writes into it* have released it. The writers of a CTA's stages
 the CTA itself): a ring filled by a copy multicast along the cluster's rows and one along its
 columns is written by the CTA's row and column; by a multicast copy and a plain one, by the
 multicast group. The relation is symmetric (CTA ``q`` writes into ``r``'s stages when ``r``
-writes into ``q``'s), so each consumer thread arrives on ``empty[s]`` of every CTA that wrote
-its stage (``mapa`` + ``mbarrier.arrive.release.cluster.shared::cluster``, predicated on the
-rank when the writers differ by CTA), whose count is the consumer threads times the writers
+writes into ``q``'s), so each consumer warp arrives on ``empty[s]`` of every CTA that wrote
+its stage (lane ``p`` for CTA ``p``, the remote arrivals of a warp issued together) (``mapa`` + ``mbarrier.arrive.release.cluster.shared::cluster``, predicated on the
+rank when the writers differ by CTA), whose count is the consumer warps times the writers
 (the same for every CTA, else an error), and each CTA's producer waits on its own ``empty[s]``
 as without multicast. Each producer arms its own ``full[s]`` with the bytes of its copy into
 the stage, the whole tile (a peer's share may land first: the transaction count goes negative
@@ -69,7 +72,7 @@ may still arrive on its barriers).
 A copy's ``cta_mask`` may be known only at run time (its ``cta_mask`` operand): then the
 writers are computed at kernel entry, in every thread, into a private ``local`` i32 (`writers`:
 the static groups' bits for the rank, or-ed with each run-time mask), the ``empty`` barriers
-count the consumer threads times its popcount (per CTA: groups of different sizes work), and
+count the consumer warps times its popcount (per CTA: groups of different sizes work), and
 a consumer arrives on the ``empty[s]`` of each CTA whose bit it holds. For that the mask is
 recomputed at kernel entry from its definition, which may use only constants, ``arith`` and
 the cluster and CTA ids (`_clone_mask`; a mask from a loop variable or memory is an error at
@@ -92,6 +95,7 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import cluster_masks
 from tirx_mlir.backends.cuda.layout.async_defaults import is_tma_copy, tile_uses
+from tirx_mlir.backends.cuda.dialects.cuda.checks import WARP_SIZE as WARP
 from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, producer_thread
 from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
 from tirx_mlir.dialects.tirx import tile_ops as T
@@ -333,15 +337,19 @@ def stage_writers(kernel: KernelOp, alloc: SSAValue) -> tuple[int, ...] | None:
     return tuple(writers)
 
 
-def consumer_threads(kernel: KernelOp, alloc: SSAValue, ctas: int = 1) -> int:
-    """The arrivals on a pipelined ring's ``empty`` barriers per phase: the consumer
-    warpgroups' threads for cta-scope readers, every thread for warpgroup-scope ones; of
-    each of the ``ctas`` CTAs that write into a stage of a multicast ring."""
+def consumer_threads(kernel: KernelOp, alloc: SSAValue) -> int:
+    """The threads that read a pipelined ring's stages: the consumer warpgroups' for
+    cta-scope readers, every thread for warpgroup-scope ones."""
     scopes = {op.exec_scope.value for op, name in tile_uses(kernel, alloc) if name not in op.DSTS}
-    per_cta = kernel.num_threads()
     if scopes == {"cta"} and kernel.num_threads() >= WARPGROUP:
-        per_cta = consumer_warpgroups(kernel) * WARPGROUP
-    return per_cta * ctas
+        return consumer_warpgroups(kernel) * WARPGROUP
+    return kernel.num_threads()
+
+
+def consumer_arrivals(kernel: KernelOp, alloc: SSAValue, ctas: int = 1) -> int:
+    """The arrivals on a pipelined ring's ``empty`` barriers per phase: one per consumer warp
+    (`release`), of each of the ``ctas`` CTAs that write into a stage of a multicast ring."""
+    return -(-consumer_threads(kernel, alloc) // WARP) * ctas
 
 
 # --- IR ------------------------------------------------------------------------------------------
@@ -420,7 +428,7 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
                                     lambda b, reg: _store_writers(b, reg, writers, masks))
     ctas = 1 if writers is None else bin(writers[0]).count("1")
     counts = {"full": full_count(ctx, ring.alloc),
-              "empty": consumer_threads(ctx.kernel, ring.alloc, ctas)}
+              "empty": consumer_arrivals(ctx.kernel, ring.alloc, ctas)}
 
     def init(kind: str):
         def build(b: Builder, bars: SSAValue) -> None:
@@ -429,7 +437,7 @@ def ring_barriers(ctx, ring: StageView) -> RingBarriers:
             inner = emit_if(b, first)
             if kind == "empty" and runtime is not None:  # per CTA: consumers x its writers
                 count = _runtime_count(inner, runtime, len(writers),
-                                       consumer_threads(ctx.kernel, ring.alloc))
+                                       consumer_arrivals(ctx.kernel, ring.alloc))
             else:
                 count = const(inner, counts[kind])
             for s in range(ring.stages):
@@ -527,11 +535,17 @@ def _cluster_barrier_at_exit(ctx) -> None:
 
 
 def release(b: Builder, bars: RingBarriers, stage: SSAValue) -> None:
-    """A consumer thread's arrival on ``empty[stage]``: its CTA's, or that of every CTA that
-    writes into the stage of a multicast ring (module docstring)."""
+    """A consumer warp's arrival on ``empty[stage]``: its CTA's, or that of every CTA that
+    writes into the stage of a multicast ring (module docstring). Called by every consumer
+    thread; a ``__syncwarp`` orders the warp's reads of the stage before the lanes that
+    arrive (lane 0, or lane ``p`` for CTA ``p``: a warp's remote arrivals go together)."""
     empty = shared_address(b, bars.empty, stage)
+    b.insert(cuda.SyncWarpOp(const(b, -1)))
+    lane = b.insert(arith.RemUIOp(thread_id(b), const(b, WARP, IndexType()))).result
     if bars.writers is None:
-        b.insert(ptx("mbarrier_arrive", [empty], space="shared"))
+        first = emit_if(b, b.insert(arith.CmpiOp(lane, const(b, 0, IndexType()), "eq")).result)
+        first.insert(ptx("mbarrier_arrive", [empty], space="shared"))
+        close_if(first)
         return
     n = len(bars.writers)
     bits = None if bars.runtime is None else b.insert(cuda.LoadOp.build(
@@ -544,12 +558,14 @@ def release(b: Builder, bars: RingBarriers, stage: SSAValue) -> None:
             bit = b.insert(arith.AndIOp(b.insert(arith.ShRSIOp(bits, const(b, peer))).result,
                                         const(b, 1))).result
             cond = b.insert(arith.CmpiOp(bit, const(b, 0), "ne")).result
-        at = b if cond is None else emit_if(b, cond)
+        mine = b.insert(arith.CmpiOp(lane, const(b, peer, IndexType()), "eq")).result
+        if cond is not None:
+            mine = b.insert(arith.AndIOp(mine, cond)).result
+        at = emit_if(b, mine)
         remote = at.insert(ptx("mapa", [empty, const(at, peer)], type="u32")).results[0]
         at.insert(ptx("mbarrier_arrive", [remote], sem="release", scope="cluster",
                       space="shared::cluster"))
-        if cond is not None:
-            close_if(at)
+        close_if(at)
 
 
 def acquire(ctx, b: Builder, ring: StageView, stage: SSAValue) -> None:

@@ -1,11 +1,12 @@
 // RUN: tirx-opt %s -p cuda-default-layout,tirx-dispatch | filecheck %s
 // A pipelined ring (dispatch/tma_ring.py) whose tiles are multicast along the rows of a 2x2
 // cluster (rank x + 2y; masks 0b0011, 0b0011, 0b1100, 0b1100) beside a plain ring. A stage of
-// A is written by the two CTAs of the row: its empty barriers count the 128 consumer threads of
-// both (256), are initialised before a cluster barrier, and each consumer thread releases it on
-// empty[s] of the CTAs of its row, each arrival predicated on the rank being in that peer's row
-// (the bit set 0b0011 for ranks 0 and 1, 0b1100 for 2 and 3). B's ring, plain, keeps 128
-// arrivals of this CTA's consumers, released locally; the kernel ends with a cluster barrier.
+// A is written by the two CTAs of the row: its empty barriers count the 4 consumer warps of
+// both (8), are initialised before a cluster barrier, and each consumer warp releases it on
+// empty[s] of the CTAs of its row after a __syncwarp (lane p for peer p), each arrival
+// predicated on the rank being in that peer's row (the bit set 0b0011 for ranks 0 and 1,
+// 0b1100 for 2 and 3). B's ring, plain, counts this CTA's 4 consumer warps, released locally
+// by lane 0 of each; the kernel ends with a cluster barrier.
 
 tirx.kernel @row_ring(%A: !tirx.buffer<128x128xf16, global>, %B: !tirx.buffer<128x128xf16, global>)
     -> (%C: !tirx.buffer<64x64xf32, global>) grid [2, 2] threads [256] cluster [2, 2] target "cuda -arch=sm_90a" {
@@ -39,20 +40,27 @@ tirx.kernel @row_ring(%A: !tirx.buffer<128x128xf16, global>, %B: !tirx.buffer<12
 // CHECK-NEXT:  %[[AEMPTY:.*]] = tirx.alloc : !tirx.buffer<2xi64, shared>
 // CHECK:       %[[BFULL:.*]] = tirx.alloc : !tirx.buffer<2xi64, shared>
 // CHECK-NEXT:  %[[BEMPTY:.*]] = tirx.alloc : !tirx.buffer<2xi64, shared>
-// CHECK:       %[[BOTH:.*]] = arith.constant 256 : i32
+// CHECK:       %[[BOTH:.*]] = arith.constant 8 : i32
 // CHECK:       ptx.mbarrier_init "shared" [%{{.*}}], %[[BOTH]]
 // CHECK:       ptx.mbarrier_init "shared" [%{{.*}}], %[[BOTH]]
 // CHECK:       cuda.sync_cluster
-// CHECK:       %[[ONE:.*]] = arith.constant 128 : i32
+// CHECK:       %[[ONE:.*]] = arith.constant 4 : i32
 // CHECK:       ptx.mbarrier_init "shared" [%{{.*}}], %[[ONE]]
 // CHECK:       scf.for %[[K:k]] =
 // CHECK:         ptx.cp_async_bulk_tensor_g2s_multicast "2d"
 // CHECK:         ptx.cp_async_bulk_tensor_g2s "2d.shared::cluster"
 // CHECK:         ptx.wgmma_wait_group 0
 // CHECK:         %[[E:.*]] = cuda.address %[[AEMPTY]], %[[K]]
+// CHECK:         cuda.sync_warp
+// CHECK:         %[[TX:.*]] = cuda.thread_idx x : index
+// CHECK:         %[[W:.*]] = arith.constant 32 : index
+// CHECK:         %[[LANE:.*]] = arith.remui %[[TX]], %[[W]] : index
 // CHECK:         %[[R0:.*]] = cuda.cluster_block_rank : index
 // CHECK:         %[[ROW0:.*]] = arith.constant 3 : index
 // CHECK:         arith.shrui %[[ROW0]], %[[R0]] : index
+// CHECK:         arith.cmpi ne
+// CHECK-NEXT:    %[[L0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    arith.cmpi eq, %[[LANE]], %[[L0]] : index
 // CHECK:         scf.if
 // CHECK:           %[[P0:.*]] = arith.constant 0 : i32
 // CHECK:           %[[M0:.*]] = ptx.mapa "u32" %[[E]], %[[P0]]
@@ -67,6 +75,9 @@ tirx.kernel @row_ring(%A: !tirx.buffer<128x128xf16, global>, %B: !tirx.buffer<12
 // CHECK:           %[[P3:.*]] = arith.constant 3 : i32
 // CHECK:           ptx.mapa "u32" %[[E]], %[[P3]]
 // CHECK:         %[[BE:.*]] = cuda.address %[[BEMPTY]], %[[K]]
-// CHECK:         ptx.mbarrier_arrive "shared" [%[[BE]]]
+// CHECK:         cuda.sync_warp
+// CHECK:         arith.cmpi eq
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      ptx.mbarrier_arrive "shared" [%[[BE]]]
 // CHECK:       cuda.sync_cluster
 // CHECK-NEXT:  tirx.return

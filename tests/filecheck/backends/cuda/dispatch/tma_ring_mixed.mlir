@@ -2,11 +2,12 @@
 // A mixed ring (dispatch/tma_ring.py): A's stages come by TMA, B's by cp.async, and one gemm_async
 // reads both at stage %s, so the two rings share one full/empty mbarrier pair per stage. The
 // full barrier counts the TMA issuer's arrive.expect_tx (1) plus one
-// cp.async.mbarrier.arrive.noinc per producer thread (128): 129; the empty barrier the 128
-// consumer threads. The producer warpgroup (warpgroup 1) waits once for the stage to be empty,
+// cp.async.mbarrier.arrive.noinc per producer thread (128): 129; the empty barrier the 4
+// consumer warps. The producer warpgroup (warpgroup 1) waits once for the stage to be empty,
 // at the first copy; thread 128 arms and issues A's box; the producer warpgroup issues B's
 // cp.async and arrives on the same full barrier; the consumers wait on it once, fence the
-// cp.async writes for wgmma's async proxy and release the stage once.
+// cp.async writes for wgmma's async proxy and release the stage once (lane 0 of each warp,
+// after a __syncwarp).
 
 tirx.kernel @mixed(%A: !tirx.buffer<64x256xf16, global>, %B: !tirx.buffer<64x256xf16, global>) -> (%C: !tirx.buffer<64x64xf32, global>)
     grid [1] threads [256] target "cuda -arch=sm_90a" {
@@ -44,7 +45,7 @@ tirx.kernel @mixed(%A: !tirx.buffer<64x256xf16, global>, %B: !tirx.buffer<64x256
 // CHECK:      %[[N_FULL:.*]] = arith.constant 129 : i32
 // CHECK:      ptx.mbarrier_init "shared" [%{{.*}}], %[[N_FULL]]
 // CHECK:      ptx.mbarrier_init "shared" [%{{.*}}], %[[N_FULL]]
-// CHECK:      %[[N_EMPTY:.*]] = arith.constant 128 : i32
+// CHECK:      %[[N_EMPTY:.*]] = arith.constant 4 : i32
 // CHECK:      ptx.mbarrier_init "shared" [%{{.*}}], %[[N_EMPTY]]
 // CHECK:      ptx.mbarrier_init "shared" [%{{.*}}], %[[N_EMPTY]]
 // CHECK-NOT:  ptx.mbarrier_init
@@ -74,8 +75,11 @@ tirx.kernel @mixed(%A: !tirx.buffer<64x256xf16, global>, %B: !tirx.buffer<64x256
 // CHECK:      ptx.fence_proxy_async "shared::cta"
 // CHECK:      ptx.wgmma_fence
 // CHECK:      ptx.wgmma_wait_group 0
-// CHECK:      cuda.address %[[EMPTY]], %s
-// CHECK-NEXT: ptx.mbarrier_arrive "shared"
+// CHECK:      %[[RELEASE:.*]] = cuda.address %[[EMPTY]], %s
+// CHECK:      cuda.sync_warp
+// CHECK:      arith.cmpi eq
+// CHECK-NEXT: scf.if
+// CHECK-NEXT:   ptx.mbarrier_arrive "shared" [%[[RELEASE]]]
 // CHECK-NOT:  ptx.mbarrier_arrive
 // CHECK-NOT:  ptx.cp_async_wait
 // CHECK:      tirx.return

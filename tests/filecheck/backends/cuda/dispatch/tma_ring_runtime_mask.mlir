@@ -3,8 +3,8 @@
 // computed at run time (here (1 << x) | (1 << (1 - x)): both CTAs of the cluster). The writer
 // bits are computed at kernel entry (the rank's own bit or-ed with the mask, recomputed there
 // from its definition) into a private register; thread 0 initialises the empty barriers with
-// 128 consumer threads times their popcount; after its wgmma each consumer arrives on the
-// empty barrier of each CTA whose bit it holds.
+// 4 consumer warps times their popcount; after its wgmma each consumer warp arrives on the
+// empty barrier of each CTA whose bit it holds (lane p for CTA p, after a __syncwarp).
 
 tirx.kernel @ring(%A: !tirx.buffer<128x256xf16, global>, %B: !tirx.buffer<128x256xf16, global>) -> (%C: !tirx.buffer<128x128xf32, global>)
     grid [2] threads [256] cluster [2] target "cuda -arch=sm_90a" {
@@ -48,23 +48,28 @@ tirx.kernel @ring(%A: !tirx.buffer<128x256xf16, global>, %B: !tirx.buffer<128x25
 // CHECK-NEXT: %[[MASK32:.*]] = arith.index_cast %[[MASK]] : index to i32
 // CHECK-NEXT: %[[BITS:.*]] = arith.ori %[[SELF]], %[[MASK32]] : i32
 // CHECK:      cuda.store %[[REG:.*]], %{{.*}}, %[[BITS]] : !tirx.buffer<1xi32, local>
-// thread 0: the empty barriers count 128 consumers per writer bit
+// thread 0: the empty barriers count 4 consumer warps per writer bit
 // CHECK:      %[[HELD:.*]] = cuda.load %[[REG]]
 // CHECK:      %[[N:.*]] = arith.addi
 // CHECK:      %[[COUNT:.*]] = arith.muli %[[N]], %{{.*}} : i32
 // CHECK:      ptx.mbarrier_init "shared" [%{{.*}}], %[[COUNT]]
 // CHECK:      cuda.sync_cluster
-// the consumers' release: one predicated remote arrive per peer
+// the consumers' release: one predicated remote arrive per peer, by that peer's lane
 // CHECK:      ptx.wgmma_wait_group
+// CHECK:      cuda.sync_warp
 // CHECK:      %[[W:.*]] = cuda.load %[[REG]]
 // CHECK:      %[[B0:.*]] = arith.andi
-// CHECK:      %[[P0:.*]] = arith.cmpi ne, %[[B0]]
+// CHECK:      %[[H0:.*]] = arith.cmpi ne, %[[B0]]
+// CHECK:      %[[L0:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[P0:.*]] = arith.andi %[[L0]], %[[H0]] : i1
 // CHECK-NEXT: scf.if %[[P0]] {
 // CHECK:        ptx.mapa "u32"
 // CHECK-NEXT:   ptx.mbarrier_arrive "release.cluster.shared::cluster"
 // CHECK-NEXT: }
 // CHECK:      %[[B1:.*]] = arith.andi
-// CHECK:      %[[P1:.*]] = arith.cmpi ne, %[[B1]]
+// CHECK:      %[[H1:.*]] = arith.cmpi ne, %[[B1]]
+// CHECK:      %[[L1:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
+// CHECK-NEXT: %[[P1:.*]] = arith.andi %[[L1]], %[[H1]] : i1
 // CHECK-NEXT: scf.if %[[P1]] {
 // CHECK:        ptx.mapa "u32"
 // CHECK-NEXT:   ptx.mbarrier_arrive "release.cluster.shared::cluster"
