@@ -20,7 +20,7 @@ before this CTA's ``expect_tx``; the transaction count covers that (PTX ISA "mba
 tx-count may go negative until the expected bytes are added).
 
 Who may overwrite a stage: in a pipelined ring (its copies TMA, its readers ``gemm_async``:
-tma_ring.py) every consumer thread releases the stage on the ``empty`` barrier of every CTA
+tma_ring.py) every consumer warp releases the stage on the ``empty`` barrier of every CTA
 that writes into it (its group), and each producer waits on its own, so no CTA refills a stage
 a peer still reads; no cluster barrier in the loop. Otherwise (a multicast copy whose tile
 something other than a gemm_async reads) every thread of the cluster meets at a cluster

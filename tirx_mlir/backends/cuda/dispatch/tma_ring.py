@@ -60,8 +60,9 @@ the CTA itself): a ring filled by a copy multicast along the cluster's rows and 
 columns is written by the CTA's row and column; by a multicast copy and a plain one, by the
 multicast group. The relation is symmetric (CTA ``q`` writes into ``r``'s stages when ``r``
 writes into ``q``'s), so each consumer warp arrives on ``empty[s]`` of every CTA that wrote
-its stage (lane ``p`` for CTA ``p``, the remote arrivals of a warp issued together) (``mapa`` + ``mbarrier.arrive.release.cluster.shared::cluster``, predicated on the
-rank when the writers differ by CTA), whose count is the consumer warps times the writers
+its stage (lane ``p`` for CTA ``p``, the remote arrivals of a warp issued together; ``mapa`` +
+``mbarrier.arrive.shared::cluster``, the default .release.cta, predicated on the rank when the
+writers differ by CTA), whose count is the consumer warps times the writers
 (the same for every CTA, else an error), and each CTA's producer waits on its own ``empty[s]``
 as without multicast. Each producer arms its own ``full[s]`` with the bytes of its copy into
 the stage, the whole tile (a peer's share may land first: the transaction count goes negative
@@ -563,8 +564,10 @@ def release(b: Builder, bars: RingBarriers, stage: SSAValue) -> None:
             mine = b.insert(arith.AndIOp(mine, cond)).result
         at = emit_if(b, mine)
         remote = at.insert(ptx("mapa", [empty, const(at, peer)], type="u32")).results[0]
-        at.insert(ptx("mbarrier_arrive", [remote], sem="release", scope="cluster",
-                      space="shared::cluster"))
+        # the default .release.cta, as CUTLASS's ClusterBarrier::arrive: the warp's reads of
+        # the stage completed (wgmma.wait_group 0), so the peer's refill cannot overtake
+        # them, and .release.cluster costs a MEMBAR.ALL.GPU per arrival (ptxas, sm_90a)
+        at.insert(ptx("mbarrier_arrive", [remote], space="shared::cluster"))
         close_if(at)
 
 

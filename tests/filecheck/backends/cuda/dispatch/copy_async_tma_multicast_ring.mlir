@@ -64,7 +64,7 @@ tirx.kernel @row_ring(%A: !tirx.buffer<128x128xf16, global>, %B: !tirx.buffer<12
 // CHECK:         scf.if
 // CHECK:           %[[P0:.*]] = arith.constant 0 : i32
 // CHECK:           %[[M0:.*]] = ptx.mapa "u32" %[[E]], %[[P0]]
-// CHECK:           ptx.mbarrier_arrive "release.cluster.shared::cluster" [%[[M0]]]
+// CHECK:           ptx.mbarrier_arrive "shared::cluster" [%[[M0]]]
 // CHECK:         arith.constant 3 : index
 // CHECK:           %[[P1:.*]] = arith.constant 1 : i32
 // CHECK:           ptx.mapa "u32" %[[E]], %[[P1]]

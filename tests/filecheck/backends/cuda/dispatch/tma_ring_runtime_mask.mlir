@@ -64,7 +64,7 @@ tirx.kernel @ring(%A: !tirx.buffer<128x256xf16, global>, %B: !tirx.buffer<128x25
 // CHECK-NEXT: %[[P0:.*]] = arith.andi %[[L0]], %[[H0]] : i1
 // CHECK-NEXT: scf.if %[[P0]] {
 // CHECK:        ptx.mapa "u32"
-// CHECK-NEXT:   ptx.mbarrier_arrive "release.cluster.shared::cluster"
+// CHECK-NEXT:   ptx.mbarrier_arrive "shared::cluster"
 // CHECK-NEXT: }
 // CHECK:      %[[B1:.*]] = arith.andi
 // CHECK:      %[[H1:.*]] = arith.cmpi ne, %[[B1]]
@@ -72,7 +72,7 @@ tirx.kernel @ring(%A: !tirx.buffer<128x256xf16, global>, %B: !tirx.buffer<128x25
 // CHECK-NEXT: %[[P1:.*]] = arith.andi %[[L1]], %[[H1]] : i1
 // CHECK-NEXT: scf.if %[[P1]] {
 // CHECK:        ptx.mapa "u32"
-// CHECK-NEXT:   ptx.mbarrier_arrive "release.cluster.shared::cluster"
+// CHECK-NEXT:   ptx.mbarrier_arrive "shared::cluster"
 // CHECK-NEXT: }
-// CHECK-NOT:  ptx.mbarrier_arrive "release.cluster.shared::cluster"
+// CHECK-NOT:  ptx.mbarrier_arrive "shared::cluster"
 // CHECK:      tirx.return
