@@ -700,11 +700,14 @@ def _did_you_mean(name: str, candidates) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tirx-opt`` console script; returns the exit code."""
     try:
-        with startup_gc.paused():  # set-up imports the printer and makes no garbage
+        # set-up (it imports the printer) and the run make long-lived objects and little
+        # garbage: no collection until the run ends, then start-up's and the first run's
+        # objects frozen (startup_gc)
+        with startup_gc.paused():
             driver = TirxOptMain(argv)
-        if driver.print_listing(sys.stdout):
-            return 0
-        return driver.run()
+            if driver.print_listing(sys.stdout):
+                return 0
+            return driver.run()
     except CLIError as err:
         sys.stderr.write(f"tirx-opt: error: {err}\n")
         return 1

@@ -116,3 +116,19 @@ def test_arith_binary_leaves_other_classes_to_their_constructor():
 
     f = arith.ConstantOp(builtin.FloatAttr(1.0, builtin.f32)).result
     _same_op(arith_binary(arith.AddfOp, f, f), arith.AddfOp(f, f))
+
+
+def test_alloc_is_built_directly_as_xdsl_builds_it():
+    """`tirx.alloc` (a compile makes one per buffer and per scratch tile) goes through
+    `build_op`: the op xDSL's builder makes, without its general argument handling."""
+    from xdsl.dialects import builtin
+
+    from tirx_mlir.dialects.tirx.attributes import BufferType
+    from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
+
+    buffer = BufferType([128, 512], builtin.f32, "shared")
+    theirs = AllocOp.__new__(AllocOp)
+    IRDLOperation.__init__(theirs, result_types=[buffer])
+    _same_op(AllocOp(buffer), theirs)
+    assert op_build._plan(AllocOp) == ((), 1, False)
+    assert str(AllocOp(buffer)) == "%0 = tirx.alloc : !tirx.buffer<128x512xf32, shared>"

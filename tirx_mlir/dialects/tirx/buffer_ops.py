@@ -57,7 +57,7 @@ class AllocOp(IRDLOperation):
     assembly_format = "attr-dict `:` type($result)"
 
     def __init__(self, buffer_type: BufferType):
-        super().__init__(result_types=[buffer_type])
+        build_op(self, (), {}, [buffer_type])  # what xDSL's builder makes, at a fraction
 
 
 def _parse_mixed_list(parser: Parser) -> tuple[list[int], list]:
