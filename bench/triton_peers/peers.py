@@ -4,7 +4,9 @@ A `Peer` names a kernel of kernels.py, its signature and constexprs (the problem
 sizes, as static as ours), ``num_warps``/``num_stages``, the tile (``BM, BN, BK``) of a GEMM,
 and the example of ours it matches (None: no example of ours at that size yet). `PEERS` holds the
 fixed ones; `peer_from_signature` derives one for a tile-level example from its kernel's
-parameters, grid and threads (examples/cuda/tile/ land with the "cuda" pipeline).
+parameters, grid and threads, and for a GEMM from the tile its gemm op multiplies (``extra
+["tile"]``: ours.py reads it from the IR; the grid alone does not say which axis walks M)
+(examples/cuda/tile/ land with the "cuda" pipeline).
 
 `compile_peers` runs aot.py in a Python that has Triton (the project itself never imports it):
 ``--triton-python``, else ``$TIRX_TRITON_PYTHON``, else ``python3`` on PATH if it imports triton;
@@ -119,10 +121,14 @@ def peer_from_signature(ours: str, k: KernelShape) -> Peer | None:
             return None
         (m, kk), (n,) = a.shape, c.shape[1:]
         b_nk = b.shape == (n, kk) and (b.shape != (kk, n) or b.name.lower().endswith("t"))
-        gx, gy = (k.grid + (1, 1))[:2]
-        bm, bn = m // max(gy, 1), n // max(gx, 1)
-        bk = int(k.extra.get("BK", 64 if kk >= 64 else kk))
-        note = "derived from the example's signature and grid"
+        tile = tuple(int(t) for t in k.extra.get("tile", ()))
+        if tile and not (m % tile[0] or n % tile[1] or kk % tile[2]):
+            bm, bn, bk = tile
+            note = "the tile of the example's gemm (its accumulator and A's K extent)"
+        else:
+            gx, gy = (k.grid + (1, 1))[:2]
+            bm, bn, bk = m // max(gy, 1), n // max(gx, 1), 64 if kk >= 64 else kk
+            note = "derived from the example's signature and grid"
         if "mma_warps" in k.extra:
             warps = k.extra["mma_warps"]
             note += f"; {warps} warps, as many as ours that multiply"

@@ -38,13 +38,37 @@ def test_a_warp_specialized_gemm_peer_gets_the_multiplying_warps():
     assert p.num_warps == 8 and p.tile == (128, 128, 64) and "as many as ours" in p.note
 
 
-def test_the_example_gemms_mma_warps():
+def test_the_gemm_op_s_tile_wins_over_the_grid():
+    # gemm_multicast_sm90a: 2 CTAs along x, each 128 rows of a 256x128 C; the grid alone reads
+    # x as N (Triton's grid) and would make the peer's tile 256x64
+    params = [Param("A", (256, 256), "f16"), Param("B", (128, 256), "f16"),
+              Param("C", (256, 128), "f32")]
+    by_grid = peer_from_signature("g", KernelShape("gemm", params, (2,), 128, 90))
+    assert by_grid.tile == (256, 64, 64) and "grid" in by_grid.note
+    k = KernelShape("gemm", params, (2,), 256, 90, {"tile": (128, 128, 32), "mma_warps": 4})
+    p = peer_from_signature("g", k)
+    assert p.tile == (128, 128, 32) and p.grid == (1, 2) and p.num_warps == 4
+    assert (p.constexprs["BM"], p.constexprs["BN"], p.constexprs["BK"]) == (128, 128, 32)
+    assert "gemm" in p.note
+    # a tile that does not divide the problem is not the CTA's: back to the grid
+    odd = KernelShape("gemm", params, (2,), 128, 90, {"tile": (96, 128, 64)})
+    assert peer_from_signature("g", odd).tile == (256, 64, 64)
+
+
+def test_the_example_gemms_tiles_and_mma_warps():
     from triton_peers.ours import examples
-    by_name = {e.name: e for e in examples(["tile/gemm_sm90a", "tile/gemm_sm80"])}
+    by_name = {e.name: e for e in examples(["tile/gemm_sm90a", "tile/gemm_sm80",
+                                            "tile/gemm_multicast_sm90a"])}
     # sm_90a: 3 warpgroups, the last one the TMA producer; sm_80: every warp multiplies
-    assert by_name["cuda/tile/gemm_sm90a"].shape.extra == {"mma_warps": 8}
+    assert by_name["cuda/tile/gemm_sm90a"].shape.extra == {"tile": (128, 128, 64),
+                                                           "mma_warps": 8}
     assert by_name["cuda/tile/gemm_sm90a"].peer.num_warps == 8
-    assert by_name["cuda/tile/gemm_sm80"].shape.extra == {}
+    # gemm_sm80 walks K in steps of 32 (its shared tiles are 128x32 and 32x128)
+    assert by_name["cuda/tile/gemm_sm80"].shape.extra == {"tile": (128, 128, 32)}
+    assert by_name["cuda/tile/gemm_sm80"].peer.tile == (128, 128, 32)
+    # one grid axis that walks M: each CTA a 128x128 tile, one consumer warpgroup
+    multicast = by_name["cuda/tile/gemm_multicast_sm90a"].peer
+    assert multicast.tile == (128, 128, 64) and multicast.num_warps == 4
 
 
 def test_row_kernels_and_elementwise():
