@@ -190,6 +190,23 @@ def _typed_value_classes() -> tuple:
     return _TYPED_CLASSES
 
 
+_VIEW, _INDEX = 2, 1
+_KINDS: dict[type, int] = {}
+
+
+def _kind_of(op: Operation) -> int:
+    """What a view's resolution reads of ``op``, found once per class: `_VIEW` for a view op
+    (its users read the view it resolves to), `_INDEX` for the index arithmetic
+    `access.index_expr` folds through (`_FOLDED`: a view reads its value), 0 for any other
+    op (its users read only its results' types, and a constant's value)."""
+    cls = type(op)
+    kind = _KINDS.get(cls)
+    if kind is None:
+        kind = _KINDS[cls] = _VIEW if issubclass(cls, _view_op_classes()) else \
+            _INDEX if op.name in _FOLDED else 0
+    return kind
+
+
 def _view_op_classes() -> tuple:
     from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS
 
@@ -529,11 +546,46 @@ class ModuleVerifier:
                 seen.add(id(op))
                 blocks.add(op.parent)
         stack = list(log.ops)
-        view_ops = _view_op_classes()
-        while stack:
-            op = stack.pop()
-            if id(op) in seen:
+        resolved: list[Operation] = []
+        """View ops and index arithmetic whose operands changed: their results' types did not,
+        what a view's resolution reads of them did (`_kind_of`)."""
+        done: set[int] = set()
+        """The ops handled as changed (one reached first as a user is in ``seen``, not here:
+        reported changed too, its own users are reached)."""
+        done_resolved: set[int] = set()
+
+        def reach(user: Operation) -> None:  # an op whose operands changed
+            if _kind_of(user):
+                resolved.append(user)
+            elif user.parent is not None:
+                seen.add(id(user))
+                blocks.add(user.parent)
+                if user.regions:
+                    path.add(id(user))
+
+        for user in log.users:  # only which values their operands are changed
+            reach(user)
+        while stack or resolved:
+            if resolved:  # a view or an index whose resolution changed
+                op = resolved.pop()
+                if id(op) in done_resolved:
+                    continue
+                done_resolved.add(id(op))
+                seen.add(id(op))
+                if op.parent is None:
+                    continue
+                blocks.add(op.parent)
+                view = _kind_of(op) == _VIEW
+                for result in op.results:
+                    for use in result.uses:
+                        user = use.operation
+                        if view or _kind_of(user):  # an index's other users read its type only
+                            reach(user)
                 continue
+            op = stack.pop()
+            if id(op) in done:
+                continue
+            done.add(id(op))
             seen.add(id(op))
             block = op.parent
             if block is None:  # detached: what it left is in ``log.blocks``
@@ -548,14 +600,7 @@ class ModuleVerifier:
                         path.add(id(inner))
             for result in op.results:
                 for use in result.uses:
-                    user = use.operation
-                    if isinstance(user, view_ops) or user.name in _FOLDED:
-                        stack.append(user)
-                    elif user.parent is not None:
-                        seen.add(id(user))
-                        blocks.add(user.parent)
-                        if user.regions:
-                            path.add(id(user))
+                    reach(use.operation)
         for block in blocks:
             owner = block.parent_op()
             while owner is not None and id(owner) not in path:
@@ -1033,17 +1078,27 @@ class ModuleVerifier:
         free = self._free.get(last[1][1])
         if free is None:
             return None
+        visited = self._visited
+        if start == len(visited):
+            return free
+        # the blocks of the ops visited in ``op`` are in it; another operand's block is found
+        # in or out once per call (`_within`), not by a walk up per operand
+        inside: dict[Block | None, bool] = {child.parent: True for child in visited[start:]}
         more: list[int] = []
-        for child in self._visited[start:]:
+        for child in visited[start:]:
             for value in child._operands:  # noqa: SLF001
-                owner = value.owner
-                block = owner if isinstance(owner, Block) else owner.parent
-                while block is not None:
-                    holder = block.parent_op()
-                    if holder is op:
-                        break
-                    block = holder.parent if holder is not None else None
-                else:  # defined outside ``op`` (or detached)
+                kind = type(value)
+                if kind is OpResult:
+                    block = value.op.parent
+                elif kind is BlockArgument:
+                    block = value.block
+                else:  # erased: its owner, as any other value's
+                    owner = value.owner
+                    block = owner if isinstance(owner, Block) else owner.parent
+                known = inside.get(block)
+                if known is None:
+                    known = inside[block] = _within(block, op)
+                if not known:  # defined outside ``op`` (or detached)
                     more.append(id(value))
         return free.union(more) if more else free
 
@@ -1144,6 +1199,16 @@ class ModuleVerifier:
                 raise VerifyException(f"Operation {parent.name} contains empty block in "
                                       "single-block region that expects at least a terminator")
         return tuple(tokens)
+
+def _within(block: Block | None, op: Operation) -> bool:
+    """Whether ``block`` is nested (at any depth) in ``op``'s regions."""
+    while block is not None:
+        holder = block.parent_op()
+        if holder is op:
+            return True
+        block = holder.parent if holder is not None else None
+    return False
+
 
 def _check_terminator(op: Operation) -> None:
     """xDSL's rule for the last op of a block (`Operation.verify`), for an op checked from the
