@@ -372,8 +372,10 @@ class ModuleVerifier:
         is unchanged has its token again without its key being built."""
         self._ops_now: dict[int, tuple] = {}
         self._serials = 0
-        self._targets: dict[Block, str | None] = {}
-        self._contexts: dict[Block, tuple] = {}
+        self._targets: dict[int, str | None] = {}
+        self._contexts: dict[int, tuple] = {}
+        """By the id of the block (xDSL hashes an IR node in Python; the blocks outlive a
+        verification)."""
         self._views_now: dict[int, tuple] = {}
         self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
@@ -536,7 +538,7 @@ class ModuleVerifier:
         current = Target.current()
         if (None if current is None else self._serial(str(current))) != self._last_target:
             return None
-        blocks: set[Block] = set(log.blocks)
+        blocks: dict[int, Block] = {id(block): block for block in log.blocks}
         path: set[int] = set(self._always)
         seen: set[int] = set()
         self._pending_affected = seen
@@ -544,7 +546,7 @@ class ModuleVerifier:
             if op.parent is not None:
                 path.add(id(op))
                 seen.add(id(op))
-                blocks.add(op.parent)
+                blocks[id(op.parent)] = op.parent
         stack = list(log.ops)
         resolved: list[Operation] = []
         """View ops and index arithmetic whose operands changed: their results' types did not,
@@ -559,7 +561,7 @@ class ModuleVerifier:
                 resolved.append(user)
             elif user.parent is not None:
                 seen.add(id(user))
-                blocks.add(user.parent)
+                blocks[id(user.parent)] = user.parent
                 if user.regions:
                     path.add(id(user))
 
@@ -574,7 +576,7 @@ class ModuleVerifier:
                 seen.add(id(op))
                 if op.parent is None:
                     continue
-                blocks.add(op.parent)
+                blocks[id(op.parent)] = op.parent
                 view = _kind_of(op) == _VIEW
                 for result in op.results:
                     for use in result.uses:
@@ -590,7 +592,7 @@ class ModuleVerifier:
             block = op.parent
             if block is None:  # detached: what it left is in ``log.blocks``
                 continue
-            blocks.add(block)
+            blocks[id(block)] = block
             if op.regions:
                 if op is module:
                     return None
@@ -601,7 +603,7 @@ class ModuleVerifier:
             for result in op.results:
                 for use in result.uses:
                     reach(use.operation)
-        for block in blocks:
+        for block in blocks.values():
             owner = block.parent_op()
             while owner is not None and id(owner) not in path:
                 path.add(id(owner))
@@ -935,7 +937,7 @@ class ModuleVerifier:
         by `_serial` (shared by the ops of a block, for one verification)."""
         block = op.parent
         try:
-            return self._contexts[block]
+            return self._contexts[id(block)]
         except KeyError:
             pass
         from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
@@ -952,19 +954,19 @@ class ModuleVerifier:
             key.append(None)
         answer = tuple(key)
         if block is not None:
-            self._contexts[block] = answer
+            self._contexts[id(block)] = answer
         return answer
 
     def _target(self, op: Operation) -> str | None:
         block = op.parent
         try:
-            return self._targets[block]
+            return self._targets[id(block)]
         except KeyError:
             from tirx_mlir.target.target import target_text_of
 
             text = target_text_of(op)
             if block is not None:
-                self._targets[block] = text
+                self._targets[id(block)] = text
             return text
 
     def _view(self, value: SSAValue) -> tuple:
@@ -1083,7 +1085,7 @@ class ModuleVerifier:
             return free
         # the blocks of the ops visited in ``op`` are in it; another operand's block is found
         # in or out once per call (`_within`), not by a walk up per operand
-        inside: dict[Block | None, bool] = {child.parent: True for child in visited[start:]}
+        inside: dict[int, bool] = {id(child.parent): True for child in visited[start:]}
         more: list[int] = []
         for child in visited[start:]:
             for value in child._operands:  # noqa: SLF001
@@ -1095,9 +1097,9 @@ class ModuleVerifier:
                 else:  # erased: its owner, as any other value's
                     owner = value.owner
                     block = owner if isinstance(owner, Block) else owner.parent
-                known = inside.get(block)
+                known = inside.get(id(block))
                 if known is None:
-                    known = inside[block] = _within(block, op)
+                    known = inside[id(block)] = _within(block, op)
                 if not known:  # defined outside ``op`` (or detached)
                     more.append(id(value))
         return free.union(more) if more else free
