@@ -79,11 +79,16 @@ the op's own attributes changed), ``removed(op)`` before it detaches, erases or 
 new op need not be named when its block is (by either call). The next verification (and
 its dominance check, `check`) then enters only the region ops on the path to what the report
 reaches (`_path_of`): the blocks of the ops named, the users of a changed or removed op's
-results (through view ops and index arithmetic: a view's resolution reads them), everything
+results, everything
 inside a changed region op (a kernel's properties are its ops' launch, the module's attributes
 their target) and every new region op, with all it holds (region ops moved into it, as a loop
-rebuilt around its old body, are entered too). Another region op keeps its token without being
-visited,
+rebuilt around its old body, are entered too). The users of a removed op (``ChangeLog.users``)
+only have their operands redirected: their results, properties, attributes and place are as
+they were, so their own users are not reached through them, unless they are view ops or the
+index arithmetic `access.index_expr` folds through (`_kind_of`): then what reads the view they
+resolve to is reached (through the index ops and views using them; an index op's other users
+read only its type, which did not change). A user of a changed op is reached as a removed op's
+is. Another region op keeps its token without being visited,
 and in a block on the path an op the report does not reach keeps its token without its
 fingerprint being built (ops whose verification reads where they end their block, terminators,
 are compared as before). The dominance of an op the walk visits there (new, reached by the report,
@@ -101,7 +106,8 @@ found valid raises `UnreportedChange` naming it (the full dominance check runs t
 finds not dominated raises `UnreportedChange`). The reporting passes (`tirx_mlir.changes` holds
 the reporting API): canonicalize, cse and dce (`tirx_mlir.transforms`), the core's allocation
 (trn-allocate), cuda-default-layout, cuda-lower-layout, cuda-lower-scope-ids,
-cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, trn-default-layout,
+cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, cuda-narrow-index,
+cuda-peel-constants, cuda-hoist-invariants, trn-default-layout,
 trn-max-inst-size and trn-lower-layout (`tirx_mlir.dialects.tirx.buffer_ops.replace_alloc` and
 `tirx_mlir.target.target.bind_target` report for their callers); every other pass is verified in
 full. tirx-dispatch does not report: it marks the module ``tirx.dispatched``, which every op
