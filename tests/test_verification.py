@@ -1260,7 +1260,8 @@ def test_a_view_reached_through_redirected_arithmetic_is_checked(monkeypatch):
     """A constant replaced under a view's offset arithmetic (reported as a removal): the
     addition's redirect reaches the view and the op reading it (caught), not the addition's
     other users, which read only its type."""
-    text = OFFSET_VIEW.replace("  %v = tirx.slice", "  %t = arith.xori %s, %s : index\n  %v = tirx.slice")
+    text = OFFSET_VIEW.replace("  %v = tirx.slice",
+                               "  %t = arith.xori %s, %s : index\n  %v = tirx.slice")
 
     def replace_q(value: int):
         def edit(module, log):
