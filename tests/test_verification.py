@@ -1284,3 +1284,35 @@ def test_a_view_reached_through_redirected_arithmetic_is_checked(monkeypatch):
     assert "arith.xori" not in names
     module, verifier = after_pass(text, replace_q(0), audit=True)
     verifier.check(module)  # the audit finds nothing the report left out
+
+
+LOOP_NEST = f"""
+tirx.kernel @n() -> () grid [1] threads [1] {T} {{
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c4 step %c1 {{
+    scf.for %j = %c0 to %c4 step %c1 {{
+      %x = arith.addi %i, %j : index
+    }}
+  }}
+  tirx.return
+}}
+"""
+
+
+def test_a_use_from_outside_deep_in_reported_loops_is_caught():
+    """After a report, what the inner loop's ops use from outside it is handed to the outer
+    loop and the kernel (not read from its ops again): a value from outside the kernel used
+    there still leaves the kernel not isolated, and xDSL's check reports it."""
+    def edit(module, log):
+        outside = arith.ConstantOp(IntegerAttr(4, IndexType()))
+        module.body.block.insert_op_before(outside, module.body.block.first_op)
+        add = named(module, "arith.addi")
+        add.operands = [add.operands[0], outside.result]
+        log.changed(add)
+
+    module, verifier = after_pass(LOOP_NEST, edit)
+    with pytest.raises(VerifyException, match="IsolatedFromAbove") as err:
+        verifier.check(module)
+    assert str(err.value) == plain_error(module)

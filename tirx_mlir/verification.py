@@ -414,6 +414,10 @@ class ModuleVerifier:
         self._visited: list[Operation] = []
         """The ops `_visit` ran on in this verification, after a report
         (`_free_after_report`)."""
+        self._spans: dict[int, tuple[int, list[SSAValue]]] = {}
+        """For each region op `_free_after_report` ran on in this verification, by id: where
+        its descendants end in ``_visited`` and the values they use from outside it (a region
+        op holding it reads that list instead of its descendants again)."""
         self._dom: list | None = None
         """While `check` verifies from a report: the blocks being walked, each with its
         graph-region flag and the ids of its ops walked so far (`_dominated`)."""
@@ -658,6 +662,7 @@ class ModuleVerifier:
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         self._path, self._visited, self._marked = path, [], set()
+        self._spans = {}
         if path is None:
             self._regions_now, self._held_now, self._ops_now = {}, [], {}
             self._tokens_now, self._always_now, self._multi_block = {}, set(), False
@@ -676,7 +681,7 @@ class ModuleVerifier:
             raise err
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-            self._path, self._visited = None, []
+            self._path, self._visited, self._spans = None, [], {}
         self._regions, self._regions_now = self._regions_now, {}
         self._ops, self._ops_now = self._ops_now, {}
         self._tokens, self._tokens_now = self._tokens_now, {}
@@ -1077,7 +1082,9 @@ class ModuleVerifier:
         that are defined outside. The others the report does not reach, so their operands and
         where those are defined are as they were; a value no longer used may remain, so the
         set may hold more than `_free_values` (an empty one is exact: ``op`` is isolated from
-        above). None: not known (`_free_values` decides)."""
+        above). None: not known (`_free_values` decides). A region op visited in it whose own
+        set was found so (`_spans`) is read from the values its descendants use from outside it,
+        not by its descendants again."""
         if self._path is None:
             return None
         last = self._tokens.get(id(op))
@@ -1086,29 +1093,36 @@ class ModuleVerifier:
         free = self._free.get(last[1][1])
         if free is None:
             return None
-        visited = self._visited
-        if start == len(visited):
-            return free
-        # the blocks of the ops visited in ``op`` are in it; another operand's block is found
-        # in or out once per call (`_within`), not by a walk up per operand
-        inside: dict[int, bool] = {id(child.parent): True for child in visited[start:]}
-        more: list[int] = []
-        for child in visited[start:]:
-            for value in child._operands:  # noqa: SLF001
-                kind = type(value)
-                if kind is OpResult:
-                    block = value.op.parent
-                elif kind is BlockArgument:
-                    block = value.block
-                else:  # erased: its owner, as any other value's
-                    owner = value.owner
-                    block = owner if isinstance(owner, Block) else owner.parent
-                known = inside.get(id(block))
-                if known is None:
-                    known = inside[id(block)] = _within(block, op)
-                if not known:  # defined outside ``op`` (or detached)
-                    more.append(id(value))
-        return free.union(more) if more else free
+        visited, spans = self._visited, self._spans
+        end = len(visited)
+        inside: dict[int, bool] = {}  # by block id: in ``op`` or not (`_within`, once a block)
+        outside: list[SSAValue] = []
+        i = start
+        while i < end:
+            child = visited[i]
+            i += 1
+            span = spans.get(id(child)) if child.regions else None
+            operands = child._operands  # noqa: SLF001
+            groups = (operands,) if span is None else (operands, span[1])
+            for values in groups:
+                for value in values:
+                    kind = type(value)
+                    if kind is OpResult:
+                        block = value.op.parent
+                    elif kind is BlockArgument:
+                        block = value.block
+                    else:  # erased: its owner, as any other value's
+                        owner = value.owner
+                        block = owner if isinstance(owner, Block) else owner.parent
+                    known = inside.get(id(block))
+                    if known is None:
+                        known = inside[id(block)] = _within(block, op)
+                    if not known:  # defined outside ``op`` (or detached)
+                        outside.append(value)
+            if span is not None:  # what its descendants use from outside it is in ``span[1]``
+                i = span[0]
+        spans[id(op)] = (end, outside)
+        return free.union(map(id, outside)) if outside else free
 
     def _free_values(self, op: Operation, contents: tuple) -> frozenset[int] | None:
         """The ids of the values the ops in ``op``'s regions use (at any depth) that are not
