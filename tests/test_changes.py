@@ -35,7 +35,8 @@ def test_a_rewriters_replacement_reports_the_block_and_the_users():
     with reporting_to(ChangeLog()) as log:
         PatternRewriteWalker(_AddToSub(), listener=change_listener()).rewrite_module(module)
     assert block in log.blocks  # where the replaced op was (the new one sits there)
-    assert mul in log.ops  # its operand is now the new op's result
+    assert mul in log.users  # its operand is now the new op's result
+    assert mul not in log.ops  # only redirected: its own users are not reached through it
 
 
 def test_outside_a_pass_reports_go_nowhere():
@@ -43,3 +44,22 @@ def test_outside_a_pass_reports_go_nowhere():
     assert first is not second
     first.changed(arith.ConstantOp(IntegerAttr(1, IndexType())))
     assert current_changes().ops == []
+
+
+class _TouchMul(RewritePattern):
+    """Replaces the addi, then marks its user (the muli) modified: a change of its own."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.AddiOp, rewriter: PatternRewriter) -> None:
+        user = op.results[0].first_use.operation
+        rewriter.replace(op, arith.SubiOp(op.lhs, op.rhs))
+        rewriter.notify_op_modified(user)
+
+
+def test_a_modification_after_the_replacement_is_a_change():
+    module = parse_module(KERNEL)
+    mul = next(op for op in module.walk() if op.name == "arith.muli")
+    with reporting_to(ChangeLog()) as log:
+        PatternRewriteWalker(_TouchMul(), listener=change_listener(),
+                             apply_recursively=False).rewrite_module(module)
+    assert mul in log.users and mul in log.ops

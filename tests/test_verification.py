@@ -1159,3 +1159,160 @@ def test_no_kernel_is_walked_for_isolation_on_a_pipeline(monkeypatch):
     module = parse_module((root / "examples/cuda/tile/gemm_sm80.mlir").read_text())
     get_pipeline("cuda", arch="sm_80").apply(module)
     assert walks == []
+
+
+CHAIN = f"""
+tirx.kernel @k() -> () grid [1] threads [1] {T} {{
+  %c1 = arith.constant 1 : index
+  %a = arith.ori %c1, %c1 : index
+  %b = arith.andi %a, %a : index
+  %d = arith.xori %b, %c1 : index
+  %e = arith.index_cast %c1 : index to i64
+  %f = arith.shli %e, %e : i64
+  tirx.return
+}}
+"""
+
+
+def named(module, name: str):
+    return next(op for op in module.walk() if op.name == name)
+
+
+def replace_add(constant):
+    """An edit replacing ``%a`` by ``constant`` (inserted before it), reported as a removal:
+    its user (the andi) has its operands redirected."""
+    def edit(module, log):
+        add = named(module, "arith.ori")
+        add.parent.insert_op_before(constant, add)
+        log.removed(add)
+        add.results[0].replace_all_uses_with(constant.result)
+        add.detach()
+        add.erase()
+    return edit
+
+
+def test_the_users_of_a_removed_op_are_verified_not_their_users(monkeypatch):
+    """The users of a removed op's results only have their operands redirected: they are
+    verified, the ops using their results are not reached through them."""
+    def edit():
+        return replace_add(arith.ConstantOp(IntegerAttr(3, IndexType())))
+
+    module, verifier = after_pass(CHAIN, edit())
+    names = visited(monkeypatch)
+    verifier.check(module)
+    assert "arith.andi" in names
+    assert "arith.xori" not in names  # %d, the andi's user: not reached
+    assert "arith.index_cast" not in names and "arith.shli" not in names
+    module, verifier = after_pass(CHAIN, edit(), audit=True)
+    verifier.check(module)  # the audit finds nothing the report left out
+
+
+def test_a_user_redirected_to_a_value_of_another_type_is_caught():
+    module, verifier = after_pass(CHAIN, replace_add(
+        arith.ConstantOp(IntegerAttr(3, IntegerType(32)))))
+    assert_caught(verifier, module)
+
+
+def retype_mul(report_mul: bool):
+    """Replace ``%a`` by an i32 constant and retype the andi's result to i32 (the andi stays
+    valid, the xori using it does not); the andi reported changed or not."""
+    from xdsl.rewriter import Rewriter
+
+    def edit(module, log):
+        replace_add(arith.ConstantOp(IntegerAttr(3, IntegerType(32))))(module, log)
+        mul = named(module, "arith.andi")
+        Rewriter.replace_value_with_new_type(mul.results[0], IntegerType(32))
+        if report_mul:
+            log.changed(mul)
+    return edit
+
+
+def test_a_retyped_user_of_a_removed_op_reported_changed_reaches_its_users():
+    module, verifier = after_pass(CHAIN, retype_mul(report_mul=True))
+    assert_caught(verifier, module)
+
+
+def test_a_retyped_user_of_a_removed_op_not_reported_is_caught_by_the_audit():
+    module, verifier = after_pass(CHAIN, retype_mul(report_mul=False))
+    verifier.check(module)  # a report that is not whole: the xori is not reached
+    module, verifier = after_pass(CHAIN, retype_mul(report_mul=False), audit=True)
+    with pytest.raises(VerifyException):
+        verifier.check(module)
+
+
+def test_a_changed_op_reached_first_as_a_user_still_reaches_its_own_users():
+    """Two ops reported changed, one a user of the other: handled first as the other's user,
+    the second still has its own users reached (the shli of its retyped result)."""
+    from xdsl.rewriter import Rewriter
+
+    def edit(module, log):
+        c1, cast = named(module, "arith.constant"), named(module, "arith.index_cast")
+        Rewriter.replace_value_with_new_type(cast.results[0], IntegerType(32))
+        log.changed(cast)
+        c1.attributes["test.mark"] = UnitAttr()
+        log.changed(c1)  # handled first: its users, the cast among them, are reached
+
+    module, verifier = after_pass(CHAIN, edit)
+    assert_caught(verifier, module)
+
+
+def test_a_view_reached_through_redirected_arithmetic_is_checked(monkeypatch):
+    """A constant replaced under a view's offset arithmetic (reported as a removal): the
+    addition's redirect reaches the view and the op reading it (caught), not the addition's
+    other users, which read only its type."""
+    text = OFFSET_VIEW.replace("  %v = tirx.slice",
+                               "  %t = arith.xori %s, %s : index\n  %v = tirx.slice")
+
+    def replace_q(value: int):
+        def edit(module, log):
+            q = [c for c in ops_of(module, arith.ConstantOp)][1]
+            new = arith.ConstantOp(IntegerAttr(value, IndexType()))
+            q.parent.insert_op_before(new, q)
+            log.removed(q)
+            q.result.replace_all_uses_with(new.result)
+            q.detach()
+            q.erase()
+        return edit
+
+    module, verifier = after_pass(text, replace_q(16))
+    with pytest.raises(VerifyException, match="starts at partition 16"):
+        verifier.check(module)
+    module, verifier = after_pass(text, replace_q(0))
+    names = visited(monkeypatch)
+    verifier.check(module)
+    assert {"arith.addi", "tirx.slice", "nki.tensor_copy"} <= set(names)
+    assert "arith.xori" not in names
+    module, verifier = after_pass(text, replace_q(0), audit=True)
+    verifier.check(module)  # the audit finds nothing the report left out
+
+
+LOOP_NEST = f"""
+tirx.kernel @n() -> () grid [1] threads [1] {T} {{
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c4 step %c1 {{
+    scf.for %j = %c0 to %c4 step %c1 {{
+      %x = arith.addi %i, %j : index
+    }}
+  }}
+  tirx.return
+}}
+"""
+
+
+def test_a_use_from_outside_deep_in_reported_loops_is_caught():
+    """After a report, what the inner loop's ops use from outside it is handed to the outer
+    loop and the kernel (not read from its ops again): a value from outside the kernel used
+    there still leaves the kernel not isolated, and xDSL's check reports it."""
+    def edit(module, log):
+        outside = arith.ConstantOp(IntegerAttr(4, IndexType()))
+        module.body.block.insert_op_before(outside, module.body.block.first_op)
+        add = named(module, "arith.addi")
+        add.operands = [add.operands[0], outside.result]
+        log.changed(add)
+
+    module, verifier = after_pass(LOOP_NEST, edit)
+    with pytest.raises(VerifyException, match="IsolatedFromAbove") as err:
+        verifier.check(module)
+    assert str(err.value) == plain_error(module)

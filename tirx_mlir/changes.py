@@ -18,34 +18,48 @@ class ChangeLog:
     """What a pass changed, as it reports it: the existing ops it changed (operands, types,
     properties, attributes) or moved (`changed`, after the change), the ops it removes
     (`removed`, before) and, by either, the blocks it inserted ops into: a new op in a block
-    the report names is found without being named. `listener` reports what a `PatternRewriter`
-    does."""
+    the report names is found without being named. The users of a removed op's results are
+    kept apart (``users``): only which values their operands are changes, not their results,
+    properties, attributes or place, so what reads them (their own users) is not reached
+    through them. `listener` reports what a `PatternRewriter` does."""
 
-    __slots__ = ("ops", "own", "blocks", "_listener")
+    __slots__ = ("ops", "own", "blocks", "users", "_listener", "_redirecting")
 
     def __init__(self) -> None:
         self.ops: list[Operation] = []
         self.own: list[Operation] = []
         self.blocks: list[Block] = []
+        self.users: list[Operation] = []
+        """The users of the results of the ops reported removed: their operands change."""
         self._listener = None
+        self._redirecting: set[int] = set()
+        """While a rewriter replaces an op (`replaced` .. `removed`): the ids of its users,
+        whose modifications the rewriter then reports are the redirection of their operands."""
 
     def changed(self, op: Operation, inside: bool = True) -> None:
         """``op`` changed: it, the users of its results and (``inside``: its properties, which
         a kernel's ops read as its launch, or its regions changed) every op in its regions are
         verified again; ``inside=False``: only its own attributes changed."""
+        if inside and id(op) in self._redirecting:
+            return  # a rewriter's `replace` redirecting the uses of the op it replaces
         (self.ops if inside else self.own).append(op)
 
     def removed(self, op: Operation) -> None:
         """``op`` is about to be detached, erased or replaced (for a move, call `changed`
-        after it): its block changes, and so do the users of its results."""
+        after it): its block changes, and so do the operands of the users of its results
+        (``users``)."""
+        self._redirecting = set()
         if op.parent is not None:
             self.blocks.append(op.parent)
         for result in op.results:
             for use in result.uses:
-                self.ops.append(use.operation)
+                self.users.append(use.operation)
 
     def replaced(self, op: Operation, new_results: object = ()) -> None:
+        """A `PatternRewriter` is replacing ``op``: it reports its users modified when it
+        redirects their uses, then ``op`` removed (xDSL's ``PatternRewriter.replace``)."""
         self.removed(op)
+        self._redirecting = {id(use.operation) for result in op.results for use in result.uses}
 
     def listener(self):
         """A `PatternRewriterListener` reporting insertions, modifications, replacements and

@@ -79,11 +79,16 @@ the op's own attributes changed), ``removed(op)`` before it detaches, erases or 
 new op need not be named when its block is (by either call). The next verification (and
 its dominance check, `check`) then enters only the region ops on the path to what the report
 reaches (`_path_of`): the blocks of the ops named, the users of a changed or removed op's
-results (through view ops and index arithmetic: a view's resolution reads them), everything
+results, everything
 inside a changed region op (a kernel's properties are its ops' launch, the module's attributes
 their target) and every new region op, with all it holds (region ops moved into it, as a loop
-rebuilt around its old body, are entered too). Another region op keeps its token without being
-visited,
+rebuilt around its old body, are entered too). The users of a removed op (``ChangeLog.users``)
+only have their operands redirected: their results, properties, attributes and place are as
+they were, so their own users are not reached through them, unless they are view ops or the
+index arithmetic `access.index_expr` folds through (`_kind_of`): then what reads the view they
+resolve to is reached (through the index ops and views using them; an index op's other users
+read only its type, which did not change). A user of a changed op is reached as a removed op's
+is. Another region op keeps its token without being visited,
 and in a block on the path an op the report does not reach keeps its token without its
 fingerprint being built (ops whose verification reads where they end their block, terminators,
 are compared as before). The dominance of an op the walk visits there (new, reached by the report,
@@ -101,7 +106,8 @@ found valid raises `UnreportedChange` naming it (the full dominance check runs t
 finds not dominated raises `UnreportedChange`). The reporting passes (`tirx_mlir.changes` holds
 the reporting API): canonicalize, cse and dce (`tirx_mlir.transforms`), the core's allocation
 (trn-allocate), cuda-default-layout, cuda-lower-layout, cuda-lower-scope-ids,
-cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, trn-default-layout,
+cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, cuda-narrow-index,
+cuda-peel-constants, cuda-hoist-invariants, trn-default-layout,
 trn-max-inst-size and trn-lower-layout (`tirx_mlir.dialects.tirx.buffer_ops.replace_alloc` and
 `tirx_mlir.target.target.bind_target` report for their callers); every other pass is verified in
 full. tirx-dispatch does not report: it marks the module ``tirx.dispatched``, which every op
@@ -188,6 +194,23 @@ def _typed_value_classes() -> tuple:
 
         _TYPED_CLASSES = (IntegerAttr, FloatAttr, DenseIntOrFPElementsAttr, DenseResourceAttr)
     return _TYPED_CLASSES
+
+
+_VIEW, _INDEX = 2, 1
+_KINDS: dict[type, int] = {}
+
+
+def _kind_of(op: Operation) -> int:
+    """What a view's resolution reads of ``op``, found once per class: `_VIEW` for a view op
+    (its users read the view it resolves to), `_INDEX` for the index arithmetic
+    `access.index_expr` folds through (`_FOLDED`: a view reads its value), 0 for any other
+    op (its users read only its results' types, and a constant's value)."""
+    cls = type(op)
+    kind = _KINDS.get(cls)
+    if kind is None:
+        kind = _KINDS[cls] = _VIEW if issubclass(cls, _view_op_classes()) else \
+            _INDEX if op.name in _FOLDED else 0
+    return kind
 
 
 def _view_op_classes() -> tuple:
@@ -355,8 +378,10 @@ class ModuleVerifier:
         is unchanged has its token again without its key being built."""
         self._ops_now: dict[int, tuple] = {}
         self._serials = 0
-        self._targets: dict[Block, str | None] = {}
-        self._contexts: dict[Block, tuple] = {}
+        self._targets: dict[int, str | None] = {}
+        self._contexts: dict[int, tuple] = {}
+        """By the id of the block (xDSL hashes an IR node in Python; the blocks outlive a
+        verification)."""
         self._views_now: dict[int, tuple] = {}
         self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
@@ -389,6 +414,10 @@ class ModuleVerifier:
         self._visited: list[Operation] = []
         """The ops `_visit` ran on in this verification, after a report
         (`_free_after_report`)."""
+        self._spans: dict[int, tuple[int, list[SSAValue]]] = {}
+        """For each region op `_free_after_report` ran on in this verification, by id: where
+        its descendants end in ``_visited`` and the values they use from outside it (a region
+        op holding it reads that list instead of its descendants again)."""
         self._dom: list | None = None
         """While `check` verifies from a report: the blocks being walked, each with its
         graph-region flag and the ids of its ops walked so far (`_dominated`)."""
@@ -519,7 +548,7 @@ class ModuleVerifier:
         current = Target.current()
         if (None if current is None else self._serial(str(current))) != self._last_target:
             return None
-        blocks: set[Block] = set(log.blocks)
+        blocks: dict[int, Block] = {id(block): block for block in log.blocks}
         path: set[int] = set(self._always)
         seen: set[int] = set()
         self._pending_affected = seen
@@ -527,18 +556,53 @@ class ModuleVerifier:
             if op.parent is not None:
                 path.add(id(op))
                 seen.add(id(op))
-                blocks.add(op.parent)
+                blocks[id(op.parent)] = op.parent
         stack = list(log.ops)
-        view_ops = _view_op_classes()
-        while stack:
-            op = stack.pop()
-            if id(op) in seen:
+        resolved: list[Operation] = []
+        """View ops and index arithmetic whose operands changed: their results' types did not,
+        what a view's resolution reads of them did (`_kind_of`)."""
+        done: set[int] = set()
+        """The ops handled as changed (one reached first as a user is in ``seen``, not here:
+        reported changed too, its own users are reached)."""
+        done_resolved: set[int] = set()
+
+        def reach(user: Operation) -> None:  # an op whose operands changed
+            if _kind_of(user):
+                resolved.append(user)
+            elif user.parent is not None:
+                seen.add(id(user))
+                blocks[id(user.parent)] = user.parent
+                if user.regions:
+                    path.add(id(user))
+
+        for user in log.users:  # only which values their operands are changed
+            reach(user)
+        while stack or resolved:
+            if resolved:  # a view or an index whose resolution changed
+                op = resolved.pop()
+                if id(op) in done_resolved:
+                    continue
+                done_resolved.add(id(op))
+                seen.add(id(op))
+                if op.parent is None:
+                    continue
+                blocks[id(op.parent)] = op.parent
+                view = _kind_of(op) == _VIEW
+                for result in op.results:
+                    for use in result.uses:
+                        user = use.operation
+                        if view or _kind_of(user):  # an index's other users read its type only
+                            reach(user)
                 continue
+            op = stack.pop()
+            if id(op) in done:
+                continue
+            done.add(id(op))
             seen.add(id(op))
             block = op.parent
             if block is None:  # detached: what it left is in ``log.blocks``
                 continue
-            blocks.add(block)
+            blocks[id(block)] = block
             if op.regions:
                 if op is module:
                     return None
@@ -548,15 +612,8 @@ class ModuleVerifier:
                         path.add(id(inner))
             for result in op.results:
                 for use in result.uses:
-                    user = use.operation
-                    if isinstance(user, view_ops) or user.name in _FOLDED:
-                        stack.append(user)
-                    elif user.parent is not None:
-                        seen.add(id(user))
-                        blocks.add(user.parent)
-                        if user.regions:
-                            path.add(id(user))
-        for block in blocks:
+                    reach(use.operation)
+        for block in blocks.values():
             owner = block.parent_op()
             while owner is not None and id(owner) not in path:
                 path.add(id(owner))
@@ -605,6 +662,7 @@ class ModuleVerifier:
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         self._path, self._visited, self._marked = path, [], set()
+        self._spans = {}
         if path is None:
             self._regions_now, self._held_now, self._ops_now = {}, [], {}
             self._tokens_now, self._always_now, self._multi_block = {}, set(), False
@@ -623,7 +681,7 @@ class ModuleVerifier:
             raise err
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
-            self._path, self._visited = None, []
+            self._path, self._visited, self._spans = None, [], {}
         self._regions, self._regions_now = self._regions_now, {}
         self._ops, self._ops_now = self._ops_now, {}
         self._tokens, self._tokens_now = self._tokens_now, {}
@@ -890,7 +948,7 @@ class ModuleVerifier:
         by `_serial` (shared by the ops of a block, for one verification)."""
         block = op.parent
         try:
-            return self._contexts[block]
+            return self._contexts[id(block)]
         except KeyError:
             pass
         from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
@@ -907,19 +965,19 @@ class ModuleVerifier:
             key.append(None)
         answer = tuple(key)
         if block is not None:
-            self._contexts[block] = answer
+            self._contexts[id(block)] = answer
         return answer
 
     def _target(self, op: Operation) -> str | None:
         block = op.parent
         try:
-            return self._targets[block]
+            return self._targets[id(block)]
         except KeyError:
             from tirx_mlir.target.target import target_text_of
 
             text = target_text_of(op)
             if block is not None:
-                self._targets[block] = text
+                self._targets[id(block)] = text
             return text
 
     def _view(self, value: SSAValue) -> tuple:
@@ -1024,7 +1082,9 @@ class ModuleVerifier:
         that are defined outside. The others the report does not reach, so their operands and
         where those are defined are as they were; a value no longer used may remain, so the
         set may hold more than `_free_values` (an empty one is exact: ``op`` is isolated from
-        above). None: not known (`_free_values` decides)."""
+        above). None: not known (`_free_values` decides). A region op visited in it whose own
+        set was found so (`_spans`) is read from the values its descendants use from outside it,
+        not by its descendants again."""
         if self._path is None:
             return None
         last = self._tokens.get(id(op))
@@ -1033,19 +1093,36 @@ class ModuleVerifier:
         free = self._free.get(last[1][1])
         if free is None:
             return None
-        more: list[int] = []
-        for child in self._visited[start:]:
-            for value in child._operands:  # noqa: SLF001
-                owner = value.owner
-                block = owner if isinstance(owner, Block) else owner.parent
-                while block is not None:
-                    holder = block.parent_op()
-                    if holder is op:
-                        break
-                    block = holder.parent if holder is not None else None
-                else:  # defined outside ``op`` (or detached)
-                    more.append(id(value))
-        return free.union(more) if more else free
+        visited, spans = self._visited, self._spans
+        end = len(visited)
+        inside: dict[int, bool] = {}  # by block id: in ``op`` or not (`_within`, once a block)
+        outside: list[SSAValue] = []
+        i = start
+        while i < end:
+            child = visited[i]
+            i += 1
+            span = spans.get(id(child)) if child.regions else None
+            operands = child._operands  # noqa: SLF001
+            groups = (operands,) if span is None else (operands, span[1])
+            for values in groups:
+                for value in values:
+                    kind = type(value)
+                    if kind is OpResult:
+                        block = value.op.parent
+                    elif kind is BlockArgument:
+                        block = value.block
+                    else:  # erased: its owner, as any other value's
+                        owner = value.owner
+                        block = owner if isinstance(owner, Block) else owner.parent
+                    known = inside.get(id(block))
+                    if known is None:
+                        known = inside[id(block)] = _within(block, op)
+                    if not known:  # defined outside ``op`` (or detached)
+                        outside.append(value)
+            if span is not None:  # what its descendants use from outside it is in ``span[1]``
+                i = span[0]
+        spans[id(op)] = (end, outside)
+        return free.union(map(id, outside)) if outside else free
 
     def _free_values(self, op: Operation, contents: tuple) -> frozenset[int] | None:
         """The ids of the values the ops in ``op``'s regions use (at any depth) that are not
@@ -1144,6 +1221,16 @@ class ModuleVerifier:
                 raise VerifyException(f"Operation {parent.name} contains empty block in "
                                       "single-block region that expects at least a terminator")
         return tuple(tokens)
+
+def _within(block: Block | None, op: Operation) -> bool:
+    """Whether ``block`` is nested (at any depth) in ``op``'s regions."""
+    while block is not None:
+        holder = block.parent_op()
+        if holder is op:
+            return True
+        block = holder.parent if holder is not None else None
+    return False
+
 
 def _check_terminator(op: Operation) -> None:
     """xDSL's rule for the last op of a block (`Operation.verify`), for an op checked from the

@@ -76,8 +76,7 @@ class _CSEDriver:
 
     def _replace_and_delete(self, op: Operation, existing: Operation) -> None:
         known = self.known
-        self.log.removed(op)  # its block and its users
-        self.log.changed(existing)
+        self.log.removed(op)  # its block and its users (``existing`` gains uses, no change)
         stored = self.stored
         for old, new in zip(op.results, existing.results, strict=True):
             # a key in `known` equal to a user's holds ``old``: that of a stored user

@@ -1,5 +1,5 @@
 """The change reports of ``cuda-narrow-index``, ``cuda-peel-constants`` and
-``cuda-hoist-invariants`` are whole: with each stating ``REPORTS_CHANGES`` (off by default,
+``cuda-hoist-invariants`` are whole: with each stating ``REPORTS_CHANGES`` (as it does,
 `index_ranges.REPORTS_CUDA_INDEX_CHANGES`), the pipeline's verification from their reports,
 audited by a full one (``TIRX_VERIFY_AUDIT``), finds no op they changed without reporting it,
 on the examples where they rewrite the most; and a report left out is found."""

@@ -34,16 +34,15 @@ from tirx_mlir.dialects.tirx.kernel import KernelOp
 INDEX_BITS = 64
 """The width of ``index`` in CUDA-level code (the printers' and the interpreter's)."""
 
-REPORTS_CUDA_INDEX_CHANGES = False
+REPORTS_CUDA_INDEX_CHANGES = True
 """Whether the passes on these ranges (``cuda-narrow-index``, ``cuda-peel-constants``,
 ``cuda-hoist-invariants``) state ``REPORTS_CHANGES``. Each reports every change it makes
 (`tirx_mlir.changes`; tests/backends/cuda/transforms/test_change_reports.py audits them on
-the examples), but their reports reach much of a kernel (gemm_sm80: cuda-narrow-index
-every one of its ~1,800 ops, cuda-peel-constants ~800 of ~2,300, cuda-hoist-invariants ~540
-of ~1,400, most of the rest new ops), so a verification from them costs no less than a full
-one (the pipeline's verification, CPU, median of 5: gemm_sm80 163 ms stated, 153 ms not;
-matmul_bias_relu 197 / 173; softmax 39 / 52, within its noise; bench/README.md, "Verification
-after every pass, sixth round"). Set True when a report of theirs reaches few ops."""
+the examples). Off until 2026-12-04 (their reports reached most of a kernel, and a
+verification from them cost as much as a full one); on since the users of a removed op are
+reported as redirected (`ChangeLog.users`: their own users are not reached through them) and
+an index op's users only through the views that read it (measured: bench/README.md,
+"Verification after every pass, eighth round")."""
 
 
 @dataclass(frozen=True)
