@@ -189,8 +189,10 @@ class SourcePrinter(BasePrinter):
 
     # ---- dispatch ----
     def emit_block(self, block: Block) -> None:
-        for op in block.ops:
+        op = block.first_op
+        while op is not None:  # `block.ops` without its iterator's cost per op
             self.emit_op(op)
+            op = op.next_op
 
     def emit_op(self, op: Operation) -> None:
         key = (type(self), type(op))

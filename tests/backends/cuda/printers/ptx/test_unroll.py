@@ -168,3 +168,31 @@ def test_a_copied_op_has_fresh_results_and_registers_its_uses():
     assert [v.uses.get_length() for v in add.operands] == [n + 1 for n in uses]
     copy.erase()
     assert [v.uses.get_length() for v in add.operands] == uses
+
+
+def test_the_fast_copy_maps_the_operands_of_an_op_with_successors():
+    """An op with successors is copied by xDSL's ``clone``, its operands mapped through the
+    expander's id-keyed values: the copy reads the copies, as xDSL's ``clone`` of the
+    whole region does (the branch's blocks are the original's, as before)."""
+    from xdsl.context import Context
+    from xdsl.dialects import builtin, cf, func
+    from xdsl.parser import Parser
+
+    ctx = Context()
+    for dialect in (builtin.Builtin, func.Func, cf.Cf, arith.Arith):
+        ctx.load_dialect(dialect)
+    module = Parser(ctx, """
+func.func @f(%a: i32) -> i32 {
+  %b = arith.addi %a, %a : i32
+  cf.br ^next(%b : i32)
+^next(%c: i32):
+  func.return %c : i32
+}""").parse_module()
+    values: dict = {}
+    copy = copy_tree(module, values, {})
+    branch = next(op for op in copy.walk() if isinstance(op, cf.BranchOp))
+    add = next(op for op in copy.walk() if isinstance(op, arith.AddiOp))
+    assert branch.operands[0] is add.result
+    original_add = next(op for op in module.walk() if isinstance(op, arith.AddiOp))
+    assert values[id(original_add.result)] is add.result
+    assert original_add.result.uses.get_length() == 1

@@ -227,10 +227,11 @@ class PtxFrame(SourcePrinter):
         return names[0]
 
     def regs_of(self, value: SSAValue) -> list[str]:
-        if value not in self.regs:
+        names = self.regs.get(value)
+        if names is None:
             raise self.fail("this value has no register in the printed PTX (it is defined by "
                             "an op the PTX printer does not print as a value)", _owner(value))
-        return self.regs[value]
+        return names
 
     def temp(self, cls: regs.RegClass) -> str:
         return self.registers.fresh(cls)

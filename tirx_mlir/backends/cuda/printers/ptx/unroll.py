@@ -90,36 +90,63 @@ class Expander:
 
     Cost (the PTX printer's largest part): a region-free op is copied by `copy_op` (fields set
     directly, not through xDSL's ``clone``), and the integer constants it places are built by
-    `arith_constant` and remembered in `ints`, so folding reads their values from a dict."""
+    `arith_constant` and remembered in `ints`, so folding reads their values from a dict.
+    Values, blocks, types and op shapes are keyed by ``id`` or by a number (xDSL hashes a
+    value or a block in Python, a type or a shape by all its parameters, at every look-up);
+    every object whose ``id`` a key holds is kept alive (`alive`, or the dict's own entry), so
+    no ``id`` is reused while the expander lives."""
 
     def __init__(self, fail: Fail) -> None:
         self.fail = fail
         self.folder = Folder(_context())
-        self.known: dict[tuple, SSAValue | tuple[SSAValue, ...]] = {}
-        """(block, constant value, type) or (block, an arith op's operands, its `_shape`) ->
-        the value(s) already computed before the loop."""
-        self.ints: dict[SSAValue, int] = {}
-        """Integer constant placed by `constant` -> its value."""
+        self.known: dict[tuple[int, tuple[int, ...], int], tuple[SSAValue, ...]] = {}
+        """(id of a block, ids of an arith op's operands, its shape's number) -> the values
+        already computed before the loop."""
+        self.constants: dict[tuple[int, int, int], SSAValue] = {}
+        """(id of a block, value, its type's number) -> the constant placed there."""
+        self.ints: dict[int, tuple[SSAValue, int]] = {}
+        """id of an integer constant placed by `constant` -> (it, its value)."""
+        self.facts: dict[Operation, _OpFacts] = {}
+        """Op cloned -> what `clone` asks of it (a loop body's ops are cloned once per
+        iteration; a clone is never changed once placed)."""
+        self.shapes: dict[tuple, int] = {}
+        """`_shape` -> its number (equal shapes, one number)."""
+        self.types: dict[int, tuple[object, int]] = {}
+        """id of a type -> (it, its number); equal types, one number (`type_numbers`)."""
+        self.type_numbers: dict[object, int] = {}
+        self.alive: list[object] = []
+        """The blocks and operand tuples whose ids `known` and `constants` keys hold."""
 
     def int_value(self, value: SSAValue) -> int | float | None:
         """`constant_value`, read from `ints` for the constants this expander placed."""
-        known = self.ints.get(value)
-        return constant_value(value) if known is None else known
+        known = self.ints.get(id(value))
+        return constant_value(value) if known is None else known[1]
+
+    def shape_number(self, shape: tuple) -> int:
+        return self.shapes.setdefault(shape, len(self.shapes))
+
+    def type_number(self, t: object) -> int:
+        known = self.types.get(id(t))
+        if known is None:
+            known = self.types[id(t)] = \
+                (t, self.type_numbers.setdefault(t, len(self.type_numbers)))
+        return known[1]
 
     def expand(self, loop: scf.ForOp) -> None:
         """Replace ``loop`` by one folded copy of its body per iteration."""
         lb, ub, step = self.bounds(loop)
         block = loop.body.block
         parent = loop.parent_block()
+        self.alive.append(parent)
         iv, carried = block.args[0], block.args[1:]
         body = list(block.ops)
         values: list[SSAValue] = list(loop.iter_args)
         for i in range(lb, ub, step):
-            mapping: dict[SSAValue, SSAValue] = dict(zip(carried, values))
-            mapping[iv] = self.constant(loop, parent, i, iv.type)
+            mapping: dict[int, SSAValue] = {id(arg): v for arg, v in zip(carried, values)}
+            mapping[id(iv)] = self.constant(loop, parent, i, iv.type)
             for op in body:
                 if isinstance(op, scf.YieldOp):
-                    values = [mapping.get(v, v) for v in op._operands]
+                    values = [mapping.get(id(v), v) for v in op._operands]
                     break
                 self.clone(loop, parent, op, mapping)
         for result, value in zip(loop.results, values):
@@ -141,43 +168,47 @@ class Expander:
         return lb, ub, step
 
     def clone(self, loop: scf.ForOp, block: Block, op: Operation,
-              mapping: dict[SSAValue, SSAValue]) -> None:
-        """Clone ``op`` before ``loop`` (in ``block``) with ``mapping``: folded when its
-        operands allow, an equal ``arith`` op's results when one was computed already."""
-        operands = [mapping.get(v, v) for v in op._operands]
-        kind = type(op)
-        folded = self.fold_constants(loop, block, op, operands) if kind in _CHEAP else None
-        first_key = shape = None
-        pure = _pure(op)
-        if folded is None and pure:  # an equal op already made: no clone
-            shape = _shape(op)
-            first_key = (block, tuple(operands), shape)
+              mapping: dict[int, SSAValue]) -> None:
+        """Clone ``op`` before ``loop`` (in ``block``) with ``mapping`` (id of a value of the
+        body -> its value in this iteration): folded when its operands allow, an equal
+        ``arith`` op's results when one was computed already."""
+        operands = [mapping.get(id(v), v) for v in op._operands]
+        facts = self.facts.get(op)
+        if facts is None:  # an op of a loop body is cloned once per iteration
+            facts = self.facts[op] = _OpFacts(op, self)
+        folded = self.fold_constants(loop, block, op, operands) if facts.cheap else None
+        first_key = None
+        shape = facts.shape
+        if folded is None and shape is not None:  # an equal op already made: no clone
+            first_key = (id(block), tuple(map(id, operands)), shape)
             folded = self.known.get(first_key)
         if folded is not None:
             for result, value in zip(op.results, folded):
-                mapping[result] = value
+                mapping[id(result)] = value
             return
-        if op.regions or op._successors:
+        if facts.nested:
             new = copy_tree(op, mapping, {})
         else:  # most ops: `copy_tree`'s own step, without its region walk
             new = copy_op(op, operands)
-            mapping.update(zip(op.results, new.results))
-        folded = self.fold(loop, block, new)
+            mapping.update(zip(map(id, op.results), new.results))
+        folded = self.fold(loop, block, new) if facts.may_fold else None
         key = None
-        if folded is None and pure:
+        if folded is None and shape is not None:
             if new.properties != op.properties:  # reassociated: other overflow flags
-                shape = _shape(new)
-            key = (block, tuple(new._operands), shape)
+                shape = self.shape_number(_shape(new))
+            key = (id(block), tuple(map(id, new._operands)), shape)
             folded = self.known.get(key)
             if folded is None:
                 self.known[first_key] = tuple(new.results)
+                self.alive.append(operands)
         if folded is None:
-            block.insert_op_before(new, loop)
+            _insert_before(block, new, loop)
             if key is not None:
                 self.known[key] = tuple(new.results)
+                self.alive.append(new._operands)
             return
         for result, value in zip(op.results, folded):
-            mapping[result] = value
+            mapping[id(result)] = value
         new.erase(safe_erase=False)
 
     def fold_constants(self, loop: scf.ForOp, block: Block, op: Operation,
@@ -212,9 +243,8 @@ class Expander:
         return None
 
     def fold(self, loop: scf.ForOp, block: Block, op: Operation) -> list[SSAValue] | None:
-        """The values ``op`` folds to (constants placed before ``loop``), or None."""
-        if not _may_fold(type(op)):
-            return None
+        """The values ``op`` (of a class `_may_fold` admits) folds to (constants placed
+        before ``loop``), or None."""
         if isinstance(op, arith.ConstantOp):
             value = self.int_value(op.result)
             if isinstance(value, int) and isinstance(op.result.type, (IndexType, IntegerType)):
@@ -275,13 +305,13 @@ class Expander:
 
     def constant(self, loop: scf.ForOp, block: Block, value: int, t) -> SSAValue:
         """One ``arith.constant`` per block, value and type (placed before ``loop``)."""
-        key = (block, value, t)
-        result = self.known.get(key)
+        key = (id(block), value, self.type_number(t))
+        result = self.constants.get(key)
         if result is None:
             op = arith_constant(value, t)
-            block.insert_op_before(op, loop)
-            result = self.known[key] = op.result
-            self.ints[result] = value
+            _insert_before(block, op, loop)
+            result = self.constants[key] = op.result
+            self.ints[id(result)] = (result, value)
         return result
 
 
@@ -293,6 +323,36 @@ _CHEAP = {arith.ConstantOp, arith.IndexCastOp, *_EXACT}
 """The op classes `Expander.fold_constants` may fold (others go straight to a copy)."""
 _UNITS = {arith.AddiOp: 0, arith.SubiOp: 0, arith.MuliOp: 1}
 """The unit of each op `Expander.identity` drops (``x + 0``, ``x * 1``)."""
+
+
+class _OpFacts:
+    """What `Expander.clone` asks of an op it clones: whether `Expander.fold_constants`
+    may fold it (``cheap``), the number of its `_shape` when it is `_pure` (else None),
+    whether it has regions or successors (``nested``: copied by `copy_tree`), whether its
+    copy may fold (`_may_fold`)."""
+
+    __slots__ = ("cheap", "shape", "nested", "may_fold")
+
+    def __init__(self, op: Operation, expander: Expander) -> None:
+        kind = type(op)
+        self.cheap = kind in _CHEAP
+        self.shape = expander.shape_number(_shape(op)) if _pure(op) else None
+        self.nested = bool(op.regions or op._successors)
+        self.may_fold = _may_fold(kind)
+
+
+def _insert_before(block: Block, new: Operation, existing: Operation) -> None:
+    """``block.insert_op_before(new, existing)`` for a detached op ``new`` without regions
+    (what xDSL's checks would refuse cannot happen: ``existing`` is in ``block``, ``new`` has
+    no parent and holds no block), its links set directly."""
+    prev = existing._prev_op
+    new.parent = block
+    new._prev_op, new._next_op = prev, existing
+    existing._prev_op = new
+    if prev is None:
+        block._first_op = new
+    else:
+        prev._next_op = new
 
 
 def _pure(op: Operation) -> bool:
@@ -330,16 +390,25 @@ def copy_op(op: Operation, operands: list[SSAValue]) -> Operation:
     """A detached copy of ``op`` on ``operands``, without regions or successors: what
     ``op.clone_without_regions()`` makes (the same class, properties, attributes, location,
     result types and name hints), its fields set directly instead of through xDSL's builder
-    (the cost of the expansion: thousands of ops per kernel)."""
+    (the cost of the expansion: thousands of ops per kernel); each use is put first in its
+    value's use list, as xDSL's ``add_use`` does."""
     new = object.__new__(type(op))
     new._operands = SSAValues(operands)
-    new._operand_uses = tuple(Use(new, i) for i in range(len(operands)))
-    for value, use in zip(operands, new._operand_uses):
-        value.add_use(use)
+    uses = []
+    for i, value in enumerate(operands):
+        use = Use(new, i)
+        first = value.first_use
+        if first is not None:
+            use._next_use = first
+            first._prev_use = use
+        value.first_use = use
+        uses.append(use)
+    new._operand_uses = tuple(uses)
     results = []
     for i, old in enumerate(op.results):
-        result = OpResult(old.type, new, i)
-        result._name = old._name
+        result = object.__new__(OpResult)
+        result._type, result.op, result.index = old._type, new, i
+        result.first_use, result._name = None, old._name
         results.append(result)
     new.results = SSAValues(results)
     new._successors, new._successor_uses, new.regions = (), (), ()
@@ -349,25 +418,29 @@ def copy_op(op: Operation, operands: list[SSAValue]) -> Operation:
     return new
 
 
-def copy_tree(op: Operation, values: dict[SSAValue, SSAValue],
-                copies: dict[Operation, Operation]) -> Operation:
-    """``op.clone()`` (``values``: old value -> its copy, ``copies``: old op -> its copy), each
-    op by `copy_op`. The printed IR is structured (SSA dominance: a value is defined before its
-    uses in program order); an op with successors is left to xDSL's ``clone``."""
+def copy_tree(op: Operation, values: dict[int, SSAValue],
+              copies: dict[Operation, Operation]) -> Operation:
+    """``op.clone()`` (``values``: id of an old value -> its copy, the old values alive while
+    it is used; ``copies``: old op -> its copy), each op by `copy_op`. The printed IR is
+    structured (SSA dominance: a value is defined before its uses in program order); an op
+    with successors is left to xDSL's ``clone``."""
     if op._successors:
-        new = op.clone(value_mapper=values)
+        mapper = {v: values[id(v)] for inner in op.walk() for v in inner._operands
+                  if id(v) in values}
+        new = op.clone(value_mapper=mapper)
+        values.update((id(old), copy) for old, copy in mapper.items())
         copies.update(zip(op.walk(), new.walk()))
         return new
-    new = copy_op(op, [values.get(v, v) for v in op._operands])
+    new = copy_op(op, [values.get(id(v), v) for v in op._operands])
     copies[op] = new
-    values.update(zip(op.results, new.results))
+    values.update(zip(map(id, op.results), new.results))
     for region in op.regions:
         copy = Region()
         for block in region.blocks:
             into = Block(arg_types=block.arg_types)
             for old, arg in zip(block.args, into.args):
                 arg._name = old._name
-                values[old] = arg
+                values[id(old)] = arg
             copy.add_block(into)
         for block, into in zip(region.blocks, copy.blocks):
             for inner in block.ops:
