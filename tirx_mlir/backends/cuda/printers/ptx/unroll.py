@@ -106,9 +106,9 @@ class Expander:
         """(id of a block, value, its type's number) -> the constant placed there."""
         self.ints: dict[int, tuple[SSAValue, int]] = {}
         """id of an integer constant placed by `constant` -> (it, its value)."""
-        self.facts: dict[Operation, _OpFacts] = {}
-        """Op cloned -> what `clone` asks of it (a loop body's ops are cloned once per
-        iteration; a clone is never changed once placed)."""
+        self.facts: dict[int, _OpFacts] = {}
+        """id of an op cloned -> what `clone` asks of it (a loop body's ops are cloned once
+        per iteration; a clone is never changed once placed); the facts keep the op."""
         self.shapes: dict[tuple, int] = {}
         """`_shape` -> its number (equal shapes, one number)."""
         self.types: dict[int, tuple[object, int]] = {}
@@ -173,9 +173,9 @@ class Expander:
         body -> its value in this iteration): folded when its operands allow, an equal
         ``arith`` op's results when one was computed already."""
         operands = [mapping.get(id(v), v) for v in op._operands]
-        facts = self.facts.get(op)
+        facts = self.facts.get(id(op))
         if facts is None:  # an op of a loop body is cloned once per iteration
-            facts = self.facts[op] = _OpFacts(op, self)
+            facts = self.facts[id(op)] = _OpFacts(op, self)
         folded = self.fold_constants(loop, block, op, operands) if facts.cheap else None
         first_key = None
         shape = facts.shape
@@ -214,32 +214,32 @@ class Expander:
     def fold_constants(self, loop: scf.ForOp, block: Block, op: Operation,
                        operands: list[SSAValue]) -> list[SSAValue] | None:
         """Without cloning (the common cases, cheap): an integer constant, an index cast of
-        one, ``+ - *`` of two, ``x + 0``, ``x * 1``; None otherwise."""
-        if isinstance(op, arith.ConstantOp):
-            value = self.int_value(op.result)
-            if isinstance(value, int) and isinstance(op.result.type, (IndexType, IntegerType)):
-                return [self.constant(loop, block, value, op.result.type)]
+        one, ``+ - *`` of two, ``x + 0``, ``x * 1``; None otherwise. ``op`` is of a class of
+        `_CHEAP` (one result; its fields read without xDSL's accessors)."""
+        kind = type(op)
+        result, = op.results
+        t = result.type
+        if kind is arith.ConstantOp:
+            value = self.int_value(result)
+            if isinstance(value, int) and isinstance(t, (IndexType, IntegerType)):
+                return [self.constant(loop, block, value, t)]
             return None
-        if isinstance(op, arith.IndexCastOp):
+        if kind is arith.IndexCastOp:
             value = self.int_value(operands[0])
-            return [self.constant(loop, block, value, op.results[0].type)] \
-                if isinstance(value, int) else None
-        calc = _EXACT.get(type(op))
-        if calc is None:
-            return None
-        a, b = (self.int_value(v) for v in operands)
+            return [self.constant(loop, block, value, t)] if isinstance(value, int) else None
+        lhs, rhs = operands
+        a, b = self.int_value(lhs), self.int_value(rhs)
         if isinstance(a, int) and isinstance(b, int):
-            result = calc(a, b)
-            bits = 64 if isinstance(op.results[0].type, IndexType) else \
-                op.results[0].type.width.data
-            if -(1 << (bits - 1)) <= result < (1 << (bits - 1)):
-                return [self.constant(loop, block, result, op.results[0].type)]
+            value = _EXACT[kind](a, b)
+            bits = 64 if isinstance(t, IndexType) else t.width.data
+            if -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+                return [self.constant(loop, block, value, t)]
             return None
-        unit = 1 if isinstance(op, arith.MuliOp) else 0
+        unit = 1 if kind is arith.MuliOp else 0
         if b == unit:
-            return [operands[0]]
-        if a == unit and not isinstance(op, arith.SubiOp):
-            return [operands[1]]
+            return [lhs]
+        if a == unit and kind is not arith.SubiOp:
+            return [rhs]
         return None
 
     def fold(self, loop: scf.ForOp, block: Block, op: Operation) -> list[SSAValue] | None:
@@ -277,11 +277,13 @@ class Expander:
         round's ``thread part + constant``); the add keeps the overflow flags both had."""
         if not isinstance(op, arith.AddiOp):
             return
+        operands = tuple(op._operands)
         for side in (0, 1):
-            outer_c, add = self.int_value(op.operands[1 - side]), op.operands[side].owner
+            outer_c, add = self.int_value(operands[1 - side]), operands[side].owner
             if not isinstance(outer_c, int) or not isinstance(add, arith.AddiOp):
                 continue
-            for x, c1 in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+            add_lhs, add_rhs = add._operands
+            for x, c1 in ((add_lhs, add_rhs), (add_rhs, add_lhs)):
                 inner_c = self.int_value(c1)
                 if isinstance(inner_c, int) and not isinstance(self.int_value(x), int):
                     op.operands[side] = x
@@ -331,9 +333,10 @@ class _OpFacts:
     whether it has regions or successors (``nested``: copied by `copy_tree`), whether its
     copy may fold (`_may_fold`)."""
 
-    __slots__ = ("cheap", "shape", "nested", "may_fold")
+    __slots__ = ("op", "cheap", "shape", "nested", "may_fold")
 
     def __init__(self, op: Operation, expander: Expander) -> None:
+        self.op = op  # alive while its id keys `Expander.facts`
         kind = type(op)
         self.cheap = kind in _CHEAP
         self.shape = expander.shape_number(_shape(op)) if _pure(op) else None
@@ -396,10 +399,10 @@ def copy_op(op: Operation, operands: list[SSAValue]) -> Operation:
     new._operands = SSAValues(operands)
     uses = []
     for i, value in enumerate(operands):
-        use = Use(new, i)
-        first = value.first_use
+        use = object.__new__(Use)  # Use(new, i), put first in the value's list
+        use._operation, use._index, use._prev_use = new, i, None
+        use._next_use = first = value.first_use
         if first is not None:
-            use._next_use = first
             first._prev_use = use
         value.first_use = use
         uses.append(use)
