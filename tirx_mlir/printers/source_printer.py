@@ -117,7 +117,8 @@ class SourcePrinter(BasePrinter):
         indent = " " * (self._indent * self.indent_num_spaces)
         self.stream.write(f"\n{indent}{text}" if self.line_count else indent + text)
         self.line_count += 1
-        if text.strip() and not text.lstrip().startswith(self.LANGUAGE.comment):
+        stripped = text.lstrip()
+        if stripped and not stripped.startswith(self.LANGUAGE.comment):
             self.statement_count += 1
 
     @contextmanager

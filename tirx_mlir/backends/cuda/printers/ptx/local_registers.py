@@ -34,8 +34,10 @@ def promotable(value: SSAValue) -> bool:
         return False
     for use in value.uses:
         op = use.operation
-        if not isinstance(op, (LoadOp, StoreOp)) or op.memory is not value or \
-                checks.constant_index(op.index) is None:
+        if not isinstance(op, (LoadOp, StoreOp)):
+            return False
+        memory, index, *_ = op._operands  # noqa: SLF001 - op.memory, op.index, cheaper
+        if memory is not value or checks.constant_index(index) is None:
             return False
     return True
 
