@@ -48,7 +48,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.memory import LOCAL
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.op_build import arith_constant
+from tirx_mlir.dialects.tirx.op_build import arith_constant, integer_attr
 
 MAX_ITERATIONS = 1024
 """The most iterations one expanded loop may have (its body is printed that many times)."""
@@ -114,6 +114,8 @@ class Expander:
         self.types: dict[int, tuple[object, int]] = {}
         """id of a type -> (it, its number); equal types, one number (`type_numbers`)."""
         self.type_numbers: dict[object, int] = {}
+        self.templates: dict[int, tuple[object, arith.ConstantOp]] = {}
+        """id of a type -> (it, a constant of it to copy: `new_constant`)."""
         self.alive: list[object] = []
         """The blocks and operand tuples whose ids `known` and `constants` keys hold."""
 
@@ -121,6 +123,16 @@ class Expander:
         """`constant_value`, read from `ints` for the constants this expander placed."""
         known = self.ints.get(id(value))
         return constant_value(value) if known is None else known[1]
+
+    def new_constant(self, value: int, t) -> arith.ConstantOp:
+        """``arith_constant(value, t)``: a copy of one such constant per type object, its
+        value set (the same class, type, properties, attributes and location)."""
+        known = self.templates.get(id(t))
+        if known is None:
+            known = self.templates[id(t)] = (t, arith_constant(0, t))
+        op = copy_op(known[1], [])
+        op.properties = {"value": integer_attr(value, t)}
+        return op
 
     def shape_number(self, shape: tuple) -> int:
         return self.shapes.setdefault(shape, len(self.shapes))
@@ -209,7 +221,7 @@ class Expander:
             return
         for result, value in zip(op.results, folded):
             mapping[id(result)] = value
-        new.erase(safe_erase=False)
+        _discard(new)
 
     def fold_constants(self, loop: scf.ForOp, block: Block, op: Operation,
                        operands: list[SSAValue]) -> list[SSAValue] | None:
@@ -310,7 +322,7 @@ class Expander:
         key = (id(block), value, self.type_number(t))
         result = self.constants.get(key)
         if result is None:
-            op = arith_constant(value, t)
+            op = self.new_constant(value, t)
             _insert_before(block, op, loop)
             result = self.constants[key] = op.result
             self.ints[id(result)] = (result, value)
@@ -356,6 +368,18 @@ def _insert_before(block: Block, new: Operation, existing: Operation) -> None:
         block._first_op = new
     else:
         prev._next_op = new
+
+
+def _discard(op: Operation) -> None:
+    """``op.erase(safe_erase=False)`` for a detached copy without regions or successors: its
+    operands' uses removed (what the erasure does when no result is used; else the erasure
+    itself)."""
+    if op.regions or op._successors or any(r.first_use is not None for r in op.results):
+        op.erase(safe_erase=False)
+        return
+    for value, use in zip(op._operands, op._operand_uses):
+        value.remove_use(use)
+    op._operand_uses = ()
 
 
 def _pure(op: Operation) -> bool:
