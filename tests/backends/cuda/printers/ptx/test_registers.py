@@ -28,3 +28,9 @@ def test_the_id_cache_is_bounded():
     for width in range(1, regs._MAX_BY_ID + 10):
         regs.value_classes(IntegerType(width))
     assert len(regs._BY_ID) <= regs._MAX_BY_ID
+
+
+def test_register_classes_are_the_six_singletons():
+    assert len(set(regs.CLASSES)) == 6
+    assert all(regs.BY_PTX_TYPE[c.ptx_type] is c for c in regs.CLASSES)
+    assert regs.scalar_class(IntegerType(32)) is regs.B32

@@ -28,8 +28,11 @@ from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float
 from xdsl.ir import Attribute
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RegClass:
+    """A register class; the six below are the only ones, so identity is equality (and the
+    hash is the object's: `Registers.counts` is keyed by class for every register made)."""
+
     prefix: str
     ptx_type: str
     bits: int
