@@ -1,12 +1,13 @@
 """Print every CUDA example and every tirx-dispatch FileCheck input to files, to diff two trees.
 
-    PYTHONPATH=/work/main python bench/cuda_dump.py /tmp/main-dump
-    PYTHONPATH=.          python bench/cuda_dump.py /tmp/branch-dump
+    PYTHONPATH=/work/main python bench/cuda_dump.py /tmp/main-dump [--passes]
+    PYTHONPATH=.          python bench/cuda_dump.py /tmp/branch-dump [--passes]
     diff -r /tmp/main-dump /tmp/branch-dump
 
 For each examples/cuda/*.mlir and examples/cuda/tile/*.mlir (bench/triton_peers/ours.py's list;
 tile examples through the "cuda" pipeline): ``<name>.ptx``, ``<name>.cu`` (``-t cuda``) and
-``<name>.mlir`` (the lowered module). For each tests/filecheck/backends/cuda/dispatch/*.mlir:
+``<name>.mlir`` (the lowered module); with ``--passes``, also ``<name>.passes/NN_<pass>.mlir``,
+the module after each pass of the pipeline (tile examples). For each tests/filecheck/backends/cuda/dispatch/*.mlir:
 ``dispatch/<stem>.mlir``, the output of its RUN line's tirx-opt command (FileCheck checks
 only a part of it; this keeps all of it), stderr included. The tirx_mlir imported is the one on
 PYTHONPATH, so one script dumps both trees. Used to show that a change to the dispatch
@@ -29,13 +30,31 @@ ROOT = Path(__file__).resolve().parents[1]
 DISPATCH_INPUTS = ROOT / "tests" / "filecheck" / "backends" / "cuda" / "dispatch"
 
 
-def dump_examples(out: Path) -> None:
+def dump_passes(ex: O.Example, out: Path) -> None:
+    """The module after each pass of ``ex``'s pipeline, one file per pass."""
+    from tirx_mlir.located_parser import make_context, parse_module
+
+    ctx = make_context()
+    module = parse_module(ex.path.read_text(), str(ex.path), ctx)
+    out.mkdir()
+    count = [0]
+
+    def write(p, m) -> None:
+        count[0] += 1
+        (out / f"{count[0]:02d}_{p.name}.mlir").write_text(str(m))
+
+    O.cuda_pipeline(ex.arch).apply(module, ctx, callback=write)
+
+
+def dump_examples(out: Path, passes: bool = False) -> None:
     for ex in O.examples():
         stages = O.compile_stages(ex)
         stem = ex.name.removeprefix("cuda/").replace("/", "_")
         (out / f"{stem}.ptx").write_text(stages.ptx)
         (out / f"{stem}.cu").write_text(stages.cuda)
         (out / f"{stem}.mlir").write_text(str(stages.module))
+        if passes and ex.tile_level:
+            dump_passes(ex, out / f"{stem}.passes")
         print(ex.name, flush=True)
 
 
@@ -62,9 +81,10 @@ def dump_dispatch_inputs(out: Path) -> None:
 
 
 def main() -> int:
-    out = Path(sys.argv[1])
+    args = sys.argv[1:]
+    out = Path(next(a for a in args if not a.startswith("--")))
     out.mkdir(parents=True)
-    dump_examples(out)
+    dump_examples(out, passes="--passes" in args)
     dump_dispatch_inputs(out)
     return 0
 

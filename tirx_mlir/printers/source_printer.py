@@ -117,7 +117,8 @@ class SourcePrinter(BasePrinter):
         indent = " " * (self._indent * self.indent_num_spaces)
         self.stream.write(f"\n{indent}{text}" if self.line_count else indent + text)
         self.line_count += 1
-        if text.strip() and not text.lstrip().startswith(self.LANGUAGE.comment):
+        stripped = text.lstrip()
+        if stripped and not stripped.startswith(self.LANGUAGE.comment):
             self.statement_count += 1
 
     @contextmanager
@@ -189,8 +190,10 @@ class SourcePrinter(BasePrinter):
 
     # ---- dispatch ----
     def emit_block(self, block: Block) -> None:
-        for op in block.ops:
+        op = block.first_op
+        while op is not None:  # `block.ops` without its iterator's cost per op
             self.emit_op(op)
+            op = op.next_op
 
     def emit_op(self, op: Operation) -> None:
         key = (type(self), type(op))

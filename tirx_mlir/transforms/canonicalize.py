@@ -365,17 +365,18 @@ class _MemoLiveSet(LiveSet):
             self.set_live(op)
 
 
-def _live_ops(region: Region, facts: FactsByClass) -> tuple[set[Operation], bool] | None:
+def _live_ops(region: Region, facts: FactsByClass) -> tuple[set[int], bool] | None:
     """The live set `_MemoLiveSet`'s fixpoint reaches on ``region``, found in one walk: the
     least set holding every op that is not trivially dead without uses and the op defining
     each operand of an op it holds (the fixpoint's rule read backwards: an op is live when a
-    user of its results is), and whether it holds every op of ``region``. None when a region
-    inside has several blocks (only the blocks reachable from its entry are walked there: the
-    fixpoint is run as xDSL's)."""
-    live: set[Operation] = set()
+    user of its results is), as the ops' ``id``s (the IR is not changed meanwhile: no id is
+    reused; an op's hash is a Python call), and whether it holds every op of ``region``. None
+    when a region inside has several blocks (only the blocks reachable from its entry are
+    walked there: the fixpoint is run as xDSL's)."""
+    live: set[int] = set()
     stack: list[Operation] = []
     regions = [region]
-    dead_if_unused = facts.would_be_trivially_dead
+    by_class: dict[type, bool | None] = {}
     unused_dead: list[Operation] = []
     while regions:
         blocks = regions.pop().blocks
@@ -383,29 +384,41 @@ def _live_ops(region: Region, facts: FactsByClass) -> tuple[set[Operation], bool
             if len(blocks) > 1:
                 return None
             continue
-        for op in blocks.first.ops:
+        op = blocks.first._first_op  # noqa: SLF001 - the block's ops by their links
+        while op is not None:
             if op.regions:
                 regions.extend(op.regions)
-            if dead_if_unused(op):
+            kind = type(op)
+            dead = by_class.get(kind, _UNASKED)
+            if dead is _UNASKED:
+                dead = by_class[kind] = facts[kind].dead_if_unused
+            if dead is None:
+                dead = facts.would_be_trivially_dead(op)
+            if dead:
                 unused_dead.append(op)
             else:
-                live.add(op)
+                live.add(id(op))
                 stack.append(op)
+            op = op._next_op  # noqa: SLF001
     while stack:
         for value in stack.pop()._operands:  # noqa: SLF001
             owner = value.owner
-            if owner not in live and isinstance(owner, Operation):
-                live.add(owner)
+            if id(owner) not in live and isinstance(owner, Operation):
+                live.add(id(owner))
                 stack.append(owner)
-    return live, all(op in live for op in unused_dead)
+    return live, all(id(op) in live for op in unused_dead)
+
+
+_UNASKED = object()
 
 
 def region_dce(region: Region, listener: PatternRewriterListener | None,
-                facts: FactsByClass) -> bool:
+               facts: FactsByClass) -> bool:
     """`xdsl.transforms.dead_code_elimination.region_dce`, its live set from `_live_ops` (or
     `_MemoLiveSet`'s fixpoint), its deletions xDSL's (`LiveSet.delete_dead`: the same order of
-    erasures, told to the listener). When every op is live (each region one block) nothing is
-    deleted and xDSL's walk of the region that finds so is skipped."""
+    erasures, told to the listener; it asks only ops of ``region`` whether they are live).
+    When every op is live (each region one block) nothing is deleted and xDSL's walk of the
+    region that finds so is skipped."""
     found = _live_ops(region, facts)
     if found is None:
         live_set = _MemoLiveSet(facts=facts)
@@ -416,7 +429,8 @@ def region_dce(region: Region, listener: PatternRewriterListener | None,
         live, all_live = found
         if all_live:
             return False
-        live_set = _MemoLiveSet(changed=False, _live_ops=live, facts=facts)
+        ops = {op for op in region.walk() if id(op) in live}
+        live_set = _MemoLiveSet(changed=False, _live_ops=ops, facts=facts)
     live_set.delete_dead(region, listener)
     return live_set.changed
 

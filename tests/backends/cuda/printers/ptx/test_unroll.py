@@ -168,3 +168,66 @@ def test_a_copied_op_has_fresh_results_and_registers_its_uses():
     assert [v.uses.get_length() for v in add.operands] == [n + 1 for n in uses]
     copy.erase()
     assert [v.uses.get_length() for v in add.operands] == uses
+
+
+def test_the_fast_copy_maps_the_operands_of_an_op_with_successors():
+    """An op with successors is copied by xDSL's ``clone``, its operands mapped through the
+    expander's id-keyed values: the copy reads the copies, as xDSL's ``clone`` of the
+    whole region does (the branch's blocks are the original's, as before)."""
+    from xdsl.context import Context
+    from xdsl.dialects import builtin, cf, func
+    from xdsl.parser import Parser
+
+    ctx = Context()
+    for dialect in (builtin.Builtin, func.Func, cf.Cf, arith.Arith):
+        ctx.load_dialect(dialect)
+    module = Parser(ctx, """
+func.func @f(%a: i32) -> i32 {
+  %b = arith.addi %a, %a : i32
+  cf.br ^next(%b : i32)
+^next(%c: i32):
+  func.return %c : i32
+}""").parse_module()
+    values: dict = {}
+    copy = copy_tree(module, values, {})
+    branch = next(op for op in copy.walk() if isinstance(op, cf.BranchOp))
+    add = next(op for op in copy.walk() if isinstance(op, arith.AddiOp))
+    assert branch.operands[0] is add.result
+    original_add = next(op for op in module.walk() if isinstance(op, arith.AddiOp))
+    assert values[id(original_add.result)] is add.result
+    assert original_add.result.uses.get_length() == 1
+
+
+def test_a_placed_constant_is_what_arith_constant_makes():
+    """`Expander.new_constant` copies one constant per type object and sets its value: the
+    same op as `arith_constant` (class, properties, attributes, location, result type)."""
+    from xdsl.dialects.builtin import IndexType, IntegerType
+
+    from tirx_mlir.backends.cuda.printers.ptx.unroll import Expander
+    from tirx_mlir.dialects.tirx.op_build import arith_constant
+
+    expander = Expander(_fail)
+    i32, index = IntegerType(32), IndexType()
+    for value, t in ((5, i32), (-3, i32), (7, index), (5, i32)):
+        made, expected = expander.new_constant(value, t), arith_constant(value, t)
+        assert type(made) is type(expected) and made.properties == expected.properties
+        assert made.attributes == expected.attributes and made.location == expected.location
+        assert made.result.type is t and made.result.name_hint is None
+        assert str(made) == str(expected)
+    assert len(expander.templates) == 2
+
+
+def test_a_discarded_copy_gives_back_its_operands_uses():
+    from tirx_mlir.backends.cuda.printers.ptx.unroll import _discard
+
+    module = _module()
+    add = next(op for op in module.walk() if isinstance(op, arith.AddiOp))
+    uses = [v.uses.get_length() for v in add.operands]
+    copy = copy_op(add, list(add.operands))
+    _discard(copy)
+    assert [v.uses.get_length() for v in add.operands] == uses
+    used = copy_op(add, list(add.operands))  # a used result: erased as xDSL does
+    user = copy_op(add, [used.result, used.result])
+    _discard(used)
+    assert [v.uses.get_length() for v in add.operands] == uses
+    assert all(type(v).__name__ == "ErasedSSAValue" for v in user.operands)

@@ -74,8 +74,10 @@ def float_name(t: Attribute) -> str | None:
     if isinstance(t, VectorType) and t.get_shape() == (2,):
         inner = float_name(t.element_type)
         return f"{inner}x2" if inner in ("f16", "bf16") else None
-    return {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32",
-            Float64Type: "f64"}.get(type(t))
+    return _FLOAT_NAMES.get(type(t))
+
+
+_FLOAT_NAMES = {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64"}
 
 
 def float_literal(t: Attribute, value: float) -> str:
@@ -104,24 +106,26 @@ class ArithOps(ConstantDivision):
         return w
 
     def emit_arith_constant(self, op: arith.ConstantOp) -> None:
-        value, t = op.value, op.result.type
+        result, *_ = op.results  # op.result, without xDSL's accessor (thousands of ops)
+        value, t = op.value, result.type
         if isinstance(value, IntegerAttr) and int_width(t) == 1:
-            self.line(f"setp.ne.u32 {self.define(op.result)}, {1 if value.value.data else 0}, 0;")
+            self.line(f"setp.ne.u32 {self.define(result)}, {1 if value.value.data else 0}, 0;")
         elif isinstance(value, IntegerAttr) and int_width(t) is not None:
             literal = self.checked_int(value.value.data, op)
-            self.line(f"mov.b{max(16, int_width(t))} {self.define(op.result)}, {literal};")
+            self.line(f"mov.b{max(16, int_width(t))} {self.define(result)}, {literal};")
         elif isinstance(value, FloatAttr) and float_name(t) is not None:
             kind = float_name(t)
             mov = "b16" if kind in ("f16", "bf16") else kind
-            self.line(f"mov.{mov} {self.define(op.result)}, "
+            self.line(f"mov.{mov} {self.define(result)}, "
                       f"{float_literal(t, value.value.data)};")
         else:
             raise self.fail(f"the PTX printer cannot materialise a constant {value} of type "
                             f"{t}", op, hint="scalar integer and float constants only")
 
     def binary(self, op: Operation, mnemonic: str) -> None:
-        lhs, rhs = op.operands
-        self.line(f"{mnemonic} {self.define(op.results[0])}, {self.reg(lhs)}, {self.reg(rhs)};")
+        lhs, rhs = op._operands  # noqa: SLF001 - op.operands, cheaper
+        result, *_ = op.results
+        self.line(f"{mnemonic} {self.define(result)}, {self.reg(lhs)}, {self.reg(rhs)};")
 
     def int_binary(self, op: Operation) -> None:
         lhs = op.operands[0]
@@ -144,7 +148,8 @@ class ArithOps(ConstantDivision):
         self.line(f"{SHIFTS[op.name]}{w} {self.define(op.result)}, {self.reg(lhs)}, {amount};")
 
     def float_binary(self, op: Operation) -> None:
-        kind = float_name(op.operands[0].type)
+        lhs, *_ = op._operands  # noqa: SLF001 - op.operands[0], cheaper
+        kind = float_name(lhs.type)
         mnemonic = FLOAT_BINARY[op.name]
         half = kind in ("f16", "f16x2", "bf16x2")
         if kind is None or kind == "bf16" or (half and op.name == "arith.divf") or \

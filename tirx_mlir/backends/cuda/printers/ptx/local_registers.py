@@ -34,8 +34,10 @@ def promotable(value: SSAValue) -> bool:
         return False
     for use in value.uses:
         op = use.operation
-        if not isinstance(op, (LoadOp, StoreOp)) or op.memory is not value or \
-                checks.constant_index(op.index) is None:
+        if not isinstance(op, (LoadOp, StoreOp)):
+            return False
+        memory, index, *_ = op._operands  # noqa: SLF001 - op.memory, op.index, cheaper
+        if memory is not value or checks.constant_index(index) is None:
             return False
     return True
 
@@ -61,16 +63,18 @@ class LocalRegisters:
                                                                        regs.RegClass]:
         """(the array's element registers the access moves, the value's registers, the
         element class)."""
-        elements, cls = self.promoted[op.memory]
+        memory, index, *_ = op._operands  # noqa: SLF001 - op.memory, op.index, cheaper
+        elements, cls = self.promoted[memory]
         n = checks.lanes(value.type)[0]
-        first = checks.constant_index(op.index)
+        first = checks.constant_index(index)
         return elements[first:first + n], self.regs_of(value), cls
 
     def emit_cuda_load(self, op: Operation) -> None:
-        if op.memory not in self.promoted:
+        if op._operands[0] not in self.promoted:  # noqa: SLF001 - op.memory, cheaper
             return super().emit_cuda_load(op)
-        self.define_all(op.result)
-        elements, names, cls = self.local_registers(op, op.result)
+        result, = op.results
+        self.define_all(result)
+        elements, names, cls = self.local_registers(op, result)
         if len(names) == len(elements):
             for name, element in zip(names, elements):
                 self.move(name, element, cls)
@@ -79,9 +83,10 @@ class LocalRegisters:
             self.line(f"mov.b32 {name}, {{{elements[2 * k]}, {elements[2 * k + 1]}}};")
 
     def emit_cuda_store(self, op: Operation) -> None:
-        if op.memory not in self.promoted:
+        memory, _, value = op._operands  # noqa: SLF001 - op.memory, op.value, cheaper
+        if memory not in self.promoted:
             return super().emit_cuda_store(op)
-        elements, names, cls = self.local_registers(op, op.value)
+        elements, names, cls = self.local_registers(op, value)
         if len(names) == len(elements):
             for name, element in zip(names, elements):
                 self.line(f"mov.{cls.ptx_type} {element}, {name};")

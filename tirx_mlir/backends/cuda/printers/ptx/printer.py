@@ -105,11 +105,14 @@ class PtxFrame(SourcePrinter):
             return self.emit_expanded_module()
 
     def emit_expanded_module(self) -> str:
+        # the expansion adds constants and copies of ops, so a module without the dynamic
+        # arena has none after it: its expanded ops are then not walked for one
+        arena = any(isinstance(op, DynamicSharedOp) for op in self.module.walk())
         self.module = expand_register_loops(self.module, self.fail)
         kernels = self.module_kernels()
         self.arch = self.module_arch(kernels)
         dyn_align = max((op.alignment() for k in kernels for op in k.walk()
-                         if isinstance(op, DynamicSharedOp)), default=0)
+                         if isinstance(op, DynamicSharedOp)), default=0) if arena else 0
         entries = io.StringIO()
         for kernel in kernels:
             entries.write("\n" + self.kernel_text(kernel) + "\n")
@@ -245,10 +248,11 @@ class PtxFrame(SourcePrinter):
         return names[0]
 
     def regs_of(self, value: SSAValue) -> list[str]:
-        if value not in self.regs:
+        names = self.regs.get(value)
+        if names is None:
             raise self.fail("this value has no register in the printed PTX (it is defined by "
                             "an op the PTX printer does not print as a value)", _owner(value))
-        return self.regs[value]
+        return names
 
     def temp(self, cls: regs.RegClass) -> str:
         return self.registers.fresh(cls)

@@ -28,8 +28,11 @@ from xdsl.dialects.builtin import (BFloat16Type, Float16Type, Float32Type, Float
 from xdsl.ir import Attribute
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class RegClass:
+    """A register class; the six below are the only ones, so identity is equality (and the
+    hash is the object's: `Registers.counts` is keyed by class for every register made)."""
+
     prefix: str
     ptx_type: str
     bits: int
@@ -67,15 +70,26 @@ def scalar_class(t: Attribute) -> RegClass | None:
 def value_classes(t: Attribute) -> list[RegClass] | None:
     """The registers a value of type ``t`` occupies (a vector: several), None if none can
     (a fresh list: callers may keep it)."""
-    known = _VALUE_CLASSES.get(t, _UNKNOWN)
-    if known is _UNKNOWN:
-        known = _VALUE_CLASSES[t] = _value_classes(t)
+    by_id = _BY_ID.get(id(t))
+    if by_id is None:  # hashing a type hashes its parameters (in Python): once per object
+        known = _VALUE_CLASSES.get(t, _UNKNOWN)
+        if known is _UNKNOWN:
+            known = _VALUE_CLASSES[t] = _value_classes(t)
+        if len(_BY_ID) >= _MAX_BY_ID:
+            _BY_ID.clear()
+        by_id = _BY_ID[id(t)] = (t, known)
+    known = by_id[1]
     return None if known is None else list(known)
 
 
 _UNKNOWN = object()
 _VALUE_CLASSES: dict[Attribute, list[RegClass] | None] = {}
 """type -> `_value_classes` (types are immutable attributes, and a kernel has few)."""
+_BY_ID: dict[int, tuple[Attribute, list[RegClass] | None]] = {}
+"""id of a type object -> (it, `_value_classes`): the entry keeps the object, so its id is
+not reused while the entry lives; cleared when it holds `_MAX_BY_ID` (each parse makes new
+type objects)."""
+_MAX_BY_ID = 4096
 
 
 def _value_classes(t: Attribute) -> list[RegClass] | None:

@@ -48,7 +48,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.memory import LOCAL
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.op_build import arith_constant
+from tirx_mlir.dialects.tirx.op_build import arith_constant, integer_attr
 
 MAX_ITERATIONS = 1024
 """The most iterations one expanded loop may have (its body is printed that many times)."""
@@ -90,36 +90,75 @@ class Expander:
 
     Cost (the PTX printer's largest part): a region-free op is copied by `copy_op` (fields set
     directly, not through xDSL's ``clone``), and the integer constants it places are built by
-    `arith_constant` and remembered in `ints`, so folding reads their values from a dict."""
+    `arith_constant` and remembered in `ints`, so folding reads their values from a dict.
+    Values, blocks, types and op shapes are keyed by ``id`` or by a number (xDSL hashes a
+    value or a block in Python, a type or a shape by all its parameters, at every look-up);
+    every object whose ``id`` a key holds is kept alive (`alive`, or the dict's own entry), so
+    no ``id`` is reused while the expander lives."""
 
     def __init__(self, fail: Fail) -> None:
         self.fail = fail
         self.folder = Folder(_context())
-        self.known: dict[tuple, SSAValue | tuple[SSAValue, ...]] = {}
-        """(block, constant value, type) or (block, an arith op's operands, its `_shape`) ->
-        the value(s) already computed before the loop."""
-        self.ints: dict[SSAValue, int] = {}
-        """Integer constant placed by `constant` -> its value."""
+        self.known: dict[tuple[int, tuple[int, ...], int], tuple[SSAValue, ...]] = {}
+        """(id of a block, ids of an arith op's operands, its shape's number) -> the values
+        already computed before the loop."""
+        self.constants: dict[tuple[int, int, int], SSAValue] = {}
+        """(id of a block, value, its type's number) -> the constant placed there."""
+        self.ints: dict[int, tuple[SSAValue, int]] = {}
+        """id of an integer constant placed by `constant` -> (it, its value)."""
+        self.facts: dict[int, _OpFacts] = {}
+        """id of an op cloned -> what `clone` asks of it (a loop body's ops are cloned once
+        per iteration; a clone is never changed once placed); the facts keep the op."""
+        self.shapes: dict[tuple, int] = {}
+        """`_shape` -> its number (equal shapes, one number)."""
+        self.types: dict[int, tuple[object, int]] = {}
+        """id of a type -> (it, its number); equal types, one number (`type_numbers`)."""
+        self.type_numbers: dict[object, int] = {}
+        self.templates: dict[int, tuple[object, arith.ConstantOp]] = {}
+        """id of a type -> (it, a constant of it to copy: `new_constant`)."""
+        self.alive: list[object] = []
+        """The blocks and operand tuples whose ids `known` and `constants` keys hold."""
 
     def int_value(self, value: SSAValue) -> int | float | None:
         """`constant_value`, read from `ints` for the constants this expander placed."""
-        known = self.ints.get(value)
-        return constant_value(value) if known is None else known
+        known = self.ints.get(id(value))
+        return constant_value(value) if known is None else known[1]
+
+    def new_constant(self, value: int, t) -> arith.ConstantOp:
+        """``arith_constant(value, t)``: a copy of one such constant per type object, its
+        value set (the same class, type, properties, attributes and location)."""
+        known = self.templates.get(id(t))
+        if known is None:
+            known = self.templates[id(t)] = (t, arith_constant(0, t))
+        op = copy_op(known[1], [])
+        op.properties = {"value": integer_attr(value, t)}
+        return op
+
+    def shape_number(self, shape: tuple) -> int:
+        return self.shapes.setdefault(shape, len(self.shapes))
+
+    def type_number(self, t: object) -> int:
+        known = self.types.get(id(t))
+        if known is None:
+            known = self.types[id(t)] = \
+                (t, self.type_numbers.setdefault(t, len(self.type_numbers)))
+        return known[1]
 
     def expand(self, loop: scf.ForOp) -> None:
         """Replace ``loop`` by one folded copy of its body per iteration."""
         lb, ub, step = self.bounds(loop)
         block = loop.body.block
         parent = loop.parent_block()
+        self.alive.append(parent)
         iv, carried = block.args[0], block.args[1:]
         body = list(block.ops)
         values: list[SSAValue] = list(loop.iter_args)
         for i in range(lb, ub, step):
-            mapping: dict[SSAValue, SSAValue] = dict(zip(carried, values))
-            mapping[iv] = self.constant(loop, parent, i, iv.type)
+            mapping: dict[int, SSAValue] = {id(arg): v for arg, v in zip(carried, values)}
+            mapping[id(iv)] = self.constant(loop, parent, i, iv.type)
             for op in body:
                 if isinstance(op, scf.YieldOp):
-                    values = [mapping.get(v, v) for v in op._operands]
+                    values = [mapping.get(id(v), v) for v in op._operands]
                     break
                 self.clone(loop, parent, op, mapping)
         for result, value in zip(loop.results, values):
@@ -141,80 +180,83 @@ class Expander:
         return lb, ub, step
 
     def clone(self, loop: scf.ForOp, block: Block, op: Operation,
-              mapping: dict[SSAValue, SSAValue]) -> None:
-        """Clone ``op`` before ``loop`` (in ``block``) with ``mapping``: folded when its
-        operands allow, an equal ``arith`` op's results when one was computed already."""
-        operands = [mapping.get(v, v) for v in op._operands]
-        kind = type(op)
-        folded = self.fold_constants(loop, block, op, operands) if kind in _CHEAP else None
-        first_key = shape = None
-        pure = _pure(op)
-        if folded is None and pure:  # an equal op already made: no clone
-            shape = _shape(op)
-            first_key = (block, tuple(operands), shape)
+              mapping: dict[int, SSAValue]) -> None:
+        """Clone ``op`` before ``loop`` (in ``block``) with ``mapping`` (id of a value of the
+        body -> its value in this iteration): folded when its operands allow, an equal
+        ``arith`` op's results when one was computed already."""
+        operands = [mapping.get(id(v), v) for v in op._operands]
+        facts = self.facts.get(id(op))
+        if facts is None:  # an op of a loop body is cloned once per iteration
+            facts = self.facts[id(op)] = _OpFacts(op, self)
+        folded = self.fold_constants(loop, block, op, operands) if facts.cheap else None
+        first_key = None
+        shape = facts.shape
+        if folded is None and shape is not None:  # an equal op already made: no clone
+            first_key = (id(block), tuple(map(id, operands)), shape)
             folded = self.known.get(first_key)
         if folded is not None:
             for result, value in zip(op.results, folded):
-                mapping[result] = value
+                mapping[id(result)] = value
             return
-        if op.regions or op._successors:
+        if facts.nested:
             new = copy_tree(op, mapping, {})
         else:  # most ops: `copy_tree`'s own step, without its region walk
             new = copy_op(op, operands)
-            mapping.update(zip(op.results, new.results))
-        folded = self.fold(loop, block, new)
+            mapping.update(zip(map(id, op.results), new.results))
+        folded = self.fold(loop, block, new) if facts.may_fold else None
         key = None
-        if folded is None and pure:
+        if folded is None and shape is not None:
             if new.properties != op.properties:  # reassociated: other overflow flags
-                shape = _shape(new)
-            key = (block, tuple(new._operands), shape)
+                shape = self.shape_number(_shape(new))
+            key = (id(block), tuple(map(id, new._operands)), shape)
             folded = self.known.get(key)
             if folded is None:
                 self.known[first_key] = tuple(new.results)
+                self.alive.append(operands)
         if folded is None:
-            block.insert_op_before(new, loop)
+            _insert_before(block, new, loop)
             if key is not None:
                 self.known[key] = tuple(new.results)
+                self.alive.append(new._operands)
             return
         for result, value in zip(op.results, folded):
-            mapping[result] = value
-        new.erase(safe_erase=False)
+            mapping[id(result)] = value
+        _discard(new)
 
     def fold_constants(self, loop: scf.ForOp, block: Block, op: Operation,
                        operands: list[SSAValue]) -> list[SSAValue] | None:
         """Without cloning (the common cases, cheap): an integer constant, an index cast of
-        one, ``+ - *`` of two, ``x + 0``, ``x * 1``; None otherwise."""
-        if isinstance(op, arith.ConstantOp):
-            value = self.int_value(op.result)
-            if isinstance(value, int) and isinstance(op.result.type, (IndexType, IntegerType)):
-                return [self.constant(loop, block, value, op.result.type)]
+        one, ``+ - *`` of two, ``x + 0``, ``x * 1``; None otherwise. ``op`` is of a class of
+        `_CHEAP` (one result; its fields read without xDSL's accessors)."""
+        kind = type(op)
+        result, = op.results
+        t = result.type
+        if kind is arith.ConstantOp:
+            value = self.int_value(result)
+            if isinstance(value, int) and isinstance(t, (IndexType, IntegerType)):
+                return [self.constant(loop, block, value, t)]
             return None
-        if isinstance(op, arith.IndexCastOp):
+        if kind is arith.IndexCastOp:
             value = self.int_value(operands[0])
-            return [self.constant(loop, block, value, op.results[0].type)] \
-                if isinstance(value, int) else None
-        calc = _EXACT.get(type(op))
-        if calc is None:
-            return None
-        a, b = (self.int_value(v) for v in operands)
+            return [self.constant(loop, block, value, t)] if isinstance(value, int) else None
+        lhs, rhs = operands
+        a, b = self.int_value(lhs), self.int_value(rhs)
         if isinstance(a, int) and isinstance(b, int):
-            result = calc(a, b)
-            bits = 64 if isinstance(op.results[0].type, IndexType) else \
-                op.results[0].type.width.data
-            if -(1 << (bits - 1)) <= result < (1 << (bits - 1)):
-                return [self.constant(loop, block, result, op.results[0].type)]
+            value = _EXACT[kind](a, b)
+            bits = 64 if isinstance(t, IndexType) else t.width.data
+            if -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+                return [self.constant(loop, block, value, t)]
             return None
-        unit = 1 if isinstance(op, arith.MuliOp) else 0
+        unit = 1 if kind is arith.MuliOp else 0
         if b == unit:
-            return [operands[0]]
-        if a == unit and not isinstance(op, arith.SubiOp):
-            return [operands[1]]
+            return [lhs]
+        if a == unit and kind is not arith.SubiOp:
+            return [rhs]
         return None
 
     def fold(self, loop: scf.ForOp, block: Block, op: Operation) -> list[SSAValue] | None:
-        """The values ``op`` folds to (constants placed before ``loop``), or None."""
-        if not _may_fold(type(op)):
-            return None
+        """The values ``op`` (of a class `_may_fold` admits) folds to (constants placed
+        before ``loop``), or None."""
         if isinstance(op, arith.ConstantOp):
             value = self.int_value(op.result)
             if isinstance(value, int) and isinstance(op.result.type, (IndexType, IntegerType)):
@@ -247,11 +289,13 @@ class Expander:
         round's ``thread part + constant``); the add keeps the overflow flags both had."""
         if not isinstance(op, arith.AddiOp):
             return
+        operands = tuple(op._operands)
         for side in (0, 1):
-            outer_c, add = self.int_value(op.operands[1 - side]), op.operands[side].owner
+            outer_c, add = self.int_value(operands[1 - side]), operands[side].owner
             if not isinstance(outer_c, int) or not isinstance(add, arith.AddiOp):
                 continue
-            for x, c1 in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+            add_lhs, add_rhs = add._operands
+            for x, c1 in ((add_lhs, add_rhs), (add_rhs, add_lhs)):
                 inner_c = self.int_value(c1)
                 if isinstance(inner_c, int) and not isinstance(self.int_value(x), int):
                     op.operands[side] = x
@@ -275,13 +319,13 @@ class Expander:
 
     def constant(self, loop: scf.ForOp, block: Block, value: int, t) -> SSAValue:
         """One ``arith.constant`` per block, value and type (placed before ``loop``)."""
-        key = (block, value, t)
-        result = self.known.get(key)
+        key = (id(block), value, self.type_number(t))
+        result = self.constants.get(key)
         if result is None:
-            op = arith_constant(value, t)
-            block.insert_op_before(op, loop)
-            result = self.known[key] = op.result
-            self.ints[result] = value
+            op = self.new_constant(value, t)
+            _insert_before(block, op, loop)
+            result = self.constants[key] = op.result
+            self.ints[id(result)] = (result, value)
         return result
 
 
@@ -293,6 +337,49 @@ _CHEAP = {arith.ConstantOp, arith.IndexCastOp, *_EXACT}
 """The op classes `Expander.fold_constants` may fold (others go straight to a copy)."""
 _UNITS = {arith.AddiOp: 0, arith.SubiOp: 0, arith.MuliOp: 1}
 """The unit of each op `Expander.identity` drops (``x + 0``, ``x * 1``)."""
+
+
+class _OpFacts:
+    """What `Expander.clone` asks of an op it clones: whether `Expander.fold_constants`
+    may fold it (``cheap``), the number of its `_shape` when it is `_pure` (else None),
+    whether it has regions or successors (``nested``: copied by `copy_tree`), whether its
+    copy may fold (`_may_fold`)."""
+
+    __slots__ = ("op", "cheap", "shape", "nested", "may_fold")
+
+    def __init__(self, op: Operation, expander: Expander) -> None:
+        self.op = op  # alive while its id keys `Expander.facts`
+        kind = type(op)
+        self.cheap = kind in _CHEAP
+        self.shape = expander.shape_number(_shape(op)) if _pure(op) else None
+        self.nested = bool(op.regions or op._successors)
+        self.may_fold = _may_fold(kind)
+
+
+def _insert_before(block: Block, new: Operation, existing: Operation) -> None:
+    """``block.insert_op_before(new, existing)`` for a detached op ``new`` without regions
+    (what xDSL's checks would refuse cannot happen: ``existing`` is in ``block``, ``new`` has
+    no parent and holds no block), its links set directly."""
+    prev = existing._prev_op
+    new.parent = block
+    new._prev_op, new._next_op = prev, existing
+    existing._prev_op = new
+    if prev is None:
+        block._first_op = new
+    else:
+        prev._next_op = new
+
+
+def _discard(op: Operation) -> None:
+    """``op.erase(safe_erase=False)`` for a detached copy without regions or successors: its
+    operands' uses removed (what the erasure does when no result is used; else the erasure
+    itself)."""
+    if op.regions or op._successors or any(r.first_use is not None for r in op.results):
+        op.erase(safe_erase=False)
+        return
+    for value, use in zip(op._operands, op._operand_uses):
+        value.remove_use(use)
+    op._operand_uses = ()
 
 
 def _pure(op: Operation) -> bool:
@@ -330,16 +417,25 @@ def copy_op(op: Operation, operands: list[SSAValue]) -> Operation:
     """A detached copy of ``op`` on ``operands``, without regions or successors: what
     ``op.clone_without_regions()`` makes (the same class, properties, attributes, location,
     result types and name hints), its fields set directly instead of through xDSL's builder
-    (the cost of the expansion: thousands of ops per kernel)."""
+    (the cost of the expansion: thousands of ops per kernel); each use is put first in its
+    value's use list, as xDSL's ``add_use`` does."""
     new = object.__new__(type(op))
     new._operands = SSAValues(operands)
-    new._operand_uses = tuple(Use(new, i) for i in range(len(operands)))
-    for value, use in zip(operands, new._operand_uses):
-        value.add_use(use)
+    uses = []
+    for i, value in enumerate(operands):
+        use = object.__new__(Use)  # Use(new, i), put first in the value's list
+        use._operation, use._index, use._prev_use = new, i, None
+        use._next_use = first = value.first_use
+        if first is not None:
+            first._prev_use = use
+        value.first_use = use
+        uses.append(use)
+    new._operand_uses = tuple(uses)
     results = []
     for i, old in enumerate(op.results):
-        result = OpResult(old.type, new, i)
-        result._name = old._name
+        result = object.__new__(OpResult)
+        result._type, result.op, result.index = old._type, new, i
+        result.first_use, result._name = None, old._name
         results.append(result)
     new.results = SSAValues(results)
     new._successors, new._successor_uses, new.regions = (), (), ()
@@ -349,25 +445,29 @@ def copy_op(op: Operation, operands: list[SSAValue]) -> Operation:
     return new
 
 
-def copy_tree(op: Operation, values: dict[SSAValue, SSAValue],
-                copies: dict[Operation, Operation]) -> Operation:
-    """``op.clone()`` (``values``: old value -> its copy, ``copies``: old op -> its copy), each
-    op by `copy_op`. The printed IR is structured (SSA dominance: a value is defined before its
-    uses in program order); an op with successors is left to xDSL's ``clone``."""
+def copy_tree(op: Operation, values: dict[int, SSAValue],
+              copies: dict[Operation, Operation]) -> Operation:
+    """``op.clone()`` (``values``: id of an old value -> its copy, the old values alive while
+    it is used; ``copies``: old op -> its copy), each op by `copy_op`. The printed IR is
+    structured (SSA dominance: a value is defined before its uses in program order); an op
+    with successors is left to xDSL's ``clone``."""
     if op._successors:
-        new = op.clone(value_mapper=values)
+        mapper = {v: values[id(v)] for inner in op.walk() for v in inner._operands
+                  if id(v) in values}
+        new = op.clone(value_mapper=mapper)
+        values.update((id(old), copy) for old, copy in mapper.items())
         copies.update(zip(op.walk(), new.walk()))
         return new
-    new = copy_op(op, [values.get(v, v) for v in op._operands])
+    new = copy_op(op, [values.get(id(v), v) for v in op._operands])
     copies[op] = new
-    values.update(zip(op.results, new.results))
+    values.update(zip(map(id, op.results), new.results))
     for region in op.regions:
         copy = Region()
         for block in region.blocks:
             into = Block(arg_types=block.arg_types)
             for old, arg in zip(block.args, into.args):
                 arg._name = old._name
-                values[old] = arg
+                values[id(old)] = arg
             copy.add_block(into)
         for block, into in zip(region.blocks, copy.blocks):
             for inner in block.ops:
