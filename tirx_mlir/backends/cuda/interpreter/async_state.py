@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter import executor
+from tirx_mlir.backends.cuda.interpreter.checks.proxies import check_async_write
 from tirx_mlir.diagnostics import format_location
 from tirx_mlir.interpreter.runtime import InterpretError
 
@@ -309,6 +310,9 @@ class AsyncState:
         for bar_off, cta in {(int(b), int(c)) for b, c in zip(flight.bar, flight.cta)
                              if b >= 0}:
             self.barrier(ctx, cta, bar_off)
+        if not (flight.group >= 0).any():  # a TMA or bulk copy: the async proxy writes
+            check_async_write(ctx, flight.cta[flight.byte_unit], flight.byte_off,
+                              flight.lane[flight.byte_unit])
         owners = LaneOwners(flight.op, flight.lane, until)
         self.landing.add(flight.cta[flight.byte_unit], flight.byte_off, owners,
                          flight.byte_unit)
@@ -327,6 +331,8 @@ class AsyncState:
         self.landing.release(cta, off)
         if (flight.group >= 0).any():
             self._report_cp_async_write(ctx, flight, sel, cta, off)
+        else:
+            self._report_async_proxy_write(ctx, cta, off)
         flight.done |= units
         ctx.event()
         if flight.done.all():
@@ -353,6 +359,16 @@ class AsyncState:
         lanes = flight.lane[flight.byte_unit[sel]]
         for hook in hooks:
             hook(ctx, cta, off, lanes, flight.op)
+
+    @staticmethod
+    def _report_async_proxy_write(ctx, cta, off) -> None:
+        """Tell the proxy check (checks/proxies.py) that a TMA or bulk copy's bytes landed: their
+        last write went through the async proxy, which a later wgmma or bulk store reads
+        without a proxy fence."""
+        for obs in ctx.mem.observers:
+            hook = getattr(obs, "on_async_proxy_write", None)
+            if hook is not None:
+                hook(cta, off)
 
     def land_groups(self, ctx, lanes: np.ndarray, limit: np.ndarray) -> None:
         """Land the cp.async units of ``lanes`` whose group is below ``limit`` (per lane)."""
