@@ -60,9 +60,8 @@ FENCE_HINT = ("add ptx.fence_proxy_async (fence.proxy.async.shared::cta) between
               "writing threads, before the barrier that orders their writes before this op, or "
               "in the threads issuing this op, after that barrier")
 
-_REC = np.dtype([("lane", np.int32), ("clock", np.int32), ("site", np.int32)])
-"""A byte's last generic write: its lane + 1 (0: none, or an async-proxy write since), the fence
-clock then, and its op (an index into the sites)."""
+_LANE_BITS = 32
+_LANE_MASK = (1 << _LANE_BITS) - 1
 
 
 class ProxyCheck:
@@ -74,7 +73,12 @@ class ProxyCheck:
         self.clock = 0
         self.fenced = np.zeros(self.wave.L, dtype=np.int32)
         """Per lane: the clock of its last shared-memory proxy fence (0: none)."""
-        self._records = np.zeros(0, dtype=_REC)  # allocated on the first write
+        self._writes = np.zeros(0, dtype=np.int64)  # allocated on the first write
+        """Per byte of the arenas: its last generic write as ``clock << 32 | (lane + 1)`` (0:
+        none, or an async-proxy write since), the fence clock at the write."""
+        self._write_sites = np.zeros(0, dtype=np.int32)
+        """Per byte: the op of that write (an index into ``_sites``). (Two plain arrays: a
+        structured array's scatter is several times slower.)"""
         self._sites: list[object] = []
         self._site_ids: dict[int, int] = {}
 
@@ -83,10 +87,10 @@ class ProxyCheck:
         if kind == "read":
             return
         base = np.asarray(cta, np.int64) * self.arena + np.asarray(offsets, np.int64)
-        if nbytes > 1:
-            base = (base[:, None] + np.arange(nbytes)).ravel()
-            lanes = np.repeat(lanes, nbytes)
-        self._record(base, lanes, ctx.op)
+        if nbytes > 1:  # (accesses, nbytes) bytes, each access's lane broadcast over its bytes
+            self._record(base[:, None] + np.arange(nbytes), lanes[:, None], ctx.op)
+        else:
+            self._record(base, lanes, ctx.op)
 
     def on_async_write(self, ctx, cta, offsets, lanes, site) -> None:
         """A ``cp.async`` landing (one byte per entry): a generic-proxy write of its issuing
@@ -96,9 +100,9 @@ class ProxyCheck:
 
     def on_async_proxy_write(self, cta, offsets) -> None:
         """A TMA or bulk copy landing: the bytes' last write is the async proxy's."""
-        if self._records.size:
+        if self._writes.size:
             flat = np.asarray(cta, np.int64) * self.arena + np.asarray(offsets, np.int64)
-            self._records["lane"][flat] = 0
+            self._writes[flat] = 0
 
     def on_barrier(self, ctx, scope, lanes) -> None:
         pass
@@ -109,13 +113,11 @@ class ProxyCheck:
         self.fenced[lanes] = self.clock
 
     def _record(self, flat: np.ndarray, lanes: np.ndarray, site: object) -> None:
-        if not self._records.size:
-            self._records = np.zeros(self.wave.W * self.arena, dtype=_REC)
-        rec = np.empty(flat.size, dtype=_REC)
-        rec["lane"] = np.asarray(lanes) + 1
-        rec["clock"] = self.clock
-        rec["site"] = self._site_id(site)
-        self._records[flat] = rec
+        if not self._writes.size:
+            self._writes = np.zeros(self.wave.W * self.arena, dtype=np.int64)
+            self._write_sites = np.zeros(self.wave.W * self.arena, dtype=np.int32)
+        self._writes[flat] = np.asarray(lanes, np.int64) + (1 + (self.clock << _LANE_BITS))
+        self._write_sites[flat] = self._site_id(site)
 
     def _site_id(self, site: object) -> int:
         key = id(site)
@@ -131,7 +133,7 @@ class ProxyCheck:
         """Raise if the async-proxy read of ``nbytes`` at each of ``offsets`` (in CTA ``cta``'s
         arena) by the threads ``readers`` (a bulk copy's issuing thread, a wgmma's warpgroup)
         sees a generic write that no proxy fence of its writer, or of every reader, followed."""
-        if not self._records.size:
+        if not self._writes.size:
             return
         flat = cta * self.arena + np.asarray(offsets, np.int64).reshape(-1)
         if nbytes > 1:
@@ -143,25 +145,25 @@ class ProxyCheck:
         """Raise if an async-proxy write (a TMA or bulk load; byte i issued by thread
         ``issuers[i]``) overwrites a generic write that no proxy fence of its writer or of the
         issuing thread followed: the two writes are unordered."""
-        if not self._records.size:
+        if not self._writes.size:
             return
         flat = np.asarray(cta, np.int64) * self.arena + np.asarray(offsets, np.int64)
         self._check(ctx, "writes", flat, self.fenced[issuers], lambda i: [int(issuers[i])])
 
     def _check(self, ctx, verb: str, flat: np.ndarray, accessor_fence, lanes_of) -> None:
-        rec = self._records[flat]
-        writer = rec["lane"].astype(np.int64) - 1
-        live = writer >= 0
+        rec = self._writes[flat]
+        live = rec != 0
         if not live.any():
             return
-        stamp = rec["clock"]
+        writer = (rec & _LANE_MASK) - 1
+        stamp = rec >> _LANE_BITS
         unfenced = live & (self.fenced[np.maximum(writer, 0)] <= stamp) & \
             (accessor_fence <= stamp)
         if not unfenced.any():
             return
         i = int(np.flatnonzero(unfenced)[0])
         raise ctx.error(self._message(ctx, verb, int(flat[i]), int(writer[i]),
-                                      int(rec["site"][i]), int(unfenced.sum())),
+                                      int(self._write_sites[flat[i]]), int(unfenced.sum())),
                         lanes_of(i), code="proxy", hint=FENCE_HINT)
 
     def _message(self, ctx, verb: str, flat: int, writer: int, site: int, count: int) -> str:
