@@ -87,10 +87,10 @@ class ProxyCheck:
         if kind == "read":
             return
         base = np.asarray(cta, np.int64) * self.arena + np.asarray(offsets, np.int64)
-        if nbytes > 1:  # (accesses, nbytes) bytes, each access's lane broadcast over its bytes
-            self._record(base[:, None] + np.arange(nbytes), lanes[:, None], ctx.op)
-        else:
-            self._record(base, lanes, ctx.op)
+        if nbytes > 1:  # flat, as 2-D fancy indexing with a broadcast lane is ~1.6x slower
+            base = (base[:, None] + np.arange(nbytes)).ravel()
+            lanes = np.repeat(lanes, nbytes)
+        self._record(base, lanes, ctx.op)
 
     def on_async_write(self, ctx, cta, offsets, lanes, site) -> None:
         """A ``cp.async`` landing (one byte per entry): a generic-proxy write of its issuing
