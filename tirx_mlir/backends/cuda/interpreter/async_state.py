@@ -35,6 +35,7 @@ import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter import executor
 from tirx_mlir.backends.cuda.interpreter.checks.proxies import check_async_write
+from tirx_mlir.backends.cuda.interpreter.memory import shared_name
 from tirx_mlir.diagnostics import format_location
 from tirx_mlir.interpreter.runtime import InterpretError
 
@@ -44,20 +45,6 @@ KEY = "async"
 def where(op) -> str:
     """``file:line:col (op name)`` of an op, for messages that point at another op."""
     return f"{op.name} at {format_location(op)}"
-
-
-def shared_name(engine, cta: int, offset: int) -> str:
-    """``shared offset 2048 (%bar[0]) of CTA (0,0,0)``: the static array holding ``offset``."""
-    text = f"shared offset {offset}"
-    for op, ref in getattr(engine, "shared_buffers", {}).items():
-        base = int(ref.bases[0])
-        if base <= offset < base + ref.nbytes:
-            hint = op.results[0].name_hint
-            name = f"%{hint}" if hint else op.name
-            index = (offset - base) // ref.dtype.itemsize
-            text += f" ({name}[{index}])"
-            break
-    return f"{text} of {engine.wave.cta_name(cta)}"
 
 
 # --- mbarriers ----------------------------------------------------------------------------------

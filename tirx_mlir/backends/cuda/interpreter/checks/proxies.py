@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tirx_mlir.backends.cuda.interpreter.memory import shared_name
 from tirx_mlir.diagnostics import format_location
 
 KEY = "proxies"
@@ -167,8 +168,6 @@ class ProxyCheck:
                         lanes_of(i), code="proxy", hint=FENCE_HINT)
 
     def _message(self, ctx, verb: str, flat: int, writer: int, site: int, count: int) -> str:
-        from tirx_mlir.backends.cuda.interpreter.async_state import shared_name
-
         cta, offset = divmod(flat, self.arena)
         op = self._sites[site]
         noun = "read" if verb == "reads" else "write"
