@@ -33,8 +33,8 @@ barrier that orders it before the access (a race on the hardware, which the inte
 lockstep execution may hide), and a generic access after an async-proxy one (ordered by the
 copy's wait, which async_state.py checks) are not modelled.
 
-The check costs one scatter per shared store and is made only for kernels that have an
-async-proxy access of shared memory (`ASYNC_ACCESS_ROWS`).
+The check costs two scatters (the write, its op) per shared store and is made only for kernels
+that have an async-proxy access of shared memory (`ASYNC_ACCESS_ROWS`).
 """
 
 from __future__ import annotations
