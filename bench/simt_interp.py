@@ -17,6 +17,11 @@ Sections:
   element operations (one array op per IR op over all threads). The issue's goal: >= 10 million
   thread-instructions per second for arithmetic-heavy code.
 
+* ``tile_simt``: CPU time of one SIMT run of tile examples (examples/cuda/tile) lowered by the
+  ``cuda`` pipeline (gemm_sm90a: TMA + mbarriers + wgmma; gemm_sm80: a cp.async ring +
+  mma.sync), random inputs, the tensor maps bound as a launch binds them; the lowering happens
+  once, outside the timing. Run it against another tree with ``PYTHONPATH=<tree>``.
+
 Times are the best of N runs, numpy and interpreter runs interleaved so both see the same
 machine load; the interpreted time is what ``KernelRunner(...)(a, bt)`` costs (parsing and
 building the runner happen once, reported apart). BLAS runs single-threaded (set before numpy
@@ -156,7 +161,37 @@ def thread_instructions(repeat: int) -> None:
         _rate_case(name, (EXAMPLES / f"{name}.mlir").read_text(), arrays, repeat)
 
 
-SECTIONS = {"gemm_mma_sync": gemm_mma_sync, "thread_instructions": thread_instructions}
+TILE_EXAMPLES = ("gemm_sm90a", "gemm_sm80")
+
+
+def tile_simt(repeat: int) -> None:
+    """CPU time of the SIMT run of tile examples after the cuda pipeline."""
+    from tirx_mlir.backends.cuda.host_tensor_maps import bind_arguments
+    from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
+    from tirx_mlir.dialects.tirx.kernel import KernelOp
+    from tirx_mlir.pipelines import get_pipeline
+
+    print("tile_simt (CPU time of one SIMT run after the cuda pipeline, best of the runs)")
+    rng = np.random.default_rng(0)
+    for name in TILE_EXAMPLES:
+        path = EXAMPLES / "tile" / f"{name}.mlir"
+        module = parse_module(path.read_text(), str(path))
+        kernel = next(op for op in module.walk() if isinstance(op, KernelOp))
+        inputs = [rng.standard_normal(a.type.get_shape()).astype(lane_dtype(a.type.element_type))
+                  for a in list(kernel.body.block.args)[:kernel.n_inputs]]
+        get_pipeline("cuda").apply(module)
+        runner = KernelRunner(module)
+        args = bind_arguments(runner.kernel, inputs)
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.process_time()
+            runner(*args)
+            best = min(best, time.process_time() - start)
+        print(f"  {name:<14} {best:8.3f} s")
+
+
+SECTIONS = {"gemm_mma_sync": gemm_mma_sync, "thread_instructions": thread_instructions,
+            "tile_simt": tile_simt}
 
 
 def main() -> None:

@@ -262,3 +262,22 @@ def test_prefetch_tensormap_at_kernel_entry():
     assert "UTMACCTL" in sass_opcodes(final)
     plain = lower(SYNC.format(r=64, c=128))
     assert "ptx.prefetch_tensormap" not in str(plain)
+
+
+def test_the_store_needs_the_proxy_fence_the_dispatch_emits():
+    """The TMA store lowered, its ptx.fence_proxy_async removed: the store reads the tile the
+    threads wrote through the generic proxy, a located [proxy] error naming both ops."""
+    from tirx_testing.cuda_every_stage import run
+    from tirx_testing.trn_lowering import random_inputs
+    from tirx_mlir.interpreter.runtime import InterpretError
+    from tirx_mlir.located_parser import parse_module
+
+    text = store_kernel(64, 64)
+    final = lower(text, "store", arch="sm_90a")
+    (fence,) = [op for op in final.walk() if op.name == "ptx.fence_proxy_async"]
+    fence.detach()
+    fence.erase()
+    with pytest.raises(InterpretError, match=r"\[proxy\] ptx.cp_async_bulk_tensor_s2g: reads "
+                                             r"shared offset 0 \(%s\[0\]\) .* by the ptx.st at "
+                                             r"store:\d+:\d+ in thread \(0,0,0\)"):
+        run(final, random_inputs(parse_module(text, "store"), 0))

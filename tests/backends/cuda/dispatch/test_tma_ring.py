@@ -307,3 +307,25 @@ def test_a_mixed_ring_whose_full_barrier_counts_one_arrival_short_is_a_race():
     assert "(%sb[" in first and "the destination of the ptx.cp_async at mixed:" in first, first
     assert "issued by thread (255,0,0) of CTA (0,0,0), before the copy has landed" in first
     assert np.isfinite(out).all()
+
+
+def test_the_consumers_proxy_fence_is_what_lets_wgmma_read_the_cp_async_stages():
+    """The mixed ring lowered, its ptx.fence_proxy_async removed: the consumers' wgmma reads B's
+    stage that the producers' cp.async wrote through the generic proxy, a located [proxy]
+    error naming the cp.async and its thread (the lowered ring with the fence runs to numpy's
+    answer in test_a_mixed_ring_shares_one_barrier_pair_per_stage)."""
+    from tirx_testing.cuda_every_stage import lower, run
+    from tirx_testing.trn_lowering import random_inputs
+
+    from tirx_mlir.interpreter.runtime import InterpretError
+
+    text = MIXED.replace("COPIES\n", COPY_A + COPY_B)
+    final = lower(text, "mixed", arch="sm_90a")
+    fences = [op for op in final.walk() if op.name == "ptx.fence_proxy_async"]
+    assert len(fences) == 1
+    fences[0].detach()
+    fences[0].erase()
+    with pytest.raises(InterpretError, match=r"\[proxy\] ptx.wgmma_mma_async_ss: reads shared "
+                                             r"offset \d+ \(%sb\[\d+\]\) .* by the ptx.cp_async "
+                                             r"at mixed:\d+:\d+ in thread \(1\d\d,0,0\)"):
+        run(final, random_inputs(parse_module(text, "mixed"), 0))

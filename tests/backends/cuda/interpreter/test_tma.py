@@ -388,6 +388,7 @@ def test_bulk_shared_to_cluster_copy_completes_on_the_destination_barrier():
   cuda.store %src, %c4, %w : !tirx.buffer<8xi32, shared>, index, vector<4xi32>
   ptx.mbarrier_init "shared" [%pb], %one : (i32, i32) -> ()
   %s = ptx.mbarrier_arrive_expect_tx "shared" [%pb], %size : (i32, i32) -> i64
+  ptx.fence_proxy_async "shared::cta"
   ptx.cp_async_bulk_s2c [%pd], [%ps], %size, [%pb] : (i32, i32, i32, i32) -> ()
 """ + spin_wait() + """
   %c1 = arith.constant 1 : index

@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter import executor
+from tirx_mlir.backends.cuda.interpreter.checks.proxies import check_async_write
+from tirx_mlir.backends.cuda.interpreter.memory import shared_name
 from tirx_mlir.diagnostics import format_location
 from tirx_mlir.interpreter.runtime import InterpretError
 
@@ -43,20 +45,6 @@ KEY = "async"
 def where(op) -> str:
     """``file:line:col (op name)`` of an op, for messages that point at another op."""
     return f"{op.name} at {format_location(op)}"
-
-
-def shared_name(engine, cta: int, offset: int) -> str:
-    """``shared offset 2048 (%bar[0]) of CTA (0,0,0)``: the static array holding ``offset``."""
-    text = f"shared offset {offset}"
-    for op, ref in getattr(engine, "shared_buffers", {}).items():
-        base = int(ref.bases[0])
-        if base <= offset < base + ref.nbytes:
-            hint = op.results[0].name_hint
-            name = f"%{hint}" if hint else op.name
-            index = (offset - base) // ref.dtype.itemsize
-            text += f" ({name}[{index}])"
-            break
-    return f"{text} of {engine.wave.cta_name(cta)}"
 
 
 # --- mbarriers ----------------------------------------------------------------------------------
@@ -309,6 +297,9 @@ class AsyncState:
         for bar_off, cta in {(int(b), int(c)) for b, c in zip(flight.bar, flight.cta)
                              if b >= 0}:
             self.barrier(ctx, cta, bar_off)
+        if not (flight.group >= 0).any():  # a TMA or bulk copy: the async proxy writes
+            check_async_write(ctx, flight.cta[flight.byte_unit], flight.byte_off,
+                              flight.lane[flight.byte_unit])
         owners = LaneOwners(flight.op, flight.lane, until)
         self.landing.add(flight.cta[flight.byte_unit], flight.byte_off, owners,
                          flight.byte_unit)
@@ -327,6 +318,8 @@ class AsyncState:
         self.landing.release(cta, off)
         if (flight.group >= 0).any():
             self._report_cp_async_write(ctx, flight, sel, cta, off)
+        else:
+            self._report_async_proxy_write(ctx, cta, off)
         flight.done |= units
         ctx.event()
         if flight.done.all():
@@ -353,6 +346,16 @@ class AsyncState:
         lanes = flight.lane[flight.byte_unit[sel]]
         for hook in hooks:
             hook(ctx, cta, off, lanes, flight.op)
+
+    @staticmethod
+    def _report_async_proxy_write(ctx, cta, off) -> None:
+        """Tell the proxy check (checks/proxies.py) that a TMA or bulk copy's bytes landed: their
+        last write went through the async proxy, which a later wgmma or bulk store reads
+        without a proxy fence."""
+        for obs in ctx.mem.observers:
+            hook = getattr(obs, "on_async_proxy_write", None)
+            if hook is not None:
+                hook(cta, off)
 
     def land_groups(self, ctx, lanes: np.ndarray, limit: np.ndarray) -> None:
         """Land the cp.async units of ``lanes`` whose group is below ``limit`` (per lane)."""

@@ -32,6 +32,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.shared import (DynamicSharedOp, dynam
 from tirx_mlir.backends.cuda.dialects.cuda.sync import SyncGridOp
 from tirx_mlir.backends.cuda.interpreter.checks.observers import (race_observer,
                                                                   shared_stats_observer)
+from tirx_mlir.backends.cuda.interpreter.checks.proxies import proxy_observer
 from tirx_mlir.backends.cuda.interpreter.engine import WAVE_SETUP_STEPS_PER_LANE, Engine
 from tirx_mlir.backends.cuda.interpreter.memory import (DYNAMIC_ALIGN, GLOBAL, SHARED,
                                                         BufferRef, Memory)
@@ -70,9 +71,10 @@ class SimtRun:
     outputs_per_pe: list[tuple[np.ndarray, ...]] = field(default_factory=list)
 
 
-OBSERVERS: list[Callable[[SimtOptions, Any], Any]] = [shared_stats_observer, race_observer]
+OBSERVERS: list[Callable[[SimtOptions, Any], Any]] = [shared_stats_observer, race_observer,
+                                                     proxy_observer]
 """Factories ``(options, engine) -> observer or None`` called for every wave: the memory
-checks (race check, bank conflicts) register here."""
+checks (race check, bank conflicts, proxy fences) register here."""
 
 EXIT_CHECKS: list[Callable[[Any], None]] = []
 """Checks ``(engine) -> None`` run when a wave's threads have all exited (they raise an
@@ -247,6 +249,7 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
         mem.observers = []
         engine = Engine(wave, mem, stats, steps=steps, max_steps=getattr(interp, "max_steps", 0))
         engine.shared_buffers = shared_refs
+        engine.kernel = kernel
         engine.options = opts
         engine.output = getattr(interp, "file", None)  # device printf's file (None: stdout)
         for factory in OBSERVERS:

@@ -13,7 +13,8 @@
   offset`` (what ``mapa`` returns; a shared::cta address names the lane's own CTA there too); a
   generic (i64) address of shared memory is ``SHARED_GENERIC + offset``.
 * Fresh shared memory is all-ones bytes: NaN in every float type, -1 in every integer type, so
-  a read before a write shows.
+  a read before a write shows. `shared_name` names a shared byte in messages (its static array
+  and element).
 
 Every access is checked, with a located error naming the threads: inside a mapped buffer (the
 message names the nearest one), naturally aligned to its size (a 16-byte vector access on a
@@ -94,6 +95,20 @@ class BufferRef:
         if len(self.bases) == 1:
             return int(self.bases[0])
         return self.bases[pe]
+
+
+def shared_name(engine, cta: int, offset: int) -> str:
+    """``shared offset 2048 (%bar[0]) of CTA (0,0,0)``: the static array holding ``offset``."""
+    text = f"shared offset {offset}"
+    for op, ref in getattr(engine, "shared_buffers", {}).items():
+        base = int(ref.bases[0])
+        if base <= offset < base + ref.nbytes:
+            hint = op.results[0].name_hint
+            name = f"%{hint}" if hint else op.name
+            index = (offset - base) // ref.dtype.itemsize
+            text += f" ({name}[{index}])"
+            break
+    return f"{text} of {engine.wave.cta_name(cta)}"
 
 
 class Memory:

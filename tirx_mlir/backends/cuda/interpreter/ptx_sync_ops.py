@@ -13,10 +13,14 @@
 * ``barrier.cluster.arrive`` / ``.wait``: the cluster barrier of ``cuda.sync_cluster`` split in
   two; a thread waits for the phase it arrived in. Waiting without having arrived, or arriving
   twice without a wait, is a located error.
-* Fences (``fence.sc``/``.acq_rel``, ``fence.proxy.async``, ``fence.mbarrier_init``) order
-  nothing the interpreter would reorder: ops run in program order and every memory is coherent,
-  and an async-proxy write (cp.async, TMA) lands only when its completion is observed. Each is
-  an event (`engine.LaneContext.event`) for threads polling on memory.
+* Fences (``fence.sc``/``.acq_rel``, ``fence.proxy.async``) order nothing the interpreter would
+  reorder: ops run in program order and every memory is coherent, and an asynchronous write
+  (cp.async, TMA) lands only when its completion is observed. Each is an event
+  (`engine.LaneContext.event`) for threads polling on memory. A ``fence.proxy.async`` that
+  orders shared memory (no state space, ``.shared::cta``, ``.shared::cluster``) also stamps its
+  threads for the proxy check (checks/proxies.py): a generic-proxy write followed by one may be
+  read through the async proxy (wgmma, bulk and TMA stores). ``fence.mbarrier_init`` is
+  mbarrier.py's.
 * ``griddepcontrol.wait`` / ``.launch_dependents`` control programmatic dependent launch
   between two kernels in a stream; the interpreter runs one launch with no predecessor to wait
   for and no dependent to start early, so both are no-ops. ``setmaxnreg`` moves registers
@@ -28,6 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter.barriers import BarrierWait, barrier
+from tirx_mlir.backends.cuda.interpreter.checks.proxies import SHARED_FENCE_SPACES, proxy_check
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
 
 _CLUSTER_ARRIVALS = "barrier.cluster arrivals"
@@ -113,8 +118,17 @@ def run_barrier_cluster(ctx, op, args):
     return ()
 
 
-@ptx_row("fence", "fence_proxy_async", "fence_mbarrier_init")
+@ptx_row("fence")
 def run_fence(ctx, op, args):
+    ctx.event()
+    return ()
+
+
+@ptx_row("fence_proxy_async")
+def run_fence_proxy_async(ctx, op, args):
+    check = proxy_check(ctx)
+    if check is not None and row_view(op, args).mods.get("space") in SHARED_FENCE_SPACES:
+        check.fence(ctx.lanes)
     ctx.event()
     return ()
 

@@ -33,6 +33,7 @@ from tirx_mlir.backends.cuda.interpreter import memory
 from tirx_mlir.backends.cuda.interpreter.async_state import (BulkRead, Flight, Owner,
                                                              check_access, global_bytes,
                                                              shared_targets, state_of)
+from tirx_mlir.backends.cuda.interpreter.checks.proxies import check_async_read
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
 from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
@@ -123,7 +124,10 @@ def _shared_source(ctx, view, lane: int, nbytes: int, align: int,
 
 
 def _read_shared(ctx, cta: int, offsets: np.ndarray, lane: int) -> np.ndarray:
+    """The bytes at ``offsets`` of CTA ``cta``, read through the async proxy by ``lane``'s copy:
+    checked against bytes an asynchronous copy owns and against unfenced generic writes."""
     check_access(ctx, "read", np.full(len(offsets), cta), offsets, 1, np.full(len(offsets), lane))
+    check_async_read(ctx, cta, offsets, 1, np.array([lane]))
     return ctx.mem.arena[cta, offsets].copy()
 
 
@@ -363,12 +367,4 @@ def run_prefetch_tensormap(ctx, op, args):
     view = row_view(op, args)
     for lane in ctx.lanes.tolist():
         tensor_map_at(ctx, int(view.one("tmap")[lane]), lane)
-    return ()
-
-
-@ptx_row("fence_proxy_async")
-def run_fence_proxy_async(ctx, op, args):
-    # Every access runs in program order on one coherent memory, the async proxy's too (copies
-    # land at their waits): the fence orders nothing the interpreter would reorder.
-    ctx.event()
     return ()

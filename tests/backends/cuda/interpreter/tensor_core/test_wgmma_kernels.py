@@ -6,6 +6,7 @@ that retires it, waiting on an uncommitted group, a missing fence, a non-uniform
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -45,9 +46,13 @@ def _desc(name: str, n: int) -> str:
 
 
 def wgmma_kernel(n: int, tiles: int = 1, rs: bool = False, fence: bool = True,
-                 commit: bool = True, read_early: bool = False) -> str:
+                 commit: bool = True, read_early: bool = False,
+                 proxy_fence: str | None = "writers", fence_space: str = "shared::cta") -> str:
     """``tiles`` chained m64n<n>k16 wgmmas (D = sum of A_i * B_i^T) of one warpgroup; A from
-    shared memory (ss) or from registers loaded per thread from ``Ar`` (rs)."""
+    shared memory (ss) or from registers loaded per thread from ``Ar`` (rs). The plain stores
+    reach wgmma's async proxy through a ``fence.proxy.async`` of ``fence_space`` executed by
+    the ``proxy_fence`` threads: "writers" before the barrier, "readers" after it, "thread0"
+    (thread 0 only, before the barrier), or None."""
     regs = n // 2
     f32s = ", ".join(["f32"] * regs)
     ins, body = [], []
@@ -64,7 +69,15 @@ def wgmma_kernel(n: int, tiles: int = 1, rs: bool = False, fence: bool = True,
     for k in range(tiles):
         body += [_copy(f"A{k}", f"sA{k}", 1024)] if not rs else []
         body += [_copy(f"B{k}", f"sB{k}", 16 * n)]
+    fence_op = f'  ptx.fence_proxy_async "{fence_space}"'
+    if proxy_fence == "writers":
+        body.append(fence_op)
+    if proxy_fence == "thread0":
+        body.append(f"  %t_is_0 = arith.cmpi eq, %t, %c0 : index\n  scf.if %t_is_0 {{\n"
+                    f"  {fence_op}\n  }}")
     body.append("  cuda.sync_threads")
+    if proxy_fence == "readers":
+        body.append(fence_op)
     for k in range(tiles):
         body += [_desc(f"sA{k}", 1024)] if not rs else []
         body += [_desc(f"sB{k}", 16 * n)]
@@ -185,6 +198,41 @@ def test_mma_async_without_a_fence_is_an_error() -> None:
     with pytest.raises(InterpretError, match=r"wgmma.mma_async before its warpgroup executed "
                                              r"wgmma.fence \(threads 0-127"):
         _run_with(fence=False)
+
+
+def test_reader_fence_after_the_barrier_matches_numpy() -> None:
+    """A fence.proxy.async of the wgmma's threads after the barrier that orders the stores
+    before them (on the causality path from the writes to the wgmma) is enough."""
+    a, bt, want = _operands(64, 2, np.random.default_rng(3))
+    args = [x for pair in zip(_images(a), _images(bt)) for x in pair]
+    (d,), _ = run_simt(wgmma_kernel(64, 2, proxy_fence="readers"), *args)
+    np.testing.assert_array_equal(d.reshape(64, 64), want)
+
+
+def test_stores_read_by_wgmma_without_a_proxy_fence_are_an_error() -> None:
+    """Plain shared stores (generic proxy), a barrier, then wgmma reading them through its
+    descriptors (async proxy) without fence.proxy.async: the error names both ops, the
+    byte, and the writing thread."""
+    with pytest.raises(InterpretError) as err:
+        _run_with(proxy_fence=None)
+    text = str(err.value)
+    assert re.search(r"<test>:\d+:\d+: error: \[proxy\] ptx.wgmma_mma_async_ss: reads shared "
+                     r"offset \d+ \(%sB0\[0\]\) of CTA \(0,0,0\) through the async proxy, but "
+                     r"its last write, by the cuda.store at <test>:\d+:\d+ in thread \(0,0,0\) "
+                     r"of CTA \(0,0,0\), went through the generic proxy, .* \(threads 0-127 of "
+                     r"CTA \(0,0,0\)\)", text), text
+    assert "(256 bytes of this read are unfenced)" in text  # B: 8 x 16 f16
+    assert "add ptx.fence_proxy_async" in text
+
+
+@pytest.mark.parametrize("proxy_fence, space", [("thread0", "shared::cta"),
+                                                ("writers", "global")])
+def test_a_fence_that_misses_the_writer_or_shared_memory_is_an_error(proxy_fence, space):
+    """Thread 0's fence orders its own stores, not thread 1's (whose bytes the first wgmma
+    operand also holds); a fence.proxy.async.global orders no shared memory."""
+    with pytest.raises(InterpretError, match=r"\[proxy\] ptx.wgmma_mma_async_ss: reads shared "
+                                             r"offset \d+ \(%sB0\[(\d+)\]\)"):
+        _run_with(proxy_fence=proxy_fence, fence_space=space)
 
 
 def test_descriptor_must_be_uniform_in_the_warpgroup() -> None:
