@@ -2,14 +2,18 @@
 warpgroups at once each end on their own named barrier (1 + the warpgroup's index), which the
 SIMT interpreter checks (two warpgroups on one id are an error there), and the printed PTX
 assembles for sm_90a with a register barrier id (the register tile is dead: nvcc's -Werror
-would refuse the CUDA C++ for the unused array, so only PTX is assembled)."""
+would refuse the CUDA C++ for the unused array, so only PTX is assembled). The whole-warps
+predicate of the variants that emit collective instructions."""
 
 from __future__ import annotations
 
 import pytest
 
+from types import SimpleNamespace
+
 from tirx_testing import cuda_compile
 from tirx_testing.cuda_every_stage import check_every_stage
+from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
 
 KERNEL = """tirx.kernel @wg(%A: !tirx.buffer<64x64xf16, global>) -> (%O: !tirx.buffer<64x64xf16, global>)
@@ -70,3 +74,18 @@ def test_register_slots_answer_each_view_by_its_offsets_every_time():
         with pytest.raises(PartitionError, match=r"thread 0 needs element \(4, 0\)"):
             common.register_slots(part, middle, frag, (8, 8), ExecScope.WARP, 32)
     assert common.register_slots(part, tile, part, (16, 8), ExecScope.WARP, 32) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("unit,threads,ok", [(32, (32,), True), (32, (96,), True),
+                                             (32, (48,), False), (32, (16,), False),
+                                             (128, (384,), True), (128, (32, 4), True),
+                                             (128, (160,), False), (128, (64,), False)])
+def test_whole_groups_rejects_a_partial_warp_or_warpgroup_with_the_reason(unit, threads, ok):
+    check = common.whole_groups(unit, "the instr")
+    name = "warp" if unit == 32 else "warpgroup"
+    assert check.name == f"whole {name}s"
+    passed, reason = check.evaluate(None, SimpleNamespace(threads=threads))
+    assert passed == ok
+    if not ok:
+        assert reason.startswith(f"threads {list(threads)} is not a whole number of {name}s; "
+                                 f"the instr needs all ")

@@ -67,3 +67,13 @@ def test_a_32_bit_tile_is_not_ldmatrix():
     final = str(check_every_stage(kernel((16, 8), layout, "warp", 32, t="f32"), same,
                                   compile=False))
     assert "ptx.ldmatrix" not in final
+
+
+def test_a_block_of_partial_warps_is_not_ldmatrix():
+    """48 threads end in a half warp, which cannot execute ldmatrix: the variant is rejected and
+    the copy goes to another (and still works)."""
+    layout = str(F.tile_fragments(F.mma_a("f16"), (1, 1)))
+    final = str(check_every_stage(kernel((16, 16), layout, "cta", 48), same, compile=False))
+    assert "ptx.ldmatrix" not in final
+    whole = str(check_every_stage(kernel((16, 16), layout, "cta", 32), same, compile=False))
+    assert "ptx.ldmatrix" in whole

@@ -180,3 +180,13 @@ def test_unsupported_scalars_decline_with_their_reason(extra, reason):
 def test_a_k_that_is_not_a_multiple_of_the_mma_declines():
     with pytest.raises(TirxError, match="K = 24 is not a multiple"):
         lower(gemm_kernel(16, 8, 24))
+
+
+@pytest.mark.parametrize("threads", [16, 48])
+def test_a_block_of_partial_warps_rejects_mma(threads):
+    """mma.sync and ldmatrix are executed by whole warps: the variant's predicate rejects a
+    block that ends in a partial warp, and the dispatch table says why."""
+    with pytest.raises(TirxError, match=rf"mma.m16n8k\* \(prio=10\) \| rejected: whole warps .* "
+                                        rf"threads \[{threads}\] is not a whole number of warps; "
+                                        rf"mma.sync needs all 32 lanes of each warp"):
+        lower(gemm_kernel(16, 8, 16, scope="cta", threads=threads))

@@ -70,6 +70,14 @@ def test_cta_scope_splits_rows_over_consumer_warpgroups():
                       _ref(False, False, False), arch="sm_90a", rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.parametrize("threads", [64, 320])
+def test_a_block_of_partial_warpgroups_rejects_wgmma(threads):
+    with pytest.raises(TirxError, match=rf"wgmma \(prio=10\) \| rejected: whole warpgroups .* "
+                                        rf"threads \[{threads}\] is not a whole number of "
+                                        rf"warpgroups; wgmma needs all 128 threads"):
+        lower(_kernel(128, 64, 32, threads=threads, scope="cta"))
+
+
 def test_declines_without_sm90a():
     with pytest.raises(TirxError, match="wgmma exists only on sm_90a"):
         lower(_kernel(64, 64, 64).replace("sm_90a", "sm_90"))

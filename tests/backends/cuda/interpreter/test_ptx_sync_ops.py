@@ -148,7 +148,7 @@ def test_cluster_wait_without_arrive_is_an_error():
 
 
 def test_fences_and_launch_control_run_as_no_ops():
-    text = cuda_kernel("() -> (%Out: !tirx.buffer<32xi32, global>)", """
+    text = cuda_kernel("() -> (%Out: !tirx.buffer<128xi32, global>)", """
   %t = cuda.thread_idx x : index
   %v = arith.index_cast %t : index to i32
   ptx.fence "sc.cta"
@@ -158,8 +158,8 @@ def test_fences_and_launch_control_run_as_no_ops():
   ptx.griddepcontrol "wait"
   ptx.griddepcontrol "launch_dependents"
   ptx.setmaxnreg "inc" 240
-  cuda.store %Out, %t, %v : !tirx.buffer<32xi32, global>, index, i32""",
-                       "grid [1] threads [32] cluster [1]")
+  cuda.store %Out, %t, %v : !tirx.buffer<128xi32, global>, index, i32""",
+                       "grid [1] threads [128] cluster [1]")  # setmaxnreg: whole warpgroups
     (out,), run = run_simt(text)
-    np.testing.assert_array_equal(out, np.arange(32))
-    assert run.stats.thread_instructions == 11 * 32  # every op ran, on every lane
+    np.testing.assert_array_equal(out, np.arange(128))
+    assert run.stats.thread_instructions == 11 * 128  # every op ran, on every lane

@@ -37,6 +37,7 @@ from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.dialects.cuda.ids import ThreadIdxOp
 from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
+from tirx_mlir.backends.cuda.dialects.ptx import collective
 from tirx_mlir.backends.cuda.dialects.cuda.sync import (SyncThreadsOp, SyncWarpgroupOp,
                                                         SyncWarpOp)
 from tirx_mlir.backends.cuda.layout.defaults import scope_threads
@@ -116,6 +117,15 @@ def one_dim_block(op, ctx) -> tuple[bool, str]:
 
 
 ONE_DIM_BLOCK = predicate("1-D block", one_dim_block)
+
+
+def whole_groups(unit: int, what: str) -> Predicate:
+    """The block holds whole warps (``unit`` 32) or warpgroups (128), as ``what``, the collective
+    instructions a variant emits, need (`collective.launch_error`, the ptx ops' own rule)."""
+    def check(op, ctx) -> tuple[bool, str]:
+        message = collective.launch_error(what, unit, ctx.threads)
+        return message is None, message or ""
+    return predicate(f"whole {collective.GROUPS[unit][0]}s", check)
 
 # --- thread ids -----------------------------------------------------------------------------------
 

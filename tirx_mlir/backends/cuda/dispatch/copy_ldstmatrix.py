@@ -15,6 +15,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
+from tirx_mlir.backends.cuda.dialects.ptx.collective import WARP
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch.fragment_io import (Lanes, Matrix, SharedTile,
                                                           load_matrices, store_matrices, unpack)
@@ -37,7 +38,8 @@ def _local_shared_pair(op: T.CopyOp, ctx) -> tuple[bool, str]:
 
 @common.cuda_variant(T.CopyOp, "ldstmatrix", 10,
                      [exec_scope_in("warp", "warpgroup", "cta"), common.ONE_DIM_BLOCK,
-                      predicate("local_shared", _local_shared_pair)])
+                      predicate("local_shared", _local_shared_pair),
+                      common.whole_groups(WARP, "ldmatrix/stmatrix")])
 def ldstmatrix_copy(op: T.CopyOp, ctx) -> None:
     to_regs = scope_of(op.dst) == LOCAL
     local, shared = (op.dst, op.src) if to_regs else (op.src, op.dst)

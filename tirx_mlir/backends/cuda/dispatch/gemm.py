@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import FloatAttr, f32
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
+from tirx_mlir.backends.cuda.dialects.ptx.collective import WARP
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch.fragment_io import (Lanes, Matrix, SharedTile,
@@ -100,7 +101,8 @@ def _warps(ctx) -> int:
 
 
 @common.cuda_variant(T.GemmOp, "mma.m16n8k*", 10, [exec_scope_in("warp", "cta"),
-                                                   common.ONE_DIM_BLOCK, common.sm_at_least(80)])
+                                                   common.ONE_DIM_BLOCK, common.sm_at_least(80),
+                                                   common.whole_groups(WARP, "mma.sync")])
 def mma_gemm(op: T.GemmOp, ctx) -> None:
     in_type, beta = _form(op)
     form = F.mma_form(in_type)

@@ -134,14 +134,13 @@ def _advance(b: Builder, desc: SSAValue, byte_offset: int | SSAValue) -> SSAValu
 
 
 @register_dispatch(T.GemmAsyncOp, "cuda", variant="wgmma", priority=10,
-                   when=[SM90A, common.ONE_DIM_BLOCK, exec_scope_in("warpgroup", "cta"), OPERANDS])
+                   when=[SM90A, common.ONE_DIM_BLOCK, exec_scope_in("warpgroup", "cta"),
+                         common.whole_groups(WARPGROUP, "wgmma"), OPERANDS])
 def wgmma(op, ctx) -> None:
     check_config(op, ())
     kernel = ctx.kernel
     m, n = op.c.type.get_shape()
     groups = accumulator_groups(op, kernel)
-    if kernel.num_threads() % WARPGROUP:
-        fail(f"wgmma runs on whole warpgroups; the CTA has {kernel.num_threads()} threads")
     if not fw.is_accumulator_layout(op.c.type.get_layout(), (m, n), groups):
         want = fw.accumulator_layout(m, n, groups) if m % 64 == 0 and n % 8 == 0 else \
             "[64 * k, 8 * j] rows and columns"

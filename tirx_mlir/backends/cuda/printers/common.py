@@ -1,6 +1,7 @@
 """What the CUDA C++ and PTX printers share: the PTX register class of each value (for
-inline-asm constraints and register declarations), whether a ptx op touches memory, and which
-kernel parameters are tensor maps passed by value."""
+inline-asm constraints and register declarations), whether a ptx op touches memory, which
+kernel parameters are tensor maps passed by value, and the launch a collective ptx op needs
+(checked again when printing: IR may skip verification)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from xdsl.dialects.builtin import DenseArrayBase
 from xdsl.ir import Operation
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
+from tirx_mlir.backends.cuda.dialects.ptx import collective
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.host_tensor_maps import TENSOR_MAPS_ATTR
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.kernel import KernelOp
 
 TENSOR_MAP_BYTES = 128
 """A CUtensorMap: the parameters ``cuda.tensor_maps`` names are passed by value, 64-byte
@@ -65,3 +68,14 @@ def touches_memory(op: PtxOp) -> bool:
 
 _TOUCHES: dict[str, bool] = {}
 """`touches_memory` by table row (a row's answer depends on the row alone)."""
+
+
+def collective_problem(op: PtxOp, kernel: KernelOp | None) -> tuple[str, str] | None:
+    """(message, hint) when ``op`` is a collective instruction that ``kernel``'s block cannot
+    execute (not whole warps or warpgroups: `collective.launch_error`), else None."""
+    unit = op.ENTRY.collective
+    if not unit or kernel is None:
+        return None
+    threads = kernel.thread_dims()
+    message = collective.launch_error(op.name, unit, threads)
+    return None if message is None else (message, collective.launch_hint(unit, threads))

@@ -247,11 +247,23 @@ def test_descriptor_must_be_uniform_in_the_warpgroup() -> None:
 
 
 def test_wgmma_needs_whole_warpgroups() -> None:
-    text = wgmma_kernel(8).replace("threads [128]", "threads [96]")
+    from tirx_mlir.diagnostics import TirxError
+    from tirx_mlir.dialects.tirx.kernel import int_array
+    from tirx_mlir.interpreter import KernelRunner
+    from tirx_mlir.located_parser import parse_module
+
     a, bt, _ = _operands(8, 1, np.random.default_rng(0))
+    text = wgmma_kernel(8).replace("threads [128]", "threads [96]")
+    with pytest.raises(TirxError, match=r"threads \[96\] is not a whole number of warpgroups; "
+                                        r"ptx.wgmma_fence needs all 128 threads"):
+        run_simt(text, *_images(a), *_images(bt))  # the op verifier, before the run
+    # a kernel given 96 threads after verification: the interpreter refuses it itself
+    module = parse_module(wgmma_kernel(8), "<test>")
+    kernel = next(op for op in module.walk() if op.name == "tirx.kernel")
+    kernel.properties["threads"] = int_array([96])
     with pytest.raises(InterpretError, match="needs whole warpgroups of 128 threads, but the "
                                              "CTA has 96 threads"):
-        run_simt(text, *_images(a), *_images(bt))
+        KernelRunner(module)(*_images(a), *_images(bt))
 
 
 def test_tma_wgmma_example_matches_numpy() -> None:

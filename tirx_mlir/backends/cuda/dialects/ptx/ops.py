@@ -18,7 +18,9 @@ Generic form: ``"ptx.ld"(%p) <{space = "global", nc = "nc", vec = "v2", type = "
 (i64) -> (f32, f32)``; immediates are i64 properties named after their operand.
 
 The verifier checks the modifiers against the row (`forms.check_mods`), the operand and result
-counts and register types it implies, and that the kernel's target has the instruction.
+counts and register types it implies, that the kernel's target has the instruction, and that a
+collective instruction (``mma.sync``, ``ldmatrix``, ``wgmma``...) runs in a block of whole warps
+or warpgroups (`collective.launch_error`).
 """
 
 from __future__ import annotations
@@ -41,11 +43,12 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from tirx_mlir.backends.cuda.dialects.ptx import forms
+from tirx_mlir.backends.cuda.dialects.ptx import collective, forms
 from tirx_mlir.backends.cuda.dialects.ptx.arch import Arch, Need, requirement
 from tirx_mlir.backends.cuda.dialects.ptx.schema import Entry
 from tirx_mlir.backends.cuda.dialects.ptx.table import ROWS
 from tirx_mlir.dialects.def_check import irdl_op_definition
+from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 
 _INT_WIDTH = {1: "i1", 16: "i16", 32: "i32", 64: "i64"}
 
@@ -144,7 +147,8 @@ class PtxOp(IRDLOperation):
     def verify_(self) -> None:
         """The row's rules, whose answer depends only on the op's class, properties and operand
         and result types (all immutable), and on the kernel's target: each distinct
-        combination is checked once (`_VERDICTS`), then its verdict repeats."""
+        combination is checked once (`_VERDICTS`), then its verdict repeats. A collective
+        row's launch rule reads the kernel's threads, and is checked every time."""
         from tirx_mlir.backends.cuda.dialects.cuda.checks import target_text
 
         text = target_text(self)
@@ -163,6 +167,17 @@ class PtxOp(IRDLOperation):
                 _VERDICTS[key] = verdict
         if verdict is not None:
             raise VerifyException(verdict)
+        if self.ENTRY.collective:
+            self._verify_launch()
+
+    def _verify_launch(self) -> None:
+        kernel = enclosing_kernel(self)
+        if kernel is None:
+            return
+        unit, threads = self.ENTRY.collective, kernel.thread_dims()
+        message = collective.launch_error(self.name, unit, threads)
+        if message is not None:
+            raise VerifyException(f"{message}; {collective.launch_hint(unit, threads)}")
 
     def _verify_row(self) -> None:
         try:

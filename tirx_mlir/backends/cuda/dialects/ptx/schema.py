@@ -88,6 +88,9 @@ class Entry:
     tirx: str = ""
     """The TIRx ``T.ptx`` entry this row corresponds to, its family first (``cp.async.{ca,cg}``:
     family ``cp``); the coverage doc groups rows by that family."""
+    collective: int = 0
+    """The threads that execute it together, each with its part (`collective`): 32 (a warp:
+    mma.sync, ldmatrix), 128 (a warpgroup: wgmma); 0 when a thread executes it on its own."""
 
     def slot(self, name: str) -> Slot:
         return next(s for s in self.slots if s.name == name)

@@ -13,6 +13,7 @@ sparse mma, wgmma integer/b1 forms, tensormap.replace, multimem, clusterlaunchco
 from __future__ import annotations
 
 from tirx_mlir.backends.cuda.dialects.ptx import rules
+from tirx_mlir.backends.cuda.dialects.ptx.collective import WARP, WARPGROUP
 from tirx_mlir.backends.cuda.dialects.ptx.schema import Entry, Mods, Operand, Req, Slot
 
 # --- shared slot vocabularies -------------------------------------------------------------------
@@ -180,18 +181,19 @@ ROWS: tuple[Entry, ...] = (
            Req("sm_80", "7.0", {"atype": ("bf16", "tf32")}),
            Req("sm_89", "8.4", {"atype": rules.MMA_FP8})), rules.check_mma,
           "warp MMA D = A*B + C (fp8 is native on sm_89/sm_120a, emulated on sm_90a/sm_100a)",
-          "mma"),
+          "mma", collective=WARP),
     Entry("ldmatrix", "ldmatrix", "ldmatrix.sync.aligned.m8n8.{num}.{trans}.{space}.b16",
           (Slot("num", ("x1", "x2", "x4")), Slot("trans", ("trans",), True), Slot("space", SHARED)),
           (Operand("dst", rw="w", lanes=_lanes_of("num", {"x1": 1, "x2": 2, "x4": 4}), vector=True),
            _addr()),
           (Req("sm_75", "6.5"), SHARED_CTA_REQ), None, "load 8x8 b16 matrices from shared",
-          "ldmatrix"),
+          "ldmatrix", collective=WARP),
     Entry("stmatrix", "stmatrix", "stmatrix.sync.aligned.m8n8.{num}.{trans}.{space}.b16",
           (Slot("num", ("x1", "x2", "x4")), Slot("trans", ("trans",), True), Slot("space", SHARED)),
           (_addr(), Operand("src", lanes=_lanes_of("num", {"x1": 1, "x2": 2, "x4": 4}),
                             vector=True)),
-          (Req("sm_90", "7.8"),), None, "store 8x8 b16 matrices to shared", "stmatrix"),
+          (Req("sm_90", "7.8"),), None, "store 8x8 b16 matrices to shared", "stmatrix",
+          collective=WARP),
     # ---- cp.async (sm_80 async copy) ----
     Entry("cp_async", "cp.async", "cp.async.{cache}.{space}.global.{l2}", CP_ASYNC_SLOTS,
           CP_ASYNC_OPERANDS, CP_ASYNC_REQS, rules.check_cp_async, "global -> shared copy of 4/8/16 bytes", "cp.async.{ca,cg}"),
@@ -359,26 +361,28 @@ ROWS: tuple[Entry, ...] = (
           "prefetch (tensormap)"),
     # ---- wgmma (sm_90a) ----
     Entry("wgmma_fence", "wgmma", "wgmma.fence.sync.aligned", (), (), (Req(("sm_90a",), "8.0"),),
-          None, "order register accesses before wgmma.mma_async", "wgmma.fence"),
+          None, "order register accesses before wgmma.mma_async", "wgmma.fence",
+          collective=WARPGROUP),
     Entry("wgmma_commit_group", "wgmma", "wgmma.commit_group.sync.aligned", (), (),
           (Req(("sm_90a",), "8.0"),), None, "close the current wgmma group",
-          "wgmma.commit_group"),
+          "wgmma.commit_group", collective=WARPGROUP),
     Entry("wgmma_wait_group", "wgmma", "wgmma.wait_group.sync.aligned", (),
           (Operand("n", "imm", imm_range=(0, 7)),), (Req(("sm_90a",), "8.0"),), None,
-          "wait until at most n wgmma groups are pending", "wgmma.wait_group"),
+          "wait until at most n wgmma groups are pending", "wgmma.wait_group",
+          collective=WARPGROUP),
     Entry("wgmma_mma_async_ss", "wgmma", WGMMA_TEMPLATE, WGMMA_SLOTS,
           (WGMMA_ACC, Operand("desc_a", type="b64"), Operand("desc_b", type="b64"),
            *WGMMA_SCALES, Operand("tnsp_a", "imm", choices=(0, 1), when=rules.wgmma_has_transpose),
            Operand("tnsp_b", "imm", choices=(0, 1), when=rules.wgmma_has_transpose)),
           (Req(("sm_90a",), "8.0"),), rules.check_wgmma,
           "warpgroup MMA, A and B from shared memory descriptors; D += A*B when scale_d",
-          "wgmma.mma_async (ss)"),
+          "wgmma.mma_async (ss)", collective=WARPGROUP),
     Entry("wgmma_mma_async_rs", "wgmma", WGMMA_TEMPLATE, WGMMA_SLOTS,
           (WGMMA_ACC, Operand("a", type="b32", lanes=4), Operand("desc_b", type="b64"),
            *WGMMA_SCALES, Operand("tnsp_b", "imm", choices=(0, 1), when=rules.wgmma_has_transpose)),
           (Req(("sm_90a",), "8.0"),), rules.check_wgmma,
           "warpgroup MMA, A from registers, B from a shared memory descriptor",
-          "wgmma.mma_async (rs)"),
+          "wgmma.mma_async (rs)", collective=WARPGROUP),
     # ---- warp-level primitives ----
     Entry("elect_sync", "elect.sync", "elect.sync", (),
           (Operand("leader", rw="w", type="b32", sep="|"), Operand("is_leader", rw="w",
@@ -465,7 +469,7 @@ ROWS: tuple[Entry, ...] = (
           (Req(("sm_90a", "sm_100a", "sm_100f", "sm_103a", "sm_110a", "sm_120a"), "8.0"),),
           lambda m: None if int(m["count"]) % 8 == 0 else  # type: ignore[call-overload]
           "setmaxnreg takes a multiple of 8 registers", "re-balance registers per warpgroup",
-          "setmaxnreg"),
+          "setmaxnreg", collective=WARPGROUP),
 )
 
 ROWS_BY_NAME: dict[str, Entry] = {row.name: row for row in ROWS}

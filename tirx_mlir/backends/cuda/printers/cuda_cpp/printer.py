@@ -34,6 +34,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.shared import (dynamic_shared_bytes,
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED
 from tirx_mlir.backends.cuda.printers.cuda_cpp import tables as T
+from tirx_mlir.backends.cuda.printers.common import collective_problem
 from tirx_mlir.backends.cuda.printers.cuda_cpp.control_flow import ControlFlow
 from tirx_mlir.backends.cuda.printers.cuda_cpp.inline_asm import asm_statement
 from tirx_mlir.backends.cuda.printers.cuda_cpp.nvshmem_calls import NvshmemCalls
@@ -556,6 +557,8 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
 
     # ---- ptx ----
     def emit_ptx(self, op: PtxOp) -> None:
+        if (problem := collective_problem(op, self.kernel)) is not None:
+            raise self.fail(problem[0], op, hint=problem[1])
         self.name_values(op.results, op.ENTRY.name)  # its results are its ``res``
         for text in asm_statement(op, self).lines():
             self.line(text)

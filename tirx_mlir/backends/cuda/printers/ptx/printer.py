@@ -55,7 +55,8 @@ from tirx_mlir.backends.cuda.dialects.ptx.arch import TARGET_MIN_PTX, Arch, Need
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.dialects.ptx.render import (RenderError, register_types, render,
                                                          tied_values)
-from tirx_mlir.backends.cuda.printers.common import TENSOR_MAP_BYTES, tensor_map_positions
+from tirx_mlir.backends.cuda.printers.common import (TENSOR_MAP_BYTES, collective_problem,
+                                                  tensor_map_positions)
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 from tirx_mlir.backends.cuda.printers.ptx.language import PTX
 from tirx_mlir.backends.cuda.printers.ptx.unroll import expand_register_loops
@@ -294,6 +295,8 @@ class PtxFrame(SourcePrinter):
                 _NEEDS.clear()
             need = _NEEDS[key] = op.need()
         self.require(need, op.name, op)
+        if (problem := collective_problem(op, self.kernel)) is not None:
+            raise self.fail(problem[0], op, hint=problem[1])
         types = register_types(op)
         tied = tied_values(op)
         for result, operand in tied:

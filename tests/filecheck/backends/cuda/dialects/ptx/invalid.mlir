@@ -99,3 +99,20 @@ ptx.setmaxnreg "inc" 512
 %p = "test.op"() : () -> i64
 %v = ptx.ld "global.f32.nc" [%p] : (i64) -> f32
 // CHECK: error: 'nc' in "global.f32.nc" is not a modifier ld takes at that position; modifiers in order: sem, scope, space, nc, l1, hint, l2, vec, type
+
+// -----
+
+tirx.kernel @k() grid [1] threads [48] target "cuda -arch=sm_80" {
+  %p = "test.op"() : () -> i32
+  %r = ptx.ldmatrix "x1.shared::cta" [%p] : (i32) -> i32
+  tirx.return
+}
+// CHECK: invalid.mlir:[[# @LINE - 3]]:3: error: 'ptx.ldmatrix' op threads [48] is not a whole number of warps; ptx.ldmatrix needs all 32 lanes of each warp; launch a multiple of 32 threads per block (e.g. threads [64])
+
+// -----
+
+tirx.kernel @k() grid [1] threads [32, 3] target "cuda -arch=sm_90a" {
+  ptx.setmaxnreg "dec" 40
+  tirx.return
+}
+// CHECK: error: 'ptx.setmaxnreg' op threads [32, 3] (96 threads) is not a whole number of warpgroups; ptx.setmaxnreg needs all 128 threads (4 warps) of each warpgroup; launch a multiple of 128 threads per block
