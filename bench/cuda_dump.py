@@ -7,11 +7,12 @@
 For each examples/cuda/*.mlir and examples/cuda/tile/*.mlir (bench/triton_peers/ours.py's list;
 tile examples through the "cuda" pipeline): ``<name>.ptx``, ``<name>.cu`` (``-t cuda``) and
 ``<name>.mlir`` (the lowered module); with ``--passes``, also ``<name>.passes/NN_<pass>.mlir``,
-the module after each pass of the pipeline (tile examples). For each tests/filecheck/backends/cuda/dispatch/*.mlir:
-``dispatch/<stem>.mlir``, the output of its RUN line's tirx-opt command (FileCheck checks
-only a part of it; this keeps all of it), stderr included. The tirx_mlir imported is the one on
-PYTHONPATH, so one script dumps both trees. Used to show that a change to the dispatch
-variants' cost keeps every printed program byte for byte (bench/README.md).
+the module after each pass of the pipeline (tile examples). For each
+tests/filecheck/backends/cuda/dispatch/*.mlir: ``dispatch/<stem>.mlir``, the output of its RUN
+line's tirx-opt command (FileCheck checks only a part of it; this keeps all of it), stderr
+included. The tirx_mlir imported is the one on PYTHONPATH, so one script dumps both trees. Used
+to show that a change to the dispatch variants' cost keeps every printed program byte for byte
+(bench/README.md).
 """
 
 from __future__ import annotations

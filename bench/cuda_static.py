@@ -4,11 +4,12 @@ spills, shared memory, occupancy, and the SASS opcode mix of the main loop.
     python bench/cuda_static.py [--examples gemm_mma_sync,tile/softmax] [--triton-python PATH]
                                 [--sass DIR]
 
-For every example of ours that has a Triton peer (bench/triton_peers: same problem, same
-tile, shapes as constexprs; a tile example's GEMM tile is read from its gemm op, so both sides
+For every example of ours that has a Triton peer (bench/triton_peers: same problem, same tile,
+shapes as constexprs; a tile example's GEMM tile is read from its gemm op, so both sides
 multiply the same BM x BN x BK per CTA), and for the peers without an example of ours yet, both
-cubins are read with cuobjdump (tirx_mlir.backends.cuda.sass): registers, stack and static shared memory
-from ``-res-usage``; spill instructions are the STL/LDL of the SASS; dynamic shared memory is
+cubins are read with cuobjdump (tirx_mlir.backends.cuda.sass): registers, stack and static
+shared memory from ``-res-usage``; spill instructions are the STL/LDL of the SASS; dynamic
+shared memory is
 Triton's launch size (``metadata.shared``) and what our ``cuda.dynamic_shared`` views reach.
 The main loop is the backward branch of the SASS holding the most tensor-core instructions
 (else the largest); its opcode families are counted (tensor core HMMA/HGMMA, LDGSTS (cp.async),

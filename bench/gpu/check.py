@@ -1,16 +1,16 @@
 """The GPU check (bench/gpu/run.sh runs it): every CUDA example on the CUDA device against the
 interpreter device, the pool statistics, and vector_add against the copy bandwidth.
 
-For each example of examples/cuda and examples/cuda/tile: compile it (tirx_mlir.compile: CUDA C++, PTX, a cubin), make
-random inputs from its signature, run it on the CUDA device and on the interpreter device, and
-print max |difference| (or why a side could not run: the interpreter device runs CUDA-level IR
-once the SIMT interpreter is in; NVSHMEM kernels need nvshmrun). Kernels with TMA tensor-map
-parameters get their maps from `TENSOR_MAPS` (encoded on the host). Then the pool statistics of
-the CUDA device, and the time of vector_add against a device-to-device copy of the same bytes,
-and the copy bandwidth of a large buffer (GB/s, ratios printed, nothing asserted but equality).
-A fault that loses the device (an illegal instruction, say) ends the CUDA context: the examples
-after it run in a new process (``--from N``). Exit status: 0 all compared runs agree, 1 a
-mismatch or a failed run, 2 no GPU.
+For each example of examples/cuda and examples/cuda/tile: compile it (tirx_mlir.compile: CUDA
+C++, PTX, a cubin), make random inputs from its signature, run it on the CUDA device and on the
+interpreter device (a tile example: the tile-level interpreter on the program as written), and
+print max |difference| (or why a side could not run; NVSHMEM kernels need nvshmrun). Kernels
+with TMA tensor-map parameters get their maps from `TENSOR_MAPS` (encoded on the host). Then the
+pool statistics of the CUDA device, and the time of vector_add against a device-to-device copy
+of the same bytes, and the copy bandwidth of a large buffer (GB/s, ratios printed, nothing
+asserted but equality). A fault that loses the device (an illegal instruction, say) ends the
+CUDA context: the examples after it run in a new process (``--from N``). Exit status: 0 all
+compared runs agree, 1 a mismatch or a failed run, 2 no GPU.
 """
 
 from __future__ import annotations
@@ -139,8 +139,9 @@ def check_examples(dev, start: int = 0, only: set[str] | None = None) -> tuple[b
         scale = max((float(np.nanmax(np.abs(np.asarray(w, np.float64)), initial=0.0))
                      for w in want), default=0.0)
         ok &= diff <= 1e-3 * max(1.0, scale)
+        verdict = "" if diff <= 1e-3 * max(1.0, scale) else "  MISMATCH"
         print(f"{name:28s} {'ran':>14s}  max |cuda - interpreter| = {diff:.3g}"
-              f" (max |interpreter| {scale:.3g}){'' if diff <= 1e-3 * max(1.0, scale) else '  MISMATCH'}")
+              f" (max |interpreter| {scale:.3g}){verdict}")
     return ok, None
 
 

@@ -4,15 +4,15 @@ Triton, our memory-bound kernels next to the device's copy bandwidth, in one run
     bench/gpu/gemm.sh [--size 4096] [--elems 67108864] [--rows 65536] [--repeat 50] [--dry-run]
 
 GEMM (f16 in, f32 accumulation): examples/cuda/gemm_mma_sync regenerated at ``--size`` (its
-generator takes the size; 64x64x32 tiles, 4 warps) and every examples/cuda/tile GEMM resized
-to ``--size``^3 by resize.py (at the size it declares where its shape cannot be resized; the
-line says why), each launched through the project runtime (``tirx_mlir.compile`` -> the CUDA
-device, docs/runtime.md), next to ``torch.matmul`` on the same shape and the Triton peers (the
-same CTA tile as ours, and Triton's 128x128x64, both with 3 stages; matmul_bias_relu's
-epilogue is checked against torch but has no Triton peer) when triton imports. TFLOP/s =
-2*M*N*K / time; ratios ours / cuBLAS and ours / Triton; the result is checked against torch
-(relative max error). Memory-bound: examples/cuda/vector_add resized to ``--elems`` f32 and the
-tile softmax/elementwise examples resized to ``--rows`` rows, next to a device-to-device copy of the same
+generator takes the size; 64x64x32 tiles, 4 warps) and every examples/cuda/tile GEMM resized to
+``--size``^3 by resize.py (at the size it declares where its shape cannot be resized; the line
+says why), each launched through the project runtime (``tirx_mlir.compile`` -> the CUDA device,
+docs/runtime.md), next to ``torch.matmul`` on the same shape and the Triton peers (the same CTA
+tile as ours, and Triton's 128x128x64, both with 3 stages; matmul_bias_relu's epilogue is
+checked against torch but has no Triton peer) when triton imports. TFLOP/s = 2*M*N*K / time;
+ratios ours / cuBLAS and ours / Triton; the result is checked against torch (relative max
+error). Memory-bound: examples/cuda/vector_add resized to ``--elems`` f32 and the tile softmax
+examples resized to ``--rows`` rows (resize.py), next to a device-to-device copy of the same
 bytes and the peak copy bandwidth (a 256 MiB copy); GB/s and ratios. Each time is the mean of
 ``--repeat`` launches after a warm-up, bracketed by device synchronisations (the same for every
 side). Each part says why when its dependency is missing (torch, triton, the GPU) and goes on.

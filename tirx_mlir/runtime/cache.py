@@ -4,15 +4,16 @@ instead of running the pipeline, the printers and the tools again (in any later 
 Key: the SHA-256 of the input IR's text, the target, the pipeline's spec, the compile options,
 the primary printer, the toolchain's tool versions, the versions of tirx_mlir, xDSL and Python,
 and a fingerprint of tirx_mlir's own source files (`source_fingerprint`: each .py file's path,
-size and modification time), so an edited or reinstalled compiler never reuses what an older
-one built, as Triton keys its cache on its sources (`compile_key`). Entry: ``<dir>/<key[:2]>/<key>/`` with the lowered IR, each source, the
-binary and ``meta.json`` (statistics, notes); every file is written to a temporary name and
-renamed into place, ``meta.json`` last, so a reader sees a complete entry or none, and two
-processes that compile the same kernel at once both succeed.
+size and modification time), so an edited or reinstalled compiler never reuses what an older one
+built, as Triton keys its cache on its sources (`compile_key`). Entry:
+``<dir>/<key[:2]>/<key>/`` with the lowered IR, each source, the binary and ``meta.json``
+(statistics, notes); every file is written to a temporary name and renamed into place,
+``meta.json`` last, so a reader sees a complete entry or none, and two processes that compile
+the same kernel at once both succeed.
 
-Where: ``$TIRX_MLIR_CACHE_DIR``, else ``$XDG_CACHE_HOME/tirx_mlir``, else
-``~/.cache/tirx_mlir`` (`cache_location`). ``TIRX_MLIR_CACHE=0`` turns it off. An unreadable or partial entry is
-a miss; a directory that cannot be written only costs the cache (the artifact's notes say so).
+Where: ``$TIRX_MLIR_CACHE_DIR``, else ``$XDG_CACHE_HOME/tirx_mlir``, else ``~/.cache/tirx_mlir``
+(`cache_location`). ``TIRX_MLIR_CACHE=0`` turns it off. An unreadable or partial entry is a
+miss; a directory that cannot be written only costs the cache (the artifact's notes say so).
 """
 
 from __future__ import annotations

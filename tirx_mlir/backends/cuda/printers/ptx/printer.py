@@ -20,7 +20,8 @@ Module::
 * a global buffer parameter is a ``.param .u64`` holding its address (cvta.to.global'd into a
   b64 register); a tensor-map parameter (``cuda.tensor_maps``) is the CUtensorMap itself,
   ``.param .align 64 .b8 p[128]``, and its register holds the generic address ``cvta.param``
-  gives (the tensor-map operand of cp.async.bulk.tensor); shared buffers (``cuda.shared_alloc``, ``tirx.alloc`` in shared) are
+  gives (the tensor-map operand of cp.async.bulk.tensor); shared buffers
+  (``cuda.shared_alloc``, ``tirx.alloc`` in shared) are
   ``.shared .align N .b8 smem_<name>[bytes];`` in the entry, addressed by 32-bit registers; the
   dynamic arena is the module's one ``.extern .shared`` array; ``tirx.alloc`` in local is a
   ``.local`` array;
@@ -170,8 +171,8 @@ class PtxFrame(SourcePrinter):
         maps = tensor_map_positions(kernel, self.fail)
         body = self.capture(lambda: self.kernel_body(kernel, params, maps))
         lines = [f".visible .entry {name}("]
-        lines += [f"    {self.param_declaration(p, i in maps)}{',' if i + 1 < len(params) else ''}"
-                  for i, p in enumerate(params)]
+        lines += [f"    {self.param_declaration(p, i in maps)}"
+                  f"{',' if i + 1 < len(params) else ''}" for i, p in enumerate(params)]
         lines.append(")")
         lines.append(".reqntid " + ", ".join(map(str, _xyz(kernel.thread_dims()))))
         if kernel.cluster_dims() is not None:
