@@ -94,25 +94,28 @@ def vector_add_at(n: int) -> str:
     return text.replace("65536xf32", f"{n}xf32").replace("grid [64]", f"grid [{n // 1024}]")
 
 
+def kernel_of(text: str):
+    """The one kernel of the IR ``text``."""
+    from tirx_mlir.interpreter.launch import find_kernel
+    from tirx_mlir.located_parser import parse_module
+
+    return find_kernel(parse_module(text))
+
+
 def shapes_of(text: str) -> list[tuple[str, tuple[int, ...], np.dtype]]:
     """(name, shape, numpy dtype) of each buffer parameter, inputs first."""
     from tirx_mlir.dialects.tirx import dtypes
-    from tirx_mlir.interpreter.launch import buffer_params, find_kernel
-    from tirx_mlir.located_parser import parse_module
+    from tirx_mlir.interpreter.launch import buffer_params
 
-    kernel = find_kernel(parse_module(text))
     return [(n, tuple(t.get_shape()), np.dtype(dtypes.numpy_dtype(t.element_type)))
-            for n, t in buffer_params(kernel)]
+            for n, t in buffer_params(kernel_of(text))]
 
 
 def b_is_n_by_k(text: str) -> bool:
     """Whether the kernel's one CTA-scope GEMM takes B as N x K (C = A @ B^T): gemm_async's
     K-major B unless ``transpose_b``, tirx.gemm's K x N B with ``transpose_b``. Read from the
     op, not the shapes: a square problem's B is N x K and K x N alike."""
-    from tirx_mlir.interpreter.launch import find_kernel
-    from tirx_mlir.located_parser import parse_module
-
-    gemms = [op for op in find_kernel(parse_module(text)).walk()
+    gemms = [op for op in kernel_of(text).walk()
              if op.name in ("tirx.gemm", "tirx.gemm_async")]
     if len(gemms) != 1:
         raise ValueError(f"expected one tile GEMM, found {len(gemms)}")
@@ -123,7 +126,8 @@ def b_is_n_by_k(text: str) -> bool:
 def tile_cases(size: int, rows: int) -> list[Case]:
     """examples/cuda/tile GEMMs at ``size``^3 and row kernels at ``rows`` rows (resize.py), each
     at its declared size where it cannot be resized (the note says why)."""
-    from resize import gemm_at, gemm_tile, rows_at
+    from resize import gemm_at, rows_at
+    from triton_peers.ours import gemm_tile
 
     out = []
     for path in sorted((EXAMPLES / "tile").glob("*.mlir")):
@@ -137,13 +141,11 @@ def tile_cases(size: int, rows: int) -> list[Case]:
         if any(w in stem for w in ("gemm", "matmul", "mma")) and len(shapes) >= 3:
             (_, a, _), (_, c, _) = shapes[0], shapes[-1]
             if len(a) == 2 and len(c) == 2:
-                b_nk = b_is_n_by_k(text)
-                note = "declared size"
+                b_nk, tile = b_is_n_by_k(text), gemm_tile(kernel_of(text))
                 try:
-                    tile = gemm_tile(text)
                     text, note = gemm_at(text, size), f"resized to {size}^3"
                 except ValueError as err:
-                    tile, note = None, f"declared size ({err})"
+                    note = f"declared size ({err})"
                 shapes = shapes_of(text)
                 (_, a, _), (_, c, _) = shapes[0], shapes[-1]
                 out.append(Case(name, "gemm", text, note, (a[0], c[1], a[1]), b_nk, tile=tile,

@@ -97,18 +97,3 @@ def rows_at(text: str, rows: int) -> str:
         text = _retype(text, list(dims), elt, [rows, *dims[1:]])
     return _replace_once(text, f"grid [{grid[0]}]", f"grid [{grid[0] * rows // old_rows}]")
 
-
-def gemm_tile(text: str) -> tuple[int, int, int]:
-    """(BM, BN, BK) of a tile GEMM: its problem over its 2-D grid, K over the K loop's trips."""
-    params = _params(text)
-    names = list(params)
-    (a, _), (c, _) = params[names[0]], params[names[-1]]
-    grid = _grid(text)
-    if len(grid) != 2:
-        raise ValueError(f"grid {grid} is not 2-D")
-    loop = re.findall(r"scf\.for %k = %c0 to %(\w+) step %(\w+)", text)
-    if len(loop) != 1:
-        raise ValueError(f"expected one K loop 'scf.for %k = %c0 to ...', found {len(loop)}")
-    bound, step = (int(re.findall(rf"%{v} = arith\.constant (\d+) : index\n", text)[0])
-                   for v in loop[0])
-    return a[0] // grid[1], c[1] // grid[0], a[1] * step // bound

@@ -52,25 +52,27 @@ def kernel_shape(path: Path, text: str, arch: str) -> KernelShape:
     params = [Param(name, tuple(t.get_shape()), str(t.element_type))
               for name, t in buffer_params(kernel)]
     return KernelShape(path.stem, params, kernel.grid_dims(), kernel.num_threads(),
-                       int(arch[3:5]), {**_gemm_tile(kernel), **_mma_warps(kernel)})
+                       int(arch[3:5]), {**({"tile": tile} if (tile := gemm_tile(kernel)) else {}),
+                                        **_mma_warps(kernel)})
 
 
-def _gemm_tile(kernel) -> dict:
-    """``{"tile": (BM, BN, BK)}`` from the kernel's one CTA-scope ``tirx.gemm``/``gemm_async``:
+def gemm_tile(kernel) -> tuple[int, int, int] | None:
+    """``(BM, BN, BK)`` from the kernel's one CTA-scope ``tirx.gemm``/``gemm_async``:
     its accumulator is the CTA's BM x BN tile of C and A's K extent is BK. The grid alone
     cannot say it: which grid axis walks M is the example's choice (gemm_multicast_sm90a's
-    one axis walks M, a 2-D grid's x walks N), and BK is not in the signature at all. Empty
-    when there is no such op or more than one (the peer then falls back to the grid)."""
+    one axis walks M, a 2-D grid's x walks N), and BK is not in the signature at all. None
+    when there is no such op or more than one (the peer then falls back to the grid; also
+    bench/gpu/gemm.py's Triton peers)."""
     gemms = [op for op in kernel.walk() if op.name in ("tirx.gemm", "tirx.gemm_async")
              and op.exec_scope.value == "cta"]
     if len(gemms) != 1:
-        return {}
+        return None
     op = gemms[0]
     acc = op.d if op.name == "tirx.gemm" else op.c
     bm, bn = acc.type.get_shape()[-2:]
     a = op.a.type.get_shape()[-2:]
     bk = a[0] if op.transpose_a is not None else a[1]
-    return {"tile": (bm, bn, bk)}
+    return bm, bn, bk
 
 
 def _mma_warps(kernel) -> dict:
