@@ -25,9 +25,10 @@ Timing (the machine is shared; one side after the other swings): every round run
 numpy and interpreter once, in alternating order, and records CPU time (``time.process_time``)
 and wall time. Printed: the median CPU time of each side, the ratio numpy / interpreted of each
 round (median and interquartile range, CPU; the wall-time median beside it) and the goal (issue
-16: >= 0.5 at the tile level, >= 0.33 at the NKI level). For the 128-tile gemm a third side, the
-kernel's own tile work written directly in numpy (`tiled_gemm`), shows the floor: an
-interpreter that ran those ops with no overhead at all would reach that ratio, not more.
+16: >= 0.5 at the tile level, >= 0.33 at the NKI level). For the 128-tile gemm and the NKI
+softmaxes a third side, the kernel's own work written directly in numpy (`tiled_gemm`,
+`nki_softmax_floor`), shows the floor: an interpreter that ran those ops with no overhead at all
+would reach that ratio, not more. A floor gives the interpreter's bits (checked before timing).
 
 BLAS runs single-threaded by default (``--blas-threads``; set before numpy loads): on a small
 shared machine a multi-threaded BLAS makes both sides' times swing by several x.
@@ -182,6 +183,42 @@ def tiled_gemm(tile: int, transposed: bool):
     return run
 
 
+def nki_softmax_floor(tile_rows: int, chunk: int = 512):
+    """The ``trn``-lowered softmax's own instructions written directly in numpy, for CTAs of
+    ``tile_rows`` rows (a multiple of 128, as the lowering stacks 128-row blocks along the free
+    dim of one SBUF tile): per CTA NaN-filled SBUF tiles, the DMA load, the negated row max, per
+    block ``activation_reduce`` (the fp32 bias add, ``exp`` in float64 rounded to fp32, the fp32
+    row sum), the reciprocal, the multiply in ``chunk``-wide instructions and the DMA store. Its
+    time is the floor of interpreting that IR under the NKI semantics (no dispatch at all)."""
+
+    def run(x: np.ndarray) -> np.ndarray:
+        rows, cols = x.shape
+        nb = tile_rows // 128
+        y = np.full((rows, cols), np.nan, np.float32)
+        t = np.empty((128, nb * cols), np.float32)
+        m, s = (np.empty((128, nb), np.float32) for _ in range(2))
+        t3 = t.reshape(128, nb, cols)
+        for r0 in range(0, rows, tile_rows):
+            for buf in (t, m, s):
+                buf.fill(np.nan)
+            t3[...] = x[r0:r0 + tile_rows].reshape(nb, 128, cols).transpose(1, 0, 2)
+            np.negative(np.maximum.reduce(t3, axis=2), out=m)
+            for b in range(nb):
+                blk = t[:, b * cols:(b + 1) * cols]
+                np.add(blk, m[:, b:b + 1], out=blk)
+                np.exp(blk, out=blk, dtype=np.float64, casting="unsafe")
+                s[:, b:b + 1] = np.add.reduce(blk, axis=1, keepdims=True, dtype=np.float32)
+            np.divide(np.float32(1), s, out=s)
+            for b in range(nb):
+                for c0 in range(0, cols, chunk):
+                    blk = t[:, b * cols + c0:b * cols + c0 + chunk]
+                    np.multiply(blk, s[:, b:b + 1], out=blk)
+            y[r0:r0 + tile_rows].reshape(nb, 128, cols).transpose(1, 0, 2)[...] = t3
+        return y
+
+    return run
+
+
 @dataclass
 class Case:
     """One workload at one level: its runner, arguments, numpy reference and the samples."""
@@ -225,8 +262,8 @@ def build(name: str, ir: str, level: Level, args: list[np.ndarray], reference,
     setup = time.perf_counter() - start
     (out,) = runner(*args)
     np.testing.assert_allclose(out, reference(*args), rtol=1e-4, atol=1e-4)
-    if floor is not None:
-        np.testing.assert_allclose(floor(*args), reference(*args), rtol=1e-4, atol=1e-4)
+    if floor is not None:  # the same work: the same bits
+        np.testing.assert_array_equal(floor(*args), out, strict=True)
     return Case(name, level, runner, args, reference, setup, floor)
 
 
@@ -252,7 +289,7 @@ def report(case: Case) -> str:
             f"{verdict:5s} [setup {case.setup_s * 1e3:.0f} ms]")
     if case.floor_cpu:
         floor = statistics.median(ratios(case.np_cpu, case.floor_cpu))
-        line += (f"\n     {'':23s} floor: the same tiling in direct numpy "
+        line += (f"\n     {'':23s} floor: the same work in direct numpy "
                  f"{statistics.median(case.floor_cpu) * 1e3:7.2f} ms, ratio cpu {floor:5.2f}")
     return line
 
@@ -274,10 +311,10 @@ def cases(levels: list[str], kinds: list[str]) -> list[Case]:
             out.append(build("gemm 512^3 128-tiles", gemm_ir(512, 128, level), level, gemm_args,
                              gemm_ref, tiled_gemm(128, level.transpose_a)))
         if "softmax" in kinds:
-            out.append(build("softmax 1024^2 one-tile", softmax_ir(1024, 1024, 1024, level), level,
-                             [x], numpy_softmax))
-            out.append(build("softmax 1024^2 128-rows", softmax_ir(1024, 1024, 128, level), level,
-                             [x], numpy_softmax))
+            for name, rows in (("one-tile", 1024), ("128-rows", 128)):
+                out.append(build(f"softmax 1024^2 {name}", softmax_ir(1024, 1024, rows, level),
+                                 level, [x], numpy_softmax,
+                                 nki_softmax_floor(rows) if level is NKI else None))
     return out
 
 
