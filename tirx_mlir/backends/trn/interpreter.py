@@ -95,6 +95,9 @@ ALU_UFUNCS: dict[str, np.ufunc | None] = {name: ufunc_of(alu.fn)
                                           for name, alu in tables.ALU_OPS.items()}
 """ALU operator -> the ufunc it is (called with ``out=`` straight into an fp32 destination)."""
 
+RECIPROCAL = tables.ALU_OPS["reciprocal"].fn
+"""VectorE's ``1 / a`` (`nki.reciprocal`)."""
+
 ACTIVATION_UFUNCS: dict[str, tuple[np.ufunc, bool]] = {
     name: (ufunc, getattr(act.fn, "quiet", False))
     for name, act in tables.ACTIVATIONS.items() if (ufunc := ufunc_of(act.fn)) is not None}
@@ -316,28 +319,29 @@ class NkiFunctions(InterpreterFunctions):
     run_transpose = _nki_impl(nki.TransposeOp, _transpose)
 
     # ---- ScalarE ----
-    def _activate(self, op: nki.ActivationOp | nki.ActivationReduceOp, v: NkiValues,
-                  dst: np.ndarray | None = None) -> np.ndarray:
-        """fp32 ``func(src * scale + bias)`` as [P, free] (the function in float64, rounded).
+    def _activate(self, op: nki.ActivationOp | nki.ActivationReduceOp, func: tables.Activation,
+                  src: np.ndarray, scale: Any, bias: Any, dst: np.ndarray | None = None
+                  ) -> np.ndarray:
+        """fp32 ``func(src * scale + bias)`` as [P, free] (the function in float64, rounded);
+        ``scale`` and ``bias`` are None when the op has none.
 
         With ``dst`` (an fp32 [P, free] array, the op's destination) the values are computed
         in place there, through a float64 scratch array owned by the op, and ``dst`` is
         returned: the same values without the temporaries (which cost page faults at these
         sizes)."""
-        x = rows(v["src"])
-        func = tables.ACTIVATIONS[op.func.data]
+        x = rows(src)
         if dst is None or dst.shape != x.shape or any(
-                isinstance(v.get(k), np.ndarray) and np.may_share_memory(dst, v[k])
-                for k in ("scale", "bias")):  # (dst is written before they are read)
-            if "scale" in v:
-                x = x * vector(v["scale"])
-            if "bias" in v:
-                x = x + vector(v["bias"])
+                isinstance(o, np.ndarray) and np.may_share_memory(dst, o)
+                for o in (scale, bias)):  # (dst is written before they are read)
+            if scale is not None:
+                x = x * vector(scale)
+            if bias is not None:
+                x = x + vector(bias)
             return func.fn(x.astype(np.float64)).astype(F32)
-        if "scale" in v:
-            x = np.multiply(x, vector(v["scale"]), out=dst)
-        if "bias" in v:
-            x = np.add(x, vector(v["bias"]), out=dst)
+        if scale is not None:
+            x = np.multiply(x, vector(scale), out=dst)
+        if bias is not None:
+            x = np.add(x, vector(bias), out=dst)
         ufunc = ACTIVATION_UFUNCS.get(func.name)
         if ufunc is not None:
             if ufunc[1]:
@@ -358,36 +362,54 @@ class NkiFunctions(InterpreterFunctions):
         return dst if dst.dtype == F32 and dst.ndim == 2 else None
 
     def _activation(self, op: nki.ActivationOp, v: NkiValues) -> None:
-        dst = v["dst"]
-        out = self._activate(op, v, self._fp32_rows(dst))
+        self._activation_into(op, tables.ACTIVATIONS[op.func.data], v["dst"], v["src"],
+                              v.get("scale"), v.get("bias"))
+
+    def _activation_into(self, op: nki.ActivationOp, func: tables.Activation, dst: np.ndarray,
+                         src: np.ndarray, scale: Any, bias: Any) -> None:
+        out = self._activate(op, func, src, scale, bias, self._fp32_rows(dst))
         if out is not dst:
             put(dst, out)
 
     run_activation = _nki_impl(nki.ActivationOp, _activation)
 
     def _activation_reduce(self, op: nki.ActivationReduceOp, v: NkiValues) -> None:
-        dst = v["dst"]
-        out = self._activate(op, v, self._fp32_rows(dst))
+        self._activation_reduce_into(op, tables.ACTIVATIONS[op.func.data], v["dst"],
+                                     v["reduce_res"], v["src"], v.get("scale"), v.get("bias"))
+
+    def _activation_reduce_into(self, op: nki.ActivationReduceOp, func: tables.Activation,
+                                dst: np.ndarray, reduce_res: np.ndarray, src: np.ndarray,
+                                scale: Any, bias: Any) -> None:
+        out = self._activate(op, func, src, scale, bias, self._fp32_rows(dst))
         total = np.add.reduce(out, axis=1, keepdims=True, dtype=F32)
         if out is not dst:
             put(dst, out)
-        put(v["reduce_res"], total)
+        put(reduce_res, total)
 
     run_activation_reduce = _nki_impl(nki.ActivationReduceOp, _activation_reduce)
 
     # ---- VectorE ----
     def _reciprocal(self, op: nki.ReciprocalOp, v: NkiValues) -> None:
-        put(v["dst"], tables.ALU_OPS["reciprocal"].fn(rows(v["src"])))
+        self._reciprocal_into(v["dst"], v["src"])
+
+    @staticmethod
+    def _reciprocal_into(dst: np.ndarray, src: np.ndarray) -> None:
+        put(dst, RECIPROCAL(rows(src)))
 
     run_reciprocal = _nki_impl(nki.ReciprocalOp, _reciprocal)
 
     def _tensor_reduce(self, op: nki.TensorReduceOp, v: NkiValues) -> None:
-        alu = tables.ALU_OPS[op.op.data]
-        src = np.asarray(v["src"]).astype(_alu_dtype(alu), copy=False)
-        out = tables.reduce(alu.name, src, op.normalized_axes())
-        if op.flag("negate"):
+        self._tensor_reduce_into(tables.ALU_OPS[op.op.data], op.normalized_axes(),
+                                 op.flag("negate"), v["dst"], v["src"])
+
+    @staticmethod
+    def _tensor_reduce_into(alu: tables.AluOp, axes: tuple[int, ...], negate: bool,
+                            dst: np.ndarray, src: np.ndarray) -> None:
+        src = np.asarray(src).astype(_alu_dtype(alu), copy=False)
+        out = tables.reduce(alu.name, src, axes)
+        if negate:
             out = -out
-        put(v["dst"], out)
+        put(dst, out)
 
     run_tensor_reduce = _nki_impl(nki.TensorReduceOp, _tensor_reduce)
 
@@ -411,21 +433,29 @@ class NkiFunctions(InterpreterFunctions):
     run_tensor_tensor = _nki_impl(nki.TensorTensorOp, _tensor_tensor)
 
     def _tensor_scalar(self, op: nki.TensorScalarOp, v: NkiValues) -> None:
-        op0 = tables.ALU_OPS[op.op0.data]
+        op1 = None if op.op1 is None else tables.ALU_OPS[op.op1.data]
+        self._tensor_scalar_into(tables.ALU_OPS[op.op0.data], op.flag("reverse0"), op1,
+                                 op.flag("reverse1"), v["dst"], v["data"], v["operand0"],
+                                 v.get("operand1"))
+
+    @staticmethod
+    def _tensor_scalar_into(op0: tables.AluOp, reverse0: bool, op1: tables.AluOp | None,
+                            reverse1: bool, dst: np.ndarray, data: np.ndarray, operand0: Any,
+                            operand1: Any) -> None:
+        """``dst = (data op0 operand0) op1 operand1`` (see the op); ``op1`` None: no second
+        operator."""
         dtype = _alu_dtype(op0)
-        data, dst = rows(v["data"], dtype), v["dst"]
+        data = rows(data, dtype)
         ufunc = ALU_UFUNCS[op0.name]
-        if op.op1 is None and dtype == F32 and self._fp32_rows(dst) is not None and \
+        if op1 is None and dtype == F32 and dst.dtype == F32 and dst.ndim == 2 and \
                 data.shape == dst.shape and ufunc is not None and not op0.is_unary:
-            operand = vector(v["operand0"], dtype)  # one ufunc straight into dst (overlap-safe)
-            ufunc(*((operand, data) if op.flag("reverse0") else (data, operand)), out=dst)
+            operand = vector(operand0, dtype)  # one ufunc straight into dst (overlap-safe)
+            ufunc(*((operand, data) if reverse0 else (data, operand)), out=dst)
             return
-        out = _apply(op0, data, vector(v["operand0"], dtype), op.flag("reverse0"))
-        if op.op1 is not None:
-            op1 = tables.ALU_OPS[op.op1.data]
-            out = _apply(op1, np.asarray(out, dtype), vector(v["operand1"], dtype),
-                         op.flag("reverse1"))
-        put(v["dst"], out)
+        out = _apply(op0, data, vector(operand0, dtype), reverse0)
+        if op1 is not None:
+            out = _apply(op1, np.asarray(out, dtype), vector(operand1, dtype), reverse1)
+        put(dst, out)
 
     run_tensor_scalar = _nki_impl(nki.TensorScalarOp, _tensor_scalar)
 
@@ -525,8 +555,84 @@ def _direct_tensor_tensor(functions: NkiFunctions, op: nki.TensorTensorOp,
     return run_fp32
 
 
+def _optional(names: tuple[str, ...], name: str) -> Callable[[PythonValues], Any]:
+    """The value of operand ``name`` from the positional values (None when the op has none)."""
+    if name not in names:
+        return lambda args: None
+    k = names.index(name)
+    return lambda args: args[k]
+
+
+def _direct_activation(functions: NkiFunctions, op: nki.ActivationOp, names: tuple[str, ...]):
+    dst, src = names.index("dst"), names.index("src")
+    scale, bias = _optional(names, "scale"), _optional(names, "bias")
+    func, into = tables.ACTIVATIONS[op.func.data], functions._activation_into
+
+    def run(args: PythonValues) -> tuple:
+        into(op, func, args[dst], args[src], scale(args), bias(args))
+        return ()
+
+    return run
+
+
+def _direct_activation_reduce(functions: NkiFunctions, op: nki.ActivationReduceOp,
+                              names: tuple[str, ...]):
+    dst, res, src = (names.index(n) for n in ("dst", "reduce_res", "src"))
+    scale, bias = _optional(names, "scale"), _optional(names, "bias")
+    func, into = tables.ACTIVATIONS[op.func.data], functions._activation_reduce_into
+
+    def run(args: PythonValues) -> tuple:
+        into(op, func, args[dst], args[res], args[src], scale(args), bias(args))
+        return ()
+
+    return run
+
+
+def _direct_reciprocal(functions: NkiFunctions, op: nki.ReciprocalOp, names: tuple[str, ...]):
+    dst, src = names.index("dst"), names.index("src")
+    into = NkiFunctions._reciprocal_into
+
+    def run(args: PythonValues) -> tuple:
+        into(args[dst], args[src])
+        return ()
+
+    return run
+
+
+def _direct_tensor_reduce(functions: NkiFunctions, op: nki.TensorReduceOp,
+                          names: tuple[str, ...]):
+    dst, src = names.index("dst"), names.index("src")
+    alu, axes, negate = tables.ALU_OPS[op.op.data], op.normalized_axes(), op.flag("negate")
+    into = NkiFunctions._tensor_reduce_into
+
+    def run(args: PythonValues) -> tuple:
+        into(alu, axes, negate, args[dst], args[src])
+        return ()
+
+    return run
+
+
+def _direct_tensor_scalar(functions: NkiFunctions, op: nki.TensorScalarOp,
+                          names: tuple[str, ...]):
+    dst, data, operand0 = (names.index(n) for n in ("dst", "data", "operand0"))
+    operand1 = _optional(names, "operand1")
+    op0, reverse0 = tables.ALU_OPS[op.op0.data], op.flag("reverse0")
+    op1 = None if op.op1 is None else tables.ALU_OPS[op.op1.data]
+    reverse1, into = op.flag("reverse1"), NkiFunctions._tensor_scalar_into
+
+    def run(args: PythonValues) -> tuple:
+        into(op0, reverse0, op1, reverse1, args[dst], args[data], args[operand0],
+             operand1(args))
+        return ()
+
+    return run
+
+
 _DIRECT: dict[type, Callable[[NkiFunctions, Any, tuple[str, ...]], Any]] = {
     nki.LoadOp: _direct_dma, nki.StoreOp: _direct_dma, nki.DmaCopyOp: _direct_dma,
     nki.MatmulOp: _direct_matmul, nki.TensorTensorOp: _direct_tensor_tensor,
+    nki.ActivationOp: _direct_activation, nki.ActivationReduceOp: _direct_activation_reduce,
+    nki.ReciprocalOp: _direct_reciprocal, nki.TensorReduceOp: _direct_tensor_reduce,
+    nki.TensorScalarOp: _direct_tensor_scalar,
 }
 """op type -> the builder of its direct run (None: through its semantics)."""

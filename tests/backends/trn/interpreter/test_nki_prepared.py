@@ -108,6 +108,46 @@ def test_direct_forms_give_the_bits_of_the_implementations():
     assert np.isfinite(prepared[1]).all()
 
 
+# the ScalarE / VectorE ops a lowered softmax or layernorm runs, with every optional operand
+# and flag their direct forms decode once: scale (a tile, a scalar), bias, negate, reverse, op1
+ENGINE_BODY = f"""  %x = tirx.alloc : {S((64, 512))}
+  %b = tirx.alloc : {S((64, 1))}
+  %q = tirx.alloc : {S((64, 1))}
+  nki.tensor_copy %x, %y : {S((64, 512))}, {P((64, 512))}
+  nki.tensor_reduce %b, %x op maximum axes [1] negate keepdims : {S((64, 1))}, {S((64, 512))}
+  nki.activation_reduce %z, %r, %x func exp bias %b : {S((64, 512))}, {S((64, 1))}, {S((64, 512))}, {S((64, 1))}
+  nki.reciprocal %q, %r : {S((64, 1))}, {S((64, 1))}
+  nki.tensor_scalar %z, %z, %q op0 multiply : {S((64, 512))}, {S((64, 512))}, {S((64, 1))}
+  nki.tensor_scalar %x, %x, %b op0 subtract reverse0 operand1 %two op1 divide reverse1 : {S((64, 512))}, {S((64, 512))}, {S((64, 1))}, f32
+  nki.activation %x, %x func tanh bias %b scale %q : {S((64, 512))}, {S((64, 512))}, {S((64, 1))}, {S((64, 1))}
+  nki.activation %x, %x func sigmoid scale %two : {S((64, 512))}, {S((64, 512))}, f32
+  nki.tensor_tensor %z, %z, %x op add : {S((64, 512))}, {S((64, 512))}, {S((64, 512))}"""
+
+
+def test_engine_ops_run_direct_forms_with_the_bits_of_the_implementations():
+    """What `_DIRECT` adds for ScalarE and VectorE: the op's properties decoded once, the
+    same semantics functions on the positional values."""
+    text = BODY.split("  nki.activation_reduce")[0] + ENGINE_BODY  # %two: nki_kernel's
+    runner = _runner(text)
+    functions = NkiFunctions()
+    kinds = {op: functions.prepare_op(runner.interpreter, op).__qualname__
+             for op in runner.kernel.walk() if op.name.startswith("nki.")}
+    for name in ("activation", "activation_reduce", "reciprocal", "tensor_reduce",
+                 "tensor_scalar"):
+        ran = [k for op, k in kinds.items() if op.name == f"nki.{name}"]
+        assert ran and all(k.startswith(f"_direct_{name}.") for k in ran), (name, ran)
+    args = _arrays()
+    prepared = runner(*args)
+    listened_runner = _runner(text)
+    counter = OpCounter()
+    listened_runner.interpreter.listeners = (counter,)
+    listened = listened_runner(*args)
+    assert counter.ops["nki.tensor_scalar"] == 2 and counter.ops["nki.activation"] == 2
+    for a, b in zip(prepared, listened):
+        np.testing.assert_array_equal(a, b)
+    assert np.isfinite(prepared[1]).all() and np.isfinite(prepared[2]).all()
+
+
 def test_inputs_nki_ops_only_read_are_not_copied():
     from tirx_mlir.interpreter.launch import written_inputs
 
