@@ -497,6 +497,7 @@ def _own_slots(part: RegisterPartition, pattern, iter_part: RegisterPartition,
     offsets = dict(part.layout.offset)
     digits = part.thread_digits()
     replicas = part.layout.replica_offsets()
+    shifts = {axis: {rep.get(axis, 0) for rep in replicas} for axis in part.threads}
     slots = iter_part.registers()
     covered = 0
     for tx in range(scope_threads(scope, nthreads)):
@@ -507,7 +508,7 @@ def _own_slots(part: RegisterPartition, pattern, iter_part: RegisterPartition,
             where = offsets.get(axis, 0) + sum(
                 ((values[it.axis] - offsets.get(it.axis, 0)) // it.stride % it.extent) * it.stride
                 for it in digits if it.axis == axis)
-            if not any(where + rep.get(axis, 0) == values[axis] for rep in replicas):
+            if values[axis] - where not in shifts[axis]:  # no replica's offset reaches it
                 element = tuple(t + r for t, r in zip(part.thread_coords_of(values),
                                                       part.reg_coords(slots[0])))
                 raise PartitionError(
