@@ -1,5 +1,7 @@
 """A CUDA compile as a user runs it: one fresh ``tirx-opt --pass-pipeline=cuda K -t ptx`` process.
 
+(A CUDA-level kernel of examples/cuda, named by its stem, is compiled as ``tirx-opt K -t ptx``.)
+
     python bench/cuda_fresh.py [--rounds 5] [--examples softmax,rmsnorm] [--against /work/main]
 
 bench/cuda_compile.py times the stages warm, in one process, next to Triton; a user runs
@@ -30,7 +32,8 @@ sys.path.insert(0, str(BENCH))
 from startup import cached_bytecode_env  # noqa: E402
 from timing import alternate, load_line, ms, ratio_text, timed_process  # noqa: E402
 
-TILE = Path("examples") / "cuda" / "tile"
+CUDA = Path("examples") / "cuda"
+TILE = CUDA / "tile"
 DEFAULT_EXAMPLES = ("softmax", "softmax_registers", "rmsnorm", "gemm_sm80", "matmul_bias_relu")
 
 
@@ -42,6 +45,10 @@ def tirx_opt(tree: Path, *args: str) -> list[str]:
 
 
 def compile_cmd(tree: Path, stem: str) -> list[str]:
+    """The compile of ``stem`` to PTX: an examples/cuda/tile kernel through the "cuda" pipeline,
+    else the CUDA-level examples/cuda kernel of that name as it is (no passes)."""
+    if not (ROOT / TILE / f"{stem}.mlir").exists() and (ROOT / CUDA / f"{stem}.mlir").exists():
+        return tirx_opt(tree, str(tree / CUDA / f"{stem}.mlir"), "-t", "ptx", "-o", os.devnull)
     return tirx_opt(tree, "--pass-pipeline=cuda", str(tree / TILE / f"{stem}.mlir"), "-t", "ptx",
                     "-o", os.devnull)
 
@@ -61,7 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--examples", default=",".join(DEFAULT_EXAMPLES),
-                        help="comma-separated examples/cuda/tile stems")
+                        help="comma-separated examples/cuda/tile stems (or of CUDA-level "
+                             "examples/cuda kernels, compiled without passes)")
     parser.add_argument("--against", type=Path, default=None,
                         help="another checkout: its tirx_mlir compiles the same file")
     args = parser.parse_args(argv)
@@ -73,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         empty = f.name
     load = os.getloadavg()
     ref_name = f"{args.against}" if args.against else "tirx-opt on an empty module"
-    print(f"fresh tirx-opt --pass-pipeline=cuda K -t ptx, {args.rounds} alternating rounds "
+    print(f"fresh tirx-opt [--pass-pipeline=cuda] K -t ptx, {args.rounds} alternating rounds "
           f"against {ref_name}; ms: median (IQR); ratios: median of the rounds' (IQR)")
     print(f"{'example':20s} {'CPU':>17s} {'reference CPU':>17s} {'wall':>17s} "
           f"{'reference wall':>17s} {'CPU ratio':>14s} {'wall ratio':>14s}")

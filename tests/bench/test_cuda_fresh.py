@@ -26,3 +26,8 @@ def test_the_compile_command_reads_the_given_checkout():
     assert cmd[1] == "-P" and "sys.path.insert(0, '/some/tree')" in cmd[3]
     assert cmd[4:] == ["--pass-pipeline=cuda", "/some/tree/examples/cuda/tile/softmax.mlir", "-t",
                        "ptx", "-o", "/dev/null"]
+
+
+def test_a_cuda_level_example_compiles_without_the_pipeline():
+    cmd = cuda_fresh.compile_cmd(Path("/some/tree"), "vector_add")
+    assert cmd[4:] == ["/some/tree/examples/cuda/vector_add.mlir", "-t", "ptx", "-o", "/dev/null"]

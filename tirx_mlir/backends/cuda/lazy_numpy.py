@@ -4,8 +4,11 @@ Importing numpy costs ~100 ms of CPU, a sixth of a fresh ``tirx-opt --pass-pipel
 compile of a small kernel (bench/README.md, "Fresh CUDA compiles"). The layout, the dispatch
 variants and the tensor-core fragment maps they read use numpy only in the functions that
 enumerate threads, fragments or lanes, which a kernel without tensor-core tiles or register
-partitions to check never calls (every variant module is imported for every kernel). Each
-such module binds ``np`` to `lazy_numpy` (the real module for type checkers):
+partitions to check never calls (every variant module is imported for every kernel), nor one
+whose register tiles are only read by the ops that iterate over them (checked per thread,
+`dispatch.common._own_slots`). A register operand of another layout (a broadcast row), a
+reduction into a register tile and the mma fragment maps still import it. Each such module binds
+``np`` to `lazy_numpy` (the real module for type checkers):
 
     if TYPE_CHECKING:
         import numpy as np

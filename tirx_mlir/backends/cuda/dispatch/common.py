@@ -421,6 +421,9 @@ def _register_slots(part: RegisterPartition, pattern, iter_part: RegisterPartiti
     aligned = (1,) * (len(iter_shape) - len(vshape)) + tuple(vshape)
     if math.prod(aligned) != math.prod(vshape) or len(aligned) != len(iter_shape):
         raise PartitionError("operand does not broadcast to the iteration space")
+    own = _own_slots(part, pattern, iter_part, iter_shape, scope, nthreads)
+    if own is not None:
+        return own
     tx = scope_thread_ids(scope, nthreads)
     axes = axis_values_np(tx)
     # threads beyond the iteration layout's extent on an axis hold nothing of it (the writer
@@ -465,6 +468,64 @@ def _register_slots(part: RegisterPartition, pattern, iter_part: RegisterPartiti
     if not (regs == regs[:1]).all():
         raise PartitionError("the register holding an element differs between threads")
     return [int(r) for r in regs[0]]
+
+
+def _own_slots(part: RegisterPartition, pattern, iter_part: RegisterPartition,
+               iter_shape: Sequence[int], scope: ExecScope, nthreads: int) -> list[int] | None:
+    """`_register_slots` for the iteration's own tile, without numpy: the same layout and
+    shape, the whole tile viewed (offset 0, unit steps). None for any other question (the
+    general check answers it), and for a thread axis that is not a CTA axis (its error).
+
+    An element's coordinate is then a thread part plus a register part that sit on disjoint
+    digits of the layout (`RegisterPartition`), so the layout maps it back to the slot's own
+    register and to the thread axes' values that the thread part's digits give, whatever the
+    slot. The check over threads x slots becomes one per thread: each axis value the layout
+    gives back, plus one of its replicas' offsets, is the thread's own. The answer, and the
+    thread and element an error names (its first slot), are the general check's. Importing
+    numpy costs a fresh compile more than the whole check (bench/README.md, "Start-up, fourth
+    round")."""
+    shape = tuple(part.shape)
+    rank = len(shape)
+    identity = tuple(tuple(int(i == j) for j in range(rank)) for i in range(rank))
+    if (part.layout != iter_part.layout or tuple(iter_part.shape) != shape
+            or tuple(iter_shape) != shape or tuple(pattern.sizes) != shape
+            or tuple(pattern.buffer_type.get_shape()) != shape
+            or any(pattern.static_offset())
+            or tuple(tuple(row) for row in pattern.steps) != identity
+            or any(axis != "tx" and axis not in _DERIVED for axis in part.threads)):
+        return None
+    offsets = dict(part.layout.offset)
+    digits = part.thread_digits()
+    replicas = part.layout.replica_offsets()
+    shifts = {axis: {rep.get(axis, 0) for rep in replicas} for axis in part.threads}
+    slots = iter_part.registers()
+    covered = 0
+    for tx in range(scope_threads(scope, nthreads)):
+        values = axis_values(tx)
+        if any(values[a] >= n for a, n in iter_part.threads.items() if a in values):
+            continue  # beyond the iteration's threads: holds nothing of it
+        for axis in part.threads:
+            where = offsets.get(axis, 0) + sum(
+                ((values[it.axis] - offsets.get(it.axis, 0)) // it.stride % it.extent) * it.stride
+                for it in digits if it.axis == axis)
+            if values[axis] - where not in shifts[axis]:  # no replica's offset reaches it
+                element = tuple(t + r for t, r in zip(part.thread_coords_of(values),
+                                                      part.reg_coords(slots[0])))
+                raise PartitionError(
+                    f"thread {covered} needs element {element} of the register tile, which "
+                    f"another thread holds; copy the tile through shared memory or give the "
+                    f"operands matching layouts")
+        covered += 1
+    return list(slots) if covered else None
+
+
+def axis_values(tx: int) -> dict[str, int]:
+    """`axis_values_np` for one thread."""
+    out = {"tx": tx}
+    for axis, (div, mod) in _DERIVED.items():
+        v = tx // div if div else tx
+        out[axis] = v % mod if mod else v
+    return out
 
 
 # --- registration with the barriers of the tile-level order ----------------------------------------
