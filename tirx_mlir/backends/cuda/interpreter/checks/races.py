@@ -129,6 +129,7 @@ class SharedRaceCheck:
         self._lands = np.zeros((wave.n_warps, 0), dtype=np.int32)
         self._cluster = int(np.prod(wave.cluster_dim)) if wave.cluster_dim else 1
         self._remote_known: np.ndarray | None = None
+        self._landed = False  # whether a record holds a landed copy's write
         """Per warp, what it knows of the warps of each CTA of its cluster through mbarriers
         (``[warp, CTA in cluster, warp in CTA]``), made on the first such knowledge."""
 
@@ -267,8 +268,8 @@ class SharedRaceCheck:
         cta = np.asarray(cta, dtype=np.int64)
         self._remote = self._remote or bool((cta != self._cta[lanes]).any())
         idx = cta * self.arena_bytes + np.asarray(offsets, np.int64)
-        hazard = self._write_hazard(idx, lanes, self._site_id(site), False, _distinct(idx))
-        issuers = sorted_unique(lanes)
+        hazard = self._write_hazard(idx, lanes, self._site_id(site), False, self._disjoint(idx))
+        issuers = _distinct_runs(lanes)
         known = {int(w): self.knowledge(issuers[self._warp[issuers] == w])
                  for w in sorted_unique(self._warp[issuers]).tolist()}
         self._advance(issuers)
@@ -290,12 +291,13 @@ class SharedRaceCheck:
         rec[:, _SITE] = self._site_id(site)
         rec[:, _WCLOCK] = -(phase + 1)
         rec[:, _LCLOCK] = phases.number
+        self._landed = True
         self._rows[WRITER][idx] = rec.view(_ROW)[:, 0]
         self._records[READER1, :, _LANE][idx] = ~_NONE
         self._records[READER2, :, _LANE][idx] = ~_NONE
         self._writer_atomic[idx] = False
         clock = Clock()
-        for warp in sorted_unique(self._warp[lanes]).tolist():
+        for warp in sorted_unique(self._warp[_distinct_runs(lanes)]).tolist():
             clock.join(issued.get(warp, Clock()))
         phases.add(phase, clock)
 
@@ -368,9 +370,10 @@ class SharedRaceCheck:
         site_id = self._site_id(site)
         base = cta * self.arena_bytes + np.asarray(offsets, np.int64)
         idx = (base[:, None] + np.arange(nbytes)).ravel() if nbytes > 1 else base
+        writers = self._rows[WRITER][idx]
         for lane in (first, last):
             hazard = self._first_unordered("RAW", WRITER, idx, np.full(idx.size, lane), site_id,
-                                           READ)
+                                           READ, records=writers)
             if hazard is not None:
                 return hazard
         self._rows[READER1][idx] = self._record(np.array([last]), site_id)[0]
@@ -455,11 +458,16 @@ class SharedRaceCheck:
         return self._hazard("WAW", idx[i], who[i], site_id, WRITE, who[i + 1], site_id, WRITE,
                             sorted_unique(idx[clash]).size)
 
-    def _first_unordered(self, kind, slot, idx, who, site_id, access, skip=None) -> Hazard | None:
-        rec = self._rows[slot][idx].view(np.int32).reshape(-1, 4)
+    def _first_unordered(self, kind, slot, idx, who, site_id, access, skip=None,
+                         records=None) -> Hazard | None:
+        """The first of the records in ``slot`` of bytes ``idx`` (``records``: gathered
+        already) that is not ordered before the access of ``who``, as a hazard."""
+        rec = (self._rows[slot][idx] if records is None else records).view(np.int32)
+        rec = rec.reshape(-1, 4)
         prev = ~rec[:, _LANE].astype(np.int64)  # int64: numpy indexes with int32 ~10x slower
-        # a thread's own accesses are in program order, but not a copy it issued
-        live = (prev != _NONE) & ((prev != who) | (rec[:, _WCLOCK] < 0))
+        live = (prev != _NONE) & (prev != who)
+        if self._landed:  # a thread's accesses are in program order, not a copy it issued
+            live |= (prev == who) & (rec[:, _WCLOCK] < 0)
         if skip is not None:
             live &= ~skip[idx]
         if not live.any():
@@ -479,8 +487,8 @@ class SharedRaceCheck:
     def _ordered(self, prev, prev_wclock, prev_lclock, cur) -> np.ndarray:
         """Whether an access by lane ``prev`` at the given clocks happens before ``cur``'s now
         (a landed copy's write: whether ``cur``'s warp knows the phase it completed in)."""
-        landed = prev_wclock < 0
-        if landed.any():
+        landed = prev_wclock < 0 if self._landed else None
+        if landed is not None and landed.any():
             out = np.empty(prev.size, dtype=bool)
             out[landed] = self._lands[self._warp[cur[landed]], prev_lclock[landed]] >= \
                 -prev_wclock[landed]
@@ -508,6 +516,15 @@ class SharedRaceCheck:
                         np.where(same_cta, warp_known >= prev_wclock, cluster_known))
 
     # ---- helpers --------------------------------------------------------------------------
+    def _disjoint(self, idx: np.ndarray) -> bool:
+        """Whether no byte of ``idx`` repeats (a copy's thousands of bytes: marked in an array
+        over the arenas and counted, cheaper than the sort of `_distinct`)."""
+        if idx.size < 4096:
+            return _distinct(idx)
+        seen = np.zeros(self._writer_atomic.size, dtype=bool)
+        seen[idx] = True
+        return int(np.count_nonzero(seen)) == idx.size
+
     def _hazard(self, kind, flat, first_lane, first_site, first_access, second_lane, second_site,
                 second_access, count) -> Hazard:
         cta, offset = divmod(int(flat), self.arena_bytes)
@@ -540,6 +557,14 @@ def _join_rows(table: np.ndarray, rows: np.ndarray, groups: np.ndarray) -> None:
     top = np.zeros((distinct.size, table.shape[1]), dtype=table.dtype)
     np.maximum.at(top, inverse, table[rows])
     table[rows] = top[inverse]
+
+
+def _distinct_runs(values: np.ndarray) -> np.ndarray:
+    """The distinct values, ascending, of an array that holds them in long runs (a copy's
+    issuing lane per byte): the first of each run, then sorted."""
+    if values.size < 2:
+        return values
+    return sorted_unique(values[np.concatenate(([True], values[1:] != values[:-1]))])
 
 
 def _distinct(values: np.ndarray) -> bool:
