@@ -13,8 +13,10 @@ bytes they own, and the check that no thread touches those bytes too early.
   copy that completes on an mbarrier (its bytes, or its ``cp.async.mbarrier.arrive``), when a
   thread tests that mbarrier's current phase and the phase needs it (`land_for_barrier`:
   landing stops once the phase completes): data arrives as late as the program allows, never
-  before its wait. A ``cp.async``'s landing is its issuing thread's write for the racecheck. A copy on an mbarrier still
-  in flight when the wave ends is an error (`check_landed_at_exit`): its mbarrier's phase
+  before its wait. A ``cp.async``'s landing is its issuing thread's write for the racecheck; a
+  TMA or bulk copy is checked as its issuer's write at issue and recorded at its landing,
+  stamped with the mbarrier phase its bytes complete (checks/races.py). A copy on an mbarrier
+  still in flight when the wave ends is an error (`check_landed_at_exit`): its mbarrier's phase
   completed without its bytes (it expected fewer than the copies sent: a wrong expect_tx or
   multicast mask), or nobody waited.
 * **owned bytes** (`PendingBytes`): the destination bytes of copies in flight (reading or
