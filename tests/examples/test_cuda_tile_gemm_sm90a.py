@@ -2,22 +2,26 @@
 warpgroups. numpy == tile interpreter == SIMT interpreter after every pass of the cuda pipeline;
 -t cuda compiles and -t ptx assembles for sm_90a without spills or C75xx advisories; the lowered
 kernel has the warp-specialized shape the example's header describes; the same GEMM with its
-epilogue stored through the TMA (UTMASTG in the SASS)."""
+epilogue stored through the TMA (UTMASTG in the SASS); the ring's empty barriers counting one
+consumer warp short is a located WAR hazard (the TMA refill against the last warp's wgmma)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 from xdsl.dialects.builtin import f32
 
 from tirx_testing import cuda_compile
-from tirx_testing.cuda_every_stage import check_every_stage
+from tirx_testing.cuda_every_stage import check_every_stage, lower, run
+from tirx_testing.mbarrier_counts import init_count_constants, set_init_count
 from tirx_mlir.backends.cuda.printers.ptx import emit_ptx
 from tirx_mlir.backends.cuda.dialects import ptx
 from tirx_mlir.backends.cuda.host_tensor_maps import host_tensor_maps
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.interpreter.runtime import InterpretError
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "cuda" / "tile" / "gemm_sm90a.mlir"
 
@@ -73,3 +77,37 @@ def test_gemm_sm90a_with_a_tma_store_epilogue():
     assert names.count("ptx.fence_proxy_async") == 1
     opcodes = cuda_compile.ptx_sass_opcodes(emit_ptx(final), "sm_90a")
     assert any(op.startswith("UTMASTG") for op in opcodes)
+
+
+def _inputs():
+    rng = np.random.default_rng(2)
+    return [rng.standard_normal((256, 256)).astype(np.float16) for _ in range(2)]
+
+
+def test_an_empty_barrier_one_consumer_warp_short_is_a_war_hazard_at_the_refill():
+    """A's empty barriers counting 7 of the 8 consumer warps: the 8th warp's arrival spills into
+    the next phase, so the producer's wait may pass while that warp's wgmma still reads the
+    stage, and the TMA that refills it (k = 3, stage 0) races with that read. On the hardware
+    that reads the next K tile; the interpreter reports it at the refill."""
+    module = lower(EXAMPLE.read_text(), "gemm_sm90a")
+    assert len(init_count_constants(module, 8)) == 2      # A's and B's empty barriers
+    set_init_count(module, 8, 7, which=0)
+    with pytest.raises(InterpretError) as err:
+        run(module, _inputs())
+    text = str(err.value).splitlines()[0]
+    assert "[race] ptx.cp_async_bulk_tensor_g2s: potential WAR hazard" in text, text
+    assert "the write by thread (256,0,0) races with the read by thread (255,0,0)" in text, text
+    assert "(ptx.wgmma_mma_async_ss)" in text, text
+    assert "mbarrier's init count" in str(err.value)
+
+
+def test_a_short_count_on_b_alone_is_ordered_through_a_s_empty_barrier():
+    """B's empty barriers short by one, A's right: each consumer warp arrives on A's empty
+    barrier after its reads of both stages, and the producer waits on A's before refilling B,
+    so B's refill is ordered after every read (transitively): no hazard, numpy's answer."""
+    module = lower(EXAMPLE.read_text(), "gemm_sm90a")
+    set_init_count(module, 8, 7, which=1)
+    a, b = _inputs()
+    (c,) = run(module, [a, b])
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32).T, rtol=1e-4,
+                               atol=1e-3)

@@ -200,3 +200,35 @@ def test_init_of_a_quiescent_mbarrier_starts_again_at_phase_0():
     (out,), _ = run_simt(_kernel(body))
     # 4 arrivals completed phase 0; the second init makes phase 0 the current one again
     np.testing.assert_array_equal(out[:4], 0)
+
+
+def _handoff(count: int) -> str:
+    """Thread 0 stores a word and arrives; warp 1 tests phase 0 once (no loop) and reads it."""
+    return _kernel("""
+  %data = cuda.shared_alloc align 16 : !tirx.buffer<1xf32, shared>
+  %one = arith.constant 1.0 : f32
+  %c32 = arith.constant 32 : index
+  %w0 = arith.cmpi ult, %t, %c32 : index
+  scf.if %w0 {
+    scf.if %leader {
+      cuda.store %data, %c0, %one : !tirx.buffer<1xf32, shared>, index, f32
+      %tok = ptx.mbarrier_arrive "shared" [%pb] : (i32) -> i64
+    }
+  } else {
+    %ok = ptx.mbarrier_try_wait_parity "shared" [%pb], %p0 : (i32, i32) -> i1
+    %v = cuda.load %data, %c0 : !tirx.buffer<1xf32, shared>, index -> f32
+  }""", count=count, threads=64)
+
+
+def test_a_successful_wait_orders_the_arrivals_writes_before_the_waiters_reads():
+    run_simt(_handoff(1))  # no race: the wait acquired the arrival's release
+
+
+def test_a_try_wait_that_fails_acquires_nothing():
+    """Count 2: thread 0's arrival leaves phase 0 incomplete, warp 1's try_wait returns false
+    and its read of thread 0's store is unordered (a RAW hazard at the load)."""
+    with pytest.raises(InterpretError) as err:
+        run_simt(_handoff(2))
+    text = str(err.value).splitlines()[0]
+    assert "[race]" in text and "RAW hazard" in text and "cuda.load" in text, text
+    assert "races with the write by thread (0,0,0)" in text and "(cuda.store)" in text, text

@@ -80,7 +80,9 @@ def test_a_wrong_expect_tx_or_mask_in_the_lowered_gemm_is_caught():
     an error naming the barrier or the copy. A's row mask 0b0011 widened to the whole cluster
     (0b1111) sends the row-0 slices to the CTAs of row 1 too: a row-1 CTA's phase completes on
     the first slices to land, and its wgmma reads A's tile while the other copy into it is
-    still in flight (on a GPU it overwrites the tile at some time)."""
+    still in flight (on a GPU it overwrites the tile at some time). With the racecheck on, the
+    second copy into that tile is caught first, at its issue: two multicasts write it
+    unordered (a WAW hazard)."""
     rng = np.random.default_rng(3)
     a = rng.standard_normal((256, 256)).astype(np.float16)
     b = rng.standard_normal((256, 256)).astype(np.float16)
@@ -104,4 +106,7 @@ def test_a_wrong_expect_tx_or_mask_in_the_lowered_gemm_is_caught():
     with pytest.raises(InterpretError, match="wgmma_mma_async_ss: reads shared offset \\d+ "
                                              "\\(%sa\\[\\d+\\]\\) of CTA .0,1,0., the destination "
                                              ".* before the copy has landed"):
+        _run(wide, a, b, racecheck=False)
+    with pytest.raises(InterpretError, match="cp_async_bulk_tensor_g2s_multicast: potential WAW "
+                                             "hazard at __shared__ 0x0 in block .0,1,0."):
         _run(wide, a, b)

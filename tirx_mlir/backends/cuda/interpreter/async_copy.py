@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter import memory
-from tirx_mlir.backends.cuda.interpreter.async_state import Flight, Tie, shared_targets, state_of
+from tirx_mlir.backends.cuda.interpreter.async_state import (Flight, Tie, report_arrivals,
+                                                             shared_targets, state_of)
 from tirx_mlir.backends.cuda.interpreter.mbarrier import barrier_keys
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
@@ -104,6 +105,7 @@ def run_mbarrier_arrive(ctx, op, args):
     lanes, cta, offset = barrier_keys(ctx, view)
     state = state_of(ctx)
     noinc = view.mods.get("noinc") is not None
+    arrivals = []
     for i, lane in enumerate(lanes.tolist()):
         key = (int(cta[i]), int(offset[i]))
         bar = state.barrier(ctx, *key)
@@ -113,5 +115,6 @@ def run_mbarrier_arrive(ctx, op, args):
         if units:
             state.ties.append(Tie(lane, key, units))
         else:
-            bar.arrive(ctx, lane)
+            arrivals.append((bar, bar.arrive(ctx, lane), lane))
+    report_arrivals(ctx, arrivals)
     return ()

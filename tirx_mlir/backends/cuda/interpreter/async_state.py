@@ -13,8 +13,10 @@ bytes they own, and the check that no thread touches those bytes too early.
   copy that completes on an mbarrier (its bytes, or its ``cp.async.mbarrier.arrive``), when a
   thread tests that mbarrier's current phase and the phase needs it (`land_for_barrier`:
   landing stops once the phase completes): data arrives as late as the program allows, never
-  before its wait. A ``cp.async``'s landing is its issuing thread's write for the racecheck. A copy on an mbarrier still
-  in flight when the wave ends is an error (`check_landed_at_exit`): its mbarrier's phase
+  before its wait. A ``cp.async``'s landing is its issuing thread's write for the racecheck; a
+  TMA or bulk copy is checked as its issuer's write at issue and recorded at its landing,
+  stamped with the mbarrier phase its bytes complete (checks/races.py). A copy on an mbarrier
+  still in flight when the wave ends is an error (`check_landed_at_exit`): its mbarrier's phase
   completed without its bytes (it expected fewer than the copies sent: a wrong expect_tx or
   multicast mask), or nobody waited.
 * **owned bytes** (`PendingBytes`): the destination bytes of copies in flight (reading or
@@ -29,7 +31,7 @@ The state lives in ``ctx.state.ext[KEY]`` (`state_of`), one per wave.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -62,9 +64,6 @@ class MBarrier:
     """The current (incomplete) phase; phases 0 .. phase-1 have completed."""
     pending: int = 0
     tx: int = 0
-    arrived: list = field(default_factory=list)
-    """Lanes that arrived in the current phase (for the memory observers' ordering)."""
-    last_arrived: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         self.pending = self.count
@@ -89,8 +88,6 @@ class MBarrier:
                 hint="the init count must equal the arrivals of one phase")
         phase = self.phase
         self.pending -= count
-        if lane >= 0:
-            self.arrived.append(lane)
         self._maybe_complete(ctx)
         return phase
 
@@ -107,8 +104,6 @@ class MBarrier:
         if self.pending == 0 and self.tx == 0:
             self.phase += 1
             self.pending = self.count
-            self.last_arrived = np.array(self.arrived, dtype=np.int64)
-            self.arrived = []
 
     def completed(self, parity: int) -> bool:
         """Whether the phase of ``parity`` (the current one or the one before) has completed."""
@@ -300,6 +295,9 @@ class AsyncState:
         if not (flight.group >= 0).any():  # a TMA or bulk copy: the async proxy writes
             check_async_write(ctx, flight.cta[flight.byte_unit], flight.byte_off,
                               flight.lane[flight.byte_unit])
+            for hook in hooks(ctx, "on_copy_issue"):
+                hook(ctx, flight, flight.cta[flight.byte_unit], flight.byte_off,
+                     flight.lane[flight.byte_unit])
         owners = LaneOwners(flight.op, flight.lane, until)
         self.landing.add(flight.cta[flight.byte_unit], flight.byte_off, owners,
                          flight.byte_unit)
@@ -320,10 +318,13 @@ class AsyncState:
             self._report_cp_async_write(ctx, flight, sel, cta, off)
         else:
             self._report_async_proxy_write(ctx, cta, off)
+            self._report_copy_landing(ctx, flight, units, sel)
         flight.done |= units
         ctx.event()
         if flight.done.all():
             self.flights.remove(flight)
+            for hook in hooks(ctx, "on_copy_landed"):
+                hook(flight)
         for u in np.flatnonzero(units & (flight.bar >= 0)):
             bar = self.barriers.get((int(flight.cta[u]), int(flight.bar[u])))
             if bar is None:
@@ -346,6 +347,24 @@ class AsyncState:
         lanes = flight.lane[flight.byte_unit[sel]]
         for hook in hooks:
             hook(ctx, cta, off, lanes, flight.op)
+
+    def _report_copy_landing(self, ctx, flight: Flight, units, sel) -> None:
+        """Tell the racecheck that bytes of a TMA or bulk copy land now, completing on their
+        mbarriers' current phases (before the ``complete_tx`` that may complete them): the
+        waiters of those phases are ordered after the copy's writes."""
+        found = hooks(ctx, "on_copy_landing")
+        if not found:
+            return
+        for cta, bar_off in {(int(c), int(b)) for c, b in zip(flight.cta[units],
+                                                             flight.bar[units]) if b >= 0}:
+            bar = self.barriers.get((cta, bar_off))
+            if bar is None:
+                continue  # invalidated in flight: land() raises
+            mine = sel & (flight.cta[flight.byte_unit] == cta) & \
+                (flight.bar[flight.byte_unit] == bar_off)
+            for hook in found:
+                hook(ctx, flight, bar, bar.phase, flight.cta[flight.byte_unit[mine]],
+                     flight.byte_off[mine], flight.lane[flight.byte_unit[mine]])
 
     @staticmethod
     def _report_async_proxy_write(ctx, cta, off) -> None:
@@ -399,7 +418,7 @@ class AsyncState:
                 self.ties.remove(tie)
                 bar = self.barriers.get(tie.key)
                 if bar is not None:
-                    bar.arrive(ctx, tie.lane)
+                    report_arrivals(ctx, [(bar, bar.arrive(ctx, tie.lane), tie.lane)])
 
     # ---- bulk stores ----
     def complete_bulk(self, lanes: np.ndarray, limit: np.ndarray) -> None:
@@ -409,6 +428,27 @@ class AsyncState:
             if read.lane in lane_set and read.group < limit[read.lane]:
                 self.reading.release(read.cta, read.offsets)
                 self.bulk_reads.remove(read)
+
+
+def hooks(ctx, name: str) -> list:
+    """The memory observers' methods ``name`` (those that have one), bound."""
+    return [getattr(obs, name) for obs in ctx.mem.observers if hasattr(obs, name)]
+
+
+def report_arrivals(ctx, arrivals: list[tuple[MBarrier, int, int]]) -> None:
+    """Tell the memory observers (the racecheck: a release) about arrivals, each (mbarrier,
+    the phase it counted in, the arriving lane), once per mbarrier and phase."""
+    found = hooks(ctx, "on_mbarrier_arrive")
+    if not found or not arrivals:
+        return
+    groups: dict[tuple[int, int], list[int]] = {}
+    bars = {}
+    for bar, phase, lane in arrivals:
+        groups.setdefault((id(bar), phase), []).append(lane)
+        bars[id(bar)] = bar
+    for (ident, phase), lanes in groups.items():
+        for hook in found:
+            hook(ctx, bars[ident], phase, np.array(lanes, dtype=np.int64))
 
 
 def state_of(ctx) -> AsyncState:

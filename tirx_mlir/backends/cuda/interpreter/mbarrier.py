@@ -11,9 +11,11 @@ stopping once the phase completes: data arrives when its phase is waited on, nev
 a copy the phase did not need (an init count short of the arrivals) stays in flight. A failed test yields ``ctx.poll`` so that
 producers run; if no thread can change anything any more, the engine's deadlock error names
 the mbarrier (shared offset and buffer), the phase and its pending arrivals and transaction
-bytes. A successful wait reports the arriving and waiting lanes to the memory observers
-(``on_barrier(ctx, "mbarrier", lanes)``): the wait orders the arrivals' earlier accesses before
-the waiter's later ones.
+bytes. Arrivals and successful waits are reported to the memory observers
+(``on_mbarrier_arrive``: the phase each arrival counted in; ``on_mbarrier_wait``: the phase the
+waiter observed complete), which the racecheck takes as release and acquire: a wait orders the
+earlier accesses of the arrivals counted in the phases up to the one it observed (not of an
+arrival that spilled into the next phase) before the waiter's later ones.
 
 The state token ``mbarrier.arrive`` returns is the phase number the arrival counted in.
 """
@@ -23,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter import memory
-from tirx_mlir.backends.cuda.interpreter.async_state import (MBarrier, Owner, shared_targets,
+from tirx_mlir.backends.cuda.interpreter.async_state import (MBarrier, Owner, hooks,
+                                                             report_arrivals, shared_targets,
                                                              state_of)
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
@@ -103,6 +106,7 @@ def _arrive_each(ctx, op, view, tx_name: str | None, arrive: bool) -> np.ndarray
     state = state_of(ctx)
     tokens = np.zeros(ctx.wave.L, dtype=np.int64)
     tx = None if tx_name is None else view.one(tx_name).astype(np.int64) & 0xFFFFFFFF
+    arrivals = []
     for i, lane in enumerate(lanes.tolist()):
         bar = state.barrier(ctx, int(cta[i]), int(offset[i]))
         if tx is not None:
@@ -112,6 +116,9 @@ def _arrive_each(ctx, op, view, tx_name: str | None, arrive: bool) -> np.ndarray
                                 [lane], code="mbarrier")
             bar.expect_tx(ctx, n)
         tokens[lane] = bar.arrive(ctx, lane) if arrive else bar.phase
+        if arrive:
+            arrivals.append((bar, int(tokens[lane]), lane))
+    report_arrivals(ctx, arrivals)
     return tokens
 
 
@@ -165,18 +172,20 @@ def _waiting_for(ctx, state, lanes, cta, offset, ready) -> str:
 
 
 def _report_order(ctx, state, lanes, cta, offset, ready) -> None:
-    if not ctx.mem.observers:
+    """Tell the memory observers (the racecheck: an acquire) that the ready lanes observed
+    their mbarrier's last completed phase (the one before the current: the phase a parity
+    test finds complete)."""
+    found = hooks(ctx, "on_mbarrier_wait")
+    if not found:
         return
     by_key: dict[tuple[int, int], list[int]] = {}
     for c, o, lane in zip(cta.tolist(), offset.tolist(), lanes.tolist()):
         if ready[lane]:
             by_key.setdefault((c, o), []).append(lane)
     for key, waiters in by_key.items():
-        bar = state.barriers.get(key)
-        arrived = bar.last_arrived if bar is not None and bar.last_arrived is not None else []
-        ordered = np.union1d(np.array(waiters, dtype=np.int64), np.asarray(arrived, np.int64))
-        for obs in ctx.mem.observers:
-            obs.on_barrier(ctx, "mbarrier", ordered)
+        bar = state.barriers[key]
+        for hook in found:
+            hook(ctx, bar, bar.phase - 1, np.array(waiters, dtype=np.int64))
 
 
 @ptx_row("fence_mbarrier_init")

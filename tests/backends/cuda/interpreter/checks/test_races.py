@@ -182,3 +182,129 @@ def test_hazard_message_names_both_threads_the_byte_and_the_first_op():
     assert text.startswith("potential WAW hazard at __shared__ 0xc in block (0, 0, 0): the write "
                            "by thread (1, 0, 0) of block (1, 0, 0) races with the write by thread "
                            "(1, 0, 0) of block (0, 0, 0) at st;")
+
+
+# ---- mbarriers: release at arrive, acquire at a wait that observes the phase ------------------
+
+WARP = [np.arange(32) + 32 * i for i in range(4)]
+
+
+def test_a_wait_on_a_phase_orders_the_arrivals_counted_in_it():
+    s = Stream(threads=128)
+    s.access("write", WARP[0], WARP[0], "st")
+    s.check.release("bar", 0, [0])               # lane 0 arrives for its warp
+    assert s.access("read", [32], [5], "ld").kind == "RAW"  # not yet acquired
+    s.check.acquire("bar", 0, WARP[1])
+    assert s.access("read", WARP[1], WARP[0], "ld") is None
+    assert s.access("read", [64], [5], "ld2").kind == "RAW"  # warp 2 did not wait
+
+
+def test_an_arrival_counted_in_the_next_phase_does_not_order_its_reads():
+    """Count 1 for two arrivals: warp 1's spills into phase 1, and a waiter of phase 0 may
+    overwrite what warp 1 read (the hazard names warp 1's read)."""
+    s = Stream(threads=128)
+    s.access("read", [0], [0], "ld0")
+    s.access("read", [32], [1], "ld1")
+    s.check.release("bar", 0, [0])
+    s.check.release("bar", 1, [32])
+    s.check.acquire("bar", 0, WARP[2])
+    assert s.access("write", [64], [0], "st") is None
+    h = s.access("write", [64], [1], "st")
+    assert (h.kind, h.first_lane, h.first_site, h.second_lane) == ("WAR", 32, "ld1", 64)
+    s.check.acquire("bar", 1, WARP[2])           # the next phase carries it, and phase 0's
+    assert s.access("write", [64], [1], "st") is None
+
+
+def test_a_phase_carries_the_phases_before_it_and_accesses_after_an_arrive_are_not_released():
+    s = Stream(threads=128)
+    s.access("write", [0], [0], "st0")
+    s.check.release("bar", 0, [0])
+    s.access("write", [0], [1], "st_late")       # after the arrive: not in any phase
+    s.access("write", [32], [2], "st1")
+    s.check.release("bar", 1, [32])
+    s.check.acquire("bar", 1, WARP[2])
+    assert s.access("read", [64, 65], [0, 2], "ld") is None
+    h = s.access("read", [64], [1], "ld")
+    assert (h.kind, h.first_site) == ("RAW", "st_late")
+
+
+def test_an_mbarrier_orders_lanes_of_one_warp_that_arrive_and_wait():
+    s = Stream(threads=32)
+    s.access("write", [0], [0], "st")
+    s.check.release("bar", 0, [0])
+    s.check.acquire("bar", 0, [5])
+    assert s.access("read", [5], [0], "ld") is None
+    h = s.access("read", [6], [0], "ld")         # lane 6 did not wait
+    assert (h.kind, h.first_lane, h.second_lane) == ("RAW", 0, 6)
+
+
+def test_a_copy_is_checked_at_issue_against_what_its_issuer_knows():
+    """A consumer warp reads a stage and arrives on its empty barrier; the producer may issue
+    the refill only after acquiring that arrival."""
+    s = Stream(threads=64)
+    s.access("read", WARP[1], WARP[1], "ld")
+    offsets = np.arange(32 * 4, 64 * 4)
+    hazard, _ = s.check.issue_copy(np.zeros(offsets.size), offsets, np.zeros(offsets.size),
+                                   "tma")
+    assert (hazard.kind, hazard.first_site, hazard.second_site, hazard.second_lane) == \
+        ("WAR", "ld", "tma", 0)
+    assert hazard.count == 128
+    s.check.release("empty", 0, [32])
+    s.check.acquire("empty", 0, [0])
+    hazard, known = s.check.issue_copy(np.zeros(offsets.size), offsets,
+                                       np.zeros(offsets.size), "tma")
+    assert hazard is None and set(known) == {0}
+
+
+def test_a_landed_copy_is_ordered_before_the_waiters_of_its_phase_only():
+    s = Stream(threads=96)
+    offsets = np.arange(16)
+    lanes = np.zeros(16, np.int64)
+    _, known = s.check.issue_copy(np.zeros(16), offsets, lanes, "tma")
+    s.check.land_copy("full", 0, np.zeros(16), offsets, lanes, "tma", known)
+    h = s.access("read", [0], [0], "ld")         # the issuer itself, without waiting
+    assert (h.kind, h.first_lane, h.first_site) == ("RAW", 0, "tma")
+    s.check.acquire("full", 0, WARP[1])
+    assert s.access("read", WARP[1][:4], np.arange(4), "ld") is None
+    assert s.access("read", [64], [0], "ld").kind == "RAW"
+    s.barrier("cta", np.arange(96))              # a barrier shares what warp 1 acquired
+    assert s.access("read", [64], [1], "ld") is None
+
+
+def test_a_copy_issued_after_acquiring_a_landing_does_not_race_with_it():
+    s = Stream(threads=64)
+    offsets = np.arange(8)
+    _, known = s.check.issue_copy(np.zeros(8), offsets, np.full(8, 32), "tma1")
+    s.check.land_copy("full", 0, np.zeros(8), offsets, np.full(8, 32), "tma1", known)
+    hazard, _ = s.check.issue_copy(np.zeros(8), offsets, np.zeros(8), "tma2")
+    assert (hazard.kind, hazard.first_lane, hazard.first_site) == ("WAW", 32, "tma1")
+    s.check.acquire("full", 0, [1])             # lane 1 waits, then lane 0 issues again
+    hazard, _ = s.check.issue_copy(np.zeros(8), offsets, np.zeros(8), "tma2")
+    assert hazard is None
+
+
+def test_the_phase_a_copy_completes_carries_its_issuers_clock():
+    s = Stream(threads=64)
+    s.access("write", [0], [0], "st")            # the producer writes, then issues a copy
+    _, known = s.check.issue_copy(np.zeros(4), np.arange(64, 68), np.zeros(4), "tma")
+    s.access("write", [0], [1], "st_after")      # after the issue: not carried
+    s.check.land_copy("full", 0, np.zeros(4), np.arange(64, 68), np.zeros(4), "tma", known)
+    s.check.acquire("full", 0, [32])
+    assert s.access("read", [32], [0], "ld") is None
+    assert s.access("read", [32], [1], "ld").first_site == "st_after"
+
+
+def test_a_remote_arrival_orders_reads_of_another_cta_before_a_multicast():
+    """CTA 1's warp reads its tile and arrives on CTA 0's empty barrier (a remote arrive);
+    CTA 0's producer acquires it and multicasts into both CTAs."""
+    wave = Wave((32, 1, 1), (2, 1, 1), (2, 1, 1), np.arange(2))
+    check = SharedRaceCheck(wave, 256)
+    cta1 = np.arange(32, 64)
+    assert check.access("read", np.ones(32), np.arange(32) * 4, 4, cta1, "ld") is None
+    dest = (np.repeat([0, 1], 128), np.tile(np.arange(128), 2))
+    hazard, _ = check.issue_copy(*dest, np.zeros(256), "tma")
+    assert (hazard.kind, hazard.cta, hazard.first_lane, hazard.count) == ("WAR", 1, 32, 128)
+    check.release("empty0", 0, [32])
+    check.acquire("empty0", 0, [0])
+    hazard, _ = check.issue_copy(*dest, np.zeros(256), "tma")
+    assert hazard is None

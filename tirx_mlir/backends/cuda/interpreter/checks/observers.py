@@ -7,6 +7,11 @@ Memory reports every shared access (``on_shared_access``) and barriers report wh
   `races`; a hazard stops the run with a located error at the second access's op, naming both
   threads, the byte and the first access's op and location. It also hears a ``cp.async``'s
   bytes land (``on_async_write``, from async_state.py): a write by the issuing thread then;
+  mbarrier arrivals and successful waits (``on_mbarrier_arrive``/``on_mbarrier_wait``, from
+  mbarrier.py and async_state.py): release and acquire; a TMA or bulk copy's issue and landing
+  (``on_copy_issue``/``on_copy_landing``, from async_state.py): the copy's write, checked at
+  issue against what its issuer knows then, recorded when it lands on its mbarrier's phase; and
+  a ``wgmma.mma_async``'s shared operands (``on_operand_read``): reads by its warpgroup;
 * `shared_stats_observer`: per op, the shared requests (one per warp and access), the wavefronts
   they need and so the bank conflicts (`banks`); per block, the CTA-wide barriers it completed
   (into the run's `stats.SimtStats`).
@@ -22,6 +27,9 @@ from tirx_mlir.diagnostics import format_location
 
 RACE_HINT = ("order the two accesses with a barrier (cuda.sync_threads; cuda.sync_warp within a "
              "warp), or turn the check off with racecheck=False (tirx-run --no-racecheck)")
+COPY_HINT = ("issue the copy after an mbarrier wait whose phase counts the arrival of every "
+             "thread that accessed these bytes before (check the mbarrier's init count), or "
+             "turn the check off with racecheck=False (tirx-run --no-racecheck)")
 
 _RACE_SCOPES = {"warp": "warp", "cta": "cta", "warpgroup": "cta", "cluster": "cluster",
                 "grid": "cluster"}
@@ -44,24 +52,67 @@ class RaceObserver:
         self.wave = engine.wave
         self.arena = engine.mem.shared_bytes
         self.check = SharedRaceCheck(self.wave, self.arena)
+        self._issued: dict[object, dict] = {}
+        """Per TMA or bulk copy in flight: what its issuing warps knew at issue."""
 
     def on_shared_access(self, ctx, kind, cta, offsets, nbytes, lanes) -> None:
-        if self.wave.W * self.arena * STATE_PER_BYTE > MAX_RACE_STATE:
-            raise self._too_large(ctx)
+        self._check_size(ctx)
         hazard = self.check.access(kind, cta, offsets, nbytes, lanes, ctx.op)
-        if hazard is None:
-            return
+        if hazard is not None:
+            self._raise(ctx, hazard)
+
+    def _raise(self, ctx, hazard, hint=RACE_HINT):
         message = hazard_message(hazard, self.wave, self._thread, self._block, _where)
-        raise ctx.error(message, hint=RACE_HINT, code="race")
+        raise ctx.error(message, hint=hint, code="race")
 
     def on_barrier(self, ctx, scope, lanes) -> None:
         self.check.barrier(_RACE_SCOPES.get(scope, "cta"), lanes)
+
+    def on_mbarrier_arrive(self, ctx, mbarrier, phase, lanes) -> None:
+        """``lanes`` arrived on ``mbarrier`` (an `async_state.MBarrier`), counted in ``phase``."""
+        self.check.release(mbarrier, phase, lanes)
+
+    def on_mbarrier_wait(self, ctx, mbarrier, phase, lanes) -> None:
+        """``lanes`` observed ``phase`` of ``mbarrier`` complete."""
+        self.check.acquire(mbarrier, phase, lanes)
+
+    def on_copy_issue(self, ctx, flight, cta, offsets, lanes) -> None:
+        """A TMA or bulk copy (``flight``) is issued: its bytes ``(cta, offsets)``, written by
+        ``lanes``, are checked as their writes now; what the issuers know is kept until the
+        copy lands."""
+        hazard, known = self.check.issue_copy(cta, offsets, lanes, ctx.op)
+        self._issued[flight] = known
+        if hazard is not None:
+            self._raise(ctx, hazard, COPY_HINT)
+
+    def on_copy_landing(self, ctx, flight, mbarrier, phase, cta, offsets, lanes) -> None:
+        """Bytes of ``flight`` land, completing on ``mbarrier`` in ``phase``."""
+        known = self._issued.get(flight, {})
+        self.check.land_copy(mbarrier, phase, cta, offsets, lanes, flight.op, known)
+
+    def on_copy_landed(self, flight) -> None:
+        """Every byte of ``flight`` has landed: forget what its issuers knew."""
+        self._issued.pop(flight, None)
+
+    def on_operand_read(self, ctx, cta, offsets, nbytes, lanes) -> None:
+        """A warpgroup collective (``lanes``, whole warps) reads ``nbytes`` at each of
+        ``offsets`` of ``cta``'s arena (a ``wgmma.mma_async`` operand): recorded as reads by its
+        first and last threads, the two readers a byte keeps (races.py)."""
+        self._check_size(ctx)
+        hazard = self.check.group_read(cta, offsets, nbytes, int(lanes[0]), int(lanes[-1]),
+                                       ctx.op)
+        if hazard is not None:
+            self._raise(ctx, hazard)
 
     def on_async_write(self, ctx, cta, offsets, lanes, site) -> None:
         """A ``cp.async``'s bytes landing now (one byte per entry), recorded as writes of their
         issuing threads ``lanes`` at the copy's op ``site``: a thread other than the issuer
         must be ordered after the landing (the issuer's wait, then a barrier) to read them."""
         self.check.record_write(cta, offsets, lanes, site)
+
+    def _check_size(self, ctx) -> None:
+        if self.wave.W * self.arena * STATE_PER_BYTE > MAX_RACE_STATE:
+            raise self._too_large(ctx)
 
     def _too_large(self, ctx):
         wave = self.wave

@@ -18,7 +18,22 @@ state stays small for big CTAs:
   joins all lanes of every warp it covers;
 - a cluster barrier is a CTA barrier of every CTA of the cluster and also orders accesses to a CTA's
   arena by threads of other CTAs (distributed shared memory): a warp remembers its clock at the last
-  one.
+  one;
+- an mbarrier orders by release and acquire (mbarrier_clocks.py): an arrival releases what its warp
+  knows (the warp's row, its lanes' rows, what it knows of other CTAs' warps and of landings) into
+  the phase it counts in and advances the warp's and lane's own clocks; a wait that observes the
+  phase complete joins the phase's clock into the waiting warp's row (and the waiting lanes'). A
+  warp's knowledge of other CTAs' warps, acquired from arrivals on another CTA's mbarrier or from
+  multicast copies, is kept only once such an arrival happens (``warps x cluster CTAs x warps``).
+
+TMA and bulk copies into shared memory (``cp.async.bulk``, multicast included) are writes in two
+steps: at issue, the copy is checked as a write by the issuing thread (its reads and writes since
+the last ones ordered before the issue: a copy that refills a stage some reader still reads is a
+WAR hazard); when it lands, each byte records it as its writer, stamped with the mbarrier and phase
+its bytes complete on. A later access is ordered after that write when its warp acquired that phase
+of that mbarrier (or a later one), directly or through barriers and other mbarriers, which carry
+each warp's per-mbarrier knowledge of landed phases. The copy's issue clock joins the phase its
+bytes complete (``complete_tx``).
 
 An access by warp ``A`` at own clock ``e`` is ordered before a later access by warp ``B`` when
 ``clock[B][A] >= e`` (the join copies ``e`` to ``B``, the advance moves ``A`` past it). Each shared
@@ -37,6 +52,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter.checks.arrays import dense_index, sorted_unique
+from tirx_mlir.backends.cuda.interpreter.checks.mbarrier_clocks import Clock, PhaseClocks
 
 READ, WRITE, ATOMIC = "read", "write", "atomic"
 STATE_PER_BYTE = 3 * 4 * 4 + 1
@@ -69,7 +85,7 @@ class Hazard:
 
 
 # a byte's records: its last writer and two last readers, each (~lane, site, warp clock, lane
-# clock)
+# clock); a landed copy's write is (~issuing lane, site, -(1 + phase), mbarrier number)
 WRITER, READER1, READER2 = range(3)
 _LANE, _SITE, _WCLOCK, _LCLOCK = range(4)
 
@@ -108,6 +124,14 @@ class SharedRaceCheck:
         self._records = np.zeros((3, 0, 4), dtype=np.int32)  # allocated on the first access
         self._rows = self._records.view(_ROW)[..., 0]  # the records as [3, bytes] items
         self._writer_atomic = np.zeros(0, dtype=bool)
+        # mbarriers: each one's phases, and per warp the phases of each whose landings it knows
+        self._mbarriers: dict[object, PhaseClocks] = {}
+        self._lands = np.zeros((wave.n_warps, 0), dtype=np.int32)
+        self._cluster = int(np.prod(wave.cluster_dim)) if wave.cluster_dim else 1
+        self._remote_known: np.ndarray | None = None
+        self._landed = False  # whether a record holds a landed copy's write
+        """Per warp, what it knows of the warps of each CTA of its cluster through mbarriers
+        (``[warp, CTA in cluster, warp in CTA]``), made on the first such knowledge."""
 
     # ---- barriers -------------------------------------------------------------------------
     def barrier(self, scope: str, lanes: np.ndarray) -> None:
@@ -125,12 +149,27 @@ class SharedRaceCheck:
             if scope == "cluster":
                 self.cluster_join[warps] = self._warp_own(warps)
             self._join_warps(lanes)
+            self._join_knowledge(warps, scope)
             lanes = self._lanes_of_warps(warps)  # a barrier of warps orders all their lanes
         self._join_lanes(lanes)
         self._own[:, 0] = self.warp_clocks.reshape(-1)[self._warp_row + self._wic]
         self._own[:, 1] = self.lane_clocks.reshape(-1)[self._lane_row + self._lane]
+        self._refresh_floors()
+
+    def _refresh_floors(self) -> None:
         self._floor_wclock = self.warp_clocks.min(axis=1).reshape(-1)[self._warp]
         self._floor_lclock = self.lane_clocks.min(axis=1).reshape(-1)[self._warp * 32 + self._lane]
+
+    def _join_knowledge(self, warps: np.ndarray, scope: str) -> None:
+        """A barrier of ``warps`` also shares what they know of landings and of other CTAs'
+        warps, among the warps of each CTA (of each cluster for a cluster barrier)."""
+        unit = warps // self.wave.warps_per_cta
+        if scope == "cluster":
+            unit //= self._cluster
+        if self._lands.shape[1]:
+            _join_rows(self._lands, warps, unit)
+        if self._remote_known is not None:
+            _join_rows(self._remote_known.reshape(self.wave.n_warps, -1), warps, unit)
 
     def _lanes_of_warps(self, warps: np.ndarray) -> np.ndarray:
         """Every lane of the given wave warps (a CTA's last warp may be partial)."""
@@ -153,6 +192,147 @@ class SharedRaceCheck:
         part = np.zeros((warps.size, 32), dtype=bool)
         part[inverse, self._lane[lanes]] = True
         self.lane_clocks[warps] = _join(self.lane_clocks[warps], part)
+
+    # ---- mbarriers and the copies that complete on them ------------------------------------
+    def release(self, mbarrier: object, phase: int, lanes: np.ndarray) -> None:
+        """``lanes`` arrive on ``mbarrier`` (any identity of it), counted in ``phase``: the phase
+        carries what their warps know (module docstring); their own clocks move on."""
+        lanes = np.asarray(lanes, dtype=np.int64)
+        if lanes.size == 0:
+            return
+        self._phases(mbarrier).add(phase, self.knowledge(lanes))
+        self._advance(lanes)
+
+    def acquire(self, mbarrier: object, phase: int, lanes: np.ndarray) -> None:
+        """``lanes`` observed ``phase`` of ``mbarrier`` complete (a successful test or try
+        wait): their warps (and the lanes themselves) acquire what the phase carries, and know
+        the copies that landed on it up to that phase."""
+        lanes = np.asarray(lanes, dtype=np.int64)
+        if lanes.size == 0:
+            return
+        phases = self._phases(mbarrier)
+        clock = phases.upto(phase)
+        warps = sorted_unique(self._warp[lanes])
+        cta, local = np.divmod(warps, self.wave.warps_per_cta)
+        for src, vec in clock.warps.items():
+            mine = cta == src
+            self.warp_clocks[src, local[mine]] = np.maximum(self.warp_clocks[src, local[mine]],
+                                                            vec)
+            remote = ~mine & (cta // self._cluster == src // self._cluster)
+            if remote.any():
+                known = self._remote_table()
+                rows = known[warps[remote], src % self._cluster]
+                known[warps[remote], src % self._cluster] = np.maximum(rows, vec)
+        for warp, vec in clock.lanes.items():
+            mine = lanes[self._warp[lanes] == warp]
+            rows = self.lane_clocks[warp, self._lane[mine]]
+            self.lane_clocks[warp, self._lane[mine]] = np.maximum(rows, vec)
+        lands = self._lands_for(phases.number)
+        n = clock.lands.size
+        lands[warps, :n] = np.maximum(lands[warps, :n], clock.lands)
+        lands[warps, phases.number] = np.maximum(lands[warps, phases.number], phase + 1)
+        self._refresh_floors()
+
+    def knowledge(self, lanes: np.ndarray) -> Clock:
+        """What ``lanes`` know now, as a `Clock`: their warps' rows, the lanes' own rows, what
+        their warps know of other CTAs' warps and of landings."""
+        lanes = np.asarray(lanes, dtype=np.int64)
+        clock = Clock()
+        warps, inverse = dense_index(self._warp[lanes])
+        wpc = self.wave.warps_per_cta
+        for i, warp in enumerate(warps.tolist()):
+            cta, local = divmod(warp, wpc)
+            mine = self._lane[lanes[inverse == i]]
+            part = Clock({cta: self.warp_clocks[cta, local].copy()},
+                         {warp: self.lane_clocks[warp, mine].max(axis=0)},
+                         self._lands[warp].copy())
+            if self._remote_known is not None:
+                first = cta - cta % self._cluster
+                for rank, vec in enumerate(self._remote_known[warp]):
+                    if first + rank != cta and vec.any():
+                        part.warps[first + rank] = vec.copy()
+            clock.join(part)
+        return clock
+
+    def issue_copy(self, cta: np.ndarray, offsets: np.ndarray, lanes: np.ndarray,
+                   site: object) -> tuple[Hazard | None, dict[int, Clock]]:
+        """A TMA or bulk copy issued by ``lanes`` writes the single bytes ``(cta, offsets)``
+        when it lands: check them now as the issuing threads' writes (the hazard, or None), and
+        return what each issuing warp knows (``{wave warp: Clock}``, for `land_copy`). The
+        issuing warps' own clocks move on: what they do after the issue is not ordered before
+        the copy's waiters."""
+        lanes = np.asarray(lanes, dtype=np.int64)
+        if lanes.size == 0:
+            return None, {}
+        self._ensure_records()
+        cta = np.asarray(cta, dtype=np.int64)
+        self._remote = self._remote or bool((cta != self._cta[lanes]).any())
+        idx = cta * self.arena_bytes + np.asarray(offsets, np.int64)
+        hazard = self._write_hazard(idx, lanes, self._site_id(site), False, self._disjoint(idx))
+        issuers = _distinct_runs(lanes)
+        known = {int(w): self.knowledge(issuers[self._warp[issuers] == w])
+                 for w in sorted_unique(self._warp[issuers]).tolist()}
+        self._advance(issuers)
+        return hazard, known
+
+    def land_copy(self, mbarrier: object, phase: int, cta: np.ndarray, offsets: np.ndarray,
+                  lanes: np.ndarray, site: object, issued: dict[int, Clock]) -> None:
+        """Bytes of a copy issued by ``lanes`` land now, completing on ``mbarrier`` in
+        ``phase``: each records the copy as its writer, stamped with that phase, and the phase
+        carries the issuing warps' clocks at issue (``issued``, from `issue_copy`)."""
+        lanes = np.asarray(lanes, dtype=np.int64)
+        if lanes.size == 0:
+            return
+        self._ensure_records()
+        phases = self._phases(mbarrier)
+        idx = np.asarray(cta, np.int64) * self.arena_bytes + np.asarray(offsets, np.int64)
+        rec = np.empty((lanes.size, 4), dtype=np.int32)
+        rec[:, _LANE] = ~lanes
+        rec[:, _SITE] = self._site_id(site)
+        rec[:, _WCLOCK] = -(phase + 1)
+        rec[:, _LCLOCK] = phases.number
+        self._landed = True
+        self._rows[WRITER][idx] = rec.view(_ROW)[:, 0]
+        self._records[READER1, :, _LANE][idx] = ~_NONE
+        self._records[READER2, :, _LANE][idx] = ~_NONE
+        self._writer_atomic[idx] = False
+        clock = Clock()
+        for warp in sorted_unique(self._warp[_distinct_runs(lanes)]).tolist():
+            clock.join(issued.get(warp, Clock()))
+        phases.add(phase, clock)
+
+    def _phases(self, mbarrier: object) -> PhaseClocks:
+        found = self._mbarriers.get(mbarrier)
+        if found is None:
+            found = self._mbarriers[mbarrier] = PhaseClocks(len(self._mbarriers))
+            self._lands_for(found.number)
+        return found
+
+    def _lands_for(self, number: int) -> np.ndarray:
+        """The per-warp landing knowledge, with a column for mbarrier ``number``."""
+        if number >= self._lands.shape[1]:
+            grown = np.zeros((self.wave.n_warps, max(8, 2 * (number + 1))), dtype=np.int32)
+            grown[:, :self._lands.shape[1]] = self._lands
+            self._lands = grown
+        return self._lands
+
+    def _remote_table(self) -> np.ndarray:
+        if self._remote_known is None:
+            self._remote_known = np.zeros(
+                (self.wave.n_warps, self._cluster, self.wave.warps_per_cta), dtype=np.int32)
+        return self._remote_known
+
+    def _advance(self, lanes: np.ndarray) -> None:
+        """Move the own clocks of ``lanes`` (distinct) and of their warps one step on."""
+        warps = sorted_unique(self._warp[lanes])
+        cta, local = np.divmod(warps, self.wave.warps_per_cta)
+        self.warp_clocks[cta, local, local] += 1
+        self.lane_clocks[self._warp[lanes], self._lane[lanes], self._lane[lanes]] += 1
+        every = self._lanes_of_warps(warps)
+        self._own[every, 0] = self.warp_clocks.reshape(-1)[self._warp_row[every] +
+                                                           self._wic[every]]
+        self._own[lanes, 1] = self.lane_clocks.reshape(-1)[self._lane_row[lanes] +
+                                                           self._lane[lanes]]
 
     # ---- accesses -------------------------------------------------------------------------
     def access(
@@ -179,6 +359,26 @@ class SharedRaceCheck:
         if kind == READ:
             return self._read(idx, who, site_id, disjoint)
         return self._write(idx, who, site_id, kind == ATOMIC, disjoint)
+
+    def group_read(self, cta: int, offsets: np.ndarray, nbytes: int, first: int, last: int,
+                   site: object) -> Hazard | None:
+        """A read of ``nbytes`` at each of ``offsets`` in ``cta``'s arena by threads acting as
+        one (a warpgroup reading a ``wgmma.mma_async`` operand), from ``first`` to ``last``:
+        checked for both and recorded as their reads (the two readers a byte keeps), as a read
+        by every thread between them would be, at a fraction of its cost."""
+        self._ensure_records()
+        site_id = self._site_id(site)
+        base = cta * self.arena_bytes + np.asarray(offsets, np.int64)
+        idx = (base[:, None] + np.arange(nbytes)).ravel() if nbytes > 1 else base
+        writers = self._rows[WRITER][idx]
+        for lane in (first, last):
+            hazard = self._first_unordered("RAW", WRITER, idx, np.full(idx.size, lane), site_id,
+                                           READ, records=writers)
+            if hazard is not None:
+                return hazard
+        self._rows[READER1][idx] = self._record(np.array([last]), site_id)[0]
+        self._rows[READER2][idx] = self._record(np.array([first]), site_id)[0]
+        return None
 
     def record_write(self, cta: np.ndarray, offsets: np.ndarray, lanes: np.ndarray,
                      site: object) -> None:
@@ -219,13 +419,16 @@ class SharedRaceCheck:
         reader1[u_idx] = self._record(hi, site_id)
         return hazard
 
-    def _write(self, idx, who, site_id, atomic, disjoint) -> Hazard | None:
+    def _write_hazard(self, idx, who, site_id, atomic, disjoint) -> Hazard | None:
         access = ATOMIC if atomic else WRITE
         hazard = None if atomic or disjoint else self._same_instruction_waw(idx, who, site_id)
         skip = self._writer_atomic if atomic else None
         hazard = hazard or self._first_unordered("WAW", WRITER, idx, who, site_id, access, skip)
         hazard = hazard or self._first_unordered("WAR", READER1, idx, who, site_id, access)
-        hazard = hazard or self._first_unordered("WAR", READER2, idx, who, site_id, access)
+        return hazard or self._first_unordered("WAR", READER2, idx, who, site_id, access)
+
+    def _write(self, idx, who, site_id, atomic, disjoint) -> Hazard | None:
+        hazard = self._write_hazard(idx, who, site_id, atomic, disjoint)
         if not disjoint:
             order = np.lexsort((who, idx))  # one writer per byte: the last in lane order,
             idx, who = idx[order], who[order]  # as stores and atomics apply them
@@ -255,10 +458,16 @@ class SharedRaceCheck:
         return self._hazard("WAW", idx[i], who[i], site_id, WRITE, who[i + 1], site_id, WRITE,
                             sorted_unique(idx[clash]).size)
 
-    def _first_unordered(self, kind, slot, idx, who, site_id, access, skip=None) -> Hazard | None:
-        rec = self._rows[slot][idx].view(np.int32).reshape(-1, 4)
+    def _first_unordered(self, kind, slot, idx, who, site_id, access, skip=None,
+                         records=None) -> Hazard | None:
+        """The first of the records in ``slot`` of bytes ``idx`` (``records``: gathered
+        already) that is not ordered before the access of ``who``, as a hazard."""
+        rec = (self._rows[slot][idx] if records is None else records).view(np.int32)
+        rec = rec.reshape(-1, 4)
         prev = ~rec[:, _LANE].astype(np.int64)  # int64: numpy indexes with int32 ~10x slower
         live = (prev != _NONE) & (prev != who)
+        if self._landed:  # a thread's accesses are in program order, not a copy it issued
+            live |= (prev == who) & (rec[:, _WCLOCK] < 0)
         if skip is not None:
             live &= ~skip[idx]
         if not live.any():
@@ -276,7 +485,18 @@ class SharedRaceCheck:
                             site_id, access, sorted_unique(idx[hits]).size)
 
     def _ordered(self, prev, prev_wclock, prev_lclock, cur) -> np.ndarray:
-        """Whether an access by lane ``prev`` at the given clocks happens before ``cur``'s now."""
+        """Whether an access by lane ``prev`` at the given clocks happens before ``cur``'s now
+        (a landed copy's write: whether ``cur``'s warp knows the phase it completed in)."""
+        landed = prev_wclock < 0 if self._landed else None
+        if landed is not None and landed.any():
+            out = np.empty(prev.size, dtype=bool)
+            out[landed] = self._lands[self._warp[cur[landed]], prev_lclock[landed]] >= \
+                -prev_wclock[landed]
+            rest = ~landed
+            if rest.any():
+                out[rest] = self._ordered(prev[rest], prev_wclock[rest], prev_lclock[rest],
+                                          cur[rest])
+            return out
         if not self._remote:  # all in one CTA: most are ordered by a barrier every lane passed
             known = (prev_wclock <= self._floor_wclock[prev]) & (
                 prev_lclock <= self._floor_lclock[prev])
@@ -286,11 +506,25 @@ class SharedRaceCheck:
         same_cta = self._cta[prev] == self._cta[cur]
         lane_known = self.lane_clocks.reshape(-1)[self._lane_row[cur] + self._lane[prev]]
         warp_known = self.warp_clocks.reshape(-1)[self._warp_row[cur] + self._wic[prev]]
-        cluster_known = self.cluster_join[self._warp[prev]]
+        cluster_known = self.cluster_join[self._warp[prev]] >= prev_wclock
+        if self._remote_known is not None:  # known through an mbarrier of the cluster
+            near = self._cta[prev] // self._cluster == self._cta[cur] // self._cluster
+            rank = np.where(near, self._cta[prev] % self._cluster, 0)
+            known = self._remote_known[self._warp[cur], rank, self._wic[prev]]
+            cluster_known |= near & (known >= prev_wclock)
         return np.where(same_warp, lane_known >= prev_lclock,
-                        np.where(same_cta, warp_known >= prev_wclock, cluster_known >= prev_wclock))
+                        np.where(same_cta, warp_known >= prev_wclock, cluster_known))
 
     # ---- helpers --------------------------------------------------------------------------
+    def _disjoint(self, idx: np.ndarray) -> bool:
+        """Whether no byte of ``idx`` repeats (a copy's thousands of bytes: marked in an array
+        over the arenas and counted, cheaper than the sort of `_distinct`)."""
+        if idx.size < 4096:
+            return _distinct(idx)
+        seen = np.zeros(self._writer_atomic.size, dtype=bool)
+        seen[idx] = True
+        return int(np.count_nonzero(seen)) == idx.size
+
     def _hazard(self, kind, flat, first_lane, first_site, first_access, second_lane, second_site,
                 second_access, count) -> Hazard:
         cta, offset = divmod(int(flat), self.arena_bytes)
@@ -315,6 +549,22 @@ class SharedRaceCheck:
 def _fresh_clocks(groups: int, members: int) -> np.ndarray:
     """``groups`` clocks of ``members``: each knows its own clock 1 and 0 of the others."""
     return np.broadcast_to(np.eye(members, dtype=np.int32), (groups, members, members)).copy()
+
+
+def _join_rows(table: np.ndarray, rows: np.ndarray, groups: np.ndarray) -> None:
+    """Set each of ``rows`` (distinct) of ``table`` to the maximum of the rows of its group."""
+    distinct, inverse = dense_index(groups)
+    top = np.zeros((distinct.size, table.shape[1]), dtype=table.dtype)
+    np.maximum.at(top, inverse, table[rows])
+    table[rows] = top[inverse]
+
+
+def _distinct_runs(values: np.ndarray) -> np.ndarray:
+    """The distinct values, ascending, of an array that holds them in long runs (a copy's
+    issuing lane per byte): the first of each run, then sorted."""
+    if values.size < 2:
+        return values
+    return sorted_unique(values[np.concatenate(([True], values[1:] != values[:-1]))])
 
 
 def _distinct(values: np.ndarray) -> bool:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tirx_mlir.backends.cuda.interpreter.async_state import check_access
+from tirx_mlir.backends.cuda.interpreter.async_state import check_access, hooks
 from tirx_mlir.backends.cuda.interpreter.checks.proxies import check_async_read
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
@@ -202,7 +202,8 @@ def _operand(ctx, lanes: np.ndarray, desc: int, read):
     """``read(smem, descriptor, on_read)`` of the warpgroup ``lanes``' CTA; a byte an
     asynchronous copy still owns (not landed) is a located error naming the copy, and so is a
     byte whose generic-proxy write no proxy fence of its writer or of every thread of the
-    warpgroup followed (checks/proxies.py: wgmma reads through the async proxy)."""
+    warpgroup followed (checks/proxies.py: wgmma reads through the async proxy). The racecheck
+    records the bytes as read by the warpgroup."""
     cta = int(ctx.wave.cta[lanes[0]])
     smem = ctx.mem.arena[cta, :ctx.mem.shared_bytes]
 
@@ -211,6 +212,8 @@ def _operand(ctx, lanes: np.ndarray, desc: int, read):
         check_access(ctx, "read", np.full(flat.size, cta), flat, nbytes,
                      np.full(flat.size, int(lanes[0])))
         check_async_read(ctx, cta, flat, nbytes, lanes)
+        for hook in hooks(ctx, "on_operand_read"):  # the racecheck: reads by the warpgroup
+            hook(ctx, cta, flat, nbytes, lanes)
 
     try:
         return read(smem, MatrixDescriptor.decode(desc), check_landed)
