@@ -69,6 +69,7 @@ from tirx_mlir.dialects.tirx.memory_space import MemorySpace, round_up
 from tirx_mlir.target.target import kernel_target
 from tirx_mlir.transforms.allocate import (Buffer, FailureReport, ProgramOrder, failure,
                                            live_range, place)
+from tirx_mlir.ir_walk import walk_ops
 
 ARENA_ATTR = "cuda.dynamic_shared_bytes"
 """Kernel attribute: bytes of the dynamic shared arena a launch gives."""
@@ -89,7 +90,7 @@ def shared_arrays(kernel: KernelOp) -> list[Operation]:
     """The static shared arrays the pass places: ``cuda.shared_alloc`` and ``tirx.alloc`` in
     shared without a layout (with one, the kernel is still tile level: a located error)."""
     out: list[Operation] = []
-    for op in kernel.walk():
+    for op in walk_ops(kernel):
         if isinstance(op, SharedAllocOp):
             out.append(op)
         elif isinstance(op, AllocOp) and op.result.type.scope_name in SHARED_SCOPES:
@@ -194,7 +195,7 @@ def allocate_shared(kernel: KernelOp, target, report: FailureReport = SharedFail
     """Place ``kernel``'s shared arrays (see the module docstring); returns the arena's bytes
     (0 when the kernel has no shared memory)."""
     arrays = shared_arrays(kernel)
-    views = [op for op in kernel.walk() if isinstance(op, DynamicSharedOp)]
+    views = [op for op in walk_ops(kernel) if isinstance(op, DynamicSharedOp)]
     reserved = max((v.int_prop("offset") + v.nbytes() for v in views), default=0)
     changes = current_changes()
     if not arrays:

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.ir_walk import walk_ops
 
 INDEX_BITS = 64
 """The width of ``index`` in CUDA-level code (the printers' and the interpreter's)."""
@@ -189,7 +190,7 @@ def _result_range(op: Operation, known: dict[SSAValue, Range],
 def value_ranges(kernel: KernelOp) -> dict[SSAValue, Range]:
     """The proven ranges of ``kernel``'s integer values (see the module docstring)."""
     known: dict[SSAValue, Range] = {}
-    for op in kernel.walk():
+    for op in walk_ops(kernel):
         if type(op) is scf.ForOp:
             lb, ub, step = known.get(op.lb), known.get(op.ub), known.get(op.step)
             if lb and ub and step and step.lo > 0 and ub.hi - 1 >= lb.lo:

@@ -34,6 +34,7 @@ from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import kernel as K
 from tirx_mlir.dialects.tirx.access import const_index
+from tirx_mlir.ir_walk import walk_ops
 
 _DIMS = "xyz"
 _FROM_TX = {K.LaneIdOp: (None, 32), K.WarpIdOp: (32, None), K.WarpgroupIdOp: (128, None),
@@ -53,7 +54,7 @@ class CudaLowerScopeIdsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         changes = current_changes()
         for kernel in K.kernels(op):
-            for sid in [o for o in kernel.walk() if isinstance(o, K.ScopeIdOp)]:
+            for sid in [o for o in walk_ops(kernel) if isinstance(o, K.ScopeIdOp)]:
                 changes.removed(sid)
                 b = Builder(InsertPoint.before(sid))
                 direct = _DIRECT.get(type(sid))

@@ -49,6 +49,7 @@ from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_
 from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith_index_cast
+from tirx_mlir.ir_walk import walk_ops
 
 I32 = IntegerType(32)
 _INDEX = IndexType()  # made once: each attribute built is verified by xDSL
@@ -80,7 +81,7 @@ def fold_by_ranges(kernel: KernelOp, ranges: dict[SSAValue, Range],
     """Step 1 of the module docstring; the number of ops folded."""
     folded = 0
     log = log or ChangeLog()
-    for op in list(kernel.walk()):
+    for op in walk_ops(kernel):
         kind = _FOLDABLE.get(op.name)
         if kind is None or not isinstance(op.results[0].type, IndexType | IntegerType):
             continue
@@ -222,7 +223,7 @@ def narrow_kernel(kernel: KernelOp, log: ChangeLog | None = None) -> tuple[int, 
     log = log or ChangeLog()
     ranges = value_ranges(kernel)
     folded = fold_by_ranges(kernel, ranges, log)
-    ops = list(kernel.walk())
+    ops = walk_ops(kernel)
     todo = [op for op in ops if type(op) in _CANDIDATES and narrowable(op, ranges)]
     loops = [op for op in ops if type(op) is scf.ForOp and narrowable_loop(op, ranges)]
     n = _Narrower(ranges, log)

@@ -328,14 +328,16 @@ _REWRITTEN = frozenset({arith.AddiOp, arith.XOrIOp, arith.OrIOp, arith.AndIOp, a
 
 def _rewritable(op: Operation, into: list[Operation]) -> list[Operation]:
     """The ops of `_REWRITTEN` classes inside ``op``, in `walk` order (the walk without its
-    generators)."""
+    generators, each block's ops by their links)."""
     for region in op.regions:
         for block in region.blocks:
-            for inner in block.ops:
+            inner = block._first_op  # noqa: SLF001
+            while inner is not None:
                 if type(inner) in _REWRITTEN:
                     into.append(inner)
                 if inner.regions:
                     _rewritable(inner, into)
+                inner = inner._next_op  # noqa: SLF001
     return into
 
 
