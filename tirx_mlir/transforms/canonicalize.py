@@ -67,6 +67,7 @@ from xdsl.transforms.dead_code_elimination import LiveSet
 from xdsl.utils.worklist import Worklist
 
 from tirx_mlir.changes import change_listener
+from tirx_mlir.dialects.tirx.op_build import clone_leaf
 
 
 @dataclass(frozen=True)
@@ -294,7 +295,8 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
 class _RehoistConstInLoops(RewritePattern):
     """xDSL's `RehoistConstInLoops` (every constant-like op of a loop body's top level cloned
     before the loop, the copy taking its uses), whether an op is constant-like kept per class
-    (xDSL asks each op's traits at each visit of its loop)."""
+    (xDSL asks each op's traits at each visit of its loop), the clone made without xDSL's
+    builder (`op_build.clone_leaf`: the ``clone()`` of an op without operands or regions)."""
 
     def __init__(self) -> None:
         self._constant_like: dict[type, bool] = {}
@@ -309,12 +311,21 @@ class _RehoistConstInLoops(RewritePattern):
             if constant is None:
                 constant = known[op_class] = op_class.has_trait(ConstantLike)
             if constant:
-                rewriter.insert(new_const := child_op.clone())
+                rewriter.insert(new_const := clone_leaf(child_op))
                 rewriter.replace(child_op, (), new_const.results)
 
 
 _FASTER = {RehoistConstInLoops: _RehoistConstInLoops}
 """xDSL's patterns replaced by an equivalent that costs less, by class."""
+
+
+def unused(op: Operation) -> bool:
+    """No result of ``op`` has a use (one result, the most common case, without a generator)."""
+    results = op.results
+    if len(results) == 1:
+        (result,) = results
+        return result.first_use is None
+    return all(r.first_use is None for r in results)
 
 
 @dataclass
@@ -327,7 +338,7 @@ class _CanonicalizeOp(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         facts = self.facts[type(op)]
-        if all(r.first_use is None for r in op.results) and self.facts.would_be_trivially_dead(op):
+        if unused(op) and self.facts.would_be_trivially_dead(op):
             rewriter.erase(op)
             return
         if facts.foldable and (not facts.folds_constant_operands or
@@ -488,7 +499,7 @@ class _Walker(PatternRewriteWalker):
         pattern = self.pattern
         erase_only = pattern.facts.erase_only
         while True:
-            if not (erase_only[type(op)] and any(r.first_use is not None for r in op.results)):
+            if not (erase_only[type(op)] and not unused(op)):
                 rewriter.has_done_action = False
                 rewriter.current_operation = op
                 rewriter.insertion_point = InsertPoint.before(op)
