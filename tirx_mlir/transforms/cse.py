@@ -35,6 +35,7 @@ from xdsl.transforms.common_subexpression_elimination import (CommonSubexpressio
 
 from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.transforms.canonicalize import FactsByClass, unused
+from tirx_mlir.ir_uses import replace_uses
 
 
 def op_key(op: Operation) -> Any:
@@ -82,7 +83,7 @@ class _CSEDriver:
             # a key in `known` equal to a user's holds ``old``: that of a stored user
             if not any(use.operation in stored for use in old.uses) or \
                     all(op_key(use.operation) not in known for use in old.uses):
-                old.replace_all_uses_with(new)
+                replace_uses(old, new)
         if all(not r.uses for r in op.results):
             self.to_erase[op] = None
 

@@ -70,6 +70,7 @@ from tirx_mlir.target.target import kernel_target
 from tirx_mlir.transforms.allocate import (Buffer, FailureReport, ProgramOrder, failure,
                                            live_range, place)
 from tirx_mlir.ir_walk import walk_ops
+from tirx_mlir.ir_uses import replace_uses
 
 ARENA_ATTR = "cuda.dynamic_shared_bytes"
 """Kernel attribute: bytes of the dynamic shared arena a launch gives."""
@@ -236,6 +237,6 @@ def _to_view(op: Operation, offset: int, align: int) -> None:
                            offset=IntegerAttr(offset, i64), align=IntegerAttr(align, i64))
     place_like(view, op)
     view.attributes.pop(ALIGN_ATTR, None)  # stated by the view's align
-    op.results[0].replace_all_uses_with(view.result)
+    replace_uses(op.results[0], view.result)
     op.detach()
     op.erase()

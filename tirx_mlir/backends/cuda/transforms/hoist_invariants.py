@@ -55,6 +55,7 @@ from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import kernels
 from tirx_mlir.dominance import defined_in
 from tirx_mlir.ir_walk import walk_ops, walk_region_ops
+from tirx_mlir.ir_uses import replace_uses
 
 _MOVABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.AndIOp,
             arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp,
@@ -161,7 +162,7 @@ def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
         new = total([total(variant), total(invariant), *consts])
         new.name_hint = op.result.name_hint
         log.removed(op)  # its block (where the new sum went) and its users
-        op.result.replace_all_uses_with(new)
+        replace_uses(op.result, new)
         _erase_tree(op, log)
         done += 1
     return done
@@ -246,7 +247,7 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
             addr = b.insert(arith.AddiOp(addr, _int(b, c * size, result_type))).result
         addr.name_hint = op.result.name_hint
         log.removed(op)  # its block (where the new ops went) and its users
-        op.result.replace_all_uses_with(addr)
+        replace_uses(op.result, addr)
         Rewriter.erase_op(op)
         done += 1
     return done

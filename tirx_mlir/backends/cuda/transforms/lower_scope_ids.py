@@ -35,6 +35,7 @@ from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import kernel as K
 from tirx_mlir.dialects.tirx.access import const_index
 from tirx_mlir.ir_walk import walk_ops
+from tirx_mlir.ir_uses import replace_uses
 
 _DIMS = "xyz"
 _FROM_TX = {K.LaneIdOp: (None, 32), K.WarpIdOp: (32, None), K.WarpgroupIdOp: (128, None),
@@ -75,6 +76,6 @@ class CudaLowerScopeIdsPass(ModulePass):
                 else:
                     raise PassError(f"{sid.name} has no meaning on sm_80/sm_90 GPUs", sid,
                                     code="CUDA-SCOPE-ID")
-                sid.result.replace_all_uses_with(value)
+                replace_uses(sid.result, value)
                 sid.detach()
                 sid.erase()

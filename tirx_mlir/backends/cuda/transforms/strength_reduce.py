@@ -44,6 +44,7 @@ from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dominance import defined_in
 from tirx_mlir.ir_walk import walk_ops, walk_region_ops
+from tirx_mlir.ir_uses import replace_uses
 
 _REMAINDERS = (arith.RemUIOp, arith.RemSIOp)
 _DIVISIONS = (arith.DivUIOp, arith.DivSIOp)
@@ -244,9 +245,9 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
             for use in list(op.result.uses):
                 product = use.operation
                 if not _dead_cast(product):
-                    product.results[0].replace_all_uses_with(value)
+                    replace_uses(product.results[0], value)
                 Rewriter.erase_op(product)
-        op.result.replace_all_uses_with(value)
+        replace_uses(op.result, value)
         Rewriter.erase_op(op)
     last.operands = [*last.operands, *nexts]
     new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *inits],
@@ -254,7 +255,7 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
     new.attributes.update(loop.attributes)  # hints (loop_hints)
     Rewriter.insert_op(new, InsertPoint.before(loop))
     for old, res in zip(loop.results, new.results):
-        old.replace_all_uses_with(res)
+        replace_uses(old, res)
     Rewriter.erase_op(loop)
     return new
 
