@@ -109,6 +109,16 @@ _FIXED_EFFECTS = (NoMemoryEffect, MemoryReadEffect, MemoryWriteEffect, MemoryAll
                   MemoryFreeEffect)
 """xDSL's effect traits whose ``get_effects`` ignores the op (a constant set)."""
 
+_FIXED_GET_EFFECTS = frozenset(c.get_effects.__func__ for c in _FIXED_EFFECTS)  # type: ignore
+
+
+def _states_fixed_effects(trait: MemoryEffect) -> bool:
+    """Whether ``trait``'s ``get_effects`` is that of one of `_FIXED_EFFECTS` (its class or a
+    subclass that keeps it: xDSL's ``Pure`` is ``NoMemoryEffect`` + ``AlwaysSpeculatable``,
+    the trait of most arith ops)."""
+    function = getattr(type(trait).get_effects, "__func__", None)
+    return function in _FIXED_GET_EFFECTS
+
 
 def _class_facts(op_class: type[Operation]) -> _ClassFacts:
     traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
@@ -119,7 +129,7 @@ def _class_facts(op_class: type[Operation]) -> _ClassFacts:
     patterns = tuple(_FASTER[type(p)]() if type(p) in _FASTER else p
                      for t in traits for p in t.get_patterns(op_class))
     fixed = None
-    if effect_traits and all(type(t) in _FIXED_EFFECTS for t in effect_traits):
+    if effect_traits and all(_states_fixed_effects(t) for t in effect_traits):
         fixed = frozenset(e for t in effect_traits for e in t.get_effects(None))  # type: ignore
     return _ClassFacts(
         may_be_dead=may_be_dead,
