@@ -49,7 +49,7 @@ from xdsl.dialects import arith, builtin, scf
 from xdsl.dialects.arith import SignlessIntegerBinaryOperation
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.folder import Folder
-from xdsl.ir import Block, Operation, OpTraits, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, OpTraits, Region, SSAValue
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
                                    RewritePattern)
 from xdsl.rewriter import InsertPoint
@@ -423,11 +423,22 @@ def _live_ops(region: Region, facts: FactsByClass) -> tuple[set[int], bool] | No
             op = op._next_op  # noqa: SLF001
     while stack:
         for value in stack.pop()._operands:  # noqa: SLF001
-            owner = value.owner
-            if id(owner) not in live and isinstance(owner, Operation):
-                live.add(id(owner))
+            if type(value) is OpResult:  # the common case, without the `owner` property
+                owner = value.op
+            elif isinstance(value, BlockArgument):
+                continue
+            else:
+                owner = value.owner
+                if not isinstance(owner, Operation):
+                    continue
+            key = id(owner)
+            if key not in live:
+                live.add(key)
                 stack.append(owner)
-    return live, all(id(op) in live for op in unused_dead)
+    for op in unused_dead:
+        if id(op) not in live:
+            return live, False
+    return live, True
 
 
 _UNASKED = object()
