@@ -64,7 +64,7 @@ from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
                          RecursiveMemoryEffect, SymbolOpInterface)
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
-from xdsl.utils.worklist import Worklist
+from xdsl.utils.worklist import _MISSING, Worklist
 
 from tirx_mlir.changes import change_listener
 from tirx_mlir.dialects.tirx.op_build import clone_leaf
@@ -470,16 +470,34 @@ def region_dce(region: Region, listener: PatternRewriterListener | None,
 class _ActiveWorklist(Worklist):
     """xDSL's `Worklist` that never holds an op of an inert class (`_ClassFacts.inert`): the
     pattern does nothing on such an op whenever it is popped, and an op the worklist does not
-    hold does not change where the others are, so the rewrites are xDSL's, in its order."""
+    hold does not change where the others are, so the rewrites are xDSL's, in its order. Its
+    map is keyed by the ops' ``id`` (an op's hash is a Python call; an op in the map is on the
+    stack too, so its id is not reused meanwhile)."""
 
     def __init__(self, facts: FactsByClass) -> None:
         super().__init__()
         self._inert = facts.inert
 
     def push(self, item: Operation) -> None:
-        if item not in self._map and not self._inert[type(item)]:
-            self._map[item] = len(self._stack)
+        key = id(item)
+        if key not in self._map and not self._inert[type(item)]:
+            self._map[key] = len(self._stack)
             self._stack.append(item)
+
+    def pop(self) -> Operation:
+        stack = self._stack
+        try:
+            while (item := stack.pop()) is _MISSING:
+                pass
+        except IndexError:
+            raise IndexError("pop from empty worklist") from None
+        del self._map[id(item)]
+        return item
+
+    def remove(self, item: Operation) -> None:
+        index = self._map.pop(id(item), None)
+        if index is not None:
+            self._stack[index] = _MISSING
 
 
 @dataclass(eq=False)
@@ -503,8 +521,8 @@ class _Walker(PatternRewriteWalker):
                     if inner.regions:
                         for r in reversed(inner.regions):
                             visit(r)
-                    if inner not in held and not inert[type(inner)]:
-                        held[inner] = len(stack)
+                    if id(inner) not in held and not inert[type(inner)]:
+                        held[id(inner)] = len(stack)
                         stack.append(inner)
 
         visit(op)
