@@ -163,3 +163,32 @@ def test_region_dce_with_every_op_live_changes_nothing():
     dead = parse_module(LIVENESS, "l.mlir", ctx)
     assert region_dce(dead.body, None, FactsByClass.shared()) is True
     assert "%e1" not in str(dead)
+
+
+@pytest.mark.parametrize("example", ["gemm_sm80", "softmax"])
+def test_class_effects_are_xdsls(example):
+    """`FactsByClass` answers xDSL's ``get_effects`` and ``would_be_trivially_dead`` for every op
+    of a cuda kernel through the pipeline's first cleanup, and knows them per class for the
+    ``Pure`` arith ops (its effect traits' ``get_effects`` are ``NoMemoryEffect``'s): only the
+    loops (``RecursiveMemoryEffect``) are asked per op."""
+    from xdsl.dialects import scf
+    from xdsl.traits import get_effects
+    from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
+
+    from tirx_mlir.located_parser import parse_module
+    from tirx_mlir.pipelines import get_pipeline
+    from tirx_mlir.transforms.canonicalize import FactsByClass
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "cuda" / "tile" / f"{example}.mlir"
+    ctx = make_context()
+    module = parse_module(path.read_text(), str(path), ctx)
+    facts = FactsByClass()
+    for p in get_pipeline("cuda", arch="sm_80").passes[:6]:
+        p.apply(ctx, module)
+        for op in module.walk():
+            assert facts.effects(op) == get_effects(op), op.name
+            assert facts.would_be_trivially_dead(op) == would_be_trivially_dead(op), op.name
+    asked = {type(op) for op in module.walk() if facts[type(op)].dead_if_unused is None}
+    assert asked <= {scf.ForOp, scf.IfOp}, asked
+    assert facts[arith.AddiOp].dead_if_unused is True
+    assert facts[arith.AddiOp].fixed_effects == frozenset()

@@ -49,7 +49,7 @@ from xdsl.dialects import arith, builtin, scf
 from xdsl.dialects.arith import SignlessIntegerBinaryOperation
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.folder import Folder
-from xdsl.ir import Block, Operation, OpTraits, Region, SSAValue
+from xdsl.ir import Block, BlockArgument, Operation, OpResult, OpTraits, Region, SSAValue
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
                                    RewritePattern)
 from xdsl.rewriter import InsertPoint
@@ -64,9 +64,10 @@ from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
                          RecursiveMemoryEffect, SymbolOpInterface)
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
-from xdsl.utils.worklist import Worklist
+from xdsl.utils.worklist import _MISSING, Worklist
 
 from tirx_mlir.changes import change_listener
+from tirx_mlir.dialects.tirx.op_build import clone_leaf
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,16 @@ _FIXED_EFFECTS = (NoMemoryEffect, MemoryReadEffect, MemoryWriteEffect, MemoryAll
                   MemoryFreeEffect)
 """xDSL's effect traits whose ``get_effects`` ignores the op (a constant set)."""
 
+_FIXED_GET_EFFECTS = frozenset(c.get_effects.__func__ for c in _FIXED_EFFECTS)  # type: ignore
+
+
+def _states_fixed_effects(trait: MemoryEffect) -> bool:
+    """Whether ``trait``'s ``get_effects`` is that of one of `_FIXED_EFFECTS` (its class or a
+    subclass that keeps it: xDSL's ``Pure`` is ``NoMemoryEffect`` + ``AlwaysSpeculatable``,
+    the trait of most arith ops)."""
+    function = getattr(type(trait).get_effects, "__func__", None)
+    return function in _FIXED_GET_EFFECTS
+
 
 def _class_facts(op_class: type[Operation]) -> _ClassFacts:
     traits = op_class.get_traits_of_type(HasCanonicalizationPatternsTrait)
@@ -118,7 +129,7 @@ def _class_facts(op_class: type[Operation]) -> _ClassFacts:
     patterns = tuple(_FASTER[type(p)]() if type(p) in _FASTER else p
                      for t in traits for p in t.get_patterns(op_class))
     fixed = None
-    if effect_traits and all(type(t) in _FIXED_EFFECTS for t in effect_traits):
+    if effect_traits and all(_states_fixed_effects(t) for t in effect_traits):
         fixed = frozenset(e for t in effect_traits for e in t.get_effects(None))  # type: ignore
     return _ClassFacts(
         may_be_dead=may_be_dead,
@@ -294,7 +305,8 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
 class _RehoistConstInLoops(RewritePattern):
     """xDSL's `RehoistConstInLoops` (every constant-like op of a loop body's top level cloned
     before the loop, the copy taking its uses), whether an op is constant-like kept per class
-    (xDSL asks each op's traits at each visit of its loop)."""
+    (xDSL asks each op's traits at each visit of its loop), the clone made without xDSL's
+    builder (`op_build.clone_leaf`: the ``clone()`` of an op without operands or regions)."""
 
     def __init__(self) -> None:
         self._constant_like: dict[type, bool] = {}
@@ -309,12 +321,21 @@ class _RehoistConstInLoops(RewritePattern):
             if constant is None:
                 constant = known[op_class] = op_class.has_trait(ConstantLike)
             if constant:
-                rewriter.insert(new_const := child_op.clone())
+                rewriter.insert(new_const := clone_leaf(child_op))
                 rewriter.replace(child_op, (), new_const.results)
 
 
 _FASTER = {RehoistConstInLoops: _RehoistConstInLoops}
 """xDSL's patterns replaced by an equivalent that costs less, by class."""
+
+
+def unused(op: Operation) -> bool:
+    """No result of ``op`` has a use (one result, the most common case, without a generator)."""
+    results = op.results
+    if len(results) == 1:
+        (result,) = results
+        return result.first_use is None
+    return all(r.first_use is None for r in results)
 
 
 @dataclass
@@ -327,7 +348,7 @@ class _CanonicalizeOp(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         facts = self.facts[type(op)]
-        if all(r.first_use is None for r in op.results) and self.facts.would_be_trivially_dead(op):
+        if unused(op) and self.facts.would_be_trivially_dead(op):
             rewriter.erase(op)
             return
         if facts.foldable and (not facts.folds_constant_operands or
@@ -402,11 +423,22 @@ def _live_ops(region: Region, facts: FactsByClass) -> tuple[set[int], bool] | No
             op = op._next_op  # noqa: SLF001
     while stack:
         for value in stack.pop()._operands:  # noqa: SLF001
-            owner = value.owner
-            if id(owner) not in live and isinstance(owner, Operation):
-                live.add(id(owner))
+            if type(value) is OpResult:  # the common case, without the `owner` property
+                owner = value.op
+            elif isinstance(value, BlockArgument):
+                continue
+            else:
+                owner = value.owner
+                if not isinstance(owner, Operation):
+                    continue
+            key = id(owner)
+            if key not in live:
+                live.add(key)
                 stack.append(owner)
-    return live, all(id(op) in live for op in unused_dead)
+    for op in unused_dead:
+        if id(op) not in live:
+            return live, False
+    return live, True
 
 
 _UNASKED = object()
@@ -438,16 +470,34 @@ def region_dce(region: Region, listener: PatternRewriterListener | None,
 class _ActiveWorklist(Worklist):
     """xDSL's `Worklist` that never holds an op of an inert class (`_ClassFacts.inert`): the
     pattern does nothing on such an op whenever it is popped, and an op the worklist does not
-    hold does not change where the others are, so the rewrites are xDSL's, in its order."""
+    hold does not change where the others are, so the rewrites are xDSL's, in its order. Its
+    map is keyed by the ops' ``id`` (an op's hash is a Python call; an op in the map is on the
+    stack too, so its id is not reused meanwhile)."""
 
     def __init__(self, facts: FactsByClass) -> None:
         super().__init__()
         self._inert = facts.inert
 
     def push(self, item: Operation) -> None:
-        if item not in self._map and not self._inert[type(item)]:
-            self._map[item] = len(self._stack)
+        key = id(item)
+        if key not in self._map and not self._inert[type(item)]:
+            self._map[key] = len(self._stack)
             self._stack.append(item)
+
+    def pop(self) -> Operation:
+        stack = self._stack
+        try:
+            while (item := stack.pop()) is _MISSING:
+                pass
+        except IndexError:
+            raise IndexError("pop from empty worklist") from None
+        del self._map[id(item)]
+        return item
+
+    def remove(self, item: Operation) -> None:
+        index = self._map.pop(id(item), None)
+        if index is not None:
+            self._stack[index] = _MISSING
 
 
 @dataclass(eq=False)
@@ -471,8 +521,8 @@ class _Walker(PatternRewriteWalker):
                     if inner.regions:
                         for r in reversed(inner.regions):
                             visit(r)
-                    if inner not in held and not inert[type(inner)]:
-                        held[inner] = len(stack)
+                    if id(inner) not in held and not inert[type(inner)]:
+                        held[id(inner)] = len(stack)
                         stack.append(inner)
 
         visit(op)
@@ -488,7 +538,7 @@ class _Walker(PatternRewriteWalker):
         pattern = self.pattern
         erase_only = pattern.facts.erase_only
         while True:
-            if not (erase_only[type(op)] and any(r.first_use is not None for r in op.results)):
+            if not (erase_only[type(op)] and not unused(op)):
                 rewriter.has_done_action = False
                 rewriter.current_operation = op
                 rewriter.insertion_point = InsertPoint.before(op)

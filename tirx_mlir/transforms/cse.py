@@ -34,7 +34,8 @@ from xdsl.transforms.common_subexpression_elimination import (CommonSubexpressio
                                                               OperationInfo)
 
 from tirx_mlir.changes import ChangeLog, current_changes
-from tirx_mlir.transforms.canonicalize import FactsByClass
+from tirx_mlir.transforms.canonicalize import FactsByClass, unused
+from tirx_mlir.ir_uses import replace_uses
 
 
 def op_key(op: Operation) -> Any:
@@ -45,7 +46,7 @@ def op_key(op: Operation) -> Any:
     name = op.op_name.data if isinstance(op, UnregisteredOp) else op.name
     attrs = op.attributes
     props = op.properties
-    return (name, tuple(op.operands), tuple(r.type for r in op.results),
+    return (name, op._operands, tuple(r._type for r in op.results),  # noqa: SLF001 - a tuple
             frozenset(attrs.items()) if attrs else None,
             frozenset(props.items()) if props else None)
 
@@ -82,7 +83,7 @@ class _CSEDriver:
             # a key in `known` equal to a user's holds ``old``: that of a stored user
             if not any(use.operation in stored for use in old.uses) or \
                     all(op_key(use.operation) not in known for use in old.uses):
-                old.replace_all_uses_with(new)
+                replace_uses(old, new)
         if all(not r.uses for r in op.results):
             self.to_erase[op] = None
 
@@ -90,7 +91,7 @@ class _CSEDriver:
         if self.facts[type(op)].terminator:
             return
         facts = self.facts
-        if all(r.first_use is None for r in op.results) and facts.would_be_trivially_dead(op):
+        if unused(op) and facts.would_be_trivially_dead(op):
             self.to_erase[op] = None
             return
         if any(len(region.blocks) > 1 for region in op.regions):
@@ -117,7 +118,8 @@ class _CSEDriver:
         self.stored.add(op)
 
     def _simplify_block(self, block: Block) -> None:
-        for op in block.ops:
+        op = block._first_op  # noqa: SLF001 - by the links (nothing is detached meanwhile)
+        while op is not None:
             if op.regions:
                 if self.facts[type(op)].isolated_from_above:
                     outer = self.known
@@ -129,6 +131,7 @@ class _CSEDriver:
                     for region in op.regions:
                         self._simplify_region(region)
             self._simplify_operation(op)
+            op = op._next_op  # noqa: SLF001
 
     def _simplify_region(self, region: Region) -> None:
         if len(region.blocks) == 1:

@@ -132,3 +132,94 @@ def test_alloc_is_built_directly_as_xdsl_builds_it():
     _same_op(AllocOp(buffer), theirs)
     assert op_build._plan(AllocOp) == ((), 1, False)
     assert str(AllocOp(buffer)) == "%0 = tirx.alloc : !tirx.buffer<128x512xf32, shared>"
+
+
+def _fields(op) -> dict:
+    """Every field ``Operation.__init__`` sets, with the uses and results as plain data (their
+    identity replaced by what they name)."""
+    return {
+        "class": type(op), "operands": list(op._operands),
+        "uses": [(u._operation is op, u._index) for u in op._operand_uses],
+        "results": [(r._type, r.op is op, r.index, r.first_use, r._name) for r in op.results],
+        "properties": list(op.properties.items()), "attributes": list(op.attributes.items()),
+        "location": op.location, "successors": (op._successors, op._successor_uses),
+        "regions": op.regions, "links": (op.parent, op._next_op, op._prev_op),
+        "extra": sorted(set(vars(op)) - {
+            "_operands", "_operand_uses", "results", "properties", "attributes", "location",
+            "_successors", "_successor_uses", "regions", "parent", "_next_op", "_prev_op"})}
+
+
+def test_new_op_sets_the_fields_operation_init_sets():
+    """`new_op` (`init_fields`) against xDSL's ``create``: the same fields, the defaults of
+    `IRDLOperation.__post_init__` filled (an add without ``overflowFlags``), and each use put
+    first in its value's use list in operand order (a value used twice: both uses, the
+    second first), so a later walk of the uses sees them as it would."""
+    from xdsl.dialects import arith, builtin
+
+    from tirx_mlir.dialects.tirx.op_build import new_op
+
+    x = arith.ConstantOp(builtin.IntegerAttr(3, builtin.i32)).result
+    y = arith.ConstantOp(builtin.IntegerAttr(4, builtin.i32)).result
+    cases = [(arith.AddiOp, (x, y), (builtin.i32,), {}),
+             (arith.MuliOp, (x, x), (builtin.i32,), {}),
+             (arith.ConstantOp, (), (builtin.i32,), {"value": builtin.IntegerAttr(5, builtin.i32)}),
+             (arith.IndexCastOp, (y,), (builtin.IndexType(),), {})]
+    for cls, operands, types, props in cases:
+        fast = new_op(cls, operands, types, props)
+        fast_uses = [[(u.operation, u.index) for u in v.uses] for v in operands]
+        fast.drop_all_references()
+        slow = cls.create(operands=operands, result_types=types, properties=props)
+        slow_uses = [[(u.operation, u.index) for u in v.uses] for v in operands]
+        slow.drop_all_references()
+        assert _fields(fast) == _fields(slow), cls.name
+        assert [[i for _, i in us] for us in fast_uses] == [[i for _, i in us] for us in slow_uses]
+    assert new_op(arith.AddiOp, (x, y), (builtin.i32,)).properties["overflowFlags"] == \
+        arith.IntegerOverflowAttr("none")
+
+
+def test_new_op_inside_an_implicit_builder_is_inserted():
+    """Inside an ImplicitBuilder xDSL inserts every new op where the builder points (from
+    ``Operation.__post_init__``): the arith builders still do."""
+    from xdsl.builder import ImplicitBuilder
+    from xdsl.dialects import builtin
+    from xdsl.ir import Block
+
+    from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, direct_fields
+    from xdsl.dialects import arith
+
+    block = Block()
+    with ImplicitBuilder(block):
+        assert not direct_fields(arith.ConstantOp)
+        c = arith_constant(2, builtin.i32)
+        s = arith_binary(arith.AddiOp, c.result, c.result)
+    assert list(block.ops) == [c, s]
+    assert direct_fields(arith.ConstantOp)
+    assert arith_constant(2, builtin.i32).parent is None
+
+
+def test_clone_leaf_is_xdsl_clone():
+    """`clone_leaf` (canonicalize's rehoisted constants) against ``op.clone()``: the same
+    fields, name hints, attributes and location; an op with operands or regions is xDSL's
+    clone itself."""
+    from xdsl.dialects import arith, builtin, scf
+
+    from xdsl.ir import Block
+
+    from tirx_mlir.dialects.tirx.op_build import clone_leaf
+
+    loc = builtin.FileLineColLoc(builtin.StringAttr("k.mlir"), builtin.IntAttr(3),
+                                 builtin.IntAttr(7))
+    const = arith.ConstantOp(builtin.IntegerAttr(9, builtin.IndexType()))
+    const.results[0].name_hint = "c9"
+    const.attributes["tag"] = builtin.StringAttr("x")
+    const.location = loc
+    fast, slow = clone_leaf(const), const.clone()
+    assert _fields(fast) == _fields(slow) and fast.results[0].name_hint == "c9"
+    assert fast is not const and fast.attributes is not const.attributes
+    add = arith.AddiOp(const.result, const.result)
+    assert _fields(clone_leaf(add)) == _fields(add.clone())
+    body = Block(arg_types=[builtin.IndexType()])
+    body.add_op(scf.YieldOp())
+    loop = scf.ForOp(const.result, const.result, const.result, [], body)
+    copy = clone_leaf(loop)
+    assert len(copy.regions) == 1 and copy.body.block is not body and len(copy.body.block.ops) == 1

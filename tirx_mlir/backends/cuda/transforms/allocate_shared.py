@@ -69,6 +69,8 @@ from tirx_mlir.dialects.tirx.memory_space import MemorySpace, round_up
 from tirx_mlir.target.target import kernel_target
 from tirx_mlir.transforms.allocate import (Buffer, FailureReport, ProgramOrder, failure,
                                            live_range, place)
+from tirx_mlir.ir_walk import walk_ops
+from tirx_mlir.ir_uses import replace_uses
 
 ARENA_ATTR = "cuda.dynamic_shared_bytes"
 """Kernel attribute: bytes of the dynamic shared arena a launch gives."""
@@ -89,7 +91,7 @@ def shared_arrays(kernel: KernelOp) -> list[Operation]:
     """The static shared arrays the pass places: ``cuda.shared_alloc`` and ``tirx.alloc`` in
     shared without a layout (with one, the kernel is still tile level: a located error)."""
     out: list[Operation] = []
-    for op in kernel.walk():
+    for op in walk_ops(kernel):
         if isinstance(op, SharedAllocOp):
             out.append(op)
         elif isinstance(op, AllocOp) and op.result.type.scope_name in SHARED_SCOPES:
@@ -194,7 +196,7 @@ def allocate_shared(kernel: KernelOp, target, report: FailureReport = SharedFail
     """Place ``kernel``'s shared arrays (see the module docstring); returns the arena's bytes
     (0 when the kernel has no shared memory)."""
     arrays = shared_arrays(kernel)
-    views = [op for op in kernel.walk() if isinstance(op, DynamicSharedOp)]
+    views = [op for op in walk_ops(kernel) if isinstance(op, DynamicSharedOp)]
     reserved = max((v.int_prop("offset") + v.nbytes() for v in views), default=0)
     changes = current_changes()
     if not arrays:
@@ -235,6 +237,6 @@ def _to_view(op: Operation, offset: int, align: int) -> None:
                            offset=IntegerAttr(offset, i64), align=IntegerAttr(align, i64))
     place_like(view, op)
     view.attributes.pop(ALIGN_ATTR, None)  # stated by the view's align
-    op.results[0].replace_all_uses_with(view.result)
+    replace_uses(op.results[0], view.result)
     op.detach()
     op.erase()

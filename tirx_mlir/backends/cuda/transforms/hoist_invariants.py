@@ -54,6 +54,8 @@ from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import kernels
 from tirx_mlir.dominance import defined_in
+from tirx_mlir.ir_walk import walk_ops, walk_region_ops
+from tirx_mlir.ir_uses import replace_uses
 
 _MOVABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.AndIOp,
             arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp,
@@ -83,7 +85,7 @@ def hoist_out_of(loop: scf.ForOp, log: ChangeLog | None = None) -> int:
     inside = partial(defined_in, loop)
     moved = 0
     log = log or ChangeLog()
-    for op in list(loop.body.walk()):
+    for op in walk_region_ops(loop.body):
         if not movable(op) or any(inside(v) for v in op.operands):
             continue
         log.removed(op)  # the block it leaves
@@ -133,7 +135,7 @@ def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
     inside = partial(defined_in, loop)
     done = 0
     log = log or ChangeLog()
-    for op in list(loop.body.walk()):
+    for op in walk_region_ops(loop.body):
         if type(op) is not arith.AddiOp or op.parent is None or not inside(op.result):
             continue
         user = _single_use(op.result)
@@ -160,7 +162,7 @@ def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
         new = total([total(variant), total(invariant), *consts])
         new.name_hint = op.result.name_hint
         log.removed(op)  # its block (where the new sum went) and its users
-        op.result.replace_all_uses_with(new)
+        replace_uses(op.result, new)
         _erase_tree(op, log)
         done += 1
     return done
@@ -208,7 +210,7 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
     log = log or ChangeLog()
     bases: dict[tuple, SSAValue] = {}
     order: dict[SSAValue, int] = {}
-    for op in list(loop.body.walk()):
+    for op in walk_region_ops(loop.body):
         if type(op) is not AddressOp or inside(op.memory):
             continue
         terms = _index_terms(op.index, inside)
@@ -245,7 +247,7 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
             addr = b.insert(arith.AddiOp(addr, _int(b, c * size, result_type))).result
         addr.name_hint = op.result.name_hint
         log.removed(op)  # its block (where the new ops went) and its users
-        op.result.replace_all_uses_with(addr)
+        replace_uses(op.result, addr)
         Rewriter.erase_op(op)
         done += 1
     return done
@@ -257,7 +259,7 @@ def _definition_order(loop: scf.ForOp) -> dict[SSAValue, int]:
     while (parent := top.parent_op()) is not None:
         top = parent
     order: dict[SSAValue, int] = {}
-    for op in top.walk():
+    for op in walk_ops(top):
         for region in op.regions:
             for block in region.blocks:
                 for arg in block.args:
@@ -312,7 +314,7 @@ class CudaHoistInvariantsPass(ModulePass):
         log = current_changes()
         for kernel in kernels(op):
             ranges = value_ranges(kernel)
-            loops = [o for o in kernel.walk() if isinstance(o, scf.ForOp)]
+            loops = [o for o in walk_ops(kernel) if isinstance(o, scf.ForOp)]
             for loop in reversed(loops):  # innermost first: pre-order, reversed
                 hoist_out_of(loop, log)
                 if reassociate_in(loop, ranges, log):

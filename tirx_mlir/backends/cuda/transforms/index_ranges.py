@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.ir_walk import walk_ops
 
 INDEX_BITS = 64
 """The width of ``index`` in CUDA-level code (the printers' and the interpreter's)."""
@@ -65,7 +66,10 @@ class Range:
 
 def int_bits(t: Attribute) -> int | None:
     """The width of an integer or ``index`` type, None for any other type."""
-    if isinstance(t, IndexType):
+    kind = type(t)  # the exact classes first: `isinstance` on an attribute class is an ABC's
+    if kind is IntegerType:
+        return t.width.data
+    if kind is IndexType or isinstance(t, IndexType):
         return INDEX_BITS
     if isinstance(t, IntegerType):
         return t.width.data
@@ -73,7 +77,8 @@ def int_bits(t: Attribute) -> int | None:
 
 
 def fits_signed(r: Range, bits: int) -> bool:
-    return r.within(-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    half = 1 << (bits - 1)
+    return -half <= r.lo and r.hi < half
 
 
 def _ones_above(hi: int) -> int:
@@ -157,10 +162,11 @@ def _binary(name: str, a: Range, b: Range) -> Range | None:
 
 def _result_range(op: Operation, known: dict[SSAValue, Range],
                   kernel: KernelOp) -> Range | None:
+    """The range of ``op``'s one result (of an integer type wider than 1 bit)."""
     op_class = type(op)  # exact classes: no ABC `isinstance` per op (nothing subclasses them)
     if op_class is arith.ConstantOp:
         v = op.properties["value"]
-        if isinstance(v, IntegerAttr) and int_bits(op.results[0].type) not in (None, 1):
+        if isinstance(v, IntegerAttr):
             return Range(v.value.data, v.value.data)
         return None
     if op.name.startswith("cuda."):
@@ -178,9 +184,10 @@ def _result_range(op: Operation, known: dict[SSAValue, Range],
     if op_class is arith.ExtUIOp:
         r = known.get(operands[0])
         return r if r is not None and r.nonneg else None
-    if len(operands) != 2 or len(op.results) != 1:
+    if len(operands) != 2:
         return None
-    a, b = known.get(operands[0]), known.get(operands[1])
+    lhs, rhs = operands
+    a, b = known.get(lhs), known.get(rhs)
     if a is None or b is None:
         return None
     return _binary(op.name, a, b)
@@ -189,18 +196,20 @@ def _result_range(op: Operation, known: dict[SSAValue, Range],
 def value_ranges(kernel: KernelOp) -> dict[SSAValue, Range]:
     """The proven ranges of ``kernel``'s integer values (see the module docstring)."""
     known: dict[SSAValue, Range] = {}
-    for op in kernel.walk():
+    for op in walk_ops(kernel):
         if type(op) is scf.ForOp:
             lb, ub, step = known.get(op.lb), known.get(op.ub), known.get(op.step)
             if lb and ub and step and step.lo > 0 and ub.hi - 1 >= lb.lo:
                 known[op.body.block.args[0]] = Range(lb.lo, ub.hi - 1)
             continue
-        if len(op.results) != 1:
+        results = op.results
+        if len(results) != 1:
             continue
-        bits = int_bits(op.results[0].type)
+        (result,) = results  # unpacked: `SSAValues` indexes in Python
+        bits = int_bits(result.type)
         if bits is None or bits == 1:
             continue
         r = _result_range(op, known, kernel)
         if r is not None and fits_signed(r, bits):
-            known[op.results[0]] = r
+            known[result] = r
     return known

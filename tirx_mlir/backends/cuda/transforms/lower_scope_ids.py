@@ -34,6 +34,8 @@ from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import kernel as K
 from tirx_mlir.dialects.tirx.access import const_index
+from tirx_mlir.ir_walk import walk_ops
+from tirx_mlir.ir_uses import replace_uses
 
 _DIMS = "xyz"
 _FROM_TX = {K.LaneIdOp: (None, 32), K.WarpIdOp: (32, None), K.WarpgroupIdOp: (128, None),
@@ -53,7 +55,7 @@ class CudaLowerScopeIdsPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         changes = current_changes()
         for kernel in K.kernels(op):
-            for sid in [o for o in kernel.walk() if isinstance(o, K.ScopeIdOp)]:
+            for sid in [o for o in walk_ops(kernel) if isinstance(o, K.ScopeIdOp)]:
                 changes.removed(sid)
                 b = Builder(InsertPoint.before(sid))
                 direct = _DIRECT.get(type(sid))
@@ -74,6 +76,6 @@ class CudaLowerScopeIdsPass(ModulePass):
                 else:
                     raise PassError(f"{sid.name} has no meaning on sm_80/sm_90 GPUs", sid,
                                     code="CUDA-SCOPE-ID")
-                sid.result.replace_all_uses_with(value)
+                replace_uses(sid.result, value)
                 sid.detach()
                 sid.erase()

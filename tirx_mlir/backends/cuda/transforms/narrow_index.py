@@ -49,6 +49,8 @@ from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_
 from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith_index_cast
+from tirx_mlir.ir_walk import walk_ops
+from tirx_mlir.ir_uses import replace_uses
 
 I32 = IntegerType(32)
 _INDEX = IndexType()  # made once: each attribute built is verified by xDSL
@@ -80,7 +82,7 @@ def fold_by_ranges(kernel: KernelOp, ranges: dict[SSAValue, Range],
     """Step 1 of the module docstring; the number of ops folded."""
     folded = 0
     log = log or ChangeLog()
-    for op in list(kernel.walk()):
+    for op in walk_ops(kernel):
         kind = _FOLDABLE.get(op.name)
         if kind is None or not isinstance(op.results[0].type, IndexType | IntegerType):
             continue
@@ -89,12 +91,12 @@ def fold_by_ranges(kernel: KernelOp, ranges: dict[SSAValue, Range],
             continue
         log.removed(op)  # its block (where a zero goes) and its users
         if kind == "rem":
-            op.results[0].replace_all_uses_with(op.operands[0])
+            replace_uses(op.results[0], op.operands[0])
         else:
             zero = arith.ConstantOp(IntegerAttr(0, op.results[0].type))
             Rewriter.insert_op(zero, InsertPoint.before(op))
             ranges[zero.result] = Range(0, 0)
-            op.results[0].replace_all_uses_with(zero.result)
+            replace_uses(op.results[0], zero.result)
         Rewriter.erase_op(op)
         folded += 1
     return folded
@@ -162,7 +164,7 @@ class _Narrower:
         if isinstance(op, arith.CmpiOp):
             lhs, rhs = (self.as_i32(v) for v in op.operands)
             new = b.insert(arith.CmpiOp(lhs, rhs, op.predicate.value.data))
-            op.result.replace_all_uses_with(new.result)
+            replace_uses(op.result, new.result)
             Rewriter.erase_op(op)
             return
         elif isinstance(op, arith.SelectOp):
@@ -177,7 +179,7 @@ class _Narrower:
         old = op.results[0]
         new.results[0].name_hint = old.name_hint
         wide = b.insert(arith_index_cast(new.results[0], _INDEX))
-        old.replace_all_uses_with(wide.result)
+        replace_uses(old, wide.result)
         Rewriter.erase_op(op)
         self.narrow[wide.result] = new.results[0]
 
@@ -203,12 +205,12 @@ def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
     iv.name_hint = old.name_hint
     twin = n.narrow.pop(old, None)
     if twin is not None:  # the index_cast to i32 the narrowed users read
-        twin.replace_all_uses_with(iv)
+        replace_uses(twin, iv)
         Rewriter.erase_op(twin.owner)
     if old.uses:
         wide = arith_index_cast(iv, _INDEX)
         Rewriter.insert_op(wide, InsertPoint.at_start(block))
-        old.replace_all_uses_with(wide.result)
+        replace_uses(old, wide.result)
         n.narrow[wide.result] = iv
     block.erase_arg(old)
     for i, v in enumerate((lb, ub, step)):
@@ -222,7 +224,7 @@ def narrow_kernel(kernel: KernelOp, log: ChangeLog | None = None) -> tuple[int, 
     log = log or ChangeLog()
     ranges = value_ranges(kernel)
     folded = fold_by_ranges(kernel, ranges, log)
-    ops = list(kernel.walk())
+    ops = walk_ops(kernel)
     todo = [op for op in ops if type(op) in _CANDIDATES and narrowable(op, ranges)]
     loops = [op for op in ops if type(op) is scf.ForOp and narrowable_loop(op, ranges)]
     n = _Narrower(ranges, log)

@@ -55,6 +55,7 @@ from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
 from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
+from tirx_mlir.ir_uses import replace_uses
 
 MAX_ROUNDS = 16
 """Rounds of rewriting (each moves a constant one op outwards); swizzles are a few ops deep."""
@@ -172,7 +173,7 @@ class _Peeler:
     def replace(self, op: Operation, new: SSAValue) -> None:
         self.log.removed(op)  # its block (where the new ops went) and its users
         self.bits.memo.pop(op.results[0], None)
-        op.results[0].replace_all_uses_with(new)
+        replace_uses(op.results[0], new)
         Rewriter.erase_op(op)
 
     def xor_out(self, op: Operation) -> bool:
@@ -328,14 +329,16 @@ _REWRITTEN = frozenset({arith.AddiOp, arith.XOrIOp, arith.OrIOp, arith.AndIOp, a
 
 def _rewritable(op: Operation, into: list[Operation]) -> list[Operation]:
     """The ops of `_REWRITTEN` classes inside ``op``, in `walk` order (the walk without its
-    generators)."""
+    generators, each block's ops by their links)."""
     for region in op.regions:
         for block in region.blocks:
-            for inner in block.ops:
+            inner = block._first_op  # noqa: SLF001
+            while inner is not None:
                 if type(inner) in _REWRITTEN:
                     into.append(inner)
                 if inner.regions:
                     _rewritable(inner, into)
+                inner = inner._next_op  # noqa: SLF001
     return into
 
 

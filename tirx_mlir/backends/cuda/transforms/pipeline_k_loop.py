@@ -61,6 +61,7 @@ from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import kernels
+from tirx_mlir.ir_walk import walk_ops
 
 I32, I64 = IntegerType(32), IntegerType(64)
 CP_ASYNC_BYTES = (4, 8, 16)
@@ -249,7 +250,7 @@ def _edge_ops(body: Block, copies: list[_Copy], slice_ops: list[Operation]
             elif not isinstance(o, _PURE):
                 break
     rest = [o for o in consumer if o not in edges]
-    inner = [o for top in rest for o in top.walk()]
+    inner = [o for top in rest for o in walk_ops(top)]
     if any(isinstance(o, PtxOp) and (o.ENTRY.name in ASYNC_GROUP_ROWS or
                                      o.ENTRY.name.startswith("cp_async")) for o in inner):
         return None
@@ -297,7 +298,7 @@ def _check_static_limit(kernel, plan: _Plan, stages: int) -> None:
     arrays (all of them become views of the dynamic arena in cuda-allocate-shared, which checks
     the final, reused layout; this is the early check with the stages as its cause): else a
     located error, fewer stages or smaller tiles."""
-    arrays = [op for op in kernel.walk() if isinstance(op, cuda.SharedAllocOp) or
+    arrays = [op for op in walk_ops(kernel) if isinstance(op, cuda.SharedAllocOp) or
               (isinstance(op, AllocOp) and op.result.type.scope_name == SHARED)]
     total = 0
     for op in arrays:
@@ -438,7 +439,7 @@ class PipelineKLoopPass(ModulePass):
                             f"{self.num_stages}); leave the pass out for no pipelining", op,
                             code="CUDA-PIPELINE")
         for kernel in kernels(op):
-            loops = [o for o in kernel.walk() if isinstance(o, scf.ForOp)]
+            loops = [o for o in walk_ops(kernel) if isinstance(o, scf.ForOp)]
             for loop in loops:
                 plan = _plan(loop)
                 if plan is not None:

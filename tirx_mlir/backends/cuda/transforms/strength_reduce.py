@@ -43,6 +43,8 @@ from tirx_mlir.changes import current_changes
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dominance import defined_in
+from tirx_mlir.ir_walk import walk_ops, walk_region_ops
+from tirx_mlir.ir_uses import replace_uses
 
 _REMAINDERS = (arith.RemUIOp, arith.RemSIOp)
 _DIVISIONS = (arith.DivUIOp, arith.DivSIOp)
@@ -203,7 +205,7 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
     constant share one carried register: the others are that register plus the difference,
     wrapped (``(k/BK + 2) % 3`` and ``(k/BK + 3) % 3`` of a 3-stage ring: one register)."""
     lp = _Loop(loop, ranges)
-    found = [(op, got) for op in loop.body.walk() if (got := _reducible(op, lp)) is not None]
+    found = [(op, got) for op in walk_region_ops(loop.body) if (got := _reducible(op, lp)) is not None]
     if not found:
         return loop
     # the loop is replaced (its users and block; the new loop and all it holds are new) and
@@ -243,9 +245,9 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
             for use in list(op.result.uses):
                 product = use.operation
                 if not _dead_cast(product):
-                    product.results[0].replace_all_uses_with(value)
+                    replace_uses(product.results[0], value)
                 Rewriter.erase_op(product)
-        op.result.replace_all_uses_with(value)
+        replace_uses(op.result, value)
         Rewriter.erase_op(op)
     last.operands = [*last.operands, *nexts]
     new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *inits],
@@ -253,7 +255,7 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
     new.attributes.update(loop.attributes)  # hints (loop_hints)
     Rewriter.insert_op(new, InsertPoint.before(loop))
     for old, res in zip(loop.results, new.results):
-        old.replace_all_uses_with(res)
+        replace_uses(old, res)
     Rewriter.erase_op(loop)
     return new
 
@@ -262,10 +264,10 @@ def reduce_kernel(kernel: KernelOp) -> int:
     """Carry the reducible remainders of every loop of ``kernel``; the loops rebuilt. A kernel
     without a remainder `_remainder_by` accepts is left at once, its value ranges not computed
     (most kernels but the pipelined K loops' rings)."""
-    if not any(_remainder_by(op) is not None for op in kernel.walk()):
+    if not any(_remainder_by(op) is not None for op in walk_ops(kernel)):
         return 0
     ranges = value_ranges(kernel)
-    loops = [op for op in kernel.walk() if isinstance(op, scf.ForOp)]
+    loops = [op for op in walk_ops(kernel) if isinstance(op, scf.ForOp)]
     return sum(reduce_loop(loop, ranges) is not loop for loop in loops)
 
 

@@ -1,0 +1,50 @@
+"""`tirx_mlir.ir_uses.replace_uses` makes the change xDSL's ``replace_all_uses_with`` makes: the
+same operands, the same use lists in the same order (a later walk of the uses, or a pass that
+takes the first use, sees what it would), the same name hint."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects import arith, builtin
+from xdsl.ir import Block
+
+from tirx_mlir.ir_uses import replace_uses
+
+
+def _program():
+    """Two values and users of both, one user using the old value twice."""
+    block = Block(arg_types=[builtin.i32, builtin.i32, builtin.i32])
+    old, new, other = block.args
+    ops = [arith.AddiOp(old, other), arith.MuliOp(old, old), arith.SubiOp(new, old),
+           arith.AddiOp(new, new), arith.XOrIOp(other, old)]
+    for op in ops:
+        block.add_op(op)
+    return block, old, new, ops
+
+
+def _state(block, ops):
+    def uses(v):
+        return [(ops.index(u.operation), u.index) for u in v.uses]
+    return ([[block.args.index(v) for v in op.operands] for op in ops],
+            [uses(v) for v in block.args], [v.name_hint for v in block.args],
+            [[(ops.index(u.operation), u.index) for u in op._operand_uses] for op in ops])
+
+
+@pytest.mark.parametrize("names", [(None, None), ("a", None), ("a", "b"), (None, "b")])
+def test_same_change_as_xdsl(names):
+    ours, xdsl = _program(), _program()
+    for block, old, new, _ in (ours, xdsl):
+        old.name_hint, new.name_hint = names
+    replace_uses(ours[1], ours[2])
+    xdsl[1].replace_all_uses_with(xdsl[2])
+    assert _state(ours[0], ours[3]) == _state(xdsl[0], xdsl[3])
+    assert ours[1].first_use is None and ours[2].name_hint == (names[1] or names[0])
+    back = [(u.operation, u.index) for u in ours[2].uses]
+    assert all(u.operation._operand_uses[u.index] is u for u in ours[2].uses) and len(back) == 8
+
+
+def test_a_value_replaced_by_itself_is_unchanged():
+    block, old, _, ops = _program()
+    before = _state(block, ops)
+    replace_uses(old, old)
+    assert _state(block, ops) == before
