@@ -385,6 +385,8 @@ class ModuleVerifier:
         self._views_now: dict[int, tuple] = {}
         self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
+        self._offsets_of: dict[int, int] = {}
+        """`_offset_count` of each ``operandSegmentSizes`` attribute, by its id."""
         """Static views resolved, by the identities in their chain (`_view`)."""
         self._tokens: dict[int, tuple] = {}
         """(the op, its token) of each region op the last verification found valid, by id: a
@@ -659,6 +661,9 @@ class ModuleVerifier:
         self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
         arith = sys.modules.get("xdsl.dialects.arith")  # not loaded: no constant in the IR
         self._constant_class = arith.ConstantOp if arith is not None else None
+        from xdsl.dialects.builtin import IntegerAttr
+
+        self._integer_attr = IntegerAttr
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         self._path, self._visited, self._marked = path, [], set()
@@ -1005,39 +1010,60 @@ class ModuleVerifier:
     def _view_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
         """What the resolution of ``value`` reads, as a record's key: for a view op's result,
         its class, the `_serial` of the view of its source (by value), of its result type and of
-        each property, and the identities of its SSA offsets, sizes and guards
-        (`_index_signature`), so the equal views that dispatch builds again and again (the same
-        slice of one tile for each instruction) are resolved once; for any other value (a
-        buffer, the root of a chain), the value itself."""
+        each property, and its SSA offsets, sizes and guards (`_index_signature`; an offset that
+        folds to a number, by value), so the equal views that dispatch builds again and again
+        (the same slice of one tile for each instruction) are resolved once, and so is a view
+        whose constant offset cse or canonicalize replaced by an equal one; for any other value
+        (a buffer, the root of a chain), the value itself."""
         owner = value.owner
         if not isinstance(owner, self._view_ops):
             return (id(value), id(value.type)), (value, value.type)
         operands = owner._operands  # noqa: SLF001
         serial = self._serial
         signature: list = [type(owner), self._view(operands[0])[0], serial(value.type)]
-        for attr in owner.properties.values():
+        offsets = 0
+        for name, attr in owner.properties.items():
             signature.append(serial(attr))
+            if name == "operandSegmentSizes":
+                offsets = self._offset_count(attr)
         kept: list = []
-        for index in operands[1:]:  # SSA offsets, sizes and guards: by identity
-            part, held = self._index_signature(index)
+        for position, index in enumerate(operands[1:]):
+            part, held = self._index_signature(index, position < offsets)
             signature.append(part)
             kept += held
         return tuple(signature), tuple(kept)
 
-    def _index_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
+    def _offset_count(self, segments: object) -> int:
+        """How many of a slice's index operands are offsets (its ``operandSegmentSizes``'
+        second entry), found once per attribute object (`_serial` keeps it alive)."""
+        try:
+            return self._offsets_of[id(segments)]
+        except KeyError:
+            values = segments.get_values()  # type: ignore[attr-defined]
+            count = self._offsets_of[id(segments)] = values[1] if len(values) > 1 else 0
+            return count
+
+    def _index_signature(self, value: SSAValue, offset: bool = False) -> tuple[tuple, tuple]:
         """What `access.index_expr` reads of ``value``: the constants, additions and
-        multiplications it folds through, by identity (the objects named by id kept)."""
+        multiplications it folds through, by identity (the objects named by id kept), but for an
+        integer constant folded as an ``offset`` (or inside the arithmetic), which
+        `access.index_expr` reads as its number only: by the `_serial` of its value. A guard
+        (not an ``offset``) is kept in the resolved view as the value itself: by identity."""
+        owner = value.owner
+        if offset and type(owner) is self._constant_class:
+            attr = owner.properties.get("value")
+            if type(attr) is self._integer_attr:
+                return (0, self._serial(attr)), ()
         try:
             return self._indices_now[id(value)]
         except KeyError:
             pass
-        owner = value.owner
         name = getattr(type(owner), "name", None)
         if name == "arith.constant":
             attr = owner.properties.get("value")
             answer = (id(value), id(owner), id(attr)), (value, owner, attr)
         elif name in _FOLDED:
-            parts = [self._index_signature(v) for v in owner._operands]  # noqa: SLF001
+            parts = [self._index_signature(v, True) for v in owner._operands]  # noqa: SLF001
             answer = (id(value), id(owner), *(p[0] for p in parts)), \
                 (value, owner, *(a for p in parts for a in p[1]))
         else:
@@ -1170,19 +1196,25 @@ class ModuleVerifier:
         the last verification found valid has its token again (the fast path, inline), and one
         whose fingerprint differs only in which values its operands are (`_same_key`: a use
         redirected by canonicalize, cse, a pass replacing a value) has its key's serial again
-        without the key being built."""
+        without the key being built. After a report, an op it does not reach that is where the
+        last verification found it (not moved here, not the block's last op, not a terminator)
+        costs only its token and its place in the dominance walk (`_skip_unreached`)."""
         tokens: list = []
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
         affected = self._affected
         dom = self._dom if self._path is not None else None
+        walked: set[int] = set()
         if dom is not None:  # `check` after a report: the dominance of what it reaches
-            walked: set[int] = set()
             parent = block.parent_op()
             dom.append((block, parent is not None and parent.name == "builtin.module", walked))
         last_op = block._last_op  # noqa: SLF001
         op = block._first_op  # noqa: SLF001
         while op is not None:
+            if affected is not None:  # after a report: skip what it does not reach
+                op = self._skip_unreached(op, block, last_op, append, walked)
+                if op is None:
+                    break
             if op.parent is not block:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
@@ -1208,8 +1240,7 @@ class ModuleVerifier:
                 append(token)
             else:
                 append(self._visit(op, now_fp))
-            if dom is not None:
-                walked.add(id(op))
+            walked.add(id(op))
             op = op._next_op  # noqa: SLF001
         if dom is not None:
             dom.pop()
@@ -1221,6 +1252,26 @@ class ModuleVerifier:
                 raise VerifyException(f"Operation {parent.name} contains empty block in "
                                       "single-block region that expects at least a terminator")
         return tuple(tokens)
+
+    def _skip_unreached(self, op: Operation | None, block: Block, last_op: Operation | None,
+                        append, walked: set[int]) -> Operation | None:
+        """From ``op`` on in ``block`` (after a report), pass over the ops the report does not
+        reach that the last verification found valid in this block, none of them ``last_op``
+        nor a terminator: each keeps its `_ops` entry (carried over), its token and, for the
+        dominance walk, its place (``walked``); their operands and places are as they were
+        (the report names every change), so neither their checks nor their dominance are
+        looked at. Returns the first op that needs more (None at the end of the block)."""
+        known, affected, add = self._ops.get, self._affected, walked.add
+        while op is not None:
+            i = id(op)
+            last = known(i)
+            if last is None or last[0] is not op or i in affected or op is last_op or \
+                    last[1][2] is not block or last[3].last or op.parent is not block:
+                return op
+            append(last[2])
+            add(i)
+            op = op._next_op  # noqa: SLF001
+        return None
 
 def _within(block: Block | None, op: Operation) -> bool:
     """Whether ``block`` is nested (at any depth) in ``op``'s regions."""
