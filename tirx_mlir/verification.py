@@ -103,7 +103,10 @@ verifier at run time (finding an unreported change costs the walk it saves): wit
 ``TIRX_VERIFY_AUDIT=1`` (`AUDIT_ENV`; the test suite sets it) each verification from a report is
 followed by a full one, and an op the report let it skip that is not what the last verification
 found valid raises `UnreportedChange` naming it (the full dominance check runs too, and a use it
-finds not dominated raises `UnreportedChange`). The reporting passes (`tirx_mlir.changes` holds
+finds not dominated raises `UnreportedChange`). With ``TIRX_VERIFY_COMPARE=1`` (`COMPARE_ENV`)
+each verdict, after a report or not, is compared with the plain verifiers' on the same IR
+(``module.verify()`` and the full dominance check): a disagreement raises `VerdictMismatch`. The
+reporting passes (`tirx_mlir.changes` holds
 the reporting API): canonicalize, cse and dce (`tirx_mlir.transforms`), the core's allocation
 (trn-allocate), cuda-default-layout, cuda-lower-layout, cuda-lower-scope-ids,
 cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, cuda-narrow-index,
@@ -179,6 +182,16 @@ raise `UnreportedChange` if the pass changed an op it did not report (the test s
 
 class UnreportedChange(VerifyException):
     """A pass that states ``REPORTS_CHANGES`` changed an op without reporting it."""
+
+
+COMPARE_ENV = "TIRX_VERIFY_COMPARE"
+"""Set (not "0"): after each verification, verify the module with the plain verifiers too
+(``module.verify()``, and the full dominance check after `ModuleVerifier.check`) and raise
+`VerdictMismatch` when their verdict differs (`ModuleVerifier.compare`; a debugging switch)."""
+
+
+class VerdictMismatch(VerifyException):
+    """The memoised verification and the plain verifiers disagree on a module."""
 
 
 _TYPED_CLASSES: tuple = ()
@@ -426,6 +439,8 @@ class ModuleVerifier:
         self._dom_failed = False
         self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
         """Check each verification from a change report against a full one (`AUDIT_ENV`)."""
+        self.compare = os.environ.get(COMPARE_ENV, "") not in ("", "0")
+        """Check each verdict against the plain verifiers' (`COMPARE_ENV`)."""
 
     # ---- change reports -----------------------------------------------------------------------
     def run_pass(self, p: object, ctx: object, module: Operation) -> None:
@@ -462,6 +477,15 @@ class ModuleVerifier:
         check_dominance(module, enter)
 
     def check(self, module: Operation) -> None:
+        """The dominance check, then `verify` (what a pass manager runs after a pass), as
+        `_check_module` does; with ``compare`` (`COMPARE_ENV`), its verdict is checked against
+        the plain verifiers' (`_compare`)."""
+        if not self.compare:
+            self._check_module(module)
+            return
+        self._compare(module, self._check_module, dominance=True)
+
+    def _check_module(self, module: Operation) -> None:
         """The dominance check, then `verify` (what a pass manager runs after a pass). After a
         pass that reported its changes, the dominance of each op the verification visits is
         checked during its walk (`_dominated`): an op the report does not reach kept its
@@ -472,11 +496,11 @@ class ModuleVerifier:
 
         if self._pending_path(module) is None:
             check_dominance(module)
-            self.verify(module)
+            self._verify_module(module)
             return
         self._dom, self._dom_failed = [], False
         try:
-            self.verify(module)
+            self._verify_module(module)
         except Exception:
             self._dom = None
             check_dominance(module)  # a dominance error first, as the full check would give
@@ -625,7 +649,47 @@ class ModuleVerifier:
 
     def verify(self, module: Operation) -> None:
         """Verify ``module`` (raise as ``module.verify()`` would); after a pass `run_pass` ran
-        that reported its changes, visit only the region ops on their path (`_path_of`)."""
+        that reported its changes, visit only the region ops on their path (`_path_of`). With
+        ``compare`` (`COMPARE_ENV`), the verdict is checked against ``module.verify()``'s."""
+        if not self.compare:
+            self._verify_module(module)
+            return
+        self._compare(module, self._verify_module, dominance=False)
+
+    def _compare(self, module: Operation, verify, dominance: bool) -> None:
+        """``verify(module)``, then the plain verifiers on the same IR (xDSL's
+        ``module.verify()``, and `tirx_mlir.dominance.check_dominance` when ``dominance``): both
+        accept, or both reject (the error raised is ``verify``'s, which words it as the plain
+        one does); otherwise `VerdictMismatch`. Everything the memo skipped (unchanged ops,
+        region ops off the report's path, keys found) is then checked against what a full
+        verification of every op decides."""
+        from tirx_mlir.dominance import check_dominance
+
+        def plain() -> Exception | None:
+            try:
+                if dominance:
+                    check_dominance(module)
+                module.verify()
+            except Exception as err:  # noqa: BLE001 - the plain verdict, compared below
+                return err
+            return None
+
+        try:
+            verify(module)
+        except VerdictMismatch:
+            raise
+        except Exception as err:
+            if plain() is None:
+                raise VerdictMismatch(f"the memoised verification rejects what the plain "
+                                      f"verifiers accept: {err}") from err
+            raise
+        error = plain()
+        if error is not None:
+            raise VerdictMismatch(f"the memoised verification accepts what the plain verifiers "
+                                  f"reject: {error}") from error
+
+    def _verify_module(self, module: Operation) -> None:
+        """`verify` without the comparison."""
         path = self._pending_path(module)
         self._affected = self._pending_affected if path is not None else None
         self._pending = self._path = self._pending_affected = None
