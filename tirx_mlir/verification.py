@@ -376,11 +376,13 @@ class ModuleVerifier:
         self._serial_of_value: dict[object, int] = {}
         self._kept: list = []
         """The attributes `_serial_of_id` names (kept alive, so their ids are not reused)."""
-        self._regions: dict[tuple, int] = {}
-        """The keys of the region ops the last verification found valid, each to its serial (a
-        key names its ops and blocks by id; `_held` keeps them alive, and the IR a pass replaced
-        is not kept alive longer)."""
-        self._regions_now: dict[tuple, int] = {}
+        self._regions: dict[int, tuple[tuple, int]] = {}
+        """The keys of the region ops the last verification found valid, each with its serial,
+        by the key's hash (computed once a visit: a kernel's key is as long as its body; a key
+        whose hash another holds is compared and not found, then checked again). A key names
+        its ops and blocks by id; `_held` keeps them alive, and the IR a pass replaced is not
+        kept alive longer."""
+        self._regions_now: dict[int, tuple[tuple, int]] = {}
         self._free: dict[int, frozenset[int] | None] = {}
         """`_free_values` of the region ops whose keys `_regions` holds, by serial."""
         self._held: list = []
@@ -755,7 +757,7 @@ class ModuleVerifier:
         self._ops, self._ops_now = self._ops_now, {}
         self._tokens, self._tokens_now = self._tokens_now, {}
         self._always, self._always_now = self._always_now, set()
-        live = set(self._regions.values())
+        live = {entry[1] for entry in self._regions.values()}
         self._free = {serial: f for serial, f in self._free.items() if serial in live}
         self._held, self._held_now = self._held_now, []
         self._verified_once, self._last_target = True, self._current_target
@@ -1144,9 +1146,13 @@ class ModuleVerifier:
         contents = self._contents(op)
         local = self._local_key(op, plan)
         key = (local, _site(op, plan), contents)
-        serial = self._regions.get(key)
-        if serial is None:
-            serial = self._regions_now.get(key)
+        digest = hash(key)  # once: a kernel's key holds a token per op of its body
+        entry = self._regions.get(digest)
+        if entry is None or entry[0] != key:
+            entry = self._regions_now.get(digest)
+            if entry is not None and entry[0] != key:
+                entry = None
+        serial = None if entry is None else entry[1]
         if serial is None:
             if self._auditing and id(op) not in self._always:
                 self._unreported.append(op)
@@ -1161,7 +1167,7 @@ class ModuleVerifier:
                                          for region in op.regions), isolated=free == frozenset())
             if free and _has_trait(type(op), IsolatedFromAbove):
                 self._free[serial] = frozenset()  # the check passed: nothing is free (exact)
-        self._regions_now[key] = serial
+        self._regions_now[digest] = (key, serial)
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
         self._tokens_now[id(op)] = (op, token)
         return token
