@@ -737,10 +737,12 @@ class ModuleVerifier:
         if path is None:
             self._regions_now, self._held_now, self._ops_now = {}, [], {}
             self._tokens_now, self._always_now, self._multi_block = {}, set(), False
-        else:  # what the skipped region ops hold stays as the last verification left it
-            self._regions_now, self._held_now = dict(self._regions), [self._held]
-            self._ops_now, self._tokens_now = dict(self._ops), dict(self._tokens)
-            self._always_now = set(self._always)
+        else:  # what the skipped region ops hold stays as the last verification left it:
+            # the memos are updated in place (each op is looked up before its entry is
+            # written, and an entry is written only for an op found valid), not copied
+            self._regions_now, self._held_now = self._regions, [self._held]
+            self._ops_now, self._tokens_now = self._ops, self._tokens
+            self._always_now = self._always
         current = Target.current()  # what a check reads when the IR names no target
         self._current_target = None if current is None else self._serial(str(current))
         try:
