@@ -594,7 +594,14 @@ class ModuleVerifier:
         reported changed too, its own users are reached)."""
         done_resolved: set[int] = set()
 
+        reached: set[int] = set()
+        """The ops `reach` handled (a user of several changed ops, or named again, once)."""
+
         def reach(user: Operation) -> None:  # an op whose operands changed
+            key = id(user)
+            if key in reached:
+                return
+            reached.add(key)
             if _kind_of(user):
                 resolved.append(user)
             elif user.parent is not None:
