@@ -88,6 +88,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--passes", action="store_true", help="verify ms after each pass")
     args = parser.parse_args()
+    if args.runs < 1 or args.warm < 0:
+        parser.error("--runs must be at least 1 and --warm at least 0")
+    for spec in args.kernels.split(","):
+        backend, _, name = spec.partition(":")
+        if backend not in FOLDERS or not os.path.isfile(os.path.join(FOLDERS[backend],
+                                                                     name + ".mlir")):
+            parser.error(f"--kernels: {spec!r} is not trn:<name> or cuda:<name> of an example "
+                         f"in examples/trn or examples/cuda/tile")
     print(f"load average {os.getloadavg()[0]:.2f}; CPU ms a pipeline, mean of {args.runs}")
     print(f"{'kernel':32s} {'passes':>9s} {'verify':>9s} {'share':>7s}")
     for spec in args.kernels.split(","):

@@ -24,3 +24,12 @@ def test_each_verification_is_charged_to_the_pass_before_it():
 def test_cuda_kernels_are_read_from_the_tile_examples():
     passes, verifies = verify_share.measure("cuda:reduce_2d", warm=0, runs=1)
     assert "tirx-dispatch" in passes and "tirx-dispatch" in verifies
+
+
+def test_a_kernel_that_is_not_an_example_is_refused(monkeypatch, capsys):
+    import pytest
+
+    monkeypatch.setattr(sys, "argv", ["verify_share.py", "--kernels", "trn:nope"])
+    with pytest.raises(SystemExit):
+        verify_share.main()
+    assert "'trn:nope' is not trn:<name> or cuda:<name>" in capsys.readouterr().err
