@@ -900,11 +900,14 @@ class ModuleVerifier:
         operands, results = op._operands, op.results  # noqa: SLF001
         constant = self._constant_class if plan.operand_values else None
         parts: list = [operands, results, op.parent, op._successors]  # noqa: SLF001
-        for value in operands:
-            parts.append(value._type)  # noqa: SLF001
-            owner = value.owner
-            if type(owner) is constant:
-                parts.append(owner.properties.get("value"))
+        if constant is None:  # its check reads no operand's value (xDSL's arith, math...)
+            for value in operands:
+                parts.append(value._type)  # noqa: SLF001
+        else:
+            for value in operands:
+                parts.append(value._type)  # noqa: SLF001
+                if type(value) is OpResult and type(value.op) is constant:
+                    parts.append(value.op.properties.get("value"))
         for value in results:
             parts.append(value._type)  # noqa: SLF001
         parts += op.properties.items()
