@@ -1316,3 +1316,69 @@ def test_a_use_from_outside_deep_in_reported_loops_is_caught():
     with pytest.raises(VerifyException, match="IsolatedFromAbove") as err:
         verifier.check(module)
     assert str(err.value) == plain_error(module)
+
+
+SCOPE_IDS = f"""
+tirx.kernel @ids() -> () grid [4] threads [64] {T} {{
+  %w = tirx.warp_id : index
+  %b = tirx.cta_id : index
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %c4 step %c1 {{
+    %x = arith.addi %i, %c1 : index
+  }}
+  tirx.return
+}}
+"""
+
+
+def test_scope_ids_are_memoised_and_see_their_kernel_launch_change():
+    """A scope id's check reads its kernel's launch ("kernel"): it is not verified in full at
+    every visit (which kept its kernel on every report's path), and a launch it cannot take is
+    still caught."""
+    module, verifier = known_good(SCOPE_IDS)
+    warp = op_named(module, "tirx.warp_id")
+    assert reads_of(warp) == "kernel" and reads_of(op_named(module, "tirx.cta_id")) == "kernel"
+    kernel = ops_of(module, KernelOp)[0]
+    kernel.properties["threads"] = int_array([48])  # not a whole number of warps
+    assert_caught(verifier, module, "multiple of 32 threads")
+
+
+def test_a_report_reaching_nothing_does_not_walk_a_kernel_holding_scope_ids(monkeypatch):
+    """A scope id verified in full at every visit kept its kernel on every report's path (its
+    whole block walked, the scope id checked again): a pass reporting nothing leaves nothing
+    to walk."""
+    module, verifier = after_pass(SCOPE_IDS, lambda module, log: None)
+    blocks = count_calls(monkeypatch, ModuleVerifier, "_visit_block")
+    checked = count_calls(monkeypatch, type(op_named(module, "tirx.cta_id")), "verify")
+    names = visited(monkeypatch)
+    verifier.check(module)
+    assert names == [] and checked == []
+    assert len(blocks) == 1  # the module's body, which holds the kernel: not entered
+
+
+def test_a_view_whose_offset_constant_is_replaced_by_an_equal_one_is_not_resolved_again(
+        monkeypatch):
+    """A view's constant offset is keyed by its value: cse replacing it by an equal constant
+    (reported as a removal) leaves the view's record found; another value is resolved and
+    caught."""
+    def replace(value: int):
+        def edit(module, log):
+            p = [c for c in ops_of(module, arith.ConstantOp)][0]
+            new = arith.ConstantOp(IntegerAttr(value, IndexType()))
+            p.parent.insert_op_before(new, p)
+            log.removed(p)
+            p.result.replace_all_uses_with(new.result)
+            p.detach()
+            p.erase()
+        return edit
+
+    module, verifier = after_pass(EQUAL_VIEWS, replace(0), audit=True)
+    values = resolved_views(monkeypatch)
+    verifier.check(module)
+    assert values == []
+    module, verifier = after_pass(EQUAL_VIEWS, replace(16))
+    with pytest.raises(VerifyException, match="starts at partition 16") as err:
+        verifier.check(module)
+    assert str(err.value) == plain_error(module)

@@ -103,7 +103,10 @@ verifier at run time (finding an unreported change costs the walk it saves): wit
 ``TIRX_VERIFY_AUDIT=1`` (`AUDIT_ENV`; the test suite sets it) each verification from a report is
 followed by a full one, and an op the report let it skip that is not what the last verification
 found valid raises `UnreportedChange` naming it (the full dominance check runs too, and a use it
-finds not dominated raises `UnreportedChange`). The reporting passes (`tirx_mlir.changes` holds
+finds not dominated raises `UnreportedChange`). With ``TIRX_VERIFY_COMPARE=1`` (`COMPARE_ENV`)
+each verdict, after a report or not, is compared with the plain verifiers' on the same IR
+(``module.verify()`` and the full dominance check): a disagreement raises `VerdictMismatch`. The
+reporting passes (`tirx_mlir.changes` holds
 the reporting API): canonicalize, cse and dce (`tirx_mlir.transforms`), the core's allocation
 (trn-allocate), cuda-default-layout, cuda-lower-layout, cuda-lower-scope-ids,
 cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, cuda-narrow-index,
@@ -179,6 +182,16 @@ raise `UnreportedChange` if the pass changed an op it did not report (the test s
 
 class UnreportedChange(VerifyException):
     """A pass that states ``REPORTS_CHANGES`` changed an op without reporting it."""
+
+
+COMPARE_ENV = "TIRX_VERIFY_COMPARE"
+"""Set (not "0"): after each verification, verify the module with the plain verifiers too
+(``module.verify()``, and the full dominance check after `ModuleVerifier.check`) and raise
+`VerdictMismatch` when their verdict differs (`ModuleVerifier.compare`; a debugging switch)."""
+
+
+class VerdictMismatch(VerifyException):
+    """The memoised verification and the plain verifiers disagree on a module."""
 
 
 _TYPED_CLASSES: tuple = ()
@@ -363,11 +376,13 @@ class ModuleVerifier:
         self._serial_of_value: dict[object, int] = {}
         self._kept: list = []
         """The attributes `_serial_of_id` names (kept alive, so their ids are not reused)."""
-        self._regions: dict[tuple, int] = {}
-        """The keys of the region ops the last verification found valid, each to its serial (a
-        key names its ops and blocks by id; `_held` keeps them alive, and the IR a pass replaced
-        is not kept alive longer)."""
-        self._regions_now: dict[tuple, int] = {}
+        self._regions: dict[int, tuple[tuple, int]] = {}
+        """The keys of the region ops the last verification found valid, each with its serial,
+        by the key's hash (computed once a visit: a kernel's key is as long as its body; a key
+        whose hash another holds is compared and not found, then checked again). A key names
+        its ops and blocks by id; `_held` keeps them alive, and the IR a pass replaced is not
+        kept alive longer."""
+        self._regions_now: dict[int, tuple[tuple, int]] = {}
         self._free: dict[int, frozenset[int] | None] = {}
         """`_free_values` of the region ops whose keys `_regions` holds, by serial."""
         self._held: list = []
@@ -385,6 +400,8 @@ class ModuleVerifier:
         self._views_now: dict[int, tuple] = {}
         self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
+        self._offsets_of: dict[int, int] = {}
+        """`_offset_count` of each ``operandSegmentSizes`` attribute, by its id."""
         """Static views resolved, by the identities in their chain (`_view`)."""
         self._tokens: dict[int, tuple] = {}
         """(the op, its token) of each region op the last verification found valid, by id: a
@@ -424,6 +441,8 @@ class ModuleVerifier:
         self._dom_failed = False
         self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
         """Check each verification from a change report against a full one (`AUDIT_ENV`)."""
+        self.compare = os.environ.get(COMPARE_ENV, "") not in ("", "0")
+        """Check each verdict against the plain verifiers' (`COMPARE_ENV`)."""
 
     # ---- change reports -----------------------------------------------------------------------
     def run_pass(self, p: object, ctx: object, module: Operation) -> None:
@@ -460,6 +479,15 @@ class ModuleVerifier:
         check_dominance(module, enter)
 
     def check(self, module: Operation) -> None:
+        """The dominance check, then `verify` (what a pass manager runs after a pass), as
+        `_check_module` does; with ``compare`` (`COMPARE_ENV`), its verdict is checked against
+        the plain verifiers' (`_compare`)."""
+        if not self.compare:
+            self._check_module(module)
+            return
+        self._compare(module, self._check_module, dominance=True)
+
+    def _check_module(self, module: Operation) -> None:
         """The dominance check, then `verify` (what a pass manager runs after a pass). After a
         pass that reported its changes, the dominance of each op the verification visits is
         checked during its walk (`_dominated`): an op the report does not reach kept its
@@ -470,11 +498,11 @@ class ModuleVerifier:
 
         if self._pending_path(module) is None:
             check_dominance(module)
-            self.verify(module)
+            self._verify_module(module)
             return
         self._dom, self._dom_failed = [], False
         try:
-            self.verify(module)
+            self._verify_module(module)
         except Exception:
             self._dom = None
             check_dominance(module)  # a dominance error first, as the full check would give
@@ -566,7 +594,14 @@ class ModuleVerifier:
         reported changed too, its own users are reached)."""
         done_resolved: set[int] = set()
 
+        reached: set[int] = set()
+        """The ops `reach` handled (a user of several changed ops, or named again, once)."""
+
         def reach(user: Operation) -> None:  # an op whose operands changed
+            key = id(user)
+            if key in reached:
+                return
+            reached.add(key)
             if _kind_of(user):
                 resolved.append(user)
             elif user.parent is not None:
@@ -623,7 +658,47 @@ class ModuleVerifier:
 
     def verify(self, module: Operation) -> None:
         """Verify ``module`` (raise as ``module.verify()`` would); after a pass `run_pass` ran
-        that reported its changes, visit only the region ops on their path (`_path_of`)."""
+        that reported its changes, visit only the region ops on their path (`_path_of`). With
+        ``compare`` (`COMPARE_ENV`), the verdict is checked against ``module.verify()``'s."""
+        if not self.compare:
+            self._verify_module(module)
+            return
+        self._compare(module, self._verify_module, dominance=False)
+
+    def _compare(self, module: Operation, verify, dominance: bool) -> None:
+        """``verify(module)``, then the plain verifiers on the same IR (xDSL's
+        ``module.verify()``, and `tirx_mlir.dominance.check_dominance` when ``dominance``): both
+        accept, or both reject (the error raised is ``verify``'s, which words it as the plain
+        one does); otherwise `VerdictMismatch`. Everything the memo skipped (unchanged ops,
+        region ops off the report's path, keys found) is then checked against what a full
+        verification of every op decides."""
+        from tirx_mlir.dominance import check_dominance
+
+        def plain() -> Exception | None:
+            try:
+                if dominance:
+                    check_dominance(module)
+                module.verify()
+            except Exception as err:  # noqa: BLE001 - the plain verdict, compared below
+                return err
+            return None
+
+        try:
+            verify(module)
+        except VerdictMismatch:
+            raise
+        except Exception as err:
+            if plain() is None:
+                raise VerdictMismatch(f"the memoised verification rejects what the plain "
+                                      f"verifiers accept: {err}") from err
+            raise
+        error = plain()
+        if error is not None:
+            raise VerdictMismatch(f"the memoised verification accepts what the plain verifiers "
+                                  f"reject: {error}") from error
+
+    def _verify_module(self, module: Operation) -> None:
+        """`verify` without the comparison."""
         path = self._pending_path(module)
         self._affected = self._pending_affected if path is not None else None
         self._pending = self._path = self._pending_affected = None
@@ -659,6 +734,9 @@ class ModuleVerifier:
         self._view_ops = (SliceOp, TransposeOp, ReshapeOp)
         arith = sys.modules.get("xdsl.dialects.arith")  # not loaded: no constant in the IR
         self._constant_class = arith.ConstantOp if arith is not None else None
+        from xdsl.dialects.builtin import IntegerAttr
+
+        self._integer_attr = IntegerAttr
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         self._path, self._visited, self._marked = path, [], set()
@@ -666,10 +744,12 @@ class ModuleVerifier:
         if path is None:
             self._regions_now, self._held_now, self._ops_now = {}, [], {}
             self._tokens_now, self._always_now, self._multi_block = {}, set(), False
-        else:  # what the skipped region ops hold stays as the last verification left it
-            self._regions_now, self._held_now = dict(self._regions), [self._held]
-            self._ops_now, self._tokens_now = dict(self._ops), dict(self._tokens)
-            self._always_now = set(self._always)
+        else:  # what the skipped region ops hold stays as the last verification left it:
+            # the memos are updated in place (each op is looked up before its entry is
+            # written, and an entry is written only for an op found valid), not copied
+            self._regions_now, self._held_now = self._regions, [self._held]
+            self._ops_now, self._tokens_now = self._ops, self._tokens
+            self._always_now = self._always
         current = Target.current()  # what a check reads when the IR names no target
         self._current_target = None if current is None else self._serial(str(current))
         try:
@@ -686,7 +766,7 @@ class ModuleVerifier:
         self._ops, self._ops_now = self._ops_now, {}
         self._tokens, self._tokens_now = self._tokens_now, {}
         self._always, self._always_now = self._always_now, set()
-        live = set(self._regions.values())
+        live = {entry[1] for entry in self._regions.values()}
         self._free = {serial: f for serial, f in self._free.items() if serial in live}
         self._held, self._held_now = self._held_now, []
         self._verified_once, self._last_target = True, self._current_target
@@ -820,11 +900,14 @@ class ModuleVerifier:
         operands, results = op._operands, op.results  # noqa: SLF001
         constant = self._constant_class if plan.operand_values else None
         parts: list = [operands, results, op.parent, op._successors]  # noqa: SLF001
-        for value in operands:
-            parts.append(value._type)  # noqa: SLF001
-            owner = value.owner
-            if type(owner) is constant:
-                parts.append(owner.properties.get("value"))
+        if constant is None:  # its check reads no operand's value (xDSL's arith, math...)
+            for value in operands:
+                parts.append(value._type)  # noqa: SLF001
+        else:
+            for value in operands:
+                parts.append(value._type)  # noqa: SLF001
+                if type(value) is OpResult and type(value.op) is constant:
+                    parts.append(value.op.properties.get("value"))
         for value in results:
             parts.append(value._type)  # noqa: SLF001
         parts += op.properties.items()
@@ -1005,39 +1088,60 @@ class ModuleVerifier:
     def _view_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
         """What the resolution of ``value`` reads, as a record's key: for a view op's result,
         its class, the `_serial` of the view of its source (by value), of its result type and of
-        each property, and the identities of its SSA offsets, sizes and guards
-        (`_index_signature`), so the equal views that dispatch builds again and again (the same
-        slice of one tile for each instruction) are resolved once; for any other value (a
-        buffer, the root of a chain), the value itself."""
+        each property, and its SSA offsets, sizes and guards (`_index_signature`; an offset that
+        folds to a number, by value), so the equal views that dispatch builds again and again
+        (the same slice of one tile for each instruction) are resolved once, and so is a view
+        whose constant offset cse or canonicalize replaced by an equal one; for any other value
+        (a buffer, the root of a chain), the value itself."""
         owner = value.owner
         if not isinstance(owner, self._view_ops):
             return (id(value), id(value.type)), (value, value.type)
         operands = owner._operands  # noqa: SLF001
         serial = self._serial
         signature: list = [type(owner), self._view(operands[0])[0], serial(value.type)]
-        for attr in owner.properties.values():
+        offsets = 0
+        for name, attr in owner.properties.items():
             signature.append(serial(attr))
+            if name == "operandSegmentSizes":
+                offsets = self._offset_count(attr)
         kept: list = []
-        for index in operands[1:]:  # SSA offsets, sizes and guards: by identity
-            part, held = self._index_signature(index)
+        for position, index in enumerate(operands[1:]):
+            part, held = self._index_signature(index, position < offsets)
             signature.append(part)
             kept += held
         return tuple(signature), tuple(kept)
 
-    def _index_signature(self, value: SSAValue) -> tuple[tuple, tuple]:
+    def _offset_count(self, segments: object) -> int:
+        """How many of a slice's index operands are offsets (its ``operandSegmentSizes``'
+        second entry), found once per attribute object (`_serial` keeps it alive)."""
+        try:
+            return self._offsets_of[id(segments)]
+        except KeyError:
+            values = segments.get_values()  # type: ignore[attr-defined]
+            count = self._offsets_of[id(segments)] = values[1] if len(values) > 1 else 0
+            return count
+
+    def _index_signature(self, value: SSAValue, offset: bool = False) -> tuple[tuple, tuple]:
         """What `access.index_expr` reads of ``value``: the constants, additions and
-        multiplications it folds through, by identity (the objects named by id kept)."""
+        multiplications it folds through, by identity (the objects named by id kept), but for an
+        integer constant folded as an ``offset`` (or inside the arithmetic), which
+        `access.index_expr` reads as its number only: by the `_serial` of its value. A guard
+        (not an ``offset``) is kept in the resolved view as the value itself: by identity."""
+        owner = value.owner
+        if offset and type(owner) is self._constant_class:
+            attr = owner.properties.get("value")
+            if type(attr) is self._integer_attr:
+                return (0, self._serial(attr)), ()
         try:
             return self._indices_now[id(value)]
         except KeyError:
             pass
-        owner = value.owner
         name = getattr(type(owner), "name", None)
         if name == "arith.constant":
             attr = owner.properties.get("value")
             answer = (id(value), id(owner), id(attr)), (value, owner, attr)
         elif name in _FOLDED:
-            parts = [self._index_signature(v) for v in owner._operands]  # noqa: SLF001
+            parts = [self._index_signature(v, True) for v in owner._operands]  # noqa: SLF001
             answer = (id(value), id(owner), *(p[0] for p in parts)), \
                 (value, owner, *(a for p in parts for a in p[1]))
         else:
@@ -1054,9 +1158,13 @@ class ModuleVerifier:
         contents = self._contents(op)
         local = self._local_key(op, plan)
         key = (local, _site(op, plan), contents)
-        serial = self._regions.get(key)
-        if serial is None:
-            serial = self._regions_now.get(key)
+        digest = hash(key)  # once: a kernel's key holds a token per op of its body
+        entry = self._regions.get(digest)
+        if entry is None or entry[0] != key:
+            entry = self._regions_now.get(digest)
+            if entry is not None and entry[0] != key:
+                entry = None
+        serial = None if entry is None else entry[1]
         if serial is None:
             if self._auditing and id(op) not in self._always:
                 self._unreported.append(op)
@@ -1071,7 +1179,7 @@ class ModuleVerifier:
                                          for region in op.regions), isolated=free == frozenset())
             if free and _has_trait(type(op), IsolatedFromAbove):
                 self._free[serial] = frozenset()  # the check passed: nothing is free (exact)
-        self._regions_now[key] = serial
+        self._regions_now[digest] = (key, serial)
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
         self._tokens_now[id(op)] = (op, token)
         return token
@@ -1170,19 +1278,25 @@ class ModuleVerifier:
         the last verification found valid has its token again (the fast path, inline), and one
         whose fingerprint differs only in which values its operands are (`_same_key`: a use
         redirected by canonicalize, cse, a pass replacing a value) has its key's serial again
-        without the key being built."""
+        without the key being built. After a report, an op it does not reach that is where the
+        last verification found it (not moved here, not the block's last op, not a terminator)
+        costs only its token and its place in the dominance walk (`_skip_unreached`)."""
         tokens: list = []
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
         affected = self._affected
         dom = self._dom if self._path is not None else None
+        walked: set[int] = set()
         if dom is not None:  # `check` after a report: the dominance of what it reaches
-            walked: set[int] = set()
             parent = block.parent_op()
             dom.append((block, parent is not None and parent.name == "builtin.module", walked))
         last_op = block._last_op  # noqa: SLF001
         op = block._first_op  # noqa: SLF001
         while op is not None:
+            if affected is not None:  # after a report: skip what it does not reach
+                op = self._skip_unreached(op, block, last_op, append, walked)
+                if op is None:
+                    break
             if op.parent is not block:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
@@ -1208,8 +1322,7 @@ class ModuleVerifier:
                 append(token)
             else:
                 append(self._visit(op, now_fp))
-            if dom is not None:
-                walked.add(id(op))
+            walked.add(id(op))
             op = op._next_op  # noqa: SLF001
         if dom is not None:
             dom.pop()
@@ -1221,6 +1334,26 @@ class ModuleVerifier:
                 raise VerifyException(f"Operation {parent.name} contains empty block in "
                                       "single-block region that expects at least a terminator")
         return tuple(tokens)
+
+    def _skip_unreached(self, op: Operation | None, block: Block, last_op: Operation | None,
+                        append, walked: set[int]) -> Operation | None:
+        """From ``op`` on in ``block`` (after a report), pass over the ops the report does not
+        reach that the last verification found valid in this block, none of them ``last_op``
+        nor a terminator: each keeps its `_ops` entry (carried over), its token and, for the
+        dominance walk, its place (``walked``); their operands and places are as they were
+        (the report names every change), so neither their checks nor their dominance are
+        looked at. Returns the first op that needs more (None at the end of the block)."""
+        known, affected, add = self._ops.get, self._affected, walked.add
+        while op is not None:
+            i = id(op)
+            last = known(i)
+            if last is None or last[0] is not op or i in affected or op is last_op or \
+                    last[1][2] is not block or last[3].last or op.parent is not block:
+                return op
+            append(last[2])
+            add(i)
+            op = op._next_op  # noqa: SLF001
+        return None
 
 def _within(block: Block | None, op: Operation) -> bool:
     """Whether ``block`` is nested (at any depth) in ``op``'s regions."""

@@ -282,6 +282,8 @@ class ScopeIdOp(IRDLOperation):
 
     BINDING: ClassVar[tuple[str, str, bool]]
     """(parent scope, child scope, whether the id has x/y/z dims)."""
+    VERIFY_READS: ClassVar[str] = "kernel"
+    """Its checks read its own ``dim`` and its kernel's launch (tirx_mlir.verification)."""
 
     dim = opt_prop_def(IntegerAttr[type(i64)])
     result = result_def(IndexType)

@@ -48,3 +48,24 @@ def _replace_unreported(self, op, new) -> None:
     self.bits.memo.pop(op.results[0], None)
     op.results[0].replace_all_uses_with(new)
     Rewriter.erase_op(op)
+
+
+def test_a_narrowed_loop_left_unreported_is_found(monkeypatch):
+    """`narrow_index.narrow_loop` reports the loop itself, the twin cast it removes and the
+    new cast (not everything in the loop): with those reports dropped, the audit finds the
+    change."""
+    from tirx_mlir.backends.cuda.transforms import narrow_index
+    from tirx_mlir.changes import ChangeLog
+
+    original = narrow_index.narrow_loop
+
+    def silent(loop, n):
+        log, n.log = n.log, ChangeLog()  # a log nobody reads
+        try:
+            original(loop, n)
+        finally:
+            n.log = log
+
+    monkeypatch.setattr(narrow_index, "narrow_loop", silent)
+    with pytest.raises(UnreportedChange):
+        run_reporting(monkeypatch, "softmax")

@@ -197,7 +197,9 @@ def narrowable_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> bool:
 
 def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
     """Rebuild ``loop``'s induction variable on i32 (step 3 of the module docstring); reported
-    as a change of the loop and everything in it (its block's arguments change)."""
+    as a change of the loop itself (its bounds and its block's argument: its body is walked for
+    the new cast), the removed twin cast and the users of the old induction variable (now
+    reading the new cast): the body's other ops read neither."""
     block = loop.body.block
     old = block.args[0]
     lb, ub, step = (n.as_i32(v) for v in (loop.lb, loop.ub, loop.step))
@@ -205,6 +207,7 @@ def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
     iv.name_hint = old.name_hint
     twin = n.narrow.pop(old, None)
     if twin is not None:  # the index_cast to i32 the narrowed users read
+        n.log.removed(twin.owner)  # its users now read ``iv`` (of its type)
         replace_uses(twin, iv)
         Rewriter.erase_op(twin.owner)
     if old.uses:
@@ -212,10 +215,11 @@ def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
         Rewriter.insert_op(wide, InsertPoint.at_start(block))
         replace_uses(old, wide.result)
         n.narrow[wide.result] = iv
+        n.log.changed(wide)  # new; its users (the old induction variable's) are reached
     block.erase_arg(old)
     for i, v in enumerate((lb, ub, step)):
         loop.operands[i] = v
-    n.log.changed(loop)
+    n.log.changed(loop, inside=False)
 
 
 def narrow_kernel(kernel: KernelOp, log: ChangeLog | None = None) -> tuple[int, int]:

@@ -352,11 +352,12 @@ def _emit_copies(b_insert, plan: _Plan, iv: SSAValue, stage_offsets: dict[SSAVal
 def _pipeline(plan: _Plan, stages: int) -> None:
     rewriter = Rewriter()
     loop, body = plan.loop, plan.loop.body.block
-    # reported: everything in the loop (rewritten), its block (the prologue before it, the
-    # final wait after it), and each replaced array (its block, where the ring is allocated,
-    # and its users, which read the ring)
+    # reported: the loop itself (marked not to unroll; its body, where the new ops go, is
+    # walked), its block (the prologue before it, the final wait after it), each replaced array
+    # (its block, where the ring is allocated) and each op rewired to a ring or erased below;
+    # the body's other ops are as they were
     changes = current_changes()
-    changes.changed(loop)
+    changes.changed(loop, inside=False)
     for x in plan.arrays:
         changes.removed(x.owner)
     before = lambda op: rewriter.insert_op(op, InsertPoint.before(loop)) or op  # noqa: E731
@@ -405,10 +406,13 @@ def _pipeline(plan: _Plan, stages: int) -> None:
             rewriter.insert_op(idx, InsertPoint.before(user))
             user.operands[1] = idx.result
             user.operands[0] = rings[x]
+            changes.changed(user)
     for c in plan.copies:
         for op in reversed(c.ops):
+            changes.removed(op)
             rewriter.erase_op(op, safe_erase=False)
     for edge in plan.edge_ops:
+        changes.removed(edge)
         rewriter.erase_op(edge)
     _drop_dead(body, plan.slice_ops)
     rewriter.insert_op(ptx("cp_async_wait_group", [], n=0), InsertPoint.after(loop))
@@ -420,6 +424,7 @@ def _pipeline(plan: _Plan, stages: int) -> None:
 def _drop_dead(body: Block, ops: list[Operation]) -> None:
     for op in reversed(ops):
         if op.parent_block() is body and all(not list(r.uses) for r in op.results):
+            current_changes().removed(op)
             op.detach()
             op.erase()
 
