@@ -127,8 +127,9 @@ class WgmmaReads:
                 continue
             off, who = offsets[sel], lanes[sel]
             groups = table[off]  # (n, warpgroups)
-            cols = (self.rank[who][:, None] * self.per_cta + np.arange(self.per_cta))
-            bad = groups > self.known[who[:, None], cols]
+            # the columns of CTA c's warpgroups (a multicast copy writes a peer's bytes)
+            cols = int(self.rank[int(c) * self.wave.T]) * self.per_cta + np.arange(self.per_cta)
+            bad = groups > self.known[who[:, None], cols[None, :]]
             if bad.any():
                 i, j = np.argwhere(bad)[0]
                 self._fail(ctx, int(c), int(off[i]), int(who[i]), int(j), int(groups[i, j]) - 1)
