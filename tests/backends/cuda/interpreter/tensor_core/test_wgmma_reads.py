@@ -1,14 +1,13 @@
 """wgmma_reads.py: a write into the shared bytes of a wgmma group must be ordered after the
 ``wgmma.wait_group`` that retires it. The lowered sm_90a GEMM (a TMA ring feeding two consumer
-warpgroups) runs to numpy's answer; the same kernel hand-edited so that the consumers release
-a ring stage (arrive on its empty mbarrier) before the wait that retires the wgmma reading it
-is a located ``[async]`` error at the producer's TMA that refills the stage, naming the wgmma,
-and so is one that waits with ``wgmma.wait_group 1`` (one group in flight) but releases the
-stage of the group still in flight. Before wgmma_reads.py the interpreter accepted the first
-(arrive before wait) and gave numpy's answer (checked on main at 5ad1a23): it computes a wgmma
-when it issues, and its lockstep schedule retires the group before the producer refills the
-stage; the second it refused only for storing an accumulator still in flight back into its
-register tile, which local_arrays.py now allows."""
+warpgroups that keep one wgmma group in flight: ``wgmma.wait_group 1``, then the release of
+the previous K step's stage) runs to numpy's answer; the same kernel hand-edited so that the
+consumers release a stage before the wait that retires the wgmma reading it (the release moved
+before the wait, or two groups left in flight) is a located ``[async]`` error at the producer's
+TMA that refills the stage, naming the wgmma. Before wgmma_reads.py the interpreter accepted
+such a kernel and gave numpy's answer (checked on main at 5ad1a23 with its lowering, which
+waited with ``wgmma.wait_group 0``, the release moved before that wait): it computes a wgmma
+when it issues, and its schedule retired the group before the producer refilled the stage."""
 
 from __future__ import annotations
 
@@ -49,31 +48,36 @@ def test_the_lowered_ring_runs_to_numpy():
 
 
 def _consumer_block(module):
-    """The K loop's consumer block (the scf.if holding the wgmmas) and its wait_group."""
+    """The consumers' K loop body (one wgmma group in flight: wgmma.wait_group 1) and that
+    wait."""
     loop = next(op for op in module.walk()
                 if isinstance(op, scf.ForOp) and _ptx(op, "wgmma_wait_group"))
-    wait = _ptx(loop, "wgmma_wait_group")[-1]
+    (wait,) = _ptx(loop, "wgmma_wait_group")
+    assert wait.properties["n"].value.data == 1
     return wait.parent_block(), wait
 
 
 def _arrive_before_wait(module) -> None:
-    """Move the consumers' release of the stage (every op after the accumulators are stored
-    back: __syncwarp, the arrivals on the empty mbarriers) before the wgmma.wait_group."""
+    """Move the consumers' release of the previous K step's stage (every op after the
+    accumulators are stored back: __syncwarp, the arrivals on the empty mbarriers) before the
+    wgmma.wait_group 1 that retires that step's group."""
     block, wait = _consumer_block(module)
     ops = list(block.ops)
-    last_store = max(i for i, op in enumerate(ops) if op.name == "cuda.store")
+    last_store = max(i for i, op in enumerate(ops) if op.name == "cuda.store" and
+                     op.operands[0].type.element_type.name == "f32")
     for op in ops[last_store + 1:-1]:
         op.detach()
         block.insert_op_before(op, wait)
 
 
-def _wait_one_release_current(module) -> None:
-    """wgmma.wait_group 1 (one group in flight) but the stage of this K step released."""
+def _two_groups_in_flight(module) -> None:
+    """wgmma.wait_group 2 (two groups in flight) but the previous K step's stage released, as
+    with one."""
     _, wait = _consumer_block(module)
-    wait.properties["n"] = type(wait.properties["n"])(1, wait.properties["n"].type)
+    wait.properties["n"] = type(wait.properties["n"])(2, wait.properties["n"].type)
 
 
-@pytest.mark.parametrize("edit", [_arrive_before_wait, _wait_one_release_current])
+@pytest.mark.parametrize("edit", [_arrive_before_wait, _two_groups_in_flight])
 def test_releasing_a_stage_before_its_wgmma_retires_is_a_located_error(edit):
     module = _kernel()
     edit(module)
