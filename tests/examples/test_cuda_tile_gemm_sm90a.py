@@ -65,8 +65,8 @@ def test_gemm_sm90a_every_stage():
     assert waits == [(1, True), (0, False)]
     loops = [op for op in kernel.walk() if isinstance(op, scf.ForOp) and
              any(o.name.startswith(("ptx.wgmma", "ptx.cp_async_bulk")) for o in op.walk())]
-    assert [sorted({o.name for o in loop.walk() if o.name.startswith(("ptx.wgmma_mma",
-                                                                      "ptx.cp_async_bulk"))})
+    kinds = ("ptx.wgmma_mma", "ptx.cp_async_bulk")
+    assert [sorted({o.name for o in loop.walk() if o.name.startswith(kinds)})
             for loop in loops] == [["ptx.wgmma_mma_async_ss"], ["ptx.cp_async_bulk_tensor_g2s"]]
 
 

@@ -15,6 +15,8 @@ from xdsl.dialects.builtin import IntegerAttr
 from tirx_mlir.interpreter.runtime import InterpretError
 from tirx_testing.cuda_every_stage import check_every_stage, lower
 
+KINDS = ("ptx.cp_async_bulk_tensor", "ptx.wgmma_mma")
+"""The ops of the K loop's two roles (the producer's TMA, the consumers' wgmma)."""
 EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" / \
     "gemm_multicast_2x2_sm90a.mlir"
 
@@ -33,7 +35,7 @@ def test_gemm_multicast_2x2_every_stage_and_compiles():
     # each ring's barriers initialised before a cluster barrier (full, empty), one at the exit
     assert names.count("cuda.sync_cluster") == 5
     loops = [op for op in final.walk() if op.name == "scf.for" and  # the K loop, split by role
-             any(o.name.startswith(("ptx.cp_async_bulk_tensor", "ptx.wgmma_mma")) for o in op.walk())]
+             any(o.name.startswith(KINDS) for o in op.walk())]
     assert len(loops) == 2
     assert not any(op.name == "cuda.sync_cluster" for loop in loops for op in loop.walk())
     loop = next(op for op in loops if any(o.name == "ptx.wgmma_wait_group" for o in op.walk()))

@@ -10,6 +10,8 @@ import numpy as np
 
 from tirx_testing.cuda_every_stage import check_every_stage
 
+KINDS = ("ptx.cp_async_bulk_tensor", "ptx.wgmma_mma")
+"""The ops of the K loop's two roles (the producer's TMA, the consumers' wgmma)."""
 EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" / \
     "gemm_multicast_sm90a.mlir"
 
@@ -28,7 +30,7 @@ def test_gemm_multicast_every_stage_and_compiles():
     # consumers', whose stage is released one K step late (a wgmma group in flight) and the
     # last one after the loop
     loops = [op for op in final.walk() if op.name == "scf.for" and
-             any(o.name.startswith(("ptx.cp_async_bulk_tensor", "ptx.wgmma_mma")) for o in op.walk())]
+             any(o.name.startswith(KINDS) for o in op.walk())]
     assert len(loops) == 2
     assert not any(op.name == "cuda.sync_cluster" for loop in loops for op in loop.walk())
     remote = [op for op in loops[0].walk() if op.name == "ptx.mbarrier_arrive" and

@@ -198,14 +198,15 @@ def _decided(ctx, alloc: SSAValue) -> tuple[bool, tuple[int, ...] | None, tuple,
 
 def ring_loops(ctx) -> dict:
     """``scf.for`` -> whether its body, as the program was written, holds at its top level
-    only region-free ops (views, arith), ``gemm_async`` and copies into stages of pipelined
-    rings: a K loop of rings and GEMMs only (wgmma_in_flight.py asks, after the copies were
-    dispatched). Decided once per kernel, with `pipelined`."""
+    only region-free ops (views, arith), copies into stages of pipelined rings and one
+    ``gemm_async``: a K loop of rings and a GEMM (wgmma_in_flight.py asks, after the copies
+    were dispatched). Decided once per kernel, with `pipelined`."""
     key = "tma_ring_loops"
     if key not in ctx.shared_state:
-        ctx.shared_state[key] = {loop: all(_ring_loop_op(ctx.kernel, op)
-                                           for op in loop.body.block.ops)
-                                 for loop in ctx.kernel.walk() if isinstance(loop, scf.ForOp)}
+        ctx.shared_state[key] = {
+            loop: all(_ring_loop_op(ctx.kernel, op) for op in loop.body.block.ops) and
+            sum(isinstance(op, T.GemmAsyncOp) for op in loop.body.block.ops) == 1
+            for loop in ctx.kernel.walk() if isinstance(loop, scf.ForOp)}
     return ctx.shared_state[key]
 
 

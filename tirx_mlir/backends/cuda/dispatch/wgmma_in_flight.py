@@ -12,9 +12,9 @@ and its stage is released (the *drain*), before anything reads the accumulators.
 Which stage is still to be released is a private ``local`` i32 per barrier pair, stage slot of
 the GEMM and thread (the stage + 1, 0 for none), so any loop structure works, as the ring's use
 bits do: each execution of the GEMM releases the stage the register names (when it names one)
-and stores its own; the drain releases and clears it. A stage may be refilled only after its release, so the producer
-of step ``k`` waits for step ``k - stages``'s stage, released at step ``k - stages + 1``: rings
-of two or more stages do not deadlock (a ring of one would).
+and stores its own; the drain releases and clears it. A stage may be refilled only after its
+release, so the producer of step ``k`` waits for step ``k - stages``'s stage, released at step
+``k - stages + 1``: rings of two or more stages do not deadlock (a ring of one would).
 
 ptxas serialises wgmma (advisory C7518, a warpgroup wait it inserts in a divergent path) when a
 group in flight crosses the edge of the consumers' ``scf.if``, as it does when every K step
@@ -25,10 +25,10 @@ When it applies (`in_flight_loop`): an accumulating cta-scope ``gemm_async`` who
 operands are all stages of pipelined rings of two or more stages (A not in registers: an
 rs-form A's registers would be read by the group in flight), in a CTA whose producer has a
 warpgroup of its own, placed directly in an ``scf.for`` body (no results) whose other tile ops
-are only copies into pipelined rings and which holds no nested region: so its accumulator is
-touched by nothing else in the loop (the in-flight group owns its registers until the next
-step's wait or the drain) and the loop splits by role. Other GEMMs keep ``wait_group 0`` and
-release their stages at once.
+are only copies into pipelined rings (no other GEMM) and which holds no nested region: so its
+accumulator is touched by nothing else in the loop (the in-flight group owns its registers
+until the next step's wait or the drain) and the loop splits by role. Other GEMMs keep
+``wait_group 0`` and release their stages at once.
 """
 
 from __future__ import annotations
@@ -44,8 +44,6 @@ from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout.roles import consumer_warpgroups, warpgroups
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.access import NotAView, resolve_access
-from tirx_mlir.dialects.tirx.tile_ops import GemmAsyncOp
 
 MIN_STAGES = 2
 """The fewest stages a ring needs for its stage to be released one K step late."""
@@ -69,17 +67,7 @@ def in_flight_loop(op, ctx, operands: list) -> scf.ForOp | None:
         return None
     if not ring_.ring_loops(ctx).get(loop, False):
         return None
-    gemms = [o for o in loop.body.block.ops if isinstance(o, GemmAsyncOp)]
-    if any(o is not op and _same_accumulator(o, op) for o in gemms):
-        return None
     return loop
-
-
-def _same_accumulator(a, b) -> bool:
-    try:
-        return resolve_access(a.c).buffer is resolve_access(b.c).buffer
-    except NotAView:
-        return True
 
 
 def mark(loop: scf.ForOp, consumer: scf.IfOp, drain: scf.IfOp) -> None:
