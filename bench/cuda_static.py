@@ -12,7 +12,8 @@ shared memory from ``-res-usage``; spill instructions are the STL/LDL of the SAS
 shared memory is
 Triton's launch size (``metadata.shared``) and what our ``cuda.dynamic_shared`` views reach.
 The main loop is the backward branch of the SASS holding the most tensor-core instructions
-(else the largest); its opcode families are counted (tensor core HMMA/HGMMA, LDGSTS (cp.async),
+(else the largest); its opcode families are counted (tensor core HMMA/HGMMA, full wgmma waits
+``WARPGROUP.DEPBAR.LE gsb0, 0x0`` (WAIT0), LDGSTS (cp.async),
 UTMALDG (TMA), LDSM (ldmatrix), LDS/STS, LDG/STG, BAR, all). For a GEMM the counts are per K
 tile: the loop body's tensor-core multiply-adds divided by a K tile's share of one warp (HMMA)
 or warpgroup (HGMMA), ``BM*BN*BK / units``, is how many K tiles one trip does (ptxas unrolls;
@@ -52,7 +53,11 @@ REG_UNIT = 256
 allocation unit size for compute capability 8.0 and 9.0)."""
 SMEM_UNIT = 128
 """Shared memory is allocated per block in units of 128 bytes (the calculator's granularity)."""
-COLUMNS = ("TC", "LDGSTS", "UTMALDG", "LDSM", "LDS", "STS", "LDG", "STG", "BAR", "all")
+COLUMNS = ("TC", "WAIT0", "LDGSTS", "UTMALDG", "LDSM", "LDS", "STS", "LDG", "STG", "BAR", "all")
+FULL_WAIT = "WAIT0"
+"""The column of the main loop's full wgmma waits (``WARPGROUP.DEPBAR.LE gsb0, 0x0``, what
+``wgmma.wait_group 0`` becomes): one per K tile when no wgmma group stays in flight across K
+steps, none when one does (``wgmma.wait_group 1``: ``0x1``)."""
 
 
 def occupancy(arch: int, regs: int, smem: int, threads: int) -> tuple[int, float]:
@@ -95,6 +100,9 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
                                                        for i in lp.body):
         lp = None  # a GEMM whose loops are waits (an mbarrier spin): its K loop is unrolled
     body = Counter(sass.opcode_mix(lp.body)) if lp else whole
+    body[FULL_WAIT] = sum(1 for i in (lp.body if lp else fn)
+                          if i.opcode.startswith("WARPGROUP.DEPBAR")
+                          and i.operands.replace(" ", "").endswith("gsb0,0x0"))
     per = "loop trip" if lp else "kernel"
     if tile is not None:
         bm, bn, bk = tile
@@ -115,7 +123,8 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
         counts[fam] += c
         if fam in sass.TENSOR_CORE:
             counts["TC"] += c
-        counts["all"] += c
+        if fam != FULL_WAIT:  # not an opcode family: its WARPGROUP instructions count already
+            counts["all"] += c
     return Static(res.registers, res.stack, (whole["STL"], whole["LDL"]), res.shared, dynamic,
                   threads, arch, counts, per, text)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import f32
 
 from tirx_testing import cuda_compile
@@ -60,8 +61,24 @@ def test_gemm_sm90a_every_stage():
                      if isinstance(op, AllocOp) and op.results[0].type.element_type == f32]
     assert f32_registers == [(64,)]
     assert names.count("ptx.mbarrier_arrive_expect_tx") == 2
-    assert not any(isinstance(op, ptx.PtxOp) and op.name == "ptx.wgmma_wait_group" and
-                   op.properties["n"].value.data != 0 for op in kernel.walk())
+    # one wgmma group in flight across K steps (dispatch/wgmma_in_flight.py): the consumers'
+    # loop (split from the producer's, transforms/split_roles.py) waits for all but the newest
+    # group and releases the previous step's stage; the last group is waited for after it
+    waits = [(op.properties["n"].value.data, _inside_loop(op)) for op in kernel.walk()
+             if isinstance(op, ptx.PtxOp) and op.name == "ptx.wgmma_wait_group"]
+    assert waits == [(1, True), (0, False)]
+    loops = [op for op in kernel.walk() if isinstance(op, scf.ForOp) and
+             any(o.name.startswith(("ptx.wgmma", "ptx.cp_async_bulk")) for o in op.walk())]
+    kinds = ("ptx.wgmma_mma", "ptx.cp_async_bulk")
+    assert [sorted({o.name for o in loop.walk() if o.name.startswith(kinds)})
+            for loop in loops] == [["ptx.wgmma_mma_async_ss"], ["ptx.cp_async_bulk_tensor_g2s"]]
+
+
+def _inside_loop(op) -> bool:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, (scf.ForOp, KernelOp)):
+        parent = parent.parent_op()
+    return isinstance(parent, scf.ForOp)
 
 
 def test_gemm_sm90a_with_a_tma_store_epilogue():

@@ -17,7 +17,10 @@
 //   parameter the host builds (cuda.host_tensor_maps; -t cuda prints it __grid_constant__);
 // * gemm_async (wgmma) runs on warpgroups 0 and 1 (the consumers): each waits until the stage is
 //   full, issues 4 wgmma m64n128k16 (its m64 tile x 4 K steps of 16) between wgmma.fence and
-//   commit/wait 0, and arrives on the stage's "empty" mbarrier;
+//   commit, waits with wait_group 1 (one group stays in flight: the previous K step's is
+//   retired) and arrives on the previous step's stage's "empty" mbarrier; after the loop,
+//   wait_group 0 and the last stage's arrival (dispatch/wgmma_in_flight.py; the consumers and
+//   the producer each get their own K loop: transforms/split_roles.py);
 // * the epilogue stores C from the registers (tests/examples/test_cuda_tile_gemm_sm90a.py also
 //   runs it staged through a swizzled shared tile and stored with the TMA, which costs the
 //   consumers registers for the shared addresses);

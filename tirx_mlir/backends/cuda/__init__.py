@@ -67,6 +67,7 @@ CUDA_PASSES = {
     "cuda-hoist-invariants": ("hoist_invariants", "CudaHoistInvariantsPass"),
     "cuda-strength-reduce": ("strength_reduce", "CudaStrengthReducePass"),
     "cuda-peel-constants": ("peel_constants", "CudaPeelConstantsPass"),
+    "cuda-split-roles": ("split_roles", "CudaSplitRolesPass"),
 }
 """pass name -> (module under transforms/, class)."""
 

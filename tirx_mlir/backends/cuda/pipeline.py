@@ -13,6 +13,8 @@ Passes, in order:
 3. ``cuda-lower-layout``: logical register tiles erased, laid-out buffers flattened;
 4. ``cuda-lower-scope-ids``: the core's scope ids (cta_id, warp_id, ...) become CUDA's ids;
 5. ``canonicalize``, ``cse``, ``dce``: clean up index arithmetic and dead views;
+   ``cuda-split-roles``: a K loop keeping a wgmma group in flight gets one loop per role (the
+   consumers' and their drain inside one ``scf.if``);
 6. ``cuda-pipeline-k-loop`` (``num_stages`` > 1): loops staging global tiles in shared memory
    become multi-stage cp.async rings, then the cleanup again;
 7. ``cuda-allocate-shared``: every shared array a view of the one dynamic arena, reusing bytes
@@ -78,6 +80,7 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
     from tirx_mlir.backends.cuda.transforms.narrow_index import CudaNarrowIndexPass
     from tirx_mlir.backends.cuda.transforms.peel_constants import CudaPeelConstantsPass
     from tirx_mlir.backends.cuda.transforms.pipeline_k_loop import PipelineKLoopPass
+    from tirx_mlir.backends.cuda.transforms.split_roles import CudaSplitRolesPass
     from tirx_mlir.backends.cuda.transforms.strength_reduce import CudaStrengthReducePass
     from tirx_mlir.transforms.check_bounds import CheckBoundsPass
     from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
@@ -86,7 +89,7 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
     passes: list[ModulePass] = [
         CheckBoundsPass(), CudaDefaultLayoutPass(target=target), TileDispatchPass(target=target),
         CudaLowerLayoutPass(), CudaLowerScopeIdsPass(),
-        FastCanonicalizePass(), FastCSEPass(), FastDCEPass()]
+        FastCanonicalizePass(), FastCSEPass(), FastDCEPass(), CudaSplitRolesPass()]
     if num_stages > 1:
         passes += [PipelineKLoopPass(num_stages=num_stages), FastCanonicalizePass(),
                    FastCSEPass(), FastDCEPass()]

@@ -218,8 +218,8 @@ def test_a_ring_written_by_multicast_and_plain_copies_is_pipelined():
     final = check_every_stage(text, reference, arch="sm_90a", rtol=1e-3, atol=1e-2,
                               name="gemm_multicast_sm90a")
     loop = next(op for op in final.walk() if op.name == "scf.for" and  # the K loop (the
-                any(o.name.startswith("ptx.cp_async_bulk_tensor") for o in op.walk()))  # TMA one)
-    assert not any(op.name == "cuda.sync_cluster" for op in loop.walk())
+                any(o.name.startswith("ptx.cp_async_bulk_tensor") for o in op.walk()))  # TMA one:
+    assert not any(op.name == "cuda.sync_cluster" for op in loop.walk())  # the producer's)
     names = [op.name for op in loop.walk()]
     assert names.count("ptx.cp_async_bulk_tensor_g2s") == 1  # A, plain
     assert names.count("ptx.cp_async_bulk_tensor_g2s_multicast") == 2  # B, a slice per CTA

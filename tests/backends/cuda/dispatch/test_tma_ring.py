@@ -104,7 +104,8 @@ def test_a_run_time_mask_in_a_pipelined_ring(mask, peers):
     counting arrivals that never come), nvcc + ptxas: the ring stays pipelined (no cluster
     barrier in the K loop), its empty barriers count the consumers times the popcount of the
     writer bits computed at kernel entry, and each consumer arrives on the CTAs whose bit it
-    holds (one predicated remote arrive per peer)."""
+    holds (one predicated remote arrive per peer), in the K loop (the previous K step's stage,
+    one wgmma group in flight) and in the drain after it (the last stage)."""
     import numpy as np
 
     from tirx_testing.cuda_every_stage import check_every_stage
@@ -118,7 +119,10 @@ def test_a_run_time_mask_in_a_pipelined_ring(mask, peers):
     assert names.count("ptx.cp_async_bulk_tensor_g2s_multicast") >= 1
     remote = [op for op in final.walk() if op.name == "ptx.mbarrier_arrive" and
               op.mods().get("space") == "shared::cluster"]
-    assert len(remote) == peers
+    assert len(remote) == 2 * peers
+    consumer = next(op for op in final.walk() if op.name == "scf.for" and
+                    any(o.name == "ptx.wgmma_mma_async_ss" for o in op.walk()))
+    assert len([o for o in consumer.walk() if o in remote]) == peers
     loops = [op for op in final.walk() if op.name == "scf.for"]
     assert not any(o.name == "cuda.sync_cluster" for loop in loops for o in loop.walk())
 

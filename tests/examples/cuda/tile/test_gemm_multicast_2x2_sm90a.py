@@ -15,6 +15,8 @@ from xdsl.dialects.builtin import IntegerAttr
 from tirx_mlir.interpreter.runtime import InterpretError
 from tirx_testing.cuda_every_stage import check_every_stage, lower
 
+KINDS = ("ptx.cp_async_bulk_tensor", "ptx.wgmma_mma")
+"""The ops of the K loop's two roles (the producer's TMA, the consumers' wgmma)."""
 EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" / \
     "gemm_multicast_2x2_sm90a.mlir"
 
@@ -32,9 +34,11 @@ def test_gemm_multicast_2x2_every_stage_and_compiles():
     assert names.count("ptx.cp_async_bulk_tensor_g2s") == 0
     # each ring's barriers initialised before a cluster barrier (full, empty), one at the exit
     assert names.count("cuda.sync_cluster") == 5
-    loop = next(op for op in final.walk() if op.name == "scf.for" and  # the K loop (the
-                any(o.name.startswith("ptx.cp_async_bulk_tensor") for o in op.walk()))  # TMA one)
-    assert not any(op.name == "cuda.sync_cluster" for op in loop.walk())
+    loops = [op for op in final.walk() if op.name == "scf.for" and  # the K loop, split by role
+             any(o.name.startswith(KINDS) for o in op.walk())]
+    assert len(loops) == 2
+    assert not any(op.name == "cuda.sync_cluster" for loop in loops for op in loop.walk())
+    loop = next(op for op in loops if any(o.name == "ptx.wgmma_wait_group" for o in op.walk()))
     remote = [op for op in loop.walk() if op.name == "ptx.mbarrier_arrive" and
               op.mods().get("space") == "shared::cluster"]
     assert len(remote) == 8  # per ring, one arrival per cluster rank (its lane of each consumer

@@ -11,6 +11,8 @@ import numpy as np
 
 from tirx_testing.cuda_every_stage import check_every_stage
 
+KINDS = ("ptx.cp_async_bulk_tensor", "ptx.wgmma_mma")
+"""The ops of the K loop's two roles (the producer's TMA, the consumers' wgmma)."""
 EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" / \
     "gemm_multicast_sm90a.mlir"
 
@@ -25,12 +27,17 @@ def test_gemm_multicast_every_stage_and_compiles():
     # the rings' barriers initialised before a cluster barrier (full, empty), one at the exit;
     # none in the K loop: B's stages are released to the cluster through its empty barriers
     assert names.count("cuda.sync_cluster") == 3
-    loop = next(op for op in final.walk() if op.name == "scf.for" and  # the K loop (the
-                any(o.name.startswith("ptx.cp_async_bulk_tensor") for o in op.walk()))  # TMA one)
-    assert not any(op.name == "cuda.sync_cluster" for op in loop.walk())
-    remote = [op for op in loop.walk() if op.name == "ptx.mbarrier_arrive" and
+    # the K loop is split by role (transforms/split_roles.py): the producer's and the
+    # consumers', whose stage is released one K step late (a wgmma group in flight) and the
+    # last one after the loop
+    loops = [op for op in final.walk() if op.name == "scf.for" and
+             any(o.name.startswith(KINDS) for o in op.walk())]
+    assert len(loops) == 2
+    assert not any(op.name == "cuda.sync_cluster" for loop in loops for op in loop.walk())
+    remote = [op for op in loops[0].walk() if op.name == "ptx.mbarrier_arrive" and
               op.mods().get("space") == "shared::cluster"]
-    assert len(remote) == 2 and names.count("ptx.mapa") == 2           # each CTA's empty[s]
+    assert len(remote) == 2 and names.count("ptx.mapa") == 4  # each CTA's empty[s], in the
+    # consumers' loop and after it
 
 
 def test_gemm_multicast_ring_neither_races_nor_deadlocks():

@@ -24,7 +24,10 @@ sm_100); this one follows CUTLASS's SM90 GMMA mainloop.
 * **Order** (so that ptxas neither serialises nor injects waits, advisories C7517/C7519): the
   accumulators are read into registers, ``wgmma.fence``, every wgmma of the op (chained on
   the same registers), ``wgmma.commit_group``, ``wgmma.wait_group 0``, then the registers are
-  written back; nothing touches them in between. Shared operands written by ordinary stores
+  written back; nothing touches them in between. In the K loop of a pipelined ring the wait is
+  ``wgmma.wait_group 1`` instead: one group stays in flight across K steps, its stage released
+  one step later and the last after the loop (wgmma_in_flight.py); the registers written back
+  are then still the tensor core's until that wait. Shared operands written by ordinary stores
   or cp.async are made visible to the async proxy first (``fence.proxy.async.shared::cta``;
   a cp.async the program does not wait for outside a pipelined ring is completed first,
   async_completion.py); ring stages are waited for (full) before and released (empty) after,
@@ -43,6 +46,7 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
+from tirx_mlir.backends.cuda.dispatch import wgmma_in_flight as in_flight
 from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
 from tirx_mlir.backends.cuda.dispatch.fragment_io import pack
 from tirx_mlir.backends.cuda.layout import fragments_wgmma as fw
@@ -220,13 +224,23 @@ def wgmma(op, ctx) -> None:
     inner.insert(ptx("wgmma_commit_group", []))
     if op.flag("accum") and mt * (n // n_instr) > 1:
         _keep_loop_rolled(op)
-    inner.insert(ptx("wgmma_wait_group", [], n=0))
+    loop = in_flight.in_flight_loop(op, ctx, shared)
+    inner.insert(ptx("wgmma_wait_group", [], n=0 if loop is None else 1))
     for r, v in enumerate(values):
         inner.insert(cuda.StoreOp(regs, ring_.const(inner, r, IndexType()), v))
-    for x, stage in synced:
-        ring_.release(inner, ring_.ring_barriers(ctx, x.view), stage)
+    for slot, (x, stage) in enumerate(synced):
+        if loop is None:
+            ring_.release(inner, ring_.ring_barriers(ctx, x.view), stage)
+        else:  # the previous K step's stage; this one's after the next step's wait
+            in_flight.release_pending(ctx, inner, x, slot, stage)
     if inner is not b:
         ring_.close_if(inner)
+    if loop is not None:
+        drain = in_flight.drain(ctx, loop, [x for x, _ in synced],
+                                lambda outer: _consumer_block(outer, op, kernel)[0])
+        consumer = inner.insertion_point.block.parent_op()
+        assert isinstance(consumer, scf.IfOp)
+        in_flight.mark(loop, consumer, drain)
 
 
 def _keep_loop_rolled(op) -> None:

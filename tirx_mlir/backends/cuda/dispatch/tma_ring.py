@@ -14,7 +14,9 @@ The CUDA lowering splits the CTA by role:
   (``mbarrier.arrive.expect_tx``) and issues the TMA boxes, which complete on ``full[s]``;
 * the **consumers** (roles.py `consumer_warpgroups`: every other warpgroup, or the only one) wait until
   stage ``s`` is *full* (parity = its use count's parity), run their wgmma, wait for it
-  (``wgmma.wait_group 0``) and arrive on ``empty[s]`` once per consumer warp (after a
+  (``wgmma.wait_group 0``; in a K loop ``wgmma.wait_group 1``, which retires the previous K
+  step's group, whose stage is released then: wgmma_in_flight.py) and arrive on
+  ``empty[s]`` once per consumer warp (after a
   ``__syncwarp``, lane 0 arrives for the warp: the barrier's count is the consumer warps, as
   CUTLASS's pipelines count warpgroups rather than threads; 32x fewer arrivals, which a
   multicast ring sends to other CTAs of the cluster), once per stage tile even when a GEMM
@@ -184,6 +186,7 @@ def ring_writer_ops(ctx, alloc: SSAValue) -> tuple:
 def _decided(ctx, alloc: SSAValue) -> tuple[bool, tuple[int, ...] | None, tuple, int, tuple]:
     known = ctx.shared_state.setdefault("tma_ring_pipelined", {})
     _groups(ctx)  # decided on the program as written, with every ring's ops still there
+    ring_loops(ctx)
     if alloc not in known:
         ok = _pipelined(ctx.kernel, alloc)
         writers = tuple(op for op, name in tile_uses(ctx.kernel, alloc) if name in op.DSTS)
@@ -191,6 +194,29 @@ def _decided(ctx, alloc: SSAValue) -> tuple[bool, tuple[int, ...] | None, tuple,
                         runtime_masks(ctx.kernel, alloc) if ok else (),
                         fill_arrivals(ctx.kernel, writers[0]) if ok else 1, writers)
     return known[alloc]
+
+
+def ring_loops(ctx) -> dict:
+    """``scf.for`` -> whether its body, as the program was written, holds at its top level
+    only region-free ops (views, arith), copies into stages of pipelined rings and one
+    ``gemm_async``: a K loop of rings and a GEMM (wgmma_in_flight.py asks, after the copies
+    were dispatched). Decided once per kernel, with `pipelined`."""
+    key = "tma_ring_loops"
+    if key not in ctx.shared_state:
+        ctx.shared_state[key] = {
+            loop: all(_ring_loop_op(ctx.kernel, op) for op in loop.body.block.ops) and
+            sum(isinstance(op, T.GemmAsyncOp) for op in loop.body.block.ops) == 1
+            for loop in ctx.kernel.walk() if isinstance(loop, scf.ForOp)}
+    return ctx.shared_state[key]
+
+
+def _ring_loop_op(kernel: KernelOp, op: Operation) -> bool:
+    if isinstance(op, T.GemmAsyncOp):
+        return True
+    if isinstance(op, T.CopyAsyncOp):
+        view = stage_view(op.dst)
+        return isinstance(view, StageView) and _pipelined(kernel, view.alloc)
+    return not op.regions and not isinstance(op, T.TileOp)
 
 
 def _pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:
@@ -535,16 +561,22 @@ def _cluster_barrier_at_exit(ctx) -> None:
     end.parent_block().insert_op_before(cuda.SyncClusterOp(), end)
 
 
-def release(b: Builder, bars: RingBarriers, stage: SSAValue) -> None:
+def release(b: Builder, bars: RingBarriers, stage: SSAValue,
+            when: SSAValue | None = None) -> None:
     """A consumer warp's arrival on ``empty[stage]``: its CTA's, or that of every CTA that
     writes into the stage of a multicast ring (module docstring). Called by every consumer
     thread; a ``__syncwarp`` orders the warp's reads of the stage before the lanes that
-    arrive (lane 0, or lane ``p`` for CTA ``p``: a warp's remote arrivals go together)."""
+    arrive (lane 0, or lane ``p`` for CTA ``p``: a warp's remote arrivals go together).
+    ``when`` (an i1 the same in the whole warp, or None for always): whether to arrive at all
+    (wgmma_in_flight.py: a stage is pending release)."""
     empty = shared_address(b, bars.empty, stage)
     b.insert(cuda.SyncWarpOp(const(b, -1)))
     lane = b.insert(arith.RemUIOp(thread_id(b), const(b, WARP, IndexType()))).result
     if bars.writers is None:
-        first = emit_if(b, b.insert(arith.CmpiOp(lane, const(b, 0, IndexType()), "eq")).result)
+        first = b.insert(arith.CmpiOp(lane, const(b, 0, IndexType()), "eq")).result
+        if when is not None:
+            first = b.insert(arith.AndIOp(first, when)).result
+        first = emit_if(b, first)
         first.insert(ptx("mbarrier_arrive", [empty], space="shared"))
         close_if(first)
         return
@@ -560,13 +592,15 @@ def release(b: Builder, bars: RingBarriers, stage: SSAValue) -> None:
                                         const(b, 1))).result
             cond = b.insert(arith.CmpiOp(bit, const(b, 0), "ne")).result
         mine = b.insert(arith.CmpiOp(lane, const(b, peer, IndexType()), "eq")).result
-        if cond is not None:
-            mine = b.insert(arith.AndIOp(mine, cond)).result
+        for extra in (cond, when):
+            if extra is not None:
+                mine = b.insert(arith.AndIOp(mine, extra)).result
         at = emit_if(b, mine)
         remote = at.insert(ptx("mapa", [empty, const(at, peer)], type="u32")).results[0]
         # the default .release.cta, as CUTLASS's ClusterBarrier::arrive: the warp's reads of
-        # the stage completed (wgmma.wait_group 0), so the peer's refill cannot overtake
-        # them, and .release.cluster costs a MEMBAR.ALL.GPU per arrival (ptxas, sm_90a)
+        # the stage completed (the wgmma.wait_group that retired them), so the peer's refill
+        # cannot overtake them, and .release.cluster costs a MEMBAR.ALL.GPU per arrival
+        # (ptxas, sm_90a)
         at.insert(ptx("mbarrier_arrive", [remote], space="shared::cluster"))
         close_if(at)
 

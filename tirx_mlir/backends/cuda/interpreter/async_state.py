@@ -38,6 +38,8 @@ import numpy as np
 from tirx_mlir.backends.cuda.interpreter import executor
 from tirx_mlir.backends.cuda.interpreter.checks.proxies import check_async_write
 from tirx_mlir.backends.cuda.interpreter.memory import shared_name
+from tirx_mlir.backends.cuda.interpreter.tensor_core.wgmma_reads import \
+    check_write as check_wgmma_write
 from tirx_mlir.diagnostics import format_location
 from tirx_mlir.interpreter.runtime import InterpretError
 
@@ -292,6 +294,9 @@ class AsyncState:
         for bar_off, cta in {(int(b), int(c)) for b, c in zip(flight.bar, flight.cta)
                              if b >= 0}:
             self.barrier(ctx, cta, bar_off)
+        # the copy may land at once: its bytes must not be a pending wgmma's operands
+        check_wgmma_write(ctx, flight.cta[flight.byte_unit], flight.byte_off,
+                          flight.lane[flight.byte_unit])
         if not (flight.group >= 0).any():  # a TMA or bulk copy: the async proxy writes
             check_async_write(ctx, flight.cta[flight.byte_unit], flight.byte_off,
                               flight.lane[flight.byte_unit])

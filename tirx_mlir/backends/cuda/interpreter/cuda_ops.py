@@ -18,7 +18,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.interpreter import memory
 from tirx_mlir.backends.cuda.interpreter.impls import lane_impl
 from tirx_mlir.backends.cuda.interpreter.local_arrays import LocalArray
-from tirx_mlir.backends.cuda.interpreter.values import lane_shape
+from tirx_mlir.backends.cuda.interpreter.values import Deferred, lane_shape
 from tirx_mlir.interpreter.runtime import convert
 
 _DIM = {"x": 0, "y": 1, "z": 2}
@@ -118,6 +118,9 @@ def run_load(ctx, op, args):
     count = shape[0] if shape else 1
     if isinstance(buf, LocalArray):
         _check_index(ctx, buf, index, count)
+        held = buf.deferred(ctx, index, count)
+        if held is not None:  # still in flight: the reader decides (local_arrays.py)
+            return (held,)
         values = buf.load(ctx, index, count)
         return (values if shape else values[:, 0],)
     space, addr = element_addresses(ctx, buf, index, count)
@@ -128,6 +131,12 @@ def run_load(ctx, op, args):
 @lane_impl(loads.StoreOp)
 def run_store(ctx, op, args):
     buf, index, value = args
+    if type(value) is Deferred:
+        if isinstance(buf, LocalArray) and not value.ready and value.value.ndim == 1:
+            _check_index(ctx, buf, index, 1)
+            buf.store_deferred(ctx, index, value)
+            return ()
+        value = ctx.engine._read(value, op, ctx)  # noqa: SLF001 - delivered, or its error
     count = value.shape[1] if value.ndim > 1 else 1
     data = convert(value, buf.dtype).reshape(ctx.wave.L, count)
     if isinstance(buf, LocalArray):
@@ -137,6 +146,10 @@ def run_store(ctx, op, args):
     space, addr = element_addresses(ctx, buf, index, count)
     ctx.mem.store(ctx, space, addr, data)
     return ()
+
+
+run_store.takes_deferred = True  # type: ignore[attr-defined]
+"""A register tile may hold an accumulator still in flight (local_arrays.py)."""
 
 
 @lane_impl(loads.FenceOp)

@@ -10,6 +10,13 @@
   buffer is (cuda_ops.py, a located error); a store rounds to the element type (``interpreter.runtime.convert``). The array is
   private to its thread: no memory observer sees it (no races, no bank conflicts), and a
   store does not wake pollers.
+* A register tile may hold values still in flight (`values.Deferred`: wgmma accumulators
+  between the ``wgmma.mma_async`` and the ``wgmma.wait_group`` that retires it, stored back in
+  a K loop that keeps one group in flight): a scalar store of one at a constant index keeps
+  it there (`LocalArray.pending`), a load of that element returns it still deferred (a chained
+  wgmma may take it; any other op reading it is the engine's located error), and once it is
+  delivered the element reads as any other. A store of an undelivered value anywhere else
+  (at a per-lane index, into memory) is that error at the store.
 * ``tirx.alloc`` in ``shared`` is a static shared array the executor laid out with the
   ``cuda.shared_alloc`` arrays (executor.shared_layout); it yields that buffer.
 
@@ -19,14 +26,14 @@ same, the register tiles of dispatched code) is one slice of the ``(L, N)`` arra
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter.core_ops import TileView
 from tirx_mlir.backends.cuda.interpreter.impls import lane_impl
 from tirx_mlir.backends.cuda.interpreter.memory import FRESH_BYTE
-from tirx_mlir.backends.cuda.interpreter.values import lane_dtype
+from tirx_mlir.backends.cuda.interpreter.values import Deferred, lane_dtype
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
@@ -41,6 +48,9 @@ class LocalArray:
     data: np.ndarray
     name: str = ""
     space: str = SPACE
+    pending: dict = field(default_factory=dict)
+    """element -> (the `Deferred` stored there, the lanes that stored it), until delivered or
+    overwritten (module docstring)."""
 
     @property
     def dtype(self) -> np.dtype:
@@ -66,10 +76,43 @@ class LocalArray:
         out[lanes] = self.data[lanes[:, None], index[lanes, None] + np.arange(count)]
         return out
 
+    def deferred(self, ctx, index: np.ndarray, count: int) -> Deferred | None:
+        """The undelivered value a load of ``count`` elements at ``index`` by the running lanes
+        reads, if any (raising the engine's error for a load that would take it apart)."""
+        if not self.pending:
+            return None
+        first = _uniform(ctx, index)
+        hits = [i for i in (range(first, first + count) if first is not None else
+                            np.unique(index[ctx.lanes, None] + np.arange(count)).tolist())
+                if i in self.pending]
+        found = None
+        for i in hits:
+            value, lanes = self.pending[i]
+            if value.ready:
+                del self.pending[i]
+            elif (lanes & ctx.mask).any():
+                if first is None or count != 1 or (ctx.mask & ~lanes).any():
+                    ctx.engine._read(value, ctx.op, ctx)  # noqa: SLF001 - its located error
+                found = value
+        return found
+
+    def store_deferred(self, ctx, index: np.ndarray, value: Deferred) -> None:
+        """Keep the undelivered ``value`` (one element per lane) at ``index``."""
+        first = _uniform(ctx, index)
+        if first is None:
+            ctx.engine._read(value, ctx.op, ctx)  # noqa: SLF001 - its located error
+        self.store(ctx, index, value.value.astype(self.dtype, copy=False).reshape(-1, 1))
+        self.pending[first] = (value, ctx.mask.copy())
+
     def store(self, ctx, index: np.ndarray, values: np.ndarray) -> None:
         """Write each running lane's ``values`` (``(L, count)`` of the array's dtype)."""
         count = values.shape[1]
         first = _uniform(ctx, index)
+        if self.pending:
+            touched = range(first, first + count) if first is not None else \
+                np.unique(index[ctx.lanes, None] + np.arange(count)).tolist()
+            for i in touched:
+                self.pending.pop(i, None)
         if first is not None and ctx.mask.all():
             self.data[:, first:first + count] = values
             return

@@ -30,6 +30,7 @@ from tirx_mlir.backends.cuda.interpreter.async_state import (MBarrier, Owner, ho
                                                              state_of)
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
+from tirx_mlir.backends.cuda.interpreter.tensor_core import wgmma_reads
 from tirx_mlir.diagnostics import format_location
 
 MAX_COUNT = (1 << 20) - 1
@@ -115,9 +116,12 @@ def _arrive_each(ctx, op, view, tx_name: str | None, arrive: bool) -> np.ndarray
                 raise ctx.error(f"a transaction count of {n} bytes; at most {MAX_COUNT}",
                                 [lane], code="mbarrier")
             bar.expect_tx(ctx, n)
-        tokens[lane] = bar.arrive(ctx, lane) if arrive else bar.phase
         if arrive:
+            tokens[lane] = bar.arrive(ctx, lane)
             arrivals.append((bar, int(tokens[lane]), lane))
+            wgmma_reads.on_arrive(ctx, (int(cta[i]), int(offset[i])), int(tokens[lane]), lane)
+        else:
+            tokens[lane] = bar.phase
     report_arrivals(ctx, arrivals)
     return tokens
 
@@ -160,6 +164,8 @@ def _test(ctx, state, lanes, cta, offset, parity) -> np.ndarray:
         if not bar.completed(int(parity[lane])):
             state.land_for_barrier(ctx, key)
         ready[lane] = bar.completed(int(parity[lane]))
+        if ready[lane]:  # what the phase's arrivals knew of wgmma groups (wgmma_reads.py)
+            wgmma_reads.on_acquire(ctx, key, bar.phase - 1, lane)
     return ready
 
 

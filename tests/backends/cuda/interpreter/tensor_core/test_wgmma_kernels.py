@@ -47,12 +47,14 @@ def _desc(name: str, n: int) -> str:
 
 def wgmma_kernel(n: int, tiles: int = 1, rs: bool = False, fence: bool = True,
                  commit: bool = True, read_early: bool = False,
-                 proxy_fence: str | None = "writers", fence_space: str = "shared::cta") -> str:
+                 proxy_fence: str | None = "writers", fence_space: str = "shared::cta",
+                 before_wait: str = "", after_wait: str = "") -> str:
     """``tiles`` chained m64n<n>k16 wgmmas (D = sum of A_i * B_i^T) of one warpgroup; A from
     shared memory (ss) or from registers loaded per thread from ``Ar`` (rs). The plain stores
     reach wgmma's async proxy through a ``fence.proxy.async`` of ``fence_space`` executed by
     the ``proxy_fence`` threads: "writers" before the barrier, "readers" after it, "thread0"
-    (thread 0 only, before the barrier), or None."""
+    (thread 0 only, before the barrier), or None. ``before_wait`` / ``after_wait``: code
+    placed right before / after the ``wgmma.wait_group 0`` (``{last}`` names the results)."""
     regs = n // 2
     f32s = ", ".join(["f32"] * regs)
     ins, body = [], []
@@ -118,7 +120,9 @@ def wgmma_kernel(n: int, tiles: int = 1, rs: bool = False, fence: bool = True,
   %base = arith.addi %rown, %q2 : index""")
     if read_early:
         body.append(f"  cuda.store %D, %base, {last}#0 : {_buf(64 * n, 'f32')}, index, f32")
+    body.append(before_wait.replace("{last}", last))
     body.append("  ptx.wgmma_wait_group 0")
+    body.append(after_wait.replace("{last}", last))
     body += stores
     head = f"""  %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -186,6 +190,41 @@ def test_reading_an_accumulator_before_its_wait_is_an_error() -> None:
                        r"wgmma.commit_group and wgmma.wait_group that retire the "
                        r"wgmma.mma_async at <test>:\d+:\d+ .*threads 0-127 of CTA \(0,0,0\)"):
         _run_with(read_early=True)
+
+
+SB0 = "!tirx.buffer<128xf16, shared>"
+OVERWRITE_B = f"""  %one = arith.constant 1.0 : f16
+  %first = arith.cmpi eq, %t, %c0 : index
+  scf.if %first {{
+    cuda.store %sB0, %c0, %one : {SB0}, index, f16
+  }}"""
+
+
+def test_writing_an_operand_before_its_wait_is_an_error() -> None:
+    """wgmma may read its shared matrices until the wait that retires its group
+    (wgmma_reads.py): a store into B before that wait is a located error naming the wgmma;
+    the same store after the wait is fine."""
+    with pytest.raises(InterpretError, match=r"\[async\] cuda.store: writes shared offset \d+ "
+                       r"\(%sB0\[0\]\) of CTA \(0,0,0\), which the ptx.wgmma_mma_async_ss at "
+                       r"<test>:\d+:\d+ issued by threads 0-127 of CTA \(0,0,0\) may still be "
+                       r"reading"):
+        _run_with(before_wait=OVERWRITE_B)
+    _run_with(after_wait=OVERWRITE_B)
+
+
+KEEP = """  %r = tirx.alloc : !tirx.buffer<1xf32, local>
+  cuda.store %r, %c0, {last}#0 : !tirx.buffer<1xf32, local>, index, f32
+  %back = cuda.load %r, %c0 : !tirx.buffer<1xf32, local>, index -> f32"""
+
+
+def test_an_accumulator_in_flight_kept_in_a_register_tile() -> None:
+    """Stored into a register tile before its wait, an accumulator stays in flight there
+    (local_arrays.py): read back and used before the wait it is the located error, after the
+    wait it reads as stored."""
+    with pytest.raises(InterpretError, match=r"arith.addf: reads a value before the "
+                       r"wgmma.commit_group and wgmma.wait_group"):
+        _run_with(before_wait=KEEP + "\n  %twice = arith.addf %back, %back : f32")
+    _run_with(before_wait=KEEP, after_wait="  %twice = arith.addf %back, %back : f32")
 
 
 def test_waiting_on_an_uncommitted_wgmma_is_an_error() -> None:

@@ -113,3 +113,36 @@ tirx.kernel @k() grid [1] threads [32] target "cuda -arch=sm_80" {
     assert not promotable(_allocs(module)[0].result)
     ptx = emit_ptx(module)
     assert ".local .align 16 .b8 local_r[16];" in ptx and "ld.local.f32" in ptx
+
+
+def test_a_wgmma_chain_left_in_flight_moves_no_accumulator():
+    """gemm_sm90a's consumers keep one wgmma group in flight across the store of its
+    accumulators back into their register tile (wgmma.wait_group 1): loaded only to be updated
+    in place by the wgmma chain and stored back, the elements are the chain's registers, so no
+    mov reads an accumulator in flight (ptxas would serialise the wgmmas, advisory C7514)."""
+    from pathlib import Path
+
+    from tirx_testing.cuda_every_stage import lower
+
+    example = Path(__file__).resolve().parents[5] / "examples" / "cuda" / "tile" / \
+        "gemm_sm90a.mlir"
+    text = emit_ptx(lower(example.read_text(), "gemm_sm90a"))
+    start = text.index("wgmma.fence.sync.aligned")
+    end = text.index("bra.uni", text.index("wgmma.wait_group.sync.aligned 1"))
+    consumer_step = text[start:end]
+    assert consumer_step.count("wgmma.mma_async") == 4
+    first = re.search(r"wgmma\.mma_async\S* \{(%\w+), ", consumer_step).group(1)
+    array = first.rsplit("_", 1)[0]
+    loads = "\n".join(text[:start].splitlines()[-80:])  # the step's code before the fence
+    assert re.search(rf"mov\.f32 [^;]*{array}_", loads) is None
+    assert f"{array}_" in consumer_step and "mov.f32" not in consumer_step
+    if PTXAS is not None:
+        import subprocess
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "k.ptx"
+            path.write_text(text)
+            proc = subprocess.run([str(PTXAS), "-arch=sm_90a", *STRICT, str(path), "-o",
+                                   str(Path(tmp) / "k.cubin")], capture_output=True, text=True)
+        assert proc.returncode == 0 and "(C75" not in proc.stderr, proc.stderr

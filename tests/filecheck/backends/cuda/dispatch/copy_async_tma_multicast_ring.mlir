@@ -49,8 +49,16 @@ tirx.kernel @row_ring(%A: !tirx.buffer<128x128xf16, global>, %B: !tirx.buffer<12
 // CHECK:       scf.for %[[K:k]] =
 // CHECK:         ptx.cp_async_bulk_tensor_g2s_multicast "2d"
 // CHECK:         ptx.cp_async_bulk_tensor_g2s "2d.shared::cluster"
-// CHECK:         ptx.wgmma_wait_group 0
-// CHECK:         %[[E:.*]] = cuda.address %[[AEMPTY]], %[[K]]
+// One wgmma group stays in flight: the wait retires the previous K step's group, whose stage
+// (stage + 1 in a register, 0 before the first step) is the one released.
+// CHECK:         ptx.wgmma_wait_group 1
+// CHECK:         %[[PEND:.*]] = cuda.load %{{.*}}, %{{.*}} : !tirx.buffer<1xi32, local>, index -> i32
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[NAMED:.*]] = arith.cmpi ne, %[[PEND]], %[[Z]] : i32
+// CHECK-NEXT:    %[[ONE_I:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[PREV:.*]] = arith.subi %[[PEND]], %[[ONE_I]] : i32
+// CHECK-NEXT:    %[[PS:.*]] = arith.index_cast %[[PREV]] : i32 to index
+// CHECK-NEXT:    %[[E:.*]] = cuda.address %[[AEMPTY]], %[[PS]]
 // CHECK:         cuda.sync_warp
 // CHECK:         %[[TX:.*]] = cuda.thread_idx x : index
 // CHECK:         %[[W:.*]] = arith.constant 32 : index
@@ -61,7 +69,9 @@ tirx.kernel @row_ring(%A: !tirx.buffer<128x128xf16, global>, %B: !tirx.buffer<12
 // CHECK:         arith.cmpi ne
 // CHECK-NEXT:    %[[L0:.*]] = arith.constant 0 : index
 // CHECK-NEXT:    arith.cmpi eq, %[[LANE]], %[[L0]] : index
-// CHECK:         scf.if
+// CHECK-NEXT:    arith.andi
+// CHECK-NEXT:    arith.andi %{{.*}}, %[[NAMED]] : i1
+// CHECK-NEXT:    scf.if
 // CHECK:           %[[P0:.*]] = arith.constant 0 : i32
 // CHECK:           %[[M0:.*]] = ptx.mapa "u32" %[[E]], %[[P0]]
 // CHECK:           ptx.mbarrier_arrive "shared::cluster" [%[[M0]]]
@@ -74,10 +84,22 @@ tirx.kernel @row_ring(%A: !tirx.buffer<128x128xf16, global>, %B: !tirx.buffer<12
 // CHECK:         arith.constant 12 : index
 // CHECK:           %[[P3:.*]] = arith.constant 3 : i32
 // CHECK:           ptx.mapa "u32" %[[E]], %[[P3]]
-// CHECK:         %[[BE:.*]] = cuda.address %[[BEMPTY]], %[[K]]
+// CHECK:         cuda.store %{{.*}}, %{{.*}}, %{{.*}} : !tirx.buffer<1xi32, local>, index, i32
+// CHECK:         %[[BPEND:.*]] = cuda.load %{{.*}}, %{{.*}} : !tirx.buffer<1xi32, local>, index -> i32
+// CHECK:         %[[BNAMED:.*]] = arith.cmpi ne, %[[BPEND]]
+// CHECK:         %[[BE:.*]] = cuda.address %[[BEMPTY]], %{{.*}}
 // CHECK:         cuda.sync_warp
 // CHECK:         arith.cmpi eq
+// CHECK-NEXT:    arith.andi %{{.*}}, %[[BNAMED]] : i1
 // CHECK-NEXT:    scf.if
 // CHECK-NEXT:      ptx.mbarrier_arrive "shared" [%[[BE]]]
+// After the loop, the consumers wait for the last group and release its stages (the drain).
+// CHECK:       } {cuda.split_roles}
+// CHECK:       scf.if
+// CHECK-NEXT:    ptx.wgmma_wait_group 0
+// CHECK:         ptx.mapa
+// CHECK:         ptx.mbarrier_arrive "shared::cluster"
+// CHECK:         ptx.mbarrier_arrive "shared" [
+// CHECK:       }{cuda.role = "drain"}
 // CHECK:       cuda.sync_cluster
 // CHECK-NEXT:  tirx.return

@@ -68,18 +68,27 @@ tirx.kernel @mixed(%A: !tirx.buffer<64x256xf16, global>, %B: !tirx.buffer<64x256
 // CHECK-NOT:  ptx.mbarrier_try_wait_parity
 // CHECK:      %[[B_FULL:.*]] = cuda.address %[[FULL]], %s
 // CHECK-NEXT: ptx.cp_async_mbarrier_arrive "noinc.shared" [%[[B_FULL]]]
-// the consumers: one full wait, the proxy fence, wgmma, one release
+// the consumers: one full wait, the proxy fence, wgmma, one release: of the previous K step's
+// stage (its register holds stage + 1, 0 before the first step), one wgmma group in flight;
+// the last stage is released after the loop
 // CHECK:      cuda.address %[[FULL]], %s
 // CHECK:      ptx.mbarrier_try_wait_parity "shared"
 // CHECK-NOT:  ptx.mbarrier_try_wait_parity
 // CHECK:      ptx.fence_proxy_async "shared::cta"
 // CHECK:      ptx.wgmma_fence
-// CHECK:      ptx.wgmma_wait_group 0
-// CHECK:      %[[RELEASE:.*]] = cuda.address %[[EMPTY]], %s
+// CHECK:      ptx.wgmma_wait_group 1
+// CHECK:      %[[PEND:.*]] = cuda.load %{{.*}}, %{{.*}} : !tirx.buffer<1xi32, local>, index -> i32
+// CHECK:      %[[NAMED:.*]] = arith.cmpi ne, %[[PEND]]
+// CHECK:      %[[RELEASE:.*]] = cuda.address %[[EMPTY]], %{{.*}}
 // CHECK:      cuda.sync_warp
 // CHECK:      arith.cmpi eq
+// CHECK-NEXT: arith.andi %{{.*}}, %[[NAMED]] : i1
 // CHECK-NEXT: scf.if
 // CHECK-NEXT:   ptx.mbarrier_arrive "shared" [%[[RELEASE]]]
+// CHECK-NOT:  ptx.mbarrier_arrive
+// CHECK:      ptx.wgmma_wait_group 0
+// CHECK:      %[[LAST:.*]] = cuda.address %[[EMPTY]], %{{.*}}
+// CHECK:      ptx.mbarrier_arrive "shared" [%[[LAST]]]
 // CHECK-NOT:  ptx.mbarrier_arrive
 // CHECK-NOT:  ptx.cp_async_wait
 // CHECK:      tirx.return

@@ -54,15 +54,17 @@ tirx.kernel @ring(%A: !tirx.buffer<128x256xf16, global>, %B: !tirx.buffer<128x25
 // CHECK:      %[[COUNT:.*]] = arith.muli %[[N]], %{{.*}} : i32
 // CHECK:      ptx.mbarrier_init "shared" [%{{.*}}], %[[COUNT]]
 // CHECK:      cuda.sync_cluster
-// the consumers' release: one predicated remote arrive per peer, by that peer's lane
-// CHECK:      ptx.wgmma_wait_group
+// the consumers' release (of the previous K step's stage: wait_group 1 keeps one wgmma group
+// in flight): one predicated remote arrive per peer, by that peer's lane
+// CHECK:      ptx.wgmma_wait_group 1
 // CHECK:      cuda.sync_warp
 // CHECK:      %[[W:.*]] = cuda.load %[[REG]]
 // CHECK:      %[[B0:.*]] = arith.andi
 // CHECK:      %[[H0:.*]] = arith.cmpi ne, %[[B0]]
 // CHECK:      %[[L0:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[P0:.*]] = arith.andi %[[L0]], %[[H0]] : i1
-// CHECK-NEXT: scf.if %[[P0]] {
+// CHECK-NEXT: %[[Q0:.*]] = arith.andi %[[P0]], %{{.*}} : i1
+// CHECK-NEXT: scf.if %[[Q0]] {
 // CHECK:        ptx.mapa "u32"
 // CHECK-NEXT:   ptx.mbarrier_arrive "shared::cluster"
 // CHECK-NEXT: }
@@ -70,9 +72,14 @@ tirx.kernel @ring(%A: !tirx.buffer<128x256xf16, global>, %B: !tirx.buffer<128x25
 // CHECK:      %[[H1:.*]] = arith.cmpi ne, %[[B1]]
 // CHECK:      %[[L1:.*]] = arith.cmpi eq, %{{.*}}, %{{.*}} : index
 // CHECK-NEXT: %[[P1:.*]] = arith.andi %[[L1]], %[[H1]] : i1
-// CHECK-NEXT: scf.if %[[P1]] {
+// CHECK-NEXT: %[[Q1:.*]] = arith.andi %[[P1]], %{{.*}} : i1
+// CHECK-NEXT: scf.if %[[Q1]] {
 // CHECK:        ptx.mapa "u32"
 // CHECK-NEXT:   ptx.mbarrier_arrive "shared::cluster"
 // CHECK-NEXT: }
+// the last stage, released after the loop (one wgmma group was in flight), to the same CTAs
+// CHECK:      ptx.wgmma_wait_group 0
+// CHECK:      ptx.mbarrier_arrive "shared::cluster"
+// CHECK:      ptx.mbarrier_arrive "shared::cluster"
 // CHECK-NOT:  ptx.mbarrier_arrive "shared::cluster"
 // CHECK:      tirx.return

@@ -16,7 +16,8 @@ become readable when every warpgroup that issued it has waited on its group
 earlier is a located error naming the threads; another ``mma_async`` may take them as its
 accumulator (chained wgmma on the same registers is what the PTX ISA allows without a wait). A
 warpgroup must execute ``wgmma.fence`` before its first ``mma_async``. The shared-memory
-operands are read when the op issues (the kernel must not change them before the wait).
+operands are read when the op issues; a write into them that is not ordered after the
+``wait_group`` retiring the group is a located error (wgmma_reads.py).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
 from tirx_mlir.backends.cuda.interpreter.tensor_core import ldmatrix as lm
 from tirx_mlir.backends.cuda.interpreter.tensor_core import wgmma as wg
+from tirx_mlir.backends.cuda.interpreter.tensor_core import wgmma_reads
 from tirx_mlir.backends.cuda.interpreter.tensor_core.descriptor import MatrixDescriptor
 from tirx_mlir.backends.cuda.interpreter.tensor_core.mma import mma_sync
 from tirx_mlir.backends.cuda.interpreter.tensor_core.mma_fragments import MmaForm
@@ -168,9 +170,13 @@ def run_wgmma_fence(ctx, op, args):
 
 @ptx_row("wgmma_commit_group")
 def run_wgmma_commit_group(ctx, op, args):
-    for state in _warpgroups(ctx, collective_lanes(ctx, WARPGROUP)):
+    rows = collective_lanes(ctx, WARPGROUP)
+    reads = wgmma_reads.existing(ctx)
+    for wg_id, state in zip(rows[:, 0] // WARPGROUP, _warpgroups(ctx, rows)):
         state.committed.append(state.open)
         state.open = []
+        if reads is not None:
+            reads.commit(int(wg_id))
     return ()
 
 
@@ -178,7 +184,10 @@ def run_wgmma_commit_group(ctx, op, args):
 def run_wgmma_wait_group(ctx, op, args):
     keep = int(row_view(op, args).mods["n"])
     rows = collective_lanes(ctx, WARPGROUP)
-    for wg_id, state in zip(rows[:, 0] // WARPGROUP, _warpgroups(ctx, rows)):
+    reads = wgmma_reads.existing(ctx)
+    for lanes, wg_id, state in zip(rows, rows[:, 0] // WARPGROUP, _warpgroups(ctx, rows)):
+        if reads is not None:
+            reads.wait(int(wg_id), lanes, keep)
         while len(state.committed) > keep:
             for issue in state.committed.popleft():
                 issue.pending.discard(int(wg_id))
@@ -214,6 +223,8 @@ def _operand(ctx, lanes: np.ndarray, desc: int, read):
         check_async_read(ctx, cta, flat, nbytes, lanes)
         for hook in hooks(ctx, "on_operand_read"):  # the racecheck: reads by the warpgroup
             hook(ctx, cta, flat, nbytes, lanes)
+        wgmma_reads.state(ctx).read(ctx.op, int(lanes[0]) // WARPGROUP, int(lanes[0]), cta,
+                                    flat, nbytes)
 
     try:
         return read(smem, MatrixDescriptor.decode(desc), check_landed)
@@ -272,3 +283,5 @@ def run_wgmma_rs(ctx, op, args):
 run_wgmma_ss.takes_deferred = True  # type: ignore[attr-defined]
 run_wgmma_rs.takes_deferred = True  # type: ignore[attr-defined]
 """Chained wgmma: an mma_async may take a still-owned accumulator as its ``d`` operand."""
+
+wgmma_reads.register()

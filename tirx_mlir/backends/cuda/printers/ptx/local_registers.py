@@ -8,7 +8,13 @@ element is a register of its type's class (registers.py: f32 ``.f32``, f16/bf16/
 i32 ``.b32``...), declared together as ``.reg .f32 %acc_<8>;`` (``%acc_0`` .. ``%acc_7``); a
 load is a ``mov`` per element into the result's registers and a store a ``mov`` per element
 back, 16-bit pairs (``vector<2xf16>``, one b32 register) packed and unpacked with ``mov.b32
-{lo, hi}``. ptxas folds the moves away. Any other array (a dynamic index, an address taken for
+{lo, hi}``. ptxas folds the moves away. A scalar element loaded only to be updated in place
+and stored back (`accumulates_in_place`: the value flows through read-write operands of ptx
+ops of the block, a wgmma accumulator chain, into a store to the same element, and nothing else
+touches the element meanwhile) moves nothing: the chain runs on the element's register. A wgmma
+group left in flight across the store (dispatch/wgmma_in_flight.py) would otherwise have its
+accumulators read by the moves, which ptxas answers by serialising the wgmmas (advisory C7514).
+Any other array (a dynamic index, an address taken for
 a ptx op) stays a ``.local`` array accessed with ``ld.local`` / ``st.local`` (printer.py).
 """
 
@@ -18,6 +24,8 @@ from xdsl.ir import Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
+from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
+from tirx_mlir.backends.cuda.dialects.ptx.render import tied_values
 from tirx_mlir.backends.cuda.memory import LOCAL
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 from tirx_mlir.dialects.tirx.attributes import BufferType
@@ -39,6 +47,44 @@ def promotable(value: SSAValue) -> bool:
         memory, index, *_ = op._operands  # noqa: SLF001 - op.memory, op.index, cheaper
         if memory is not value or checks.constant_index(index) is None:
             return False
+    return True
+
+
+def accumulates_in_place(load: Operation) -> bool:
+    """Whether the value ``load`` reads from a promoted array's element only flows, through
+    read-write (tied) operands of ptx ops of its block, into a store back to that element, and
+    no other access of the element (nor an op with regions) comes in between (module
+    docstring)."""
+    memory, index = load._operands[:2]  # noqa: SLF001 - op.memory, op.index, cheaper
+    element = checks.constant_index(index)
+    block = load.parent_block()
+    value = load.results[0]
+    while True:
+        if value.uses.get_length() != 1:
+            return False
+        user = next(iter(value.uses)).operation
+        if user.parent_block() is not block:
+            return False
+        if isinstance(user, StoreOp):
+            stored_to, at, stored = user._operands  # noqa: SLF001
+            if stored_to is not memory or stored is not value or \
+                    checks.constant_index(at) != element:
+                return False
+            break
+        if not isinstance(user, PtxOp):
+            return False
+        after = [result for result, operand in tied_values(user) if operand is value]
+        if len(after) != 1:
+            return False
+        value = after[0]
+    node = load.next_op
+    while node is not user:
+        if node.regions:
+            return False
+        if isinstance(node, (LoadOp, StoreOp)) and node._operands[0] is memory and \
+                checks.constant_index(node._operands[1]) == element:  # noqa: SLF001
+            return False
+        node = node.next_op
     return True
 
 
@@ -73,6 +119,10 @@ class LocalRegisters:
         if op._operands[0] not in self.promoted:  # noqa: SLF001 - op.memory, cheaper
             return super().emit_cuda_load(op)
         result, = op.results
+        if checks.lanes(result.type)[0] == 1 and accumulates_in_place(op):
+            elements, _ = self.promoted[op._operands[0]]  # noqa: SLF001
+            self.regs[result] = [elements[checks.constant_index(op._operands[1])]]  # noqa: SLF001
+            return
         self.define_all(result)
         elements, names, cls = self.local_registers(op, result)
         if len(names) == len(elements):
@@ -89,7 +139,7 @@ class LocalRegisters:
         elements, names, cls = self.local_registers(op, value)
         if len(names) == len(elements):
             for name, element in zip(names, elements):
-                self.line(f"mov.{cls.ptx_type} {element}, {name};")
+                self.move(element, name, cls)  # none where the value is the element's own
             return
         for k, name in enumerate(names):
             self.line(f"mov.b32 {{{elements[2 * k]}, {elements[2 * k + 1]}}}, {name};")

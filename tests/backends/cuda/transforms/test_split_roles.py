@@ -1,0 +1,75 @@
+"""cuda-split-roles: the K loop of gemm_sm90a (one wgmma group in flight) becomes one loop per
+role inside ``if consumer {...} else {...}``, the drain after the consumers' loop, with numpy's
+answer; a tagged loop holding anything else at its top level is left whole and untagged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import scf
+
+from tirx_testing.cuda_every_stage import run
+from tirx_mlir.backends.cuda.dialects import cuda
+from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import SPLIT
+from tirx_mlir.backends.cuda.transforms.split_roles import CudaSplitRolesPass
+from tirx_mlir.located_parser import parse_module
+from tirx_mlir.pipelines import get_pipeline
+
+EXAMPLE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile" / "gemm_sm90a.mlir"
+
+
+def _before_split():
+    """gemm_sm90a after the passes before cuda-split-roles."""
+    shots = get_pipeline("cuda").snapshots(parse_module(EXAMPLE.read_text(), "gemm_sm90a"))
+    names = [name for name, _ in shots]
+    return shots[names.index("cuda-split-roles") - 1][1]
+
+
+def _names(op) -> set[str]:
+    return {o.name for o in op.walk()}
+
+
+def _inputs():
+    rng = np.random.default_rng(3)
+    return [rng.standard_normal((256, 256)).astype(np.float16) for _ in range(2)]
+
+
+def test_the_k_loop_splits_by_role():
+    module = _before_split()
+    tagged = [op for op in module.walk() if isinstance(op, scf.ForOp) and SPLIT in op.attributes]
+    assert len(tagged) == 1
+    CudaSplitRolesPass().apply(Context(), module)
+    module.verify()
+    assert not any(SPLIT in op.attributes for op in module.walk())
+    split = next(op for op in module.walk() if isinstance(op, scf.IfOp) and
+                 op.false_region.blocks and any(isinstance(o, scf.ForOp) for o in op.walk()))
+    then_ops = list(split.true_region.block.ops)
+    (mine,) = [o for o in then_ops if isinstance(o, scf.ForOp)]
+    (theirs,) = [o for o in split.false_region.block.ops if isinstance(o, scf.ForOp)]
+    assert "ptx.wgmma_mma_async_ss" in _names(mine) and \
+        "ptx.cp_async_bulk_tensor_g2s" not in _names(mine)
+    assert "ptx.cp_async_bulk_tensor_g2s" in _names(theirs) and \
+        "ptx.wgmma_mma_async_ss" not in _names(theirs)
+    # the consumers' code is no longer guarded in their loop: the wgmmas are at its top level
+    assert any(o.name == "ptx.wgmma_mma_async_ss" for o in mine.body.block.ops)
+    # the drain follows the consumers' loop in their branch
+    after = then_ops[then_ops.index(mine) + 1:]
+    waits = [o for o in after if o.name == "ptx.wgmma_wait_group"]
+    assert [w.properties["n"].value.data for w in waits] == [0]
+    a, b = _inputs()
+    (c,) = run(module, [a, b])
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32).T, rtol=1e-4,
+                               atol=1e-3)
+
+
+def test_a_loop_with_other_code_is_left_whole():
+    module = _before_split()
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp) and SPLIT in op.attributes)
+    loop.body.block.insert_op_before(cuda.SyncThreadsOp(), loop.body.block.first_op)
+    before = len([op for op in module.walk() if isinstance(op, scf.ForOp)])
+    CudaSplitRolesPass().apply(Context(), module)
+    module.verify()
+    assert SPLIT not in loop.attributes and loop.parent_op() is not None
+    assert len([op for op in module.walk() if isinstance(op, scf.ForOp)]) == before

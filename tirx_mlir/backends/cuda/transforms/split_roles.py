@@ -1,0 +1,155 @@
+"""``cuda-split-roles``: a K loop that keeps a wgmma group in flight gets one loop per role, the
+consumers' inside a single ``scf.if``, as CUTLASS's warp-specialised kernels branch on the
+warpgroup's role once, around the mainloop.
+
+Dispatch lowers each tile op of a ring's K loop in place: every iteration holds the producer's
+``scf.if`` (wait until a stage is empty, issue the TMA) and the consumers' (wait until it is
+full, wgmma, release). With one wgmma group in flight across iterations
+(dispatch/wgmma_in_flight.py) the group crosses the edge of the consumers' ``scf.if`` at every
+iteration, and ptxas answers with a warpgroup wait in the divergent path that serialises the
+wgmmas (advisory C7518). This pass rewrites a loop dispatch tagged ``cuda.split_roles``::
+
+    scf.for %k { pure; scf.if %p {producer}; scf.if %c {consumer} }   // %c: "cuda.role"
+    scf.if %c' {drain}                                                // "cuda.role" = "drain"
+
+into::
+
+    scf.if %c {                                 // %c's definition cloned before the loop
+      scf.for %k { pure; consumer }  drain      // the consumer's and the drain's bodies inlined
+    } else {
+      scf.for %k { pure; scf.if %p {producer} }
+    }
+
+It keeps the meaning when no thread runs both roles (dispatch tags only CTAs whose producer has
+a warpgroup of its own, and the drain's condition is the consumer's): each thread runs the same
+operations in the same order; only the two roles no longer step through the loop together (on
+the GPU warps never did; the SIMT interpreter runs the two branches as groups it interleaves).
+A tagged loop it cannot split (another kind of op at its top level, a condition that depends on
+the iteration, no drain after it past pure ops) is left as it is, untagged.
+
+Runs on CUDA-level IR right after dispatch's cleanup (before shared-memory planning and the
+index passes, which then see the two loops).
+"""
+
+from __future__ import annotations
+
+from xdsl.context import Context
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
+
+from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import (CONSUMER_ROLE, DRAIN_ROLE, ROLE,
+                                                              SPLIT)
+
+
+def _pure(op: Operation) -> bool:
+    """Region-free and without effects (``arith`` included: integer division here is by the
+    constants dispatch built, and the op ran on every thread before the split too)."""
+    return not op.regions and (op.dialect_name() == "arith" or is_side_effect_free(op))
+
+
+def _role(op: Operation) -> str | None:
+    attr = op.attributes.get(ROLE)
+    return attr.data if isinstance(attr, StringAttr) else None
+
+
+def _hoistable(value: SSAValue, loop: scf.ForOp, seen: list[Operation]) -> bool:
+    """Whether ``value`` is defined outside ``loop`` or by pure, region-free ops of its body
+    that do not depend on the iteration; those ops are appended to ``seen`` (defs first)."""
+    owner = value.owner
+    if not isinstance(owner, Operation):
+        return owner is not loop.body.block
+    if owner.parent_block() is not loop.body.block:
+        return True
+    if owner in seen:
+        return True
+    if not _pure(owner):
+        return False
+    if not all(_hoistable(v, loop, seen) for v in owner.operands):
+        return False
+    seen.append(owner)
+    return True
+
+
+def _splittable(loop: scf.ForOp) -> tuple[scf.IfOp, scf.IfOp] | None:
+    """(the consumer's scf.if in the body, the drain after the loop), when the split applies."""
+    consumer = None
+    for op in loop.body.block.ops:
+        if isinstance(op, scf.YieldOp):
+            continue
+        if isinstance(op, scf.IfOp) and not op.results:
+            if _role(op) == CONSUMER_ROLE:
+                if consumer is not None:
+                    return None
+                consumer = op
+            continue
+        if not _pure(op):
+            return None
+    drain = loop.next_op
+    while drain is not None and not isinstance(drain, scf.IfOp) and _pure(drain):
+        drain = drain.next_op  # the drain's condition, computed after the loop
+    if consumer is None or loop.results or not isinstance(drain, scf.IfOp) or \
+            _role(drain) != DRAIN_ROLE or drain.false_region.blocks:
+        return None
+    return consumer, drain
+
+
+def _inline(rewriter: Rewriter, guard: scf.IfOp) -> None:
+    """Replace ``guard`` (no results, no else) by the ops of its then-block."""
+    block = guard.true_region.block
+    rewriter.erase_op(block.last_op)
+    rewriter.inline_block(block, InsertPoint.before(guard))
+    rewriter.erase_op(guard)
+
+
+def split(loop: scf.ForOp) -> bool:
+    """Split one tagged loop (module docstring); False when it does not apply."""
+    del loop.attributes[SPLIT]
+    found = _splittable(loop)
+    if found is None:
+        return False
+    consumer, drain = found
+    cond_ops: list[Operation] = []
+    if not _hoistable(consumer.cond, loop, cond_ops):
+        return False
+    rewriter = Rewriter()
+    while loop.next_op is not drain:  # pure, independent of the loop (it has no results)
+        between = loop.next_op
+        between.detach()
+        rewriter.insert_op(between, InsertPoint.before(loop))
+    mapper: dict[SSAValue, SSAValue] = {}
+    for op in cond_ops:
+        rewriter.insert_op(op.clone(value_mapper=mapper), InsertPoint.before(loop))
+    cond = mapper.get(consumer.cond, consumer.cond)
+    index = list(loop.body.block.ops).index(consumer)
+
+    mine, theirs = loop.clone(), loop.clone()
+    for i, op in enumerate(list(mine.body.block.ops)):  # the consumers: their code only
+        if i == index:
+            _inline(rewriter, op)
+        elif isinstance(op, scf.IfOp):
+            rewriter.erase_op(op)
+    rewriter.erase_op(list(theirs.body.block.ops)[index])  # the others: all but theirs
+    then_block, else_block = Block(), Block()
+    then_block.add_op(mine)
+    else_block.add_op(theirs)
+    drain.detach()
+    then_block.add_op(drain)
+    _inline(rewriter, drain)
+    then_block.add_op(scf.YieldOp())
+    else_block.add_op(scf.YieldOp())
+    rewriter.replace_op(loop, scf.IfOp(cond, [], Region(then_block), Region(else_block)), [])
+    return True
+
+
+class CudaSplitRolesPass(ModulePass):
+    """Give each role of a tagged K loop its own loop (module docstring)."""
+
+    name = "cuda-split-roles"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for loop in [o for o in op.walk() if isinstance(o, scf.ForOp) and SPLIT in o.attributes]:
+            split(loop)
