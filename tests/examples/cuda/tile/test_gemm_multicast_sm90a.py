@@ -61,25 +61,21 @@ def test_gemm_multicast_ring_neither_races_nor_deadlocks():
                                atol=1e-2)
 
 
-def test_a_cluster_empty_barrier_one_arrival_short_is_a_war_hazard_in_the_peer_cta():
+def test_a_cluster_empty_barrier_one_arrival_short_still_orders_both_ctas_wgmma():
     """B's empty barriers count the 8 consumer warps of both CTAs (4 each, arriving on both
-    CTAs' barriers). With 7, CTA 0's producer may pass while a warp of CTA 1 still reads the
-    stage, and its multicast refill writes CTA 1's copy of it: a WAR hazard in block (1,0,0)."""
-    import pytest
-
+    CTAs' barriers). Any 7 of them include warps of both CTAs' consumer warpgroups, each
+    arriving after its ``wgmma.wait_group``, which retires the warpgroup's wgmma for all its
+    threads: CTA 0's multicast refill is ordered after both CTAs' reads of the stage, and the
+    run gives numpy's answer (tensor_core/wgmma_reads.py follows that knowledge through the
+    cluster barrier's phase)."""
     from tirx_testing.cuda_every_stage import lower, run
     from tirx_testing.mbarrier_counts import set_init_count
-    from tirx_mlir.interpreter.runtime import InterpretError
 
     module = lower(EXAMPLE.read_text(), "gemm_multicast_sm90a")
     set_init_count(module, 8, 7)
     rng = np.random.default_rng(1)
     a = rng.standard_normal((256, 256)).astype(np.float16)
     b = rng.standard_normal((128, 256)).astype(np.float16)
-    with pytest.raises(InterpretError) as err:
-        run(module, [a, b])
-    text = str(err.value).splitlines()[0]
-    assert "[race] ptx.cp_async_bulk_tensor_g2s_multicast: potential WAR hazard" in text, text
-    assert "in block (1,0,0): the write by thread (128,0,0) of block (0,0,0) races with the " \
-        "read by thread (127,0,0) of block (1,0,0)" in text, text
-    assert "(ptx.wgmma_mma_async_ss)" in text, text
+    (c,) = run(module, [a, b])
+    np.testing.assert_allclose(c, a.astype(np.float32) @ b.astype(np.float32).T, rtol=1e-4,
+                               atol=1e-3)

@@ -11,7 +11,8 @@ Memory reports every shared access (``on_shared_access``) and barriers report wh
   mbarrier.py and async_state.py): release and acquire; a TMA or bulk copy's issue and landing
   (``on_copy_issue``/``on_copy_landing``, from async_state.py): the copy's write, checked at
   issue against what its issuer knows then, recorded when it lands on its mbarrier's phase; and
-  a ``wgmma.mma_async``'s shared operands (``on_operand_read``): reads by its warpgroup;
+  a ``wgmma.mma_async``'s shared operands (``on_operand_read``): checked as reads by its
+  warpgroup (a write after them is tensor_core/wgmma_reads.py's check);
 * `shared_stats_observer`: per op, the shared requests (one per warp and access), the wavefronts
   they need and so the bank conflicts (`banks`); per block, the CTA-wide barriers it completed
   (into the run's `stats.SimtStats`).
@@ -96,8 +97,8 @@ class RaceObserver:
 
     def on_operand_read(self, ctx, cta, offsets, nbytes, lanes) -> None:
         """A warpgroup collective (``lanes``, whole warps) reads ``nbytes`` at each of
-        ``offsets`` of ``cta``'s arena (a ``wgmma.mma_async`` operand): recorded as reads by its
-        first and last threads, the two readers a byte keeps (races.py)."""
+        ``offsets`` of ``cta``'s arena (a ``wgmma.mma_async`` operand): checked for RAW
+        hazards as reads by its first and last threads (races.py `group_read`)."""
         self._check_size(ctx)
         hazard = self.check.group_read(cta, offsets, nbytes, int(lanes[0]), int(lanes[-1]),
                                        ctx.op)

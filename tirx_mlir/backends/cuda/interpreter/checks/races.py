@@ -364,8 +364,13 @@ class SharedRaceCheck:
                    site: object) -> Hazard | None:
         """A read of ``nbytes`` at each of ``offsets`` in ``cta``'s arena by threads acting as
         one (a warpgroup reading a ``wgmma.mma_async`` operand), from ``first`` to ``last``:
-        checked for both and recorded as their reads (the two readers a byte keeps), as a read
-        by every thread between them would be, at a fraction of its cost."""
+        checked for RAW hazards for both, as a read by every thread between them would be, at a
+        fraction of its cost. Not recorded as reads: the operation reads until the
+        ``wgmma.wait_group`` that retires its group, and one thread's wait retires the whole
+        warpgroup's operation, which per-thread read records cannot express (a thread writing
+        after its own wait would race with the record of another thread of its warpgroup). A
+        write after the read is checked against the group instead
+        (tensor_core/wgmma_reads.py)."""
         self._ensure_records()
         site_id = self._site_id(site)
         base = cta * self.arena_bytes + np.asarray(offsets, np.int64)
@@ -376,8 +381,6 @@ class SharedRaceCheck:
                                            READ, records=writers)
             if hazard is not None:
                 return hazard
-        self._rows[READER1][idx] = self._record(np.array([last]), site_id)[0]
-        self._rows[READER2][idx] = self._record(np.array([first]), site_id)[0]
         return None
 
     def record_write(self, cta: np.ndarray, offsets: np.ndarray, lanes: np.ndarray,

@@ -212,7 +212,8 @@ def _operand(ctx, lanes: np.ndarray, desc: int, read):
     asynchronous copy still owns (not landed) is a located error naming the copy, and so is a
     byte whose generic-proxy write no proxy fence of its writer or of every thread of the
     warpgroup followed (checks/proxies.py: wgmma reads through the async proxy). The racecheck
-    records the bytes as read by the warpgroup."""
+    checks them as reads by the warpgroup (RAW); wgmma_reads.py keeps them the group's until
+    the wait that retires it."""
     cta = int(ctx.wave.cta[lanes[0]])
     smem = ctx.mem.arena[cta, :ctx.mem.shared_bytes]
 
