@@ -18,7 +18,8 @@ from tirx_mlir.dialects.tirx.kernel import KernelOp, int_array
 from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR
 from tirx_mlir.dialects.tirx.tile_ops import CopyOp
 from tirx_mlir.located_parser import parse_module
-from tirx_mlir.verification import ModuleVerifier, UnreportedChange, current_changes, reads_of
+from tirx_mlir.verification import ModuleVerifier, UnreportedChange, reads_of
+from tirx_testing.reports import ReportingPass
 
 T = 'target "aws/trn1/trn1.2xlarge"'
 SB = "!tirx.buffer<128x128xf32, trn.sbuf>"
@@ -700,20 +701,6 @@ tirx.kernel @k() -> () grid [1] threads [1] {T} {{
   tirx.return
 }}
 """
-
-
-class ReportingPass:
-    """A pass stating ``REPORTS_CHANGES``: ``edit(module, log)`` makes (and reports) its
-    change."""
-
-    name = "test-edit"
-    REPORTS_CHANGES = True
-
-    def __init__(self, edit):
-        self.edit = edit
-
-    def apply(self, ctx, module) -> None:
-        self.edit(module, current_changes())
 
 
 def after_pass(text: str, edit, audit: bool = False):

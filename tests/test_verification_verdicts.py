@@ -20,24 +20,12 @@ from xdsl.utils.exceptions import VerifyException
 from tirx_mlir.dominance import DominanceError, check_dominance
 from tirx_mlir.located_parser import make_context, parse_module
 from tirx_mlir.pipelines import get_pipeline, preserves_ir
-from tirx_mlir.verification import (ModuleVerifier, VerdictMismatch, current_changes)
+from tirx_mlir.verification import ModuleVerifier, VerdictMismatch
+from tirx_testing.reports import ReportingPass
 
 ROOT = Path(__file__).resolve().parents[1]
 TRN = sorted(p.stem for p in (ROOT / "examples" / "trn").glob("*.mlir"))
 CUDA = ["softmax", "gemm_sm80", "gemm_sm90a", "reduce_2d"]
-
-
-class ReportingPass:
-    """A pass stating ``REPORTS_CHANGES``: ``edit(module, log)`` makes and reports a change."""
-
-    name = "test-edit"
-    REPORTS_CHANGES = True
-
-    def __init__(self, edit):
-        self.edit = edit
-
-    def apply(self, ctx, module) -> None:
-        self.edit(module, current_changes())
 
 
 def lowered(backend: str, name: str):

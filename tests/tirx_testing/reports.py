@@ -11,7 +11,7 @@ from pathlib import Path
 from tirx_mlir.changes import ChangeLog, reports_changes
 from tirx_mlir.located_parser import make_context, parse_module
 from tirx_mlir.pipelines import get_pipeline
-from tirx_mlir.verification import ModuleVerifier, UnreportedChange
+from tirx_mlir.verification import ModuleVerifier, UnreportedChange, current_changes
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,3 +59,17 @@ def silenced_is_caught(monkeypatch, path: str, pipeline: str, pass_name: str,
             return True
         return False
     raise AssertionError(f"{pass_name} is not in pipeline {pipeline}")
+
+
+class ReportingPass:
+    """A pass stating ``REPORTS_CHANGES``: ``edit(module, log)`` makes (and reports) its
+    change."""
+
+    name = "test-edit"
+    REPORTS_CHANGES = True
+
+    def __init__(self, edit):
+        self.edit = edit
+
+    def apply(self, ctx, module) -> None:
+        self.edit(module, current_changes())
