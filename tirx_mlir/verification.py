@@ -400,9 +400,9 @@ class ModuleVerifier:
         self._views_now: dict[int, tuple] = {}
         self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
+        """Static views resolved, by the identities in their chain (`_view`)."""
         self._offsets_of: dict[int, int] = {}
         """`_offset_count` of each ``operandSegmentSizes`` attribute, by its id."""
-        """Static views resolved, by the identities in their chain (`_view`)."""
         self._tokens: dict[int, tuple] = {}
         """(the op, its token) of each region op the last verification found valid, by id: a
         region op off the `_path` has its token again without being visited."""

@@ -10,9 +10,9 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import scf
 
-from tirx_testing.cuda_every_stage import run
+from tirx_testing.cuda_every_stage import lower, run
 from tirx_mlir.backends.cuda.dialects import cuda
-from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import SPLIT
+from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import ROLE, SPLIT
 from tirx_mlir.backends.cuda.transforms.split_roles import CudaSplitRolesPass
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.pipelines import get_pipeline
@@ -73,3 +73,21 @@ def test_a_loop_with_other_code_is_left_whole():
     module.verify()
     assert SPLIT not in loop.attributes and loop.parent_op() is not None
     assert len([op for op in module.walk() if isinstance(op, scf.ForOp)]) == before
+    assert not any(ROLE in op.attributes for op in module.walk())
+
+
+def test_dispatch_keeps_no_group_in_flight_in_a_loop_the_split_would_refuse():
+    """A K loop that also loads from global memory (an op with effects, which the split cannot
+    move into both roles' loops) keeps ``wait_group 0``: dispatch and the split share one test
+    of what such a loop may hold (tma_ring.pure_loop_op), so no group is left in flight across
+    the consumers' per-iteration ``scf.if`` (ptxas's C7518) and no role tag is left behind."""
+    text = EXAMPLE.read_text()
+    gemm = "    tirx.gemm_async"
+    assert text.count(gemm) == 1
+    text = text.replace(gemm, "    %x = tirx.load %A[%c0, %c0] : !tirx.buffer<256x256xf16, global>\n"
+                        + gemm)
+    module = lower(text, "gemm_sm90a")
+    waits = [op.properties["n"].value.data for op in module.walk()
+             if op.name == "ptx.wgmma_wait_group"]
+    assert waits and set(waits) == {0}
+    assert not any(ROLE in op.attributes or SPLIT in op.attributes for op in module.walk())

@@ -93,6 +93,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, i32, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import is_side_effect_free
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
@@ -216,7 +217,16 @@ def _ring_loop_op(kernel: KernelOp, op: Operation) -> bool:
     if isinstance(op, T.CopyAsyncOp):
         view = stage_view(op.dst)
         return isinstance(view, StageView) and _pipelined(kernel, view.alloc)
-    return not op.regions and not isinstance(op, T.TileOp)
+    return pure_loop_op(op) and not isinstance(op, T.TileOp)
+
+
+def pure_loop_op(op: Operation) -> bool:
+    """Region-free and without effects (``arith`` included: integer division here is by the
+    constants dispatch built, and the op ran on every thread before the split too): what a K
+    loop that keeps a wgmma group in flight may hold besides its ring copies and its GEMM, and
+    what transforms/split_roles.py can move into both roles' loops (one test for both, so a loop
+    dispatch keeps in flight is one the split accepts)."""
+    return not op.regions and (op.dialect_name() == "arith" or is_side_effect_free(op))
 
 
 def _pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:

@@ -74,6 +74,7 @@ def run_init(ctx, op, args):
             state.guarded.add(np.array([key[0]]), np.arange(key[1], key[1] + 8),
                               [Owner(op, lane, "its ptx.mbarrier_inval")])
         state.barriers[key] = MBarrier(key[0], key[1], n, op)
+        wgmma_reads.on_init(ctx, key)  # a new object: no phase carries knowledge yet
     ctx.event()
     return ()
 

@@ -39,16 +39,10 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
-from xdsl.traits import is_side_effect_free
 
+from tirx_mlir.backends.cuda.dispatch.tma_ring import pure_loop_op
 from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import (CONSUMER_ROLE, DRAIN_ROLE, ROLE,
                                                               SPLIT)
-
-
-def _pure(op: Operation) -> bool:
-    """Region-free and without effects (``arith`` included: integer division here is by the
-    constants dispatch built, and the op ran on every thread before the split too)."""
-    return not op.regions and (op.dialect_name() == "arith" or is_side_effect_free(op))
 
 
 def _role(op: Operation) -> str | None:
@@ -66,7 +60,7 @@ def _hoistable(value: SSAValue, loop: scf.ForOp, seen: list[Operation]) -> bool:
         return True
     if owner in seen:
         return True
-    if not _pure(owner):
+    if not pure_loop_op(owner):
         return False
     if not all(_hoistable(v, loop, seen) for v in owner.operands):
         return False
@@ -82,14 +76,14 @@ def _splittable(loop: scf.ForOp) -> tuple[scf.IfOp, scf.IfOp] | None:
             continue
         if isinstance(op, scf.IfOp) and not op.results:
             if _role(op) == CONSUMER_ROLE:
-                if consumer is not None:
+                if consumer is not None or op.false_region.blocks:
                     return None
                 consumer = op
             continue
-        if not _pure(op):
+        if not pure_loop_op(op):
             return None
     drain = loop.next_op
-    while drain is not None and not isinstance(drain, scf.IfOp) and _pure(drain):
+    while drain is not None and not isinstance(drain, scf.IfOp) and pure_loop_op(drain):
         drain = drain.next_op  # the drain's condition, computed after the loop
     if consumer is None or loop.results or not isinstance(drain, scf.IfOp) or \
             _role(drain) != DRAIN_ROLE or drain.false_region.blocks:
@@ -109,12 +103,11 @@ def split(loop: scf.ForOp) -> bool:
     """Split one tagged loop (module docstring); False when it does not apply."""
     del loop.attributes[SPLIT]
     found = _splittable(loop)
-    if found is None:
+    cond_ops: list[Operation] = []
+    if found is None or not _hoistable(found[0].cond, loop, cond_ops):
+        _untag(loop)
         return False
     consumer, drain = found
-    cond_ops: list[Operation] = []
-    if not _hoistable(consumer.cond, loop, cond_ops):
-        return False
     rewriter = Rewriter()
     while loop.next_op is not drain:  # pure, independent of the loop (it has no results)
         between = loop.next_op
@@ -143,6 +136,20 @@ def split(loop: scf.ForOp) -> bool:
     else_block.add_op(scf.YieldOp())
     rewriter.replace_op(loop, scf.IfOp(cond, [], Region(then_block), Region(else_block)), [])
     return True
+
+
+def _untag(loop: scf.ForOp) -> None:
+    """Drop the role tags of a loop left whole: its consumers' ``scf.if`` and the drain after it
+    (the tags are this pass's input only; nothing after it reads them)."""
+    ops = list(loop.body.block.ops)
+    op = loop.next_op
+    while op is not None and _role(op) != DRAIN_ROLE and not isinstance(op, scf.IfOp):
+        op = op.next_op
+    if op is not None:
+        ops.append(op)
+    for tagged in ops:
+        if _role(tagged) is not None:
+            del tagged.attributes[ROLE]
 
 
 class CudaSplitRolesPass(ModulePass):

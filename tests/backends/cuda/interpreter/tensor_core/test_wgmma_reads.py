@@ -89,3 +89,17 @@ def test_releasing_a_stage_before_its_wgmma_retires_is_a_located_error(edit):
                 if "tirx.gemm_async" in line)
     assert f"ptx.wgmma_mma_async_ss at gemm_sm90a:{gemm}:5" in text
     assert "may still be reading" in text and "threads 0-127" in text
+
+
+def test_a_reinitialised_mbarrier_carries_no_earlier_knowledge():
+    """An mbarrier initialised again at the same place starts at phase 0: what the phases of
+    the earlier object carried is dropped (else a wait on the new one's phase 0 would take over
+    retirements only the old one's arrivals knew), and the other barriers' are kept."""
+    from types import SimpleNamespace
+
+    from tirx_mlir.backends.cuda.interpreter.tensor_core import wgmma_reads
+
+    reads = SimpleNamespace(phases={(0, 64): {0: np.array([3])}, (0, 72): {0: np.array([1])}})
+    ctx = SimpleNamespace(state=SimpleNamespace(ext={wgmma_reads.KEY: reads}))
+    wgmma_reads.on_init(ctx, (0, 64))
+    assert reads.phases == {(0, 72): {0: np.array([1])}}

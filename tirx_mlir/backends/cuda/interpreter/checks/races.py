@@ -129,9 +129,9 @@ class SharedRaceCheck:
         self._lands = np.zeros((wave.n_warps, 0), dtype=np.int32)
         self._cluster = int(np.prod(wave.cluster_dim)) if wave.cluster_dim else 1
         self._remote_known: np.ndarray | None = None
-        self._landed = False  # whether a record holds a landed copy's write
         """Per warp, what it knows of the warps of each CTA of its cluster through mbarriers
         (``[warp, CTA in cluster, warp in CTA]``), made on the first such knowledge."""
+        self._landed = False  # whether a record holds a landed copy's write
 
     # ---- barriers -------------------------------------------------------------------------
     def barrier(self, scope: str, lanes: np.ndarray) -> None:

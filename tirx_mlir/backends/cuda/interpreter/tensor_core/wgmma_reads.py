@@ -101,11 +101,12 @@ class WgmmaReads:
 
     def join(self, scope: str, lanes: np.ndarray) -> None:
         wave = self.wave
+        # a grid barrier orders everything, but ``known``'s columns name warpgroups by their
+        # rank in the cluster: only a cluster's (or, without clusters, a CTA's) threads share
+        # them, and no thread writes another cluster's shared memory
         if scope == "warp":
             units = wave.warp[lanes]
-        elif scope == "grid":
-            units = np.zeros(len(lanes), np.int64)
-        elif scope == "cluster" and getattr(wave, "cluster_idx", None) is not None:
+        elif scope in ("cluster", "grid") and getattr(wave, "cluster_idx", None) is not None:
             idx = wave.cluster_idx[lanes]
             units = idx[:, 0] + 65536 * (idx[:, 1] + 65536 * idx[:, 2])
         else:
@@ -169,6 +170,14 @@ def check_write(ctx, cta: np.ndarray, offsets: np.ndarray, lanes: np.ndarray) ->
     if found is not None:
         found.check_write(ctx, np.asarray(cta, np.int64), np.asarray(offsets, np.int64),
                           np.asarray(lanes, np.int64))
+
+
+def on_init(ctx, key: tuple[int, int]) -> None:
+    """An mbarrier (re)initialised at ``key``: it starts at phase 0 again, so the knowledge the
+    phases of an earlier object at the same place carried is dropped."""
+    found = ctx.state.ext.get(KEY)
+    if found is not None:
+        found.phases.pop(key, None)
 
 
 def on_arrive(ctx, key: tuple[int, int], phase: int, lane: int) -> None:
