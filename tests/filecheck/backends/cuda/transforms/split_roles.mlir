@@ -2,7 +2,7 @@
 // cuda-split-roles: a K loop tagged cuda.split_roles (a wgmma group in flight across its
 // iterations) becomes one loop per role: `if consumer { their loop, the drain } else { the
 // others' loop }`, the consumer's condition recomputed before it, their code unguarded in
-// their loop; a tagged loop with other code at its top level is left whole, untagged.
+// their loop; a tagged loop with other code at its top level is left whole, it and its roles untagged.
 
 tirx.kernel @split(%Out: !tirx.buffer<256xf32, global>) grid [1] threads [256] target "cuda -arch=sm_90a" {
   %c0 = arith.constant 0 : index
@@ -89,7 +89,10 @@ tirx.kernel @kept(%Out: !tirx.buffer<256xf32, global>) grid [1] threads [256] ta
 // CHECK:         cuda.sync_threads
 // CHECK:         scf.if
 // CHECK-NEXT:      ptx.wgmma_wait_group 1
-// CHECK-NEXT:    }{cuda.role = "consumer"}
+// CHECK-NEXT:    }
 // CHECK-NEXT:  }
 // CHECK-NOT:   cuda.split_roles
+// CHECK-NOT:   cuda.role
 // CHECK:       ptx.wgmma_wait_group 0
+// CHECK-NEXT:  }
+// CHECK-NOT:   cuda.role
