@@ -109,8 +109,8 @@ def test_an_empty_barrier_short_of_a_warp_still_orders_each_warpgroup_s_wgmma():
     arrivals include warps of both consumer warpgroups, each arriving after its wait, so the
     producer's refill is ordered after every wgmma that read the stage: numpy's answer (the
     interpreter's wgmma check, tensor_core/wgmma_reads.py, follows that knowledge through the
-    phase). With 4, each round completes two phases and the producer's parity wait never
-    sees its phase: a located deadlock."""
+    phase). With 4, each round completes two phases, which puts the ring's parity waits out
+    of step: a located deadlock."""
     a, b = _inputs()
     module = lower(EXAMPLE.read_text(), "gemm_sm90a")
     assert len(init_count_constants(module, 8)) == 2      # A's and B's empty barriers
