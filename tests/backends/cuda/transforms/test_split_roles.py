@@ -91,3 +91,37 @@ def test_dispatch_keeps_no_group_in_flight_in_a_loop_the_split_would_refuse():
              if op.name == "ptx.wgmma_wait_group"]
     assert waits and set(waits) == {0}
     assert not any(ROLE in op.attributes or SPLIT in op.attributes for op in module.walk())
+
+
+def _tagged_loop_and_drain(module):
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp) and SPLIT in op.attributes)
+    drain = loop.next_op
+    while not isinstance(drain, scf.IfOp):
+        drain = drain.next_op
+    return loop, drain
+
+
+def test_the_drains_condition_recomputed_the_same_way_is_the_consumers():
+    """Dispatch computes the drain's condition again after the loop (cse has not run yet): the
+    same ops over the same values count as the consumers' condition."""
+    module = _before_split()
+    loop, drain = _tagged_loop_and_drain(module)
+    consumer = next(op for op in loop.body.block.ops if isinstance(op, scf.IfOp) and
+                    op.attributes.get(ROLE) is not None and op.attributes[ROLE].data == "consumer")
+    assert drain.cond is not consumer.cond  # two computations: the equality is structural
+    CudaSplitRolesPass().apply(Context(), module)
+    assert loop.parent_op() is None  # replaced by the split
+
+
+def test_a_drain_under_another_condition_is_not_moved_into_the_consumers_branch():
+    """The split runs the drain in the consumers' branch; a drain guarded by anything else (here
+    the producer's condition) would then run on the wrong threads, so the loop stays whole."""
+    module = _before_split()
+    loop, drain = _tagged_loop_and_drain(module)
+    producer = next(op for op in loop.body.block.ops if isinstance(op, scf.IfOp) and
+                    ROLE not in op.attributes)
+    drain.operands = [producer.cond]
+    CudaSplitRolesPass().apply(Context(), module)
+    module.verify()
+    assert loop.parent_op() is not None and SPLIT not in loop.attributes
+    assert not any(ROLE in op.attributes for op in module.walk())

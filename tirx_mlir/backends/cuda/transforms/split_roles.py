@@ -25,7 +25,8 @@ a warpgroup of its own, and the drain's condition is the consumer's): each threa
 operations in the same order; only the two roles no longer step through the loop together (on
 the GPU warps never did; the SIMT interpreter runs the two branches as groups it interleaves).
 A tagged loop it cannot split (another kind of op at its top level, a condition that depends on
-the iteration, no drain after it past pure ops) is left as it is, untagged.
+the iteration, no drain after it past pure ops, a drain whose condition is not the consumers'
+value or the same pure computation of it) is left as it is, untagged.
 
 Runs on CUDA-level IR right after dispatch's cleanup (before shared-memory planning and the
 index passes, which then see the two loops).
@@ -68,6 +69,21 @@ def _hoistable(value: SSAValue, loop: scf.ForOp, seen: list[Operation]) -> bool:
     return True
 
 
+def _same_value(a: SSAValue, b: SSAValue, depth: int = 0) -> bool:
+    """Whether ``a`` and ``b`` are one value: the same SSA value, or results of the same position
+    of two pure, region-free ops of one name and attributes over the same values (what cse
+    would merge; a few levels deep, as dispatch recomputes a condition from thread ids)."""
+    if a is b:
+        return True
+    x, y = a.owner, b.owner
+    if depth > 8 or not isinstance(x, Operation) or not isinstance(y, Operation):
+        return False
+    return (x.name == y.name and a.index == b.index and pure_loop_op(x) and pure_loop_op(y)
+            and x.properties == y.properties and x.attributes == y.attributes
+            and len(x.operands) == len(y.operands)
+            and all(_same_value(u, v, depth + 1) for u, v in zip(x.operands, y.operands)))
+
+
 def _splittable(loop: scf.ForOp) -> tuple[scf.IfOp, scf.IfOp] | None:
     """(the consumer's scf.if in the body, the drain after the loop), when the split applies."""
     consumer = None
@@ -86,8 +102,9 @@ def _splittable(loop: scf.ForOp) -> tuple[scf.IfOp, scf.IfOp] | None:
     while drain is not None and not isinstance(drain, scf.IfOp) and pure_loop_op(drain):
         drain = drain.next_op  # the drain's condition, computed after the loop
     if consumer is None or loop.results or not isinstance(drain, scf.IfOp) or \
-            _role(drain) != DRAIN_ROLE or drain.false_region.blocks:
-        return None
+            _role(drain) != DRAIN_ROLE or drain.false_region.blocks or \
+            not _same_value(drain.cond, consumer.cond):
+        return None  # the drain moves into the consumers' branch: its threads must be theirs
     return consumer, drain
 
 
