@@ -45,9 +45,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from tirx_mlir.tools import dataclass_cache
+from tirx_mlir.tools import dataclass_cache, regex_cache
 
 dataclass_cache.install()  # before this tool imports xDSL
+regex_cache.install()
 
 import numpy as np  # noqa: E402
 
