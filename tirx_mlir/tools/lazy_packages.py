@@ -130,23 +130,26 @@ def _make_lazy(module: ModuleType, table: Table, real: Any) -> None:
     namespace = module.__dict__
 
     def complete() -> None:
-        """Run the real ``__init__`` here: the package is then the eager one."""
-        for attr in ("__getattr__", "__dir__", "__all__"):
-            namespace.pop(attr, None)
-        real.exec_module(module)
+        """Run the real ``__init__`` here (once): the package is then the eager one."""
+        with _LOCK:
+            if namespace.get("__getattr__") is not __getattr__:
+                return  # completed by another thread
+            for attr in ("__getattr__", "__dir__", "__all__"):
+                namespace.pop(attr, None)
+            real.exec_module(module)
 
     def __getattr__(name: str) -> Any:
-        with _LOCK:
-            if "__getattr__" not in namespace:  # completed meanwhile
-                return _lookup(module, name)
-            where = names.get(name)
-            if where is None:
-                complete()
-                return _lookup(module, name)
-            submodule = importlib.import_module(f"{package}.{where[0]}")
-            value = submodule if where[1] else getattr(submodule, name)
-            namespace[name] = value
-            return value
+        # no lock held while importing: a submodule being imported by another thread may read
+        # a name of the package (fast_math reads BitEnumAttribute), and the import system's
+        # own locks make concurrent imports of one submodule safe
+        where = names.get(name)
+        if where is None:
+            complete()
+            return _lookup(module, name)
+        submodule = importlib.import_module(f"{package}.{where[0]}")
+        value = submodule if where[1] else getattr(submodule, name)
+        namespace[name] = value
+        return value
 
     def __dir__() -> list[str]:
         return sorted(set(namespace) | set(names))
