@@ -10,6 +10,7 @@ import marshal
 import os
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,16 +78,22 @@ def test_a_name_the_table_lacks_completes_the_package_eagerly(tmp_path):
 def test_a_stale_or_corrupt_table_is_never_used(tmp_path):
     run_probe(tmp_path / "fresh")
     path = tmp_path / "fresh" / "lazy-packages.marshal"
-    form, tables = marshal.loads(path.read_bytes())
+    form, crc, payload = marshal.loads(path.read_bytes())
+    tables = marshal.loads(payload)
+
+    def pack(tables, form=form):
+        payload = marshal.dumps(tables)
+        return marshal.dumps((form, zlib.crc32(payload), payload))
+
     table = tables["xdsl.dialects.utils"]
     stale = {**table, "files": [(p, size + 1, mtime) for p, size, mtime in table["files"]]}
-    wrong = {**table, "names": {**table["names"], "FastMathFlag": ("format", False)}}
     gone = {**table, "files": table["files"] + [("/nonexistent/x.py", 1, 1)]}
-    cases = {"stale": marshal.dumps((form, {"xdsl.dialects.utils": stale})),
-             "gone": marshal.dumps((form, {"xdsl.dialects.utils": gone})),
+    cases = {"stale": pack({"xdsl.dialects.utils": stale}),
+             "gone": pack({"xdsl.dialects.utils": gone}),
              "truncated": path.read_bytes()[:-5], "garbage": b"\x00\x01",
-             "other-format": marshal.dumps((form + 1, tables)),
-             "bad-types": marshal.dumps((form, {"xdsl.dialects.utils": {**table, "order": 3}}))}
+             "other-format": pack(tables, form + 1),
+             "bad-crc": marshal.dumps((form, crc ^ 1, payload)),
+             "bad-types": pack({"xdsl.dialects.utils": {**table, "order": 3}})}
     for name, content in cases.items():
         cache = tmp_path / name
         cache.mkdir()
@@ -94,15 +101,21 @@ def test_a_stale_or_corrupt_table_is_never_used(tmp_path):
         first = run_probe(cache)
         assert first["lazy"] == [], name
         assert run_probe(cache)["lazy"] == ["xdsl.dialects.utils"], name  # rewritten
-    # a table that is current but traces a name to the wrong module would be wrong: the trace
-    # only ever names a module that holds the very object (checked on the real table here)
+    # a current table sending a name to a module without it: the package completes eagerly
+    missing = {**table, "names": {**table["names"], "FastMathFlag": ("format", False)}}
+    cache = tmp_path / "wrong-module"
+    cache.mkdir()
+    (cache / path.name).write_bytes(pack({"xdsl.dialects.utils": missing}))
+    fixed = run_probe(cache)
+    assert fixed["lazy"] == ["xdsl.dialects.utils"] and fixed["complete"] and fixed["same"]
+    assert fixed["star"] == run_probe(tmp_path / "fresh")["star"]
+    # and the trace only ever names a module that holds the very object (the real table)
     import importlib
 
     eager = importlib.import_module("xdsl.dialects.utils")
     for key, (sub, is_module) in table["names"].items():
         holder = importlib.import_module(f"xdsl.dialects.utils.{sub}")
         assert (holder if is_module else getattr(holder, key)) is getattr(eager, key), key
-    assert wrong["names"]["FastMathFlag"] != table["names"]["FastMathFlag"]
 
 
 def test_only_the_tools_install_it(tmp_path):

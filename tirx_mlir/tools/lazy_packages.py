@@ -21,7 +21,8 @@ submodule that holds the very same object, the one defining it first. It is save
 ``<cache dir>/lazy-packages.marshal`` with the size and modification time of ``__init__`` and of
 every submodule it read: any change to those files (an xDSL upgrade, an edit) makes the table
 stale and the package is imported eagerly, and a new table is written; a missing, unreadable or
-corrupt file, or one holding anything but the expected types, is ignored the same way.
+corrupt file (its CRC-32 is checked), or one holding anything but the expected types, is ignored
+the same way, and a name the table sends to a module that lacks it completes the package.
 ``TIRX_MLIR_CACHE=0`` leaves the packages eager. Only the tools install it, beside their caches.
 """
 
@@ -32,6 +33,7 @@ import marshal
 import os
 import sys
 import threading
+import zlib
 from importlib.machinery import ModuleSpec, PathFinder
 from types import ModuleType
 from typing import Any
@@ -147,7 +149,10 @@ def _make_lazy(module: ModuleType, table: Table, real: Any) -> None:
             complete()
             return _lookup(module, name)
         submodule = importlib.import_module(f"{package}.{where[0]}")
-        value = submodule if where[1] else getattr(submodule, name)
+        value = submodule if where[1] else getattr(submodule, name, _MISSING)
+        if value is _MISSING:  # the table is wrong about this name: be the eager package
+            complete()
+            return _lookup(module, name)
         namespace[name] = value
         return value
 
@@ -208,7 +213,8 @@ def save() -> None:
         return
     tables = {**_tables, **_built}
     try:
-        data = marshal.dumps((FORMAT, tables))
+        payload = marshal.dumps(tables)
+        data = marshal.dumps((FORMAT, zlib.crc32(payload), payload))
         from tirx_mlir.tools.atomic_file import write_files_atomically
 
         path = cache_file()
@@ -223,10 +229,13 @@ def read(path: str) -> dict[str, Table]:
     """The tables in ``path``, by package: only the well-formed ones."""
     try:
         with open(path, "rb") as f:
-            form, tables = marshal.load(f)
+            form, crc, payload = marshal.load(f)
+        if form != FORMAT or type(payload) is not bytes or zlib.crc32(payload) != crc:
+            return {}
+        tables = marshal.loads(payload)
     except (OSError, EOFError, ValueError, TypeError):
         return {}
-    if form != FORMAT or type(tables) is not dict:
+    if type(tables) is not dict:
         return {}
     return {name: table for name, table in tables.items()
             if name in LAZY and _well_formed(table)}
