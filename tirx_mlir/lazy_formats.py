@@ -10,6 +10,10 @@ reads or prints a handful of arith ops (usually ``arith.constant``, which has it
 an op parses and prints is unchanged; only a malformed format (a bug in a dialect's definition,
 not in the user's input) is reported at the first parse or print of that op instead of at import.
 
+The three simplest formats (``attr-dict``, ``attr-dict `:` type($result)``, ``attr-dict $value``)
+run through `tirx_mlir.simple_formats`, which does what xDSL's program does for them without
+importing xDSL's format machinery (~5 ms a compile); any other format is xDSL's program.
+
 `install` is idempotent and runs before the tools' context is built (`tirx_mlir.located_parser`
 imports this module), so the dialects a compile loads lazily (arith, scf, the project's) get the
 lazy formats; a class defined before it keeps xDSL's eager program.
@@ -18,6 +22,8 @@ lazy formats; a class defined before it keeps xDSL's eager program.
 from __future__ import annotations
 
 from typing import Any
+
+from tirx_mlir import simple_formats
 
 parsed: list[str] = []
 """The ops whose format has been parsed in this process, in order (what a run needed)."""
@@ -55,14 +61,18 @@ def _format_methods(op_def: Any, text: str) -> dict[str, Any]:
 
     def format_program() -> Any:
         if not program:
-            from xdsl.irdl.declarative_assembly_format import FormatProgram
-            from xdsl.utils.exceptions import ParseError, PyRDLOpDefinitionError
+            simple = simple_formats.program(text, op_def)
+            if simple is not None:
+                program.append(simple)
+            else:
+                from xdsl.irdl.declarative_assembly_format import FormatProgram
+                from xdsl.utils.exceptions import ParseError, PyRDLOpDefinitionError
 
-            try:
-                program.append(FormatProgram.from_str(text, op_def))
-            except ParseError as e:
-                raise PyRDLOpDefinitionError(
-                    "Error during the parsing of the assembly format: ", e.args) from e
+                try:
+                    program.append(FormatProgram.from_str(text, op_def))
+                except ParseError as e:
+                    raise PyRDLOpDefinitionError(
+                        "Error during the parsing of the assembly format: ", e.args) from e
             parsed.append(op_def.name)
         return program[0]
 

@@ -18,9 +18,11 @@ import os
 import sys
 from typing import Sequence
 
-from tirx_mlir.tools import dataclass_cache
+from tirx_mlir.tools import dataclass_cache, lazy_packages, regex_cache
 
 dataclass_cache.install()  # before this tool imports xDSL
+regex_cache.install()
+lazy_packages.install()
 
 
 class _ArgumentParser(argparse.ArgumentParser):
