@@ -2,8 +2,8 @@
 
 ``$TIRX_MLIR_CACHE_DIR``, else ``$XDG_CACHE_HOME/tirx_mlir``, else ``~/.cache/tirx_mlir``;
 ``TIRX_MLIR_CACHE=0`` (or false/off/no) turns caching off. Used by the compile cache
-(`tirx_mlir.runtime.cache`) and the tools' dataclass-code and regex caches
-(`tirx_mlir.tools.dataclass_cache`, `tirx_mlir.tools.regex_cache`); it imports nothing, so the tools can read it before
+(`tirx_mlir.runtime.cache`) and the tools' dataclass-code cache
+(`tirx_mlir.tools.dataclass_cache`); it imports nothing, so the tools can read it before
 anything else at start-up.
 """
 

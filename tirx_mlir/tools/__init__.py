@@ -11,8 +11,8 @@ that lets plain ``xdsl-opt`` read tirx IR). ``tirx-run`` reads and writes arrays
 `npy_input` / `npy_output` (bf16/fp8 under their ml_dtypes names).
 
 Each tool module installs `dataclass_cache` (the compiled methods of xDSL's and our dataclasses
-kept on disk between runs: about half of a tool's start-up CPU time otherwise) and
-`regex_cache` (the compiled programs of regular expressions) before it imports xDSL, and
+kept on disk between runs: about half of a tool's start-up CPU time otherwise) before it
+imports xDSL, and
 `lazy_packages` (xDSL's ``xdsl.dialects.utils`` importing only the modules whose names are read);
 importing this package does not (plain ``xdsl-opt`` imports it through `xdsl_universe`).
 """

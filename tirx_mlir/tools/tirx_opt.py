@@ -40,10 +40,9 @@ from functools import cached_property
 from io import StringIO
 from typing import IO, Sequence
 
-from tirx_mlir.tools import dataclass_cache, lazy_packages, regex_cache, startup_gc
+from tirx_mlir.tools import dataclass_cache, lazy_packages, startup_gc
 
 dataclass_cache.install()  # before the xDSL imports below define their dataclasses
-regex_cache.install()  # and compile their regular expressions
 lazy_packages.install()
 startup_gc.pause()  # no garbage collection while the modules below are imported
 

@@ -45,10 +45,9 @@ import os
 import sys
 from collections.abc import Sequence
 
-from tirx_mlir.tools import dataclass_cache, lazy_packages, regex_cache
+from tirx_mlir.tools import dataclass_cache, lazy_packages
 
 dataclass_cache.install()  # before this tool imports xDSL
-regex_cache.install()
 lazy_packages.install()
 
 import numpy as np  # noqa: E402
