@@ -228,8 +228,29 @@ def test_unchanged_region_ops_are_checked_once(monkeypatch):
     verifier.verify(module)
     assert len(calls) == 1
     ops_of(module, arith.ConstantOp)[0].properties["value"] = IntegerAttr(1, IndexType())
-    verifier.verify(module)  # a change inside the kernel checks it again
+    verifier.verify(module)  # a change inside the kernel: not what its own check reads
+    assert len(calls) == 1
+    ops_of(module, KernelOp)[0].properties["grid"] = int_array([2])
+    verifier.verify(module)  # its own property: checked again
     assert len(calls) == 2
+
+
+def test_a_loop_is_checked_again_when_its_yield_changes(monkeypatch):
+    """A region op of `REGION_CHECK_READS` is checked once per distinct value of what its check
+    reads: its types and properties, its blocks' argument types and each block's last op (class
+    and operand types). A change elsewhere in its body does not check it again; a ``yield``
+    given an operand of another type does, and is caught."""
+    module, verifier = known_good(LOOP)
+    calls = count_calls(monkeypatch, scf.ForOp, "verify_")
+    loop = ops_of(module, scf.ForOp)[0]
+    body = loop.body.block
+    body.insert_op_before(arith.ConstantOp(IntegerAttr(5, IndexType())), body.first_op)
+    verifier.verify(module)  # a new op in its body: its region key, not what its check reads
+    assert calls == []
+    y = next(op for op in ops_of(module, arith.ConstantOp) if op.result.type == IntegerType(32))
+    loop.body.block.last_op.operands = [y.result]  # yields an i32 for the f32 it carries
+    assert_caught(verifier, module, "must match loop-carried variable types")
+    assert calls
 
 
 PART = "!tirx.buffer<64x128xf32, trn.sbuf>"

@@ -53,7 +53,10 @@ canonicalize or cse, an op hoisted) keeps its key's serial when the key does not
 key holds, for each op nested in its blocks, the op's id, its key's serial and its operands'
 ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
-rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region keys
+rewrote one loop re-checks that loop and its ancestors, not its siblings. Of those, the check
+of scf.for, scf.if and tirx.kernel (`REGION_CHECK_READS`) reads only their blocks' argument
+types and last ops, so it runs again only when those, or the op's own types and attributes,
+changed. Only the region keys
 the last verification met are kept, with the ops and blocks they name (older IR is not kept
 alive). A view is resolved once for the life of the verifier: its key holds the serial of the
 view it resolves to, found through a record of what the resolution reads (the
@@ -144,6 +147,17 @@ scf.condition's checks are their traits (the parent's class, the end of the bloc
 scf.if check their bounds and operands against their block's arguments and ``yield``, scf.while
 its operand and result types against its blocks' argument types; builtin.module's traits check
 its body."""
+
+REGION_CHECK_READS = ("scf.for", "scf.if", "tirx.kernel")
+"""Region ops whose own check (`ModuleVerifier._check`: the generic IRDL checks, the traits and
+the class's ``verify_``) reads of their regions only their blocks' argument types and each
+block's last op, as its class and its operands' types (`_ends`): scf.for (the block count and
+arguments, `SingleBlockImplicitTerminator`'s ``scf.yield``, whose operand types its ``verify_``
+compares with the loop-carried values), scf.if (the same trait) and tirx.kernel (its parameters'
+types, the ``tirx.return`` ending its body, and `IsolatedFromAbove`, decided apart: the memo is
+used only when the kernel is known isolated). Their region key changes whenever an op inside
+them changes; the check itself runs once per distinct ``(class, types, properties, attributes,
+site, block argument types, block ends)`` (`ModuleVerifier._region_check_key`)."""
 
 TYPED_VALUE_PROPS = {"arith.constant": "value"}
 """Properties whose constraint reads only the attribute's class and its type parameter:
@@ -1174,15 +1188,46 @@ class ModuleVerifier:
                 free = self._free_values(op, contents)
             self._free[serial] = free
             serial_of = self._serial
-            self._check(op, local, tuple(tuple(tuple(serial_of(arg.type) for arg in block.args)
-                                               for block in region.blocks)
-                                         for region in op.regions), isolated=free == frozenset())
+            shape = tuple(tuple(tuple(serial_of(arg.type) for arg in block.args)
+                                for block in region.blocks) for region in op.regions)
+            isolated = free == frozenset()
+            narrow = self._region_check_key(op, key, shape, isolated)
+            if narrow is None or narrow not in self._verified:
+                self._check(op, local, shape, isolated=isolated)
+                if narrow is not None:
+                    self._verified[narrow] = 0
             if free and _has_trait(type(op), IsolatedFromAbove):
                 self._free[serial] = frozenset()  # the check passed: nothing is free (exact)
         self._regions_now[digest] = (key, serial)
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
         self._tokens_now[id(op)] = (op, token)
         return token
+
+    def _region_check_key(self, op: Operation, key: tuple, shape: tuple,
+                          isolated: bool) -> tuple | None:
+        """What the check of a `REGION_CHECK_READS` op reads (its region key's local part and
+        site, its blocks' argument types ``shape`` and `_ends`), as a key of ``_verified``; None
+        for another class, or for an op `IsolatedFromAbove` not known ``isolated`` (its check
+        then walks its regions)."""
+        cls = type(op)
+        narrow = _NARROW.get(cls)
+        if narrow is None:
+            narrow = _NARROW[cls] = op.name in REGION_CHECK_READS
+        if not narrow or (not isolated and _has_trait(cls, IsolatedFromAbove)):
+            return None
+        return ("region check", key[0], key[1], shape, self._ends(op))
+
+    def _ends(self, op: Operation) -> tuple:
+        """Each block of ``op``'s regions, by its last op: its class and its operands' types
+        (by `_serial`), or None when the block is empty."""
+        serial = self._serial
+        ends: list = []
+        for region in op.regions:
+            for block in region.blocks:
+                last = block._last_op  # noqa: SLF001
+                ends.append(None if last is None else
+                            (type(last), *(serial(v._type) for v in last._operands)))  # noqa: SLF001
+        return tuple(ends)
 
     def _free_after_report(self, op: Operation, start: int) -> frozenset[int] | None:
         """After a report (`_path`): the values ``op``'s regions used from outside at the last
@@ -1382,6 +1427,9 @@ def _check_terminator(op: Operation) -> None:
         raise VerifyException(f"Operation {op.name} terminates block in multi-block region "
                               "but is not a terminator")
 
+
+_NARROW: dict[type, bool] = {}
+"""Whether an op class is one of `REGION_CHECK_READS`, by class."""
 
 _class_traits: dict[tuple[type, type], bool] = {}
 
