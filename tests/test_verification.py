@@ -1390,3 +1390,26 @@ def test_a_view_whose_offset_constant_is_replaced_by_an_equal_one_is_not_resolve
     with pytest.raises(VerifyException, match="starts at partition 16") as err:
         verifier.check(module)
     assert str(err.value) == plain_error(module)
+
+
+def test_upstream_ops_a_pass_builds_get_the_compiled_definition_check():
+    """An arith op in IR whose dialect no context loaded (dispatch builds them from xDSL's
+    classes) is verified with the compiled definition check (`def_check.install_def_check`)
+    once the verifier meets its class: xDSL's generic one costs ~10x more. In a fresh process,
+    as the dialect is loaded once per process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import tirx_mlir\n"
+        "from xdsl.dialects import arith\n"
+        "from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp\n"
+        "from tirx_mlir.verification import ModuleVerifier\n"
+        "c = arith.ConstantOp(IntegerAttr(1, IndexType()))\n"
+        "add = arith.AddiOp(c.result, c.result)\n"
+        "assert not getattr(arith.AddiOp.verify_, '__wrapped_def_check__', False)\n"
+        "ModuleVerifier().verify(ModuleOp([c, add]))\n"
+        "print(getattr(arith.AddiOp.verify_, '__wrapped_def_check__', False))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "True"

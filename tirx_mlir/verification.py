@@ -134,7 +134,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.changes import (ChangeLog, change_listener,  # noqa: F401 - the passes' API
                                current_changes, reporting_to, reports_changes)
-from tirx_mlir.dialects.def_check import isolated_from_above
+from tirx_mlir.dialects.def_check import install_def_check, isolated_from_above
 
 LOCAL_DIALECTS = ("arith", "math")
 """Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith and
@@ -294,11 +294,17 @@ def _returns_none_only(function: object) -> bool:
 
 
 def _plan_of(op: Operation) -> "_Plan | None":
+    """What the key of ``op``'s class holds (None: verify in full), found once per class; the
+    first time, an upstream IRDL class still on xDSL's generated ``verify_`` gets the compiled
+    definition check (`def_check.install_def_check`, as the dialects the context loads do):
+    a pass may build ops of a dialect the parsed input never named (dispatch's arith ops)."""
     cls = type(op)
     try:
         return _plans[cls]
     except KeyError:
         pass
+    if isinstance(op, IRDLOperation):
+        install_def_check(cls)  # an upstream op a pass built, its dialect never loaded
     reads = getattr(cls, "VERIFY_READS", None) or STATED_READS.get(op.name)
     if reads is None and op.name.split(".", 1)[0] in LOCAL_DIALECTS:
         reads = "local"
