@@ -54,9 +54,9 @@ key holds, for each op nested in its blocks, the op's id, its key's serial and i
 ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
 rewrote one loop re-checks that loop and its ancestors, not its siblings. Of those, the check
-of scf.for, scf.if and tirx.kernel (`REGION_CHECK_READS`) reads only their blocks' argument
-types and last ops, so it runs again only when those, or the op's own types and attributes,
-changed. Only the region keys
+of scf.for, scf.if, tirx.kernel and builtin.module (`REGION_CHECK_READS`) reads only their
+blocks' argument types and last ops (the module: its ops' symbol names), so it runs again only
+when those, or the op's own types and attributes, changed. Only the region keys
 the last verification met are kept, with the ops and blocks they name (older IR is not kept
 alive). A view is resolved once for the life of the verifier: its key holds the serial of the
 view it resolves to, found through a record of what the resolution reads (the
@@ -148,16 +148,20 @@ scf.if check their bounds and operands against their block's arguments and ``yie
 its operand and result types against its blocks' argument types; builtin.module's traits check
 its body."""
 
-REGION_CHECK_READS = ("scf.for", "scf.if", "tirx.kernel")
+REGION_CHECK_READS = {"scf.for": "ends", "scf.if": "ends", "tirx.kernel": "ends",
+                      "builtin.module": "symbols"}
 """Region ops whose own check (`ModuleVerifier._check`: the generic IRDL checks, the traits and
-the class's ``verify_``) reads of their regions only their blocks' argument types and each
-block's last op, as its class and its operands' types (`_ends`): scf.for (the block count and
+the class's ``verify_``) reads of their regions only their blocks' argument types and
+``"ends"``, each block's last op as its class and its operands' types (`_ends`), or
+``"symbols"``, the ``sym_name`` of each op of its body (`_symbols`): scf.for (the block count and
 arguments, `SingleBlockImplicitTerminator`'s ``scf.yield``, whose operand types its ``verify_``
-compares with the loop-carried values), scf.if (the same trait) and tirx.kernel (its parameters'
-types, the ``tirx.return`` ending its body, and `IsolatedFromAbove`, decided apart: the memo is
-used only when the kernel is known isolated). Their region key changes whenever an op inside
-them changes; the check itself runs once per distinct ``(class, types, properties, attributes,
-site, block argument types, block ends)`` (`ModuleVerifier._region_check_key`)."""
+compares with the loop-carried values), scf.if (the same trait), tirx.kernel (its parameters'
+types, the ``tirx.return`` ending its body) and builtin.module (`NoTerminator`'s block count,
+`SymbolTable`'s names defined twice). `IsolatedFromAbove` (the kernel's, the module's) is
+decided apart: the memo is used only when the op is known isolated. Their region key changes
+whenever an op inside them changes; the check itself runs once per distinct ``(class, types,
+properties, attributes, site, block argument types, ends or symbols)``
+(`ModuleVerifier._region_check_key`)."""
 
 TYPED_VALUE_PROPS = {"arith.constant": "value"}
 """Properties whose constraint reads only the attribute's class and its type parameter:
@@ -1216,12 +1220,13 @@ class ModuleVerifier:
         for another class, or for an op `IsolatedFromAbove` not known ``isolated`` (its check
         then walks its regions)."""
         cls = type(op)
-        narrow = _NARROW.get(cls)
-        if narrow is None:
-            narrow = _NARROW[cls] = op.name in REGION_CHECK_READS
-        if not narrow or (not isolated and _has_trait(cls, IsolatedFromAbove)):
+        reads = _NARROW.get(cls, 0)
+        if reads == 0:
+            reads = _NARROW[cls] = REGION_CHECK_READS.get(op.name)
+        if reads is None or (not isolated and _has_trait(cls, IsolatedFromAbove)):
             return None
-        return ("region check", key[0], key[1], shape, self._ends(op))
+        return ("region check", key[0], key[1], shape,
+                self._ends(op) if reads == "ends" else self._symbols(op))
 
     def _ends(self, op: Operation) -> tuple:
         """Each block of ``op``'s regions, by its last op: its class and its operands' types
@@ -1234,6 +1239,18 @@ class ModuleVerifier:
                 ends.append(None if last is None else
                             (type(last), *(serial(v._type) for v in last._operands)))  # noqa: SLF001
         return tuple(ends)
+
+    def _symbols(self, op: Operation) -> tuple:
+        """The ``sym_name`` of each op in ``op``'s blocks (by `_serial`; None for an op without
+        one), what xDSL's `SymbolTable` check reads of them."""
+        serial = self._serial
+        names: list = []
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    name = child.get_attr_or_prop("sym_name")
+                    names.append(None if name is None else serial(name))
+        return tuple(names)
 
     def _free_after_report(self, op: Operation, start: int) -> frozenset[int] | None:
         """After a report (`_path`): the values ``op``'s regions used from outside at the last
@@ -1434,8 +1451,8 @@ def _check_terminator(op: Operation) -> None:
                               "but is not a terminator")
 
 
-_NARROW: dict[type, bool] = {}
-"""Whether an op class is one of `REGION_CHECK_READS`, by class."""
+_NARROW: dict[type, str | None] = {}
+"""What the check of a `REGION_CHECK_READS` class reads of its blocks (None: another class)."""
 
 _class_traits: dict[tuple[type, type], bool] = {}
 
