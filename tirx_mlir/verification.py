@@ -369,6 +369,10 @@ def _generic_length(local: tuple) -> int:
     return 5 + local[1] + local[2] + 2 * (local[3] + local[4])
 
 
+_NO_SITE = (None, None)
+"""`_site` of an op whose traits check nothing of where it sits."""
+
+
 def _site(op: Operation, plan: _Plan) -> tuple:
     """The facts about where ``op`` sits that its traits check."""
     block = op.parent
@@ -850,17 +854,19 @@ class ModuleVerifier:
         for operand in op._operands:  # noqa: SLF001
             if type(operand) is ErasedSSAValue:  # no subclasses; `isinstance` asks the ABC
                 raise ValueError("Erased SSA value is used by the operation")
-        _check_terminator(op)
+        if op._next_op is None:  # noqa: SLF001 - the last op of its block (or detached)
+            _check_terminator(op)
         try:
             local = self._local_key(op, plan)
             reads = plan.reads
+            site = _site(op, plan) if plan.parent or plan.last else _NO_SITE
             if reads == "local":
-                key = local + _site(op, plan)
+                key = local + site
             elif fingerprint is not None:  # its last part: the views or the kernel context
-                key = local + fingerprint[-1] + _site(op, plan)
+                key = local + fingerprint[-1] + site
             else:
                 key = local + (self._views_key(op, plan) if reads == "views" else
-                               self._context(op)) + _site(op, plan)
+                               self._context(op)) + site
         except Exception:  # noqa: BLE001 - e.g. a view that does not resolve: check in full
             self._mark_always(op)
             op.verify(verify_nested_ops=False)
@@ -1361,8 +1367,8 @@ class ModuleVerifier:
         last_op = block._last_op  # noqa: SLF001
         op = block._first_op  # noqa: SLF001
         while op is not None:
-            if affected is not None:  # after a report: skip what it does not reach
-                op = self._skip_unreached(op, block, last_op, append, walked)
+            if affected is not None and id(op) not in affected:  # after a report: skip what
+                op = self._skip_unreached(op, block, last_op, append, walked)  # it does not reach
                 if op is None:
                     break
             if op.parent is not block:
