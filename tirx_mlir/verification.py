@@ -58,7 +58,9 @@ of scf.for, scf.if, tirx.kernel and builtin.module (`REGION_CHECK_READS`) reads 
 blocks' argument types and last ops (the module: its ops' symbol names), so it runs again only
 when those, or the op's own types and attributes, changed. Only the region keys
 the last verification met are kept, with the ops and blocks they name (older IR is not kept
-alive). A view is resolved once for the life of the verifier: its key holds the serial of the
+alive); after a report (below), a region op on its path holds what the report reached, so its
+key is neither hashed nor kept (hashing a kernel's key costs a pass over a token per op of its
+body): it gets a new serial, as a changed op does. A view is resolved once for the life of the verifier: its key holds the serial of the
 view it resolves to, found through a record of what the resolution reads (the
 chain of view ops, their properties, result types and the index arithmetic of their offsets).
 When only what a check reads beyond the op's own types and attributes changed (a view, its
@@ -459,6 +461,12 @@ class ModuleVerifier:
         self._visited: list[Operation] = []
         """The ops `_visit` ran on in this verification, after a report
         (`_free_after_report`)."""
+        self._entered: set[int] = set()
+        """The ids of the region ops the last verification from a report entered: their
+        region keys are neither looked up nor kept (what they hold changed; hashing a kernel's
+        key costs a pass over its body), and the audit's full verification that follows does not
+        take their keys, not found, for an unreported change (their contents it checks op by
+        op)."""
         self._spans: dict[int, tuple[int, list[SSAValue]]] = {}
         """For each region op `_free_after_report` ran on in this verification, by id: where
         its descendants end in ``_visited`` and the values they use from outside it (a region
@@ -768,6 +776,8 @@ class ModuleVerifier:
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         self._path, self._visited, self._marked = path, [], set()
+        if not self._auditing:
+            self._entered = set()
         self._spans = {}
         if path is None:
             self._regions_now, self._held_now, self._ops_now = {}, [], {}
@@ -795,6 +805,7 @@ class ModuleVerifier:
         self._tokens, self._tokens_now = self._tokens_now, {}
         self._always, self._always_now = self._always_now, set()
         live = {entry[1] for entry in self._regions.values()}
+        live.update(entry[1][1] for entry in self._tokens.values())  # visited after a report
         self._free = {serial: f for serial, f in self._free.items() if serial in live}
         self._held, self._held_now = self._held_now, []
         self._verified_once, self._last_target = True, self._current_target
@@ -1188,15 +1199,19 @@ class ModuleVerifier:
         contents = self._contents(op)
         local = self._local_key(op, plan)
         key = (local, _site(op, plan), contents)
-        digest = hash(key)  # once: a kernel's key holds a token per op of its body
-        entry = self._regions.get(digest)
-        if entry is None or entry[0] != key:
-            entry = self._regions_now.get(digest)
-            if entry is not None and entry[0] != key:
-                entry = None
+        if self._path is not None:  # after a report: on its path, what it holds changed
+            digest = entry = None
+            self._entered.add(id(op))
+        else:
+            digest = hash(key)  # once: a kernel's key holds a token per op of its body
+            entry = self._regions.get(digest)
+            if entry is None or entry[0] != key:
+                entry = self._regions_now.get(digest)
+                if entry is not None and entry[0] != key:
+                    entry = None
         serial = None if entry is None else entry[1]
         if serial is None:
-            if self._auditing and id(op) not in self._always:
+            if self._auditing and id(op) not in self._always and id(op) not in self._entered:
                 self._unreported.append(op)
             serial = self._new_serial()
             free = self._free_after_report(op, start)
@@ -1214,7 +1229,8 @@ class ModuleVerifier:
                     self._verified[narrow] = 0
             if free and _has_trait(type(op), IsolatedFromAbove):
                 self._free[serial] = frozenset()  # the check passed: nothing is free (exact)
-        self._regions_now[digest] = (key, serial)
+        if digest is not None:
+            self._regions_now[digest] = (key, serial)
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
         self._tokens_now[id(op)] = (op, token)
         return token
