@@ -878,6 +878,34 @@ def test_an_unreported_change_is_caught_by_the_audit():
     verifier.check(module)  # the audit's full verification leaves the memo whole
 
 
+def test_region_ops_on_a_reports_path_are_not_keyed_and_the_audit_still_sees_inside():
+    """After a report, the loop it reaches and the kernel holding it get new serials without
+    their region keys being hashed or kept; the audit's full verification does not count them
+    as changed unreported, but still finds an op changed unreported in the same loop."""
+    def edit(module, log):
+        mul = next(op for op in module.walk() if op.name == "arith.muli")
+        mul.attributes["test.mark"] = UnitAttr()
+        log.changed(mul)
+
+    module, verifier = after_pass(LOOPS, edit, audit=True)
+    verifier.check(module)  # the audit passes
+    loop, kernel = ops_of(module, scf.ForOp)[1], ops_of(module, KernelOp)[0]
+    assert {id(loop), id(kernel)} <= verifier._entered  # noqa: SLF001
+    assert ops_of(module, scf.ForOp)[0] not in [op for op in module.walk()
+                                                 if id(op) in verifier._entered]  # noqa: SLF001
+
+    def edit_two(module, log):
+        mul = next(op for op in module.walk() if op.name == "arith.muli")
+        mul.attributes["test.other"] = UnitAttr()
+        log.changed(mul)
+        add = next(op for op in module.walk() if op.name == "arith.addi")
+        add.attributes["test.mark"] = UnitAttr()  # in the other loop, not reported
+
+    verifier.run_pass(ReportingPass(edit_two), None, module)
+    with pytest.raises(UnreportedChange, match="arith.addi"):
+        verifier.check(module)
+
+
 def test_an_unreported_error_is_caught_by_the_audit():
     def edit(module, log):
         psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
