@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-import pytest
 from xdsl.context import Context
 from xdsl.dialects import scf
 
@@ -92,76 +91,3 @@ def test_dispatch_keeps_no_group_in_flight_in_a_loop_the_split_would_refuse():
              if op.name == "ptx.wgmma_wait_group"]
     assert waits and set(waits) == {0}
     assert not any(ROLE in op.attributes or SPLIT in op.attributes for op in module.walk())
-
-
-def test_the_split_is_reported(monkeypatch):
-    """The pass states ``REPORTS_CHANGES``: on gemm_sm90a (one loop split) the audit
-    (`tirx_mlir.verification`) finds every change reported, and with the reports dropped it
-    finds the change."""
-    from tirx_testing.reports import reported_points, silenced_is_caught
-
-    example = "examples/cuda/tile/gemm_sm90a.mlir"
-    assert reported_points(example, "cuda", "cuda-split-roles") == 1
-    assert silenced_is_caught(monkeypatch, example, "cuda", "cuda-split-roles")
-
-
-def _audited_split(module, silence=None):
-    """Verify ``module``, run the pass through an auditing `ModuleVerifier` (with ``silence``, a
-    monkeypatch context, its reports dropped) and check; the ops visited after it."""
-    from tirx_mlir.changes import ChangeLog
-    from tirx_mlir.verification import ModuleVerifier
-
-    visited = []
-
-    class Counting(ModuleVerifier):
-        def _visit(self, op, fingerprint=None):
-            visited.append(op)
-            return super()._visit(op, fingerprint)
-
-    verifier = Counting()
-    verifier.audit = True
-    verifier.check(module)
-    if silence is not None:
-        for method in ("changed", "removed", "replaced"):
-            silence.setattr(ChangeLog, method, lambda self, *args, **kwargs: None)
-    verifier.run_pass(CudaSplitRolesPass(), Context(), module)
-    if silence is not None:
-        silence.undo()
-    visited.clear()
-    verifier._auditing = False  # noqa: SLF001 - count the verification from the report only
-    verifier.audit = False
-    verifier.check(module)
-    from_report = list(visited)
-    verifier.audit = True
-    verifier._audit(module)  # noqa: SLF001 - then the full one, finding what was not reported
-    return from_report
-
-
-def test_a_loop_left_whole_reports_its_tags_dropped(monkeypatch):
-    """A loop the pass refuses loses its tags (`_untag`): reported, the audit passes; with the
-    reports dropped, the tags' removal is found."""
-    from tirx_mlir.verification import UnreportedChange
-
-    module = _before_split()
-    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp) and SPLIT in op.attributes)
-    loop.body.block.insert_op_before(cuda.SyncThreadsOp(), loop.body.block.first_op)
-    _audited_split(module)
-    assert not any(ROLE in op.attributes or SPLIT in op.attributes for op in module.walk())
-
-    module = _before_split()
-    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp) and SPLIT in op.attributes)
-    loop.body.block.insert_op_before(cuda.SyncThreadsOp(), loop.body.block.first_op)
-    with monkeypatch.context() as patch, pytest.raises(UnreportedChange):
-        _audited_split(module, patch)
-
-
-def test_a_kernel_without_tagged_loops_is_not_visited_again():
-    """gemm_sm80 has no tagged loop: the pass reports nothing and the verification after it
-    enters the module and its kernel only (which holds ops verified at every visit), not the
-    ~900 ops of the kernel, whose fingerprints it built when the pass did not report."""
-    path = EXAMPLE.parent / "gemm_sm80.mlir"
-    shots = get_pipeline("cuda").snapshots(parse_module(path.read_text(), "gemm_sm80"))
-    names = [name for name, _ in shots]
-    module = shots[names.index("cuda-split-roles") - 1][1]
-    visited = _audited_split(module)
-    assert [op.name for op in visited] == ["builtin.module", "tirx.kernel"]
