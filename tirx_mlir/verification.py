@@ -60,9 +60,9 @@ when those, or the op's own types and attributes, changed. Only the region keys
 the last verification met are kept, with the ops and blocks they name (older IR is not kept
 alive); after a report (below), a region op on its path holds what the report reached, so its
 key is neither hashed nor kept (hashing a kernel's key costs a pass over a token per op of its
-body): it gets a new serial, as a changed op does. A view is resolved once for the life of the verifier: its key holds the serial of the
-view it resolves to, found through a record of what the resolution reads (the
-chain of view ops, their properties, result types and the index arithmetic of their offsets).
+body): it gets a new serial, as a changed op does. A view is resolved once for the life of
+the verifier: its key holds the serial of the view it resolves to, found through a record of
+what the resolution reads (the chain of view ops, their properties, result types and the index arithmetic of their offsets).
 When only what a check reads beyond the op's own types and attributes changed (a view, its
 site, its regions), xDSL's generic IRDL checks, which read only those, are not run again; its
 traits and its own ``verify_`` are. Of those, ``IsolatedFromAbove`` is decided from the values
@@ -1258,8 +1258,8 @@ class ModuleVerifier:
         for region in op.regions:
             for block in region.blocks:
                 last = block._last_op  # noqa: SLF001
-                ends.append(None if last is None else
-                            (type(last), *(serial(v._type) for v in last._operands)))  # noqa: SLF001
+                ends.append(None if last is None else  # noqa: SLF001 (``_type``, ``_operands``)
+                            (type(last), *(serial(v._type) for v in last._operands)))
         return tuple(ends)
 
     def _symbols(self, op: Operation) -> tuple:
