@@ -62,7 +62,8 @@ alive); after a report (below), a region op on its path holds what the report re
 key is neither hashed nor kept (hashing a kernel's key costs a pass over a token per op of its
 body): it gets a new serial, as a changed op does. A view is resolved once for the life of
 the verifier: its key holds the serial of the view it resolves to, found through a record of
-what the resolution reads (the chain of view ops, their properties, result types and the index arithmetic of their offsets).
+what the resolution reads (the chain of view ops, their properties, result types and the
+index arithmetic of their offsets).
 When only what a check reads beyond the op's own types and attributes changed (a view, its
 site, its regions), xDSL's generic IRDL checks, which read only those, are not run again; its
 traits and its own ``verify_`` are. Of those, ``IsolatedFromAbove`` is decided from the values
