@@ -12,7 +12,8 @@ after a pass). Printed: the mean passes and verify ms of a pipeline and the shar
 ``verify / (passes + verify)`` (goal <= 0.15); with ``--passes``, the verify ms after each pass.
 Timing both halves inside one run makes the share independent of the machine's load, unlike
 `trn_compile.py`'s section 3 (two pipelines, with and without verification). The tirx_mlir
-imported is the one on PYTHONPATH, so two trees are compared by running it in each, alternately.
+imported is the one on PYTHONPATH (this script's tree when PYTHONPATH is not set), so two trees
+are compared by running it with each on PYTHONPATH, alternately; the first line names the tree.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ import time
 from collections import defaultdict
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if ROOT not in sys.path:
-    sys.path.insert(0, ROOT)
+if not os.environ.get("PYTHONPATH") and ROOT not in sys.path:
+    sys.path.insert(0, ROOT)  # else PYTHONPATH's tree: the one being measured
 
 import tirx_mlir  # noqa: E402,F401  (autoloads the backends)
 from tirx_mlir.located_parser import make_context, parse_module  # noqa: E402
@@ -96,7 +97,8 @@ def main() -> None:
                                                                      name + ".mlir")):
             parser.error(f"--kernels: {spec!r} is not trn:<name> or cuda:<name> of an example "
                          f"in examples/trn or examples/cuda/tile")
-    print(f"load average {os.getloadavg()[0]:.2f}; CPU ms a pipeline, mean of {args.runs}")
+    print(f"load average {os.getloadavg()[0]:.2f}; CPU ms a pipeline, mean of {args.runs}; "
+          f"tirx_mlir from {os.path.dirname(os.path.dirname(tirx_mlir.__file__))}")
     print(f"{'kernel':32s} {'passes':>9s} {'verify':>9s} {'share':>7s}")
     for spec in args.kernels.split(","):
         passes, verifies = measure(spec, args.warm, args.runs)

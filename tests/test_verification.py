@@ -228,8 +228,29 @@ def test_unchanged_region_ops_are_checked_once(monkeypatch):
     verifier.verify(module)
     assert len(calls) == 1
     ops_of(module, arith.ConstantOp)[0].properties["value"] = IntegerAttr(1, IndexType())
-    verifier.verify(module)  # a change inside the kernel checks it again
+    verifier.verify(module)  # a change inside the kernel: not what its own check reads
+    assert len(calls) == 1
+    ops_of(module, KernelOp)[0].properties["grid"] = int_array([2])
+    verifier.verify(module)  # its own property: checked again
     assert len(calls) == 2
+
+
+def test_a_loop_is_checked_again_when_its_yield_changes(monkeypatch):
+    """A region op of `REGION_CHECK_READS` is checked once per distinct value of what its check
+    reads: its types and properties, its blocks' argument types and each block's last op (class
+    and operand types). A change elsewhere in its body does not check it again; a ``yield``
+    given an operand of another type does, and is caught."""
+    module, verifier = known_good(LOOP)
+    calls = count_calls(monkeypatch, scf.ForOp, "verify_")
+    loop = ops_of(module, scf.ForOp)[0]
+    body = loop.body.block
+    body.insert_op_before(arith.ConstantOp(IntegerAttr(5, IndexType())), body.first_op)
+    verifier.verify(module)  # a new op in its body: its region key, not what its check reads
+    assert calls == []
+    y = next(op for op in ops_of(module, arith.ConstantOp) if op.result.type == IntegerType(32))
+    loop.body.block.last_op.operands = [y.result]  # yields an i32 for the f32 it carries
+    assert_caught(verifier, module, "must match loop-carried variable types")
+    assert calls
 
 
 PART = "!tirx.buffer<64x128xf32, trn.sbuf>"
@@ -857,6 +878,34 @@ def test_an_unreported_change_is_caught_by_the_audit():
     verifier.check(module)  # the audit's full verification leaves the memo whole
 
 
+def test_region_ops_on_a_reports_path_are_not_keyed_and_the_audit_still_sees_inside():
+    """After a report, the loop it reaches and the kernel holding it get new serials without
+    their region keys being hashed or kept; the audit's full verification does not count them
+    as changed unreported, but still finds an op changed unreported in the same loop."""
+    def edit(module, log):
+        mul = next(op for op in module.walk() if op.name == "arith.muli")
+        mul.attributes["test.mark"] = UnitAttr()
+        log.changed(mul)
+
+    module, verifier = after_pass(LOOPS, edit, audit=True)
+    verifier.check(module)  # the audit passes
+    loop, kernel = ops_of(module, scf.ForOp)[1], ops_of(module, KernelOp)[0]
+    assert {id(loop), id(kernel)} <= verifier._entered  # noqa: SLF001
+    assert ops_of(module, scf.ForOp)[0] not in [op for op in module.walk()
+                                                 if id(op) in verifier._entered]  # noqa: SLF001
+
+    def edit_two(module, log):
+        mul = next(op for op in module.walk() if op.name == "arith.muli")
+        mul.attributes["test.other"] = UnitAttr()
+        log.changed(mul)
+        add = next(op for op in module.walk() if op.name == "arith.addi")
+        add.attributes["test.mark"] = UnitAttr()  # in the other loop, not reported
+
+    verifier.run_pass(ReportingPass(edit_two), None, module)
+    with pytest.raises(UnreportedChange, match="arith.addi"):
+        verifier.check(module)
+
+
 def test_an_unreported_error_is_caught_by_the_audit():
     def edit(module, log):
         psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
@@ -1369,3 +1418,26 @@ def test_a_view_whose_offset_constant_is_replaced_by_an_equal_one_is_not_resolve
     with pytest.raises(VerifyException, match="starts at partition 16") as err:
         verifier.check(module)
     assert str(err.value) == plain_error(module)
+
+
+def test_upstream_ops_a_pass_builds_get_the_compiled_definition_check():
+    """An arith op in IR whose dialect no context loaded (dispatch builds them from xDSL's
+    classes) is verified with the compiled definition check (`def_check.install_def_check`)
+    once the verifier meets its class: xDSL's generic one costs ~10x more. In a fresh process,
+    as the dialect is loaded once per process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import tirx_mlir\n"
+        "from xdsl.dialects import arith\n"
+        "from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp\n"
+        "from tirx_mlir.verification import ModuleVerifier\n"
+        "c = arith.ConstantOp(IntegerAttr(1, IndexType()))\n"
+        "add = arith.AddiOp(c.result, c.result)\n"
+        "assert not getattr(arith.AddiOp.verify_, '__wrapped_def_check__', False)\n"
+        "ModuleVerifier().verify(ModuleOp([c, add]))\n"
+        "print(getattr(arith.AddiOp.verify_, '__wrapped_def_check__', False))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "True"

@@ -175,6 +175,21 @@ def test_a_pass_redirecting_uses_to_a_value_of_another_type_is_caught():
     caught_after(module, verifier, edit)
 
 
+def test_a_pass_giving_a_loop_a_wrong_yield_is_caught():
+    """A loop's own check is memoised on what it reads (`verification.REGION_CHECK_READS`):
+    after a pipeline of loops whose check passed, one whose ``scf.yield`` now yields a value
+    it does not carry is caught."""
+    module, verifier = lowered("cuda", "gemm_sm80")
+
+    def edit(module, log):
+        loop = next(op for op in module.walk() if op.name == "scf.for" and not op.results)
+        value = next(op for op in loop.body.block.ops if op.results).results[0]
+        loop.body.block.last_op.operands = [value]
+        log.changed(loop.body.block.last_op)
+
+    assert "expected 0 args" in caught_after(module, verifier, edit)
+
+
 def test_compare_catches_a_verdict_the_memo_got_wrong():
     """An error a pass makes without reporting it is not seen by a verification from the
     report (that is what the audit is for); ``compare`` sees the plain verifier disagree."""

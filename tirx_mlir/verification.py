@@ -53,11 +53,17 @@ canonicalize or cse, an op hoisted) keeps its key's serial when the key does not
 key holds, for each op nested in its blocks, the op's id, its key's serial and its operands'
 ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
-rewrote one loop re-checks that loop and its ancestors, not its siblings. Only the region keys
+rewrote one loop re-checks that loop and its ancestors, not its siblings. Of those, the check
+of scf.for, scf.if, tirx.kernel and builtin.module (`REGION_CHECK_READS`) reads only their
+blocks' argument types and last ops (the module: its ops' symbol names), so it runs again only
+when those, or the op's own types and attributes, changed. Only the region keys
 the last verification met are kept, with the ops and blocks they name (older IR is not kept
-alive). A view is resolved once for the life of the verifier: its key holds the serial of the
-view it resolves to, found through a record of what the resolution reads (the
-chain of view ops, their properties, result types and the index arithmetic of their offsets).
+alive); after a report (below), a region op on its path holds what the report reached, so its
+key is neither hashed nor kept (hashing a kernel's key costs a pass over a token per op of its
+body): it gets a new serial, as a changed op does. A view is resolved once for the life of
+the verifier: its key holds the serial of the view it resolves to, found through a record of
+what the resolution reads (the chain of view ops, their properties, result types and the
+index arithmetic of their offsets).
 When only what a check reads beyond the op's own types and attributes changed (a view, its
 site, its regions), xDSL's generic IRDL checks, which read only those, are not run again; its
 traits and its own ``verify_`` are. Of those, ``IsolatedFromAbove`` is decided from the values
@@ -131,7 +137,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.changes import (ChangeLog, change_listener,  # noqa: F401 - the passes' API
                                current_changes, reporting_to, reports_changes)
-from tirx_mlir.dialects.def_check import isolated_from_above
+from tirx_mlir.dialects.def_check import install_def_check, isolated_from_above
 
 LOCAL_DIALECTS = ("arith", "math")
 """Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith and
@@ -144,6 +150,21 @@ scf.condition's checks are their traits (the parent's class, the end of the bloc
 scf.if check their bounds and operands against their block's arguments and ``yield``, scf.while
 its operand and result types against its blocks' argument types; builtin.module's traits check
 its body."""
+
+REGION_CHECK_READS = {"scf.for": "ends", "scf.if": "ends", "tirx.kernel": "ends",
+                      "builtin.module": "symbols"}
+"""Region ops whose own check (`ModuleVerifier._check`: the generic IRDL checks, the traits and
+the class's ``verify_``) reads of their regions only their blocks' argument types and
+``"ends"``, each block's last op as its class and its operands' types (`_ends`), or
+``"symbols"``, the ``sym_name`` of each op of its body (`_symbols`): scf.for (the block count and
+arguments, `SingleBlockImplicitTerminator`'s ``scf.yield``, whose operand types its ``verify_``
+compares with the loop-carried values), scf.if (the same trait), tirx.kernel (its parameters'
+types, the ``tirx.return`` ending its body) and builtin.module (`NoTerminator`'s block count,
+`SymbolTable`'s names defined twice). `IsolatedFromAbove` (the kernel's, the module's) is
+decided apart: the memo is used only when the op is known isolated. Their region key changes
+whenever an op inside them changes; the check itself runs once per distinct ``(class, types,
+properties, attributes, site, block argument types, ends or symbols)``
+(`ModuleVerifier._region_check_key`)."""
 
 TYPED_VALUE_PROPS = {"arith.constant": "value"}
 """Properties whose constraint reads only the attribute's class and its type parameter:
@@ -280,11 +301,17 @@ def _returns_none_only(function: object) -> bool:
 
 
 def _plan_of(op: Operation) -> "_Plan | None":
+    """What the key of ``op``'s class holds (None: verify in full), found once per class; the
+    first time, an upstream IRDL class still on xDSL's generated ``verify_`` gets the compiled
+    definition check (`def_check.install_def_check`, as the dialects the context loads do):
+    a pass may build ops of a dialect the parsed input never named (dispatch's arith ops)."""
     cls = type(op)
     try:
         return _plans[cls]
     except KeyError:
         pass
+    if isinstance(op, IRDLOperation):
+        install_def_check(cls)  # an upstream op a pass built, its dialect never loaded
     reads = getattr(cls, "VERIFY_READS", None) or STATED_READS.get(op.name)
     if reads is None and op.name.split(".", 1)[0] in LOCAL_DIALECTS:
         reads = "local"
@@ -343,6 +370,10 @@ def _generic_length(local: tuple) -> int:
     the four counts, the operand and result types, and a (name, serial) pair per property and
     attribute."""
     return 5 + local[1] + local[2] + 2 * (local[3] + local[4])
+
+
+_NO_SITE = (None, None)
+"""`_site` of an op whose traits check nothing of where it sits."""
 
 
 def _site(op: Operation, plan: _Plan) -> tuple:
@@ -431,6 +462,12 @@ class ModuleVerifier:
         self._visited: list[Operation] = []
         """The ops `_visit` ran on in this verification, after a report
         (`_free_after_report`)."""
+        self._entered: set[int] = set()
+        """The ids of the region ops the last verification from a report entered: their
+        region keys are neither looked up nor kept (what they hold changed; hashing a kernel's
+        key costs a pass over its body), and the audit's full verification that follows does not
+        take their keys, not found, for an unreported change (their contents it checks op by
+        op)."""
         self._spans: dict[int, tuple[int, list[SSAValue]]] = {}
         """For each region op `_free_after_report` ran on in this verification, by id: where
         its descendants end in ``_visited`` and the values they use from outside it (a region
@@ -740,6 +777,8 @@ class ModuleVerifier:
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
         self._path, self._visited, self._marked = path, [], set()
+        if not self._auditing:
+            self._entered = set()
         self._spans = {}
         if path is None:
             self._regions_now, self._held_now, self._ops_now = {}, [], {}
@@ -767,6 +806,7 @@ class ModuleVerifier:
         self._tokens, self._tokens_now = self._tokens_now, {}
         self._always, self._always_now = self._always_now, set()
         live = {entry[1] for entry in self._regions.values()}
+        live.update(entry[1][1] for entry in self._tokens.values())  # visited after a report
         self._free = {serial: f for serial, f in self._free.items() if serial in live}
         self._held, self._held_now = self._held_now, []
         self._verified_once, self._last_target = True, self._current_target
@@ -826,17 +866,19 @@ class ModuleVerifier:
         for operand in op._operands:  # noqa: SLF001
             if type(operand) is ErasedSSAValue:  # no subclasses; `isinstance` asks the ABC
                 raise ValueError("Erased SSA value is used by the operation")
-        _check_terminator(op)
+        if op._next_op is None:  # noqa: SLF001 - the last op of its block (or detached)
+            _check_terminator(op)
         try:
             local = self._local_key(op, plan)
             reads = plan.reads
+            site = _site(op, plan) if plan.parent or plan.last else _NO_SITE
             if reads == "local":
-                key = local + _site(op, plan)
+                key = local + site
             elif fingerprint is not None:  # its last part: the views or the kernel context
-                key = local + fingerprint[-1] + _site(op, plan)
+                key = local + fingerprint[-1] + site
             else:
                 key = local + (self._views_key(op, plan) if reads == "views" else
-                               self._context(op)) + _site(op, plan)
+                               self._context(op)) + site
         except Exception:  # noqa: BLE001 - e.g. a view that does not resolve: check in full
             self._mark_always(op)
             op.verify(verify_nested_ops=False)
@@ -1158,15 +1200,19 @@ class ModuleVerifier:
         contents = self._contents(op)
         local = self._local_key(op, plan)
         key = (local, _site(op, plan), contents)
-        digest = hash(key)  # once: a kernel's key holds a token per op of its body
-        entry = self._regions.get(digest)
-        if entry is None or entry[0] != key:
-            entry = self._regions_now.get(digest)
-            if entry is not None and entry[0] != key:
-                entry = None
+        if self._path is not None:  # after a report: on its path, what it holds changed
+            digest = entry = None
+            self._entered.add(id(op))
+        else:
+            digest = hash(key)  # once: a kernel's key holds a token per op of its body
+            entry = self._regions.get(digest)
+            if entry is None or entry[0] != key:
+                entry = self._regions_now.get(digest)
+                if entry is not None and entry[0] != key:
+                    entry = None
         serial = None if entry is None else entry[1]
         if serial is None:
-            if self._auditing and id(op) not in self._always:
+            if self._auditing and id(op) not in self._always and id(op) not in self._entered:
                 self._unreported.append(op)
             serial = self._new_serial()
             free = self._free_after_report(op, start)
@@ -1174,15 +1220,60 @@ class ModuleVerifier:
                 free = self._free_values(op, contents)
             self._free[serial] = free
             serial_of = self._serial
-            self._check(op, local, tuple(tuple(tuple(serial_of(arg.type) for arg in block.args)
-                                               for block in region.blocks)
-                                         for region in op.regions), isolated=free == frozenset())
+            shape = tuple(tuple(tuple(serial_of(arg.type) for arg in block.args)
+                                for block in region.blocks) for region in op.regions)
+            isolated = free == frozenset()
+            narrow = self._region_check_key(op, key, shape, isolated)
+            if narrow is None or narrow not in self._verified:
+                self._check(op, local, shape, isolated=isolated)
+                if narrow is not None:
+                    self._verified[narrow] = 0
             if free and _has_trait(type(op), IsolatedFromAbove):
                 self._free[serial] = frozenset()  # the check passed: nothing is free (exact)
-        self._regions_now[digest] = (key, serial)
+        if digest is not None:
+            self._regions_now[digest] = (key, serial)
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
         self._tokens_now[id(op)] = (op, token)
         return token
+
+    def _region_check_key(self, op: Operation, key: tuple, shape: tuple,
+                          isolated: bool) -> tuple | None:
+        """What the check of a `REGION_CHECK_READS` op reads (its region key's local part and
+        site, its blocks' argument types ``shape`` and `_ends`), as a key of ``_verified``; None
+        for another class, or for an op `IsolatedFromAbove` not known ``isolated`` (its check
+        then walks its regions)."""
+        cls = type(op)
+        reads = _NARROW.get(cls, 0)
+        if reads == 0:
+            reads = _NARROW[cls] = REGION_CHECK_READS.get(op.name)
+        if reads is None or (not isolated and _has_trait(cls, IsolatedFromAbove)):
+            return None
+        return ("region check", key[0], key[1], shape,
+                self._ends(op) if reads == "ends" else self._symbols(op))
+
+    def _ends(self, op: Operation) -> tuple:
+        """Each block of ``op``'s regions, by its last op: its class and its operands' types
+        (by `_serial`), or None when the block is empty."""
+        serial = self._serial
+        ends: list = []
+        for region in op.regions:
+            for block in region.blocks:
+                last = block._last_op  # noqa: SLF001
+                ends.append(None if last is None else  # noqa: SLF001 (``_type``, ``_operands``)
+                            (type(last), *(serial(v._type) for v in last._operands)))
+        return tuple(ends)
+
+    def _symbols(self, op: Operation) -> tuple:
+        """The ``sym_name`` of each op in ``op``'s blocks (by `_serial`; None for an op without
+        one), what xDSL's `SymbolTable` check reads of them."""
+        serial = self._serial
+        names: list = []
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.ops:
+                    name = child.get_attr_or_prop("sym_name")
+                    names.append(None if name is None else serial(name))
+        return tuple(names)
 
     def _free_after_report(self, op: Operation, start: int) -> frozenset[int] | None:
         """After a report (`_path`): the values ``op``'s regions used from outside at the last
@@ -1293,8 +1384,8 @@ class ModuleVerifier:
         last_op = block._last_op  # noqa: SLF001
         op = block._first_op  # noqa: SLF001
         while op is not None:
-            if affected is not None:  # after a report: skip what it does not reach
-                op = self._skip_unreached(op, block, last_op, append, walked)
+            if affected is not None and id(op) not in affected:  # after a report: skip what
+                op = self._skip_unreached(op, block, last_op, append, walked)  # it does not reach
                 if op is None:
                     break
             if op.parent is not block:
@@ -1382,6 +1473,9 @@ def _check_terminator(op: Operation) -> None:
         raise VerifyException(f"Operation {op.name} terminates block in multi-block region "
                               "but is not a terminator")
 
+
+_NARROW: dict[type, str | None] = {}
+"""What the check of a `REGION_CHECK_READS` class reads of its blocks (None: another class)."""
 
 _class_traits: dict[tuple[type, type], bool] = {}
 

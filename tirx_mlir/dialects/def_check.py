@@ -12,8 +12,8 @@ values in the same order, with the counts compared directly, and operand segment
 once rather than at each named operand) and then the class's own ``verify_``. When the compiled
 check fails for any reason, xDSL's ``OpDef.verify`` runs instead and raises its own error, so
 every message is xDSL's. A definition the compiler does not cover (other options than one
-operand segment-size property or attribute; without it, optional or several variadic operands;
-optional or variadic results) keeps xDSL's ``verify_`` unchanged. `install_def_check` does the
+operand segment-size property or attribute; without it, several variadic or optional operands
+or results) keeps xDSL's ``verify_`` unchanged. `install_def_check` does the
 same for a class xDSL's decorator already made (the upstream dialects' ops, when tirx_mlir loads
 them). `install_segment_operands` gives an op class with operand segment sizes named-operand
 accessors that keep the decoded sizes (`SegmentOperand`; the nki ops use them).
@@ -47,13 +47,38 @@ from tirx_mlir.lazy_op_definitions import when_defined
 def _arg_check(defs) -> tuple[str, tuple] | None:
     """How to check one construct's list: ``("single", constraints)`` when every definition is
     a single value, ``("variadic", (constraint,))`` for one non-optional variadic definition
-    alone (any count), None otherwise."""
+    alone (any count), ``("one variadic", (its position, whether it is optional,
+    constraints))`` for one variadic or optional definition among single ones (a tile
+    primitive's trailing workspace), None otherwise."""
     kinds = [d for _, d in defs]
-    if not any(isinstance(d, VariadicDef) for d in kinds):
+    variadic = [i for i, d in enumerate(kinds) if isinstance(d, VariadicDef)]
+    if not variadic:
         return "single", tuple(d.constr for d in kinds)
     if len(kinds) == 1 and not isinstance(kinds[0], OptionalDef):
         return "variadic", (kinds[0].constr,)
+    if len(variadic) == 1:
+        at = variadic[0]
+        return "one variadic", (at, isinstance(kinds[at], OptionalDef),
+                                tuple(d.constr for d in kinds))
     return None
+
+
+def _check_one_variadic(spec: tuple, values, context) -> None:
+    """xDSL's ``verify_variadic_same_size`` and per-definition constraints for one variadic (or
+    optional) definition at position ``at`` among single ones: it takes what the single ones
+    leave (an optional one at most one value), each definition's constraint is verified in
+    order on its values' types."""
+    at, optional, constrs = spec
+    extra = len(values) - (len(constrs) - 1)
+    if extra < 0 or (optional and extra > 1):
+        raise VerifyException("count")
+    for k, constr in enumerate(constrs):
+        if k < at:
+            constr.verify((values[k].type,), context)
+        elif k == at:
+            constr.verify(tuple(v.type for v in values[at:at + extra]), context)
+        else:
+            constr.verify((values[k + extra - 1].type,), context)
 
 
 def _segment_check(defs, option: AttrSizedOperandSegments) -> tuple[str, tuple]:
@@ -106,6 +131,9 @@ def compile_def_check(op_def: OpDef) -> Callable[[Operation], None] | None:
                    for t in op_def.traits)
 
     def check_values(kind: str, constrs: tuple, values, context) -> None:
+        if kind == "one variadic":
+            _check_one_variadic(constrs, values, context)
+            return
         if kind == "variadic":
             constrs[0].verify(tuple(v.type for v in values), context)
             return

@@ -29,7 +29,11 @@ the iteration, no drain after it past pure ops, a drain whose condition is not t
 value or the same pure computation of it) is left as it is, untagged.
 
 Runs on CUDA-level IR right after dispatch's cleanup (before shared-memory planning and the
-index passes, which then see the two loops).
+index passes, which then see the two loops). It reports what it changes (``REPORTS_CHANGES``,
+`tirx_mlir.changes`): a tag dropped (the op's own attribute), an op moved before the loop, the
+loop replaced (its block, where the hoisted condition and the new ``scf.if`` are found) and the
+drain taken out of it; a kernel without tagged loops is left as it was, and the verification
+after the pass then visits nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from tirx_mlir.backends.cuda.dispatch.tma_ring import pure_loop_op
 from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import (CONSUMER_ROLE, DRAIN_ROLE, ROLE,
                                                               SPLIT)
+from tirx_mlir.changes import current_changes
 
 
 def _role(op: Operation) -> str | None:
@@ -119,6 +124,8 @@ def _inline(rewriter: Rewriter, guard: scf.IfOp) -> None:
 def split(loop: scf.ForOp) -> bool:
     """Split one tagged loop (module docstring); False when it does not apply."""
     del loop.attributes[SPLIT]
+    log = current_changes()
+    log.changed(loop, inside=False)  # its own attribute (the loop is replaced below if split)
     found = _splittable(loop)
     cond_ops: list[Operation] = []
     if found is None or not _hoistable(found[0].cond, loop, cond_ops):
@@ -130,6 +137,7 @@ def split(loop: scf.ForOp) -> bool:
         between = loop.next_op
         between.detach()
         rewriter.insert_op(between, InsertPoint.before(loop))
+        log.changed(between)  # moved: its place, and its users' dominance
     mapper: dict[SSAValue, SSAValue] = {}
     for op in cond_ops:
         rewriter.insert_op(op.clone(value_mapper=mapper), InsertPoint.before(loop))
@@ -146,11 +154,13 @@ def split(loop: scf.ForOp) -> bool:
     then_block, else_block = Block(), Block()
     then_block.add_op(mine)
     else_block.add_op(theirs)
+    log.removed(drain)  # taken into the new scf.if (checked whole: a new region op)
     drain.detach()
     then_block.add_op(drain)
     _inline(rewriter, drain)
     then_block.add_op(scf.YieldOp())
     else_block.add_op(scf.YieldOp())
+    log.removed(loop)  # its block: the hoisted condition and the new scf.if are found there
     rewriter.replace_op(loop, scf.IfOp(cond, [], Region(then_block), Region(else_block)), [])
     return True
 
@@ -164,15 +174,18 @@ def _untag(loop: scf.ForOp) -> None:
         op = op.next_op
     if op is not None:
         ops.append(op)
+    log = current_changes()
     for tagged in ops:
         if _role(tagged) is not None:
             del tagged.attributes[ROLE]
+            log.changed(tagged, inside=False)
 
 
 class CudaSplitRolesPass(ModulePass):
     """Give each role of a tagged K loop its own loop (module docstring)."""
 
     name = "cuda-split-roles"
+    REPORTS_CHANGES = True  # each tag dropped, op moved and loop replaced (module docstring)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for loop in [o for o in op.walk() if isinstance(o, scf.ForOp) and SPLIT in o.attributes]:
