@@ -50,17 +50,21 @@ CUDA_OPS = frozenset({"cuda.load", "cuda.store", "cuda.address", "cuda.shfl_sync
 indices and address arithmetic, which the plan answers)."""
 
 
+_UNSET = object()
+
+
 class Unsupported(Exception):
     """A case the plan does not cover (the printer then expands a copy)."""
 
 
 class Tok:
-    """A value an expansion makes: ``rec.results[index]``."""
+    """A value an expansion makes: ``rec.results[index]``; ``const``: its value when it is
+    a constant (`Expander.int_value`), else None."""
 
-    __slots__ = ("type", "rec", "index")
+    __slots__ = ("type", "rec", "index", "const")
 
     def __init__(self, type_, rec: Rec, index: int) -> None:
-        self.type, self.rec, self.index = type_, rec, index
+        self.type, self.rec, self.index, self.const = type_, rec, index, None
 
     @property
     def owner(self) -> Operation | None:
@@ -91,6 +95,8 @@ class Rec:
         self.kind = arith.ConstantOp if op is None else type(op)
         self.value, self.type = value, type_
         self.results = tuple(Tok(t, self, i) for i, t in enumerate(result_types))
+        if op is not None and self.kind is arith.ConstantOp:
+            self.results[0].const = constant_value(op.results[0])
 
     def properties(self) -> dict:
         return self.op.properties if self.props is None else self.props
@@ -155,6 +161,8 @@ class Planner(Expander):
         """id of an expanded loop -> the records its expansion placed before it."""
         self.out: list[Rec] = []
         """The records of the expansion under way."""
+        self.external: dict[int, int | float | None] = {}
+        """id of a value of the input -> `constant_value` of it."""
 
     # ---- what the plan covers ----
     @staticmethod
@@ -189,23 +197,26 @@ class Planner(Expander):
 
     # ---- values ----
     def int_value(self, value) -> int | float | None:
-        known = self.ints.get(id(value))
-        if known is not None:
-            return known[1]
-        if isinstance(value, Tok):
-            rec = value.rec
-            return constant_value(rec.op.results[0]) if type(rec.op) is arith.ConstantOp \
-                else None
-        return constant_value(value)
+        """`Expander.int_value` of a token: a `Tok`'s constant, an input value's (cached:
+        the input does not change while the plan is made)."""
+        if type(value) is Tok:
+            return value.const
+        known = self.external.get(id(value), _UNSET)
+        if known is _UNSET:
+            known = self.external[id(value)] = constant_value(value)
+            self.alive.append(value)
+        return known
 
-    def constant(self, loop: scf.ForOp, block: Block, value: int, t) -> Tok:
-        key = (id(block), value, self.type_number(t))
+    def constant(self, loop: scf.ForOp, block: Block, value: int, t,
+                 number: int | None = None) -> Tok:
+        """`Expander.constant` (``number``: `type_number` of ``t``, when known)."""
+        key = (id(block), value, self.type_number(t) if number is None else number)
         result = self.constants.get(key)
         if result is None:
             rec = Rec(None, (), None, (t,), value, t)
             self.out.append(rec)
             result = self.constants[key] = rec.results[0]
-            self.ints[id(result)] = (result, value)
+            result.const = value
         return result
 
     # ---- the expansion ----
@@ -215,14 +226,24 @@ class Planner(Expander):
         parent = loop.parent_block()
         self.alive.append(parent)
         iv = block.args[0]
-        items = self.body_items(block)
+        items = [self.item(x) for x in self.body_items(block)]
+        number = self.type_number(iv.type)
         saved, self.out = self.out, []
+        clone = self.clone
         for i in range(lb, ub, step):
-            mapping: dict[int, object] = {id(iv): self.constant(loop, parent, i, iv.type)}
+            mapping: dict[int, object] = {id(iv): self.constant(loop, parent, i, iv.type,
+                                                                number)}
             for item in items:
-                self.clone(loop, parent, item, mapping)
+                clone(loop, parent, item, mapping)
         self.placed[id(loop)] = self.out
         self.out = saved
+
+    def item(self, x: Operation | Rec) -> _Item:
+        """What `clone` reads of a body op or record, once per loop (`Expander.facts`)."""
+        known = self.facts.get(id(x))
+        if known is None:
+            known = self.facts[id(x)] = _Item(x, self)
+        return known
 
     def body_items(self, block: Block) -> list[Operation | Rec]:
         """The body's ops as the expander finds them: each inner expanded loop replaced by
@@ -238,30 +259,29 @@ class Planner(Expander):
                 items.extend(placed)
         return items
 
-    def clone(self, loop, block, item, mapping) -> None:  # noqa: C901 - `Expander.clone`
-        is_rec = isinstance(item, Rec)
-        source = item.operands if is_rec else item._operands
-        operands = [mapping.get(id(v), v) for v in source]
+    def clone(self, loop, block, item: _Item, mapping) -> None:
+        """`Expander.clone` of one body item, into `out`."""
+        get = mapping.get
+        operands = [get(id(v), v) for v in item.source]
         results = item.results
-        facts = self.facts.get(id(item))
-        if facts is None:
-            facts = self.facts[id(item)] = _RecFacts(item, self)
-        folded = self.fold_constants(loop, block, item, operands) if facts.cheap else None
+        if item.cheap:
+            value = self.fold_constants(loop, block, item, operands)
+            if value is not None:
+                mapping[id(results[0])] = value
+                return
         first_key = None
-        shape = facts.shape
-        if folded is None and shape is not None:
+        shape = item.shape
+        if shape is not None:
             first_key = (id(block), tuple(map(id, operands)), shape)
             folded = self.known.get(first_key)
-        if folded is not None:
-            for result, value in zip(results, folded):
-                mapping[id(result)] = value
-            return
-        props = item.properties() if is_rec else item.properties
-        op = item.op if is_rec else item
-        new = Rec(op, operands, None if props is op.properties else props,
-                  [r.type for r in results])
+            if folded is not None:
+                for result, value in zip(results, folded):
+                    mapping[id(result)] = value
+                return
+        props = item.props
+        new = Rec(item.op, operands, item.rec_props, item.types)
         mapping.update(zip(map(id, results), new.results))
-        folded = self.fold_record(loop, block, new) if facts.may_fold else None
+        folded = self.fold_record(loop, block, new) if item.may_fold else None
         key = None
         if folded is None and shape is not None:
             if new.props is not None and new.props != props:  # reassociated
@@ -280,32 +300,31 @@ class Planner(Expander):
         for result, value in zip(results, folded):
             mapping[id(result)] = value
 
-    def fold_constants(self, loop, block, item, operands):
-        """`Expander.fold_constants` on an item (an op of the input or a record)."""
-        kind = item.kind if isinstance(item, Rec) else type(item)
-        result, = item.results
-        t = result.type
+    def fold_constants(self, loop, block, item: _Item, operands) -> Tok | SSAValue | None:
+        """`Expander.fold_constants` of an item of a `_CHEAP` class: the one value it folds
+        to, or None."""
+        kind = item.kind
         if kind is arith.ConstantOp:
-            value = self.int_value(result)
-            if isinstance(value, int) and isinstance(t, (IndexType, IntegerType)):
-                return [self.constant(loop, block, value, t)]
+            value = item.constant
+            if isinstance(value, int) and item.integer:
+                return self.constant(loop, block, value, item.type, item.number)
             return None
         if kind is arith.IndexCastOp:
             value = self.int_value(operands[0])
-            return [self.constant(loop, block, value, t)] if isinstance(value, int) else None
+            return self.constant(loop, block, value, item.type, item.number) \
+                if isinstance(value, int) else None
         lhs, rhs = operands
         a, b = self.int_value(lhs), self.int_value(rhs)
         if isinstance(a, int) and isinstance(b, int):
             value = _EXACT[kind](a, b)
-            bits = 64 if isinstance(t, IndexType) else t.width.data
-            if -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
-                return [self.constant(loop, block, value, t)]
+            if -item.bound <= value < item.bound:
+                return self.constant(loop, block, value, item.type, item.number)
             return None
         unit = 1 if kind is arith.MuliOp else 0
         if b == unit:
-            return [lhs]
+            return lhs
         if a == unit and kind is not arith.SubiOp:
-            return [rhs]
+            return rhs
         return None
 
     def fold_record(self, loop, block, new: Rec):
@@ -373,23 +392,44 @@ class Planner(Expander):
                     return
 
 
-class _RecFacts:
-    """`unroll._OpFacts` of an item: an op of the input or a record."""
+class _Item:
+    """What `Planner.clone` reads of a body item (an op of the input or a record), made once
+    per item: `unroll._OpFacts` (cheap-foldable, shape number, may fold), its operands,
+    results, properties, and for a `_CHEAP` class its result type, that type's number, whether
+    it is an integer, its signed bound and (a constant) its value."""
 
-    __slots__ = ("item", "cheap", "shape", "may_fold")
+    __slots__ = ("x", "op", "source", "results", "kind", "cheap", "shape", "may_fold",
+                 "props", "rec_props", "types", "type", "number", "integer", "bound",
+                 "constant")
 
-    def __init__(self, item, planner: Planner) -> None:
-        self.item = item
-        if isinstance(item, Rec):
-            kind = item.kind
-            pure = item.op is None or _pure(item.op)
-            shape = _record_shape(item) if pure else None
+    def __init__(self, x, planner: Planner) -> None:
+        self.x = x  # alive while its id keys `Expander.facts`
+        if isinstance(x, Rec):
+            self.op, self.source, kind = x.op, x.operands, x.kind
+            self.props = None if x.op is None else x.properties()
+            self.rec_props = x.props
+            pure = x.op is None or _pure(x.op)
+            shape = _record_shape(x) if pure else None
         else:
-            kind, pure = type(item), _pure(item)
-            shape = _shape(item) if pure else None
+            self.op, self.source, kind = x, x._operands, type(x)
+            self.props, self.rec_props = x.properties, None
+            pure = _pure(x)
+            shape = _shape(x) if pure else None
+        self.kind, self.results = kind, x.results
+        self.types = tuple(r.type for r in x.results)
         self.cheap = kind in _CHEAP
         self.shape = planner.shape_number(shape) if pure else None
         self.may_fold = _may_fold(kind)
+        self.type = self.number = self.bound = self.constant = None
+        self.integer = False
+        if self.cheap:
+            t = self.type = self.types[0]
+            self.number = planner.type_number(t)
+            self.integer = isinstance(t, (IndexType, IntegerType))
+            if self.integer:
+                self.bound = 1 << ((64 if isinstance(t, IndexType) else t.width.data) - 1)
+            if kind is arith.ConstantOp:
+                self.constant = planner.int_value(x.results[0])
 
 
 def _record_shape(rec: Rec) -> tuple:
