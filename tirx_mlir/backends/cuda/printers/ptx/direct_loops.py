@@ -7,10 +7,11 @@ is printed as it is, and each outermost expanded loop prints as its records, in 
 * a placed integer constant is the ``mov`` (``setp`` for i1) `ArithOps.emit_arith_constant`
   prints for the `arith_constant` the copy would hold;
 * a clone prints through its original op's ``emit_`` method: each operand of the op is first
-  bound to the registers of the record's operand (`PtxFrame.regs`), the op's results are
-  unbound so the method defines fresh ones, and after it the record's results take the
-  registers the method gave; a binding of a value defined outside the expanded loops (a
-  reassociated add's operand) is undone after the op;
+  bound to the registers of the record's operand (`PtxFrame.regs`; a value of the input
+  outside the expanded loops stands for itself), a ptx op's results are unbound so the
+  method defines fresh ones (the other methods define them anyway), and after it the
+  record's results take the registers the method gave; where a reassociated add's operand is
+  such a value, its binding is undone after the op;
 * what the printer asks of the IR beyond registers is answered for the expanded program:
   `value_of` (the record's token for an operand or result of the op), `defining` and
   `constant_of` (the records' ops and constants), `use_count` and `promotable` (the plan's
@@ -30,6 +31,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
+from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 from tirx_mlir.backends.cuda.printers.ptx.arith import int_width
 from tirx_mlir.backends.cuda.printers.ptx.constant_division import constant_divisor
@@ -100,8 +102,7 @@ class DirectLoops:
     def emit_record(self, rec: Rec) -> None:
         op = rec.op
         registers = self.regs
-        inside = self.plan.inside
-        restore = []
+        restore = [] if rec.props is not None else None
         for orig, token in zip(op._operands, rec.operands):
             if orig is token:
                 continue
@@ -109,21 +110,20 @@ class DirectLoops:
             if names is None:
                 raise self.fail("this value has no register in the printed PTX (it is defined "
                                 "by an op the PTX printer does not print as a value)", op)
-            if id(orig) not in inside:
+            if restore is not None:
                 restore.append((orig, registers.get(orig, _MISSING)))
             registers[orig] = names
-        for result in op.results:
-            registers.pop(result, None)
+        if _is_ptx(rec.kind):  # `emit_ptx_op` keeps a result that has registers
+            for result in op.results:
+                registers.pop(result, None)
         self.record = rec
-        try:
-            self.emit_op(op)
-        finally:
-            self.record = None
+        self.emit_op(op)
+        self.record = None
         for result, token in zip(op.results, rec.results):
             names = registers.get(result)
             if names is not None:
                 registers[token] = names
-        for orig, names in reversed(restore):
+        for orig, names in reversed(restore or ()):
             if names is _MISSING:
                 registers.pop(orig, None)
             else:
@@ -216,6 +216,16 @@ class DirectLoops:
                     _index(node.operands[1]) == element:
                 return False
         return False
+
+
+def _is_ptx(kind: type) -> bool:
+    known = _PTX.get(kind)
+    if known is None:
+        known = _PTX[kind] = issubclass(kind, PtxOp)
+    return known
+
+
+_PTX: dict[type, bool] = {}
 
 
 def promotable_type(t: BufferType) -> bool:

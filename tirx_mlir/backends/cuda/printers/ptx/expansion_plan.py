@@ -104,28 +104,35 @@ class Rec:
 
 class Plan:
     """The records of each outermost expanded loop (by the loop's id), in program order, and
-    the uses of every token in the expanded program."""
+    the uses of every token in the expanded program (`use_list`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, expanded: set[int]) -> None:
         self.records: dict[int, list[Rec]] = {}
         self.loops: list[scf.ForOp] = []
         """The outermost expanded loops (kept alive while their ids key `records`)."""
+        self.expanded = expanded
+        """ids of every expanded loop (the loops are alive while the module is)."""
         self.uses: dict[int, list[tuple[Rec | Operation, int]]] = {}
-        """id of a token -> its (user, operand position)s in the expanded program."""
-        self.inside: set[int] = set()
-        """ids of the input's ops and values inside expanded loops (not in the program: a
-        record's operand bound to such a value while it prints needs no restoring)."""
+        """id of a token -> its (user, operand position)s in the expanded program: made for
+        every `Tok` by `Planner.finish`, for a value of the input when first asked."""
         self.keep: list[object] = []
 
     def use_list(self, value) -> list[tuple[Rec | Operation, int]]:
         uses = self.uses.get(id(value))
-        if uses is None:
-            uses = []
-            if isinstance(value, SSAValue):  # the input's uses outside the expanded loops
-                uses = [(u.operation, u.index) for u in value.uses
-                        if id(u.operation) not in self.inside]
-            self.uses[id(value)] = uses
-            self.keep.append(value)
+        if uses is not None:
+            return uses
+        if type(value) is Tok:
+            return []
+        # a value of the input: its uses outside the expanded loops, then the records'
+        uses = [(u.operation, u.index) for u in value.uses
+                if not _inside_any(u.operation, self.expanded, itself=True)]
+        for loop in self.loops:
+            for rec in self.records[id(loop)]:
+                for i, operand in enumerate(rec.operands):
+                    if operand is value:
+                        uses.append((rec, i))
+        self.uses[id(value)] = uses
+        self.keep.append(value)
         return uses
 
 
@@ -178,20 +185,22 @@ class Planner(Expander):
         return True
 
     def finish(self, loops: list[scf.ForOp]) -> Plan:
-        plan = Plan()
         expanded = set(map(id, loops))
+        plan = Plan(expanded)
+        uses = plan.uses
         for loop in loops:
-            plan.inside.update(map(id, loop.body.block.args))
-            for op in loop.body.walk():
-                plan.inside.add(id(op))
-                plan.inside.update(map(id, op.results))
-        outer = [loop for loop in loops if not _inside_any(loop, expanded)]
-        for loop in outer:
+            if _inside_any(loop, expanded):
+                continue
             records = plan.records[id(loop)] = self.placed[id(loop)]
             plan.loops.append(loop)
             for rec in records:
                 for i, value in enumerate(rec.operands):
-                    plan.use_list(value).append((rec, i))
+                    if type(value) is Tok:
+                        known = uses.get(id(value))
+                        if known is None:
+                            uses[id(value)] = [(rec, i)]
+                        else:
+                            known.append((rec, i))
         plan.keep.append(self)  # the tokens the records' dict keys name
         return plan
 
@@ -470,8 +479,9 @@ def _printable(op: Operation) -> bool:
     return op.name in CUDA_OPS
 
 
-def _inside_any(op: Operation, ids: set[int]) -> bool:
-    node = op.parent_op()
+def _inside_any(op: Operation, ids: set[int], itself: bool = False) -> bool:
+    """Whether an op whose id is in ``ids`` holds ``op`` (or is ``op``, with ``itself``)."""
+    node = op if itself else op.parent_op()
     while node is not None:
         if id(node) in ids:
             return True
