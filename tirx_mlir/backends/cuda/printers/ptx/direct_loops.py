@@ -27,6 +27,7 @@ test_direct_loops.py prints both ways.
 from __future__ import annotations
 
 from xdsl.dialects import scf
+from xdsl.dialects.builtin import UnregisteredOp
 from xdsl.ir import Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
@@ -41,7 +42,6 @@ from tirx_mlir.backends.cuda.printers.ptx.expansion_plan import (Plan, Rec, Tok,
 from tirx_mlir.backends.cuda.printers.ptx.local_registers import promotable
 from tirx_mlir.backends.cuda.printers.ptx.unroll import _expanded_loops
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.op_build import integer_attr
 
 _MISSING = object()
 
@@ -91,7 +91,7 @@ class DirectLoops:
     def emit_placed_constant(self, rec: Rec) -> None:
         """`ArithOps.emit_arith_constant` of the integer constant ``rec`` places."""
         t = rec.type
-        value = integer_attr(rec.value, t).value.data
+        value = rec.printed
         result = rec.results[0]
         if int_width(t) == 1:
             self.line(f"setp.ne.u32 {self.define(result)}, {1 if value else 0}, 0;")
@@ -113,11 +113,15 @@ class DirectLoops:
             if restore is not None:
                 restore.append((orig, registers.get(orig, _MISSING)))
             registers[orig] = names
-        if _is_ptx(rec.kind):  # `emit_ptx_op` keeps a result that has registers
+        kind = rec.kind
+        if _is_ptx(kind):  # `emit_ptx_op` keeps a result that has registers
             for result in op.results:
                 registers.pop(result, None)
+        method = _METHODS.get((type(self), kind))
+        if method is None:
+            method = _METHODS[(type(self), kind)] = _method(type(self), op)
         self.record = rec
-        self.emit_op(op)
+        method(self, op)
         self.record = None
         for result, token in zip(op.results, rec.results):
             names = registers.get(result)
@@ -171,7 +175,7 @@ class DirectLoops:
             return constant_divisor(token, width)
         rec = token.rec
         if rec.op is None:
-            return integer_attr(rec.value, rec.type).value.data % 2**width or None
+            return rec.printed % 2**width or None
         return constant_divisor(rec.op.results[0], width)
 
     def index_constant(self, index: SSAValue) -> int | None:
@@ -216,6 +220,20 @@ class DirectLoops:
                     _index(node.operands[1]) == element:
                 return False
         return False
+
+
+def _method(printer: type, op: Operation):
+    """What `PtxFrame.emit_op` calls for an op of ``op``'s class (itself when the printer
+    has no method: it raises the located error)."""
+    if isinstance(op, PtxOp):
+        return printer.emit_ptx_op
+    method = None if isinstance(op, UnregisteredOp) else \
+        getattr(printer, "emit_" + op.name.replace(".", "_"), None)
+    return printer.emit_op if method is None else method
+
+
+_METHODS: dict[tuple[type, type], object] = {}
+"""(printer class, op class) -> `_method`."""
 
 
 def _is_ptx(kind: type) -> bool:

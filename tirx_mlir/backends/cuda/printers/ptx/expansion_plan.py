@@ -75,25 +75,28 @@ class Tok:
 def token_constant(value) -> int | float | None:
     """`constant_value` of a token: what the printer reads of an ``arith.constant`` (a
     placed constant's attribute value, as `arith_constant` makes it)."""
-    if not isinstance(value, Tok):
+    if type(value) is not Tok:
         return constant_value(value)
     rec = value.rec
     if rec.op is None:
-        return integer_attr(rec.value, rec.type).value.data
-    return constant_value(rec.op.results[0]) if rec.kind is arith.ConstantOp else None
+        return rec.printed
+    return value.const  # a clone of a constant: its value (`Rec`); else None
 
 
 class Rec:
     """One op of the expanded program: a clone of ``op`` on ``operands`` (tokens) with
     ``props``, or (``op`` None) a placed integer constant ``value`` of ``type``."""
 
-    __slots__ = ("op", "kind", "operands", "results", "props", "value", "type")
+    __slots__ = ("op", "kind", "operands", "results", "props", "value", "type", "printed")
 
     def __init__(self, op: Operation | None, operands, props: dict | None,
                  result_types=(), value: int = 0, type_=None) -> None:
         self.op, self.operands, self.props = op, operands, props
         self.kind = arith.ConstantOp if op is None else type(op)
         self.value, self.type = value, type_
+        self.printed = None
+        """A placed constant's value as its ``arith.constant`` holds it (`integer_attr`:
+        an i1 true is -1), what the printer reads."""
         self.results = tuple(Tok(t, self, i) for i, t in enumerate(result_types))
         if op is not None and self.kind is arith.ConstantOp:
             self.results[0].const = constant_value(op.results[0])
@@ -115,6 +118,9 @@ class Plan:
         self.uses: dict[int, list[tuple[Rec | Operation, int]]] = {}
         """id of a token -> its (user, operand position)s in the expanded program: made for
         every `Tok` by `Planner.finish`, for a value of the input when first asked."""
+        self.input_uses: dict[int, list[tuple[Rec, int]]] | None = None
+        """id of a value of the input -> the records' uses of it (made when first asked; the
+        records keep the values alive)."""
         self.keep: list[object] = []
 
     def use_list(self, value) -> list[tuple[Rec | Operation, int]]:
@@ -124,13 +130,16 @@ class Plan:
         if type(value) is Tok:
             return []
         # a value of the input: its uses outside the expanded loops, then the records'
+        if self.input_uses is None:
+            self.input_uses = {}
+            for loop in self.loops:
+                for rec in self.records[id(loop)]:
+                    for i, operand in enumerate(rec.operands):
+                        if type(operand) is not Tok:
+                            self.input_uses.setdefault(id(operand), []).append((rec, i))
         uses = [(u.operation, u.index) for u in value.uses
                 if not _inside_any(u.operation, self.expanded, itself=True)]
-        for loop in self.loops:
-            for rec in self.records[id(loop)]:
-                for i, operand in enumerate(rec.operands):
-                    if operand is value:
-                        uses.append((rec, i))
+        uses += self.input_uses.get(id(value), ())
         self.uses[id(value)] = uses
         self.keep.append(value)
         return uses
@@ -223,6 +232,7 @@ class Planner(Expander):
         result = self.constants.get(key)
         if result is None:
             rec = Rec(None, (), None, (t,), value, t)
+            rec.printed = integer_attr(value, t).value.data
             self.out.append(rec)
             result = self.constants[key] = rec.results[0]
             result.const = value
