@@ -26,7 +26,9 @@ Module::
   dynamic arena is the module's one ``.extern .shared`` array; ``tirx.alloc`` in local is a
   ``.local`` array;
 * control flow is structured labels (control_flow.py); a loop over a thread's local array
-  (registers) is first expanded on a copy of the module (unroll.py);
+  (registers) is expanded: printed from an expansion plan in its place (expansion_plan.py,
+  direct_loops.py), or, where the plan does not cover it, on a copy of the module first
+  (unroll.py);
 * addresses for the ptx ops: ``cuda.address %buf, %i`` where the cuda dialect has it (i64
   generic, i32 shared window), or a buffer's base as ``builtin.unrealized_conversion_cast %buf
   to i64 / i32`` (the same values);

@@ -23,6 +23,11 @@ the module (the input is never changed):
 * a loop that must be expanded but whose bounds are not constants, or with more than
   `MAX_ITERATIONS` iterations, is a located error at the loop.
 
+The printer runs these decisions without copying where it can (expansion_plan.py: the same
+expansion as records, printed in the loops' place by direct_loops.py); this copy remains for
+the loops the plan does not cover (carried values, nested regions, other ops), and is the
+reference the plan is tested against (tests/backends/cuda/printers/ptx/test_direct_loops.py).
+
 Cost: this expansion is most of ``-t ptx``'s time on register-tile kernels (thousands of
 copied ops), so the module copy and every op copy go through `copy_tree` / `copy_op`, which set
 an op's fields directly (what xDSL's ``clone`` makes, about a fifth of its time; the test
