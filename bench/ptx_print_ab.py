@@ -22,6 +22,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,6 +33,7 @@ CHILD = r"""
 import hashlib, io, json, sys, time
 sys.path.insert(0, sys.argv[1] + "/bench")
 from triton_peers import ours as O
+import tirx_mlir
 from tirx_mlir import registry
 from tirx_mlir.located_parser import make_context, parse_module
 names, repeat = sys.argv[2].split(","), int(sys.argv[3])
@@ -51,15 +53,22 @@ for name in names:
         times.append(time.process_time() - start)
     out[name] = {"first": times[0], "warm": min(times[1:]),
                  "sha": hashlib.sha256(stream.getvalue().encode()).hexdigest()}
+out["tree"] = str(__import__("pathlib").Path(tirx_mlir.__file__).parents[1])
 print(json.dumps(out))
 """
 
 
 def run(tree: str, names: list[str], repeat: int) -> dict:
     env = {**os.environ, "PYTHONPATH": str(Path(tree).resolve())}
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(ROOT), ",".join(names),
-                           str(repeat)], env=env, capture_output=True, text=True, check=True)
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    # -P: ``-c`` would put the working directory first on sys.path, whose tirx_mlir (this
+    # tree's, run from it) would win over PYTHONPATH's
+    proc = subprocess.run([sys.executable, "-P", "-c", CHILD, str(ROOT), ",".join(names),
+                           str(repeat)], env=env, capture_output=True, text=True, check=True,
+                          cwd=tempfile.gettempdir())
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    if Path(out.pop("tree")) != Path(tree).resolve():
+        raise SystemExit(f"the child imported another tree's tirx_mlir than {tree}")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
