@@ -97,7 +97,8 @@ class Rec:
         self.printed = None
         """A placed constant's value as its ``arith.constant`` holds it (`integer_attr`:
         an i1 true is -1), what the printer reads."""
-        self.results = tuple(Tok(t, self, i) for i, t in enumerate(result_types))
+        self.results = (Tok(result_types[0], self, 0),) if len(result_types) == 1 else \
+            tuple(Tok(t, self, i) for i, t in enumerate(result_types))
         if op is not None and self.kind is arith.ConstantOp:
             self.results[0].const = constant_value(op.results[0])
 
@@ -297,27 +298,28 @@ class Planner(Expander):
                 for result, value in zip(results, folded):
                     mapping[id(result)] = value
                 return
-        props = item.props
         new = Rec(item.op, operands, item.rec_props, item.types)
         mapping.update(zip(map(id, results), new.results))
-        folded = self.fold_record(loop, block, new) if item.may_fold else None
-        key = None
-        if folded is None and shape is not None:
-            if new.props is not None and new.props != props:  # reassociated
-                shape = self.shape_number(_record_shape(new))
-            key = (id(block), tuple(map(id, new.operands)), shape)
-            folded = self.known.get(key)
-            if folded is None:
-                self.known[first_key] = new.results
-                self.alive.append(operands)
-        if folded is None:
-            self.out.append(new)
-            if key is not None:
+        if item.may_fold:
+            folded = self.fold_record(loop, block, new)
+            if folded is not None:
+                for result, value in zip(results, folded):
+                    mapping[id(result)] = value
+                return
+        # (the keys' ids are of tokens the records keep, or of the input's values: alive)
+        if shape is not None:
+            if new.operands is not operands:  # reassociated: other operands, other flags
+                if new.props != item.props:
+                    shape = self.shape_number(_record_shape(new))
+                key = (id(block), tuple(map(id, new.operands)), shape)
+                folded = self.known.get(key)
+                if folded is not None:
+                    for result, value in zip(results, folded):
+                        mapping[id(result)] = value
+                    return
                 self.known[key] = new.results
-                self.alive.append(new.operands)
-            return
-        for result, value in zip(results, folded):
-            mapping[id(result)] = value
+            self.known[first_key] = new.results
+        self.out.append(new)
 
     def fold_constants(self, loop, block, item: _Item, operands) -> Tok | SSAValue | None:
         """`Expander.fold_constants` of an item of a `_CHEAP` class: the one value it folds
