@@ -103,7 +103,8 @@ def test_the_cyclic_collector_is_off_while_printing_and_restored_after(monkeypat
     seen = []
     prepare = PtxPrinter.prepare_register_loops
     monkeypatch.setattr(PtxPrinter, "prepare_register_loops",
-                        lambda self: (seen.append(gc.isenabled()), prepare(self))[1])
+                        lambda self, loops=None: (seen.append(gc.isenabled()),
+                                                  prepare(self, loops))[1])
     assert gc.isenabled()
     emit_ptx(parse_module(_kernel("k", ""), "gc.mlir"))
     assert seen == [False] and gc.isenabled()

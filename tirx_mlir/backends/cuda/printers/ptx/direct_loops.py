@@ -62,13 +62,13 @@ class DirectLoops:
         """The printed record's place in `records` (its outermost loop's)."""
         self.outer_loop: scf.ForOp | None = None
 
-    def prepare_register_loops(self) -> None:
-        if self.DIRECT_LOOPS:
-            loops = _expanded_loops(self.module)
-            self.plan = plan_register_loops(self.module, self.fail, loops) if loops else None
-            if self.plan is not None or not loops:
-                return
-        super().prepare_register_loops()
+    def prepare_register_loops(self, loops=None) -> None:
+        if not self.DIRECT_LOOPS:
+            return super().prepare_register_loops(loops)
+        loops = _expanded_loops(self.module) if loops is None else loops
+        self.plan = plan_register_loops(self.module, self.fail, loops) if loops else None
+        if self.plan is None and loops:  # loops the plan does not cover: the copy
+            super().prepare_register_loops(loops)
 
     # ---- printing the records ----
     def emit_scf_for(self, op: scf.ForOp) -> None:

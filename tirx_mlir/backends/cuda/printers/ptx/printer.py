@@ -126,10 +126,11 @@ class PtxFrame(SourcePrinter):
             header.append(f".extern .shared .align {dyn_align} .b8 {DYNAMIC_SMEM}[];")
         return "\n".join(header) + "\n" + entries.getvalue()
 
-    def prepare_register_loops(self) -> None:
-        """Expand the register loops on a copy of the module (unroll.py); direct_loops.py
-        prints them from a plan instead where it can."""
-        self.module = expand_register_loops(self.module, self.fail)
+    def prepare_register_loops(self, loops=None) -> None:
+        """Expand the register loops (``loops``: `unroll._expanded_loops`, when known) on a
+        copy of the module (unroll.py); direct_loops.py prints them from a plan instead where
+        it can."""
+        self.module = expand_register_loops(self.module, self.fail, loops)
 
     def module_arch(self, kernels: list[KernelOp]) -> Arch:
         arch: Arch | None = None

@@ -73,9 +73,11 @@ def needs_expansion(loop: scf.ForOp) -> bool:
     return False
 
 
-def expand_register_loops(module: ModuleOp, fail: Fail) -> ModuleOp:
-    """``module``, or a copy of it with every loop that `needs_expansion` expanded."""
-    loops = _expanded_loops(module)
+def expand_register_loops(module: ModuleOp, fail: Fail,
+                          loops: list[scf.ForOp] | None = None) -> ModuleOp:
+    """``module``, or a copy of it with every loop that `needs_expansion` expanded
+    (``loops``: `_expanded_loops` of it, when known)."""
+    loops = _expanded_loops(module) if loops is None else loops
     if not loops:
         return module
     expander = Expander(fail)
