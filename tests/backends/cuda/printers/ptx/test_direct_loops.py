@@ -49,7 +49,8 @@ def test_planned_loops_print_the_text_of_the_expanded_copy():
 def test_a_loop_with_carried_values_prints_from_the_copy():
     text = KERNEL.replace("scf.for %i = %c0 to %c4 step %c1 {\n    %v",
                           "%z = arith.constant 0.0 : f32\n"
-                          "  %sum = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc_s = %z) -> (f32) {\n"
+                          "  %sum = scf.for %i = %c0 to %c4 step %c1 "
+                          "iter_args(%acc_s = %z) -> (f32) {\n"
                           "    %v").replace(
         "    cuda.store %Y, %o, %r : !tirx.buffer<1024xf32, global>, index, f32\n    scf.yield\n",
         "    cuda.store %Y, %o, %r : !tirx.buffer<1024xf32, global>, index, f32\n"
