@@ -94,15 +94,17 @@ def test_a_non_global_parameter_is_a_located_error():
 
 
 def test_the_cyclic_collector_is_off_while_printing_and_restored_after(monkeypatch):
-    """`PtxFrame.emit_module` expands and prints with the collector paused (unroll's docstring)."""
+    """`PtxFrame.emit_module` plans or expands the register loops and prints with the collector
+    paused (unroll's docstring)."""
     import gc
 
-    from tirx_mlir.backends.cuda.printers.ptx import printer
+    from tirx_mlir.backends.cuda.printers.ptx.target import PtxPrinter
 
     seen = []
-    expand = printer.expand_register_loops
-    monkeypatch.setattr(printer, "expand_register_loops",
-                        lambda module, fail: (seen.append(gc.isenabled()), expand(module, fail))[1])
+    prepare = PtxPrinter.prepare_register_loops
+    monkeypatch.setattr(PtxPrinter, "prepare_register_loops",
+                        lambda self, loops=None: (seen.append(gc.isenabled()),
+                                                  prepare(self, loops))[1])
     assert gc.isenabled()
     emit_ptx(parse_module(_kernel("k", ""), "gc.mlir"))
     assert seen == [False] and gc.isenabled()

@@ -13,8 +13,10 @@ PTX-callable ABI.
 
 Modules: ``printer`` (the frame: module header, entries, registers, memory, ptx ops),
 ``control_flow`` (scf as labels and branches), ``arith`` (arith ops as instructions, the signed rounding divisions), ``cuda_ops`` (the
-cuda ops), ``registers`` (register classes), ``language`` (the base's Language record),
-``target`` (the xDSL ``-t ptx`` target).
+cuda ops), ``registers`` (register classes), ``local_registers`` (local arrays in registers),
+``unroll`` (register loops expanded on a copy), ``expansion_plan`` and ``direct_loops`` (the
+same expansion planned as records and printed in place, without a copy), ``language`` (the
+base's Language record), ``target`` (the xDSL ``-t ptx`` target).
 """
 
 from __future__ import annotations

@@ -57,12 +57,16 @@ def u64_literal(value: int, width: int = WIDTH) -> str:
 class ConstantDivision:
     """A mixin of the PTX printer: ``divui`` / ``remui`` on index, i64 or i32 by a constant."""
 
+    def divisor_constant(self, divisor: SSAValue, width: int) -> int | None:
+        """`constant_divisor` (direct_loops.py answers for the records it prints)."""
+        return constant_divisor(divisor, width)
+
     def constant_udiv(self, op: Operation, width: int = WIDTH) -> bool:
         """Print ``op`` (arith.divui or arith.remui on ``width``-bit values) by a constant
         divisor as shifts, masks or a multiply-high; False when its divisor is not a constant
         (the caller prints div/rem)."""
         x, divisor = op.operands
-        d = constant_divisor(divisor, width)
+        d = self.divisor_constant(divisor, width)
         if d is None:
             return False
         n, cls = width, (regs.B64 if width == 64 else regs.B32)

@@ -96,9 +96,21 @@ class LocalRegisters:
         self.promoted: dict[SSAValue, tuple[list[str], regs.RegClass]] = {}
         """Promoted local array -> its element registers and their class."""
 
+    def promotable(self, value: SSAValue) -> bool:
+        """`promotable` (direct_loops.py answers for arrays its records access)."""
+        return promotable(value)
+
+    def accumulates_in_place(self, load: Operation) -> bool:
+        """`accumulates_in_place` (direct_loops.py answers for the records it prints)."""
+        return accumulates_in_place(load)
+
+    def index_constant(self, index: SSAValue) -> int | None:
+        """The constant an access's index operand is, or None."""
+        return checks.constant_index(self.value_of(index))
+
     def emit_tirx_alloc(self, op: Operation) -> None:
         value = op.results[0]
-        if not promotable(value):
+        if not self.promotable(value):
             return super().emit_tirx_alloc(op)
         t = value.type
         cls = regs.scalar_class(t.element_type)
@@ -112,16 +124,16 @@ class LocalRegisters:
         memory, index, *_ = op._operands  # noqa: SLF001 - op.memory, op.index, cheaper
         elements, cls = self.promoted[memory]
         n = checks.lanes(value.type)[0]
-        first = checks.constant_index(index)
+        first = self.index_constant(index)
         return elements[first:first + n], self.regs_of(value), cls
 
     def emit_cuda_load(self, op: Operation) -> None:
         if op._operands[0] not in self.promoted:  # noqa: SLF001 - op.memory, cheaper
             return super().emit_cuda_load(op)
         result, = op.results
-        if checks.lanes(result.type)[0] == 1 and accumulates_in_place(op):
+        if checks.lanes(result.type)[0] == 1 and self.accumulates_in_place(op):
             elements, _ = self.promoted[op._operands[0]]  # noqa: SLF001
-            self.regs[result] = [elements[checks.constant_index(op._operands[1])]]  # noqa: SLF001
+            self.regs[result] = [elements[self.index_constant(op._operands[1])]]  # noqa: SLF001
             return
         self.define_all(result)
         elements, names, cls = self.local_registers(op, result)

@@ -26,7 +26,9 @@ Module::
   dynamic arena is the module's one ``.extern .shared`` array; ``tirx.alloc`` in local is a
   ``.local`` array;
 * control flow is structured labels (control_flow.py); a loop over a thread's local array
-  (registers) is first expanded on a copy of the module (unroll.py);
+  (registers) is expanded: printed from an expansion plan in its place (expansion_plan.py,
+  direct_loops.py), or, where the plan does not cover it, on a copy of the module first
+  (unroll.py);
 * addresses for the ptx ops: ``cuda.address %buf, %i`` where the cuda dialect has it (i64
   generic, i32 shared window), or a buffer's base as ``builtin.unrealized_conversion_cast %buf
   to i64 / i32`` (the same values);
@@ -110,7 +112,7 @@ class PtxFrame(SourcePrinter):
         # the expansion adds constants and copies of ops, so a module without the dynamic
         # arena has none after it: its expanded ops are then not walked for one
         arena = any(isinstance(op, DynamicSharedOp) for op in self.module.walk())
-        self.module = expand_register_loops(self.module, self.fail)
+        self.prepare_register_loops()
         kernels = self.module_kernels()
         self.arch = self.module_arch(kernels)
         dyn_align = max((op.alignment() for k in kernels for op in k.walk()
@@ -123,6 +125,12 @@ class PtxFrame(SourcePrinter):
         if dyn_align:
             header.append(f".extern .shared .align {dyn_align} .b8 {DYNAMIC_SMEM}[];")
         return "\n".join(header) + "\n" + entries.getvalue()
+
+    def prepare_register_loops(self, loops=None) -> None:
+        """Expand the register loops (``loops``: `unroll._expanded_loops`, when known) on a
+        copy of the module (unroll.py); direct_loops.py prints them from a plan instead where
+        it can."""
+        self.module = expand_register_loops(self.module, self.fail, loops)
 
     def module_arch(self, kernels: list[KernelOp]) -> Arch:
         arch: Arch | None = None
@@ -323,8 +331,42 @@ class PtxFrame(SourcePrinter):
         answer with warpgroup waits: advisories C7517/C7519)."""
         owner = operand.owner
         block = owner.parent_block() if isinstance(owner, Operation) else owner
-        return operand.uses.get_length() == 1 and block is op.parent_block() and \
+        return self.use_count(operand) == 1 and block is op.parent_block() and \
             operand in self.regs and len(self.regs[operand]) == 1
+
+    # ---- what the IR says of a value (direct_loops.py answers for the records it prints) ----
+    def value_of(self, value: SSAValue):
+        """The value of the printed program that operand or result ``value`` of the op being
+        printed stands for (itself here)."""
+        return value
+
+    @staticmethod
+    def use_count(value: SSAValue) -> int:
+        return value.uses.get_length()
+
+    @staticmethod
+    def defining(value) -> tuple[type, tuple, dict] | None:
+        """(class, operands, properties) of the op defining ``value``, None for a block
+        argument."""
+        owner = value.owner
+        if isinstance(owner, Operation):
+            return type(owner), tuple(owner._operands), owner.properties
+        return None
+
+    @staticmethod
+    def constant_of(value) -> int | float | None:
+        return constant_value(value)
+
+    def enclosing_loop(self, user: Operation) -> scf.ForOp | None:
+        """The innermost ``scf.for`` around ``user``."""
+        loop = user.parent_op()
+        while loop is not None and not isinstance(loop, scf.ForOp):
+            loop = loop.parent_op()
+        return loop
+
+    @staticmethod
+    def defined_inside(loop: scf.ForOp, value) -> bool:
+        return defined_in(loop, value)
 
     # ---- memory ----
     def emit_tirx_alloc(self, op: AllocOp) -> None:
@@ -405,14 +447,15 @@ class PtxFrame(SourcePrinter):
         # an index widened from i32 (cuda-narrow-index): its 32-bit register, sign-extended by
         # mad.wide.s32 for a global address (a cvt.s64.s32 + mad.lo.s64 pair otherwise)
         # (and sext(w + c) == sext(w) + c for an nsw add: c goes to the address's immediate)
-        cast = index.owner
+        cast = self.defining(self.value_of(index))
         narrow, offset = None, 0
-        if isinstance(cast, arith.IndexCastOp) and cast.input.type == regs.I32:
-            term, offset = _nsw_constant_term(cast.input)
-            narrow = self.reg(cast.input if term is None else term)
+        if cast is not None and cast[0] is arith.IndexCastOp and cast[1][0].type == regs.I32:
+            source = cast[1][0]
+            term, offset = self.nsw_constant_term(source)
+            narrow = self.reg(source if term is None else term)
         if self.space_of(memory, op) == "shared":
             out = self.temp(regs.B32)
-            split = _loop_split(cast.input if term is None else term, op) \
+            split = self.loop_split(source if term is None else term, op) \
                 if narrow is not None else None
             if split is not None:
                 # (inv + var) * size + base == (inv * size + base) + var * size (mod 2^32):
@@ -439,36 +482,42 @@ class PtxFrame(SourcePrinter):
         return out
 
 
-def _nsw_constant_term(value: SSAValue) -> tuple[SSAValue | None, int]:
-    """``(w, c)`` when ``value`` is ``arith.addi w, c`` with the ``nsw`` flag and a constant
-    ``c``, else ``(None, 0)``."""
-    add = value.owner
-    if not isinstance(add, arith.AddiOp) or \
-            arith.IntegerOverflowFlag.NSW not in add.overflow_flags.data:
+    def nsw_constant_term(self, value) -> tuple[SSAValue | None, int]:
+        """``(w, c)`` when ``value`` is ``arith.addi w, c`` with the ``nsw`` flag and a
+        constant ``c``, else ``(None, 0)``."""
+        add = self.defining(value)
+        if add is None or add[0] is not arith.AddiOp or \
+                arith.IntegerOverflowFlag.NSW not in _flags(add[2]):
+            return None, 0
+        lhs, rhs = add[1]
+        for term, other in ((lhs, rhs), (rhs, lhs)):
+            c = self.constant_of(other)
+            if isinstance(c, int):
+                return term, c
         return None, 0
-    for term, other in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
-        c = constant_value(other)
-        if isinstance(c, int):
-            return term, c
-    return None, 0
+
+    def loop_split(self, value, user: Operation) -> tuple[SSAValue, SSAValue] | None:
+        """``(inv, var)`` when ``value`` is ``arith.addi inv, var`` (i32) in an ``scf.for``
+        body that ``inv`` is defined outside of and ``var`` inside of (or is a carried value
+        of): a shared offset split into its loop-invariant part and the part each iteration
+        changes."""
+        add = self.defining(value)
+        if add is None or add[0] is not arith.AddiOp or add[1][0].type != regs.I32:
+            return None
+        loop = self.enclosing_loop(user)
+        if loop is None:
+            return None
+        lhs, rhs = add[1]
+        for inv, var in ((lhs, rhs), (rhs, lhs)):
+            if not self.defined_inside(loop, inv) and self.defined_inside(loop, var):
+                return inv, var
+        return None
 
 
-def _loop_split(value: SSAValue, user: Operation) -> tuple[SSAValue, SSAValue] | None:
-    """``(inv, var)`` when ``value`` is ``arith.addi inv, var`` (i32) in an ``scf.for`` body
-    that ``inv`` is defined outside of and ``var`` inside of (or is a carried value of): a
-    shared offset split into its loop-invariant part and the part each iteration changes."""
-    add = value.owner
-    if not isinstance(add, arith.AddiOp) or add.lhs.type != regs.I32:
-        return None
-    loop = user.parent_op()
-    while loop is not None and not isinstance(loop, scf.ForOp):
-        loop = loop.parent_op()
-    if loop is None:
-        return None
-    for inv, var in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
-        if not defined_in(loop, inv) and defined_in(loop, var):
-            return inv, var
-    return None
+def _flags(properties: dict) -> tuple:
+    """An integer op's overflow flags (xDSL's default, none, when the property is absent)."""
+    flags = properties.get("overflowFlags")
+    return () if flags is None else flags.data
 
 
 def _xyz(dims: tuple[int, ...]) -> list[int]:
@@ -477,7 +526,7 @@ def _xyz(dims: tuple[int, ...]) -> list[int]:
 
 def _owner(value: SSAValue) -> Operation | None:
     owner = value.owner
-    return owner if isinstance(owner, Operation) else owner.parent_op()
+    return owner if owner is None or isinstance(owner, Operation) else owner.parent_op()
 
 
 __all__ = ["PtxFrame", "PrintError"]

@@ -12,6 +12,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.target import Target
 
 from tirx_mlir.backends.cuda.printers.ptx.arith import ArithOps
+from tirx_mlir.backends.cuda.printers.ptx.direct_loops import DirectLoops
 from tirx_mlir.backends.cuda.printers.ptx.math_ops import MathOps
 from tirx_mlir.backends.cuda.printers.ptx.control_flow import ControlFlow
 from tirx_mlir.backends.cuda.printers.ptx.cuda_ops import CudaOps
@@ -19,7 +20,7 @@ from tirx_mlir.backends.cuda.printers.ptx.local_registers import LocalRegisters
 from tirx_mlir.backends.cuda.printers.ptx.printer import PtxFrame
 
 
-class PtxPrinter(ControlFlow, ArithOps, MathOps, LocalRegisters, CudaOps, PtxFrame):
+class PtxPrinter(DirectLoops, ControlFlow, ArithOps, MathOps, LocalRegisters, CudaOps, PtxFrame):
     """Prints a module as one PTX module (see the package docstring)."""
 
 

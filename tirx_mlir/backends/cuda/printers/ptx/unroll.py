@@ -23,6 +23,11 @@ the module (the input is never changed):
 * a loop that must be expanded but whose bounds are not constants, or with more than
   `MAX_ITERATIONS` iterations, is a located error at the loop.
 
+The printer runs these decisions without copying where it can (expansion_plan.py: the same
+expansion as records, printed in the loops' place by direct_loops.py); this copy remains for
+the loops the plan does not cover (carried values, nested regions, other ops), and is the
+reference the plan is tested against (tests/backends/cuda/printers/ptx/test_direct_loops.py).
+
 Cost: this expansion is most of ``-t ptx``'s time on register-tile kernels (thousands of
 copied ops), so the module copy and every op copy go through `copy_tree` / `copy_op`, which set
 an op's fields directly (what xDSL's ``clone`` makes, about a fifth of its time; the test
@@ -68,9 +73,11 @@ def needs_expansion(loop: scf.ForOp) -> bool:
     return False
 
 
-def expand_register_loops(module: ModuleOp, fail: Fail) -> ModuleOp:
-    """``module``, or a copy of it with every loop that `needs_expansion` expanded."""
-    loops = _expanded_loops(module)
+def expand_register_loops(module: ModuleOp, fail: Fail,
+                          loops: list[scf.ForOp] | None = None) -> ModuleOp:
+    """``module``, or a copy of it with every loop that `needs_expansion` expanded
+    (``loops``: `_expanded_loops` of it, when known)."""
+    loops = _expanded_loops(module) if loops is None else loops
     if not loops:
         return module
     expander = Expander(fail)
