@@ -96,7 +96,9 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
     code = sass.instructions(text)
     usage = sass.res_usage(cubin)
     name = function if function in code else next(iter(code))
-    fn, res = code[name], usage.get(name) or next(iter(usage.values()))
+    res = usage.get(name) or next(iter(usage.values()))
+    fn, called = sass.split_subroutines(code[name])  # cold paths only CALLed: counted apart
+    spills = sass.opcode_mix(code[name])
     whole = sass.opcode_mix(fn)
     lp = sass.main_loop(fn)
     if tile is not None and lp is not None and not any(i.family in sass.TENSOR_CORE
@@ -106,7 +108,8 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
     body[FULL_WAIT] = sum(1 for i in (lp.body if lp else fn)
                           if i.opcode.startswith("WARPGROUP.DEPBAR")
                           and i.operands.replace(" ", "").endswith("gsb0,0x0"))
-    per = "loop trip" if lp else "kernel"
+    cold = sum(1 for i in called if i.family != "NOP")
+    per = "loop trip" if lp else "kernel" + (f" (+{cold} in CALLed subroutines)" if cold else "")
     if tile is not None:
         bm, bn, bk = tile
         macs = sum(sass.tensor_core_macs(i.opcode) for i in (lp.body if lp else fn))
@@ -128,7 +131,7 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
             counts["TC"] += c
         if fam != FULL_WAIT:  # not an opcode family: its WARPGROUP instructions count already
             counts["all"] += c
-    return Static(res.registers, res.stack, (whole["STL"], whole["LDL"]), res.shared, dynamic,
+    return Static(res.registers, res.stack, (spills["STL"], spills["LDL"]), res.shared, dynamic,
                   threads, arch, counts, per, text)
 
 
@@ -185,7 +188,7 @@ def ratio_row(a: Static, b: Static) -> str:
     ab, ao = occupancy(a.arch, a.regs, a.static_smem + a.dynamic_smem, a.threads)
     bb, bo = occupancy(b.arch, b.regs, b.static_smem + b.dynamic_smem, b.threads)
     smem = r(a.static_smem + a.dynamic_smem, b.static_smem + b.dynamic_smem)
-    if a.per != b.per:  # a loop trip against a whole kernel: no ratio
+    if a.per.split(" (")[0] != b.per.split(" (")[0]:  # a loop trip against a kernel: no ratio
         return (f"{'':26s} {'ratio':7s} {'':6s} {r(a.regs, b.regs):>4s} {'':7s} {'':5s} "
                 f"{smem:>13s} {'':4s} {r(ab, bb):>3s} {r(ao, bo):>5s} | counts per {a.per} "
                 f"(ours) and per {b.per} (Triton): not compared")

@@ -10,7 +10,8 @@
   address) closes one, its body the instructions from the target up to the branch; `main_loop`
   picks the one a kernel spends its time in (most tensor-core instructions, then the largest);
   `opcode_mix(body)` counts families; `tensor_core_macs(opcode)` is the multiply-adds of one
-  HMMA/IMMA (per warp) or HGMMA (per warpgroup), from the shape in its name.
+  HMMA/IMMA (per warp) or HGMMA (per warpgroup), from the shape in its name;
+  `split_subroutines(code)` separates the subroutines a kernel only ``CALL``s (cold paths).
 
 The cubin may come from any CUDA 12/13 ptxas (cuobjdump 13.2 reads them); the tools are found
 with `tirx_mlir.backends.cuda.toolchain.find_tool`.
@@ -142,6 +143,19 @@ def _branch_target(ins: Instruction) -> int | None:
         return None
     m = re.search(r"(?:^|[\s,`(])0x([0-9a-f]+)\b", ins.operands)
     return int(m.group(1), 16) if m else None
+
+
+def split_subroutines(code: list[Instruction]) -> tuple[list[Instruction], list[Instruction]]:
+    """(the kernel, its called subroutines): ptxas places a subroutine a kernel reaches only by
+    ``CALL`` (the slow path of an IEEE ``div.rn``/``rcp.rn``, taken for denormal or special
+    operands) after the kernel's last ``EXIT``; everything from the lowest ``CALL`` target on is
+    the second part. No call: ``(code, [])``."""
+    targets = [int(m.group(1), 16) for i in code if i.family == "CALL"
+               if (m := re.search(r"0x([0-9a-f]+)\b", i.operands))]
+    if not targets:
+        return code, []
+    first = min(targets)
+    return ([i for i in code if i.address < first], [i for i in code if i.address >= first])
 
 
 def loops(code: list[Instruction]) -> list[Loop]:
