@@ -97,7 +97,7 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
     usage = sass.res_usage(cubin)
     name = function if function in code else next(iter(code))
     res = usage.get(name) or next(iter(usage.values()))
-    fn, called = sass.split_subroutines(code[name])  # cold paths only CALLed: counted apart
+    fn, called = sass.split_subroutines(code[name])  # guarded (cold) calls: counted apart
     spills = sass.opcode_mix(code[name])
     whole = sass.opcode_mix(fn)
     lp = sass.main_loop(fn)
@@ -109,7 +109,7 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
                           if i.opcode.startswith("WARPGROUP.DEPBAR")
                           and i.operands.replace(" ", "").endswith("gsb0,0x0"))
     cold = sum(1 for i in called if i.family != "NOP")
-    per = "loop trip" if lp else "kernel" + (f" (+{cold} in CALLed subroutines)" if cold else "")
+    per = "loop trip" if lp else "kernel" + (f" (+{cold} in guarded CALLs)" if cold else "")
     if tile is not None:
         bm, bn, bk = tile
         macs = sum(sass.tensor_core_macs(i.opcode) for i in (lp.body if lp else fn))

@@ -74,13 +74,16 @@ CALLS = """
 """
 
 
-def test_split_subroutines_puts_the_called_code_apart():
+def test_split_subroutines_puts_the_guarded_called_code_apart():
     code = sass.instructions(CALLS)["d"]
     kernel, called = sass.split_subroutines(code)
     assert [i.family for i in kernel] == ["MUFU", "FCHK", "BRA", "MOV", "CALL", "STG", "EXIT"]
     assert [i.family for i in called] == ["SHF", "RET", "BRA"]
     k = sass.instructions(LISTING)["k"]
     assert sass.split_subroutines(k) == (k, [])
+    # a call nothing branches around (a 64-bit division's subroutine) is the kernel's work
+    always = [i for i in code if i.family != "BRA" or i.address == 0x90]
+    assert sass.split_subroutines(always) == (always, [])
 
 
 def test_res_usage_text():
