@@ -182,13 +182,18 @@ def row(label: str, side: str, s: Static) -> str:
             f"{blocks:>3d} {occ:>5.0%} | {counts}  per {s.per}")
 
 
+def _unit(per: str) -> str:
+    """What counts are per, without the notes: "K tile", "loop trip" or "kernel"."""
+    return per.split(" (")[0].split(",")[0]
+
+
 def ratio_row(a: Static, b: Static) -> str:
     def r(x: float, y: float) -> str:
         return "-" if not y else f"{x / y:.2f}"
     ab, ao = occupancy(a.arch, a.regs, a.static_smem + a.dynamic_smem, a.threads)
     bb, bo = occupancy(b.arch, b.regs, b.static_smem + b.dynamic_smem, b.threads)
     smem = r(a.static_smem + a.dynamic_smem, b.static_smem + b.dynamic_smem)
-    if a.per.split(" (")[0] != b.per.split(" (")[0]:  # a loop trip against a kernel: no ratio
+    if _unit(a.per) != _unit(b.per):  # a loop trip against a whole kernel: no ratio
         return (f"{'':26s} {'ratio':7s} {'':6s} {r(a.regs, b.regs):>4s} {'':7s} {'':5s} "
                 f"{smem:>13s} {'':4s} {r(ab, bb):>3s} {r(ao, bo):>5s} | counts per {a.per} "
                 f"(ours) and per {b.per} (Triton): not compared")

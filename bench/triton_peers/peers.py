@@ -80,7 +80,8 @@ PEERS: dict[str, Peer] = {p.name: p for p in (
     gemm("gemm_128x128x64", 4096, 4096, 4096, (128, 128, 64),
          note="the issue's reference GEMM; ours when a tile example has this tile"),
     Peer("softmax_1024x1024", "softmax", {"x_ptr": "fp32", "y_ptr": "fp32"}, {"COLS": 1024},
-         (1024,), num_warps=4, note="one row per program"),
+         (1024,), num_warps=4, note="one row per program (per program the same code as "
+         "tile/softmax_row's peer, whose problem has 64 rows)"),
     Peer("rmsnorm_1024x1024", "rmsnorm", {"x_ptr": "fp16", "w_ptr": "fp16", "y_ptr": "fp16"},
          {"COLS": 1024, "EPS": 1e-6}, (1024,), num_warps=4, note="one row per program"),
 )}
