@@ -42,3 +42,24 @@ def test_cse_merges_equal_remainders_and_dce_erases_an_unused_one():
     assert r2 not in _ops(module)
     FastDCEPass().apply(make_context(), module)
     assert dead not in _ops(module) and r1 in _ops(module)
+
+
+def test_a_lazily_completed_class_gets_the_trait_when_completed():
+    # the tools complete op classes on first use (lazy_op_definitions): loading the passes must
+    # not complete arith.remui, and its first use must see the trait
+    import subprocess
+    import sys
+
+    code = (
+        "from tirx_mlir import lazy_op_definitions as L\n"
+        "L.install()\n"
+        "from xdsl.dialects import arith\n"
+        "import tirx_mlir.transforms.cse\n"
+        "assert L.is_pending(arith.RemUIOp), 'completed by the passes import'\n"
+        "from xdsl.traits import get_effects\n"
+        "c = arith.ConstantOp.from_int_and_width(3, 32)\n"
+        "assert get_effects(arith.RemUIOp(c, c)) == set()\n"
+        "print('ok')\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr

@@ -15,11 +15,19 @@ from __future__ import annotations
 from xdsl.dialects import arith
 from xdsl.traits import MemoryEffect, NoMemoryEffect
 
+from tirx_mlir.lazy_op_definitions import when_defined
+
 WITHOUT_EFFECTS = (arith.RemUIOp, arith.ExtSIOp)
 """The arith classes xDSL 0.74 gives no memory-effect trait (every other arith op has one)."""
 
 
 def complete_arith_effects() -> None:
+    """Queue the trait for each class (`when_defined`: a class completed lazily gets it when
+    its definition is made, before anything reads its traits; no class is completed here)."""
     for op_class in WITHOUT_EFFECTS:
-        if not op_class.get_traits_of_type(MemoryEffect):
-            op_class.traits.add_trait(NoMemoryEffect())
+        when_defined(op_class, _add_no_memory_effect)
+
+
+def _add_no_memory_effect(op_class: type) -> None:
+    if not op_class.get_traits_of_type(MemoryEffect):
+        op_class.traits.add_trait(NoMemoryEffect())
