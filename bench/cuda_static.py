@@ -6,7 +6,9 @@ spills, shared memory, occupancy, and the SASS opcode mix of the main loop.
 
 For every example of ours that has a Triton peer (bench/triton_peers: same problem, same tile,
 shapes as constexprs; a tile example's GEMM tile is read from its gemm op, so both sides
-multiply the same BM x BN x BK per CTA), and for the peers without an example of ours yet, both
+multiply the same BM x BN x BK per CTA; a row kernel's block of rows per CTA from its slices,
+so Triton's program takes the same ROWS x COLS block, with Triton's one-row-per-program form
+as an extra row), and for the peers without an example of ours yet, both
 cubins are read with cuobjdump (tirx_mlir.backends.cuda.sass): registers, stack and static
 shared memory from ``-res-usage``; spill instructions are the STL/LDL of the SASS; dynamic
 shared memory is
@@ -20,7 +22,8 @@ or warpgroup (HGMMA), ``BM*BN*BK / units``, is how many K tiles one trip does (p
 the units are the warps that multiply: a TMA producer warpgroup is not one);
 a K loop ptxas unrolled completely has no back edge, and the whole function is divided by its
 K tiles (``K / BK``; marked "unrolled"). Occupancy is from registers, shared memory and threads
-per block against the SM's limits (`SM_LIMITS`). Ratios are ours / Triton. Nothing is asserted.
+per block against the SM's limits (`SM_LIMITS`). Ratios are ours / Triton (the counts only
+when both are per the same thing: a loop trip of ours is not a whole Triton kernel). Nothing is asserted.
 ``--sass DIR`` keeps both disassemblies there.
 """
 
@@ -93,7 +96,9 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
     code = sass.instructions(text)
     usage = sass.res_usage(cubin)
     name = function if function in code else next(iter(code))
-    fn, res = code[name], usage.get(name) or next(iter(usage.values()))
+    res = usage.get(name) or next(iter(usage.values()))
+    fn, called = sass.split_subroutines(code[name])  # guarded (cold) calls: counted apart
+    spills = sass.opcode_mix(code[name])
     whole = sass.opcode_mix(fn)
     lp = sass.main_loop(fn)
     if tile is not None and lp is not None and not any(i.family in sass.TENSOR_CORE
@@ -103,7 +108,8 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
     body[FULL_WAIT] = sum(1 for i in (lp.body if lp else fn)
                           if i.opcode.startswith("WARPGROUP.DEPBAR")
                           and i.operands.replace(" ", "").endswith("gsb0,0x0"))
-    per = "loop trip" if lp else "kernel"
+    cold = sum(1 for i in called if i.family != "NOP")
+    per = "loop trip" if lp else "kernel" + (f" (+{cold} in guarded CALLs)" if cold else "")
     if tile is not None:
         bm, bn, bk = tile
         macs = sum(sass.tensor_core_macs(i.opcode) for i in (lp.body if lp else fn))
@@ -125,7 +131,7 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
             counts["TC"] += c
         if fam != FULL_WAIT:  # not an opcode family: its WARPGROUP instructions count already
             counts["all"] += c
-    return Static(res.registers, res.stack, (whole["STL"], whole["LDL"]), res.shared, dynamic,
+    return Static(res.registers, res.stack, (spills["STL"], spills["LDL"]), res.shared, dynamic,
                   threads, arch, counts, per, text)
 
 
@@ -176,12 +182,21 @@ def row(label: str, side: str, s: Static) -> str:
             f"{blocks:>3d} {occ:>5.0%} | {counts}  per {s.per}")
 
 
+def _unit(per: str) -> str:
+    """What counts are per, without the notes: "K tile", "loop trip" or "kernel"."""
+    return per.split(" (")[0].split(",")[0]
+
+
 def ratio_row(a: Static, b: Static) -> str:
     def r(x: float, y: float) -> str:
         return "-" if not y else f"{x / y:.2f}"
     ab, ao = occupancy(a.arch, a.regs, a.static_smem + a.dynamic_smem, a.threads)
     bb, bo = occupancy(b.arch, b.regs, b.static_smem + b.dynamic_smem, b.threads)
     smem = r(a.static_smem + a.dynamic_smem, b.static_smem + b.dynamic_smem)
+    if _unit(a.per) != _unit(b.per):  # a loop trip against a whole kernel: no ratio
+        return (f"{'':26s} {'ratio':7s} {'':6s} {r(a.regs, b.regs):>4s} {'':7s} {'':5s} "
+                f"{smem:>13s} {'':4s} {r(ab, bb):>3s} {r(ao, bo):>5s} | counts per {a.per} "
+                f"(ours) and per {b.per} (Triton): not compared")
     counts = " ".join(f"{r(a.counts.get(c, 0), b.counts.get(c, 0)):>7s}" for c in COLUMNS)
     return (f"{'':26s} {'ratio':7s} {'':6s} {r(a.regs, b.regs):>4s} {'':7s} {'':5s} "
             f"{smem:>13s} {'':4s} {r(ab, bb):>3s} {r(ao, bo):>5s} | {counts}")
@@ -214,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     with O.scratch() as tmp:
         theirs = {}
         if python is not None:
-            want = [ex.peer for ex in exs] + alone
+            want = [p for ex in exs for p in (ex.peer, *ex.others)] + alone
             theirs = P.compile_peers(python, list({p.name: p for p in want}.values()),
                                      Path(tmp) / "triton")
             theirs.pop("_startup", None)
@@ -248,6 +263,12 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 print(row("", "triton", other))
                 print(ratio_row(mine, other))
+            for extra in ex.others:
+                more = triton_side(extra, mine.arch // 10 * 10)
+                if isinstance(more, str):
+                    print(f"{'  1 row/program':26s} triton {more}")
+                    continue
+                print(row("  1 row/program", "triton", more))  # other work: no ratio
             if keep:
                 (keep / f"{ex.stem}.ours.sass").write_text(mine.sass_text)
                 if not isinstance(other, str):
@@ -262,6 +283,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(row(label, "triton", other) + "  (no example of ours yet)")
     print("\nours: -t ptx assembled by ptxas (what the runtime loads); ours.cu: -t cuda compiled "
           "by nvcc; ratios are ours / Triton")
+    print("triton: Triton's peer at our tile (a row kernel's block of rows per program, as "
+          "ours); 1 row/program: Triton's tutorial form of a row kernel, for reference")
     print("TC: tensor-core instructions (HMMA on sm_80, HGMMA on sm_90); occ: resident threads "
           "/ 2048 from registers, shared memory (+1 KiB reserved per block) and threads per block")
     return 0

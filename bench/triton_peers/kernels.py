@@ -3,7 +3,8 @@
 Shapes and strides are ``tl.constexpr``, as our kernels' are static: Triton specialises on them
 and drops the bounds masks a divisible shape does not need, so both sides compile the same
 fixed-size problem. Each kernel is the textbook Triton formulation (the tutorials' vector add,
-fused softmax, layer norm and matmul), one program per output tile.
+fused softmax, layer norm and matmul), one program per output tile; the row kernels also
+in a 2-D form (``*_rows``) that takes a block of ROWS rows per program, as our tile examples do.
 """
 
 import triton
@@ -40,6 +41,31 @@ def rmsnorm(x_ptr, w_ptr, y_ptr, COLS: tl.constexpr, EPS: tl.constexpr):
     inv = tl.rsqrt(tl.sum(x * x, axis=0) / COLS + EPS)
     w = tl.load(w_ptr + cols).to(tl.float32)
     tl.store(y_ptr + offs, (x * inv * w).to(y_ptr.dtype.element_ty))
+
+
+@triton.jit
+def softmax_rows(x_ptr, y_ptr, COLS: tl.constexpr, ROWS: tl.constexpr):
+    """y[r, :] = softmax(x[r, :]) for the ROWS x COLS block of rows (both powers of two) of
+    program r // ROWS: a 2-D block, each row reduced along axis 1."""
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    offs = rows[:, None] * COLS + tl.arange(0, COLS)[None, :]
+    x = tl.load(x_ptr + offs).to(tl.float32)
+    e = tl.exp(x - tl.max(x, axis=1)[:, None])
+    tl.store(y_ptr + offs, (e / tl.sum(e, axis=1)[:, None]).to(y_ptr.dtype.element_ty))
+
+
+@triton.jit
+def rmsnorm_rows(x_ptr, w_ptr, y_ptr, COLS: tl.constexpr, EPS: tl.constexpr,
+                 ROWS: tl.constexpr):
+    """rmsnorm of the ROWS x COLS block of rows of program r // ROWS (a 2-D block, the weight
+    row broadcast over the rows)."""
+    cols = tl.arange(0, COLS)
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    offs = rows[:, None] * COLS + cols[None, :]
+    x = tl.load(x_ptr + offs).to(tl.float32)
+    inv = tl.rsqrt(tl.sum(x * x, axis=1) / COLS + EPS)
+    w = tl.load(w_ptr + cols).to(tl.float32)
+    tl.store(y_ptr + offs, (x * inv[:, None] * w[None, :]).to(y_ptr.dtype.element_ty))
 
 
 @triton.jit

@@ -3,7 +3,8 @@
 `examples()` lists examples/cuda/*.mlir (CUDA level: written with the cuda/ptx ops, no
 pipeline) and examples/cuda/tile/*.mlir (tile level: the "cuda" pipeline, once it is
 registered), each with its arch (from the kernel's target) and its peer (peers.PEERS by
-``ours``, else derived from its signature). `compile_stages(example)` parses, runs the
+``ours``, else derived from its signature; a row kernel's block of rows is read from the
+slices of its first buffer, and its one-row-per-program form comes as ``others``). `compile_stages(example)` parses, runs the
 pipeline, prints ``-t ptx`` and ``-t cuda``, timing each stage in this process; `ptxas(ptx,
 arch)` assembles the PTX to a cubin (timed, a subprocess as Triton's is).
 """
@@ -18,7 +19,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from triton_peers.peers import PEERS, KernelShape, Param, Peer, peer_from_signature
+from triton_peers.peers import (PEERS, KernelShape, Param, Peer, one_row_peer,
+                                peer_from_signature)
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "cuda"
@@ -33,6 +35,7 @@ class Example:
     arch: str           # "sm_80", "sm_90a"
     shape: KernelShape
     peer: Peer | None
+    others: tuple[Peer, ...] = ()  # more Triton forms shown beside the peer (one row/program)
 
     @property
     def stem(self) -> str:
@@ -51,9 +54,22 @@ def kernel_shape(path: Path, text: str, arch: str) -> KernelShape:
     kernel = find_kernel(parse_module(text, str(path)))
     params = [Param(name, tuple(t.get_shape()), str(t.element_type))
               for name, t in buffer_params(kernel)]
+    tile = gemm_tile(kernel)
+    extra = {"tile": tile, **_mma_warps(kernel)} if tile else {**_mma_warps(kernel),
+                                                                 **_row_block(kernel)}
     return KernelShape(path.stem, params, kernel.grid_dims(), kernel.num_threads(),
-                       int(arch[3:5]), {**({"tile": tile} if (tile := gemm_tile(kernel)) else {}),
-                                        **_mma_warps(kernel)})
+                       int(arch[3:5]), extra)
+
+
+def _row_block(kernel) -> dict:
+    """``{"rows": n}``: the row extent of the 2-D slices a kernel without a GEMM takes of its
+    first buffer parameter when they all agree (a row kernel's block of rows per CTA), else
+    nothing."""
+    first = kernel.body.block.args[0] if kernel.body.block.args else None
+    sizes = {op.result.type.get_shape()[0] for op in kernel.walk()
+             if op.name == "tirx.slice" and op.source is first
+             and len(op.result.type.get_shape()) == 2}
+    return {"rows": sizes.pop()} if len(sizes) == 1 else {}
 
 
 def gemm_tile(kernel) -> tuple[int, int, int] | None:
@@ -100,7 +116,8 @@ def examples(names: list[str] | None = None) -> list[Example]:
         arch = _arch_of(text)
         shape = kernel_shape(path, text, arch)
         peer = by_ours.get(name) or (peer_from_signature(name, shape) if tile else None)
-        out.append(Example(name, path, tile, arch, shape, peer))
+        one_row = one_row_peer(peer) if peer else None
+        out.append(Example(name, path, tile, arch, shape, peer, (one_row,) if one_row else ()))
     return out
 
 

@@ -4,7 +4,9 @@ A `Peer` names a kernel of kernels.py, its signature and constexprs (the problem
 sizes, as static as ours), ``num_warps``/``num_stages``, the tile (``BM, BN, BK``) of a GEMM,
 and the example of ours it matches (None: no example of ours at that size yet). `PEERS` holds the
 fixed ones; `peer_from_signature` derives one for a tile-level example from its kernel's
-parameters, grid and threads, and for a GEMM from the tile its gemm op multiplies (``extra
+parameters, grid and threads (a row kernel's Triton program takes the same block of rows as
+our CTA; `one_row_peer` gives Triton's one-row-per-program form beside it), and for a GEMM
+from the tile its gemm op multiplies (``extra
 ["tile"]``: ours.py reads it from the IR; the grid alone does not say which axis walks M)
 (examples/cuda/tile/ land with the "cuda" pipeline).
 
@@ -17,6 +19,7 @@ neither triton nor tirx_mlir: aot.py loads it in the Triton venv.
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -77,7 +80,8 @@ PEERS: dict[str, Peer] = {p.name: p for p in (
     gemm("gemm_128x128x64", 4096, 4096, 4096, (128, 128, 64),
          note="the issue's reference GEMM; ours when a tile example has this tile"),
     Peer("softmax_1024x1024", "softmax", {"x_ptr": "fp32", "y_ptr": "fp32"}, {"COLS": 1024},
-         (1024,), num_warps=4, note="one row per program"),
+         (1024,), num_warps=4, note="one row per program (per program the same code as "
+         "tile/softmax_row's peer, whose problem has 64 rows)"),
     Peer("rmsnorm_1024x1024", "rmsnorm", {"x_ptr": "fp16", "w_ptr": "fp16", "y_ptr": "fp16"},
          {"COLS": 1024, "EPS": 1e-6}, (1024,), num_warps=4, note="one row per program"),
 )}
@@ -111,8 +115,9 @@ def _elements(p: Param) -> int:
 
 def peer_from_signature(ours: str, k: KernelShape) -> Peer | None:
     """The Triton peer of a tile-level example, from its name (gemm/matmul, softmax, rmsnorm,
-    add/elementwise) and its parameters; None when the kernel is none of those or its shapes
-    do not say enough (the bench prints that it has no peer)."""
+    add/elementwise) and its parameters (a row kernel: its block of rows per CTA, `row_block`);
+    None when the kernel is none of those or its shapes do not say enough (the bench prints
+    that it has no peer)."""
     name, warps, archs = k.name.lower(), max(k.threads // 32, 1), (k.arch // 10 * 10,)
     ps = k.params
     if any(w in name for w in ("gemm", "matmul", "mma")) and len(ps) >= 3:
@@ -138,20 +143,7 @@ def peer_from_signature(ours: str, k: KernelShape) -> Peer | None:
     if len(ps) < 2 or len(ps[0].shape) > 2:
         return None
     if "softmax" in name or "rmsnorm" in name:
-        rows, cols = (ps[0].shape if len(ps[0].shape) == 2 else (1, ps[0].shape[0]))
-        if cols & (cols - 1):
-            return None  # tl.arange needs a power of two
-        dt = DTYPES.get(ps[0].dtype, "fp32")
-        if "softmax" in name:
-            return Peer(k.name, "softmax", {"x_ptr": dt, "y_ptr": DTYPES.get(ps[-1].dtype, dt)},
-                        {"COLS": cols}, (rows,), warps, ours=ours, archs=archs,
-                        note="one row per program")
-        if len(ps) < 3:
-            return None
-        return Peer(k.name, "rmsnorm", {"x_ptr": dt, "w_ptr": DTYPES.get(ps[1].dtype, dt),
-                                        "y_ptr": DTYPES.get(ps[-1].dtype, dt)},
-                    {"COLS": cols, "EPS": float(k.extra.get("eps", 1e-6))}, (rows,), warps,
-                    ours=ours, archs=archs, note="one row per program")
+        return _row_peer(ours, k)
     if any(w in name for w in ("add", "elementwise", "vector")) and len(ps) == 3:
         total = _elements(ps[0])
         programs = 1
@@ -165,6 +157,61 @@ def peer_from_signature(ours: str, k: KernelShape) -> Peer | None:
                     {"N": total, "BLOCK": block}, (programs,), warps, ours=ours, archs=archs,
                     note=f"{block} elements per program")
     return None
+
+
+def _power_of_two(n: int) -> bool:
+    return n > 0 and not n & (n - 1)
+
+
+def row_block(k: KernelShape) -> int:
+    """Rows per program of a row kernel: ``extra["rows"]`` (the row extent of the slice the
+    example takes of its first buffer, ours.py reads it from the IR), else the rows over the
+    grid's programs; 1 when neither divides the rows."""
+    rows = k.params[0].shape[0] if len(k.params[0].shape) == 2 else 1
+    block = int(k.extra.get("rows", 0))
+    if not block or rows % block:
+        programs = math.prod(k.grid) or 1
+        block = rows // programs if rows % programs == 0 else 1
+    return block
+
+
+def _row_peer(ours: str, k: KernelShape) -> Peer | None:
+    """softmax/rmsnorm: the 2-D ``*_rows`` kernel over the example's block of rows per program
+    (same warps), or the one-row kernel when the example takes one row per program."""
+    ps, name = k.params, k.name.lower()
+    warps, archs = max(k.threads // 32, 1), (k.arch // 10 * 10,)
+    rows, cols = (ps[0].shape if len(ps[0].shape) == 2 else (1, ps[0].shape[0]))
+    block = row_block(k)
+    if not (_power_of_two(cols) and _power_of_two(block)):
+        return None  # tl.arange needs powers of two
+    dt = DTYPES.get(ps[0].dtype, "fp32")
+    y = DTYPES.get(ps[-1].dtype, dt)
+    if "softmax" in name:
+        kernel, pointers, consts = "softmax", {"x_ptr": dt, "y_ptr": y}, {"COLS": cols}
+    elif len(ps) >= 3:
+        kernel = "rmsnorm"
+        pointers = {"x_ptr": dt, "w_ptr": DTYPES.get(ps[1].dtype, dt), "y_ptr": y}
+        consts = {"COLS": cols, "EPS": float(k.extra.get("eps", 1e-6))}
+    else:
+        return None
+    if block == 1:
+        return Peer(k.name, kernel, pointers, consts, (rows,), warps, ours=ours, archs=archs,
+                    note="one row per program, as ours")
+    return Peer(k.name, f"{kernel}_rows", pointers, {**consts, "ROWS": block},
+                (rows // block,), warps, ours=ours, archs=archs,
+                note=f"a {block}x{cols} block of rows per program, as ours")
+
+
+def one_row_peer(peer: Peer) -> Peer | None:
+    """The one-row-per-program form of a ``*_rows`` peer (same problem, same warps: Triton's
+    tutorial shape, ROWS times the programs), None for any other peer."""
+    if not peer.kernel.endswith("_rows"):
+        return None
+    block = int(peer.constexprs["ROWS"])
+    consts = {k: v for k, v in peer.constexprs.items() if k != "ROWS"}
+    return Peer(f"{peer.name}_1row", peer.kernel.removesuffix("_rows"), peer.pointers, consts,
+                (peer.grid[0] * block,), peer.num_warps, peer.num_stages, None, None, peer.archs,
+                "one row per program (not ours: ours takes a block of rows)")
 
 
 def _imports_triton(python: str) -> bool:

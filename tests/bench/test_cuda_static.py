@@ -29,6 +29,18 @@ def test_occupancy_from_registers_shared_memory_and_threads():
     assert cuda_static.occupancy(90, 16, 0, 32) == (32, 0.5)
 
 
+def test_counts_are_compared_only_per_the_same_unit():
+    def static(per):
+        return cuda_static.Static(32, 0, (0, 0), 0, 0, 128, 80,
+                                  cuda_static.Counter({"all": 10, "LDS": 2}), per, "")
+    same = cuda_static.ratio_row(static("K tile"), static("K tile, unrolled"))
+    assert "not compared" not in same and "1.00" in same
+    kernel = cuda_static.ratio_row(static("kernel (+88 in guarded CALLs)"), static("kernel"))
+    assert "not compared" not in kernel
+    loop = cuda_static.ratio_row(static("loop trip"), static("kernel"))
+    assert "per loop trip (ours) and per kernel (Triton): not compared" in loop
+
+
 def run(script: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "TIRX_TRITON_PYTHON": sys.executable}  # the project's: no triton
     return subprocess.run([sys.executable, str(ROOT / "bench" / script), *args], cwd=ROOT,

@@ -68,6 +68,9 @@ from xdsl.utils.worklist import _MISSING, Worklist
 
 from tirx_mlir.changes import change_listener
 from tirx_mlir.dialects.tirx.op_build import clone_leaf
+from tirx_mlir.transforms.arith_effects import complete_arith_effects
+
+complete_arith_effects()  # before any FactsByClass reads arith.remui's traits
 
 
 @dataclass(frozen=True)

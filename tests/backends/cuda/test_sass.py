@@ -59,6 +59,33 @@ def test_loops_are_backward_branches_and_the_main_loop_holds_the_mma():
     assert sass.main_loop(sass.instructions(LISTING)["other"]) is None
 
 
+CALLS = """
+		Function : d
+        /*0000*/                   MUFU.RCP R4, R5 ;
+        /*0010*/                   FCHK P0, R18, R5 ;
+        /*0020*/              @!P0 BRA 0x50 ;
+        /*0030*/                   MOV R4, 0x50 ;
+        /*0040*/                   CALL.REL.NOINC 0x70 ;
+        /*0050*/                   STG.E [R2.64], R16 ;
+        /*0060*/                   EXIT ;
+        /*0070*/                   SHF.R.U32.HI R6, RZ, 0x17, R5 ;
+        /*0080*/                   RET.REL.NODEC R4 0x0 ;
+        /*0090*/                   BRA 0x90;
+"""
+
+
+def test_split_subroutines_puts_the_guarded_called_code_apart():
+    code = sass.instructions(CALLS)["d"]
+    kernel, called = sass.split_subroutines(code)
+    assert [i.family for i in kernel] == ["MUFU", "FCHK", "BRA", "MOV", "CALL", "STG", "EXIT"]
+    assert [i.family for i in called] == ["SHF", "RET", "BRA"]
+    k = sass.instructions(LISTING)["k"]
+    assert sass.split_subroutines(k) == (k, [])
+    # a call nothing branches around (a 64-bit division's subroutine) is the kernel's work
+    always = [i for i in code if i.family != "BRA" or i.address == 0x90]
+    assert sass.split_subroutines(always) == (always, [])
+
+
 def test_res_usage_text():
     usage = sass.parse_res_usage(RES_USAGE)
     assert usage["k"] == sass.ResUsage(registers=94, stack=16, shared=8192, local=4, constant=376)

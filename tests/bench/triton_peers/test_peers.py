@@ -9,7 +9,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from triton_peers.peers import PEERS, KernelShape, Param, peer_from_signature, triton_python  # noqa: E402
+from triton_peers.peers import (PEERS, KernelShape, Param, one_row_peer,  # noqa: E402
+                                peer_from_signature, row_block, triton_python)
 
 
 def shape(name, params, grid, threads=128, arch=80):
@@ -75,6 +76,7 @@ def test_row_kernels_and_elementwise():
     sm = peer_from_signature("s", shape("softmax", [("X", (64, 2048), "f32"),
                                                     ("Y", (64, 2048), "f32")], (64,)))
     assert sm.kernel == "softmax" and sm.constexprs == {"COLS": 2048} and sm.grid == (64,)
+    assert one_row_peer(sm) is None  # already one row per program
     rms = peer_from_signature("r", shape("rmsnorm", [("X", (8, 512), "f16"), ("W", (512,), "f16"),
                                                      ("Y", (8, 512), "f16")], (8,)))
     assert rms.kernel == "rmsnorm" and rms.constexprs["COLS"] == 512
@@ -83,6 +85,43 @@ def test_row_kernels_and_elementwise():
     assert peer_from_signature("s", shape("softmax", [("X", (4, 1000), "f32"),
                                                       ("Y", (4, 1000), "f32")], (4,))) is None
     assert peer_from_signature("t", shape("transpose", [("X", (4, 4), "f32")] * 2, (1,))) is None
+
+
+def test_row_kernels_take_the_example_s_block_of_rows():
+    # 512 rows on 16 CTAs: 32 rows per program, from the grid or from the slices (extra)
+    k = shape("softmax", [("X", (512, 256), "f32"), ("Y", (512, 256), "f32")], (16,))
+    assert row_block(k) == 32
+    p = peer_from_signature("cuda/tile/softmax", k)
+    assert p.kernel == "softmax_rows" and p.constexprs == {"COLS": 256, "ROWS": 32}
+    assert p.grid == (16,) and p.num_warps == 4 and "32x256" in p.note
+    one = one_row_peer(p)
+    assert one.kernel == "softmax" and one.constexprs == {"COLS": 256} and one.grid == (512,)
+    assert one.num_warps == 4 and one.ours is None and one.name == "softmax_1row"
+    # the slices' rows win over the grid (a 2-D grid whose y does not walk rows)
+    k2 = KernelShape("rmsnorm", [Param("X", (256, 512), "f16"), Param("W", (1, 512), "f16"),
+                                 Param("Y", (256, 512), "f16")], (32, 2), 128, 80, {"rows": 8})
+    r = peer_from_signature("r", k2)
+    assert r.kernel == "rmsnorm_rows" and r.constexprs["ROWS"] == 8 and r.grid == (32,)
+    assert set(r.pointers) == {"x_ptr", "w_ptr", "y_ptr"}
+    assert one_row_peer(r).constexprs == {"COLS": 512, "EPS": 1e-6}
+    # a block that is no power of two has no tl.arange: no peer
+    odd = shape("softmax", [("X", (48, 256), "f32"), ("Y", (48, 256), "f32")], (2,))
+    assert row_block(odd) == 24 and peer_from_signature("s", odd) is None
+    # rows the grid does not divide: one row per program
+    assert row_block(shape("softmax", [("X", (10, 256), "f32")] * 2, (3,))) == 1
+
+
+def test_the_row_examples_blocks_of_rows():
+    from triton_peers.ours import examples
+    by_name = {e.name: e for e in examples(["tile/softmax", "tile/softmax_registers",
+                                            "tile/rmsnorm"])}
+    for name, rows, cols in (("softmax", 32, 256), ("softmax_registers", 32, 256),
+                             ("rmsnorm", 8, 512)):
+        ex = by_name[f"cuda/tile/{name}"]
+        assert ex.shape.extra["rows"] == rows
+        assert ex.peer.constexprs["ROWS"] == rows and ex.peer.constexprs["COLS"] == cols
+        assert ex.peer.num_warps == 4 and ex.peer.kernel.endswith("_rows")
+        assert [o.kernel for o in ex.others] == [ex.peer.kernel.removesuffix("_rows")]
 
 
 def test_fixed_peers_name_existing_examples():

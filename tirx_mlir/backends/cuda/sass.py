@@ -10,7 +10,9 @@
   address) closes one, its body the instructions from the target up to the branch; `main_loop`
   picks the one a kernel spends its time in (most tensor-core instructions, then the largest);
   `opcode_mix(body)` counts families; `tensor_core_macs(opcode)` is the multiply-adds of one
-  HMMA/IMMA (per warp) or HGMMA (per warpgroup), from the shape in its name.
+  HMMA/IMMA (per warp) or HGMMA (per warpgroup), from the shape in its name;
+  `split_subroutines(code)` separates the subroutines a kernel calls only behind a guard (the
+  cold path of an IEEE division).
 
 The cubin may come from any CUDA 12/13 ptxas (cuobjdump 13.2 reads them); the tools are found
 with `tirx_mlir.backends.cuda.toolchain.find_tool`.
@@ -142,6 +144,41 @@ def _branch_target(ins: Instruction) -> int | None:
         return None
     m = re.search(r"(?:^|[\s,`(])0x([0-9a-f]+)\b", ins.operands)
     return int(m.group(1), 16) if m else None
+
+
+def split_subroutines(code: list[Instruction]) -> tuple[list[Instruction], list[Instruction]]:
+    """(the kernel, its guarded subroutines): ptxas places a subroutine after the kernel's
+    ``EXIT``; one that every ``CALL`` reaches only behind a predicated branch around the call
+    (the slow path of an IEEE ``div.rn``/``rcp.rn``: ``FCHK P0``, ``@!P0 BRA`` past the
+    ``CALL``, taken for denormal or special operands) is the second part, from its address up
+    to the next subroutine's. A subroutine called unconditionally (a 64-bit division) stays in
+    the kernel. No guarded call: ``(code, [])``."""
+    sites: dict[int, list[int]] = {}
+    for k, ins in enumerate(code):
+        m = re.search(r"0x([0-9a-f]+)\b", ins.operands) if ins.family == "CALL" else None
+        if m:
+            sites.setdefault(int(m.group(1), 16), []).append(k)
+    starts = sorted(sites)
+    cold = []
+    for n, target in enumerate(starts):
+        if all(_around(code, k) for k in sites[target]):
+            cold.append((target, starts[n + 1] if n + 1 < len(starts) else None))
+    if not cold:
+        return code, []
+
+    def is_cold(ins: Instruction) -> bool:
+        return any(lo <= ins.address and (hi is None or ins.address < hi) for lo, hi in cold)
+
+    return [i for i in code if not is_cold(i)], [i for i in code if is_cold(i)]
+
+
+def _around(code: list[Instruction], k: int) -> bool:
+    """Whether one of the 3 instructions before ``code[k]`` is a predicated branch past it."""
+    for ins in code[max(k - 3, 0):k]:
+        target = _branch_target(ins)
+        if ins.predicate and target is not None and target > code[k].address:
+            return True
+    return False
 
 
 def loops(code: list[Instruction]) -> list[Loop]:

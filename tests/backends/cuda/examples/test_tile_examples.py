@@ -60,6 +60,7 @@ def _attention_scores(q, k):
 
 
 CASES = {"softmax": (_softmax, 1e-5), "softmax_registers": (_softmax, 1e-5),
+         "softmax_row": (_softmax, 1e-5),
          "rmsnorm": (_rmsnorm, 2e-3), "bias_silu": (_bias_silu, 1e-5),
          "layernorm": (_layernorm, 1e-4), "matmul_bias_relu": (_matmul_bias_relu, 1e-3),
          "attention_scores": (_attention_scores, 1e-3)}
@@ -118,3 +119,17 @@ def test_register_softmax_needs_no_shared_memory():
     shuffles = [op for op in module.walk() if op.name == "cuda.shfl_sync"]
     assert len(shuffles) == 2 * 5 and all(is_unroll(op.parent_op()) for op in shuffles)
     assert emit_ptx(module).count("shfl.sync.bfly") == 2 * 5 * 8
+
+
+def test_one_row_softmax_meets_across_warps_once_per_reduction():
+    """softmax_row (Triton's one-row-per-program shape): each thread's 8 columns come in two
+    16-byte loads and leave in two 16-byte stores; each reduction is 5 butterfly steps in the
+    warp, then one barrier and the 4 warps' partials from shared memory."""
+    from tirx_testing.cuda_every_stage import lower
+
+    ptx = emit_ptx(lower(_text("softmax_row")))
+    assert ptx.count("ld.global.v4.f32") == 2 and ptx.count("st.global.v4.f32") == 2
+    assert "ld.global.f32" not in ptx and "st.global.f32" not in ptx
+    assert ptx.count("shfl.sync.bfly") == 2 * 5
+    assert ptx.count("bar.sync") == 2
+    assert ptx.count("ex2.approx") == 8

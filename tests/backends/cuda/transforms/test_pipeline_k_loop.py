@@ -98,6 +98,19 @@ def test_other_copy_forms_are_staged_too(copy):
     assert "ptx.ld" not in str(module)
 
 
+def test_a_copy_address_reading_the_thread_id_in_the_body_is_staged():
+    # cse leaves a cuda.thread_idx in the loop body when no equal op precedes the loop (the
+    # lane id's remainders before it merged and dead): the stages ahead clone the read too
+    text = STAGED.replace("COPY", LOAD_STORE).replace(
+        "    %g = arith.addi %k, %mine : index",
+        "    %ti = cuda.thread_idx x : index\n    %mi = arith.muli %ti, %c4 : index\n"
+        "    %g = arith.addi %k, %mi : index")
+    np.testing.assert_array_equal(_run(text), _expected())
+    module = _pipelined(text, 3)
+    np.testing.assert_array_equal(_run(module), _expected())
+    assert 'ptx.cp_async "' in str(module) and "3072xf32" in str(module)
+
+
 def test_a_consumer_with_its_own_cp_async_groups_is_left_alone():
     text = STAGED.replace("COPY", LOAD_STORE).replace(
         "    %y = arith.addf", "    ptx.cp_async_commit_group\n    %x2 = arith.addf %x, %x : f32\n"

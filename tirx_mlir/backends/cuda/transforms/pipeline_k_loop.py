@@ -200,7 +200,10 @@ _PURE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivUI
          arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRUIOp, arith.IndexCastOp,
          arith.CmpiOp, arith.SelectOp, arith.MinUIOp, arith.MaxUIOp, arith.MinSIOp,
          arith.MaxSIOp, arith.TruncIOp,
-         arith.ExtUIOp, cuda.AddressOp)
+         arith.ExtUIOp, arith.ExtSIOp, cuda.AddressOp, cuda.ThreadIdxOp, cuda.BlockIdxOp)
+"""Ops a copy's address may be computed by in the loop body (cloned for the stages ahead):
+no effects; the thread and block ids are loop-invariant reads that ``cse`` leaves in the body
+when no equal op precedes the loop."""
 
 
 def _plan(loop: scf.ForOp) -> _Plan | None:
