@@ -1,0 +1,191 @@
+"""What one ``canonicalize`` run knows will not change: ops it tried that did nothing, and
+whether region DCE can find a dead op, kept from the changes the run itself makes.
+
+xDSL's driver sweeps the whole module until a sweep changes nothing (a nested loop's constants
+move out one loop per sweep), and runs region DCE after each sweep; on the cuda kernels most of
+a canonicalize run is sweeps and DCE walks that change nothing. `Settled` follows every change
+the run makes through the rewriter's listener (insertions, removals, replacements,
+modifications: the region DCE's erasures go through it too) and answers two questions exactly:
+
+- `Settled.is_clean`: ``op`` was tried and did nothing, and nothing its try reads has changed
+  since, so trying it again does nothing (the driver pops it and moves on: the worklist's order,
+  and so the IR, is xDSL's). Only ops of classes whose try reads what the listener sees are kept
+  (`_TRIES_FOLLOWED`): the op's operands and their defining ops (arith's integer folder and
+  patterns, ``scf.for``'s trivial-loop pattern), the uses of its results (erased when unused),
+  and for a loop the ops inside it (its effects; the constants its body holds). Every change
+  marks what it can affect: a new op's operands' definers and its ancestors, a removed op's
+  operands' definers and ancestors, a replaced op's users and its new values' definers, a
+  modified op, its operands' definers and ancestors.
+- `Settled.nothing_dead`: after a region DCE every op left is live (the live set is the ops
+  with a chain of users to an op that is not trivially dead), and an op becomes dead only if
+  the top of such a chain lost a use or its effects: an op the changes since marked. When every
+  marked op still reaches such an op through its users, nothing is dead and the walk over the
+  whole module is skipped; otherwise the DCE runs as before.
+
+Any action other than an erasure, arith's integer fold or a pattern of `_ACTIONS_FOLLOWED` (an
+inlined loop or ``scf.if`` moves ops without telling the listener) forgets everything
+(`Settled.forget`): the next sweep tries every op again and the next DCE walks everything.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from xdsl.ir import Operation, Region, SSAValue
+from xdsl.transforms.canonicalization_patterns.arith import (
+    SignlessIntegerBinaryOperationConstantProp, SignlessIntegerBinaryOperationZeroOrUnitRight)
+from xdsl.transforms.canonicalization_patterns.scf import SimplifyTrivialLoops
+
+if TYPE_CHECKING:
+    from tirx_mlir.transforms.canonicalize import FactsByClass
+
+
+_ACTIONS_FOLLOWED = frozenset({SignlessIntegerBinaryOperationConstantProp,
+                               SignlessIntegerBinaryOperationZeroOrUnitRight})
+"""xDSL's patterns whose rewrites the listener sees whole (``rewriter.replace``)."""
+
+_TRIES_FOLLOWED = _ACTIONS_FOLLOWED | {SimplifyTrivialLoops}
+"""xDSL's patterns whose failed try reads only the op's operands' definers (arith's constants)
+(`SimplifyTrivialLoops` inlines a loop's body when it acts: an action not followed)."""
+
+
+class Settled:
+    """One canonicalize run's knowledge of ops that do nothing and of liveness (module
+    docstring). Ops are kept by ``id`` with the op itself (so no id is reused meanwhile)."""
+
+    def __init__(self, facts: "FactsByClass", followed: frozenset[type] = frozenset()) -> None:
+        """``followed``: more pattern classes (canonicalize's own) whose rewrites the listener
+        sees whole and whose failed try reads only what the module docstring lists."""
+        self.facts = facts
+        self.clean: dict[int, Operation] = {}
+        """Ops tried with no effect, nothing they read changed since."""
+        self.marked: dict[int, Operation] = {}
+        """Ops whose liveness may have changed since the last region DCE."""
+        self.all_live = False
+        """Every op was live after the last region DCE (and `marked` holds what changed)."""
+        self._memoable: dict[type, bool] = {}
+        self.tracked_actions = _ACTIONS_FOLLOWED | followed
+        self._reads_neighbours = _TRIES_FOLLOWED | followed
+
+    # -- the driver's questions
+
+    def is_clean(self, op: Operation) -> bool:
+        return id(op) in self.clean
+
+    def tried(self, op: Operation) -> None:
+        """``op`` was tried and nothing changed."""
+        op_class = type(op)
+        memoable = self._memoable.get(op_class)
+        if memoable is None:
+            f = self.facts[op_class]
+            memoable = self._memoable[op_class] = \
+                (not f.foldable or f.folds_constant_operands) and \
+                all(type(p) in self._reads_neighbours for p in f.patterns)
+        if memoable:
+            self.clean[id(op)] = op
+
+    def forget(self) -> None:
+        """A change the listener may not have seen: nothing is known any more."""
+        self.clean.clear()
+        self.marked.clear()
+        self.all_live = False
+
+    # -- the listener's events
+
+    def _mark(self, op: Operation) -> None:
+        key = id(op)
+        self.clean.pop(key, None)
+        if self.all_live:
+            self.marked[key] = op
+
+    def _mark_around(self, op: Operation) -> None:
+        """``op``'s operands' definers (their uses changed) and its ancestors (what they
+        hold changed)."""
+        mark = self._mark
+        for value in op._operands:  # noqa: SLF001
+            owner = value.owner
+            if isinstance(owner, Operation):
+                mark(owner)
+        parent = op.parent_op()
+        while parent is not None:
+            mark(parent)
+            parent = parent.parent_op()
+
+    def inserted(self, op: Operation) -> None:
+        self._mark(op)
+        self._mark_around(op)
+
+    def removed(self, op: Operation) -> None:
+        self.clean.pop(id(op), None)
+        self.marked.pop(id(op), None)
+        self._mark_around(op)
+
+    def modified(self, op: Operation) -> None:
+        self._mark(op)
+        self._mark_around(op)
+
+    def replaced(self, op: Operation, new_results: "tuple[SSAValue | None, ...]") -> None:
+        mark = self._mark
+        for result in op.results:
+            for use in result.uses:
+                mark(use.operation)
+        for value in new_results:
+            if value is not None and isinstance(owner := value.owner, Operation):
+                mark(owner)
+
+    # -- region DCE
+
+    def nothing_dead(self, region: Region) -> bool:
+        """True when no op of ``region`` can be dead (every marked op reaches an op that is
+        not trivially dead through its users); False when that is not known."""
+        if not self.all_live:
+            return False
+        dead_if_unused = self.facts.would_be_trivially_dead
+        live: set[int] = set()
+        for op in self.marked.values():
+            if not _attached(op, region):
+                continue
+            if not _reaches_live(op, live, dead_if_unused):
+                return False
+        return True
+
+    def after_dce(self, all_live: bool) -> None:
+        """Region DCE ran (or was found to have nothing to do): ``all_live`` when every op
+        left is live and the changes are followed from here."""
+        self.marked.clear()
+        self.all_live = all_live
+
+
+def _attached(op: Operation, region: Region) -> bool:
+    """Whether ``op`` is (still) nested in ``region``."""
+    block = op.parent
+    while block is not None:
+        parent_region = block.parent
+        if parent_region is region:
+            return True
+        if parent_region is None:
+            return False
+        owner = parent_region.parent
+        if owner is None:
+            return False
+        block = owner.parent
+    return False
+
+
+def _reaches_live(op: Operation, live: set[int], dead_if_unused) -> bool:
+    """Whether a chain of users leads from ``op`` to an op that is not trivially dead (or to
+    one found so before, in ``live``); ``op`` joins ``live`` when it does."""
+    seen = {id(op)}
+    stack = [op]
+    while stack:
+        current = stack.pop()
+        if id(current) in live or not dead_if_unused(current):
+            live.add(id(op))
+            return True
+        for result in current.results:
+            for use in result.uses:
+                user = use.operation
+                if id(user) not in seen:
+                    seen.add(id(user))
+                    stack.append(user)
+    return False
