@@ -140,12 +140,11 @@ class Settled:
         not trivially dead through its users); False when that is not known."""
         if not self.all_live:
             return False
-        dead_if_unused = self.facts.would_be_trivially_dead
         live: set[int] = set()
         for op in self.marked.values():
             if not _attached(op, region):
                 continue
-            if not _reaches_live(op, live, dead_if_unused):
+            if not _reaches_live(op, live, self.facts):
                 return False
         return True
 
@@ -172,20 +171,31 @@ def _attached(op: Operation, region: Region) -> bool:
     return False
 
 
-def _reaches_live(op: Operation, live: set[int], dead_if_unused) -> bool:
+def _reaches_live(op: Operation, live: set[int], facts: "FactsByClass") -> bool:
     """Whether a chain of users leads from ``op`` to an op that is not trivially dead (or to
-    one found so before, in ``live``); ``op`` joins ``live`` when it does."""
+    one found so before, in ``live``); ``op`` joins ``live`` when it does. The ops whose class
+    does not decide it (loops: their nested ops' effects) are asked last, when no user chain
+    reaches a live op without them."""
     seen = {id(op)}
     stack = [op]
+    costly: list[Operation] = []
     while stack:
         current = stack.pop()
-        if id(current) in live or not dead_if_unused(current):
-            live.add(id(op))
-            return True
+        if id(current) in live:
+            break
+        dead = facts[type(current)].dead_if_unused
+        if dead is False:
+            break
+        if dead is None:
+            costly.append(current)
         for result in current.results:
             for use in result.uses:
                 user = use.operation
                 if id(user) not in seen:
                     seen.add(id(user))
                     stack.append(user)
-    return False
+    else:
+        if all(facts.would_be_trivially_dead(c) for c in costly):
+            return False
+    live.add(id(op))
+    return True
