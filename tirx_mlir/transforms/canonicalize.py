@@ -526,7 +526,8 @@ class _Walker(PatternRewriteWalker):
     xDSL's `_process_worklist`, in its order."""
 
     def _populate_worklist(self, op: Operation | Region | Block) -> None:
-        """xDSL's (every op, by a reverse walk, regions first), the walk without generators."""
+        """xDSL's (every op, by a reverse walk, regions first), the walk by the blocks' and
+        ops' links (nothing changes meanwhile)."""
         if not isinstance(op, Region):
             super()._populate_worklist(op)
             return
@@ -534,14 +535,19 @@ class _Walker(PatternRewriteWalker):
         held, stack, inert = worklist._map, worklist._stack, worklist._inert  # noqa: SLF001
 
         def visit(region: Region) -> None:
-            for block in reversed(region.blocks):
-                for inner in reversed(block.ops):
+            block = region._last_block  # noqa: SLF001 - blocks and ops by their links
+            while block is not None:
+                inner = block._last_op  # noqa: SLF001
+                while inner is not None:
                     if inner.regions:
                         for r in reversed(inner.regions):
                             visit(r)
-                    if id(inner) not in held and not inert[type(inner)]:
-                        held[id(inner)] = len(stack)
+                    key = id(inner)
+                    if key not in held and not inert[type(inner)]:
+                        held[key] = len(stack)
                         stack.append(inner)
+                    inner = inner._prev_op  # noqa: SLF001
+                block = block._prev_block  # noqa: SLF001
 
         visit(op)
 
@@ -581,6 +587,7 @@ class _Walker(PatternRewriteWalker):
         pattern = self.pattern
         erase_only = pattern.facts.erase_only
         clean = self.settled.clean if self.settled is not None else {}
+        held, stack = worklist._map, worklist._stack  # noqa: SLF001 - `_ActiveWorklist`'s
         while True:
             if not (erase_only[type(op)] and not unused(op)) and id(op) not in clean:
                 rewriter.has_done_action = False
@@ -592,9 +599,12 @@ class _Walker(PatternRewriteWalker):
                 except Exception as err:
                     op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
                 rewriter_has_done_action |= rewriter.has_done_action
-            if not worklist:
+            if not held:  # `not worklist`: what the stack still holds was removed
+                stack.clear()
                 return rewriter_has_done_action
-            op = worklist.pop()
+            while (op := stack.pop()) is _MISSING:  # `worklist.pop()`
+                pass
+            del held[id(op)]
 
 
 def run_knowledge(facts: FactsByClass) -> Settled:

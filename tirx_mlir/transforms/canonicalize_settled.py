@@ -15,7 +15,8 @@ modifications: the region DCE's erasures go through it too) and answers two ques
   and for a loop the ops inside it (its effects; the constants its body holds). Every change
   marks what it can affect: a new op's operands' definers and its ancestors, a removed op's
   operands' definers and ancestors, a replaced op's users and its new values' definers, a
-  modified op, its operands' definers and ancestors.
+  modified op and its operands' definers (and its ancestors when its effects are not fixed by
+  its class).
 - `Settled.nothing_dead`: after a region DCE every op left is live (the live set is the ops
   with a chain of users to an op that is not trivially dead), and an op becomes dead only if
   the top of such a chain lost a use or its effects: an op the changes since marked. When every
@@ -98,31 +99,46 @@ class Settled:
         if self.all_live:
             self.marked[key] = op
 
-    def _mark_around(self, op: Operation) -> None:
-        """``op``'s operands' definers (their uses changed) and its ancestors (what they
-        hold changed)."""
+    def _mark_definers(self, op: Operation) -> None:
+        """``op``'s operands' definers (their uses changed)."""
         mark = self._mark
         for value in op._operands:  # noqa: SLF001
             owner = value.owner
             if isinstance(owner, Operation):
                 mark(owner)
-        parent = op.parent_op()
-        while parent is not None:
-            mark(parent)
-            parent = parent.parent_op()
+
+    def _mark_ancestors(self, op: Operation) -> None:
+        """The ops ``op`` is nested in (what they hold changed), up by the links."""
+        mark = self._mark
+        block = op.parent
+        while block is not None:
+            region = block.parent
+            if region is None:
+                return
+            owner = region.parent
+            if owner is None:
+                return
+            mark(owner)
+            block = owner.parent
 
     def inserted(self, op: Operation) -> None:
         self._mark(op)
-        self._mark_around(op)
+        self._mark_definers(op)
+        self._mark_ancestors(op)
 
     def removed(self, op: Operation) -> None:
         self.clean.pop(id(op), None)
         self.marked.pop(id(op), None)
-        self._mark_around(op)
+        self._mark_definers(op)
+        self._mark_ancestors(op)
 
     def modified(self, op: Operation) -> None:
+        """``op``'s operands changed: its ancestors are marked only when its effects are not
+        its class's (they may read the operands; a loop's effects are its nested ops')."""
         self._mark(op)
-        self._mark_around(op)
+        self._mark_definers(op)
+        if self.facts[type(op)].fixed_effects is None:
+            self._mark_ancestors(op)
 
     def replaced(self, op: Operation, new_results: "tuple[SSAValue | None, ...]") -> None:
         mark = self._mark
