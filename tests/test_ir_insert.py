@@ -8,7 +8,8 @@ from xdsl.dialects import arith, builtin, scf
 from xdsl.ir import Block, Region
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tirx_mlir.ir_insert import InsertBefore, insert_after, insert_at_start, insert_before
+from tirx_mlir.ir_insert import (InsertBefore, insert_after, insert_at_start, insert_before,
+                                 move_ops_before)
 
 
 def _block(n: int) -> Block:
@@ -73,3 +74,31 @@ def test_refusals_are_xdsls():
     loop_body.add_op(inner := scf.YieldOp())
     with pytest.raises(ValueError):
         insert_before(loop, inner)  # a loop inside its own body
+
+
+def test_move_ops_before_is_detach_and_insert_each():
+    """A block's ops spliced before an op: the same order and links as moving them one by one;
+    the source block left empty; an anchor inside the source block is refused."""
+    for at in (0, 1):
+        mine, theirs = _block(2), _block(2)
+        src_mine, src_theirs = _block(0), _block(0)
+        for i in range(3):
+            src_mine.add_op(_new(i))
+            src_theirs.add_op(_new(i))
+        moved = move_ops_before(src_mine, list(mine.ops)[at])
+        anchor = list(theirs.ops)[at]
+        for o in list(src_theirs.ops):
+            o.detach()
+            theirs.insert_op_before(o, anchor)
+        assert _state(mine) == _state(theirs)
+        assert [o.value.value.data for o in moved] == [100, 101, 102]
+        assert src_mine.first_op is None and src_mine.last_op is None
+    assert move_ops_before(_block(0), list(_block(1).ops)[0]) == []
+    body = Block(arg_types=[builtin.IndexType()])
+    c = arith.ConstantOp.from_int_and_width(0, builtin.IndexType())
+    loop = scf.ForOp(c, c, c, [], Region(body))
+    body.add_op(inner := scf.YieldOp())
+    outer = _block(0)
+    outer.add_op(loop)
+    with pytest.raises(ValueError):
+        move_ops_before(outer, inner)
