@@ -34,6 +34,7 @@ from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.ir_insert import move_ops_before
+from tirx_mlir.ir_walk import walk_ops
 
 
 @dataclass
@@ -265,6 +266,6 @@ def _inherit_location(ops: list[Operation], source: Operation) -> None:
     if isinstance(source.location, UnknownLoc):
         return
     for top in ops:
-        for o in top.walk():
+        for o in walk_ops(top):
             if isinstance(o.location, UnknownLoc):
                 o.location = source.location

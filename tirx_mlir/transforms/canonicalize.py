@@ -35,6 +35,12 @@ when a user of its results is), which `_live_ops` finds in one walk; in a region
 blocks (where xDSL walks only the blocks reachable from the entry) xDSL's rounds run, each op's
 answer kept for the call (`_MemoLiveSet`). The deletions are xDSL's (`region_dce`).
 
+A run also keeps what it knows will do nothing (`canonicalize_settled.Settled`, fed by the
+rewriter's listener): an op tried without effect, nothing it reads changed since, is popped
+without a try, and region DCE skips its walk when no op the run changed since the last one can
+be dead. The sweeps that confirm the fixpoint (a nested loop's constants leave one loop per
+sweep) then cost little; the order of the worklist, and so the IR, stays xDSL's.
+
 The pass keeps the name ``canonicalize`` and is registered under it in place of xDSL's
 (`tirx_mlir.transforms`), so ``tirx-opt -p canonicalize`` and a pipeline's replayed spec
 (`Pipeline.spec`) run it too.
