@@ -157,3 +157,31 @@ def test_nothing_dead_only_when_every_marked_op_reaches_a_live_one():
     store.detach()
     store.erase()
     assert not settled.nothing_dead(module.body)
+
+
+def test_a_region_of_several_blocks_forgets_what_was_settled():
+    """Region DCE of a region with several blocks runs xDSL's deletions (a block erased whole,
+    no listener told): nothing stays settled, and the next DCE walks."""
+    from xdsl.dialects.cf import Cf
+
+    from tirx_mlir.transforms.canonicalize import region_dce
+
+    ctx = make_context()
+    if "cf" not in ctx.registered_dialect_names:
+        ctx.load_dialect(Cf)
+    module = parse_module("""
+func.func @g(%x: i32) -> i32 {
+  %y = arith.muli %x, %x : i32
+  cf.br ^bb2
+^bb1:
+  %u = arith.addi %x, %y : i32
+  cf.br ^bb2
+^bb2:
+  func.return %x : i32
+}""", "b.mlir", ctx)
+    settled = run_knowledge(FactsByClass.shared())
+    mul = next(op for op in module.walk() if op.name == "arith.muli")
+    settled.tried(mul)
+    assert settled.is_clean(mul)
+    assert region_dce(module.body, None, FactsByClass.shared(), settled)
+    assert not settled.clean and not settled.nothing_dead(module.body)

@@ -475,6 +475,8 @@ def region_dce(region: Region, listener: PatternRewriterListener | None,
         return False
     found = _live_ops(region, facts)
     if settled is not None:
+        if found is None:
+            settled.forget()  # xDSL's deletions may erase whole blocks, unheard
         settled.after_dce(found is not None)  # what is left is live: changes followed from here
     if found is None:
         live_set = _MemoLiveSet(facts=facts)

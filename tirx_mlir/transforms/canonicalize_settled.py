@@ -24,7 +24,8 @@ modifications: the region DCE's erasures go through it too) and answers two ques
   whole module is skipped; otherwise the DCE runs as before.
 
 Any action other than an erasure, arith's integer fold or a pattern of `_ACTIONS_FOLLOWED` (an
-inlined loop or ``scf.if`` moves ops without telling the listener) forgets everything
+inlined loop or ``scf.if`` moves ops without telling the listener), and a region DCE of a region
+with several blocks (xDSL's, which erases a block whole without telling it), forget everything
 (`Settled.forget`): the next sweep tries every op again and the next DCE walks everything.
 """
 
