@@ -33,6 +33,8 @@ from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.tile_base import TileOp
+from tirx_mlir.ir_insert import move_ops_before
+from tirx_mlir.ir_walk import walk_ops
 
 
 @dataclass
@@ -217,12 +219,8 @@ class DispatchContext:
         _inherit_location([*new_ops, *init_ops, *self._pending_init,
                            *(a for _, a, _ in self._pending_private),
                            *(o for _, ops in self._pending_after for o in ops)], self.op)
-        parent = self.op.parent_block()
-        assert parent is not None
-        for o in new_ops:
-            o.detach()
-            parent.insert_op_before(o, self.op)
-        return new_ops
+        assert self.op.parent_block() is not None
+        return move_ops_before(self._scratch, self.op)
 
     def _discard(self) -> None:
         for o in reversed(list(self._scratch.ops)):
@@ -268,6 +266,6 @@ def _inherit_location(ops: list[Operation], source: Operation) -> None:
     if isinstance(source.location, UnknownLoc):
         return
     for top in ops:
-        for o in top.walk():
+        for o in walk_ops(top):
             if isinstance(o.location, UnknownLoc):
                 o.location = source.location

@@ -35,6 +35,12 @@ when a user of its results is), which `_live_ops` finds in one walk; in a region
 blocks (where xDSL walks only the blocks reachable from the entry) xDSL's rounds run, each op's
 answer kept for the call (`_MemoLiveSet`). The deletions are xDSL's (`region_dce`).
 
+A run also keeps what it knows will do nothing (`canonicalize_settled.Settled`, fed by the
+rewriter's listener): an op tried without effect, nothing it reads changed since, is popped
+without a try, and region DCE skips its walk when no op the run changed since the last one can
+be dead. The sweeps that confirm the fixpoint (a nested loop's constants leave one loop per
+sweep) then cost little; the order of the worklist, and so the IR, stays xDSL's.
+
 The pass keeps the name ``canonicalize`` and is registered under it in place of xDSL's
 (`tirx_mlir.transforms`), so ``tirx-opt -p canonicalize`` and a pipeline's replayed spec
 (`Pipeline.spec`) run it too.
@@ -42,6 +48,7 @@ The pass keeps the name ``canonicalize`` and is registered under it in place of 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -67,6 +74,7 @@ from xdsl.transforms.dead_code_elimination import LiveSet
 from xdsl.utils.worklist import _MISSING, Worklist
 
 from tirx_mlir.changes import change_listener
+from tirx_mlir.transforms.canonicalize_settled import Settled
 from tirx_mlir.dialects.tirx.op_build import clone_leaf
 from tirx_mlir.transforms.arith_effects import complete_arith_effects
 
@@ -348,17 +356,23 @@ class _CanonicalizeOp(RewritePattern):
 
     folder: Folder
     facts: FactsByClass
+    settled: Settled | None = None
+    """What the run knows does nothing (`canonicalize_settled`): told of each try that does
+    nothing, and of an action it cannot follow."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         facts = self.facts[type(op)]
         if unused(op) and self.facts.would_be_trivially_dead(op):
             rewriter.erase(op)
             return
+        settled = self.settled
         if facts.foldable and (not facts.folds_constant_operands or
                                self.facts.integer_fold_may_fold(op)):
             folded = self.folder.try_fold(op)
             if folded is not None:
                 rewriter.replace(op, new_ops=folded[1], new_results=folded[0])
+                if settled is not None and not facts.folds_constant_operands:
+                    settled.forget()  # another folder: not followed
                 return
         operands = op._operands  # noqa: SLF001
         for pattern, needs in facts.guarded:
@@ -366,7 +380,11 @@ class _CanonicalizeOp(RewritePattern):
                 continue  # the pattern's first step returns
             pattern.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
+                if settled is not None and type(pattern) not in settled.tracked_actions:
+                    settled.forget()
                 return
+        if settled is not None:
+            settled.tried(op)
 
 
 @dataclass
@@ -448,13 +466,21 @@ _UNASKED = object()
 
 
 def region_dce(region: Region, listener: PatternRewriterListener | None,
-               facts: FactsByClass) -> bool:
+               facts: FactsByClass, settled: Settled | None = None) -> bool:
     """`xdsl.transforms.dead_code_elimination.region_dce`, its live set from `_live_ops` (or
     `_MemoLiveSet`'s fixpoint), its deletions xDSL's (`LiveSet.delete_dead`: the same order of
     erasures, told to the listener; it asks only ops of ``region`` whether they are live).
     When every op is live (each region one block) nothing is deleted and xDSL's walk of the
-    region that finds so is skipped."""
+    region that finds so is skipped. With ``settled`` (a canonicalize run's), when the changes
+    since the last DCE can have made nothing dead (`Settled.nothing_dead`), nothing is walked."""
+    if settled is not None and settled.nothing_dead(region):
+        settled.after_dce(True)
+        return False
     found = _live_ops(region, facts)
+    if settled is not None:
+        if found is None:
+            settled.forget()  # xDSL's deletions may erase whole blocks, unheard
+        settled.after_dce(found is not None)  # what is left is live: changes followed from here
     if found is None:
         live_set = _MemoLiveSet(facts=facts)
         while live_set.changed:
@@ -511,7 +537,8 @@ class _Walker(PatternRewriteWalker):
     xDSL's `_process_worklist`, in its order."""
 
     def _populate_worklist(self, op: Operation | Region | Block) -> None:
-        """xDSL's (every op, by a reverse walk, regions first), the walk without generators."""
+        """xDSL's (every op, by a reverse walk, regions first), the walk by the blocks' and
+        ops' links (nothing changes meanwhile)."""
         if not isinstance(op, Region):
             super()._populate_worklist(op)
             return
@@ -519,16 +546,46 @@ class _Walker(PatternRewriteWalker):
         held, stack, inert = worklist._map, worklist._stack, worklist._inert  # noqa: SLF001
 
         def visit(region: Region) -> None:
-            for block in reversed(region.blocks):
-                for inner in reversed(block.ops):
+            block = region._last_block  # noqa: SLF001 - blocks and ops by their links
+            while block is not None:
+                inner = block._last_op  # noqa: SLF001
+                while inner is not None:
                     if inner.regions:
                         for r in reversed(inner.regions):
                             visit(r)
-                    if id(inner) not in held and not inert[type(inner)]:
-                        held[id(inner)] = len(stack)
+                    key = id(inner)
+                    if key not in held and not inert[type(inner)]:
+                        held[key] = len(stack)
                         stack.append(inner)
+                    inner = inner._prev_op  # noqa: SLF001
+                block = block._prev_block  # noqa: SLF001
 
         visit(op)
+
+    settled: Settled | None = None
+    """The run's `Settled`: an op it knows does nothing is popped without a try; it hears of
+    every change (`_handle_operation_*`)."""
+
+    def _handle_operation_insertion(self, op: Operation) -> None:
+        super()._handle_operation_insertion(op)
+        if self.settled is not None:
+            self.settled.inserted(op)
+
+    def _handle_operation_removal(self, op: Operation) -> None:
+        super()._handle_operation_removal(op)
+        if self.settled is not None:
+            self.settled.removed(op)
+
+    def _handle_operation_modification(self, op: Operation) -> None:
+        super()._handle_operation_modification(op)
+        if self.settled is not None:
+            self.settled.modified(op)
+
+    def _handle_operation_replacement(self, op: Operation,
+                                      new_results: Sequence[SSAValue | None]) -> None:
+        super()._handle_operation_replacement(op, new_results)
+        if self.settled is not None:
+            self.settled.replaced(op, new_results)
 
     def _process_worklist(self, listener: PatternRewriterListener) -> bool:
         rewriter_has_done_action = False
@@ -540,8 +597,10 @@ class _Walker(PatternRewriteWalker):
         rewriter.extend_from_listener(listener)
         pattern = self.pattern
         erase_only = pattern.facts.erase_only
+        clean = self.settled.clean if self.settled is not None else {}
+        held, stack = worklist._map, worklist._stack  # noqa: SLF001 - `_ActiveWorklist`'s
         while True:
-            if not (erase_only[type(op)] and not unused(op)):
+            if not (erase_only[type(op)] and not unused(op)) and id(op) not in clean:
                 rewriter.has_done_action = False
                 rewriter.current_operation = op
                 rewriter.insertion_point = InsertPoint.before(op)
@@ -551,9 +610,17 @@ class _Walker(PatternRewriteWalker):
                 except Exception as err:
                     op.emit_error(f"Error while applying pattern: {err}", underlying_error=err)
                 rewriter_has_done_action |= rewriter.has_done_action
-            if not worklist:
+            if not held:  # `not worklist`: what the stack still holds was removed
+                stack.clear()
                 return rewriter_has_done_action
-            op = worklist.pop()
+            while (op := stack.pop()) is _MISSING:  # `worklist.pop()`
+                pass
+            del held[id(op)]
+
+
+def run_knowledge(facts: FactsByClass) -> Settled:
+    """A new `Settled` for one run, which follows this module's rehoisting pattern too."""
+    return Settled(facts, frozenset({_RehoistConstInLoops}))
 
 
 class FastCanonicalizePass(CanonicalizePass):
@@ -563,9 +630,11 @@ class FastCanonicalizePass(CanonicalizePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         facts = FactsByClass.shared()
-        walker = _Walker(_CanonicalizeOp(Folder(ctx), facts),
-                                      post_walk_func=lambda region, listener:
-                                      region_dce(region, listener, facts),
-                                      listener=change_listener())
+        settled = run_knowledge(facts)
+        walker = _Walker(_CanonicalizeOp(Folder(ctx), facts, settled),
+                         post_walk_func=lambda region, listener:
+                         region_dce(region, listener, facts, settled),
+                         listener=change_listener())
+        walker.settled = settled
         walker._worklist = _ActiveWorklist(facts)  # noqa: SLF001
         walker.rewrite_module(op)

@@ -22,12 +22,13 @@ from xdsl.passes import ModulePass
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx.kernel import kernels
 from tirx_mlir.dialects.tirx.tile_base import DISPATCHED_ATTR, TileOp, is_tile_op
+from tirx_mlir.ir_walk import walk_ops
 
 MAX_NESTING = 8
 
 
 def _top_level_tile_ops(ops) -> list[TileOp]:
-    return [t for o in ops for t in o.walk() if is_tile_op(t)
+    return [t for o in ops for t in walk_ops(o) if is_tile_op(t)
             and not is_tile_op(t.parent_op())]
 
 

@@ -37,13 +37,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import partial
 
-from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 
 from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
@@ -55,6 +54,7 @@ from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import kernels
 from tirx_mlir.dominance import defined_in
 from tirx_mlir.ir_walk import walk_ops, walk_region_ops
+from tirx_mlir.ir_insert import InsertBefore, insert_before
 from tirx_mlir.ir_uses import replace_uses
 
 _MOVABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.AndIOp,
@@ -90,7 +90,7 @@ def hoist_out_of(loop: scf.ForOp, log: ChangeLog | None = None) -> int:
             continue
         log.removed(op)  # the block it leaves
         op.detach()
-        Rewriter.insert_op(op, InsertPoint.before(loop))
+        insert_before(op, loop)
         log.changed(op)  # and where it goes
         moved += 1
     return moved
@@ -151,7 +151,7 @@ def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
         nsw = r is not None and fits_signed(r, int_bits(op.result.type) or 64) and all(
             (tr := ranges.get(t)) is not None and tr.nonneg for t in terms)
         kw = {"overflow": NSW} if nsw else {}
-        b = Builder(InsertPoint.before(op))
+        b = InsertBefore(op)
 
         def total(values: list[SSAValue]) -> SSAValue:
             acc = values[0]
@@ -230,14 +230,14 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
         key = (op.memory, tuple(invariant), result_type)
         base = bases.get(key)
         if base is None:
-            pre = Builder(InsertPoint.before(loop))
+            pre = InsertBefore(loop)
             base_index = _sum(pre, invariant)
             if base_index.type != IndexType():
                 base_index = pre.insert(arith.IndexCastOp(base_index, IndexType())).result
             base = bases[key] = pre.insert(AddressOp(op.memory, base_index,
                                                      result_types=[result_type])).result
             log.changed(base.owner)  # new, before the loop: its block
-        b = Builder(InsertPoint.before(op))
+        b = InsertBefore(op)
         offset = _as_int(b, _sum(b, variant), result_type, _nonneg_sum(variant, ranges))
         if size != 1:
             offset = b.insert(arith.MuliOp(offset, _int(b, size, result_type))).result
@@ -269,14 +269,14 @@ def _definition_order(loop: scf.ForOp) -> dict[SSAValue, int]:
     return order
 
 
-def _sum(b: Builder, values: list[SSAValue]) -> SSAValue:
+def _sum(b: InsertBefore, values: list[SSAValue]) -> SSAValue:
     acc = values[0]
     for v in values[1:]:
         acc = b.insert(arith.AddiOp(acc, v)).result
     return acc
 
 
-def _int(b: Builder, value: int, t: IntegerType) -> SSAValue:
+def _int(b: InsertBefore, value: int, t: IntegerType) -> SSAValue:
     return b.insert(arith.ConstantOp(IntegerAttr(value, t))).result
 
 
@@ -288,7 +288,7 @@ def _nonneg_sum(terms: list[SSAValue], ranges: dict[SSAValue, Range]) -> bool:
     return sum(r.hi for r in got) < 1 << ((int_bits(terms[0].type) or 64) - 1)
 
 
-def _as_int(b: Builder, v: SSAValue, t: IntegerType, nonneg: bool) -> SSAValue:
+def _as_int(b: InsertBefore, v: SSAValue, t: IntegerType, nonneg: bool) -> SSAValue:
     """``v`` (an index or a narrower integer, signed as index casts are) as a ``t``; widened
     with zeros when it is ``nonneg`` (the same value; ptxas then multiplies with
     ``IMAD.WIDE.U32`` instead of shifting the sign into the high word)."""

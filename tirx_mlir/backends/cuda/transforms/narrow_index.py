@@ -36,13 +36,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 
 from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
                                                            fits_signed, value_ranges)
@@ -50,6 +49,7 @@ from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith_index_cast
 from tirx_mlir.ir_walk import walk_ops
+from tirx_mlir.ir_insert import InsertBefore, insert_after, insert_at_start, insert_before
 from tirx_mlir.ir_uses import replace_uses
 
 I32 = IntegerType(32)
@@ -94,7 +94,7 @@ def fold_by_ranges(kernel: KernelOp, ranges: dict[SSAValue, Range],
             replace_uses(op.results[0], op.operands[0])
         else:
             zero = arith.ConstantOp(IntegerAttr(0, op.results[0].type))
-            Rewriter.insert_op(zero, InsertPoint.before(op))
+            insert_before(zero, op)
             ranges[zero.result] = Range(0, 0)
             replace_uses(op.results[0], zero.result)
         Rewriter.erase_op(op)
@@ -144,15 +144,16 @@ class _Narrower:
         if got is None:
             cast = arith_index_cast(v, I32)
             owner = v.owner
-            where = InsertPoint.at_start(owner) if isinstance(owner, Block) else \
-                InsertPoint.after(owner)
-            Rewriter.insert_op(cast, where)
+            if isinstance(owner, Block):
+                insert_at_start(cast, owner)
+            else:
+                insert_after(cast, owner)
             self.log.changed(cast)  # new: its block
             got = self.narrow[v] = cast.result
         return got
 
     def rebuild(self, op: Operation) -> None:
-        b = Builder(InsertPoint.before(op))
+        b = InsertBefore(op)
         if isinstance(op, arith.ConstantOp):
             value = op.value
             assert isinstance(value, IntegerAttr)
@@ -212,7 +213,7 @@ def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
         Rewriter.erase_op(twin.owner)
     if old.uses:
         wide = arith_index_cast(iv, _INDEX)
-        Rewriter.insert_op(wide, InsertPoint.at_start(block))
+        insert_at_start(wide, block)
         replace_uses(old, wide.result)
         n.narrow[wide.result] = iv
         n.log.changed(wide)  # new; its users (the old induction variable's) are reached

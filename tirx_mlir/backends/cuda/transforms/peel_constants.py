@@ -41,13 +41,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.rewriter import Rewriter
 
 from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
                                                            int_bits, value_ranges)
@@ -55,6 +54,7 @@ from tirx_mlir.backends.cuda.transforms.narrow_index import NSW
 from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
+from tirx_mlir.ir_insert import InsertBefore
 from tirx_mlir.ir_uses import replace_uses
 
 MAX_ROUNDS = 16
@@ -161,10 +161,10 @@ class _Peeler:
         self.bits = _Bits(value_ranges(kernel))
         self.log = log
 
-    def const(self, b: Builder, like: SSAValue, value: int) -> SSAValue:
+    def const(self, b: InsertBefore, like: SSAValue, value: int) -> SSAValue:
         return b.insert(arith_constant(value, like.type)).result
 
-    def xor(self, b: Builder, x: SSAValue, c: int) -> SSAValue:
+    def xor(self, b: InsertBefore, x: SSAValue, c: int) -> SSAValue:
         """``x ^ c`` (``x`` itself for ``c == 0``)."""
         if not c:
             return x
@@ -187,7 +187,7 @@ class _Peeler:
                 c = bits.constant(k)
                 if c is not None and bits.constant(x) is None and bits.signed(k) >= 0 \
                         and not bits.of(x) & c:
-                    b = Builder(InsertPoint.before(op))
+                    b = InsertBefore(op)
                     self.replace(op, b.insert(arith_binary(arith.XOrIOp, x, k)).result)
                     return True
             return False
@@ -199,7 +199,7 @@ class _Peeler:
             x, c = inner
             moved = {arith.ShRUIOp: c >> k, arith.ShLIOp: (c << k) & bits.width_mask(x),
                      arith.AndIOp: c & k}[kind]
-            b = Builder(InsertPoint.before(op))
+            b = InsertBefore(op)
             core = b.insert(arith_binary(kind, x, rhs)).result
             self.replace(op, self.xor(b, core, moved))
             return True
@@ -211,13 +211,13 @@ class _Peeler:
                 x, c = inner
                 d = bits.constant(other)
                 if kind is arith.XOrIOp and d is not None:
-                    self.replace(op, self.xor(Builder(InsertPoint.before(op)), x, c ^ d))
+                    self.replace(op, self.xor(InsertBefore(op), x, c ^ d))
                     return True
                 if d is not None:
                     continue
                 if kind is arith.OrIOp and bits.of(other) & (bits.of(x) | c):
                     continue
-                b = Builder(InsertPoint.before(op))
+                b = InsertBefore(op)
                 core = b.insert(arith_binary(kind, x, other)).result
                 xor = arith_binary(arith.XOrIOp, core, self.const(b, x, c))
                 self.replace(op, b.insert(xor).result)
@@ -236,12 +236,12 @@ class _Peeler:
                         (bits.of(x) | c) > bits.width_mask(x) >> 1:  # not below 2^(N-1)
                     continue
                 if not bits.of(x) & c:
-                    b = Builder(InsertPoint.before(op))
+                    b = InsertBefore(op)
                     self.replace(op, b.insert(arith_binary(arith.AddiOp, x, k, NSW)).result)
                     return True
                 over, free = c & bits.of(x), c & ~bits.of(x)
                 if kind is arith.XOrIOp and free:  # (x ^ over) + free
-                    b = Builder(InsertPoint.before(op))
+                    b = InsertBefore(op)
                     core = self.xor(b, x, over)
                     self.replace(op, b.insert(arith_binary(arith.AddiOp, core,
                                                            self.const(b, x, free), NSW)).result)
@@ -272,7 +272,7 @@ class _Peeler:
             if type(cv) is not int or cv < 0 or bits.constant(x) is not None or \
                     bits.of(x) >= half:
                 continue
-            b = Builder(InsertPoint.before(op))
+            b = InsertBefore(op)
             step = cv * k if kind is arith.MuliOp else cv << k
             core = b.insert(arith_binary(kind, x, rhs, NSW)).result
             self.replace(op, b.insert(arith_binary(arith.AddiOp, core, self.const(b, x, step),
@@ -300,7 +300,7 @@ class _Peeler:
                 keeps = _nsw(op) and _nsw(inner) and bits.signed(k) >= 0 and \
                     bits.of(x) < half and bits.of(y) < half
                 flags = NSW if keeps else None
-                b = Builder(InsertPoint.before(op))
+                b = InsertBefore(op)
                 core = b.insert(arith_binary(arith.AddiOp, x, y, flags)).result
                 self.replace(op, b.insert(arith_binary(arith.AddiOp, core, k, flags)).result)
                 return True

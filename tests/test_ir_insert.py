@@ -1,0 +1,104 @@
+"""`tirx_mlir.ir_insert` puts an op where xDSL's ``Rewriter.insert_op`` puts it: the same order,
+the same links both ways, the same parent, first and last op; what xDSL refuses it refuses."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects import arith, builtin, scf
+from xdsl.ir import Block, Region
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tirx_mlir.ir_insert import (InsertBefore, insert_after, insert_at_start, insert_before,
+                                 move_ops_before)
+
+
+def _block(n: int) -> Block:
+    block = Block()
+    for i in range(n):
+        block.add_op(arith.ConstantOp.from_int_and_width(i, 32))
+    return block
+
+
+def _state(block: Block) -> list:
+    """Each op's value and its neighbours' values both ways, and the block's ends."""
+    def value(op):
+        return None if op is None else op.value.value.data
+    ops = list(block.ops)
+    assert all(op.parent is block for op in ops)
+    return ([(value(op._prev_op), value(op), value(op._next_op)) for op in ops],
+            value(block.first_op), value(block.last_op))
+
+
+def _new(i: int) -> arith.ConstantOp:
+    return arith.ConstantOp.from_int_and_width(100 + i, 32)
+
+
+@pytest.mark.parametrize("n,at", [(3, 0), (3, 1), (3, 2), (1, 0)])
+def test_before_and_after_as_xdsl(n, at):
+    for ours_fn, point in ((insert_before, InsertPoint.before),
+                           (insert_after, InsertPoint.after)):
+        mine, theirs = _block(n), _block(n)
+        ours_fn(_new(0), list(mine.ops)[at])
+        Rewriter.insert_op(_new(0), point(list(theirs.ops)[at]))
+        assert _state(mine) == _state(theirs)
+
+
+def test_at_start_and_in_order_before_one_op():
+    for n in (0, 2):
+        mine, theirs = _block(n), _block(n)
+        insert_at_start(_new(0), mine)
+        Rewriter.insert_op(_new(0), InsertPoint.at_start(theirs))
+        assert _state(mine) == _state(theirs)
+    mine, theirs = _block(2), _block(2)
+    b = InsertBefore(list(mine.ops)[1])
+    for i in range(3):
+        assert b.insert(new := _new(i)) is new
+    anchor = list(theirs.ops)[1]
+    for i in range(3):
+        Rewriter.insert_op(_new(i), InsertPoint.before(anchor))
+    assert _state(mine) == _state(theirs)
+    assert [op.value.value.data for op in mine.ops] == [0, 100, 101, 102, 1]
+
+
+def test_refusals_are_xdsls():
+    """An op already in a block, an anchor in none, and an op that holds the block: errors."""
+    block = _block(2)
+    first, second = block.ops
+    with pytest.raises(ValueError):
+        insert_before(second, first)
+    with pytest.raises(ValueError):
+        insert_before(_new(0), _new(1))
+    loop_body = Block(arg_types=[builtin.IndexType()])
+    c = arith.ConstantOp.from_int_and_width(0, builtin.IndexType())
+    loop = scf.ForOp(c, c, c, [], Region(loop_body))
+    loop_body.add_op(inner := scf.YieldOp())
+    with pytest.raises(ValueError):
+        insert_before(loop, inner)  # a loop inside its own body
+
+
+def test_move_ops_before_is_detach_and_insert_each():
+    """A block's ops spliced before an op: the same order and links as moving them one by one;
+    the source block left empty; an anchor inside the source block is refused."""
+    for at in (0, 1):
+        mine, theirs = _block(2), _block(2)
+        src_mine, src_theirs = _block(0), _block(0)
+        for i in range(3):
+            src_mine.add_op(_new(i))
+            src_theirs.add_op(_new(i))
+        moved = move_ops_before(src_mine, list(mine.ops)[at])
+        anchor = list(theirs.ops)[at]
+        for o in list(src_theirs.ops):
+            o.detach()
+            theirs.insert_op_before(o, anchor)
+        assert _state(mine) == _state(theirs)
+        assert [o.value.value.data for o in moved] == [100, 101, 102]
+        assert src_mine.first_op is None and src_mine.last_op is None
+    assert move_ops_before(_block(0), list(_block(1).ops)[0]) == []
+    body = Block(arg_types=[builtin.IndexType()])
+    c = arith.ConstantOp.from_int_and_width(0, builtin.IndexType())
+    loop = scf.ForOp(c, c, c, [], Region(body))
+    body.add_op(inner := scf.YieldOp())
+    outer = _block(0)
+    outer.add_op(loop)
+    with pytest.raises(ValueError):
+        move_ops_before(outer, inner)

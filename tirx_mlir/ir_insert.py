@@ -1,0 +1,107 @@
+"""Inserting a new op next to another without xDSL's builder: `InsertBefore`, `insert_before`,
+`insert_after`, `insert_at_start`; moving a block's ops before an op in one splice,
+`move_ops_before`.
+
+``Builder(InsertPoint.before(op)).insert(new)`` costs about 4 us an op at a loop depth of three
+on this machine (the builder and insertion point made, the implicit-builder check, and
+`Block._attach_op`'s walk up every ancestor to check that ``new`` does not contain the block), of
+which linking ``new`` into the block's list is 0.2 us. The cuda index passes insert thousands
+of ops on a GEMM. An op without regions contains no block, so that walk cannot fail for it;
+these helpers link such an op where xDSL's insertion would put it (the same place, the same
+links and parent) and leave an op with regions, or one already in a block, to xDSL's
+``Rewriter.insert_op`` (which checks and raises as it always does). Nobody is told of the
+insertion: they are for passes that insert without a rewriter listener.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from xdsl.ir import Block, Operation
+from xdsl.rewriter import InsertPoint, Rewriter
+
+OpT = TypeVar("OpT", bound=Operation)
+
+
+def insert_before(new: OpT, anchor: Operation) -> OpT:
+    """``Rewriter.insert_op(new, InsertPoint.before(anchor))``; ``new``."""
+    block = anchor.parent
+    if new.regions or new.parent is not None or block is None:
+        Rewriter.insert_op(new, InsertPoint.before(anchor))
+        return new
+    new.parent = block
+    prev = anchor._prev_op  # noqa: SLF001 - `Operation._insert_prev_op`'s links
+    if prev is None:
+        block._first_op = new  # noqa: SLF001
+    else:
+        prev._next_op = new  # noqa: SLF001
+    new._prev_op, new._next_op = prev, anchor  # noqa: SLF001
+    anchor._prev_op = new  # noqa: SLF001
+    return new
+
+
+def insert_after(new: OpT, anchor: Operation) -> OpT:
+    """``Rewriter.insert_op(new, InsertPoint.after(anchor))``; ``new``."""
+    following = anchor._next_op  # noqa: SLF001
+    if following is not None:
+        return insert_before(new, following)
+    block = anchor.parent
+    if new.regions or new.parent is not None or block is None:
+        Rewriter.insert_op(new, InsertPoint.after(anchor))
+        return new
+    new.parent = block
+    anchor._next_op = new  # noqa: SLF001
+    new._prev_op, new._next_op = anchor, None  # noqa: SLF001
+    block._last_op = new  # noqa: SLF001
+    return new
+
+
+def insert_at_start(new: OpT, block: Block) -> OpT:
+    """``Rewriter.insert_op(new, InsertPoint.at_start(block))``; ``new``."""
+    first = block._first_op  # noqa: SLF001
+    if first is not None:
+        return insert_before(new, first)
+    Rewriter.insert_op(new, InsertPoint.at_start(block))
+    return new
+
+
+class InsertBefore:
+    """``Builder(InsertPoint.before(anchor))`` for its ``insert`` of one op at a time: each
+    new op goes before ``anchor``, so they stay in the order inserted."""
+
+    __slots__ = ("anchor",)
+
+    def __init__(self, anchor: Operation) -> None:
+        self.anchor = anchor
+
+    def insert(self, new: OpT) -> OpT:
+        return insert_before(new, self.anchor)
+
+
+def move_ops_before(source: Block, anchor: Operation) -> list[Operation]:
+    """Every op of ``source``, in order, detached and inserted before ``anchor`` (what
+    ``for o in list(source.ops): o.detach(); anchor_block.insert_op_before(o, anchor)`` does),
+    the whole list spliced in at once; the ops moved. When ``anchor`` is inside ``source``
+    (an op would hold its own block), xDSL's per-op path runs and raises."""
+    ops = list(source.ops)
+    block = anchor.parent
+    if not ops:
+        return ops
+    if block is None or source.is_ancestor(block):
+        for o in ops:
+            o.detach()
+            Rewriter.insert_op(o, InsertPoint.before(anchor))
+        return ops
+    for o in ops:
+        o.parent = block
+    first, last = ops[0], ops[-1]
+    prev = anchor._prev_op  # noqa: SLF001
+    if prev is None:
+        block._first_op = first  # noqa: SLF001
+    else:
+        prev._next_op = first  # noqa: SLF001
+    first._prev_op = prev  # noqa: SLF001
+    last._next_op = anchor  # noqa: SLF001
+    anchor._prev_op = last  # noqa: SLF001
+    source._first_op = source._last_op = None  # noqa: SLF001
+    return ops
