@@ -30,6 +30,7 @@ from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
                                                 reshape_groups)
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
+from tirx_mlir.type_tests import IsInstance, KindOf
 
 
 @dataclass(frozen=True)
@@ -130,15 +131,26 @@ def index_expr(value: SSAValue, cache: dict | None = None) -> IndexExpr:
     return expr
 
 
+_INDEX_KIND = KindOf({"constant": (arith.ConstantOp,), "add": (arith.AddiOp,),
+                      "sub": (arith.SubiOp,), "mul": (arith.MuliOp,)})
+"""What `_fold_index` folds an owner as (None: an opaque term), answered once per class."""
+_IS_INTEGER_ATTR = IsInstance(IntegerAttr)
+
+
 def _fold_index(value: SSAValue, cache: dict | None) -> IndexExpr:
     owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return IndexExpr(int(owner.value.value.data))
-    if isinstance(owner, arith.AddiOp):
+    kind = _INDEX_KIND(owner)
+    if kind is None:
+        return IndexExpr(0, ((value, 1),))
+    if kind == "constant":
+        if _IS_INTEGER_ATTR(owner.value):
+            return IndexExpr(int(owner.value.value.data))
+        return IndexExpr(0, ((value, 1),))
+    if kind == "add":
         return index_expr(owner.lhs, cache) + index_expr(owner.rhs, cache)
-    if isinstance(owner, arith.SubiOp):
+    if kind == "sub":
         return index_expr(owner.lhs, cache) + index_expr(owner.rhs, cache).scale(-1)
-    if isinstance(owner, arith.MuliOp):
+    if kind == "mul":
         lhs, rhs = index_expr(owner.lhs, cache), index_expr(owner.rhs, cache)
         if rhs.is_const():
             return lhs.scale(rhs.const)
@@ -471,11 +483,16 @@ def resolve_access(value: SSAValue) -> AccessPattern:
     return access
 
 
+_VIEW_KIND = KindOf({"slice": (SliceOp,), "transpose": (TransposeOp,), "reshape": (ReshapeOp,)})
+"""The kind of view op an owner is (None for anything else), answered once per class."""
+
+
 def _resolve_access(value: SSAValue) -> AccessPattern:
     btype = value.type
-    assert isinstance(btype, BufferType)
+    assert is_buffer_type(btype)
     owner = value.owner
-    if isinstance(owner, SliceOp):
+    kind = _VIEW_KIND(owner)
+    if kind == "slice":
         parent = resolve_access(owner.source)
         offset = list(parent.offset)
         for k, o in enumerate(owner.mixed_offsets()):
@@ -489,14 +506,14 @@ def _resolve_access(value: SSAValue) -> AccessPattern:
         if parent.guards is None and len(owner._operands) == 1:  # noqa: SLF001 - no guard
             return out
         return out.with_guards(_slice_guards(owner, parent))
-    if isinstance(owner, TransposeOp):
+    if kind == "transpose":
         parent = resolve_access(owner.source)
         perm = owner.perm()
         out = AccessPattern(parent.buffer, parent.offset,
                             tuple(parent.sizes[p] for p in perm),
                             tuple(parent.steps[p] for p in perm), parent.flat)
         return out if parent.guards is None else out.with_guards(parent.guards[p] for p in perm)
-    if isinstance(owner, ReshapeOp):
+    if kind == "reshape":
         return _reshaped(resolve_access(owner.source), btype.get_shape())
     shape = btype.get_shape()
     eye = tuple(tuple(1 if j == k else 0 for j in range(len(shape))) for k in range(len(shape)))

@@ -42,7 +42,7 @@ from tirx_mlir.backends.trn.layout.physical_access import (NotAffine, PhysicalAc
 from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
-from tirx_mlir.dialects.tirx.access import materialize, max_value
+from tirx_mlir.dialects.tirx.access import materialize, max_value, shared_views
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, LoadOp, ReshapeOp, SliceOp, StoreOp,
                                                 TransposeOp, allocs, erase_dead_views,
@@ -245,8 +245,14 @@ class TrnLowerLayoutPass(ModulePass):
         for kernel in kernels(op):
             require_dispatched(kernel, self.name)
             partitions = kernel_limits(kernel, self.target).partitions
-            for alloc in allocs(kernel):
-                btype = alloc.result.type
-                assert isinstance(btype, BufferType)
-                if is_on_chip(btype):
-                    lower_buffer(alloc, partitions)
+            # Each view is resolved once for the kernel (`access.shared_views`): a view chain
+            # has one root buffer, and lowering one buffer changes only the views rooted at it
+            # (after planning all of them) and the users it redirects to new chains, which
+            # nothing resolves during the pass; a chain's prefix (a reshape every instruction
+            # view slices) is then resolved once, not once per leaf.
+            with shared_views():
+                for alloc in allocs(kernel):
+                    btype = alloc.result.type
+                    assert isinstance(btype, BufferType)
+                    if is_on_chip(btype):
+                        lower_buffer(alloc, partitions)
