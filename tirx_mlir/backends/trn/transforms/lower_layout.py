@@ -212,7 +212,7 @@ def lower_buffer(alloc: AllocOp, partitions: int) -> None:
             if axis == "F":
                 f_span = max(f_span, need)
         plans.append((user, index, view, plan))
-    phys_alloc = AllocOp(BufferType([p_span, f_span], btype.element_type, btype.scope_name))
+    phys_alloc = AllocOp(btype.with_shape((p_span, f_span)))  # no layout: the physical tile
     changes = current_changes()  # the alloc's block; each user given a new view (below); the
     changes.removed(alloc)       # old views' blocks, where the new chains sit (erase_dead_views)
     place_like(phys_alloc, alloc)
