@@ -46,25 +46,36 @@ class FixedConstruct:
 
 
 class FixedOperand(FixedConstruct):
-    """`FixedConstruct` over ``op._operands`` (the common case, without the ``getattr``)."""
+    """`FixedConstruct` over ``op._operands`` (the common case, without the ``getattr``). The
+    element is read with ``tuple.__getitem__``: xDSL's ``SSAValues`` (a tuple) indexes through
+    a Python ``__getitem__`` of its own, which answers the same for an int."""
 
     __slots__ = ()
 
     def __get__(self, op, owner=None):
         if op is None:
             return self
-        return op._operands[self.index]  # noqa: SLF001
+        try:
+            return _ITEM(op._operands, self.index)  # noqa: SLF001
+        except TypeError:  # not a tuple (xDSL always makes SSAValues): index it as it is
+            return op._operands[self.index]  # noqa: SLF001
 
 
 class FixedResult(FixedConstruct):
-    """`FixedConstruct` over ``op.results``."""
+    """`FixedConstruct` over ``op.results`` (read as `FixedOperand` reads operands)."""
 
     __slots__ = ()
 
     def __get__(self, op, owner=None):
         if op is None:
             return self
-        return op.results[self.index]
+        try:
+            return _ITEM(op.results, self.index)
+        except TypeError:
+            return op.results[self.index]
+
+
+_ITEM = tuple.__getitem__
 
 
 _KINDS = {"_operands": FixedOperand, "results": FixedResult, "regions": FixedConstruct}
