@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import SSAValue
 
 from tirx_mlir.dialects.tirx.attributes import BufferType, is_buffer_type
+from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
                                                 reshape_groups)
@@ -163,28 +164,41 @@ def value_domain(value: SSAValue) -> range | None:
     """Every value an index value takes, when the IR fixes them: an ``scf.for`` induction
     variable with constant bounds and a positive step (``range(lb, ub, step)``), or a scope id
     (``range(extent)`` from the launch configuration). None when unknown."""
-    from xdsl.dialects import scf
-    from xdsl.ir import BlockArgument
-
-    from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp, enclosing_kernel
-
-    if isinstance(value, BlockArgument):
-        loop = value.block.parent_op()
-        if not isinstance(loop, scf.ForOp) or value.index != 0:
+    is_argument, is_for, is_scope_id, is_kernel = _DOMAIN_TESTS or _domain_tests()
+    if is_argument(value):
+        loop = value.block.parent_op()  # type: ignore[attr-defined]
+        if not is_for(loop) or value.index != 0:  # type: ignore[attr-defined]
             return None
         lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
         if not all(isinstance(v, int) for v in (lb, ub, step)) or step <= 0:
             return None
         return range(lb, ub, step)
     owner = value.owner
-    if isinstance(owner, ScopeIdOp):
+    if is_scope_id(owner):
         kernel = enclosing_kernel(owner)
-        if isinstance(kernel, KernelOp):
+        if is_kernel(kernel):
             try:
                 return range(owner.extent(kernel))
             except Exception:  # noqa: BLE001 - a launch the verifier rejects has no domain
                 return None
     return None
+
+
+_DOMAIN_TESTS: tuple[IsInstance, IsInstance, IsInstance, IsInstance] | None = None
+"""`value_domain`'s class tests (a block argument, an ``scf.for``, a scope id, a kernel), made
+on its first call (this module does not import scf)."""
+
+
+def _domain_tests() -> tuple[IsInstance, IsInstance, IsInstance, IsInstance]:
+    global _DOMAIN_TESTS
+    from xdsl.dialects import scf
+    from xdsl.ir import BlockArgument
+
+    from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
+
+    _DOMAIN_TESTS = (IsInstance(BlockArgument), IsInstance(scf.ForOp), IsInstance(ScopeIdOp),
+                     IsInstance(KernelOp))
+    return _DOMAIN_TESTS
 
 
 def value_range(value: SSAValue) -> tuple[int, int] | None:
@@ -367,9 +381,14 @@ class AccessPattern:
         return replace(self, guards=guards if any(g is not None for g in guards) else None)
 
     def flat_steps(self) -> tuple[int, ...]:
-        """Each view dim's step in the buffer's row-major flat index."""
-        rm = row_major_strides(self.buffer_type.get_shape())
-        return tuple(sum(s * r for s, r in zip(step, rm)) for step in self.steps)
+        """Each view dim's step in the buffer's row-major flat index (worked out once per
+        pattern: a reshape of this view and its physical access both ask)."""
+        known = self.__dict__.get("_flat_steps")
+        if known is None:
+            rm = row_major_strides(self.buffer_type.get_shape())
+            known = tuple(sum(s * r for s, r in zip(step, rm)) for step in self.steps)
+            object.__setattr__(self, "_flat_steps", known)  # not a field: eq and hash skip it
+        return known
 
     def flat_offset(self) -> IndexExpr:
         """The first element's row-major flat index in the buffer."""
