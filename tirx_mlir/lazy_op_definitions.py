@@ -107,6 +107,8 @@ def define(cls: type) -> None:
         defined.append(getattr(cls, "name", cls.__name__))
         for work in after:
             work(cls)
+        for work in _every:
+            work(cls)
 
 
 def when_defined(cls: type, work: Callable[[type], Any]) -> None:
@@ -117,6 +119,18 @@ def when_defined(cls: type, work: Callable[[type], Any]) -> None:
             entry[2].append(work)
             return
     work(cls)
+
+
+_every: list[Callable[[type], Any]] = []
+"""Work run on every class `define` completes, after its own queued work."""
+
+
+def after_each_definition(work: Callable[[type], Any]) -> None:
+    """Run ``work(cls)`` on every class completed from now on (once per ``work``); a class
+    completed before, or defined before `install`, is for `when_defined` to reach."""
+    with _LOCK:
+        if work not in _every:
+            _every.append(work)
 
 
 def is_pending(cls: type) -> bool:

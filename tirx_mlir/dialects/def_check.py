@@ -288,7 +288,7 @@ class SegmentOperand:
             return self.original.__get__(op, owner)
         start, stop = spans[self.index]
         if self.kind == "variadic":
-            return op.operands[start:stop]
+            return op._operands[start:stop]  # noqa: SLF001 - what op.operands[start:stop] gives
         if self.kind == "optional" and start == stop:
             return None
         return op._operands[start]  # noqa: SLF001

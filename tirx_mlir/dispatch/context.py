@@ -24,6 +24,7 @@ from typing import Any, Callable
 
 from xdsl.builder import Builder
 from xdsl.dialects import scf
+from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -35,6 +36,7 @@ from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.ir_insert import move_ops_before
 from tirx_mlir.ir_walk import walk_ops
+from tirx_mlir.type_tests import IsInstance
 
 
 @dataclass
@@ -261,11 +263,12 @@ def _first_non_alloc(block: Block) -> Operation | None:
 def _inherit_location(ops: list[Operation], source: Operation) -> None:
     """Ops built for ``source`` without a location of their own get its location (so an error
     in a later pass still names the line of the tile primitive they came from)."""
-    from xdsl.dialects.builtin import UnknownLoc
-
-    if isinstance(source.location, UnknownLoc):
+    if _is_unknown_loc(source.location):
         return
     for top in ops:
         for o in walk_ops(top):
-            if isinstance(o.location, UnknownLoc):
+            if _is_unknown_loc(o.location):
                 o.location = source.location
+
+
+_is_unknown_loc = IsInstance(UnknownLoc)

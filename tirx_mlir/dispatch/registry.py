@@ -30,6 +30,7 @@ target kind with `register_dispatch_module`.
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
@@ -218,8 +219,6 @@ def _import_dispatch_modules(target_kind: str) -> None:
 
 
 def sys_module(name: str) -> object | None:
-    import sys
-
     return sys.modules.get(name)
 
 

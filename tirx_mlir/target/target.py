@@ -21,6 +21,7 @@ import shlex
 from typing import Any, Mapping
 
 from tirx_mlir.target.kind import TargetError, TargetKind, lookup_kind, tags, target_kinds
+from tirx_mlir.type_tests import IsInstance, KindOf
 
 _current: contextvars.ContextVar[tuple["Target", ...]] = contextvars.ContextVar(
     "tirx_target_stack", default=())
@@ -279,21 +280,35 @@ def target_text_of(op: Any) -> str | None:
     """The target string an op compiles for, unparsed: its kernel's ``target``, else the
     enclosing module's ``tirx.target`` attribute; None when neither is set. The one reading of
     "the kernel's target" in the IR (`target_of` and `kernel_target` parse it)."""
+    holder_kind, is_target_text = _HOLDER_TESTS or _holder_tests()
+    node = op
+    while node is not None:
+        kind = holder_kind(node)
+        if kind == "kernel" and node.target is not None:
+            return node.target.data
+        if kind == "module":
+            attr = node.attributes.get(MODULE_TARGET_ATTR)
+            if is_target_text(attr):
+                return attr.data
+        node = node.parent_op()
+    return None
+
+
+_HOLDER_TESTS: tuple[KindOf, IsInstance] | None = None
+"""`target_text_of`'s class tests (a kernel or a module; a target attribute), made on its
+first call: this module does not import the dialects."""
+
+
+def _holder_tests() -> tuple[KindOf, IsInstance]:
+    global _HOLDER_TESTS
     from xdsl.dialects.builtin import ModuleOp, StringAttr
 
     from tirx_mlir.dialects.tirx.attributes import TargetAttr
     from tirx_mlir.dialects.tirx.kernel import KernelOp
 
-    node = op
-    while node is not None:
-        if isinstance(node, KernelOp) and node.target is not None:
-            return node.target.data
-        if isinstance(node, ModuleOp):
-            attr = node.attributes.get(MODULE_TARGET_ATTR)
-            if isinstance(attr, (TargetAttr, StringAttr)):
-                return attr.data
-        node = node.parent_op()
-    return None
+    _HOLDER_TESTS = (KindOf({"kernel": (KernelOp,), "module": (ModuleOp,)}),
+                     IsInstance(TargetAttr, StringAttr))
+    return _HOLDER_TESTS
 
 
 def target_of(op: Any, *, default: "Target | None" = None) -> "Target | None":

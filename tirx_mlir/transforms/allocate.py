@@ -33,8 +33,8 @@ from xdsl.passes import ModulePass
 from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError, format_location
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, is_view_op
-from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, allocs, is_view_op
+from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.memory_space import MemorySpace, round_up
 
 
@@ -180,7 +180,7 @@ def allocate_kernel(kernel: KernelOp, spaces: Iterable[MemorySpace],
     by_scope = {space.scope: space for space in spaces}
     order = ProgramOrder(kernel)
     pools: dict[str, list[Buffer]] = {scope: [] for scope in by_scope}
-    for alloc in (o for o in kernel.walk() if isinstance(o, AllocOp)):
+    for alloc in allocs(kernel):
         btype = alloc.result.type
         assert isinstance(btype, BufferType)
         space = by_scope.get(btype.scope_name)
@@ -244,5 +244,5 @@ class AllocatePass(ModulePass):
         """Reject an allocation the backend cannot place (default: accept all)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
+        for kernel in kernels(op):
             allocate_kernel(kernel, self.memory_spaces(op, kernel), self.check, self.report)

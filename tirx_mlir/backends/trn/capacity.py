@@ -95,7 +95,7 @@ def _tile_level_buffers(kernel: KernelOp, space: MemorySpace, partitions: int,
         if btype.scope_name != space.scope:
             continue
         p, f = physical_shape(effective_layout(btype, partitions))
-        tile = BufferType((p, f), btype.element_type, btype.scope_name)
+        tile = btype.with_shape((p, f))  # BufferType((p, f), its element type, its scope)
         start, end = live_range(alloc, order)
         out.append(Buffer(alloc, space.allocated_bytes(tile), start, end))
     return out

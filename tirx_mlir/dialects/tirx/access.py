@@ -26,10 +26,12 @@ from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.ir import SSAValue
 
 from tirx_mlir.dialects.tirx.attributes import BufferType, is_buffer_type
+from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
                                                 reshape_groups)
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
+from tirx_mlir.type_tests import IsInstance, KindOf
 
 
 @dataclass(frozen=True)
@@ -130,15 +132,26 @@ def index_expr(value: SSAValue, cache: dict | None = None) -> IndexExpr:
     return expr
 
 
+_INDEX_KIND = KindOf({"constant": (arith.ConstantOp,), "add": (arith.AddiOp,),
+                      "sub": (arith.SubiOp,), "mul": (arith.MuliOp,)})
+"""What `_fold_index` folds an owner as (None: an opaque term), answered once per class."""
+_IS_INTEGER_ATTR = IsInstance(IntegerAttr)
+
+
 def _fold_index(value: SSAValue, cache: dict | None) -> IndexExpr:
     owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return IndexExpr(int(owner.value.value.data))
-    if isinstance(owner, arith.AddiOp):
+    kind = _INDEX_KIND(owner)
+    if kind is None:
+        return IndexExpr(0, ((value, 1),))
+    if kind == "constant":
+        if _IS_INTEGER_ATTR(owner.value):
+            return IndexExpr(int(owner.value.value.data))
+        return IndexExpr(0, ((value, 1),))
+    if kind == "add":
         return index_expr(owner.lhs, cache) + index_expr(owner.rhs, cache)
-    if isinstance(owner, arith.SubiOp):
+    if kind == "sub":
         return index_expr(owner.lhs, cache) + index_expr(owner.rhs, cache).scale(-1)
-    if isinstance(owner, arith.MuliOp):
+    if kind == "mul":
         lhs, rhs = index_expr(owner.lhs, cache), index_expr(owner.rhs, cache)
         if rhs.is_const():
             return lhs.scale(rhs.const)
@@ -151,28 +164,41 @@ def value_domain(value: SSAValue) -> range | None:
     """Every value an index value takes, when the IR fixes them: an ``scf.for`` induction
     variable with constant bounds and a positive step (``range(lb, ub, step)``), or a scope id
     (``range(extent)`` from the launch configuration). None when unknown."""
-    from xdsl.dialects import scf
-    from xdsl.ir import BlockArgument
-
-    from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp, enclosing_kernel
-
-    if isinstance(value, BlockArgument):
-        loop = value.block.parent_op()
-        if not isinstance(loop, scf.ForOp) or value.index != 0:
+    is_argument, is_for, is_scope_id, is_kernel = _DOMAIN_TESTS or _domain_tests()
+    if is_argument(value):
+        loop = value.block.parent_op()  # type: ignore[attr-defined]
+        if not is_for(loop) or value.index != 0:  # type: ignore[attr-defined]
             return None
         lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
         if not all(isinstance(v, int) for v in (lb, ub, step)) or step <= 0:
             return None
         return range(lb, ub, step)
     owner = value.owner
-    if isinstance(owner, ScopeIdOp):
+    if is_scope_id(owner):
         kernel = enclosing_kernel(owner)
-        if isinstance(kernel, KernelOp):
+        if is_kernel(kernel):
             try:
                 return range(owner.extent(kernel))
             except Exception:  # noqa: BLE001 - a launch the verifier rejects has no domain
                 return None
     return None
+
+
+_DOMAIN_TESTS: tuple[IsInstance, IsInstance, IsInstance, IsInstance] | None = None
+"""`value_domain`'s class tests (a block argument, an ``scf.for``, a scope id, a kernel), made
+on its first call (this module does not import scf)."""
+
+
+def _domain_tests() -> tuple[IsInstance, IsInstance, IsInstance, IsInstance]:
+    global _DOMAIN_TESTS
+    from xdsl.dialects import scf
+    from xdsl.ir import BlockArgument
+
+    from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
+
+    _DOMAIN_TESTS = (IsInstance(BlockArgument), IsInstance(scf.ForOp), IsInstance(ScopeIdOp),
+                     IsInstance(KernelOp))
+    return _DOMAIN_TESTS
 
 
 def value_range(value: SSAValue) -> tuple[int, int] | None:
@@ -355,9 +381,14 @@ class AccessPattern:
         return replace(self, guards=guards if any(g is not None for g in guards) else None)
 
     def flat_steps(self) -> tuple[int, ...]:
-        """Each view dim's step in the buffer's row-major flat index."""
-        rm = row_major_strides(self.buffer_type.get_shape())
-        return tuple(sum(s * r for s, r in zip(step, rm)) for step in self.steps)
+        """Each view dim's step in the buffer's row-major flat index (worked out once per
+        pattern: a reshape of this view and its physical access both ask)."""
+        known = self.__dict__.get("_flat_steps")
+        if known is None:
+            rm = row_major_strides(self.buffer_type.get_shape())
+            known = tuple(sum(s * r for s, r in zip(step, rm)) for step in self.steps)
+            object.__setattr__(self, "_flat_steps", known)  # not a field: eq and hash skip it
+        return known
 
     def flat_offset(self) -> IndexExpr:
         """The first element's row-major flat index in the buffer."""
@@ -471,11 +502,16 @@ def resolve_access(value: SSAValue) -> AccessPattern:
     return access
 
 
+_VIEW_KIND = KindOf({"slice": (SliceOp,), "transpose": (TransposeOp,), "reshape": (ReshapeOp,)})
+"""The kind of view op an owner is (None for anything else), answered once per class."""
+
+
 def _resolve_access(value: SSAValue) -> AccessPattern:
     btype = value.type
-    assert isinstance(btype, BufferType)
+    assert is_buffer_type(btype)
     owner = value.owner
-    if isinstance(owner, SliceOp):
+    kind = _VIEW_KIND(owner)
+    if kind == "slice":
         parent = resolve_access(owner.source)
         offset = list(parent.offset)
         for k, o in enumerate(owner.mixed_offsets()):
@@ -489,14 +525,14 @@ def _resolve_access(value: SSAValue) -> AccessPattern:
         if parent.guards is None and len(owner._operands) == 1:  # noqa: SLF001 - no guard
             return out
         return out.with_guards(_slice_guards(owner, parent))
-    if isinstance(owner, TransposeOp):
+    if kind == "transpose":
         parent = resolve_access(owner.source)
         perm = owner.perm()
         out = AccessPattern(parent.buffer, parent.offset,
                             tuple(parent.sizes[p] for p in perm),
                             tuple(parent.steps[p] for p in perm), parent.flat)
         return out if parent.guards is None else out.with_guards(parent.guards[p] for p in perm)
-    if isinstance(owner, ReshapeOp):
+    if kind == "reshape":
         return _reshaped(resolve_access(owner.source), btype.get_shape())
     shape = btype.get_shape()
     eye = tuple(tuple(1 if j == k else 0 for j in range(len(shape))) for k in range(len(shape)))

@@ -84,6 +84,10 @@ def _print_mixed_list(printer: Printer, static: Sequence[int], dynamic: Sequence
     printer.print_string("]")
 
 
+_IS_VALUE = IsInstance(SSAValue)
+"""An SSA value (not an int), answered once per class."""
+
+
 @irdl_op_definition
 class SliceOp(IRDLOperation):
     """A rectangular (optionally strided) view of a buffer: a TIRx buffer region.
@@ -113,18 +117,18 @@ class SliceOp(IRDLOperation):
         """``sizes`` may hold index values (guards); ``max_sizes`` then gives the static
         maximum of each dim (the result type's shape; default: the static sizes, and for a
         guarded dim the source's extent)."""
-        static = [DYNAMIC if isinstance(o, SSAValue) else int(o) for o in offsets]
-        dynamic = [o for o in offsets if isinstance(o, SSAValue)]
+        static = [DYNAMIC if _IS_VALUE(o) else int(o) for o in offsets]
+        dynamic = [o for o in offsets if _IS_VALUE(o)]
         src_type = source.type
         assert isinstance(src_type, BufferType)
-        static_sizes = [DYNAMIC if isinstance(n, SSAValue) else int(n) for n in sizes]
+        static_sizes = [DYNAMIC if _IS_VALUE(n) else int(n) for n in sizes]
         if max_sizes is None:
             max_sizes = [dim if n == DYNAMIC else n
                          for n, dim in zip(static_sizes, src_type.get_shape())]
         props = {"static_offsets": int_array(static), "static_sizes": int_array(static_sizes)}
         if strides is not None and any(s != 1 for s in strides):
             props["static_strides"] = int_array(strides)
-        build_op(self, [source, dynamic, [n for n in sizes if isinstance(n, SSAValue)]], props,
+        build_op(self, [source, dynamic, [n for n in sizes if _IS_VALUE(n)]], props,
                  [src_type.with_shape(list(max_sizes))])
 
     def sizes(self) -> tuple[int, ...]:
@@ -156,7 +160,7 @@ class SliceOp(IRDLOperation):
         """The guarded dims and their size values."""
         if len(self._operands) == 1:
             return {}
-        return {d: n for d, n in enumerate(self.mixed_sizes()) if isinstance(n, SSAValue)}
+        return {d: n for d, n in enumerate(self.mixed_sizes()) if not isinstance(n, int)}
 
     def verify_(self) -> None:
         src = self.source.type
@@ -502,7 +506,7 @@ def erase_dead_views(value: SSAValue) -> None:
 
     for use in list(value.uses):
         user = use.operation
-        if isinstance(user, VIEW_OPS):
+        if is_view_op(user):
             erase_dead_views(user.results[0])
             if not user.results[0].uses:
                 current_changes().removed(user)

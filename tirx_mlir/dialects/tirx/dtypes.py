@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from xdsl.dialects import builtin
 from xdsl.ir import Attribute
 
+from tirx_mlir.type_tests import KindOf
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -53,12 +55,17 @@ _TABLE: dict[str, ElementType] = {
 SUPPORTED_ELEMENT_TYPES = tuple(_TABLE)
 
 
+_NAME_KIND = KindOf({"integer": (builtin.IntegerType,), "index": (builtin.IndexType,)})
+"""How `type_name` spells a type of each class, answered once per class."""
+
+
 def type_name(t: Attribute) -> str:
     """The MLIR spelling of an element type (``f32``, ``bf16``, ``f8E4M3FN``...)."""
-    if isinstance(t, builtin.IntegerType):
-        prefix = "ui" if t.signedness.data == builtin.Signedness.UNSIGNED else "i"
-        return f"{prefix}{t.width.data}"
-    if isinstance(t, builtin.IndexType):
+    kind = _NAME_KIND(t)
+    if kind == "integer":
+        prefix = "ui" if t.signedness.data == builtin.Signedness.UNSIGNED else "i"  # type: ignore[attr-defined]
+        return f"{prefix}{t.width.data}"  # type: ignore[attr-defined]
+    if kind == "index":
         return "index"
     return t.name
 

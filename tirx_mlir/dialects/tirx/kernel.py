@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from xdsl.dialects.builtin import (DenseArrayBase, IndexType, IntegerAttr, StringAttr, i64)
+from xdsl.dialects.builtin import (DenseArrayBase, IndexType, IntegerAttr, ModuleOp, StringAttr,
+                                   i64)
 from xdsl.ir import Block, Operation, Region
 from xdsl.irdl import (IRDLOperation, irdl_op_definition, opt_prop_def, prop_def, region_def,
                        result_def, traits_def)
@@ -244,6 +245,8 @@ def kernels(root: Operation) -> list[KernelOp]:
 
 
 _IS_KERNEL = IsInstance(KernelOp)
+_is_holder = IsInstance(KernelOp, ModuleOp)
+"""A kernel or a module: what `target_holder` looks for, answered once per class."""
 
 
 def param_name(kernel: KernelOp, index: int) -> str:
@@ -264,10 +267,8 @@ def target_holder(op: Operation) -> Operation | None:
     a detached op without one. All that ``target_text_of(op)`` and ``enclosing_kernel(op)``
     read above ``op`` is this holder and its ancestors, so an answer kept per holder (while the
     IR does not change) is the answer for each op it holds."""
-    from xdsl.dialects.builtin import ModuleOp
-
     node: Operation | None = op
-    while node is not None and not isinstance(node, (KernelOp, ModuleOp)):
+    while node is not None and not _is_holder(node):
         block = node.parent  # Operation.parent_op, inlined: ops x nesting depth calls
         region = block.parent if block is not None else None
         node = region.parent if region is not None else None

@@ -28,6 +28,8 @@ from xdsl.ir import Attribute, Operation, OpResult, SSAValue, SSAValues, Use
 from xdsl.irdl import IRDLOperation, OptionalDef, OptOperandDef, VarOperandDef
 from xdsl.irdl.operations import AttrSizedOperandSegments, VarResultDef
 
+from tirx_mlir.type_tests import IsInstance
+
 _PLANS: dict[type, tuple[tuple[str, ...], int, bool] | None] = {}
 """op class -> (kind of each operand definition: "single", "optional" or "variadic"; how many
 results; whether it has operand segment sizes), or None when `build_op` leaves it to xDSL."""
@@ -62,6 +64,10 @@ def build_op(op: IRDLOperation, operands: Sequence, properties: Mapping[str, Att
                                result_types=result_types)
 
 
+_IS_ATTRIBUTE = IsInstance(Attribute)
+_IS_VALUE = IsInstance(SSAValue)
+
+
 def _build_directly(op: IRDLOperation, operands: Sequence,
                     properties: Mapping[str, Attribute | None],
                     result_types: Sequence[Attribute]) -> bool:
@@ -70,19 +76,19 @@ def _build_directly(op: IRDLOperation, operands: Sequence,
         return False
     kinds, results, segments = plan
     if len(operands) != len(kinds) or len(result_types) != results or \
-            not all(isinstance(t, Attribute) for t in result_types):
+            not all(_IS_ATTRIBUTE(t) for t in result_types):
         return False
     flat: list[SSAValue] = []
     sizes: list[int] = []
     for group, kind in zip(operands, kinds):
         if kind == "single":
-            if not isinstance(group, SSAValue):
+            if not _IS_VALUE(group):
                 return False
             flat.append(group)
             sizes.append(1)
             continue
         if not isinstance(group, (list, tuple)) or (kind == "optional" and len(group) > 1) or \
-                not all(isinstance(v, SSAValue) for v in group):
+                not all(_IS_VALUE(v) for v in group):
             return False
         flat += group
         sizes.append(len(group))

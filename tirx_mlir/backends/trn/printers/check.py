@@ -129,10 +129,7 @@ class SourceChecker(ast.NodeVisitor):
 
     # ---- binding ----
     def bind(self, node: ast.Call, name: str, signature: Signature) -> None:
-        positional = [q for q in signature if q.kind == POS]
-        by_name = {q.name: q for q in signature if q.kind in (POS, KW)}
-        has_varargs = any(q.kind == VARARGS for q in signature)
-        has_varkw = any(q.kind == VARKW for q in signature)
+        positional, by_name, has_varargs, has_varkw = _binding(signature)
         bound: dict[str, ast.AST] = {}
         if any(isinstance(a, ast.Starred) for a in node.args) or \
                 any(kw.arg is None for kw in node.keywords):
@@ -172,6 +169,23 @@ class SourceChecker(ast.NodeVisitor):
             self.problem(node, f"{name}: '{param}' takes a {want} of the NKI API, got "
                                f"'{ast.unparse(value)}'")
 
+
+def _binding(signature: Signature) -> tuple[list, dict, bool, bool]:
+    """The signature's positional parameters, its parameters by name, and whether it takes
+    ``*args`` / ``**kwargs``: worked out once per signature (the tables' signatures are
+    module-level constants; an entry holds its signature, so its id is not reused)."""
+    entry = _BINDINGS.get(id(signature))
+    if entry is not None and entry[0] is signature:
+        return entry[1]
+    binding = ([q for q in signature if q.kind == POS],
+               {q.name: q for q in signature if q.kind in (POS, KW)},
+               any(q.kind == VARARGS for q in signature),
+               any(q.kind == VARKW for q in signature))
+    _BINDINGS[id(signature)] = (signature, binding)
+    return binding
+
+
+_BINDINGS: dict[int, tuple[Signature, tuple[list, dict, bool, bool]]] = {}
 
 _METHODS: dict[tuple[type, type], object] = {}
 """(checker class, node class) -> the method `SourceChecker.visit` calls."""

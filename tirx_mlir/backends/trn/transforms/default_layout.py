@@ -101,8 +101,7 @@ class TrnDefaultLayoutPass(ModulePass):
                     raise PassError(str(err), alloc, code="TRN-LAYOUT",
                                     hint="see docs/trn.md (Layouts)") from None
                 if btype.get_layout() is None:
-                    new_type = BufferType(btype.get_shape(), btype.element_type,
-                                          btype.scope_name, layout)
+                    new_type = btype.with_shape(btype.get_shape(), layout)
                     replace_alloc(alloc, AllocOp(new_type))
             check_views(kernel)
             check_capacity(kernel, kernel_limits(kernel, self.target))

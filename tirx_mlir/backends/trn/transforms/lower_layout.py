@@ -42,7 +42,7 @@ from tirx_mlir.backends.trn.layout.physical_access import (NotAffine, PhysicalAc
 from tirx_mlir.backends.trn.target_tags import kernel_limits
 from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
-from tirx_mlir.dialects.tirx.access import materialize, max_value
+from tirx_mlir.dialects.tirx.access import materialize, max_value, shared_views
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, LoadOp, ReshapeOp, SliceOp, StoreOp,
                                                 TransposeOp, allocs, erase_dead_views,
@@ -212,7 +212,7 @@ def lower_buffer(alloc: AllocOp, partitions: int) -> None:
             if axis == "F":
                 f_span = max(f_span, need)
         plans.append((user, index, view, plan))
-    phys_alloc = AllocOp(BufferType([p_span, f_span], btype.element_type, btype.scope_name))
+    phys_alloc = AllocOp(btype.with_shape((p_span, f_span)))  # no layout: the physical tile
     changes = current_changes()  # the alloc's block; each user given a new view (below); the
     changes.removed(alloc)       # old views' blocks, where the new chains sit (erase_dead_views)
     place_like(phys_alloc, alloc)
@@ -245,8 +245,14 @@ class TrnLowerLayoutPass(ModulePass):
         for kernel in kernels(op):
             require_dispatched(kernel, self.name)
             partitions = kernel_limits(kernel, self.target).partitions
-            for alloc in allocs(kernel):
-                btype = alloc.result.type
-                assert isinstance(btype, BufferType)
-                if is_on_chip(btype):
-                    lower_buffer(alloc, partitions)
+            # Each view is resolved once for the kernel (`access.shared_views`): a view chain
+            # has one root buffer, and lowering one buffer changes only the views rooted at it
+            # (after planning all of them) and the users it redirects to new chains, which
+            # nothing resolves during the pass; a chain's prefix (a reshape every instruction
+            # view slices) is then resolved once, not once per leaf.
+            with shared_views():
+                for alloc in allocs(kernel):
+                    btype = alloc.result.type
+                    assert isinstance(btype, BufferType)
+                    if is_on_chip(btype):
+                        lower_buffer(alloc, partitions)

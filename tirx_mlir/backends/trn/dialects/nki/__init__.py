@@ -22,13 +22,13 @@ from tirx_mlir.backends.trn.dialects.nki.movement import (MOVEMENT_OPS, DmaCopyO
                                                           TensorCopyOp)
 from tirx_mlir.backends.trn.dialects.nki.tensor_engine import (TENSOR_ENGINE_OPS, MatmulOp,
                                                                TransposeOp)
-from tirx_mlir.dialects.def_check import install_segment_operands
+from tirx_mlir.dialects.fast_accessors import install_fast_accessors
 from tirx_mlir.lazy_op_definitions import when_defined
 
 NKI_OPS = (*MOVEMENT_OPS, *TENSOR_ENGINE_OPS, *COMPUTE_OPS)
 
-for _op in NKI_OPS:  # named operands read without decoding the segment sizes each time
-    when_defined(_op, install_segment_operands)
+for _op in NKI_OPS:  # named constructs read by position, segment sizes decoded once
+    when_defined(_op, install_fast_accessors)
 
 NKI = Dialect("nki", list(NKI_OPS), [])
 
