@@ -88,7 +88,14 @@ def test_a_stale_or_corrupt_table_is_never_used(tmp_path):
     table = tables["xdsl.dialects.utils"]
     stale = {**table, "files": [(p, size + 1, mtime) for p, size, mtime in table["files"]]}
     gone = {**table, "files": table["files"] + [("/nonexistent/x.py", 1, 1)]}
+    # another environment's table (the cache folder is shared): its files exist, unchanged
+    other_init = tmp_path / "other-env" / "__init__.py"
+    other_init.parent.mkdir()
+    other_init.write_text("")
+    info = other_init.stat()
+    other = {**table, "files": [(str(other_init), info.st_size, info.st_mtime_ns)]}
     cases = {"stale": pack({"xdsl.dialects.utils": stale}),
+             "other-install": pack({"xdsl.dialects.utils": other}),
              "gone": pack({"xdsl.dialects.utils": gone}),
              "truncated": path.read_bytes()[:-5], "garbage": b"\x00\x01",
              "other-format": pack(tables, form + 1),

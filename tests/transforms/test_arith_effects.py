@@ -63,3 +63,24 @@ def test_a_lazily_completed_class_gets_the_trait_when_completed():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+
+
+def test_the_bases_keep_their_traits():
+    """arith.remui declares no traits, so it shares its OpTraits object with its bases; the
+    effect must go on the class alone, else any op mixing in HasFolderInterface is pure."""
+    from xdsl.interfaces import HasFolderInterface
+    from xdsl.irdl import IRDLOperation, irdl_op_definition
+
+    complete_arith_effects()
+    assert not any(isinstance(t, MemoryEffect) for t in HasFolderInterface.traits)
+    for op_class in WITHOUT_EFFECTS:
+        assert op_class.get_irdl_definition().traits is op_class.traits
+
+    @irdl_op_definition
+    class FoldingOp(IRDLOperation, HasFolderInterface):
+        name = "test.folding"
+
+        def fold(self):
+            return None
+
+    assert get_effects(FoldingOp.create()) is None  # unknown, as before the passes' import

@@ -19,8 +19,9 @@ The table maps each name ``__init__`` binds to the submodule it comes from: foun
 running ``__init__`` eagerly (the first run, or after a change) and tracing every value to a
 submodule that holds the very same object, the one defining it first. It is saved in
 ``<cache dir>/lazy-packages.marshal`` with the size and modification time of ``__init__`` and of
-every submodule it read: any change to those files (an xDSL upgrade, an edit) makes the table
-stale and the package is imported eagerly, and a new table is written; a missing, unreadable or
+every submodule it read: any change to those files (an xDSL upgrade, an edit) or a package at
+another path (another environment sharing the cache folder) makes the table stale and the
+package is imported eagerly, and a new table is written; a missing, unreadable or
 corrupt file (its CRC-32 is checked), or one holding anything but the expected types, is ignored
 the same way, and a name the table sends to a module that lacks it completes the package.
 ``TIRX_MLIR_CACHE=0`` leaves the packages eager. Only the tools install it, beside their caches.
@@ -104,7 +105,7 @@ class _Loader:
     def exec_module(self, module: ModuleType) -> None:
         name = module.__name__
         table = _tables.get(name)
-        if table is not None and _current(table):
+        if table is not None and _current(table) and _same_package(table, module):
             _make_lazy(module, table, self.real)
             lazy_loaded.append(name)
             return
@@ -112,6 +113,13 @@ class _Loader:
         built = _trace(module)
         if built is not None:
             _built[name] = built
+
+
+def _same_package(table: Table, module: ModuleType) -> bool:
+    """Whether the table was built from this very package: its first file is the ``__init__``
+    being imported (the cache folder is shared by every environment; another one's xDSL has
+    files of its own, unchanged, so `_current` alone would accept its table here)."""
+    return bool(table["files"]) and table["files"][0][0] == module.__spec__.origin
 
 
 def _current(table: Table) -> bool:

@@ -125,3 +125,23 @@ def test_a_drain_under_another_condition_is_not_moved_into_the_consumers_branch(
     module.verify()
     assert loop.parent_op() is not None and SPLIT not in loop.attributes
     assert not any(ROLE in op.attributes for op in module.walk())
+
+
+def test_one_value_needs_equal_result_types():
+    """x and y truncated to i8 or to i16 compare differently (x = 256, y = 0): two conditions
+    built the same way over different widths are not one condition."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerType
+    from xdsl.ir import Block
+
+    from tirx_mlir.backends.cuda.transforms.split_roles import _same_value
+
+    block = Block(arg_types=[IntegerType(32), IntegerType(32)])
+    x, y = block.args
+    narrow = [arith.TruncIOp(v, IntegerType(8)) for v in (x, y)]
+    wide = [arith.TruncIOp(v, IntegerType(16)) for v in (x, y)]
+    again = [arith.TruncIOp(v, IntegerType(8)) for v in (x, y)]
+    compares = [arith.CmpiOp(a, b, "eq") for a, b in (narrow, wide, again)]
+    block.add_ops([*narrow, *wide, *again, *compares])
+    assert not _same_value(compares[0].result, compares[1].result)
+    assert _same_value(compares[0].result, compares[2].result)

@@ -76,8 +76,9 @@ def _hoistable(value: SSAValue, loop: scf.ForOp, seen: list[Operation]) -> bool:
 
 def _same_value(a: SSAValue, b: SSAValue, depth: int = 0) -> bool:
     """Whether ``a`` and ``b`` are one value: the same SSA value, or results of the same position
-    of two pure, region-free ops of one name and attributes over the same values (what cse
-    would merge; a few levels deep, as dispatch recomputes a condition from thread ids)."""
+    of two pure, region-free ops of one name, attributes and result types over the same values
+    (what cse would merge; a few levels deep, as dispatch recomputes a condition from thread
+    ids)."""
     if a is b:
         return True
     x, y = a.owner, b.owner
@@ -85,6 +86,7 @@ def _same_value(a: SSAValue, b: SSAValue, depth: int = 0) -> bool:
         return False
     return (x.name == y.name and a.index == b.index and pure_loop_op(x) and pure_loop_op(y)
             and x.properties == y.properties and x.attributes == y.attributes
+            and x.result_types == y.result_types
             and len(x.operands) == len(y.operands)
             and all(_same_value(u, v, depth + 1) for u, v in zip(x.operands, y.operands)))
 
