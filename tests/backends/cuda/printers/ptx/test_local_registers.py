@@ -146,3 +146,35 @@ def test_a_wgmma_chain_left_in_flight_moves_no_accumulator():
             proc = subprocess.run([str(PTXAS), "-arch=sm_90a", *STRICT, str(path), "-o",
                                    str(Path(tmp) / "k.cubin")], capture_output=True, text=True)
         assert proc.returncode == 0 and "(C75" not in proc.stderr, proc.stderr
+
+
+def test_an_element_a_vector_access_reaches_between_is_not_updated_in_place():
+    """A scalar loaded from a promoted array and stored straight back is moved nowhere (its
+    element's register is the value), unless another access of the element comes between: a
+    vector load of elements 0..1 reads element 1 there, so the value must be a copy."""
+    from tirx_mlir.backends.cuda.printers.ptx.local_registers import accumulates_in_place
+
+    def kernel(between: str):
+        return parse_module(f"""
+tirx.kernel @k(%X: !tirx.buffer<4xf32, global>) grid [1] threads [32] target "cuda -arch=sm_80" {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %r = tirx.alloc : !tirx.buffer<4xf32, local>
+  %x = cuda.load %r, %c1 : !tirx.buffer<4xf32, local>, index -> f32
+  {between}
+  cuda.store %r, %c1, %x : !tirx.buffer<4xf32, local>, index, f32
+  tirx.return
+}}
+""", "inplace.mlir")
+
+    def scalar_load(module):
+        return next(op for op in module.walk() if op.name == "cuda.load")
+
+    pair = "%v = cuda.load %r, {} : !tirx.buffer<4xf32, local>, index -> vector<2xf32>"
+    assert accumulates_in_place(scalar_load(kernel("")))
+    assert accumulates_in_place(scalar_load(kernel(pair.format("%c2"))))  # elements 2..3
+    assert not accumulates_in_place(scalar_load(kernel(pair.format("%c0"))))  # 0..1
+    store = "cuda.store %r, %c0, %w : !tirx.buffer<4xf32, local>, index, vector<2xf32>"
+    zeros = "%w = arith.constant dense<0.0> : vector<2xf32>\n  "
+    assert not accumulates_in_place(scalar_load(kernel(zeros + store)))

@@ -39,7 +39,7 @@ from tirx_mlir.backends.cuda.printers.ptx.constant_division import constant_divi
 from tirx_mlir.backends.cuda.printers.ptx.expansion_plan import (Plan, Rec, Tok, _defining,
                                                                  plan_register_loops,
                                                                  token_constant)
-from tirx_mlir.backends.cuda.printers.ptx.local_registers import promotable
+from tirx_mlir.backends.cuda.printers.ptx.local_registers import covers, promotable
 from tirx_mlir.backends.cuda.printers.ptx.unroll import _expanded_loops
 from tirx_mlir.dialects.tirx.attributes import BufferType
 
@@ -217,7 +217,8 @@ class DirectLoops:
             if node is user:
                 return True
             if node.kind in (LoadOp, StoreOp) and node.operands[0] is memory and \
-                    _index(node.operands[1]) == element:
+                    covers(node.kind is LoadOp, node.operands, node.results,
+                           _index(node.operands[1]), element):
                 return False
         return False
 

@@ -82,10 +82,21 @@ def accumulates_in_place(load: Operation) -> bool:
         if node.regions:
             return False
         if isinstance(node, (LoadOp, StoreOp)) and node._operands[0] is memory and \
-                checks.constant_index(node._operands[1]) == element:  # noqa: SLF001
+                covers(isinstance(node, LoadOp), node._operands, node.results,  # noqa: SLF001
+                       checks.constant_index(node._operands[1]), element):  # noqa: SLF001
             return False
         node = node.next_op
     return True
+
+
+def covers(is_load: bool, operands, results, first: int | None, element: int) -> bool:
+    """Whether a cuda.load (``is_load``) or cuda.store of a promoted array at constant index
+    ``first`` (None: unknown) reaches ``element``: a vector access moves ``lanes`` elements
+    from ``first`` on."""
+    if first is None:
+        return True
+    accessed = results[0].type if is_load else operands[2].type
+    return first <= element < first + checks.lanes(accessed)[0]
 
 
 class LocalRegisters:
@@ -157,4 +168,4 @@ class LocalRegisters:
             self.line(f"mov.b32 {{{elements[2 * k]}, {elements[2 * k + 1]}}}, {name};")
 
 
-__all__ = ["LocalRegisters", "promotable"]
+__all__ = ["LocalRegisters", "covers", "promotable"]
