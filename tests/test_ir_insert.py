@@ -102,3 +102,58 @@ def test_move_ops_before_is_detach_and_insert_each():
     outer.add_op(loop)
     with pytest.raises(ValueError):
         move_ops_before(outer, inner)
+
+
+def test_linking_builder_inserts_as_xdsls_builder():
+    """`LinkingBuilder` at the end of a block (empty or not) and before an op: the same order,
+    links and ends as xDSL's `Builder`; each insert returns the op."""
+    from xdsl.builder import Builder
+
+    from tirx_mlir.ir_insert import LinkingBuilder
+
+    for n, point in ((0, None), (2, None), (2, 0), (2, 1)):
+        mine, theirs = _block(n), _block(n)
+        if point is None:
+            ours = LinkingBuilder(InsertPoint.at_end(mine))
+            xdsls = Builder(InsertPoint.at_end(theirs))
+        else:
+            ours = LinkingBuilder(InsertPoint.before(list(mine.ops)[point]))
+            xdsls = Builder(InsertPoint.before(list(theirs.ops)[point]))
+        for i in range(3):
+            assert ours.insert(new := _new(i)) is new
+            xdsls.insert(_new(i))
+        assert _state(mine) == _state(theirs)
+
+
+def test_linking_builder_leaves_the_rest_to_xdsl():
+    """What it does not link itself goes to xDSL's builder: a list of ops, a name hint, the
+    insertion callbacks (which hear each op), an op with regions; and it refuses what xDSL
+    refuses (an op already in a block, an anchor moved out of the insertion point's block)."""
+    from tirx_mlir.ir_insert import LinkingBuilder
+
+    block = _block(0)
+    b = LinkingBuilder(InsertPoint.at_end(block))
+    b.insert([_new(0), _new(1)])
+    heard = []
+    b.operation_insertion_handler.append(heard.append)
+    b.insert(third := _new(2))
+    assert heard == [third]
+    named = LinkingBuilder(InsertPoint.at_end(block), _name_hint="x")
+    named.insert(fourth := _new(3))
+    assert fourth.results[0].name_hint == "x"
+    body = Block(arg_types=[builtin.IndexType()])
+    body.add_op(scf.YieldOp())
+    c = _new(4)
+    b.insert(c)
+    b.insert(loop := scf.ForOp(c.result, c.result, c.result, [], Region(body)))
+    assert [op.name for op in block.ops][-1] == "scf.for" and loop.parent is block
+    assert [o.value.value.data for o in list(block.ops)[:5]] == [100, 101, 102, 103, 104]
+    with pytest.raises(ValueError):
+        b.insert(third)  # already in the block
+    other = _block(2)
+    anchor = list(other.ops)[1]
+    moved = LinkingBuilder(InsertPoint.before(anchor))
+    anchor.detach()
+    _block(0).add_op(anchor)
+    with pytest.raises(ValueError):
+        moved.insert(_new(5))  # the anchor is no longer in the point's block: xDSL raises

@@ -34,7 +34,7 @@ from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.tile_base import TileOp
-from tirx_mlir.ir_insert import move_ops_before
+from tirx_mlir.ir_insert import LinkingBuilder, move_ops_before
 from tirx_mlir.ir_walk import walk_ops
 from tirx_mlir.type_tests import IsInstance
 
@@ -79,7 +79,7 @@ class DispatchContext:
         self.kernel = kernel
         self._state = state
         self._scratch = Block()
-        self.builder = Builder(InsertPoint.at_end(self._scratch))
+        self.builder = LinkingBuilder(InsertPoint.at_end(self._scratch))
         self._pending_private: list[tuple[Any, AllocOp, Callable | None]] = []
         self._pending_init: list[Operation] = []
         self._pending_after: list[tuple[SSAValue, list[Operation]]] = []
@@ -239,7 +239,7 @@ class DispatchContext:
 
 def _build_detached(build: Callable[[Builder], None]) -> list[Operation]:
     block = Block()
-    build(Builder(InsertPoint.at_end(block)))
+    build(LinkingBuilder(InsertPoint.at_end(block)))
     ops = list(block.ops)
     for o in ops:
         o.detach()

@@ -108,14 +108,26 @@ def test_arith_builders_equal_xdsl_constructors():
     _same_op(arith_index_cast(x, builtin.i32), arith.IndexCastOp(x, builtin.i32))
 
 
-def test_arith_binary_leaves_other_classes_to_their_constructor():
-    """A float op: its own constructor (the result is what it builds), not a guess."""
+def test_arith_binary_float_ops_equal_xdsl_constructors():
+    """Every floating-point binary op of arith (``fastmath`` left to its default, which the
+    direct path fills in) on f16, f32 and f64, built directly (not by xDSL's ``__init__``),
+    is the op its constructor makes."""
+    from unittest import mock
+
     from xdsl.dialects import arith, builtin
+    from xdsl.irdl import IRDLOperation
 
     from tirx_mlir.dialects.tirx.op_build import arith_binary
 
-    f = arith.ConstantOp(builtin.FloatAttr(1.0, builtin.f32)).result
-    _same_op(arith_binary(arith.AddfOp, f, f), arith.AddfOp(f, f))
+    for ty in (builtin.f16, builtin.f32, builtin.f64):
+        f, g = (arith.ConstantOp(builtin.FloatAttr(v, ty)).result for v in (1.0, 2.0))
+        for cls in (arith.AddfOp, arith.SubfOp, arith.MulfOp, arith.DivfOp, arith.MaximumfOp,
+                    arith.MinimumfOp, arith.MaxnumfOp, arith.MinnumfOp):
+            theirs = cls(f, g)
+            with mock.patch.object(IRDLOperation, "__init__", side_effect=AssertionError):
+                ours = arith_binary(cls, f, g)  # not through xDSL's constructor
+            _same_op(ours, theirs)
+            assert ours.fastmath == arith.FastMathFlagsAttr("none")
 
 
 def test_alloc_is_built_directly_as_xdsl_builds_it():

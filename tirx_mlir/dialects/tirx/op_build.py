@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Mapping, Sequence
 
 from xdsl.dialects import arith
-from xdsl.dialects.arith import (IntegerOverflowAttr, SignlessIntegerBinaryOperation,
+from xdsl.dialects.arith import (FloatingPointLikeBinaryOperation, IntegerOverflowAttr,
+                                 SignlessIntegerBinaryOperation,
                                  SignlessIntegerBinaryOperationWithOverflow)
 from xdsl.builder import _current_builder
 from xdsl.dialects.builtin import UNKNOWN_LOC, DenseArrayBase, IntegerAttr, i32
@@ -241,13 +242,16 @@ def arith_constant(value: int, type_: Attribute) -> arith.ConstantOp:
 def arith_binary(op_cls: type[IRDLOperation], lhs: SSAValue, rhs: SSAValue,
                  overflow: IntegerOverflowAttr | None = None) -> IRDLOperation:
     """``op_cls(lhs, rhs)`` (``overflow=overflow`` when given) for an integer binary op of
-    arith; other classes go through their constructor."""
+    arith, or a floating-point one (``addf``, ``maximumf``...: no flags, so ``fastmath`` is its
+    default); other classes go through their constructor."""
     init = op_cls.__init__
     if init is SignlessIntegerBinaryOperationWithOverflow.__init__:
         return new_op(op_cls, (lhs, rhs), (lhs.type,),
                       {"overflowFlags": overflow or _NO_OVERFLOW})
     if init is SignlessIntegerBinaryOperation.__init__ and overflow is None:
         return new_op(op_cls, (lhs, rhs), (lhs.type,))
+    if init is FloatingPointLikeBinaryOperation.__init__ and overflow is None:
+        return new_op(op_cls, (lhs, rhs), (lhs.type,))  # fastmath: its default, as xDSL's
     return op_cls(lhs, rhs) if overflow is None else op_cls(lhs, rhs, overflow=overflow)
 
 

@@ -89,3 +89,19 @@ def test_whole_groups_rejects_a_partial_warp_or_warpgroup_with_the_reason(unit, 
     if not ok:
         assert reason.startswith(f"threads {list(threads)} is not a whole number of {name}s; "
                                  f"the instr needs all ")
+
+
+def test_register_array_type_is_the_buffer_type_made_once():
+    """A tile's register array type: ``BufferType([n], t, local)`` (equal, so the IR prints the
+    same), one object per count and element type, another for another count or type."""
+    from xdsl.dialects.builtin import f16, f32
+
+    from tirx_mlir.backends.cuda.dispatch.common import register_array_type
+    from tirx_mlir.backends.cuda.memory import LOCAL
+    from tirx_mlir.dialects.tirx.attributes import BufferType
+
+    t = register_array_type(8, f32)
+    assert t == BufferType([8], f32, LOCAL) and str(t) == str(BufferType([8], f32, LOCAL))
+    assert register_array_type(8, f32) is t
+    assert register_array_type(4, f32) == BufferType([4], f32, LOCAL) != t
+    assert register_array_type(8, f16) == BufferType([8], f16, LOCAL) != t

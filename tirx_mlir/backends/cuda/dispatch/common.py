@@ -375,8 +375,21 @@ def registers(ctx, value: SSAValue) -> SSAValue:
     part = register_partition(value)
     btype = alloc.result.type
     assert isinstance(btype, BufferType)
-    phys = BufferType([part.nregs], btype.element_type, LOCAL)
-    return ctx.alloc_private(("registers", id(alloc), alloc.result), phys)
+    return ctx.alloc_private(("registers", id(alloc), alloc.result),
+                             register_array_type(part.nregs, btype.element_type))
+
+
+_REGISTER_ARRAYS: dict[tuple[int, Attribute], BufferType] = {}
+
+
+def register_array_type(nregs: int, element_type: Attribute) -> BufferType:
+    """``BufferType([nregs], element_type, LOCAL)``, made once per count and element type (an
+    attribute is immutable; dispatch asks for a tile's register array at every use of it)."""
+    key = (nregs, element_type)
+    found = _REGISTER_ARRAYS.get(key)
+    if found is None:
+        found = _REGISTER_ARRAYS[key] = BufferType([nregs], element_type, LOCAL)
+    return found
 
 
 def scope_thread_ids(scope: ExecScope, nthreads: int) -> np.ndarray:

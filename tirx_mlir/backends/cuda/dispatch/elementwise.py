@@ -25,6 +25,7 @@ from xdsl.ir import Attribute, SSAValue
 from tirx_mlir.backends.cuda.dispatch import common, pointwise, rounded_arith
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.op_build import arith_binary
 from tirx_mlir.dispatch import exec_scope_in, fail
 from tirx_mlir.dispatch.builders import elem_type
 
@@ -40,10 +41,10 @@ def _binary(float_op, int_op):
     def build(b: Builder, xs):
         lhs, rhs = xs
         if isinstance(lhs.type, AnyFloat):
-            return b.insert(float_op(lhs, rhs)).result
+            return b.insert(arith_binary(float_op, lhs, rhs)).result
         if int_op is None:
             fail("this operation needs floating-point operands")
-        return b.insert(int_op(lhs, rhs)).result
+        return b.insert(arith_binary(int_op, lhs, rhs)).result
     return build
 
 
@@ -56,7 +57,7 @@ def _silu(b: Builder, xs):
 
 
 def _reciprocal(b: Builder, xs):
-    return b.insert(arith.DivfOp(_const(b, 1.0, xs[0].type), xs[0])).result
+    return b.insert(arith_binary(arith.DivfOp, _const(b, 1.0, xs[0].type), xs[0])).result
 
 
 def _fma(b: Builder, xs):

@@ -50,11 +50,12 @@ from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import rules
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, resolve_access
-from tirx_mlir.dialects.tirx.op_build import arith_constant
+from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dispatch import exec_scope_in, fail
 from tirx_mlir.dispatch.builders import elem_type, shape_of
+from tirx_mlir.ir_insert import LinkingBuilder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -76,7 +77,7 @@ def reduce_kind(op: T._ReduceOp) -> str:  # noqa: SLF001 - the reductions' share
 
 
 def combine(b: Builder, kind: str, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b.insert(COMBINE[kind](x, y)).result
+    return b.insert(arith_binary(COMBINE[kind], x, y)).result
 
 
 def _i32(b: Builder, value: int) -> SSAValue:
@@ -88,7 +89,7 @@ def _guarded(b: Builder, cond: SSAValue) -> Builder:
     body = Block()
     body.add_op(scf.YieldOp())
     b.insert(scf.IfOp(cond, [], [body]))
-    return Builder(InsertPoint.before(body.last_op))
+    return LinkingBuilder(InsertPoint.before(body.last_op))
 
 
 def _bits_zero(b: Builder, ids: common.ThreadIds, mask: int) -> SSAValue | None:

@@ -62,7 +62,9 @@ from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp
 from tirx_mlir.dialects.tirx.kernel import kernels
 from tirx_mlir.ir_walk import walk_ops
+from tirx_mlir.type_tests import IsInstance, find_ops
 
+_IS_FOR = IsInstance(scf.ForOp)
 I32, I64 = IntegerType(32), IntegerType(64)
 CP_ASYNC_BYTES = (4, 8, 16)
 SHARED_SPACES = ("shared", "shared::cta")
@@ -447,7 +449,7 @@ class PipelineKLoopPass(ModulePass):
                             f"{self.num_stages}); leave the pass out for no pipelining", op,
                             code="CUDA-PIPELINE")
         for kernel in kernels(op):
-            loops = [o for o in walk_ops(kernel) if isinstance(o, scf.ForOp)]
+            loops = find_ops(kernel, _IS_FOR)
             for loop in loops:
                 plan = _plan(loop)
                 if plan is not None:

@@ -49,6 +49,9 @@ from tirx_mlir.backends.cuda.dispatch.tma_ring import pure_loop_op
 from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import (CONSUMER_ROLE, DRAIN_ROLE, ROLE,
                                                               SPLIT)
 from tirx_mlir.changes import current_changes
+from tirx_mlir.type_tests import IsInstance, find_ops
+
+_IS_FOR = IsInstance(scf.ForOp)
 
 
 def _role(op: Operation) -> str | None:
@@ -190,5 +193,5 @@ class CudaSplitRolesPass(ModulePass):
     REPORTS_CHANGES = True  # each tag dropped, op moved and loop replaced (module docstring)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for loop in [o for o in op.walk() if isinstance(o, scf.ForOp) and SPLIT in o.attributes]:
+        for loop in [o for o in find_ops(op, _IS_FOR) if SPLIT in o.attributes]:
             split(loop)

@@ -43,10 +43,13 @@ from tirx_mlir.changes import current_changes
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dominance import defined_in
-from tirx_mlir.ir_walk import walk_ops, walk_region_ops
+from tirx_mlir.ir_walk import walk_region_ops
 from tirx_mlir.ir_uses import replace_uses
+from tirx_mlir.type_tests import IsInstance, find_ops
 
 _REMAINDERS = (arith.RemUIOp, arith.RemSIOp)
+_IS_REMAINDER = IsInstance(*_REMAINDERS)
+_IS_FOR = IsInstance(scf.ForOp)
 _DIVISIONS = (arith.DivUIOp, arith.DivSIOp)
 
 
@@ -264,10 +267,10 @@ def reduce_kernel(kernel: KernelOp) -> int:
     """Carry the reducible remainders of every loop of ``kernel``; the loops rebuilt. A kernel
     without a remainder `_remainder_by` accepts is left at once, its value ranges not computed
     (most kernels but the pipelined K loops' rings)."""
-    if not any(_remainder_by(op) is not None for op in walk_ops(kernel)):
+    if not any(_remainder_by(op) is not None for op in find_ops(kernel, _IS_REMAINDER)):
         return 0
     ranges = value_ranges(kernel)
-    loops = [op for op in walk_ops(kernel) if isinstance(op, scf.ForOp)]
+    loops = find_ops(kernel, _IS_FOR)
     return sum(reduce_loop(loop, ranges) is not loop for loop in loops)
 
 
