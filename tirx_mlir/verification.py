@@ -258,22 +258,28 @@ class _Plan:
     attributes of an allocation a "views" verifier reads (None: all)."""
 
     __slots__ = ("reads", "parent", "last", "alloc_attrs", "operand_values", "typed_value",
-                 "constant_rules")
+                 "constant_rules", "view_facts")
 
     def __init__(self, reads: str, parent: bool, last: bool,
                  alloc_attrs: tuple[str, ...] | None, operand_values: bool = True,
-                 typed_value: str | None = None, constant_rules: str | None = None):
+                 typed_value: str | None = None, constant_rules: str | None = None,
+                 view_facts=None):
         self.reads, self.parent, self.last = reads, parent, last
         self.alloc_attrs = alloc_attrs
         self.operand_values = operand_values
         """Whether the check reads the constant values of its operands and which operands are
-        one value (not xDSL's arith, math, scf.yield and scf.condition: `_reads_no_values`)."""
+        one value (not xDSL's arith, math, scf.yield and scf.condition: `_reads_no_values`; not
+        a class stating ``VERIFY_OPERAND_VALUES = False``)."""
         self.typed_value = typed_value
         """The property the check reads only as its class and type (`TYPED_VALUE_PROPS`)."""
         self.constant_rules = constant_rules
         """The method holding every rule of the class that reads its operands' constant values
         (``VERIFY_CONSTANT_RULES``): the key leaves the constants out and the method runs for
         each op whose key is built and found."""
+        self.view_facts = view_facts
+        """A "views" class's ``VERIFY_VIEW_FACTS``: what its checks read of a resolved view
+        beyond the type of the buffer it views (`ModuleVerifier._views_key`); None: the whole
+        view."""
 
 
 def _trait_is_local(trait: OpTrait) -> bool:
@@ -327,10 +333,12 @@ def _plan_of(op: Operation) -> "_Plan | None":
         else:
             plan = _Plan(reads, "parent" in sites, "last" in sites,
                          getattr(cls, "VERIFY_ALLOC_ATTRS", None),
-                         operand_values=getattr(cls, "VERIFY_READS", None) is not None
-                         or not _reads_no_values(op.name),
+                         operand_values=getattr(cls, "VERIFY_OPERAND_VALUES", True) and (
+                             getattr(cls, "VERIFY_READS", None) is not None
+                             or not _reads_no_values(op.name)),
                          typed_value=TYPED_VALUE_PROPS.get(op.name),
-                         constant_rules=getattr(cls, "VERIFY_CONSTANT_RULES", None))
+                         constant_rules=getattr(cls, "VERIFY_CONSTANT_RULES", None),
+                         view_facts=getattr(cls, "VERIFY_VIEW_FACTS", None))
     _plans[cls] = plan
     return plan
 
@@ -432,6 +440,8 @@ class ModuleVerifier:
         self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
         """Static views resolved, by the identities in their chain (`_view`)."""
+        self._facts_of: dict[tuple, int] = {}
+        """`_facts`: by (the class's ``VERIFY_VIEW_FACTS``, the view's serial)."""
         self._offsets_of: dict[int, int] = {}
         """`_offset_count` of each ``operandSegmentSizes`` attribute, by its id."""
         self._tokens: dict[int, tuple] = {}
@@ -1048,14 +1058,22 @@ class ModuleVerifier:
         """What a "views" verifier reads beyond `_local_key`: each buffer operand's resolved
         view (`_view`), the type of the buffer it views and the attributes of its allocation
         that the class reads (``VERIFY_ALLOC_ATTRS``; all when it states none), and the
-        target."""
+        target. A class stating ``VERIFY_VIEW_FACTS`` (a function of a resolved
+        `access.AccessPattern` returning a hashable value: what its checks read of the view
+        beyond the buffer's type and those attributes) is keyed by that value instead of the
+        view (`_facts`): the ops whose views differ only in what its checks do not read (the
+        buffer viewed, an offset it does not check, the values its offsets are computed from)
+        share one verdict."""
         serial = self._serial
         names = plan.alloc_attrs
+        facts = plan.view_facts
         key: list = []
         for value in op._operands:  # noqa: SLF001
             if isinstance(value.type, self._buffer_type):
                 view, access = self._view(value)
                 root = access.buffer
+                if facts is not None:
+                    view = self._facts(facts, view, access)
                 key += (None, view, serial(root.type))
                 attributes = getattr(root.owner, "attributes", None)  # None: a block argument
                 if attributes:
@@ -1067,6 +1085,15 @@ class ModuleVerifier:
                             key += (name, serial(attributes.get(name)))
         key += (self._target(op), self._current_target)
         return tuple(key)
+
+    def _facts(self, facts, view: int, access: object) -> int:
+        """The `_serial` of ``facts(access)`` (a class's ``VERIFY_VIEW_FACTS`` of the view whose
+        serial is ``view``), found once per pair for the life of the verifier."""
+        try:
+            return self._facts_of[facts, view]
+        except KeyError:
+            answer = self._facts_of[facts, view] = self._serial(facts(access))
+            return answer
 
     def _context(self, op: Operation) -> tuple:
         """The properties of ``op``'s enclosing kernel and the attributes of the top-level op,

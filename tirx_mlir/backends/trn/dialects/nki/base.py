@@ -46,6 +46,14 @@ class NkiOp(KeywordOp):
     VERIFY_ALLOC_ATTRS: ClassVar[tuple[str, ...]] = ()
     """`tirx_mlir.verification`: the attributes of an operand's allocation the checks read
     (none; an op whose checks read ``trn.addr`` names it)."""
+    VERIFY_OPERAND_VALUES: ClassVar[bool] = False
+    """`tirx_mlir.verification`: the checks read neither the value of a constant operand (a
+    scalar operand's rules read its type) nor which operands are one value (an instruction may
+    read and write one tile)."""
+    VERIFY_VIEW_FACTS: ClassVar = staticmethod(checks.tile_view_facts)
+    """`tirx_mlir.verification`: what the checks read of a tile operand's view beyond its
+    buffer's type (the per-tile rules: `checks.tile_view_facts`); an op whose own rules read
+    more of its views states its own function."""
 
     def limits(self) -> TrnLimits:
         return checks.limits_for(self)

@@ -156,6 +156,28 @@ def _check_tile(name: str, value: SSAValue, limits: TrnLimits) -> None:
         check_partition_start(name, access.offset[0].const, shape[0])
 
 
+def tile_view_facts(access: AccessPattern) -> tuple:
+    """What `check_tile` reads of a tile operand's resolved view beyond the type of the buffer
+    it views: its sizes and steps (the partition walk) and its partition offset (dim 0 of the
+    buffer) when that is a number (the partition start; None when it depends on a value). Its
+    other offsets, the buffer itself (its type aside) and the values the offsets are computed
+    from it does not read (the buffer's type holds its layout, shape and scope: whether the view
+    is logical, the buffer's size). An nki op's verification is keyed by this for each tile
+    operand (``NkiOp.VERIFY_VIEW_FACTS``, `tirx_mlir.verification`), with its own types,
+    properties and target and the buffer's type: the ops whose tiles differ only in what this
+    leaves out (the same tile of another buffer, another free offset, an equal offset computed
+    again) share one verdict."""
+    first = access.offset[0]
+    return access.sizes, access.steps, first.const if first.is_const() else None
+
+
+def psum_view_facts(access: AccessPattern) -> tuple:
+    """`tile_view_facts`, and what `check_psum_bank` reads besides (with the allocation's
+    ``trn.addr``, which the op names in ``VERIFY_ALLOC_ATTRS``): all the view's offsets when they
+    are numbers (None otherwise)."""
+    return tile_view_facts(access), access.static_offset()
+
+
 def is_logical_view(value: SSAValue) -> bool:
     """A view of an on-chip buffer that still has a Trainium layout (tile dispatch emits these,
     before ``trn-lower-layout``): its dim 0 is the partition dim of the instruction, but its

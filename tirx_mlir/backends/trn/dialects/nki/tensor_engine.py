@@ -38,6 +38,7 @@ class MatmulOp(NkiOp):
     KEYWORDS: ClassVar = {"accumulate": "flag"}
     SCALARS: ClassVar = ("accumulate_if",)
     VERIFY_ALLOC_ATTRS: ClassVar = (ADDR_ATTR,)  # the PSUM bank check reads the address
+    VERIFY_VIEW_FACTS: ClassVar = staticmethod(checks.psum_view_facts)  # and the offsets
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     dst = operand_def(BufferType)
     stationary = operand_def(BufferType)
