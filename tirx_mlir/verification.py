@@ -19,6 +19,11 @@ keeps that default and makes it cheap: an op class that states what its verifier
   buffer operand, the type of the allocation the view reads and those of its attributes the
   class names in ``VERIFY_ALLOC_ATTRS`` (all of them when it names none: the nki ops name none
   but the matmul, whose PSUM bank check reads ``trn.addr``), and the op's target (as "kernel");
+  a class stating ``VERIFY_VIEW_FACTS`` (a function of the resolved view) is keyed by what that
+  function returns instead of the view (the nki ops: the sizes, steps and numeric partition
+  offset the per-tile rules read, `checks.tile_view_facts`), and one stating
+  ``VERIFY_OPERAND_VALUES = False`` reads neither its constant operands' values nor which
+  operands are one value (the nki ops);
 * ``VERIFY_READS = "kernel"``: those of "local", plus the properties of the enclosing
   ``tirx.kernel`` (its launch), the attributes of the top-level op and the target (the
   kernel's, the module's or the current ``with Target``'s): the tile primitives, the cuda and
