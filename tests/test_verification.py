@@ -410,13 +410,16 @@ def test_an_op_that_reads_no_address_is_not_checked_again_when_one_moves(monkeyp
     # VERIFY_ALLOC_ATTRS: the matmul's PSUM bank check reads trn.addr, the copy's checks do not
     from tirx_mlir.backends.trn.dialects.nki.movement import TensorCopyOp
 
+    # and, of the matmul's checks, only those reading its views run (VERIFY_VIEW_RULES: its
+    # types, properties and target are those of an op found valid)
     module, verifier = known_good(MATMUL)
     matmuls = count_calls(monkeypatch, MatmulOp, "verify_nki")
+    banks = count_calls(monkeypatch, MatmulOp, "verify_nki_views")
     copies = count_calls(monkeypatch, TensorCopyOp, "verify_nki")
     psum = [a for a in ops_of(module, AllocOp) if a.result.type.scope_name == "trn.psum"][0]
     psum.attributes["trn.addr"] = IntegerAttr(2048, i64)  # the next bank: still valid
     verifier.verify(module)
-    assert len(matmuls) == 1 and copies == []
+    assert len(banks) == 1 and matmuls == [] and copies == []
 
 
 def test_an_operand_retyped_in_place_is_seen_by_a_cached_load():

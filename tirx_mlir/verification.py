@@ -23,7 +23,11 @@ keeps that default and makes it cheap: an op class that states what its verifier
   function returns instead of the view (the nki ops: the sizes, steps and numeric partition
   offset the per-tile rules read, `checks.tile_view_facts`), and one stating
   ``VERIFY_OPERAND_VALUES = False`` reads neither its constant operands' values nor which
-  operands are one value (the nki ops);
+  operands are one value (the nki ops); a class naming in ``VERIFY_VIEW_RULES`` the method that
+  holds every rule of its check reading the views (the nki ops' per-tile rules and the matmul's
+  PSUM bank) runs that method alone for an op whose key is new but whose `_local_key`, target
+  and site are those of an op found valid (the rest of its check, the generic checks and its
+  rules of types and properties, read nothing else);
 * ``VERIFY_READS = "kernel"``: those of "local", plus the properties of the enclosing
   ``tirx.kernel`` (its launch), the attributes of the top-level op and the target (the
   kernel's, the module's or the current ``with Target``'s): the tile primitives, the cuda and
@@ -263,12 +267,12 @@ class _Plan:
     attributes of an allocation a "views" verifier reads (None: all)."""
 
     __slots__ = ("reads", "parent", "last", "alloc_attrs", "operand_values", "typed_value",
-                 "constant_rules", "view_facts")
+                 "constant_rules", "view_facts", "view_rules")
 
     def __init__(self, reads: str, parent: bool, last: bool,
                  alloc_attrs: tuple[str, ...] | None, operand_values: bool = True,
                  typed_value: str | None = None, constant_rules: str | None = None,
-                 view_facts=None):
+                 view_facts=None, view_rules: str | None = None):
         self.reads, self.parent, self.last = reads, parent, last
         self.alloc_attrs = alloc_attrs
         self.operand_values = operand_values
@@ -281,6 +285,11 @@ class _Plan:
         """The method holding every rule of the class that reads its operands' constant values
         (``VERIFY_CONSTANT_RULES``): the key leaves the constants out and the method runs for
         each op whose key is built and found."""
+        self.view_rules = view_rules
+        """A "views" class's ``VERIFY_VIEW_RULES``: the method holding every rule of its check
+        that reads its operands' views; the rest of the check reads only what `_local_key`
+        holds and the target, so an op whose key is new but whose `_local_key`, target and site
+        are those of an op found valid runs that method alone."""
         self.view_facts = view_facts
         """A "views" class's ``VERIFY_VIEW_FACTS``: what its checks read of a resolved view
         beyond the type of the buffer it views (`ModuleVerifier._views_key`); None: the whole
@@ -343,7 +352,8 @@ def _plan_of(op: Operation) -> "_Plan | None":
                              or not _reads_no_values(op.name)),
                          typed_value=TYPED_VALUE_PROPS.get(op.name),
                          constant_rules=getattr(cls, "VERIFY_CONSTANT_RULES", None),
-                         view_facts=getattr(cls, "VERIFY_VIEW_FACTS", None))
+                         view_facts=getattr(cls, "VERIFY_VIEW_FACTS", None),
+                         view_rules=getattr(cls, "VERIFY_VIEW_RULES", None))
     _plans[cls] = plan
     return plan
 
@@ -901,7 +911,16 @@ class ModuleVerifier:
         verified = self._verified
         serial = verified.get(key)
         if serial is None:
-            self._check(op, local, ())
+            rules = plan.view_rules
+            if rules is None:
+                self._check(op, local, ())
+            else:  # the rules not reading views: once per (types and attributes, target, site)
+                signature = ("view rules", local, self._target(op), self._current_target, site)
+                if signature in verified:
+                    getattr(op, rules)()
+                else:
+                    self._check(op, local, ())
+                    verified[signature] = 0
             serial = verified[key] = self._new_serial()
         elif plan.constant_rules is not None:  # found without its constants: their rules
             getattr(op, plan.constant_rules)()

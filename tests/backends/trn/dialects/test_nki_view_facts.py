@@ -70,6 +70,14 @@ def the_slice(module, offsets: tuple[int, int], sizes: tuple[int, int]) -> Slice
                 and op.sizes() == sizes and op.source.type.scope_name == "trn.sbuf")
 
 
+def counted_verifier() -> ModuleVerifier:
+    """A verifier without ``compare`` (`COMPARE_ENV`), whose plain verification would run every
+    check again."""
+    verifier = ModuleVerifier()
+    verifier.compare = False
+    return verifier
+
+
 def counting(monkeypatch, cls) -> list:
     """The ops whose ``verify_nki`` ran."""
     seen: list = []
@@ -123,7 +131,7 @@ tirx.kernel @k(%A: !tirx.buffer<128x1024xf32, global>) -> (%B: !tirx.buffer<128x
 }}
 """
     seen = counting(monkeypatch, LoadOp)
-    ModuleVerifier().verify(parse_module(text))
+    counted_verifier().verify(parse_module(text))
     assert len(seen) == 1
     parse_module(text).verify()  # the plain verifier checks both
     assert len(seen) == 3
@@ -250,3 +258,45 @@ def test_the_matmul_checks_again_for_a_new_psum_address(monkeypatch):
     verifier.run_pass(ReportingPass(edit), None, module)
     verifier.check(module)
     assert seen == []  # an equal address: the same key
+
+
+# ---- the rules that read no view, once per signature (``NkiOp.VERIFY_VIEW_RULES``) -----------
+def test_an_op_alike_but_for_its_views_runs_only_the_rules_reading_views(monkeypatch):
+    """Two loads of one type into 32-partition tiles at partitions 0 and 32 (both valid starts):
+    their keys differ (the partition offset), their types do not, so the second runs
+    `NkiOp.verify_views` (the per-tile rules) and not `verify_nki`."""
+    sb = "!tirx.buffer<32x64xf32, trn.sbuf>"
+    text = f"""
+tirx.kernel @k(%A: !tirx.buffer<32x64xf32, global>) -> (%B: !tirx.buffer<32x64xf32, global>) grid [1] threads [1] {T} {{
+  %x = tirx.alloc : !tirx.buffer<128x64xf32, trn.sbuf>
+  %0 = tirx.slice %x[0, 0] [32, 64] : !tirx.buffer<128x64xf32, trn.sbuf> -> {sb}
+  nki.load %0, %A : {sb}, !tirx.buffer<32x64xf32, global>
+  %1 = tirx.slice %x[32, 0] [32, 64] : !tirx.buffer<128x64xf32, trn.sbuf> -> {sb}
+  nki.load %1, %A : {sb}, !tirx.buffer<32x64xf32, global>
+  tirx.return
+}}
+"""
+    own = counting(monkeypatch, LoadOp)
+    views: list = []
+    original = LoadOp.verify_views
+    monkeypatch.setattr(LoadOp, "verify_views", lambda op: (views.append(op), original(op))[1])
+    counted_verifier().verify(parse_module(text))
+    assert len(own) == 1 and len(views) == 1 and views[0] is not own[0]
+
+
+def test_a_bad_partition_start_in_an_op_alike_but_for_its_views_is_caught():
+    sb = "!tirx.buffer<32x64xf32, trn.sbuf>"
+    text = f"""
+tirx.kernel @k(%A: !tirx.buffer<32x64xf32, global>) -> (%B: !tirx.buffer<32x64xf32, global>) grid [1] threads [1] {T} {{
+  %x = tirx.alloc : !tirx.buffer<128x64xf32, trn.sbuf>
+  %0 = tirx.slice %x[0, 0] [32, 64] : !tirx.buffer<128x64xf32, trn.sbuf> -> {sb}
+  nki.load %0, %A : {sb}, !tirx.buffer<32x64xf32, global>
+  %1 = tirx.slice %x[16, 0] [32, 64] : !tirx.buffer<128x64xf32, trn.sbuf> -> {sb}
+  nki.load %1, %A : {sb}, !tirx.buffer<32x64xf32, global>
+  tirx.return
+}}
+"""
+    module = parse_module(text)
+    with pytest.raises(VerifyException, match="starts at partition 16") as err:
+        ModuleVerifier().verify(module)
+    assert str(err.value) == plain_error(module)

@@ -64,6 +64,12 @@ class NkiOp(KeywordOp):
         return self.dst_operands()
 
     # ---- verification ----
+    VERIFY_VIEW_RULES: ClassVar[str] = "verify_views"
+    """`tirx_mlir.verification`: the method holding every rule of `verify_` that reads the
+    operands' views (`verify_views`); the others (operand kinds, `verify_nki`) read only the
+    op's types, properties and target, so an op whose types, properties and target are those
+    of an op found valid is checked by that method alone."""
+
     def verify_(self) -> None:
         try:
             limits = checks.limits_for(self)
@@ -72,8 +78,21 @@ class NkiOp(KeywordOp):
                 if isinstance(value.type, BufferType):
                     checks.check_tile(self, name, value, limits)
             self.verify_nki(limits)
+            self.verify_nki_views(limits)
         except rules.RuleError as err:
             raise VerifyException(str(err)) from None  # tools prefix "'<op>' op"
+
+    def verify_views(self) -> None:
+        """The rules of `verify_` that read the operands' views: the per-tile rules of each tile
+        operand (`checks.check_tile`) and the op's own (`verify_nki_views`)."""
+        try:
+            limits = checks.limits_for(self)
+            for name, value in self.named_operands().items():
+                if isinstance(value.type, BufferType):
+                    checks.check_tile(self, name, value, limits)
+            self.verify_nki_views(limits)
+        except rules.RuleError as err:
+            raise VerifyException(str(err)) from None
 
     def _verify_operand_kind(self, name: str, value: SSAValue) -> None:
         if isinstance(value.type, BufferType):
@@ -86,5 +105,10 @@ class NkiOp(KeywordOp):
                                   f"got {value.type}")
 
     def verify_nki(self, limits: TrnLimits) -> None:
-        """Op-specific hardware rules; raise rules.RuleError."""
+        """Op-specific hardware rules that read the op's types, properties and ``limits`` only
+        (not its operands' views: those go in `verify_nki_views`); raise rules.RuleError."""
+
+    def verify_nki_views(self, limits: TrnLimits) -> None:
+        """Op-specific hardware rules that read the operands' views (run after `verify_nki`);
+        raise rules.RuleError."""
 

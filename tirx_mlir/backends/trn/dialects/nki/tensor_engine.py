@@ -75,6 +75,8 @@ class MatmulOp(NkiOp):
                                   f"(stationary.T @ moving), but dst spans {dst_p} partitions "
                                   f"x {dst_f} free elements")
         self._verify_dtypes(limits)
+
+    def verify_nki_views(self, limits: TrnLimits) -> None:
         offset = resolve_access(self.dst).static_offset()
         if offset is not None:
             checks.check_psum_bank("dst", self.dst, offset, limits)
