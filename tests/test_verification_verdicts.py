@@ -97,6 +97,49 @@ def test_a_pass_breaking_a_psum_address_it_changed_is_caught():
     assert "bank" in caught_after(module, verifier, edit)
 
 
+def test_an_address_reported_as_an_attribute_change_is_caught_where_it_is_read():
+    """``changed(alloc, inside=False)`` (trn-allocate's report): only the allocation's own
+    attributes changed; the matmul reading its address through its views is reached."""
+    module, verifier = lowered("trn", "matmul_512")
+
+    def edit(module, log):
+        matmul = first(module, "nki.matmul")
+        psum = matmul.operands[0].owner
+        while psum.name != "tirx.alloc":
+            psum = psum.operands[0].owner
+        psum.attributes["trn.addr"] = IntegerAttr(1792, i64)  # past the PSUM bank
+        log.changed(psum, inside=False)
+
+    assert "bank" in caught_after(module, verifier, edit)
+
+
+def test_an_attribute_change_of_an_allocation_reaches_only_the_ops_reading_it(monkeypatch):
+    """A new address for an SBUF buffer the matmul and the loads read (through views): of the
+    ops using it, only the matmul (``VERIFY_ALLOC_ATTRS``) is looked at again, beside the
+    allocation itself; the loads, the views and the copy read no allocation attribute."""
+    module, verifier = lowered("trn", "matmul_512")
+    verifier.audit = verifier.compare = False  # their full verifications look at every op
+    looked: list[str] = []
+    original = ModuleVerifier._fingerprint  # noqa: SLF001
+    monkeypatch.setattr(ModuleVerifier, "_fingerprint",
+                        lambda self, op, plan: (looked.append(op.name), original(self, op, plan))[1])
+
+    def edit(module, log):
+        matmul = first(module, "nki.matmul")
+        sbuf = matmul.operands[1].owner
+        while sbuf.name != "tirx.alloc":
+            sbuf = sbuf.operands[0].owner
+        assert len(list(sbuf.result.uses)) == 2  # a slice (the matmul) and a reshape (a load)
+        sbuf.attributes["trn.addr"] = IntegerAttr(sbuf.attributes["trn.addr"].value.data, i64)
+        log.changed(sbuf, inside=False)
+
+    verifier.run_pass(ReportingPass(edit), None, module)
+    verifier.check(module)
+    # beside the ends of the blocks walked (whose checks read where they sit)
+    assert sorted(set(looked)) == ["nki.matmul", "scf.yield", "tirx.alloc", "tirx.return"]
+    assert looked.count("nki.matmul") == looked.count("tirx.alloc") == 1
+
+
 def test_a_pass_moving_a_slice_out_of_bounds_is_caught():
     module, verifier = lowered("trn", "softmax_1000x1000")
 

@@ -39,7 +39,9 @@ class ChangeLog:
     def changed(self, op: Operation, inside: bool = True) -> None:
         """``op`` changed: it, the users of its results and (``inside``: its properties, which
         a kernel's ops read as its launch, or its regions changed) every op in its regions are
-        verified again; ``inside=False``: only its own attributes changed."""
+        verified again; ``inside=False``: only its own attributes changed, which only it and,
+        of an allocation, the ops reading their views' allocation attributes read (the
+        verification reaches those through the views)."""
         if inside and id(op) in self._redirecting:
             return  # a rewriter's `replace` redirecting the uses of the op it replaces
         (self.ops if inside else self.own).append(op)

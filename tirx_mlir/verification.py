@@ -90,7 +90,9 @@ A pass whose class states ``REPORTS_CHANGES = True`` reports its changes to the 
 `change_listener` gives a
 `PatternRewriteWalker` a listener that reports what its rewriter does): ``changed(op)`` after it
 changes an existing op (operands, types, properties, attributes, place; ``inside=False`` when only
-the op's own attributes changed), ``removed(op)`` before it detaches, erases or replaces one; a
+the op's own attributes changed: then of its users only the "views" ops reading their views'
+allocation attributes are reached, through the views, `_attribute_readers`; trn-allocate
+reports the addresses it gives so), ``removed(op)`` before it detaches, erases or replaces one; a
 new op need not be named when its block is (by either call). The next verification (and
 its dominance check, `check`) then enters only the region ops on the path to what the report
 reaches (`_path_of`): the blocks of the ops named, the users of a changed or removed op's
@@ -647,6 +649,8 @@ class ModuleVerifier:
                 path.add(id(op))
                 seen.add(id(op))
                 blocks[id(op.parent)] = op.parent
+                if op.results:
+                    _attribute_readers(op, seen, blocks)
         stack = list(log.ops)
         resolved: list[Operation] = []
         """View ops and index arithmetic whose operands changed: their results' types did not,
@@ -1496,6 +1500,52 @@ class ModuleVerifier:
             add(i)
             op = op._next_op  # noqa: SLF001
         return None
+
+def _attribute_readers(op: Operation, seen: set[int], blocks: dict[int, Block]) -> None:
+    """Add to ``seen`` (and their blocks to ``blocks``) the ops whose key reads the attributes
+    of ``op``, an op reported changed in its own attributes only (``changed(op,
+    inside=False)``; an allocation given its address) besides ``op`` itself: the "views" ops
+    whose plan reads the attributes of the allocation their views resolve to (``VERIFY_ALLOC_
+    ATTRS`` not empty, or not stated), found through the view ops using its results. The other
+    users read only its results (their types and which values they are), which did not change;
+    an op verified in full at every visit (no plan) is visited wherever it is."""
+    stack, done = [op], {id(op)}
+    roles = _ATTRIBUTE_ROLES
+    while stack:
+        for result in stack.pop().results:
+            for use in result.uses:
+                user = use.operation
+                role = roles.get(type(user))
+                if role is None:
+                    role = _attribute_role(user)
+                if role == 0 or id(user) in done:
+                    continue
+                done.add(id(user))
+                if role == _VIEW:
+                    stack.append(user)
+                elif user.parent is not None:
+                    seen.add(id(user))
+                    blocks[id(user.parent)] = user.parent
+
+
+_ATTRIBUTE_ROLES: dict[type, int] = {}
+"""`_attribute_role` by op class."""
+
+
+def _attribute_role(op: Operation) -> int:
+    """What an op using an allocation's results (or its views') reads of its attributes,
+    found once per class: `_VIEW` (a view op: the ops using it may read them), 1 (a "views" op
+    whose plan reads them) or 0 (none: the others' keys read only the values they use and their
+    types); an op with successors (verified in full) is 0 without being kept."""
+    if op._successors:  # noqa: SLF001
+        return 0
+    kind = _kind_of(op)
+    if kind != _VIEW:
+        plan = _plan_of(op)
+        kind = 1 if plan is not None and plan.reads == "views" and plan.alloc_attrs != () else 0
+    _ATTRIBUTE_ROLES[type(op)] = kind
+    return kind
+
 
 def _within(block: Block | None, op: Operation) -> bool:
     """Whether ``block`` is nested (at any depth) in ``op``'s regions."""

@@ -202,7 +202,8 @@ def allocate_kernel(kernel: KernelOp, spaces: Iterable[MemorySpace],
         changes = current_changes()
         for buf in buffers:
             buf.alloc.attributes[space.address_attr] = IntegerAttr(buf.addr, i64)
-            changes.changed(buf.alloc)
+            changes.changed(buf.alloc, inside=False)  # its attribute: the ops reading it are
+            # reached through its views (`verification._attribute_readers`)
         footprints[scope] = max((b.addr + b.size for b in buffers), default=0)  # type: ignore
         if space.footprint_attr is not None:
             kernel.attributes[space.footprint_attr] = IntegerAttr(footprints[scope], i64)
