@@ -454,6 +454,8 @@ class ModuleVerifier:
         """By the id of the block (xDSL hashes an IR node in Python; the blocks outlive a
         verification)."""
         self._views_now: dict[int, tuple] = {}
+        self._operand_views_now: dict[tuple[int, int], tuple] = {}
+        """`_operand_view` by (the value's id, the plan's id), for one verification."""
         self._indices_now: dict[int, tuple] = {}
         self._view_records: dict[tuple, tuple] = {}
         """Static views resolved, by the identities in their chain (`_view`)."""
@@ -805,6 +807,7 @@ class ModuleVerifier:
         self._integer_attr = IntegerAttr
 
         self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
+        self._operand_views_now = {}
         self._path, self._visited, self._marked = path, [], set()
         if not self._auditing:
             self._entered = set()
@@ -829,6 +832,7 @@ class ModuleVerifier:
             raise err
         finally:
             self._targets, self._contexts, self._views_now, self._indices_now = {}, {}, {}, {}
+            self._operand_views_now = {}
             self._path, self._visited, self._spans = None, [], {}
         self._regions, self._regions_now = self._regions_now, {}
         self._ops, self._ops_now = self._ops_now, {}
@@ -1092,27 +1096,40 @@ class ModuleVerifier:
         view (`_facts`): the ops whose views differ only in what its checks do not read (the
         buffer viewed, an offset it does not check, the values its offsets are computed from)
         share one verdict."""
+        known, buffer_type = self._operand_views_now, self._buffer_type
+        key: list = []
+        for value in op._operands:  # noqa: SLF001
+            part = known.get((id(value), id(plan)))
+            if part is None:
+                if not isinstance(value._type, buffer_type):  # noqa: SLF001
+                    continue
+                part = self._operand_view(value, plan)
+            key += part
+        key += (self._target(op), self._current_target)
+        return tuple(key)
+
+    def _operand_view(self, value: SSAValue, plan: _Plan) -> tuple:
+        """What `_views_key` holds of the buffer operand ``value`` for an op of ``plan``, found
+        once per verification (the many ops reading one tile share it; nothing changes the IR
+        while a verification runs)."""
         serial = self._serial
         names = plan.alloc_attrs
         facts = plan.view_facts
-        key: list = []
-        for value in op._operands:  # noqa: SLF001
-            if isinstance(value.type, self._buffer_type):
-                view, access = self._view(value)
-                root = access.buffer
-                if facts is not None:
-                    view = self._facts(facts, view, access)
-                key += (None, view, serial(root.type))
-                attributes = getattr(root.owner, "attributes", None)  # None: a block argument
-                if attributes:
-                    if names is None:
-                        for name, attr in attributes.items():
-                            key += (name, serial(attr))
-                    else:
-                        for name in names:
-                            key += (name, serial(attributes.get(name)))
-        key += (self._target(op), self._current_target)
-        return tuple(key)
+        view, access = self._view(value)
+        root = access.buffer
+        if facts is not None:
+            view = self._facts(facts, view, access)
+        part: list = [None, view, serial(root.type)]
+        attributes = getattr(root.owner, "attributes", None)  # None: a block argument
+        if attributes:
+            if names is None:
+                for name, attr in attributes.items():
+                    part += (name, serial(attr))
+            else:
+                for name in names:
+                    part += (name, serial(attributes.get(name)))
+        answer = self._operand_views_now[id(value), id(plan)] = tuple(part)
+        return answer
 
     def _facts(self, facts, view: int, access: object) -> int:
         """The `_serial` of ``facts(access)`` (a class's ``VERIFY_VIEW_FACTS`` of the view whose
