@@ -1447,3 +1447,13 @@ def test_upstream_ops_a_pass_builds_get_the_compiled_definition_check():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "True"
+
+
+def test_aliases_name_each_operand_by_its_first_position():
+    from tirx_mlir.verification import _aliases  # noqa: PLC0415
+
+    a, b, c = (object() for _ in range(3))
+    assert _aliases((a, b, c)) == ()  # all differ: nothing to compare
+    assert _aliases((a, a)) == (0, 0)
+    assert _aliases((a, b, a, c, b)) == (0, 1, 0, 3, 1)
+    assert _aliases((b, a, a)) != _aliases((a, b, a))  # which operands alias is kept

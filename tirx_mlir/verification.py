@@ -414,8 +414,8 @@ def _aliases(operands: tuple) -> tuple:
     one of its other operands): empty when all differ, else each operand's first position."""
     if len(set(map(id, operands))) == len(operands):
         return ()
-    first: dict[int, int] = {}
-    return tuple(first.setdefault(id(v), i) for i, v in enumerate(operands))
+    ids = list(map(id, operands))
+    return tuple(map(ids.index, ids))  # each operand's first position
 
 
 class ModuleVerifier:
