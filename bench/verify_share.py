@@ -4,7 +4,9 @@
                                  [--passes]
 
 For each kernel (``trn:<name>`` from examples/trn through the ``trn`` pipeline, ``cuda:<name>``
-from examples/cuda/tile through ``cuda``; default: a few of each), in this process: ``--warm``
+from examples/cuda/tile through ``cuda``, ``trn-chain:<n>`` the chain of ``n`` softmax blocks of
+bench/trn_compile.py's section 4 through ``trn``: ~4 n tile ops of a few signatures; default: a
+few examples of each backend), in this process: ``--warm``
 pipelines, then ``--runs`` more, each with a `ModuleVerifier` that times (CPU,
 ``time.process_time``) every pass (`ModuleVerifier.run_pass`) and the verification after it
 (`ModuleVerifier.check`: the dominance check and the verification, what `Pipeline.apply` runs
@@ -61,11 +63,29 @@ class TimingVerifier(ModuleVerifier):
         self.verifies[self._last] += time.process_time() - start
 
 
+def kernel_text(backend: str, name: str) -> str:
+    """The IR of kernel ``backend:name`` (see the module docstring)."""
+    if backend == "trn-chain":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from trn_compile import softmax_chain  # noqa: PLC0415 - the same chain as section 4
+
+        return softmax_chain(int(name))
+    with open(os.path.join(FOLDERS[backend], name + ".mlir")) as f:
+        return f.read()
+
+
+def known_kernel(spec: str) -> bool:
+    backend, _, name = spec.partition(":")
+    if backend == "trn-chain":
+        return name.isdigit() and int(name) > 0
+    return backend in FOLDERS and os.path.isfile(os.path.join(FOLDERS[backend], name + ".mlir"))
+
+
 def measure(spec: str, warm: int, runs: int) -> tuple[dict[str, float], dict[str, float]]:
     """Per pass name: the mean CPU seconds of the pass and of the verification after it."""
     backend, name = spec.split(":", 1)
-    with open(os.path.join(FOLDERS[backend], name + ".mlir")) as f:
-        text = f.read()
+    text = kernel_text(backend, name)
+    backend = backend.split("-", 1)[0]  # trn-chain: the trn pipeline
     passes: dict[str, float] = defaultdict(float)
     verifies: dict[str, float] = defaultdict(float)
     for i in range(warm + runs):
@@ -92,11 +112,9 @@ def main() -> None:
     if args.runs < 1 or args.warm < 0:
         parser.error("--runs must be at least 1 and --warm at least 0")
     for spec in args.kernels.split(","):
-        backend, _, name = spec.partition(":")
-        if backend not in FOLDERS or not os.path.isfile(os.path.join(FOLDERS[backend],
-                                                                     name + ".mlir")):
+        if not known_kernel(spec):
             parser.error(f"--kernels: {spec!r} is not trn:<name> or cuda:<name> of an example "
-                         f"in examples/trn or examples/cuda/tile")
+                         f"in examples/trn or examples/cuda/tile, nor trn-chain:<blocks>")
     print(f"load average {os.getloadavg()[0]:.2f}; CPU ms a pipeline, mean of {args.runs}; "
           f"tirx_mlir from {os.path.dirname(os.path.dirname(tirx_mlir.__file__))}")
     print(f"{'kernel':32s} {'passes':>9s} {'verify':>9s} {'share':>7s}")

@@ -33,3 +33,11 @@ def test_a_kernel_that_is_not_an_example_is_refused(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         verify_share.main()
     assert "'trn:nope' is not trn:<name> or cuda:<name>" in capsys.readouterr().err
+
+
+def test_a_chain_of_softmax_blocks_runs_through_the_trn_pipeline():
+    passes, verifies = verify_share.measure("trn-chain:2", warm=0, runs=1)
+    assert set(passes) == set(get_pipeline("trn").pass_names())
+    assert "tirx-dispatch" in verifies
+    assert verify_share.known_kernel("trn-chain:256")
+    assert not verify_share.known_kernel("trn-chain:x") and not verify_share.known_kernel("trn-chain:0")
