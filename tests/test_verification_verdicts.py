@@ -121,8 +121,8 @@ def test_an_attribute_change_of_an_allocation_reaches_only_the_ops_reading_it(mo
     verifier.audit = verifier.compare = False  # their full verifications look at every op
     looked: list[str] = []
     original = ModuleVerifier._fingerprint  # noqa: SLF001
-    monkeypatch.setattr(ModuleVerifier, "_fingerprint",
-                        lambda self, op, plan: (looked.append(op.name), original(self, op, plan))[1])
+    monkeypatch.setattr(ModuleVerifier, "_fingerprint", lambda self, op, plan: (
+        looked.append(op.name), original(self, op, plan))[1])
 
     def edit(module, log):
         matmul = first(module, "nki.matmul")

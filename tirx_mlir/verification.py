@@ -1518,12 +1518,14 @@ class ModuleVerifier:
             op = op._next_op  # noqa: SLF001
         return None
 
+
 def _attribute_readers(op: Operation, seen: set[int], blocks: dict[int, Block]) -> None:
     """Add to ``seen`` (and their blocks to ``blocks``) the ops whose key reads the attributes
     of ``op``, an op reported changed in its own attributes only (``changed(op,
     inside=False)``; an allocation given its address) besides ``op`` itself: the "views" ops
-    whose plan reads the attributes of the allocation their views resolve to (``VERIFY_ALLOC_
-    ATTRS`` not empty, or not stated), found through the view ops using its results. The other
+    whose plan reads the attributes of the allocation their views resolve to
+    (``VERIFY_ALLOC_ATTRS`` not empty, or not stated), found through the view ops using its
+    results. The other
     users read only its results (their types and which values they are), which did not change;
     an op verified in full at every visit (no plan) is visited wherever it is."""
     stack, done = [op], {id(op)}
