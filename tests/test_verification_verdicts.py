@@ -252,3 +252,15 @@ def test_compare_catches_a_verdict_the_memo_got_wrong():
     verifier.run_pass(ReportingPass(edit), None, module)
     with pytest.raises(VerdictMismatch, match="bank"):
         verifier.check(module)
+
+
+def test_an_unreported_change_stays_the_audits_finding_when_verdicts_are_compared(monkeypatch):
+    """With the comparison on, a pass that changes ops without reporting them still raises the
+    audit's `UnreportedChange`, not a `VerdictMismatch` (the memo and the plain verifiers
+    disagree there only because the report is missing)."""
+    from tirx_mlir.verification import COMPARE_ENV
+    from tirx_testing.reports import silenced_is_caught
+
+    monkeypatch.setenv(COMPARE_ENV, "1")
+    assert silenced_is_caught(monkeypatch, "examples/trn/layernorm_affine_rows.mlir", "trn",
+                              "trn-default-layout")

@@ -739,7 +739,8 @@ class ModuleVerifier:
         accept, or both reject (the error raised is ``verify``'s, which words it as the plain
         one does); otherwise `VerdictMismatch`. Everything the memo skipped (unchanged ops,
         region ops off the report's path, keys found) is then checked against what a full
-        verification of every op decides."""
+        verification of every op decides. An audit's `UnreportedChange` is its own finding (a
+        pass's report, not a verdict) and passes through as it is."""
         from tirx_mlir.dominance import check_dominance
 
         def plain() -> Exception | None:
@@ -753,7 +754,7 @@ class ModuleVerifier:
 
         try:
             verify(module)
-        except VerdictMismatch:
+        except (VerdictMismatch, UnreportedChange):
             raise
         except Exception as err:
             if plain() is None:
