@@ -300,7 +300,13 @@ def _returns_none_only(function: object) -> bool:
     if code is None:
         return False
     raw = code.co_code
-    steps = [(raw[i], raw[i + 1]) for i in range(0, len(raw), 2) if raw[i] not in _NO_STEP]
+    steps = []
+    for i in range(0, len(raw), 2):
+        if raw[i] in _NO_STEP:
+            continue
+        if len(steps) == 2:
+            return False  # a third step: the body does something
+        steps.append((raw[i], raw[i + 1]))
     if len(steps) == 2:
         (load, index), (ret, _) = steps
         return load == _LOAD_CONST and ret == _RETURN_VALUE and code.co_consts[index] is None
