@@ -30,10 +30,11 @@ class PatternTable:
 
     __slots__ = ("names", "own", "_resolved")
 
-    def __init__(self, names: Mapping[tuple[str, str], Any], own: Mapping[type, Any] = {}):
+    def __init__(self, names: Mapping[tuple[str, str], Any],
+                 own: Mapping[type, Any] | None = None):
         self.names = dict(names)
-        self.own = dict(own)
-        self._resolved: dict[type, Any] = dict(own)
+        self.own = dict(own or {})
+        self._resolved: dict[type, Any] = dict(self.own)
 
     def get(self, cls: type) -> Any:
         try:
