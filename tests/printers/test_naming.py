@@ -46,3 +46,17 @@ def test_names_that_sanitise_alike_stay_distinct_and_deterministic():
     assert len(set(got)) == len(got)
     namer2 = Namer(keyword.kwlist)
     assert [namer2.fresh(n) for n in names] == got
+
+
+def test_unicodedata_is_loaded_only_for_a_non_ascii_name():
+    import subprocess
+    import sys
+
+    probe = ("import sys\n"
+             "from tirx_mlir.printers import sanitize\n"
+             "sanitize('a-b'); sanitize('__import__')\n"
+             "print('unicodedata' in sys.modules)\n"
+             "print(sanitize('café'), 'unicodedata' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=120)
+    assert out.stdout.split() == ["False", "cafe", "True"]

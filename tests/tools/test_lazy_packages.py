@@ -136,3 +136,91 @@ def test_only_the_tools_install_it(tmp_path):
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True, cwd=ROOT, env=env)
     assert out.stdout.split() == ["False", "True"]
+
+
+THREADS_PROBE = r'''
+import sys, threading
+from tirx_mlir.tools import lazy_packages
+root = sys.argv[1]
+sys.path.insert(0, root)
+import lzsync
+
+
+class Gate(dict):
+    """The table's names: thread B's lookup of "from_b" waits until thread A runs __init__."""
+
+    def get(self, key, default=None):
+        if key == "from_b":
+            lzsync.b_in_getattr.set()
+            lzsync.init_running.wait(10)
+        return super().get(key, default)
+
+
+import os
+init = os.path.join(root, "lzpkg", "__init__.py")
+info = os.stat(init)
+lazy_packages.LAZY = ("lzpkg",)
+lazy_packages._tables["lzpkg"] = {"files": [(init, info.st_size, info.st_mtime_ns)],
+                                  "names": Gate(FIRST=("first", False), B=("b", False)),
+                                  "order": ["FIRST", "B"]}
+sys.meta_path.insert(0, lazy_packages._Finder())
+import lzpkg
+assert lazy_packages.lazy_loaded == ["lzpkg"] and "FIRST" not in vars(lzpkg)
+
+
+def import_b():  # thread B: holds lzpkg.b's import lock while its body reads an unknown name
+    import lzpkg.b
+
+
+b = threading.Thread(target=import_b, daemon=True)
+b.start()
+lzsync.b_in_getattr.wait(10)
+a_error = []
+
+
+def complete_from_a():  # thread A: an unknown name completes the package (imports lzpkg.b)
+    try:
+        lzpkg.unknown_to_a
+    except AttributeError as err:
+        a_error.append(str(err))
+
+
+a = threading.Thread(target=complete_from_a, daemon=True)
+a.start()
+a.join(10)
+b.join(10)
+if a.is_alive() or b.is_alive():
+    print("deadlock", flush=True)
+    os._exit(0)
+print(a_error[0])
+print(lzsync.b_error)
+print(lzpkg.FIRST, lzpkg.B, "__getattr__" in vars(lzpkg), sorted(lzpkg.__all__))
+'''
+
+
+def test_completing_in_one_thread_while_another_imports_a_submodule_does_not_deadlock(tmp_path):
+    """Thread B imports ``lzpkg.b`` (holding its import lock), whose body reads a name the
+    table lacks; meanwhile thread A completes the package, whose ``__init__`` imports
+    ``lzpkg.b``. Holding the completion lock through ``__init__`` deadlocked: A waited for b's
+    import lock, B for the completion lock."""
+    (tmp_path / "lzsync.py").write_text(
+        "import threading\nb_in_getattr = threading.Event()\n"
+        "init_running = threading.Event()\nb_error = None\n")
+    pkg = tmp_path / "lzpkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from .first import *\nfrom .b import *\n"
+                                     "__all__ = ['FIRST', 'B']\n")
+    (pkg / "first.py").write_text("import lzsync\nlzsync.init_running.set()\nFIRST = 1\n")
+    (pkg / "b.py").write_text(
+        "import lzsync, lzpkg\ntry:\n    lzpkg.from_b\nexcept AttributeError as err:\n"
+        "    lzsync.b_error = str(err)\nB = 2\n")
+    out = subprocess.run([sys.executable, "-c", THREADS_PROBE, str(tmp_path)],
+                         capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines != ["deadlock"]
+    # B saw the package partially initialized (as Python shows it mid-import); A got the
+    # eager package: every name bound, the hooks gone
+    assert lines == ["module 'lzpkg' has no attribute 'unknown_to_a'",
+                     "module 'lzpkg' has no attribute 'from_b'",
+                     "1 2 False ['B', 'FIRST']"]

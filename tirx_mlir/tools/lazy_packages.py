@@ -25,6 +25,10 @@ package is imported eagerly, and a new table is written; a missing, unreadable o
 corrupt file (its CRC-32 is checked), or one holding anything but the expected types, is ignored
 the same way, and a name the table sends to a module that lacks it completes the package.
 ``TIRX_MLIR_CACHE=0`` leaves the packages eager. Only the tools install it, beside their caches.
+
+Threads: completing takes a lock only to claim the package, not while ``__init__`` runs (which
+waits for its submodules' import locks); a thread reading an unknown name meanwhile sees the
+package as it stands, as with any partially initialized module.
 """
 
 from __future__ import annotations
@@ -41,7 +45,8 @@ from typing import Any
 
 LAZY = ("xdsl.dialects.utils",)
 FORMAT = 1
-_LOCK = threading.RLock()
+_LOCK = threading.Lock()
+"""Guards a package's claim to complete (`_make_lazy`'s ``complete``); held for no import."""
 _MODULE_ATTRS = frozenset(("__name__", "__doc__", "__package__", "__loader__", "__spec__",
                            "__path__", "__file__", "__cached__", "__builtins__"))
 
@@ -140,13 +145,20 @@ def _make_lazy(module: ModuleType, table: Table, real: Any) -> None:
     namespace = module.__dict__
 
     def complete() -> None:
-        """Run the real ``__init__`` here (once): the package is then the eager one."""
+        """Run the real ``__init__`` here (once): the package is then the eager one.
+
+        The lock guards only the claim (taking the hooks off the namespace), never ``__init__``
+        itself: ``__init__`` imports the package's submodules and so waits for their import
+        locks, and a thread importing one of them (holding its lock) may read an unknown name
+        of the package and come here. That thread finds the claim taken and returns, and the
+        name is looked up in the package as it stands, as Python does for a partially
+        initialized module, instead of waiting for a lock whose holder waits for it."""
         with _LOCK:
             if namespace.get("__getattr__") is not __getattr__:
-                return  # completed by another thread
+                return  # completed, or being completed, by another thread
             for attr in ("__getattr__", "__dir__", "__all__"):
                 namespace.pop(attr, None)
-            real.exec_module(module)
+        real.exec_module(module)
 
     def __getattr__(name: str) -> Any:
         # no lock held while importing: a submodule being imported by another thread may read

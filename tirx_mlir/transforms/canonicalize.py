@@ -60,9 +60,6 @@ from xdsl.ir import Block, BlockArgument, Operation, OpResult, OpTraits, Region,
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
                                    RewritePattern)
 from xdsl.rewriter import InsertPoint
-from xdsl.transforms.canonicalization_patterns.arith import (
-    SignlessIntegerBinaryOperationConstantProp, SignlessIntegerBinaryOperationZeroOrUnitRight)
-from xdsl.transforms.canonicalization_patterns.scf import RehoistConstInLoops
 from xdsl.traits import (Commutative, ConstantLike, EffectInstance,
                          HasCanonicalizationPatternsTrait, HasFolder, IsolatedFromAbove,
                          IsTerminator,
@@ -77,6 +74,7 @@ from tirx_mlir.changes import change_listener
 from tirx_mlir.transforms.canonicalize_settled import Settled
 from tirx_mlir.dialects.tirx.op_build import clone_leaf
 from tirx_mlir.transforms.arith_effects import complete_arith_effects
+from tirx_mlir.transforms.pattern_classes import ARITH, SCF, PatternTable
 
 complete_arith_effects()  # before any FactsByClass reads arith.remui's traits
 
@@ -110,10 +108,10 @@ class _ClassFacts:
     """Has ``IsolatedFromAbove`` (``cse`` starts its regions with no known ops)."""
 
 
-_NEEDS_CONSTANT = {SignlessIntegerBinaryOperationZeroOrUnitRight: 1,
-                   SignlessIntegerBinaryOperationConstantProp: 0}
+_NEEDS_CONSTANT = PatternTable({(ARITH, "SignlessIntegerBinaryOperationZeroOrUnitRight"): 1,
+                                (ARITH, "SignlessIntegerBinaryOperationConstantProp"): 0})
 """xDSL's patterns whose first step returns unless operand ``n`` is an ``arith.constant`` of
-an integer (`const_evaluate_operand_attribute`), by class."""
+an integer (`const_evaluate_operand_attribute`), by class (named: `pattern_classes`)."""
 
 
 _FIXED_EFFECTS = (NoMemoryEffect, MemoryReadEffect, MemoryWriteEffect, MemoryAllocEffect,
@@ -137,8 +135,7 @@ def _class_facts(op_class: type[Operation]) -> _ClassFacts:
     terminator = op_class.has_trait(IsTerminator)
     may_be_dead = not terminator \
         and not op_class.has_trait(SymbolOpInterface) and bool(effect_traits)
-    patterns = tuple(_FASTER[type(p)]() if type(p) in _FASTER else p
-                     for t in traits for p in t.get_patterns(op_class))
+    patterns = tuple(_faster(p) for t in traits for p in t.get_patterns(op_class))
     fixed = None
     if effect_traits and all(_states_fixed_effects(t) for t in effect_traits):
         fixed = frozenset(e for t in effect_traits for e in t.get_effects(None))  # type: ignore
@@ -336,8 +333,14 @@ class _RehoistConstInLoops(RewritePattern):
                 rewriter.replace(child_op, (), new_const.results)
 
 
-_FASTER = {RehoistConstInLoops: _RehoistConstInLoops}
-"""xDSL's patterns replaced by an equivalent that costs less, by class."""
+_FASTER = PatternTable({(SCF, "RehoistConstInLoops"): _RehoistConstInLoops})
+"""xDSL's patterns replaced by an equivalent that costs less, by class (named:
+`pattern_classes`)."""
+
+
+def _faster(pattern: RewritePattern) -> RewritePattern:
+    replacement = _FASTER.get(type(pattern))
+    return pattern if replacement is None else replacement()
 
 
 def unused(op: Operation) -> bool:

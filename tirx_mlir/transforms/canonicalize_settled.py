@@ -34,19 +34,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from xdsl.ir import Operation, Region, SSAValue
-from xdsl.transforms.canonicalization_patterns.arith import (
-    SignlessIntegerBinaryOperationConstantProp, SignlessIntegerBinaryOperationZeroOrUnitRight)
-from xdsl.transforms.canonicalization_patterns.scf import SimplifyTrivialLoops
+
+from tirx_mlir.transforms.pattern_classes import ARITH, SCF, PatternTable
 
 if TYPE_CHECKING:
     from tirx_mlir.transforms.canonicalize import FactsByClass
 
 
-_ACTIONS_FOLLOWED = frozenset({SignlessIntegerBinaryOperationConstantProp,
-                               SignlessIntegerBinaryOperationZeroOrUnitRight})
-"""xDSL's patterns whose rewrites the listener sees whole (``rewriter.replace``)."""
+_ACTIONS_FOLLOWED = PatternTable({(ARITH, "SignlessIntegerBinaryOperationConstantProp"): True,
+                                  (ARITH, "SignlessIntegerBinaryOperationZeroOrUnitRight"): True})
+"""xDSL's patterns whose rewrites the listener sees whole (``rewriter.replace``), by name
+(`pattern_classes`: their module is not imported here)."""
 
-_TRIES_FOLLOWED = _ACTIONS_FOLLOWED | {SimplifyTrivialLoops}
+_TRIES_FOLLOWED = _ACTIONS_FOLLOWED | PatternTable({(SCF, "SimplifyTrivialLoops"): True})
 """xDSL's patterns whose failed try reads only the op's operands' definers (arith's constants)
 (`SimplifyTrivialLoops` inlines a loop's body when it acts: an action not followed)."""
 
@@ -66,8 +66,8 @@ class Settled:
         self.all_live = False
         """Every op was live after the last region DCE (and `marked` holds what changed)."""
         self._memoable: dict[type, bool] = {}
-        self.tracked_actions = _ACTIONS_FOLLOWED | followed
-        self._reads_neighbours = _TRIES_FOLLOWED | followed
+        self.tracked_actions = _ACTIONS_FOLLOWED.with_classes(followed)
+        self._reads_neighbours = _TRIES_FOLLOWED.with_classes(followed)
 
     # -- the driver's questions
 

@@ -31,6 +31,19 @@ def test_trn_pipeline_options_reach_the_passes():
     assert 'tirx-dispatch{target="aws/trn2/trn2.48xlarge"}' in spec
 
 
+def test_the_max_inst_size_pass_module_is_imported_only_when_named():
+    probe = ("import sys\n"
+             "from tirx_mlir.pipelines import get_pipeline\n"
+             "name = 'tirx_mlir.backends.trn.transforms.inst_size'\n"
+             "get_pipeline('trn')\n"
+             "print(name in sys.modules)\n"
+             "get_pipeline('trn', max_inst_size=256)\n"
+             "print(name in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=300)
+    assert out.stdout.split() == ["False", "True"]
+
+
 def test_trn_pipeline_rejects_unknown_options():
     with pytest.raises(Exception, match="max_inst_size"):
         get_pipeline("trn", max_inst=3)

@@ -41,13 +41,14 @@ def trn_passes(target: str | None = None, max_inst_size: int | None = None,
 
     from tirx_mlir.backends.trn.transforms.allocate import TrnAllocatePass
     from tirx_mlir.backends.trn.transforms.default_layout import TrnDefaultLayoutPass
-    from tirx_mlir.backends.trn.transforms.inst_size import TrnMaxInstSizePass
     from tirx_mlir.backends.trn.transforms.lower_layout import TrnLowerLayoutPass
     from tirx_mlir.transforms.check_bounds import CheckBoundsPass
     from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
 
     passes: list[ModulePass] = [CheckBoundsPass(), TrnDefaultLayoutPass(target=target)]
-    if max_inst_size is not None:
+    if max_inst_size is not None:  # its module imported only for a pipeline that names it
+        from tirx_mlir.backends.trn.transforms.inst_size import TrnMaxInstSizePass
+
         passes.append(TrnMaxInstSizePass(max_inst_size=int(max_inst_size)))
     passes += [TileDispatchPass(target=target), TrnLowerLayoutPass(target=target),
                FastCanonicalizePass(), FastCSEPass(), FastDCEPass(),
