@@ -46,6 +46,7 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
+from tirx_mlir.backends.cuda.dispatch import ring_loop_roles as roles
 from tirx_mlir.backends.cuda.dispatch import wgmma_in_flight as in_flight
 from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
 from tirx_mlir.backends.cuda.dispatch.fragment_io import pack
@@ -235,6 +236,11 @@ def wgmma(op, ctx) -> None:
             in_flight.release_pending(ctx, inner, x, slot, stage)
     if inner is not b:
         ring_.close_if(inner)
+    split = None if loop is not None else roles.register_ring_loop(ctx, op)
+    if split is not None and inner is not b:  # the consumers' loop of a split (roles)
+        guard = inner.insertion_point.block.parent_op()
+        assert isinstance(guard, scf.IfOp)
+        roles.tag(split, guard, roles.CONSUMER_ROLE)
     if loop is not None:
         drain = in_flight.drain(ctx, loop, [x for x, _ in synced],
                                 lambda outer: _consumer_block(outer, op, kernel)[0])

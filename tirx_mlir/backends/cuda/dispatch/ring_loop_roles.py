@@ -1,0 +1,138 @@
+"""Ring loops that hold the consumers' register code: split by role without a group in flight.
+
+A flash-attention forward loop reads K and V blocks from pipelined TMA rings (tma_ring.py) and,
+between its two ``gemm_async``, computes the online softmax on register tiles (elementwise ops,
+row reductions, casts). Lowered in place, every thread of the CTA steps through that loop: the
+producer warpgroup runs the softmax on registers nobody reads, and its TMA issue waits for the
+iteration its threads have reached. With one loop per role (transforms/split_roles.py) the
+producer's loop holds only its ring copies, so it runs ahead of the consumers by the ring's
+stages, and only the consumers compute.
+
+A loop qualifies (`register_ring_loop`) when, in the program as written, its body holds at its
+top level only region-free ops without effects (views, ``arith``), copies into pipelined rings by
+the TMA (no ``cta_mask``: multicast rings keep their cluster protocol), cta-scope ``gemm_async``
+reading a stage of a pipelined ring, and tile ops whose buffer operands are all ``local`` tiles
+*held by the consumer warpgroups only* (`_consumer_held`: a layout numbering its threads by
+``tx``, ``warpid`` or ``wgid`` below the consumers' count; a tile every warpgroup holds a copy
+of, or the producer holds part of, keeps the loop whole), at least one of those (a loop of
+ring copies and GEMMs only is wgmma_in_flight.py's), in a CTA whose producer has a warpgroup
+of its own; no op of the body holds a region. Then no thread of the producer's
+warpgroup holds an element those ops write, so leaving them out of its loop changes nothing it
+computes, and nothing in them waits for the producer (their barriers, if a variant emits any,
+make transforms/split_roles.py keep the loop whole: it accepts only register code besides the
+roles' blocks).
+
+Dispatch tags such a loop ``cuda.split_roles`` and each role's ``scf.if`` with its role
+(`tag`); wgmma_in_flight.py's loops (a group in flight, a drain after the loop) are tagged
+there and take precedence. The GEMMs of a qualifying loop wait with ``wgmma.wait_group 0``: the
+softmax reads S as soon as its wgmma is issued, and O's registers are rescaled before P V.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import StringAttr, UnitAttr
+from xdsl.ir import SSAValue
+
+from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
+from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import CONSUMER_ROLE, ROLE, SPLIT
+from tirx_mlir.backends.cuda.layout.async_defaults import is_tma_copy
+from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
+from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, warpgroups
+from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
+from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.tile_base import TileOp
+
+PRODUCER_ROLE = "producer"
+"""The role of a ring copy's ``scf.if`` (wgmma_in_flight.py names the consumers' and the
+drain's)."""
+__all__ = ["CONSUMER_ROLE", "PRODUCER_ROLE", "register_ring_loop", "tag"]
+
+
+def register_ring_loop(ctx, op) -> scf.ForOp | None:
+    """The ``scf.for`` directly around ``op`` (a ring copy or a gemm_async) when it qualifies
+    (module docstring), else None. Decided once per kernel on the program as written."""
+    loop = op.parent_op()
+    if not isinstance(loop, scf.ForOp):
+        return None
+    key = "ring_loop_roles"
+    if key not in ctx.shared_state:
+        ctx.shared_state[key] = {
+            candidate: _qualifies(ctx, candidate)
+            for candidate in ctx.kernel.walk() if isinstance(candidate, scf.ForOp)}
+    return loop if ctx.shared_state[key].get(loop, False) else None
+
+
+def tag(loop: scf.ForOp, guard: scf.IfOp, role: str) -> None:
+    """Tag ``loop`` for transforms/split_roles.py and ``guard`` (a role's ``scf.if`` in its
+    body) with ``role``."""
+    loop.attributes[SPLIT] = UnitAttr()
+    guard.attributes[ROLE] = StringAttr(role)
+
+
+def _qualifies(ctx, loop: scf.ForOp) -> bool:
+    kernel = ctx.kernel
+    consumers = consumer_warpgroups(kernel)
+    if loop.results or warpgroups(kernel) < 2 or consumers >= warpgroups(kernel):
+        return False
+    gemms = copies = registers = 0
+    for op in loop.body.block.ops:
+        if isinstance(op, scf.YieldOp):
+            continue
+        if op.regions:
+            return False
+        if isinstance(op, T.CopyAsyncOp):
+            if not _ring_copy(ctx, op):
+                return False
+            copies += 1
+        elif isinstance(op, T.GemmAsyncOp):
+            if not _ring_gemm(ctx, op):
+                return False
+            gemms += 1
+        elif isinstance(op, TileOp):
+            if not _register_op(op, consumers):
+                return False
+            registers += 1
+        elif not ring_.pure_loop_op(op):
+            return False
+    return gemms > 0 and copies > 0 and registers > 0  # without registers: wgmma_in_flight.py's
+
+
+def _ring_copy(ctx, op) -> bool:
+    view = ring_.stage_view(op.dst)
+    return isinstance(view, ring_.StageView) and ring_.pipelined(ctx, view.alloc) and \
+        is_tma_copy(op) and ring_.ring_writers(ctx, view.alloc) is None and \
+        ring_.ring_group(ctx, view.alloc) is None
+
+
+def _ring_gemm(ctx, op) -> bool:
+    if op.exec_scope.value != "cta":
+        return False
+    shared = [v for v in (op.a, op.b) if v.type.scope_name in SHARED_SCOPES]
+    views = [ring_.stage_view(v) for v in shared]
+    return any(isinstance(v, ring_.StageView) and ring_.pipelined(ctx, v.alloc) for v in views)
+
+
+def _register_op(op: TileOp, consumers: int) -> bool:
+    buffers = [v for v in op.operands if isinstance(v.type, BufferType)]
+    return bool(buffers) and all(_consumer_held(v, consumers) for v in buffers)
+
+
+def _consumer_held(value: SSAValue, consumers: int) -> bool:
+    """Whether ``value`` is a local tile whose layout gives elements to consumer threads only
+    (threads ``0 .. 128 * consumers - 1``)."""
+    btype = value.type
+    if not isinstance(btype, BufferType) or btype.scope_name != LOCAL:
+        return False
+    layout = btype.get_layout()
+    if layout is None:
+        return False
+    try:
+        threads = RegisterPartition(layout, btype.get_shape()).threads
+    except PartitionError:
+        return False
+    limits = {"tx": WARPGROUP * consumers, "warpid": WARPGROUP // 32 * consumers,
+              "wgid": consumers}
+    numbered = [axis for axis in limits if axis in threads]
+    return len(numbered) == 1 and threads[numbered[0]] <= limits[numbered[0]]
