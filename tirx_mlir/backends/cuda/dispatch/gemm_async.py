@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, f32, i1, i64
+from xdsl.dialects.builtin import FloatAttr, IndexType, StringAttr, f32, i1, i64
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
@@ -226,21 +226,32 @@ def wgmma(op, ctx) -> None:
     if op.flag("accum") and mt * (n // n_instr) > 1:
         _keep_loop_rolled(op)
     loop = in_flight.in_flight_loop(op, ctx, shared)
-    inner.insert(ptx("wgmma_wait_group", [], n=0 if loop is None else 1))
+    split = None if loop is not None else roles.register_ring_loop(ctx, op)
+    defer = split is not None and roles.deferred(ctx, op)
+    if not defer:  # a deferred group is retired by the next GEMM's wait (ring_loop_roles.py)
+        inner.insert(ptx("wgmma_wait_group", [], n=0 if loop is None else 1))
     for r, v in enumerate(values):
         inner.insert(cuda.StoreOp(regs, ring_.const(inner, r, IndexType()), v))
     for slot, (x, stage) in enumerate(synced):
-        if loop is None:
+        if defer:  # released after the next GEMM's wait, which cleared the register
+            in_flight.release_pending_view(ctx, inner, x.view, slot, stage, release=False)
+        elif loop is None:
             ring_.release(inner, ring_.ring_barriers(ctx, x.view), stage)
         else:  # the previous K step's stage; this one's after the next step's wait
             in_flight.release_pending(ctx, inner, x, slot, stage)
+    if split is not None:  # the stages of the deferred GEMMs this wait retired
+        for slot, view in roles.retired_by(ctx, op):
+            in_flight.release_pending_view(ctx, inner, view, slot, None)
     if inner is not b:
         ring_.close_if(inner)
-    split = None if loop is not None else roles.register_ring_loop(ctx, op)
     if split is not None and inner is not b:  # the consumers' loop of a split (roles)
         guard = inner.insertion_point.block.parent_op()
         assert isinstance(guard, scf.IfOp)
         roles.tag(split, guard, roles.CONSUMER_ROLE)
+        if defer:
+            drain = in_flight.drain(ctx, split, [x for x, _ in synced],
+                                    lambda outer: _consumer_block(outer, op, kernel)[0])
+            drain.attributes[in_flight.ROLE] = StringAttr(in_flight.DRAIN_ROLE)
     if loop is not None:
         drain = in_flight.drain(ctx, loop, [x for x, _ in synced],
                                 lambda outer: _consumer_block(outer, op, kernel)[0])

@@ -23,9 +23,23 @@ make transforms/split_roles.py keep the loop whole: it accepts only register cod
 roles' blocks).
 
 Dispatch tags such a loop ``cuda.split_roles`` and each role's ``scf.if`` with its role
-(`tag`); wgmma_in_flight.py's loops (a group in flight, a drain after the loop) are tagged
-there and take precedence. The GEMMs of a qualifying loop wait with ``wgmma.wait_group 0``: the
-softmax reads S as soon as its wgmma is issued, and O's registers are rescaled before P V.
+(`tag`); wgmma_in_flight.py's loops (ring copies and one GEMM) are tagged there.
+
+*A deferred wait* (`deferred`, `retired_by`). A GEMM of such a loop waits with
+``wgmma.wait_group 0`` right after its commit, except one whose group may stay in flight until
+the next GEMM's wait: an accumulating GEMM ``G`` whose shared operands are all stages of
+pipelined rings of two or more stages (A in registers or a ring stage), such that, going on
+from ``G`` through the end of the body and around from its start (the next iteration), the ops
+before the next GEMM ``G2`` touch neither ``G``'s accumulator nor its register A, and ``G2``
+neither (it writes another accumulator and does not accumulate: it waits with
+``wait_group 0``, which retires ``G``'s group too). ``G`` then commits without a wait and
+leaves its stage pending (wgmma_in_flight.py's register per barrier pair); ``G2``, after its
+wait, releases it; after the loop a drain waits (``wait_group 0``) and releases the last one
+before anything reads the accumulator. In the flash-attention loop that is O += P V of block j,
+in flight while the consumers loop back, wait for block j + 1's K stage and issue S = Q K^T;
+S's wait retires both. Keeping S in flight too would need the softmax of block j (reading S
+registers) to overlap S of block j + 1, two S accumulators and the loop rotated (FlashAttention
+3's intra-warpgroup pipelining), which the tile program does not say; so S waits at once.
 """
 
 from __future__ import annotations
@@ -35,19 +49,21 @@ from xdsl.dialects.builtin import StringAttr, UnitAttr
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
-from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import CONSUMER_ROLE, ROLE, SPLIT
+from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import CONSUMER_ROLE, MIN_STAGES, ROLE, SPLIT
 from tirx_mlir.backends.cuda.layout.async_defaults import is_tma_copy
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
 from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, warpgroups
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.access import NotAView, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 
 PRODUCER_ROLE = "producer"
 """The role of a ring copy's ``scf.if`` (wgmma_in_flight.py names the consumers' and the
 drain's)."""
-__all__ = ["CONSUMER_ROLE", "PRODUCER_ROLE", "register_ring_loop", "tag"]
+__all__ = ["CONSUMER_ROLE", "PRODUCER_ROLE", "deferred", "register_ring_loop", "retired_by",
+           "tag"]
 
 
 def register_ring_loop(ctx, op) -> scf.ForOp | None:
@@ -56,12 +72,23 @@ def register_ring_loop(ctx, op) -> scf.ForOp | None:
     loop = op.parent_op()
     if not isinstance(loop, scf.ForOp):
         return None
+    return loop if _decided(ctx)[0].get(loop, False) else None
+
+
+def _decided(ctx) -> tuple[dict, dict]:
+    """(loop -> whether it qualifies, deferred gemm_async -> the one whose wait retires it),
+    decided once per kernel, at the first question, on the program as written (the
+    copies and GEMMs of a loop ask while it is being lowered)."""
     key = "ring_loop_roles"
     if key not in ctx.shared_state:
-        ctx.shared_state[key] = {
-            candidate: _qualifies(ctx, candidate)
-            for candidate in ctx.kernel.walk() if isinstance(candidate, scf.ForOp)}
-    return loop if ctx.shared_state[key].get(loop, False) else None
+        loops = {candidate: _qualifies(ctx, candidate)
+                 for candidate in ctx.kernel.walk() if isinstance(candidate, scf.ForOp)}
+        deferrals: dict = {}
+        for loop, ok in loops.items():
+            if ok:
+                deferrals.update(_loop_deferrals(ctx, loop))
+        ctx.shared_state[key] = (loops, deferrals)
+    return ctx.shared_state[key]
 
 
 def tag(loop: scf.ForOp, guard: scf.IfOp, role: str) -> None:
@@ -136,3 +163,79 @@ def _consumer_held(value: SSAValue, consumers: int) -> bool:
               "wgid": consumers}
     numbered = [axis for axis in limits if axis in threads]
     return len(numbered) == 1 and threads[numbered[0]] <= limits[numbered[0]]
+
+
+def deferred(ctx, op) -> bool:
+    """Whether ``op`` (a gemm_async) commits without a wait, its group retired by the wait of
+    the next GEMM of its loop (module docstring)."""
+    return op in _deferrals(ctx)
+
+
+def retired_by(ctx, op) -> list[tuple[int, ring_.StageView]]:
+    """(pending slot, stage view) of each pipelined stage, one per barrier pair and stage in
+    gemm_async.py's order, of the deferred GEMMs whose group ``op``'s wait retires."""
+    return [(slot, view) for gemm, retiring in _deferrals(ctx).items() if retiring is op
+            for slot, view in enumerate(pending_views(ctx, gemm))]
+
+
+def pending_views(ctx, gemm) -> list[ring_.StageView]:
+    """A GEMM's pipelined stage views, one per barrier pair and stage (gemm_async.py's
+    ``synced`` order: the slots of its pending registers)."""
+    found: dict = {}
+    for value in (gemm.a, gemm.b):
+        if value.type.scope_name not in SHARED_SCOPES:
+            continue
+        view = ring_.stage_view(value)
+        if isinstance(view, ring_.StageView) and ring_.pipelined(ctx, view.alloc):
+            found.setdefault((ring_.barrier_key(ctx, view.alloc), view.stage), view)
+    return list(found.values())
+
+
+def _deferrals(ctx) -> dict:
+    return _decided(ctx)[1]
+
+
+def _loop_deferrals(ctx, loop: scf.ForOp) -> dict:
+    body = [op for op in loop.body.block.ops if not isinstance(op, scf.YieldOp)]
+    gemms = [op for op in body if isinstance(op, T.GemmAsyncOp)]
+    found = {}
+    for gemm in gemms:
+        if not _deferrable(ctx, gemm):
+            continue
+        at = body.index(gemm)
+        after = body[at + 1:] + body[:at]  # on through the next iteration
+        nxt = next((op for op in after if isinstance(op, T.GemmAsyncOp)), None)
+        if nxt is None or nxt.flag("accum"):
+            continue
+        held = _held(gemm)
+        between = after[:after.index(nxt) + 1]
+        if not any(_base(v) in held for op in between for v in op.operands):
+            found[gemm] = nxt
+    return found
+
+
+def _deferrable(ctx, gemm) -> bool:
+    if not gemm.flag("accum") or gemm.exec_scope.value != "cta":
+        return False
+    for value in (gemm.a, gemm.b):
+        if value.type.scope_name == LOCAL:
+            continue
+        view = ring_.stage_view(value)
+        if not isinstance(view, ring_.StageView) or view.stages < MIN_STAGES or \
+                not ring_.pipelined(ctx, view.alloc):
+            return False
+    return gemm.b.type.scope_name != LOCAL
+
+
+def _held(gemm) -> set:
+    """The allocs of the registers ``gemm``'s group in flight owns: C, and A in registers."""
+    return {_base(v) for v in (gemm.c, gemm.a) if v.type.scope_name == LOCAL}
+
+
+def _base(value: SSAValue):
+    if not isinstance(value.type, BufferType):
+        return None
+    try:
+        return resolve_access(value).buffer
+    except NotAView:
+        return None

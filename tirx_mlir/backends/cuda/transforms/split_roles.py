@@ -30,10 +30,10 @@ value or the same pure computation of it) is left as it is, untagged.
 
 A loop of rings whose body also holds the consumers' register code (dispatch/ring_loop_roles.py:
 a flash-attention loop's softmax between its GEMMs) is tagged with each role's ``scf.if``
-(``cuda.role`` = ``"producer"`` on the ring copies', ``"consumer"`` on the GEMMs') and has no
-drain. It splits the same way, every consumer ``scf.if`` inlined into the consumers' loop, the
-register code kept there only, the producers' ``scf.if`` kept in theirs only, the pure ops in
-both::
+(``cuda.role`` = ``"producer"`` on the ring copies', ``"consumer"`` on the GEMMs'), and a drain
+after it when one GEMM's wait is deferred to the next one's. It splits the same way, every consumer ``scf.if`` inlined into the consumers' loop, the
+register code kept there only (and the pure ops that use its values), the producers' ``scf.if``
+kept in theirs only, the other pure ops in both, the drain (if any) after the consumers' loop::
 
     scf.for %k { pure; scf.if %p {producer}; scf.if %c {gemm}; registers; scf.if %c {gemm} }
       ->  scf.if %c { scf.for %k { pure; gemm; registers; gemm } }
@@ -199,6 +199,15 @@ def _consumers_only(ops: list[Operation], theirs: set[Operation]) -> set[int] | 
     return {i for i, op in enumerate(ops) if op in dropped}
 
 
+def _drain_after(loop: scf.ForOp) -> scf.IfOp | None:
+    """The drain after a loop of register code (a deferred GEMM's, dispatch/ring_loop_roles.py),
+    past pure ops, or None."""
+    op = loop.next_op
+    while op is not None and not isinstance(op, scf.IfOp) and pure_loop_op(op):
+        op = op.next_op
+    return op if isinstance(op, scf.IfOp) and _role(op) == DRAIN_ROLE else None
+
+
 def _split_registers(loop: scf.ForOp) -> bool:
     """Split a loop of rings and register code (module docstring); False when it does not
     apply (the loop is then left whole, untagged)."""
@@ -210,10 +219,19 @@ def _split_registers(loop: scf.ForOp) -> bool:
     consumers, registers = found
     ops = list(loop.body.block.ops)
     mine_only = _consumers_only(ops, {*consumers, *registers})
-    if mine_only is None:
+    drain = _drain_after(loop)
+    if mine_only is None or (drain is not None and (
+            drain.false_region.blocks or not _same_value(drain.cond, consumers[0].cond))):
         _untag(loop)
         return False
     rewriter = Rewriter()
+    log = current_changes()
+    if drain is not None:
+        while loop.next_op is not drain:  # pure, independent of the loop (it has no results)
+            between = loop.next_op
+            between.detach()
+            rewriter.insert_op(between, InsertPoint.before(loop))
+            log.changed(between)
     mapper: dict[SSAValue, SSAValue] = {}
     for op in cond_ops:
         rewriter.insert_op(op.clone(value_mapper=mapper), InsertPoint.before(loop))
@@ -234,9 +252,14 @@ def _split_registers(loop: scf.ForOp) -> bool:
     then_block, else_block = Block(), Block()
     then_block.add_op(mine)
     else_block.add_op(theirs)
+    if drain is not None:
+        log.removed(drain)
+        drain.detach()
+        then_block.add_op(drain)
+        _inline(rewriter, drain)
     then_block.add_op(scf.YieldOp())
     else_block.add_op(scf.YieldOp())
-    current_changes().removed(loop)
+    log.removed(loop)
     rewriter.replace_op(loop, scf.IfOp(cond, [], Region(then_block), Region(else_block)), [])
     return True
 
