@@ -11,7 +11,8 @@ sm_90a. ``sm_90a_ring`` is the sm_90a loop pipelined: K and V blocks in TMA ring
 stage tiles (copy_async forced to tma_auto into ``ring[j % STAGES]``) in a CTA of two
 warpgroups, so the lowering gives the ring copies to a producer warpgroup and the GEMMs and the
 softmax to the consumer warpgroup, each role in a loop of its own; P stays in registers (the
-wgmma rs form), so the loop has no shared store and no barrier.
+wgmma rs form), so the loop has no shared store and no barrier, and P V stays in flight until
+the next block's S wait.
 """
 
 import sys
@@ -58,8 +59,9 @@ HEADER = {
 // m64n64k16 from shared tiles (K's [N, D] stage the K-major B); P stays in the registers it was
 // computed in, as f16 in the accumulator layout, the A of O += P V (the wgmma rs form; V's
 // [N, D] stage the MN-major B, transpose_b), so the loop has no shared store and no barrier.
-// Both GEMMs wait with wgmma.wait_group 0 (the softmax reads S right away; O is rescaled before
-// P V accumulates into it). Per KV block: m' = max(m, rowmax(S / 8)), P = exp(S / 8 - m'),
+// S waits with wgmma.wait_group 0 (the softmax reads it right away); P V commits without a
+// wait, retired by the next block's S wait (its V stage released there) or by the drain after
+// the loop. Per KV block: m' = max(m, rowmax(S / 8)), P = exp(S / 8 - m'),
 // l = l exp(m - m') + rowsum(P), O = O exp(m - m') + P V; finally O = O / l.""",
 }
 
