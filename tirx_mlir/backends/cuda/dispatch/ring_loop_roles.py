@@ -1,4 +1,5 @@
-"""Ring loops that hold the consumers' register code: split by role without a group in flight.
+"""Ring loops that hold the consumers' register code: split by role, and a GEMM whose wait can
+wait for the next GEMM's.
 
 A flash-attention forward loop reads K and V blocks from pipelined TMA rings (tma_ring.py) and,
 between its two ``gemm_async``, computes the online softmax on register tiles (elementwise ops,
@@ -10,7 +11,7 @@ stages, and only the consumers compute.
 
 A loop qualifies (`register_ring_loop`) when, in the program as written, its body holds at its
 top level only region-free ops without effects (views, ``arith``), copies into pipelined rings by
-the TMA (no ``cta_mask``: multicast rings keep their cluster protocol), cta-scope ``gemm_async``
+the TMA (no ``cta_mask``: multicast rings keep their cluster protocol; no mixed group), cta-scope ``gemm_async``
 reading a stage of a pipelined ring, and tile ops whose buffer operands are all ``local`` tiles
 *held by the consumer warpgroups only* (`_consumer_held`: a layout numbering its threads by
 ``tx``, ``warpid`` or ``wgid`` below the consumers' count; a tile every warpgroup holds a copy
