@@ -144,3 +144,21 @@ def test_releasing_v_before_p_v_retires_is_a_located_ring_order_error(monkeypatc
     with pytest.raises(InterpretError, match=r"\[async\] ptx.cp_async_bulk_tensor_g2s.*"
                                              r"wgmma_mma_async_rs"):
         simulate(module, None, *args)
+
+
+def test_the_ring_fences_q_once_before_its_loop(monkeypatch):
+    """Q is written by generic stores before the loop and read by every S wgmma: one
+    ``fence.proxy.async`` before the split loops (none in the consumers' loop) orders it for
+    wgmma's async proxy; without it the first S's read of Q is a located [proxy] error."""
+    from tirx_mlir.backends.cuda.dispatch import ring_loop_roles
+    from tirx_mlir.interpreter.runtime import InterpretError
+
+    module = lower(_generated("sm_90a_ring", 128), "flash_attention")
+    mine, theirs, _ = _ring_loops(module)
+    assert "ptx.fence_proxy_async" not in _names(mine) + _names(theirs)
+    assert _names(module).count("ptx.fence_proxy_async") == 1
+    monkeypatch.setattr(ring_loop_roles, "fence_before", lambda ctx, loop: None)
+    unfenced = lower(_generated("sm_90a_ring", 128), "flash_attention")
+    q, k, v = _inputs(128)
+    with pytest.raises(InterpretError, match=r"\[proxy\] ptx.wgmma_mma_async_ss: reads shared"):
+        simulate(unfenced, None, *bind_arguments(KernelRunner(unfenced).kernel, [q, k, v]))

@@ -177,7 +177,13 @@ def wgmma(op, ctx) -> None:
         bars = ring_.ring_barriers(ctx, x.view)
         parity = ring_.use_parity(ctx, inner, x.view, ring_.CONSUMER, stage)
         ring_.wait_parity(inner, ring_.shared_address(inner, bars.full, stage), parity)
-    if not all(x.pipelined and x.async_proxy_writes for x in shared):
+    generic = [x for x in shared if not (x.pipelined and x.async_proxy_writes)]
+    split = None if in_flight.in_flight_loop(op, ctx, shared) is not None else \
+        roles.register_ring_loop(ctx, op)
+    if split is not None and all(roles.written_before(ctx, x.view.alloc, split)
+                                 for x in generic):
+        roles.fence_before(ctx, split)  # once, as the loop starts: nothing in it writes them
+    elif generic:
         # generic-proxy writes (stores, cp.async) become visible to wgmma's async proxy
         inner.insert(ptx("fence_proxy_async", [], space="shared::cta"))
     mt = m // 64 // (groups or 1)
@@ -226,7 +232,6 @@ def wgmma(op, ctx) -> None:
     if op.flag("accum") and mt * (n // n_instr) > 1:
         _keep_loop_rolled(op)
     loop = in_flight.in_flight_loop(op, ctx, shared)
-    split = None if loop is not None else roles.register_ring_loop(ctx, op)
     defer = split is not None and roles.deferred(ctx, op)
     if not defer:  # a deferred group is retired by the next GEMM's wait (ring_loop_roles.py)
         inner.insert(ptx("wgmma_wait_group", [], n=0 if loop is None else 1))

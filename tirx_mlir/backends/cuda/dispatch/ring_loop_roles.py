@@ -41,6 +41,12 @@ in flight while the consumers loop back, wait for block j + 1's K stage and issu
 S's wait retires both. Keeping S in flight too would need the softmax of block j (reading S
 registers) to overlap S of block j + 1, two S accumulators and the loop rotated (FlashAttention
 3's intra-warpgroup pipelining), which the tile program does not say; so S waits at once.
+
+*One proxy fence.* A GEMM operand that generic stores write (Q, copied once) needs
+``fence.proxy.async`` between those writes and the wgmma. When none of its writers is in the
+loop (`written_before`: the program as written), every thread fences once right before the loop
+(`fence_before`) instead of the consumers before every wgmma: the writes were ordered before it
+by their copy's CTA barrier, and nothing in the loop writes the tile again.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from xdsl.dialects import scf
 from xdsl.dialects.builtin import StringAttr, UnitAttr
 from xdsl.ir import SSAValue
 
+from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import CONSUMER_ROLE, MIN_STAGES, ROLE, SPLIT
 from tirx_mlir.backends.cuda.layout.async_defaults import is_tma_copy
@@ -63,8 +70,8 @@ from tirx_mlir.dialects.tirx.tile_base import TileOp
 PRODUCER_ROLE = "producer"
 """The role of a ring copy's ``scf.if`` (wgmma_in_flight.py names the consumers' and the
 drain's)."""
-__all__ = ["CONSUMER_ROLE", "PRODUCER_ROLE", "deferred", "register_ring_loop", "retired_by",
-           "tag"]
+__all__ = ["CONSUMER_ROLE", "PRODUCER_ROLE", "deferred", "fence_before", "register_ring_loop",
+           "retired_by", "tag", "written_before"]
 
 
 def register_ring_loop(ctx, op) -> scf.ForOp | None:
@@ -76,8 +83,9 @@ def register_ring_loop(ctx, op) -> scf.ForOp | None:
     return loop if _decided(ctx)[0].get(loop, False) else None
 
 
-def _decided(ctx) -> tuple[dict, dict]:
-    """(loop -> whether it qualifies, deferred gemm_async -> the one whose wait retires it),
+def _decided(ctx) -> tuple[dict, dict, dict]:
+    """(loop -> whether it qualifies, deferred gemm_async -> the one whose wait retires it,
+    qualifying loop -> the allocs its tile ops write),
     decided once per kernel, at the first question, on the program as written (the
     copies and GEMMs of a loop ask while it is being lowered)."""
     key = "ring_loop_roles"
@@ -85,10 +93,13 @@ def _decided(ctx) -> tuple[dict, dict]:
         loops = {candidate: _qualifies(ctx, candidate)
                  for candidate in ctx.kernel.walk() if isinstance(candidate, scf.ForOp)}
         deferrals: dict = {}
+        written: dict = {}
         for loop, ok in loops.items():
             if ok:
                 deferrals.update(_loop_deferrals(ctx, loop))
-        ctx.shared_state[key] = (loops, deferrals)
+                written[loop] = {_base(v) for op in loop.walk() if isinstance(op, TileOp)
+                                 for name, v in op.named_operands().items() if name in op.DSTS}
+        ctx.shared_state[key] = (loops, deferrals, written)
     return ctx.shared_state[key]
 
 
@@ -164,6 +175,20 @@ def _consumer_held(value: SSAValue, consumers: int) -> bool:
               "wgid": consumers}
     numbered = [axis for axis in limits if axis in threads]
     return len(numbered) == 1 and threads[numbered[0]] <= limits[numbered[0]]
+
+
+def written_before(ctx, alloc: SSAValue, loop: scf.ForOp) -> bool:
+    """Whether no tile op inside ``loop`` writes ``alloc``, in the program as written."""
+    return alloc not in _decided(ctx)[2].get(loop, set())
+
+
+def fence_before(ctx, loop: scf.ForOp) -> None:
+    """``fence.proxy.async.shared::cta`` right before ``loop`` (once per loop; every thread)."""
+    done = ctx.shared_state.setdefault("ring_loop_fences", set())
+    if loop in done:
+        return
+    done.add(loop)
+    loop.parent_block().insert_op_before(ptx("fence_proxy_async", [], space="shared::cta"), loop)
 
 
 def deferred(ctx, op) -> bool:
