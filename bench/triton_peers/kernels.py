@@ -89,3 +89,31 @@ def matmul(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexp
         b_ptrs += BK if B_NK else BK * N
     c_ptrs = c_ptr + offs_m[:, None] * N + offs_n[None, :]
     tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty))
+
+
+@triton.jit
+def flash_attention(q_ptr, k_ptr, v_ptr, o_ptr, L: tl.constexpr, D: tl.constexpr,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """O = softmax(Q K^T / sqrt(D)) V for one head (Q, K, V L x D f16, O f32): program i owns
+    BLOCK_M queries and walks K/V in blocks of BLOCK_N with FlashAttention-2's online softmax,
+    as examples/cuda/tile/gen_flash_attention.py's kernels do (the same statistics, P rounded
+    to f16 for P V, O divided by l at the end)."""
+    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, D)
+    q = tl.load(q_ptr + offs_m[:, None] * D + offs_d[None, :])
+    m_i = tl.full([BLOCK_M], -1.0e30, tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, D], tl.float32)
+    for j in range(0, L, BLOCK_N):
+        kt = tl.load(k_ptr + (j + offs_n)[None, :] * D + offs_d[:, None])  # K^T: D x BLOCK_N
+        s = tl.dot(q, kt) * (1.0 / tl.sqrt(float(D)))
+        m_new = tl.maximum(m_i, tl.max(s, 1))
+        alpha = tl.exp(m_i - m_new)
+        p = tl.exp(s - m_new[:, None])
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        v = tl.load(v_ptr + (j + offs_n)[:, None] * D + offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_new
+    tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], acc / l_i[:, None])

@@ -140,6 +140,8 @@ def peer_from_signature(ours: str, k: KernelShape) -> Peer | None:
         return gemm(k.name, m, n, kk, (bm, bn, bk), ab=DTYPES.get(a.dtype, "fp16"),
                     c=DTYPES.get(c.dtype, "fp16"), warps=warps, b_nk=b_nk, ours=ours,
                     archs=archs, note=note)
+    if "flash_attention" in name:
+        return _attention_peer(ours, k)
     if len(ps) < 2 or len(ps[0].shape) > 2:
         return None
     if "softmax" in name or "rmsnorm" in name:
@@ -157,6 +159,27 @@ def peer_from_signature(ours: str, k: KernelShape) -> Peer | None:
                     {"N": total, "BLOCK": block}, (programs,), warps, ours=ours, archs=archs,
                     note=f"{block} elements per program")
     return None
+
+
+def _attention_peer(ours: str, k: KernelShape) -> Peer | None:
+    """A flash-attention forward (Q, K, V [L, D] f16 -> O [L, D]): kernels.flash_attention
+    with the example's queries per CTA (L over the grid) as BLOCK_M and BLOCK_N = BLOCK_M (the
+    examples' KV block), on 4 warps: one warpgroup (or 4 mma warps) owning BLOCK_M queries, as
+    ours (the ring example's producer warpgroup multiplies nothing)."""
+    ps = k.params
+    if len(ps) != 4 or any(len(p.shape) != 2 for p in ps):
+        return None
+    (length, d), programs = ps[0].shape, math.prod(k.grid) or 1
+    if length % programs or not (_power_of_two(d) and _power_of_two(length // programs)):
+        return None
+    block = length // programs
+    return Peer(k.name, "flash_attention", {"q_ptr": DTYPES.get(ps[0].dtype, "fp16"),
+                                            "k_ptr": DTYPES.get(ps[1].dtype, "fp16"),
+                                            "v_ptr": DTYPES.get(ps[2].dtype, "fp16"),
+                                            "o_ptr": DTYPES.get(ps[3].dtype, "fp32")},
+                {"L": length, "D": d, "BLOCK_M": block, "BLOCK_N": block}, (programs,), 4,
+                num_stages=3, ours=ours, archs=(k.arch // 10 * 10,),
+                note=f"BLOCK_M = BLOCK_N = {block} on 4 warps, Triton's default 3 stages")
 
 
 def _power_of_two(n: int) -> bool:

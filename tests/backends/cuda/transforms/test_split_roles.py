@@ -1,6 +1,8 @@
 """cuda-split-roles: the K loop of gemm_sm90a (one wgmma group in flight) becomes one loop per
 role inside ``if consumer {...} else {...}``, the drain after the consumers' loop, with numpy's
-answer; a tagged loop holding anything else at its top level is left whole and untagged."""
+answer; a tagged loop holding anything else at its top level is left whole and untagged. The
+flash-attention ring loop (register code between its GEMMs) splits the same way, unless its
+register code holds a barrier."""
 
 from __future__ import annotations
 
@@ -145,3 +147,52 @@ def test_one_value_needs_equal_result_types():
     block.add_ops([*narrow, *wide, *again, *compares])
     assert not _same_value(compares[0].result, compares[1].result)
     assert _same_value(compares[0].result, compares[2].result)
+
+
+RING_FA = EXAMPLE.parent / "flash_attention_ring_sm90a.mlir"
+
+
+def _fa_before_split():
+    """flash_attention_ring_sm90a after the passes before cuda-split-roles."""
+    shots = get_pipeline("cuda").snapshots(parse_module(RING_FA.read_text(),
+                                                        "flash_attention_ring_sm90a"))
+    names = [name for name, _ in shots]
+    return shots[names.index("cuda-split-roles") - 1][1]
+
+
+def test_a_ring_loop_of_register_code_splits_with_its_drain():
+    """The flash-attention loop (dispatch/ring_loop_roles.py): producer-tagged TMA blocks,
+    two consumer GEMM blocks, the softmax's register code between them and P V's drain after
+    the loop: the consumers' loop keeps the softmax, the producer's only its copies."""
+    from tirx_mlir.backends.cuda.transforms.split_roles import register_code
+
+    module = _fa_before_split()
+    (loop,) = [op for op in module.walk() if isinstance(op, scf.ForOp) and SPLIT in op.attributes]
+    registers = [op for op in loop.body.block.ops if ROLE not in op.attributes and
+                 op.name == "scf.for"]
+    assert registers and all(register_code(op) for op in registers)
+    CudaSplitRolesPass().apply(Context(), module)
+    module.verify()
+    split = next(op for op in module.walk() if isinstance(op, scf.IfOp) and
+                 op.false_region.blocks and any(isinstance(o, scf.ForOp) for o in op.walk()))
+    (mine,) = [o for o in split.true_region.block.ops if isinstance(o, scf.ForOp)]
+    (theirs,) = [o for o in split.false_region.block.ops if isinstance(o, scf.ForOp)]
+    assert "cuda.shfl_sync" in _names(mine) and "cuda.shfl_sync" not in _names(theirs)
+    assert "ptx.cp_async_bulk_tensor_g2s" in _names(theirs)
+    assert "ptx.wgmma_wait_group" in {o.name for o in split.true_region.block.ops}  # drain
+    assert not any(ROLE in op.attributes for op in module.walk())
+
+
+def test_a_ring_loop_whose_register_code_holds_a_barrier_is_left_whole():
+    """A __syncthreads among the consumers' code: the producer must reach it too, so the loop
+    stays whole (correct, unsplit) and untagged."""
+    module = _fa_before_split()
+    (loop,) = [op for op in module.walk() if isinstance(op, scf.ForOp) and SPLIT in op.attributes]
+    last = list(loop.body.block.ops)[-1]
+    loop.body.block.insert_op_before(cuda.SyncThreadsOp(), last)
+    before = len([op for op in module.walk() if isinstance(op, scf.ForOp)])
+    CudaSplitRolesPass().apply(Context(), module)
+    module.verify()
+    assert SPLIT not in loop.attributes and loop.parent_op() is not None
+    assert len([op for op in module.walk() if isinstance(op, scf.ForOp)]) == before
+    assert not any(ROLE in op.attributes for op in module.walk())

@@ -51,7 +51,7 @@ import math
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, i32, i64
 from xdsl.ir import BlockArgument, SSAValue
 
@@ -60,6 +60,7 @@ from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
+from tirx_mlir.backends.cuda.dispatch import ring_loop_roles as roles
 from tirx_mlir.backends.cuda.dispatch import tma_multicast
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout import swizzle as sw
@@ -305,6 +306,11 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
         tma_multicast.issue_box(at, cast, [dst, tmap_addr, *coords, full], f"{len(plan.box)}d",
                                 opened, policy)
     ring_.close_if(inner)
+    split = roles.register_ring_loop(ctx, op) if pipelined else None
+    if split is not None:  # the producer's loop of a split (ring_loop_roles.py)
+        guard = inner.insertion_point.block.parent_op()
+        assert isinstance(guard, scf.IfOp)
+        roles.tag(split, guard, roles.PRODUCER_ROLE)
     if not pipelined:
         full_all = ring_.shared_address(b, bars.full, stage)
         parity = ring_.use_parity(ctx, b, ring, ring_.CONSUMER, stage)

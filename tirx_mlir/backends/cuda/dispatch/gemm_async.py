@@ -39,13 +39,14 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import FloatAttr, IndexType, f32, i1, i64
+from xdsl.dialects.builtin import FloatAttr, IndexType, StringAttr, f32, i1, i64
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
+from tirx_mlir.backends.cuda.dispatch import ring_loop_roles as roles
 from tirx_mlir.backends.cuda.dispatch import wgmma_in_flight as in_flight
 from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
 from tirx_mlir.backends.cuda.dispatch.fragment_io import pack
@@ -176,7 +177,13 @@ def wgmma(op, ctx) -> None:
         bars = ring_.ring_barriers(ctx, x.view)
         parity = ring_.use_parity(ctx, inner, x.view, ring_.CONSUMER, stage)
         ring_.wait_parity(inner, ring_.shared_address(inner, bars.full, stage), parity)
-    if not all(x.pipelined and x.async_proxy_writes for x in shared):
+    generic = [x for x in shared if not (x.pipelined and x.async_proxy_writes)]
+    split = None if in_flight.in_flight_loop(op, ctx, shared) is not None else \
+        roles.register_ring_loop(ctx, op)
+    if split is not None and all(roles.written_before(ctx, x.view.alloc, split)
+                                 for x in generic):
+        roles.fence_before(ctx, split)  # once, as the loop starts: nothing in it writes them
+    elif generic:
         # generic-proxy writes (stores, cp.async) become visible to wgmma's async proxy
         inner.insert(ptx("fence_proxy_async", [], space="shared::cta"))
     mt = m // 64 // (groups or 1)
@@ -225,16 +232,31 @@ def wgmma(op, ctx) -> None:
     if op.flag("accum") and mt * (n // n_instr) > 1:
         _keep_loop_rolled(op)
     loop = in_flight.in_flight_loop(op, ctx, shared)
-    inner.insert(ptx("wgmma_wait_group", [], n=0 if loop is None else 1))
+    defer = split is not None and roles.deferred(ctx, op)
+    if not defer:  # a deferred group is retired by the next GEMM's wait (ring_loop_roles.py)
+        inner.insert(ptx("wgmma_wait_group", [], n=0 if loop is None else 1))
     for r, v in enumerate(values):
         inner.insert(cuda.StoreOp(regs, ring_.const(inner, r, IndexType()), v))
     for slot, (x, stage) in enumerate(synced):
-        if loop is None:
+        if defer:  # released after the next GEMM's wait, which cleared the register
+            in_flight.release_pending_view(ctx, inner, x.view, slot, stage, release=False)
+        elif loop is None:
             ring_.release(inner, ring_.ring_barriers(ctx, x.view), stage)
         else:  # the previous K step's stage; this one's after the next step's wait
             in_flight.release_pending(ctx, inner, x, slot, stage)
+    if split is not None:  # the stages of the deferred GEMMs this wait retired
+        for slot, view in roles.retired_by(ctx, op):
+            in_flight.release_pending_view(ctx, inner, view, slot, None)
     if inner is not b:
         ring_.close_if(inner)
+    if split is not None and inner is not b:  # the consumers' loop of a split (roles)
+        guard = inner.insertion_point.block.parent_op()
+        assert isinstance(guard, scf.IfOp)
+        roles.tag(split, guard, roles.CONSUMER_ROLE)
+        if defer:
+            drain = in_flight.drain(ctx, split, [x for x, _ in synced],
+                                    lambda outer: _consumer_block(outer, op, kernel)[0])
+            drain.attributes[in_flight.ROLE] = StringAttr(in_flight.DRAIN_ROLE)
     if loop is not None:
         drain = in_flight.drain(ctx, loop, [x for x, _ in synced],
                                 lambda outer: _consumer_block(outer, op, kernel)[0])

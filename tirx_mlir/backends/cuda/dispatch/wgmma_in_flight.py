@@ -94,13 +94,29 @@ def _zero(b: Builder, reg: SSAValue) -> None:
 def release_pending(ctx, b: Builder, operand, slot: int, store: SSAValue | None) -> None:
     """Release the stage the pending register ``slot`` of ``operand``'s barrier pair names (if
     any), then store ``store`` (an index: this step's stage, pending now) or 0 (the drain)."""
-    reg = _pending(ctx, operand.view.alloc, slot)
+    release_pending_view(ctx, b, operand.view, slot, store)
+
+
+def release_pending_view(ctx, b: Builder, view: "ring_.StageView", slot: int,
+                         store: SSAValue | None, release: bool = True) -> None:
+    """`release_pending` of the ring stage view ``view`` (dispatch/ring_loop_roles.py releases
+    a deferred GEMM's stage at the wait of the GEMM after it); ``release=False``: only the
+    store (the register is known to name no stage: that GEMM's wait cleared it)."""
+    reg = _pending(ctx, view.alloc, slot)
     zero = ring_.const(b, 0, IndexType())
+    if not release:
+        _store_pending(b, reg, zero, store)
+        return
     pending = b.insert(cuda.LoadOp.build(operands=[reg, zero], result_types=[i32])).result
     named = b.insert(arith.CmpiOp(pending, ring_.const(b, 0), "ne")).result
     stage = b.insert(arith.IndexCastOp(b.insert(arith.SubiOp(pending, ring_.const(b, 1))).result,
                                        IndexType())).result
-    ring_.release(b, ring_.ring_barriers(ctx, operand.view), stage, when=named)
+    ring_.release(b, ring_.ring_barriers(ctx, view), stage, when=named)
+    _store_pending(b, reg, zero, store)
+
+
+def _store_pending(b: Builder, reg: SSAValue, zero: SSAValue, store: SSAValue | None) -> None:
+    """Store ``store`` + 1 (an index: a stage now pending) or 0 (none) into ``reg``."""
     if store is None:
         new = ring_.const(b, 0)
     else:

@@ -12,7 +12,8 @@ the scope's threads). An explicit layout is checked to be a register layout (thr
 ``m`` only, splittable at the tile's dims: `RegisterPartition`), else the pass fails at the
 allocation. Shared and global buffers keep their layouts (row-major when none), except a shared
 tile that a TMA copy writes or a wgmma reads, which gets the swizzled layout that use needs
-(`layout.async_defaults`).
+(`layout.async_defaults`). A swizzled shared tile, default or explicit, is aligned to its swizzle's
+pattern (`ALIGN_ATTR`).
 
 With a ``target`` option the pass binds the kernels to that target, as the first pass of the
 ``cuda`` pipeline.
@@ -37,6 +38,7 @@ from tirx_mlir.backends.cuda.layout.fragments import gemm_accumulator_rule
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
 from tirx_mlir.backends.cuda.layout.reduction_layout import reduction_destination_layout
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
+from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import resolve_access
@@ -94,6 +96,20 @@ def _check(alloc: AllocOp, layout: TileLayout) -> None:
                              "warpid, ...) and registers (m); see docs/cuda_tile.md") from None
 
 
+def _align_swizzled(alloc: AllocOp, btype: BufferType) -> None:
+    """An explicitly swizzled shared tile is aligned to its swizzle's pattern, as a default one
+    is: the generic accesses swizzle its element offsets, TMA and wgmma the address bits, which
+    agree only when the tile starts on a whole pattern (1024 bytes for 128B)."""
+    layout = btype.get_layout()
+    if layout is None or layout.swizzle is None:
+        return
+    need = tile_alignment(layout, dtypes.bit_width(btype.element_type) // 8, TILE_ALIGN)
+    have = alloc.attributes.get(ALIGN_ATTR)
+    if not isinstance(have, IntegerAttr) or have.value.data < need:
+        alloc.attributes[ALIGN_ATTR] = IntegerAttr(need, i64)
+        current_changes().changed(alloc, inside=False)
+
+
 @dataclass(frozen=True)
 class CudaDefaultLayoutPass(ModulePass):
     """Default register layouts for ``local`` tiles; check explicit ones."""
@@ -110,7 +126,10 @@ class CudaDefaultLayoutPass(ModulePass):
             for alloc in allocs(kernel):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)
-                if btype.scope_name in SHARED_SCOPES and btype.get_layout() is None:
+                if btype.scope_name in SHARED_SCOPES and btype.get_layout() is not None:
+                    _align_swizzled(alloc, btype)
+                    continue
+                if btype.scope_name in SHARED_SCOPES:
                     # a shared tile a TMA copy writes or wgmma reads: the swizzle its use needs
                     layout = shared_tile_layout(kernel, alloc.result)
                     if layout is not None:

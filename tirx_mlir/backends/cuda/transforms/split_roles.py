@@ -28,6 +28,23 @@ A tagged loop it cannot split (another kind of op at its top level, a condition 
 the iteration, no drain after it past pure ops, a drain whose condition is not the consumers'
 value or the same pure computation of it) is left as it is, untagged.
 
+A loop of rings whose body also holds the consumers' register code (dispatch/ring_loop_roles.py:
+a flash-attention loop's softmax between its GEMMs) is tagged with each role's ``scf.if``
+(``cuda.role`` = ``"producer"`` on the ring copies', ``"consumer"`` on the GEMMs'), and a drain
+after it when one GEMM's wait is deferred to the next one's. It splits the same way, every consumer ``scf.if`` inlined into the consumers' loop, the
+register code kept there only (and the pure ops that use its values), the producers' ``scf.if``
+kept in theirs only, the other pure ops in both, the drain (if any) after the consumers' loop::
+
+    scf.for %k { pure; scf.if %p {producer}; scf.if %c {gemm}; registers; scf.if %c {gemm} }
+      ->  scf.if %c { scf.for %k { pure; gemm; registers; gemm } }
+          else      { scf.for %k { pure; scf.if %p {producer} } }
+
+*Register code* is what reads and writes only the thread's own registers and its warp's
+(`register_code`: ``cuda.load``/``cuda.store`` of ``local`` arrays, ``cuda.shfl_sync``, pure
+ops, ``scf.for``/``scf.if`` of those): no barrier, no shared or global memory, so the producer
+neither waits for it nor reads what it writes (dispatch tags only loops whose register tiles the
+consumer warpgroups alone hold). Anything else at the top level keeps the loop whole.
+
 Runs on CUDA-level IR right after dispatch's cleanup (before shared-memory planning and the
 index passes, which then see the two loops). It reports what it changes (``REPORTS_CHANGES``,
 `tirx_mlir.changes`): a tag dropped (the op's own attribute), an op moved before the loop, the
@@ -45,9 +62,14 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
+from tirx_mlir.backends.cuda.dialects.cuda.warp import ShflSyncOp
+from tirx_mlir.backends.cuda.dispatch.ring_loop_roles import PRODUCER_ROLE
 from tirx_mlir.backends.cuda.dispatch.tma_ring import pure_loop_op
 from tirx_mlir.backends.cuda.dispatch.wgmma_in_flight import (CONSUMER_ROLE, DRAIN_ROLE, ROLE,
                                                               SPLIT)
+from tirx_mlir.backends.cuda.memory import LOCAL
+from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.changes import current_changes
 from tirx_mlir.type_tests import IsInstance, find_ops
 
@@ -126,11 +148,129 @@ def _inline(rewriter: Rewriter, guard: scf.IfOp) -> None:
     rewriter.erase_op(guard)
 
 
+def register_code(op: Operation) -> bool:
+    """Whether ``op`` (and every op in its regions) touches only the thread's registers and
+    its warp's (module docstring)."""
+    if isinstance(op, (LoadOp, StoreOp)):
+        memory = op.memory.type
+        return isinstance(memory, BufferType) and memory.scope_name == LOCAL
+    if isinstance(op, (scf.ForOp, scf.IfOp, scf.YieldOp)):
+        return all(register_code(inner) for region in op.regions for block in region.blocks
+                   for inner in block.ops)
+    return isinstance(op, ShflSyncOp) or pure_loop_op(op)
+
+
+def _roles(loop: scf.ForOp) -> tuple[list[scf.IfOp], list[Operation]] | None:
+    """A loop with producer-tagged ``scf.if`` (module docstring: register code): (the
+    consumers' ``scf.if``, the register code at its top level), when the split applies."""
+    consumers: list[scf.IfOp] = []
+    registers: list[Operation] = []
+    for op in loop.body.block.ops:
+        role = _role(op)
+        if isinstance(op, scf.YieldOp) or (role == PRODUCER_ROLE and isinstance(op, scf.IfOp)):
+            continue
+        if role == CONSUMER_ROLE and isinstance(op, scf.IfOp) and not op.results and \
+                not op.false_region.blocks:
+            consumers.append(op)
+        elif pure_loop_op(op):
+            continue
+        elif register_code(op):
+            registers.append(op)
+        else:
+            return None
+    if not consumers or loop.results or \
+            not all(_same_value(c.cond, consumers[0].cond) for c in consumers[1:]):
+        return None
+    return consumers, registers
+
+
+def _consumers_only(ops: list[Operation], theirs: set[Operation]) -> set[int] | None:
+    """The positions in ``ops`` (a loop body) of the consumers' ops ``theirs`` and of the pure
+    ops that use their values (the producers' loop drops them all); None when a producer's
+    ``scf.if`` uses one (it cannot lose its operand)."""
+    dropped: set[Operation] = set()
+    for op in ops:
+        uses = any(isinstance(v.owner, Operation) and v.owner in dropped
+                   for inner in op.walk() for v in inner.operands)
+        if op in theirs or (uses and pure_loop_op(op)):
+            dropped.add(op)
+        elif uses:
+            return None
+    return {i for i, op in enumerate(ops) if op in dropped}
+
+
+def _drain_after(loop: scf.ForOp) -> scf.IfOp | None:
+    """The drain after a loop of register code (a deferred GEMM's, dispatch/ring_loop_roles.py),
+    past pure ops, or None."""
+    op = loop.next_op
+    while op is not None and not isinstance(op, scf.IfOp) and pure_loop_op(op):
+        op = op.next_op
+    return op if isinstance(op, scf.IfOp) and _role(op) == DRAIN_ROLE else None
+
+
+def _split_registers(loop: scf.ForOp) -> bool:
+    """Split a loop of rings and register code (module docstring); False when it does not
+    apply (the loop is then left whole, untagged)."""
+    found = _roles(loop)
+    cond_ops: list[Operation] = []
+    if found is None or not _hoistable(found[0][0].cond, loop, cond_ops):
+        _untag(loop)
+        return False
+    consumers, registers = found
+    ops = list(loop.body.block.ops)
+    mine_only = _consumers_only(ops, {*consumers, *registers})
+    drain = _drain_after(loop)
+    if mine_only is None or (drain is not None and (
+            drain.false_region.blocks or not _same_value(drain.cond, consumers[0].cond))):
+        _untag(loop)
+        return False
+    rewriter = Rewriter()
+    log = current_changes()
+    if drain is not None:
+        while loop.next_op is not drain:  # pure, independent of the loop (it has no results)
+            between = loop.next_op
+            between.detach()
+            rewriter.insert_op(between, InsertPoint.before(loop))
+            log.changed(between)
+    mapper: dict[SSAValue, SSAValue] = {}
+    for op in cond_ops:
+        rewriter.insert_op(op.clone(value_mapper=mapper), InsertPoint.before(loop))
+    cond = mapper.get(consumers[0].cond, consumers[0].cond)
+    theirs_only = {i for i, op in enumerate(ops) if _role(op) == PRODUCER_ROLE}
+    mine, theirs = loop.clone(), loop.clone()
+    for i, op in enumerate(list(mine.body.block.ops)):
+        if i in theirs_only:
+            rewriter.erase_op(op)
+        elif _role(op) == CONSUMER_ROLE:
+            _inline(rewriter, op)
+    for i, op in reversed(list(enumerate(theirs.body.block.ops))):
+        if i in mine_only:  # erased last first: register code may use an earlier one's values
+            rewriter.erase_op(op)
+    for op in (*mine.walk(), *theirs.walk()):
+        if _role(op) is not None:
+            del op.attributes[ROLE]
+    then_block, else_block = Block(), Block()
+    then_block.add_op(mine)
+    else_block.add_op(theirs)
+    if drain is not None:
+        log.removed(drain)
+        drain.detach()
+        then_block.add_op(drain)
+        _inline(rewriter, drain)
+    then_block.add_op(scf.YieldOp())
+    else_block.add_op(scf.YieldOp())
+    log.removed(loop)
+    rewriter.replace_op(loop, scf.IfOp(cond, [], Region(then_block), Region(else_block)), [])
+    return True
+
+
 def split(loop: scf.ForOp) -> bool:
     """Split one tagged loop (module docstring); False when it does not apply."""
     del loop.attributes[SPLIT]
     log = current_changes()
     log.changed(loop, inside=False)  # its own attribute (the loop is replaced below if split)
+    if any(_role(op) == PRODUCER_ROLE for op in loop.body.block.ops):
+        return _split_registers(loop)
     found = _splittable(loop)
     cond_ops: list[Operation] = []
     if found is None or not _hoistable(found[0].cond, loop, cond_ops):
