@@ -42,7 +42,6 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
 from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
@@ -56,7 +55,7 @@ from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith
 from tirx_mlir.dominance import defined_in
 from tirx_mlir.ir_walk import walk_ops, walk_region_ops
 from tirx_mlir.ir_insert import InsertBefore, insert_before
-from tirx_mlir.ir_uses import replace_uses
+from tirx_mlir.ir_uses import erase_op, replace_uses
 
 _MOVABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.AndIOp,
             arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp,
@@ -173,12 +172,12 @@ def _erase_tree(add: arith.AddiOp, log: ChangeLog) -> None:
     inner = {v.owner for v in add.operands if isinstance(v.owner, arith.AddiOp) and
              v.owner.parent is add.parent}
     log.removed(add)
-    Rewriter.erase_op(add)
+    erase_op(add)
     for op in inner:
         if all(_dead(u.operation) for u in op.result.uses):  # the regrouped sum's part
             for use in list(op.result.uses):
                 log.removed(use.operation)
-                Rewriter.erase_op(use.operation)
+                erase_op(use.operation)
             _erase_tree(op, log)
 
 
@@ -251,7 +250,7 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
         addr.name_hint = op.result.name_hint
         log.removed(op)  # its block (where the new ops went) and its users
         replace_uses(op.result, addr)
-        Rewriter.erase_op(op)
+        erase_op(op)
         done += 1
     return done
 
