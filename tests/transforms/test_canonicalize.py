@@ -236,3 +236,30 @@ def test_the_rewriter_tells_what_xdsls_tells_and_leaves_the_same_ir():
     ours, xdsl = run(_Rewriter), run(PatternRewriter)
     assert ours == xdsl
     assert ("modify", 4) in ours[0] and ours[0][-1] == ("remove", 2) and ours[4] == "sum"
+
+
+def test_the_rewriters_insertion_point_is_xdsls_made_when_read():
+    """`_Rewriter.point_before(op)` stands for ``insertion_point = InsertPoint.before(op)``: the
+    point read is equal to it (also when ``op`` moved after the try began: the point is where
+    it was), an op in no block is refused with xDSL's error, and a point set directly is kept."""
+    from xdsl.ir import Block
+    from xdsl.rewriter import InsertPoint
+
+    from tirx_mlir.transforms.canonicalize import _Rewriter
+
+    block, other = Block(), Block()
+    a, b = arith.ConstantOp.from_int_and_width(1, 32), arith.ConstantOp.from_int_and_width(2, 32)
+    block.add_ops([a, b])
+    rewriter = _Rewriter(a)
+    assert rewriter.insertion_point == InsertPoint.before(a)
+    rewriter.point_before(b)
+    expected = InsertPoint.before(b)
+    b.detach()
+    other.add_op(b)
+    assert rewriter.insertion_point == expected and rewriter.insertion_point.block is block
+    with pytest.raises(ValueError, match="must have a parent block"):
+        InsertPoint.before(arith.ConstantOp.from_int_and_width(3, 32))
+    with pytest.raises(ValueError, match="must have a parent block"):
+        rewriter.point_before(arith.ConstantOp.from_int_and_width(3, 32))
+    rewriter.insertion_point = InsertPoint.at_end(other)
+    assert rewriter.insertion_point == InsertPoint.at_end(other)

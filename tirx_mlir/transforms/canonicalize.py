@@ -536,7 +536,37 @@ class _Rewriter(PatternRewriter):
     """xDSL's `PatternRewriter` whose erasures and redirections make the changes xDSL's make,
     told to the listener in the same order, without the work that changes nothing: an erased
     op's results without uses get no ``ErasedSSAValue`` (`ir_uses.erase_op`), and uses are
-    moved without a view per use (`ir_uses.replace_uses`)."""
+    moved without a view per use (`ir_uses.replace_uses`). The insertion point the driver sets
+    before each try (`point_before`) is made when a pattern first reads it: most tries insert
+    nothing."""
+
+    _point: InsertPoint | None = None
+    _anchor: tuple[Block, Operation] | None = None
+
+    @property
+    def insertion_point(self) -> InsertPoint:  # type: ignore[override]
+        point = self._point
+        if point is None:
+            block, op = self._anchor  # type: ignore[misc]
+            # what ``InsertPoint.before(op)`` made when the try began (its check passed then:
+            # ``op`` was in ``block``), though ``op`` may have moved since
+            point = object.__new__(InsertPoint)
+            object.__setattr__(point, "block", block)
+            object.__setattr__(point, "insert_before", op)
+            self._point = point
+        return point
+
+    @insertion_point.setter
+    def insertion_point(self, point: InsertPoint) -> None:
+        self._point = point
+
+    def point_before(self, op: Operation) -> None:
+        """``insertion_point = InsertPoint.before(op)`` (its error for an op in no block), the
+        point made when first read."""
+        block = op.parent
+        if block is None:
+            raise ValueError("Operation insertion point must have a parent block")
+        self._point, self._anchor = None, (block, op)
 
     def erase(self, op: Operation, safe_erase: bool = True) -> None:
         self.has_done_action = True
@@ -663,7 +693,7 @@ class _Walker(PatternRewriteWalker):
             if not (erase_only[type(op)] and not unused(op)) and id(op) not in clean:
                 rewriter.has_done_action = False
                 rewriter.current_operation = op
-                rewriter.insertion_point = InsertPoint.before(op)
+                rewriter.point_before(op)  # `InsertPoint.before(op)`, made when read
                 rewriter.name_hint = None
                 try:
                     pattern.match_and_rewrite(op, rewriter)
