@@ -1,14 +1,16 @@
 """`tirx_mlir.ir_uses.replace_uses` makes the change xDSL's ``replace_all_uses_with`` makes: the
 same operands, the same use lists in the same order (a later walk of the uses, or a pass that
-takes the first use, sees what it would), the same name hint."""
+takes the first use, sees what it would), the same name hint; `erase_op` erases as xDSL's
+``Rewriter.erase_op`` does (and refuses what it refuses)."""
 
 from __future__ import annotations
 
 import pytest
 from xdsl.dialects import arith, builtin
 from xdsl.ir import Block
+from xdsl.rewriter import Rewriter
 
-from tirx_mlir.ir_uses import replace_uses
+from tirx_mlir.ir_uses import erase_op, replace_uses
 
 
 def _program():
@@ -48,3 +50,41 @@ def test_a_value_replaced_by_itself_is_unchanged():
     before = _state(block, ops)
     replace_uses(old, old)
     assert _state(block, ops) == before
+
+
+def _links(block):
+    """The block's ops in order, each with its operands' use lists (by op and index)."""
+    ops = list(block.ops)
+    return [(type(op).__name__, [[(ops.index(u.operation), u.index) for u in v.uses]
+                                 for v in op.operands]) for op in ops]
+
+
+@pytest.mark.parametrize("at", [0, 1, 3, 4])  # the first, inner and last ops of the block
+def test_erase_op_as_xdsl_erases(at):
+    ours, xdsl = _program(), _program()
+    for block, old, new, ops in (ours, xdsl):
+        ops.append(arith.AddiOp(ops[0], ops[1]))  # makes ops 0 and 1 used
+        block.add_op(ops[-1])
+    victims = [ops[-1] if at in (0, 1) else ops[at] for *_, ops in (ours, xdsl)]
+    erase_op(victims[0])
+    Rewriter.erase_op(victims[1])
+    assert _links(ours[0]) == _links(xdsl[0])
+    for gone in victims:
+        assert gone.parent is None and gone._next_op is None and gone._prev_op is None
+        assert gone._operand_uses == () and all(r.first_use is None for r in gone.results)
+    assert [v.first_use is None for v in ours[0].args] == [v.first_use is None
+                                                           for v in xdsl[0].args]
+
+
+def test_erase_op_of_a_used_op_is_refused_or_redirected_as_xdsl_does():
+    for unsafe in (False, True):
+        block, old, new, ops = _program()
+        user = arith.AddiOp(ops[0], ops[0])
+        block.add_op(user)
+        if not unsafe:
+            with pytest.raises(ValueError, match="still has uses"):
+                erase_op(ops[0])
+            continue
+        erase_op(ops[0], safe_erase=False)
+        assert ops[0].parent is None
+        assert all(type(v).__name__ == "ErasedSSAValue" for v in user.operands)

@@ -60,8 +60,15 @@ def test_find_ops_is_the_filtered_walk_in_walk_order():
     from tirx_mlir.type_tests import find_ops
 
     examples = Path(__file__).resolve().parents[1] / "examples" / "trn"
+    from xdsl.dialects.builtin import ModuleOp
+
+    from tirx_mlir.dialects.tirx.kernel import KernelOp
+
     tests = (lambda o: True, lambda o: bool(o.regions), is_tile_op,
-             lambda o: o.name in ("scf.for", "arith.constant", "builtin.module"))
+             lambda o: o.name in ("scf.for", "arith.constant", "builtin.module"),
+             # `IsInstance` tests are read from their answers inline: first uses and known ones
+             IsInstance(KernelOp), IsInstance(scf.ForOp, ModuleOp),
+             IsInstance(arith.ConstantOp), IsInstance(KernelOp))
     nested = 0
     for name in ("nki_add_2.mlir", "causal_softmax_loop.mlir", "guarded_loop.mlir"):
         module = parse_module((examples / name).read_text(), name, make_context())

@@ -53,9 +53,12 @@ class ChangeLog:
         self._redirecting = set()
         if op.parent is not None:
             self.blocks.append(op.parent)
+        users = self.users
         for result in op.results:
-            for use in result.uses:
-                self.users.append(use.operation)
+            use = result.first_use  # the uses by their links, first to last (`result.uses`)
+            while use is not None:
+                users.append(use.operation)
+                use = use._next_use  # noqa: SLF001
 
     def replaced(self, op: Operation, new_results: object = ()) -> None:
         """A `PatternRewriter` is replacing ``op``: it reports its users modified when it

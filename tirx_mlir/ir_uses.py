@@ -7,11 +7,19 @@ replacement in the index passes, which replace thousands of values on a GEMM.
 first to last, each unlinked from ``old``'s list and put first in ``new``'s (so ``new``'s list
 ends as xDSL leaves it), the user's operand tuple rebuilt with ``new`` at the use's index; then
 ``new`` takes ``old``'s name hint when it has none (through xDSL's setter, as xDSL does).
+
+`erase_op(op)` is xDSL's ``Rewriter.erase_op(op)`` without what it does for nothing: xDSL erases
+each result of the op by replacing its uses with a new ``ErasedSSAValue`` (a dataclass built and
+named through the name-hint setter's check), also when the result has no use, as every result of
+an op being erased safely has none; that value is referenced by nothing afterwards. Here a
+result without uses is left as it is; an op with a used result goes to xDSL (which refuses it,
+or with ``safe_erase=False`` redirects the uses to an ``ErasedSSAValue``).
 """
 
 from __future__ import annotations
 
-from xdsl.ir import SSAValue, SSAValues
+from xdsl.ir import Operation, SSAValue, SSAValues
+from xdsl.rewriter import Rewriter
 
 
 def replace_uses(old: SSAValue, new: SSAValue) -> None:
@@ -42,3 +50,17 @@ def replace_uses(old: SSAValue, new: SSAValue) -> None:
         use = after
     if new.name_hint is None:
         new.name_hint = old.name_hint
+
+
+def erase_op(op: Operation, safe_erase: bool = True) -> None:
+    """``Rewriter.erase_op(op, safe_erase)``: ``op`` detached from its block (when it has one)
+    and its references dropped (its operands' uses, its successors, its regions'), its results
+    left as they are when none has a use (module docstring)."""
+    for result in op.results:
+        if result.first_use is not None:
+            Rewriter.erase_op(op, safe_erase=safe_erase)
+            return
+    block = op.parent
+    if block is not None:
+        block.detach_op(op)
+    op.drop_all_references()

@@ -205,6 +205,10 @@ class Pipeline:
         ``verifier`` (a `tirx_mlir.verification.ModuleVerifier`, made here when not given) runs
         each pass, so that a pass reporting its changes is verified only where it changed the
         IR, by this loop or by ``callback`` (``tirx-opt``'s ``verify_located``).
+
+        A verifier made here lives only as long as the passes run: its memos (a key and a
+        fingerprint per op) are freed before the collector resumes, so the young-generation
+        collection that follows the pause does not scan them (`gc_pause`; bench/README.md).
         """
         from tirx_mlir.verification import ModuleVerifier
 
@@ -212,10 +216,9 @@ class Pipeline:
             from tirx_mlir.located_parser import make_context
 
             ctx = make_context()
-        if verifier is None:
-            verifier = ModuleVerifier()
         with collector_paused():
-            self._run(module, ctx, verify, callback, print_between, on_error, verifier)
+            self._run(module, ctx, verify, callback, print_between, on_error,
+                      ModuleVerifier() if verifier is None else verifier)
         return module
 
     def _run(self, module: ModuleOp, ctx: Context, verify: bool,

@@ -66,17 +66,40 @@ def find_ops(root: Any, test: Callable[[Any], bool]) -> list[Any]:
     """The ops of ``root`` (``root`` itself included) that ``test`` accepts, in the order of
     xDSL's ``root.walk()``: each op before the ops of its regions. What
     ``[o for o in root.walk() if test(o)]`` gives, without xDSL's generator per op, region and
-    block (the passes look up the kernels and the allocations of a module several times each)."""
+    block (the passes look up the kernels and the allocations of a module several times each).
+    Each block's ops are followed by their links (``_first_op`` / ``_next_op``, as
+    `tirx_mlir.ir_walk` does); an `IsInstance` test is read from its answers per class inline
+    (a call per op otherwise)."""
     found = [root] if test(root) else []
-    _find_in(root, test, found)
+    if type(test) is IsInstance:
+        _find_typed(root, test, test._answers, found)  # noqa: SLF001
+    else:
+        _find_in(root, test, found)
     return found
 
 
 def _find_in(op: Any, test: Callable[[Any], bool], found: list[Any]) -> None:
     for region in op.regions:
         for block in region.blocks:
-            for child in block.ops:
+            child = block._first_op  # noqa: SLF001
+            while child is not None:
                 if test(child):
                     found.append(child)
                 if child.regions:
                     _find_in(child, test, found)
+                child = child._next_op  # noqa: SLF001
+
+
+def _find_typed(op: Any, test: IsInstance, answers: dict[type, bool], found: list[Any]) -> None:
+    for region in op.regions:
+        for block in region.blocks:
+            child = block._first_op  # noqa: SLF001
+            while child is not None:
+                hit = answers.get(type(child))
+                if hit is None:
+                    hit = test(child)
+                if hit:
+                    found.append(child)
+                if child.regions:
+                    _find_typed(child, test, answers, found)
+                child = child._next_op  # noqa: SLF001

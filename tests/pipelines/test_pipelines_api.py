@@ -94,6 +94,39 @@ def test_the_collector_is_paused_while_passes_run_then_as_it_was():
         gc.enable()
 
 
+def test_the_verifier_made_by_apply_is_freed_before_the_collector_resumes(monkeypatch):
+    """A verifier `Pipeline.apply` makes is gone (freed by reference counting) by the time the
+    collector is on again, so the collection after the pause does not scan its memos; a
+    verifier the caller gives stays the caller's."""
+    import gc
+    import weakref
+
+    import tirx_mlir.verification as verification
+
+    made = []
+
+    class Recorded(verification.ModuleVerifier):
+        def __init__(self) -> None:
+            super().__init__()
+            made.append(weakref.ref(self))
+
+    monkeypatch.setattr(verification, "ModuleVerifier", Recorded)
+    alive_when_resumed = []
+    real_enable = gc.enable
+
+    def enable() -> None:
+        alive_when_resumed.append([ref() is not None for ref in made])
+        real_enable()
+
+    monkeypatch.setattr(gc, "enable", enable)
+    pipeline = Pipeline.parse('tirx-dispatch{target="test/small"},dce')
+    pipeline.apply(tirx_mlir.parse_module(KERNEL))
+    assert len(made) == 1 and alive_when_resumed == [[False]]
+    given = Recorded()
+    pipeline.apply(tirx_mlir.parse_module(KERNEL), verifier=given)
+    assert alive_when_resumed[-1] == [False, True] and made[-1]() is given
+
+
 def test_a_failing_pass_is_named_in_the_error():
     pipeline = Pipeline.parse("dce,tirx-dispatch")
     with pytest.raises(tirx_mlir.diagnostics.PassError) as err:

@@ -192,3 +192,74 @@ def test_class_effects_are_xdsls(example):
     assert asked <= {scf.ForOp, scf.IfOp}, asked
     assert facts[arith.AddiOp].dead_if_unused is True
     assert facts[arith.AddiOp].fixed_effects == frozenset()
+
+
+def test_the_rewriter_tells_what_xdsls_tells_and_leaves_the_same_ir():
+    """`_Rewriter` (erasures without an ``ErasedSSAValue`` per unused result, uses moved by
+    `replace_uses`): a replacement and an erasure give the listener the same events, in the
+    same order, and leave the same IR as xDSL's `PatternRewriter`."""
+    from xdsl.ir import Block
+    from xdsl.pattern_rewriter import PatternRewriter, PatternRewriterListener
+
+    from tirx_mlir.transforms.canonicalize import _Rewriter
+
+    def run(rewriter_class):
+        block = Block(arg_types=[builtin.i32])
+        (x,) = block.args
+        c = arith.ConstantOp.from_int_and_width(0, 32)
+        add = arith.AddiOp(x, c)
+        dead = arith.MuliOp(x, x)
+        users = [arith.MuliOp(add, add), arith.SubiOp(add, x)]
+        ret = func.ReturnOp(*(u.result for u in users))
+        for op in (c, add, dead, *users, ret):
+            block.add_op(op)
+        add.result.name_hint = "sum"
+        ops = list(block.ops)
+        events: list = []
+
+        def name(op):
+            return ops.index(op) if op in ops else op.name
+
+        listener = PatternRewriterListener(
+            operation_insertion_handler=[lambda op: events.append(("insert", name(op)))],
+            operation_modification_handler=[lambda op: events.append(("modify", name(op)))],
+            operation_replacement_handler=[lambda op, new: events.append(("replace", name(op)))],
+            operation_removal_handler=[lambda op: events.append(("remove", name(op)))])
+        rewriter = rewriter_class(add)
+        rewriter.extend_from_listener(listener)
+        rewriter.replace(add, [], [x])  # x + 0 -> x
+        rewriter.erase(dead)
+        text = "\n".join(str(op) for op in block.ops)
+        uses = [[(name(u.operation), u.index) for u in v.uses] for v in (x, c.result)]
+        return events, text, uses, rewriter.has_done_action, x.name_hint
+
+    ours, xdsl = run(_Rewriter), run(PatternRewriter)
+    assert ours == xdsl
+    assert ("modify", 4) in ours[0] and ours[0][-1] == ("remove", 2) and ours[4] == "sum"
+
+
+def test_the_rewriters_insertion_point_is_xdsls_made_when_read():
+    """`_Rewriter.point_before(op)` stands for ``insertion_point = InsertPoint.before(op)``: the
+    point read is equal to it (also when ``op`` moved after the try began: the point is where
+    it was), an op in no block is refused with xDSL's error, and a point set directly is kept."""
+    from xdsl.ir import Block
+    from xdsl.rewriter import InsertPoint
+
+    from tirx_mlir.transforms.canonicalize import _Rewriter
+
+    block, other = Block(), Block()
+    a, b = arith.ConstantOp.from_int_and_width(1, 32), arith.ConstantOp.from_int_and_width(2, 32)
+    block.add_ops([a, b])
+    rewriter = _Rewriter(a)
+    assert rewriter.insertion_point == InsertPoint.before(a)
+    rewriter.point_before(b)
+    expected = InsertPoint.before(b)
+    b.detach()
+    other.add_op(b)
+    assert rewriter.insertion_point == expected and rewriter.insertion_point.block is block
+    with pytest.raises(ValueError, match="must have a parent block"):
+        InsertPoint.before(arith.ConstantOp.from_int_and_width(3, 32))
+    with pytest.raises(ValueError, match="must have a parent block"):
+        rewriter.point_before(arith.ConstantOp.from_int_and_width(3, 32))
+    rewriter.insertion_point = InsertPoint.at_end(other)
+    assert rewriter.insertion_point == InsertPoint.at_end(other)

@@ -92,3 +92,23 @@ def test_inner_scope_sees_outer_ops_but_not_the_reverse():
 
 def test_registered_as_cse():
     assert registry.passes.lookup("cse")() is FastCSEPass
+
+
+def test_reports_each_removed_op_once_with_its_block_and_users():
+    """The report (`tirx_mlir.changes`): a replaced op names its block and the users whose
+    operands it redirects, once (not again when it is erased after the walk); an op erased as
+    dead names its block."""
+    from tirx_mlir.changes import ChangeLog, reporting_to
+
+    i32 = builtin.i32
+    c1, c2 = arith.ConstantOp.from_int_and_width(1, 32), arith.ConstantOp.from_int_and_width(1, 32)
+    use = arith.AddiOp(c2, c2)
+    dead = arith.MuliOp(c1, c1)  # no uses: erased as dead
+    ret = func.ReturnOp(use)
+    module = _function([c1, c2, use, dead, ret], [i32])
+    block = ret.parent
+    with reporting_to(ChangeLog()) as log:
+        FastCSEPass().apply(make_context(), module)
+    assert c2.parent is None and dead.parent is None and tuple(use.operands) == (c1.result, c1.result)
+    assert log.blocks == [block, block]  # c2 (replaced), then the dead product
+    assert log.users == [use, use]  # c2's two uses, by `use`

@@ -56,7 +56,8 @@ from xdsl.dialects import arith, builtin, scf
 from xdsl.dialects.arith import SignlessIntegerBinaryOperation
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.folder import Folder
-from xdsl.ir import Block, BlockArgument, Operation, OpResult, OpTraits, Region, SSAValue
+from xdsl.ir import (Block, BlockArgument, ErasedSSAValue, Operation, OpResult, OpTraits,
+                     Region, SSAValue)
 from xdsl.pattern_rewriter import (PatternRewriter, PatternRewriterListener, PatternRewriteWalker,
                                    RewritePattern)
 from xdsl.rewriter import InsertPoint
@@ -71,6 +72,8 @@ from xdsl.transforms.dead_code_elimination import LiveSet
 from xdsl.utils.worklist import _MISSING, Worklist
 
 from tirx_mlir.changes import change_listener
+from tirx_mlir.ir_uses import erase_op, replace_uses
+from tirx_mlir.ir_walk import walk_ops
 from tirx_mlir.transforms.canonicalize_settled import Settled
 from tirx_mlir.dialects.tirx.op_build import clone_leaf
 from tirx_mlir.transforms.arith_effects import complete_arith_effects
@@ -532,6 +535,64 @@ class _ActiveWorklist(Worklist):
             self._stack[index] = _MISSING
 
 
+class _Rewriter(PatternRewriter):
+    """xDSL's `PatternRewriter` whose erasures and redirections make the changes xDSL's make,
+    told to the listener in the same order, without the work that changes nothing: an erased
+    op's results without uses get no ``ErasedSSAValue`` (`ir_uses.erase_op`), and uses are
+    moved without a view per use (`ir_uses.replace_uses`). The insertion point the driver sets
+    before each try (`point_before`) is made when a pattern first reads it: most tries insert
+    nothing."""
+
+    _point: InsertPoint | None = None
+    _anchor: tuple[Block, Operation] | None = None
+
+    @property
+    def insertion_point(self) -> InsertPoint:  # type: ignore[override]
+        point = self._point
+        if point is None:
+            block, op = self._anchor  # type: ignore[misc]
+            # what ``InsertPoint.before(op)`` made when the try began (its check passed then:
+            # ``op`` was in ``block``), though ``op`` may have moved since
+            point = object.__new__(InsertPoint)
+            object.__setattr__(point, "block", block)
+            object.__setattr__(point, "insert_before", op)
+            self._point = point
+        return point
+
+    @insertion_point.setter
+    def insertion_point(self, point: InsertPoint) -> None:
+        self._point = point
+
+    def point_before(self, op: Operation) -> None:
+        """``insertion_point = InsertPoint.before(op)`` (its error for an op in no block), the
+        point made when first read."""
+        block = op.parent
+        if block is None:
+            raise ValueError("Operation insertion point must have a parent block")
+        self._point, self._anchor = None, (block, op)
+
+    def erase(self, op: Operation, safe_erase: bool = True) -> None:
+        self.has_done_action = True
+        self.handle_operation_removal(op)
+        erase_op(op, safe_erase=safe_erase)
+
+    def replace_all_uses_with(self, from_value: SSAValue, to_value: SSAValue | None,
+                              safe_erase: bool = True) -> None:
+        if to_value is None or from_value is to_value:
+            super().replace_all_uses_with(from_value, to_value, safe_erase)
+            return
+        modified_ops = []
+        use = from_value.first_use
+        while use is not None:
+            modified_ops.append(use.operation)
+            use = use._next_use  # noqa: SLF001
+        replace_uses(from_value, to_value)
+        if modified_ops:
+            self.has_done_action = True
+        for user in modified_ops:
+            self.handle_operation_modification(user)
+
+
 @dataclass(eq=False)
 class _Walker(PatternRewriteWalker):
     """xDSL's `PatternRewriteWalker` whose worklist loop skips, without setting up the
@@ -569,24 +630,53 @@ class _Walker(PatternRewriteWalker):
     """The run's `Settled`: an op it knows does nothing is popped without a try; it hears of
     every change (`_handle_operation_*`)."""
 
+    # The rewriter's listener: xDSL's handlers (the worklist pushes and removals, in their
+    # order), with the values' uses and owners read by their links and exact classes instead of
+    # `has_one_use`, `uses` generators and ABC `isinstance`s; then `Settled` hears the change.
+
     def _handle_operation_insertion(self, op: Operation) -> None:
-        super()._handle_operation_insertion(op)
+        if self.apply_recursively:
+            self._worklist.push(op)
         if self.settled is not None:
             self.settled.inserted(op)
 
     def _handle_operation_removal(self, op: Operation) -> None:
-        super()._handle_operation_removal(op)
+        worklist = self._worklist
+        if self.apply_recursively:  # the single-use definers of its operands
+            for operand in op._operands:  # noqa: SLF001
+                first = operand.first_use
+                if first is None or first._next_use is not None:  # noqa: SLF001
+                    continue
+                kind = type(operand)
+                if kind is OpResult:
+                    worklist.push(operand.op)
+                elif kind is not ErasedSSAValue and kind is not BlockArgument and \
+                        not isinstance(operand, ErasedSSAValue) and \
+                        isinstance(owner := operand.owner, Operation):
+                    worklist.push(owner)
+        if op.regions:
+            for sub_op in walk_ops(op):
+                worklist.remove(sub_op)
+        else:
+            worklist.remove(op)
         if self.settled is not None:
             self.settled.removed(op)
 
     def _handle_operation_modification(self, op: Operation) -> None:
-        super()._handle_operation_modification(op)
+        if self.apply_recursively:
+            self._worklist.push(op)
         if self.settled is not None:
             self.settled.modified(op)
 
     def _handle_operation_replacement(self, op: Operation,
                                       new_results: Sequence[SSAValue | None]) -> None:
-        super()._handle_operation_replacement(op, new_results)
+        if self.apply_recursively:
+            push = self._worklist.push
+            for result in op.results:
+                use = result.first_use
+                while use is not None:
+                    push(use.operation)
+                    use = use._next_use  # noqa: SLF001
         if self.settled is not None:
             self.settled.replaced(op, new_results)
 
@@ -596,7 +686,7 @@ class _Walker(PatternRewriteWalker):
         if not worklist:
             return rewriter_has_done_action
         op = worklist.pop()
-        rewriter = PatternRewriter(op)
+        rewriter = _Rewriter(op)
         rewriter.extend_from_listener(listener)
         pattern = self.pattern
         erase_only = pattern.facts.erase_only
@@ -606,7 +696,7 @@ class _Walker(PatternRewriteWalker):
             if not (erase_only[type(op)] and not unused(op)) and id(op) not in clean:
                 rewriter.has_done_action = False
                 rewriter.current_operation = op
-                rewriter.insertion_point = InsertPoint.before(op)
+                rewriter.point_before(op)  # `InsertPoint.before(op)`, made when read
                 rewriter.name_hint = None
                 try:
                     pattern.match_and_rewrite(op, rewriter)

@@ -28,14 +28,13 @@ from typing import Any
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Block, Operation, Region
-from xdsl.rewriter import Rewriter
 from xdsl.traits import MemoryEffectKind
 from xdsl.transforms.common_subexpression_elimination import (CommonSubexpressionElimination,
                                                               OperationInfo)
 
 from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.transforms.canonicalize import FactsByClass, unused
-from tirx_mlir.ir_uses import replace_uses
+from tirx_mlir.ir_uses import erase_op, replace_uses
 
 
 def op_key(op: Operation) -> Any:
@@ -61,8 +60,9 @@ class _CSEDriver:
         self.stored: set[Operation] = set()
         """Every op `known` has held (in any scope): a key holding a value as an operand is
         an op's that used it when it was stored."""
-        self.to_erase: dict[Operation, None] = {}
-        self.rewriter = Rewriter()
+        self.to_erase: dict[Operation, bool] = {}
+        """The ops to erase after the walk, in order, each with whether it was reported
+        removed already (a replaced op: `_replace_and_delete` reported its block and users)."""
 
     def _write_between(self, from_op: Operation, to_op: Operation) -> bool:
         """`has_other_side_effecting_op_in_between`."""
@@ -85,14 +85,14 @@ class _CSEDriver:
                     all(op_key(use.operation) not in known for use in old.uses):
                 replace_uses(old, new)
         if all(not r.uses for r in op.results):
-            self.to_erase[op] = None
+            self.to_erase[op] = True
 
     def _simplify_operation(self, op: Operation) -> None:
         if self.facts[type(op)].terminator:
             return
         facts = self.facts
         if unused(op) and facts.would_be_trivially_dead(op):
-            self.to_erase[op] = None
+            self.to_erase[op] = False
             return
         if any(len(region.blocks) > 1 for region in op.regions):
             return
@@ -143,10 +143,11 @@ class _CSEDriver:
     def simplify(self, op: Operation) -> None:
         for region in op.regions:
             self._simplify_region(region)
-        for dead in self.to_erase:
+        for dead, reported in self.to_erase.items():
             if dead.parent is not None:
-                self.log.removed(dead)
-                self.rewriter.erase_op(dead)
+                if not reported:  # a replaced op's block and users are in the log already
+                    self.log.removed(dead)
+                erase_op(dead)  # `Rewriter.erase_op`, less the no-op work
 
 
 class FastCSEPass(CommonSubexpressionElimination):

@@ -39,10 +39,9 @@ from functools import partial
 
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
 from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
@@ -52,10 +51,11 @@ from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import kernels
+from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith_index_cast
 from tirx_mlir.dominance import defined_in
 from tirx_mlir.ir_walk import walk_ops, walk_region_ops
 from tirx_mlir.ir_insert import InsertBefore, insert_before
-from tirx_mlir.ir_uses import replace_uses
+from tirx_mlir.ir_uses import erase_op, replace_uses
 
 _MOVABLE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.AndIOp,
             arith.OrIOp, arith.XOrIOp, arith.ShLIOp, arith.ShRUIOp, arith.ShRSIOp,
@@ -150,13 +150,13 @@ def reassociate_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
         r = ranges.get(op.result)
         nsw = r is not None and fits_signed(r, int_bits(op.result.type) or 64) and all(
             (tr := ranges.get(t)) is not None and tr.nonneg for t in terms)
-        kw = {"overflow": NSW} if nsw else {}
+        flags = NSW if nsw else None
         b = InsertBefore(op)
 
         def total(values: list[SSAValue]) -> SSAValue:
             acc = values[0]
             for v in values[1:]:
-                acc = b.insert(arith.AddiOp(acc, v, **kw)).result
+                acc = b.insert(arith_binary(arith.AddiOp, acc, v, flags)).result
             return acc
 
         new = total([total(variant), total(invariant), *consts])
@@ -172,12 +172,12 @@ def _erase_tree(add: arith.AddiOp, log: ChangeLog) -> None:
     inner = {v.owner for v in add.operands if isinstance(v.owner, arith.AddiOp) and
              v.owner.parent is add.parent}
     log.removed(add)
-    Rewriter.erase_op(add)
+    erase_op(add)
     for op in inner:
         if all(_dead(u.operation) for u in op.result.uses):  # the regrouped sum's part
             for use in list(op.result.uses):
                 log.removed(use.operation)
-                Rewriter.erase_op(use.operation)
+                erase_op(use.operation)
             _erase_tree(op, log)
 
 
@@ -233,22 +233,24 @@ def split_addresses_in(loop: scf.ForOp, ranges: dict[SSAValue, Range],
             pre = InsertBefore(loop)
             base_index = _sum(pre, invariant)
             if base_index.type != IndexType():
-                base_index = pre.insert(arith.IndexCastOp(base_index, IndexType())).result
+                base_index = pre.insert(arith_index_cast(base_index, IndexType())).result
             base = bases[key] = pre.insert(AddressOp(op.memory, base_index,
                                                      result_types=[result_type])).result
             log.changed(base.owner)  # new, before the loop: its block
         b = InsertBefore(op)
         offset = _as_int(b, _sum(b, variant), result_type, _nonneg_sum(variant, ranges))
         if size != 1:
-            offset = b.insert(arith.MuliOp(offset, _int(b, size, result_type))).result
-        addr = b.insert(arith.AddiOp(base, offset)).result
+            offset = b.insert(arith_binary(arith.MuliOp, offset,
+                                           _int(b, size, result_type))).result
+        addr = b.insert(arith_binary(arith.AddiOp, base, offset)).result
         c = sum(constant_value(t) for t in consts)
         if c:
-            addr = b.insert(arith.AddiOp(addr, _int(b, c * size, result_type))).result
+            addr = b.insert(arith_binary(arith.AddiOp, addr,
+                                         _int(b, c * size, result_type))).result
         addr.name_hint = op.result.name_hint
         log.removed(op)  # its block (where the new ops went) and its users
         replace_uses(op.result, addr)
-        Rewriter.erase_op(op)
+        erase_op(op)
         done += 1
     return done
 
@@ -272,12 +274,12 @@ def _definition_order(loop: scf.ForOp) -> dict[SSAValue, int]:
 def _sum(b: InsertBefore, values: list[SSAValue]) -> SSAValue:
     acc = values[0]
     for v in values[1:]:
-        acc = b.insert(arith.AddiOp(acc, v)).result
+        acc = b.insert(arith_binary(arith.AddiOp, acc, v)).result
     return acc
 
 
 def _int(b: InsertBefore, value: int, t: IntegerType) -> SSAValue:
-    return b.insert(arith.ConstantOp(IntegerAttr(value, t))).result
+    return b.insert(arith_constant(value, t)).result
 
 
 def _nonneg_sum(terms: list[SSAValue], ranges: dict[SSAValue, Range]) -> bool:
@@ -295,7 +297,7 @@ def _as_int(b: InsertBefore, v: SSAValue, t: IntegerType, nonneg: bool) -> SSAVa
     if v.type == t:
         return v
     if isinstance(v.type, IndexType):
-        return b.insert(arith.IndexCastOp(v, t)).result
+        return b.insert(arith_index_cast(v, t)).result
     assert isinstance(v.type, IntegerType)
     if v.type.width.data < t.width.data:
         widen = arith.ExtUIOp if nonneg else arith.ExtSIOp

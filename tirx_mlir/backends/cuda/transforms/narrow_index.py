@@ -41,7 +41,6 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
 from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
                                                            fits_signed, value_ranges)
@@ -50,7 +49,7 @@ from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant, arith_index_cast
 from tirx_mlir.ir_walk import walk_ops
 from tirx_mlir.ir_insert import InsertBefore, insert_after, insert_at_start, insert_before
-from tirx_mlir.ir_uses import replace_uses
+from tirx_mlir.ir_uses import erase_op, replace_uses
 
 I32 = IntegerType(32)
 _INDEX = IndexType()  # made once: each attribute built is verified by xDSL
@@ -97,7 +96,7 @@ def fold_by_ranges(kernel: KernelOp, ranges: dict[SSAValue, Range],
             insert_before(zero, op)
             ranges[zero.result] = Range(0, 0)
             replace_uses(op.results[0], zero.result)
-        Rewriter.erase_op(op)
+        erase_op(op)
         folded += 1
     return folded
 
@@ -166,7 +165,7 @@ class _Narrower:
             lhs, rhs = (self.as_i32(v) for v in op.operands)
             new = b.insert(arith.CmpiOp(lhs, rhs, op.predicate.value.data))
             replace_uses(op.result, new.result)
-            Rewriter.erase_op(op)
+            erase_op(op)
             return
         elif isinstance(op, arith.SelectOp):
             new = b.insert(arith.SelectOp(op.cond, self.as_i32(op.lhs),
@@ -181,7 +180,7 @@ class _Narrower:
         new.results[0].name_hint = old.name_hint
         wide = b.insert(arith_index_cast(new.results[0], _INDEX))
         replace_uses(old, wide.result)
-        Rewriter.erase_op(op)
+        erase_op(op)
         self.narrow[wide.result] = new.results[0]
 
 
@@ -210,7 +209,7 @@ def narrow_loop(loop: scf.ForOp, n: _Narrower) -> None:
     if twin is not None:  # the index_cast to i32 the narrowed users read
         n.log.removed(twin.owner)  # its users now read ``iv`` (of its type)
         replace_uses(twin, iv)
-        Rewriter.erase_op(twin.owner)
+        erase_op(twin.owner)
     if old.uses:
         wide = arith_index_cast(iv, _INDEX)
         insert_at_start(wide, block)

@@ -46,7 +46,6 @@ from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import Rewriter
 
 from tirx_mlir.backends.cuda.transforms.index_ranges import (REPORTS_CUDA_INDEX_CHANGES, Range,
                                                            int_bits, value_ranges)
@@ -55,7 +54,7 @@ from tirx_mlir.changes import ChangeLog, current_changes
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
 from tirx_mlir.ir_insert import InsertBefore
-from tirx_mlir.ir_uses import replace_uses
+from tirx_mlir.ir_uses import erase_op, replace_uses
 
 MAX_ROUNDS = 16
 """Rounds of rewriting (each moves a constant one op outwards); swizzles are a few ops deep."""
@@ -174,7 +173,7 @@ class _Peeler:
         self.log.removed(op)  # its block (where the new ops went) and its users
         self.bits.memo.pop(op.results[0], None)
         replace_uses(op.results[0], new)
-        Rewriter.erase_op(op)
+        erase_op(op)
 
     def xor_out(self, op: Operation) -> bool:
         """One step of moving a constant xor outwards at ``op``; whether it rewrote."""

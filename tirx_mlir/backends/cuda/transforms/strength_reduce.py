@@ -44,7 +44,7 @@ from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.dominance import defined_in
 from tirx_mlir.ir_walk import walk_region_ops
-from tirx_mlir.ir_uses import replace_uses
+from tirx_mlir.ir_uses import erase_op, replace_uses
 from tirx_mlir.type_tests import IsInstance, find_ops
 
 _REMAINDERS = (arith.RemUIOp, arith.RemSIOp)
@@ -249,9 +249,9 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
                 product = use.operation
                 if not _dead_cast(product):
                     replace_uses(product.results[0], value)
-                Rewriter.erase_op(product)
+                erase_op(product)
         replace_uses(op.result, value)
-        Rewriter.erase_op(op)
+        erase_op(op)
     last.operands = [*last.operands, *nexts]
     new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *inits],
                     loop.detach_region(loop.body))
@@ -259,7 +259,7 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
     Rewriter.insert_op(new, InsertPoint.before(loop))
     for old, res in zip(loop.results, new.results):
         replace_uses(old, res)
-    Rewriter.erase_op(loop)
+    erase_op(loop)
     return new
 
 

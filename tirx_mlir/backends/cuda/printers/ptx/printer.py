@@ -71,6 +71,7 @@ from tirx_mlir.dominance import defined_in
 from tirx_mlir.gc_pause import collector_paused
 from tirx_mlir.printers import PrintError, SourcePrinter
 from tirx_mlir.target.target import target_of
+from tirx_mlir.type_tests import IsInstance, find_ops
 
 DYNAMIC_SMEM = "tirx_dynamic_smem"
 GLOBAL, SHARED, DYN, LOCAL = "global", "shared", "shared.dyn", "local"
@@ -80,6 +81,8 @@ _EMITTERS: dict[tuple[type, type], str] = {}
 _NEEDS: dict[tuple, Need] = {}
 """(ptx op class, properties) -> what the instruction needs (`PtxOp.need`)."""
 _MAX_NEEDS = 4096
+_IS_ARENA = IsInstance(DynamicSharedOp)
+"""The dynamic shared arena's view op (``cuda.dynamic_shared``), answered once per class."""
 
 
 class PtxFrame(SourcePrinter):
@@ -111,12 +114,12 @@ class PtxFrame(SourcePrinter):
     def emit_expanded_module(self) -> str:
         # the expansion adds constants and copies of ops, so a module without the dynamic
         # arena has none after it: its expanded ops are then not walked for one
-        arena = any(isinstance(op, DynamicSharedOp) for op in self.module.walk())
+        arena = bool(find_ops(self.module, _IS_ARENA))
         self.prepare_register_loops()
         kernels = self.module_kernels()
         self.arch = self.module_arch(kernels)
-        dyn_align = max((op.alignment() for k in kernels for op in k.walk()
-                         if isinstance(op, DynamicSharedOp)), default=0) if arena else 0
+        dyn_align = max((op.alignment() for k in kernels for op in find_ops(k, _IS_ARENA)),
+                        default=0) if arena else 0
         entries = io.StringIO()
         for kernel in kernels:
             entries.write("\n" + self.kernel_text(kernel) + "\n")
