@@ -10,9 +10,10 @@ from one of three families:
   log2/reciprocal with scale and bias, binary add/sub/mul/fdiv/maximum/minimum with a scalar, a
   row, a column or a full operand in shared/registers/global, fma, a reduction over an axis into
   a buffer with or without ``accum`` broadcast back, a cast round trip, fill/zero, select), then
-  stored to ``Y``; exec scope ``cta``, ``warpgroup``, ``warp`` or ``thread`` (each instance of the
-  scope its own rows, sliced by its id), f32/f16/bf16, shapes that are multiples of the
-  hardware's widths and ragged ones;
+  stored to ``Y``; exec scope ``cta``, ``warpgroup``, ``warp`` or ``thread`` (one instance of a
+  narrower scope per CTA: several would all write the one global tile, which the tile level
+  refuses), f32/f16/bf16, shapes that are multiples of the hardware's widths and ragged ones,
+  one or two CTAs (each its rows);
 * ``mma``: ``tirx.gemm`` at warp or cta scope (mma.sync), f16/bf16/tf32, the four transposes,
   shared operands row-major or swizzled, register operands in fragment layouts, beta 0/1 from a
   zeroed, filled or loaded accumulator, an optional K loop, an elementwise epilogue;
@@ -498,7 +499,7 @@ def _epilogue(r, b, nprng, p, params, scope, acc, val, shape):
             p.inputs.append(bias)
             name = f"%Bias{len(p.inputs)}"
             params.append(f"{name}: {btype((1, shape[1]), 'f32', 'global')}")
-            sbias = b.alloc((1, shape[1]), "f32", r.choice(("shared", "local")))
+            sbias = b.alloc((1, shape[1]), "f32", "shared")
             b.op("copy", "cta" if sbias.scope == "shared" else scope,
                  [sbias, (name, btype((1, shape[1]), "f32", "global"))])
             b.op("add", scope, [acc, acc, sbias])
@@ -518,8 +519,6 @@ def _epilogue(r, b, nprng, p, params, scope, acc, val, shape):
 
 
 def draw_wgmma(seed: int) -> Program:
-    from tirx_mlir.backends.cuda.layout import fragments_wgmma as W
-
     r, nprng = random.Random(seed), np.random.default_rng(seed)
     p = Program(seed, "wgmma", "sm_90a")
     b = Builder(r)
@@ -540,7 +539,7 @@ def draw_wgmma(seed: int) -> Program:
     GA, GB = Buf("%A", a_shape, dt, "global"), Buf("%B", b_shape, dt, "global")
     params = [f"%A: {GA.type}", f"%B: {GB.type}"]
     if rs:
-        sa = b.alloc(a_shape, dt, "local", str(W.accumulator_layout(m, k)))
+        sa = b.alloc(a_shape, dt, "local")  # cuda-default-layout: the rs fragment layout
         b.op("copy", scope, [sa, GA])
     else:
         sa = b.alloc(a_shape, dt, "shared")
