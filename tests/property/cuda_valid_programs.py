@@ -178,7 +178,7 @@ class Chain:
     def draw(self) -> Program:
         r, p, b = self.rng, self.p, self.b
         self.scope = r.choice(("cta", "cta", "warpgroup", "warp", "thread"))
-        threads = r.choice(SCOPE_THREADS[self.scope])
+        threads = self.threads = r.choice(SCOPE_THREADS[self.scope])
         self.n = {"cta": 1, "warpgroup": threads // 128, "warp": threads // 32,
                   "thread": threads}[self.scope]
         grid = r.choice((1, 1, 2))
@@ -204,9 +204,12 @@ class Chain:
         self.xg, self.inst = xg, self._instance_values(x)
         cur = self._buffer(self.cdt, self.shape)
         how = r.choice(("copy", "copy", "cast")) if io != self.cdt else "copy"
-        b.op(how, self.scope, [cur, xg])
-        p.drawn.append(f"load:{how}->{cur.scope}{'(swz)' if 'swizzle' in cur.layout else ''}")
         val = rounded(self.inst, self.cdt)
+        if how == "copy" and cur.scope == "shared" and io == self.cdt and r.random() < 0.5:
+            how, val = self._copy_async(cur, xg, val)
+        else:
+            b.op(how, self.scope, [cur, xg])
+        p.drawn.append(f"load:{how}->{cur.scope}{'(swz)' if 'swizzle' in cur.layout else ''}")
         for _ in range(r.randint(1, 4)):
             cur, val = self._step(cur, val)
         b.op("copy", self.scope, [yg, cur])
@@ -220,6 +223,26 @@ class Chain:
                 f'target "cuda -arch={p.arch}" {{')
         p.text = "\n".join([head, *b.lines, "  tirx.return", "}", ""])
         return p
+
+    def _copy_async(self, cur: Buf, xg: Buf, val: np.ndarray) -> tuple[str, np.ndarray]:
+        """``copy_async`` global -> shared: cp.async (ldgsts; dispatch completes it before its
+        reader), with a ``where`` keeping the first rows or (4-byte elements) columns, or on
+        sm_90a a TMA load."""
+        r, b = self.rng, self.b
+        rows, cols = self.shape
+        if self.p.arch == "sm_90a" and self.scope == "cta" and r.random() < 0.3:
+            b.op("copy_async", self.scope, [cur, xg], ' dispatch "tma_auto"')
+            return "copy_async(tma)", val
+        pred = r.choice(("", "rows", "cols" if BYTES[cur.dt] == 4 else "rows"))
+        if not pred:
+            b.op("copy_async", self.scope, [cur, xg])
+            return "copy_async", val
+        keep = max(0, (rows if pred == "rows" else cols) - r.randint(1, 3))
+        d = "d0" if pred == "rows" else "d1"
+        b.op("copy_async", self.scope, [cur, xg], f" where (d0, d1) : ({keep - 1} - {d} >= 0)")
+        i, j = np.indices(self.shape)
+        mask = (i if pred == "rows" else j) <= keep - 1
+        return f"copy_async(where {d} < {keep})", np.where(mask[None], val, np.float32(0))
 
     def _row_base(self, grid: int) -> str:
         """The CTA's first row, ``cta_id * rows`` (every instance of a narrower scope works on
@@ -288,8 +311,18 @@ class Chain:
     def _step(self, cur: Buf, val: np.ndarray) -> tuple[Buf, np.ndarray]:
         r, b, p = self.rng, self.b, self.p
         big = float(np.abs(val).max()) if val.size else 0.0
-        kinds = ["binary", "binary", "fma", "reduce", "fill", "select", "cast", "unary"]
+        kinds = ["binary", "binary", "fma", "reduce", "fill", "select", "cast", "unary",
+                 "fused", "permute"]
         kind = r.choice(kinds)
+        if kind == "fused":
+            return self._fused(cur, val, big)
+        if kind == "permute":
+            per = {"cta": self.threads, "warpgroup": 128, "warp": 32, "thread": 1}[self.scope]
+            if cur.scope != "shared" or self.scope == "thread" or \
+                    (self.shape[0] * self.shape[1]) % per:
+                kind = "unary"
+            else:
+                return self._permute(cur, val)
         dst = cur if r.random() < 0.6 else self._buffer(self.cdt, self.shape, (cur.scope,))
         if kind == "unary":
             names = ["silu", "exp2", "exp"] if big < 4 else ["silu"]
@@ -359,6 +392,52 @@ class Chain:
         b.op("cast", self.scope, [back, tmp])
         p.drawn.append(f"cast:{cur.scope}->{mid}:{tmp.scope}->{back.scope}")
         return back, self._store(rounded(val, mid), back.dt)
+
+    def _fused(self, cur: Buf, val: np.ndarray, big: float) -> tuple[Buf, np.ndarray]:
+        """unary_reduce (exp of x + bias, its row sum), binary_reduce (x * w, its row sum) or
+        binary_chain ((x op0 a) op1 b), each then back into the tile."""
+        r, b, p = self.rng, self.b, self.p
+        rows = (self.shape[0], 1)
+        form = r.choice(("unary_reduce", "binary_reduce", "binary_chain"))
+        if form == "binary_chain" and cur.dt != "f32":
+            form = "binary_reduce"  # decompose keeps unrounded steps: it declines a narrow out
+        if form == "binary_chain":
+            op0, op1 = r.choice(("add", "sub", "mul")), r.choice(("add", "sub", "mul"))
+            a = (self._scalar(0.5), "f32")
+            other, oval, what = self._operand((1, self.shape[1]), cur)
+            reverse = r.random() < 0.3
+            b.op("binary_chain", self.scope, [cur, cur, a, other],
+                 f" op0 {op0} op1 {op1}" + (" reverse1" if reverse else ""))
+            first = BINARY[op0](val, np.float32(0.5))
+            out = BINARY[op1](oval, first) if reverse else BINARY[op1](first, oval)
+            p.drawn.append(f"binary_chain {op0},{op1}{' reverse1' if reverse else ''}[{what}]")
+            return cur, self._store(out, cur.dt)
+        red = self._buffer("f32", rows, (cur.scope,))
+        part = self._buffer("f32", self.shape, (cur.scope,))
+        if form == "unary_reduce" and big < 4:
+            neg = self._buffer("f32", rows, (cur.scope,))
+            b.op("reduce_negate", self.scope, [neg, cur], " axes [1] reduce max")
+            b.op("unary_reduce", self.scope, [part, red, cur], f" bias {neg.name} unary exp "
+                 "reduce sum", (neg.type,))
+            e = np.exp(val - val.max(axis=2, keepdims=True))
+            rv = e.sum(axis=2, keepdims=True)
+            p.drawn.append(f"unary_reduce exp+sum:{cur.scope}")
+        else:
+            b.op("binary_reduce", self.scope, [part, red, cur, cur], " binary mul reduce sum")
+            e = val * val
+            rv = e.sum(axis=2, keepdims=True)
+            p.drawn.append(f"binary_reduce mul+sum:{cur.scope}")
+        # the fused op keeps its elementwise part in f32 (part); the tile gets part - row total
+        b.op("sub", self.scope, [cur, part, red])
+        return cur, self._store(e - rv, cur.dt)
+
+    def _permute(self, cur: Buf, val: np.ndarray) -> tuple[Buf, np.ndarray]:
+        """permute_layout of a shared tile into a swizzled (or row-major) shared tile."""
+        layout = _swizzle_layout(self.shape, cur.dt, self.rng)
+        dst = self.b.alloc(self.shape, cur.dt, "shared", layout)
+        self.b.op("permute_layout", self.scope, [dst, cur])
+        self.p.drawn.append(f"permute_layout->{'swizzled' if layout else 'row-major'}")
+        return dst, val
 
     def _scalar(self, value: float) -> str:
         return self.b.const(value)
