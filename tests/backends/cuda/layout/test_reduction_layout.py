@@ -107,3 +107,21 @@ def test_an_accum_destination_filled_first_gets_the_reductions_layout():
             f"  tirx.sub cta %y, %x, %m : {t}, {t}, {r}\n")
     check_every_stage(_kernel(8, 64, 128, body),
                       lambda x: [x - np.maximum(x.max(1, keepdims=True), np.float32(0.5))])
+
+
+def test_a_destination_allocated_before_its_source_gets_the_sources_rows():
+    """cuda-default-layout lays out reduction destinations after the other tiles: %m comes
+    first in the program, and its layout follows from %x's."""
+    t, r = "!tirx.buffer<8x64xf32, local>", "!tirx.buffer<8x1xf32, local>"
+    g = "!tirx.buffer<8x64xf32, global>"
+    text = f"""tirx.kernel @k(%X: {g}) -> (%Y: {g}) grid [1] threads [128] target "cuda -arch=sm_80" {{
+  %m = tirx.alloc : {r}
+  %x = tirx.alloc : {t}
+  tirx.copy cta %x, %X : {t}, {g}
+  tirx.sum cta %m, %x axes [1] : {r}, {t}
+  tirx.sub cta %x, %x, %m : {t}, {t}, {r}
+  tirx.copy cta %Y, %x : {g}, {t}
+  tirx.return
+}}
+"""
+    check_every_stage(text, lambda x: [x - x.sum(1, keepdims=True)], rtol=1e-5, atol=1e-5)

@@ -115,6 +115,17 @@ def _reduction(op) -> tuple[str, object] | None:
     return None
 
 
+def reduction_destinations(kernel) -> set:
+    """The values reductions (and fused ops' reductions) of ``kernel`` write: cuda-default-layout
+    gives their allocations layouts after the others, so that each source's is known."""
+    out = set()
+    for op in kernel.walk():
+        red = _reduction(op)
+        if red is not None:
+            out.add(getattr(op, red[0]))
+    return out
+
+
 def _later_reduction_into(alloc, first, kernel):
     """The first reduction at ``first``'s scope that writes ``alloc``'s whole tile (an
     ``accum`` destination first filled by another op), or None."""

@@ -7,7 +7,9 @@ A ``local`` allocation without a layout gets one from the first tile op that use
 tried in order (`LAYOUT_RULES`): a use that needs a particular register image (a gemm
 accumulator: the mma fragments; a reduction's destination: the source's rows in the threads that
 reduce them, `layout.reduction_layout`; a tile a reduction reads, where the default spread would
-number its threads by digits no power of two: the reduction's own spread) states it there;
+number its threads by digits no power of two: the reduction's own spread) states it there
+(reduction destinations are laid out after the other tiles, so a source allocated after its
+destination has its layout first);
 otherwise the scope's default spread
 (`layout.defaults.default_register_layout`: TIRx's ``[outer, threads, vec]`` partition over
 the scope's threads). An explicit layout is checked to be a register layout (thread axes and
@@ -38,6 +40,7 @@ from tirx_mlir.backends.cuda.layout.defaults import default_register_layout
 from tirx_mlir.backends.cuda.layout.fragments import gemm_accumulator_rule
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
 from tirx_mlir.backends.cuda.layout.reduction_layout import (reduction_destination_layout,
+                                                              reduction_destinations,
                                                               reduction_source_layout)
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
 from tirx_mlir.diagnostics import PassError
@@ -110,7 +113,8 @@ class CudaDefaultLayoutPass(ModulePass):
         for kernel in kernels(op):
             if self.target is not None:
                 bind_target(kernel, self.target)
-            for alloc in allocs(kernel):
+            written = reduction_destinations(kernel)  # after their sources (stable order)
+            for alloc in sorted(allocs(kernel), key=lambda a: a.result in written):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)
                 if btype.scope_name in SHARED_SCOPES and btype.get_layout() is None:
