@@ -542,8 +542,14 @@ def draw_mma(seed: int) -> Program:
         vb = b.slice(GB, ["0", kv] if tb else [kv, "0"], b_shape)
     else:
         va, vb = GA, GB
-    b.op("copy", stage, [sa, va])
-    b.op("copy", stage, [sb, vb])
+    via_shared = reg_ops and r.random() < 0.5  # registers filled from shared: ldmatrix
+    for reg, view in ((sa, va), (sb, vb)):
+        if via_shared:
+            staged = b.alloc(reg.shape, dt, "shared")
+            b.op("copy", "cta", [staged, view])
+            b.op("copy", scope, [reg, staged])
+        else:
+            b.op("copy", stage, [reg, view])
     b.op("gemm", scope, [acc, sa, sb], flags + beta)
     if loop:
         b.lines.append("  }")
@@ -553,7 +559,20 @@ def draw_mma(seed: int) -> Program:
     val = (a32.T if ta else a32) @ (b32.T if tb else b32) + c0
     val, out_dt = _epilogue(r, b, nprng, p, params, scope, acc, val, (m, n))
     C = Buf("%C", (m, n), out_dt, "global")
-    b.op("copy", scope if scope != "warp" else "warp", [C, acc] if out_dt == "f32" else [C, acc])
+    out_via = "direct"
+    acc_layout = F.default_accumulator_layout((m, n), scope, threads)
+    if out_dt == "f16" and acc_layout is not None and r.random() < 0.5:
+        # cast in registers (the accumulator's layout), then through shared memory (stmatrix
+        # on sm_90, element stores before) to global
+        half = b.alloc((m, n), "f16", "local", str(acc_layout))
+        b.op("cast", scope, [half, acc])
+        sc = b.alloc((m, n), "f16", "shared")
+        b.op("copy", scope, [sc, half])
+        b.op("copy", "cta", [C, sc])
+        out_via = "cast+shared"
+    else:
+        b.op("copy", scope, [C, acc])
+    p.drawn.append(f"out={out_via}{'+ldmatrix' if via_shared else ''}")
     p.expected.append(rounded(val, out_dt))
     tol = 2e-2 if dt == "f32" else 1e-3
     p.rtol = max(tol, 2e-3 if out_dt != "f32" else 0)
