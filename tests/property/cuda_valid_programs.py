@@ -312,8 +312,19 @@ class Chain:
         r, b, p = self.rng, self.b, self.p
         big = float(np.abs(val).max()) if val.size else 0.0
         kinds = ["binary", "binary", "fma", "reduce", "fill", "select", "cast", "unary",
-                 "fused", "permute"]
+                 "fused", "permute", "move"]
         kind = r.choice(kinds)
+        if kind == "move":  # copy to another scope (shared <-> registers), maybe another type
+            scopes = ("local", "shared") if self.scope == "cta" or self.n == 1 else ("local",)
+            dt = r.choice((cur.dt, self.cdt))
+            moved = self._buffer(dt, self.shape, scopes)
+            b.op("copy", self.scope, [moved, cur])
+            p.drawn.append(f"move:{cur.scope}->{moved.scope}")
+            if dt != self.cdt:
+                back = self._buffer(self.cdt, self.shape, (moved.scope,))
+                b.op("copy", self.scope, [back, moved])
+                return back, self._store(val, dt)
+            return moved, self._store(val, dt)
         if kind == "fused":
             return self._fused(cur, val, big)
         if kind == "permute":
