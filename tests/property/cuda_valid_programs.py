@@ -155,7 +155,8 @@ MAX_ELEMS = {"cta": 8192, "warpgroup": 4096, "warp": 2048, "thread": 64}
 
 
 def _silu(x):
-    return x / (np.float32(1) + np.exp(-x))
+    with np.errstate(over="ignore"):  # exp(-x) of a large negative x: inf, and x / inf = -0
+        return x / (np.float32(1) + np.exp(-x))
 
 
 UNARY = {"exp": np.exp, "exp2": np.exp2, "silu": _silu, "sqrt": np.sqrt, "log2": np.log2,
