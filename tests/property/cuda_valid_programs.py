@@ -149,7 +149,7 @@ SCOPE_THREADS = {"cta": (32, 64, 128, 256), "warpgroup": (128,), "warp": (32,),
                  "thread": (1,)}
 """One instance of a narrower scope per CTA: the tile level refuses several instances
 writing the same global tile (sub-CTA ids have no value there to slice by)."""
-ROWS = (1, 2, 3, 4, 8, 16, 32)
+ROWS = (1, 2, 3, 4, 8, 16, 32, 64, 128)
 COLS = (1, 2, 4, 5, 8, 12, 16, 24, 32, 33, 64, 100, 128, 256)
 MAX_ELEMS = {"cta": 8192, "warpgroup": 4096, "warp": 2048, "thread": 64}
 
@@ -456,9 +456,11 @@ class Chain:
 
     def _reduce(self, cur: Buf, val: np.ndarray, dst: Buf) -> tuple[Buf, np.ndarray]:
         r, b, p = self.rng, self.b, self.p
-        axis = r.choice((1, 1, 0))
+        axes = r.choice(((1,), (1,), (0,), (0, 1)))
         fn = r.choice(("sum", "max", "min", "negate"))
-        red_shape = (self.shape[0], 1) if axis == 1 else (1, self.shape[1])
+        red_shape = tuple(1 if d in axes else n for d, n in enumerate(self.shape))
+        spelled = ", ".join(map(str, axes))
+        np_axes = tuple(a + 1 for a in axes)
         red = self._buffer("f32", red_shape, (cur.scope,))
         accum = fn != "negate" and r.random() < 0.4
         init = np.zeros((val.shape[0], *red_shape), np.float32)
@@ -468,18 +470,18 @@ class Chain:
             init[...] = c
         if fn == "negate":
             how = r.choice(("sum", "max", "min"))
-            b.op("reduce_negate", self.scope, [red, cur], f" axes [{axis}] reduce {how}")
-            rv = -REDUCE[how](val, axis=axis + 1, keepdims=True)
+            b.op("reduce_negate", self.scope, [red, cur], f" axes [{spelled}] reduce {how}")
+            rv = -REDUCE[how](val, axis=np_axes, keepdims=True)
         else:
-            b.op(fn, self.scope, [red, cur], f" axes [{axis}]" + (" accum" if accum else ""))
-            rv = REDUCE[fn](val, axis=axis + 1, keepdims=True)
+            b.op(fn, self.scope, [red, cur], f" axes [{spelled}]" + (" accum" if accum else ""))
+            rv = REDUCE[fn](val, axis=np_axes, keepdims=True)
             if accum:
                 rv = {"sum": lambda a, c: a + c, "max": np.maximum,
                       "min": np.minimum}[fn](rv, init)
         rv = rounded(rv, "f32")
         back = r.choice(("sub", "add", "mul"))
         b.op(back, self.scope, [dst, cur, red])
-        p.drawn.append(f"{fn}{'+accum' if accum else ''}(axis {axis}):{cur.scope}->"
+        p.drawn.append(f"{fn}{'+accum' if accum else ''}(axes {spelled}):{cur.scope}->"
                        f"{red.scope} then {back}")
         return dst, self._store(BINARY[back](val, rv), dst.dt)
 

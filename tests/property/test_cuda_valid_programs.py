@@ -16,9 +16,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cuda_valid_programs as cvp  # noqa: E402
 
 SEEDS = list(range(0, 24)) + [68, 85, 104, 192, 2031, 2289]
-"""The first seeds (every family), and seeds of programs the campaign found wrong or refused
-before their fixes (misaligned packed rows, reductions over 3 or 24 threads, an accum
-destination filled first, a fused reduction's destination allocated before its source)."""
+"""The first seeds (every family) and a few later ones. The bugs the campaign found have their
+own regression tests beside the code they were in (tests/backends/cuda/...)."""
 REFUSED = {18: "4 warps cannot split a 32x8 accumulator into whole 16x8 mma tiles",
            2289: "row strides [4] bytes must be multiples of 16 for a tensor map"}
 """Seeds whose program a variant refuses, and the reason it gives."""
