@@ -47,6 +47,17 @@ def test_declines_part_of_a_tile():
 """, r"one whole \[64, 128\] tile")
 
 
+def test_declines_a_one_column_tile_saying_why():
+    """A [4, 1] column (found by tests/property/cuda_valid_campaign.py: the decline said the
+    tile's columns must run along the tensor's last dim, which its one column does)."""
+    _declines("""tirx.kernel @k(%A: !tirx.buffer<4x1xf16, global>) grid [1] threads [128] target "cuda -arch=sm_90a" {
+  %s = tirx.alloc : !tirx.buffer<4x1xf16, shared>
+  tirx.copy_async cta %s, %A dispatch "tma_auto" : !tirx.buffer<4x1xf16, shared>, !tirx.buffer<4x1xf16, global>
+  tirx.return
+}
+""", r"a tile of one column: .* each row of this tile is 2 bytes; widen")
+
+
 def test_declines_before_sm90():
     _declines("""tirx.kernel @k(%A: !tirx.buffer<64x64xf16, global>) grid [1] threads [128] target "cuda -arch=sm_80" {
   %s = tirx.alloc : !tirx.buffer<64x64xf16, shared>

@@ -190,3 +190,12 @@ def test_a_block_of_partial_warps_rejects_mma(threads):
                                         rf"threads \[{threads}\] is not a whole number of warps; "
                                         rf"mma.sync needs all 32 lanes of each warp"):
         lower(gemm_kernel(16, 8, 16, scope="cta", threads=threads))
+
+
+def test_a_cta_accumulator_no_warp_grid_splits_declines_saying_what_to_change():
+    """D [32, 8] on 4 warps: no grid of whole 16x8 tiles (found by
+    tests/property/cuda_valid_campaign.py; the decline said only that D's layout was no grid
+    of fragments)."""
+    with pytest.raises(TirxError, match=r"D \[32, 8\]: 4 warps cannot split a 32x8 accumulator "
+                                        r"into whole 16x8 mma tiles; make M a multiple"):
+        lower(gemm_kernel(32, 8, 16, scope="cta", threads=128))

@@ -78,6 +78,15 @@ def test_a_block_of_partial_warpgroups_rejects_wgmma(threads):
         lower(_kernel(128, 64, 32, threads=threads, scope="cta"))
 
 
+def test_cta_scope_rows_that_do_not_split_over_the_consumers_decline_saying_so():
+    """64 rows at cta scope with 2 consumer warpgroups (384 threads): a located decline
+    naming the rows needed (found by tests/property/cuda_valid_campaign.py; the variant
+    raised a ValueError building the layout it wanted)."""
+    with pytest.raises(TirxError, match=r"wgmma \(prio=10\) \| declined .* 64 rows must be a "
+                                        r"multiple of 128 .* warpgroup scope"):
+        lower(_kernel(64, 24, 16, threads=384, scope="cta"))
+
+
 def test_declines_without_sm90a():
     with pytest.raises(TirxError, match="wgmma exists only on sm_90a"):
         lower(_kernel(64, 64, 64).replace("sm_90a", "sm_90"))

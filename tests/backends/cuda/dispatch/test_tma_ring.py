@@ -333,3 +333,23 @@ def test_the_consumers_proxy_fence_is_what_lets_wgmma_read_the_cp_async_stages()
                                              r"offset \d+ \(%sb\[\d+\]\) .* by the ptx.cp_async "
                                              r"at mixed:\d+:\d+ in thread \(1\d\d,0,0\)"):
         run(final, random_inputs(parse_module(text, "mixed"), 0))
+
+
+def test_a_one_row_tile_is_a_whole_stage():
+    """stage_view drops unit dims on both sides (found by tests/property/cuda_valid_campaign.py:
+    a [1, 64] row loaded by TMA was refused as not "one whole [1, 64] tile of its [1, 64]
+    buffer")."""
+    from tirx_testing.cuda_every_stage import check_every_stage
+
+    g, s = "!tirx.buffer<4x64xf32, global>", "!tirx.buffer<1x64xf32, shared>"
+    v = "!tirx.buffer<1x64xf32, global>"
+    text = f"""tirx.kernel @k(%X: {g}) -> (%Y: {v}) grid [1] threads [128] target "cuda -arch=sm_90a" {{
+  %x = tirx.slice %X[2, 0] [1, 64] : {g} -> {v}
+  %t = tirx.alloc : {s}
+  tirx.copy_async cta %t, %x dispatch "tma_auto" : {s}, {v}
+  tirx.copy cta %Y, %t : {v}, {s}
+  tirx.return
+}}
+"""
+    final = check_every_stage(text, lambda x: [x[2:3]], arch="sm_90a", rtol=0, atol=0)
+    assert any(op.name.startswith("ptx.cp_async_bulk_tensor") for op in final.walk())

@@ -63,3 +63,13 @@ def test_reasons() -> None:
         TileLayout.row_major((64, 64)).__class__(TileLayout.row_major((64, 64)).shard,
                                                  swizzle=sw.layout_swizzle(sw.Swizzle.B32, 4)),
         (64, 64), 2, False)
+
+
+def test_a_tile_too_narrow_to_swizzle_says_what_to_change() -> None:
+    """An MN-major B [16, 8] of f16: 16 contiguous bytes, no 32-byte swizzled row (found by
+    tests/property/cuda_valid_campaign.py, whose wgmma programs with N = 8 and transpose_b
+    were refused without saying why)."""
+    why = operand_tile(None, (16, 8), 2, True)
+    assert "holds 8 elements, no multiple of the 16" in why and "transpose flag" in why
+    assert "(K) holds 8" in operand_tile(None, (64, 8), 2, False)
+    assert operand_tile(None, (64, 64), 2, False).endswith("this one is not swizzled")

@@ -140,6 +140,11 @@ def _auto_plan(s: Sides) -> TmaPlan:
     shape = s.region.buffer.type.get_shape()
     non_unit = [d for d, n in enumerate(s.region.sizes) if n != 1]
     rows, cols = s.ring.tile
+    if cols == 1 and s.region.sizes[-1] == 1:
+        fail(f"a tile of one column: a tensor map's box takes a multiple of 16 bytes along "
+             f"the global tensor's contiguous dim, and each row of this tile is "
+             f"{s.elem_bytes} bytes; widen the tile's rows or copy it with cp.async "
+             f"(dispatch \"ldgsts\")")
     if not non_unit or non_unit[-1] != len(shape) - 1 or s.region.sizes[-1] != cols:
         fail("the tile's columns must run along the global tensor's last (contiguous) dim")
     row_dim = non_unit[0] if len(non_unit) == 2 else max(0, len(shape) - 2)

@@ -100,6 +100,17 @@ def _warps(ctx) -> int:
     return max(1, common.block_threads(ctx) // 32)
 
 
+def _check_warp_grid(shape, warps: int) -> None:
+    """A cta-scope D whose layout is no grid of fragments, of a shape no warp grid splits
+    (cuda-default-layout then leaves it the plain spread): decline saying what to change."""
+    m, n = shape
+    try:
+        F.warp_grid(m, n, warps)
+    except F.LayoutError as err:
+        fail(f"D [{m}, {n}]: {err}; make M a multiple of 16 and N of 8 times a grid of the "
+             f"{warps} warps (e.g. [{16 * warps}, 8]), or run the gemm at warp scope")
+
+
 @common.cuda_variant(T.GemmOp, "mma.m16n8k*", 10, [exec_scope_in("warp", "cta"),
                                                    common.ONE_DIM_BLOCK, common.sm_at_least(80),
                                                    common.whole_groups(WARP, "mma.sync")])
@@ -110,6 +121,8 @@ def mma_gemm(op: T.GemmOp, ctx) -> None:
     d_holders = F.Holders.of(d_layout, shape_of(op.d))
     if ctx.is_warp and d_holders.warps > 1:
         fail("a warp-scope gemm's D is held by one warp; its layout must not use warpid")
+    if not ctx.is_warp and not F.fragment_tiles(d_holders, F.mma_c(), 0):
+        _check_warp_grid(shape_of(op.d), _warps(ctx))
     tiles = warp_blocks(d_holders, _warps(ctx), lambda w: F.fragment_tiles(d_holders, F.mma_c(), w),
                         "D")
     a = _operand(op.a, op.flag("transpose_a"), "A")

@@ -147,9 +147,7 @@ def wgmma(op, ctx) -> None:
     m, n = op.c.type.get_shape()
     groups = accumulator_groups(op, kernel)
     if not fw.is_accumulator_layout(op.c.type.get_layout(), (m, n), groups):
-        want = fw.accumulator_layout(m, n, groups) if m % 64 == 0 and n % 8 == 0 else \
-            "[64 * k, 8 * j] rows and columns"
-        fail(f"C's layout must be the wgmma accumulator layout {want}, not "
+        fail(f"C's layout must be the wgmma accumulator layout {_wanted(m, n, groups)}, not "
              f"{op.c.type.get_layout()}")
     registers_a = op.a.type.scope_name == "local"
     a = None if registers_a else _Operand(op, ctx, op.a, op.flag("transpose_a"), "A")
@@ -288,8 +286,19 @@ def _register_a(op, groups: int | None) -> tuple[int, int]:
         fail(f"an A in registers is [64 * i, 16 * j], not {list(shape)}")
     if not fw.is_accumulator_layout(op.a.type.get_layout(), shape, groups):
         fail(f"an A in registers needs the rs fragment layout "
-             f"{fw.accumulator_layout(*shape, groups)}, not {op.a.type.get_layout()}")
+             f"{_wanted(*shape, groups)}, not {op.a.type.get_layout()}")
     return shape
+
+
+def _wanted(rows: int, cols: int, groups: int | None) -> str:
+    """The accumulator layout of ``[rows, cols]`` over ``groups`` consumer warpgroups, or what
+    the shape must be when there is none (a cta-scope C is split by rows, 64 per warpgroup)."""
+    split = groups or 1
+    if rows % (64 * split) or cols % 8 or rows <= 0 or cols <= 0:
+        return (f"of [64 * k, 8 * j] with the rows split over the {split} consumer "
+                f"warpgroup(s): {rows} rows must be a multiple of {64 * split} and {cols} "
+                f"columns a multiple of 8 (or run the op at warpgroup scope)")
+    return str(fw.accumulator_layout(rows, cols, groups))
 
 
 def _register_fragments(b: Builder, regs: SSAValue, mt: int, k: int) -> list[list[list]]:

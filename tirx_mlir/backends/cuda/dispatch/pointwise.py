@@ -390,14 +390,16 @@ def _is_value(v) -> bool:
 
 def _group(part: RegisterPartition, slots: list[int], shape, lanes: int) -> int:
     """Slots per vector access: ``vec`` of the synthesized spread (its innermost ``m``
-    iterator), at most ``lanes``; 1 for a register layout's own order."""
+    iterator), at most ``lanes``, a power of two dividing it (a run of 12 registers: 3
+    vectors of 4, not 4 of 3); 1 for a register layout's own order."""
     inner = [it for it in part.iters if it.axis == "m"]
     if not inner or inner[0].weight != 1 or inner[0].dim != len(shape) - 1 or \
             inner[0].stride != 1:
         return 1
-    v = inner[0].extent
-    while v > lanes:
-        v //= 2
+    extent = inner[0].extent
+    v = 1  # the widest power of two within ``lanes`` that divides the run (ptx vectors: v2/v4)
+    while 2 * v <= lanes and extent % (2 * v) == 0:
+        v *= 2
     return v if len(slots) % v == 0 else 1
 
 

@@ -141,7 +141,7 @@ def stage_view(view: SSAValue) -> StageView | str:
         return "the shared side must be a view of a shared tirx.alloc of rank 2 or more"
     *lead, rows, cols = btype.get_shape()
     dims = [(n, s) for n, s in zip(pattern.sizes, pattern.flat_steps()) if n != 1]
-    if dims != [(rows, cols), (cols, 1)]:
+    if dims != [(n, s) for n, s in ((rows, cols), (cols, 1)) if n != 1]:  # unit dims dropped
         return (f"the shared view must be one whole [{rows}, {cols}] tile of its "
                 f"{list(btype.get_shape())} buffer (a stage: buffer[s])")
     flat = pattern.flat_offset()

@@ -6,7 +6,8 @@ Both are TIRx's ``[outer, threads, vec]`` partition (apache/tvm
 of the tile is split into ``outer`` rounds of ``threads`` threads, each taking ``vec``
 consecutive elements, with ``vec`` the widest that fits 16 bytes and divides the last dim, so
 one thread's elements of a round are one vector access. When the scope's threads do not divide
-the vectors, the largest thread count that does takes part; the other threads hold nothing.
+the vectors, or a round of them straddles the tile's rows, the largest thread count that divides
+them and keeps each round whole rows (or a part of one) takes part; the other threads hold nothing.
 
 A scope's threads are named by one axis: a warp's by ``laneid``, a warpgroup's by ``tid_in_wg``,
 a CTA's by ``tx`` (TIRx's layout thread axes). A thread-scope tile is held whole by its thread
@@ -19,6 +20,7 @@ import math
 from typing import Sequence
 
 from tirx_mlir.dialects.tirx.attributes import ExecScope
+from tirx_mlir.backends.cuda.layout.partition import splits_at_dims
 from tirx_mlir.dialects.tirx.layout import Iter, TileLayout
 
 MAX_VECTOR_BYTES = 16
@@ -56,10 +58,18 @@ def spread_layout(shape: Sequence[int], axis: str | None, threads: int, vec: int
         return TileLayout.row_major(list(shape) or [1])
     while vec > 1 and numel % vec:
         vec //= 2
-    if numel % (threads * vec):
-        # fewer threads than the scope has: the most that divide the vectors evenly (the
-        # others hold nothing)
-        threads = max(c for c in range(1, threads + 1) if (numel // vec) % c == 0)
+    # the scope's threads, else fewer: the most that divide the vectors evenly (the others
+    # hold nothing) and whose rounds split at the tile's dims (32 threads of 4-element vectors
+    # straddle rows of 12; 24 threads take 8 whole rows a round)
+    counts = [c for c in range(threads, 0, -1) if (numel // vec) % c == 0]
+    for count in counts:
+        layout = _spread(numel, axis, count, vec)
+        if count == 1 or splits_at_dims(layout.shard, shape):
+            return layout
+    return layout
+
+
+def _spread(numel: int, axis: str, threads: int, vec: int) -> TileLayout:
     outer = numel // (threads * vec)
     iters = [Iter(outer, vec), Iter(threads, 1, axis), Iter(vec, 1)]
     return TileLayout(tuple(it for it in iters if it.extent > 1) or (Iter(1, 1),))

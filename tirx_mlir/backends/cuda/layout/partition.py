@@ -90,6 +90,16 @@ def _refine(shard: Sequence[Iter], shape: Sequence[int]) -> list[_DimIter]:
     return out
 
 
+def splits_at_dims(shard: Sequence[Iter], shape: Sequence[int]) -> bool:
+    """Whether the iterators split at the dims' boundaries of ``shape`` (a partition of a
+    layout with this shard is not refused for straddling them)."""
+    try:
+        _refine(shard, shape)
+    except PartitionError:
+        return False
+    return True
+
+
 class RegisterPartition:
     """A tile of ``shape`` distributed by ``layout`` over thread axes and the register axis."""
 

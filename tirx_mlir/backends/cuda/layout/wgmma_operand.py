@@ -98,8 +98,22 @@ def operand_tile(layout: TileLayout | None, shape: tuple[int, ...], elem_bytes: 
         return (f"the shared tile's layout {layout} is not a swizzled column-blocked tile of "
                 f"{list(shape)} (backends/cuda/layout/swizzle.py swizzled_layout)")
     if mode is sw.Swizzle.NONE:
-        return "wgmma reads swizzled shared tiles (32/64/128-byte); this one is not swizzled"
+        return ("wgmma reads swizzled shared tiles (32/64/128-byte); this one is not swizzled"
+                + _narrow(shape, elem_bytes, mn_major))
     rows, cols = shape[-2:]
     if mn_major:
         return OperandTile(mode, elem_bytes, mn=cols, k=rows, mn_major=True)
     return OperandTile(mode, elem_bytes, mn=rows, k=cols, mn_major=False)
+
+
+def _narrow(shape: tuple[int, ...], elem_bytes: int, mn_major: bool) -> str:
+    """Why a tile cuda-default-layout leaves unswizzled is so, and what to change: its
+    contiguous dim is narrower than, or no multiple of, the 32-byte swizzle's row."""
+    row = sw.Swizzle.B32.row_bytes // elem_bytes
+    cols = shape[-1] if shape else 0
+    if cols % row == 0:
+        return ""
+    dim = "M/N" if mn_major else "K"
+    return (f": its contiguous dim ({dim}) holds {cols} elements, no multiple of the "
+            f"{row} of a 32-byte swizzled row; make it a multiple of {row}"
+            + (" or store the operand K-major (flip its transpose flag)" if mn_major else ""))

@@ -6,7 +6,11 @@
 A ``local`` allocation without a layout gets one from the first tile op that uses it, by rules
 tried in order (`LAYOUT_RULES`): a use that needs a particular register image (a gemm
 accumulator: the mma fragments; a reduction's destination: the source's rows in the threads that
-reduce them, `layout.reduction_layout`) states it there; otherwise the scope's default spread
+reduce them, `layout.reduction_layout`; a tile a reduction reads, where the default spread would
+number its threads by digits no power of two: the reduction's own spread) states it there
+(reduction destinations are laid out after the other tiles, so a source allocated after its
+destination has its layout first);
+otherwise the scope's default spread
 (`layout.defaults.default_register_layout`: TIRx's ``[outer, threads, vec]`` partition over
 the scope's threads). An explicit layout is checked to be a register layout (thread axes and
 ``m`` only, splittable at the tile's dims: `RegisterPartition`), else the pass fails at the
@@ -36,7 +40,9 @@ from tirx_mlir.backends.cuda.layout.async_defaults import shared_tile_layout, wg
 from tirx_mlir.backends.cuda.layout.defaults import default_register_layout
 from tirx_mlir.backends.cuda.layout.fragments import gemm_accumulator_rule
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition
-from tirx_mlir.backends.cuda.layout.reduction_layout import reduction_destination_layout
+from tirx_mlir.backends.cuda.layout.reduction_layout import (reduction_destination_layout,
+                                                              reduction_destinations,
+                                                              reduction_source_layout)
 from tirx_mlir.backends.cuda.memory import LOCAL, SHARED_SCOPES
 from tirx_mlir.changes import current_changes
 from tirx_mlir.diagnostics import PassError
@@ -53,7 +59,7 @@ LayoutRule = Callable[[AllocOp, TileOp, str, KernelOp], "TileLayout | None"]
 """``rule(alloc, first_use, operand_name, kernel)`` -> the layout that use needs, or None."""
 
 LAYOUT_RULES: list[LayoutRule] = [wgmma_accumulator_rule, gemm_accumulator_rule,
-                                   reduction_destination_layout]
+                                   reduction_destination_layout, reduction_source_layout]
 """Use-specific register layouts, tried in order before the scope's default spread. The
 tensor-core variants add theirs here (a gemm accumulator gets the mma fragment layout)."""
 
@@ -123,7 +129,8 @@ class CudaDefaultLayoutPass(ModulePass):
         for kernel in kernels(op):
             if self.target is not None:
                 bind_target(kernel, self.target)
-            for alloc in allocs(kernel):
+            written = reduction_destinations(kernel)  # after their sources (stable order)
+            for alloc in sorted(allocs(kernel), key=lambda a: a.result in written):
                 btype = alloc.result.type
                 assert isinstance(btype, BufferType)
                 if btype.scope_name in SHARED_SCOPES and btype.get_layout() is not None:
