@@ -116,3 +116,23 @@ def test_shared_views_answer_each_view_once_and_only_inside_the_block():
     assert shared_answers() is None
     assert resolve_access(view.result) is not first
     assert resolve_access(view.result) == first
+
+
+def test_is_guarded_sees_a_dynamic_size_and_not_a_dynamic_offset_anywhere_in_the_chain():
+    from tirx_mlir.dialects.tirx.access import is_guarded
+
+    block = Block()
+    base = AllocOp(BufferType((256, 512), f32, "trn.sbuf"))
+    i = block.insert_arg(IndexType(), 0)
+    block.add_op(base)
+    offset_only = SliceOp(base.result, [i, 0], [128, 512])  # a dynamic offset, static sizes
+    sized = SliceOp(base.result, [0, 0], [i, 512], max_sizes=[128, 512])  # a guard
+    both = SliceOp(base.result, [i, i], [i, 256], max_sizes=[128, 256])
+    static = SliceOp(base.result, [0, 0], [128, 512])
+    inner = SliceOp(sized.result, [0, 0], [128, 256])  # a static view of a guarded one
+    t = TransposeOp(inner.result, [1, 0])
+    block.add_ops([offset_only, sized, both, static, inner, t])
+    assert not is_guarded(base.result) and not is_guarded(static.result)
+    assert not is_guarded(offset_only.result)
+    assert is_guarded(sized.result) and is_guarded(both.result)
+    assert is_guarded(inner.result) and is_guarded(t.result)

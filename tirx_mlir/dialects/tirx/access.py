@@ -603,7 +603,9 @@ def is_guarded(value: SSAValue) -> bool:
     """Whether a view has a dynamic extent: a guarded ``tirx.slice`` in its chain (cheap: no
     access pattern is built)."""
     while is_view_op(owner := value.owner):
-        if isinstance(owner, SliceOp) and owner.dynamic_sizes:
+        # a slice whose one operand is its source has no dynamic size (no segment is read)
+        guarded = isinstance(owner, SliceOp) and len(owner._operands) > 1  # noqa: SLF001
+        if guarded and owner.dynamic_sizes:
             return True
         value = owner.source
     return False

@@ -39,7 +39,8 @@ from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.layout.layouts import effective_layout
-from tirx_mlir.backends.trn.layout.physical_access import NotAffine, physical_access
+from tirx_mlir.backends.trn.layout.physical_access import (NotAffine, PhysicalAccess,
+                                                            physical_access)
 from tirx_mlir.dialects.tirx.access import (NotAView, const_index, resolve_access,
                                             same_index)
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp, TransposeOp
@@ -239,13 +240,16 @@ def refine(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanO
     guards = _iteration_guards(operands, aligned)
     points: list[set[int]] = [set() for _ in range(rank)]
     layouts = [root_layout(view) for view in aligned]  # a refined view reads the same buffer
+    split: list[PhysicalAccess | None] = []
     for op, view, layout in zip(operands, aligned, layouts):
         if layout is None:
+            split.append(None)
             continue
         try:
             pa = physical_access(view, layout, allow_split=True)
         except NotAffine as err:
             fail(f"operand '{op.name}' is not one strided view of its tile: {err}")
+        split.append(pa)
         for k, pieces in enumerate(pa.dims):
             points[k] |= _split_points(pieces)
     sizes: list[int] = []
@@ -267,16 +271,19 @@ def refine(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanO
                  f"of {tile} and guard each by min({tile}, n - {tile} * t), the last one "
                  f"partial")
         plan.guards[pieces[0]] = value
-    for op, view, layout in zip(operands, aligned, layouts):
+    for op, view, layout, pa in zip(operands, aligned, layouts, split):
         shape = [s if op.present(origin[j]) else 1 for j, s in enumerate(sizes)]
         op.refined = reshape(builder, view, shape)
-        if layout is None:
+        if pa is None:
             op.axes = [(None, 0)] * len(sizes)
             continue
-        try:
-            pa = physical_access(op.refined, layout)
-        except NotAffine as err:
-            fail(f"operand '{op.name}' is not one strided view of its tile: {err}")
+        if op.refined is not view or not pa.is_simple():
+            # the unsplit pattern of a view no dim of which was split is the split one: the
+            # decomposition splits a dim only where it would otherwise fail (`physical_access`)
+            try:
+                pa = physical_access(op.refined, layout)
+            except NotAffine as err:
+                fail(f"operand '{op.name}' is not one strided view of its tile: {err}")
         op.axes = [(pa.axis_of(j), pa.step_of(j)) for j in range(len(sizes))]
     return plan
 
