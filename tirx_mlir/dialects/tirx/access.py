@@ -399,8 +399,9 @@ class AccessPattern:
 
     @property
     def buffer_type(self) -> BufferType:
-        assert is_buffer_type(self.buffer.type)
-        return self.buffer.type  # type: ignore[return-value]
+        t = self.buffer.type
+        assert type(t) is BufferType or is_buffer_type(t)
+        return t  # type: ignore[return-value]
 
     def static_offset(self) -> tuple[int, ...] | None:
         if all(o.is_const() for o in self.offset):
@@ -625,8 +626,9 @@ class Region:
 
     @property
     def buffer_type(self) -> BufferType:
-        assert is_buffer_type(self.buffer.type)
-        return self.buffer.type  # type: ignore[return-value]
+        t = self.buffer.type
+        assert type(t) is BufferType or is_buffer_type(t)
+        return t  # type: ignore[return-value]
 
     def static_offsets(self) -> tuple[int, ...] | None:
         if all(o.is_const() for o in self.offsets):
