@@ -148,12 +148,14 @@ class TilePlan:
         free order (a transposing instruction reads its operands in different orders)."""
         assert operand.refined is not None
         rank = len(self.sizes)
-        present = [self._present(operand, j) for j in range(rank)]
+        value = operand.refined
+        shape = shape_of(value)
+        # the operand has refined dim j (else it broadcasts there and is read at offset 0)
+        present = [shape[j] != 1 or self.sizes[j] == 1 for j in range(rank)]
         offsets = [ivs.get(j, 0) if present[j] else 0 for j in range(rank)]
         sizes = [self.chunk.get(j, 1) if present[j] else 1 for j in range(rank)]
-        value = operand.refined
         whole = not any(not isinstance(o, int) or o for o in offsets) and \
-            tuple(sizes) == shape_of(value)
+            tuple(sizes) == shape
         if order is None:
             pdim = self.pdim
             order = ([] if pdim is None else [pdim]) + self.free_order()
@@ -179,9 +181,6 @@ class TilePlan:
               ivs: dict[int, SSAValue | int], *names: str) -> list[SSAValue]:
         """`instruction_view` of several named operands."""
         return [self.instruction_view(builder, operands[n], ivs) for n in names]
-
-    def _present(self, operand: PlanOperand, j: int) -> bool:
-        return shape_of(operand.refined)[j] != 1 or self.sizes[j] == 1  # type: ignore[arg-type]
 
     def emit(self, builder: Builder, loops: Sequence[int],
              body: Callable[[Builder, dict[int, SSAValue | int], dict[int, SSAValue]], None],
