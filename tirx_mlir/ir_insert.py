@@ -121,7 +121,7 @@ def move_ops_before(source: Block, anchor: Operation) -> list[Operation]:
     ``for o in list(source.ops): o.detach(); anchor_block.insert_op_before(o, anchor)`` does),
     the whole list spliced in at once; the ops moved. When ``anchor`` is inside ``source``
     (an op would hold its own block), xDSL's per-op path runs and raises."""
-    ops = list(source.ops)
+    ops = [o for o in source.ops]  # not list(): xDSL's BlockOps.__len__ walks the block
     block = anchor.parent
     if not ops:
         return ops

@@ -291,11 +291,14 @@ class SegmentOperand:
             return op._operands[start:stop]  # noqa: SLF001 - what op.operands[start:stop] gives
         if self.kind == "optional" and start == stop:
             return None
-        return op._operands[start]  # noqa: SLF001
+        # the operand tuple's item, without xDSL's SSAValues.__getitem__ (a Python call)
+        return _item(op._operands, start)  # noqa: SLF001
 
     def __set__(self, op, value) -> None:
         self.original.__set__(op, value)  # xDSL's: named operands cannot be written
 
+
+_item = tuple.__getitem__
 
 _SPAN_CACHE: dict[int, tuple] = {}
 _SPAN_CACHE_SIZE = 4096

@@ -48,7 +48,9 @@ def btype(value: SSAValue) -> BufferType:
 
 
 def shape_of(value: SSAValue) -> tuple[int, ...]:
-    return btype(value).get_shape()
+    t = value.type  # `btype`'s check inline: dispatch asks ~20 times per tile op
+    assert type(t) is BufferType or is_buffer_type(t)
+    return t.get_shape()  # type: ignore[union-attr]
 
 
 def is_buffer(value: SSAValue | None) -> bool:
@@ -65,7 +67,9 @@ def scope_of(value: SSAValue) -> str:
     """The memory scope of the buffer a value (a buffer or a view of one) lives in: its type's,
     since every view keeps its source's scope (the view ops' verifiers), so the view chain is
     not resolved for it."""
-    return btype(value).scope_name
+    t = value.type
+    assert type(t) is BufferType or is_buffer_type(t)
+    return t.scope.data  # type: ignore[union-attr]  (`BufferType.scope_name`)
 
 
 # --- building -------------------------------------------------------------------------------------

@@ -217,7 +217,7 @@ class DispatchContext:
             for o in ops:
                 anchor.parent_block().insert_op_after(o, anchor)  # type: ignore[union-attr]
                 anchor = o
-        new_ops = list(self._scratch.ops)
+        new_ops = [o for o in self._scratch.ops]  # not list(): BlockOps' len() walks it
         _inherit_location([*new_ops, *init_ops, *self._pending_init,
                            *(a for _, a, _ in self._pending_private),
                            *(o for _, ops in self._pending_after for o in ops)], self.op)
@@ -225,7 +225,7 @@ class DispatchContext:
         return move_ops_before(self._scratch, self.op)
 
     def _discard(self) -> None:
-        for o in reversed(list(self._scratch.ops)):
+        for o in reversed([o for o in self._scratch.ops]):
             o.detach()
             o.erase(safe_erase=False)
         for _, alloc, _ in self._pending_private:
@@ -240,7 +240,7 @@ class DispatchContext:
 def _build_detached(build: Callable[[Builder], None]) -> list[Operation]:
     block = Block()
     build(LinkingBuilder(InsertPoint.at_end(block)))
-    ops = list(block.ops)
+    ops = [o for o in block.ops]  # not list(): BlockOps' len() walks the block once more
     for o in ops:
         o.detach()
     return ops

@@ -64,7 +64,7 @@ class Predicate:
 
     def evaluate(self, op: "TileOp", ctx: "DispatchContext") -> tuple[bool, str]:
         try:
-            result = self.fn(op, ctx, **dict(self.kwargs))
+            result = self.fn(op, ctx, **dict(self.kwargs)) if self.kwargs else self.fn(op, ctx)
         except DispatchFail as err:
             return False, err.reason
         except Exception as err:  # noqa: BLE001 - any predicate crash is a reject, as in TIRx

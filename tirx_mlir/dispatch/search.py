@@ -151,10 +151,10 @@ def _first_case(op: TileOp, cases: list, new_context: Callable[[], DispatchConte
 def _guarded_operand(op: TileOp) -> str | None:
     """The name of an operand of ``op`` with a dynamic extent (a guarded view), or None."""
     from tirx_mlir.dialects.tirx.access import is_guarded
-    from tirx_mlir.dialects.tirx.attributes import BufferType
+    from tirx_mlir.dialects.tirx.attributes import is_buffer_type
 
     for name, value in op.named_operands().items():
-        if isinstance(value.type, BufferType) and is_guarded(value):
+        if is_buffer_type(value.type) and is_guarded(value):  # the class test kept per class
             return name
     return None
 

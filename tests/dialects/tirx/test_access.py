@@ -116,3 +116,43 @@ def test_shared_views_answer_each_view_once_and_only_inside_the_block():
     assert shared_answers() is None
     assert resolve_access(view.result) is not first
     assert resolve_access(view.result) == first
+
+
+def test_is_guarded_sees_a_dynamic_size_and_not_a_dynamic_offset_anywhere_in_the_chain():
+    from tirx_mlir.dialects.tirx.access import is_guarded
+
+    block = Block()
+    base = AllocOp(BufferType((256, 512), f32, "trn.sbuf"))
+    i = block.insert_arg(IndexType(), 0)
+    block.add_op(base)
+    offset_only = SliceOp(base.result, [i, 0], [128, 512])  # a dynamic offset, static sizes
+    sized = SliceOp(base.result, [0, 0], [i, 512], max_sizes=[128, 512])  # a guard
+    both = SliceOp(base.result, [i, i], [i, 256], max_sizes=[128, 256])
+    static = SliceOp(base.result, [0, 0], [128, 512])
+    inner = SliceOp(sized.result, [0, 0], [128, 256])  # a static view of a guarded one
+    t = TransposeOp(inner.result, [1, 0])
+    block.add_ops([offset_only, sized, both, static, inner, t])
+    assert not is_guarded(base.result) and not is_guarded(static.result)
+    assert not is_guarded(offset_only.result)
+    assert is_guarded(sized.result) and is_guarded(both.result)
+    assert is_guarded(inner.result) and is_guarded(t.result)
+
+
+def test_a_slice_takes_python_and_numpy_ints_and_index_values_in_any_mix():
+    from tirx_mlir.dialects.tirx.buffer_ops import DYNAMIC
+
+    block = Block()
+    base = AllocOp(BufferType((256, 512), f32, "trn.sbuf"))
+    i = block.insert_arg(IndexType(), 0)
+    n = block.insert_arg(IndexType(), 1)
+    block.add_op(base)
+    s = SliceOp(base.result, [np.int64(3), i], [n, np.int32(64)], max_sizes=[128, 64])
+    t = SliceOp(base.result, [i, True], [8, 16])  # a bool is an int: int(True) == 1
+    block.add_ops([s, t])
+    assert list(s.static_offsets.get_values()) == [3, DYNAMIC]
+    assert list(s.static_sizes.get_values()) == [DYNAMIC, 64]
+    assert list(s.offsets) == [i] and list(s.dynamic_sizes) == [n]
+    assert s.mixed_offsets() == [3, i] and s.mixed_sizes() == [n, 64]
+    assert s.result.type.get_shape() == (128, 64)
+    assert t.mixed_offsets() == [i, 1] and type(t.mixed_offsets()[1]) is int
+    assert t.result.type.get_shape() == (8, 16) and not t.dynamic_sizes

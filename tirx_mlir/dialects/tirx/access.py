@@ -399,8 +399,9 @@ class AccessPattern:
 
     @property
     def buffer_type(self) -> BufferType:
-        assert is_buffer_type(self.buffer.type)
-        return self.buffer.type  # type: ignore[return-value]
+        t = self.buffer.type
+        assert type(t) is BufferType or is_buffer_type(t)
+        return t  # type: ignore[return-value]
 
     def static_offset(self) -> tuple[int, ...] | None:
         if all(o.is_const() for o in self.offset):
@@ -603,7 +604,9 @@ def is_guarded(value: SSAValue) -> bool:
     """Whether a view has a dynamic extent: a guarded ``tirx.slice`` in its chain (cheap: no
     access pattern is built)."""
     while is_view_op(owner := value.owner):
-        if isinstance(owner, SliceOp) and owner.dynamic_sizes:
+        # a slice whose one operand is its source has no dynamic size (no segment is read)
+        guarded = isinstance(owner, SliceOp) and len(owner._operands) > 1  # noqa: SLF001
+        if guarded and owner.dynamic_sizes:
             return True
         value = owner.source
     return False
@@ -623,8 +626,9 @@ class Region:
 
     @property
     def buffer_type(self) -> BufferType:
-        assert is_buffer_type(self.buffer.type)
-        return self.buffer.type  # type: ignore[return-value]
+        t = self.buffer.type
+        assert type(t) is BufferType or is_buffer_type(t)
+        return t  # type: ignore[return-value]
 
     def static_offsets(self) -> tuple[int, ...] | None:
         if all(o.is_const() for o in self.offsets):

@@ -204,7 +204,10 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
     # ---- accessors ----
     def get_shape(self) -> tuple[int, ...]:
-        return decoded(self, "_shape", _shape_of)
+        try:  # `decoded`'s memo, read inline: the most asked fact of a buffer type
+            return self.__dict__["_shape"]
+        except KeyError:
+            return decoded(self, "_shape", _shape_of)
 
     @property
     def rank(self) -> int:

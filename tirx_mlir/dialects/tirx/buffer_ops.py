@@ -88,6 +88,13 @@ _IS_VALUE = IsInstance(SSAValue)
 """An SSA value (not an int), answered once per class."""
 
 
+def _static(n: int | SSAValue) -> int:
+    """A slice offset or size as its static entry: itself (an int), DYNAMIC (an index value)."""
+    if type(n) is int:  # the common case, without the class test
+        return n
+    return DYNAMIC if _IS_VALUE(n) else int(n)
+
+
 @irdl_op_definition
 class SliceOp(IRDLOperation):
     """A rectangular (optionally strided) view of a buffer: a TIRx buffer region.
@@ -117,19 +124,19 @@ class SliceOp(IRDLOperation):
         """``sizes`` may hold index values (guards); ``max_sizes`` then gives the static
         maximum of each dim (the result type's shape; default: the static sizes, and for a
         guarded dim the source's extent)."""
-        static = [DYNAMIC if _IS_VALUE(o) else int(o) for o in offsets]
-        dynamic = [o for o in offsets if _IS_VALUE(o)]
+        static = [_static(o) for o in offsets]
+        dynamic = [o for o in offsets if type(o) is not int and _IS_VALUE(o)]
         src_type = source.type
         assert isinstance(src_type, BufferType)
-        static_sizes = [DYNAMIC if _IS_VALUE(n) else int(n) for n in sizes]
+        static_sizes = [_static(n) for n in sizes]
         if max_sizes is None:
             max_sizes = [dim if n == DYNAMIC else n
                          for n, dim in zip(static_sizes, src_type.get_shape())]
         props = {"static_offsets": int_array(static), "static_sizes": int_array(static_sizes)}
         if strides is not None and any(s != 1 for s in strides):
             props["static_strides"] = int_array(strides)
-        build_op(self, [source, dynamic, [n for n in sizes if _IS_VALUE(n)]], props,
-                 [src_type.with_shape(list(max_sizes))])
+        guards = [n for n in sizes if type(n) is not int and _IS_VALUE(n)]
+        build_op(self, [source, dynamic, guards], props, [src_type.with_shape(list(max_sizes))])
 
     def sizes(self) -> tuple[int, ...]:
         """The static sizes: of a guarded dim, its maximum (the result type's extent)."""

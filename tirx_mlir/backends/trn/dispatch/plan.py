@@ -39,7 +39,8 @@ from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.trn.layout.layouts import effective_layout
-from tirx_mlir.backends.trn.layout.physical_access import NotAffine, physical_access
+from tirx_mlir.backends.trn.layout.physical_access import (NotAffine, PhysicalAccess,
+                                                            physical_access)
 from tirx_mlir.dialects.tirx.access import (NotAView, const_index, resolve_access,
                                             same_index)
 from tirx_mlir.dialects.tirx.buffer_ops import SliceOp, TransposeOp
@@ -147,12 +148,14 @@ class TilePlan:
         free order (a transposing instruction reads its operands in different orders)."""
         assert operand.refined is not None
         rank = len(self.sizes)
-        present = [self._present(operand, j) for j in range(rank)]
+        value = operand.refined
+        shape = shape_of(value)
+        # the operand has refined dim j (else it broadcasts there and is read at offset 0)
+        present = [shape[j] != 1 or self.sizes[j] == 1 for j in range(rank)]
         offsets = [ivs.get(j, 0) if present[j] else 0 for j in range(rank)]
         sizes = [self.chunk.get(j, 1) if present[j] else 1 for j in range(rank)]
-        value = operand.refined
         whole = not any(not isinstance(o, int) or o for o in offsets) and \
-            tuple(sizes) == shape_of(value)
+            tuple(sizes) == shape
         if order is None:
             pdim = self.pdim
             order = ([] if pdim is None else [pdim]) + self.free_order()
@@ -178,9 +181,6 @@ class TilePlan:
               ivs: dict[int, SSAValue | int], *names: str) -> list[SSAValue]:
         """`instruction_view` of several named operands."""
         return [self.instruction_view(builder, operands[n], ivs) for n in names]
-
-    def _present(self, operand: PlanOperand, j: int) -> bool:
-        return shape_of(operand.refined)[j] != 1 or self.sizes[j] == 1  # type: ignore[arg-type]
 
     def emit(self, builder: Builder, loops: Sequence[int],
              body: Callable[[Builder, dict[int, SSAValue | int], dict[int, SSAValue]], None],
@@ -239,13 +239,16 @@ def refine(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanO
     guards = _iteration_guards(operands, aligned)
     points: list[set[int]] = [set() for _ in range(rank)]
     layouts = [root_layout(view) for view in aligned]  # a refined view reads the same buffer
+    split: list[PhysicalAccess | None] = []
     for op, view, layout in zip(operands, aligned, layouts):
         if layout is None:
+            split.append(None)
             continue
         try:
             pa = physical_access(view, layout, allow_split=True)
         except NotAffine as err:
             fail(f"operand '{op.name}' is not one strided view of its tile: {err}")
+        split.append(pa)
         for k, pieces in enumerate(pa.dims):
             points[k] |= _split_points(pieces)
     sizes: list[int] = []
@@ -267,16 +270,19 @@ def refine(builder: Builder, iter_shape: Sequence[int], operands: Sequence[PlanO
                  f"of {tile} and guard each by min({tile}, n - {tile} * t), the last one "
                  f"partial")
         plan.guards[pieces[0]] = value
-    for op, view, layout in zip(operands, aligned, layouts):
+    for op, view, layout, pa in zip(operands, aligned, layouts, split):
         shape = [s if op.present(origin[j]) else 1 for j, s in enumerate(sizes)]
         op.refined = reshape(builder, view, shape)
-        if layout is None:
+        if pa is None:
             op.axes = [(None, 0)] * len(sizes)
             continue
-        try:
-            pa = physical_access(op.refined, layout)
-        except NotAffine as err:
-            fail(f"operand '{op.name}' is not one strided view of its tile: {err}")
+        if op.refined is not view or not pa.is_simple():
+            # the unsplit pattern of a view no dim of which was split is the split one: the
+            # decomposition splits a dim only where it would otherwise fail (`physical_access`)
+            try:
+                pa = physical_access(op.refined, layout)
+            except NotAffine as err:
+                fail(f"operand '{op.name}' is not one strided view of its tile: {err}")
         op.axes = [(pa.axis_of(j), pa.step_of(j)) for j in range(len(sizes))]
     return plan
 

@@ -48,6 +48,7 @@ from tirx_mlir.dialects.tirx.buffer_ops import (AllocOp, LoadOp, ReshapeOp, Slic
                                                 TransposeOp, allocs, erase_dead_views,
                                                 is_view_op, place_like)
 from tirx_mlir.dialects.tirx.kernel import kernels
+from tirx_mlir.ir_insert import LinkingBuilder
 from tirx_mlir.type_tests import IsInstance
 
 
@@ -222,7 +223,7 @@ def lower_buffer(alloc: AllocOp, partitions: int) -> None:
             # right after the view's definition: one chain serves every user of the view
             anchor = phys_alloc if view is alloc.result else view.owner
             assert isinstance(anchor, Operation) and isinstance(view.type, BufferType)
-            builder = Builder(InsertPoint.after(anchor))
+            builder = LinkingBuilder(InsertPoint.after(anchor))  # links ops as Builder does
             built[view] = build_physical_view(builder, phys_alloc.result, plan,
                                               view.type.get_shape())
         user.operands[index] = built[view]
