@@ -96,3 +96,20 @@ def test_consumer_held_layouts():
     assert not roles._consumer_held(o, 0)
     sq = _gemms(kernel)[0].a                    # a shared tile is no register code
     assert not roles._consumer_held(sq, 1)
+
+
+def test_a_register_tile_offset_into_the_producers_warps_is_not_consumer_held():
+    """``+ 4@warpid`` puts the tile on warps 4..7 (the producer warpgroup behind one consumer):
+    its extent alone (4 warps) would pass for the consumers'."""
+    fragment = "S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]"
+    module = parse_module(f"""
+tirx.kernel @k(%A: !tirx.buffer<64x1xf32, global>) -> (%B: !tirx.buffer<64x1xf32, global>)
+    grid [1] threads [256] target "cuda -arch=sm_90a" {{
+  %a = tirx.alloc : !tirx.buffer<64x1xf32, local, {fragment}>
+  %b = tirx.alloc : !tirx.buffer<64x1xf32, local, {fragment} + 4@warpid>
+  tirx.return
+}}""")
+    first, producers = (op.results[0] for op in module.walk() if op.name == "tirx.alloc")
+    assert roles._consumer_held(first, 1)
+    assert not roles._consumer_held(producers, 1)
+    assert roles._consumer_held(producers, 2)   # warps 4..7 are the second consumer's

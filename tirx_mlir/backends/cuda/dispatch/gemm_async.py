@@ -178,8 +178,8 @@ def wgmma(op, ctx) -> None:
     generic = [x for x in shared if not (x.pipelined and x.async_proxy_writes)]
     split = None if in_flight.in_flight_loop(op, ctx, shared) is not None else \
         roles.register_ring_loop(ctx, op)
-    if split is not None and all(roles.written_before(ctx, x.view.alloc, split)
-                                 for x in generic):
+    if split is not None and generic and all(roles.written_before(ctx, x.view.alloc, split)
+                                             for x in generic):
         roles.fence_before(ctx, split)  # once, as the loop starts: nothing in it writes them
     elif generic:
         # generic-proxy writes (stores, cp.async) become visible to wgmma's async proxy

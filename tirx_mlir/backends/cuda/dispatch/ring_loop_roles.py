@@ -9,19 +9,19 @@ iteration its threads have reached. With one loop per role (transforms/split_rol
 producer's loop holds only its ring copies, so it runs ahead of the consumers by the ring's
 stages, and only the consumers compute.
 
-A loop qualifies (`register_ring_loop`) when, in the program as written, its body holds at its
-top level only region-free ops without effects (views, ``arith``), copies into pipelined rings by
-the TMA (no ``cta_mask``: multicast rings keep their cluster protocol; no mixed group), cta-scope ``gemm_async``
-reading a stage of a pipelined ring, and tile ops whose buffer operands are all ``local`` tiles
-*held by the consumer warpgroups only* (`_consumer_held`: a layout numbering its threads by
-``tx``, ``warpid`` or ``wgid`` below the consumers' count; a tile every warpgroup holds a copy
-of, or the producer holds part of, keeps the loop whole), at least one of those (a loop of
-ring copies and GEMMs only is wgmma_in_flight.py's), in a CTA whose producer has a warpgroup
-of its own; no op of the body holds a region. Then no thread of the producer's
-warpgroup holds an element those ops write, so leaving them out of its loop changes nothing it
-computes, and nothing in them waits for the producer (their barriers, if a variant emits any,
-make transforms/split_roles.py keep the loop whole: it accepts only register code besides the
-roles' blocks).
+A loop qualifies (`register_ring_loop`) when, in the program as written, its body holds at its top
+level only region-free ops without effects (views, ``arith``), copies into pipelined rings by the
+TMA (no ``cta_mask``: multicast rings keep their cluster protocol; no mixed group), cta-scope
+``gemm_async`` reading a stage of a pipelined ring, and tile ops whose buffer operands are all
+``local`` tiles *held by the consumer warpgroups only* (`_consumer_held`: a layout numbering its
+threads by ``tx``, ``warpid`` or ``wgid`` below the consumers' count; a tile every warpgroup holds
+a copy of, or the producer holds part of, keeps the loop whole), at least one of those (a loop of
+ring copies and GEMMs only is wgmma_in_flight.py's), in a CTA whose producer has a warpgroup of
+its own; no op of the body holds a region. Then no thread of the producer's warpgroup holds an
+element those ops write, so leaving them out of its loop changes nothing it computes, and nothing
+in them waits for the producer (their barriers, if a variant emits any, make
+transforms/split_roles.py keep the loop whole: it accepts only register code besides the roles'
+blocks).
 
 Dispatch tags such a loop ``cuda.split_roles`` and each role's ``scf.if`` with its role
 (`tag`); wgmma_in_flight.py's loops (ring copies and one GEMM) are tagged there.
@@ -87,7 +87,9 @@ def _decided(ctx) -> tuple[dict, dict, dict]:
     """(loop -> whether it qualifies, deferred gemm_async -> the one whose wait retires it,
     qualifying loop -> the allocs its tile ops write),
     decided once per kernel, at the first question, on the program as written (the
-    copies and GEMMs of a loop ask while it is being lowered)."""
+    copies and GEMMs of a loop ask while it is being lowered). A tile op that dispatch lowers
+    before that question (one placed above the loop's first ring copy or GEMM) is no longer a
+    tile op then, so its loop stays whole: correct, not split."""
     key = "ring_loop_roles"
     if key not in ctx.shared_state:
         loops = {candidate: _qualifies(ctx, candidate)
@@ -174,7 +176,9 @@ def _consumer_held(value: SSAValue, consumers: int) -> bool:
     limits = {"tx": WARPGROUP * consumers, "warpid": WARPGROUP // 32 * consumers,
               "wgid": consumers}
     numbered = [axis for axis in limits if axis in threads]
-    return len(numbered) == 1 and threads[numbered[0]] <= limits[numbered[0]]
+    # the span counts the layout's offset on the axis (threads starting at warp 4 are not
+    # the first warpgroup's)
+    return len(numbered) == 1 and layout.span(numbered[0]) <= limits[numbered[0]]
 
 
 def written_before(ctx, alloc: SSAValue, loop: scf.ForOp) -> bool:

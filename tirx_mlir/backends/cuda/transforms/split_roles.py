@@ -28,12 +28,13 @@ A tagged loop it cannot split (another kind of op at its top level, a condition 
 the iteration, no drain after it past pure ops, a drain whose condition is not the consumers'
 value or the same pure computation of it) is left as it is, untagged.
 
-A loop of rings whose body also holds the consumers' register code (dispatch/ring_loop_roles.py:
-a flash-attention loop's softmax between its GEMMs) is tagged with each role's ``scf.if``
+A loop of rings whose body also holds the consumers' register code (dispatch/ring_loop_roles.py: a
+flash-attention loop's softmax between its GEMMs) is tagged with each role's ``scf.if``
 (``cuda.role`` = ``"producer"`` on the ring copies', ``"consumer"`` on the GEMMs'), and a drain
-after it when one GEMM's wait is deferred to the next one's. It splits the same way, every consumer ``scf.if`` inlined into the consumers' loop, the
-register code kept there only (and the pure ops that use its values), the producers' ``scf.if``
-kept in theirs only, the other pure ops in both, the drain (if any) after the consumers' loop::
+after it when one GEMM's wait is deferred to the next one's. It splits the same way, every
+consumer ``scf.if`` inlined into the consumers' loop, the register code kept there only (and the
+pure ops that use its values), the producers' ``scf.if`` kept in theirs only, the other pure ops
+in both, the drain (if any) after the consumers' loop::
 
     scf.for %k { pure; scf.if %p {producer}; scf.if %c {gemm}; registers; scf.if %c {gemm} }
       ->  scf.if %c { scf.for %k { pure; gemm; registers; gemm } }
