@@ -61,7 +61,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import ring_loop_roles as roles
-from tirx_mlir.backends.cuda.dispatch import tma_multicast
+from tirx_mlir.backends.cuda.dispatch import tma_multicast, tma_one_shot
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout import swizzle as sw
 from tirx_mlir.backends.cuda.layout.roles import producer_thread
@@ -311,10 +311,9 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
         guard = inner.insertion_point.block.parent_op()
         assert isinstance(guard, scf.IfOp)
         roles.tag(split, guard, roles.PRODUCER_ROLE)
-    if not pipelined:
-        full_all = ring_.shared_address(b, bars.full, stage)
-        parity = ring_.use_parity(ctx, b, ring, ring_.CONSUMER, stage)
-        ring_.wait_parity(b, full_all, parity)
+    if not pipelined:  # the copy completes here (a one-shot load: its only wait)
+        tma_one_shot.wait(ctx, b, op, ring, ring_.shared_address(b, bars.full, stage), stage,
+                          multicast=cast is not None)
 
 
 _ISSUER_AXIS = {ExecScope.CTA: "tx", ExecScope.WARPGROUP: "tid_in_wg", ExecScope.WARP: "laneid"}
