@@ -86,6 +86,15 @@ def test_a_tile_loaded_once_before_the_loop_at_every_stage_and_compiled(threads,
     assert "ptx.fence_proxy_async" not in _names(final) or b_form == "plain"
 
 
+@pytest.mark.parametrize("b_form", ["ring", "plain"])
+def test_a_tile_copied_once_by_cp_async_before_the_loop(b_form):
+    """The same with A by cp.async (``dispatch "ldgsts"``) in a CTA with a producer warpgroup:
+    no pipelined cp.async ring either (before the fix: the same deadlock, on the 128 arrivals
+    of its full barrier's second phase); async_completion.py completes it before its reader."""
+    text = _kernel(256, b_form).replace('%sa, %A dispatch "tma_auto"', '%sa, %A dispatch "ldgsts"')
+    check_every_stage(text, _reference, arch="sm_90a", rtol=1e-3, atol=1e-2)
+
+
 def test_only_the_consumers_wait_for_a_once_and_the_producer_goes_on():
     """In a CTA with a producer warpgroup, the consumers (threads below 128) wait for A's
     phase once before the loop; the producer's thread issues A and goes on to the ring (it is
