@@ -96,17 +96,19 @@ def test_a_tile_copied_once_by_cp_async_before_the_loop(b_form):
 
 
 def test_only_the_consumers_wait_for_a_once_and_the_producer_goes_on():
-    """In a CTA with a producer warpgroup, the consumers (threads below 128) wait for A's
-    phase once before the loop; the producer's thread issues A and goes on to the ring (it is
-    no reader of A); nothing in the loops waits for A's barrier again, and nothing fences A for
+    """In a CTA with a producer warpgroup, the consumers (warpgroup 0) wait for A's phase
+    once before the loop; the producer's thread issues A and goes on to the ring (it is no
+    reader of A); nothing in the loops waits for A's barrier again, and nothing fences A for
     the async proxy (TMA writes it, its barrier makes the bytes visible)."""
     final = lower(_kernel(256, "ring"), arch="sm_90a")
     (wait,) = _waits_outside_loops(final)
     guard = wait.parent_op().parent_op()
     assert isinstance(guard, scf.IfOp)
-    cond = guard.cond.owner
+    cond = guard.cond.owner  # threadIdx.x / 128 < 1
     assert cond.name == "arith.cmpi" and cond.predicate.value.data == 6  # ult
-    assert cond.rhs.owner.value.value.data == 128
+    assert cond.rhs.owner.value.value.data == 1
+    wg = cond.lhs.owner
+    assert wg.name == "arith.divui" and wg.rhs.owner.value.value.data == 128
     assert "ptx.fence_proxy_async" not in _names(final)
 
 

@@ -27,7 +27,7 @@ from xdsl.ir import SSAValue
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout.async_defaults import tile_uses
-from tirx_mlir.backends.cuda.layout.roles import producer_thread
+from tirx_mlir.backends.cuda.layout.roles import consumer_warpgroups
 from tirx_mlir.dialects.tirx import tile_ops as T
 
 
@@ -52,9 +52,12 @@ def wait(ctx, b: Builder, op, ring: ring_.StageView, full: SSAValue, stage: SSAV
     multicast load, whose CTAs meet at a cluster barrier before the issue)."""
     at = b
     if not multicast and consumers_only(ctx, op, ring.alloc):
-        tx = common.ThreadIds(b)["tx"]
-        limit = ring_.const(b, producer_thread(ctx.kernel), IndexType())
-        at = ring_.emit_if(b, b.insert(arith.CmpiOp(tx, limit, "ult")).result)
+        # the guard gemm_async's consumers run under (warpgroup < consumers): tested on the
+        # thread index instead, ptxas lost the uniform datapath of the consumers' split loop
+        # after it (32 more SASS instructions a KV block in the flash example, bench/README.md)
+        wg = common.ThreadIds(b)["wgid"]
+        limit = ring_.const(b, consumer_warpgroups(ctx.kernel), IndexType())
+        at = ring_.emit_if(b, b.insert(arith.CmpiOp(wg, limit, "ult")).result)
     parity = ring_.use_parity(ctx, at, ring, ring_.CONSUMER, stage)
     ring_.wait_parity(at, full, parity)
     if at is not b:

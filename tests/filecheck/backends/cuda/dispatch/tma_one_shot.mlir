@@ -2,7 +2,7 @@
 // A one-shot TMA load (dispatch/tma_one_shot.py): A is filled once before the loop and read by
 // its gemm_async every iteration, so it is no ring stage (the loop holds no fill of it). Thread
 // 128 (the producer warpgroup's) arms A's full barrier and issues the box; only the consumers
-// (threads below 128, the only readers) wait for its phase, once, before the loop; the loop's
+// (warpgroup 0, the only readers) wait for its phase, once, before the loop; the loop's
 // ring copy and GEMM keep the ring protocol, and nothing fences A for wgmma (TMA wrote it).
 
 tirx.kernel @one_shot(%A: !tirx.buffer<64x64xf16, global>, %B: !tirx.buffer<192x64xf16, global>) -> (%C: !tirx.buffer<64x64xf32, global>)
@@ -38,7 +38,9 @@ tirx.kernel @one_shot(%A: !tirx.buffer<64x64xf16, global>, %B: !tirx.buffer<192x
 // CHECK:         ptx.cp_async_bulk_tensor_g2s "2d.shared::cluster"
 // CHECK:       %[[TX:.*]] = cuda.thread_idx x : index
 // CHECK-NEXT:  %[[C128:.*]] = arith.constant 128 : index
-// CHECK-NEXT:  %[[CONSUMER:.*]] = arith.cmpi ult, %[[TX]], %[[C128]] : index
+// CHECK-NEXT:  %[[WG:.*]] = arith.divui %[[TX]], %[[C128]] : index
+// CHECK-NEXT:  %[[C1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:  %[[CONSUMER:.*]] = arith.cmpi ult, %[[WG]], %[[C1]] : index
 // CHECK-NEXT:  scf.if %[[CONSUMER]] {
 // CHECK:         ptx.mbarrier_try_wait_parity "shared"
 // CHECK-NOT:   ptx.mbarrier_try_wait_parity
