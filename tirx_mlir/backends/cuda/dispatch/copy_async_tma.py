@@ -20,8 +20,9 @@ Loads: each box a ``cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::com
 on the stage's ``full`` mbarrier armed with the copy's bytes; the mbarriers, the issuing thread
 and who waits are tma_ring.py's protocol (a pipelined ring: the producer waits for the stage to
 be empty, the gemm_async consumers for it to be full; otherwise every thread waits right after
-the issue, or only the consumer warpgroups for a one-shot load only they read: tma_one_shot.py). ``config {cta_mask = M}`` multicasts a load's boxes to groups of the cluster's CTAs,
-each CTA of a group issuing its share (tma_multicast.py). ``config {oob = "zero"|"nan"}`` is
+the issue, or only the consumer warpgroups for a one-shot load only they read: tma_one_shot.py).
+``config {cta_mask = M}`` multicasts a load's boxes to groups of the cluster's CTAs, each CTA of
+a group issuing its share (tma_multicast.py). ``config {oob = "zero"|"nan"}`` is
 the tensor map's fill of box elements outside the tensor (zeros, the default, or NaN:
 ``CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA``, for a floating-point load).
 ``config {cache_hint = "evict_first"|"evict_last"|"evict_normal"|"evict_unchanged"}`` (loads,
