@@ -122,6 +122,19 @@ def test_only_the_consumers_wait_for_a_once_and_the_producer_goes_on():
     np.testing.assert_allclose(got.outputs[0], _reference(a, b)[0], rtol=1e-3, atol=1e-2)
 
 
+def test_a_ring_loop_reading_a_one_shot_tile_keeps_one_wgmma_group_in_flight():
+    """A (one-shot) and B's ring stages: the K loop keeps one group in flight
+    (wgmma_in_flight.py: ``wait_group 1`` in the loop, the drain's ``wait_group 0`` after it),
+    as a loop of two rings does; in a CTA of one warpgroup (no producer of its own) it waits
+    at once."""
+    def waits(threads):
+        final = lower(_kernel(threads, "ring"), arch="sm_90a")
+        return [o.properties["n"].value.data for o in final.walk()
+                if o.name == "ptx.wgmma_wait_group"]
+    assert waits(256) == [1, 0]
+    assert waits(128) == [0]
+
+
 def test_a_one_shot_load_is_no_ring_and_a_ring_in_its_loop_is_one():
     module = parse_module(_kernel(256, "ring"), "k.mlir")
     (kernel,) = kernels(module)
