@@ -1,7 +1,9 @@
 // Flash-attention forward on sm_90a, pipelined: O = softmax(Q K^T / 8) V for one head, Q, K, V
-// 256x64 f16, O f32. Each CTA of two warpgroups owns 64 queries. K and V blocks of 64 rows go
-// through TMA rings of 2 stage tiles each (ring[j % 2]); nothing else is written about the
-// pipeline: the lowering gives the copies to thread 0 of warpgroup 1 (the producer: wait until
+// 256x64 f16, O f32. Each CTA of two warpgroups owns 64 queries; its Q tile is loaded once by
+// the TMA before the loop (a one-shot load: the consumer warpgroup waits for it once, before
+// the loop; dispatch/tma_one_shot.py). K and V blocks of 64 rows go through TMA rings of 2
+// stage tiles each (ring[j % 2]); nothing else is written about the pipeline:
+// the lowering gives the copies to thread 0 of warpgroup 1 (the producer: wait until
 // the stage is empty, arm its full mbarrier, issue the box) and the GEMMs and the softmax to
 // warpgroup 0 (the consumer: wait until full, wgmma, release the stage), and splits the loop
 // so that each role runs a loop of its own (dispatch/ring_loop_roles.py,
@@ -41,7 +43,7 @@ tirx.kernel @flash_attention_ring_sm90a(%Q: !tirx.buffer<256x64xf16, global>, %K
   %l = tirx.alloc : !tirx.buffer<64x1xf32, local, S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]>
   %rs = tirx.alloc : !tirx.buffer<64x1xf32, local, S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]>
   %q = tirx.slice %Q[%m0, 0] [64, 64] : !tirx.buffer<256x64xf16, global> -> !tirx.buffer<64x64xf16, global>
-  tirx.copy cta %sq, %q : !tirx.buffer<64x64xf16, shared, swizzle(3,3,3) S[64,64]>, !tirx.buffer<64x64xf16, global>
+  tirx.copy_async cta %sq, %q dispatch "tma_auto" : !tirx.buffer<64x64xf16, shared, swizzle(3,3,3) S[64,64]>, !tirx.buffer<64x64xf16, global>
   tirx.zero cta %o : !tirx.buffer<64x64xf32, local, S[(1,1,4,2,8,8,4,2):(4@warpid,32,1@warpid,2,4@laneid,4,1@laneid,1)]>
   tirx.fill cta %m, %ninf : !tirx.buffer<64x1xf32, local, S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]>, f32
   tirx.zero cta %l : !tirx.buffer<64x1xf32, local, S[(4,2,8,1):(1@warpid,1,4@laneid,1)] + R[4:1@laneid]>

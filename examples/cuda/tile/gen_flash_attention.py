@@ -7,9 +7,9 @@
 An optional second argument is the sequence length (default 256). The first two differ only in
 the tensor-core primitive: ``tirx.gemm`` (mma.sync, P multiplied from the registers it was
 computed in) on sm_80, ``tirx.gemm_async`` (wgmma, P staged through a swizzled shared tile) on
-sm_90a. ``sm_90a_ring`` is the sm_90a loop pipelined: K and V blocks in TMA rings of `STAGES`
-stage tiles (copy_async forced to tma_auto into ``ring[j % STAGES]``) in a CTA of two
-warpgroups, so the lowering gives the ring copies to a producer warpgroup and the GEMMs and the
+sm_90a. ``sm_90a_ring`` is the sm_90a loop pipelined: Q loaded once by the TMA (a one-shot
+load), K and V blocks in TMA rings of `STAGES` stage tiles (copy_async forced to tma_auto into
+``ring[j % STAGES]``) in a CTA of two warpgroups, so the lowering gives the ring copies to a producer warpgroup and the GEMMs and the
 softmax to the consumer warpgroup, each role in a loop of its own; P stays in registers (the
 wgmma rs form), so the loop has no shared store and no barrier, and P V stays in flight until
 the next block's S wait.
@@ -49,9 +49,11 @@ HEADER = {
 // block: m' = max(m, rowmax(S / 8)), P = exp(S / 8 - m'), l = l exp(m - m') + rowsum(P),
 // O = O exp(m - m') + P V; finally O = O / l.""",
     "sm_90a_ring": """// Flash-attention forward on sm_90a, pipelined: O = softmax(Q K^T / 8) V for one head, Q, K, V
-// {L}x64 f16, O f32. Each CTA of two warpgroups owns 64 queries. K and V blocks of 64 rows go
-// through TMA rings of {S} stage tiles each (ring[j % {S}]); nothing else is written about the
-// pipeline: the lowering gives the copies to thread 0 of warpgroup 1 (the producer: wait until
+// {L}x64 f16, O f32. Each CTA of two warpgroups owns 64 queries; its Q tile is loaded once by
+// the TMA before the loop (a one-shot load: the consumer warpgroup waits for it once, before
+// the loop; dispatch/tma_one_shot.py). K and V blocks of 64 rows go through TMA rings of {S}
+// stage tiles each (ring[j % {S}]); nothing else is written about the pipeline:
+// the lowering gives the copies to thread 0 of warpgroup 1 (the producer: wait until
 // the stage is empty, arm its full mbarrier, issue the box) and the GEMMs and the softmax to
 // warpgroup 0 (the consumer: wait until full, wgmma, release the stage), and splits the loop
 // so that each role runs a loop of its own (dispatch/ring_loop_roles.py,
@@ -183,7 +185,7 @@ tirx.kernel @{name}(%Q: {g("f16")}, %K: {g("f16")}, %V: {g("f16")})
   %p = tirx.alloc : {p_type}
 {rows}
   %q = tirx.slice %Q[%m0, 0] [{BM}, {D}] : {g("f16")} -> {gt}
-  tirx.copy cta %sq, %q : {tile}, {gt}
+  tirx.copy_async cta %sq, %q dispatch "tma_auto" : {tile}, {gt}
   tirx.zero cta %o : {acc}
   tirx.fill cta %m, %ninf : {row}, f32
   tirx.zero cta %l : {row}

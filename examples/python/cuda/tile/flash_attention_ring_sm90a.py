@@ -1,7 +1,9 @@
 """Flash-attention forward on sm_90a, pipelined: O = softmax(Q K^T / 8) V for one head, Q, K, V
-256x64 f16, O f32. Each CTA of two warpgroups owns 64 queries. K and V blocks of 64 rows go
-through TMA rings of 2 stage tiles each (ring[j % 2]); nothing else is written about the
-pipeline: the lowering gives the copies to thread 0 of warpgroup 1 (the producer: wait until the
+256x64 f16, O f32. Each CTA of two warpgroups owns 64 queries; its Q tile is loaded once by the
+TMA before the loop (a one-shot load: the consumer warpgroup waits for it once, before the loop;
+dispatch/tma_one_shot.py). K and V blocks of 64 rows go through TMA rings of 2 stage tiles each
+(ring[j % 2]); nothing else is written about the pipeline:
+the lowering gives the copies to thread 0 of warpgroup 1 (the producer: wait until the
 stage is empty, arm its full mbarrier, issue the box) and the GEMMs and the softmax to
 warpgroup 0 (the consumer: wait until full, wgmma, release the stage), and splits the loop so
 that each role runs a loop of its own (dispatch/ring_loop_roles.py, transforms/split_roles.py):
@@ -47,7 +49,7 @@ def flash_attention_ring_sm90a(Q: Tx.Buffer[(256, 64), "f16"],
     l = Tx.alloc((64, 1), "f32", scope="local", layout=ROW_STAT)
     rs = Tx.alloc((64, 1), "f32", scope="local", layout=ROW_STAT)
     q = Q[m0:m0 + 64]
-    Tx.cta.copy(sq, q)
+    Tx.cta.copy_async(sq, q, dispatch="tma_auto")
     Tx.cta.zero(o)
     Tx.cta.fill(m, -1e+30)
     Tx.cta.zero(l)

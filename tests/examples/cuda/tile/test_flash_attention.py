@@ -146,19 +146,46 @@ def test_releasing_v_before_p_v_retires_is_a_located_ring_order_error(monkeypatc
         simulate(module, None, *args)
 
 
+def _q_by_generic_copy(length: int) -> str:
+    """The ring example with Q copied by ``tirx.copy`` (generic stores) instead of the TMA."""
+    text = _generated("sm_90a_ring", length)
+    old = 'tirx.copy_async cta %sq, %q dispatch "tma_auto" :'
+    assert text.count(old) == 1
+    return text.replace(old, "tirx.copy cta %sq, %q :")
+
+
+def test_the_ring_loads_q_once_by_the_tma_and_waits_for_it_once():
+    """Q by the TMA before the loop is a one-shot load (dispatch/tma_one_shot.py): its barrier
+    is waited for once, by the consumer warpgroup, before the split loops, and never in them
+    (a wait per KV block would be for a phase no copy completes: a deadlock); TMA writes need
+    no proxy fence for wgmma."""
+    module = lower(_generated("sm_90a_ring", 128), "flash_attention")
+    mine, theirs, _ = _ring_loops(module)
+    # per KV block the consumers wait for K's and V's stage, the producer for their release
+    assert _names(mine).count("ptx.mbarrier_try_wait_parity") == 2
+    assert _names(theirs).count("ptx.mbarrier_try_wait_parity") == 2
+    waits = [o for o in module.walk() if o.name == "ptx.mbarrier_try_wait_parity"]
+    assert len(waits) == 5  # and Q's, outside the loops
+    (q_wait,) = [w for w in waits if not any(w in list(loop.walk()) for loop in (mine, theirs))]
+    guard = q_wait.parent_op().parent_op()
+    assert isinstance(guard, scf.IfOp) and guard.parent_op() is not None
+    assert "ptx.fence_proxy_async" not in _names(module)
+    assert _names(module).count("ptx.cp_async_bulk_tensor_g2s") == 3
+
+
 def test_the_ring_fences_q_once_before_its_loop(monkeypatch):
-    """Q is written by generic stores before the loop and read by every S wgmma: one
-    ``fence.proxy.async`` before the split loops (none in the consumers' loop) orders it for
-    wgmma's async proxy; without it the first S's read of Q is a located [proxy] error."""
+    """Q written by generic stores (``tirx.copy``) before the loop and read by every S wgmma:
+    one ``fence.proxy.async`` before the split loops (none in the consumers' loop) orders it
+    for wgmma's async proxy; without it the first S's read of Q is a located [proxy] error."""
     from tirx_mlir.backends.cuda.dispatch import ring_loop_roles
     from tirx_mlir.interpreter.runtime import InterpretError
 
-    module = lower(_generated("sm_90a_ring", 128), "flash_attention")
+    module = lower(_q_by_generic_copy(128), "flash_attention")
     mine, theirs, _ = _ring_loops(module)
     assert "ptx.fence_proxy_async" not in _names(mine) + _names(theirs)
     assert _names(module).count("ptx.fence_proxy_async") == 1
     monkeypatch.setattr(ring_loop_roles, "fence_before", lambda ctx, loop: None)
-    unfenced = lower(_generated("sm_90a_ring", 128), "flash_attention")
+    unfenced = lower(_q_by_generic_copy(128), "flash_attention")
     q, k, v = _inputs(128)
     with pytest.raises(InterpretError, match=r"\[proxy\] ptx.wgmma_mma_async_ss: reads shared"):
         simulate(unfenced, None, *bind_arguments(KernelRunner(unfenced).kernel, [q, k, v]))

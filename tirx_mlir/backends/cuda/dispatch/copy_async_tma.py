@@ -20,8 +20,9 @@ Loads: each box a ``cp.async.bulk.tensor.Nd.shared::cluster.global.mbarrier::com
 on the stage's ``full`` mbarrier armed with the copy's bytes; the mbarriers, the issuing thread
 and who waits are tma_ring.py's protocol (a pipelined ring: the producer waits for the stage to
 be empty, the gemm_async consumers for it to be full; otherwise every thread waits right after
-the issue). ``config {cta_mask = M}`` multicasts a load's boxes to groups of the cluster's CTAs,
-each CTA of a group issuing its share (tma_multicast.py). ``config {oob = "zero"|"nan"}`` is
+the issue, or only the consumer warpgroups for a one-shot load only they read: tma_one_shot.py).
+``config {cta_mask = M}`` multicasts a load's boxes to groups of the cluster's CTAs, each CTA of
+a group issuing its share (tma_multicast.py). ``config {oob = "zero"|"nan"}`` is
 the tensor map's fill of box elements outside the tensor (zeros, the default, or NaN:
 ``CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA``, for a floating-point load).
 ``config {cache_hint = "evict_first"|"evict_last"|"evict_normal"|"evict_unchanged"}`` (loads,
@@ -61,7 +62,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import ring_loop_roles as roles
-from tirx_mlir.backends.cuda.dispatch import tma_multicast
+from tirx_mlir.backends.cuda.dispatch import tma_multicast, tma_one_shot
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout import swizzle as sw
 from tirx_mlir.backends.cuda.layout.roles import producer_thread
@@ -316,10 +317,9 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
         guard = inner.insertion_point.block.parent_op()
         assert isinstance(guard, scf.IfOp)
         roles.tag(split, guard, roles.PRODUCER_ROLE)
-    if not pipelined:
-        full_all = ring_.shared_address(b, bars.full, stage)
-        parity = ring_.use_parity(ctx, b, ring, ring_.CONSUMER, stage)
-        ring_.wait_parity(b, full_all, parity)
+    if not pipelined:  # the copy completes here (a one-shot load: its only wait)
+        tma_one_shot.wait(ctx, b, op, ring, ring_.shared_address(b, bars.full, stage), stage,
+                          multicast=cast is not None)
 
 
 _ISSUER_AXIS = {ExecScope.CTA: "tx", ExecScope.WARPGROUP: "tid_in_wg", ExecScope.WARP: "laneid"}

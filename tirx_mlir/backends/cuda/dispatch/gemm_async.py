@@ -51,6 +51,7 @@ from tirx_mlir.backends.cuda.dispatch import wgmma_in_flight as in_flight
 from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
 from tirx_mlir.backends.cuda.dispatch.fragment_io import pack
 from tirx_mlir.backends.cuda.layout import fragments_wgmma as fw
+from tirx_mlir.backends.cuda.layout.async_defaults import is_tma_copy
 from tirx_mlir.backends.cuda.loop_hints import mark_nounroll
 from tirx_mlir.backends.cuda.layout.roles import WARPGROUP, consumer_warpgroups, warpgroups
 from tirx_mlir.backends.cuda.layout.wgmma_operand import K_STEP, OperandTile, operand_tile
@@ -113,9 +114,11 @@ class _Operand:
             fail(f"{what}: {tile}")
         self.tile: OperandTile = tile
         self.pipelined = ring_.pipelined(ctx, view.alloc)
-        self.async_proxy_writes = not any(
-            ring_.is_cp_async_copy(w) for w in ring_.ring_writer_ops(ctx, view.alloc))
-        """Whether only TMA (the async proxy) writes the ring's tiles."""
+        writers = ring_.ring_writer_ops(ctx, view.alloc)
+        self.async_proxy_writes = bool(writers) and all(is_tma_copy(w) for w in writers)
+        """Whether only TMA (the async proxy) writes the alloc's tiles: its full barrier's
+        wait (before the wgmma, or once after a one-shot load) makes them visible to wgmma
+        without a proxy fence."""
 
     def descriptor_base(self, b: Builder, stage: SSAValue) -> SSAValue:
         """The descriptor of the stage tile's first piece (an i64 value)."""
@@ -175,11 +178,11 @@ def wgmma(op, ctx) -> None:
         bars = ring_.ring_barriers(ctx, x.view)
         parity = ring_.use_parity(ctx, inner, x.view, ring_.CONSUMER, stage)
         ring_.wait_parity(inner, ring_.shared_address(inner, bars.full, stage), parity)
-    generic = [x for x in shared if not (x.pipelined and x.async_proxy_writes)]
+    generic = [x for x in shared if not x.async_proxy_writes]
     split = None if in_flight.in_flight_loop(op, ctx, shared) is not None else \
         roles.register_ring_loop(ctx, op)
-    if split is not None and generic and all(roles.written_before(ctx, x.view.alloc, split)
-                                             for x in generic):
+    if split is not None and generic and \
+            all(roles.written_before(ctx, x.view.alloc, split) for x in generic):
         roles.fence_before(ctx, split)  # once, as the loop starts: nothing in it writes them
     elif generic:
         # generic-proxy writes (stores, cp.async) become visible to wgmma's async proxy

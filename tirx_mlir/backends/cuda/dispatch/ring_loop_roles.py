@@ -42,7 +42,8 @@ S's wait retires both. Keeping S in flight too would need the softmax of block j
 registers) to overlap S of block j + 1, two S accumulators and the loop rotated (FlashAttention
 3's intra-warpgroup pipelining), which the tile program does not say; so S waits at once.
 
-*One proxy fence.* A GEMM operand that generic stores write (Q, copied once) needs
+*One proxy fence.* A GEMM operand that generic stores write (Q copied once by ``tirx.copy``;
+a Q loaded by the TMA is a one-shot load, tma_one_shot.py, and needs no fence) needs
 ``fence.proxy.async`` between those writes and the wgmma. When none of its writers is in the
 loop (`written_before`: the program as written), every thread fences once right before the loop
 (`fence_before`) instead of the consumers before every wgmma: the writes were ordered before it

@@ -30,10 +30,14 @@ count), initialised by thread 0 at kernel entry.
 
 This holds when the ring's readers are all ``gemm_async`` and its writers all TMA copies, or
 all cta-scope cp.async copies (``dispatch "ldgsts"``) in a CTA with a producer warpgroup of its
-own (`pipelined`); otherwise the TMA copy completes before the next op (every thread waits on
-``full[s]`` right after the issue), a cp.async copy before the op that reads it
-(async_completion.py), and the ring is reused as any shared buffer is (the dispatch pass's
-barriers order a write after earlier reads).
+own, and the readers sit in the same loops and branches as the writers (`pipelined`;
+`same_control`): the protocol pairs each fill of a stage with one read of it, so a tile
+filled once before a loop and read by every iteration (flash attention's Q) would have its
+consumers wait, in the second iteration, for a phase no copy completes. Otherwise the TMA copy
+completes before the next op (every thread waits on ``full[s]`` right after the issue: a
+one-shot load's phase 0, once, before the loop that reads it), a cp.async copy before the op
+that reads it (async_completion.py), and the ring is reused as any shared buffer is (the
+dispatch pass's barriers order a write after earlier reads).
 
 *cp.async producers.* A cp.async copy into a pipelined ring is issued by the producer
 warpgroup (`producer_warpgroup`: the TMA producer's), its 128 threads sharing the tile's
@@ -238,7 +242,26 @@ def _pipelined(kernel: KernelOp, alloc: SSAValue) -> bool:
         and producer_warpgroup(kernel) is not None
     return bool(writers) and bool(readers) and (tma or cp_async) and \
         all(isinstance(op, T.GemmAsyncOp) for op in readers) and \
-        len({op.exec_scope for op in readers}) == 1
+        len({op.exec_scope for op in readers}) == 1 and same_control(writers, readers)
+
+
+def same_control(writers: list[Operation], readers: list[Operation]) -> bool:
+    """Whether the regions (loop bodies, branches) around the readers are those around the
+    writers: each loop or branch holding a read of the ring holds a fill of it and the other
+    way round, so that fills and reads of a stage alternate as the protocol pairs them (a tile
+    filled before a loop and read in it is a one-shot load: module docstring)."""
+    return _regions(writers) == _regions(readers)
+
+
+def _regions(ops: list[Operation]) -> set[Region]:
+    found: set[Region] = set()
+    for op in ops:
+        region = op.parent_region()
+        while region is not None and not isinstance(region.parent_op(), KernelOp):
+            found.add(region)
+            parent = region.parent_op()
+            region = parent.parent_region() if parent is not None else None
+    return found
 
 
 def is_cp_async_copy(op) -> bool:

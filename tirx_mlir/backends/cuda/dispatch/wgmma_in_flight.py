@@ -22,8 +22,10 @@ has its own: so the loop is tagged (`mark`) and transforms/split_roles.py gives 
 a loop of their own inside one ``scf.if``, the drain after it, as CUTLASS's consumer branch.
 
 When it applies (`in_flight_loop`): an accumulating cta-scope ``gemm_async`` whose shared
-operands are all stages of pipelined rings of two or more stages (A not in registers: an
-rs-form A's registers would be read by the group in flight), in a CTA whose producer has a
+operands are stages of pipelined rings of two or more stages (one at least) or tiles only the
+TMA writes that are no ring (one-shot loads before the loop, tma_one_shot.py: the loop only
+reads them, nothing releases them), A not in registers (an rs-form A's registers would be read
+by the group in flight), in a CTA whose producer has a
 warpgroup of its own, placed directly in an ``scf.for`` body (no results) whose other tile ops
 are only copies into pipelined rings (no other GEMM) and which holds no nested region: so its
 accumulator is touched by nothing else in the loop (the in-flight group owns its registers
@@ -63,8 +65,10 @@ def in_flight_loop(op, ctx, operands: list) -> scf.ForOp | None:
         return None
     if warpgroups(kernel) < 2 or consumer_warpgroups(kernel) >= warpgroups(kernel):
         return None  # the consumers need a warpgroup of their own (split_roles.py)
-    if not operands or not all(x.pipelined and x.view.stages >= MIN_STAGES for x in operands):
-        return None
+    ring = [x for x in operands if x.pipelined]
+    if not ring or not all(x.view.stages >= MIN_STAGES for x in ring) or \
+            not all(x.pipelined or x.async_proxy_writes for x in operands):
+        return None  # besides ring stages: one-shot TMA tiles (tma_one_shot.py)
     if not ring_.ring_loops(ctx).get(loop, False):
         return None
     return loop
