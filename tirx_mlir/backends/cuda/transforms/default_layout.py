@@ -4,20 +4,19 @@
       -> !tirx.buffer<64x128xf32, local, S[(16,128,4):(4,1@tx,1)]>           128 threads)
 
 A ``local`` allocation without a layout gets one from the first tile op that uses it, by rules
-tried in order (`LAYOUT_RULES`): a use that needs a particular register image (a gemm
-accumulator: the mma fragments; a reduction's destination: the source's rows in the threads that
-reduce them, `layout.reduction_layout`; a tile a reduction reads, where the default spread would
-number its threads by digits no power of two: the reduction's own spread) states it there
-(reduction destinations are laid out after the other tiles, so a source allocated after its
-destination has its layout first);
-otherwise the scope's default spread
-(`layout.defaults.default_register_layout`: TIRx's ``[outer, threads, vec]`` partition over
-the scope's threads). An explicit layout is checked to be a register layout (thread axes and
-``m`` only, splittable at the tile's dims: `RegisterPartition`), else the pass fails at the
-allocation. Shared and global buffers keep their layouts (row-major when none), except a shared
-tile that a TMA copy writes or a wgmma reads, which gets the swizzled layout that use needs
-(`layout.async_defaults`). A swizzled shared tile, default or explicit, is aligned to its swizzle's
-pattern (`ALIGN_ATTR`).
+tried in order (`LAYOUT_RULES`): a use that needs a particular register image (a gemm accumulator:
+the mma fragments; a reduction's destination: the source's rows in the threads that reduce them,
+`layout.reduction_layout`; a tile a reduction reads, where the default spread would number its
+threads by digits no power of two: the reduction's own spread) states it there (reduction
+destinations are laid out after the other tiles, so a source allocated after its destination has
+its layout first); otherwise the scope's default spread
+(`layout.defaults.default_register_layout`: TIRx's ``[outer, threads, vec]`` partition over the
+scope's threads). An explicit layout is checked to be a register layout (thread axes and ``m``
+only, splittable at the tile's dims: `RegisterPartition`), else the pass fails at the allocation.
+Shared and global buffers keep their layouts (row-major when none), except a shared tile that a
+TMA copy writes or a wgmma reads, which gets the swizzled layout that use needs
+(`layout.async_defaults`). A swizzled shared tile, default or explicit, is aligned to its
+swizzle's pattern (`ALIGN_ATTR`).
 
 With a ``target`` option the pass binds the kernels to that target, as the first pass of the
 ``cuda`` pipeline.
