@@ -53,10 +53,10 @@ class Namer:
 
     def __init__(self, reserved: Iterable[str] = ()) -> None:
         self.used: set[str] = set(reserved)
+        # the suffix `fresh` last gave each base: every lower one is taken (names are never
+        # released), so the search for the first free one resumes there, not at ``_1`` (a
+        # kernel's hundreds of ``mma_sync`` names each probed all the earlier ones)
         self._suffix: dict[str, int] = {}
-        """The suffix ``fresh`` last gave each base: every lower one is taken (names are never
-        released), so the search for the first free one resumes there, not at ``_1`` (a
-        kernel's hundreds of ``mma_sync`` names each probed all the earlier ones)."""
 
     def fresh(self, hint: str) -> str:
         base = sanitize(hint)
