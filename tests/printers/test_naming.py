@@ -60,3 +60,12 @@ def test_unicodedata_is_loaded_only_for_a_non_ascii_name():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True, timeout=120)
     assert out.stdout.split() == ["False", "cafe", "True"]
+
+
+def test_fresh_resumes_at_the_last_suffix_and_still_gives_the_first_free_one():
+    namer = Namer(["r_2"])
+    assert [namer.fresh("r") for _ in range(4)] == ["r", "r_1", "r_3", "r_4"]
+    assert namer.fresh("r_5") == "r_5"  # taken by another hint: skipped below
+    assert namer.fresh("r-6") == "r_6"
+    assert [namer.fresh("r") for _ in range(2)] == ["r_7", "r_8"]
+    assert namer.fresh("q") == "q" and namer.fresh("q") == "q_1"

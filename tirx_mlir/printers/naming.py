@@ -53,12 +53,22 @@ class Namer:
 
     def __init__(self, reserved: Iterable[str] = ()) -> None:
         self.used: set[str] = set(reserved)
+        # the suffix `fresh` last gave each base: every lower one is taken (names are never
+        # released), so the search for the first free one resumes there, not at ``_1`` (a
+        # kernel's hundreds of ``mma_sync`` names each probed all the earlier ones)
+        self._suffix: dict[str, int] = {}
 
     def fresh(self, hint: str) -> str:
         base = sanitize(hint)
-        name, n = base, 0
-        while name in self.used:
+        used = self.used
+        if base not in used:
+            used.add(base)
+            return base
+        n = self._suffix.get(base, 0) + 1
+        name = f"{base}_{n}"
+        while name in used:
             n += 1
             name = f"{base}_{n}"
-        self.used.add(name)
+        self._suffix[base] = n
+        used.add(name)
         return name
