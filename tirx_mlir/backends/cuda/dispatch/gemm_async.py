@@ -179,8 +179,8 @@ def wgmma(op, ctx) -> None:
         parity = ring_.use_parity(ctx, inner, x.view, ring_.CONSUMER, stage)
         ring_.wait_parity(inner, ring_.shared_address(inner, bars.full, stage), parity)
     generic = [x for x in shared if not x.async_proxy_writes]
-    split = None if in_flight.in_flight_loop(op, ctx, shared) is not None else \
-        roles.register_ring_loop(ctx, op)
+    loop = in_flight.in_flight_loop(op, ctx, shared)
+    split = None if loop is not None else roles.register_ring_loop(ctx, op)
     if split is not None and generic and \
             all(roles.written_before(ctx, x.view.alloc, split) for x in generic):
         roles.fence_before(ctx, split)  # once, as the loop starts: nothing in it writes them
@@ -232,7 +232,6 @@ def wgmma(op, ctx) -> None:
     inner.insert(ptx("wgmma_commit_group", []))
     if op.flag("accum") and mt * (n // n_instr) > 1:
         _keep_loop_rolled(op)
-    loop = in_flight.in_flight_loop(op, ctx, shared)
     defer = split is not None and roles.deferred(ctx, op)
     if not defer:  # a deferred group is retired by the next GEMM's wait (ring_loop_roles.py)
         inner.insert(ptx("wgmma_wait_group", [], n=0 if loop is None else 1))

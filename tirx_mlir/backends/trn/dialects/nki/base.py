@@ -75,8 +75,7 @@ class NkiOp(KeywordOp):
             limits = checks.limits_for(self)
             for name, value in self.named_operands().items():
                 self._verify_operand_kind(name, value)
-                if isinstance(value.type, BufferType):
-                    checks.check_tile(self, name, value, limits)
+            self._check_tiles(limits)
             self.verify_nki(limits)
             self.verify_nki_views(limits)
         except rules.RuleError as err:
@@ -87,12 +86,16 @@ class NkiOp(KeywordOp):
         operand (`checks.check_tile`) and the op's own (`verify_nki_views`)."""
         try:
             limits = checks.limits_for(self)
-            for name, value in self.named_operands().items():
-                if isinstance(value.type, BufferType):
-                    checks.check_tile(self, name, value, limits)
+            self._check_tiles(limits)
             self.verify_nki_views(limits)
         except rules.RuleError as err:
             raise VerifyException(str(err)) from None
+
+    def _check_tiles(self, limits: TrnLimits) -> None:
+        """The per-tile rules (`checks.check_tile`) of each tile operand."""
+        for name, value in self.named_operands().items():
+            if isinstance(value.type, BufferType):
+                checks.check_tile(self, name, value, limits)
 
     def _verify_operand_kind(self, name: str, value: SSAValue) -> None:
         if isinstance(value.type, BufferType):
