@@ -59,8 +59,14 @@ class Profile:
             self.sums[self.current][column] += value
 
     def install(self) -> None:
+        """Wrap the verifier's methods, `access.resolve_access` and the view-rules methods
+        (`uninstall` puts them back)."""
         mv = verification.ModuleVerifier
         profile = self
+        self.saved = [(mv, "_check", mv.__dict__["_check"]), (mv, "_visit", mv.__dict__["_visit"]),
+                      (access, "resolve_access", access.resolve_access)]
+        self.saved += [(cls, "verify_views", cls.__dict__["verify_views"])
+                       for cls in _view_rule_classes()]
         check, visit = mv._check, mv._visit  # noqa: SLF001
 
         def timed_check(self, op, *args, **kwargs):
@@ -96,6 +102,10 @@ class Profile:
                 return profile.timed(rules, (op,), {})
 
             cls.verify_views = timed_rules
+
+    def uninstall(self) -> None:
+        for owner, name, original in self.saved:
+            setattr(owner, name, original)
 
     def timed(self, function, args, kwargs):
         self.depth += 1
@@ -156,17 +166,22 @@ def _make_verifier(profile: Profile):
 
 
 def profile_kernel(spec: str, warm: int, runs: int) -> dict[str, dict[str, float]]:
+    """Per pass name (in pipeline order), the `COLUMNS` of a pipeline of ``spec``: means over
+    ``runs`` pipelines after ``warm`` ones; counts as numbers, times in CPU seconds."""
     backend, name = spec.split(":", 1)
     text = verify_share.kernel_text(backend, name)
     backend = backend.split("-", 1)[0]
     profile = Profile()
     profile.install()
     verifier_class = _make_verifier(profile)
-    for i in range(warm + runs):
-        profile.on = i >= warm
-        ctx = make_context()
-        module = parse_module(text, name, ctx)
-        get_pipeline(backend).apply(module, ctx, verifier=verifier_class())
+    try:
+        for i in range(warm + runs):
+            profile.on = i >= warm
+            ctx = make_context()
+            module = parse_module(text, name, ctx)
+            get_pipeline(backend).apply(module, ctx, verifier=verifier_class())
+    finally:
+        profile.uninstall()
     for sums in profile.sums.values():
         for column in sums:
             sums[column] /= runs
