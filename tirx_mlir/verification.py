@@ -58,7 +58,10 @@ its key reads, compared by identity, then by value): when nothing changed its to
 and its key is not built, so an unchanged op costs one list built and compared; one whose
 fingerprint differs only in which values its operands are or in its block (a use redirected by
 canonicalize or cse, an op hoisted) keeps its key's serial when the key does not read them
-(`ModuleVerifier._same_key`). A region op's
+(`ModuleVerifier._same_key`). An op of a class stating ``VERIFY_FINGERPRINT_LATER = True``
+(the tile primitives, which tile dispatch replaces; the nki ops, which trn-lower-layout
+retypes) is not fingerprinted when met new, since it is rarely compared (`_unbuilt`): a
+verification that compares it later builds its key instead. A region op's
 key holds, for each op nested in its blocks, the op's id, its key's serial and its operands'
 ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
@@ -987,8 +990,8 @@ class ModuleVerifier:
         as changed without a report)."""
         old = last[1]
         operands = op._operands  # noqa: SLF001
-        if old[0] is None or self._auditing or len(old[0]) != len(operands) or old[1] is not fingerprint[1] or \
-                old[3:] != fingerprint[3:]:
+        if old[0] is None or self._auditing or len(old[0]) != len(operands) or \
+                old[1] is not fingerprint[1] or old[3:] != fingerprint[3:]:
             return False
         for operand in operands:
             if type(operand) is ErasedSSAValue:
