@@ -738,11 +738,15 @@ def after_pass(text: str, edit, audit: bool = False):
 
 
 def visited(monkeypatch) -> list:
-    """The names of the ops whose fingerprint the verifier builds from now on."""
+    """The names of the ops whose fingerprint the verifier builds from now on, or whose key
+    it builds without one (an op of a ``VERIFY_FINGERPRINT_LATER`` class met new or compared
+    after that: `verification._unbuilt`)."""
     names: list = []
-    original = ModuleVerifier._fingerprint
+    fingerprint, local_key = ModuleVerifier._fingerprint, ModuleVerifier._local_key
     monkeypatch.setattr(ModuleVerifier, "_fingerprint", lambda self, op, plan: (
-        names.append(op.name), original(self, op, plan))[1])
+        names.append(op.name), fingerprint(self, op, plan))[1])
+    monkeypatch.setattr(ModuleVerifier, "_local_key", lambda self, op, plan: (
+        names.append(op.name) if plan.unbuilt else None, local_key(self, op, plan))[1])
     return names
 
 

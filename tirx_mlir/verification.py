@@ -58,7 +58,10 @@ its key reads, compared by identity, then by value): when nothing changed its to
 and its key is not built, so an unchanged op costs one list built and compared; one whose
 fingerprint differs only in which values its operands are or in its block (a use redirected by
 canonicalize or cse, an op hoisted) keeps its key's serial when the key does not read them
-(`ModuleVerifier._same_key`). A region op's
+(`ModuleVerifier._same_key`). An op of a class stating ``VERIFY_FINGERPRINT_LATER = True``
+(the tile primitives, which tile dispatch replaces; the nki ops, which trn-lower-layout
+retypes) is not fingerprinted when met new, since it is rarely compared (`_unbuilt`): a
+verification that compares it later builds its key instead. A region op's
 key holds, for each op nested in its blocks, the op's id, its key's serial and its operands'
 ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
@@ -270,13 +273,19 @@ class _Plan:
     attributes of an allocation a "views" verifier reads (None: all)."""
 
     __slots__ = ("reads", "parent", "last", "alloc_attrs", "operand_values", "typed_value",
-                 "constant_rules", "view_facts", "view_rules")
+                 "constant_rules", "view_facts", "view_rules", "unbuilt")
 
     def __init__(self, reads: str, parent: bool, last: bool,
                  alloc_attrs: tuple[str, ...] | None, operand_values: bool = True,
                  typed_value: str | None = None, constant_rules: str | None = None,
-                 view_facts=None, view_rules: str | None = None):
+                 view_facts=None, view_rules: str | None = None, unbuilt: bool = False):
         self.reads, self.parent, self.last = reads, parent, last
+        self.unbuilt = unbuilt
+        """The class states ``VERIFY_FINGERPRINT_LATER = True``: a later pass of the pipelines
+        replaces or changes nearly every op of it (the tile primitives: tile dispatch; the nki
+        ops: trn-lower-layout retypes them), so the fingerprint of one met new is left unbuilt
+        (`_unbuilt`); a later verification comparing the op builds its key instead and finds
+        it."""
         self.alloc_attrs = alloc_attrs
         self.operand_values = operand_values
         """Whether the check reads the constant values of its operands and which operands are
@@ -376,7 +385,8 @@ def _plan_of(op: Operation) -> "_Plan | None":
                          typed_value=TYPED_VALUE_PROPS.get(op.name),
                          constant_rules=getattr(cls, "VERIFY_CONSTANT_RULES", None),
                          view_facts=getattr(cls, "VERIFY_VIEW_FACTS", None),
-                         view_rules=getattr(cls, "VERIFY_VIEW_RULES", None))
+                         view_rules=getattr(cls, "VERIFY_VIEW_RULES", None),
+                         unbuilt=getattr(cls, "VERIFY_FINGERPRINT_LATER", False))
     _plans[cls] = plan
     return plan
 
@@ -912,11 +922,17 @@ class ModuleVerifier:
             op.verify(verify_nested_ops=False)
             self._contents(op)
             return (id(op), self._new_serial())  # never equal to an earlier token
-        if fingerprint is None:  # not built by `_visit_block` (new to the memo)
-            fingerprint = self._fingerprint(op, plan)
-        if fingerprint is None:
-            self._mark_always(op)
-        elif self._auditing and id(op) not in self._always:
+        unbuilt = None  # audited, and its entry `_unbuilt`: decided by its token below
+        if self._auditing:
+            last = self._ops.get(id(op))
+            if last is not None and last[0] is op and last[1][0] is None:
+                unbuilt = last
+        if fingerprint is None and (self._auditing or not plan.unbuilt):
+            fingerprint = self._fingerprint(op, plan)  # (else left unbuilt: `_unbuilt`)
+            if fingerprint is None:
+                self._mark_always(op)
+        if self._auditing and unbuilt is None and fingerprint is not None and \
+                id(op) not in self._always:
             self._unreported.append(op)  # its fingerprint is not the one found valid
         for operand in op._operands:  # noqa: SLF001
             if type(operand) is ErasedSSAValue:  # no subclasses; `isinstance` asks the ABC
@@ -955,8 +971,13 @@ class ModuleVerifier:
         elif plan.constant_rules is not None:  # found without its constants: their rules
             getattr(op, plan.constant_rules)()
         token = (id(op), serial, *map(id, op._operands))  # noqa: SLF001
+        if unbuilt is not None and id(op) not in self._always and (
+                token[1:] != unbuilt[2][1:] or op.parent is not unbuilt[1][2]):
+            self._unreported.append(op)  # another key, other operands or another block
         if fingerprint is not None:
             self._ops_now[id(op)] = (op, fingerprint, token, plan)
+        elif plan.unbuilt:
+            self._ops_now[id(op)] = (op, _unbuilt(op), token, plan)
         return token
 
     def _same_key(self, op: Operation, last: tuple, fingerprint: list) -> bool:
@@ -969,8 +990,8 @@ class ModuleVerifier:
         as changed without a report)."""
         old = last[1]
         operands = op._operands  # noqa: SLF001
-        if self._auditing or len(old[0]) != len(operands) or old[1] is not fingerprint[1] or \
-                old[3:] != fingerprint[3:]:
+        if old[0] is None or self._auditing or len(old[0]) != len(operands) or \
+                old[1] is not fingerprint[1] or old[3:] != fingerprint[3:]:
             return False
         for operand in operands:
             if type(operand) is ErasedSSAValue:
@@ -1492,7 +1513,8 @@ class ModuleVerifier:
             if last is not None and last[0] is op and (
                     (affected is not None and id(op) not in affected and not last[3].last
                      and last[1][2] is block)  # not moved here (xDSL's inline_block tells no one)
-                    or last[1] == (now_fp := fingerprint(op, last[3]))):
+                    or (last[1][0] is not None and  # unbuilt: keyed (`_unbuilt`)
+                        last[1] == (now_fp := fingerprint(op, last[3])))):
                 if op is last_op:
                     _check_terminator(op)
                 held(op)
@@ -1539,6 +1561,17 @@ class ModuleVerifier:
             add(i)
             op = op._next_op  # noqa: SLF001
         return None
+
+
+def _unbuilt(op: Operation) -> list:
+    """The `ModuleVerifier._ops` entry's fingerprint of an op the verification met new (not
+    built by `_visit_block`): its place only (``[None, None, block]``: what `_skip_unreached`
+    and the dominance walk read of an entry), the fingerprint itself left to the next
+    verification that compares the op (equal to no fingerprint: the op's key is then built
+    and found). Most new ops are replaced or changed before they are compared (dispatch
+    replaces the tile ops, trn-lower-layout retypes the nki ops), so their fingerprints were
+    built for nothing."""
+    return [None, None, op.parent]
 
 
 def _attribute_readers(op: Operation, seen: set[int], blocks: dict[int, Block]) -> None:

@@ -58,6 +58,10 @@ class TileOp(KeywordOp):
     VERIFY_READS: ClassVar[str] = "kernel"
     """`tirx_mlir.verification`: the checks read the op's types and properties, its enclosing
     kernel's launch (threads, cluster) and the top-level module's attributes."""
+    VERIFY_FINGERPRINT_LATER: ClassVar[bool] = True
+    """`tirx_mlir.verification`: tile dispatch replaces every tile primitive, so the
+    verification does not build the fingerprint of one it meets new (a later verification
+    comparing it keys it instead)."""
 
     scope = prop_def(ExecScopeAttr, default_value=ExecScopeAttr(ExecScope.THREAD))
     dispatch = opt_prop_def(StringAttr)
