@@ -141,6 +141,16 @@ class Settled:
         if self.facts[type(op)].fixed_effects is None:
             self._mark_ancestors(op)
 
+    def moved(self, op: Operation) -> None:
+        """``op``, without operands or regions, moved to another block (canonicalize's
+        rehoisting), its uses as they were: no op's liveness changed, and of the tries only
+        those reading a block's ops (a loop's rehoisting, here the ops ``op`` is now nested
+        in) read what changed (the loop it left is the one being rewritten; no try reads where
+        an operand's definer is). So ``op`` and its new ancestors are marked, not its users
+        nor the ops of its old place, as a clone's insertion and replacement would mark."""
+        self._mark(op)
+        self._mark_ancestors(op)
+
     def replaced(self, op: Operation, new_results: "tuple[SSAValue | None, ...]") -> None:
         mark = self._mark
         for result in op.results:
