@@ -16,7 +16,7 @@ modifications: the region DCE's erasures go through it too) and answers two ques
   marks what it can affect: a new op's operands' definers and its ancestors, a removed op's
   operands' definers and ancestors, a replaced op's users and its new values' definers, a
   modified op and its operands' definers (and its ancestors when its effects are not fixed by
-  its class).
+  its class), a constant moved out of a loop (`moved`) and the ops it is now nested in.
 - `Settled.nothing_dead`: after a region DCE every op left is live (the live set is the ops
   with a chain of users to an op that is not trivially dead), and an op becomes dead only if
   the top of such a chain lost a use or its effects: an op the changes since marked. When every
@@ -142,12 +142,13 @@ class Settled:
             self._mark_ancestors(op)
 
     def moved(self, op: Operation) -> None:
-        """``op``, without operands or regions, moved to another block (canonicalize's
-        rehoisting), its uses as they were: no op's liveness changed, and of the tries only
-        those reading a block's ops (a loop's rehoisting, here the ops ``op`` is now nested
-        in) read what changed (the loop it left is the one being rewritten; no try reads where
-        an operand's definer is). So ``op`` and its new ancestors are marked, not its users
-        nor the ops of its old place, as a clone's insertion and replacement would mark."""
+        """``op``, without operands or regions, moved out of a loop's body to just before the
+        loop (canonicalize's rehoisting, while that loop is tried), its uses as they were: no
+        op's liveness changed, and the only tries that read what changed are those reading a
+        block's ops (a loop's rehoisting): the loop being tried, which is not settled, and the
+        ops ``op`` is now nested in, its old ancestors but that loop (no try reads where an
+        operand's definer sits). So ``op`` and its new ancestors are marked; its users are not,
+        where the clone's insertion and replacement, which change their operands, mark them."""
         self._mark(op)
         self._mark_ancestors(op)
 
