@@ -63,3 +63,32 @@ def test_a_modification_after_the_replacement_is_a_change():
         PatternRewriteWalker(_TouchMul(), listener=change_listener(),
                              apply_recursively=False).rewrite_module(module)
     assert mul in log.users and mul in log.ops
+
+
+def test_a_log_goes_with_the_ops_it_names_without_the_cyclic_collector():
+    """A log does not keep the listener it made (its handlers name the log: a cycle): once
+    the pass and its walker let go of both, the log and an erased op it names are freed by
+    reference counting, with the collector off as a pipeline runs its passes."""
+    import gc
+    import weakref
+
+    from tirx_mlir.ir_uses import erase_op
+
+    module = parse_module(KERNEL)
+    mul = next(op for op in module.walk() if op.name == "arith.muli")
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        log = ChangeLog()
+        listener = log.listener()
+        assert listener is not log.listener()  # made anew, not kept
+        listener.operation_modification_handler[0](mul)  # reported changed
+        log.removed(mul)
+        erase_op(mul)
+        assert log.ops == [mul]
+        ref = weakref.ref(mul)
+        del mul, log, listener
+        assert ref() is None
+    finally:
+        if was_on:
+            gc.enable()

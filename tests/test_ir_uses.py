@@ -88,3 +88,37 @@ def test_erase_op_of_a_used_op_is_refused_or_redirected_as_xdsl_does():
         erase_op(ops[0], safe_erase=False)
         assert ops[0].parent is None
         assert all(type(v).__name__ == "ErasedSSAValue" for v in user.operands)
+
+
+def test_an_erased_op_is_freed_without_the_cyclic_collector():
+    """`erase_op` lets go of the erased op's results (each names its op: a cycle the cyclic
+    collector, paused in a pipeline, would have to free): with the collector off the op goes
+    as soon as nothing holds it; xDSL's erasure leaves the cycle. A used op keeps xDSL's path
+    and its results."""
+    import gc
+    import weakref
+
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        gone = {}
+        for how in ("ours", "xdsl"):
+            block, old, new, ops = _program()
+            victim = ops[-1]
+            results = victim.results
+            assert results and all(r.first_use is None for r in results)
+            ref = weakref.ref(victim)
+            (erase_op if how == "ours" else Rewriter.erase_op)(victim)
+            if how == "ours":
+                assert victim.results == () and victim.parent is None
+            del victim, ops, results
+            gone[how] = ref() is None
+        assert gone == {"ours": True, "xdsl": False}
+    finally:
+        if was_on:
+            gc.enable()
+    block, old, new, ops = _program()
+    user = arith.AddiOp(ops[0], ops[0])
+    block.add_op(user)
+    erase_op(ops[0], safe_erase=False)
+    assert len(ops[0].results) == 1

@@ -23,7 +23,7 @@ class ChangeLog:
     properties, attributes or place, so what reads them (their own users) is not reached
     through them. `listener` reports what a `PatternRewriter` does."""
 
-    __slots__ = ("ops", "own", "blocks", "users", "_listener", "_redirecting")
+    __slots__ = ("ops", "own", "blocks", "users", "_redirecting")
 
     def __init__(self) -> None:
         self.ops: list[Operation] = []
@@ -31,7 +31,6 @@ class ChangeLog:
         self.blocks: list[Block] = []
         self.users: list[Operation] = []
         """The users of the results of the ops reported removed: their operands change."""
-        self._listener = None
         self._redirecting: set[int] = set()
         """While a rewriter replaces an op (`replaced` .. `removed`): the ids of its users,
         whose modifications the rewriter then reports are the redirection of their operands."""
@@ -67,17 +66,17 @@ class ChangeLog:
         self._redirecting = {id(use.operation) for result in op.results for use in result.uses}
 
     def listener(self):
-        """A `PatternRewriterListener` reporting insertions, modifications, replacements and
-        removals here."""
-        if self._listener is None:
-            from xdsl.pattern_rewriter import PatternRewriterListener
+        """A new `PatternRewriterListener` reporting insertions, modifications, replacements
+        and removals here. The log does not keep it: its handlers name the log, so a log
+        holding it would be a reference cycle, and the ops it names (erased ones among them)
+        would wait for the cyclic collector instead of going with the log."""
+        from xdsl.pattern_rewriter import PatternRewriterListener
 
-            self._listener = PatternRewriterListener(
-                operation_insertion_handler=[self.changed],
-                operation_modification_handler=[self.changed],
-                operation_replacement_handler=[self.replaced],
-                operation_removal_handler=[self.removed])
-        return self._listener
+        return PatternRewriterListener(
+            operation_insertion_handler=[self.changed],
+            operation_modification_handler=[self.changed],
+            operation_replacement_handler=[self.replaced],
+            operation_removal_handler=[self.removed])
 
 
 _active: list[ChangeLog] = []

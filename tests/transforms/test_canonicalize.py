@@ -263,3 +263,107 @@ def test_the_rewriters_insertion_point_is_xdsls_made_when_read():
         rewriter.point_before(arith.ConstantOp.from_int_and_width(3, 32))
     rewriter.insertion_point = InsertPoint.at_end(other)
     assert rewriter.insertion_point == InsertPoint.at_end(other)
+
+
+NESTED_CONSTANTS = """
+func.func @f(%n: index, %m: memref<64xindex>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %c2 = arith.constant 2 : index
+    %a = arith.muli %i, %c2 : index
+    scf.for %j = %c0 to %n step %c1 {
+      %c4 = arith.constant 4 : index
+      %x = arith.addi %a, %j : index
+      %c8 = arith.constant 8 : index
+      %y = arith.muli %x, %c4 : index
+      %z = arith.addi %y, %c8 : index
+      memref.store %z, %m[%j] : memref<64xindex>
+    }
+    %c16 = arith.constant 16 : index
+    memref.store %c16, %m[%i] : memref<64xindex>
+  }
+  func.return
+}
+"""
+"""Constants in two nested loops (and after the inner loop): they leave the loops one loop a
+sweep."""
+
+
+def test_rehoisting_moves_the_constants_and_gives_xdsls_ir():
+    """The rehoisted constants are the loop bodies' own ops, moved before the loop (not clones:
+    the same objects end in the function's block), and the IR is xDSL's pass's, which clones."""
+    from tirx_mlir.located_parser import parse_module
+
+    ctx = make_context()
+    ours = parse_module(NESTED_CONSTANTS, "n.mlir", ctx)
+    theirs = parse_module(NESTED_CONSTANTS, "n.mlir", ctx)
+    inner = [op for op in ours.walk() if op.name == "arith.constant"
+             and op.parent_op().name == "scf.for"]
+    assert len(inner) == 4
+    FastCanonicalizePass().apply(ctx, ours)
+    CanonicalizePass().apply(ctx, theirs)
+    assert str(ours) == str(theirs)
+    function = next(op for op in ours.walk() if op.name == "func.func")
+    top = list(function.body.block.ops)
+    assert all(op in top for op in inner)
+    assert not any(op.name == "arith.constant" and op.parent_op().name == "scf.for"
+                   for op in ours.walk())
+
+
+def _rehoist_once(move: bool):
+    """The outer loop of NESTED_CONSTANTS rehoisted by `_RehoistConstInLoops` under the
+    canonicalize driver (the worklist populated, ops popped up to the loop), by moving the
+    constants (``move``) or by xDSL's clone and replacement: the IR, the worklist's ops as
+    positions in the module, the `Settled` marks as positions, and the change report."""
+    from tirx_mlir.changes import ChangeLog
+    from tirx_mlir.located_parser import parse_module
+    from tirx_mlir.transforms import canonicalize as C
+    from xdsl.folder import Folder
+
+    ctx = make_context()
+    module = parse_module(NESTED_CONSTANTS, "n.mlir", ctx)
+    facts = C.FactsByClass.shared()
+    settled = C.run_knowledge(facts)
+    settled.after_dce(True)
+    log = ChangeLog()
+    walker = C._Walker(C._CanonicalizeOp(Folder(ctx), facts, settled), listener=log.listener())
+    walker.settled = settled
+    walker._worklist = C._ActiveWorklist(facts)
+    walker._populate_worklist(module.body)
+    loop = next(op for op in module.walk() if op.name == "scf.for")
+    for op in module.walk():  # as if an earlier sweep had tried them all
+        if op is not loop:
+            settled.tried(op)
+    while walker._worklist.pop() is not loop:
+        pass
+    old_block = loop.body.block
+    users = [use.operation for op in old_block.ops if op.name == "arith.constant"
+             for use in op.results[0].uses]  # %a (of %c2) and a store (of %c16)
+    rewriter = C._Rewriter(loop)
+    rewriter.extend_from_listener(walker._get_rewriter_listener())
+    rewriter.walker = walker if move else None
+    rewriter.point_before(loop)
+    C._RehoistConstInLoops().match_and_rewrite(loop, rewriter)
+    position = {id(op): i for i, op in enumerate(module.walk())}
+    stack = [position.get(id(op), "gone") for op in walker._worklist._stack
+             if op is not C._MISSING]
+    clean = sorted(position[k] for k in settled.clean if k in position)
+    reported = [position[id(op)] for op in log.ops]
+    return (str(module), stack, clean, rewriter.has_done_action,
+            old_block in log.blocks, reported, [position[id(op)] for op in users])
+
+
+def test_a_rehoisting_move_leaves_the_worklist_as_xdsls_clone_does():
+    """`_Rewriter.hoist_leaf`: the same IR, the same worklist (the moved op pushed on top, its
+    users after it, its old slot empty) as the clone's insertion, the replacement and the
+    erasure; the moved op's users stay settled where the clone's replacement unsettles them;
+    the change report names the loop's body block and the moved ops."""
+    moved, cloned = _rehoist_once(True), _rehoist_once(False)
+    assert moved[0] == cloned[0] and "arith.constant 2" in moved[0]
+    assert moved[1] == cloned[1] and "gone" not in moved[1]
+    assert set(moved[2]) - set(cloned[2]) == set(moved[6]) and len(moved[6]) == 2
+    assert set(cloned[2]) <= set(moved[2])
+    assert moved[3] is cloned[3] is True
+    assert moved[4] and cloned[4]
+    assert moved[5] == cloned[5] and len(moved[5]) == 2  # c2 and c16, now before the loop

@@ -185,3 +185,27 @@ func.func @g(%x: i32) -> i32 {
     assert settled.is_clean(mul)
     assert region_dce(module.body, None, FactsByClass.shared(), settled)
     assert not settled.clean and not settled.nothing_dead(module.body)
+
+
+def test_a_moved_constant_unsettles_its_new_loops_not_its_users():
+    """`Settled.moved` (canonicalize's rehoisting moves a constant): the op and the loops
+    around its new place are tried again (their rehoisting reads their bodies' constants); its
+    users, which read only its value, stay settled, and no liveness changed."""
+    ctx = make_context()
+    module = parse_module(NESTED, "s.mlir", ctx)
+    ops = {op.results[0].name_hint: op for op in module.walk()
+           if len(op.results) == 1 and op.results[0].name_hint}
+    loop_i, loop_j, loop_k = (op for op in module.walk() if op.name == "scf.for")
+    settled = run_knowledge(FactsByClass.shared())
+    settled.after_dce(True)
+    for op in [*ops.values(), loop_i, loop_j, loop_k]:
+        settled.tried(op)
+    c4 = ops["c4"]
+    c4.detach()
+    loop_j.body.block.insert_op_before(c4, loop_k)  # out of the k loop, into the j loop
+    settled.moved(c4)
+    assert not settled.is_clean(loop_j) and not settled.is_clean(loop_i)
+    assert settled.is_clean(loop_k) and settled.is_clean(ops["y"]) and settled.is_clean(ops["x"])
+    function = loop_i.parent_op()
+    assert set(settled.marked) == {id(c4), id(loop_j), id(loop_i), id(function), id(module)}
+    assert settled.nothing_dead(module.body)

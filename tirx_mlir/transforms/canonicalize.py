@@ -20,7 +20,10 @@ popped without the rewriter being set up for it (`_Walker`), and xDSL's integer 
 not called when their first step would return (the operand they read is no integer
 ``arith.constant``: `_NEEDS_CONSTANT`). xDSL's `RehoistConstInLoops` asks every op of a loop
 body whether it is constant-like at every visit of the loop; `_RehoistConstInLoops` keeps the
-answer per class.
+answer per class, and moves each constant before the loop where xDSL puts a clone that takes
+its uses (then erases it): the same IR and worklist, without a new op, redirected uses and an
+erasure per constant (a thousand a flash_attention_sm80 compile, whose dispatched loop body
+makes its constants inside it).
 
 arith's integer binary folder (most of the ops tried on the cuda pipeline's IR) folds only
 constant operands, or a constant unit on the right (left too when commutative); its steps are
@@ -72,6 +75,7 @@ from xdsl.transforms.dead_code_elimination import LiveSet
 from xdsl.utils.worklist import _MISSING, Worklist
 
 from tirx_mlir.changes import change_listener
+from tirx_mlir.ir_insert import insert_at_end, insert_before
 from tirx_mlir.ir_uses import erase_op, replace_uses
 from tirx_mlir.ir_walk import walk_ops
 from tirx_mlir.transforms.canonicalize_settled import Settled
@@ -316,8 +320,11 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
 class _RehoistConstInLoops(RewritePattern):
     """xDSL's `RehoistConstInLoops` (every constant-like op of a loop body's top level cloned
     before the loop, the copy taking its uses), whether an op is constant-like kept per class
-    (xDSL asks each op's traits at each visit of its loop), the clone made without xDSL's
-    builder (`op_build.clone_leaf`: the ``clone()`` of an op without operands or regions)."""
+    (xDSL asks each op's traits at each visit of its loop). Under this module's driver an op
+    without operands, successors or regions (every constant) is moved before the loop instead
+    (`_Rewriter.hoist_leaf`: the same IR and the same worklist as the clone's insertion, the
+    replacement and the erasure leave; its users, which read only its value, stay settled);
+    otherwise the clone is made without xDSL's builder (`op_build.clone_leaf`)."""
 
     def __init__(self) -> None:
         self._constant_like: dict[type, bool] = {}
@@ -326,14 +333,23 @@ class _RehoistConstInLoops(RewritePattern):
         if not isinstance(op, scf.ForOp):
             return
         known = self._constant_like
-        for child_op in op.body.ops:
+        movable = type(rewriter) is _Rewriter and rewriter.walker is not None
+        child_op = op.body.block.first_op
+        while child_op is not None:
+            following = child_op._next_op  # noqa: SLF001 - read before the op moves
             op_class = type(child_op)
             constant = known.get(op_class)
             if constant is None:
                 constant = known[op_class] = op_class.has_trait(ConstantLike)
-            if constant:
+            if not constant:
+                pass
+            elif movable and not (child_op.regions or child_op._operands  # noqa: SLF001
+                                  or child_op._successors):  # noqa: SLF001
+                rewriter.hoist_leaf(child_op)  # type: ignore[attr-defined]
+            else:
                 rewriter.insert(new_const := clone_leaf(child_op))
                 rewriter.replace(child_op, (), new_const.results)
+            child_op = following
 
 
 _FASTER = PatternTable({(SCF, "RehoistConstInLoops"): _RehoistConstInLoops})
@@ -545,6 +561,8 @@ class _Rewriter(PatternRewriter):
 
     _point: InsertPoint | None = None
     _anchor: tuple[Block, Operation] | None = None
+    walker: "_Walker | None" = None
+    """The driver whose worklist and knowledge `hoist_leaf` keeps (set by `_Walker`)."""
 
     @property
     def insertion_point(self) -> InsertPoint:  # type: ignore[override]
@@ -575,6 +593,34 @@ class _Rewriter(PatternRewriter):
         self.has_done_action = True
         self.handle_operation_removal(op)
         erase_op(op, safe_erase=safe_erase)
+
+    def hoist_leaf(self, op: Operation) -> None:
+        """Move ``op`` (no operands, successors or regions) to the insertion point, where
+        ``insert(clone)`` then ``replace(op, (), clone.results)`` would leave its clone: the
+        same IR (the clone has ``op``'s class, properties, attributes, location, result types
+        and name hints, and takes its uses) without an op built, uses moved and an op erased.
+        The walker's worklist ends as after those (`_Walker.leaf_moved`), and its own
+        listener (`changes.ChangeLog`) hears a move: ``op`` removed from its block, then
+        inserted."""
+        walker = self.walker
+        assert walker is not None
+        point = self.insertion_point
+        self.has_done_action = True
+        configured = walker.listener
+        for handler in configured.operation_removal_handler:
+            handler(op)
+        op.parent.detach_op(op)  # type: ignore[union-attr]
+        if point.insert_before is None:
+            insert_at_end(op, point.block)
+        else:
+            insert_before(op, point.insert_before)
+        if self._name_hint is not None:  # what `Builder.insert` gives the clone
+            for result in op.results:
+                if result.name_hint is None:
+                    result._name = self._name_hint  # noqa: SLF001
+        for handler in configured.operation_insertion_handler:
+            handler(op)
+        walker.leaf_moved(op)
 
     def replace_all_uses_with(self, from_value: SSAValue, to_value: SSAValue | None,
                               safe_erase: bool = True) -> None:
@@ -680,6 +726,24 @@ class _Walker(PatternRewriteWalker):
         if self.settled is not None:
             self.settled.replaced(op, new_results)
 
+    def leaf_moved(self, op: Operation) -> None:
+        """``op`` (no operands, successors or regions) moved (`_Rewriter.hoist_leaf`): the
+        worklist as the clone's insertion, the replacement and the erasure leave it (``op``
+        out, then pushed on top as the clone is, then its users as the replacement pushes
+        them, in use order; the modifications push nothing new), and `Settled.moved`."""
+        worklist = self._worklist
+        worklist.remove(op)
+        if self.apply_recursively:
+            push = worklist.push
+            push(op)
+            for result in op.results:
+                use = result.first_use
+                while use is not None:
+                    push(use.operation)
+                    use = use._next_use  # noqa: SLF001
+        if self.settled is not None:
+            self.settled.moved(op)
+
     def _process_worklist(self, listener: PatternRewriterListener) -> bool:
         rewriter_has_done_action = False
         worklist = self._worklist
@@ -688,6 +752,7 @@ class _Walker(PatternRewriteWalker):
         op = worklist.pop()
         rewriter = _Rewriter(op)
         rewriter.extend_from_listener(listener)
+        rewriter.walker = self
         pattern = self.pattern
         erase_only = pattern.facts.erase_only
         clean = self.settled.clean if self.settled is not None else {}

@@ -16,7 +16,7 @@ modifications: the region DCE's erasures go through it too) and answers two ques
   marks what it can affect: a new op's operands' definers and its ancestors, a removed op's
   operands' definers and ancestors, a replaced op's users and its new values' definers, a
   modified op and its operands' definers (and its ancestors when its effects are not fixed by
-  its class).
+  its class), a constant moved out of a loop (`moved`) and the ops it is now nested in.
 - `Settled.nothing_dead`: after a region DCE every op left is live (the live set is the ops
   with a chain of users to an op that is not trivially dead), and an op becomes dead only if
   the top of such a chain lost a use or its effects: an op the changes since marked. When every
@@ -140,6 +140,17 @@ class Settled:
         self._mark_definers(op)
         if self.facts[type(op)].fixed_effects is None:
             self._mark_ancestors(op)
+
+    def moved(self, op: Operation) -> None:
+        """``op``, without operands or regions, moved out of a loop's body to just before the
+        loop (canonicalize's rehoisting, while that loop is tried), its uses as they were: no
+        op's liveness changed, and the only tries that read what changed are those reading a
+        block's ops (a loop's rehoisting): the loop being tried, which is not settled, and the
+        ops ``op`` is now nested in, its old ancestors but that loop (no try reads where an
+        operand's definer sits). So ``op`` and its new ancestors are marked; its users are not,
+        where the clone's insertion and replacement, which change their operands, mark them."""
+        self._mark(op)
+        self._mark_ancestors(op)
 
     def replaced(self, op: Operation, new_results: "tuple[SSAValue | None, ...]") -> None:
         mark = self._mark
