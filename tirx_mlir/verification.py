@@ -58,7 +58,9 @@ its key reads, compared by identity, then by value): when nothing changed its to
 and its key is not built, so an unchanged op costs one list built and compared; one whose
 fingerprint differs only in which values its operands are or in its block (a use redirected by
 canonicalize or cse, an op hoisted) keeps its key's serial when the key does not read them
-(`ModuleVerifier._same_key`). A region op's
+(`ModuleVerifier._same_key`). An op without regions new to the memo (most of the ops a
+verification keys: ~4,150 a gemm_sm80 pipeline, ~100 of them checked) has its fingerprint and
+its key built in one pass over it (`ModuleVerifier._visit_new_leaf`). A region op's
 key holds, for each op nested in its blocks, the op's id, its key's serial and its operands'
 ids, so it is found again exactly when nothing in its regions
 changed (the incremental re-verification MLIR gets from preserved analyses): a pass that
