@@ -119,7 +119,9 @@ class ProfilingVerifier(ModuleVerifier):
         return super()._visit(op, fingerprint)
 
     def _fingerprint(self, op, plan):
-        self._now["same"] += 1  # the ones that differ are taken off where they are seen
+        last = self._ops.get(id(op))
+        if last is not None and last[0] is op:  # compared (a new op's is built to be kept)
+            self._now["same"] += 1  # the ones that differ are taken off where they are seen
         return super()._fingerprint(op, plan)
 
     def _same_key(self, op, last, fingerprint) -> bool:
