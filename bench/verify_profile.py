@@ -8,7 +8,7 @@ with a `ModuleVerifier` instrumented by wrapping its methods (CPU, ``time.proces
 wrappers add ~1 us a call, so the columns add up to a little more than `verify_share.py`'s
 figure). Per pass, the means of a pipeline:
 
-* ``ops``: the ops in the module after the pass; ``visit``: the ops `ModuleVerifier._visit` ran on
+* ``ops``: the ops in the module after the pass; ``visit``: the ops `ModuleVerifier._visit` (or `_visit_new_leaf`) ran on
   (new or changed: their fingerprint and key built), ``check``: those whose key was new
   (`ModuleVerifier._check` ran), ``vrule``: those whose views alone were new (only their
   ``VERIFY_VIEW_RULES`` method ran);
@@ -64,10 +64,11 @@ class Profile:
         mv = verification.ModuleVerifier
         profile = self
         self.saved = [(mv, "_check", mv.__dict__["_check"]), (mv, "_visit", mv.__dict__["_visit"]),
+                      (mv, "_visit_new_leaf", mv.__dict__["_visit_new_leaf"]),
                       (access, "resolve_access", access.resolve_access)]
         self.saved += [(cls, "verify_views", cls.__dict__["verify_views"])
                        for cls in _view_rule_classes()]
-        check, visit = mv._check, mv._visit  # noqa: SLF001
+        check, visit, new_leaf = mv._check, mv._visit, mv._visit_new_leaf  # noqa: SLF001
 
         def timed_check(self, op, *args, **kwargs):
             profile.add("check", 1)
@@ -79,7 +80,12 @@ class Profile:
                 profile.add("visit", 1)
             return visit(self, op, *args, **kwargs)
 
+        def counted_new_leaf(self, op, plan):  # `_visit` of a new op without regions
+            profile.add("visit", 1)
+            return new_leaf(self, op, plan)
+
         mv._check, mv._visit = timed_check, counted_visit  # noqa: SLF001
+        mv._visit_new_leaf = counted_new_leaf  # noqa: SLF001
         resolve = access.resolve_access
 
         def timed_resolve(value):
