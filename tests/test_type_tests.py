@@ -134,3 +134,29 @@ def test_subclass_of_is_issubclass():
     assert by_mro(TileOp) and by_mro(int)
     assert IsInstance(numbers.Integral)(3) and IsInstance(Virtual)("s")
     assert KindOf({"n": (numbers.Number,)})(2.5) == "n"
+
+
+def test_class_ref_is_no_base_until_its_module_defines_it():
+    """A `ClassRef` answers False while its module is not imported (or lacks the name), then as
+    the class it names; a kind's answer kept before stays right."""
+    import sys
+    import types
+
+    from tirx_mlir.type_tests import ClassRef
+
+    name = "tirx_test_class_ref_module"
+    ref = ClassRef(name, "Thing")
+    test = IsInstance(ref, int)
+    kinds = KindOf({"thing": (ref,), "int": (int,)})
+    assert ref.resolve() is None and not test("s") and test(3) and kinds("s") is None
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    try:
+        assert ref.resolve() is None and not test(2.5)  # imported, the name not defined yet
+        exec("class Thing:\n    pass\nclass Sub(Thing):\n    pass\n", module.__dict__)
+        assert ref.resolve() is module.Thing
+        assert test(module.Thing()) and test(module.Sub()) and kinds(module.Sub()) == "thing"
+        assert not test("s") and kinds("s") is None  # the answers kept for str
+        assert repr(test) == "IsInstance(Thing, int)"
+    finally:
+        del sys.modules[name]

@@ -18,12 +18,18 @@ Each first answer is read from the MRO (`subclass_of`) where that is ``issubclas
 turn, for a virtual subclass registered below it, and for xDSL's ``Attribute``, ``Operation``
 or the tile ops' base that is the whole tree (hundreds of classes, ~0.1-0.3 ms the first time
 a kind is asked; a trn compile's first answers cost 1-2 ms that way).
+
+A test may name a class by its module instead (`ClassRef`), so that the module holding it is not
+imported for the test's sake: ``IsInstance(ClassRef("xdsl.dialects.scf", "ForOp"))`` answers
+False while scf is not imported (no object can be an instance of a class not yet defined), and
+as ``isinstance`` once it is.
 """
 
 from __future__ import annotations
 
+import sys
 from abc import ABCMeta
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -46,11 +52,33 @@ def by_mro(cls: type) -> bool:
     return meta is ABCMeta and any(root in mro for root in IR_ROOTS)
 
 
-def subclass_of(kind: type, classes: tuple[type, ...]) -> bool:
+class ClassRef(NamedTuple):
+    """The class ``name`` of ``module``, for `IsInstance` and `KindOf` (which do not import the
+    module): while the module is not imported, or does not define ``name`` yet, no kind is a
+    subclass of it, and a kind's answer kept from then stays right (a class defined later is no
+    base of a kind that exists)."""
+
+    module: str
+    name: str
+
+    def resolve(self) -> type | None:
+        """The class, or None while it is not defined."""
+        module = sys.modules.get(self.module)
+        return None if module is None else getattr(module, self.name, None)
+
+
+def subclass_of(kind: type, classes: tuple[type | ClassRef, ...]) -> bool:
     """``issubclass(kind, classes)``, read from ``kind.__mro__`` for the classes `by_mro`
-    accepts (the others through ``issubclass``)."""
+    accepts (the others through ``issubclass``); a `ClassRef` not defined yet is no base."""
     mro = kind.__mro__
-    return any(cls in mro if by_mro(cls) else issubclass(kind, cls) for cls in classes)
+    for cls in classes:
+        if type(cls) is ClassRef:
+            cls = cls.resolve()
+            if cls is None:
+                continue
+        if cls in mro if by_mro(cls) else issubclass(kind, cls):
+            return True
+    return False
 
 
 class IsInstance:
@@ -58,7 +86,7 @@ class IsInstance:
 
     __slots__ = ("classes", "_answers")
 
-    def __init__(self, *classes: type):
+    def __init__(self, *classes: type | ClassRef):
         self.classes = classes
         self._answers: dict[type, bool] = {}
 
@@ -70,7 +98,8 @@ class IsInstance:
         return answer
 
     def __repr__(self) -> str:
-        return f"IsInstance({', '.join(c.__name__ for c in self.classes)})"
+        names = (c.name if type(c) is ClassRef else c.__name__ for c in self.classes)
+        return f"IsInstance({', '.join(names)})"
 
 
 class KindOf:
@@ -82,7 +111,7 @@ class KindOf:
 
     __slots__ = ("kinds", "_answers")
 
-    def __init__(self, kinds: dict[str, tuple[type, ...]]):
+    def __init__(self, kinds: dict[str, tuple[type | ClassRef, ...]]):
         self.kinds = dict(kinds)
         self._answers: dict[type, str | None] = {}
 
