@@ -44,12 +44,16 @@ def by_mro(cls: type) -> bool:
     """Whether ``issubclass(kind, cls)`` is ``cls in kind.__mro__`` for every ``kind``: a plain
     class (``type`` as its metaclass), or an IR class (`IR_ROOTS`) under ``ABCMeta``. Not for
     other abstract classes (``int`` is a registered ``numbers.Integral``) or other metaclasses
-    (protocols, generic aliases)."""
-    meta = type(cls)
-    if meta is type:
-        return True
-    mro = cls.__mro__
-    return meta is ABCMeta and any(root in mro for root in IR_ROOTS)
+    (protocols, generic aliases). Kept per class."""
+    known = _BY_MRO.get(cls)
+    if known is None:
+        meta = type(cls)
+        known = _BY_MRO[cls] = meta is type or (
+            meta is ABCMeta and any(root in cls.__mro__ for root in IR_ROOTS))
+    return known
+
+
+_BY_MRO: dict[type, bool] = {}
 
 
 class ClassRef(NamedTuple):
