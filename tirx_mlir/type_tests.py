@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import sys
 from abc import ABCMeta
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable
 
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
@@ -56,14 +56,19 @@ def by_mro(cls: type) -> bool:
 _BY_MRO: dict[type, bool] = {}
 
 
-class ClassRef(NamedTuple):
+class ClassRef:
     """The class ``name`` of ``module``, for `IsInstance` and `KindOf` (which do not import the
     module): while the module is not imported, or does not define ``name`` yet, no kind is a
     subclass of it, and a kind's answer kept from then stays right (a class defined later is no
     base of a kind that exists)."""
 
-    module: str
-    name: str
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str):
+        self.module, self.name = module, name
+
+    def __repr__(self) -> str:
+        return f"ClassRef({self.module!r}, {self.name!r})"
 
     def resolve(self) -> type | None:
         """The class, or None while it is not defined."""
