@@ -31,25 +31,34 @@ import sys
 from abc import ABCMeta
 from typing import Any, Callable
 
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+_IR_ROOT_NAMES = ("Attribute", "Operation", "Block", "Region", "SSAValue")
+_ir_roots: tuple[type, ...] = ()
 
-IR_ROOTS = (Attribute, Operation, Block, Region, SSAValue)
-"""xDSL's IR class trees (attributes and types; ops, blocks and regions; values), whose classes
-are abstract base classes without virtual subclasses: none is registered with
-``ABCMeta.register`` and none defines ``__subclasshook__`` (tests/test_type_tests.py checks
-every loaded one)."""
+
+def ir_roots() -> tuple[type, ...]:
+    """xDSL's IR class trees (attributes and types; ops, blocks and regions; values), whose
+    classes are abstract base classes without virtual subclasses: none is registered with
+    ``ABCMeta.register`` and none defines ``__subclasshook__`` (tests/test_type_tests.py checks
+    every loaded one). Empty while ``xdsl.ir.core`` is not imported (``import tirx_mlir`` imports
+    this module and no xDSL IR), when no class can be one of them."""
+    global _ir_roots
+    if not _ir_roots:
+        core = sys.modules.get("xdsl.ir.core")
+        if core is not None and all(hasattr(core, name) for name in _IR_ROOT_NAMES):
+            _ir_roots = tuple(getattr(core, name) for name in _IR_ROOT_NAMES)
+    return _ir_roots
 
 
 def by_mro(cls: type) -> bool:
     """Whether ``issubclass(kind, cls)`` is ``cls in kind.__mro__`` for every ``kind``: a plain
-    class (``type`` as its metaclass), or an IR class (`IR_ROOTS`) under ``ABCMeta``. Not for
+    class (``type`` as its metaclass), or an IR class (`ir_roots`) under ``ABCMeta``. Not for
     other abstract classes (``int`` is a registered ``numbers.Integral``) or other metaclasses
     (protocols, generic aliases). Kept per class."""
     known = _BY_MRO.get(cls)
     if known is None:
         meta = type(cls)
         known = _BY_MRO[cls] = meta is type or (
-            meta is ABCMeta and any(root in cls.__mro__ for root in IR_ROOTS))
+            meta is ABCMeta and any(root in cls.__mro__ for root in ir_roots()))
     return known
 
 

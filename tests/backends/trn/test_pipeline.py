@@ -44,22 +44,6 @@ def test_the_max_inst_size_pass_module_is_imported_only_when_named():
     assert out.stdout.split() == ["False", "True"]
 
 
-def test_a_compile_without_loops_does_not_import_scf():
-    """The passes and the NKI printer name scf's classes by module (`type_tests.ClassRef`), so
-    a kernel without loops (softmax_128x512) compiles to the same NKI without importing scf; one
-    with a loop (matmul_512) imports it when its loop is built."""
-    probe = ("import sys\n"
-             "from tirx_mlir.tools.tirx_opt import main\n"
-             "sys.argv = ['tirx-opt', '--pass-pipeline=trn', sys.argv[1], '-t', 'nki']\n"
-             "try:\n    main()\nexcept SystemExit:\n    pass\n"
-             "print('xdsl.dialects.scf' in sys.modules)\n")
-    for name, imported in (("softmax_128x512", "False"), ("matmul_512", "True")):
-        out = subprocess.run([sys.executable, "-c", probe, example_path(name)],
-                             capture_output=True, text=True, check=True, timeout=300)
-        assert out.stdout.split()[-1] == imported, (name, out.stderr)
-        assert "def " in out.stdout  # the kernel was printed
-
-
 def test_trn_pipeline_rejects_unknown_options():
     with pytest.raises(Exception, match="max_inst_size"):
         get_pipeline("trn", max_inst=3)
