@@ -78,3 +78,86 @@ def test_find_ops_is_the_filtered_walk_in_walk_order():
     assert nested >= 3  # the walk went into loops inside kernels
     const = arith.ConstantOp.from_int_and_width(4, IndexType())
     assert find_ops(const, lambda o: True) == [const] and find_ops(const, is_tile_op) == []
+
+
+def _ir_classes() -> list[type]:
+    """Every loaded class of xDSL's IR trees (after loading the dialects a compile uses)."""
+    import tirx_mlir.backends.trn.dialects.nki  # noqa: F401
+    from tirx_mlir.type_tests import ir_roots
+
+    seen: dict[type, None] = {}
+    todo = list(ir_roots())
+    assert len(todo) == 5
+    while todo:
+        cls = todo.pop()
+        if cls not in seen:
+            seen[cls] = None
+            todo.extend(cls.__subclasses__())
+    return list(seen)
+
+
+def test_ir_classes_have_no_virtual_subclasses():
+    """What `subclass_of` relies on: no IR class registers a virtual subclass or defines a
+    ``__subclasshook__``, so ``issubclass`` is the MRO test for every one of them."""
+    import abc
+
+    classes = _ir_classes()
+    assert len(classes) > 200
+    for cls in classes:
+        assert "__subclasshook__" not in vars(cls), cls
+        registry = abc._get_dump(cls)[0] if type(cls) is abc.ABCMeta else set()  # noqa: SLF001
+        assert not registry, (cls, registry)
+
+
+def test_subclass_of_is_issubclass():
+    """The MRO answers and the ``issubclass`` ones agree: IR classes against IR and Python
+    kinds, plain classes, and abstract classes with registered virtual subclasses (which
+    `by_mro` leaves to ``issubclass``: ``int`` is a ``numbers.Integral`` outside its MRO)."""
+    import abc
+    import numbers
+
+    from xdsl.ir import Attribute, Operation
+
+    from tirx_mlir.type_tests import by_mro, subclass_of
+
+    class Virtual(abc.ABC):
+        pass
+
+    Virtual.register(str)
+    ir = _ir_classes()
+    kinds = [*ir[::7], int, bool, str, list, tuple, float, type(None), object]
+    classes = [Attribute, Operation, TileOp, SliceOp, arith.AddiOp, scf.ForOp, IndexType,
+               numbers.Integral, numbers.Number, Virtual, int, object]
+    for kind in kinds:
+        for cls in classes:
+            assert subclass_of(kind, (cls,)) is issubclass(kind, cls), (kind, cls)
+    assert not by_mro(numbers.Integral) and not by_mro(Virtual)
+    assert by_mro(TileOp) and by_mro(int)
+    assert IsInstance(numbers.Integral)(3) and IsInstance(Virtual)("s")
+    assert KindOf({"n": (numbers.Number,)})(2.5) == "n"
+
+
+def test_class_ref_is_no_base_until_its_module_defines_it():
+    """A `ClassRef` answers False while its module is not imported (or lacks the name), then as
+    the class it names; a kind's answer kept before stays right."""
+    import sys
+    import types
+
+    from tirx_mlir.type_tests import ClassRef
+
+    name = "tirx_test_class_ref_module"
+    ref = ClassRef(name, "Thing")
+    test = IsInstance(ref, int)
+    kinds = KindOf({"thing": (ref,), "int": (int,)})
+    assert ref.resolve() is None and not test("s") and test(3) and kinds("s") is None
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    try:
+        assert ref.resolve() is None and not test(2.5)  # imported, the name not defined yet
+        exec("class Thing:\n    pass\nclass Sub(Thing):\n    pass\n", module.__dict__)
+        assert ref.resolve() is module.Thing
+        assert test(module.Thing()) and test(module.Sub()) and kinds(module.Sub()) == "thing"
+        assert not test("s") and kinds("s") is None  # the answers kept for str
+        assert repr(test) == "IsInstance(Thing, int)"
+    finally:
+        del sys.modules[name]

@@ -44,6 +44,25 @@ def test_import_tirx_mlir_imports_no_numpy():
     assert imported() == []
 
 
+def test_import_tirx_mlir_imports_no_xdsl():
+    """The package's import (backends registered) reads no xDSL: the tools install their
+    dataclass-code cache after it, so xDSL's classes defined there would miss the cache."""
+    assert imported(names=("xdsl",)) == []
+
+
+def test_a_trn_compile_without_loops_imports_no_scf(tmp_path):
+    """The passes and the NKI printer name scf's classes by module (`type_tests.ClassRef`): a
+    kernel without loops (softmax_128x512) compiles without xDSL's scf; matmul_512 builds a
+    loop and imports it."""
+    out = str(tmp_path / "out.py")
+    names = ("xdsl.dialects.scf",)
+    kernels = ROOT / "examples" / "trn"
+    assert imported("--pass-pipeline=trn", str(kernels / "softmax_128x512.mlir"), "-t", "nki",
+                    "-o", out, names=names) == []
+    assert imported("--pass-pipeline=trn", str(kernels / "matmul_512.mlir"), "-t", "nki",
+                    "-o", out, names=names) == list(names)
+
+
 def test_tirx_opt_on_an_empty_module_imports_no_numpy(tmp_path):
     empty = tmp_path / "empty.mlir"
     empty.write_text("builtin.module {}\n")

@@ -23,7 +23,6 @@ import math
 from typing import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import Attribute, Block, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -91,6 +90,8 @@ def reshape(builder: Builder, value: SSAValue, shape: Sequence[int]) -> SSAValue
 def emit_loop(builder: Builder, extent: int, step: int) -> tuple[Builder, SSAValue]:
     """``scf.for %iv = 0 to extent step step`` at the builder; returns a builder inside it and
     the induction variable (call again with that builder for the next loop of a nest)."""
+    from xdsl.dialects import scf  # imported by the first loop built: a kernel may have none
+
     lb, ub, st = const_index(builder, 0), const_index(builder, extent), const_index(builder, step)
     body = Block(arg_types=[IndexType()])
     yield_op = scf.YieldOp()

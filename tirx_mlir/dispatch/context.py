@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from xdsl.builder import Builder
-from xdsl.dialects import scf
 from xdsl.dialects.builtin import UnknownLoc
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
@@ -36,7 +35,7 @@ from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.ir_insert import LinkingBuilder, move_ops_before
 from tirx_mlir.ir_walk import walk_ops
-from tirx_mlir.type_tests import IsInstance
+from tirx_mlir.type_tests import ClassRef, IsInstance
 
 
 @dataclass
@@ -150,7 +149,7 @@ class DispatchContext:
         loops: list[LoopRange] = []
         parent = self.op.parent_op()
         while parent is not None and parent is not self.kernel:
-            if isinstance(parent, scf.ForOp):
+            if _IS_FOR(parent):
                 loops.append(LoopRange(parent.body.block.args[0], constant_value(parent.lb),
                                        constant_value(parent.ub), constant_value(parent.step)))
             parent = parent.parent_op()
@@ -272,3 +271,4 @@ def _inherit_location(ops: list[Operation], source: Operation) -> None:
 
 
 _is_unknown_loc = IsInstance(UnknownLoc)
+_IS_FOR = IsInstance(ClassRef("xdsl.dialects.scf", "ForOp"))  # scf stays unimported without loops

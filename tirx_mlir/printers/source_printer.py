@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import ClassVar
 
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, ModuleOp, UnregisteredOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.irdl import IRDLOperation
@@ -44,9 +44,13 @@ from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS
 from tirx_mlir.dialects.tirx.kernel import CtaIdOp, KernelOp
 from tirx_mlir.printers.naming import Namer
 from tirx_mlir.printers.operators import Language
+from tirx_mlir.type_tests import ClassRef, IsInstance
 
-INLINED_OPS = (*VIEW_OPS, CtaIdOp, scf.YieldOp)
-"""Ops printed where their value is used, not where they stand (with the arith dialect)."""
+INLINED_OPS = (*VIEW_OPS, CtaIdOp, ClassRef("xdsl.dialects.scf", "YieldOp"))
+"""Ops printed where their value is used, not where they stand (with the arith dialect); scf's
+yield by name, so that a kernel without loops does not import scf (`type_tests.ClassRef`)."""
+_IS_INLINED = IsInstance(*INLINED_OPS)
+_IS_FOR = IsInstance(ClassRef("xdsl.dialects.scf", "ForOp"))
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 _NONNEG_OPS = (arith.AddiOp, arith.MuliOp, arith.DivUIOp, arith.FloorDivSIOp, arith.DivSIOp,
                arith.RemSIOp, arith.RemUIOp, arith.MaxSIOp, arith.AndIOp, arith.OrIOp,
@@ -284,7 +288,7 @@ class SourcePrinter(BasePrinter):
         owner = value.owner
         if isinstance(value, BlockArgument):
             loop = value.block.parent_op()
-            return isinstance(loop, scf.ForOp) and self.nonneg(loop.lb) and \
+            return _IS_FOR(loop) and self.nonneg(loop.lb) and \
                 _const_test(loop.step, lambda s: s > 0)
         if isinstance(owner, arith.ConstantOp):
             return _const_test(value, lambda c: c >= 0)
@@ -312,7 +316,7 @@ name, `_INLINED` for an op printed where its value is used, "" for one the print
 
 
 def _emitter_name(printer: type, op: Operation) -> str:
-    if isinstance(op, INLINED_OPS) or op.dialect_name() == "arith":
+    if _IS_INLINED(op) or op.dialect_name() == "arith":
         return _INLINED
     if isinstance(op, UnregisteredOp):
         return ""

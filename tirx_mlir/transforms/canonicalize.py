@@ -55,7 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, builtin, scf
+from xdsl.dialects import arith, builtin
 from xdsl.dialects.arith import SignlessIntegerBinaryOperation
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.folder import Folder
@@ -82,6 +82,7 @@ from tirx_mlir.transforms.canonicalize_settled import Settled
 from tirx_mlir.dialects.tirx.op_build import clone_leaf
 from tirx_mlir.transforms.arith_effects import complete_arith_effects
 from tirx_mlir.transforms.pattern_classes import ARITH, SCF, PatternTable
+from tirx_mlir.type_tests import ClassRef, IsInstance
 
 complete_arith_effects()  # before any FactsByClass reads arith.remui's traits
 
@@ -317,6 +318,9 @@ class FactsByClass(dict[type[Operation], _ClassFacts]):
             for e in effects)
 
 
+_IS_FOR = IsInstance(ClassRef("xdsl.dialects.scf", "ForOp"))  # scf unimported without loops
+
+
 class _RehoistConstInLoops(RewritePattern):
     """xDSL's `RehoistConstInLoops` (every constant-like op of a loop body's top level cloned
     before the loop, the copy taking its uses), whether an op is constant-like kept per class
@@ -330,7 +334,7 @@ class _RehoistConstInLoops(RewritePattern):
         self._constant_like: dict[type, bool] = {}
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, scf.ForOp):
+        if not _IS_FOR(op):
             return
         known = self._constant_like
         movable = type(rewriter) is _Rewriter and rewriter.walker is not None

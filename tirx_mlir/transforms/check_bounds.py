@@ -31,10 +31,10 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.context import Context
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -44,7 +44,10 @@ from tirx_mlir.dialects.tirx.access import IndexExpr, index_expr, value_domain
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.buffer_ops import LoadOp, SliceOp, StoreOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
-from tirx_mlir.type_tests import KindOf, find_ops
+from tirx_mlir.type_tests import ClassRef, IsInstance, KindOf, find_ops
+
+if TYPE_CHECKING:
+    from xdsl.dialects import scf
 
 INDEX_BITS = 64
 """Width of ``index`` (the interpreter's, and the signed range printed code must stay in)."""
@@ -55,7 +58,9 @@ MAX_ENUMERATED = 4096
 _DIVISIONS = (arith.DivSIOp, arith.DivUIOp, arith.RemSIOp, arith.RemUIOp, arith.FloorDivSIOp,
               arith.CeilDivSIOp, arith.CeilDivUIOp)
 _WRAPPING = (arith.AddiOp, arith.SubiOp, arith.MuliOp)
-_KINDS = KindOf({"constant": (arith.ConstantOp,), "loop": (scf.ForOp,), "division": _DIVISIONS,
+_FOR = ClassRef("xdsl.dialects.scf", "ForOp")  # scf is not imported for a kernel without loops
+_IS_FOR = IsInstance(_FOR)
+_KINDS = KindOf({"constant": (arith.ConstantOp,), "loop": (_FOR,), "division": _DIVISIONS,
                  "wrapping": _WRAPPING, "slice": (SliceOp,), "element": (LoadOp, StoreOp)})
 """Which check `_Checker.check` makes of an op (the classes are disjoint), per op class."""
 
@@ -133,7 +138,7 @@ def runs_unconditionally(op: Operation) -> bool:
     parent = op.parent_op()
     while parent is not None and not isinstance(parent, KernelOp) and \
             parent.name != "func.func":
-        if not isinstance(parent, scf.ForOp):
+        if not _IS_FOR(parent):
             return False
         domain = value_domain(parent.body.block.args[0])
         if not domain:

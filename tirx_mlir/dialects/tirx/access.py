@@ -31,7 +31,7 @@ from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
                                                 reshape_groups)
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
-from tirx_mlir.type_tests import IsInstance, KindOf
+from tirx_mlir.type_tests import ClassRef, IsInstance, KindOf
 
 
 @dataclass(frozen=True)
@@ -186,18 +186,17 @@ def value_domain(value: SSAValue) -> range | None:
 
 _DOMAIN_TESTS: tuple[IsInstance, IsInstance, IsInstance, IsInstance] | None = None
 """`value_domain`'s class tests (a block argument, an ``scf.for``, a scope id, a kernel), made
-on its first call (this module does not import scf)."""
+on its first call (scf's by name: a kernel without loops does not import scf)."""
 
 
 def _domain_tests() -> tuple[IsInstance, IsInstance, IsInstance, IsInstance]:
     global _DOMAIN_TESTS
-    from xdsl.dialects import scf
     from xdsl.ir import BlockArgument
 
     from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
 
-    _DOMAIN_TESTS = (IsInstance(BlockArgument), IsInstance(scf.ForOp), IsInstance(ScopeIdOp),
-                     IsInstance(KernelOp))
+    _DOMAIN_TESTS = (IsInstance(BlockArgument), IsInstance(ClassRef("xdsl.dialects.scf", "ForOp")),
+                     IsInstance(ScopeIdOp), IsInstance(KernelOp))
     return _DOMAIN_TESTS
 
 

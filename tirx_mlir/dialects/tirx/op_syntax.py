@@ -35,6 +35,7 @@ from xdsl.printer import Printer
 from tirx_mlir.dialects.tirx.kernel import int_values
 from tirx_mlir.dialects.tirx.op_build import build_op
 from tirx_mlir.dialects.tirx.predicate import format_affine_set
+from tirx_mlir.type_tests import IsInstance
 
 
 # --- property kinds -----------------------------------------------------------------------------
@@ -100,11 +101,14 @@ KINDS: dict[str, _Kind] = {
 }
 
 
+_IS_ATTRIBUTE = IsInstance(Attribute)
+
+
 def to_attr(kind: str, value: object) -> Attribute | None:
     """Python value -> property attribute of ``kind`` (None or False: leave the property unset)."""
     if value is None or value is False:
         return None
-    if isinstance(value, Attribute):
+    if _IS_ATTRIBUTE(value):  # a Python value's first answer does not walk Attribute's subclasses
         return value
     # a one-shot iterable (a generator, map) is read once, for the memo key and the conversion
     if kind == "ints" and not isinstance(value, (list, tuple)):

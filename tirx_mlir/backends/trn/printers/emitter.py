@@ -30,9 +30,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from xdsl.dialects import scf
 from xdsl.dialects.builtin import (FloatAttr, IndexType, IntegerAttr, IntegerType, ModuleOp,
                                    StringAttr)
 from xdsl.ir import Operation, SSAValue
@@ -51,6 +50,9 @@ from tirx_mlir.dialects.tirx.layout import LayoutError
 from tirx_mlir.dialects.tirx.kernel import CtaIdOp, KernelOp, ReturnOp
 from tirx_mlir.printers import PYTHON, SourcePrinter
 from tirx_mlir.printers.source_printer import INT64_MAX, shown
+
+if TYPE_CHECKING:
+    from xdsl.dialects import scf
 
 LOOP_ATTR = "trn.loop"
 """Optional string attribute on ``scf.for``: 'sequential', 'affine' or 'static' (the NKI loop
@@ -200,6 +202,8 @@ class NkiEmitterBase(SourcePrinter):
         self.line(f"if {self.expr(op.cond)}:")
         with self.body():
             self.emit_block(op.true_region.block)
+        from xdsl.dialects import scf  # imported: the op printed is one of its ops
+
         if op.false_region.blocks and any(not isinstance(o, scf.YieldOp)
                                           for o in op.false_region.block.ops):
             self.line("else:")
