@@ -90,6 +90,9 @@ class Program:
     """SIMT vs tile interpreter, relative to the output's largest magnitude too: the lowered
     code may sum in another order (reductions, mma), and tf32 rounds the gemm's inputs."""
     drawn: list[str] = field(default_factory=list)
+    num_stages: int = 3
+    """The cuda pipeline's ``num_stages`` (cuda-pipeline-k-loop's ring depth; 3 is its
+    default)."""
 
 
 class Builder:
@@ -691,12 +694,25 @@ def draw_wgmma(seed: int) -> Program:
 
 
 DRAW = {"chain": draw_chain, "mma": draw_mma, "wgmma": draw_wgmma}
+MORE_FAMILIES = ("ring", "ring", "sm80", "dsmem")
+"""Families of `cuda_valid_kloops` (K-loop GEMMs over rings, sm_80 pipelining, clusters),
+drawn for a share of the seeds (`MORE_SHARE`); the other seeds keep the family and program
+they had before these were added."""
+MORE_SHARE = 0.4
+
+
+def family_of(seed: int) -> str:
+    if random.Random(f"more-{seed}").random() < MORE_SHARE:
+        return random.Random(f"family-{seed}").choice(MORE_FAMILIES)
+    return random.Random(f"family-{seed}").choice(FAMILIES)
 
 
 def draw(seed: int, family: str | None = None) -> Program:
     """The program of ``seed`` (its family drawn from the seed unless given)."""
-    fam = family or random.Random(f"family-{seed}").choice(FAMILIES)
-    return DRAW[fam](seed)
+    import cuda_valid_kloops
+
+    fam = family or family_of(seed)
+    return {**DRAW, **cuda_valid_kloops.DRAW}[fam](seed)
 
 
 # --- the check ----------------------------------------------------------------------------------
@@ -748,7 +764,7 @@ def check(prog: Program, compile: bool = False, workdir: str | None = None) -> O
             if bad:
                 return Outcome("disagree", f"tile vs numpy: {bad}", stage)
         stage = "pipeline"
-        get_pipeline("cuda", arch=prog.arch).apply(module)
+        get_pipeline("cuda", arch=prog.arch, num_stages=prog.num_stages).apply(module)
         stage = "simt"
         simt = run(module, prog.inputs)
         for out, ref in zip(simt, tile, strict=True):

@@ -15,20 +15,29 @@ wait (`consumers_only`): the producer's thread goes on at once to the ring copie
 That holds only for a load that runs once (its op directly in the kernel's body, the tile's
 only writer): a load that runs again would re-arm the barrier from a thread that never waited
 for its previous phase.
+
+A load in a loop that also holds a ``gemm_async`` reading the tile (a one-shot tile reloaded
+per outer step: ``for i { load A_i; for k { C += A_i B_ik } }``) overwrites it after the
+previous pass's wgmmas: they end with no barrier (the consumers retire them with
+``wgmma.wait_group``, the producer thread does not wait for that), so the load, TMA or cp.async,
+starts with ``__syncthreads`` (`refill_barrier`), after which every consumer's wait that retires
+them (a drain after its loop included) has run.
 """
 
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import SSAValue
 
+from tirx_mlir.backends.cuda.dialects.cuda.sync import SyncThreadsOp
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout.async_defaults import tile_uses
 from tirx_mlir.backends.cuda.layout.roles import consumer_warpgroups
 from tirx_mlir.dialects.tirx import tile_ops as T
+from tirx_mlir.dialects.tirx.attributes import ExecScope
 
 
 def consumers_only(ctx, op, alloc: SSAValue) -> bool:
@@ -62,3 +71,22 @@ def wait(ctx, b: Builder, op, ring: ring_.StageView, full: SSAValue, stage: SSAV
     ring_.wait_parity(at, full, parity)
     if at is not b:
         ring_.close_if(at)
+
+
+def refill_barrier(ctx, b: Builder, op, alloc: SSAValue) -> None:
+    """``__syncthreads`` before the cta-scope load ``op`` into ``alloc`` (not a pipelined
+    ring's stage) when a loop around ``op`` also holds a ``gemm_async`` that reads ``alloc``
+    (module docstring): its previous pass's wgmmas may still read the tile. Decided on the
+    program as written: those readers come after ``op`` in the loop body, not dispatched yet."""
+    if op.exec_scope != ExecScope.CTA:
+        return
+    loops = []
+    parent = op.parent_op()
+    while parent is not None and parent is not ctx.kernel:
+        if isinstance(parent, (scf.ForOp, scf.WhileOp)):
+            loops.append(parent)
+        parent = parent.parent_op()
+    readers = [o for o, name in tile_uses(ctx.kernel, alloc)
+               if isinstance(o, T.GemmAsyncOp) and name not in o.DSTS]
+    if any(loop.is_ancestor(r) for loop in loops for r in readers):
+        b.insert(SyncThreadsOp())
