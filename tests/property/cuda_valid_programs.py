@@ -151,7 +151,13 @@ def _swizzle_layout(shape, dt: str, rng: random.Random) -> str:
 SCOPE_THREADS = {"cta": (32, 64, 128, 256), "warpgroup": (128,), "warp": (32,),
                  "thread": (1,)}
 """One instance of a narrower scope per CTA: the tile level refuses several instances
-writing the same global tile (sub-CTA ids have no value there to slice by)."""
+writing the same global or shared tile (sub-CTA ids have no value there to slice by)."""
+INSTANCE_THREADS = {"warpgroup": (256, 384), "warp": (64, 128, 256), "thread": (32, 64, 128)}
+INSTANCES_SHARE = 0.35
+"""A share of the narrower-scope chains runs several instances per CTA (threads from
+``INSTANCE_THREADS``): each computes its own replica of the tile in register tiles (reading
+global or CTA-staged shared tiles), and CTA-scope copies read the replicas back to ``Y``
+(directly or through a shared tile)."""
 ROWS = (1, 2, 3, 4, 8, 16, 32, 64, 128)
 COLS = (1, 2, 4, 5, 8, 12, 16, 24, 32, 33, 64, 100, 128, 256)
 MAX_ELEMS = {"cta": 8192, "warpgroup": 4096, "warp": 2048, "thread": 64}
@@ -183,6 +189,9 @@ class Chain:
         r, p, b = self.rng, self.p, self.b
         self.scope = r.choice(("cta", "cta", "warpgroup", "warp", "thread"))
         threads = self.threads = r.choice(SCOPE_THREADS[self.scope])
+        side = random.Random(f"instances-{self.p.seed}")  # keeps ``r``'s draws as they were
+        if self.scope != "cta" and side.random() < INSTANCES_SHARE:
+            threads = self.threads = side.choice(INSTANCE_THREADS[self.scope])
         self.n = {"cta": 1, "warpgroup": threads // 128, "warp": threads // 32,
                   "thread": threads}[self.scope]
         grid = r.choice((1, 1, 2))
@@ -211,12 +220,25 @@ class Chain:
         val = rounded(self.inst, self.cdt)
         if how == "copy" and cur.scope == "shared" and io == self.cdt and r.random() < 0.5:
             how, val = self._copy_async(cur, xg, val)
+        elif self.n > 1 and side.random() < 0.5:  # staged by the CTA, each instance its copy
+            staged = b.alloc(self.shape, io, "shared")
+            b.op("copy", "cta", [staged, xg])
+            b.op(how, self.scope, [cur, staged])
+            how += "(cta-staged)"
         else:
             b.op(how, self.scope, [cur, xg])
         p.drawn.append(f"load:{how}->{cur.scope}{'(swz)' if 'swizzle' in cur.layout else ''}")
         for _ in range(r.randint(1, 4)):
             cur, val = self._step(cur, val)
-        b.op("copy", self.scope, [yg, cur])
+        if self.n > 1:  # the instances' replicas (register tiles) read back by the CTA
+            if side.random() < 0.5:
+                out = b.alloc(self.shape, io, "shared")
+                b.op("copy", "cta", [out, cur])
+                cur = out
+            p.drawn.append(f"instances={self.n}:store(cta{'+shared' if cur.scope == 'shared' else ''})")
+            b.op("copy", "cta", [yg, cur])
+        else:
+            b.op("copy", self.scope, [yg, cur])
         p.expected.append(rounded(val, io).reshape(total))
         tol = {"f32": 2e-5, "f16": 2e-3, "bf16": 1.6e-2}
         p.rtol = max(tol[io], tol[self.cdt])
@@ -301,6 +323,10 @@ class Chain:
         if where == "global":
             return view, wv, f"global{list(shape)}"
         local = shape == self.shape and cur.scope == "local"
+        if self.n > 1 and not local:  # instances share a tile the CTA stages
+            buf = self.b.alloc(shape, self.cdt, "shared")
+            self.b.op("copy", "cta", [buf, view])
+            return buf, rounded(wv, self.cdt), f"cta-staged{list(shape)}"
         buf = self._buffer(self.cdt, shape, ("local", "shared") if local else ("shared",))
         self.b.op("copy", self.scope, [buf, view])
         return buf, rounded(wv, self.cdt), f"{buf.scope}{list(shape)}"
