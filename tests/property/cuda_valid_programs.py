@@ -727,10 +727,15 @@ they had before these were added."""
 MORE_SHARE = 0.4
 
 
+def base_family(seed: int) -> str:
+    """The family ``seed`` drew before `MORE_FAMILIES` were added."""
+    return random.Random(f"family-{seed}").choice(FAMILIES)
+
+
 def family_of(seed: int) -> str:
     if random.Random(f"more-{seed}").random() < MORE_SHARE:
         return random.Random(f"family-{seed}").choice(MORE_FAMILIES)
-    return random.Random(f"family-{seed}").choice(FAMILIES)
+    return base_family(seed)
 
 
 def draw(seed: int, family: str | None = None) -> Program:
