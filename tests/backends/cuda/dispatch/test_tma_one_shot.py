@@ -248,3 +248,32 @@ def test_a_one_shot_tile_reloaded_in_an_outer_loop_waits_for_the_last_wgmma(vari
     first = next(o for o in outer.body.block.ops if o.name.startswith(("cuda.sync", "ptx.cp",
                                                                         "scf.if")))
     assert first.name == "cuda.sync_threads"
+
+
+def _twice_kernel(variant: str) -> str:
+    """`_outer_kernel`'s outer loop unrolled: two loads of A, each before its K loop (the
+    second follows the first loop's wgmmas in the kernel's body)."""
+    text = _outer_kernel(variant, 256)
+    head, rest = text.split("  scf.for %i = %c0 to %c2 step %c1 {\n")
+    body, tail = rest.split("  }\n  tirx.copy cta %C")
+    steps = []
+    for i in range(2):
+        step = body
+        for name in ("%ka", "%ai", "%kb0", "%kj", "%kb ", "%kb]", "%bj", "%b3", "%sb ", "%sb,",
+                     "%j ", "%j,", "%j]"):
+            step = step.replace(name, f"{name[:-1] if name[-1] in ' ,]' else name}_{i}"
+                                f"{name[-1] if name[-1] in ' ,]' else ''}")
+        steps.append(f"  %i_{i} = arith.constant {i} : index\n" +
+                     step.replace("%i,", f"%i_{i},"))
+    return head + "".join(steps) + "  tirx.copy cta %C" + tail
+
+
+@pytest.mark.parametrize("variant", ["tma_auto", "ldgsts"])
+def test_a_one_shot_tile_reloaded_after_a_k_loop_waits_for_its_wgmmas(variant):
+    """The same reload in the kernel's body, after the first K loop: those GEMMs were
+    dispatched before the load and noted what they read (tma_one_shot.note_reads). Before the
+    fix: the located [async] error at the second load."""
+    text = _twice_kernel(variant)
+    assert text.count("tirx.copy_async cta %sa") == 2 and "scf.for %i " not in text
+    check_every_stage(text, _outer_reference, arch="sm_90a", rtol=1e-3, atol=1e-2,
+                      compile=False)

@@ -16,12 +16,14 @@ That holds only for a load that runs once (its op directly in the kernel's body,
 only writer): a load that runs again would re-arm the barrier from a thread that never waited
 for its previous phase.
 
-A load in a loop that also holds a ``gemm_async`` reading the tile (a one-shot tile reloaded
-per outer step: ``for i { load A_i; for k { C += A_i B_ik } }``) overwrites it after the
-previous pass's wgmmas: they end with no barrier (the consumers retire them with
-``wgmma.wait_group``, the producer thread does not wait for that), so the load, TMA or cp.async,
-starts with ``__syncthreads`` (`refill_barrier`), after which every consumer's wait that retires
-them (a drain after its loop included) has run.
+A load that may overwrite a tile a ``gemm_async`` read before it (a one-shot tile reloaded per
+outer step, ``for i { load A_i; for k { C += A_i B_ik } }``, or between two K loops) follows
+wgmmas that end with no barrier (the consumers retire them with ``wgmma.wait_group``, the
+producer thread does not wait for that), so the load, TMA or cp.async, starts with
+``__syncthreads`` (`refill_barrier`), after which every consumer's wait that retires them (a
+drain after its loop included) has run. The GEMMs before it in program order were dispatched
+already and noted what they read (`note_reads`); those after it in a loop around it are still
+tile ops.
 """
 
 from __future__ import annotations
@@ -73,12 +75,23 @@ def wait(ctx, b: Builder, op, ring: ring_.StageView, full: SSAValue, stage: SSAV
         ring_.close_if(at)
 
 
+READS_KEY = "wgmma_plain_reads"
+
+
+def note_reads(ctx, allocs) -> None:
+    """Record the shared allocs a dispatched ``gemm_async`` read outside pipelined rings."""
+    ctx.shared_state.setdefault(READS_KEY, set()).update(allocs)
+
+
 def refill_barrier(ctx, b: Builder, op, alloc: SSAValue) -> None:
     """``__syncthreads`` before the cta-scope load ``op`` into ``alloc`` (not a pipelined
-    ring's stage) when a loop around ``op`` also holds a ``gemm_async`` that reads ``alloc``
-    (module docstring): its previous pass's wgmmas may still read the tile. Decided on the
-    program as written: those readers come after ``op`` in the loop body, not dispatched yet."""
+    ring's stage) when a ``gemm_async`` read ``alloc`` before it in program order
+    (`note_reads`), or a loop around ``op`` holds one that reads it (still a tile op: it comes
+    after ``op`` in the loop body): those wgmmas may still read the tile (module docstring)."""
     if op.exec_scope != ExecScope.CTA:
+        return
+    if alloc in ctx.shared_state.get(READS_KEY, ()):
+        b.insert(SyncThreadsOp())
         return
     loops = []
     parent = op.parent_op()
