@@ -9,7 +9,7 @@ Families (each drawn from an integer seed, as `cuda_valid_programs.draw` does):
   epilogue (bias/relu/scale), C stored as f32 or f16 from the registers or through a shared
   tile and a TMA store. Some draw A as a *one-shot* load (one tile loaded before the loop and
   read by every iteration), some inside an outer loop (the one-shot load re-issued per outer
-  iteration). Some draw a cluster (2 or 4 CTAs along x, or 2x2) whose CTAs share the B tile
+  iteration) or between two K loops. Some draw a cluster (2 or 4 CTAs along x, or 2x2) whose CTAs share the B tile
   (and, 2x2, the A tile) through TMA multicast (``config {cta_mask}``).
 * ``sm80`` (sm_80 or sm_90a): ``tirx.gemm cta`` (mma.sync) in a K loop whose operands are
   copied into shared tiles (``copy`` or ``copy_async``; row-major or swizzled) each iteration,
@@ -124,7 +124,7 @@ def draw_ring(seed: int) -> Program:
     bk = r.choice((32, 64, 64))
     stages = r.choice((2, 3, 4))
     ksteps = r.choice((1, 2, 3, 4, 6))
-    form = r.choice(("ring", "ring", "ring", "one_shot", "outer"))
+    form = r.choice(("ring", "ring", "ring", "one_shot", "outer", "twice"))
     ta = r.random() < 0.25
     tb = r.random() < 0.25
     cluster = ""
@@ -144,12 +144,12 @@ def draw_ring(seed: int) -> Program:
         if m // shape[0] < 8 * max(shape) or m % (8 * shape[0]):
             m = 128
     k = bk * ksteps
-    outer = 2 if form == "outer" else 1
+    outer = 2 if form in ("outer", "twice") else 1
     # global A: [M_total, K_total] (or its transpose), B: [N_total, K_total] (transpose_b:
     # [K_total, N_total]); the one-shot forms read A's first bk columns (per outer step its
     # own bk columns) and B's K blocks
     mt, nt = gm * m, gn * n
-    a_k = bk * outer if form in ("one_shot", "outer") else k
+    a_k = bk * outer if form in ("one_shot", "outer", "twice") else k
     b_k = k * outer
     ga = (a_k, mt) if ta else (mt, a_k)
     gb = (b_k, nt) if tb else (nt, b_k)
@@ -167,7 +167,7 @@ def draw_ring(seed: int) -> Program:
         how_a = how_b = "tma_auto"
     acc = b.alloc((m, n), "f32", "local")
     ring_b = b.alloc((stages, *tb_shape), dt, "shared")
-    one_a = form in ("one_shot", "outer")
+    one_a = form in ("one_shot", "outer", "twice")
     ring_a = b.alloc(ta_shape if one_a else (stages, *ta_shape), dt, "shared")
     init = r.choice(("zero", "zero", "load"))
     params_c0 = None
@@ -182,7 +182,7 @@ def draw_ring(seed: int) -> Program:
         b.op("zero", "cta", [acc])
     if params_c0:
         params.append(params_c0)
-    c = {v: b.const(v, "index") for v in sorted({0, 1, stages, ksteps, bk, outer})}
+    c = {v: b.const(v, "index") for v in sorted({0, 1, 2, stages, ksteps, bk})}
 
     def a_view(kcol: str) -> Buf:
         return b.slice(GA, [kcol, m0] if ta else [m0, kcol], ta_shape)
@@ -191,44 +191,50 @@ def draw_ring(seed: int) -> Program:
         return b.slice(GB, [kcol, n0] if tb else [n0, kcol], tb_shape)
 
     flags = (" transpose_a" if ta else "") + (" transpose_b" if tb else "") + " accum"
-    if form == "outer":  # the one-shot load of A re-issued per outer step, its own columns
-        o = b.fresh("o")
-        kk = b.const(k, "index")
-        b.lines.append(f"  scf.for {o} = {c[0]} to {c[outer]} step {c[1]} {{")
+
+    def k_loop(kbase: str | None) -> None:
+        kv = b.fresh("k")
+        b.lines.append(f"  scf.for {kv} = {c[0]} to {c[ksteps]} step {c[1]} {{")
+        slot = b.fresh("s")
+        b.lines.append(f"  {slot} = arith.remui {kv}, {c[stages]} : index")
+        kc = b.fresh("i")
+        b.lines.append(f"  {kc} = arith.muli {kv}, {c[bk]} : index")
+        if kbase:
+            kc2 = b.fresh("i")
+            b.lines.append(f"  {kc2} = arith.addi {kbase}, {kc} : index")
+            kc = kc2
+        sb = _stage_view(b, ring_b, slot)
+        if one_a:
+            sa = ring_a
+        else:
+            sa = _stage_view(b, ring_a, slot)
+            b.op("copy_async", "cta", [sa, a_view(kc)], f' dispatch "{how_a}"{mc_a}')
+        bv = b_view(kc)
+        b.op("copy_async", "cta", [sb, bv], f' dispatch "{how_b}"{mc_b}')
+        b.op("gemm_async", "cta", [acc, sa, sb], flags)
+        b.lines.append("  }")
+
+    def one_shot_pass(o: str) -> None:
+        """The one-shot load of A's ``o``-th bk columns, then the K loop over B's blocks
+        ``o * ksteps ..``."""
         oa = b.fresh("i")
         b.lines.append(f"  {oa} = arith.muli {o}, {c[bk]} : index")
         b.op("copy_async", "cta", [ring_a, a_view(oa)], f' dispatch "{how_a}"')
         kbase = b.fresh("i")
         b.lines.append(f"  {kbase} = arith.muli {o}, {kk} : index")
-    elif form == "one_shot":
-        av = a_view(c[0])
-        b.op("copy_async", "cta", [ring_a, av], f' dispatch "{how_a}"')
-        kbase = None
-    else:
-        kbase = None
-    kv = b.fresh("k")
-    b.lines.append(f"  scf.for {kv} = {c[0]} to {c[ksteps]} step {c[1]} {{")
-    slot = b.fresh("s")
-    b.lines.append(f"  {slot} = arith.remui {kv}, {c[stages]} : index")
-    kc = b.fresh("i")
-    b.lines.append(f"  {kc} = arith.muli {kv}, {c[bk]} : index")
-    if kbase:
-        kc2 = b.fresh("i")
-        b.lines.append(f"  {kc2} = arith.addi {kbase}, {kc} : index")
-        kc = kc2
-    sb = _stage_view(b, ring_b, slot)
-    if one_a:
-        sa = ring_a
-    else:
-        sa = _stage_view(b, ring_a, slot)
-        av = a_view(kc)
-        b.op("copy_async", "cta", [sa, av], f' dispatch "{how_a}"{mc_a}')
-    bv = b_view(kc)
-    b.op("copy_async", "cta", [sb, bv], f' dispatch "{how_b}"{mc_b}')
-    b.op("gemm_async", "cta", [acc, sa, sb], flags)
-    b.lines.append("  }")
-    if form == "outer":
+        k_loop(kbase)
+
+    kk = b.const(k, "index")
+    if form == "outer":  # the one-shot load of A re-issued per outer step
+        o = b.fresh("o")
+        b.lines.append(f"  scf.for {o} = {c[0]} to {c[outer]} step {c[1]} {{")
+        one_shot_pass(o)
         b.lines.append("  }")
+    elif form in ("one_shot", "twice"):  # once, or reloaded between two K loops
+        for i in range(outer):
+            one_shot_pass(c[i])
+    else:
+        k_loop(None)
     # numpy: per CTA (gm, gn) tiles
     a32 = A.astype(np.float32)
     a32 = a32.T if ta else a32  # [mt, a_k]

@@ -19,10 +19,11 @@ SEEDS = list(range(0, 24)) + [68, 85, 104, 192, 2031, 2289]
 """The first seeds (every family they drew before the K-loop families were added: drawn here
 with `base_family`) and a few later ones. The bugs the campaign found have their own
 regression tests beside the code they were in (tests/backends/cuda/...)."""
-MORE = [(7, "ring"), (2, "ring"), (0, "ring"), (1, "ring"), (45, "sm80"), (0, "dsmem"),
-        (43, "chain")]
+MORE = [(7, "ring"), (2, "ring"), (10, "ring"), (0, "ring"), (1, "ring"), (45, "sm80"),
+        (0, "dsmem"), (43, "chain")]
 """Programs of the K-loop and cluster families (cuda_valid_kloops.py) and a chain of several
-warpgroup instances: a one-shot TMA (7) or cp.async (2) tile reloaded in an outer loop, a
+warpgroup instances: a one-shot TMA (7) or cp.async (2) tile reloaded in an outer loop or
+between two K loops (10), a
 cluster multicast ring (0), a one-shot tile before a ring (1), an sm_80 K loop of 2 steps in a
 4-stage cp.async ring (45), a DSMEM exchange (0), a warpgroup reduction in a block of 3 (43)."""
 REFUSED = {18: "4 warps cannot split a 32x8 accumulator into whole 16x8 mma tiles",
