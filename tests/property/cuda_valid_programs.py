@@ -173,6 +173,9 @@ UNARY = {"exp": np.exp, "exp2": np.exp2, "silu": _silu, "sqrt": np.sqrt, "log2":
 BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "fdiv": np.divide,
           "maximum": np.maximum, "minimum": np.minimum}
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
+NARROW_ULP = {"f16": 2e-3, "bf16": 1.6e-2}
+"""A relative ulp (and a bit) of the narrow types: the SIMT tolerance of a chain that casts a
+reduction's result through one."""
 
 
 class Chain:
@@ -184,6 +187,7 @@ class Chain:
         self.b = Builder(self.rng)
         self.p = Program(seed, "chain", self.rng.choice(("sm_80", "sm_90a")))
         self.params: list[tuple[str, str]] = []
+        self.reduced = False  # a reduction (or fused reduce) drawn so far
 
     def draw(self) -> Program:
         r, p, b = self.rng, self.p, self.b
@@ -427,6 +431,9 @@ class Chain:
         mid = r.choice([d for d in ("f16", "bf16", "f32") if d != cur.dt])
         if big > 6e4:
             mid = "f32" if cur.dt != "f32" else "bf16"
+        if self.reduced and mid != "f32":  # a reduction's order (butterfly or numpy's) can
+            # move its f32 result across a rounding boundary of ``mid``: one ulp of it
+            p.simt_rtol = max(p.simt_rtol, NARROW_ULP[mid])
         tmp = self._buffer(mid, self.shape)
         b.op("cast", self.scope, [tmp, cur])
         back = dst if dst.dt == self.cdt else self._buffer(self.cdt, self.shape)
@@ -453,6 +460,7 @@ class Chain:
             out = BINARY[op1](oval, first) if reverse else BINARY[op1](first, oval)
             p.drawn.append(f"binary_chain {op0},{op1}{' reverse1' if reverse else ''}[{what}]")
             return cur, self._store(out, cur.dt)
+        self.reduced = True
         red = self._buffer("f32", rows, (cur.scope,))
         part = self._buffer("f32", self.shape, (cur.scope,))
         if form == "unary_reduce" and big < 4:
@@ -491,6 +499,7 @@ class Chain:
         spelled = ", ".join(map(str, axes))
         np_axes = tuple(a + 1 for a in axes)
         red = self._buffer("f32", red_shape, (cur.scope,))
+        self.reduced = True
         accum = fn != "negate" and r.random() < 0.4
         init = np.zeros((val.shape[0], *red_shape), np.float32)
         if accum:
