@@ -2,6 +2,7 @@
 
     python tests/property/cuda_valid_campaign.py --programs 300 --seed 0 --jobs 2
     python tests/property/cuda_valid_campaign.py --programs 50 --compile --show internal,disagree
+    python tests/property/cuda_valid_campaign.py --programs 200 --families ring,dsmem --jobs 1
 
 Seeds ``seed .. seed + programs - 1`` are drawn and checked in worker processes (the pool of
 `fuzz_campaign`, each program under a hard time limit): numpy == tile interpreter == SIMT
@@ -9,7 +10,8 @@ interpreter after the cuda pipeline, and with ``--compile`` the printed CUDA C++
 and the printed PTX through ptxas for the program's arch. The report counts the outcomes,
 refusals by reason (the dispatch table's declines, numbers blanked), and lists every finding
 (``internal``, ``disagree``, ``nvcc``, ``ptxas``, ``hang``) with its seed, what was drawn and
-the first lines of its detail; ``--show`` prints the programs of the kinds named.
+the first lines of its detail; ``--show`` prints the programs of the kinds named;
+``--families`` keeps the seeds whose family (`cuda_valid_programs.family_of`) is one named.
 
 Exit status: 1 when a finding was made.
 """
@@ -33,9 +35,9 @@ HARD_LIMIT_S = 300.0
 
 
 def _run(task, workdir: str):
-    seed, compile = task
+    seed, compile, family = task
     try:
-        prog = cvp.draw(seed)
+        prog = cvp.draw(seed, family)
     except Exception as exc:  # noqa: BLE001 - a generator bug is reported, not fatal
         return ("generator", f"{type(exc).__name__}: {exc}", "draw", "?", [])
     out = cvp.check(prog, compile=compile, workdir=workdir)
@@ -60,12 +62,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--compile", action="store_true", help="nvcc and ptxas too")
     ap.add_argument("--show", default="", help="kinds whose programs to print, e.g. internal")
+    ap.add_argument("--families", default="", help="only these families, e.g. ring,sm80")
     args = ap.parse_args(argv)
     show = set(filter(None, args.show.split(",")))
+    families = set(filter(None, args.families.split(",")))
     results: dict[int, tuple] = {}
     start = time.monotonic()
     pool = Pool(args.jobs, run=_run, hard_limit_s=HARD_LIMIT_S)
-    tasks = ((s, (s, args.compile)) for s in range(args.seed, args.seed + args.programs))
+    seeds = range(args.seed, args.seed + args.programs)
+    if families:  # the next ``programs`` seeds of those families
+        seeds = [s for s in range(args.seed, args.seed + 50 * args.programs)
+                 if cvp.family_of(s) in families][:args.programs]
+    tasks = ((s, (s, args.compile, None)) for s in seeds)
 
     def on_result(task, result):
         if isinstance(result, list):  # the pool's own verdict: a hang or a dead worker

@@ -90,6 +90,9 @@ class Program:
     """SIMT vs tile interpreter, relative to the output's largest magnitude too: the lowered
     code may sum in another order (reductions, mma), and tf32 rounds the gemm's inputs."""
     drawn: list[str] = field(default_factory=list)
+    num_stages: int = 3
+    """The cuda pipeline's ``num_stages`` (cuda-pipeline-k-loop's ring depth; 3 is its
+    default)."""
 
 
 class Builder:
@@ -148,7 +151,13 @@ def _swizzle_layout(shape, dt: str, rng: random.Random) -> str:
 SCOPE_THREADS = {"cta": (32, 64, 128, 256), "warpgroup": (128,), "warp": (32,),
                  "thread": (1,)}
 """One instance of a narrower scope per CTA: the tile level refuses several instances
-writing the same global tile (sub-CTA ids have no value there to slice by)."""
+writing the same global or shared tile (sub-CTA ids have no value there to slice by)."""
+INSTANCE_THREADS = {"warpgroup": (256, 384), "warp": (64, 128, 256), "thread": (32, 64, 128)}
+INSTANCES_SHARE = 0.35
+"""A share of the narrower-scope chains runs several instances per CTA (threads from
+``INSTANCE_THREADS``): each computes its own replica of the tile in register tiles (reading
+global or CTA-staged shared tiles), and CTA-scope copies read the replicas back to ``Y``
+(directly or through a shared tile)."""
 ROWS = (1, 2, 3, 4, 8, 16, 32, 64, 128)
 COLS = (1, 2, 4, 5, 8, 12, 16, 24, 32, 33, 64, 100, 128, 256)
 MAX_ELEMS = {"cta": 8192, "warpgroup": 4096, "warp": 2048, "thread": 64}
@@ -164,6 +173,9 @@ UNARY = {"exp": np.exp, "exp2": np.exp2, "silu": _silu, "sqrt": np.sqrt, "log2":
 BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "fdiv": np.divide,
           "maximum": np.maximum, "minimum": np.minimum}
 REDUCE = {"sum": np.sum, "max": np.max, "min": np.min}
+NARROW_ULP = {"f16": 2e-3, "bf16": 1.6e-2}
+"""A relative ulp (and a bit) of the narrow types: the SIMT tolerance of a chain that casts a
+reduction's result through one."""
 
 
 class Chain:
@@ -175,11 +187,15 @@ class Chain:
         self.b = Builder(self.rng)
         self.p = Program(seed, "chain", self.rng.choice(("sm_80", "sm_90a")))
         self.params: list[tuple[str, str]] = []
+        self.reduced = False  # a reduction (or fused reduce) drawn so far
 
     def draw(self) -> Program:
         r, p, b = self.rng, self.p, self.b
         self.scope = r.choice(("cta", "cta", "warpgroup", "warp", "thread"))
         threads = self.threads = r.choice(SCOPE_THREADS[self.scope])
+        side = random.Random(f"instances-{self.p.seed}")  # keeps ``r``'s draws as they were
+        if self.scope != "cta" and side.random() < INSTANCES_SHARE:
+            threads = self.threads = side.choice(INSTANCE_THREADS[self.scope])
         self.n = {"cta": 1, "warpgroup": threads // 128, "warp": threads // 32,
                   "thread": threads}[self.scope]
         grid = r.choice((1, 1, 2))
@@ -208,12 +224,25 @@ class Chain:
         val = rounded(self.inst, self.cdt)
         if how == "copy" and cur.scope == "shared" and io == self.cdt and r.random() < 0.5:
             how, val = self._copy_async(cur, xg, val)
+        elif self.n > 1 and side.random() < 0.5:  # staged by the CTA, each instance its copy
+            staged = b.alloc(self.shape, io, "shared")
+            b.op("copy", "cta", [staged, xg])
+            b.op(how, self.scope, [cur, staged])
+            how += "(cta-staged)"
         else:
             b.op(how, self.scope, [cur, xg])
         p.drawn.append(f"load:{how}->{cur.scope}{'(swz)' if 'swizzle' in cur.layout else ''}")
         for _ in range(r.randint(1, 4)):
             cur, val = self._step(cur, val)
-        b.op("copy", self.scope, [yg, cur])
+        if self.n > 1:  # the instances' replicas (register tiles) read back by the CTA
+            if side.random() < 0.5:
+                out = b.alloc(self.shape, io, "shared")
+                b.op("copy", "cta", [out, cur])
+                cur = out
+            p.drawn.append(f"instances={self.n}:store(cta{'+shared' if cur.scope == 'shared' else ''})")
+            b.op("copy", "cta", [yg, cur])
+        else:
+            b.op("copy", self.scope, [yg, cur])
         p.expected.append(rounded(val, io).reshape(total))
         tol = {"f32": 2e-5, "f16": 2e-3, "bf16": 1.6e-2}
         p.rtol = max(tol[io], tol[self.cdt])
@@ -298,6 +327,10 @@ class Chain:
         if where == "global":
             return view, wv, f"global{list(shape)}"
         local = shape == self.shape and cur.scope == "local"
+        if self.n > 1 and not local:  # instances share a tile the CTA stages
+            buf = self.b.alloc(shape, self.cdt, "shared")
+            self.b.op("copy", "cta", [buf, view])
+            return buf, rounded(wv, self.cdt), f"cta-staged{list(shape)}"
         buf = self._buffer(self.cdt, shape, ("local", "shared") if local else ("shared",))
         self.b.op("copy", self.scope, [buf, view])
         return buf, rounded(wv, self.cdt), f"{buf.scope}{list(shape)}"
@@ -398,6 +431,9 @@ class Chain:
         mid = r.choice([d for d in ("f16", "bf16", "f32") if d != cur.dt])
         if big > 6e4:
             mid = "f32" if cur.dt != "f32" else "bf16"
+        if self.reduced and mid != "f32":  # a reduction's order (butterfly or numpy's) can
+            # move its f32 result across a rounding boundary of ``mid``: one ulp of it
+            p.simt_rtol = max(p.simt_rtol, NARROW_ULP[mid])
         tmp = self._buffer(mid, self.shape)
         b.op("cast", self.scope, [tmp, cur])
         back = dst if dst.dt == self.cdt else self._buffer(self.cdt, self.shape)
@@ -424,6 +460,7 @@ class Chain:
             out = BINARY[op1](oval, first) if reverse else BINARY[op1](first, oval)
             p.drawn.append(f"binary_chain {op0},{op1}{' reverse1' if reverse else ''}[{what}]")
             return cur, self._store(out, cur.dt)
+        self.reduced = True
         red = self._buffer("f32", rows, (cur.scope,))
         part = self._buffer("f32", self.shape, (cur.scope,))
         if form == "unary_reduce" and big < 4:
@@ -462,6 +499,7 @@ class Chain:
         spelled = ", ".join(map(str, axes))
         np_axes = tuple(a + 1 for a in axes)
         red = self._buffer("f32", red_shape, (cur.scope,))
+        self.reduced = True
         accum = fn != "negate" and r.random() < 0.4
         init = np.zeros((val.shape[0], *red_shape), np.float32)
         if accum:
@@ -691,12 +729,30 @@ def draw_wgmma(seed: int) -> Program:
 
 
 DRAW = {"chain": draw_chain, "mma": draw_mma, "wgmma": draw_wgmma}
+MORE_FAMILIES = ("ring", "ring", "sm80", "dsmem")
+"""Families of `cuda_valid_kloops` (K-loop GEMMs over rings, sm_80 pipelining, clusters),
+drawn for a share of the seeds (`MORE_SHARE`); the other seeds keep the family and program
+they had before these were added."""
+MORE_SHARE = 0.4
+
+
+def base_family(seed: int) -> str:
+    """The family ``seed`` drew before `MORE_FAMILIES` were added."""
+    return random.Random(f"family-{seed}").choice(FAMILIES)
+
+
+def family_of(seed: int) -> str:
+    if random.Random(f"more-{seed}").random() < MORE_SHARE:
+        return random.Random(f"family-{seed}").choice(MORE_FAMILIES)
+    return base_family(seed)
 
 
 def draw(seed: int, family: str | None = None) -> Program:
     """The program of ``seed`` (its family drawn from the seed unless given)."""
-    fam = family or random.Random(f"family-{seed}").choice(FAMILIES)
-    return DRAW[fam](seed)
+    import cuda_valid_kloops
+
+    fam = family or family_of(seed)
+    return {**DRAW, **cuda_valid_kloops.DRAW}[fam](seed)
 
 
 # --- the check ----------------------------------------------------------------------------------
@@ -748,7 +804,7 @@ def check(prog: Program, compile: bool = False, workdir: str | None = None) -> O
             if bad:
                 return Outcome("disagree", f"tile vs numpy: {bad}", stage)
         stage = "pipeline"
-        get_pipeline("cuda", arch=prog.arch).apply(module)
+        get_pipeline("cuda", arch=prog.arch, num_stages=prog.num_stages).apply(module)
         stage = "simt"
         simt = run(module, prog.inputs)
         for out, ref in zip(simt, tile, strict=True):

@@ -124,3 +124,23 @@ def test_local_rows_in_warps_need_no_scratch():
     assert names.count("cuda.shfl_sync") == 5
     assert emit_ptx(module).count("shfl.sync.bfly") == 5 * 8
     assert "cuda.sync_threads" not in names
+
+
+WG3 = """tirx.kernel @k(%X: !tirx.buffer<8x64xf32, global>) -> (%Y: !tirx.buffer<8x64xf32, global>)
+    grid [1] threads [384] target "cuda -arch=sm_80" {
+  %r = tirx.alloc : !tirx.buffer<8x64xf32, local>
+  %m = tirx.alloc : !tirx.buffer<8x1xf32, local>
+  tirx.copy warpgroup %r, %X : !tirx.buffer<8x64xf32, local>, !tirx.buffer<8x64xf32, global>
+  tirx.max warpgroup %m, %r axes [1] : !tirx.buffer<8x1xf32, local>, !tirx.buffer<8x64xf32, local>
+  tirx.sub warpgroup %r, %r, %m : !tirx.buffer<8x64xf32, local>, !tirx.buffer<8x64xf32, local>, !tirx.buffer<8x1xf32, local>
+  tirx.copy cta %Y, %r : !tirx.buffer<8x64xf32, global>, !tirx.buffer<8x64xf32, local>
+  tirx.return
+}
+"""
+
+
+def test_a_warpgroup_reduction_in_a_block_of_three_warpgroups():
+    """Each of the 3 warpgroups reduces its own replica over its own 128 threads; the block's
+    384 threads are no power of two, which only a cta-scope reduction needs (the local variant
+    declined it: "the block's thread count is 384, not a power of two")."""
+    check_every_stage(WG3, lambda x: [x - x.max(axis=1, keepdims=True)], compile=False)

@@ -189,3 +189,91 @@ def _waits_outside_loops(module) -> list:
         if not looped:
             found.append(op)
     return found
+
+
+def _outer_kernel(variant: str, threads: int) -> str:
+    """C = sum over i of A_i @ (sum over j of B_ij)^T: A_i (A's i-th 64 columns) loaded once
+    per outer step i, before the inner loop over B's blocks through a 2-stage TMA ring."""
+    a_in, b_in = "!tirx.buffer<64x128xf16, global>", "!tirx.buffer<64x256xf16, global>"
+    return f"""tirx.kernel @k(%A: {a_in}, %B: {b_in}) -> (%C: !tirx.buffer<64x64xf32, global>)
+    grid [1] threads [{threads}] target "cuda -arch=sm_90a" {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %sa = tirx.alloc : {TILE}
+  %rb = tirx.alloc : {RING}
+  %acc = tirx.alloc : {ACC}
+  tirx.zero cta %acc : {ACC}
+  scf.for %i = %c0 to %c2 step %c1 {{
+    %ka = arith.muli %i, %c64 : index
+    %ai = tirx.slice %A[0, %ka] [64, 64] : {a_in} -> {GT}
+    tirx.copy_async cta %sa, %ai dispatch "{variant}" : {TILE}, {GT}
+    %kb0 = arith.muli %i, %c128 : index
+    scf.for %j = %c0 to %c2 step %c1 {{
+      %kj = arith.muli %j, %c64 : index
+      %kb = arith.addi %kb0, %kj : index
+      %bj = tirx.slice %B[0, %kb] [64, 64] : {b_in} -> {GT}
+      %b3 = tirx.slice %rb[%j, 0, 0] [1, 64, 64] : {RING} -> !tirx.buffer<1x64x64xf16, shared>
+      %sb = tirx.reshape %b3 : !tirx.buffer<1x64x64xf16, shared> -> {TILE}
+      tirx.copy_async cta %sb, %bj dispatch "tma_auto" : {TILE}, {GT}
+      tirx.gemm_async cta %acc, %sa, %sb accum : {ACC}, {TILE}, {TILE}
+    }}
+  }}
+  tirx.copy cta %C, %acc : !tirx.buffer<64x64xf32, global>, {ACC}
+  tirx.return
+}}
+"""
+
+
+def _outer_reference(a, b):
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    return [sum(a32[:, 64 * i:64 * i + 64] @ b32[:, 64 * (2 * i + j):64 * (2 * i + j) + 64].T
+                for i in range(2) for j in range(2))]
+
+
+@pytest.mark.parametrize("variant,threads", [("tma_auto", 256), ("ldgsts", 256),
+                                             ("tma_auto", 128)])
+def test_a_one_shot_tile_reloaded_in_an_outer_loop_waits_for_the_last_wgmma(variant, threads):
+    """The load of A_(i+1) overwrites the tile that step i's wgmmas read: it starts with a
+    ``__syncthreads`` (after the consumers' drain). Before the fix the producer's thread (TMA)
+    or the producer warpgroup (cp.async) wrote it while the consumers' last wgmma of step i
+    could still read it: the SIMT interpreter's located [async] error at the load."""
+    check_every_stage(_outer_kernel(variant, threads), _outer_reference, arch="sm_90a",
+                      rtol=1e-3, atol=1e-2, compile=False)
+    final = lower(_outer_kernel(variant, threads), arch="sm_90a")
+    outer = next(o for o in final.walk() if isinstance(o, scf.ForOp) and any(
+        w.name.startswith("ptx.wgmma_mma") for w in o.walk()))
+    first = next(o for o in outer.body.block.ops if o.name.startswith(("cuda.sync", "ptx.cp",
+                                                                        "scf.if")))
+    assert first.name == "cuda.sync_threads"
+
+
+def _twice_kernel(variant: str) -> str:
+    """`_outer_kernel`'s outer loop unrolled: two loads of A, each before its K loop (the
+    second follows the first loop's wgmmas in the kernel's body)."""
+    text = _outer_kernel(variant, 256)
+    head, rest = text.split("  scf.for %i = %c0 to %c2 step %c1 {\n")
+    body, tail = rest.split("  }\n  tirx.copy cta %C")
+    steps = []
+    for i in range(2):
+        step = body
+        for name in ("%ka", "%ai", "%kb0", "%kj", "%kb ", "%kb]", "%bj", "%b3", "%sb ", "%sb,",
+                     "%j ", "%j,", "%j]"):
+            step = step.replace(name, f"{name[:-1] if name[-1] in ' ,]' else name}_{i}"
+                                f"{name[-1] if name[-1] in ' ,]' else ''}")
+        steps.append(f"  %i_{i} = arith.constant {i} : index\n" +
+                     step.replace("%i,", f"%i_{i},"))
+    return head + "".join(steps) + "  tirx.copy cta %C" + tail
+
+
+@pytest.mark.parametrize("variant", ["tma_auto", "ldgsts"])
+def test_a_one_shot_tile_reloaded_after_a_k_loop_waits_for_its_wgmmas(variant):
+    """The same reload in the kernel's body, after the first K loop: those GEMMs were
+    dispatched before the load and noted what they read (tma_one_shot.note_reads). Before the
+    fix: the located [async] error at the second load."""
+    text = _twice_kernel(variant)
+    assert text.count("tirx.copy_async cta %sa") == 2 and "scf.for %i " not in text
+    check_every_stage(text, _outer_reference, arch="sm_90a", rtol=1e-3, atol=1e-2,
+                      compile=False)

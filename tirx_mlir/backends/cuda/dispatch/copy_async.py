@@ -48,13 +48,13 @@ from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
-from tirx_mlir.backends.cuda.dispatch import common, tma_ring
+from tirx_mlir.backends.cuda.dispatch import common, tma_one_shot, tma_ring
 from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS, scope_threads
 from tirx_mlir.backends.cuda.layout.runs import padded_runs, view_runs
 from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx import tile_ops as T
-from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
+from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, resolve_access
 from tirx_mlir.dialects.tirx.attributes import ExecScope
 from tirx_mlir.dialects.tirx.predicate import LinearConstraint, linear_constraints
 from tirx_mlir.dispatch import exec_scope_in, fail, predicate
@@ -168,6 +168,8 @@ def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
     where = _Where(op, constraints, vec)
     ring = _pipelined_ring(op, ctx)
     if ring is None:
+        alloc = resolve_access(op.dst).buffer
+        tma_one_shot.refill_barrier(ctx, ctx.builder, op, alloc)
         _issue_chunks(op, ctx.builder, op.exec_scope, common.block_threads(ctx), shape, vec,
                       esize, where, l2)
         return

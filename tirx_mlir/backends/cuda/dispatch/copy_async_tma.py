@@ -289,6 +289,8 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
     b = ctx.builder
     if not pipelined:  # a pipelined ring's empty barriers order the refill (tma_ring.py)
         tma_multicast.before_issue(b, cast)
+        if cast is None:
+            tma_one_shot.refill_barrier(ctx, b, op, ring.alloc)
     tx = common.ThreadIds(b)["tx"]
     stage = ring_.stage_index(b, ring)
     alone = ring_.acquires_alone(ctx, op, ring.alloc) if pipelined else False

@@ -42,7 +42,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
 from tirx_mlir.backends.cuda.dialects.cuda.warp import ShflSyncOp
 from tirx_mlir.backends.cuda.dispatch import common, pointwise, rounds
 from tirx_mlir.backends.cuda.layout.reduction_plan import (PlanError, ReductionPlan,
-                                                             log2_exact, memory_spread,
+                                                             memory_spread,
                                                              scope_bits)
 from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS
 from tirx_mlir.backends.cuda.layout.partition import PartitionError, RegisterPartition, partition_of
@@ -113,7 +113,9 @@ class _Reduction:
             fail("the CUDA reductions compute in floating point; cast integer tiles first")
         try:
             axes = rules.normalize_axes(op.ints_prop("axes", (-1,)), len(shape_of(op.src)))
-            block = log2_exact(common.block_threads(ctx), "the block's thread count")
+            # the bits of threadIdx.x (an axis "to the block's end" is that wide): a warp or
+            # warpgroup reduction in a block of 3 warpgroups reads only its own digits
+            block = (common.block_threads(ctx) - 1).bit_length()
             self.nbits = scope_bits(op.exec_scope, common.block_threads(ctx))
             self.plan = ReductionPlan(part, axes, self.nbits, block)
         except (PlanError, rules.RuleError) as err:

@@ -20,7 +20,8 @@ consumer. A loop without such copies is left alone.
 The result, with S stages and iteration ``i = (k - lb) / step``::
 
     ring_X = S copies of X                          (each copied array X)
-    for s in 0 .. S-2:  copies of iteration s into stage s (cp.async); commit_group
+    for s in 0 .. S-2:  copies of iteration s into stage s (cp.async; none past the last
+                        iteration); commit_group
     for k:
         cp.async.wait_group S-2; barrier            (stage i has landed, everywhere; every
                                                      thread is done with iteration i - 1)
@@ -369,11 +370,13 @@ def _pipeline(plan: _Plan, stages: int) -> None:
     rings, spans = {}, {}
     for x in plan.arrays:
         rings[x], spans[x] = _ring(rewriter, x, stages)
-    # prologue
-    for s in range(min(stages - 1, plan.trip)):
-        iv = _const(before, plan.lb + s * plan.step)
-        offsets = {x: _const(before, s * spans[x]) for x in plan.arrays}
-        _emit_copies(before, plan, iv, offsets, rings)
+    # prologue: S - 1 groups, empty ones past the trip count (the loop's wait_group S-2
+    # counts on them: with fewer, iteration 0's wait left stage 0 in flight)
+    for s in range(stages - 1):
+        if s < plan.trip:
+            iv = _const(before, plan.lb + s * plan.step)
+            offsets = {x: _const(before, s * spans[x]) for x in plan.arrays}
+            _emit_copies(before, plan, iv, offsets, rings)
         before(ptx("cp_async_commit_group", []))
     # steady state: wait, barrier, issue ahead, commit
     first = body.first_op
