@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from tirx_mlir.backends.cuda.dialects.cuda.max_registers import max_registers
+from tirx_mlir.backends.cuda.interpreter.engine import Wait
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
 from tirx_mlir.backends.cuda.interpreter.tensor_core.lane_impls import WARPGROUP, collective_lanes
 from tirx_mlir.dialects.tirx.kernel import KernelOp
@@ -39,6 +40,21 @@ class RegisterPool:
         self.per_cta = -(-wave.T // WARPGROUP)
         self.current = np.full(wave.W * self.per_cta, entry, dtype=np.int64)
         self.free = np.zeros(wave.W, dtype=np.int64)
+
+
+class PoolWait(Wait):
+    """An ``inc`` waiting until its CTAs' pools hold ``need`` registers."""
+
+    def __init__(self, pool: RegisterPool, need: np.ndarray, count: int):
+        self.pool, self.need, self.count = pool, need, count
+
+    def satisfied(self) -> bool:
+        return bool((self.pool.free >= self.need).all())
+
+    def describe(self) -> str:
+        cta = int(np.flatnonzero(self.pool.free < self.need)[0])
+        return (f"{int(self.need[cta])} registers from the CTA's pool, which holds "
+                f"{int(self.pool.free[cta])} (setmaxnreg.inc {self.count})")
 
 
 def _entry(op) -> int | None:
@@ -75,10 +91,7 @@ def run_setmaxnreg(ctx, op, args):
     need = np.zeros(ctx.wave.W, dtype=np.int64)
     np.add.at(need, ctas, -change)
     if action == "inc" and (pool.free < need).any():
-        short = np.flatnonzero(pool.free < need)
-        yield ctx.wait_until(lambda: bool((pool.free >= need).all()),
-                             f"{int(need[short[0]])} registers from the CTA's pool, which holds "
-                             f"{int(pool.free[short[0]])} (setmaxnreg.inc {count})")
+        yield PoolWait(pool, need, count)
     pool.free -= need
     pool.current[units] = count
     ctx.event()

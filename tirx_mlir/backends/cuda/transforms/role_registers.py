@@ -4,7 +4,7 @@ thread, for ``cuda-set-max-nreg`` (set_max_nreg.py).
 `thread_values(value, threads)`: the value an ``i1``/integer SSA value takes in each thread of a
 1-D block of ``threads`` threads, when it is computed from ``cuda.thread_idx x``, the warp and
 lane ids and constants by ``arith`` ops (the role conditions dispatch builds: ``tx / 128 < 1``,
-``tx / 32 < 4``); None otherwise. Evaluated exactly, for every thread at once (numpy).
+``tx / 32 < 4``); None otherwise. Evaluated exactly, thread by thread.
 
 `register_budget(...)`: how a CTA of ``warpgroups`` warpgroups, ``consumers`` of them consumers
 and the others producers, shares the SM's register file. The kernel is launched with ``entry``
@@ -30,7 +30,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
@@ -107,26 +106,34 @@ def array_registers(shape_elements: int, bits: int) -> int:
 
 # ---- what a condition on the thread id is in each thread -----------------------------------
 
+def _cdiv(a: int, b: int) -> int:
+    return a // b
+
+
 _BINARY = {
-    "arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
-    "arith.andi": np.bitwise_and, "arith.ori": np.bitwise_or, "arith.xori": np.bitwise_xor,
-    "arith.minsi": np.minimum, "arith.maxsi": np.maximum,
+    "arith.addi": lambda a, b: a + b, "arith.subi": lambda a, b: a - b,
+    "arith.muli": lambda a, b: a * b, "arith.andi": lambda a, b: a & b,
+    "arith.ori": lambda a, b: a | b, "arith.xori": lambda a, b: a ^ b,
+    "arith.minsi": min, "arith.maxsi": max,
 }
-_UNSIGNED = {
-    "arith.divui": np.floor_divide, "arith.remui": np.remainder,
-    "arith.shrui": np.right_shift, "arith.shli": np.left_shift,
-    "arith.minui": np.minimum, "arith.maxui": np.maximum,
+_NON_NEGATIVE = {  # non-negative operands only: unsigned and signed agree, nothing wraps
+    "arith.divui": _cdiv, "arith.divsi": _cdiv,
+    "arith.remui": lambda a, b: a % b, "arith.remsi": lambda a, b: a % b,
+    "arith.shrui": lambda a, b: a >> b, "arith.shrsi": lambda a, b: a >> b,
+    "arith.shli": lambda a, b: a << b, "arith.minui": min, "arith.maxui": max,
 }
-_COMPARE = {"eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.less_equal,
-            "sgt": np.greater, "sge": np.greater_equal, "ult": np.less, "ule": np.less_equal,
-            "ugt": np.greater, "uge": np.greater_equal}
+_DIVIDES = ("arith.divui", "arith.divsi", "arith.remui", "arith.remsi")
+_COMPARE = (lambda a, b: a == b, lambda a, b: a != b,  # MLIR's order: eq, ne, slt, sle, sgt,
+            lambda a, b: a < b, lambda a, b: a <= b,   # sge, ult, ule, ugt, uge
+            lambda a, b: a > b, lambda a, b: a >= b)
 _CASTS = ("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi")
 _IDS = {"cuda.thread_idx": 1, "cuda.warp_id": 32}
 
 
 def thread_values(value: SSAValue, threads: int,
-                  memo: dict[SSAValue, np.ndarray | None] | None = None) -> np.ndarray | None:
-    """``value`` in each of ``threads`` threads (a 1-D block), or None (module docstring)."""
+                  memo: dict[SSAValue, list[int] | None] | None = None) -> list[int] | None:
+    """``value`` in each of ``threads`` threads (a 1-D block; ``i1``: 0 or 1), or None (module
+    docstring). Plain integers, not numpy: compiling a kernel imports no numpy."""
     memo = {} if memo is None else memo
     if value in memo:
         return memo[value]
@@ -136,20 +143,17 @@ def thread_values(value: SSAValue, threads: int,
     return result
 
 
-def _evaluate(op: Operation, threads: int, memo) -> np.ndarray | None:
+def _evaluate(op: Operation, threads: int, memo) -> list[int] | None:
     name = op.name
-    tid = np.arange(threads, dtype=np.int64)
     if isinstance(op, arith.ConstantOp):
         v = op.value
-        return np.full(threads, int(v.value.data), dtype=np.int64) \
-            if isinstance(v, IntegerAttr) else None
+        return [v.value.data] * threads if isinstance(v, IntegerAttr) else None
     if name in _IDS:
         dim = op.properties.get("dim")
-        if dim is not None and dim.data != "x":
-            return None
-        return tid // _IDS[name]
+        return None if dim is not None and dim.data != "x" else \
+            [t // _IDS[name] for t in range(threads)]
     if name == "cuda.lane_id":
-        return tid % 32
+        return [t % 32 for t in range(threads)]
     if op.regions or len(op.results) != 1 or int_bits(op.results[0].type) is None:
         return None
     args = [thread_values(v, threads, memo) for v in op.operands]
@@ -158,21 +162,19 @@ def _evaluate(op: Operation, threads: int, memo) -> np.ndarray | None:
     if name in _CASTS:
         return args[0]
     if name == "arith.select":
-        return np.where(args[0] != 0, args[1], args[2])
+        return [t if c else f for c, t, f in zip(*args)]
     if len(args) != 2:
         return None
     a, b = args
+    negative = min(a) < 0 or min(b) < 0
     if name in _BINARY:
-        return _BINARY[name](a, b)
-    if name in _UNSIGNED or name in ("arith.divsi", "arith.remsi"):
-        if (a < 0).any() or (b < 0).any() or (name in ("arith.divui", "arith.remui", "arith.divsi",
-                                                        "arith.remsi") and (b == 0).any()):
-            return None  # non-negative operands only: unsigned and signed agree, no wrapping
-        fn = _UNSIGNED.get(name) or (np.floor_divide if name == "arith.divsi" else np.remainder)
-        return fn(a, b)
-    if name == "arith.cmpi":
-        kind = list(_COMPARE)[op.predicate.value.data]  # MLIR's order: eq, ne, slt, ...
-        if kind.startswith("u") and ((a < 0).any() or (b < 0).any()):
-            return None
-        return _COMPARE[kind](a, b).astype(np.int64)
-    return None
+        fn = _BINARY[name]
+    elif name in _NON_NEGATIVE and not negative and not (name in _DIVIDES and 0 in b):
+        fn = _NON_NEGATIVE[name]
+    elif name == "arith.cmpi" and not (op.predicate.value.data >= 6 and negative):
+        predicate = op.predicate.value.data  # ult.. (6..9) compare as slt.. (2..5)
+        compare = _COMPARE[predicate if predicate < 6 else predicate - 4]
+        return [int(compare(x, y)) for x, y in zip(a, b)]
+    else:
+        return None
+    return [fn(x, y) for x, y in zip(a, b)]

@@ -108,7 +108,7 @@ def _producer_safe(op: Operation, producer: list[int], threads: int, memo) -> bo
     if not isinstance(op, scf.IfOp) or op.results:
         return False
     cond = R.thread_values(op.cond, threads, memo)
-    return cond is not None and not cond[producer].any()
+    return cond is not None and not any(cond[t] for t in producer)
 
 
 def _sinkable(before: list[Operation], theirs: set[SSAValue],
@@ -149,10 +149,10 @@ def rebalance(kernel: KernelOp, target: str | None = None,
     cond = R.thread_values(split.cond, threads, memo)
     if cond is None or threads % R.WARPGROUP:
         return None
-    roles = cond.reshape(-1, R.WARPGROUP) != 0
-    if not (roles.all(axis=1) | ~roles.any(axis=1)).all():
+    roles = [{bool(c) for c in cond[w:w + R.WARPGROUP]} for w in range(0, threads, R.WARPGROUP)]
+    if any(len(r) != 1 for r in roles):
         return None  # a warpgroup with threads on both sides
-    producer = [int(t) for t in (cond == 0).nonzero()[0]]
+    producer = [t for t in range(threads) if not cond[t]]
     ops = list(body.ops)
     at = ops.index(split)
     tail = ops[at + 1:-1]  # the terminator stays
@@ -168,7 +168,7 @@ def rebalance(kernel: KernelOp, target: str | None = None,
                                   if inner.name.startswith("ptx.wgmma_mma_async")), default=0))
     shared = kernel.attributes.get(ARENA_ATTR)
     limit = max_ctas(threads, shared.value.data if shared else 0)
-    budget = R.register_budget(threads, int(roles[:, 0].sum()), demand, entry_min, limit)
+    budget = R.register_budget(threads, sum(True in r for r in roles), demand, entry_min, limit)
     if budget is None or budget.ctas <= R.uniform_ctas(threads, max(demand, entry_min), limit):
         return None  # no more CTAs per SM than without it
     _rewrite(split, moved, tail, budget)
