@@ -142,7 +142,8 @@ def rebalance(kernel: KernelOp, target: str | None = None,
     resolved = kernel_target(kernel, target, required=False)
     dims = kernel.thread_dims()
     if not enabled or split is None or resolved is None or resolved.arch != ARCH or \
-            any(d != 1 for d in dims[1:]) or not isinstance(split, scf.IfOp):
+            any(d != 1 for d in dims[1:]) or not isinstance(split, scf.IfOp) or \
+            not split.false_region.blocks:
         return None
     threads = math.prod(dims)
     memo: dict = {}
