@@ -83,3 +83,34 @@ def test_thread_conditions_per_thread():
 @pytest.mark.parametrize("name", ["y", "b"])
 def test_values_not_a_function_of_the_x_thread_id_are_unknown(name):
     assert thread_values(_values()[name], 256) is None
+
+
+I1_KERNEL = """
+tirx.kernel @k() grid [1] threads [256] target "cuda -arch=sm_90a" {
+  %c128 = arith.constant 128 : index
+  %true = arith.constant true
+  %t = cuda.thread_idx x : index
+  %producer = arith.cmpi uge, %t, %c128 : index
+  %same = arith.cmpi eq, %producer, %true : i1
+  %flipped = arith.xori %producer, %true : i1
+  %wide = arith.extui %true : i1 to i32
+  %signed = arith.extsi %true : i1 to i32
+  %below = arith.cmpi slt, %producer, %true : i1
+  %c3 = arith.constant 3 : i8
+  %c100 = arith.constant 100 : i8
+  %wraps = arith.muli %c3, %c100 : i8
+  tirx.return
+}"""
+
+
+def test_i1_true_is_one_and_values_that_wrap_are_unknown():
+    module = parse_module(I1_KERNEL, "k")
+    v = {op.results[0].name_hint: op.results[0] for op in module.walk() if op.results}
+    producer = [0] * 128 + [1] * 128
+    assert thread_values(v["true"], 256) == [1] * 256  # xDSL stores true as -1
+    assert thread_values(v["same"], 256) == producer
+    assert thread_values(v["flipped"], 256) == [1 - p for p in producer]
+    assert thread_values(v["wide"], 256) == [1] * 256
+    assert thread_values(v["signed"], 256) == [-1] * 256
+    assert thread_values(v["below"], 256) is None  # a signed i1 compare: not modelled
+    assert thread_values(v["wraps"], 256) is None  # 300 wraps in i8

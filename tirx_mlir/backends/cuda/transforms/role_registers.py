@@ -43,10 +43,10 @@ PRODUCER_REGISTERS = 24
 ENTRY_MAX = 248
 CONSUMER_MAX = 256
 DEMAND_MARGIN = 32
-WGMMA_MARGIN = 26
-"""Registers ptxas needs beside a wgmma's accumulators at launch (its 90 for 64 accumulators)."""
 """Registers a consumer thread needs besides its arrays (addresses, loop counters, phase
 bits, temporaries): the estimate `consumer_demand` adds it to the arrays' registers."""
+WGMMA_MARGIN = 26
+"""Registers ptxas needs beside a wgmma's accumulators at launch (its 90 for 64 accumulators)."""
 
 
 @dataclass(frozen=True)
@@ -127,13 +127,16 @@ _COMPARE = (lambda a, b: a == b, lambda a, b: a != b,  # MLIR's order: eq, ne, s
             lambda a, b: a < b, lambda a, b: a <= b,   # sge, ult, ule, ugt, uge
             lambda a, b: a > b, lambda a, b: a >= b)
 _CASTS = ("arith.index_cast", "arith.index_castui", "arith.extui", "arith.extsi")
+_SIGN_EXTENDING = ("arith.index_cast", "arith.extsi")
 _IDS = {"cuda.thread_idx": 1, "cuda.warp_id": 32}
 
 
 def thread_values(value: SSAValue, threads: int,
                   memo: dict[SSAValue, list[int] | None] | None = None) -> list[int] | None:
     """``value`` in each of ``threads`` threads (a 1-D block; ``i1``: 0 or 1), or None (module
-    docstring). Plain integers, not numpy: compiling a kernel imports no numpy."""
+    docstring): None too when a value leaves its type's signed range (no wrap-around is
+    modelled) or a signed comparison reads an ``i1``. Plain integers, not numpy: compiling a
+    kernel imports no numpy."""
     memo = {} if memo is None else memo
     if value in memo:
         return memo[value]
@@ -144,10 +147,25 @@ def thread_values(value: SSAValue, threads: int,
 
 
 def _evaluate(op: Operation, threads: int, memo) -> list[int] | None:
+    values = _evaluate_unchecked(op, threads, memo)
+    if values is None:
+        return None
+    bits = int_bits(op.results[0].type)
+    if bits is None:
+        return None
+    if bits == 1:  # i1 as 0 / 1 (xDSL stores the constant `true` as -1)
+        return values if all(v in (0, 1) for v in values) else None
+    low, high = -(1 << (bits - 1)), 1 << (bits - 1)
+    return values if all(low <= v < high for v in values) else None
+
+
+def _evaluate_unchecked(op: Operation, threads: int, memo) -> list[int] | None:
     name = op.name
     if isinstance(op, arith.ConstantOp):
         v = op.value
-        return [v.value.data] * threads if isinstance(v, IntegerAttr) else None
+        if not isinstance(v, IntegerAttr) or int_bits(v.type) is None:
+            return None
+        return [v.value.data & 1 if int_bits(v.type) == 1 else v.value.data] * threads
     if name in _IDS:
         dim = op.properties.get("dim")
         return None if dim is not None and dim.data != "x" else \
@@ -160,6 +178,8 @@ def _evaluate(op: Operation, threads: int, memo) -> list[int] | None:
     if any(a is None for a in args):
         return None
     if name in _CASTS:
+        if int_bits(op.operands[0].type) == 1 and name in _SIGN_EXTENDING:
+            return [-v for v in args[0]]  # an i1's true is -1 signed
         return args[0]
     if name == "arith.select":
         return [t if c else f for c, t, f in zip(*args)]
@@ -171,7 +191,8 @@ def _evaluate(op: Operation, threads: int, memo) -> list[int] | None:
         fn = _BINARY[name]
     elif name in _NON_NEGATIVE and not negative and not (name in _DIVIDES and 0 in b):
         fn = _NON_NEGATIVE[name]
-    elif name == "arith.cmpi" and not (op.predicate.value.data >= 6 and negative):
+    elif name == "arith.cmpi" and not (op.predicate.value.data >= 6 and negative) and not (
+            2 <= op.predicate.value.data < 6 and int_bits(op.operands[0].type) == 1):
         predicate = op.predicate.value.data  # ult.. (6..9) compare as slt.. (2..5)
         compare = _COMPARE[predicate if predicate < 6 else predicate - 4]
         return [int(compare(x, y)) for x, y in zip(a, b)]

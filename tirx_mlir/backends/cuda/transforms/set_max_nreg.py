@@ -102,13 +102,18 @@ def consumer_demand(ops: list[Operation]) -> int:
 
 
 def _producer_safe(op: Operation, producer: list[int], threads: int, memo) -> bool:
-    """Whether ``op`` (after the split) means nothing to the producer's threads ``producer``."""
+    """Whether ``op`` (after the split) means nothing to the producer's threads ``producer``:
+    an ``scf.if`` when its condition is false in each of them and its else branch (which they
+    run) holds only such ops."""
     if pure_loop_op(op) or register_code(op):
         return True
     if not isinstance(op, scf.IfOp) or op.results:
         return False
     cond = R.thread_values(op.cond, threads, memo)
-    return cond is not None and not any(cond[t] for t in producer)
+    if cond is None or any(cond[t] for t in producer):
+        return False
+    return all(isinstance(inner, scf.YieldOp) or _producer_safe(inner, producer, threads, memo)
+               for block in op.false_region.blocks for inner in block.ops)
 
 
 def _sinkable(before: list[Operation], theirs: set[SSAValue],
