@@ -1,4 +1,4 @@
-"""The ``cuda`` pipeline's options (``target``, ``arch``, ``num_stages``): a value the pipeline
+"""The ``cuda`` pipeline's options (``target``, ``arch``, ``num_stages``, ``setmaxnreg``): a value the pipeline
 cannot honour is refused before any pass runs, on the command line a ``tirx-opt: error:`` line
 with exit status 1 (cases found by tests/property/cuda_fuzz_campaign.py)."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tirx_mlir.backends.cuda.pipeline import cuda_passes, stage_count
+from tirx_mlir.backends.cuda.pipeline import cuda_passes, stage_count, switch
 from tirx_mlir.tools.tirx_opt import main
 
 SOFTMAX = "examples/cuda/tile/softmax.mlir"
@@ -30,6 +30,20 @@ def test_fewer_than_one_stage_is_refused(value):
         stage_count(value)
 
 
+@pytest.mark.parametrize("value,on", [(True, True), (False, False), ("false", False),
+                                      (" True ", True)])
+def test_setmaxnreg_is_a_switch(value, on):
+    assert switch(value, "setmaxnreg") is on
+    (last,) = cuda_passes(setmaxnreg=value)[-1:]
+    assert last.name == "cuda-set-max-nreg" and last.enabled is on
+
+
+@pytest.mark.parametrize("value", [1, 0, "yes", None, "1"])
+def test_setmaxnreg_that_is_no_switch_is_refused(value):
+    with pytest.raises(ValueError, match="setmaxnreg must be true or false"):
+        cuda_passes(setmaxnreg=value)
+
+
 def test_a_target_option_of_another_kind_is_refused():
     with pytest.raises(ValueError, match="the cuda pipeline needs a cuda target, got "
                                          "'aws/trn1/trn1.2xlarge'"):
@@ -42,6 +56,7 @@ def test_a_target_option_of_another_kind_is_refused():
     ("cuda{target=sm_80}", "unknown target kind or tag 'sm_80'"),
     ('cuda{arch="sm_90a\\"x"}', "cannot parse target"),
     ("cuda{arch=sm_80 arch=sm_90a}", "option 'arch' is given twice"),
+    ("cuda{setmaxnreg=maybe}", "setmaxnreg must be true or false, got 'maybe'"),
 ])
 def test_the_command_line_refuses_bad_options_before_reading_the_kernel(capsys, option,
                                                                          message):

@@ -68,6 +68,7 @@ CUDA_PASSES = {
     "cuda-strength-reduce": ("strength_reduce", "CudaStrengthReducePass"),
     "cuda-peel-constants": ("peel_constants", "CudaPeelConstantsPass"),
     "cuda-split-roles": ("split_roles", "CudaSplitRolesPass"),
+    "cuda-set-max-nreg": ("set_max_nreg", "CudaSetMaxNRegPass"),
 }
 """pass name -> (module under transforms/, class)."""
 

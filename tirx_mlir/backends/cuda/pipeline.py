@@ -25,10 +25,14 @@ Passes, in order:
    then ``cse``; ``cuda-hoist-invariants``: loop-invariant integer arithmetic moved before its
    loop (out of ``scf.if`` too); ``cuda-strength-reduce``: a loop's ring-slot remainders
    (``(k / BK + s) % stages``) carried as iter_args instead of divided; then the cleanup again.
+9. ``cuda-set-max-nreg``: a kernel split by role on sm_90a gives the producer warpgroup's
+   registers to the consumers (``setmaxnreg``) and fixes its registers per thread at launch
+   (``cuda.max_registers``), for more CTAs per SM.
 
 Options: ``target`` (a cuda target string or tag, default: the kernel's), ``arch`` (shorthand
 for ``target="cuda -arch=<arch>"``), ``num_stages`` (the software-pipelining depth of K loops,
-default 3; 1 turns it off).
+default 3; 1 turns it off), ``setmaxnreg`` (default true; false leaves a split kernel's
+registers as ptxas allocates them, every warpgroup the same).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # importing xDSL here would cost every `import tirx_mlir`
     from xdsl.passes import ModulePass
 
-OPTIONS = ("target", "arch", "num_stages")
+OPTIONS = ("target", "arch", "num_stages", "setmaxnreg")
 
 
 def stage_count(value: Any) -> int:
@@ -54,8 +58,17 @@ def stage_count(value: Any) -> int:
     return value
 
 
+def switch(value: Any, name: str) -> bool:
+    """A boolean option: a bool or ``true``/``false`` text (anything else is refused)."""
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
 def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: int = 3,
-                **unknown: Any) -> list[ModulePass]:
+                setmaxnreg: bool = True, **unknown: Any) -> list[ModulePass]:
     if unknown:
         raise ValueError(f"unknown option(s) of the cuda pipeline: {', '.join(sorted(unknown))}; "
                          f"options: {', '.join(OPTIONS)}")
@@ -80,12 +93,14 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
     from tirx_mlir.backends.cuda.transforms.narrow_index import CudaNarrowIndexPass
     from tirx_mlir.backends.cuda.transforms.peel_constants import CudaPeelConstantsPass
     from tirx_mlir.backends.cuda.transforms.pipeline_k_loop import PipelineKLoopPass
+    from tirx_mlir.backends.cuda.transforms.set_max_nreg import CudaSetMaxNRegPass
     from tirx_mlir.backends.cuda.transforms.split_roles import CudaSplitRolesPass
     from tirx_mlir.backends.cuda.transforms.strength_reduce import CudaStrengthReducePass
     from tirx_mlir.transforms.check_bounds import CheckBoundsPass
     from tirx_mlir.transforms.tile_dispatch import TileDispatchPass
 
     num_stages = stage_count(num_stages)
+    setmaxnreg = switch(setmaxnreg, "setmaxnreg")
     passes: list[ModulePass] = [
         CheckBoundsPass(), CudaDefaultLayoutPass(target=target), TileDispatchPass(target=target),
         CudaLowerLayoutPass(), CudaLowerScopeIdsPass(),
@@ -96,7 +111,8 @@ def cuda_passes(target: str | None = None, arch: str | None = None, num_stages: 
     return passes + [CudaAllocateSharedPass(target=target), CudaNarrowIndexPass(),
                      CudaPeelConstantsPass(), FastCSEPass(),
                      CudaHoistInvariantsPass(), CudaStrengthReducePass(), FastCanonicalizePass(),
-                     FastCSEPass(), FastDCEPass()]
+                     FastCSEPass(), FastDCEPass(),
+                     CudaSetMaxNRegPass(target=target, enabled=setmaxnreg)]
 
 
 def register_cuda_pipeline() -> None:

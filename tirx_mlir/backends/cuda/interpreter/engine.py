@@ -13,7 +13,9 @@ Execution model:
   data to each other; the parent resumes when both have finished.
 * **Blocking**: an implementation registered ``blocking=True`` may yield a `Wait` (resume when
   its condition holds, e.g. a barrier's generation advanced) or a `Poll` (a test that failed:
-  let the other groups run first). The scheduler runs ready groups round-robin.
+  let the other groups run first). The scheduler runs ready groups round-robin; a waiting
+  group resumes once its condition holds and either no group is ready or a poller saw
+  nothing change since its last poll (pollers never starve it).
 * **Deadlock**: when no group can run — every live group waits on a condition that does not
   hold, or keeps polling while nothing changes (`MAX_IDLE_POLLS` polls in a row) — the run
   stops with a located error that names what each group waits for and which threads never
@@ -184,14 +186,8 @@ class Engine:
         result: tuple = ()
         idle_rounds = 0
         while ready or blocked:
-            if not ready:
-                woken = [g for g in blocked if g.waiting.satisfied()]
-                if not woken:
-                    raise self._deadlock(blocked)
-                for g in woken:
-                    blocked.remove(g)
-                    g.waiting = None
-                    ready.append(g)
+            if not ready and not self._wake(blocked, ready):
+                raise self._deadlock(blocked)
             g = ready.popleft()
             try:
                 item = g.gen.send(g.resume)
@@ -222,8 +218,10 @@ class Engine:
                 idle = g.poll_version == version
                 g.poll_version = version
                 g.waiting = item
-                if idle and all(self._idle(x, version) for x in ready) and \
-                        not any(x.waiting.satisfied() for x in blocked):
+                # a poller that saw nothing change lets the blocked groups whose wait now holds
+                # run (else pollers that are always ready would starve them: a livelock)
+                woken = idle and self._wake(blocked, ready)
+                if idle and not woken and all(self._idle(x, version) for x in ready):
                     idle_rounds += 1
                     if idle_rounds > MAX_IDLE_POLLS:
                         raise self._deadlock([g, *ready, *blocked])
@@ -241,6 +239,16 @@ class Engine:
             else:  # pragma: no cover - an implementation yielded something else
                 raise InterpretError(f"an implementation yielded {item!r}", g.ctx.op)
         return result
+
+    @staticmethod
+    def _wake(blocked: list[Group], ready: deque[Group]) -> bool:
+        """Move the blocked groups whose wait holds to ``ready``; whether there were any."""
+        woken = [g for g in blocked if g.waiting.satisfied()]
+        for g in woken:
+            blocked.remove(g)
+            g.waiting = None
+            ready.append(g)
+        return bool(woken)
 
     @staticmethod
     def _idle(g: Group, version) -> bool:

@@ -52,6 +52,7 @@ IMPL_MODULES = (
     "tirx_mlir.backends.cuda.interpreter.atomic_ops",
     "tirx_mlir.backends.cuda.interpreter.diagnostic_ops",
     "tirx_mlir.backends.cuda.interpreter.ptx_sync_ops",
+    "tirx_mlir.backends.cuda.interpreter.ptx_registers",
     "tirx_mlir.backends.cuda.interpreter.ptx_address_ops",
     "tirx_mlir.backends.cuda.interpreter.mbarrier",
     "tirx_mlir.backends.cuda.interpreter.async_copy",

@@ -1,6 +1,6 @@
 """PTX barriers, fences and launch control on lane values: the rows ``bar_sync``, ``bar``,
-``barrier_cluster``, ``fence``, ``fence_proxy_async``, ``fence_mbarrier_init``,
-``griddepcontrol`` and ``setmaxnreg``.
+``barrier_cluster``, ``fence``, ``fence_proxy_async``, ``fence_mbarrier_init`` and
+``griddepcontrol`` (``setmaxnreg``: ptx_registers.py).
 
 * ``bar.sync id`` / ``bar.sync id, count`` / ``bar.arrive id, count``: the CTA's barrier ``id``
   (0-15; ``bar.sync 0`` is ``__syncthreads``, the same barrier as ``cuda.sync_threads``),
@@ -23,8 +23,7 @@
   mbarrier.py's.
 * ``griddepcontrol.wait`` / ``.launch_dependents`` control programmatic dependent launch
   between two kernels in a stream; the interpreter runs one launch with no predecessor to wait
-  for and no dependent to start early, so both are no-ops. ``setmaxnreg`` moves registers
-  between warpgroups; the interpreter has no register file to limit, so it is a no-op too.
+  for and no dependent to start early, so both are no-ops.
 """
 
 from __future__ import annotations
@@ -133,6 +132,6 @@ def run_fence_proxy_async(ctx, op, args):
     return ()
 
 
-@ptx_row("griddepcontrol", "setmaxnreg")
+@ptx_row("griddepcontrol")
 def run_launch_control(ctx, op, args):
     return ()

@@ -46,6 +46,9 @@ ops, ``scf.for``/``scf.if`` of those): no barrier, no shared or global memory, s
 neither waits for it nor reads what it writes (dispatch tags only loops whose register tiles the
 consumer warpgroups alone hold). Anything else at the top level keeps the loop whole.
 
+The new ``scf.if`` carries ``cuda.role_split`` (`ROLE_SPLIT`), which ``cuda-set-max-nreg`` reads
+(to re-balance registers between the roles) and removes.
+
 Runs on CUDA-level IR right after dispatch's cleanup (before shared-memory planning and the
 index passes, which then see the two loops). It reports what it changes (``REPORTS_CHANGES``,
 `tirx_mlir.changes`): a tag dropped (the op's own attribute), an op moved before the loop, the
@@ -58,7 +61,7 @@ from __future__ import annotations
 
 from xdsl.context import Context
 from xdsl.dialects import scf
-from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.dialects.builtin import ModuleOp, StringAttr, UnitAttr
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -75,6 +78,17 @@ from tirx_mlir.changes import current_changes
 from tirx_mlir.type_tests import IsInstance, find_ops
 
 _IS_FOR = IsInstance(scf.ForOp)
+
+ROLE_SPLIT = "cuda.role_split"
+"""The attribute on the ``scf.if`` a split makes (consumers' loop, else the producers'):
+``cuda-set-max-nreg`` (set_max_nreg.py) finds the roles by it, and drops it."""
+
+
+def _role_split(cond: SSAValue, then_block: Block, else_block: Block) -> scf.IfOp:
+    """The ``scf.if %c {consumers} else {producers}`` of a split, tagged `ROLE_SPLIT`."""
+    split_if = scf.IfOp(cond, [], Region(then_block), Region(else_block))
+    split_if.attributes[ROLE_SPLIT] = UnitAttr()
+    return split_if
 
 
 def _role(op: Operation) -> str | None:
@@ -261,7 +275,7 @@ def _split_registers(loop: scf.ForOp) -> bool:
     then_block.add_op(scf.YieldOp())
     else_block.add_op(scf.YieldOp())
     log.removed(loop)
-    rewriter.replace_op(loop, scf.IfOp(cond, [], Region(then_block), Region(else_block)), [])
+    rewriter.replace_op(loop, _role_split(cond, then_block, else_block), [])
     return True
 
 
@@ -307,7 +321,7 @@ def split(loop: scf.ForOp) -> bool:
     then_block.add_op(scf.YieldOp())
     else_block.add_op(scf.YieldOp())
     log.removed(loop)  # its block: the hoisted condition and the new scf.if are found there
-    rewriter.replace_op(loop, scf.IfOp(cond, [], Region(then_block), Region(else_block)), [])
+    rewriter.replace_op(loop, _role_split(cond, then_block, else_block), [])
     return True
 
 

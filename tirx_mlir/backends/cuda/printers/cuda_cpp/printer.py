@@ -1,7 +1,8 @@
 """``-t cuda``: one CUDA C++ translation unit, valid under nvcc and NVRTC.
 
 Each ``tirx.kernel`` becomes ``extern "C" __global__ void __launch_bounds__(threads)`` (with
-``__cluster_dims__`` for a cluster launch); its buffer parameters are ``T* __restrict__``; a
+``__cluster_dims__`` for a cluster launch; ``__maxnreg__(R)`` instead of the bounds for a kernel
+with ``cuda.max_registers``: dialects/cuda/max_registers.py); its buffer parameters are ``T* __restrict__``; a
 parameter named in the kernel's ``cuda.tensor_maps`` attribute (an ``array<i64: ...>`` of
 parameter positions; each a 128-byte ``!tirx.buffer<128xi8, global>``) is a TMA descriptor
 passed by value, ``const __grid_constant__ tirx_tensor_map`` (a 64-byte-aligned 128-byte struct,
@@ -29,6 +30,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.cuda import checks
+from tirx_mlir.backends.cuda.dialects.cuda.max_registers import (max_registers,
+                                                                max_registers_error)
 from tirx_mlir.backends.cuda.dialects.cuda.shared import (dynamic_shared_bytes,
                                                          static_shared_array)
 from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
@@ -110,7 +113,11 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
             else:
                 elem = self.element_type(arg.type, kernel)
                 params.append(f"{elem}* __restrict__ {self.names[arg]}")
-        bounds = f"__launch_bounds__({self.int_literal(kernel.num_threads(), kernel)})"
+        if (error := max_registers_error(kernel)) is not None:
+            raise self.fail(error, kernel)
+        count = max_registers(kernel)
+        bounds = f"__maxnreg__({self.int_literal(count, kernel)})" if count is not None else \
+            f"__launch_bounds__({self.int_literal(kernel.num_threads(), kernel)})"
         cluster = kernel.cluster_dims()
         if cluster is not None:
             dims = ", ".join(self.int_literal(d, kernel) for d in cluster)

@@ -10,6 +10,7 @@ Module::
     .extern .shared .align A .b8 tirx_dynamic_smem[];  (when a kernel uses cuda.dynamic_shared)
     .visible .entry <kernel>(.param .u64 <kernel>_param_0, ...)  (a tensor map: .b8 [128])
     .reqntid X, Y, Z                                   (the launch's threads: exact, so reqntid)
+    .maxnreg R                                         (``cuda.max_registers``, when set)
     .explicitcluster / .reqnctapercluster X, Y, Z      (a cluster launch)
     { .reg declarations; .shared arrays; ld.param + cvta.to.global per buffer; body; ret; }
 
@@ -52,6 +53,8 @@ from xdsl.dialects.builtin import ModuleOp, UnregisteredOp
 from xdsl.ir import Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
+from tirx_mlir.backends.cuda.dialects.cuda.max_registers import (max_registers,
+                                                                max_registers_error)
 from tirx_mlir.backends.cuda.dialects.cuda.shared import (DEFAULT_ALIGN, DynamicSharedOp,
                                                          SharedAllocOp, static_shared_array)
 from tirx_mlir.backends.cuda.dialects.ptx.arch import TARGET_MIN_PTX, Arch, Need, ptx_version
@@ -186,6 +189,10 @@ class PtxFrame(SourcePrinter):
                   f"{',' if i + 1 < len(params) else ''}" for i, p in enumerate(params)]
         lines.append(")")
         lines.append(".reqntid " + ", ".join(map(str, _xyz(kernel.thread_dims()))))
+        if (error := max_registers_error(kernel)) is not None:
+            raise self.fail(error, kernel)
+        if (count := max_registers(kernel)) is not None:
+            lines.append(f".maxnreg {count}")
         if kernel.cluster_dims() is not None:
             self.need(90, "7.8", "a cluster launch (.reqnctapercluster)", kernel)
             lines += [".explicitcluster",
