@@ -1,6 +1,7 @@
-"""bench/verify_designs.py: every design verifies after the same passes, the hybrids verify the
-ops the memo would key plainly (no key, no memo check) and still reject a bad new op with the
-plain verifier's error, and an unknown design is refused."""
+"""bench/verify_designs.py and verify_floor.py: every design verifies after the same passes, the
+hybrids verify the ops the memo would key plainly (no key, no memo check) and still reject a bad
+new op with the plain verifier's error, an unknown design is refused; verify_floor.py times its
+parts on the IR after the pass it names."""
 
 from __future__ import annotations
 
@@ -79,3 +80,15 @@ def test_an_unknown_design_is_refused(monkeypatch, capsys):
     with pytest.raises(SystemExit):
         verify_designs.main()
     assert "'nope' is not one of memo, plain, hybrid, hybrid-fp" in capsys.readouterr().err
+
+
+def test_the_floor_parts_are_timed_on_the_ir_after_the_pass():
+    import verify_floor
+
+    module = verify_floor.lowered("cuda:softmax_row", "tirx-dispatch")
+    assert module.attributes.get("tirx.dispatched") is not None  # dispatched, not verified
+    figures = verify_floor.parts(module, 1)
+    assert figures["ops"] == len(list(module.walk())) and 0 < figures["leaf ops"] <= figures["ops"]
+    assert all(figures[k] > 0 for k in ("fresh", "keys known", "all known", "leaf parts", "plain"))
+    with pytest.raises(ValueError, match="'nope' is not a pass"):
+        verify_floor.lowered("cuda:softmax_row", "nope")
