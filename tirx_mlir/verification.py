@@ -133,7 +133,7 @@ reporting passes (`tirx_mlir.changes` holds
 the reporting API): canonicalize, cse and dce (`tirx_mlir.transforms`), the core's allocation
 (trn-allocate), cuda-default-layout, cuda-lower-layout, cuda-lower-scope-ids,
 cuda-pipeline-k-loop, cuda-allocate-shared, cuda-strength-reduce, cuda-narrow-index,
-cuda-peel-constants, cuda-hoist-invariants, trn-default-layout,
+cuda-peel-constants, cuda-hoist-invariants, cuda-set-max-nreg, trn-default-layout,
 trn-max-inst-size and trn-lower-layout (`tirx_mlir.dialects.tirx.buffer_ops.replace_alloc` and
 `tirx_mlir.target.target.bind_target` report for their callers); every other pass is verified in
 full. tirx-dispatch does not report: it marks the module ``tirx.dispatched``, which every op

@@ -40,7 +40,9 @@ Two moves make the kernel one ptxas (13.0) can compile; both keep every thread's
   attention's 32 accumulators, a 128-byte stack frame and serialised wgmmas, C7512).
 
 The tag is removed in every case; ``enabled=False`` (the pipeline's ``setmaxnreg=false``) only
-removes it.
+removes it. The pass reports what it changes (``REPORTS_CHANGES``, `tirx_mlir.changes`): each
+kernel holding a tag, as changed with all it holds; a kernel without one (every kernel but a
+role-split sm_90a one) is left as it was, and the verification after the pass does not walk it.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from tirx_mlir.backends.cuda.memory import LOCAL
 from tirx_mlir.backends.cuda.transforms import role_registers as R
 from tirx_mlir.backends.cuda.transforms.allocate_shared import ARENA_ATTR
 from tirx_mlir.backends.cuda.transforms.split_roles import ROLE_SPLIT, register_code
+from tirx_mlir.changes import current_changes
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.kernel import KernelOp
 from tirx_mlir.ir_walk import walk_ops
@@ -140,6 +143,8 @@ def rebalance(kernel: KernelOp, target: str | None = None,
               enabled: bool = True) -> R.Budget | None:
     """Apply the pass to one kernel (module docstring); its budget, or None when unchanged."""
     tagged = [op for op in walk_ops(kernel) if ROLE_SPLIT in op.attributes]
+    if tagged:  # the tags dropped, maybe the rewrite: all of the kernel verified again
+        current_changes().changed(kernel)
     for op in tagged:
         del op.attributes[ROLE_SPLIT]
     body = kernel.body.block
@@ -204,6 +209,7 @@ class CudaSetMaxNRegPass(ModulePass):
     """Re-balance registers between a split kernel's roles (module docstring)."""
 
     name = "cuda-set-max-nreg"
+    REPORTS_CHANGES = True  # a kernel it changes (`rebalance`); one without a tag is unchanged
     target: str | None = None
     enabled: bool = True
 
