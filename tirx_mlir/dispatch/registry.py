@@ -164,6 +164,12 @@ def register_dispatch(op: "str | type[TileOp]", target_kind: str, *, variant: st
                             f"objects (tirx_mlir.dispatch.predicate(name, fn)), got {p!r}")
 
     def decorator(impl: Callable[["TileOp", "DispatchContext"], None]):
+        declared = _modules.get((target_kind, getattr(impl, "__module__", None)))
+        if declared is not None and declared[1] is not None and name not in declared[1]:
+            raise registry.RegistryError(
+                f"dispatch module '{declared[0]}' registers variant '{variant}' of {name} for "
+                f"'{target_kind}', but register_dispatch_module declared it for "
+                f"{', '.join(sorted(declared[1]))} only")
         owner = registry.current_owner()  # a variant module of a backend: that backend
         case = DispatchCase(variant, priority, tuple(when), impl, owner)
         _cases.register((name, target_kind, variant), case, override=override, owner=owner)
@@ -172,11 +178,19 @@ def register_dispatch(op: "str | type[TileOp]", target_kind: str, *, variant: st
     return decorator
 
 
-def register_dispatch_module(target_kind: str, module: str) -> None:
+def register_dispatch_module(target_kind: str, module: str,
+                             ops: "Iterable[str | type[TileOp]] | None" = None) -> None:
     """Declare that importing ``module`` registers variants for ``target_kind``; it is imported
     (with the registering backend as owner) the first time an op is dispatched for that kind,
-    so loading a backend does not import its variant code."""
-    _modules.register((target_kind, module), module)
+    so loading a backend does not import its variant code.
+
+    ``ops`` (names, ``tirx.`` optional, or op classes) narrows that to the first time one of
+    those ops is dispatched for the kind (or the registrations are listed): a kernel without
+    gemms does not import the gemm variants. A variant the module itself then registers for
+    another op under that kind is an error (`RegistryError`, at its registration), so the
+    declaration cannot silently miss a variant."""
+    names = None if ops is None else frozenset(_op_name(op) for op in ops)
+    _modules.register((target_kind, module), (module, names))
 
 
 _preconditions: registry.Registry[Callable[[], Callable[[Any], None]]] = registry.Registry(
@@ -200,18 +214,24 @@ def check_dispatch_precondition(kernel: Any, target_kind: str) -> None:
         factory()(kernel)
 
 
-_kind_modules: dict[str, tuple[int, list[tuple[str, str]]]] = {}
-"""target kind -> (``_modules.version``, the (kind, module) keys it imports): the registry is
-read again only after it changes (dispatch asks once per op)."""
+_kind_modules: dict[str, tuple[int, list[tuple[tuple[str, str], frozenset[str] | None]]]] = {}
+"""target kind -> (``_modules.version``, the (kind, module) keys it imports, each with the ops
+it was declared for, None for every op): the registry is read again only after it changes
+(dispatch asks once per op)."""
 
 
-def _import_dispatch_modules(target_kind: str) -> None:
+def _import_dispatch_modules(target_kind: str, op_name: str | None = None) -> None:
+    """Import the kind's variant modules declared for ``op_name`` (None: all of them) that are
+    not imported yet."""
     listed = _kind_modules.get(target_kind)
     if listed is None or listed[0] != _modules.version:
         version = _modules.version
-        keys = [key for key, _ in _modules.items() if key[0] in (target_kind, "*")]
+        keys = [(key, value[1]) for key, value in _modules.items()
+                if key[0] in (target_kind, "*")]
         listed = _kind_modules[target_kind] = (version, keys)
-    for key in listed[1]:
+    for key, ops in listed[1]:
+        if op_name is not None and ops is not None and op_name not in ops:
+            continue
         if key in _imported and sys_module(key[1]) is _imported[key]:
             continue
         with registry.owner_scope(_modules.owner_of(key) or "core"):
@@ -232,7 +252,7 @@ _cases_memo: dict[tuple[str, str], tuple[int, list[DispatchCase]]] = {}
 def cases_for(op_name: str, target_kind: str) -> list[DispatchCase]:
     """Cases for (op, kind) in try order, then the ``"*"`` fallbacks in try order (a fresh
     list; recomputed only after the registrations change)."""
-    _import_dispatch_modules(target_kind)
+    _import_dispatch_modules(target_kind, op_name)
     memo = _cases_memo.get((op_name, target_kind))
     if memo is not None and memo[0] == _cases.version:
         return list(memo[1])
