@@ -1,14 +1,17 @@
 """dispatch/shared_refill.py: code that overwrites a shared tile that ops narrower than the CTA
 (warp, warpgroup or thread scope, in a CTA of more threads), or wgmmas, touched before starts
 with ``__syncthreads``. numpy == the tile interpreter == the SIMT interpreter (its racecheck
-on) after every pass; before the fix each kernel here stopped with a located [race] error at
+on) on the lowered kernel; before the fix each kernel here stopped with a located [race] error at
 the overwriting copy (a WAR hazard with another warp's read of the previous pass)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from tirx_testing.cuda_every_stage import check_every_stage, lower
+from tirx_testing.cuda_every_stage import lower, run
+from tirx_testing.trn_lowering import random_inputs
+
+from tirx_mlir.located_parser import parse_module
 
 from xdsl.dialects import scf
 
@@ -52,6 +55,20 @@ def _loop_kernel(how: str, load_scope: str, reader: str) -> str:
 """
 
 
+def _check(text: str, reference, **options):
+    """numpy == the tile interpreter == the SIMT interpreter after the cuda pipeline (not
+    after every pass: the passes after dispatch keep its barriers); the lowered module."""
+    module = parse_module(text, "kernel")
+    inputs = random_inputs(module, 0)
+    expected = reference(*inputs)
+    for out, ref in zip(run(module, inputs), expected, strict=True):
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+    final = lower(text, arch="sm_90a", **options)
+    for out, ref in zip(run(final, inputs), expected, strict=True):
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+    return final
+
+
 def _loop_reference(a):
     return [a[0:32] + a[32:64] + a[64:96]]
 
@@ -74,8 +91,7 @@ def test_a_reload_after_other_warps_read_the_tile_starts_with_syncthreads(how, l
     [race] at the load, a WAR hazard with warp 3's read of the previous block (for cp.async
     only once the SIMT racecheck checked a cp.async at its issue, async_copy.py)."""
     text = _loop_kernel(how, load_scope, reader)
-    final = check_every_stage(text, _loop_reference, arch="sm_90a", rtol=1e-6, atol=1e-6,
-                              compile=False, num_stages=1)
+    final = _check(text, _loop_reference, num_stages=1)
     assert _first_in_loop(final).name == "cuda.sync_threads"
 
 
@@ -83,8 +99,7 @@ def test_a_reload_read_by_the_cta_only_gets_no_extra_barrier():
     """Readers at CTA scope end with ``__syncthreads``: the TMA reload adds none (the code
     is main's: one barrier, the reader's, per pass)."""
     text = _loop_kernel("tma", "cta", "cta")
-    final = check_every_stage(text, _loop_reference, arch="sm_90a", rtol=1e-6, atol=1e-6,
-                              compile=False)
+    final = _check(text, _loop_reference)
     assert _first_in_loop(final).name != "cuda.sync_threads"
 
 
@@ -132,8 +147,7 @@ def test_a_reload_after_a_composite_op_that_read_the_tile_starts_with_syncthread
     into are dispatched ("twice": the record; "loop": the scan of the loop's tile ops sees the
     composite op itself, narrower than the CTA). Before the fix: the located [race] at the
     second TMA load."""
-    final = check_every_stage(_composite_kernel(where), _composite_reference, arch="sm_90a",
-                              rtol=1e-5, atol=1e-5, compile=False)
+    final = _check(_composite_kernel(where), _composite_reference)
     loads = [o for o in final.walk() if o.name == "ptx.cp_async_bulk_tensor_g2s"]
     assert _syncs_right_before(loads[-1]) >= 1  # the loop may be unrolled: the last load
 

@@ -621,7 +621,7 @@ def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
                 complete_cp_async(ctx.builder)
             elif writes and scope == ExecScope.CTA and _after_other_work(op):
                 scope_barrier(ctx.builder, scope)
-            elif writes:  # a narrower writer after narrower accesses or wgmmas (shared_refill)
+            elif writes and scope != ExecScope.CTA:  # after narrower accesses or wgmmas
                 shared_refill.refill_before_writes(ctx, ctx.builder, op)
             impl(op, ctx)
             if (reads or writes) and scope != ExecScope.THREAD:
