@@ -17,6 +17,11 @@ Families (each drawn from an integer seed, as `cuda_valid_programs.draw` does):
 * ``dsmem`` (sm_90a): examples/cuda/tile/cluster_exchange.mlir's form: clusters of 2 or 4
   CTAs, each CTA at every step copies its tile (or a row band of it) into a peer's receive
   buffer (``copy_async remote_cta``), ``cluster_sync``, and adds what it received.
+* ``reload``: a shared tile reloaded every pass of a loop (TMA, cp.async with the pipeline's
+  ``num_stages`` 1-3, or ``copy``; at CTA scope, or at warpgroup/warp scope in a CTA of one
+  warpgroup/warp) and read by every warp or thread (warp, warpgroup or thread scope: their
+  barriers do not order other warps) into register replicas summed over the passes: the
+  reload must wait for every reader of the previous pass (dispatch/shared_refill.py).
 """
 
 from __future__ import annotations
@@ -108,6 +113,34 @@ def _store(r, b: Builder, p: Program, acc: Buf, C: Buf, m0: str, n0: str, tma: b
     return "store:shared+copy"
 
 
+def _copy_async(b: Builder, dst: Buf, src: Buf, how: str, config: str, mask: str) -> None:
+    """``copy_async cta`` by ``how``, multicast by a ``config`` or a run-time ``mask``."""
+    if mask:
+        b.op("copy_async", "cta", [dst, src], f' cta_mask {mask} dispatch "{how}"', ("index",))
+    else:
+        b.op("copy_async", "cta", [dst, src], f' dispatch "{how}"{config}')
+
+
+def _runtime_masks(b: Builder, shape: tuple[int, int], ax: str, ay: str,
+                   with_a: bool) -> tuple[str, str]:
+    """(A's, B's) ``cta_mask`` operands computed at run time from ``cta_id x`` (only
+    constants, arith and the ids: a pipelined ring recomputes them at kernel entry): every CTA
+    of a cluster along x, ``(1 << x) | (full ^ (1 << x))`` for B; none for A."""
+    gm, _ = shape
+    return "", _all_ranks(b, ax, gm)
+
+
+def _all_ranks(b: Builder, cta: str, size: int) -> str:
+    """The mask of every CTA of a cluster of ``size`` along x, computed at run time from the
+    CTA's id: ``(1 << r) | (full ^ (1 << r))`` with ``r = cta % size``."""
+    def op(kind: str, lhs: str, rhs: str) -> str:
+        out = b.fresh("m")
+        b.lines.append(f"  {out} = arith.{kind} {lhs}, {rhs} : index")
+        return out
+    own = op("shli", b.const(1, "index"), op("remui", cta, b.const(size, "index")))
+    return op("ori", own, op("xori", b.const((1 << size) - 1, "index"), own))
+
+
 # --- family "ring": gemm_async over TMA / cp.async rings ----------------------------------------
 
 
@@ -159,11 +192,18 @@ def draw_ring(seed: int) -> Program:
     params = [f"%A: {GA.type}", f"%B: {GB.type}"]
     ax, ay = _ids(b, (gm, gn))
     m0, n0 = (_muli(b, ax, m) if gm > 1 else ax), (_muli(b, ay, n) if gn > 1 else ay)
+    # a run-time mask needs one global tile for the whole cluster (docs/cuda_tile.md): the
+    # clusters along x, whose B is every CTA's (A is per CTA there)
+    runtime_mask = gn == 1 and bool(cluster) and random.Random(f"mask-{seed}").random() < 0.5
+    rt_a = rt_b = ""
+    if runtime_mask:  # the same masks as a cta_mask operand, computed from the CTA ids
+        rt_a, rt_b = _runtime_masks(b, (gm, gn), ax, ay, bool(mc_a))
+        mc_a, mc_b = "", ""
     ta_shape = (bk, m) if ta else (m, bk)
     tb_shape = (bk, n) if tb else (n, bk)
     how_a = r.choice(("tma_auto", "tma_auto", "ldgsts"))
     how_b = r.choice(("tma_auto", "tma_auto", "ldgsts"))
-    if mc_b or mc_a:
+    if mc_b or mc_a or rt_b:
         how_a = how_b = "tma_auto"
     acc = b.alloc((m, n), "f32", "local")
     ring_b = b.alloc((stages, *tb_shape), dt, "shared")
@@ -208,9 +248,9 @@ def draw_ring(seed: int) -> Program:
             sa = ring_a
         else:
             sa = _stage_view(b, ring_a, slot)
-            b.op("copy_async", "cta", [sa, a_view(kc)], f' dispatch "{how_a}"{mc_a}')
+            _copy_async(b, sa, a_view(kc), how_a, mc_a, rt_a)
         bv = b_view(kc)
-        b.op("copy_async", "cta", [sb, bv], f' dispatch "{how_b}"{mc_b}')
+        _copy_async(b, sb, bv, how_b, mc_b, rt_b)
         b.op("gemm_async", "cta", [acc, sa, sb], flags)
         b.lines.append("  }")
 
@@ -265,7 +305,9 @@ def draw_ring(seed: int) -> Program:
     p.drawn += [f"form={form}", f"threads={threads}", f"consumers={consumers}",
                 f"producer={producer}", f"mnk={m}x{n}x{k}", f"bk={bk}", f"stages={stages}",
                 f"dt={dt}", f"ta={ta}", f"tb={tb}", f"grid={gm}x{gn}{cluster}",
-                f"a={how_a}{'(mc)' if mc_a else ''}", f"b={how_b}{'(mc)' if mc_b else ''}",
+                f"a={how_a}{'(mc)' if mc_a or rt_a else ''}",
+                f"b={how_b}{'(mc)' if mc_b or rt_b else ''}",
+                f"mask={'runtime' if runtime_mask else 'config'}" if cluster else "mask=none",
                 f"init={init}", how_store, f"out={out_dt}"]
     launch = f"grid [{gm}, {gn}] threads [{threads}]{cluster}"
     p.text = _kernel_text(p, params, f"%C: {C.type}", launch, b)
@@ -378,6 +420,17 @@ def draw_dsmem(seed: int) -> Program:
         nxt = b.fresh("i")
         b.lines.append(f"  {nxt} = arith.addi {rank}, {c1} : index")
         b.lines.append(f"  {peer} = arith.remui {nxt}, {cs} : index")
+    # a tile per cluster multicast to its CTAs by a run-time cta_mask (one global tile for
+    # the whole cluster: a run-time mask's rule); keeps ``r``'s draws as they were
+    group = csize if random.Random(f"mask-{seed}").random() < 0.4 else 0
+    if group:
+        Bg = Buf("%B", (steps * clusters * rows, cols), dt, "global")
+        Bv = _inputs_of(nprng, Bg.shape, dt)
+        p.inputs.append(Bv)
+        mask = _all_ranks(b, bx, csize)
+        cid = b.fresh("cl")
+        b.lines.append(f"  {cid} = tirx.cluster_id x : index")
+        shared_b = b.alloc((rows, cols), dt, "shared")
     send = b.alloc((rows, cols), dt, "shared")
     recv = b.alloc((2, rows, cols), dt, "shared")
     acc = b.alloc((rows, cols), "f32", acc_scope)
@@ -393,6 +446,16 @@ def draw_dsmem(seed: int) -> Program:
     a = Buf(b.fresh("v"), (rows, cols), dt, "global")
     b.lines.append(f"  {a.name} = tirx.reshape {a4.name} : {a4.type} -> {a.type}")
     b.op("copy", "cta", [send, a])
+    if group:  # rows (k * clusters + cluster) * rows ..
+        row = b.fresh("i")
+        b.lines.append(f"  {row} = arith.muli {kv}, {b.const(clusters, 'index')} : index")
+        row2 = b.fresh("i")
+        b.lines.append(f"  {row2} = arith.addi {row}, {cid} : index")
+        row3 = _muli(b, row2, rows)
+        gv = b.slice(Bg, [row3, "0"], (rows, cols))
+        b.op("copy_async", "cta", [shared_b, gv], f' cta_mask {mask} dispatch "tma_auto"',
+             ("index",))
+        b.op("add", "cta", [acc, acc, shared_b])
     r3 = Buf(b.fresh("v"), (1, rows, cols), dt, "shared")
     b.lines.append(f"  {r3.name} = tirx.slice {recv.name}[{slot}, 0, 0] [1, {rows}, {cols}] : "
                    f"{recv.type} -> {r3.type}")
@@ -423,18 +486,94 @@ def draw_dsmem(seed: int) -> Program:
         for s in range(steps):
             val[cta] += a32[s, cta]
             val[cta, :sent_rows] += a32[s, sender, :sent_rows]
+            if group:
+                blk = (s * clusters + cta // csize) * rows
+                val[cta] += Bv[blk:blk + rows].astype(np.float32)
     if band:
         p.drawn.append(f"band={sent_rows}")
+    if group:
+        p.drawn.append("multicast(runtime mask)")
+    params = [f"%A: {Ag.type}"] + ([f"%B: {Bg.type}"] if group else [])
     p.expected.append(val)
     p.rtol = 1e-5 if dt == "f32" else 1e-3
     p.atol = p.rtol * max(1.0, float(np.abs(val).max()))
     p.drawn += [f"cluster={csize}", f"ctas={ctas}", f"threads={threads}", f"dt={dt}",
                 f"tile={rows}x{cols}", f"steps={steps}", f"peer={peer_of}",
                 f"acc={acc.scope}"]
-    params = [f"%A: {Ag.type}"]
     launch = f"grid [{ctas}] threads [{threads}] cluster [{csize}]"
     p.text = _kernel_text(p, params, f"%C: {C.type}", launch, b)
     return p
 
 
-DRAW = {"ring": draw_ring, "sm80": draw_sm80, "dsmem": draw_dsmem}
+# --- family "reload": a shared tile reloaded each pass, read by narrower scopes --------------
+
+
+def draw_reload(seed: int) -> Program:
+    r, nprng = random.Random(seed), np.random.default_rng(seed)
+    how = r.choice(("tma", "tma", "ldgsts", "copy"))
+    p = Program(seed, "reload", "sm_90a" if how == "tma" else r.choice(("sm_80", "sm_90a")))
+    b = Builder(r)
+    threads = r.choice((32, 64, 128, 128, 256))
+    reader = r.choice({32: ("thread",), 64: ("warp", "thread"), 128: ("warp", "warp", "thread"),
+                       256: ("warp", "warpgroup", "thread")}[threads])
+    scopes = ["cta"] + {32: ["warp"], 128: ["warpgroup"]}.get(threads, [])
+    load_scope = r.choice(scopes)
+    dt = r.choice(("f32", "f32", "f16"))
+    esize = 4 if dt == "f32" else 2
+    if reader == "thread":
+        rows, cols = r.choice(((1, 16), (2, 16), (4, 8), (2, 32), (4, 16), (8, 8)))
+    else:
+        rows, cols = r.choice(((4, 16), (8, 16), (16, 32), (32, 64), (8, 64), (32, 32)))
+    cols = max(cols, 16 // esize)  # a 16-byte row: a TMA box's inner extent, cp.async chunks
+    blocks = r.choice((2, 3, 4))
+    grid = r.choice((1, 1, 2))
+    twice = r.random() < 0.5  # reads the tile twice: acc += s * s, else acc += s
+    xg_shape = (grid * blocks * rows, cols)
+    X = _inputs_of(nprng, xg_shape, dt)
+    p.inputs.append(X)
+    XG = Buf("%X", xg_shape, dt, "global")
+    Y = Buf("%Y", (grid * rows, cols), "f32", "global")
+    cta = b.fresh("cta")
+    b.lines.append(f"  {cta} = tirx.cta_id x : index")
+    c0, c1 = b.const(0, "index"), b.const(1, "index")
+    cb, crows = b.const(blocks, "index"), b.const(rows, "index")
+    base = b.fresh("i")
+    b.lines.append(f"  {base} = arith.muli {cta}, {b.const(blocks * rows, 'index')} : index")
+    s = b.alloc((rows, cols), dt, "shared")
+    acc = b.alloc((rows, cols), "f32", "local")
+    rv = b.alloc((rows, cols), "f32", "local")
+    b.op("zero", reader, [acc])
+    i = b.fresh("k")
+    b.lines.append(f"  scf.for {i} = {c0} to {cb} step {c1} {{")
+    off, row = b.fresh("i"), b.fresh("i")
+    b.lines.append(f"  {off} = arith.muli {i}, {crows} : index")
+    b.lines.append(f"  {row} = arith.addi {base}, {off} : index")
+    xv = b.slice(XG, [row, "0"], (rows, cols))
+    if how == "copy":
+        b.op("copy", load_scope, [s, xv])
+    else:
+        b.op("copy_async", load_scope, [s, xv], f' dispatch "{"tma_auto" if how == "tma" else "ldgsts"}"')
+    b.op("copy", reader, [rv, s])
+    if twice:
+        b.op("mul", reader, [rv, rv, s])
+    b.op("add", reader, [acc, acc, rv])
+    b.lines.append("  }")
+    yv = b.slice(Y, [_muli(b, cta, rows), "0"], (rows, cols)) if grid > 1 else Y
+    b.op("copy", "cta", [yv, acc])
+    x32 = X.astype(np.float32).reshape(grid, blocks, rows, cols)
+    val = (x32 * x32 if twice else x32).sum(axis=1, dtype=np.float32)
+    p.expected.append(val.reshape(grid * rows, cols))
+    p.rtol = 1e-5 if dt == "f32" else 1e-3
+    p.atol = p.rtol * max(1.0, float(np.abs(val).max()))
+    p.drawn += [f"load={how}@{load_scope}", f"reader={reader}", f"threads={threads}",
+                f"tile={rows}x{cols}", f"dt={dt}", f"blocks={blocks}", f"grid={grid}",
+                f"twice={twice}"]
+    if how == "ldgsts":  # 1: cuda-pipeline-k-loop leaves the cp.async loop as written
+        p.num_stages = r.choice((1, 2, 3))
+        p.drawn.append(f"num_stages={p.num_stages}")
+    launch = f"grid [{grid}] threads [{threads}]"
+    p.text = _kernel_text(p, [f"%X: {XG.type}"], f"%Y: {Y.type}", launch, b)
+    return p
+
+
+DRAW = {"ring": draw_ring, "sm80": draw_sm80, "dsmem": draw_dsmem, "reload": draw_reload}

@@ -734,6 +734,9 @@ MORE_FAMILIES = ("ring", "ring", "sm80", "dsmem")
 drawn for a share of the seeds (`MORE_SHARE`); the other seeds keep the family and program
 they had before these were added."""
 MORE_SHARE = 0.4
+RELOAD_SHARE = 0.1
+"""The share of seeds that draw the ``reload`` family (a shared tile reloaded per pass and
+read by narrower scopes; the others keep the family they drew before it was added)."""
 
 
 def base_family(seed: int) -> str:
@@ -742,6 +745,8 @@ def base_family(seed: int) -> str:
 
 
 def family_of(seed: int) -> str:
+    if random.Random(f"reload-{seed}").random() < RELOAD_SHARE:
+        return "reload"
     if random.Random(f"more-{seed}").random() < MORE_SHARE:
         return random.Random(f"family-{seed}").choice(MORE_FAMILIES)
     return base_family(seed)

@@ -20,12 +20,16 @@ SEEDS = list(range(0, 24)) + [68, 85, 104, 192, 2031, 2289]
 with `base_family`) and a few later ones. The bugs the campaign found have their own
 regression tests beside the code they were in (tests/backends/cuda/...)."""
 MORE = [(7, "ring"), (2, "ring"), (10, "ring"), (0, "ring"), (1, "ring"), (45, "sm80"),
-        (0, "dsmem"), (43, "chain")]
+        (0, "dsmem"), (43, "chain"), (4, "reload"), (30, "reload"), (60, "ring"), (2, "dsmem")]
 """Programs of the K-loop and cluster families (cuda_valid_kloops.py) and a chain of several
 warpgroup instances: a one-shot TMA (7) or cp.async (2) tile reloaded in an outer loop or
 between two K loops (10), a
 cluster multicast ring (0), a one-shot tile before a ring (1), an sm_80 K loop of 2 steps in a
-4-stage cp.async ring (45), a DSMEM exchange (0), a warpgroup reduction in a block of 3 (43)."""
+4-stage cp.async ring (45), a DSMEM exchange (0), a warpgroup reduction in a block of 3 (43),
+a shared tile reloaded per pass by a warpgroup's TMA (4) or unpipelined cp.async (30) while
+other warps or threads read the previous pass's (a WAR race before shared_refill.py), and the
+run-time ``cta_mask`` operand: a ring's B multicast along a cluster of 2 (60), a per-cluster
+tile multicast to a DSMEM exchange's CTAs (2)."""
 REFUSED = {18: "4 warps cannot split a 32x8 accumulator into whole 16x8 mma tiles",
            2289: "row strides [4] bytes must be multiples of 16 for a tensor map"}
 """Seeds whose program a variant refuses, and the reason it gives."""
@@ -61,7 +65,7 @@ def test_printed_code_compiles(seed):
 
 def test_families_are_all_drawn_and_programs_are_deterministic():
     families = {cvp.draw(s).family for s in range(34)}
-    assert families == {"chain", "mma", "wgmma", "ring", "sm80", "dsmem"}
+    assert families == {"chain", "mma", "wgmma", "ring", "sm80", "dsmem", "reload"}
     for seed in (0, 2, 21):
         a, b = cvp.draw(seed), cvp.draw(seed)
         assert a.text == b.text and all(np.array_equal(x, y) for x, y in zip(a.inputs, b.inputs))

@@ -268,3 +268,45 @@ def test_another_thread_reading_a_landed_copy_needs_a_barrier_after_the_wait():
     assert "[race] cuda.load: potential RAW hazard at __shared__ 0x8" in first, first
     assert "the read by thread (1,0,0) races with the write by thread (0,0,0) at <test>:12:5 " \
            "(ptx.cp_async)" in first, first
+
+
+def _overwritten_after_a_read(barrier: bool) -> str:
+    # thread 1 reads shared word 2; then thread 0 issues a cp.async over it, after a
+    # __syncthreads or without one
+    sync = "cuda.sync_threads" if barrier else ""
+    return cuda_kernel(
+        "(%In: !tirx.buffer<4xi32, global>) -> (%Out: !tirx.buffer<4xi32, global>)", f"""
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %sm = cuda.shared_alloc align 16 : !tirx.buffer<4xi32, shared>
+  %t = cuda.thread_idx x : index
+  %first = arith.cmpi eq, %t, %c0 : index
+  %second = arith.cmpi eq, %t, %c1 : index
+  scf.if %second {{
+    %v = cuda.load %sm, %c2 : !tirx.buffer<4xi32, shared>, index -> i32
+    cuda.store %Out, %c1, %v : !tirx.buffer<4xi32, global>, index, i32
+  }}
+  {sync}
+  %g = cuda.address %In, %c0 : !tirx.buffer<4xi32, global>, index -> i64
+  %s = cuda.address %sm, %c0 : !tirx.buffer<4xi32, shared>, index -> i32
+  scf.if %first {{
+    ptx.cp_async "cg.shared" [%s], [%g], 16 : (i32, i64) -> ()
+    ptx.cp_async_wait_all
+    %w = cuda.load %sm, %c2 : !tirx.buffer<4xi32, shared>, index -> i32
+    cuda.store %Out, %c2, %w : !tirx.buffer<4xi32, global>, index, i32
+  }}""", "grid [1] threads [32]")
+
+
+def test_a_cp_async_over_bytes_another_thread_read_needs_a_barrier_before_its_issue():
+    # the copy may write its bytes at any time after the issue, so it is checked then as the
+    # issuing thread's write: thread 1's read, not ordered before it, is a WAR hazard at the
+    # cp.async (before: only the landing was recorded, unchecked, and the race went unseen)
+    x = np.array([5, 6, 7, 8], np.int32)
+    (out,), _ = run_simt(_overwritten_after_a_read(barrier=True), x)
+    assert out[2] == 7
+    with pytest.raises(InterpretError) as err:
+        run_simt(_overwritten_after_a_read(barrier=False), x)
+    first = str(err.value).splitlines()[0]
+    assert "[race] ptx.cp_async: potential WAR hazard at __shared__ 0x8" in first, first
+    assert "the write by thread (0,0,0) races with the read by thread (1,0,0)" in first, first

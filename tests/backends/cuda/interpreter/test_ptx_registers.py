@@ -131,3 +131,34 @@ def test_an_inc_the_pool_never_covers_while_another_group_polls_is_a_located_dea
     with pytest.raises(InterpretError, match=r"deadlock.*7168 registers from the CTA's pool, "
                                              r"which holds 5120 \(setmaxnreg.inc 136\)"):
         run_simt(_handoff_after_inc(dec=40), max_steps=20_000)
+
+
+def _twice(between: str) -> str:
+    """Warpgroup 0 runs ``setmaxnreg.dec`` twice, with ``between`` in between."""
+    return cuda_kernel("() -> (%Out: !tirx.buffer<128xi32, global>)", f"""
+  %t = cuda.thread_idx x : index
+  ptx.setmaxnreg "dec" 72
+  {between}
+  ptx.setmaxnreg "dec" 64
+  %v = arith.index_cast %t : index to i32
+  cuda.store %Out, %t, %v : !tirx.buffer<128xi32, global>, index, i32""",
+                       "grid [1] threads [128]", attrs=" attributes {cuda.max_registers = 80 : i64}")
+
+
+@pytest.mark.parametrize("between", ["cuda.sync_threads",
+                                     "cuda.sync_warpgroup barrier 1"])
+def test_two_setmaxnreg_with_a_barrier_between_run(between):
+    (out,), _ = run_simt(_twice(between))
+    np.testing.assert_array_equal(out, np.arange(128))
+
+
+@pytest.mark.parametrize("between", ["", "%m = arith.constant -1 : i32\n  cuda.sync_warp %m : i32"])
+def test_two_setmaxnreg_without_a_barrier_between_are_a_located_error(between):
+    # PTX ISA, setmaxnreg: after one, all warps of the warpgroup must synchronise explicitly
+    # before a subsequent one (a __syncwarp orders one warp only); before: not checked
+    with pytest.raises(InterpretError, match=r"a warpgroup's warps must "
+                                             r"synchronise between two of its setmaxnreg .*"
+                                             r"\(threads 0-127 of CTA") as err:
+        run_simt(_twice(between))
+    second = 6 + between.count("\n")  # the second setmaxnreg's line
+    assert str(err.value).startswith(f"<test>:{second}:3: error: [setmaxnreg] ptx.setmaxnreg")

@@ -18,7 +18,9 @@ Barriers (`cuda_variant`): the tile level runs ops in program order over whole t
 variant that touches shared memory at warp, warpgroup or CTA scope ends with the barrier of its
 scope (``__syncwarp``, ``bar.sync 1 + w, 128`` for warpgroup ``w``, ``__syncthreads``); a CTA-scope op that writes shared
 memory right after a narrower op also starts with ``__syncthreads`` (the narrower op's barrier
-does not order other warps' reads before these writes). ``copy_async`` adds none: the user
+does not order other warps' reads before these writes), and so does a narrower op that writes
+a shared tile that ops narrower than the CTA, or wgmmas, touched before (shared_refill.py).
+``copy_async`` adds none: the user
 waits (commit/wait, mbarriers) as in TIRx; a program that never waits for a cp.async gets the
 wait before the first op that touches its destination (`async_completion`).
 """
@@ -36,6 +38,7 @@ from xdsl.ir import Attribute, SSAValue
 from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.backends.cuda.dialects.cuda.address import AddressOp
 from tirx_mlir.backends.cuda.dialects.cuda.ids import ThreadIdxOp
+from tirx_mlir.backends.cuda.dispatch import shared_refill
 from tirx_mlir.backends.cuda.dispatch.async_completion import complete_cp_async, unwaited_cp_async
 from tirx_mlir.backends.cuda.dialects.ptx import collective
 from tirx_mlir.backends.cuda.dialects.cuda.sync import (SyncThreadsOp, SyncWarpgroupOp,
@@ -618,9 +621,12 @@ def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
                 complete_cp_async(ctx.builder)
             elif writes and scope == ExecScope.CTA and _after_other_work(op):
                 scope_barrier(ctx.builder, scope)
+            elif writes and scope != ExecScope.CTA:  # after narrower accesses or wgmmas
+                shared_refill.refill_before_writes(ctx, ctx.builder, op)
             impl(op, ctx)
             if (reads or writes) and scope != ExecScope.THREAD:
                 scope_barrier(ctx.builder, scope)
+            shared_refill.note_unordered(ctx, op)
         run.__name__ = impl.__name__
         run.__doc__ = impl.__doc__
         register_dispatch(op_name, "cuda", variant=variant, priority=priority, when=when)(run)

@@ -48,7 +48,7 @@ from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
-from tirx_mlir.backends.cuda.dispatch import common, tma_one_shot, tma_ring
+from tirx_mlir.backends.cuda.dispatch import common, shared_refill, tma_ring
 from tirx_mlir.backends.cuda.layout.defaults import SCOPE_AXIS, scope_threads
 from tirx_mlir.backends.cuda.layout.runs import padded_runs, view_runs
 from tirx_mlir.backends.cuda.memory import GLOBAL, SHARED_SCOPES
@@ -169,7 +169,7 @@ def ldgsts_copy_async(op: T.CopyAsyncOp, ctx) -> None:
     ring = _pipelined_ring(op, ctx)
     if ring is None:
         alloc = resolve_access(op.dst).buffer
-        tma_one_shot.refill_barrier(ctx, ctx.builder, op, alloc)
+        shared_refill.refill_barrier(ctx, ctx.builder, op, alloc)
         _issue_chunks(op, ctx.builder, op.exec_scope, common.block_threads(ctx), shape, vec,
                       esize, where, l2)
         return

@@ -62,7 +62,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, TILE_ALIGN
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import ring_loop_roles as roles
-from tirx_mlir.backends.cuda.dispatch import tma_multicast, tma_one_shot
+from tirx_mlir.backends.cuda.dispatch import shared_refill, tma_multicast, tma_one_shot
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout import swizzle as sw
 from tirx_mlir.backends.cuda.layout.roles import producer_thread
@@ -227,6 +227,7 @@ def _copy(op, ctx, plan_of) -> None:
         _store(op, ctx, s, plan, tmap, reduction, hint)
     else:
         _load(op, ctx, s, plan, tmap, cast, hint)
+    shared_refill.note_unordered(ctx, op)  # a narrower store's tile: other warps unordered
     if prefetch:
         _prefetch_at_entry(ctx, tmap)
 
@@ -290,7 +291,7 @@ def _load(op, ctx, s: Sides, plan: TmaPlan, tmap: SSAValue,
     if not pipelined:  # a pipelined ring's empty barriers order the refill (tma_ring.py)
         tma_multicast.before_issue(b, cast)
         if cast is None:
-            tma_one_shot.refill_barrier(ctx, b, op, ring.alloc)
+            shared_refill.refill_barrier(ctx, b, op, ring.alloc)
     tx = common.ThreadIds(b)["tx"]
     stage = ring_.stage_index(b, ring)
     alone = ring_.acquires_alone(ctx, op, ring.alloc) if pipelined else False

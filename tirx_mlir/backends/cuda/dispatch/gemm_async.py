@@ -44,7 +44,7 @@ from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
-from tirx_mlir.backends.cuda.dispatch import common, tma_one_shot
+from tirx_mlir.backends.cuda.dispatch import common, shared_refill
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.dispatch import ring_loop_roles as roles
 from tirx_mlir.backends.cuda.dispatch import wgmma_in_flight as in_flight
@@ -169,7 +169,7 @@ def wgmma(op, ctx) -> None:
         complete_cp_async(b)  # a cp.async outside a pipelined ring has landed (CTA-wide)
     inner, wg = _consumer_block(b, op, kernel)
     shared = [x for x in (a, bop) if x is not None]
-    tma_one_shot.note_reads(ctx, [x.view.alloc for x in shared if not x.pipelined])
+    shared_refill.note_reads(ctx, [x.view.alloc for x in shared if not x.pipelined])
     stages = [(x, ring_.stage_index(inner, x.view)) for x in shared]
     # one wait and one release per stage of a barrier pair: A and B may be the same stage
     # tile (X @ X^T) or tiles of one mixed group (tma_ring.py)

@@ -20,26 +20,25 @@ A load that may overwrite a tile a ``gemm_async`` read before it (a one-shot til
 outer step, ``for i { load A_i; for k { C += A_i B_ik } }``, or between two K loops) follows
 wgmmas that end with no barrier (the consumers retire them with ``wgmma.wait_group``, the
 producer thread does not wait for that), so the load, TMA or cp.async, starts with
-``__syncthreads`` (`refill_barrier`), after which every consumer's wait that retires them (a
-drain after its loop included) has run. The GEMMs before it in program order were dispatched
-already and noted what they read (`note_reads`); those after it in a loop around it are still
-tile ops.
+``__syncthreads`` (shared_refill.py `refill_barrier`), after which every consumer's wait that
+retires them (a drain after its loop included) has run. The GEMMs before it in program order
+were dispatched already and noted what they read (`shared_refill.note_reads`); those after it
+in a loop around it are still tile ops. The same holds for a tile that ops narrower than the
+CTA touched before (shared_refill.py).
 """
 
 from __future__ import annotations
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, scf
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import SSAValue
 
-from tirx_mlir.backends.cuda.dialects.cuda.sync import SyncThreadsOp
 from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout.async_defaults import tile_uses
 from tirx_mlir.backends.cuda.layout.roles import consumer_warpgroups
 from tirx_mlir.dialects.tirx import tile_ops as T
-from tirx_mlir.dialects.tirx.attributes import ExecScope
 
 
 def consumers_only(ctx, op, alloc: SSAValue) -> bool:
@@ -73,33 +72,3 @@ def wait(ctx, b: Builder, op, ring: ring_.StageView, full: SSAValue, stage: SSAV
     ring_.wait_parity(at, full, parity)
     if at is not b:
         ring_.close_if(at)
-
-
-READS_KEY = "wgmma_plain_reads"
-
-
-def note_reads(ctx, allocs) -> None:
-    """Record the shared allocs a dispatched ``gemm_async`` read outside pipelined rings."""
-    ctx.shared_state.setdefault(READS_KEY, set()).update(allocs)
-
-
-def refill_barrier(ctx, b: Builder, op, alloc: SSAValue) -> None:
-    """``__syncthreads`` before the cta-scope load ``op`` into ``alloc`` (not a pipelined
-    ring's stage) when a ``gemm_async`` read ``alloc`` before it in program order
-    (`note_reads`), or a loop around ``op`` holds one that reads it (still a tile op: it comes
-    after ``op`` in the loop body): those wgmmas may still read the tile (module docstring)."""
-    if op.exec_scope != ExecScope.CTA:
-        return
-    if alloc in ctx.shared_state.get(READS_KEY, ()):
-        b.insert(SyncThreadsOp())
-        return
-    loops = []
-    parent = op.parent_op()
-    while parent is not None and parent is not ctx.kernel:
-        if isinstance(parent, (scf.ForOp, scf.WhileOp)):
-            loops.append(parent)
-        parent = parent.parent_op()
-    readers = [o for o, name in tile_uses(ctx.kernel, alloc)
-               if isinstance(o, T.GemmAsyncOp) and name not in o.DSTS]
-    if any(loop.is_ancestor(r) for loop in loops for r in readers):
-        b.insert(SyncThreadsOp())

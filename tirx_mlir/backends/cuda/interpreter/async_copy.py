@@ -13,7 +13,10 @@
   count against the init count.
 
 Until a copy lands its destination bytes are owned (async_state.py): reading or writing one is
-a located error naming the reading thread, the copy's op and the issuing thread.
+a located error naming the reading thread, the copy's op and the issuing thread. The racecheck
+checks the copy as its issuing thread's write at the issue (a read by another thread that no
+barrier orders before it is a WAR hazard: the bytes may land at once) and records it when it
+lands.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from __future__ import annotations
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter import memory
-from tirx_mlir.backends.cuda.interpreter.async_state import (Flight, Tie, report_arrivals,
-                                                             shared_targets, state_of)
+from tirx_mlir.backends.cuda.interpreter.async_state import (Flight, Tie, hooks,
+                                                             report_arrivals, shared_targets,
+                                                             state_of)
 from tirx_mlir.backends.cuda.interpreter.mbarrier import barrier_keys
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
@@ -68,6 +72,8 @@ def run_cp_async(ctx, op, args):
     flight = Flight(op, lanes, cta, np.full(n, -1), state.cp_groups[lanes].copy(),
                     np.full(n, size), np.repeat(np.arange(n), size),
                     (offset[:, None] + np.arange(size)).reshape(-1), data.reshape(-1))
+    for hook in hooks(ctx, "on_cp_async_issue"):  # the racecheck: a write from now on
+        hook(ctx, flight.cta[flight.byte_unit], flight.byte_off, flight.lane[flight.byte_unit])
     state.issue(ctx, flight, "the issuing thread's ptx.cp_async_wait_group or wait_all, or "
                              "the mbarrier phase its ptx.cp_async_mbarrier_arrive counts in")
     ctx.stats.add(op, "async_bytes", n * size)

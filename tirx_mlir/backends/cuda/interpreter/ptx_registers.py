@@ -14,10 +14,12 @@ Checked, each a located error naming the threads:
   run in the engine's deadlock error, which says how many were asked for and how many the pool
   holds.
 
+* between two ``setmaxnreg`` of a warpgroup, each of its warps completed a barrier (the ISA's
+  explicit synchronisation: checks/setmaxnreg_sync.py).
+
 Without ``cuda.max_registers`` the instruction has no effect (ptxas ignores it: advisory C7508),
-so only the collective rule is checked. Not checked: that a warpgroup's warps synchronise
-between two of its ``setmaxnreg`` (the ISA asks for it; the kernels here run one per
-warpgroup). The registers themselves are not modelled: a thread's values never depend on them.
+so only the collective and synchronisation rules are checked. The registers themselves are not
+modelled: a thread's values never depend on them.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from tirx_mlir.backends.cuda.dialects.cuda.max_registers import max_registers
+from tirx_mlir.backends.cuda.interpreter.checks.setmaxnreg_sync import sync_check
 from tirx_mlir.backends.cuda.interpreter.engine import Wait
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
 from tirx_mlir.backends.cuda.interpreter.tensor_core.lane_impls import WARPGROUP, collective_lanes
@@ -67,6 +70,7 @@ def _entry(op) -> int | None:
 @ptx_row("setmaxnreg", blocking=True)
 def run_setmaxnreg(ctx, op, args):
     rows = collective_lanes(ctx, WARPGROUP)
+    sync_check(ctx).check(ctx, rows)
     entry = _entry(op)
     if entry is None:
         return ()

@@ -6,7 +6,8 @@ Memory reports every shared access (``on_shared_access``) and barriers report wh
 * `race_observer` (unless ``racecheck=False``; ``tirx-run --no-racecheck``): the racecheck of
   `races`; a hazard stops the run with a located error at the second access's op, naming both
   threads, the byte and the first access's op and location. It also hears a ``cp.async``'s
-  bytes land (``on_async_write``, from async_state.py): a write by the issuing thread then;
+  bytes land (``on_async_write``, from async_state.py): a write by the issuing thread then,
+  checked against earlier accesses at its issue (``on_cp_async_issue``, from async_copy.py);
   mbarrier arrivals and successful waits (``on_mbarrier_arrive``/``on_mbarrier_wait``, from
   mbarrier.py and async_state.py): release and acquire; a TMA or bulk copy's issue and landing
   (``on_copy_issue``/``on_copy_landing``, from async_state.py): the copy's write, checked at
@@ -102,6 +103,16 @@ class RaceObserver:
         self._check_size(ctx)
         hazard = self.check.group_read(cta, offsets, nbytes, int(lanes[0]), int(lanes[-1]),
                                        ctx.op)
+        if hazard is not None:
+            self._raise(ctx, hazard)
+
+    def on_cp_async_issue(self, ctx, cta, offsets, lanes) -> None:
+        """A ``cp.async`` is issued: its destination bytes (one per entry) are checked as
+        writes of their issuing threads ``lanes`` now (a WAR or WAW hazard with an access no
+        barrier orders before the issue: the copy may write at any time after it), recorded
+        when they land (`on_async_write`)."""
+        self._check_size(ctx)
+        hazard = self.check.check_write(cta, offsets, lanes, ctx.op)
         if hazard is not None:
             self._raise(ctx, hazard)
 

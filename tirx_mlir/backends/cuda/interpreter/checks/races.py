@@ -383,6 +383,18 @@ class SharedRaceCheck:
                 return hazard
         return None
 
+    def check_write(self, cta: np.ndarray, offsets: np.ndarray, lanes: np.ndarray,
+                    site: object) -> Hazard | None:
+        """Check single-byte writes by ``lanes`` now without recording them (a ``cp.async``
+        at its issue: the bytes may land any time after it, and `record_write` records them
+        when they do): the hazard with an earlier access no barrier orders, or None."""
+        lanes = np.asarray(lanes, dtype=np.int64)
+        if lanes.size == 0:
+            return None
+        self._ensure_records()
+        idx = np.asarray(cta, dtype=np.int64) * self.arena_bytes + np.asarray(offsets, np.int64)
+        return self._write_hazard(idx, lanes, self._site_id(site), False, self._disjoint(idx))
+
     def record_write(self, cta: np.ndarray, offsets: np.ndarray, lanes: np.ndarray,
                      site: object) -> None:
         """Record single-byte writes by ``lanes`` now, unchecked: later accesses are checked
