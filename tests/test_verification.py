@@ -738,16 +738,11 @@ def after_pass(text: str, edit, audit: bool = False):
 
 
 def visited(monkeypatch) -> list:
-    """The names of the ops whose fingerprint the verifier builds from now on (or compares
-    with the last one, for a user whose operands were redirected:
-    `ModuleVerifier._redirected_fingerprint`), or whose key it builds without one (an op of a
-    ``VERIFY_FINGERPRINT_LATER`` class met new or compared after that:
-    `verification._unbuilt`)."""
+    """The names of the ops whose fingerprint the verifier builds from now on, or whose key
+    it builds without one (an op of a ``VERIFY_FINGERPRINT_LATER`` class met new or compared
+    after that: `verification._unbuilt`)."""
     names: list = []
     fingerprint, local_key = ModuleVerifier._fingerprint, ModuleVerifier._local_key
-    redirected = ModuleVerifier._redirected_fingerprint
-    monkeypatch.setattr(ModuleVerifier, "_redirected_fingerprint", lambda self, op, *args: (
-        names.append(op.name), redirected(self, op, *args))[1])
     monkeypatch.setattr(ModuleVerifier, "_fingerprint", lambda self, op, plan: (
         names.append(op.name), fingerprint(self, op, plan))[1])
     monkeypatch.setattr(ModuleVerifier, "_local_key", lambda self, op, plan: (

@@ -522,10 +522,6 @@ class ModuleVerifier:
         """The ids of the ops the report reaches (`_path_of`): in a block on the path, the
         others have their tokens again without their fingerprints (None: all are compared)."""
         self._pending_affected: set[int] | None = None
-        self._redirected: set[int] | None = None
-        """Of `_affected`, the ids of the ops the report reaches only as users whose operands
-        were redirected (`_redirected_fingerprint`); None without a report."""
-        self._pending_redirected: set[int] | None = None
         self._auditing = False
         self._unreported: list[Operation] = []
         self._marked: set[int] = set()
@@ -558,7 +554,6 @@ class ModuleVerifier:
         ``REPORTS_CHANGES = True`` (`reports_changes`): the next verification then visits only
         what the report reaches (`_path_of`); otherwise the next verification is full."""
         self._pending = self._path = self._pending_affected = None
-        self._pending_redirected = None
         if not reports_changes(p):
             p.apply(ctx, module)  # type: ignore[attr-defined]
             return
@@ -666,7 +661,7 @@ class ModuleVerifier:
         if self._pending is not None and self._path is None:
             self._path = self._path_of(self._pending, module)
             if self._path is None:
-                self._pending = self._pending_redirected = None
+                self._pending = None
         return self._path
 
     def _path_of(self, log: "ChangeLog", module: Operation) -> set[int] | None:
@@ -689,8 +684,6 @@ class ModuleVerifier:
         path: set[int] = set(self._always)
         seen: set[int] = set()
         self._pending_affected = seen
-        plain: list[int] = []
-        """The ids of the ops `reach` handled (users: their operands changed)."""
         for op in log.own:  # verified itself (entered: its contents keep their tokens)
             if op.parent is not None:
                 path.add(id(op))
@@ -698,9 +691,6 @@ class ModuleVerifier:
                 blocks[id(op.parent)] = op.parent
                 if op.results:
                     _attribute_readers(op, seen, blocks)
-        others: set[int] = set(seen)
-        """The ids reached otherwise than as users (changed, inside a changed region op,
-        reading a changed allocation's attributes): not redirected only."""
         stack = list(log.ops)
         resolved: list[Operation] = []
         """View ops and index arithmetic whose operands changed: their results' types did not,
@@ -718,7 +708,6 @@ class ModuleVerifier:
             if key in reached:
                 return
             reached.add(key)
-            plain.append(key)  # its own operands changed, nothing else of it
             if _kind_of(user):
                 resolved.append(user)
             elif user.parent is not None:
@@ -751,7 +740,6 @@ class ModuleVerifier:
                 continue
             done.add(id(op))
             seen.add(id(op))
-            others.add(id(op))
             block = op.parent
             if block is None:  # detached: what it left is in ``log.blocks``
                 continue
@@ -761,7 +749,6 @@ class ModuleVerifier:
                     return None
                 for inner in op.walk():
                     seen.add(id(inner))
-                    others.add(id(inner))
                     if inner.regions:
                         path.add(id(inner))
             for result in op.results:
@@ -773,7 +760,6 @@ class ModuleVerifier:
                 path.add(id(owner))
                 owner = owner.parent_op()
         path.add(id(module))
-        self._pending_redirected = {i for i in plain if i not in others}
         return path
 
     def verify(self, module: Operation) -> None:
@@ -822,12 +808,11 @@ class ModuleVerifier:
         """`verify` without the comparison."""
         path = self._pending_path(module)
         self._affected = self._pending_affected if path is not None else None
-        self._redirected = self._pending_redirected if path is not None else None
-        self._pending = self._path = self._pending_affected = self._pending_redirected = None
+        self._pending = self._path = self._pending_affected = None
         try:
             self._verify(module, path)
         finally:
-            self._affected = self._redirected = None
+            self._affected = None
         if path is not None and self.audit:
             self._audit(module)
 
@@ -1112,61 +1097,6 @@ class ModuleVerifier:
         if self._path is not None:
             self._visited.append(op)  # its operands may now be free values (`_free_after_report`)
         return True
-
-    def _redirected_fingerprint(self, op: Operation, last: tuple, block: Block) -> list | None:
-        """The fingerprint of ``op``, which the report reaches only as a user whose operands
-        were redirected (a removed op's, or a changed op's: `_path_of`), when its key is the
-        one it had (``last``, its `_ops` entry, is what the last verification found valid);
-        None: decide as for any other op (`_fingerprint`, `_same_key`). The report states that
-        its results, properties, attributes and place are as they were (the audit checks it),
-        so only what its key reads of its operands is compared with the old fingerprint: each
-        operand's type, the value of an ``arith.constant`` defining it and which
-        operands are one value (when its check reads them), and its site and kernel context,
-        recomputed (its block may have been moved into a new region op); its types compared by
-        identity, then by value, as `_fingerprint`'s are. An op whose check
-        reads views (a redirected buffer may resolve to another view of the same type) is left
-        to the comparison. The fingerprint returned is the old one holding the new operands."""
-        old = last[1]
-        plan = last[3]
-        old_operands = old[0]
-        operands = op._operands  # noqa: SLF001
-        if old_operands is None or plan.reads not in _LEAF_READS or old[2] is not block or \
-                old[1] is not op.results or len(old_operands) != len(operands):
-            return None
-        constant = self._constant_class if plan.operand_values else None
-        i = 4
-        for value, was in zip(operands, old_operands):
-            kind = type(value)
-            if kind is ErasedSSAValue:
-                return None
-            t = value._type  # noqa: SLF001
-            if t is not old[i] and t != old[i]:  # (the fingerprint compares them so too)
-                return None
-            i += 1
-            if constant is None:
-                continue
-            if kind is OpResult and type(value.op) is constant:
-                if not (type(was) is OpResult and type(was.op) is constant) or \
-                        value.op.properties.get("value") != old[i]:
-                    return None
-                i += 1
-            elif type(was) is OpResult and type(was.op) is constant:
-                return None
-        if constant is not None and len(operands) > 1 and \
-                _aliases(old_operands) != _aliases(operands):
-            return None
-        end = len(old)
-        if plan.reads == "kernel":
-            end -= 1
-            if self._context(op) != old[end]:
-                return None
-        if (plan.parent or plan.last) and _site(op, plan) != old[end - 1]:
-            return None
-        if self._path is not None:
-            self._visited.append(op)  # its operands may now be free values (`_free_after_report`)
-        fingerprint = old.copy()
-        fingerprint[0] = operands
-        return fingerprint
 
     def _mark_always(self, op: Operation) -> None:
         """``op`` is verified in full at every visit: the region ops holding it are always on
@@ -1655,7 +1585,7 @@ class ModuleVerifier:
         tokens: list = []
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
-        affected, redirected = self._affected, self._redirected
+        affected = self._affected
         dom = self._dom if self._path is not None else None
         walked: set[int] = set()
         if dom is not None:  # `check` after a report: the dominance of what it reaches
@@ -1675,16 +1605,7 @@ class ModuleVerifier:
             if dom is not None and not (last is not None and last[0] is op and
                                         id(op) not in affected and last[1][2] is block):
                 self._dominated(op)  # new, reached by the report or moved here
-            if redirected is not None and last is not None and id(op) in redirected and \
-                    last[0] is op and \
-                    (now_fp := self._redirected_fingerprint(op, last, block)) is not None:
-                if op is last_op:  # only its operands were redirected: its key's serial again
-                    _check_terminator(op)
-                token = (id(op), last[2][1], *map(id, op._operands))  # noqa: SLF001
-                held(op)
-                now[id(op)] = (op, now_fp, token, last[3])
-                append(token)
-            elif last is not None and last[0] is op and (
+            if last is not None and last[0] is op and (
                     (affected is not None and id(op) not in affected and not last[3].last
                      and last[1][2] is block)  # not moved here (xDSL's inline_block tells no one)
                     or (last[1][0] is not None and  # unbuilt: keyed (`_unbuilt`)
