@@ -55,6 +55,7 @@ from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import check_config, is_buffer, scope_of
+from tirx_mlir.ir_insert import SharingBuilder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -612,6 +613,8 @@ def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
     def wrap(impl):
         def run(op: TileOp, ctx) -> None:
             check_config(op, config)
+            if not isinstance(ctx.builder, SharingBuilder):  # each index constant built once
+                ctx.builder = SharingBuilder(ctx.builder.insertion_point)
             reads, writes = _touches_shared(op) if barriers else (False, False)
             scope = op.exec_scope
             if unwaited_cp_async(op, ctx):
