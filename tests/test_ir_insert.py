@@ -187,3 +187,26 @@ def test_a_sharing_builder_builds_each_constant_once_per_insertion_point():
     plain = LinkingBuilder(InsertPoint.at_end(Block()))
     assert type(nested_builder(plain, InsertPoint.at_end(Block()))) is LinkingBuilder
     assert const_index(plain, 4) is not const_index(plain, 4)
+
+
+def test_a_sharing_builder_inserts_equal_arithmetic_once_per_insertion_point():
+    from xdsl.dialects.builtin import IndexType
+
+    from tirx_mlir.dialects.tirx.op_build import arith_binary
+    from tirx_mlir.ir_insert import LinkingBuilder, SharingBuilder, insert_pure
+
+    block = _block(1)
+    x, y = (arith.ConstantOp.from_int_and_width(i, IndexType()) for i in (5, 7))
+    block.add_op(x)
+    block.add_op(y)
+    b = SharingBuilder(InsertPoint.at_end(block))
+    first = insert_pure(b, arith_binary(arith.MuliOp, x.result, y.result))
+    dup = arith_binary(arith.MuliOp, x.result, y.result)
+    assert insert_pure(b, dup) is first and dup.parent is None
+    assert len(list(x.result.uses)) == 1  # the dropped op's operand uses undone
+    swapped = insert_pure(b, arith_binary(arith.MuliOp, y.result, x.result))
+    added = insert_pure(b, arith_binary(arith.AddiOp, x.result, y.result))
+    assert swapped is not first and added is not first  # operands in order, and the class
+    assert [op.name for op in block.ops][-3:] == ["arith.muli"] * 2 + ["arith.addi"]
+    plain = LinkingBuilder(InsertPoint.at_end(block))
+    assert insert_pure(plain, arith_binary(arith.MuliOp, x.result, y.result)) is not first

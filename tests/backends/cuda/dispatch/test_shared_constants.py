@@ -1,7 +1,7 @@
-"""CUDA tile dispatch builds each index constant once per insertion point (`SharingBuilder`):
-fewer ops right after dispatch, and the same IR as building one per use once ``canonicalize``
-and ``cse`` have run (the first of equal constants at a point is the one cse keeps), to the
-end of the pipeline and its PTX."""
+"""CUDA tile dispatch builds each index constant, and each equal piece of index arithmetic, once
+per insertion point (`SharingBuilder`): fewer ops right after dispatch, and the same IR as
+building one per use once ``canonicalize`` and ``cse`` have run (the first of equal ops at a
+point is the one cse keeps), to the end of the pipeline and its PTX."""
 
 from __future__ import annotations
 
@@ -31,9 +31,13 @@ def test_constants_shared_at_dispatch_leave_the_cleaned_up_ir_unchanged(name, mo
     ptx = emit_ptx(shared_module)
     monkeypatch.setattr(SharingBuilder, "constant",
                         lambda self, value, type_, build: self.insert(build()))
+    monkeypatch.setattr(SharingBuilder, "pure", lambda self, op: self.insert(op))
     each, each_module = _stages(name)
     dispatch = 2  # tirx-check-bounds, cuda-default-layout, tirx-dispatch
     assert shared[dispatch].count("arith.constant") < each[dispatch].count("arith.constant")
+    if name == "flash_attention_sm80":  # thread coordinates and addresses repeated per chunk
+        for kind in ("arith.muli", "arith.remui", "arith.addi"):
+            assert shared[dispatch].count(kind) < each[dispatch].count(kind)
     first_cse = 6  # ... cuda-lower-layout, cuda-lower-scope-ids, canonicalize, cse
     assert shared[first_cse:] == each[first_cse:]
     assert emit_ptx(each_module) == ptx
