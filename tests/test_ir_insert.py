@@ -157,3 +157,56 @@ def test_linking_builder_leaves_the_rest_to_xdsl():
     _block(0).add_op(anchor)
     with pytest.raises(ValueError):
         moved.insert(_new(5))  # the anchor is no longer in the point's block: xDSL raises
+
+
+def test_a_sharing_builder_builds_each_constant_once_per_insertion_point():
+    from xdsl.dialects.builtin import IndexType
+
+    from tirx_mlir.dialects.tirx.access import const_index
+    from tirx_mlir.ir_insert import LinkingBuilder, SharingBuilder, nested_builder
+
+    block = _block(2)
+    anchor = block.last_op
+    b = SharingBuilder(InsertPoint.before(anchor))
+    c4, c8, again = const_index(b, 4), const_index(b, 8), const_index(b, 4)
+    assert again is c4 and c8 is not c4  # one op per value
+    assert [op.value.value.data for op in block.ops] == [0, 4, 8, 1]
+    assert c4.type == IndexType()
+    i32 = b.constant(4, builtin.i32, lambda: arith.ConstantOp.from_int_and_width(4, 32))
+    assert i32.result is not c4  # keyed by type too
+    # another insertion point (even in the same block) builds its own
+    b.insertion_point = InsertPoint.before(block.first_op)
+    first = const_index(b, 4)
+    assert first is not c4 and block.first_op is first.owner
+    b.insertion_point = InsertPoint.before(anchor)
+    assert const_index(b, 4) is c4  # back at the first point: its constant is still there
+    c4.owner.detach()  # moved away (as dispatch moves its scratch block's ops): built anew
+    assert const_index(b, 4) is not c4
+    # a region opened from a sharing builder gets one; a plain builder shares nothing
+    assert type(nested_builder(b, InsertPoint.at_end(Block()))) is SharingBuilder
+    plain = LinkingBuilder(InsertPoint.at_end(Block()))
+    assert type(nested_builder(plain, InsertPoint.at_end(Block()))) is LinkingBuilder
+    assert const_index(plain, 4) is not const_index(plain, 4)
+
+
+def test_a_sharing_builder_inserts_equal_arithmetic_once_per_insertion_point():
+    from xdsl.dialects.builtin import IndexType
+
+    from tirx_mlir.dialects.tirx.op_build import arith_binary
+    from tirx_mlir.ir_insert import LinkingBuilder, SharingBuilder, insert_pure
+
+    block = _block(1)
+    x, y = (arith.ConstantOp.from_int_and_width(i, IndexType()) for i in (5, 7))
+    block.add_op(x)
+    block.add_op(y)
+    b = SharingBuilder(InsertPoint.at_end(block))
+    first = insert_pure(b, arith_binary(arith.MuliOp, x.result, y.result))
+    dup = arith_binary(arith.MuliOp, x.result, y.result)
+    assert insert_pure(b, dup) is first and dup.parent is None
+    assert len(list(x.result.uses)) == 1  # the dropped op's operand uses undone
+    swapped = insert_pure(b, arith_binary(arith.MuliOp, y.result, x.result))
+    added = insert_pure(b, arith_binary(arith.AddiOp, x.result, y.result))
+    assert swapped is not first and added is not first  # operands in order, and the class
+    assert [op.name for op in block.ops][-3:] == ["arith.muli"] * 2 + ["arith.addi"]
+    plain = LinkingBuilder(InsertPoint.at_end(block))
+    assert insert_pure(plain, arith_binary(arith.MuliOp, x.result, y.result)) is not first

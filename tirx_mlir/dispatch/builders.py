@@ -34,7 +34,7 @@ from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch.registry import fail
-from tirx_mlir.ir_insert import LinkingBuilder
+from tirx_mlir.ir_insert import nested_builder
 
 # --- reading operands -----------------------------------------------------------------------------
 
@@ -97,7 +97,7 @@ def emit_loop(builder: Builder, extent: int, step: int) -> tuple[Builder, SSAVal
     yield_op = scf.YieldOp()
     body.add_op(yield_op)
     builder.insert(scf.ForOp(lb, ub, st, [], body))
-    return LinkingBuilder(InsertPoint.before(yield_op)), body.args[0]
+    return nested_builder(builder, InsertPoint.before(yield_op)), body.args[0]
 
 
 def insert_tile_op(builder: Builder, new_op: TileOp, origin: TileOp) -> TileOp:

@@ -31,6 +31,7 @@ from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
                                                 reshape_groups)
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
+from tirx_mlir.ir_insert import SharingBuilder, insert_pure
 from tirx_mlir.type_tests import ClassRef, IsInstance, KindOf
 
 
@@ -81,7 +82,10 @@ _INDEX = IndexType()
 def const_index(builder: Builder | None, value: int) -> SSAValue:
     """``arith.constant value : index``, inserted by ``builder`` (None: by the enclosing xDSL
     ``ImplicitBuilder``, as the Python front end builds); built by `arith_constant` (dispatch
-    makes thousands)."""
+    makes thousands), once per value at a `SharingBuilder`'s insertion point."""
+    if isinstance(builder, SharingBuilder):
+        return builder.constant(int(value), _INDEX, lambda: arith_constant(int(value), _INDEX)
+                                ).result
     op = arith_constant(int(value), _INDEX)
     return (op if builder is None else builder.insert(op)).result
 
@@ -103,12 +107,12 @@ def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
     for value, coeff in expr.terms:
         term = value
         if coeff != 1:
-            term = builder.insert(arith_binary(arith.MuliOp, value,
+            term = insert_pure(builder, arith_binary(arith.MuliOp, value,
                                                const_index(builder, coeff))).result
-        acc = term if acc is None else builder.insert(arith_binary(arith.AddiOp, acc, term)).result
+        acc = term if acc is None else insert_pure(builder, arith_binary(arith.AddiOp, acc, term)).result
     assert acc is not None
     if expr.const:
-        acc = builder.insert(arith_binary(arith.AddiOp, acc,
+        acc = insert_pure(builder, arith_binary(arith.AddiOp, acc,
                                           const_index(builder, expr.const))).result
     return acc
 

@@ -184,3 +184,16 @@ def test_a_loop_counts_on_i32_when_its_bounds_and_last_step_fit():
     (after,), _ = run_simt(str(narrowed(text)), x)
     np.testing.assert_array_equal(after, before)
     np.testing.assert_array_equal(before, x)  # 32 trips cover the buffer
+
+
+def test_a_narrowed_value_gets_an_index_cast_only_for_users_that_stay_index():
+    module = narrowed(TEXT)
+    casts = [op for op in module.walk() if isinstance(op, arith.IndexCastOp)]
+    # %i (read by the load and the store) is the one narrowed value with index users;
+    # %o1, %off, ... are read only by narrowed ops, which read their i32 twins: no cast
+    wide = [op for op in casts if op.results[0].type == IndexType()]
+    assert len(wide) == 1 and wide[0].operands[0].name_hint == "i"
+    assert all(op.results[0].uses for op in casts)  # nothing built for cse to erase
+    users = {use.operation.name for use in wide[0].results[0].uses}
+    assert users == {"cuda.load", "cuda.store"}
+    assert wide[0].prev_op is wide[0].operands[0].owner  # right after its i32 twin

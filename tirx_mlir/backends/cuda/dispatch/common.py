@@ -58,6 +58,7 @@ from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import check_config, is_buffer, scope_of
+from tirx_mlir.ir_insert import SharingBuilder, insert_pure
 
 if TYPE_CHECKING:
     import numpy as np
@@ -161,10 +162,10 @@ class ThreadIds:
                 div, mod = _DERIVED[axis]
                 v = self["tx"]
                 if div:
-                    v = self.b.insert(arith_binary(arith.DivUIOp, v,
+                    v = insert_pure(self.b, arith_binary(arith.DivUIOp, v,
                                                    const_index(self.b, div))).result
                 if mod:
-                    v = self.b.insert(arith_binary(arith.RemUIOp, v,
+                    v = insert_pure(self.b, arith_binary(arith.RemUIOp, v,
                                                    const_index(self.b, mod))).result
                 self._values[axis] = v
             else:
@@ -176,10 +177,10 @@ class ThreadIds:
         b = self.b
         v = value
         if offset:
-            v = b.insert(arith_binary(arith.SubiOp, v, const_index(b, offset))).result
+            v = insert_pure(b, arith_binary(arith.SubiOp, v, const_index(b, offset))).result
         if stride != 1:
-            v = b.insert(arith_binary(arith.DivUIOp, v, const_index(b, stride))).result
-        return b.insert(arith_binary(arith.RemUIOp, v, const_index(b, extent))).result
+            v = insert_pure(b, arith_binary(arith.DivUIOp, v, const_index(b, stride))).result
+        return insert_pure(b, arith_binary(arith.RemUIOp, v, const_index(b, extent))).result
 
     def thread_coords(self, part: RegisterPartition) -> tuple[IndexExpr, ...]:
         axes = {ax: self[ax] for ax in part.threads}
@@ -274,8 +275,8 @@ def _affine_digits(b, iters, coords, cache) -> SSAValue | int:
         else:
             v = materialize_cached(b, IndexExpr.of(c), cache)
             if it.weight != 1:
-                v = b.insert(arith_binary(arith.DivUIOp, v, const_index(b, it.weight))).result
-            digit = b.insert(arith_binary(arith.RemUIOp, v, const_index(b, it.extent))).result
+                v = insert_pure(b, arith_binary(arith.DivUIOp, v, const_index(b, it.weight))).result
+            digit = insert_pure(b, arith_binary(arith.RemUIOp, v, const_index(b, it.extent))).result
         total = _add(b, total, _mul(b, digit, it.stride))
     return total
 
@@ -289,7 +290,7 @@ def _add(b, x, y):
         return x
     xv = const_index(b, x) if isinstance(x, int) else x
     yv = const_index(b, y) if isinstance(y, int) else y
-    return b.insert(arith_binary(arith.AddiOp, xv, yv)).result
+    return insert_pure(b, arith_binary(arith.AddiOp, xv, yv)).result
 
 
 def _mul(b, x, k: int):
@@ -297,22 +298,22 @@ def _mul(b, x, k: int):
         return x * k
     if k == 1:
         return x
-    return b.insert(arith_binary(arith.MuliOp, x, const_index(b, k))).result
+    return insert_pure(b, arith_binary(arith.MuliOp, x, const_index(b, k))).result
 
 
 def _swizzle(b, sw, m):
     if isinstance(m, int):
         return int(sw.apply(m))
-    x = b.insert(arith_binary(arith.ShRUIOp, m, const_index(b, sw.per_element))).result
+    x = insert_pure(b, arith_binary(arith.ShRUIOp, m, const_index(b, sw.per_element))).result
     mask = ((1 << sw.swizzle_len) - 1) << sw.atom_len
-    hi = b.insert(arith_binary(arith.AndIOp, x, const_index(b, mask))).result
-    hi = b.insert(arith_binary(arith.ShRUIOp, hi, const_index(b, sw.atom_len))).result
-    x = b.insert(arith_binary(arith.XOrIOp, x, hi)).result
-    x = b.insert(arith_binary(arith.ShLIOp, x, const_index(b, sw.per_element))).result
+    hi = insert_pure(b, arith_binary(arith.AndIOp, x, const_index(b, mask))).result
+    hi = insert_pure(b, arith_binary(arith.ShRUIOp, hi, const_index(b, sw.atom_len))).result
+    x = insert_pure(b, arith_binary(arith.XOrIOp, x, hi)).result
+    x = insert_pure(b, arith_binary(arith.ShLIOp, x, const_index(b, sw.per_element))).result
     low = (1 << sw.per_element) - 1
     if low:
-        lo = b.insert(arith_binary(arith.AndIOp, m, const_index(b, low))).result
-        x = b.insert(arith_binary(arith.OrIOp, x, lo)).result
+        lo = insert_pure(b, arith_binary(arith.AndIOp, m, const_index(b, low))).result
+        x = insert_pure(b, arith_binary(arith.OrIOp, x, lo)).result
     return x
 
 
@@ -615,6 +616,8 @@ def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
     def wrap(impl):
         def run(op: TileOp, ctx) -> None:
             check_config(op, config)
+            if not isinstance(ctx.builder, SharingBuilder):  # each index constant built once
+                ctx.builder = SharingBuilder(ctx.builder.insertion_point)
             reads, writes = _touches_shared(op) if barriers else (False, False)
             scope = op.exec_scope
             if unwaited_cp_async(op, ctx):

@@ -51,7 +51,7 @@ from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, resolve_acces
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dispatch import fail
 from tirx_mlir.dispatch.builders import elem_type, is_buffer, scope_of, shape_of
-from tirx_mlir.ir_insert import LinkingBuilder
+from tirx_mlir.ir_insert import nested_builder
 
 ScalarFn = Callable[[Builder, Sequence[SSAValue]], SSAValue]
 """Builds the destination element from the operands' values (in the compute type)."""
@@ -219,7 +219,7 @@ def _writer_guard(b: Builder, part: RegisterPartition, scope: ExecScope, nthread
     body = Block()
     body.add_op(scf.YieldOp())
     b.insert(scf.IfOp(cond, [], [body]))
-    return LinkingBuilder(InsertPoint.before(body.last_op))
+    return nested_builder(b, InsertPoint.before(body.last_op))
 
 
 def lower(op, ctx, dst: SSAValue, srcs: Sequence[SSAValue | None], fn: ScalarFn,

@@ -55,7 +55,7 @@ from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
 from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dispatch import exec_scope_in, fail
 from tirx_mlir.dispatch.builders import elem_type, shape_of
-from tirx_mlir.ir_insert import LinkingBuilder
+from tirx_mlir.ir_insert import nested_builder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -89,7 +89,7 @@ def _guarded(b: Builder, cond: SSAValue) -> Builder:
     body = Block()
     body.add_op(scf.YieldOp())
     b.insert(scf.IfOp(cond, [], [body]))
-    return LinkingBuilder(InsertPoint.before(body.last_op))
+    return nested_builder(b, InsertPoint.before(body.last_op))
 
 
 def _bits_zero(b: Builder, ids: common.ThreadIds, mask: int) -> SSAValue | None:

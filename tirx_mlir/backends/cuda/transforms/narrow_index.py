@@ -136,6 +136,24 @@ class _Narrower:
         self.ranges = ranges
         self.narrow: dict[SSAValue, SSAValue] = {}
         self.log = log
+        self.replaced: list[Operation] = []
+        """The rebuilt ops of `rebuild` not erased yet, in program order (`finish`)."""
+
+    def finish(self) -> None:
+        """Erase the rebuilt ops, last first (a rebuilt user goes before what it read); one
+        whose result is still read (by an ``index`` user that stays 64-bit) leaves it an
+        ``arith.index_cast`` of its i32 twin, right after the twin, where `rebuild` put it:
+        the narrowed users read the twin, so a cast for them would be dead (it was built and
+        left for ``cse`` to erase: ~440 casts on flash_attention_sm80)."""
+        for op in reversed(self.replaced):
+            old = op.results[0]
+            if old.first_use is not None:
+                new = self.narrow[old]
+                wide = insert_after(arith_index_cast(new, _INDEX), new.owner)
+                replace_uses(old, wide.result)
+                self.narrow[wide.result] = new
+            erase_op(op)
+        self.replaced.clear()
 
     def as_i32(self, v: SSAValue) -> SSAValue:
         """``v`` (index, its range fits) as an i32 value: the narrowed twin or a cast."""
@@ -178,10 +196,8 @@ class _Narrower:
             new = b.insert(arith_binary(type(op), lhs, rhs))
         old = op.results[0]
         new.results[0].name_hint = old.name_hint
-        wide = b.insert(arith_index_cast(new.results[0], _INDEX))
-        replace_uses(old, wide.result)
-        erase_op(op)
-        self.narrow[wide.result] = new.results[0]
+        self.narrow[old] = new.results[0]  # narrowed users read ``new`` (`as_i32`)
+        self.replaced.append(op)  # erased by `finish`, once every user is rebuilt
 
 
 def narrowable_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> bool:
@@ -236,6 +252,7 @@ def narrow_kernel(kernel: KernelOp, log: ChangeLog | None = None) -> tuple[int, 
         n.rebuild(op)
     for loop in loops:
         narrow_loop(loop, n)
+    n.finish()
     return folded, len(todo) + len(loops)
 
 

@@ -224,3 +224,28 @@ def test_register_types_for_the_printers():
     types = register_types(mma)
     assert [types[v] for v in mma.res] == ["f32"] * 4
     assert [types[v] for v in mma.args] == ["b32"] * 6 + ["f32"] * 4
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.name)
+def test_make_builds_the_op_xdsls_builder_builds(row):
+    """`make` fills the op's fields itself (no `irdl_op_init`): the same class, operands and
+    their uses, result types, properties in the same order, attributes and location as
+    ``build``'s, for every representative variant of every row."""
+    for mods in forms.representative_variants(row, exhaustive_up_to=8):
+        places = forms.places(row, mods)
+        types = [I64 if p.operand.kind in ("addr", "tensor") else I32 for p in places
+                 if p.operand.rw != "w" for _ in range(p.values)]
+        operands = _values(*types)
+        made = make(row.name, operands, **mods)
+        props = {k: IntegerAttr(v, i64) if isinstance(v, int) else StringAttr(str(v))
+                 for k, v in mods.items() if v is not None}
+        built = OPS_BY_ROW[row.name].build(operands=[operands], result_types=[
+            [r.type for r in made.results]], properties=props)
+        assert type(made) is type(built)
+        assert list(made.operands) == list(built.operands) == operands
+        assert [u.operation for v in operands for u in v.uses].count(made) == len(operands)
+        assert [r.type for r in made.results] == [r.type for r in built.results]
+        assert [r.owner for r in made.results] == [made] * len(made.results)
+        assert list(made.properties.items()) == list(built.properties.items())
+        assert made.attributes == built.attributes and made.location == built.location
+        assert made.parent is None and not made.regions and not made.successors

@@ -49,6 +49,7 @@ from tirx_mlir.backends.cuda.dialects.ptx.schema import Entry
 from tirx_mlir.backends.cuda.dialects.ptx.table import ROWS
 from tirx_mlir.dialects.def_check import irdl_op_definition
 from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
+from tirx_mlir.dialects.tirx.op_build import direct_fields, new_op
 
 _INT_WIDTH = {1: "i1", 16: "i16", 32: "i32", 64: "i64"}
 
@@ -406,4 +407,8 @@ def make(row: str, operands: list[SSAValue], result_types: list[Attribute] | Non
         if len(result_types) != len(results):
             raise ValueError(f"{row} has {len(results)} results, {len(result_types)} types given")
         results = list(result_types)
+    if direct_fields(cls) and all(isinstance(v, SSAValue) for v in operands):
+        # ``cls.build``'s op (one variadic operand and result group, no segment sizes, no
+        # property defaults) without `irdl_op_init`: a flash attention builds ~140 a compile
+        return new_op(cls, operands, results, props)
     return cls.build(operands=[operands], result_types=[results], properties=props)
