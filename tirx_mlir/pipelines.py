@@ -71,13 +71,26 @@ class PipelineEntry:
 
     def options(self) -> dict[str, Any]:
         """``{option: default}`` the factory accepts (``...`` for a required one)."""
-        params = inspect.signature(self.factory).parameters.values()
-        return {p.name: (... if p.default is inspect.Parameter.empty else p.default)
-                for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        return dict(_signature_of(self.factory)[0])
 
     def takes_any_option(self) -> bool:
-        params = inspect.signature(self.factory).parameters.values()
-        return any(p.kind is p.VAR_KEYWORD for p in params)
+        return _signature_of(self.factory)[1]
+
+
+_signatures: dict[Callable, tuple[dict[str, Any], bool]] = {}
+
+
+def _signature_of(factory: Callable) -> tuple[dict[str, Any], bool]:
+    """A factory's ``({option: default}, takes **options)``, read once per factory
+    (``inspect.signature`` costs ~20 us, and a compile asked it two or three times)."""
+    known = _signatures.get(factory)
+    if known is None:
+        params = inspect.signature(factory).parameters.values()
+        known = _signatures[factory] = (
+            {p.name: (... if p.default is inspect.Parameter.empty else p.default)
+             for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)},
+            any(p.kind is p.VAR_KEYWORD for p in params))
+    return known
 
 
 pipelines: registry.Registry[PipelineEntry] = registry.Registry("pipeline")
