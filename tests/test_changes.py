@@ -92,3 +92,24 @@ def test_a_log_goes_with_the_ops_it_names_without_the_cyclic_collector():
     finally:
         if was_on:
             gc.enable()
+
+
+def test_the_log_of_the_last_reporting_block_and_its_emptiness():
+    from tirx_mlir.changes import forget_closed, last_closed
+
+    module = parse_module(KERNEL)
+    op = next(o for o in module.walk() if isinstance(o, arith.AddiOp))
+    forget_closed()
+    assert last_closed() is None
+    with reporting_to(ChangeLog()) as outer:
+        with reporting_to(ChangeLog()) as inner:
+            pass
+        assert last_closed() is inner and inner.empty
+        current_changes().changed(op, inside=False)
+    assert last_closed() is outer and not outer.empty
+    for report in (lambda log: log.changed(op), lambda log: log.removed(op)):
+        log = ChangeLog()
+        report(log)
+        assert not log.empty
+    forget_closed()
+    assert last_closed() is None

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from xdsl.dialects import arith, scf
+from xdsl.ir import Block
 
 from tirx_mlir.ir_walk import walk_ops, walk_region_ops
 from tirx_mlir.located_parser import make_context, parse_module
@@ -73,3 +74,27 @@ def test_lowered_kernels(example):
     get_pipeline("cuda").apply(module, ctx)
     ops = walk_ops(module)
     assert ops == list(module.walk()) and len(ops) > 200
+
+
+def test_a_region_of_several_blocks_is_found_at_any_depth():
+    from xdsl.dialects.cf import Cf
+
+    from tirx_mlir.ir_walk import has_multi_block_region
+
+    ctx = make_context()
+    ctx.load_dialect(Cf)
+    branches = parse_module("""func.func @f(%c: i1) -> i32 {
+  cf.cond_br %c, ^a, ^b
+^a:
+  %x = arith.constant 1 : i32
+  func.return %x : i32
+^b:
+  %y = arith.constant 2 : i32
+  func.return %y : i32
+}""", "branches.mlir", ctx)
+    assert has_multi_block_region(branches)
+    nested = parse_module(NESTED, "nested.mlir", make_context())
+    assert not has_multi_block_region(nested)
+    inner = [op for op in walk_ops(nested) if isinstance(op, scf.ForOp)][1]
+    inner.body.add_block(Block())  # an empty second block in the inner loop, three levels down
+    assert has_multi_block_region(nested)

@@ -35,6 +35,12 @@ class ChangeLog:
         """While a rewriter replaces an op (`replaced` .. `removed`): the ids of its users,
         whose modifications the rewriter then reports are the redirection of their operands."""
 
+    @property
+    def empty(self) -> bool:
+        """Nothing reported: the pass left the IR as it was (every change is reported as a
+        changed or removed op, or the block it inserted into)."""
+        return not (self.ops or self.own or self.blocks or self.users)
+
     def changed(self, op: Operation, inside: bool = True) -> None:
         """``op`` changed: it, the users of its results and (``inside``: its properties, which
         a kernel's ops read as its launch, or its regions changed) every op in its regions are
@@ -80,16 +86,33 @@ class ChangeLog:
 
 
 _active: list[ChangeLog] = []
+_closed: list[ChangeLog | None] = [None]
+"""The log of the `reporting_to` block that ended last (`last_closed`)."""
 
 
 @contextmanager
 def reporting_to(log: ChangeLog) -> Iterator[ChangeLog]:
-    """`current_changes` is ``log`` inside (what `ModuleVerifier.run_pass` runs a pass in)."""
+    """`current_changes` is ``log`` inside (what `ModuleVerifier.run_pass` runs a pass in);
+    when the block ends, ``log`` is `last_closed`."""
     _active.append(log)
     try:
         yield log
     finally:
         _active.pop()
+        _closed[0] = log
+
+
+def last_closed() -> ChangeLog | None:
+    """The log of the `reporting_to` block that ended last (None after `forget_closed`): what a
+    reporting pass that `ModuleVerifier.run_pass` just ran reported (a block nested in the pass
+    ends before the pass's own)."""
+    return _closed[0]
+
+
+def forget_closed() -> None:
+    """`last_closed` is None until the next `reporting_to` block ends (it would keep the ops the
+    log names alive)."""
+    _closed[0] = None
 
 
 def reports_changes(p: object) -> bool:

@@ -48,3 +48,20 @@ def walk_region_ops(region: Region) -> list[Operation]:
     out: list[Operation] = []
     _nested_in(region, out)
     return out
+
+
+def has_multi_block_region(op: Operation) -> bool:
+    """Whether ``op`` or an op nested in it has a region of more than one block (by the links;
+    only the ops with regions are entered)."""
+    for region in op.regions:
+        block = region._first_block  # noqa: SLF001
+        if block is not None and block._next_block is not None:  # noqa: SLF001
+            return True
+        while block is not None:
+            inner = block._first_op  # noqa: SLF001
+            while inner is not None:
+                if inner.regions and has_multi_block_region(inner):
+                    return True
+                inner = inner._next_op  # noqa: SLF001
+            block = block._next_block  # noqa: SLF001
+    return False

@@ -71,13 +71,26 @@ class PipelineEntry:
 
     def options(self) -> dict[str, Any]:
         """``{option: default}`` the factory accepts (``...`` for a required one)."""
-        params = inspect.signature(self.factory).parameters.values()
-        return {p.name: (... if p.default is inspect.Parameter.empty else p.default)
-                for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        return dict(_signature_of(self.factory)[0])
 
     def takes_any_option(self) -> bool:
-        params = inspect.signature(self.factory).parameters.values()
-        return any(p.kind is p.VAR_KEYWORD for p in params)
+        return _signature_of(self.factory)[1]
+
+
+_signatures: dict[Callable, tuple[dict[str, Any], bool]] = {}
+
+
+def _signature_of(factory: Callable) -> tuple[dict[str, Any], bool]:
+    """A factory's ``({option: default}, takes **options)``, read once per factory
+    (``inspect.signature`` costs ~20 us, and a compile asked it two or three times)."""
+    known = _signatures.get(factory)
+    if known is None:
+        params = inspect.signature(factory).parameters.values()
+        known = _signatures[factory] = (
+            {p.name: (... if p.default is inspect.Parameter.empty else p.default)
+             for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)},
+            any(p.kind is p.VAR_KEYWORD for p in params))
+    return known
 
 
 pipelines: registry.Registry[PipelineEntry] = registry.Registry("pipeline")
@@ -226,10 +239,26 @@ class Pipeline:
              print_between: IO[str] | None,
              on_error: Callable[[ModulePass, Exception], None] | None,
              verifier: "ModuleVerifier") -> None:
-        for index, p in enumerate(self.passes):
+        from tirx_mlir.changes import forget_closed
+
+        unchanged = _Unchanged(module, getattr(verifier, "audit", False) or
+                               getattr(verifier, "compare", False))
+        try:
+            for index, p in enumerate(self.passes):
+                self._step(index, p, module, ctx, verify, callback, print_between, on_error,
+                           verifier, unchanged)
+        finally:
+            forget_closed()  # the last log names ops (erased ones too): not kept after the run
+
+    def _step(self, index: int, p: ModulePass, module: ModuleOp, ctx: Context, verify: bool,
+              callback, print_between, on_error, verifier: "ModuleVerifier",
+              unchanged: "_Unchanged") -> None:
+        """Run pass ``p`` (unless `_Unchanged.may_skip`) and verify after it (unless it left the
+        IR as it was: `_Unchanged.saw`)."""
+        if not unchanged.may_skip(p):
             try:
-                verifier.run_pass(p, ctx, module)  # records what a pass reports changing
-                if verify and not preserves_ir(p):
+                changed = unchanged.saw(p, verifier.run_pass, ctx)
+                if verify and changed and not preserves_ir(p):
                     verifier.check(module)
             except Exception as err:
                 err.add_note(f"in pass '{p.name}' (#{index + 1} of pipeline "
@@ -237,10 +266,10 @@ class Pipeline:
                 if on_error is not None:
                     on_error(p, err)
                 raise
-            if print_between is not None:
-                print_between.write(f"// -----// IR after {p.name} //----- //\n{module}\n")
-            if callback is not None:
-                callback(p, module)
+        if print_between is not None:
+            print_between.write(f"// -----// IR after {p.name} //----- //\n{module}\n")
+        if callback is not None:
+            callback(p, module)
 
     def snapshots(self, module: ModuleOp, ctx: Context | None = None) -> list[tuple[str, ModuleOp]]:
         """Run on a clone and return ``[(pass name, IR after it)]``, starting with ("input", ...)."""
@@ -248,6 +277,64 @@ class Pipeline:
         shots = [("input", work.clone())]
         self.apply(work, ctx, callback=lambda p, m: shots.append((p.name, m.clone())))
         return shots
+
+
+class _Unchanged:
+    """What one run of a pipeline knows of passes that left the IR as it was, from their
+    change reports (`tirx_mlir.changes`): a pass that states ``REPORTS_CHANGES`` and reported
+    nothing changed nothing (`ChangeLog.empty`), so the IR after it is the IR the last
+    verification checked and it is not verified again, as MLIR's pass manager does not verify
+    after a pass that preserved everything. And a pass that states ``DETERMINISTIC`` (what it
+    changes depends on nothing but the IR and its options) changes nothing when it runs again,
+    with equal options, on the IR it last ran on and left as it was: `may_skip` says so, and
+    the pipeline then goes on without running it (its callback still sees the IR, the same).
+
+    Neither holds after a pass that does not report, nor while the module holds a region of
+    several blocks: xDSL erases an unreachable block without telling a listener, so an empty
+    report there does not prove the IR unchanged (looked for once after each pass that changed
+    the IR, when an empty report is next relied on). Under the verifier's audit or comparison
+    (``TIRX_VERIFY_AUDIT``, ``TIRX_VERIFY_COMPARE``) every pass is verified after, as before."""
+
+    __slots__ = ("module", "verify_all", "clean", "multi_block")
+
+    def __init__(self, module: ModuleOp, verify_all: bool) -> None:
+        self.module = module
+        self.verify_all = verify_all
+        self.clean: list[ModulePass] = []
+        """The deterministic passes that ran on the IR as it is now and left it so."""
+        self.multi_block: bool | None = None
+        """Whether the module holds a region of several blocks (None: not looked at since the
+        IR last changed)."""
+
+    def _single_blocks(self) -> bool:
+        if self.multi_block is None:
+            from tirx_mlir.ir_walk import has_multi_block_region
+
+            self.multi_block = has_multi_block_region(self.module)
+        return not self.multi_block
+
+    def may_skip(self, p: ModulePass) -> bool:
+        """``p`` is deterministic and already ran on this IR without changing it."""
+        return not self.verify_all and getattr(p, "DETERMINISTIC", False) and \
+            any(type(q) is type(p) and q == p for q in self.clean)
+
+    def saw(self, p: ModulePass, run: Callable, ctx: Context) -> bool:
+        """``run(p, ctx, module)`` (the verifier's `run_pass`); whether ``p`` may have changed
+        the IR."""
+        from tirx_mlir.changes import forget_closed, last_closed, reports_changes
+
+        forget_closed()
+        run(p, ctx, self.module)
+        if preserves_ir(p):
+            return False
+        log = last_closed() if reports_changes(p) else None
+        if log is not None and log.empty and self._single_blocks():
+            if getattr(p, "DETERMINISTIC", False):
+                self.clean.append(p)
+            return self.verify_all
+        self.clean.clear()
+        self.multi_block = None
+        return True
 
 
 def preserves_ir(p: ModulePass) -> bool:

@@ -186,3 +186,25 @@ def test_a_pass_option_given_twice_is_refused_by_the_text_parser():
     with pytest.raises(PipelineError, match="option 'target' is given twice"):
         Pipeline.parse("tirx-dispatch{target=trn target=cuda}")
     assert len(Pipeline.parse("tirx-dispatch{target=trn},tirx-dispatch{target=trn}")) == 2
+
+
+def test_a_factorys_signature_is_read_once(monkeypatch):
+    """`PipelineEntry.options` and `takes_any_option` read the factory's signature once per
+    factory; the options returned are the caller's copy."""
+    import inspect
+
+    from tirx_mlir.pipelines import PipelineEntry
+
+    def factory(target="t/x", depth=2):
+        return []
+
+    calls = []
+    real = inspect.signature
+    monkeypatch.setattr(inspect, "signature", lambda f: (calls.append(f), real(f))[1])
+    entry = PipelineEntry(factory)
+    for _ in range(3):
+        options = entry.options()
+        assert options == {"target": "t/x", "depth": 2} and not entry.takes_any_option()
+        options["target"] = "changed"
+    assert calls == [factory]
+    assert PipelineEntry(lambda **kw: []).takes_any_option()

@@ -70,12 +70,18 @@ class ProgramOrder:
         self._number(kernel)
 
     def _number(self, op: Operation) -> int:
-        self.pos[op] = last = len(self.pos)
+        pos, end = self.pos, self.end
+        pos[op] = last = len(pos)
         for region in op.regions:
             for block in region.blocks:
-                for inner in block.ops:
-                    last = self._number(inner)
-        self.end[op] = last
+                inner = block._first_op  # noqa: SLF001 - the ops by their links (`ir_walk`)
+                while inner is not None:
+                    if inner.regions:
+                        last = self._number(inner)
+                    else:  # a leaf: its own end
+                        pos[inner] = end[inner] = last = len(pos)
+                    inner = inner._next_op  # noqa: SLF001
+        end[op] = last
         return last
 
 

@@ -789,6 +789,7 @@ class FastCanonicalizePass(CanonicalizePass):
     """``canonicalize``: the same IR as xDSL's pass, the class facts looked up once."""
 
     REPORTS_CHANGES = True  # through the rewriter's listener (`tirx_mlir.verification`)
+    DETERMINISTIC = True  # its rewrites depend on the IR alone (`pipelines._Unchanged`)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         facts = FactsByClass.shared()

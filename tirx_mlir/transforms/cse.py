@@ -154,6 +154,7 @@ class FastCSEPass(CommonSubexpressionElimination):
     """``cse``: the same IR as xDSL's pass, each op keyed once."""
 
     REPORTS_CHANGES = True
+    DETERMINISTIC = True  # what it merges depends on the IR alone (`pipelines._Unchanged`)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _CSEDriver(current_changes()).simplify(op)

@@ -22,6 +22,7 @@ class FastDCEPass(DeadCodeElimination):
     """``dce``: the same IR as xDSL's pass, each op's deadness asked once."""
 
     REPORTS_CHANGES = True
+    DETERMINISTIC = True  # what it erases depends on the IR alone (`pipelines._Unchanged`)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         region_dce(op.body, change_listener(), FactsByClass.shared())

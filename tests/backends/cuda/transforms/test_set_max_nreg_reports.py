@@ -1,61 +1,57 @@
-"""cuda-set-max-nreg reports what it changes (``REPORTS_CHANGES``, `tirx_mlir.changes`): the audit
-(`tirx_mlir.verification`) finds its reports whole on flash_attention_ring_sm90a (the roles
-re-balanced) and on gemm_sm90a (no gain: only the tag dropped) and finds the change when the
-reports are dropped; on an sm_80 kernel (no tag) it reports nothing and the verification after it
-visits none of its ops."""
+"""cuda-set-max-nreg reports what it changes (``REPORTS_CHANGES``, `tirx_mlir.changes`): the
+audit (`tirx_mlir.verification`) finds its reports whole where it rewrites a kernel
+(flash_attention_ring_sm90a) and where it only removes the split's tag (gemm_sm90a gains
+nothing; ``setmaxnreg=false``), finds the change when the reports are dropped, and on a kernel
+that was never split (softmax_row) its report is empty: nothing to verify again."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pytest
 from xdsl.context import Context
 
+from tirx_testing.reports import reported_points, silenced_is_caught
 from tirx_mlir.backends.cuda.transforms.set_max_nreg import CudaSetMaxNRegPass
+from tirx_mlir.changes import ChangeLog, reporting_to
 from tirx_mlir.located_parser import parse_module
 from tirx_mlir.pipelines import get_pipeline
-from tirx_mlir.verification import ModuleVerifier
 
-TILE = Path(__file__).resolve().parents[4] / "examples" / "cuda" / "tile"
-
-
-@pytest.mark.parametrize("name", ["flash_attention_ring_sm90a", "gemm_sm90a"])
-def test_the_changes_are_reported(monkeypatch, name):
-    from tirx_testing.reports import reported_points, silenced_is_caught
-
-    example = f"examples/cuda/tile/{name}.mlir"
-    assert reported_points(example, "cuda", "cuda-set-max-nreg") == 1
-    assert silenced_is_caught(monkeypatch, example, "cuda", "cuda-set-max-nreg")
+RING = "examples/cuda/tile/flash_attention_ring_sm90a.mlir"
+GEMM = "examples/cuda/tile/gemm_sm90a.mlir"
 
 
-def test_an_untagged_kernel_is_not_walked():
-    path = TILE / "gemm_sm80.mlir"
-    shots = get_pipeline("cuda").snapshots(parse_module(path.read_text(), path.stem))
-    names = [name for name, _ in shots]
-    module = shots[names.index("cuda-set-max-nreg") - 1][1]
-    visited = []
+@pytest.mark.parametrize("path, options", [(RING, {}), (GEMM, {}),
+                                           (RING, {"setmaxnreg": "false"})])
+def test_the_reports_are_whole(path, options):
+    assert reported_points(path, "cuda", "cuda-set-max-nreg", **options) == 1
 
-    class Counting(ModuleVerifier):
-        def _visit(self, op, fingerprint=None):
-            visited.append(op)
-            return super()._visit(op, fingerprint)
 
-        def _visit_new_leaf(self, op, plan):
-            visited.append(op)
-            return super()._visit_new_leaf(op, plan)
+@pytest.mark.parametrize("path, options", [(RING, {}), (GEMM, {}),
+                                           (RING, {"setmaxnreg": "false"})])
+def test_dropped_reports_are_caught(monkeypatch, path, options):
+    assert silenced_is_caught(monkeypatch, path, "cuda", "cuda-set-max-nreg", **options)
 
-    verifier = Counting()
-    verifier.audit = True
-    verifier.check(module)
-    assert len(visited) > 500  # the first verification visits every op
-    visited.clear()
+
+def _before_pass(path: str, **options):
+    from tirx_testing.reports import ROOT
+
+    text = (ROOT / path).read_text()
+    shots = get_pipeline("cuda", **options).snapshots(parse_module(text, path))
+    return shots[-2][1]  # the module before the last pass, cuda-set-max-nreg
+
+
+def test_an_unsplit_kernel_reports_nothing():
+    module = _before_pass("examples/cuda/tile/softmax_row.mlir")
     before = str(module)
-    verifier.run_pass(CudaSetMaxNRegPass(), Context(), module)
+    with reporting_to(ChangeLog()) as log:
+        CudaSetMaxNRegPass().apply(Context(), module)
     assert str(module) == before
-    log = verifier._pending  # noqa: SLF001
-    assert log is not None and not (log.ops or log.own or log.blocks or log.users)
-    verifier.audit = False  # the audit's full verification would visit every op again
-    verifier.check(module)
-    # the module and the kernel are entered (the kernel holds an op verified at every visit),
-    # none of the kernel's ops
-    assert len(visited) <= 2 and {op.name for op in visited} <= {"builtin.module", "tirx.kernel"}
+    assert not (log.ops or log.own or log.blocks or log.users)
+
+
+def test_the_rewritten_kernel_is_reported_whole():
+    from tirx_mlir.dialects.tirx.kernel import kernels
+
+    module = _before_pass(RING)
+    with reporting_to(ChangeLog()) as log:
+        CudaSetMaxNRegPass(target="cuda -arch=sm_90a").apply(Context(), module)
+    assert kernels(module)[0] in log.ops

@@ -69,8 +69,8 @@ from tirx_mlir.dialects.tirx.memory_space import MemorySpace, round_up
 from tirx_mlir.target.target import kernel_target
 from tirx_mlir.transforms.allocate import (Buffer, FailureReport, ProgramOrder, failure,
                                            live_range, place)
-from tirx_mlir.ir_walk import walk_ops
 from tirx_mlir.ir_uses import replace_uses
+from tirx_mlir.type_tests import IsInstance, find_ops
 
 ARENA_ATTR = "cuda.dynamic_shared_bytes"
 """Kernel attribute: bytes of the dynamic shared arena a launch gives."""
@@ -85,16 +85,20 @@ BARRIERS = (sync.SyncThreadsOp, sync.SyncThreadsVoteOp, sync.SyncClusterOp, sync
 """Ops after which every thread of the CTA has finished what came before."""
 ACCESSES = (LoadOp, StoreOp, atomics.AtomicOp, atomics.AtomicCasOp, CtaReduceOp)
 """Ops that read or write an array without letting its address escape."""
+_IS_BARRIER, _IS_ACCESS = IsInstance(*BARRIERS), IsInstance(*ACCESSES)
+_IS_ARRAY, _IS_SHARED_ALLOC = IsInstance(SharedAllocOp, AllocOp), IsInstance(SharedAllocOp)
+_IS_VIEW = IsInstance(DynamicSharedOp)
+"""The class tests of the pass's walks, answered once per op class (`type_tests`)."""
 
 
 def shared_arrays(kernel: KernelOp) -> list[Operation]:
     """The static shared arrays the pass places: ``cuda.shared_alloc`` and ``tirx.alloc`` in
     shared without a layout (with one, the kernel is still tile level: a located error)."""
     out: list[Operation] = []
-    for op in walk_ops(kernel):
-        if isinstance(op, SharedAllocOp):
+    for op in find_ops(kernel, _IS_ARRAY):
+        if _IS_SHARED_ALLOC(op):
             out.append(op)
-        elif isinstance(op, AllocOp) and op.result.type.scope_name in SHARED_SCOPES:
+        elif op.result.type.scope_name in SHARED_SCOPES:
             if op.result.type.get_layout() is not None:
                 raise PassError(f"shared tile {op.result.type} still has its layout; "
                                 f"cuda-allocate-shared places physical arrays", op,
@@ -134,13 +138,15 @@ def address_users(op: Operation) -> list[Operation] | None:
                 continue
             seen.add(id(user))
             found.append(user)
-            if not (isinstance(user, ACCESSES) and use.index == 0):
+            if not (_IS_ACCESS(user) and use.index == 0):
                 stack.extend(user.results)
     return found
 
 
-def lifetime(op: Operation, kernel: KernelOp, order: ProgramOrder) -> tuple[int, int]:
-    """The array's live range at the kernel's top level, extended to the next barrier."""
+def lifetime(op: Operation, kernel: KernelOp, order: ProgramOrder,
+             barriers: list[int] | None = None) -> tuple[int, int]:
+    """The array's live range at the kernel's top level, extended to the next barrier
+    (``barriers``: `barrier_positions` of the kernel, found here when not given)."""
     body = kernel.body.block
     assert body.last_op is not None
     kernel_end = order.end[body.last_op]
@@ -156,10 +162,16 @@ def lifetime(op: Operation, kernel: KernelOp, order: ProgramOrder) -> tuple[int,
         start, end = order.pos[holder], order.end[holder]
     else:
         start, end = live_range(op, order, lambda _: found)  # type: ignore[arg-type]
-    for top in body.ops:
-        if isinstance(top, BARRIERS) and order.pos[top] > end:
-            return start, order.pos[top]
+    for at in barrier_positions(kernel, order) if barriers is None else barriers:
+        if at > end:
+            return start, at
     return start, kernel_end
+
+
+def barrier_positions(kernel: KernelOp, order: ProgramOrder) -> list[int]:
+    """The program positions of the kernel's top-level barriers (`BARRIERS`), in order."""
+    pos = order.pos
+    return [pos[top] for top in kernel.body.block.ops if _IS_BARRIER(top)]
 
 
 class SharedFailureReport(FailureReport):
@@ -196,7 +208,7 @@ def allocate_shared(kernel: KernelOp, target, report: FailureReport = SharedFail
     """Place ``kernel``'s shared arrays (see the module docstring); returns the arena's bytes
     (0 when the kernel has no shared memory)."""
     arrays = shared_arrays(kernel)
-    views = [op for op in walk_ops(kernel) if isinstance(op, DynamicSharedOp)]
+    views = find_ops(kernel, _IS_VIEW)
     reserved = max((v.int_prop("offset") + v.nbytes() for v in views), default=0)
     changes = current_changes()
     if not arrays:
@@ -211,9 +223,10 @@ def allocate_shared(kernel: KernelOp, target, report: FailureReport = SharedFail
     space = MemorySpace(SHARED, 1, limit, "cuda.offset", UNIT, reserve=min(base, limit),
                         source=source)
     order = ProgramOrder(kernel)
+    barriers = barrier_positions(kernel, order)
     buffers = []
     for op in arrays:
-        start, end = lifetime(op, kernel, order)
+        start, end = lifetime(op, kernel, order, barriers)
         size = round_up(nbytes(op.results[0].type), UNIT)  # type: ignore[arg-type]
         buffers.append(Buffer(op, size, start, end, align=alignment(op)))  # type: ignore[arg-type]
     failed = place(buffers, space.capacity, UNIT)

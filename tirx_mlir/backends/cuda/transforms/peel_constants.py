@@ -186,6 +186,8 @@ class _Peeler:
                 c = bits.constant(k)
                 if c is not None and bits.constant(x) is None and bits.signed(k) >= 0 \
                         and not bits.of(x) & c:
+                    if x is lhs and self.comes_back(op, x, c):
+                        return False
                     b = InsertBefore(op)
                     self.replace(op, b.insert(arith_binary(arith.XOrIOp, x, k)).result)
                     return True
@@ -222,6 +224,28 @@ class _Peeler:
                 self.replace(op, b.insert(xor).result)
                 return True
         return False
+
+    def comes_back(self, op: Operation, x: SSAValue, c: int) -> bool:
+        """Whether ``op = x + c`` (``x`` its lhs), made ``x ^ c`` here, would be made ``x + c``
+        again by `back_to_add`, the same op, with nothing between reading the xor: its
+        results' users are of no class a step rewrites or reads through (`_REWRITTEN`: a user's
+        step reads its operands' defining ops), ``x`` is never replaced (defined outside
+        `_REWRITTEN`, or by a product or left shift of such a value, which no step rewrites),
+        ``op`` is exactly what `back_to_add` builds (``nsw``, nothing else) and its condition
+        holds. Such an ``x + c`` is left as it is: the round trip costs two ops built,
+        verified and cse'd per sum (softmax_row: 12 register indices ``4 * r + e``)."""
+        if op.attributes or len(op.properties) != 1 or op.properties.get("overflowFlags") != NSW:
+            return False
+        bits = self.bits
+        if (bits.of(x) | c) > bits.width_mask(x) >> 1:
+            return False
+        result = op.results[0]
+        use = result.first_use
+        while use is not None:
+            if type(use.operation) in _REWRITTEN:
+                return False
+            use = use._next_use  # noqa: SLF001
+        return _never_replaced(x)
 
     def back_to_add(self, op: Operation) -> bool:
         """``x ^ c`` / ``x | c`` with disjoint bits -> ``x + c``; ``(x + c) + y`` ->
@@ -324,6 +348,21 @@ _REWRITTEN = frozenset({arith.AddiOp, arith.XOrIOp, arith.OrIOp, arith.AndIOp, a
 """The op classes a step may rewrite (matched by exact class: a set lookup, not an ABC
 `isinstance` per op and round). Their operands are read as ``operands[0]`` / ``operands[1]``
 (``lhs`` / ``rhs``: xDSL's IRDL accessors cost more than the rewrite's arithmetic)."""
+
+
+def _never_replaced(x: SSAValue) -> bool:
+    """No step replaces ``x``'s defining op: a block argument, an op of a class outside
+    `_REWRITTEN`, or ``a * k`` / ``a << k`` with ``a`` such a value (only `distribute`, on an
+    ``a`` defined by ``addi``, and `xor_out`'s shift rule, on an ``a`` defined by ``xori``,
+    rewrite those)."""
+    owner = x.owner
+    kind = type(owner)
+    if kind not in _REWRITTEN:
+        return True
+    if kind is not arith.MuliOp and kind is not arith.ShLIOp:
+        return False
+    a = owner._operands[0]  # noqa: SLF001
+    return type(a.owner) not in _REWRITTEN
 
 
 def _rewritable(op: Operation, into: list[Operation]) -> list[Operation]:

@@ -40,9 +40,13 @@ Two moves make the kernel one ptxas (13.0) can compile; both keep every thread's
   attention's 32 accumulators, a 128-byte stack frame and serialised wgmmas, C7512).
 
 The tag is removed in every case; ``enabled=False`` (the pipeline's ``setmaxnreg=false``) only
-removes it. The pass reports what it changes (``REPORTS_CHANGES``, `tirx_mlir.changes`): each
-kernel holding a tag, as changed with all it holds; a kernel without one (every kernel but a
-role-split sm_90a one) is left as it was, and the verification after the pass does not walk it.
+removes it.
+
+The pass reports what it changes (`tirx_mlir.changes`): each tagged op whose tag it removes (its
+own attributes), and a kernel it rewrites (whole: its body's ops move between blocks). A kernel
+without a tag, such as every kernel that ``cuda-split-roles`` did not split, is reported
+unchanged, so the verification after the pass has nothing to visit again (it verified the whole
+module before, ~1.2 ms of softmax_row's compile).
 """
 
 from __future__ import annotations
@@ -67,7 +71,7 @@ from tirx_mlir.backends.cuda.transforms.allocate_shared import ARENA_ATTR
 from tirx_mlir.backends.cuda.transforms.split_roles import ROLE_SPLIT, register_code
 from tirx_mlir.changes import current_changes
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.dialects.tirx.kernel import KernelOp
+from tirx_mlir.dialects.tirx.kernel import KernelOp, kernels
 from tirx_mlir.ir_walk import walk_ops
 from tirx_mlir.target.target import kernel_target
 
@@ -143,10 +147,10 @@ def rebalance(kernel: KernelOp, target: str | None = None,
               enabled: bool = True) -> R.Budget | None:
     """Apply the pass to one kernel (module docstring); its budget, or None when unchanged."""
     tagged = [op for op in walk_ops(kernel) if ROLE_SPLIT in op.attributes]
-    if tagged:  # the tags dropped, maybe the rewrite: all of the kernel verified again
-        current_changes().changed(kernel)
+    changes = current_changes()
     for op in tagged:
         del op.attributes[ROLE_SPLIT]
+        changes.changed(op, inside=False)
     body = kernel.body.block
     split = next((op for op in tagged if op.parent_block() is body), None)
     resolved = kernel_target(kernel, target, required=False)
@@ -184,6 +188,7 @@ def rebalance(kernel: KernelOp, target: str | None = None,
         return None  # no more CTAs per SM than without it
     _rewrite(split, moved, tail, budget)
     kernel.attributes[MAX_REGISTERS] = IntegerAttr(budget.entry, i64)
+    changes.changed(kernel)  # ops moved into the split's branches, two inserted, the launch
     return budget
 
 
@@ -209,10 +214,10 @@ class CudaSetMaxNRegPass(ModulePass):
     """Re-balance registers between a split kernel's roles (module docstring)."""
 
     name = "cuda-set-max-nreg"
-    REPORTS_CHANGES = True  # a kernel it changes (`rebalance`); one without a tag is unchanged
+    REPORTS_CHANGES = True  # each tag removed, each kernel rewritten (module docstring)
     target: str | None = None
     enabled: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in [k for k in walk_ops(op) if isinstance(k, KernelOp)]:
+        for kernel in kernels(op):
             rebalance(kernel, self.target, self.enabled)
