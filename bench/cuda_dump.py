@@ -81,11 +81,19 @@ def dump_dispatch_inputs(out: Path) -> None:
         print(path.name, flush=True)
 
 
-def main() -> int:
-    args = sys.argv[1:]
-    out = Path(next(a for a in args if not a.startswith("--")))
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out", type=Path, help="a folder that does not exist yet")
+    parser.add_argument("--passes", action="store_true",
+                        help="also the module after each pass of the pipeline")
+    args = parser.parse_args(argv)
+    out = args.out
+    if out.exists():
+        parser.error(f"{out} exists: give a new folder (the dump never overwrites one)")
     out.mkdir(parents=True)
-    dump_examples(out, passes="--passes" in args)
+    dump_examples(out, passes=args.passes)
     dump_dispatch_inputs(out)
     return 0
 
