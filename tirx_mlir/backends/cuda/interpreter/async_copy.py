@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter import memory
-from tirx_mlir.backends.cuda.interpreter.async_state import (Flight, Tie, report_arrivals,
+from tirx_mlir.backends.cuda.interpreter.async_state import (Flight, report_arrivals,
                                                              shared_targets, state_of)
 from tirx_mlir.backends.cuda.interpreter.mbarrier import barrier_keys
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
@@ -113,7 +113,7 @@ def run_mbarrier_arrive(ctx, op, args):
         if not noinc:
             bar.pending += 1
         if units:
-            state.ties.append(Tie(lane, key, units))
+            state.tie(lane, key, units)
         else:
             arrivals.append((bar, bar.arrive(ctx, lane), lane))
     report_arrivals(ctx, arrivals)

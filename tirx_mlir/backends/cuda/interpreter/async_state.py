@@ -235,9 +235,19 @@ class Flight:
     data: np.ndarray
     """(N,) per written byte: its unit, its offset in the unit's CTA, its value."""
     done: np.ndarray = None  # type: ignore[assignment]
+    waiters: dict = None  # type: ignore[assignment]
+    """Unit number -> the `Tie`s still waiting for that unit (filled by `AsyncState.tie`)."""
 
     def __post_init__(self) -> None:
         self.done = np.zeros(len(self.lane), dtype=bool)
+        self.waiters = {}
+
+    def bar_keys(self, units: np.ndarray | None = None) -> set[tuple[int, int]]:
+        """The mbarriers ``(cta, offset)`` the units (a mask; default all) complete on."""
+        sel = self.bar >= 0 if units is None else units & (self.bar >= 0)
+        if not sel.any():
+            return set()
+        return set(zip(self.cta[sel].tolist(), self.bar[sel].tolist()))
 
 
 @dataclass(eq=False)
@@ -247,6 +257,10 @@ class Tie:
     lane: int
     key: tuple[int, int]
     units: list[tuple[Flight, np.ndarray]]
+    seq: int = 0
+    """Its number among the wave's ties: ties complete in this (arrival) order."""
+    left: int = 0
+    """Units not landed yet; the arrival happens when it reaches zero."""
 
 
 @dataclass(eq=False)
@@ -266,8 +280,18 @@ class AsyncState:
         self.engine = engine
         shape = engine.mem.arena.shape
         self.barriers: dict[tuple[int, int], MBarrier] = {}
-        self.flights: list[Flight] = []
-        self.ties: list[Tie] = []
+        self.flights: dict[Flight, None] = {}
+        """The copies in flight, in issue order (a dict: ordered, O(1) removal)."""
+        self.on_bar: dict[tuple[int, int], dict[Flight, None]] = {}
+        """Per mbarrier: the flights with units completing on it, maybe landed (pruned when
+        a landing finds none left), in issue order."""
+        self.cp_flights: dict[Flight, None] = {}
+        """The flights with cp.async units (a group), in issue order."""
+        self.ties: dict[Tie, None] = {}
+        """The pending ties, in arrival order."""
+        self.ties_on: dict[tuple[int, int], dict[Tie, None]] = {}
+        """The pending ties per mbarrier, in arrival order."""
+        self._tie_seq = 0
         self.bulk_reads: list[BulkRead] = []
         self.landing = PendingBytes(shape)
         self.reading = PendingBytes(shape)
@@ -306,7 +330,11 @@ class AsyncState:
         owners = LaneOwners(flight.op, flight.lane, until)
         self.landing.add(flight.cta[flight.byte_unit], flight.byte_off, owners,
                          flight.byte_unit)
-        self.flights.append(flight)
+        self.flights[flight] = None
+        for key in flight.bar_keys():
+            self.on_bar.setdefault(key, {})[flight] = None
+        if (flight.group >= 0).any():
+            self.cp_flights[flight] = None
 
     def land(self, ctx, flight: Flight, units: np.ndarray) -> None:
         """Write the bytes of ``units`` (a bool mask over the flight's units, not done)."""
@@ -326,8 +354,10 @@ class AsyncState:
             self._report_copy_landing(ctx, flight, units, sel)
         flight.done |= units
         ctx.event()
+        ready = self._landed_units(flight, units)
         if flight.done.all():
-            self.flights.remove(flight)
+            del self.flights[flight]
+            self.cp_flights.pop(flight, None)
             for hook in hooks(ctx, "on_copy_landed"):
                 hook(flight)
         for u in np.flatnonzero(units & (flight.bar >= 0)):
@@ -338,7 +368,34 @@ class AsyncState:
                                 f" that was invalidated while the copy was in flight",
                                 code="mbarrier")
             bar.complete_tx(ctx, int(flight.tx[u]))
-        self._resolve_ties(ctx)
+        self._arrive_ties(ctx, ready)
+
+    def _landed_units(self, flight: Flight, units: np.ndarray) -> list[Tie]:
+        """Index upkeep after ``units`` of ``flight`` landed: drop the flight from the
+        mbarriers none of whose units it still has in flight; count the units off the ties
+        waiting for them. Returns the ties that now have every unit landed."""
+        for key in flight.bar_keys(units):
+            if not ((flight.cta == key[0]) & (flight.bar == key[1]) & ~flight.done).any():
+                self.on_bar[key].pop(flight, None)
+        if not flight.waiters:
+            return []
+        ready = []
+        for u in np.flatnonzero(units).tolist():
+            for tie in flight.waiters.pop(u, ()):
+                tie.left -= 1
+                if tie.left == 0:
+                    ready.append(tie)
+        return ready
+
+    def _arrive_ties(self, ctx, ready: list[Tie]) -> None:
+        """The arrivals of the ties whose units all landed, in arrival order (a tie on an
+        mbarrier invalidated meanwhile is dropped: the inval refuses that while ties wait)."""
+        for tie in sorted(ready, key=lambda t: t.seq):
+            del self.ties[tie]
+            del self.ties_on[tie.key][tie]
+            bar = self.barriers.get(tie.key)
+            if bar is not None:
+                report_arrivals(ctx, [(bar, bar.arrive(ctx, tie.lane), tie.lane)])
 
     def _report_cp_async_write(self, ctx, flight: Flight, sel, cta, off) -> None:
         """Tell the racecheck that the landing ``cp.async`` bytes are their issuing threads'
@@ -385,7 +442,7 @@ class AsyncState:
         """Land the cp.async units of ``lanes`` whose group is below ``limit`` (per lane)."""
         bound = np.full(self.engine.wave.L, -1, dtype=np.int64)
         bound[lanes] = limit[lanes]
-        for flight in list(self.flights):
+        for flight in list(self.cp_flights):
             units = (flight.group >= 0) & (flight.group < bound[flight.lane])
             self.land(ctx, flight, units)
 
@@ -397,33 +454,46 @@ class AsyncState:
         read its phase's wait is taken to cover is an error, as it is a race on the hardware."""
         bar = self.barriers[key]
         phase = bar.phase
-        for flight in list(self.flights):
+        for flight in list(self.on_bar.get(key, ())):
             if bar.phase != phase:
                 return
             self.land(ctx, flight, (flight.bar == key[1]) & (flight.cta == key[0]))
-        for tie in [t for t in self.ties if t.key == key]:
+        for tie in list(self.ties_on.get(key, ())):
             if bar.phase != phase:
                 return
             for flight, units in tie.units:
                 self.land(ctx, flight, units)
-            self._resolve_ties(ctx)
 
     def pending_units(self, lane: int) -> list[tuple[Flight, np.ndarray]]:
         """The cp.async units of ``lane`` not yet landed."""
         out = []
-        for flight in self.flights:
+        for flight in self.cp_flights:
             units = (flight.lane == lane) & (flight.group >= 0) & ~flight.done
             if units.any():
                 out.append((flight, units))
         return out
 
-    def _resolve_ties(self, ctx) -> None:
-        for tie in list(self.ties):
-            if all((f.done | ~u).all() for f, u in tie.units):
-                self.ties.remove(tie)
-                bar = self.barriers.get(tie.key)
-                if bar is not None:
-                    report_arrivals(ctx, [(bar, bar.arrive(ctx, tie.lane), tie.lane)])
+    def tie(self, lane: int, key: tuple[int, int],
+            units: list[tuple[Flight, np.ndarray]]) -> Tie:
+        """A ``cp.async.mbarrier.arrive`` of ``lane`` on ``key``, arriving once ``units``
+        (each a flight and a mask of its units in flight, at least one) have landed."""
+        tie = Tie(lane, key, units, self._tie_seq)
+        self._tie_seq += 1
+        for flight, mask in units:
+            for u in np.flatnonzero(mask & ~flight.done).tolist():
+                flight.waiters.setdefault(u, []).append(tie)
+                tie.left += 1
+        assert tie.left, "a tie waits for at least one unit in flight"
+        self.ties[tie] = None
+        self.ties_on.setdefault(key, {})[tie] = None
+        return tie
+
+    def in_flight(self, key: tuple[int, int]) -> bool:
+        """Whether copies that complete on mbarrier ``key`` (their bytes or a tied arrival)
+        are still in flight."""
+        return bool(self.ties_on.get(key)) or any(
+            ((f.cta == key[0]) & (f.bar == key[1]) & ~f.done).any()
+            for f in self.on_bar.get(key, ()))
 
     # ---- bulk stores ----
     def complete_bulk(self, lanes: np.ndarray, limit: np.ndarray) -> None:

@@ -64,7 +64,7 @@ def run_init(ctx, op, args):
         now[key] = n
         old = state.barriers.get(key)
         if old is not None:
-            if old.pending != old.count or old.tx or _in_flight(state, key):
+            if old.pending != old.count or old.tx or state.in_flight(key):
                 raise ctx.error(
                     f"initialises {old.name(ctx.engine)} again while its phase {old.phase} is "
                     f"in use ({old.pending_text()})", [lane], code="mbarrier",
@@ -79,9 +79,6 @@ def run_init(ctx, op, args):
     return ()
 
 
-def _in_flight(state, key) -> bool:
-    return any(((f.cta == key[0]) & (f.bar == key[1]) & ~f.done).any() for f in state.flights) \
-        or any(t.key == key for t in state.ties)
 
 
 @ptx_row("mbarrier_inval")
@@ -94,7 +91,7 @@ def run_inval(ctx, op, args):
         bar = state.barriers.get(key)
         if bar is None:
             continue  # another lane of this op invalidated it already, or it was never live
-        if _in_flight(state, key):
+        if state.in_flight(key):
             raise ctx.error(f"invalidates {bar.name(ctx.engine)} while copies that complete "
                             f"on it are in flight", [lane], code="mbarrier",
                             hint="wait for its phase first")
