@@ -163,8 +163,20 @@ class PendingBytes:
         counts = self.count.reshape(-1)
         if flat.size < 2 or bool((flat[1:] > flat[:-1]).all()):
             counts[flat] += step  # distinct bytes: the same as ufunc.at
+            return
+        lo, hi = int(flat.min()), int(flat.max())
+        if hi - lo < 4 * flat.size + 4096:  # a swizzled box: occurrences counted over its span
+            counts[lo:hi + 1] += (np.bincount(flat - lo, minlength=hi - lo + 1)
+                                  * step).astype(counts.dtype)
         else:
             np.add.at(counts, flat, step)
+
+    def _flat_of(self, cta, offsets) -> np.ndarray:
+        """The flat byte numbers of ``(cta, offsets)`` (broadcast), 1-D."""
+        flat = self._flat(cta, offsets)
+        if flat.shape != np.shape(offsets):
+            flat = np.broadcast_to(flat, np.broadcast(cta, offsets).shape)
+        return flat.ravel()
 
     def add(self, cta: np.ndarray, offsets: np.ndarray, owners: list[Owner] | LaneOwners,
             owner_of: np.ndarray | None = None) -> None:
@@ -182,14 +194,13 @@ class PendingBytes:
                 self.owners.append(owner)
                 self._firsts.append(first + k)
         self._next += len(owners)
-        flat = np.broadcast_to(self._flat(cta, offsets), np.broadcast(cta, offsets).shape)
-        self._count(flat.ravel(), 1)
+        flat = self._flat_of(cta, offsets)
+        self._count(flat, 1)
         self.owner.reshape(-1)[flat] = first + (0 if owner_of is None else owner_of)
         self.total += len(offsets)
 
     def release(self, cta: np.ndarray, offsets: np.ndarray) -> None:
-        flat = np.broadcast_to(self._flat(cta, offsets), np.broadcast(cta, offsets).shape)
-        self._count(flat.ravel(), -1)
+        self._count(self._flat_of(cta, offsets), -1)
         self.total -= len(offsets)
 
     def owner_number(self, number: int) -> Owner:
@@ -241,9 +252,17 @@ class Flight:
     def __post_init__(self) -> None:
         self.done = np.zeros(len(self.lane), dtype=bool)
         self.waiters = {}
+        self.is_cp = bool((self.group >= 0).any())
+        """Whether it has cp.async units (a cp.async flight has only such units)."""
+        self.has_bar = bool((self.bar >= 0).any())
+        self.byte_cta = self.cta[self.byte_unit]
+        self.byte_lane = self.lane[self.byte_unit]
+        """(N,) per written byte: its unit's CTA and issuing lane."""
 
     def bar_keys(self, units: np.ndarray | None = None) -> set[tuple[int, int]]:
         """The mbarriers ``(cta, offset)`` the units (a mask; default all) complete on."""
+        if not self.has_bar:
+            return set()
         sel = self.bar >= 0 if units is None else units & (self.bar >= 0)
         if not sel.any():
             return set()
@@ -319,21 +338,17 @@ class AsyncState:
                              if b >= 0}:
             self.barrier(ctx, cta, bar_off)
         # the copy may land at once: its bytes must not be a pending wgmma's operands
-        check_wgmma_write(ctx, flight.cta[flight.byte_unit], flight.byte_off,
-                          flight.lane[flight.byte_unit])
-        if not (flight.group >= 0).any():  # a TMA or bulk copy: the async proxy writes
-            check_async_write(ctx, flight.cta[flight.byte_unit], flight.byte_off,
-                              flight.lane[flight.byte_unit])
+        check_wgmma_write(ctx, flight.byte_cta, flight.byte_off, flight.byte_lane)
+        if not flight.is_cp:  # a TMA or bulk copy: the async proxy writes
+            check_async_write(ctx, flight.byte_cta, flight.byte_off, flight.byte_lane)
             for hook in hooks(ctx, "on_copy_issue"):
-                hook(ctx, flight, flight.cta[flight.byte_unit], flight.byte_off,
-                     flight.lane[flight.byte_unit])
+                hook(ctx, flight, flight.byte_cta, flight.byte_off, flight.byte_lane)
         owners = LaneOwners(flight.op, flight.lane, until)
-        self.landing.add(flight.cta[flight.byte_unit], flight.byte_off, owners,
-                         flight.byte_unit)
+        self.landing.add(flight.byte_cta, flight.byte_off, owners, flight.byte_unit)
         self.flights[flight] = None
         for key in flight.bar_keys():
             self.on_bar.setdefault(key, {})[flight] = None
-        if (flight.group >= 0).any():
+        if flight.is_cp:
             self.cp_flights[flight] = None
 
     def land(self, ctx, flight: Flight, units: np.ndarray) -> None:
@@ -342,12 +357,12 @@ class AsyncState:
         if not units.any():
             return
         sel = units[flight.byte_unit]
-        cta = flight.cta[flight.byte_unit[sel]]
+        cta = flight.byte_cta[sel]
         off = flight.byte_off[sel]
         self.engine.mem.arena[cta, off] = flight.data[sel]
         self.engine.mem.version += 1
         self.landing.release(cta, off)
-        if (flight.group >= 0).any():
+        if flight.is_cp:
             self._report_cp_async_write(ctx, flight, sel, cta, off)
         else:
             self._report_async_proxy_write(ctx, cta, off)
@@ -360,7 +375,7 @@ class AsyncState:
             self.cp_flights.pop(flight, None)
             for hook in hooks(ctx, "on_copy_landed"):
                 hook(flight)
-        for u in np.flatnonzero(units & (flight.bar >= 0)):
+        for u in np.flatnonzero(units & (flight.bar >= 0)) if flight.has_bar else ():
             bar = self.barriers.get((int(flight.cta[u]), int(flight.bar[u])))
             if bar is None:
                 raise ctx.error(f"a copy ({where(flight.op)}) completes on an mbarrier at "
@@ -406,7 +421,7 @@ class AsyncState:
                  if hasattr(obs, "on_async_write")]
         if not hooks:
             return
-        lanes = flight.lane[flight.byte_unit[sel]]
+        lanes = flight.byte_lane[sel]
         for hook in hooks:
             hook(ctx, cta, off, lanes, flight.op)
 
@@ -417,16 +432,14 @@ class AsyncState:
         found = hooks(ctx, "on_copy_landing")
         if not found:
             return
-        for cta, bar_off in {(int(c), int(b)) for c, b in zip(flight.cta[units],
-                                                             flight.bar[units]) if b >= 0}:
+        for cta, bar_off in flight.bar_keys(units):
             bar = self.barriers.get((cta, bar_off))
             if bar is None:
                 continue  # invalidated in flight: land() raises
-            mine = sel & (flight.cta[flight.byte_unit] == cta) & \
-                (flight.bar[flight.byte_unit] == bar_off)
+            mine = (units & (flight.cta == cta) & (flight.bar == bar_off))[flight.byte_unit]
             for hook in found:
-                hook(ctx, flight, bar, bar.phase, flight.cta[flight.byte_unit[mine]],
-                     flight.byte_off[mine], flight.lane[flight.byte_unit[mine]])
+                hook(ctx, flight, bar, bar.phase, flight.byte_cta[mine], flight.byte_off[mine],
+                     flight.byte_lane[mine])
 
     @staticmethod
     def _report_async_proxy_write(ctx, cta, off) -> None:
