@@ -154,6 +154,8 @@ class PendingBytes:
         """The owner number of each entry of ``owners``' first owner."""
         self._next = 0
         self.total = 0
+        self._scratch: np.ndarray | None = None
+        """Per byte, scratch for `_count`'s test for repeated bytes."""
 
     def _flat(self, cta: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         return np.asarray(cta, np.int64) * self.shape[1] + np.asarray(offsets, np.int64)
@@ -164,10 +166,13 @@ class PendingBytes:
         if flat.size < 2 or bool((flat[1:] > flat[:-1]).all()):
             counts[flat] += step  # distinct bytes: the same as ufunc.at
             return
-        lo, hi = int(flat.min()), int(flat.max())
-        if hi - lo < 4 * flat.size + 4096:  # a swizzled box: occurrences counted over its span
-            counts[lo:hi + 1] += (np.bincount(flat - lo, minlength=hi - lo + 1)
-                                  * step).astype(counts.dtype)
+        # unsorted (a swizzled box): distinct when each byte's slot keeps its own position
+        if self._scratch is None:
+            self._scratch = np.empty(counts.size, dtype=np.int64)
+        order = np.arange(flat.size)
+        self._scratch[flat] = order
+        if bool((self._scratch[flat] == order).all()):
+            counts[flat] += step
         else:
             np.add.at(counts, flat, step)
 

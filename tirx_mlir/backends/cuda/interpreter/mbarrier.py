@@ -155,14 +155,23 @@ def run_test_wait(ctx, op, args):
 
 
 def _test(ctx, state, lanes, cta, offset, parity) -> np.ndarray:
+    """Per lane, in lane order: land what the tested phase needs, then whether it completed.
+    A phase whose landing left it incomplete has nothing more to land: the next lanes do not
+    land it again (nothing is issued or tied between two lanes' tests)."""
     ready = np.zeros(ctx.wave.L, dtype=bool)
-    for i, lane in enumerate(lanes.tolist()):
-        key = (int(cta[i]), int(offset[i]))
-        bar = state.barrier(ctx, *key)
-        if not bar.completed(int(parity[lane])):
+    lane_list = lanes.tolist()
+    exhausted: set[tuple[tuple[int, int], int]] = set()
+    for lane, c, o, p in zip(lane_list, cta.tolist(), offset.tolist(),
+                             parity[lanes].tolist()):
+        key = (c, o)
+        bar = state.barriers.get(key) or state.barrier(ctx, c, o)
+        if not bar.completed(p) and (key, bar.phase) not in exhausted:
+            phase = bar.phase
             state.land_for_barrier(ctx, key)
-        ready[lane] = bar.completed(int(parity[lane]))
-        if ready[lane]:  # what the phase's arrivals knew of wgmma groups (wgmma_reads.py)
+            if bar.phase == phase:
+                exhausted.add((key, phase))
+        if bar.completed(p):
+            ready[lane] = True  # what the phase's arrivals knew of wgmma groups (wgmma_reads.py)
             wgmma_reads.on_acquire(ctx, key, bar.phase - 1, lane)
     return ready
 
