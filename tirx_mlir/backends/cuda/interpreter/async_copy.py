@@ -106,10 +106,11 @@ def run_mbarrier_arrive(ctx, op, args):
     state = state_of(ctx)
     noinc = view.mods.get("noinc") is not None
     arrivals = []
+    pending = state.pending_units(lanes.tolist())  # no copy lands in this loop
     for i, lane in enumerate(lanes.tolist()):
         key = (int(cta[i]), int(offset[i]))
         bar = state.barrier(ctx, *key)
-        units = state.pending_units(lane)
+        units = pending.get(lane)
         if not noinc:
             bar.pending += 1
         if units:

@@ -19,6 +19,12 @@ bytes they own, and the check that no thread touches those bytes too early.
   still in flight when the wave ends is an error (`check_landed_at_exit`): its mbarrier's phase
   completed without its bytes (it expected fewer than the copies sent: a wrong expect_tx or
   multicast mask), or nobody waited.
+* **ties** (`Tie`): a ``cp.async.mbarrier.arrive`` whose lane still has cp.async units in
+  flight arrives once they have all landed, whichever wait lands them. The bookkeeping is
+  incremental: each flight lists, per unit, the ties waiting for it and each tie counts its
+  units still in flight, so a landing touches only the ties of the units it lands (the ties
+  that complete then arrive in arrival order); flights are indexed by the mbarriers they
+  complete on and ties by their mbarrier, so a test of a phase visits only its own copies.
 * **owned bytes** (`PendingBytes`): the destination bytes of copies in flight (reading or
   writing one is an error), the source bytes of bulk stores not yet past their
   ``cp.async.bulk.wait_group.read`` (writing one is an error), and the 8 bytes of every live
@@ -31,7 +37,7 @@ The state lives in ``ctx.state.ext[KEY]`` (`state_of`), one per wave.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -263,6 +269,18 @@ class Flight:
         self.byte_cta = self.cta[self.byte_unit]
         self.byte_lane = self.lane[self.byte_unit]
         """(N,) per written byte: its unit's CTA and issuing lane."""
+        self.starts = None
+        """Where each unit's bytes start (and, last, end) when the bytes are in unit order:
+        unit u's are ``starts[u]:starts[u + 1]``."""
+        if self.byte_unit.size < 2 or bool((self.byte_unit[1:] >= self.byte_unit[:-1]).all()):
+            self.starts = np.searchsorted(self.byte_unit, np.arange(len(self.lane) + 1)).tolist()
+
+    def byte_selection(self, units: np.ndarray, which: list[int]):
+        """The bytes of ``units`` (a mask; ``which`` its unit numbers): a slice for one unit
+        whose bytes are contiguous, else a mask over the bytes."""
+        if len(which) == 1 and self.starts is not None:
+            return slice(self.starts[which[0]], self.starts[which[0] + 1])
+        return units[self.byte_unit]
 
     def bar_keys(self, units: np.ndarray | None = None) -> set[tuple[int, int]]:
         """The mbarriers ``(cta, offset)`` the units (a mask; default all) complete on."""
@@ -285,6 +303,8 @@ class Tie:
     """Its number among the wave's ties: ties complete in this (arrival) order."""
     left: int = 0
     """Units not landed yet; the arrival happens when it reaches zero."""
+    which: list = field(default_factory=list)
+    """Per entry of ``units``: its unit numbers."""
 
 
 @dataclass(eq=False)
@@ -359,9 +379,10 @@ class AsyncState:
     def land(self, ctx, flight: Flight, units: np.ndarray) -> None:
         """Write the bytes of ``units`` (a bool mask over the flight's units, not done)."""
         units = units & ~flight.done
-        if not units.any():
+        which = np.flatnonzero(units).tolist()
+        if not which:
             return
-        sel = units[flight.byte_unit]
+        sel = flight.byte_selection(units, which)
         cta = flight.byte_cta[sel]
         off = flight.byte_off[sel]
         self.engine.mem.arena[cta, off] = flight.data[sel]
@@ -374,7 +395,7 @@ class AsyncState:
             self._report_copy_landing(ctx, flight, units, sel)
         flight.done |= units
         ctx.event()
-        ready = self._landed_units(flight, units)
+        ready = self._landed_units(flight, units, which)
         if flight.done.all():
             del self.flights[flight]
             self.cp_flights.pop(flight, None)
@@ -390,7 +411,7 @@ class AsyncState:
             bar.complete_tx(ctx, int(flight.tx[u]))
         self._arrive_ties(ctx, ready)
 
-    def _landed_units(self, flight: Flight, units: np.ndarray) -> list[Tie]:
+    def _landed_units(self, flight: Flight, units: np.ndarray, which: list[int]) -> list[Tie]:
         """Index upkeep after ``units`` of ``flight`` landed: drop the flight from the
         mbarriers none of whose units it still has in flight; count the units off the ties
         waiting for them. Returns the ties that now have every unit landed."""
@@ -400,7 +421,7 @@ class AsyncState:
         if not flight.waiters:
             return []
         ready = []
-        for u in np.flatnonzero(units).tolist():
+        for u in which:
             for tie in flight.waiters.pop(u, ()):
                 tie.left -= 1
                 if tie.left == 0:
@@ -479,16 +500,25 @@ class AsyncState:
         for tie in list(self.ties_on.get(key, ())):
             if bar.phase != phase:
                 return
-            for flight, units in tie.units:
-                self.land(ctx, flight, units)
+            for (flight, units), which in zip(tie.units, tie.which):
+                if not flight.done[which].all():  # else land() has nothing to do
+                    self.land(ctx, flight, units)
 
-    def pending_units(self, lane: int) -> list[tuple[Flight, np.ndarray]]:
-        """The cp.async units of ``lane`` not yet landed."""
-        out = []
+    def pending_units(self, lanes: list[int]) -> dict[int, list[tuple[Flight, np.ndarray]]]:
+        """Per lane of ``lanes``: its cp.async units not yet landed, (flight, mask) in issue
+        order (lanes without any are left out)."""
+        want = set(lanes)
+        out: dict[int, list[tuple[Flight, np.ndarray]]] = {}
         for flight in self.cp_flights:
-            units = (flight.lane == lane) & (flight.group >= 0) & ~flight.done
-            if units.any():
-                out.append((flight, units))
+            pending = np.flatnonzero((flight.group >= 0) & ~flight.done)
+            per: dict[int, list[int]] = {}
+            for u, lane in zip(pending.tolist(), flight.lane[pending].tolist()):
+                if lane in want:
+                    per.setdefault(lane, []).append(u)
+            for lane, which in per.items():
+                mask = np.zeros(len(flight.lane), dtype=bool)
+                mask[which] = True
+                out.setdefault(lane, []).append((flight, mask))
         return out
 
     def tie(self, lane: int, key: tuple[int, int],
@@ -498,9 +528,12 @@ class AsyncState:
         tie = Tie(lane, key, units, self._tie_seq)
         self._tie_seq += 1
         for flight, mask in units:
-            for u in np.flatnonzero(mask & ~flight.done).tolist():
-                flight.waiters.setdefault(u, []).append(tie)
-                tie.left += 1
+            which = np.flatnonzero(mask).tolist()
+            tie.which.append(which)
+            for u in which:
+                if not flight.done[u]:
+                    flight.waiters.setdefault(u, []).append(tie)
+                    tie.left += 1
         assert tie.left, "a tie waits for at least one unit in flight"
         self.ties[tie] = None
         self.ties_on.setdefault(key, {})[tie] = None
