@@ -24,9 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from tirx_mlir.backends.cuda.interpreter import memory
-from tirx_mlir.backends.cuda.interpreter.async_state import (Flight, Tie, hooks,
-                                                             report_arrivals, shared_targets,
-                                                             state_of)
+from tirx_mlir.backends.cuda.interpreter.async_state import (Flight, hooks, report_arrivals,
+                                                             shared_targets, state_of)
 from tirx_mlir.backends.cuda.interpreter.mbarrier import barrier_keys
 from tirx_mlir.backends.cuda.interpreter.ptx_memory_ops import space_of
 from tirx_mlir.backends.cuda.interpreter.ptx_rows import ptx_row, row_view
@@ -112,14 +111,15 @@ def run_mbarrier_arrive(ctx, op, args):
     state = state_of(ctx)
     noinc = view.mods.get("noinc") is not None
     arrivals = []
+    pending = state.pending_units(lanes.tolist())  # no copy lands in this loop
     for i, lane in enumerate(lanes.tolist()):
         key = (int(cta[i]), int(offset[i]))
         bar = state.barrier(ctx, *key)
-        units = state.pending_units(lane)
+        units = pending.get(lane)
         if not noinc:
             bar.pending += 1
         if units:
-            state.ties.append(Tie(lane, key, units))
+            state.tie(lane, key, units)
         else:
             arrivals.append((bar, bar.arrive(ctx, lane), lane))
     report_arrivals(ctx, arrivals)

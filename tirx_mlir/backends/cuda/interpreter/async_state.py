@@ -19,6 +19,12 @@ bytes they own, and the check that no thread touches those bytes too early.
   still in flight when the wave ends is an error (`check_landed_at_exit`): its mbarrier's phase
   completed without its bytes (it expected fewer than the copies sent: a wrong expect_tx or
   multicast mask), or nobody waited.
+* **ties** (`Tie`): a ``cp.async.mbarrier.arrive`` whose lane still has cp.async units in
+  flight arrives once they have all landed, whichever wait lands them. The bookkeeping is
+  incremental: each flight lists, per unit, the ties waiting for it and each tie counts its
+  units still in flight, so a landing touches only the ties of the units it lands (the ties
+  that complete then arrive in arrival order); flights are indexed by the mbarriers they
+  complete on and ties by their mbarrier, so a test of a phase visits only its own copies.
 * **owned bytes** (`PendingBytes`): the destination bytes of copies in flight (reading or
   writing one is an error), the source bytes of bulk stores not yet past their
   ``cp.async.bulk.wait_group.read`` (writing one is an error), and the 8 bytes of every live
@@ -31,7 +37,7 @@ The state lives in ``ctx.state.ext[KEY]`` (`state_of`), one per wave.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -154,6 +160,8 @@ class PendingBytes:
         """The owner number of each entry of ``owners``' first owner."""
         self._next = 0
         self.total = 0
+        self._scratch: np.ndarray | None = None
+        """Per byte, scratch for `_count`'s test for repeated bytes."""
 
     def _flat(self, cta: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         return np.asarray(cta, np.int64) * self.shape[1] + np.asarray(offsets, np.int64)
@@ -163,8 +171,23 @@ class PendingBytes:
         counts = self.count.reshape(-1)
         if flat.size < 2 or bool((flat[1:] > flat[:-1]).all()):
             counts[flat] += step  # distinct bytes: the same as ufunc.at
+            return
+        # unsorted (a swizzled box): distinct when each byte's slot keeps its own position
+        if self._scratch is None:
+            self._scratch = np.empty(counts.size, dtype=np.int64)
+        order = np.arange(flat.size)
+        self._scratch[flat] = order
+        if bool((self._scratch[flat] == order).all()):
+            counts[flat] += step
         else:
             np.add.at(counts, flat, step)
+
+    def _flat_of(self, cta, offsets) -> np.ndarray:
+        """The flat byte numbers of ``(cta, offsets)`` (broadcast), 1-D."""
+        flat = self._flat(cta, offsets)
+        if flat.shape != np.shape(offsets):
+            flat = np.broadcast_to(flat, np.broadcast(cta, offsets).shape)
+        return flat.ravel()
 
     def add(self, cta: np.ndarray, offsets: np.ndarray, owners: list[Owner] | LaneOwners,
             owner_of: np.ndarray | None = None) -> None:
@@ -182,14 +205,13 @@ class PendingBytes:
                 self.owners.append(owner)
                 self._firsts.append(first + k)
         self._next += len(owners)
-        flat = np.broadcast_to(self._flat(cta, offsets), np.broadcast(cta, offsets).shape)
-        self._count(flat.ravel(), 1)
+        flat = self._flat_of(cta, offsets)
+        self._count(flat, 1)
         self.owner.reshape(-1)[flat] = first + (0 if owner_of is None else owner_of)
         self.total += len(offsets)
 
     def release(self, cta: np.ndarray, offsets: np.ndarray) -> None:
-        flat = np.broadcast_to(self._flat(cta, offsets), np.broadcast(cta, offsets).shape)
-        self._count(flat.ravel(), -1)
+        self._count(self._flat_of(cta, offsets), -1)
         self.total -= len(offsets)
 
     def owner_number(self, number: int) -> Owner:
@@ -235,9 +257,39 @@ class Flight:
     data: np.ndarray
     """(N,) per written byte: its unit, its offset in the unit's CTA, its value."""
     done: np.ndarray = None  # type: ignore[assignment]
+    waiters: dict = None  # type: ignore[assignment]
+    """Unit number -> the `Tie`s still waiting for that unit (filled by `AsyncState.tie`)."""
 
     def __post_init__(self) -> None:
         self.done = np.zeros(len(self.lane), dtype=bool)
+        self.waiters = {}
+        self.is_cp = bool((self.group >= 0).any())
+        """Whether it has cp.async units (a cp.async flight has only such units)."""
+        self.has_bar = bool((self.bar >= 0).any())
+        self.byte_cta = self.cta[self.byte_unit]
+        self.byte_lane = self.lane[self.byte_unit]
+        """(N,) per written byte: its unit's CTA and issuing lane."""
+        self.starts = None
+        """Where each unit's bytes start (and, last, end) when the bytes are in unit order:
+        unit u's are ``starts[u]:starts[u + 1]``."""
+        if self.byte_unit.size < 2 or bool((self.byte_unit[1:] >= self.byte_unit[:-1]).all()):
+            self.starts = np.searchsorted(self.byte_unit, np.arange(len(self.lane) + 1)).tolist()
+
+    def byte_selection(self, units: np.ndarray, which: list[int]):
+        """The bytes of ``units`` (a mask; ``which`` its unit numbers): a slice for one unit
+        whose bytes are contiguous, else a mask over the bytes."""
+        if len(which) == 1 and self.starts is not None:
+            return slice(self.starts[which[0]], self.starts[which[0] + 1])
+        return units[self.byte_unit]
+
+    def bar_keys(self, units: np.ndarray | None = None) -> set[tuple[int, int]]:
+        """The mbarriers ``(cta, offset)`` the units (a mask; default all) complete on."""
+        if not self.has_bar:
+            return set()
+        sel = self.bar >= 0 if units is None else units & (self.bar >= 0)
+        if not sel.any():
+            return set()
+        return set(zip(self.cta[sel].tolist(), self.bar[sel].tolist()))
 
 
 @dataclass(eq=False)
@@ -247,6 +299,12 @@ class Tie:
     lane: int
     key: tuple[int, int]
     units: list[tuple[Flight, np.ndarray]]
+    seq: int = 0
+    """Its number among the wave's ties: ties complete in this (arrival) order."""
+    left: int = 0
+    """Units not landed yet; the arrival happens when it reaches zero."""
+    which: list = field(default_factory=list)
+    """Per entry of ``units``: its unit numbers."""
 
 
 @dataclass(eq=False)
@@ -266,8 +324,18 @@ class AsyncState:
         self.engine = engine
         shape = engine.mem.arena.shape
         self.barriers: dict[tuple[int, int], MBarrier] = {}
-        self.flights: list[Flight] = []
-        self.ties: list[Tie] = []
+        self.flights: dict[Flight, None] = {}
+        """The copies in flight, in issue order (a dict: ordered, O(1) removal)."""
+        self.on_bar: dict[tuple[int, int], dict[Flight, None]] = {}
+        """Per mbarrier: the flights with units completing on it, maybe landed (pruned when
+        a landing finds none left), in issue order."""
+        self.cp_flights: dict[Flight, None] = {}
+        """The flights with cp.async units (a group), in issue order."""
+        self.ties: dict[Tie, None] = {}
+        """The pending ties, in arrival order."""
+        self.ties_on: dict[tuple[int, int], dict[Tie, None]] = {}
+        """The pending ties per mbarrier, in arrival order."""
+        self._tie_seq = 0
         self.bulk_reads: list[BulkRead] = []
         self.landing = PendingBytes(shape)
         self.reading = PendingBytes(shape)
@@ -295,42 +363,45 @@ class AsyncState:
                              if b >= 0}:
             self.barrier(ctx, cta, bar_off)
         # the copy may land at once: its bytes must not be a pending wgmma's operands
-        check_wgmma_write(ctx, flight.cta[flight.byte_unit], flight.byte_off,
-                          flight.lane[flight.byte_unit])
-        if not (flight.group >= 0).any():  # a TMA or bulk copy: the async proxy writes
-            check_async_write(ctx, flight.cta[flight.byte_unit], flight.byte_off,
-                              flight.lane[flight.byte_unit])
+        check_wgmma_write(ctx, flight.byte_cta, flight.byte_off, flight.byte_lane)
+        if not flight.is_cp:  # a TMA or bulk copy: the async proxy writes
+            check_async_write(ctx, flight.byte_cta, flight.byte_off, flight.byte_lane)
             for hook in hooks(ctx, "on_copy_issue"):
-                hook(ctx, flight, flight.cta[flight.byte_unit], flight.byte_off,
-                     flight.lane[flight.byte_unit])
+                hook(ctx, flight, flight.byte_cta, flight.byte_off, flight.byte_lane)
         owners = LaneOwners(flight.op, flight.lane, until)
-        self.landing.add(flight.cta[flight.byte_unit], flight.byte_off, owners,
-                         flight.byte_unit)
-        self.flights.append(flight)
+        self.landing.add(flight.byte_cta, flight.byte_off, owners, flight.byte_unit)
+        self.flights[flight] = None
+        for key in flight.bar_keys():
+            self.on_bar.setdefault(key, {})[flight] = None
+        if flight.is_cp:
+            self.cp_flights[flight] = None
 
     def land(self, ctx, flight: Flight, units: np.ndarray) -> None:
         """Write the bytes of ``units`` (a bool mask over the flight's units, not done)."""
         units = units & ~flight.done
-        if not units.any():
+        which = np.flatnonzero(units).tolist()
+        if not which:
             return
-        sel = units[flight.byte_unit]
-        cta = flight.cta[flight.byte_unit[sel]]
+        sel = flight.byte_selection(units, which)
+        cta = flight.byte_cta[sel]
         off = flight.byte_off[sel]
         self.engine.mem.arena[cta, off] = flight.data[sel]
         self.engine.mem.version += 1
         self.landing.release(cta, off)
-        if (flight.group >= 0).any():
+        if flight.is_cp:
             self._report_cp_async_write(ctx, flight, sel, cta, off)
         else:
             self._report_async_proxy_write(ctx, cta, off)
             self._report_copy_landing(ctx, flight, units, sel)
         flight.done |= units
         ctx.event()
+        ready = self._landed_units(flight, units, which)
         if flight.done.all():
-            self.flights.remove(flight)
+            del self.flights[flight]
+            self.cp_flights.pop(flight, None)
             for hook in hooks(ctx, "on_copy_landed"):
                 hook(flight)
-        for u in np.flatnonzero(units & (flight.bar >= 0)):
+        for u in np.flatnonzero(units & (flight.bar >= 0)) if flight.has_bar else ():
             bar = self.barriers.get((int(flight.cta[u]), int(flight.bar[u])))
             if bar is None:
                 raise ctx.error(f"a copy ({where(flight.op)}) completes on an mbarrier at "
@@ -338,7 +409,34 @@ class AsyncState:
                                 f" that was invalidated while the copy was in flight",
                                 code="mbarrier")
             bar.complete_tx(ctx, int(flight.tx[u]))
-        self._resolve_ties(ctx)
+        self._arrive_ties(ctx, ready)
+
+    def _landed_units(self, flight: Flight, units: np.ndarray, which: list[int]) -> list[Tie]:
+        """Index upkeep after ``units`` of ``flight`` landed: drop the flight from the
+        mbarriers none of whose units it still has in flight; count the units off the ties
+        waiting for them. Returns the ties that now have every unit landed."""
+        for key in flight.bar_keys(units):
+            if not ((flight.cta == key[0]) & (flight.bar == key[1]) & ~flight.done).any():
+                self.on_bar[key].pop(flight, None)
+        if not flight.waiters:
+            return []
+        ready = []
+        for u in which:
+            for tie in flight.waiters.pop(u, ()):
+                tie.left -= 1
+                if tie.left == 0:
+                    ready.append(tie)
+        return ready
+
+    def _arrive_ties(self, ctx, ready: list[Tie]) -> None:
+        """The arrivals of the ties whose units all landed, in arrival order (a tie on an
+        mbarrier invalidated meanwhile is dropped: the inval refuses that while ties wait)."""
+        for tie in sorted(ready, key=lambda t: t.seq):
+            del self.ties[tie]
+            del self.ties_on[tie.key][tie]
+            bar = self.barriers.get(tie.key)
+            if bar is not None:
+                report_arrivals(ctx, [(bar, bar.arrive(ctx, tie.lane), tie.lane)])
 
     def _report_cp_async_write(self, ctx, flight: Flight, sel, cta, off) -> None:
         """Tell the racecheck that the landing ``cp.async`` bytes are their issuing threads'
@@ -349,7 +447,7 @@ class AsyncState:
                  if hasattr(obs, "on_async_write")]
         if not hooks:
             return
-        lanes = flight.lane[flight.byte_unit[sel]]
+        lanes = flight.byte_lane[sel]
         for hook in hooks:
             hook(ctx, cta, off, lanes, flight.op)
 
@@ -360,16 +458,14 @@ class AsyncState:
         found = hooks(ctx, "on_copy_landing")
         if not found:
             return
-        for cta, bar_off in {(int(c), int(b)) for c, b in zip(flight.cta[units],
-                                                             flight.bar[units]) if b >= 0}:
+        for cta, bar_off in flight.bar_keys(units):
             bar = self.barriers.get((cta, bar_off))
             if bar is None:
                 continue  # invalidated in flight: land() raises
-            mine = sel & (flight.cta[flight.byte_unit] == cta) & \
-                (flight.bar[flight.byte_unit] == bar_off)
+            mine = (units & (flight.cta == cta) & (flight.bar == bar_off))[flight.byte_unit]
             for hook in found:
-                hook(ctx, flight, bar, bar.phase, flight.cta[flight.byte_unit[mine]],
-                     flight.byte_off[mine], flight.lane[flight.byte_unit[mine]])
+                hook(ctx, flight, bar, bar.phase, flight.byte_cta[mine], flight.byte_off[mine],
+                     flight.byte_lane[mine])
 
     @staticmethod
     def _report_async_proxy_write(ctx, cta, off) -> None:
@@ -385,7 +481,7 @@ class AsyncState:
         """Land the cp.async units of ``lanes`` whose group is below ``limit`` (per lane)."""
         bound = np.full(self.engine.wave.L, -1, dtype=np.int64)
         bound[lanes] = limit[lanes]
-        for flight in list(self.flights):
+        for flight in list(self.cp_flights):
             units = (flight.group >= 0) & (flight.group < bound[flight.lane])
             self.land(ctx, flight, units)
 
@@ -397,33 +493,58 @@ class AsyncState:
         read its phase's wait is taken to cover is an error, as it is a race on the hardware."""
         bar = self.barriers[key]
         phase = bar.phase
-        for flight in list(self.flights):
+        for flight in list(self.on_bar.get(key, ())):
             if bar.phase != phase:
                 return
             self.land(ctx, flight, (flight.bar == key[1]) & (flight.cta == key[0]))
-        for tie in [t for t in self.ties if t.key == key]:
+        for tie in list(self.ties_on.get(key, ())):
             if bar.phase != phase:
                 return
-            for flight, units in tie.units:
-                self.land(ctx, flight, units)
-            self._resolve_ties(ctx)
+            for (flight, units), which in zip(tie.units, tie.which):
+                if not flight.done[which].all():  # else land() has nothing to do
+                    self.land(ctx, flight, units)
 
-    def pending_units(self, lane: int) -> list[tuple[Flight, np.ndarray]]:
-        """The cp.async units of ``lane`` not yet landed."""
-        out = []
-        for flight in self.flights:
-            units = (flight.lane == lane) & (flight.group >= 0) & ~flight.done
-            if units.any():
-                out.append((flight, units))
+    def pending_units(self, lanes: list[int]) -> dict[int, list[tuple[Flight, np.ndarray]]]:
+        """Per lane of ``lanes``: its cp.async units not yet landed, (flight, mask) in issue
+        order (lanes without any are left out)."""
+        want = set(lanes)
+        out: dict[int, list[tuple[Flight, np.ndarray]]] = {}
+        for flight in self.cp_flights:
+            pending = np.flatnonzero((flight.group >= 0) & ~flight.done)
+            per: dict[int, list[int]] = {}
+            for u, lane in zip(pending.tolist(), flight.lane[pending].tolist()):
+                if lane in want:
+                    per.setdefault(lane, []).append(u)
+            for lane, which in per.items():
+                mask = np.zeros(len(flight.lane), dtype=bool)
+                mask[which] = True
+                out.setdefault(lane, []).append((flight, mask))
         return out
 
-    def _resolve_ties(self, ctx) -> None:
-        for tie in list(self.ties):
-            if all((f.done | ~u).all() for f, u in tie.units):
-                self.ties.remove(tie)
-                bar = self.barriers.get(tie.key)
-                if bar is not None:
-                    report_arrivals(ctx, [(bar, bar.arrive(ctx, tie.lane), tie.lane)])
+    def tie(self, lane: int, key: tuple[int, int],
+            units: list[tuple[Flight, np.ndarray]]) -> Tie:
+        """A ``cp.async.mbarrier.arrive`` of ``lane`` on ``key``, arriving once ``units``
+        (each a flight and a mask of its units in flight, at least one) have landed."""
+        tie = Tie(lane, key, units, self._tie_seq)
+        self._tie_seq += 1
+        for flight, mask in units:
+            which = np.flatnonzero(mask).tolist()
+            tie.which.append(which)
+            for u in which:
+                if not flight.done[u]:
+                    flight.waiters.setdefault(u, []).append(tie)
+                    tie.left += 1
+        assert tie.left, "a tie waits for at least one unit in flight"
+        self.ties[tie] = None
+        self.ties_on.setdefault(key, {})[tie] = None
+        return tie
+
+    def in_flight(self, key: tuple[int, int]) -> bool:
+        """Whether copies that complete on mbarrier ``key`` (their bytes or a tied arrival)
+        are still in flight."""
+        return bool(self.ties_on.get(key)) or any(
+            ((f.cta == key[0]) & (f.bar == key[1]) & ~f.done).any()
+            for f in self.on_bar.get(key, ()))
 
     # ---- bulk stores ----
     def complete_bulk(self, lanes: np.ndarray, limit: np.ndarray) -> None:

@@ -64,7 +64,7 @@ def run_init(ctx, op, args):
         now[key] = n
         old = state.barriers.get(key)
         if old is not None:
-            if old.pending != old.count or old.tx or _in_flight(state, key):
+            if old.pending != old.count or old.tx or state.in_flight(key):
                 raise ctx.error(
                     f"initialises {old.name(ctx.engine)} again while its phase {old.phase} is "
                     f"in use ({old.pending_text()})", [lane], code="mbarrier",
@@ -79,9 +79,6 @@ def run_init(ctx, op, args):
     return ()
 
 
-def _in_flight(state, key) -> bool:
-    return any(((f.cta == key[0]) & (f.bar == key[1]) & ~f.done).any() for f in state.flights) \
-        or any(t.key == key for t in state.ties)
 
 
 @ptx_row("mbarrier_inval")
@@ -94,7 +91,7 @@ def run_inval(ctx, op, args):
         bar = state.barriers.get(key)
         if bar is None:
             continue  # another lane of this op invalidated it already, or it was never live
-        if _in_flight(state, key):
+        if state.in_flight(key):
             raise ctx.error(f"invalidates {bar.name(ctx.engine)} while copies that complete "
                             f"on it are in flight", [lane], code="mbarrier",
                             hint="wait for its phase first")
@@ -158,14 +155,23 @@ def run_test_wait(ctx, op, args):
 
 
 def _test(ctx, state, lanes, cta, offset, parity) -> np.ndarray:
+    """Per lane, in lane order: land what the tested phase needs, then whether it completed.
+    A phase whose landing left it incomplete has nothing more to land: the next lanes do not
+    land it again (nothing is issued or tied between two lanes' tests)."""
     ready = np.zeros(ctx.wave.L, dtype=bool)
-    for i, lane in enumerate(lanes.tolist()):
-        key = (int(cta[i]), int(offset[i]))
-        bar = state.barrier(ctx, *key)
-        if not bar.completed(int(parity[lane])):
+    lane_list = lanes.tolist()
+    exhausted: set[tuple[tuple[int, int], int]] = set()
+    for lane, c, o, p in zip(lane_list, cta.tolist(), offset.tolist(),
+                             parity[lanes].tolist()):
+        key = (c, o)
+        bar = state.barriers.get(key) or state.barrier(ctx, c, o)
+        if not bar.completed(p) and (key, bar.phase) not in exhausted:
+            phase = bar.phase
             state.land_for_barrier(ctx, key)
-        ready[lane] = bar.completed(int(parity[lane]))
-        if ready[lane]:  # what the phase's arrivals knew of wgmma groups (wgmma_reads.py)
+            if bar.phase == phase:
+                exhausted.add((key, phase))
+        if bar.completed(p):
+            ready[lane] = True  # what the phase's arrivals knew of wgmma groups (wgmma_reads.py)
             wgmma_reads.on_acquire(ctx, key, bar.phase - 1, lane)
     return ready
 
