@@ -69,14 +69,18 @@ class _Bits:
         self.ranges = ranges
         self.memo: dict[SSAValue, int] = {}
         self._signed: dict[SSAValue, int | float | None] = {}
-        self._masks: dict[object, int] = {}
+        self._constants: dict[SSAValue, int | None] = {}
+        self._masks: dict[int, tuple[object, int]] = {}
 
     def width_mask(self, v: SSAValue) -> int:
+        """All ones of ``v``'s width, by the identity of its type (hashing a type attribute
+        hashes its parameters: most of a lookup keyed by the type itself); the type is kept
+        beside its mask, so an id is never another type's."""
         t = v.type
-        got = self._masks.get(t)
-        if got is None:
-            got = self._masks[t] = (1 << (int_bits(t) or 64)) - 1
-        return got
+        got = self._masks.get(id(t))
+        if got is None or got[0] is not t:
+            got = self._masks[id(t)] = (t, (1 << (int_bits(t) or 64)) - 1)
+        return got[1]
 
     def signed(self, v: SSAValue) -> int | float | None:
         """`access.constant_value` of ``v``, kept (a value's defining op never changes)."""
@@ -94,8 +98,14 @@ class _Bits:
         return got
 
     def constant(self, v: SSAValue) -> int | None:
+        """``v``'s integer constant as an unsigned value of its width, kept as `signed` is."""
+        try:
+            return self._constants[v]
+        except KeyError:
+            pass
         c = self.signed(v)
-        return c & self.width_mask(v) if type(c) is int else None
+        got = self._constants[v] = c & self.width_mask(v) if type(c) is int else None
+        return got
 
     def of(self, v: SSAValue) -> int:
         got = self.memo.get(v)
