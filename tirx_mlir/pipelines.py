@@ -260,7 +260,6 @@ class Pipeline:
                 changed = unchanged.saw(p, verifier.run_pass, ctx)
                 if verify and changed and not preserves_ir(p):
                     verifier.check(module)
-                    unchanged.verified = True
             except Exception as err:
                 err.add_note(f"in pass '{p.name}' (#{index + 1} of pipeline "
                              f"'{self.name}': {self.spec()})")
@@ -292,23 +291,15 @@ class _Unchanged:
 
     Neither holds after a pass that does not report, nor while the module holds a region of
     several blocks: xDSL erases an unreachable block without telling a listener, so an empty
-    report there does not prove the IR unchanged (looked for after the pass, once after each
-    pass that changed the IR, when an empty report is next relied on: 0.5 ms a walk on
-    flash_attention_sm80, so not before every pass as well). A pass that erased the last extra
-    block of a region is therefore taken at its empty report: the IR it leaves is valid (an
-    unreachable block dominates no reachable use), and what it can cost is a deterministic pass
-    not run again on the IR after the erasure. Nor is a pass left unverified before the
-    pipeline's first verification: the input itself has not been checked yet (`verified`).
-    Under the verifier's audit or comparison (``TIRX_VERIFY_AUDIT``, ``TIRX_VERIFY_COMPARE``)
-    every pass is verified after, as before."""
+    report there does not prove the IR unchanged (looked for once after each pass that changed
+    the IR, when an empty report is next relied on). Under the verifier's audit or comparison
+    (``TIRX_VERIFY_AUDIT``, ``TIRX_VERIFY_COMPARE``) every pass is verified after, as before."""
 
-    __slots__ = ("module", "verify_all", "verified", "clean", "multi_block")
+    __slots__ = ("module", "verify_all", "clean", "multi_block")
 
     def __init__(self, module: ModuleOp, verify_all: bool) -> None:
         self.module = module
         self.verify_all = verify_all
-        self.verified = False
-        """Whether this run verified the module yet (the input is not known to be valid before)."""
         self.clean: list[ModulePass] = []
         """The deterministic passes that ran on the IR as it is now and left it so."""
         self.multi_block: bool | None = None
@@ -340,7 +331,7 @@ class _Unchanged:
         if log is not None and log.empty and self._single_blocks():
             if getattr(p, "DETERMINISTIC", False):
                 self.clean.append(p)
-            return self.verify_all or not self.verified
+            return self.verify_all
         self.clean.clear()
         self.multi_block = None
         return True
