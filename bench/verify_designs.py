@@ -52,7 +52,13 @@ DEFAULT = ("cuda:softmax_row,cuda:gemm_sm80,cuda:flash_attention_sm80,trn:matmul
 
 
 class _Timing:
-    """Adds the CPU time of each pass and of the verification after it, per pass index."""
+    """Adds the CPU time of each pass and of the verification after it, per pass index. Every
+    design runs every pass of the pipeline and is verified after each that may change the IR
+    (``VERIFY_EVERY_PASS``: without it `Pipeline.apply` skips the verification after a pass
+    that reports no change, and a repeated cleanup, only for designs whose `run_pass` collects
+    reports, so the designs would not see the same passes)."""
+
+    VERIFY_EVERY_PASS = True
 
     def _init_timing(self) -> None:
         self.passes: list[tuple[str, float]] = []

@@ -242,7 +242,8 @@ class Pipeline:
         from tirx_mlir.changes import forget_closed
 
         unchanged = _Unchanged(module, getattr(verifier, "audit", False) or
-                               getattr(verifier, "compare", False))
+                               getattr(verifier, "compare", False) or
+                               getattr(verifier, "VERIFY_EVERY_PASS", False))
         try:
             for index, p in enumerate(self.passes):
                 self._step(index, p, module, ctx, verify, callback, print_between, on_error,
@@ -293,7 +294,9 @@ class _Unchanged:
     several blocks: xDSL erases an unreachable block without telling a listener, so an empty
     report there does not prove the IR unchanged (looked for once after each pass that changed
     the IR, when an empty report is next relied on). Under the verifier's audit or comparison
-    (``TIRX_VERIFY_AUDIT``, ``TIRX_VERIFY_COMPARE``) every pass is verified after, as before."""
+    (``TIRX_VERIFY_AUDIT``, ``TIRX_VERIFY_COMPARE``), or with a verifier whose class states
+    ``VERIFY_EVERY_PASS`` (bench/verify_designs.py: every design sees the same passes), every
+    pass runs and is verified after, as before."""
 
     __slots__ = ("module", "verify_all", "clean", "multi_block")
 
