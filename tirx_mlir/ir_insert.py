@@ -1,8 +1,8 @@
 """Inserting a new op next to another without xDSL's builder: `InsertBefore`, `insert_before`,
 `insert_after`, `insert_at_start`, `insert_at_end`; a builder that links what it inserts the same
 way, `LinkingBuilder`, and one that also builds each constant once per insertion point,
-`SharingBuilder` (with `insert_pure` for its equal arithmetic); moving a block's ops before an op in one splice,
-`move_ops_before`.
+`SharingBuilder` (with `insert_pure` for its equal arithmetic); moving a block's ops before an
+op in one splice, `move_ops_before`.
 
 ``Builder(InsertPoint.before(op)).insert(new)`` costs about 4 us an op at a loop depth of three
 on this machine (the builder and insertion point made, the implicit-builder check, and
@@ -128,7 +128,6 @@ class SharingBuilder(LinkingBuilder):
             return got
         op = known[key] = self.insert(build())
         return op
-
 
     def pure(self, op: OpT) -> OpT:
         """``insert(op)`` for an op whose value depends only on its class, operands,

@@ -109,7 +109,9 @@ def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
         if coeff != 1:
             term = insert_pure(builder, arith_binary(arith.MuliOp, value,
                                                const_index(builder, coeff))).result
-        acc = term if acc is None else insert_pure(builder, arith_binary(arith.AddiOp, acc, term)).result
+        if acc is not None:
+            term = insert_pure(builder, arith_binary(arith.AddiOp, acc, term)).result
+        acc = term
     assert acc is not None
     if expr.const:
         acc = insert_pure(builder, arith_binary(arith.AddiOp, acc,
