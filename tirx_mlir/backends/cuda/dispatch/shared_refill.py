@@ -57,17 +57,22 @@ def narrower_than_cta(op, ctx) -> bool:
     return scope != ExecScope.CTA and scope_threads(scope, threads) < threads
 
 
+def _shared_alloc(value: SSAValue) -> SSAValue | None:
+    """The shared alloc buffer operand ``value`` views (None: not a shared buffer's view)."""
+    if not isinstance(value.type, BufferType) or value.type.scope_name not in SHARED_SCOPES:
+        return None
+    try:
+        return resolve_access(value).buffer
+    except NotAView:
+        return None
+
+
 def shared_allocs(op) -> list[SSAValue]:
     """The shared allocs ``op``'s buffer operands view."""
     found = []
     for value in op.operands:
-        if not isinstance(value.type, BufferType) or value.type.scope_name not in SHARED_SCOPES:
-            continue
-        try:
-            base = resolve_access(value).buffer
-        except NotAView:
-            continue
-        if base not in found:
+        base = _shared_alloc(value)
+        if base is not None and base not in found:
             found.append(base)
     return found
 
@@ -120,13 +125,8 @@ def needs_refill_barrier(ctx, op, alloc: SSAValue) -> bool:
 def refill_before_writes(ctx, b: Builder, op) -> bool:
     """`refill_barrier` for the shared allocs ``op`` writes (one barrier at most)."""
     for value in op.dst_operands():
-        if not isinstance(value.type, BufferType) or value.type.scope_name not in SHARED_SCOPES:
-            continue
-        try:
-            alloc = resolve_access(value).buffer
-        except NotAView:
-            continue
-        if refill_barrier(ctx, b, op, alloc):
+        alloc = _shared_alloc(value)
+        if alloc is not None and refill_barrier(ctx, b, op, alloc):
             return True
     return False
 
