@@ -115,9 +115,10 @@ def note_reads(ctx, allocs, block: Block | None = None) -> None:
 
 def note_unordered(ctx, op) -> None:
     """Record the shared allocs of a dispatched op narrower than the CTA (module docstring):
-    a ``copy_async``'s kept whatever barrier follows (its copies may be in flight)."""
+    a ``copy_async``'s or ``gemm_async``'s kept whatever barrier follows (its copies or
+    wgmmas may be in flight)."""
     if narrower_than_cta(op, ctx):
-        block = None if isinstance(op, T.CopyAsyncOp) else op.parent_block()
+        block = None if isinstance(op, (T.CopyAsyncOp, T.GemmAsyncOp)) else op.parent_block()
         note_reads(ctx, shared_allocs(op), block)
 
 
