@@ -301,16 +301,22 @@ def _outer_if(op):
 
 def test_cta_uniform_values():
     """`cta_uniform`: arithmetic on constants, CTA-level ids and the induction variable of a
-    loop with such bounds is uniform; a per-thread id, anything computed from one, a loop's
-    carried value and a loop variable of a loop bounded by a per-thread id are not."""
+    loop with such bounds, and an element of a global buffer at such an index, is uniform; a
+    per-thread id, anything computed from one, a loop's carried value, a loop variable of a
+    loop bounded by a per-thread id and an element of a local buffer are not."""
     from tirx_mlir.backends.cuda.dispatch.shared_refill import cta_uniform
     from tirx_mlir.dialects.tirx.kernel import KernelOp
 
-    module = parse_module("""tirx.kernel @k(%n: index) grid [2] threads [64] {
+    module = parse_module("""tirx.kernel @k(%n: index, %g: !tirx.buffer<4xi32, global>)
+    grid [2] threads [64] {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cta = tirx.cta_id : index
   %w = tirx.warp_id : index
+  %l = tirx.alloc : !tirx.buffer<4xi32, local>
+  %gl = tirx.load %g[%cta] : !tirx.buffer<4xi32, global>
+  %ll = tirx.load %l[%cta] : !tirx.buffer<4xi32, local>
+  %gw = tirx.load %g[%w] : !tirx.buffer<4xi32, global>
   %a = arith.addi %cta, %n : index
   %b = arith.addi %a, %w : index
   %r = scf.for %i = %c0 to %a step %c1 iter_args(%x = %c0) -> (index) {
@@ -327,6 +333,7 @@ def test_cta_uniform_values():
     named = {v.name_hint: v for o in module.walk() for r in o.regions for blk in r.blocks
              for v in blk.args}
     named |= {r.name_hint: r for o in module.walk() for r in o.results}
-    assert {k: cta_uniform(named[k], kernel) for k in "n c0 cta a i u w b x j v".split()} == {
-        "n": True, "c0": True, "cta": True, "a": True, "i": True, "u": True,
-        "w": False, "b": False, "x": False, "j": False, "v": False}
+    names = "n c0 cta a i u gl w b x j v ll gw".split()
+    assert {k: cta_uniform(named[k], kernel) for k in names} == {
+        "n": True, "c0": True, "cta": True, "a": True, "i": True, "u": True, "gl": True,
+        "w": False, "b": False, "x": False, "j": False, "v": False, "ll": False, "gw": False}

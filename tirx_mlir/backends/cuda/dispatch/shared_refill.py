@@ -21,14 +21,14 @@ or a narrower op writing shared memory, starts with ``__syncthreads`` (`refill_b
 one of those accesses precedes it: in program order (those ops were dispatched already and
 recorded what they touched: `note_reads`, `note_unordered`), or later in a loop around it
 (still tile ops: they come after it in the loop body, so they ran in the previous iteration).
-A narrower writer inside an ``scf.if`` or a loop whose condition or bounds may differ between
-the CTA's warps gets no barrier there (it would hang: only a CTA-uniform branch may hold a
-``__syncthreads``); such control flow is the program's own warp specialisation, which orders
-its accesses itself. A condition is CTA-uniform when it is computed (``arith``) from constants,
-the kernel's scalar arguments, CTA-level ids (``cta_id``, ``cluster_id``, ...) and the
-induction variables of loops with such bounds (`cta_uniform`); a branch on the pass number,
-e.g. a reload skipped on some passes, does get its barrier (without it the reload raced with
-the other warps' reads of the previous pass).
+A narrower writer inside an ``scf.if`` whose condition may differ between the CTA's warps
+gets no barrier there (it would hang: only a CTA-uniform branch may hold a
+``__syncthreads``); such a branch is the program's own warp specialisation, which orders its
+accesses itself. A condition is CTA-uniform when it is computed (``arith``) from constants,
+the kernel's arguments, CTA-level ids (``cta_id``, ``cluster_id``, ...), the induction
+variables of loops with such bounds and elements of global buffers at such indices
+(`cta_uniform`); a branch on the pass number, e.g. a reload skipped on some passes, does get
+its barrier (without it the reload raced with the other warps' reads of the previous pass).
 
 The record forgets a read once a CTA-wide barrier separates it from every later write: a
 ``__syncthreads`` dispatch placed (a refill barrier, a CTA-scope op's own barriers, the
@@ -57,6 +57,7 @@ from tirx_mlir.dialects.tirx import kernel as K
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import NotAView, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
+from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, LoadOp
 
 READS_KEY = "cuda.shared_unordered_touches"
 """``shared_state`` key: per shared alloc, the reads (and writes) earlier tile ops left without
@@ -169,9 +170,10 @@ def _unordered_toucher(op, ctx) -> bool:
 
 def cta_uniform(value: SSAValue, kernel, memo: dict | None = None) -> bool:
     """Whether ``value`` is the same in every thread of a CTA (module docstring): built by
-    ``arith`` from constants, scalar kernel arguments, CTA-level ids and the induction
-    variables of ``scf.for`` loops with such bounds. Anything else (per-thread ids, loaded
-    values, loop-carried values) is not proven uniform."""
+    ``arith`` from constants, scalar kernel arguments, CTA-level ids, the induction
+    variables of ``scf.for`` loops with such bounds and ``tirx.load`` of a global buffer (a
+    kernel argument or a view of one) at such indices. Anything else (per-thread ids, values
+    loaded from shared or local memory, loop-carried values) is not proven uniform."""
     memo = {} if memo is None else memo
     if value in memo:
         return memo[value]
@@ -179,7 +181,7 @@ def cta_uniform(value: SSAValue, kernel, memo: dict | None = None) -> bool:
     if isinstance(value, BlockArgument):
         owner = value.block.parent_op()
         if owner is kernel:
-            found = not isinstance(value.type, BufferType)
+            found = True  # a scalar argument, or a global buffer (the same in every thread)
         elif isinstance(owner, scf.ForOp) and value.index == 0:
             found = all(cta_uniform(v, kernel, memo) for v in (owner.lb, owner.ub, owner.step))
         else:
@@ -188,6 +190,9 @@ def cta_uniform(value: SSAValue, kernel, memo: dict | None = None) -> bool:
         op = value.owner
         if isinstance(op, _CTA_IDS):
             found = True
+        elif isinstance(op, VIEW_OPS) or (isinstance(op, LoadOp) and
+                                          op.buffer.type.scope_name == "global"):
+            found = all(cta_uniform(v, kernel, memo) for v in op.operands)
         elif op.dialect_name() == "arith" and not op.regions:
             found = all(cta_uniform(v, kernel, memo) for v in op.operands)
         else:
@@ -197,21 +202,13 @@ def cta_uniform(value: SSAValue, kernel, memo: dict | None = None) -> bool:
 
 
 def _divergent(op, kernel) -> bool:
-    """Whether ``op`` lies in an ``scf.if``, ``scf.for`` or ``scf.while`` whose condition or
-    bounds are not proven CTA-uniform (`cta_uniform`)."""
+    """Whether ``op`` lies in an ``scf.if`` whose condition is not proven CTA-uniform
+    (`cta_uniform`). Loops are not asked: a refill barrier in a loop whose bounds differ
+    between warps would hang (the SIMT interpreter reports it), never race."""
     memo: dict = {}
     parent = op.parent_op()
     while parent is not None and parent is not kernel:
-        if isinstance(parent, scf.IfOp):
-            values = [parent.cond]
-        elif isinstance(parent, scf.ForOp):
-            values = [parent.lb, parent.ub, parent.step]
-        elif isinstance(parent, scf.WhileOp):
-            last = parent.before_region.block.last_op
-            values = [last.condition] if isinstance(last, scf.ConditionOp) else None
-        else:
-            values = []
-        if values is None or not all(cta_uniform(v, kernel, memo) for v in values):
+        if isinstance(parent, scf.IfOp) and not cta_uniform(parent.cond, kernel, memo):
             return True
         parent = parent.parent_op()
     return False
