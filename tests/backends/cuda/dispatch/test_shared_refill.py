@@ -337,3 +337,19 @@ def test_cta_uniform_values():
     assert {k: cta_uniform(named[k], kernel) for k in names} == {
         "n": True, "c0": True, "cta": True, "a": True, "i": True, "u": True, "gl": True,
         "w": False, "b": False, "x": False, "j": False, "v": False, "ll": False, "gw": False}
+
+
+def test_a_reload_after_a_cluster_sync_gets_no_refill_barrier():
+    """``tirx.cluster_sync`` between the warps' reads and the reloads is a barrier of every
+    thread of the cluster's CTAs: the reloads add no ``__syncthreads`` (before: one before
+    each, ``[0, 0, 1, 1]``)."""
+    text = _two_tiles_kernel("  tirx.cluster_sync cluster\n").replace(
+        "grid [1] threads [128]", "grid [2] threads [128] cluster [2]")
+    module = parse_module(text, "kernel")
+    inputs = random_inputs(module, 0)
+    final = lower(text, arch="sm_90a")
+    for out, ref in zip(run(final, inputs), run(module, inputs), strict=True):
+        np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(run(module, inputs)[0], _four_blocks(inputs[0])[0], rtol=1e-5)
+    assert [_syncs_right_before(o) for o in _tile_loads(final)] == [0, 0, 0, 0]
+    assert any(o.name == "cuda.sync_cluster" for o in final.walk())
