@@ -21,7 +21,9 @@ Families (each drawn from an integer seed, as `cuda_valid_programs.draw` does):
   ``num_stages`` 1-3, or ``copy``; at CTA scope, or at warpgroup/warp scope in a CTA of one
   warpgroup/warp) and read by every warp or thread (warp, warpgroup or thread scope: their
   barriers do not order other warps) into register replicas summed over the passes: the
-  reload must wait for every reader of the previous pass (dispatch/shared_refill.py).
+  reload must wait for every reader of the previous pass (dispatch/shared_refill.py). In
+  `RELOAD_GUARD_SHARE` of them the load is inside ``scf.if`` on the pass number (skipped at
+  one pass, the same in every CTA or one per CTA, or never): a CTA-uniform branch.
 """
 
 from __future__ import annotations
@@ -508,6 +510,35 @@ def draw_dsmem(seed: int) -> Program:
 # --- family "reload": a shared tile reloaded each pass, read by narrower scopes --------------
 
 
+RELOAD_GUARD_SHARE = 0.4
+"""The share of ``reload`` programs whose load is inside ``scf.if`` on the pass number (and,
+half of them, the CTA): a CTA-uniform branch, where the refill barrier must still be."""
+
+
+def _reload_guard(b: Builder, seed: int, blocks: int, grid: int, k: str,
+                  cta: str) -> list[int] | None:
+    """Opens ``scf.if`` around the reload of pass ``k`` (drawn from a generator of its own,
+    so the programs without it are drawn as before): the load is skipped at one pass >= 1
+    (the same in every CTA, or ``1 + cta % (blocks - 1)``) or never (``blocks``). Returns
+    the pass each CTA skips, or None when no branch was drawn."""
+    side = random.Random(f"reload-guard-{seed}")
+    if side.random() >= RELOAD_GUARD_SHARE:
+        return None
+    cond = b.fresh("p")
+    if side.random() < 0.5 or blocks < 3:
+        skip = side.choice([blocks] + list(range(1, blocks)))
+        b.lines.append(f"  {cond} = arith.cmpi ne, {k}, {b.const(skip, 'index')} : index")
+        skips = [skip] * grid
+    else:
+        rem, at = b.fresh("i"), b.fresh("i")
+        b.lines.append(f"  {rem} = arith.remui {cta}, {b.const(blocks - 1, 'index')} : index")
+        b.lines.append(f"  {at} = arith.addi {rem}, {b.const(1, 'index')} : index")
+        b.lines.append(f"  {cond} = arith.cmpi ne, {k}, {at} : index")
+        skips = [1 + g % (blocks - 1) for g in range(grid)]
+    b.lines.append(f"  scf.if {cond} {{")
+    return skips
+
+
 def draw_reload(seed: int) -> Program:
     r, nprng = random.Random(seed), np.random.default_rng(seed)
     how = r.choice(("tma", "tma", "ldgsts", "copy"))
@@ -549,10 +580,13 @@ def draw_reload(seed: int) -> Program:
     b.lines.append(f"  {off} = arith.muli {i}, {crows} : index")
     b.lines.append(f"  {row} = arith.addi {base}, {off} : index")
     xv = b.slice(XG, [row, "0"], (rows, cols))
+    skips = _reload_guard(b, seed, blocks, grid, i, cta)
     if how == "copy":
         b.op("copy", load_scope, [s, xv])
     else:
         b.op("copy_async", load_scope, [s, xv], f' dispatch "{"tma_auto" if how == "tma" else "ldgsts"}"')
+    if skips is not None:
+        b.lines.append("  }")
     b.op("copy", reader, [rv, s])
     if twice:
         b.op("mul", reader, [rv, rv, s])
@@ -561,13 +595,16 @@ def draw_reload(seed: int) -> Program:
     yv = b.slice(Y, [_muli(b, cta, rows), "0"], (rows, cols)) if grid > 1 else Y
     b.op("copy", "cta", [yv, acc])
     x32 = X.astype(np.float32).reshape(grid, blocks, rows, cols)
+    if skips is not None:  # pass skips[g] of CTA g reads the block of the pass before
+        loaded = [[k - 1 if k == skips[g] else k for k in range(blocks)] for g in range(grid)]
+        x32 = np.stack([x32[g, loaded[g]] for g in range(grid)])
     val = (x32 * x32 if twice else x32).sum(axis=1, dtype=np.float32)
     p.expected.append(val.reshape(grid * rows, cols))
     p.rtol = 1e-5 if dt == "f32" else 1e-3
     p.atol = p.rtol * max(1.0, float(np.abs(val).max()))
     p.drawn += [f"load={how}@{load_scope}", f"reader={reader}", f"threads={threads}",
                 f"tile={rows}x{cols}", f"dt={dt}", f"blocks={blocks}", f"grid={grid}",
-                f"twice={twice}"]
+                f"twice={twice}"] + ([] if skips is None else [f"skip={skips}"])
     if how == "ldgsts":  # 1: cuda-pipeline-k-loop leaves the cp.async loop as written
         p.num_stages = r.choice((1, 2, 3))
         p.drawn.append(f"num_stages={p.num_stages}")

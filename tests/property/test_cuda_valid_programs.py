@@ -20,7 +20,8 @@ SEEDS = list(range(0, 24)) + [68, 85, 104, 192, 2031, 2289]
 with `base_family`) and a few later ones. The bugs the campaign found have their own
 regression tests beside the code they were in (tests/backends/cuda/...)."""
 MORE = [(7, "ring"), (2, "ring"), (10, "ring"), (0, "ring"), (1, "ring"), (45, "sm80"),
-        (0, "dsmem"), (43, "chain"), (4, "reload"), (30, "reload"), (60, "ring"), (2, "dsmem")]
+        (0, "dsmem"), (43, "chain"), (4, "reload"), (30, "reload"), (60, "ring"), (2, "dsmem"),
+        (378, "reload")]
 """Programs of the K-loop and cluster families (cuda_valid_kloops.py) and a chain of several
 warpgroup instances: a one-shot TMA (7) or cp.async (2) tile reloaded in an outer loop or
 between two K loops (10), a
@@ -29,7 +30,9 @@ cluster multicast ring (0), a one-shot tile before a ring (1), an sm_80 K loop o
 a shared tile reloaded per pass by a warpgroup's TMA (4) or unpipelined cp.async (30) while
 other warps or threads read the previous pass's (a WAR race before shared_refill.py), and the
 run-time ``cta_mask`` operand: a ring's B multicast along a cluster of 2 (60), a per-cluster
-tile multicast to a DSMEM exchange's CTAs (2)."""
+tile multicast to a DSMEM exchange's CTAs (2); a warpgroup's TMA reload inside ``scf.if`` on
+the pass number, read by every thread (378: a WAR race before a narrower writer in a
+CTA-uniform branch got its barrier)."""
 REFUSED = {18: "4 warps cannot split a 32x8 accumulator into whole 16x8 mma tiles",
            2289: "row strides [4] bytes must be multiples of 16 for a tensor map"}
 """Seeds whose program a variant refuses, and the reason it gives."""

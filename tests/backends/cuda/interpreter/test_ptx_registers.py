@@ -162,3 +162,59 @@ def test_two_setmaxnreg_without_a_barrier_between_are_a_located_error(between):
         run_simt(_twice(between))
     second = 6 + between.count("\n")  # the second setmaxnreg's line
     assert str(err.value).startswith(f"<test>:{second}:3: error: [setmaxnreg] ptx.setmaxnreg")
+
+
+def _twice_mbarrier(count: int, arrive: str, before: str = "") -> str:
+    """`_twice` synchronised through an mbarrier of ``count`` arrivals: the threads for which
+    ``arrive`` (an i1 of ``%t``) holds arrive on it after the first ``setmaxnreg`` (or
+    ``before`` it: "before"), then every thread waits for phase 0."""
+    arrival = f"""  scf.if {arrive} {{
+    %tok = ptx.mbarrier_arrive "shared" [%pb] : (i32) -> i64
+  }}"""
+    return cuda_kernel("() -> (%Out: !tirx.buffer<128xi32, global>)", f"""
+  %c0 = arith.constant 0 : index
+  %c32 = arith.constant 32 : index
+  %p0 = arith.constant 0 : i32
+  %true = arith.constant true
+  %count = arith.constant {count} : i32
+  %bar = cuda.shared_alloc align 8 : !tirx.buffer<1xi64, shared>
+  %pb = cuda.address %bar, %c0 : !tirx.buffer<1xi64, shared>, index -> i32
+  %t = cuda.thread_idx x : index
+  %all = arith.cmpi sge, %t, %c0 : index
+  %warp0 = arith.cmpi slt, %t, %c32 : index
+  %lane = arith.remui %t, %c32 : index
+  %lane0 = arith.cmpi eq, %lane, %c0 : index
+  %leader = arith.cmpi eq, %t, %c0 : index
+  scf.if %leader {{
+    ptx.mbarrier_init "shared" [%pb], %count : (i32, i32) -> ()
+  }}
+  cuda.sync_threads
+{arrival if before else ""}
+  ptx.setmaxnreg "dec" 72
+{"" if before else arrival}
+{spin_wait()}
+  ptx.setmaxnreg "dec" 64
+  %v = arith.index_cast %t : index to i32
+  cuda.store %Out, %t, %v : !tirx.buffer<128xi32, global>, index, i32""",
+                       "grid [1] threads [128]", attrs=" attributes {cuda.max_registers = 80 : i64}")
+
+
+@pytest.mark.parametrize("count,arrive", [(128, "%all"), (4, "%lane0")])
+def test_a_wait_on_a_phase_every_warp_arrived_on_synchronises_the_warpgroup(count, arrive):
+    """Every warp (all threads, or lane 0 of each) arrives after the first ``setmaxnreg``
+    and every thread waits for the phase: each warp runs after all 4 warps' first one, as
+    after a barrier. Before: a located [setmaxnreg] error (only barriers counted)."""
+    (out,), _ = run_simt(_twice_mbarrier(count, arrive))
+    np.testing.assert_array_equal(out, np.arange(128))
+
+
+@pytest.mark.parametrize("count,arrive,before", [(32, "%warp0", ""), (128, "%all", "before")])
+def test_a_wait_on_a_phase_not_every_warp_arrived_on_after_setmaxnreg_is_an_error(count, arrive,
+                                                                                   before):
+    """A phase only warp 0 arrived on (its completion says nothing of warps 1-3), or one whose
+    arrivals all came before the first ``setmaxnreg``, orders no warp after the others'
+    ``setmaxnreg``: the second one is the located error, naming the whole warpgroup."""
+    with pytest.raises(InterpretError, match=r"synchronise between two of its setmaxnreg .*"
+                                             r"\(threads 0-127 of CTA") as err:
+        run_simt(_twice_mbarrier(count, arrive, before))
+    assert "[setmaxnreg] ptx.setmaxnreg" in str(err.value)

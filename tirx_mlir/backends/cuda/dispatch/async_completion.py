@@ -140,7 +140,7 @@ def unwaited_cp_async(op: TileOp, ctx) -> bool:
     return not touched.isdisjoint(pending)
 
 
-def complete_cp_async(b: Builder) -> None:
-    """``cp.async.wait_all`` then ``__syncthreads``."""
+def complete_cp_async(b: Builder) -> SyncThreadsOp:
+    """``cp.async.wait_all`` then ``__syncthreads`` (returned)."""
     b.insert(ptx("cp_async_wait_all", []))
-    b.insert(SyncThreadsOp())
+    return b.insert(SyncThreadsOp())

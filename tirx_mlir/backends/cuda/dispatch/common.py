@@ -560,15 +560,17 @@ WARPGROUP_BARRIER = 1
 warpgroups (1024 threads) use ids 1..8 of the 16."""
 
 
-def scope_barrier(b: Builder, scope: ExecScope) -> None:
+def scope_barrier(b: Builder, scope: ExecScope):
+    """The barrier of ``scope``'s instance (none for a thread), inserted; the op or None."""
     if scope == ExecScope.CTA:
-        b.insert(SyncThreadsOp())
-    elif scope == ExecScope.WARPGROUP:
-        b.insert(SyncWarpgroupOp(barrier=IntegerAttr(WARPGROUP_BARRIER, i32),
-                                 per_warpgroup=UnitAttr()))
-    elif scope == ExecScope.WARP:
+        return b.insert(SyncThreadsOp())
+    if scope == ExecScope.WARPGROUP:
+        return b.insert(SyncWarpgroupOp(barrier=IntegerAttr(WARPGROUP_BARRIER, i32),
+                                        per_warpgroup=UnitAttr()))
+    if scope == ExecScope.WARP:
         mask = b.insert(arith_constant(-1, i32)).result
-        b.insert(SyncWarpOp(mask))
+        return b.insert(SyncWarpOp(mask))
+    return None
 
 
 def is_scope_barrier(op, scope: ExecScope) -> bool:
@@ -621,14 +623,16 @@ def cuda_variant(op_name, variant: str, priority: int, when: list[Predicate],
             reads, writes = _touches_shared(op) if barriers else (False, False)
             scope = op.exec_scope
             if unwaited_cp_async(op, ctx):
-                complete_cp_async(ctx.builder)
+                shared_refill.note_barrier(ctx, complete_cp_async(ctx.builder))
             elif writes and scope == ExecScope.CTA and _after_other_work(op):
-                scope_barrier(ctx.builder, scope)
+                shared_refill.note_barrier(ctx, scope_barrier(ctx.builder, scope))
             elif writes and scope != ExecScope.CTA:  # after narrower accesses or wgmmas
                 shared_refill.refill_before_writes(ctx, ctx.builder, op)
             impl(op, ctx)
             if (reads or writes) and scope != ExecScope.THREAD:
-                scope_barrier(ctx.builder, scope)
+                after = scope_barrier(ctx.builder, scope)
+                if scope == ExecScope.CTA:
+                    shared_refill.note_barrier(ctx, after)
             shared_refill.note_unordered(ctx, op)
         run.__name__ = impl.__name__
         run.__doc__ = impl.__doc__

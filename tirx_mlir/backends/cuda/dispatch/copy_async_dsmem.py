@@ -43,7 +43,7 @@ from xdsl.rewriter import InsertPoint
 from tirx_mlir.backends.cuda.dialects import cuda
 from tirx_mlir.backends.cuda.dialects.cuda.shared import ALIGN_ATTR, CLUSTER_VISIBLE_ATTR
 from tirx_mlir.backends.cuda.dialects.ptx.ops import make as ptx
-from tirx_mlir.backends.cuda.dispatch import common
+from tirx_mlir.backends.cuda.dispatch import common, shared_refill
 from tirx_mlir.backends.cuda.dispatch import tma_ring as ring_
 from tirx_mlir.backends.cuda.layout.defaults import scope_threads
 from tirx_mlir.backends.cuda.layout.runs import aligned
@@ -273,8 +273,8 @@ def dsmem(op: T.CopyAsyncOp, ctx) -> None:
                      [common.sm_at_least(90), common.ONE_DIM_BLOCK], barriers=False)
 def barrier_cluster(op: ClusterSyncOp, ctx) -> None:
     b = ctx.builder
-    if not uses_dsmem(ctx):
-        b.insert(cuda.SyncClusterOp())
+    if not uses_dsmem(ctx):  # a cluster barrier is CTA-wide too (shared_refill.py)
+        shared_refill.note_barrier(ctx, b.insert(cuda.SyncClusterOp()))
         return
     box = inbox(ctx)
     b.insert(ptx("fence_proxy_async", [], space="shared::cta"))
@@ -287,5 +287,5 @@ def barrier_cluster(op: ClusterSyncOp, ctx) -> None:
     ring_.close_if(inner)
     parity = _inbox_parity(ctx, b)
     ring_.wait_parity(b, bar, parity, sem="acquire", scope="cluster")
-    b.insert(cuda.SyncClusterOp())
+    shared_refill.note_barrier(ctx, b.insert(cuda.SyncClusterOp()))
 

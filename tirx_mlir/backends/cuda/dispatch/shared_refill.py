@@ -21,28 +21,54 @@ or a narrower op writing shared memory, starts with ``__syncthreads`` (`refill_b
 one of those accesses precedes it: in program order (those ops were dispatched already and
 recorded what they touched: `note_reads`, `note_unordered`), or later in a loop around it
 (still tile ops: they come after it in the loop body, so they ran in the previous iteration).
-Not inside an ``scf.if`` for a narrower writer: its condition may hold in some warps only, and
-a CTA barrier there would hang (the tile level gives sub-CTA ids no value, so such a branch is
-the program's own warp specialisation, which orders its accesses itself).
+A narrower writer inside an ``scf.if`` whose condition may differ between the CTA's warps
+gets no barrier there (it would hang: only a CTA-uniform branch may hold a
+``__syncthreads``); such a branch is the program's own warp specialisation, which orders its
+accesses itself. A condition is CTA-uniform when it is computed (``arith``) from constants,
+the kernel's arguments, CTA-level ids (``cta_id``, ``cluster_id``, ...), the induction
+variables of loops with such bounds and elements of global buffers at such indices
+(`cta_uniform`); a branch on the pass number, e.g. a reload skipped on some passes, does get
+its barrier (without it the reload raced with the other warps' reads of the previous pass).
+
+The record forgets a read once a CTA-wide barrier separates it from every later write: a
+``__syncthreads`` dispatch placed (a refill barrier, a CTA-scope op's own barriers, the
+completion of pending cp.async copies) or a ``tirx.cluster_sync``'s cluster barrier, placed
+in a block that holds the reading op (at any depth) after it: every execution of the read is
+then followed by the barrier before control leaves that block (`note_barrier`). A barrier
+inside a branch or a loop body after the read does not separate a read before that
+``scf.if``/loop (the branch may not be taken, the loop may not run). Records of ``gemm_async``
+and of ``copy_async`` are kept: a wgmma group or a copy may still be in flight at a barrier
+(a consumer keeps a wgmma group in flight across its loop, wgmma_in_flight.py; a cp.async
+lands at its wait). Barriers the input program wrote itself as ``cuda.sync_threads`` are not
+seen (the tile level writes none but ``tirx.cluster_sync``).
 """
 
 from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import scf
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, BlockArgument, SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda.sync import SyncThreadsOp
 from tirx_mlir.backends.cuda.layout.async_defaults import tile_uses
 from tirx_mlir.backends.cuda.layout.defaults import scope_threads
 from tirx_mlir.backends.cuda.memory import SHARED_SCOPES
+from tirx_mlir.dialects.tirx import kernel as K
 from tirx_mlir.dialects.tirx import tile_ops as T
 from tirx_mlir.dialects.tirx.access import NotAView, resolve_access
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope
+from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, LoadOp
 
 READS_KEY = "cuda.shared_unordered_touches"
-"""``shared_state`` key: the shared allocs earlier tile ops left touched without a CTA-wide
-barrier after them."""
+"""``shared_state`` key: per shared alloc, the reads (and writes) earlier tile ops left without
+a CTA-wide barrier after them, each ``(block, barriers)``: the block that held the op (None:
+kept whatever barrier follows) and how many barriers had been placed before it."""
+
+BARRIERS_KEY = "cuda.shared_refill_barriers"
+"""``shared_state`` key: the CTA-wide barrier ops dispatch placed, in program order
+(`note_barrier`); one placed by a case the search then discarded is erased (no block)."""
+
+_CTA_IDS = (K.CtaIdOp, K.ClusterIdOp, K.CtaIdInClusterOp, K.CtaIdInPairOp)
 
 
 def _block_threads(ctx) -> int:
@@ -77,26 +103,112 @@ def shared_allocs(op) -> list[SSAValue]:
     return found
 
 
-def note_reads(ctx, allocs) -> None:
+def note_reads(ctx, allocs, block: Block | None = None) -> None:
     """Record shared allocs a dispatched op (a ``gemm_async`` outside pipelined rings) may
-    still be accessing when the code after it runs (module docstring)."""
-    ctx.shared_state.setdefault(READS_KEY, set()).update(allocs)
+    still be accessing when the code after it runs (module docstring). ``block``: the block
+    holding the op when a CTA-wide barrier after it there ends its accesses; None: none does
+    (the record is kept)."""
+    entry = (block, len(ctx.shared_state.get(BARRIERS_KEY, ())))
+    reads = ctx.shared_state.setdefault(READS_KEY, {})
+    for alloc in allocs:
+        reads.setdefault(alloc, []).append(entry)
 
 
 def note_unordered(ctx, op) -> None:
-    """Record the shared allocs of a dispatched op narrower than the CTA (module docstring)."""
+    """Record the shared allocs of a dispatched op narrower than the CTA (module docstring):
+    a ``copy_async``'s or ``gemm_async``'s kept whatever barrier follows (its copies or
+    wgmmas may be in flight)."""
     if narrower_than_cta(op, ctx):
-        note_reads(ctx, shared_allocs(op))
+        block = None if isinstance(op, (T.CopyAsyncOp, T.GemmAsyncOp)) else op.parent_block()
+        note_reads(ctx, shared_allocs(op), block)
+
+
+def note_barrier(ctx, barrier) -> None:
+    """A CTA-wide barrier op dispatch placed (``__syncthreads``, a cluster barrier): the reads
+    recorded before it, in blocks it follows them in, are ordered before what comes after it
+    (module docstring). Read when it is committed (its block is the kernel's then)."""
+    ctx.shared_state.setdefault(BARRIERS_KEY, []).append(barrier)
+
+
+def _inside(block: Block, outer: Block) -> bool:
+    """Whether ``block`` is ``outer`` or nested in one of its ops."""
+    node: Block | None = block
+    while node is not None:
+        if node is outer:
+            return True
+        region = node.parent
+        op = region.parent if region is not None else None
+        node = op.parent if op is not None else None
+    return False
+
+
+def _unseparated(ctx, alloc: SSAValue) -> bool:
+    """Whether a recorded access of ``alloc`` has no CTA-wide barrier after it (module
+    docstring); records a barrier separates are dropped."""
+    entries = ctx.shared_state.get(READS_KEY, {}).get(alloc)
+    if not entries:
+        return False
+    barriers = ctx.shared_state.get(BARRIERS_KEY, ())
+    kept = []
+    for block, seen in entries:
+        if block is None or not any(_separates(bar, block) for bar in barriers[seen:]):
+            kept.append((block, seen))
+    entries[:] = kept
+    return bool(kept)
+
+
+def _separates(barrier, block: Block) -> bool:
+    """Whether committed ``barrier``, placed after an access in ``block``, follows it on every
+    path: ``block`` lies in the barrier's block."""
+    where = barrier.parent_block()
+    return where is not None and where.parent is not None and _inside(block, where)
 
 
 def _unordered_toucher(op, ctx) -> bool:
     return isinstance(op, T.GemmAsyncOp) or narrower_than_cta(op, ctx)
 
 
-def _under_if(op, kernel) -> bool:
+def cta_uniform(value: SSAValue, kernel, memo: dict | None = None) -> bool:
+    """Whether ``value`` is the same in every thread of a CTA (module docstring): built by
+    ``arith`` from constants, scalar kernel arguments, CTA-level ids, the induction
+    variables of ``scf.for`` loops with such bounds and ``tirx.load`` of a global buffer (a
+    kernel argument or a view of one) at such indices. Anything else (per-thread ids, values
+    loaded from shared or local memory, loop-carried values) is not proven uniform."""
+    memo = {} if memo is None else memo
+    if value in memo:
+        return memo[value]
+    memo[value] = False  # a cycle (a loop-carried value) is not proven
+    if isinstance(value, BlockArgument):
+        owner = value.block.parent_op()
+        if owner is kernel:
+            found = True  # a scalar argument, or a global buffer (the same in every thread)
+        elif isinstance(owner, scf.ForOp) and value.index == 0:
+            found = all(cta_uniform(v, kernel, memo) for v in (owner.lb, owner.ub, owner.step))
+        else:
+            found = False
+    else:
+        op = value.owner
+        if isinstance(op, _CTA_IDS):
+            found = True
+        elif isinstance(op, VIEW_OPS) or (isinstance(op, LoadOp) and
+                                          op.buffer.type.scope_name == "global"):
+            found = all(cta_uniform(v, kernel, memo) for v in op.operands)
+        elif op.dialect_name() == "arith" and not op.regions:
+            found = all(cta_uniform(v, kernel, memo) for v in op.operands)
+        else:
+            found = False
+    memo[value] = found
+    return found
+
+
+def _divergent(op, kernel) -> bool:
+    """Whether ``op`` lies in an ``scf.if`` whose condition is not proven CTA-uniform
+    (`cta_uniform`). Loops are not asked: a refill barrier in a loop whose bounds differ
+    between warps would hang (the SIMT interpreter reports it), never race."""
+    memo: dict = {}
     parent = op.parent_op()
     while parent is not None and parent is not kernel:
-        if isinstance(parent, scf.IfOp):
+        if isinstance(parent, scf.IfOp) and not cta_uniform(parent.cond, kernel, memo):
             return True
         parent = parent.parent_op()
     return False
@@ -106,9 +218,9 @@ def needs_refill_barrier(ctx, op, alloc: SSAValue) -> bool:
     """Whether the write of ``alloc`` by ``op`` must start with ``__syncthreads`` (module
     docstring)."""
     kernel = ctx.kernel
-    if op.exec_scope != ExecScope.CTA and _under_if(op, kernel):
+    if op.exec_scope != ExecScope.CTA and _divergent(op, kernel):
         return False
-    if alloc in ctx.shared_state.get(READS_KEY, ()):
+    if _unseparated(ctx, alloc):
         return True
     loops = []
     parent = op.parent_op()
@@ -136,5 +248,5 @@ def refill_barrier(ctx, b: Builder, op, alloc: SSAValue) -> bool:
     `needs_refill_barrier`; whether it inserted one."""
     if not needs_refill_barrier(ctx, op, alloc):
         return False
-    b.insert(SyncThreadsOp())
+    note_barrier(ctx, b.insert(SyncThreadsOp()))
     return True
