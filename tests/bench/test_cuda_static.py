@@ -76,8 +76,9 @@ def test_without_triton_ours_alone():
 
 def test_kernel_columns_are_shown_and_compared():
     def static(sass, fchk):
+        whole = cuda_static.Counter({"SASS": sass, "FCHK": fchk})
         return cuda_static.Static(32, 0, (0, 0), 0, 0, 128, 80, cuda_static.Counter({"all": 10}),
-                                  "loop trip", "", cuda_static.Counter({"SASS": sass, "FCHK": fchk}))
+                                  "loop trip", "", whole)
     assert "|  1279    32" in cuda_static.row("k", "ours", static(1279, 32))
     ratio = cuda_static.ratio_row(static(1279, 32), static(901, 0))
     assert ratio.rstrip().endswith("|  1.42     -")
