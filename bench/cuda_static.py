@@ -16,7 +16,10 @@ Triton's launch size (``metadata.shared``) and what our ``cuda.dynamic_shared`` 
 The main loop is the backward branch of the SASS holding the most tensor-core instructions
 (else the largest); its opcode families are counted (tensor core HMMA/HGMMA, full wgmma waits
 ``WARPGROUP.DEPBAR.LE gsb0, 0x0`` (WAIT0), LDGSTS (cp.async),
-UTMALDG (TMA), LDSM (ldmatrix), LDS/STS, LDG/STG, BAR, all). For a GEMM the counts are per K
+UTMALDG (TMA), LDSM (ldmatrix), LDS/STS, LDG/STG, BAR, EX2 (``MUFU.EX2``: exp2), SHFL (warp
+shuffles), all). Two columns are of the whole function instead: SASS, its instructions (NOPs
+left out, the guarded subroutines in), and FCHK, the IEEE ``div.rn``/``rcp.rn`` ptxas expanded
+(each one an ``FCHK`` + a guarded ``CALL`` of the slow path inline). For a GEMM the counts are per K
 tile: the loop body's tensor-core multiply-adds divided by a K tile's share of one warp (HMMA)
 or warpgroup (HGMMA), ``BM*BN*BK / units``, is how many K tiles one trip does (ptxas unrolls;
 the units are the warps that multiply: a TMA producer warpgroup is not one);
@@ -56,7 +59,13 @@ REG_UNIT = 256
 allocation unit size for compute capability 8.0 and 9.0)."""
 SMEM_UNIT = 128
 """Shared memory is allocated per block in units of 128 bytes (the calculator's granularity)."""
-COLUMNS = ("TC", "WAIT0", "LDGSTS", "UTMALDG", "LDSM", "LDS", "STS", "LDG", "STG", "BAR", "all")
+COLUMNS = ("TC", "WAIT0", "LDGSTS", "UTMALDG", "LDSM", "LDS", "STS", "LDG", "STG", "BAR", "EX2",
+           "SHFL", "all")
+KERNEL_COLUMNS = ("SASS", "FCHK")
+"""Whole-function columns: every instruction but NOPs (guarded subroutines in), and the FCHKs
+(one per IEEE division or reciprocal ptxas expanded)."""
+EX2 = "EX2"
+"""The column of ``MUFU.EX2`` (exp2; the family MUFU also holds RCP, RSQ, ...)."""
 FULL_WAIT = "WAIT0"
 """The column of the main loop's full wgmma waits (``WARPGROUP.DEPBAR.LE gsb0, 0x0``, what
 ``wgmma.wait_group 0`` becomes): one per K tile when no wgmma group stays in flight across K
@@ -87,6 +96,7 @@ class Static:
     counts: Counter           # opcode families per K tile (GEMM) or per loop trip
     per: str                  # what the counts are per
     sass_text: str
+    kernel: Counter | None = None  # KERNEL_COLUMNS, of the whole function
 
 
 def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dynamic: int,
@@ -108,6 +118,7 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
     body[FULL_WAIT] = sum(1 for i in (lp.body if lp else fn)
                           if i.opcode.startswith("WARPGROUP.DEPBAR")
                           and i.operands.replace(" ", "").endswith("gsb0,0x0"))
+    body[EX2] = sum(1 for i in (lp.body if lp else fn) if i.opcode.startswith("MUFU.EX2"))
     cold = sum(1 for i in called if i.family != "NOP")
     per = "loop trip" if lp else "kernel" + (f" (+{cold} in guarded CALLs)" if cold else "")
     if tile is not None:
@@ -129,10 +140,12 @@ def read_cubin(cubin: bytes, function: str | None, threads: int, arch: int, dyna
         counts[fam] += c
         if fam in sass.TENSOR_CORE:
             counts["TC"] += c
-        if fam != FULL_WAIT:  # not an opcode family: its WARPGROUP instructions count already
+        if fam not in (FULL_WAIT, EX2):  # not families: their instructions count already
             counts["all"] += c
+    kernel = Counter({"SASS": sum(1 for i in code[name] if i.family != "NOP"),
+                      "FCHK": spills["FCHK"]})
     return Static(res.registers, res.stack, (spills["STL"], spills["LDL"]), res.shared, dynamic,
-                  threads, arch, counts, per, text)
+                  threads, arch, counts, per, text, kernel)
 
 
 def ours_static(ex: O.Example, tmp: Path) -> tuple[Static, Static | str]:
@@ -177,6 +190,7 @@ def fmt(v: float) -> str:
 def row(label: str, side: str, s: Static) -> str:
     blocks, occ = occupancy(s.arch, s.regs, s.static_smem + s.dynamic_smem, s.threads)
     counts = " ".join(f"{fmt(s.counts.get(c, 0)):>7s}" for c in COLUMNS)
+    counts += " | " + " ".join(f"{(s.kernel or {}).get(c, 0):>5d}" for c in KERNEL_COLUMNS)
     return (f"{label:26s} {side:7s} sm_{s.arch:<3d} {s.regs:>4d} {s.spills[0]:>3d}/{s.spills[1]:<3d} "
             f"{s.stack:>5d} {s.static_smem:>6d}+{s.dynamic_smem:<6d} {s.threads:>4d} "
             f"{blocks:>3d} {occ:>5.0%} | {counts}  per {s.per}")
@@ -193,18 +207,21 @@ def ratio_row(a: Static, b: Static) -> str:
     ab, ao = occupancy(a.arch, a.regs, a.static_smem + a.dynamic_smem, a.threads)
     bb, bo = occupancy(b.arch, b.regs, b.static_smem + b.dynamic_smem, b.threads)
     smem = r(a.static_smem + a.dynamic_smem, b.static_smem + b.dynamic_smem)
+    whole = " | " + " ".join(f"{r((a.kernel or {}).get(c, 0), (b.kernel or {}).get(c, 0)):>5s}"
+                             for c in KERNEL_COLUMNS)
     if _unit(a.per) != _unit(b.per):  # a loop trip against a whole kernel: no ratio
         return (f"{'':26s} {'ratio':7s} {'':6s} {r(a.regs, b.regs):>4s} {'':7s} {'':5s} "
                 f"{smem:>13s} {'':4s} {r(ab, bb):>3s} {r(ao, bo):>5s} | counts per {a.per} "
-                f"(ours) and per {b.per} (Triton): not compared")
+                f"(ours) and per {b.per} (Triton): not compared{whole}")
     counts = " ".join(f"{r(a.counts.get(c, 0), b.counts.get(c, 0)):>7s}" for c in COLUMNS)
     return (f"{'':26s} {'ratio':7s} {'':6s} {r(a.regs, b.regs):>4s} {'':7s} {'':5s} "
-            f"{smem:>13s} {'':4s} {r(ab, bb):>3s} {r(ao, bo):>5s} | {counts}")
+            f"{smem:>13s} {'':4s} {r(ab, bb):>3s} {r(ao, bo):>5s} | {counts}{whole}")
 
 
 HEADER = (f"{'kernel (BMxBNxBK)':26s} {'side':7s} {'arch':6s} {'regs':>4s} {'STL/LDL':7s} "
           f"{'stack':>5s} {'smem st+dyn':>13s} {'thr':>4s} {'blk':>3s} {'occ':>5s} | "
-          + " ".join(f"{c:>7s}" for c in COLUMNS))
+          + " ".join(f"{c:>7s}" for c in COLUMNS) + " | "
+          + " ".join(f"{c:>5s}" for c in KERNEL_COLUMNS))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -287,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
           "ours); 1 row/program: Triton's tutorial form of a row kernel, for reference")
     print("TC: tensor-core instructions (HMMA on sm_80, HGMMA on sm_90); occ: resident threads "
           "/ 2048 from registers, shared memory (+1 KiB reserved per block) and threads per block")
+    print("EX2: MUFU.EX2; SASS, FCHK (after the last |): the whole function's instructions "
+          "(NOPs aside) and its IEEE divisions / reciprocals (FCHK + guarded slow-path CALL)")
     return 0
 
 

@@ -97,7 +97,7 @@ def flash_attention(q_ptr, k_ptr, v_ptr, o_ptr, L: tl.constexpr, D: tl.constexpr
     """O = softmax(Q K^T / sqrt(D)) V for one head (Q, K, V L x D f16, O f32): program i owns
     BLOCK_M queries and walks K/V in blocks of BLOCK_N with FlashAttention-2's online softmax,
     as examples/cuda/tile/gen_flash_attention.py's kernels do (the same statistics, P rounded
-    to f16 for P V, O divided by l at the end)."""
+    to f16 for P V, O multiplied by 1 / l at the end: one reciprocal per row)."""
     offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = tl.arange(0, BLOCK_N)
     offs_d = tl.arange(0, D)
@@ -116,4 +116,4 @@ def flash_attention(q_ptr, k_ptr, v_ptr, o_ptr, L: tl.constexpr, D: tl.constexpr
         v = tl.load(v_ptr + (j + offs_n)[:, None] * D + offs_d[None, :])
         acc = tl.dot(p.to(tl.float16), v, acc)
         m_i = m_new
-    tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], acc / l_i[:, None])
+    tl.store(o_ptr + offs_m[:, None] * D + offs_d[None, :], acc * (1.0 / l_i)[:, None])

@@ -72,3 +72,43 @@ def test_without_triton_ours_alone():
     assert "Triton is not installed" in timed.stdout
     assert any(ln.startswith("cuda/vector_add") and "Triton not run" in ln
                for ln in timed.stdout.splitlines())
+
+
+def test_kernel_columns_are_shown_and_compared():
+    def static(sass, fchk):
+        whole = cuda_static.Counter({"SASS": sass, "FCHK": fchk})
+        return cuda_static.Static(32, 0, (0, 0), 0, 0, 128, 80, cuda_static.Counter({"all": 10}),
+                                  "loop trip", "", whole)
+    assert "|  1279    32" in cuda_static.row("k", "ours", static(1279, 32))
+    ratio = cuda_static.ratio_row(static(1279, 32), static(901, 0))
+    assert ratio.rstrip().endswith("|  1.42     -")
+
+
+EX2_AND_DIV = """.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [p];
+    cvta.to.global.u64 %rd1, %rd1;
+    ld.global.f32 %f1, [%rd1];
+    ex2.approx.f32 %f2, %f1;
+    div.rn.f32 %f3, %f2, %f1;
+    st.global.f32 [%rd1], %f3;
+    ret;
+}
+"""
+
+
+@NEEDS_TOOLS
+def test_read_cubin_counts_ex2_and_ieee_divisions(tmp_path):
+    from triton_peers import ours
+
+    cubin = tmp_path / "k.cubin"
+    ours.ptxas(EX2_AND_DIV, "sm_80", cubin)
+    got = cuda_static.read_cubin(cubin.read_bytes(), "k", 32, 80, 0, None, None)
+    assert got.counts["EX2"] == 1 and got.counts["MUFU"] >= 2  # exp2, and the division's RCP
+    assert got.kernel["FCHK"] == 1
+    assert got.kernel["SASS"] > got.counts["all"]  # the guarded slow path is counted there

@@ -38,7 +38,9 @@ HEADER = {
 // Per KV block of 64: S = Q K^T (mma.sync; K^T read with ldmatrix from the [N, D] tile),
 // m' = max(m, rowmax(S / 8)), P = exp(S / 8 - m'), l = l exp(m - m') + rowsum(P),
 // O = O exp(m - m') + P V, P converted to f16 in the registers it was computed in (the m16n8 C
-// fragments of two n-tiles are the A fragment of one k16 step). Finally O = O / l.""",
+// fragments of two n-tiles are the A fragment of one k16 step). Finally O = O * (1 / l): one
+// reciprocal per row, then multiplies (FlashAttention-2's normalisation; an IEEE division per
+// element would be 32 divisions a thread).""",
     "sm_90a": """// Flash-attention forward on sm_90a with wgmma: O = softmax(Q K^T / 8) V for one head, Q, K, V
 // {L}x64 f16, O f32. Each CTA is one warpgroup owning 64 queries: S = Q K^T and O += P V are
 // wgmma m64n64k16 (A and B from 128-byte-swizzled shared tiles through matrix descriptors;
@@ -47,7 +49,7 @@ HEADER = {
 // and l live in the 4 lanes of a row and every row reduction stays in its warp. P is computed
 // in registers and staged, as f16, in a swizzled shared tile for the second wgmma. Per KV
 // block: m' = max(m, rowmax(S / 8)), P = exp(S / 8 - m'), l = l exp(m - m') + rowsum(P),
-// O = O exp(m - m') + P V; finally O = O / l.""",
+// O = O exp(m - m') + P V; finally O = O * (1 / l), one reciprocal per row.""",
     "sm_90a_ring": """// Flash-attention forward on sm_90a, pipelined: O = softmax(Q K^T / 8) V for one head, Q, K, V
 // {L}x64 f16, O f32. Each CTA of two warpgroups owns 64 queries; its Q tile is loaded once by
 // the TMA before the loop (a one-shot load: the consumer warpgroup waits for it once, before
@@ -64,7 +66,8 @@ HEADER = {
 // S waits with wgmma.wait_group 0 (the softmax reads it right away); P V commits without a
 // wait, retired by the next block's S wait (its V stage released there) or by the drain after
 // the loop. Per KV block: m' = max(m, rowmax(S / 8)), P = exp(S / 8 - m'),
-// l = l exp(m - m') + rowsum(P), O = O exp(m - m') + P V; finally O = O / l.""",
+// l = l exp(m - m') + rowsum(P), O = O exp(m - m') + P V; finally O = O * (1 / l), one
+// reciprocal per row.""",
 }
 
 
@@ -137,7 +140,8 @@ tirx.kernel @{name}(%Q: {g("f16")}, %K: {g("f16")}, %V: {g("f16")})
     {pv}
     tirx.copy cta %m, %mnew : {row}, {row}
   }}
-  tirx.fdiv cta %o, %o, %l : {acc}, {acc}, {row}
+  tirx.reciprocal cta %l, %l : {row}, {row}
+  tirx.mul cta %o, %o, %l : {acc}, {acc}, {row}
   %out = tirx.slice %O[%m0, 0] [{BM}, {D}] : {g("f32")} -> !tirx.buffer<{BM}x{D}xf32, global>
   tirx.copy cta %out, %o : !tirx.buffer<{BM}x{D}xf32, global>, {acc}
   tirx.return
@@ -206,7 +210,8 @@ tirx.kernel @{name}(%Q: {g("f16")}, %K: {g("f16")}, %V: {g("f16")})
     tirx.gemm_async cta %o, %p, %sv transpose_b accum : {acc}, {p_type}, {stage}
     tirx.copy cta %m, %mnew : {row}, {row}
   }}
-  tirx.fdiv cta %o, %o, %l : {acc}, {acc}, {row}
+  tirx.reciprocal cta %l, %l : {row}, {row}
+  tirx.mul cta %o, %o, %l : {acc}, {acc}, {row}
   %out = tirx.slice %O[%m0, 0] [{BM}, {D}] : {g("f32")} -> !tirx.buffer<{BM}x{D}xf32, global>
   tirx.copy cta %out, %o : !tirx.buffer<{BM}x{D}xf32, global>, {acc}
   tirx.return

@@ -14,6 +14,8 @@ results are its carried registers); ``scf.yield`` writes them as a parallel assi
 temporaries when several values move, so ``yield %q, %p`` swaps). Labels are
 ``$L__<kind><n>``, numbered per kernel; an unconditional ``bra.uni`` is uniform by
 construction (every active thread takes it).
+Deferred moves into promoted local registers (local_registers.py) are printed before every
+label, parallel assignment and region end: control flow joins there.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class ControlFlow:
 
     def assign(self, targets: list[SSAValue], sources: list[SSAValue]) -> None:
         """targets := sources, as a parallel assignment (block arguments of a loop)."""
+        self.flush_locals()  # a join: promoted elements in their registers
         pairs = [(t, s) for t, s in zip(targets, sources)
                  if self.regs_of(t) != self.regs_of(s)]
         staged = []
@@ -54,6 +57,7 @@ class ControlFlow:
         return f"$L__{kind}{self.labels}"
 
     def place_label(self, label: str) -> None:
+        self.flush_locals()
         with self.dedented():
             self.line(f"{label}:")
 
@@ -96,6 +100,7 @@ class ControlFlow:
                 raise self.fail("scf.condition outside scf.while", inner)
             else:
                 self.emit_op(inner)
+        self.flush_locals()
 
     def emit_scf_if(self, op: scf.IfOp) -> None:
         for result in op.results:

@@ -70,6 +70,13 @@ class DirectLoops:
         if self.plan is None and loops:  # loops the plan does not cover: the copy
             super().prepare_register_loops(loops)
 
+    def keeps_locals(self, op: Operation) -> bool:
+        """A loop the plan prints in place is straight-line code (`LocalRegisters`)."""
+        if isinstance(op, scf.ForOp) and self.plan is not None and \
+                id(op) in self.plan.records:
+            return True
+        return super().keeps_locals(op)
+
     # ---- printing the records ----
     def emit_scf_for(self, op: scf.ForOp) -> None:
         records = None if self.plan is None else self.plan.records.get(id(op))
@@ -113,6 +120,8 @@ class DirectLoops:
             if restore is not None:
                 restore.append((orig, registers.get(orig, _MISSING)))
             registers[orig] = names
+        if self.pending and not self.keeps_locals(op):
+            self.flush_locals()
         kind = rec.kind
         if _is_ptx(kind):  # `emit_ptx_op` keeps a result that has registers
             for result in op.results:

@@ -14,6 +14,20 @@ ops of the block, a wgmma accumulator chain, into a store to the same element, a
 touches the element meanwhile) moves nothing: the chain runs on the element's register. A wgmma
 group left in flight across the store (dispatch/wgmma_in_flight.py) would otherwise have its
 accumulators read by the moves, which ptxas answers by serialising the wgmmas (advisory C7514).
+
+A store's ``mov`` is **deferred** (`LocalRegisters.pending`: element register -> the register
+holding its newer value) and a load of a pending element reads that register without a ``mov``,
+so a value stored and loaded back in straight-line code moves nothing, and a store overwritten
+before anything reads it is never printed (the unrolled softmax of a register tile stores and
+reloads every element several times per loop trip: flash_attention_sm80 printed 1,022 ``mov``s,
+which ptxas folds away at a cost of its own time, bench/README.md). The deferred moves are
+printed (`flush_locals`) before anything that is not straight-line code writing fresh registers
+only (`keeps_locals`: ``arith``/``math``, ptx ops without read-write operands, loads and stores,
+barriers, shuffles, addresses, conversions, a loop the expansion plan prints in place), before a
+label, a branch's parallel assignment and a region's end (control_flow.py); before a return
+they are dropped. An element
+a load updates in place, or reads as 16-bit pairs, is flushed first; a load whose value
+reaches a read-write ptx operand gets its own registers (the operand is updated in place).
 Any other array (a dynamic index, an address taken for
 a ptx op) stays a ``.local`` array accessed with ``ld.local`` / ``st.local`` (printer.py).
 """
@@ -99,13 +113,77 @@ def covers(is_load: bool, operands, results, first: int | None, element: int) ->
     return first <= element < first + checks.lanes(accessed)[0]
 
 
+_TIED: dict[tuple, bool] = {}
+"""(ptx op class, properties) -> whether the op has read-write operands."""
+_KEEPS_DIALECTS = frozenset(("arith", "math"))
+"""Dialects whose ops the printer prints into fresh registers only (deferred moves stay)."""
+_KEEPS_OPS = frozenset(("cuda.sync_threads", "cuda.sync_warp", "cuda.shfl_sync", "cuda.address",
+                        "cuda.dynamic_shared", "cuda.block_idx", "cuda.thread_idx", "cuda.pack",
+                        "cuda.unpack", "cuda.cvt"))
+"""Other ops printed as straight-line code into fresh registers (or none): a barrier, a shuffle,
+an address, a special register, a conversion (cuda_ops.py, printer.py)."""
+_RETURNS = frozenset(("tirx.return", "func.return"))
+
+
+def has_tied(op: PtxOp) -> bool:
+    """Whether the ptx op updates an operand's register in place (`tied_values`), cached per
+    class and properties."""
+    key = (type(op), tuple(op.properties.items()))
+    tied = _TIED.get(key)
+    if tied is None:
+        if len(_TIED) >= 4096:
+            _TIED.clear()
+        tied = _TIED[key] = bool(tied_values(op))
+    return tied
+
+
 class LocalRegisters:
     """``tirx.alloc`` in local, ``cuda.load`` / ``cuda.store`` of a promoted array."""
+
+    DEFER_STORES = True
+    """Whether a store's moves wait for a reader (module docstring); False prints them at the
+    store, as before (the tests compare what ptxas makes of both)."""
 
     def __init__(self, module) -> None:
         super().__init__(module)
         self.promoted: dict[SSAValue, tuple[list[str], regs.RegClass]] = {}
         """Promoted local array -> its element registers and their class."""
+        self.pending: dict[str, tuple[str, regs.RegClass]] = {}
+        """Element register -> (the register holding the value stored to it, their class): the
+        store's ``mov`` not printed yet (module docstring)."""
+
+    # ---- deferred stores ----
+    def flush_locals(self, elements: list[str] | None = None) -> None:
+        """Print the deferred moves (of ``elements`` only, when given)."""
+        pending = self.pending
+        if not pending:
+            return
+        if elements is None:
+            for element, (value, cls) in pending.items():
+                self.move(element, value, cls)
+            pending.clear()
+            return
+        for element in elements:
+            got = pending.pop(element, None)
+            if got is not None:
+                self.move(element, got[0], got[1])
+
+    def keeps_locals(self, op: Operation) -> bool:
+        """Whether ``op`` prints as straight-line register code that neither reads a promoted
+        element's register nor writes a register a deferred move reads (module docstring)."""
+        if isinstance(op, PtxOp):
+            return not has_tied(op)
+        if isinstance(op, (LoadOp, StoreOp)):  # a promoted array's, or ld / st of memory
+            return True
+        return op.name in _KEEPS_OPS or op.dialect_name() in _KEEPS_DIALECTS
+
+    def emit_op(self, op: Operation) -> None:
+        if self.pending and not self.keeps_locals(op):
+            if op.name in _RETURNS:  # nothing reads a register after it
+                self.pending.clear()
+            else:
+                self.flush_locals()
+        super().emit_op(op)
 
     def promotable(self, value: SSAValue) -> bool:
         """`promotable` (direct_loops.py answers for arrays its records access)."""
@@ -139,13 +217,26 @@ class LocalRegisters:
         return elements[first:first + n], self.regs_of(value), cls
 
     def emit_cuda_load(self, op: Operation) -> None:
-        if op._operands[0] not in self.promoted:  # noqa: SLF001 - op.memory, cheaper
+        memory, index = op._operands[:2]  # noqa: SLF001 - op.memory, op.index, cheaper
+        if memory not in self.promoted:
             return super().emit_cuda_load(op)
         result, = op.results
-        if checks.lanes(result.type)[0] == 1 and self.accumulates_in_place(op):
-            elements, _ = self.promoted[op._operands[0]]  # noqa: SLF001
-            self.regs[result] = [elements[self.index_constant(op._operands[1])]]  # noqa: SLF001
+        all_elements, _ = self.promoted[memory]
+        first = self.index_constant(index)
+        lanes = checks.lanes(result.type)[0]
+        read = all_elements[first:first + lanes]
+        if lanes == 1 and self.accumulates_in_place(op):
+            self.flush_locals(read)  # the chain updates the element's own register
+            self.regs[result] = read
             return
+        pending = self.pending
+        if pending:
+            classes = regs.value_classes(result.type)
+            if classes is not None and len(classes) == lanes and \
+                    all(e in pending for e in read) and not self._feeds_tied(result):
+                self.regs[result] = [pending[e][0] for e in read]
+                return
+            self.flush_locals(read)
         self.define_all(result)
         elements, names, cls = self.local_registers(op, result)
         if len(names) == len(elements):
@@ -155,15 +246,29 @@ class LocalRegisters:
         for k, name in enumerate(names):  # 16-bit pairs packed in b32 registers
             self.line(f"mov.b32 {name}, {{{elements[2 * k]}, {elements[2 * k + 1]}}};")
 
+    @staticmethod
+    def _feeds_tied(value: SSAValue) -> bool:
+        """Whether a ptx op with read-write operands uses ``value`` (it may update the
+        value's register in place, `PtxFrame.emit_ptx_op`)."""
+        return any(isinstance(use.operation, PtxOp) and has_tied(use.operation)
+                   for use in value.uses)
+
     def emit_cuda_store(self, op: Operation) -> None:
         memory, _, value = op._operands  # noqa: SLF001 - op.memory, op.value, cheaper
         if memory not in self.promoted:
             return super().emit_cuda_store(op)
         elements, names, cls = self.local_registers(op, value)
+        pending = self.pending
         if len(names) == len(elements):
             for name, element in zip(names, elements):
-                self.move(element, name, cls)  # none where the value is the element's own
+                if name == element:  # the element's own register (updated in place)
+                    pending.pop(element, None)
+                else:
+                    pending[element] = (name, cls)
+            if not self.DEFER_STORES:
+                self.flush_locals(elements)
             return
+        self.flush_locals(elements)
         for k, name in enumerate(names):
             self.line(f"mov.b32 {{{elements[2 * k]}, {elements[2 * k + 1]}}}, {name};")
 

@@ -2,7 +2,9 @@
 // RUN: tirx-opt %s -t cuda | filecheck %s --check-prefix=CUDA
 // A rolled register round (printers/ptx/unroll.py): the loop indexes the thread's array with
 // 2 x its induction variable + 1. -t ptx expands it, each element a named register (no loop,
-// no .local array); -t cuda keeps the loop over a C array under #pragma unroll.
+// no .local array); -t cuda keeps the loop over a C array under #pragma unroll. In the expanded
+// rounds the load of acc[2i+1] reads the register its store was given (local_registers.py:
+// deferred stores), and nothing reads acc after the rounds: no mov of an element at all.
 tirx.kernel @rounds(%X: !tirx.buffer<1024xf32, global>) -> (%Y: !tirx.buffer<1024xf32, global>)
     grid [1] threads [128] target "cuda -arch=sm_80" {
   %c0 = arith.constant 0 : index
@@ -29,11 +31,20 @@ tirx.kernel @rounds(%X: !tirx.buffer<1024xf32, global>) -> (%Y: !tirx.buffer<102
 // PTX:     .reg .f32 %acc_<8>;
 // PTX-NOT: .local
 // PTX-NOT: bra
-// PTX:     mov.f32 %acc_1, %f{{[0-9]+}};
-// PTX:     mov.f32 %f{{[0-9]+}}, %acc_1;
-// PTX:     mov.f32 %acc_3, %f{{[0-9]+}};
-// PTX:     mov.f32 %acc_5, %f{{[0-9]+}};
-// PTX:     mov.f32 %acc_7, %f{{[0-9]+}};
+// PTX-NOT: %acc_{{[0-9]}}
+// PTX:     add.rn.f32 [[Y0:%f[0-9]+]], [[X0:%f[0-9]+]], [[X0]];
+// PTX-NEXT: mad.lo.s64
+// PTX-NEXT: st.global.f32 [{{%rd[0-9]+}}], [[Y0]];
+// PTX:     add.rn.f32 [[Y1:%f[0-9]+]], [[X1:%f[0-9]+]], [[X1]];
+// PTX-NEXT: mad.lo.s64
+// PTX-NEXT: st.global.f32 [{{%rd[0-9]+}}], [[Y1]];
+// PTX:     add.rn.f32 [[Y2:%f[0-9]+]], [[X2:%f[0-9]+]], [[X2]];
+// PTX-NEXT: mad.lo.s64
+// PTX-NEXT: st.global.f32 [{{%rd[0-9]+}}], [[Y2]];
+// PTX:     add.rn.f32 [[Y3:%f[0-9]+]], [[X3:%f[0-9]+]], [[X3]];
+// PTX-NEXT: mad.lo.s64
+// PTX-NEXT: st.global.f32 [{{%rd[0-9]+}}], [[Y3]];
+// PTX-NOT: %acc_{{[0-9]}}
 // PTX-NOT: bra
 // PTX:     ret;
 
