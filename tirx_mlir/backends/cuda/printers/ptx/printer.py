@@ -132,6 +132,11 @@ class PtxFrame(SourcePrinter):
             header.append(f".extern .shared .align {dyn_align} .b8 {DYNAMIC_SMEM}[];")
         return "\n".join(header) + "\n" + entries.getvalue()
 
+    def release(self) -> None:
+        """Break the cycles among what the print made (`target.print_ptx` calls it after
+        `emit`, so the printer and its state are freed by reference counting); the frame's
+        own state has none (the mixins with some extend it)."""
+
     def prepare_register_loops(self, loops=None) -> None:
         """Expand the register loops (``loops``: `unroll._expanded_loops`, when known) on a
         copy of the module (unroll.py); direct_loops.py prints them from a plan instead where
