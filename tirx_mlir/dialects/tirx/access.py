@@ -31,7 +31,7 @@ from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
                                                 reshape_groups)
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
-from tirx_mlir.ir_insert import SharingBuilder, insert_pure
+from tirx_mlir.ir_insert import SharingBuilder
 from tirx_mlir.type_tests import ClassRef, IsInstance, KindOf
 
 
@@ -90,6 +90,15 @@ def const_index(builder: Builder | None, value: int) -> SSAValue:
     return (op if builder is None else builder.insert(op)).result
 
 
+def insert_binary(builder: Builder, op_cls: type, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``insert_pure(builder, arith_binary(op_cls, lhs, rhs)).result`` (index arithmetic of
+    addresses and coordinates); at a `SharingBuilder`, the op equal arguments built at its
+    insertion point is found before one is built (`SharingBuilder.binary`)."""
+    if isinstance(builder, SharingBuilder):
+        return builder.binary(op_cls, lhs, rhs, lambda: arith_binary(op_cls, lhs, rhs)).result
+    return builder.insert(arith_binary(op_cls, lhs, rhs)).result
+
+
 def constant_value(value: SSAValue | None) -> int | float | None:
     """The value of an ``arith.constant`` scalar (int for integers and indices), else None."""
     owner = None if value is None else value.owner
@@ -107,15 +116,13 @@ def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
     for value, coeff in expr.terms:
         term = value
         if coeff != 1:
-            term = insert_pure(builder, arith_binary(arith.MuliOp, value,
-                                               const_index(builder, coeff))).result
+            term = insert_binary(builder, arith.MuliOp, value, const_index(builder, coeff))
         if acc is not None:
-            term = insert_pure(builder, arith_binary(arith.AddiOp, acc, term)).result
+            term = insert_binary(builder, arith.AddiOp, acc, term)
         acc = term
     assert acc is not None
     if expr.const:
-        acc = insert_pure(builder, arith_binary(arith.AddiOp, acc,
-                                          const_index(builder, expr.const))).result
+        acc = insert_binary(builder, arith.AddiOp, acc, const_index(builder, expr.const))
     return acc
 
 
