@@ -54,23 +54,42 @@ class IndexExpr:
         return not self.terms
 
     def __add__(self, other: "IndexExpr | int") -> "IndexExpr":
-        other = IndexExpr.of(other)
-        if not self.terms and not other.terms:  # constants (most of dispatch's coordinates)
-            return IndexExpr(self.const + other.const)
+        kind = type(other)
+        if kind is IndexExpr:
+            const, terms = other.const, other.terms
+        elif kind is int:
+            const, terms = other, ()
+        else:
+            other = IndexExpr.of(other)
+            const, terms = other.const, other.terms
+        if not self.terms and not terms:  # constants (most of dispatch's coordinates)
+            return _expr(self.const + const, ())
         coeffs: dict[SSAValue, int] = dict(self.terms)
-        for v, c in other.terms:
+        for v, c in terms:
             coeffs[v] = coeffs.get(v, 0) + c
-        return IndexExpr(self.const + other.const,
-                         tuple((v, c) for v, c in coeffs.items() if c != 0))
+        return _expr(self.const + const, tuple((v, c) for v, c in coeffs.items() if c != 0))
 
     def scale(self, k: int) -> "IndexExpr":
         if not self.terms:
-            return IndexExpr(self.const * k)
-        return IndexExpr(self.const * k, tuple((v, c * k) for v, c in self.terms if c * k != 0))
+            return _expr(self.const * k, ())
+        return _expr(self.const * k, tuple((v, c * k) for v, c in self.terms if c * k != 0))
 
     def evaluate(self, env) -> int:
         """Value under ``env`` (a callable SSAValue -> int)."""
         return self.const + sum(c * int(env(v)) for v, c in self.terms)
+
+
+_new_object = object.__new__
+
+
+def _expr(const: int, terms: tuple) -> IndexExpr:
+    """``IndexExpr(const, terms)``: the same two fields set without the frozen dataclass's
+    generated ``__init__`` (dispatch makes thousands of these sums a kernel)."""
+    expr = _new_object(IndexExpr)
+    fields = expr.__dict__
+    fields["const"] = const
+    fields["terms"] = terms
+    return expr
 
 
 # --- index values in the IR: the one builder and the one reader of constants ------------------
