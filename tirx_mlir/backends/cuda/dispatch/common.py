@@ -254,14 +254,22 @@ def physical_index(b: Builder, btype: BufferType, coords: Sequence[IndexExpr],
     layout = buffer_layout(btype)
     if any(it.axis != "m" for it in (*layout.shard, *layout.replica)):
         fail(f"buffer layout {layout} places elements on thread axes; it is not memory")
-    try:
-        iters = _refine(layout.shard, btype.get_shape())
-    except PartitionError as err:
-        fail(str(err))
+    iters = decoded(btype, "_cuda_refined_shard", _refined_shard)
+    if isinstance(iters, str):
+        fail(iters)
     acc = _add(b, _affine_digits(b, iters, coords, cache), layout.offset_of("m"))
     if layout.swizzle is None:
         return acc
     return _swizzle(b, layout.swizzle, acc)
+
+
+def _refined_shard(btype: BufferType) -> list | str:
+    """``_refine`` of ``btype``'s layout's shard over its shape (the iterators `physical_index`
+    reads), or the message of its `PartitionError`; read once per type (`decoded`)."""
+    try:
+        return _refine(buffer_layout(btype).shard, btype.get_shape())
+    except PartitionError as err:
+        return str(err)
 
 
 def _affine_digits(b, iters, coords, cache) -> SSAValue | int:
