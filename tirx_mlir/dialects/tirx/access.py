@@ -62,17 +62,26 @@ class IndexExpr:
         else:
             other = IndexExpr.of(other)
             const, terms = other.const, other.terms
-        if not self.terms and not terms:  # constants (most of dispatch's coordinates)
+        mine = self.terms
+        if not mine and not terms:  # constants (most of dispatch's coordinates)
             return _expr(self.const + const, ())
-        coeffs: dict[SSAValue, int] = dict(self.terms)
+        # a side without terms leaves the other's as they are when those are already summed
+        # (`_expr`'s ``summed``: each value once, no zero coefficient), as the sum makes them
+        if not terms and self.__dict__.get("summed"):
+            return _expr(self.const + const, mine, True)
+        if not mine and kind is IndexExpr and other.__dict__.get("summed"):
+            return _expr(self.const + const, terms, True)
+        coeffs: dict[SSAValue, int] = dict(mine)
         for v, c in terms:
             coeffs[v] = coeffs.get(v, 0) + c
-        return _expr(self.const + const, tuple((v, c) for v, c in coeffs.items() if c != 0))
+        return _expr(self.const + const, tuple((v, c) for v, c in coeffs.items() if c != 0),
+                     True)
 
     def scale(self, k: int) -> "IndexExpr":
         if not self.terms:
             return _expr(self.const * k, ())
-        return _expr(self.const * k, tuple((v, c * k) for v, c in self.terms if c * k != 0))
+        return _expr(self.const * k, tuple((v, c * k) for v, c in self.terms if c * k != 0),
+                     self.__dict__.get("summed", False))
 
     def evaluate(self, env) -> int:
         """Value under ``env`` (a callable SSAValue -> int)."""
@@ -82,13 +91,18 @@ class IndexExpr:
 _new_object = object.__new__
 
 
-def _expr(const: int, terms: tuple) -> IndexExpr:
+def _expr(const: int, terms: tuple, summed: bool = False) -> IndexExpr:
     """``IndexExpr(const, terms)``: the same two fields set without the frozen dataclass's
-    generated ``__init__`` (dispatch makes thousands of these sums a kernel)."""
+    generated ``__init__`` (dispatch makes thousands of these sums a kernel). ``summed``
+    (kept beside the fields: not part of equality, hash or repr, not copied by
+    ``dataclasses.replace``): ``terms`` names each value once, none with coefficient 0, so
+    summing them with no other terms gives them back (`IndexExpr.__add__`)."""
     expr = _new_object(IndexExpr)
     fields = expr.__dict__
     fields["const"] = const
     fields["terms"] = terms
+    if summed:
+        fields["summed"] = True
     return expr
 
 
