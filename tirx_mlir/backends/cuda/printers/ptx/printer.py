@@ -84,6 +84,7 @@ _EMITTERS: dict[tuple[type, type], str] = {}
 _NEEDS: dict[tuple, Need] = {}
 """(ptx op class, properties) -> what the instruction needs (`PtxOp.need`)."""
 _MAX_NEEDS = 4096
+_IS_PTX = IsInstance(PtxOp)
 _IS_ARENA = IsInstance(DynamicSharedOp)
 """The dynamic shared arena's view op (``cuda.dynamic_shared``), answered once per class."""
 
@@ -295,7 +296,7 @@ class PtxFrame(SourcePrinter):
 
     # ---- dispatch ----
     def emit_op(self, op: Operation) -> None:
-        if isinstance(op, PtxOp):
+        if _IS_PTX(op):
             return self.emit_ptx_op(op)
         key = (type(self), type(op))
         name = _EMITTERS.get(key)

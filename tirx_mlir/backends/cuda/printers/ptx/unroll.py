@@ -54,6 +54,7 @@ from tirx_mlir.backends.cuda.memory import LOCAL
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.op_build import arith_constant, integer_attr
+from tirx_mlir.type_tests import IsInstance
 
 MAX_ITERATIONS = 1024
 """The most iterations one expanded loop may have (its body is printed that many times)."""
@@ -67,7 +68,7 @@ def needs_expansion(loop: scf.ForOp) -> bool:
     return _varying_local_access(loop.body, set(map(id, loop.body.block.args)))
 
 
-_LOAD_STORE = (LoadOp, StoreOp)
+_IS_LOAD_STORE = IsInstance(LoadOp, StoreOp)
 
 
 def _varying_local_access(region: Region, varying: set[int]) -> bool:
@@ -78,7 +79,7 @@ def _varying_local_access(region: Region, varying: set[int]) -> bool:
     for block in region.blocks:
         op = block._first_op  # noqa: SLF001
         while op is not None:
-            if isinstance(op, _LOAD_STORE) and id(op.index) in varying and _local(op.memory):
+            if _IS_LOAD_STORE(op) and id(op.index) in varying and _local(op.memory):
                 return True
             for v in op._operands:  # noqa: SLF001
                 if id(v) in varying:
