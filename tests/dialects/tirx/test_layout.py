@@ -145,3 +145,8 @@ def test_a_layouts_hash_is_the_dataclass_hash_of_its_fields_kept_once():
                                                moved.swizzle)) != hash(a)
     assert repr(a) == repr(TileLayout.parse("swizzle(3,2,3) S[(64,32):(32,1)]"))
     assert {a: 1}[TileLayout.parse("swizzle(3,2,3) S[(64,32):(32,1)]")] == 1
+    import copy
+    import pickle
+
+    for again in (pickle.loads(pickle.dumps(a)), copy.copy(a), copy.deepcopy(a)):
+        assert again == a and "_hash" not in again.__dict__ and hash(again) == hash(a)

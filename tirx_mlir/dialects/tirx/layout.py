@@ -123,6 +123,13 @@ class TileLayout:
                                                    self.swizzle))
         return found
 
+    def __getstate__(self) -> dict:
+        """The instance's fields for pickle and ``copy`` without the kept hash (a string's hash
+        differs between processes)."""
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
+
     # ---- construction ----
     @staticmethod
     def row_major(shape: Sequence[int], axis: str = "m") -> "TileLayout":
