@@ -210,3 +210,38 @@ def test_a_sharing_builder_inserts_equal_arithmetic_once_per_insertion_point():
     assert [op.name for op in block.ops][-3:] == ["arith.muli"] * 2 + ["arith.addi"]
     plain = LinkingBuilder(InsertPoint.at_end(block))
     assert insert_pure(plain, arith_binary(arith.MuliOp, x.result, y.result)) is not first
+
+
+def test_insert_binary_shares_what_insert_pure_shares_without_building_it():
+    from xdsl.dialects.builtin import IndexType
+
+    from tirx_mlir.dialects.tirx.access import insert_binary
+    from tirx_mlir.dialects.tirx.op_build import arith_binary
+    from tirx_mlir.ir_insert import LinkingBuilder, SharingBuilder
+
+    block = _block(1)
+    x, y = (arith.ConstantOp.from_int_and_width(i, IndexType()) for i in (5, 7))
+    block.add_op(x)
+    block.add_op(y)
+    b = SharingBuilder(InsertPoint.at_end(block))
+    first = insert_binary(b, arith.MuliOp, x.result, y.result)
+    expected = arith_binary(arith.MuliOp, x.result, y.result)
+    assert (first.owner.properties, first.type) == (expected.properties, expected.result.type)
+    expected.drop_all_references()
+    built = []
+    assert b.binary(arith.MuliOp, x.result, y.result, lambda: built.append(1)) is first.owner
+    assert built == []  # found before anything is built
+    assert insert_binary(b, arith.MuliOp, x.result, y.result) is first
+    assert len(list(x.result.uses)) == 1
+    swapped = insert_binary(b, arith.MuliOp, y.result, x.result)
+    added = insert_binary(b, arith.AddiOp, x.result, y.result)
+    assert swapped is not first and added is not first  # operands in order, and the class
+    assert [op.name for op in block.ops][-3:] == ["arith.muli"] * 2 + ["arith.addi"]
+    b.insertion_point = InsertPoint.before(first.owner)  # another point builds its own
+    assert insert_binary(b, arith.MuliOp, x.result, y.result) is not first
+    b.insertion_point = InsertPoint.at_end(block)
+    first.owner.detach()  # moved away: built anew
+    assert insert_binary(b, arith.MuliOp, x.result, y.result) is not first
+    plain = LinkingBuilder(InsertPoint.at_end(block))
+    assert insert_binary(plain, arith.MuliOp, x.result, y.result) is not \
+        insert_binary(plain, arith.MuliOp, x.result, y.result)

@@ -122,11 +122,14 @@ class SharingBuilder(LinkingBuilder):
         point = self.insertion_point
         block, anchor = point.block, point.insert_before
         known = self.__dict__.setdefault("_constants", {})
-        key = (value, type_, block, anchor)  # blocks and ops hash by identity
+        # the block and anchor by id (xDSL hashes an IR node in Python); the entry keeps them
+        # alive, so no id is reused while it is there
+        key = (value, type_, id(block), id(anchor))
         got = known.get(key)
-        if got is not None and got.parent is block:
-            return got
-        op = known[key] = self.insert(build())
+        if got is not None and got[0].parent is block:
+            return got[0]
+        op = self.insert(build())
+        known[key] = (op, block, anchor)
         return op
 
     def pure(self, op: OpT) -> OpT:
@@ -146,6 +149,26 @@ class SharingBuilder(LinkingBuilder):
             op.drop_all_references()  # never inserted: only its operands' uses to undo
             return got
         known[key] = self.insert(op)
+        return op
+
+    def binary(self, op_cls: type, lhs, rhs, build) -> Operation:
+        """`pure` of ``build()``, an ``op_cls`` of ``lhs`` and ``rhs`` whose properties and
+        result type follow from those three (`access.insert_binary`: `arith_binary` without
+        flags), looked up by them before anything is built: the op that equal arguments built
+        at this insertion point, while it is still in this block, else ``build()`` inserted
+        (where `pure` would share it). Equal arguments build equal ops, so it shares what
+        `pure` shares; an op never built costs no uses to undo."""
+        point = self.insertion_point
+        block, anchor = point.block, point.insert_before
+        known = self.__dict__.setdefault("_binary", {})
+        key = (op_cls, id(lhs), id(rhs), id(block), id(anchor))  # the entry keeps them alive
+        got = known.get(key)
+        if got is not None and got[0].parent is block:
+            return got[0]
+        op = build()
+        if op.regions or op.attributes or op.parent is not None:
+            return self.insert(op)
+        known[key] = (self.insert(op), lhs, rhs, block, anchor)
         return op
 
 

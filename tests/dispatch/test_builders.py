@@ -53,6 +53,24 @@ def test_emit_loop_nests_and_alloc_reshape():
     assert shape_of(reshape(b, buf, [2, 2, 6])) == (2, 2, 6)
 
 
+def test_emit_loop_builds_the_loop_xdsls_constructors_build():
+    block, b = _builder()
+    emit_loop(b, 8, 2)
+    (loop,) = [o for o in block.ops if isinstance(o, scf.ForOp)]
+    body = Block(arg_types=[loop.body.block.args[0].type])
+    body.add_op(scf.YieldOp())
+    xdsl = scf.ForOp(loop.lb, loop.ub, loop.step, [], body)
+    for mine, theirs in ((loop, xdsl), (loop.body.block.last_op, body.last_op)):
+        assert type(mine) is type(theirs)
+        assert (mine.properties, mine.attributes) == (theirs.properties, theirs.attributes)
+        assert list(mine.operands) == list(theirs.operands) and not mine.results
+        assert len(mine.regions) == len(theirs.regions) and not mine.successors
+    assert loop.body.parent is loop and loop.body.block.parent is loop.body
+    assert [a.type for a in loop.body.block.args] == [a.type for a in body.args]
+    loop.verify()
+    xdsl.drop_all_references()
+
+
 def test_sizes_and_alignment():
     assert largest_divisor_at_most(12, 5) == 4
     assert largest_divisor_at_most(7, 100) == 7

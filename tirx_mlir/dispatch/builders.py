@@ -24,7 +24,7 @@ from typing import Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import IndexType, IntegerAttr
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from tirx_mlir.dialects.tirx import rules
@@ -32,6 +32,7 @@ from tirx_mlir.dialects.tirx.access import const_index
 from tirx_mlir.dialects.tirx.attributes import BufferType, is_buffer_type
 from tirx_mlir.dialects.tirx.buffer_ops import AllocOp, ReshapeOp
 from tirx_mlir.dialects.tirx.layout import TileLayout
+from tirx_mlir.dialects.tirx.op_build import new_op
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch.registry import fail
 from tirx_mlir.ir_insert import nested_builder
@@ -87,16 +88,21 @@ def reshape(builder: Builder, value: SSAValue, shape: Sequence[int]) -> SSAValue
     return builder.insert(ReshapeOp(value, list(shape))).result
 
 
+_INDEX = IndexType()
+
+
 def emit_loop(builder: Builder, extent: int, step: int) -> tuple[Builder, SSAValue]:
     """``scf.for %iv = 0 to extent step step`` at the builder; returns a builder inside it and
     the induction variable (call again with that builder for the next loop of a nest)."""
     from xdsl.dialects import scf  # imported by the first loop built: a kernel may have none
 
     lb, ub, st = const_index(builder, 0), const_index(builder, extent), const_index(builder, step)
-    body = Block(arg_types=[IndexType()])
-    yield_op = scf.YieldOp()
+    body = Block(arg_types=[_INDEX])
+    yield_op = new_op(scf.YieldOp, (), ())  # ``scf.YieldOp()``
     body.add_op(yield_op)
-    builder.insert(scf.ForOp(lb, ub, st, [], body))
+    loop = new_op(scf.ForOp, (lb, ub, st), ())  # ``scf.ForOp(lb, ub, st, [], body)``
+    loop.add_region(Region(body))
+    builder.insert(loop)
     return nested_builder(builder, InsertPoint.before(yield_op)), body.args[0]
 
 

@@ -156,3 +156,41 @@ def test_a_slice_takes_python_and_numpy_ints_and_index_values_in_any_mix():
     assert s.result.type.get_shape() == (128, 64)
     assert t.mixed_offsets() == [i, 1] and type(t.mixed_offsets()[1]) is int
     assert t.result.type.get_shape() == (8, 16) and not t.dynamic_sizes
+
+
+def test_index_sums_are_the_reference_sums_whatever_their_terms():
+    """`IndexExpr.__add__` / `scale` (fields set directly, a summed side's terms kept) give
+    what summing through a dict gives, for terms with repeated values and zero coefficients
+    too (a caller may build such an IndexExpr itself)."""
+    import random
+
+    from xdsl.dialects.builtin import IndexType
+    from xdsl.ir import Block
+
+    from tirx_mlir.dialects.tirx.access import IndexExpr
+
+    values = Block(arg_types=[IndexType()] * 3).args
+
+    def reference_add(a, b):
+        coeffs = dict(a.terms)
+        for v, c in b.terms:
+            coeffs[v] = coeffs.get(v, 0) + c
+        return IndexExpr(a.const + b.const, tuple((v, c) for v, c in coeffs.items() if c != 0))
+
+    rng = random.Random(5)
+
+    def raw():
+        terms = tuple((rng.choice(values), rng.randint(-1, 2)) for _ in range(rng.randint(0, 3)))
+        return IndexExpr(rng.randint(-3, 3), terms)
+
+    pool = [raw() for _ in range(12)]
+    for _ in range(400):
+        a, b = rng.choice(pool), rng.choice(pool)
+        got = a + b
+        assert got == reference_add(a, b) and got.terms == reference_add(a, b).terms
+        assert a + b.const == reference_add(a, IndexExpr(b.const))
+        k = rng.randint(-2, 3)
+        assert a.scale(k) == IndexExpr(a.const * k, tuple((v, c * k) for v, c in a.terms
+                                                          if c * k != 0))
+        assert hash(got) == hash(IndexExpr(got.const, got.terms)) and "summed" not in repr(got)
+        pool.append(rng.choice([got, a.scale(k), raw()]))

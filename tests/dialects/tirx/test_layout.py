@@ -131,3 +131,22 @@ def test_errors_say_what_is_wrong(text, message):
 def test_iter_text():
     assert str(Iter(4, 2, "m")) == "2" and str(Iter(4, 1, "P")) == "1@P"
     assert math.prod(it.extent for it in TileLayout.parse(WORKED).shard) == 128
+
+
+def test_a_layouts_hash_is_the_dataclass_hash_of_its_fields_kept_once():
+    import dataclasses
+
+    a = TileLayout.parse("swizzle(3,2,3) S[(64,32):(32,1)]")
+    fields = (a.shard, a.replica, a.offset, a.swizzle)
+    assert hash(a) == hash(fields) == hash(TileLayout.parse("swizzle(3,2,3) S[(64,32):(32,1)]"))
+    assert a.__dict__["_hash"] == hash(fields)  # kept beside the fields
+    moved = dataclasses.replace(a, offset=(("m", 4),))  # the copy does not take the kept hash
+    assert moved != a and hash(moved) == hash((moved.shard, moved.replica, moved.offset,
+                                               moved.swizzle)) != hash(a)
+    assert repr(a) == repr(TileLayout.parse("swizzle(3,2,3) S[(64,32):(32,1)]"))
+    assert {a: 1}[TileLayout.parse("swizzle(3,2,3) S[(64,32):(32,1)]")] == 1
+    import copy
+    import pickle
+
+    for again in (pickle.loads(pickle.dumps(a)), copy.copy(a), copy.deepcopy(a)):
+        assert again == a and "_hash" not in again.__dict__ and hash(again) == hash(a)

@@ -31,7 +31,7 @@ from tirx_mlir.dialects.tirx.layout import row_major_strides
 from tirx_mlir.dialects.tirx.buffer_ops import (ReshapeOp, SliceOp, TransposeOp, is_view_op,
                                                 reshape_groups)
 from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
-from tirx_mlir.ir_insert import SharingBuilder, insert_pure
+from tirx_mlir.ir_insert import SharingBuilder
 from tirx_mlir.type_tests import ClassRef, IsInstance, KindOf
 
 
@@ -54,23 +54,56 @@ class IndexExpr:
         return not self.terms
 
     def __add__(self, other: "IndexExpr | int") -> "IndexExpr":
-        other = IndexExpr.of(other)
-        if not self.terms and not other.terms:  # constants (most of dispatch's coordinates)
-            return IndexExpr(self.const + other.const)
-        coeffs: dict[SSAValue, int] = dict(self.terms)
-        for v, c in other.terms:
+        kind = type(other)
+        if kind is IndexExpr:
+            const, terms = other.const, other.terms
+        elif kind is int:
+            const, terms = other, ()
+        else:
+            other = IndexExpr.of(other)
+            const, terms = other.const, other.terms
+        mine = self.terms
+        if not mine and not terms:  # constants (most of dispatch's coordinates)
+            return _expr(self.const + const, ())
+        # a side without terms leaves the other's as they are when those are already summed
+        # (`_expr`'s ``summed``: each value once, no zero coefficient), as the sum makes them
+        if not terms and self.__dict__.get("summed"):
+            return _expr(self.const + const, mine, True)
+        if not mine and kind is IndexExpr and other.__dict__.get("summed"):
+            return _expr(self.const + const, terms, True)
+        coeffs: dict[SSAValue, int] = dict(mine)
+        for v, c in terms:
             coeffs[v] = coeffs.get(v, 0) + c
-        return IndexExpr(self.const + other.const,
-                         tuple((v, c) for v, c in coeffs.items() if c != 0))
+        return _expr(self.const + const, tuple((v, c) for v, c in coeffs.items() if c != 0),
+                     True)
 
     def scale(self, k: int) -> "IndexExpr":
         if not self.terms:
-            return IndexExpr(self.const * k)
-        return IndexExpr(self.const * k, tuple((v, c * k) for v, c in self.terms if c * k != 0))
+            return _expr(self.const * k, ())
+        return _expr(self.const * k, tuple((v, c * k) for v, c in self.terms if c * k != 0),
+                     self.__dict__.get("summed", False))
 
     def evaluate(self, env) -> int:
         """Value under ``env`` (a callable SSAValue -> int)."""
         return self.const + sum(c * int(env(v)) for v, c in self.terms)
+
+
+_new_object = object.__new__
+
+
+def _expr(const: int, terms: tuple, summed: bool = False) -> IndexExpr:
+    """``IndexExpr(const, terms)``: the same two fields set without the frozen dataclass's
+    generated ``__init__`` (dispatch makes thousands of these sums a kernel). ``summed``
+    (kept beside the fields: not part of equality, hash or repr, not copied by
+    ``dataclasses.replace``): ``terms`` names each value once, none with coefficient 0, so
+    summing them with no other terms gives them back (`IndexExpr.__add__`)."""
+    expr = _new_object(IndexExpr)
+    fields = expr.__dict__
+    fields["const"] = const
+    fields["terms"] = terms
+    if summed:
+        fields["summed"] = True
+    return expr
 
 
 # --- index values in the IR: the one builder and the one reader of constants ------------------
@@ -90,6 +123,15 @@ def const_index(builder: Builder | None, value: int) -> SSAValue:
     return (op if builder is None else builder.insert(op)).result
 
 
+def insert_binary(builder: Builder, op_cls: type, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    """``insert_pure(builder, arith_binary(op_cls, lhs, rhs)).result`` (index arithmetic of
+    addresses and coordinates); at a `SharingBuilder`, the op equal arguments built at its
+    insertion point is found before one is built (`SharingBuilder.binary`)."""
+    if isinstance(builder, SharingBuilder):
+        return builder.binary(op_cls, lhs, rhs, lambda: arith_binary(op_cls, lhs, rhs)).result
+    return builder.insert(arith_binary(op_cls, lhs, rhs)).result
+
+
 def constant_value(value: SSAValue | None) -> int | float | None:
     """The value of an ``arith.constant`` scalar (int for integers and indices), else None."""
     owner = None if value is None else value.owner
@@ -107,15 +149,13 @@ def materialize(builder: Builder, expr: IndexExpr) -> int | SSAValue:
     for value, coeff in expr.terms:
         term = value
         if coeff != 1:
-            term = insert_pure(builder, arith_binary(arith.MuliOp, value,
-                                               const_index(builder, coeff))).result
+            term = insert_binary(builder, arith.MuliOp, value, const_index(builder, coeff))
         if acc is not None:
-            term = insert_pure(builder, arith_binary(arith.AddiOp, acc, term)).result
+            term = insert_binary(builder, arith.AddiOp, acc, term)
         acc = term
     assert acc is not None
     if expr.const:
-        acc = insert_pure(builder, arith_binary(arith.AddiOp, acc,
-                                          const_index(builder, expr.const))).result
+        acc = insert_binary(builder, arith.AddiOp, acc, const_index(builder, expr.const))
     return acc
 
 

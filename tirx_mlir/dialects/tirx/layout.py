@@ -112,6 +112,24 @@ class TileLayout:
     swizzle: Swizzle | None = None
     _cache: dict = field(default_factory=dict, compare=False, hash=False, repr=False)
 
+    def __hash__(self) -> int:
+        """The dataclass's hash (of the four fields), computed once per layout and kept beside
+        the fields, where ``dataclasses.replace`` does not copy it: a layout keys the
+        dispatch caches (partitions, holders, register slots), and hashing its iterators
+        again at every look-up cost ~3 us."""
+        found = self.__dict__.get("_hash")
+        if found is None:
+            found = self.__dict__["_hash"] = hash((self.shard, self.replica, self.offset,
+                                                   self.swizzle))
+        return found
+
+    def __getstate__(self) -> dict:
+        """The instance's fields for pickle and ``copy`` without the kept hash (a string's hash
+        differs between processes)."""
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
+
     # ---- construction ----
     @staticmethod
     def row_major(shape: Sequence[int], axis: str = "m") -> "TileLayout":

@@ -105,3 +105,28 @@ def test_register_array_type_is_the_buffer_type_made_once():
     assert register_array_type(8, f32) is t
     assert register_array_type(4, f32) == BufferType([4], f32, LOCAL) != t
     assert register_array_type(8, f16) == BufferType([8], f16, LOCAL) != t
+
+
+def test_physical_index_refuses_a_layout_it_cannot_split_each_time():
+    """The refined shard `physical_index` reads is kept per buffer type, and so is its refusal:
+    asked twice, the same located message."""
+    from xdsl.builder import Builder
+    from xdsl.ir import Block
+    from xdsl.rewriter import InsertPoint
+
+    from tirx_mlir.dialects.tirx.access import IndexExpr
+    from tirx_mlir.dialects.tirx.attributes import BufferType
+    from tirx_mlir.dialects.tirx.dtypes import element_type
+    from tirx_mlir.dialects.tirx.layout import TileLayout
+    from tirx_mlir.dispatch.registry import DispatchFail
+
+    t = BufferType([6, 4], element_type("f16"), "shared", TileLayout.parse("S[(4,6):(6,1)]"))
+    b = Builder(InsertPoint.at_end(Block()))
+    messages = []
+    for _ in range(2):
+        with pytest.raises(DispatchFail) as err:
+            common.physical_index(b, t, [IndexExpr(1), IndexExpr(2)])
+        messages.append(err.value.reason)
+    assert messages[0] == messages[1] and "layout iterator" in messages[0]
+    row_major = BufferType([6, 4], element_type("f16"), "shared", None)
+    assert common.physical_index(b, row_major, [IndexExpr(1), IndexExpr(2)]) == 6

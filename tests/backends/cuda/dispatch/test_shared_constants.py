@@ -32,6 +32,8 @@ def test_constants_shared_at_dispatch_leave_the_cleaned_up_ir_unchanged(name, mo
     monkeypatch.setattr(SharingBuilder, "constant",
                         lambda self, value, type_, build: self.insert(build()))
     monkeypatch.setattr(SharingBuilder, "pure", lambda self, op: self.insert(op))
+    monkeypatch.setattr(SharingBuilder, "binary",
+                        lambda self, op_cls, lhs, rhs, build: self.insert(build()))
     each, each_module = _stages(name)
     dispatch = 2  # tirx-check-bounds, cuda-default-layout, tirx-dispatch
     assert shared[dispatch].count("arith.constant") < each[dispatch].count("arith.constant")

@@ -208,3 +208,18 @@ def test_the_partition_of_an_accumulator_spans_every_warp_and_lane():
 
     part = RegisterPartition(F.accumulator_layout(128, 128, 2, 2), (128, 128))
     assert part.threads == {"warpid": 4, "laneid": 32} and part.nregs == 128
+
+
+def test_fragment_registers_and_warps_are_kept_per_question():
+    """`fragment_registers` answers each (fragment, origin, warp) once per holders (a GEMM
+    asks again at every K step); the kept answer is the computed one, refusals included."""
+    layout = F.tile_fragments(F.mma_a("f16"), tiles=(2, 2))
+    h = F.Holders.of(layout, (32, 32))
+    frag = F.mma_a("f16")
+    for origin in ((0, 0), (16, 16), (8, 0), (32, 0)):
+        first = F.fragment_registers(h, frag, origin, 0)
+        assert first == F._fragment_registers(h, frag, origin, 0)
+        assert F.fragment_registers(h, frag, origin, 0) is first
+    assert F.fragment_registers(h, frag, (0, 0), 0) is not None
+    assert F.fragment_registers(h, frag, (32, 0), 0) is None
+    assert h.warps == int(h.warp.max()) + 1 and h.memo["warps"] == h.warps

@@ -77,3 +77,15 @@ def test_padded_runs_write_only_into_padding():
     assert padded_runs(tile, 1, 8, write=False)
     assert not padded_runs(narrow, 2, 8, write=True)      # cols 28, 29 hold elements
     assert padded_runs(narrow, 2, 8, write=False)         # reading 12 bytes of 16 is fine
+
+
+def test_aligned_runs_are_answered_once_per_type(monkeypatch):
+    import tirx_mlir.backends.cuda.layout.runs as R
+
+    t = buf([64, 32], "swizzle(3,2,3) S[64,32]")
+    asked = []
+    real = R._aligned_runs
+    monkeypatch.setattr(R, "_aligned_runs", lambda *a: asked.append(a) or real(*a))
+    assert aligned_runs(t, 1, 8) and not aligned_runs(t, 1, 16)
+    assert aligned_runs(t, 1, 8) and not aligned_runs(t, 1, 16)
+    assert asked == [(t, 1, 8), (t, 1, 16)]

@@ -49,16 +49,17 @@ from tirx_mlir.backends.cuda.layout.partition import (PartitionError, RegisterPa
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.backends.cuda.target_tags import parse_arch
 from tirx_mlir.dialects.tirx import dtypes
-from tirx_mlir.dialects.tirx.access import IndexExpr, const_index, materialize, resolve_access
+from tirx_mlir.dialects.tirx.access import (IndexExpr, const_index, insert_binary, materialize,
+                                            resolve_access)
 from tirx_mlir.dialects.tirx.attributes import BufferType, ExecScope, decoded
 from tirx_mlir.dialects.tirx.buffer_ops import VIEW_OPS, AllocOp
 from tirx_mlir.dialects.tirx.kernel import KernelOp, ScopeIdOp
-from tirx_mlir.dialects.tirx.op_build import arith_binary, arith_constant
+from tirx_mlir.dialects.tirx.op_build import arith_constant
 from tirx_mlir.dialects.tirx.layout import TileLayout
 from tirx_mlir.dialects.tirx.tile_base import TileOp
 from tirx_mlir.dispatch import Predicate, fail, predicate, register_dispatch
 from tirx_mlir.dispatch.builders import check_config, is_buffer, scope_of
-from tirx_mlir.ir_insert import SharingBuilder, insert_pure
+from tirx_mlir.ir_insert import SharingBuilder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -162,11 +163,9 @@ class ThreadIds:
                 div, mod = _DERIVED[axis]
                 v = self["tx"]
                 if div:
-                    v = insert_pure(self.b, arith_binary(arith.DivUIOp, v,
-                                                   const_index(self.b, div))).result
+                    v = insert_binary(self.b, arith.DivUIOp, v, const_index(self.b, div))
                 if mod:
-                    v = insert_pure(self.b, arith_binary(arith.RemUIOp, v,
-                                                   const_index(self.b, mod))).result
+                    v = insert_binary(self.b, arith.RemUIOp, v, const_index(self.b, mod))
                 self._values[axis] = v
             else:
                 fail(f"layout axis '{axis}' is not a thread axis of a CTA")
@@ -177,10 +176,10 @@ class ThreadIds:
         b = self.b
         v = value
         if offset:
-            v = insert_pure(b, arith_binary(arith.SubiOp, v, const_index(b, offset))).result
+            v = insert_binary(b, arith.SubiOp, v, const_index(b, offset))
         if stride != 1:
-            v = insert_pure(b, arith_binary(arith.DivUIOp, v, const_index(b, stride))).result
-        return insert_pure(b, arith_binary(arith.RemUIOp, v, const_index(b, extent))).result
+            v = insert_binary(b, arith.DivUIOp, v, const_index(b, stride))
+        return insert_binary(b, arith.RemUIOp, v, const_index(b, extent))
 
     def thread_coords(self, part: RegisterPartition) -> tuple[IndexExpr, ...]:
         axes = {ax: self[ax] for ax in part.threads}
@@ -255,14 +254,22 @@ def physical_index(b: Builder, btype: BufferType, coords: Sequence[IndexExpr],
     layout = buffer_layout(btype)
     if any(it.axis != "m" for it in (*layout.shard, *layout.replica)):
         fail(f"buffer layout {layout} places elements on thread axes; it is not memory")
-    try:
-        iters = _refine(layout.shard, btype.get_shape())
-    except PartitionError as err:
-        fail(str(err))
+    iters = decoded(btype, "_cuda_refined_shard", _refined_shard)
+    if isinstance(iters, str):
+        fail(iters)
     acc = _add(b, _affine_digits(b, iters, coords, cache), layout.offset_of("m"))
     if layout.swizzle is None:
         return acc
     return _swizzle(b, layout.swizzle, acc)
+
+
+def _refined_shard(btype: BufferType) -> list | str:
+    """``_refine`` of ``btype``'s layout's shard over its shape (the iterators `physical_index`
+    reads), or the message of its `PartitionError`; read once per type (`decoded`)."""
+    try:
+        return _refine(buffer_layout(btype).shard, btype.get_shape())
+    except PartitionError as err:
+        return str(err)
 
 
 def _affine_digits(b, iters, coords, cache) -> SSAValue | int:
@@ -275,8 +282,8 @@ def _affine_digits(b, iters, coords, cache) -> SSAValue | int:
         else:
             v = materialize_cached(b, IndexExpr.of(c), cache)
             if it.weight != 1:
-                v = insert_pure(b, arith_binary(arith.DivUIOp, v, const_index(b, it.weight))).result
-            digit = insert_pure(b, arith_binary(arith.RemUIOp, v, const_index(b, it.extent))).result
+                v = insert_binary(b, arith.DivUIOp, v, const_index(b, it.weight))
+            digit = insert_binary(b, arith.RemUIOp, v, const_index(b, it.extent))
         total = _add(b, total, _mul(b, digit, it.stride))
     return total
 
@@ -290,7 +297,7 @@ def _add(b, x, y):
         return x
     xv = const_index(b, x) if isinstance(x, int) else x
     yv = const_index(b, y) if isinstance(y, int) else y
-    return insert_pure(b, arith_binary(arith.AddiOp, xv, yv)).result
+    return insert_binary(b, arith.AddiOp, xv, yv)
 
 
 def _mul(b, x, k: int):
@@ -298,22 +305,22 @@ def _mul(b, x, k: int):
         return x * k
     if k == 1:
         return x
-    return insert_pure(b, arith_binary(arith.MuliOp, x, const_index(b, k))).result
+    return insert_binary(b, arith.MuliOp, x, const_index(b, k))
 
 
 def _swizzle(b, sw, m):
     if isinstance(m, int):
         return int(sw.apply(m))
-    x = insert_pure(b, arith_binary(arith.ShRUIOp, m, const_index(b, sw.per_element))).result
+    x = insert_binary(b, arith.ShRUIOp, m, const_index(b, sw.per_element))
     mask = ((1 << sw.swizzle_len) - 1) << sw.atom_len
-    hi = insert_pure(b, arith_binary(arith.AndIOp, x, const_index(b, mask))).result
-    hi = insert_pure(b, arith_binary(arith.ShRUIOp, hi, const_index(b, sw.atom_len))).result
-    x = insert_pure(b, arith_binary(arith.XOrIOp, x, hi)).result
-    x = insert_pure(b, arith_binary(arith.ShLIOp, x, const_index(b, sw.per_element))).result
+    hi = insert_binary(b, arith.AndIOp, x, const_index(b, mask))
+    hi = insert_binary(b, arith.ShRUIOp, hi, const_index(b, sw.atom_len))
+    x = insert_binary(b, arith.XOrIOp, x, hi)
+    x = insert_binary(b, arith.ShLIOp, x, const_index(b, sw.per_element))
     low = (1 << sw.per_element) - 1
     if low:
-        lo = insert_pure(b, arith_binary(arith.AndIOp, m, const_index(b, low))).result
-        x = insert_pure(b, arith_binary(arith.OrIOp, x, lo)).result
+        lo = insert_binary(b, arith.AndIOp, m, const_index(b, low))
+        x = insert_binary(b, arith.OrIOp, x, lo)
     return x
 
 

@@ -25,7 +25,7 @@ from xdsl.ir import Attribute, SSAValue
 from tirx_mlir.backends.cuda.dispatch import common, pointwise, rounded_arith
 from tirx_mlir.backends.cuda.memory import GLOBAL, LOCAL, SHARED_SCOPES
 from tirx_mlir.dialects.tirx import tile_ops as T
-from tirx_mlir.dialects.tirx.op_build import arith_binary
+from tirx_mlir.dialects.tirx.op_build import arith_binary, new_op
 from tirx_mlir.dispatch import exec_scope_in, fail
 from tirx_mlir.dispatch.builders import elem_type
 
@@ -34,7 +34,7 @@ SCOPES = exec_scope_in("thread", "warp", "warpgroup", "cta")
 
 def _const(b: Builder, value: float, t: Attribute) -> SSAValue:
     attr = FloatAttr(value, t) if isinstance(t, AnyFloat) else IntegerAttr(int(value), t)
-    return b.insert(arith.ConstantOp(attr)).result
+    return b.insert(new_op(arith.ConstantOp, (), (attr.get_type(),), {"value": attr})).result
 
 
 def _binary(float_op, int_op):
@@ -63,8 +63,10 @@ def _reciprocal(b: Builder, xs):
 def _fma(b: Builder, xs):
     x, scale, bias = xs
     if isinstance(x.type, IntegerType):
-        return b.insert(arith.AddiOp(b.insert(arith.MuliOp(x, scale)).result, bias)).result
-    return b.insert(arith.AddfOp(b.insert(arith.MulfOp(x, scale)).result, bias)).result
+        return b.insert(arith_binary(arith.AddiOp, b.insert(
+            arith_binary(arith.MuliOp, x, scale)).result, bias)).result
+    return b.insert(arith_binary(arith.AddfOp, b.insert(
+        arith_binary(arith.MulfOp, x, scale)).result, bias)).result
 
 
 BINARY = {

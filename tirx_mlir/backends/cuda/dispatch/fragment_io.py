@@ -41,6 +41,7 @@ from tirx_mlir.backends.cuda.dispatch import common
 from tirx_mlir.backends.cuda.layout.runs import view_runs
 from tirx_mlir.dialects.tirx import dtypes
 from tirx_mlir.dialects.tirx.access import IndexExpr, const_index
+from tirx_mlir.dialects.tirx.op_build import arith_binary
 from tirx_mlir.dispatch.builders import elem_type
 
 if TYPE_CHECKING:
@@ -125,9 +126,9 @@ class Lanes:
         if key not in self._cache:
             v = self.laneid
             if div != 1:
-                v = self.b.insert(arith.DivUIOp(v, const_index(self.b, div))).result
+                v = self.b.insert(arith_binary(arith.DivUIOp, v, const_index(self.b, div))).result
             if mod is not None:
-                v = self.b.insert(arith.RemUIOp(v, const_index(self.b, mod))).result
+                v = self.b.insert(arith_binary(arith.RemUIOp, v, const_index(self.b, mod))).result
             self._cache[key] = v
         return self._cache[key]
 

@@ -250,7 +250,10 @@ class Holders:
 
     @property
     def warps(self) -> int:
-        return int(self.warp.max()) + 1
+        found = self.memo.get("warps")
+        if found is None:
+            found = self.memo["warps"] = int(self.warp.max()) + 1
+        return found
 
     def transposed(self) -> "Holders":
         return Holders(self.warp.T, self.lane.T, self.reg.T)
@@ -261,7 +264,17 @@ def fragment_registers(holders: Holders, frag: Fragment, origin: tuple[int, int]
     """The registers (one per fragment element, in fragment register order) in which warp
     ``warp`` holds the ``frag``-shaped block at ``origin`` of a tile, each lane holding its
     fragment elements: None unless every element is where the fragment needs it, in the same
-    register of every lane."""
+    register of every lane. Kept in ``holders.memo`` (a GEMM asks for each block per K step)."""
+    key = ("fragment_registers", id(frag), tuple(origin), warp)  # the entry keeps frag alive
+    memo = holders.memo
+    found = memo.get(key)
+    if found is None:
+        found = memo[key] = (frag, _fragment_registers(holders, frag, origin, warp))
+    return found[1]
+
+
+def _fragment_registers(holders: Holders, frag: Fragment, origin: tuple[int, int],
+                        warp: int) -> tuple[int, ...] | None:
     r0, c0 = origin
     fl = Holders.of(frag.layout, frag.shape)
     rows, cols = np.indices(frag.shape)

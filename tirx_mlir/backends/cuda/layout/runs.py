@@ -20,7 +20,7 @@ from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.lazy_numpy import lazy_numpy
 from tirx_mlir.dialects.tirx.access import IndexExpr, resolve_access, value_domain
-from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.dialects.tirx.attributes import BufferType, decoded
 from tirx_mlir.dialects.tirx.layout import TileLayout
 
 if TYPE_CHECKING:
@@ -72,7 +72,21 @@ def _strides(layout: TileLayout, shape: tuple[int, ...]) -> list[int] | None:
 
 def aligned_runs(btype: BufferType, dim: int, run: int) -> bool:
     """Whether every run of ``run`` elements of ``btype`` along ``dim`` (module docstring) is
-    ``run`` consecutive, ``run``-aligned physical elements."""
+    ``run`` consecutive, ``run``-aligned physical elements. Answered once per type, dim and
+    run (kept on the type: `decoded`)."""
+    answers = decoded(btype, "_cuda_aligned_runs", _no_answers)
+    key = (dim, run)
+    found = answers.get(key)
+    if found is None:
+        found = answers[key] = _aligned_runs(btype, dim, run)
+    return found
+
+
+def _no_answers(_: BufferType) -> dict:
+    return {}
+
+
+def _aligned_runs(btype: BufferType, dim: int, run: int) -> bool:
     shape = btype.get_shape()
     if shape[dim] % run:
         return False

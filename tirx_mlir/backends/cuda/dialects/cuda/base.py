@@ -34,8 +34,15 @@ from tirx_mlir.dialects.tirx.rules import RuleError
 
 
 def spelled_type(name: str) -> Attribute:
-    """The type of an MLIR spelling (``index``, ``i32``, ``f32``...)."""
-    return IndexType() if name == "index" else dtypes.element_type(name)
+    """The type of an MLIR spelling (``index``, ``i32``, ``f32``...); one object per spelling
+    (types are immutable values; building ``IndexType()`` costs ~6 us)."""
+    found = _SPELLED.get(name)
+    if found is None:
+        found = _SPELLED[name] = IndexType() if name == "index" else dtypes.element_type(name)
+    return found
+
+
+_SPELLED: dict[str, Attribute] = {}
 
 
 class CudaOp(KeywordOp):

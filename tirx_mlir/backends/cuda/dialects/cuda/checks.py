@@ -25,6 +25,9 @@ from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.kernel import KernelOp, enclosing_kernel, target_holder
 from tirx_mlir.dialects.tirx.rules import RuleError
 from tirx_mlir.target.target import target_text_of
+from tirx_mlir.type_tests import IsInstance
+
+_IS_VECTOR = IsInstance(VectorType)
 
 INT32 = ("i32", "ui32")
 """32-bit integer spellings (a mask, a lane, a bitset)."""
@@ -223,7 +226,7 @@ def element_bytes(t: Attribute) -> int:
 
 def lanes(t: Attribute) -> tuple[int, Attribute]:
     """(lanes, element type) of a scalar (1 lane) or a 1-D ``vector<N x T>``."""
-    if isinstance(t, VectorType):
+    if _IS_VECTOR(t):
         if t.get_num_dims() != 1 or t.get_num_scalable_dims():
             raise RuleError(f"{t} must be a 1-D fixed vector")
         return t.get_shape()[0], t.element_type

@@ -50,7 +50,9 @@ from tirx_mlir.backends.cuda.dialects.ptx.table import ROWS
 from tirx_mlir.dialects.def_check import irdl_op_definition
 from tirx_mlir.dialects.tirx.kernel import enclosing_kernel
 from tirx_mlir.dialects.tirx.op_build import direct_fields, new_op
+from tirx_mlir.type_tests import IsInstance
 
+_IS_INTEGER_ATTR = IsInstance(IntegerAttr)
 _INT_WIDTH = {1: "i1", 16: "i16", 32: "i32", 64: "i64"}
 
 _VERDICTS: dict[tuple, str | None] = {}
@@ -126,7 +128,7 @@ class PtxOp(IRDLOperation):
     def mods(self) -> dict[str, object]:
         out: dict[str, object] = {}
         for name, attr in self.properties.items():
-            out[name] = attr.value.data if isinstance(attr, IntegerAttr) else \
+            out[name] = attr.value.data if _IS_INTEGER_ATTR(attr) else \
                 getattr(attr, "data", attr)
         return out
 

@@ -26,6 +26,6 @@ from typing import Any
 
 def emit_ptx(module: Any) -> str:
     """The PTX module for ``module``."""
-    from tirx_mlir.backends.cuda.printers.ptx.target import PtxPrinter
+    from tirx_mlir.backends.cuda.printers.ptx.target import print_ptx
 
-    return PtxPrinter(module).emit()
+    return print_ptx(module)

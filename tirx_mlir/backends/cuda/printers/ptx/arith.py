@@ -61,6 +61,11 @@ CMPF = {"oeq": "eq", "ogt": "gt", "oge": "ge", "olt": "lt", "ole": "le", "one": 
 
 
 def int_width(t: Attribute) -> int | None:
+    kind = type(t)  # the two classes first (an isinstance test of an attribute runs ABCMeta's)
+    if kind is IndexType:
+        return 64
+    if kind is IntegerType:
+        return t.width.data
     if isinstance(t, IndexType):
         return 64
     if isinstance(t, IntegerType):

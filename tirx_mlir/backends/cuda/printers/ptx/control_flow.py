@@ -28,6 +28,10 @@ from xdsl.ir import Block, SSAValue
 
 from tirx_mlir.backends.cuda.loop_hints import is_nounroll
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
+from tirx_mlir.type_tests import IsInstance
+
+_IS_YIELD = IsInstance(scf.YieldOp)
+_IS_CONDITION = IsInstance(scf.ConditionOp)
 
 
 class ControlFlow:
@@ -94,9 +98,9 @@ class ControlFlow:
     def emit_region_body(self, block: Block, targets: list[SSAValue]) -> None:
         """A region's ops; its terminator's operands are assigned to ``targets``."""
         for inner in block.ops:
-            if isinstance(inner, scf.YieldOp):
+            if _IS_YIELD(inner):
                 self.assign(targets, list(inner.operands))
-            elif isinstance(inner, scf.ConditionOp):
+            elif _IS_CONDITION(inner):
                 raise self.fail("scf.condition outside scf.while", inner)
             else:
                 self.emit_op(inner)

@@ -77,6 +77,13 @@ class DirectLoops:
             return True
         return super().keeps_locals(op)
 
+    def release(self) -> None:
+        """The plan let go (`Plan.release`); the printer prints nothing after it."""
+        if self.plan is not None:
+            self.plan.release()
+            self.plan = None
+        super().release()
+
     # ---- printing the records ----
     def emit_scf_for(self, op: scf.ForOp) -> None:
         records = None if self.plan is None else self.plan.records.get(id(op))

@@ -84,6 +84,7 @@ _EMITTERS: dict[tuple[type, type], str] = {}
 _NEEDS: dict[tuple, Need] = {}
 """(ptx op class, properties) -> what the instruction needs (`PtxOp.need`)."""
 _MAX_NEEDS = 4096
+_IS_PTX = IsInstance(PtxOp)
 _IS_ARENA = IsInstance(DynamicSharedOp)
 """The dynamic shared arena's view op (``cuda.dynamic_shared``), answered once per class."""
 
@@ -131,6 +132,11 @@ class PtxFrame(SourcePrinter):
         if dyn_align:
             header.append(f".extern .shared .align {dyn_align} .b8 {DYNAMIC_SMEM}[];")
         return "\n".join(header) + "\n" + entries.getvalue()
+
+    def release(self) -> None:
+        """Break the cycles among what the print made (`target.print_ptx` calls it after
+        `emit`, so the printer and its state are freed by reference counting); the frame's
+        own state has none (the mixins with some extend it)."""
 
     def prepare_register_loops(self, loops=None) -> None:
         """Expand the register loops (``loops``: `unroll._expanded_loops`, when known) on a
@@ -290,7 +296,7 @@ class PtxFrame(SourcePrinter):
 
     # ---- dispatch ----
     def emit_op(self, op: Operation) -> None:
-        if isinstance(op, PtxOp):
+        if _IS_PTX(op):
             return self.emit_ptx_op(op)
         key = (type(self), type(op))
         name = _EMITTERS.get(key)

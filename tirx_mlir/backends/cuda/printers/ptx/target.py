@@ -18,6 +18,7 @@ from tirx_mlir.backends.cuda.printers.ptx.control_flow import ControlFlow
 from tirx_mlir.backends.cuda.printers.ptx.cuda_ops import CudaOps
 from tirx_mlir.backends.cuda.printers.ptx.local_registers import LocalRegisters
 from tirx_mlir.backends.cuda.printers.ptx.printer import PtxFrame
+from tirx_mlir.gc_pause import collector_paused
 
 
 class PtxPrinter(DirectLoops, ControlFlow, ArithOps, MathOps, LocalRegisters, CudaOps, PtxFrame):
@@ -31,4 +32,18 @@ class PtxTarget(Target):
     name: ClassVar[str] = "ptx"
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
-        output.write(PtxPrinter(module).emit())
+        output.write(print_ptx(module))
+
+
+def print_ptx(module: ModuleOp) -> str:
+    """``PtxPrinter(module).emit()``, the printer made and dropped while the cyclic collector
+    is paused: what it built (the expansion plan, registers, names) is freed by reference
+    counting before the collector runs again, instead of being traversed, alive, by the
+    collection that the allocations of the print trigger when the collector comes back on."""
+    with collector_paused():
+        printer = PtxPrinter(module)
+        try:
+            return printer.emit()
+        finally:
+            printer.release()
+            del printer

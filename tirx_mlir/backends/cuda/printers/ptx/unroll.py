@@ -54,6 +54,7 @@ from tirx_mlir.backends.cuda.memory import LOCAL
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.attributes import BufferType
 from tirx_mlir.dialects.tirx.op_build import arith_constant, integer_attr
+from tirx_mlir.type_tests import IsInstance
 
 MAX_ITERATIONS = 1024
 """The most iterations one expanded loop may have (its body is printed that many times)."""
@@ -64,12 +65,30 @@ Fail = Callable[[str, Operation], Exception]
 def needs_expansion(loop: scf.ForOp) -> bool:
     """Whether ``loop``'s body accesses a local array at an index that depends on the loop's
     induction variable or carried values (module docstring)."""
-    varying: set[SSAValue] = set(loop.body.block.args)
-    for op in loop.body.walk():
-        if isinstance(op, (LoadOp, StoreOp)) and _local(op.memory) and op.index in varying:
-            return True
-        if any(v in varying for v in op.operands):
-            varying.update(op.results)
+    return _varying_local_access(loop.body, set(map(id, loop.body.block.args)))
+
+
+_IS_LOAD_STORE = IsInstance(LoadOp, StoreOp)
+
+
+def _varying_local_access(region: Region, varying: set[int]) -> bool:
+    """`needs_expansion`'s walk of ``region`` (its ops in ``Region.walk``'s order: an op, then
+    its regions), ``varying`` the ids of the values that vary with the loop (grown with the
+    results of each op reading one): the ops followed by their links, values by ``id``
+    (xDSL hashes a value in Python)."""
+    for block in region.blocks:
+        op = block._first_op  # noqa: SLF001
+        while op is not None:
+            if _IS_LOAD_STORE(op) and id(op.index) in varying and _local(op.memory):
+                return True
+            for v in op._operands:  # noqa: SLF001
+                if id(v) in varying:
+                    varying.update(map(id, op.results))
+                    break
+            for inner in op.regions:
+                if _varying_local_access(inner, varying):
+                    return True
+            op = op._next_op  # noqa: SLF001
     return False
 
 
@@ -494,13 +513,21 @@ def _expanded_loops(op: Operation) -> list[scf.ForOp]:
     only loops that need none (the ones that did were expanded before their parent), and an
     outer loop's need does not change when its inner loops are expanded."""
     out: list[scf.ForOp] = []
+    _collect_expanded(op, out)
+    return out
+
+
+def _collect_expanded(op: Operation, out: list[scf.ForOp]) -> None:
+    """`_expanded_loops` of ``op`` appended to ``out`` (only ops with regions descended)."""
     for region in op.regions:
         for block in region.blocks:
-            for inner in block.ops:
-                out += _expanded_loops(inner)
-                if isinstance(inner, scf.ForOp) and needs_expansion(inner):
-                    out.append(inner)
-    return out
+            inner = block._first_op  # noqa: SLF001
+            while inner is not None:
+                if inner.regions:
+                    _collect_expanded(inner, out)
+                    if isinstance(inner, scf.ForOp) and needs_expansion(inner):
+                        out.append(inner)
+                inner = inner._next_op  # noqa: SLF001
 
 
 def _context() -> Context:
