@@ -34,7 +34,11 @@ facts a try reads are kept for the pass (a value's constant, by value: its defin
 changes; a type's width mask), ops are matched by exact class (a dict lookup, not an ABC
 ``isinstance``) and their operands read from the op's tuple. The pass reports what it changes
 (`tirx_mlir.changes`): each op it replaces (its new ops go into that op's block). A dead
-``x ^ c`` that would become ``x + c`` is left as it is (`_unused`).
+``x ^ c`` that would become ``x + c`` is left as it is (`_unused`). The non-constant op a
+rewrite builds under its new root (``x >> s`` of ``(x ^ c) >> s``, ``x + y`` of ``(x + c) + y``:
+`_Peeler.core`) is built once per round and block: each chunk of a swizzle rewrites to the same
+one, which the ``cse`` after the pass merged (`_Peeler.core` says why the IR after that ``cse``
+is the same).
 Whether it states so (``REPORTS_CHANGES``): `index_ranges.REPORTS_CUDA_INDEX_CHANGES`.
 """
 
@@ -170,6 +174,8 @@ class _Peeler:
         self.kernel = kernel
         self.bits = _Bits(value_ranges(kernel))
         self.log = log
+        self.cores: dict[tuple, Operation] = {}
+        """`core`'s ops of the current round (`run` empties it), by class and operands."""
 
     def const(self, b: InsertBefore, like: SSAValue, value: int) -> SSAValue:
         return b.insert(arith_constant(value, like.type)).result
@@ -179,6 +185,32 @@ class _Peeler:
         if not c:
             return x
         return b.insert(arith_binary(arith.XOrIOp, x, self.const(b, x, c))).result
+
+    def core(self, b: InsertBefore, kind: type, x: SSAValue, y: SSAValue,
+             flags=None) -> SSAValue:
+        """``kind(x, y)`` with ``flags`` before ``b``'s op: the op of this round already built
+        in that block (equal class, operands and flags), else a new one. It dominates ``b``'s
+        op: a round visits a block's ops in order, putting its new ops right before the op it
+        visits, and does not visit them (its ops are listed when it starts).
+
+        The IR after the ``cse`` that follows is the one of building a twin each time: that
+        ``cse`` would replace the twin by the first (or by what it replaces the first by: their
+        keys are equal), as long as the first is used when ``cse`` visits it (an unused op is
+        erased there, not kept). It is: no rewrite drops a use of an op built here except by
+        replacing that op itself (each rewrite's new ops read the non-constant operands of
+        the op it replaces, which is the only op it erases; the uses it drops are of that
+        op's constants and of an ``x ^ c`` / ``x + c`` with a constant, which this never
+        builds), and a step rewrites such an op by its operands and flags alone, as it would
+        the twin. tests/backends/cuda/transforms/test_peel_constants_cores.py compares the IR
+        after the ``cse`` on every tile example."""
+        key = (kind, x, y, flags)
+        got = self.cores.get(key)
+        block = b.anchor.parent
+        if got is not None and got.parent is block:
+            return got.results[0]
+        new = b.insert(arith_binary(kind, x, y, flags))
+        self.cores[key] = new
+        return new.results[0]
 
     def replace(self, op: Operation, new: SSAValue) -> None:
         self.log.removed(op)  # its block (where the new ops went) and its users
@@ -212,7 +244,7 @@ class _Peeler:
             moved = {arith.ShRUIOp: c >> k, arith.ShLIOp: (c << k) & bits.width_mask(x),
                      arith.AndIOp: c & k}[kind]
             b = InsertBefore(op)
-            core = b.insert(arith_binary(kind, x, rhs)).result
+            core = self.core(b, kind, x, rhs)
             self.replace(op, self.xor(b, core, moved))
             return True
         if kind is arith.XOrIOp or kind is arith.OrIOp:
@@ -230,7 +262,7 @@ class _Peeler:
                 if kind is arith.OrIOp and bits.of(other) & (bits.of(x) | c):
                     continue
                 b = InsertBefore(op)
-                core = b.insert(arith_binary(kind, x, other)).result
+                core = self.core(b, kind, x, other)
                 xor = arith_binary(arith.XOrIOp, core, self.const(b, x, c))
                 self.replace(op, b.insert(xor).result)
                 return True
@@ -310,7 +342,7 @@ class _Peeler:
                 continue
             b = InsertBefore(op)
             step = cv * k if kind is arith.MuliOp else cv << k
-            core = b.insert(arith_binary(kind, x, rhs, NSW)).result
+            core = self.core(b, kind, x, rhs, NSW)
             self.replace(op, b.insert(arith_binary(arith.AddiOp, core, self.const(b, x, step),
                                                    NSW)).result)
             return True
@@ -337,7 +369,7 @@ class _Peeler:
                     bits.of(x) < half and bits.of(y) < half
                 flags = NSW if keeps else None
                 b = InsertBefore(op)
-                core = b.insert(arith_binary(arith.AddiOp, x, y, flags)).result
+                core = self.core(b, arith.AddiOp, x, y, flags)
                 self.replace(op, b.insert(arith_binary(arith.AddiOp, core, k, flags)).result)
                 return True
         return False
@@ -345,6 +377,7 @@ class _Peeler:
     def run(self, step) -> bool:
         changed = False
         for _ in range(MAX_ROUNDS):
+            self.cores.clear()
             ops = _rewritable(self.kernel, [])
             moved = False
             for o in ops:
