@@ -72,8 +72,7 @@ class _Bits:
     def __init__(self, ranges: dict[SSAValue, Range]):
         self.ranges = ranges
         self.memo: dict[SSAValue, int] = {}
-        self._signed: dict[SSAValue, int | float | None] = {}
-        self._constants: dict[SSAValue, int | None] = {}
+        self._values: dict[int, tuple[SSAValue, int | float | None, int | None]] = {}
         self._masks: dict[int, tuple[object, int]] = {}
 
     def width_mask(self, v: SSAValue) -> int:
@@ -88,27 +87,29 @@ class _Bits:
 
     def signed(self, v: SSAValue) -> int | float | None:
         """`access.constant_value` of ``v``, kept (a value's defining op never changes)."""
-        try:
-            return self._signed[v]
-        except KeyError:
-            pass
-        owner = v.owner
-        got = None
-        if type(owner) is arith.ConstantOp:
-            value = owner.properties["value"]
-            if isinstance(value, IntegerAttr | FloatAttr):
-                got = value.value.data
-        self._signed[v] = got
-        return got
+        got = self._values.get(id(v))
+        if got is None or got[0] is not v:
+            got = self._value(v)
+        return got[1]
 
     def constant(self, v: SSAValue) -> int | None:
         """``v``'s integer constant as an unsigned value of its width, kept as `signed` is."""
-        try:
-            return self._constants[v]
-        except KeyError:
-            pass
-        c = self.signed(v)
-        got = self._constants[v] = c & self.width_mask(v) if type(c) is int else None
+        got = self._values.get(id(v))
+        if got is None or got[0] is not v:
+            got = self._value(v)
+        return got[2]
+
+    def _value(self, v: SSAValue) -> tuple[SSAValue, int | float | None, int | None]:
+        """``(v, signed, constant)``, kept by ``v``'s ``id`` (an int's hash is C code, a
+        value's a Python call); ``v`` is kept beside them, so an id is never another
+        value's."""
+        owner = v.owner
+        c = None
+        if type(owner) is arith.ConstantOp:
+            value = owner.properties["value"]
+            if isinstance(value, IntegerAttr | FloatAttr):
+                c = value.value.data
+        got = self._values[id(v)] = (v, c, c & self.width_mask(v) if type(c) is int else None)
         return got
 
     def of(self, v: SSAValue) -> int:
