@@ -176,9 +176,9 @@ class _Peeler:
         self.bits = _Bits(value_ranges(kernel))
         self.log = log
         self.cores: dict[tuple, Operation] = {}
+        """`core`'s ops of the current round (`run` empties it), by class and operands."""
         self.unused_constants: list[Operation] = []
         """Constants an op `replace` erased was the last to read (`erase_unused_constants`)."""
-        """`core`'s ops of the current round (`run` empties it), by class and operands."""
 
     def const(self, b: InsertBefore, like: SSAValue, value: int) -> SSAValue:
         return b.insert(arith_constant(value, like.type)).result
@@ -204,8 +204,10 @@ class _Peeler:
         the op it replaces, which is the only op it erases; the uses it drops are of that
         op's constants and of an ``x ^ c`` / ``x + c`` with a constant, which this never
         builds), and a step rewrites such an op by its operands and flags alone, as it would
-        the twin. tests/backends/cuda/transforms/test_peel_constants_cores.py compares the IR
-        after the ``cse`` on every tile example."""
+        the twin (the bits `_Bits.of` finds for it are read through those operands too, when
+        first asked: for the twin they could be asked later, through operands replaced since
+        by equal values; tests/backends/cuda/transforms/test_peel_constants_cores.py compares
+        the IR after the ``cse`` on every tile example)."""
         key = (kind, x, y, flags)
         got = self.cores.get(key)
         block = b.anchor.parent
@@ -229,7 +231,7 @@ class _Peeler:
         """Erase the constants the pass left without a use (an op it replaced read them):
         the ``cse`` after the pass erases an unused constant as it visits it, and no other
         op's uses change with it (it has no operands), so the IR after that ``cse`` is the
-        same (~150 ops on flash_attention_sm80 that ``cse`` no longer visits, nor the
+        same (126 ops on flash_attention_sm80 that ``cse`` no longer visits, nor the
         verification after the pass). Nothing reads a constant without uses again: a
         rewrite reuses operands of the op it replaces, or builds its own."""
         for const in self.unused_constants:
