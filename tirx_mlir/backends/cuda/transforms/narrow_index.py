@@ -119,7 +119,8 @@ def narrowable(op: Operation, ranges: dict[SSAValue, Range]) -> bool:
         return _is_index(op.results[0].type) and _fits(op.results[0], ranges, False)
     if kind is arith.CmpiOp:
         unsigned = op.predicate.value.data >= _FIRST_UNSIGNED_CMP
-        return all(_is_index(v.type) and _fits(v, ranges, unsigned) for v in op._operands)  # noqa: SLF001
+        operands = op._operands  # noqa: SLF001
+        return all(_is_index(v.type) and _fits(v, ranges, unsigned) for v in operands)
     if kind is arith.SelectOp:
         _, lhs, rhs = op._operands  # noqa: SLF001
         (result,) = op.results
