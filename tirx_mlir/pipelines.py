@@ -296,9 +296,18 @@ class _Unchanged:
     the IR, when an empty report is next relied on). Under the verifier's audit or comparison
     (``TIRX_VERIFY_AUDIT``, ``TIRX_VERIFY_COMPARE``), or with a verifier whose class states
     ``VERIFY_EVERY_PASS`` (bench/verify_designs.py: every design sees the same passes), every
-    pass runs and is verified after, as before."""
+    pass runs and is verified after, as before.
 
-    __slots__ = ("module", "verify_all", "clean", "multi_block")
+    It also knows when the IR holds no dead op (`dead_free`): a pass stating
+    ``LEAVES_NO_DEAD_OPS`` leaves none (``canonicalize``: it ends with a region DCE that found
+    nothing), one stating ``KEEPS_NO_DEAD_OPS`` makes none (``cse``: it erases an op only for
+    an equal one that reads the same values, and an unused op only where it is dead, of
+    which there is then none) and neither does a pass that changed nothing; any other pass
+    may. A pass stating ``ONLY_ERASES_DEAD_OPS`` (``dce``, the same region DCE) changes
+    nothing on such IR, so `may_skip` says to go on without it (the cuda pipeline's three
+    ``dce`` runs follow a ``canonicalize`` and a ``cse``)."""
+
+    __slots__ = ("module", "verify_all", "clean", "multi_block", "dead_free")
 
     def __init__(self, module: ModuleOp, verify_all: bool) -> None:
         self.module = module
@@ -308,6 +317,8 @@ class _Unchanged:
         self.multi_block: bool | None = None
         """Whether the module holds a region of several blocks (None: not looked at since the
         IR last changed)."""
+        self.dead_free = False
+        """Whether the IR is known to hold no op the ``dce`` would erase."""
 
     def _single_blocks(self) -> bool:
         if self.multi_block is None:
@@ -317,8 +328,13 @@ class _Unchanged:
         return not self.multi_block
 
     def may_skip(self, p: ModulePass) -> bool:
-        """``p`` is deterministic and already ran on this IR without changing it."""
-        return not self.verify_all and getattr(p, "DETERMINISTIC", False) and \
+        """``p`` is deterministic and already ran on this IR without changing it, or it only
+        erases dead ops and the IR holds none."""
+        if self.verify_all:
+            return False
+        if self.dead_free and getattr(p, "ONLY_ERASES_DEAD_OPS", False):
+            return True
+        return getattr(p, "DETERMINISTIC", False) and \
             any(type(q) is type(p) and q == p for q in self.clean)
 
     def saw(self, p: ModulePass, run: Callable, ctx: Context) -> bool:
@@ -331,10 +347,15 @@ class _Unchanged:
         if preserves_ir(p):
             return False
         log = last_closed() if reports_changes(p) else None
+        if getattr(p, "LEAVES_NO_DEAD_OPS", False):
+            self.dead_free = True
         if log is not None and log.empty and self._single_blocks():
             if getattr(p, "DETERMINISTIC", False):
                 self.clean.append(p)
             return self.verify_all
+        if not getattr(p, "LEAVES_NO_DEAD_OPS", False) and \
+                not getattr(p, "KEEPS_NO_DEAD_OPS", False):
+            self.dead_free = False
         self.clean.clear()
         self.multi_block = None
         return True

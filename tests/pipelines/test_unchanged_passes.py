@@ -144,9 +144,9 @@ def test_the_last_report_is_not_kept_after_the_run():
     assert last_closed() is None
 
 
-def test_the_cuda_pipeline_skips_only_its_repeated_cleanup_on_softmax_row(monkeypatch):
-    """softmax_row: the dce after cuda-pipeline-k-loop runs on the IR the first dce left as it
-    was (every pass between reported nothing), so it is skipped; the IR out is the IR of a
+def test_the_cuda_pipeline_skips_its_dce_runs_on_softmax_row(monkeypatch):
+    """softmax_row: each dce follows a canonicalize and a cse (no dead op: `_Unchanged.
+    dead_free`; tests/pipelines/test_dead_free.py), so none runs; the IR out is the IR of a
     pipeline that runs every pass (the verifier's audit makes it run all)."""
     from tirx_mlir.pipelines import get_pipeline
     from tirx_mlir.transforms.dce import FastDCEPass
@@ -158,7 +158,7 @@ def test_the_cuda_pipeline_skips_only_its_repeated_cleanup_on_softmax_row(monkey
     monkeypatch.setattr(FastDCEPass, "apply",
                         lambda self, ctx, op: (ran.append(1), original(self, ctx, op))[1])
     fast = get_pipeline("cuda").apply(parse_module(text, path))
-    assert len(ran) == 2  # of three
+    assert len(ran) == 0  # of three
     ran.clear()
     every = ModuleVerifier()
     every.audit = True

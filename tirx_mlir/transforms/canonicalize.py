@@ -790,6 +790,7 @@ class FastCanonicalizePass(CanonicalizePass):
 
     REPORTS_CHANGES = True  # through the rewriter's listener (`tirx_mlir.verification`)
     DETERMINISTIC = True  # its rewrites depend on the IR alone (`pipelines._Unchanged`)
+    LEAVES_NO_DEAD_OPS = True  # its last sweep ends with a region DCE that found nothing
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         facts = FactsByClass.shared()

@@ -155,6 +155,13 @@ class FastCSEPass(CommonSubexpressionElimination):
 
     REPORTS_CHANGES = True
     DETERMINISTIC = True  # what it merges depends on the IR alone (`pipelines._Unchanged`)
+    KEEPS_NO_DEAD_OPS = True
+    """On IR without dead ops it makes none (`pipelines._Unchanged`): it finds no unused op
+    dead; an op it replaces reads the values its equal op reads (its key holds its operands;
+    an op with regions: the same values from outside them), so erasing it leaves none of
+    them unread; the users it redirects read an op as live as the one they read; the effects
+    of an op around a region it changes stay (it erases pure ops and reads equal to one left
+    in the block)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _CSEDriver(current_changes()).simplify(op)

@@ -23,6 +23,7 @@ class FastDCEPass(DeadCodeElimination):
 
     REPORTS_CHANGES = True
     DETERMINISTIC = True  # what it erases depends on the IR alone (`pipelines._Unchanged`)
+    ONLY_ERASES_DEAD_OPS = True  # nothing to do on IR without dead ops (`pipelines._Unchanged`)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         region_dce(op.body, change_listener(), FactsByClass.shared())

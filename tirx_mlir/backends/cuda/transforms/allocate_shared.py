@@ -49,7 +49,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.traits import IsTerminator
 
 from tirx_mlir.backends.cuda.dialects.cuda import atomics, sync
 from tirx_mlir.backends.cuda.dialects.cuda.loads import LoadOp, StoreOp
@@ -125,21 +124,25 @@ def address_users(op: Operation) -> list[Operation] | None:
     for a ptx op, the index arithmetic, the ptx op that finally accesses it), followed through
     their results. None when an address flows where it cannot be followed (into a region's
     arguments or out of a block): the array is then live for the whole kernel."""
+    from tirx_mlir.transforms.canonicalize import FactsByClass
+
+    facts = FactsByClass.shared()  # a class's terminator trait looked up once, not per user
     found: list[Operation] = []
     seen: set[int] = set()
     stack = [op.results[0]]
     while stack:
         value = stack.pop()
-        for use in value.uses:
-            user = use.operation
-            if user.regions or user.has_trait(IsTerminator):
+        use = value.first_use  # the uses by their links (no generator, no view per use)
+        while use is not None:
+            user = use._operation  # noqa: SLF001
+            if user.regions or facts[type(user)].terminator:
                 return None
-            if id(user) in seen:
-                continue
-            seen.add(id(user))
-            found.append(user)
-            if not (_IS_ACCESS(user) and use.index == 0):
-                stack.extend(user.results)
+            if id(user) not in seen:
+                seen.add(id(user))
+                found.append(user)
+                if not (_IS_ACCESS(user) and use._index == 0):  # noqa: SLF001
+                    stack.extend(user.results)
+            use = use._next_use  # noqa: SLF001
     return found
 
 

@@ -81,12 +81,15 @@ def movable(op: Operation) -> bool:
 
 def hoist_out_of(loop: scf.ForOp, log: ChangeLog | None = None) -> int:
     """Move ``loop``'s invariant ops before it (program order: a moved op's users are checked
-    after it); the number moved."""
-    inside = partial(defined_in, loop)
+    after it); the number moved. Which values are defined inside is followed along the walk
+    (`_values_inside`) instead of asked of each operand (`defined_in`: a walk up its parents)."""
     moved = 0
     log = log or ChangeLog()
-    for op in walk_region_ops(loop.body):
-        if not movable(op) or any(inside(v) for v in op.operands):
+    inside: set[int] = set()  # ids of the values defined in ``loop`` and left there
+    for op in _values_inside(loop, inside):
+        if not movable(op) or any(id(v) in inside for v in op._operands):  # noqa: SLF001
+            for result in op.results:
+                inside.add(id(result))
             continue
         log.removed(op)  # the block it leaves
         op.detach()
@@ -96,16 +99,48 @@ def hoist_out_of(loop: scf.ForOp, log: ChangeLog | None = None) -> int:
     return moved
 
 
+def _values_inside(loop: scf.ForOp, inside: set[int]):
+    """``walk_region_ops(loop.body)``, each op given when the values defined before it in
+    ``loop`` are in ``inside`` (by ``id``: the walk's list holds every op, so no id is
+    reused meanwhile): the block arguments of each block as the walk enters it (the loop's
+    own too); the caller adds each op's results unless it moves the op out. An op's operands
+    are defined before it in this order (SSA: by an op before it in its block or an
+    enclosing one, or as an argument of such a block)."""
+    ops = walk_region_ops(loop.body)
+    for arg in loop.body.block.args:
+        inside.add(id(arg))
+    for op in ops:
+        yield op
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    inside.add(id(arg))
+
+
 def _single_use(v: SSAValue) -> Operation | None:
     """The one op reading ``v``, not counting unused ``arith`` ops (the earlier passes leave
     some, e.g. the index casts of narrowed values, until the cleanup); None when there are
-    more or none."""
-    users = [u.operation for u in v.uses if not _dead(u.operation)]
-    return users[0] if len(users) == 1 else None
+    more or none. (The uses by their links: no generator per use.)"""
+    found = None
+    use = v.first_use
+    while use is not None:
+        user = use.operation
+        if not _dead(user):
+            if found is not None:
+                return None
+            found = user
+        use = use._next_use  # noqa: SLF001
+    return found
 
 
 def _dead(op: Operation) -> bool:
-    return op.name.startswith("arith.") and not any(list(r.uses) for r in op.results)
+    """An ``arith`` op none of whose results has a use."""
+    if not op.name.startswith("arith."):
+        return False
+    for result in op.results:
+        if result.first_use is not None:
+            return False
+    return True
 
 
 def _terms(add: arith.AddiOp, inside) -> list[SSAValue]:

@@ -106,27 +106,43 @@ def _fits(v: SSAValue, ranges: dict[SSAValue, Range], unsigned: bool) -> bool:
     return r is not None and fits_signed(r, 32) and (r.nonneg or not unsigned)
 
 
+def _is_index(t) -> bool:
+    return type(t) is IndexType or isinstance(t, IndexType)
+
+
 def narrowable(op: Operation, ranges: dict[SSAValue, Range]) -> bool:
-    """Whether ``op`` computes the same values on i32 (step 2 of the module docstring)."""
-    if isinstance(op, arith.ConstantOp):
-        return isinstance(op.result.type, IndexType) and _fits(op.result, ranges, False)
-    if isinstance(op, arith.CmpiOp):
+    """Whether ``op`` computes the same values on i32 (step 2 of the module docstring). ``op``
+    is of a `_CANDIDATES` class (the classes are told apart by exact class: a set lookup, not
+    an ABC `isinstance` per class of a tuple)."""
+    kind = type(op)
+    if kind is arith.ConstantOp:
+        return _is_index(op.results[0].type) and _fits(op.results[0], ranges, False)
+    if kind is arith.CmpiOp:
         unsigned = op.predicate.value.data >= _FIRST_UNSIGNED_CMP
-        return all(isinstance(v.type, IndexType) and _fits(v, ranges, unsigned)
-                   for v in op.operands)
-    if isinstance(op, arith.SelectOp):
-        vals = (op.lhs, op.rhs, op.result)
-        return isinstance(op.result.type, IndexType) and all(_fits(v, ranges, False)
-                                                             for v in vals)
-    if not isinstance(op, _SIGNED + _UNSIGNED):
+        operands = op._operands  # noqa: SLF001
+        return all(_is_index(v.type) and _fits(v, ranges, unsigned) for v in operands)
+    if kind is arith.SelectOp:
+        _, lhs, rhs = op._operands  # noqa: SLF001
+        (result,) = op.results
+        return _is_index(result.type) and _fits(lhs, ranges, False) and \
+            _fits(rhs, ranges, False) and _fits(result, ranges, False)
+    unsigned = kind in _UNSIGNED_CLASSES
+    if not unsigned and kind not in _SIGNED_CLASSES:
         return False
-    unsigned = isinstance(op, _UNSIGNED)
-    if isinstance(op, _SHIFTS):  # a shift by >= 32 is poison on i32 (exact on index)
-        amount = ranges.get(op.operands[1])
+    operands = op._operands  # noqa: SLF001
+    if kind in _SHIFT_CLASSES:  # a shift by >= 32 is poison on i32 (exact on index)
+        amount = ranges.get(operands[1])
         if amount is None or not amount.within(0, 31):
             return False
-    return isinstance(op.results[0].type, IndexType) and \
-        all(_fits(v, ranges, unsigned) for v in (*op.operands, op.results[0]))
+    (result,) = op.results
+    return _is_index(result.type) and all(_fits(v, ranges, unsigned) for v in operands) and \
+        _fits(result, ranges, unsigned)
+
+
+_SIGNED_CLASSES = frozenset(_SIGNED)
+_UNSIGNED_CLASSES = frozenset(_UNSIGNED)
+_SHIFT_CLASSES = frozenset(_SHIFTS)
+_NO_SIGNED_WRAP_CLASSES = frozenset(_NO_SIGNED_WRAP)
 
 
 class _Narrower:
@@ -171,7 +187,8 @@ class _Narrower:
 
     def rebuild(self, op: Operation) -> None:
         b = InsertBefore(op)
-        if isinstance(op, arith.ConstantOp):
+        kind = type(op)  # a `_CANDIDATES` class: told apart by exact class
+        if kind is arith.ConstantOp:
             value = op.value
             assert isinstance(value, IntegerAttr)
             new = b.insert(arith_constant(value.value.data, I32))
@@ -179,21 +196,21 @@ class _Narrower:
             self.narrow[op.result] = new.result  # its index users keep the index constant
             return
         self.log.removed(op)  # replaced: its block (where the new ops go) and its users
-        if isinstance(op, arith.CmpiOp):
+        if kind is arith.CmpiOp:
             lhs, rhs = (self.as_i32(v) for v in op.operands)
             new = b.insert(arith.CmpiOp(lhs, rhs, op.predicate.value.data))
             replace_uses(op.result, new.result)
             erase_op(op)
             return
-        elif isinstance(op, arith.SelectOp):
+        elif kind is arith.SelectOp:
             new = b.insert(arith.SelectOp(op.cond, self.as_i32(op.lhs),
                                           self.as_i32(op.rhs)))
-        elif isinstance(op, _NO_SIGNED_WRAP):
+        elif kind in _NO_SIGNED_WRAP_CLASSES:
             lhs, rhs = (self.as_i32(v) for v in op.operands)
-            new = b.insert(arith_binary(type(op), lhs, rhs, NSW))
+            new = b.insert(arith_binary(kind, lhs, rhs, NSW))
         else:
             lhs, rhs = (self.as_i32(v) for v in op.operands)
-            new = b.insert(arith_binary(type(op), lhs, rhs))
+            new = b.insert(arith_binary(kind, lhs, rhs))
         old = op.results[0]
         new.results[0].name_hint = old.name_hint
         self.narrow[old] = new.results[0]  # narrowed users read ``new`` (`as_i32`)

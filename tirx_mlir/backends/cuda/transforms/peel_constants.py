@@ -34,7 +34,11 @@ facts a try reads are kept for the pass (a value's constant, by value: its defin
 changes; a type's width mask), ops are matched by exact class (a dict lookup, not an ABC
 ``isinstance``) and their operands read from the op's tuple. The pass reports what it changes
 (`tirx_mlir.changes`): each op it replaces (its new ops go into that op's block). A dead
-``x ^ c`` that would become ``x + c`` is left as it is (`_unused`).
+``x ^ c`` that would become ``x + c`` is left as it is (`_unused`). The non-constant op a
+rewrite builds under its new root (``x >> s`` of ``(x ^ c) >> s``, ``x + y`` of ``(x + c) + y``:
+`_Peeler.core`) is built once per round and block: each chunk of a swizzle rewrites to the same
+one, which the ``cse`` after the pass merged (`_Peeler.core` says why the IR after that ``cse``
+is the same).
 Whether it states so (``REPORTS_CHANGES``): `index_ranges.REPORTS_CUDA_INDEX_CHANGES`.
 """
 
@@ -68,8 +72,7 @@ class _Bits:
     def __init__(self, ranges: dict[SSAValue, Range]):
         self.ranges = ranges
         self.memo: dict[SSAValue, int] = {}
-        self._signed: dict[SSAValue, int | float | None] = {}
-        self._constants: dict[SSAValue, int | None] = {}
+        self._values: dict[int, tuple[SSAValue, int | float | None, int | None]] = {}
         self._masks: dict[int, tuple[object, int]] = {}
 
     def width_mask(self, v: SSAValue) -> int:
@@ -84,27 +87,29 @@ class _Bits:
 
     def signed(self, v: SSAValue) -> int | float | None:
         """`access.constant_value` of ``v``, kept (a value's defining op never changes)."""
-        try:
-            return self._signed[v]
-        except KeyError:
-            pass
-        owner = v.owner
-        got = None
-        if type(owner) is arith.ConstantOp:
-            value = owner.properties["value"]
-            if isinstance(value, IntegerAttr | FloatAttr):
-                got = value.value.data
-        self._signed[v] = got
-        return got
+        got = self._values.get(id(v))
+        if got is None or got[0] is not v:
+            got = self._value(v)
+        return got[1]
 
     def constant(self, v: SSAValue) -> int | None:
         """``v``'s integer constant as an unsigned value of its width, kept as `signed` is."""
-        try:
-            return self._constants[v]
-        except KeyError:
-            pass
-        c = self.signed(v)
-        got = self._constants[v] = c & self.width_mask(v) if type(c) is int else None
+        got = self._values.get(id(v))
+        if got is None or got[0] is not v:
+            got = self._value(v)
+        return got[2]
+
+    def _value(self, v: SSAValue) -> tuple[SSAValue, int | float | None, int | None]:
+        """``(v, signed, constant)``, kept by ``v``'s ``id`` (an int's hash is C code, a
+        value's a Python call); ``v`` is kept beside them, so an id is never another
+        value's."""
+        owner = v.owner
+        c = None
+        if type(owner) is arith.ConstantOp:
+            value = owner.properties["value"]
+            if isinstance(value, IntegerAttr | FloatAttr):
+                c = value.value.data
+        got = self._values[id(v)] = (v, c, c & self.width_mask(v) if type(c) is int else None)
         return got
 
     def of(self, v: SSAValue) -> int:
@@ -170,6 +175,10 @@ class _Peeler:
         self.kernel = kernel
         self.bits = _Bits(value_ranges(kernel))
         self.log = log
+        self.cores: dict[tuple, Operation] = {}
+        """`core`'s ops of the current round (`run` empties it), by class and operands."""
+        self.unused_constants: list[Operation] = []
+        """Constants an op `replace` erased was the last to read (`erase_unused_constants`)."""
 
     def const(self, b: InsertBefore, like: SSAValue, value: int) -> SSAValue:
         return b.insert(arith_constant(value, like.type)).result
@@ -180,11 +189,56 @@ class _Peeler:
             return x
         return b.insert(arith_binary(arith.XOrIOp, x, self.const(b, x, c))).result
 
+    def core(self, b: InsertBefore, kind: type, x: SSAValue, y: SSAValue,
+             flags=None) -> SSAValue:
+        """``kind(x, y)`` with ``flags`` before ``b``'s op: the op of this round already built
+        in that block (equal class, operands and flags), else a new one. It dominates ``b``'s
+        op: a round visits a block's ops in order, putting its new ops right before the op it
+        visits, and does not visit them (its ops are listed when it starts).
+
+        The IR after the ``cse`` that follows is the one of building a twin each time: that
+        ``cse`` would replace the twin by the first (or by what it replaces the first by: their
+        keys are equal), as long as the first is used when ``cse`` visits it (an unused op is
+        erased there, not kept). It is: no rewrite drops a use of an op built here except by
+        replacing that op itself (each rewrite's new ops read the non-constant operands of
+        the op it replaces, which is the only op it erases; the uses it drops are of that
+        op's constants and of an ``x ^ c`` / ``x + c`` with a constant, which this never
+        builds), and a step rewrites such an op by its operands and flags alone, as it would
+        the twin (the bits `_Bits.of` finds for it are read through those operands too, when
+        first asked: for the twin they could be asked later, through operands replaced since
+        by equal values; tests/backends/cuda/transforms/test_peel_constants_cores.py compares
+        the IR after the ``cse`` on every tile example)."""
+        key = (kind, x, y, flags)
+        got = self.cores.get(key)
+        block = b.anchor.parent
+        if got is not None and got.parent is block:
+            return got.results[0]
+        new = b.insert(arith_binary(kind, x, y, flags))
+        self.cores[key] = new
+        return new.results[0]
+
     def replace(self, op: Operation, new: SSAValue) -> None:
         self.log.removed(op)  # its block (where the new ops went) and its users
         self.bits.memo.pop(op.results[0], None)
         replace_uses(op.results[0], new)
+        operands = op._operands  # noqa: SLF001
         erase_op(op)
+        for v in operands:
+            if v.first_use is None and type(v.owner) is arith.ConstantOp:
+                self.unused_constants.append(v.owner)
+
+    def erase_unused_constants(self) -> None:
+        """Erase the constants the pass left without a use (an op it replaced read them):
+        the ``cse`` after the pass erases an unused constant as it visits it, and no other
+        op's uses change with it (it has no operands), so the IR after that ``cse`` is the
+        same (126 ops on flash_attention_sm80 that ``cse`` no longer visits, nor the
+        verification after the pass). Nothing reads a constant without uses again: a
+        rewrite reuses operands of the op it replaces, or builds its own."""
+        for const in self.unused_constants:
+            if const.parent is not None and const.results[0].first_use is None:
+                self.log.removed(const)
+                erase_op(const)
+        self.unused_constants.clear()
 
     def xor_out(self, op: Operation) -> bool:
         """One step of moving a constant xor outwards at ``op``; whether it rewrote."""
@@ -212,7 +266,7 @@ class _Peeler:
             moved = {arith.ShRUIOp: c >> k, arith.ShLIOp: (c << k) & bits.width_mask(x),
                      arith.AndIOp: c & k}[kind]
             b = InsertBefore(op)
-            core = b.insert(arith_binary(kind, x, rhs)).result
+            core = self.core(b, kind, x, rhs)
             self.replace(op, self.xor(b, core, moved))
             return True
         if kind is arith.XOrIOp or kind is arith.OrIOp:
@@ -230,7 +284,7 @@ class _Peeler:
                 if kind is arith.OrIOp and bits.of(other) & (bits.of(x) | c):
                     continue
                 b = InsertBefore(op)
-                core = b.insert(arith_binary(kind, x, other)).result
+                core = self.core(b, kind, x, other)
                 xor = arith_binary(arith.XOrIOp, core, self.const(b, x, c))
                 self.replace(op, b.insert(xor).result)
                 return True
@@ -310,7 +364,7 @@ class _Peeler:
                 continue
             b = InsertBefore(op)
             step = cv * k if kind is arith.MuliOp else cv << k
-            core = b.insert(arith_binary(kind, x, rhs, NSW)).result
+            core = self.core(b, kind, x, rhs, NSW)
             self.replace(op, b.insert(arith_binary(arith.AddiOp, core, self.const(b, x, step),
                                                    NSW)).result)
             return True
@@ -337,7 +391,7 @@ class _Peeler:
                     bits.of(x) < half and bits.of(y) < half
                 flags = NSW if keeps else None
                 b = InsertBefore(op)
-                core = b.insert(arith_binary(arith.AddiOp, x, y, flags)).result
+                core = self.core(b, arith.AddiOp, x, y, flags)
                 self.replace(op, b.insert(arith_binary(arith.AddiOp, core, k, flags)).result)
                 return True
         return False
@@ -345,6 +399,7 @@ class _Peeler:
     def run(self, step) -> bool:
         changed = False
         for _ in range(MAX_ROUNDS):
+            self.cores.clear()
             ops = _rewritable(self.kernel, [])
             moved = False
             for o in ops:
@@ -414,6 +469,7 @@ def peel_kernel(kernel: KernelOp, log: ChangeLog | None = None) -> None:
     p.run(p.reassociate)
     p.run(p.xor_out)
     p.run(p.back_to_add)
+    p.erase_unused_constants()
 
 
 @dataclass(frozen=True)

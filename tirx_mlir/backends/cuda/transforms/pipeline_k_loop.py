@@ -104,9 +104,9 @@ def _is_shared_array(value: SSAValue) -> bool:
 def _copy_of(op: Operation, body: Block) -> _Copy | None:
     """The staged copy ``op`` (a store to a shared array, or a cp.async into one) finishes,
     with the ops that are only its own (the load, the addresses)."""
-    if isinstance(op, cuda.StoreOp) and _is_shared_array(op.memory):
+    if _IS_STORE(op) and _is_shared_array(op.memory):
         return _load_store(op, body)
-    if not isinstance(op, PtxOp):
+    if not _IS_PTX(op):
         return None
     if op.ENTRY.name == "st":
         return _ptx_load_store(op, body)
@@ -207,6 +207,13 @@ _PURE = (arith.ConstantOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivUI
 """Ops a copy's address may be computed by in the loop body (cloned for the stages ahead):
 no effects; the thread and block ids are loop-invariant reads that ``cse`` leaves in the body
 when no equal op precedes the loop."""
+_IS_PURE = IsInstance(*_PURE)
+_IS_STORE = IsInstance(cuda.StoreOp)
+_IS_PTX = IsInstance(PtxOp)
+_IS_SYNC = IsInstance(cuda.SyncThreadsOp)
+_IS_YIELD = IsInstance(scf.YieldOp)
+"""The class tests of every body op `_plan` reads, answered once per class (`IsInstance`:
+not an ABC ``isinstance`` per op and class)."""
 
 
 def _plan(loop: scf.ForOp) -> _Plan | None:
@@ -235,8 +242,7 @@ def _plan(loop: scf.ForOp) -> _Plan | None:
 
 
 def _is_async_sync(op: Operation) -> bool:
-    return isinstance(op, cuda.SyncThreadsOp) or \
-        isinstance(op, PtxOp) and op.ENTRY.name in ASYNC_GROUP_ROWS
+    return _IS_SYNC(op) or _IS_PTX(op) and op.ENTRY.name in ASYNC_GROUP_ROWS
 
 
 def _edge_ops(body: Block, copies: list[_Copy], slice_ops: list[Operation]
@@ -247,17 +253,17 @@ def _edge_ops(body: Block, copies: list[_Copy], slice_ops: list[Operation]
     cp.async commit/wait or a cp.async is left inside the consumer (its group counting would
     mix with the pipeline's)."""
     own = {o for c in copies for o in c.ops}
-    consumer = [o for o in body.ops if o not in own and not isinstance(o, scf.YieldOp)]
+    consumer = [o for o in body.ops if o not in own and not _IS_YIELD(o)]
     edges: list[Operation] = []
     for seq in (consumer, consumer[::-1]):
         for o in seq:
             if _is_async_sync(o):
                 edges.append(o)
-            elif not isinstance(o, _PURE):
+            elif not _IS_PURE(o):
                 break
     rest = [o for o in consumer if o not in edges]
     inner = [o for top in rest for o in walk_ops(top)]
-    if any(isinstance(o, PtxOp) and (o.ENTRY.name in ASYNC_GROUP_ROWS or
+    if any(_IS_PTX(o) and (o.ENTRY.name in ASYNC_GROUP_ROWS or
                                      o.ENTRY.name.startswith("cp_async")) for o in inner):
         return None
     return list(dict.fromkeys(edges))
@@ -272,7 +278,7 @@ def _backward_slice(copies: list[_Copy], body: Block) -> list[Operation] | None:
         owner = v.owner
         if not isinstance(owner, Operation) or owner.parent_block() is not body or owner in seen:
             continue
-        if not isinstance(owner, _PURE):
+        if not _IS_PURE(owner):
             return None
         seen.add(owner)
         work.extend(owner.operands)
