@@ -207,6 +207,9 @@ _REGION_TRAITS = {IsolatedFromAbove.verify, SymbolTable.verify, NoTerminator.ver
                   SingleBlockImplicitTerminator.verify}
 """Trait checks that read an op's regions (answered by a ``"region"`` key)."""
 
+_NONE: frozenset = frozenset()
+"""No op (`ModuleVerifier._uses_moved` outside a verification after a move)."""
+
 _LEAF_READS = ("local", "kernel")
 """The plans `ModuleVerifier._visit_new_leaf` keys (not "views": a view that does not resolve
 leaves the op without a fingerprint, verified in full)."""
@@ -522,6 +525,11 @@ class ModuleVerifier:
         """The ids of the ops the report reaches (`_path_of`): in a block on the path, the
         others have their tokens again without their fingerprints (None: all are compared)."""
         self._pending_affected: set[int] | None = None
+        self._uses_moved: set[int] = _NONE
+        """Of ``_affected``, the ids of the ops whose only change is that an op defining one of
+        their operands moved (`ChangeLog.moving`): in the block where the last verification
+        found them, only the dominance of their uses is checked (`_visit_block`)."""
+        self._pending_uses_moved: set[int] = _NONE
         self._auditing = False
         self._unreported: list[Operation] = []
         self._marked: set[int] = set()
@@ -554,6 +562,7 @@ class ModuleVerifier:
         ``REPORTS_CHANGES = True`` (`reports_changes`): the next verification then visits only
         what the report reaches (`_path_of`); otherwise the next verification is full."""
         self._pending = self._path = self._pending_affected = None
+        self._pending_uses_moved = _NONE
         if not reports_changes(p):
             p.apply(ctx, module)  # type: ignore[attr-defined]
             return
@@ -703,21 +712,53 @@ class ModuleVerifier:
         reached: set[int] = set()
         """The ops `reach` handled (a user of several changed ops, or named again, once)."""
 
+        kinds = _KINDS
+
         def reach(user: Operation) -> None:  # an op whose operands changed
             key = id(user)
             if key in reached:
                 return
             reached.add(key)
-            if _kind_of(user):
+            kind = kinds.get(type(user))
+            if kind is None:
+                kind = _kind_of(user)
+            if kind:
                 resolved.append(user)
-            elif user.parent is not None:
-                seen.add(id(user))
-                blocks[id(user.parent)] = user.parent
+                return
+            block = user.parent
+            if block is not None:
+                seen.add(key)
+                blocks[id(block)] = block
                 if user.regions:
-                    path.add(id(user))
+                    path.add(key)
 
         for user in log.users:  # only which values their operands are changed
             reach(user)
+        uses_moved: set[int] = set()
+        """The leaf ops only moved (`ChangeLog.moving`) and their leaf users: only the
+        dominance of their uses changed, and, of a moved op, its block (when it changed, it is
+        verified as a changed op is: `_visit_block`). A view's resolution reads its chain's ops
+        and values, not where they are: the views and index arithmetic using a moved op are
+        not reached through it."""
+        for op in log.moved:
+            if op.regions or op._successors:  # noqa: SLF001 - what it holds: verified as a
+                stack.append(op)  # changed op
+                continue
+            block = op.parent
+            if block is None:  # detached later: what it left is in ``log.blocks``
+                continue
+            uses_moved.add(id(op))
+            blocks[id(block)] = block
+            for result in op.results:
+                use = result.first_use
+                while use is not None:
+                    user = use.operation
+                    if user.regions or user._successors:  # noqa: SLF001
+                        reach(user)
+                    elif user.parent is not None:
+                        uses_moved.add(id(user))
+                        blocks[id(user.parent)] = user.parent
+                    use = use._next_use  # noqa: SLF001
         while stack or resolved:
             if resolved:  # a view or an index whose resolution changed
                 op = resolved.pop()
@@ -730,10 +771,12 @@ class ModuleVerifier:
                 blocks[id(op.parent)] = op.parent
                 view = _kind_of(op) == _VIEW
                 for result in op.results:
-                    for use in result.uses:
+                    use = result.first_use  # the uses by their links (`result.uses`)
+                    while use is not None:
                         user = use.operation
                         if view or _kind_of(user):  # an index's other users read its type only
                             reach(user)
+                        use = use._next_use  # noqa: SLF001
                 continue
             op = stack.pop()
             if id(op) in done:
@@ -752,14 +795,19 @@ class ModuleVerifier:
                     if inner.regions:
                         path.add(id(inner))
             for result in op.results:
-                for use in result.uses:
+                use = result.first_use  # the uses by their links (`result.uses`)
+                while use is not None:
                     reach(use.operation)
+                    use = use._next_use  # noqa: SLF001
         for block in blocks.values():
             owner = block.parent_op()
             while owner is not None and id(owner) not in path:
                 path.add(id(owner))
                 owner = owner.parent_op()
         path.add(id(module))
+        uses_moved -= seen  # reached otherwise too: verified as such
+        seen |= uses_moved
+        self._pending_uses_moved = uses_moved
         return path
 
     def verify(self, module: Operation) -> None:
@@ -808,11 +856,13 @@ class ModuleVerifier:
         """`verify` without the comparison."""
         path = self._pending_path(module)
         self._affected = self._pending_affected if path is not None else None
+        self._uses_moved = self._pending_uses_moved if path is not None else _NONE
         self._pending = self._path = self._pending_affected = None
+        self._pending_uses_moved = _NONE
         try:
             self._verify(module, path)
         finally:
-            self._affected = None
+            self._affected, self._uses_moved = None, _NONE
         if path is not None and self.audit:
             self._audit(module)
 
@@ -910,11 +960,13 @@ class ModuleVerifier:
         if path is not None and op.regions:
             last = self._tokens.get(id(op))
             if last is None or last[0] is not op:  # new: all it holds is checked
-                affected = self._affected
+                affected, moved = self._affected, self._uses_moved
                 for inner in op.walk():  # region ops moved into it entered too
                     affected.add(id(inner))
                     if inner.regions:
                         path.add(id(inner))
+                if moved:  # verified as the new op's contents are, in full
+                    moved.difference_update(map(id, op.walk()))
             elif id(op) not in path:  # nothing the report reaches is in it
                 _check_terminator(op)
                 return last[1]
@@ -1585,7 +1637,7 @@ class ModuleVerifier:
         tokens: list = []
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
-        affected = self._affected
+        affected, moved = self._affected, self._uses_moved
         dom = self._dom if self._path is not None else None
         walked: set[int] = set()
         if dom is not None:  # `check` after a report: the dominance of what it reaches
@@ -1606,10 +1658,14 @@ class ModuleVerifier:
                                         id(op) not in affected and last[1][2] is block):
                 self._dominated(op)  # new, reached by the report or moved here
             if last is not None and last[0] is op and (
-                    (affected is not None and id(op) not in affected and not last[3].last
-                     and last[1][2] is block)  # not moved here (xDSL's inline_block tells no one)
+                    (affected is not None and (id(op) not in affected or id(op) in moved) and
+                     not last[3].last and last[1][2] is block)  # not moved here (xDSL's
+                    # inline_block tells no one); of the users of a moved op, only their
+                    # dominance (above)
                     or (last[1][0] is not None and  # unbuilt: keyed (`_unbuilt`)
                         last[1] == (now_fp := fingerprint(op, last[3])))):
+                if moved and id(op) in moved:  # the values it uses may now be defined
+                    self._visited.append(op)  # outside a region op (`_free_after_report`)
                 if op is last_op:
                     _check_terminator(op)
                 held(op)

@@ -88,6 +88,7 @@ def hoist_out_of(loop: scf.ForOp, log: ChangeLog | None = None) -> int:
     for op in walk_region_ops(loop.body):
         if not movable(op) or any(inside(v) for v in op.operands):
             continue
+        log.moving(op)  # the same op: its users need only their dominance
         log.removed(op)  # the block it leaves
         op.detach()
         insert_before(op, loop)

@@ -1,0 +1,175 @@
+"""An op only moved (`ChangeLog.moving`): the verification after the pass checks the dominance of
+its users' uses of it and its own place, not their keys (`ModuleVerifier._path_of`'s
+``uses_moved``), and a move that breaks dominance or a kernel's isolation is still caught with
+the plain verifiers' error and verdict (``compare`` and the audit on)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from xdsl.utils.exceptions import VerifyException
+
+from tirx_mlir.changes import ChangeLog
+from tirx_mlir.dominance import DominanceError, check_dominance
+from tirx_mlir.located_parser import make_context, parse_module
+from tirx_mlir.pipelines import get_pipeline
+from tirx_mlir.verification import ModuleVerifier, VerdictMismatch
+from tirx_testing.reports import ReportingPass, reported_points, silenced_is_caught
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def lowered(name: str):
+    """CUDA example ``name`` after its pipeline, verified after each pass with ``compare``
+    and the audit on."""
+    ctx = make_context()
+    path = ROOT / "examples" / "cuda" / "tile" / f"{name}.mlir"
+    module = parse_module(path.read_text(), name, ctx)
+    verifier = ModuleVerifier()
+    verifier.compare = verifier.audit = True
+    get_pipeline("cuda").apply(module, ctx, verifier=verifier)
+    return module, verifier
+
+
+def move(op, before) -> ReportingPass:
+    """A pass moving ``op`` before op ``before`` (or to the end of block ``before``), reported
+    as a move."""
+    def edit(module, log: ChangeLog) -> None:
+        log.moving(op)
+        log.removed(op)
+        op.detach()
+        if hasattr(before, "ops"):
+            before.add_op(op)
+        else:
+            before.parent.insert_op_before(op, before)
+        log.changed(op)
+
+    return ReportingPass(edit)
+
+
+def plain_error(module) -> str:
+    with pytest.raises((VerifyException, DominanceError)) as err:
+        check_dominance(module)
+        module.verify()
+    return str(err.value)
+
+
+def constant_with_leaf_user(module):
+    """An ``arith.constant`` and a user in its own block that is neither a region op nor its
+    block's last op."""
+    for op in module.walk():
+        if op.name != "arith.constant":
+            continue
+        for use in op.results[0].uses:
+            user = use.operation
+            if user.parent is op.parent and not user.regions and user.next_op is not None:
+                return op, user
+    raise AssertionError("no constant with a leaf user in its block")
+
+
+def test_a_moved_constants_users_are_not_keyed_again(monkeypatch):
+    """Moved within its block, before its first op: neither the constant nor its users have
+    their fingerprints built again (the memo keeps their entries), and the comparison and the
+    audit (both on) find the memo right."""
+    module, verifier = lowered("softmax")
+    const, user = constant_with_leaf_user(module)
+    users = {id(use.operation) for use in const.results[0].uses}
+    built: list = []
+    fingerprint = ModuleVerifier._fingerprint  # noqa: SLF001
+    monkeypatch.setattr(ModuleVerifier, "_fingerprint", lambda self, op, plan: (
+        built.append(op), fingerprint(self, op, plan))[1])
+    verifier.run_pass(move(const, const.parent.first_op), None, module)
+    verifier._audit = lambda module: None  # noqa: SLF001 - count the verification alone
+    verifier.check(module)
+    assert const.parent.first_op is const
+    assert not [op for op in built if id(op) in users or op is const]
+
+
+def test_a_move_after_its_user_is_caught():
+    """A constant moved after a user in its block: the dominance error the plain check gives
+    (the user is visited for its dominance)."""
+    module, verifier = lowered("softmax")
+    verifier.audit = False  # the verdict alone, compared with the plain one
+    const, user = constant_with_leaf_user(module)
+    verifier.run_pass(move(const, user.next_op), None, module)
+    with pytest.raises(DominanceError) as err:
+        verifier.check(module)
+    assert not isinstance(err.value, VerdictMismatch)
+    assert str(err.value) == plain_error(module)
+
+
+def test_a_move_into_a_loop_after_its_users_outside_is_caught():
+    """A constant moved into a loop's body while users outside the loop read it."""
+    module, verifier = lowered("gemm_sm80")
+    verifier.audit = False  # the verdict alone, compared with the plain one
+    loop = next(op for op in module.walk() if op.name == "scf.for")
+    const = next(op for op in loop.parent.ops if op.name == "arith.constant" and
+                 any(not use.operation.regions and use.operation.parent is loop.parent
+                     for use in op.results[0].uses))
+    verifier.run_pass(move(const, loop.body.block.first_op), None, module)
+    with pytest.raises(DominanceError) as err:
+        verifier.check(module)
+    assert not isinstance(err.value, VerdictMismatch)
+    assert str(err.value) == plain_error(module)
+
+
+def test_a_move_out_of_an_isolated_kernel_is_caught():
+    """A constant moved from a kernel's body to the module's, before the kernel: its users
+    dominate as before (the module is a graph region), but the kernel is no longer isolated
+    from above; the values its users read are taken into its free values (`_free_after_report`)."""
+    module, verifier = lowered("softmax")
+    verifier.audit = False  # the verdict alone, compared with the plain one
+    kernel = next(op for op in module.walk() if op.name == "tirx.kernel")
+    const, _ = constant_with_leaf_user(kernel)
+    verifier.run_pass(move(const, kernel), None, module)
+    with pytest.raises(VerifyException) as err:
+        verifier.check(module)
+    assert not isinstance(err.value, VerdictMismatch)
+    assert str(err.value) == plain_error(module)
+
+
+def test_a_move_that_changes_the_op_unreported_is_caught_by_the_audit():
+    """A pass stating a move but also changing the op (a constant's value): the audit finds the
+    change the report let the verification skip."""
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from tirx_mlir.verification import UnreportedChange
+
+    module, verifier = lowered("softmax")
+    const, _ = constant_with_leaf_user(module)
+    moved = move(const, const.parent.first_op)
+
+    def edit(module, log):
+        moved.edit(module, log)
+        value = const.properties["value"]
+        const.properties["value"] = IntegerAttr(value.value.data + 1, value.type)
+
+    verifier.compare = False
+    verifier.run_pass(ReportingPass(edit), None, module)
+    with pytest.raises(UnreportedChange):
+        verifier.check(module)
+
+
+@pytest.mark.parametrize("name", ["cuda-hoist-invariants", "canonicalize"])
+def test_the_passes_reporting_moves_report_whole_and_are_needed(monkeypatch, name):
+    example = "examples/cuda/tile/gemm_sm80.mlir"
+    assert reported_points(example, "cuda", name) >= 1
+    assert silenced_is_caught(monkeypatch, example, "cuda", name)
+
+
+def test_the_pipelines_report_moves(monkeypatch):
+    """canonicalize's hoisted constants and cuda-hoist-invariants' moved ops are reported as
+    moves on flash_attention_sm80 (the users they spare are most of canonicalize's)."""
+    moved: dict[str, int] = {}
+    run_pass = ModuleVerifier.run_pass
+
+    def counting(self, p, ctx, module):
+        run_pass(self, p, ctx, module)
+        if self._pending is not None:  # noqa: SLF001
+            moved[p.name] = moved.get(p.name, 0) + len(self._pending.moved)  # noqa: SLF001
+
+    monkeypatch.setattr(ModuleVerifier, "run_pass", counting)
+    lowered("flash_attention_sm80")
+    assert moved["canonicalize"] > 100
+    assert moved["cuda-hoist-invariants"] > 10
