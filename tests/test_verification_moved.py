@@ -173,3 +173,32 @@ def test_the_pipelines_report_moves(monkeypatch):
     lowered("flash_attention_sm80")
     assert moved["canonicalize"] > 100
     assert moved["cuda-hoist-invariants"] > 10
+
+
+@pytest.mark.parametrize("in_loop", [False, True])
+def test_a_new_op_reading_a_value_from_outside_the_kernel_is_caught(in_loop):
+    """A pass adds, in the kernel's body (or in a loop of it), an op reading a constant it puts
+    in the module's body: the kernel is no longer isolated from above (the free values of the
+    region ops around the new op are what `_dominated` recorded of its operands)."""
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IndexType, IntegerAttr
+
+    module, verifier = lowered("gemm_sm80" if in_loop else "softmax")
+    verifier.audit = False  # the verdict alone, compared with the plain one
+    kernel = next(op for op in module.walk() if op.name == "tirx.kernel")
+    loop = next((op for op in kernel.walk() if op.name == "scf.for"), None)
+    block = loop.body.block if in_loop else kernel.regions[0].blocks[0]
+
+    def edit(module, log):
+        outside = arith.ConstantOp(IntegerAttr(3, IndexType()))
+        kernel.parent.insert_op_before(outside, kernel)
+        log.changed(outside)
+        inside = arith.AddiOp(outside.result, outside.result)
+        block.insert_op_before(inside, block.first_op)
+        log.changed(inside)
+
+    verifier.run_pass(ReportingPass(edit), None, module)
+    with pytest.raises(VerifyException) as err:
+        verifier.check(module)
+    assert not isinstance(err.value, VerdictMismatch)
+    assert str(err.value) == plain_error(module)

@@ -551,6 +551,9 @@ class ModuleVerifier:
         """While `check` verifies from a report: the blocks being walked, each with its
         graph-region flag and the ids of its ops walked so far (`_dominated`)."""
         self._dom_failed = False
+        self._outer: list[tuple[SSAValue, int]] = []
+        """While `check` verifies from a report: each operand `_dominated` found defined in a
+        block enclosing its user's, with that block's depth in ``_dom``."""
         self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
         """Check each verification from a change report against a full one (`AUDIT_ENV`)."""
         self.compare = os.environ.get(COMPARE_ENV, "") not in ("", "0")
@@ -613,7 +616,7 @@ class ModuleVerifier:
             check_dominance(module)
             self._verify_module(module)
             return
-        self._dom, self._dom_failed = [], False
+        self._dom, self._dom_failed, self._outer = [], False, []
         try:
             self._verify_module(module)
         except Exception:
@@ -621,7 +624,7 @@ class ModuleVerifier:
             check_dominance(module)  # a dominance error first, as the full check would give
             raise
         finally:
-            self._dom = None
+            self._dom, self._outer = None, []
         if self._dom_failed:
             try:
                 check_dominance(module)
@@ -639,7 +642,9 @@ class ModuleVerifier:
         """Whether each operand of ``op`` is visible where it is used (`tirx_mlir.dominance`'s
         rule), from the blocks `_visit_block` is walking (``_dom``): a block argument of one of
         them, or the result of an op walked before ``op`` (or before the op holding it) in one
-        of them, any op of a graph region (the module's body); else ``_dom_failed`` is set."""
+        of them, any op of a graph region (the module's body); else ``_dom_failed`` is set.
+        Each operand defined in an enclosing block is recorded with that block's depth
+        (``_outer``): the region ops between use it from outside (`_free_after_report`)."""
         dom = self._dom
         top, graph, walked = dom[-1]
         for value in op._operands:  # noqa: SLF001
@@ -657,14 +662,20 @@ class ModuleVerifier:
                     continue
             else:  # erased
                 self._dom_failed = True
+                self._outer.append((value, -1))
                 continue
-            for frame in reversed(dom):
+            depth = len(dom) - 2  # the enclosing blocks, innermost first
+            while depth >= 0:
+                frame = dom[depth]
                 if frame[0] is block:
                     if definer is not None and not frame[1] and id(definer) not in frame[2]:
                         self._dom_failed = True
+                    self._outer.append((value, depth))
                     break
-            else:
-                self._dom_failed = True
+                depth -= 1
+            else:  # not in a block being walked (another block of a region of several, or
+                self._dom_failed = True  # not in the module): outside every region op around
+                self._outer.append((value, -1))
 
     def _pending_path(self, module: Operation) -> set[int] | None:
         if self._pending is not None and self._path is None:
@@ -1458,7 +1469,7 @@ class ModuleVerifier:
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
-        start = len(self._visited)
+        start, outer = len(self._visited), len(self._outer)
         contents = self._contents(op)
         local = self._local_key(op, plan)
         key = (local, _site(op, plan), contents)
@@ -1477,7 +1488,7 @@ class ModuleVerifier:
             if self._auditing and id(op) not in self._always and id(op) not in self._entered:
                 self._unreported.append(op)
             serial = self._new_serial()
-            free = self._free_after_report(op, start)
+            free = self._free_after_report(op, start, outer)
             if free is None:
                 free = self._free_values(op, contents)
             self._free[serial] = free
@@ -1537,7 +1548,8 @@ class ModuleVerifier:
                     names.append(None if name is None else serial(name))
         return tuple(names)
 
-    def _free_after_report(self, op: Operation, start: int) -> frozenset[int] | None:
+    def _free_after_report(self, op: Operation, start: int,
+                           outer: int | None = None) -> frozenset[int] | None:
         """After a report (`_path`): the values ``op``'s regions used from outside at the last
         verification, with the operands of the ops visited in it now (``_visited[start:]``)
         that are defined outside. The others the report does not reach, so their operands and
@@ -1545,7 +1557,10 @@ class ModuleVerifier:
         set may hold more than `_free_values` (an empty one is exact: ``op`` is isolated from
         above). None: not known (`_free_values` decides). A region op visited in it whose own
         set was found so (`_spans`) is read from the values its descendants use from outside it,
-        not by its descendants again."""
+        not by its descendants again. While `check` walks (``_dom``), those operands are the
+        ones `_dominated` recorded in ``_outer`` from ``outer`` on, defined in a block enclosing
+        ``op`` (or in no block being walked); the ops visited but not `_dominated` are not
+        reached by the report (their operands are as they were)."""
         if self._path is None:
             return None
         last = self._tokens.get(id(op))
@@ -1554,6 +1569,11 @@ class ModuleVerifier:
         free = self._free.get(last[1][1])
         if free is None:
             return None
+        dom = self._dom
+        if dom is not None and outer is not None:  # `check`: from what `_dominated` recorded
+            depth = len(dom) - 1  # of the block holding ``op``: its own blocks were deeper
+            found = [value for value, at in self._outer[outer:] if at <= depth]
+            return free.union(map(id, found)) if found else free
         visited, spans = self._visited, self._spans
         end = len(visited)
         inside: dict[int, bool] = {}  # by block id: in ``op`` or not (`_within`, once a block)
