@@ -604,18 +604,17 @@ class ModuleVerifier:
         self._compare(module, self._check_module, dominance=True)
 
     def _check_module(self, module: Operation) -> None:
-        """The dominance check, then `verify` (what a pass manager runs after a pass). After a
-        pass that reported its changes, the dominance of each op the verification visits is
-        checked during its walk (`_dominated`): an op the report does not reach kept its
-        operands and its place, and so did their definitions. A use found not dominated, or a
-        region of several blocks, is decided by the full check (its first error in textual
-        order, as without a report); the audit (`AUDIT_ENV`) runs the full check too."""
+        """The dominance check, then `verify` (what a pass manager runs after a pass). The
+        dominance of each op the verification visits is checked during its walk
+        (`_dominated`): every op in a full verification; after a pass that reported its
+        changes, those the report reaches (an op it does not reach kept its operands and its
+        place, and so did their definitions). A use found not dominated, or a region of several
+        blocks, is decided by the full check (its first error in textual order, as the full
+        check alone gives; so is any error of the verification); the audit (`AUDIT_ENV`) runs
+        the full check too."""
         from tirx_mlir.dominance import DominanceError, check_dominance
 
-        if self._pending_path(module) is None:
-            check_dominance(module)
-            self._verify_module(module)
-            return
+        full = self._pending_path(module) is None
         self._dom, self._dom_failed, self._outer = [], False, []
         try:
             self._verify_module(module)
@@ -631,7 +630,7 @@ class ModuleVerifier:
             except DominanceError:
                 self._verified_once = False  # the next verification is full
                 raise
-        if self.audit:
+        if self.audit and not full:
             try:
                 check_dominance(module)
             except DominanceError as err:
@@ -1561,6 +1560,21 @@ class ModuleVerifier:
         ones `_dominated` recorded in ``_outer`` from ``outer`` on, defined in a block enclosing
         ``op`` (or in no block being walked); the ops visited but not `_dominated` are not
         reached by the report (their operands are as they were)."""
+        dom = self._dom
+        if dom is not None and outer is not None and not self._auditing:  # `check`
+            depth = len(dom) - 1  # of the block holding ``op``: its own blocks were deeper
+            records = self._outer
+            found = [record for record in records[outer:] if record[1] <= depth]
+            records[outer:] = found  # the others are defined in ``op``: so in its holders
+            if self._path is None:  # every op in it was `_dominated`: exact
+                return frozenset([id(record[0]) for record in found])
+            last = self._tokens.get(id(op))
+            if last is None or last[0] is not op:  # new: every op in it was, too
+                return frozenset([id(record[0]) for record in found])
+            free = self._free.get(last[1][1])
+            if free is None:
+                return None
+            return free.union([id(record[0]) for record in found]) if found else free
         if self._path is None:
             return None
         last = self._tokens.get(id(op))
@@ -1569,11 +1583,6 @@ class ModuleVerifier:
         free = self._free.get(last[1][1])
         if free is None:
             return None
-        dom = self._dom
-        if dom is not None and outer is not None:  # `check`: from what `_dominated` recorded
-            depth = len(dom) - 1  # of the block holding ``op``: its own blocks were deeper
-            found = [value for value, at in self._outer[outer:] if at <= depth]
-            return free.union(map(id, found)) if found else free
         visited, spans = self._visited, self._spans
         end = len(visited)
         inside: dict[int, bool] = {}  # by block id: in ``op`` or not (`_within`, once a block)
@@ -1613,17 +1622,22 @@ class ModuleVerifier:
         used: set[int] = set()
         defined: set[int] = set()
         free = self._free
+        define, use = defined.update, used.update
         for region, blocks in zip(op.regions, contents):
             for block, (_, _, tokens) in zip(region.blocks, blocks):
-                defined.update(map(id, block.args))
-                for child, token in zip(block.ops, tokens):
-                    defined.update(map(id, child.results))
-                    used.update(map(id, child._operands))  # noqa: SLF001
+                define(map(id, block.args))
+                child = block._first_op  # noqa: SLF001 - the ops by their links (`block.ops`)
+                i = 0
+                while child is not None:
+                    define(map(id, child.results))
+                    use(map(id, child._operands))  # noqa: SLF001
                     if child.regions:
-                        inner = free.get(token[1])
+                        inner = free.get(tokens[i][1])
                         if inner is None:
                             return None
-                        used |= inner
+                        use(inner)
+                    child = child._next_op  # noqa: SLF001
+                    i += 1
         return frozenset(used - defined)
 
     def _contents(self, op: Operation) -> tuple:
@@ -1658,7 +1672,7 @@ class ModuleVerifier:
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
         affected, moved = self._affected, self._uses_moved
-        dom = self._dom if self._path is not None else None
+        dom = None if self._auditing else self._dom
         walked: set[int] = set()
         if dom is not None:  # `check` after a report: the dominance of what it reaches
             parent = block.parent_op()
@@ -1674,9 +1688,10 @@ class ModuleVerifier:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
             last, now_fp = known(id(op)), None
-            if dom is not None and not (last is not None and last[0] is op and
-                                        id(op) not in affected and last[1][2] is block):
-                self._dominated(op)  # new, reached by the report or moved here
+            if dom is not None and (affected is None or not (
+                    last is not None and last[0] is op and id(op) not in affected and
+                    last[1][2] is block)):
+                self._dominated(op)  # every op, or new, reached by the report or moved here
             if last is not None and last[0] is op and (
                     (affected is not None and (id(op) not in affected or id(op) in moved) and
                      not last[3].last and last[1][2] is block)  # not moved here (xDSL's
