@@ -202,3 +202,106 @@ def test_a_new_op_reading_a_value_from_outside_the_kernel_is_caught(in_loop):
         verifier.check(module)
     assert not isinstance(err.value, VerdictMismatch)
     assert str(err.value) == plain_error(module)
+
+
+def rebuild(loop, first: bool = False) -> ReportingPass:
+    """A pass rebuilding scf.for ``loop`` around its body (a new loop of the same bounds holding
+    the old region), reported as `ChangeLog.rebuilt`; ``first``: the new loop put first in the
+    block instead of where the old one was."""
+    from xdsl.dialects import scf
+
+    def edit(module, log: ChangeLog) -> None:
+        log.removed(loop)
+        block = loop.parent
+        bounds = [loop.lb, loop.ub, loop.step]
+        if first:  # its bounds (constants) first too: only its body's reads come too early
+            bounds = [v.owner.clone() for v in bounds]
+            for const in reversed(bounds):
+                block.insert_op_before(const, block.first_op)
+            bounds = [const.result for const in bounds]
+        new = scf.ForOp(*bounds, list(loop.iter_args), loop.detach_region(loop.body))
+        block.insert_op_before(new, bounds[-1].owner.next_op if first else loop)
+        log.rebuilt(new, loop)
+        for old, res in zip(loop.results, new.results):
+            old.replace_all_uses_with(res)
+        loop.detach()
+        loop.erase()
+
+    return ReportingPass(edit)
+
+
+def outer_loop(module):
+    """An scf.for of constant bounds and no loop-carried value, whose body reads values defined
+    before it in its block only in ops without regions that do not end their block."""
+    for loop in module.walk():
+        if loop.name != "scf.for" or loop.iter_args or \
+                any(v.owner.name != "arith.constant" for v in loop.operands):
+            continue
+        defined = {id(r) for op in loop.parent.ops if op is not loop for r in op.results}
+        readers = [op for op in loop.body.walk() if any(id(v) in defined for v in op.operands)]
+        if readers and all(not op.regions and op.next_op is not None for op in readers):
+            return loop
+    raise AssertionError("no loop whose body reads values from its block in leaf ops")
+
+
+def test_a_loop_rebuilt_around_its_body_is_not_keyed_again(monkeypatch):
+    """The ops of the old body keep their entries (no fingerprint built but the terminators'),
+    and the comparison and the audit (both on) find the memo right."""
+    module, verifier = lowered("gemm_sm80")
+    loop = outer_loop(module)
+    inside = {id(op) for op in loop.body.walk() if not op.regions and op.next_op is not None}
+    built: list = []
+    fingerprint = ModuleVerifier._fingerprint  # noqa: SLF001
+    monkeypatch.setattr(ModuleVerifier, "_fingerprint", lambda self, op, plan: (
+        built.append(op), fingerprint(self, op, plan))[1])
+    verifier.run_pass(rebuild(loop), None, module)
+    verifier._audit = lambda module: None  # noqa: SLF001 - count the verification alone
+    verifier.check(module)
+    assert inside and not [op for op in built if id(op) in inside]
+
+
+def test_a_loop_rebuilt_before_what_its_body_reads_is_caught():
+    """The rebuilt loop put first in its block (after copies of its constant bounds), before
+    the definition of a value its body reads: the dominance error the plain check gives (the
+    ops of the body are checked for their dominance)."""
+    module, verifier = lowered("gemm_sm80")
+    verifier.audit = False  # the verdict alone, compared with the plain one
+    verifier.run_pass(rebuild(outer_loop(module), first=True), None, module)
+    with pytest.raises(DominanceError) as err:
+        verifier.check(module)
+    assert not isinstance(err.value, VerdictMismatch)
+    assert str(err.value) == plain_error(module)
+
+
+def test_a_change_in_a_rebuilt_loop_not_reported_is_caught_by_the_audit():
+    """A rebuilt loop whose body the pass also changed unreported (an op's two operands
+    swapped)."""
+    from tirx_mlir.verification import UnreportedChange
+
+    module, verifier = lowered("gemm_sm80")
+    loop = outer_loop(module)
+    op = next(op for op in loop.body.walk() if op.name == "arith.addi" and
+              op.operands[0] is not op.operands[1])
+    rebuilt = rebuild(loop)
+
+    def edit(module, log):
+        rebuilt.edit(module, log)
+        op.operands = [op.operands[1], op.operands[0]]
+
+    verifier.compare = False
+    verifier.run_pass(ReportingPass(edit), None, module)
+    with pytest.raises(UnreportedChange):
+        verifier.check(module)
+
+
+def test_only_a_rebuild_of_the_same_class_in_the_same_block_is_recorded():
+    module, _ = lowered("gemm_sm80")
+    loop = outer_loop(module)
+    kernel = next(op for op in module.walk() if op.name == "tirx.kernel")
+    log = ChangeLog()
+    log.rebuilt(kernel, loop)  # another class
+    inner = next(op for op in loop.body.walk() if op.name == "scf.for" and op is not loop)
+    log.rebuilt(inner, loop)  # another block
+    assert log.rebuilds == []
+    log.rebuilt(loop, loop)
+    assert log.rebuilds == [loop]

@@ -26,7 +26,8 @@ class ChangeLog:
     before, only the dominance of their uses of it may change. `listener` reports what a
     `PatternRewriter` does."""
 
-    __slots__ = ("ops", "own", "blocks", "users", "moved", "_redirecting", "_moving", "_left")
+    __slots__ = ("ops", "own", "blocks", "users", "moved", "rebuilds", "_redirecting", "_moving",
+                 "_left")
 
     def __init__(self) -> None:
         self.ops: list[Operation] = []
@@ -36,6 +37,9 @@ class ChangeLog:
         """The users of the results of the ops reported removed: their operands change."""
         self.moved: list[Operation] = []
         """The ops reported moved (`moving`), after the move."""
+        self.rebuilds: list[Operation] = []
+        """The region ops reported built around the blocks of the ops they replace
+        (`rebuilt`)."""
         self._moving: Operation | None = None
         """The op `moving` announced, until its removal from its block is reported."""
         self._left: Operation | None = None
@@ -60,6 +64,17 @@ class ChangeLog:
         checks only the dominance of their uses (``moved``); ``op`` itself is verified where
         it now is."""
         self._moving = op
+
+    def rebuilt(self, new: Operation, old: Operation) -> None:
+        """Region op ``new``, just inserted in ``old``'s block to replace it (``old`` reported
+        removed), holds ``old``'s regions (moved, not copied), and every change the pass makes
+        to the ops in them is reported (`changed`, `removed`; new ops found by their blocks):
+        the ops there that the report does not reach are checked for their dominance only,
+        not keyed again (a new region op is otherwise verified with all it holds). Only when
+        ``new`` is of ``old``'s class and in its block (the ops in it keep their parent's
+        class, their kernel and their ``HasParent`` facts); otherwise nothing is recorded."""
+        if type(new) is type(old) and new.parent is not None and new.parent is old.parent:
+            self.rebuilds.append(new)
 
     def changed(self, op: Operation, inside: bool = True) -> None:
         """``op`` changed: it, the users of its results and (``inside``: its properties, which

@@ -530,6 +530,10 @@ class ModuleVerifier:
         their operands moved (`ChangeLog.moving`): in the block where the last verification
         found them, only the dominance of their uses is checked (`_visit_block`)."""
         self._pending_uses_moved: set[int] = _NONE
+        self._rebuilt: set[int] = _NONE
+        """The ids of the region ops the report states were built around the blocks of the ops
+        they replace (`ChangeLog.rebuilt`)."""
+        self._pending_rebuilt: set[int] = _NONE
         self._auditing = False
         self._unreported: list[Operation] = []
         self._marked: set[int] = set()
@@ -565,7 +569,7 @@ class ModuleVerifier:
         ``REPORTS_CHANGES = True`` (`reports_changes`): the next verification then visits only
         what the report reaches (`_path_of`); otherwise the next verification is full."""
         self._pending = self._path = self._pending_affected = None
-        self._pending_uses_moved = _NONE
+        self._pending_uses_moved = self._pending_rebuilt = _NONE
         if not reports_changes(p):
             p.apply(ctx, module)  # type: ignore[attr-defined]
             return
@@ -818,6 +822,7 @@ class ModuleVerifier:
         uses_moved -= seen  # reached otherwise too: verified as such
         seen |= uses_moved
         self._pending_uses_moved = uses_moved
+        self._pending_rebuilt = {id(op) for op in log.rebuilds}
         return path
 
     def verify(self, module: Operation) -> None:
@@ -867,12 +872,13 @@ class ModuleVerifier:
         path = self._pending_path(module)
         self._affected = self._pending_affected if path is not None else None
         self._uses_moved = self._pending_uses_moved if path is not None else _NONE
+        self._rebuilt = self._pending_rebuilt if path is not None else _NONE
         self._pending = self._path = self._pending_affected = None
-        self._pending_uses_moved = _NONE
+        self._pending_uses_moved = self._pending_rebuilt = _NONE
         try:
             self._verify(module, path)
         finally:
-            self._affected, self._uses_moved = None, _NONE
+            self._affected, self._uses_moved, self._rebuilt = None, _NONE, _NONE
         if path is not None and self.audit:
             self._audit(module)
 
@@ -971,12 +977,20 @@ class ModuleVerifier:
             last = self._tokens.get(id(op))
             if last is None or last[0] is not op:  # new: all it holds is checked
                 affected, moved = self._affected, self._uses_moved
-                for inner in op.walk():  # region ops moved into it entered too
-                    affected.add(id(inner))
-                    if inner.regions:
-                        path.add(id(inner))
-                if moved:  # verified as the new op's contents are, in full
-                    moved.difference_update(map(id, op.walk()))
+                if id(op) in self._rebuilt:  # around the blocks of the op it replaced, every
+                    for inner in op.walk():  # change in them reported: what the report does
+                        if id(inner) not in affected:  # not reach, its dominance only
+                            moved.add(id(inner))
+                            affected.add(id(inner))
+                        if inner.regions:
+                            path.add(id(inner))
+                else:
+                    for inner in op.walk():  # region ops moved into it entered too
+                        affected.add(id(inner))
+                        if inner.regions:
+                            path.add(id(inner))
+                    if moved:  # verified as the new op's contents are, in full
+                        moved.difference_update(map(id, op.walk()))
             elif id(op) not in path:  # nothing the report reaches is in it
                 _check_terminator(op)
                 return last[1]
