@@ -111,14 +111,24 @@ they were, so their own users are not reached through them, unless they are view
 index arithmetic `access.index_expr` folds through (`_kind_of`): then what reads the view they
 resolve to is reached (through the index ops and views using them; an index op's other users
 read only its type, which did not change). A user of a changed op is reached as a removed op's
-is. Another region op keeps its token without being visited,
+is. An op only moved (``ChangeLog.moving`` before its removal and insertion are reported:
+canonicalize's hoisted constants, cuda-hoist-invariants' moved ops) and its users without
+regions keep their entries: the same op reads the same values, so only the dominance of their
+uses is checked (and the moved op, when its block changed, is compared as a changed op is). A
+new region op stated ``ChangeLog.rebuilt`` (of the class of the op it replaces, in its block,
+around its regions, every change in them reported: cuda-strength-reduce's loops) has the ops
+in it that the report does not reach checked for their dominance only, not with all it holds.
+Another region op keeps its token without being visited,
 and in a block on the path an op the report does not reach keeps its token without its
 fingerprint being built (ops whose verification reads where they end their block, terminators,
 are compared as before). The dominance of an op the walk visits there (new, reached by the report,
 or moved into the block) is checked during the walk (`_dominated`: each operand defined in a block
-being walked, before the op or the op holding it), not by a second walk; a use not dominated, or a
-region of several blocks, is decided by the full `tirx_mlir.dominance` check (its error, as without
-a report). The verification is full after a pass that does not report, when the current ``with
+being walked, before the op or the op holding it), not by a second walk, and so is every op's in
+a full verification; a use not dominated, a region of several blocks, or any error, is decided
+by the full `tirx_mlir.dominance` check first (its error, as the plain verifiers give). The
+operands `_dominated` finds defined in an enclosing block are what the region ops between read
+from outside (`_free_after_report`): added to a known region op's free values, or all of a new
+one's (every op in it was checked). The verification is full after a pass that does not report, when the current ``with
 Target`` changed, and when the IR has a region of several blocks (xDSL erases an unreachable block
 without telling a listener).
 Whether a report is whole is not decided by the
