@@ -293,7 +293,7 @@ class _Plan:
     attributes of an allocation a "views" verifier reads (None: all)."""
 
     __slots__ = ("reads", "parent", "last", "alloc_attrs", "operand_values", "typed_value",
-                 "constant_rules", "view_facts", "view_rules", "unbuilt")
+                 "constant_rules", "view_facts", "view_rules", "unbuilt", "leaf")
 
     def __init__(self, reads: str, parent: bool, last: bool,
                  alloc_attrs: tuple[str, ...] | None, operand_values: bool = True,
@@ -301,6 +301,9 @@ class _Plan:
                  view_facts=None, view_rules: str | None = None, unbuilt: bool = False):
         self.reads, self.parent, self.last = reads, parent, last
         self.unbuilt = unbuilt
+        self.leaf = reads in _LEAF_READS and not unbuilt
+        """An op of the class without regions or successors, new to the memo, is keyed by
+        `ModuleVerifier._visit_new_leaf`."""
         """The class states ``VERIFY_FINGERPRINT_LATER = True``: a later pass of the pipelines
         replaces or changes nearly every op of it (the tile primitives: tile dispatch; the nki
         ops: trn-lower-layout retypes them), so the fingerprint of one met new is left unbuilt
@@ -1695,7 +1698,7 @@ class ModuleVerifier:
         tokens: list = []
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
-        affected, moved = self._affected, self._uses_moved
+        affected, moved, plans = self._affected, self._uses_moved, _plans
         dom = None if self._auditing else self._dom
         walked: set[int] = set()
         if dom is not None:  # `check` after a report: the dominance of what it reaches
@@ -1738,8 +1741,7 @@ class ModuleVerifier:
                 now[id(op)] = (op, now_fp, token, last[3])
                 append(token)
             elif now_fp is None and not op.regions and not op._successors and \
-                    (plan := _plan_of(op)) is not None and plan.reads in _LEAF_READS and \
-                    not plan.unbuilt:
+                    (plan := plans.get(type(op)) or _plan_of(op)) is not None and plan.leaf:
                 append(self._visit_new_leaf(op, plan))  # new (or its id reused): the most common
             else:
                 append(self._visit(op, now_fp))
