@@ -166,6 +166,7 @@ from xdsl.utils.exceptions import VerifyException
 from tirx_mlir.changes import (ChangeLog, change_listener,  # noqa: F401 - the passes' API
                                current_changes, reporting_to, reports_changes)
 from tirx_mlir.dialects.def_check import install_def_check, isolated_from_above
+from tirx_mlir.ir_walk import walk_ops
 
 LOCAL_DIALECTS = ("arith", "math")
 """Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith and
@@ -817,7 +818,7 @@ class ModuleVerifier:
             if op.regions:
                 if op is module:
                     return None
-                for inner in op.walk():
+                for inner in walk_ops(op):
                     seen.add(id(inner))
                     if inner.regions:
                         path.add(id(inner))
@@ -991,19 +992,20 @@ class ModuleVerifier:
             if last is None or last[0] is not op:  # new: all it holds is checked
                 affected, moved = self._affected, self._uses_moved
                 if id(op) in self._rebuilt:  # around the blocks of the op it replaced, every
-                    for inner in op.walk():  # change in them reported: what the report does
+                    for inner in walk_ops(op):  # change in them reported: what the report does
                         if id(inner) not in affected:  # not reach, its dominance only
                             moved.add(id(inner))
                             affected.add(id(inner))
                         if inner.regions:
                             path.add(id(inner))
                 else:
-                    for inner in op.walk():  # region ops moved into it entered too
+                    inside = walk_ops(op)
+                    for inner in inside:  # region ops moved into it entered too
                         affected.add(id(inner))
                         if inner.regions:
                             path.add(id(inner))
                     if moved:  # verified as the new op's contents are, in full
-                        moved.difference_update(map(id, op.walk()))
+                        moved.difference_update(map(id, inside))
             elif id(op) not in path:  # nothing the report reaches is in it
                 _check_terminator(op)
                 return last[1]
