@@ -128,7 +128,8 @@ a full verification; a use not dominated, a region of several blocks, or any err
 by the full `tirx_mlir.dominance` check first (its error, as the plain verifiers give). The
 operands `_dominated` finds defined in an enclosing block are what the region ops between read
 from outside (`_free_after_report`): added to a known region op's free values, or all of a new
-one's (every op in it was checked). The verification is full after a pass that does not report, when the current ``with
+one's (every op in it was checked).
+The verification is full after a pass that does not report, when the current ``with
 Target`` changed, and when the IR has a region of several blocks (xDSL erases an unreachable block
 without telling a listener).
 Whether a report is whole is not decided by the
