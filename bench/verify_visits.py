@@ -102,8 +102,8 @@ class ProfilingVerifier(ModuleVerifier):
     def _path_of(self, log, module):
         return self._timed("path", super()._path_of, log, module)
 
-    def _free_after_report(self, op, start):
-        return self._timed("path", super()._free_after_report, op, start)
+    def _free_after_report(self, op, start, outer=None):
+        return self._timed("path", super()._free_after_report, op, start, outer)
 
     def _free_values(self, op, contents):
         return self._timed("path", super()._free_values, op, contents)

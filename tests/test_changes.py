@@ -113,3 +113,36 @@ def test_the_log_of_the_last_reporting_block_and_its_emptiness():
         assert not log.empty
     forget_closed()
     assert last_closed() is None
+
+
+def test_a_move_reports_the_block_left_and_the_op_moved_not_its_users():
+    """`ChangeLog.moving` then the usual removal and insertion: the block it left is named, the
+    op is ``moved`` (not ``ops``) and its users are not taken as redirected."""
+    module = parse_module(KERNEL)
+    c1, c2, add = [op for op in module.walk() if op.name.startswith("arith.")][:3]
+    block = c1.parent
+    log = ChangeLog()
+    log.moving(c2)
+    log.removed(c2)
+    c2.detach()
+    block.insert_op_before(c2, c1)
+    log.changed(c2)
+    assert (log.moved, log.ops, log.users, log.blocks) == ([c2], [], [], [block])
+    assert not log.empty
+
+
+def test_a_moving_op_removed_again_or_changed_unmoved_is_reported_as_usual():
+    """An op announced moving but removed twice (left, then erased) reports its users on the
+    second removal; one changed without leaving its block is an ordinary change."""
+    module = parse_module(KERNEL)
+    c1, c2, add = [op for op in module.walk() if op.name.startswith("arith.")][:3]
+    log = ChangeLog()
+    log.moving(c2)
+    log.removed(c2)
+    log.removed(c2)
+    assert log.users == [add] and log.moved == []
+    log = ChangeLog()
+    log.moving(c1)
+    log.changed(c1)
+    log.removed(c1)
+    assert log.ops == [c1] and log.moved == [] and log.users == [add]

@@ -21,9 +21,13 @@ class ChangeLog:
     the report names is found without being named. The users of a removed op's results are
     kept apart (``users``): only which values their operands are changes, not their results,
     properties, attributes or place, so what reads them (their own users) is not reached
-    through them. `listener` reports what a `PatternRewriter` does."""
+    through them. An op only moved (`moving`: the same op, its operands, results, types,
+    properties and attributes as they were) is kept apart too (``moved``): its users read it as
+    before, only the dominance of their uses of it may change. `listener` reports what a
+    `PatternRewriter` does."""
 
-    __slots__ = ("ops", "own", "blocks", "users", "_redirecting")
+    __slots__ = ("ops", "own", "blocks", "users", "moved", "rebuilds", "_redirecting", "_moving",
+                 "_left")
 
     def __init__(self) -> None:
         self.ops: list[Operation] = []
@@ -31,6 +35,15 @@ class ChangeLog:
         self.blocks: list[Block] = []
         self.users: list[Operation] = []
         """The users of the results of the ops reported removed: their operands change."""
+        self.moved: list[Operation] = []
+        """The ops reported moved (`moving`), after the move."""
+        self.rebuilds: list[Operation] = []
+        """The region ops reported built around the blocks of the ops they replace
+        (`rebuilt`)."""
+        self._moving: Operation | None = None
+        """The op `moving` announced, until its removal from its block is reported."""
+        self._left: Operation | None = None
+        """That op once it left its block, until its insertion is reported (`changed`)."""
         self._redirecting: set[int] = set()
         """While a rewriter replaces an op (`replaced` .. `removed`): the ids of its users,
         whose modifications the rewriter then reports are the redirection of their operands."""
@@ -39,7 +52,29 @@ class ChangeLog:
     def empty(self) -> bool:
         """Nothing reported: the pass left the IR as it was (every change is reported as a
         changed or removed op, or the block it inserted into)."""
-        return not (self.ops or self.own or self.blocks or self.users)
+        return not (self.ops or self.own or self.blocks or self.users or self.moved)
+
+    def moving(self, op: Operation) -> None:
+        """``op`` is about to move (its block or place changes; nothing else of it does: the
+        same op, operands, results and their types, properties and attributes): call it before
+        reporting the move as usual, ``removed(op)`` before it leaves its block and
+        ``changed(op)`` once inserted (or a rewriter's listener hearing both). The block it
+        leaves is named as for a removal, but its users are not taken as redirected: they
+        read the same values, whose definition moved, so the verification after the pass
+        checks only the dominance of their uses (``moved``); ``op`` itself is verified where
+        it now is."""
+        self._moving = op
+
+    def rebuilt(self, new: Operation, old: Operation) -> None:
+        """Region op ``new``, just inserted in ``old``'s block to replace it (``old`` reported
+        removed), holds ``old``'s regions (moved, not copied), and every change the pass makes
+        to the ops in them is reported (`changed`, `removed`; new ops found by their blocks):
+        the ops there that the report does not reach are checked for their dominance only,
+        not keyed again (a new region op is otherwise verified with all it holds). Only when
+        ``new`` is of ``old``'s class and in its block (the ops in it keep their parent's
+        class, their kernel and their ``HasParent`` facts); otherwise nothing is recorded."""
+        if type(new) is type(old) and new.parent is not None and new.parent is old.parent:
+            self.rebuilds.append(new)
 
     def changed(self, op: Operation, inside: bool = True) -> None:
         """``op`` changed: it, the users of its results and (``inside``: its properties, which
@@ -49,6 +84,12 @@ class ChangeLog:
         verification reaches those through the views)."""
         if inside and id(op) in self._redirecting:
             return  # a rewriter's `replace` redirecting the uses of the op it replaces
+        if op is self._left:  # inserted where `moving` announced it goes
+            self._left = None
+            self.moved.append(op)
+            return
+        if op is self._moving:  # not reported leaving its block: an ordinary change
+            self._moving = None
         (self.ops if inside else self.own).append(op)
 
     def removed(self, op: Operation) -> None:
@@ -58,6 +99,11 @@ class ChangeLog:
         self._redirecting = set()
         if op.parent is not None:
             self.blocks.append(op.parent)
+        if op is self._moving:  # its users read the same values: only their dominance
+            self._moving, self._left = None, op
+            return
+        if op is self._left:  # removed again before its insertion: an ordinary removal
+            self._left = None
         users = self.users
         for result in op.results:
             use = result.first_use  # the uses by their links, first to last (`result.uses`)

@@ -111,14 +111,25 @@ they were, so their own users are not reached through them, unless they are view
 index arithmetic `access.index_expr` folds through (`_kind_of`): then what reads the view they
 resolve to is reached (through the index ops and views using them; an index op's other users
 read only its type, which did not change). A user of a changed op is reached as a removed op's
-is. Another region op keeps its token without being visited,
+is. An op only moved (``ChangeLog.moving`` before its removal and insertion are reported:
+canonicalize's hoisted constants, cuda-hoist-invariants' moved ops) and its users without
+regions keep their entries: the same op reads the same values, so only the dominance of their
+uses is checked (and the moved op, when its block changed, is compared as a changed op is). A
+new region op stated ``ChangeLog.rebuilt`` (of the class of the op it replaces, in its block,
+around its regions, every change in them reported: cuda-strength-reduce's loops) has the ops
+in it that the report does not reach checked for their dominance only, not with all it holds.
+Another region op keeps its token without being visited,
 and in a block on the path an op the report does not reach keeps its token without its
 fingerprint being built (ops whose verification reads where they end their block, terminators,
 are compared as before). The dominance of an op the walk visits there (new, reached by the report,
 or moved into the block) is checked during the walk (`_dominated`: each operand defined in a block
-being walked, before the op or the op holding it), not by a second walk; a use not dominated, or a
-region of several blocks, is decided by the full `tirx_mlir.dominance` check (its error, as without
-a report). The verification is full after a pass that does not report, when the current ``with
+being walked, before the op or the op holding it), not by a second walk, and so is every op's in
+a full verification; a use not dominated, a region of several blocks, or any error, is decided
+by the full `tirx_mlir.dominance` check first (its error, as the plain verifiers give). The
+operands `_dominated` finds defined in an enclosing block are what the region ops between read
+from outside (`_free_after_report`): added to a known region op's free values, or all of a new
+one's (every op in it was checked).
+The verification is full after a pass that does not report, when the current ``with
 Target`` changed, and when the IR has a region of several blocks (xDSL erases an unreachable block
 without telling a listener).
 Whether a report is whole is not decided by the
@@ -156,6 +167,7 @@ from xdsl.utils.exceptions import VerifyException
 from tirx_mlir.changes import (ChangeLog, change_listener,  # noqa: F401 - the passes' API
                                current_changes, reporting_to, reports_changes)
 from tirx_mlir.dialects.def_check import install_def_check, isolated_from_above
+from tirx_mlir.ir_walk import walk_ops
 
 LOCAL_DIALECTS = ("arith", "math")
 """Dialects whose ops' verifiers read only their own types and attributes (xDSL's arith and
@@ -206,6 +218,9 @@ by its own attributes and types."""
 _REGION_TRAITS = {IsolatedFromAbove.verify, SymbolTable.verify, NoTerminator.verify,
                   SingleBlockImplicitTerminator.verify}
 """Trait checks that read an op's regions (answered by a ``"region"`` key)."""
+
+_NONE: frozenset = frozenset()
+"""No op (`ModuleVerifier._uses_moved` outside a verification after a move)."""
 
 _LEAF_READS = ("local", "kernel")
 """The plans `ModuleVerifier._visit_new_leaf` keys (not "views": a view that does not resolve
@@ -280,7 +295,7 @@ class _Plan:
     attributes of an allocation a "views" verifier reads (None: all)."""
 
     __slots__ = ("reads", "parent", "last", "alloc_attrs", "operand_values", "typed_value",
-                 "constant_rules", "view_facts", "view_rules", "unbuilt")
+                 "constant_rules", "view_facts", "view_rules", "unbuilt", "leaf")
 
     def __init__(self, reads: str, parent: bool, last: bool,
                  alloc_attrs: tuple[str, ...] | None, operand_values: bool = True,
@@ -288,6 +303,9 @@ class _Plan:
                  view_facts=None, view_rules: str | None = None, unbuilt: bool = False):
         self.reads, self.parent, self.last = reads, parent, last
         self.unbuilt = unbuilt
+        self.leaf = reads in _LEAF_READS and not unbuilt
+        """An op of the class without regions or successors, new to the memo, is keyed by
+        `ModuleVerifier._visit_new_leaf`."""
         """The class states ``VERIFY_FINGERPRINT_LATER = True``: a later pass of the pipelines
         replaces or changes nearly every op of it (the tile primitives: tile dispatch; the nki
         ops: trn-lower-layout retypes them), so the fingerprint of one met new is left unbuilt
@@ -522,6 +540,15 @@ class ModuleVerifier:
         """The ids of the ops the report reaches (`_path_of`): in a block on the path, the
         others have their tokens again without their fingerprints (None: all are compared)."""
         self._pending_affected: set[int] | None = None
+        self._uses_moved: set[int] = _NONE
+        """Of ``_affected``, the ids of the ops whose only change is that an op defining one of
+        their operands moved (`ChangeLog.moving`): in the block where the last verification
+        found them, only the dominance of their uses is checked (`_visit_block`)."""
+        self._pending_uses_moved: set[int] = _NONE
+        self._rebuilt: set[int] = _NONE
+        """The ids of the region ops the report states were built around the blocks of the ops
+        they replace (`ChangeLog.rebuilt`)."""
+        self._pending_rebuilt: set[int] = _NONE
         self._auditing = False
         self._unreported: list[Operation] = []
         self._marked: set[int] = set()
@@ -543,6 +570,9 @@ class ModuleVerifier:
         """While `check` verifies from a report: the blocks being walked, each with its
         graph-region flag and the ids of its ops walked so far (`_dominated`)."""
         self._dom_failed = False
+        self._outer: list[tuple[SSAValue, int]] = []
+        """While `check` verifies from a report: each operand `_dominated` found defined in a
+        block enclosing its user's, with that block's depth in ``_dom``."""
         self.audit = os.environ.get(AUDIT_ENV, "") not in ("", "0")
         """Check each verification from a change report against a full one (`AUDIT_ENV`)."""
         self.compare = os.environ.get(COMPARE_ENV, "") not in ("", "0")
@@ -554,6 +584,7 @@ class ModuleVerifier:
         ``REPORTS_CHANGES = True`` (`reports_changes`): the next verification then visits only
         what the report reaches (`_path_of`); otherwise the next verification is full."""
         self._pending = self._path = self._pending_affected = None
+        self._pending_uses_moved = self._pending_rebuilt = _NONE
         if not reports_changes(p):
             p.apply(ctx, module)  # type: ignore[attr-defined]
             return
@@ -592,19 +623,18 @@ class ModuleVerifier:
         self._compare(module, self._check_module, dominance=True)
 
     def _check_module(self, module: Operation) -> None:
-        """The dominance check, then `verify` (what a pass manager runs after a pass). After a
-        pass that reported its changes, the dominance of each op the verification visits is
-        checked during its walk (`_dominated`): an op the report does not reach kept its
-        operands and its place, and so did their definitions. A use found not dominated, or a
-        region of several blocks, is decided by the full check (its first error in textual
-        order, as without a report); the audit (`AUDIT_ENV`) runs the full check too."""
+        """The dominance check, then `verify` (what a pass manager runs after a pass). The
+        dominance of each op the verification visits is checked during its walk
+        (`_dominated`): every op in a full verification; after a pass that reported its
+        changes, those the report reaches (an op it does not reach kept its operands and its
+        place, and so did their definitions). A use found not dominated, or a region of several
+        blocks, is decided by the full check (its first error in textual order, as the full
+        check alone gives; so is any error of the verification); the audit (`AUDIT_ENV`) runs
+        the full check too."""
         from tirx_mlir.dominance import DominanceError, check_dominance
 
-        if self._pending_path(module) is None:
-            check_dominance(module)
-            self._verify_module(module)
-            return
-        self._dom, self._dom_failed = [], False
+        full = self._pending_path(module) is None
+        self._dom, self._dom_failed, self._outer = [], False, []
         try:
             self._verify_module(module)
         except Exception:
@@ -612,14 +642,14 @@ class ModuleVerifier:
             check_dominance(module)  # a dominance error first, as the full check would give
             raise
         finally:
-            self._dom = None
+            self._dom, self._outer = None, []
         if self._dom_failed:
             try:
                 check_dominance(module)
             except DominanceError:
                 self._verified_once = False  # the next verification is full
                 raise
-        if self.audit:
+        if self.audit and not full:
             try:
                 check_dominance(module)
             except DominanceError as err:
@@ -630,7 +660,9 @@ class ModuleVerifier:
         """Whether each operand of ``op`` is visible where it is used (`tirx_mlir.dominance`'s
         rule), from the blocks `_visit_block` is walking (``_dom``): a block argument of one of
         them, or the result of an op walked before ``op`` (or before the op holding it) in one
-        of them, any op of a graph region (the module's body); else ``_dom_failed`` is set."""
+        of them, any op of a graph region (the module's body); else ``_dom_failed`` is set.
+        Each operand defined in an enclosing block is recorded with that block's depth
+        (``_outer``): the region ops between use it from outside (`_free_after_report`)."""
         dom = self._dom
         top, graph, walked = dom[-1]
         for value in op._operands:  # noqa: SLF001
@@ -648,14 +680,20 @@ class ModuleVerifier:
                     continue
             else:  # erased
                 self._dom_failed = True
+                self._outer.append((value, -1))
                 continue
-            for frame in reversed(dom):
+            depth = len(dom) - 2  # the enclosing blocks, innermost first
+            while depth >= 0:
+                frame = dom[depth]
                 if frame[0] is block:
                     if definer is not None and not frame[1] and id(definer) not in frame[2]:
                         self._dom_failed = True
+                    self._outer.append((value, depth))
                     break
-            else:
-                self._dom_failed = True
+                depth -= 1
+            else:  # not in a block being walked (another block of a region of several, or
+                self._dom_failed = True  # not in the module): outside every region op around
+                self._outer.append((value, -1))
 
     def _pending_path(self, module: Operation) -> set[int] | None:
         if self._pending is not None and self._path is None:
@@ -703,21 +741,53 @@ class ModuleVerifier:
         reached: set[int] = set()
         """The ops `reach` handled (a user of several changed ops, or named again, once)."""
 
+        kinds = _KINDS
+
         def reach(user: Operation) -> None:  # an op whose operands changed
             key = id(user)
             if key in reached:
                 return
             reached.add(key)
-            if _kind_of(user):
+            kind = kinds.get(type(user))
+            if kind is None:
+                kind = _kind_of(user)
+            if kind:
                 resolved.append(user)
-            elif user.parent is not None:
-                seen.add(id(user))
-                blocks[id(user.parent)] = user.parent
+                return
+            block = user.parent
+            if block is not None:
+                seen.add(key)
+                blocks[id(block)] = block
                 if user.regions:
-                    path.add(id(user))
+                    path.add(key)
 
         for user in log.users:  # only which values their operands are changed
             reach(user)
+        uses_moved: set[int] = set()
+        """The leaf ops only moved (`ChangeLog.moving`) and their leaf users: only the
+        dominance of their uses changed, and, of a moved op, its block (when it changed, it is
+        verified as a changed op is: `_visit_block`). A view's resolution reads its chain's ops
+        and values, not where they are: the views and index arithmetic using a moved op are
+        not reached through it."""
+        for op in log.moved:
+            if op.regions or op._successors:  # noqa: SLF001 - what it holds: verified as a
+                stack.append(op)  # changed op
+                continue
+            block = op.parent
+            if block is None:  # detached later: what it left is in ``log.blocks``
+                continue
+            uses_moved.add(id(op))
+            blocks[id(block)] = block
+            for result in op.results:
+                use = result.first_use
+                while use is not None:
+                    user = use.operation
+                    if user.regions or user._successors:  # noqa: SLF001
+                        reach(user)
+                    elif user.parent is not None:
+                        uses_moved.add(id(user))
+                        blocks[id(user.parent)] = user.parent
+                    use = use._next_use  # noqa: SLF001
         while stack or resolved:
             if resolved:  # a view or an index whose resolution changed
                 op = resolved.pop()
@@ -730,10 +800,12 @@ class ModuleVerifier:
                 blocks[id(op.parent)] = op.parent
                 view = _kind_of(op) == _VIEW
                 for result in op.results:
-                    for use in result.uses:
+                    use = result.first_use  # the uses by their links (`result.uses`)
+                    while use is not None:
                         user = use.operation
                         if view or _kind_of(user):  # an index's other users read its type only
                             reach(user)
+                        use = use._next_use  # noqa: SLF001
                 continue
             op = stack.pop()
             if id(op) in done:
@@ -747,19 +819,25 @@ class ModuleVerifier:
             if op.regions:
                 if op is module:
                     return None
-                for inner in op.walk():
+                for inner in walk_ops(op):
                     seen.add(id(inner))
                     if inner.regions:
                         path.add(id(inner))
             for result in op.results:
-                for use in result.uses:
+                use = result.first_use  # the uses by their links (`result.uses`)
+                while use is not None:
                     reach(use.operation)
+                    use = use._next_use  # noqa: SLF001
         for block in blocks.values():
             owner = block.parent_op()
             while owner is not None and id(owner) not in path:
                 path.add(id(owner))
                 owner = owner.parent_op()
         path.add(id(module))
+        uses_moved -= seen  # reached otherwise too: verified as such
+        seen |= uses_moved
+        self._pending_uses_moved = uses_moved
+        self._pending_rebuilt = {id(op) for op in log.rebuilds}
         return path
 
     def verify(self, module: Operation) -> None:
@@ -808,11 +886,14 @@ class ModuleVerifier:
         """`verify` without the comparison."""
         path = self._pending_path(module)
         self._affected = self._pending_affected if path is not None else None
+        self._uses_moved = self._pending_uses_moved if path is not None else _NONE
+        self._rebuilt = self._pending_rebuilt if path is not None else _NONE
         self._pending = self._path = self._pending_affected = None
+        self._pending_uses_moved = self._pending_rebuilt = _NONE
         try:
             self._verify(module, path)
         finally:
-            self._affected = None
+            self._affected, self._uses_moved, self._rebuilt = None, _NONE, _NONE
         if path is not None and self.audit:
             self._audit(module)
 
@@ -910,11 +991,22 @@ class ModuleVerifier:
         if path is not None and op.regions:
             last = self._tokens.get(id(op))
             if last is None or last[0] is not op:  # new: all it holds is checked
-                affected = self._affected
-                for inner in op.walk():  # region ops moved into it entered too
-                    affected.add(id(inner))
-                    if inner.regions:
-                        path.add(id(inner))
+                affected, moved = self._affected, self._uses_moved
+                if id(op) in self._rebuilt:  # around the blocks of the op it replaced, every
+                    for inner in walk_ops(op):  # change in them reported: what the report does
+                        if id(inner) not in affected:  # not reach, its dominance only
+                            moved.add(id(inner))
+                            affected.add(id(inner))
+                        if inner.regions:
+                            path.add(id(inner))
+                else:
+                    inside = walk_ops(op)
+                    for inner in inside:  # region ops moved into it entered too
+                        affected.add(id(inner))
+                        if inner.regions:
+                            path.add(id(inner))
+                    if moved:  # verified as the new op's contents are, in full
+                        moved.difference_update(map(id, inside))
             elif id(op) not in path:  # nothing the report reaches is in it
                 _check_terminator(op)
                 return last[1]
@@ -1406,7 +1498,7 @@ class ModuleVerifier:
             if isinstance(operand, ErasedSSAValue):
                 raise ValueError("Erased SSA value is used by the operation")
         _check_terminator(op)
-        start = len(self._visited)
+        start, outer = len(self._visited), len(self._outer)
         contents = self._contents(op)
         local = self._local_key(op, plan)
         key = (local, _site(op, plan), contents)
@@ -1425,7 +1517,7 @@ class ModuleVerifier:
             if self._auditing and id(op) not in self._always and id(op) not in self._entered:
                 self._unreported.append(op)
             serial = self._new_serial()
-            free = self._free_after_report(op, start)
+            free = self._free_after_report(op, start, outer)
             if free is None:
                 free = self._free_values(op, contents)
             self._free[serial] = free
@@ -1485,7 +1577,8 @@ class ModuleVerifier:
                     names.append(None if name is None else serial(name))
         return tuple(names)
 
-    def _free_after_report(self, op: Operation, start: int) -> frozenset[int] | None:
+    def _free_after_report(self, op: Operation, start: int,
+                           outer: int | None = None) -> frozenset[int] | None:
         """After a report (`_path`): the values ``op``'s regions used from outside at the last
         verification, with the operands of the ops visited in it now (``_visited[start:]``)
         that are defined outside. The others the report does not reach, so their operands and
@@ -1493,7 +1586,25 @@ class ModuleVerifier:
         set may hold more than `_free_values` (an empty one is exact: ``op`` is isolated from
         above). None: not known (`_free_values` decides). A region op visited in it whose own
         set was found so (`_spans`) is read from the values its descendants use from outside it,
-        not by its descendants again."""
+        not by its descendants again. While `check` walks (``_dom``), those operands are the
+        ones `_dominated` recorded in ``_outer`` from ``outer`` on, defined in a block enclosing
+        ``op`` (or in no block being walked); the ops visited but not `_dominated` are not
+        reached by the report (their operands are as they were)."""
+        dom = self._dom
+        if dom is not None and outer is not None and not self._auditing:  # `check`
+            depth = len(dom) - 1  # of the block holding ``op``: its own blocks were deeper
+            records = self._outer
+            found = [record for record in records[outer:] if record[1] <= depth]
+            records[outer:] = found  # the others are defined in ``op``: so in its holders
+            if self._path is None:  # every op in it was `_dominated`: exact
+                return frozenset([id(record[0]) for record in found])
+            last = self._tokens.get(id(op))
+            if last is None or last[0] is not op:  # new: every op in it was, too
+                return frozenset([id(record[0]) for record in found])
+            free = self._free.get(last[1][1])
+            if free is None:
+                return None
+            return free.union([id(record[0]) for record in found]) if found else free
         if self._path is None:
             return None
         last = self._tokens.get(id(op))
@@ -1541,17 +1652,22 @@ class ModuleVerifier:
         used: set[int] = set()
         defined: set[int] = set()
         free = self._free
+        define, use = defined.update, used.update
         for region, blocks in zip(op.regions, contents):
             for block, (_, _, tokens) in zip(region.blocks, blocks):
-                defined.update(map(id, block.args))
-                for child, token in zip(block.ops, tokens):
-                    defined.update(map(id, child.results))
-                    used.update(map(id, child._operands))  # noqa: SLF001
+                define(map(id, block.args))
+                child = block._first_op  # noqa: SLF001 - the ops by their links (`block.ops`)
+                i = 0
+                while child is not None:
+                    define(map(id, child.results))
+                    use(map(id, child._operands))  # noqa: SLF001
                     if child.regions:
-                        inner = free.get(token[1])
+                        inner = free.get(tokens[i][1])
                         if inner is None:
                             return None
-                        used |= inner
+                        use(inner)
+                    child = child._next_op  # noqa: SLF001
+                    i += 1
         return frozenset(used - defined)
 
     def _contents(self, op: Operation) -> tuple:
@@ -1585,8 +1701,8 @@ class ModuleVerifier:
         tokens: list = []
         append, held = tokens.append, self._held_now.append
         known, now, fingerprint = self._ops.get, self._ops_now, self._fingerprint
-        affected = self._affected
-        dom = self._dom if self._path is not None else None
+        affected, moved, plans = self._affected, self._uses_moved, _plans
+        dom = None if self._auditing else self._dom
         walked: set[int] = set()
         if dom is not None:  # `check` after a report: the dominance of what it reaches
             parent = block.parent_op()
@@ -1602,14 +1718,19 @@ class ModuleVerifier:
                 raise ValueError("Parent pointer of operation does not refer to containing "
                                  "region")
             last, now_fp = known(id(op)), None
-            if dom is not None and not (last is not None and last[0] is op and
-                                        id(op) not in affected and last[1][2] is block):
-                self._dominated(op)  # new, reached by the report or moved here
+            if dom is not None and (affected is None or not (
+                    last is not None and last[0] is op and id(op) not in affected and
+                    last[1][2] is block)):
+                self._dominated(op)  # every op, or new, reached by the report or moved here
             if last is not None and last[0] is op and (
-                    (affected is not None and id(op) not in affected and not last[3].last
-                     and last[1][2] is block)  # not moved here (xDSL's inline_block tells no one)
+                    (affected is not None and (id(op) not in affected or id(op) in moved) and
+                     not last[3].last and last[1][2] is block)  # not moved here (xDSL's
+                    # inline_block tells no one); of the users of a moved op, only their
+                    # dominance (above)
                     or (last[1][0] is not None and  # unbuilt: keyed (`_unbuilt`)
                         last[1] == (now_fp := fingerprint(op, last[3])))):
+                if moved and id(op) in moved:  # the values it uses may now be defined
+                    self._visited.append(op)  # outside a region op (`_free_after_report`)
                 if op is last_op:
                     _check_terminator(op)
                 held(op)
@@ -1623,8 +1744,7 @@ class ModuleVerifier:
                 now[id(op)] = (op, now_fp, token, last[3])
                 append(token)
             elif now_fp is None and not op.regions and not op._successors and \
-                    (plan := _plan_of(op)) is not None and plan.reads in _LEAF_READS and \
-                    not plan.unbuilt:
+                    (plan := plans.get(type(op)) or _plan_of(op)) is not None and plan.leaf:
                 append(self._visit_new_leaf(op, plan))  # new (or its id reused): the most common
             else:
                 append(self._visit(op, now_fp))

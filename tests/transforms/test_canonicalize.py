@@ -349,9 +349,10 @@ def _rehoist_once(move: bool):
     stack = [position.get(id(op), "gone") for op in walker._worklist._stack
              if op is not C._MISSING]
     clean = sorted(position[k] for k in settled.clean if k in position)
-    reported = [position[id(op)] for op in log.ops]
+    reported = [position[id(op)] for op in log.ops + log.moved]
     return (str(module), stack, clean, rewriter.has_done_action,
-            old_block in log.blocks, reported, [position[id(op)] for op in users])
+            old_block in log.blocks, reported, [position[id(op)] for op in users],
+            [position[id(op)] for op in log.moved], [position[id(op)] for op in log.users])
 
 
 def test_a_rehoisting_move_leaves_the_worklist_as_xdsls_clone_does():
@@ -367,3 +368,5 @@ def test_a_rehoisting_move_leaves_the_worklist_as_xdsls_clone_does():
     assert moved[3] is cloned[3] is True
     assert moved[4] and cloned[4]
     assert moved[5] == cloned[5] and len(moved[5]) == 2  # c2 and c16, now before the loop
+    assert moved[7] == moved[5] and cloned[7] == []  # reported as moves (`ChangeLog.moving`)
+    assert moved[8] == [] and set(cloned[8]) == set(moved[6])  # their users not redirected

@@ -74,7 +74,7 @@ from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.transforms.dead_code_elimination import LiveSet
 from xdsl.utils.worklist import _MISSING, Worklist
 
-from tirx_mlir.changes import change_listener
+from tirx_mlir.changes import ChangeLog, change_listener
 from tirx_mlir.ir_insert import insert_at_end, insert_before
 from tirx_mlir.ir_uses import erase_op, replace_uses
 from tirx_mlir.ir_walk import walk_ops
@@ -612,6 +612,8 @@ class _Rewriter(PatternRewriter):
         self.has_done_action = True
         configured = walker.listener
         for handler in configured.operation_removal_handler:
+            if isinstance(log := getattr(handler, "__self__", None), ChangeLog):
+                log.moving(op)  # the same op: its users need only their dominance checked
             handler(op)
         op.parent.detach_op(op)  # type: ignore[union-attr]
         if point.insert_before is None:

@@ -91,6 +91,7 @@ def hoist_out_of(loop: scf.ForOp, log: ChangeLog | None = None) -> int:
             for result in op.results:
                 inside.add(id(result))
             continue
+        log.moving(op)  # the same op: its users need only their dominance
         log.removed(op)  # the block it leaves
         op.detach()
         insert_before(op, loop)

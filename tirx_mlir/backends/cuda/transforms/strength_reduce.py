@@ -211,9 +211,11 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
     found = [(op, got) for op in walk_region_ops(loop.body) if (got := _reducible(op, lp)) is not None]
     if not found:
         return loop
-    # the loop is replaced (its users and block; the new loop and all it holds are new) and
-    # the remainder's start is computed before it, in that block
-    current_changes().removed(loop)
+    # the loop is replaced (its users and block; the new loop holds its body, each change in
+    # it reported: `ChangeLog.rebuilt`) and the remainder's start is computed before it, in
+    # that block
+    log = current_changes()
+    log.removed(loop)
     block = loop.body.block
     before = Builder(InsertPoint.before(loop))
     done: dict[SSAValue, SSAValue] = {}
@@ -247,16 +249,20 @@ def reduce_loop(loop: scf.ForOp, ranges: dict[SSAValue, Range]) -> scf.ForOp:
         if scale != 1:
             for use in list(op.result.uses):
                 product = use.operation
+                log.removed(product)
                 if not _dead_cast(product):
                     replace_uses(product.results[0], value)
                 erase_op(product)
+        log.removed(op)
         replace_uses(op.result, value)
         erase_op(op)
     last.operands = [*last.operands, *nexts]
+    log.changed(last)
     new = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *inits],
                     loop.detach_region(loop.body))
     new.attributes.update(loop.attributes)  # hints (loop_hints)
     Rewriter.insert_op(new, InsertPoint.before(loop))
+    log.rebuilt(new, loop)
     for old, res in zip(loop.results, new.results):
         replace_uses(old, res)
     erase_op(loop)
