@@ -1,7 +1,8 @@
 """`Pipeline.apply` and the passes that leave the IR as it was (`pipelines._Unchanged`): a pass
 that reports nothing is not verified after, a deterministic pass is not run again on the IR it
 left as it was, and neither shortcut is taken after a pass without a report, while the module
-holds a region of several blocks, or under the verifier's audit."""
+holds a region of several blocks, before the run's first verification, or under the verifier's
+audit."""
 
 from __future__ import annotations
 
@@ -118,7 +119,7 @@ def test_a_deterministic_pass_is_not_run_again_on_the_ir_it_left():
     runs, checked, seen = run([Idle(), Quiet(), Idle(), Idle("b"), Idle()])
     assert runs == ["test-idle:a", "test-quiet:a", "test-idle:b"]
     assert seen == ["test-idle", "test-quiet", "test-idle", "test-idle", "test-idle"]
-    assert checked == []
+    assert checked == [1]  # the input, once: nothing verified it before
 
 
 def test_a_change_or_a_pass_without_a_report_runs_it_again():
@@ -165,3 +166,16 @@ def test_the_cuda_pipeline_skips_its_dce_runs_on_softmax_row(monkeypatch):
     full = get_pipeline("cuda").apply(parse_module(text, path), verifier=every)
     assert len(ran) == 3
     assert str(fast) == str(full)
+
+
+WRONG_RETURN = """func.func @f() -> i32 {
+  %x = arith.constant 1 : i64
+  func.return %x : i64
+}"""
+
+
+@pytest.mark.parametrize("passes", [[Idle()], [Quiet(), Idle()]])
+def test_invalid_input_is_caught_when_no_pass_changes_it(passes):
+    """The input is not known to be valid: the first pass that reports nothing is verified."""
+    with pytest.raises(Exception, match="function output types"):
+        run(passes, WRONG_RETURN)
