@@ -45,6 +45,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fuzz_campaign as fc  # noqa: E402
+from cuda_tile_mutations import TILE_MUTATIONS  # noqa: E402
 from fuzz_campaign import ROOT, Campaign, Mutant, Pool, _replace_match  # noqa: E402
 
 MAX_STEPS = "20000"
@@ -52,7 +53,7 @@ RUN_TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}
 """How far an output after the pipeline may be from the one as written (the pipeline reorders
 float sums: mma.sync's order is not the tile gemm's); ``atol`` is per unit of the output's
 largest finite magnitude (a sum that cancels keeps the rounding of its large terms)."""
-FAILING = ("internal", "hang", "injection", "disagree", "ptxas-rejected")
+FAILING = ("internal", "hang", "injection", "disagree", "ptxas-rejected", "nvcc-rejected")
 
 # --- seeds --------------------------------------------------------------------------------------
 
@@ -170,8 +171,9 @@ CUDA_MUTATIONS = {
     "huge-constant": lambda r, t: _replace_match(r, t, _INT_CONSTANT,
                                                  lambda m: _huge_constant(r, m)),
 }
-GENERIC_SHARE = 0.35
-"""How often an edit is one of `fuzz_campaign.MUTATIONS` rather than a CUDA one."""
+EDIT_TABLES = ((fc.MUTATIONS, 0.3), (CUDA_MUTATIONS, 0.3), (TILE_MUTATIONS, 0.4))
+"""Where an edit comes from, and how often: `fuzz_campaign.MUTATIONS` (one token), the CUDA
+edits above, `cuda_tile_mutations.TILE_MUTATIONS` (a type or scope everywhere it is written)."""
 
 PIPELINE_OPTIONS = ["", "{arch=sm_80}", "{arch=sm_90a}", "{arch=sm_90a num_stages=4}",
                     "{num_stages=1}", "{num_stages=2}", "{num_stages=0}", "{num_stages=-3}",
@@ -180,14 +182,16 @@ PIPELINE_OPTIONS = ["", "{arch=sm_80}", "{arch=sm_90a}", "{arch=sm_90a num_stage
                     "{arch=sm_1000}", "{arch=sm_80 arch=sm_90a}", '{arch="sm_90a\\"x"}',
                     '{target="cuda -arch=sm_80 -max_shared_memory_per_block=1"}',
                     '{target="cuda -arch=sm_90a */ PWN"}', "{target=sm_80}", "{nosuch=1}",
-                    "{num_stages=2 num_stages=3}", "{arch=compute_90}"]
+                    "{num_stages=2 num_stages=3}", "{arch=compute_90}", "{num_stages=100}",
+                    "{num_stages=-1}", "{arch=sm_100a}", "{arch=garbage}", "{arch=sm_90a}",
+                    "{arch=sm_80 num_stages=3}"]
 
 
 def mutate(rng: random.Random, seed_list: list[tuple[str, str]]) -> Mutant:
     name, text = rng.choice(seed_list)
     edits = []
     for _ in range(rng.choice([1, 1, 1, 2, 2, 3])):
-        table = fc.MUTATIONS if rng.random() < GENERIC_SHARE else CUDA_MUTATIONS
+        table = rng.choices([t for t, _ in EDIT_TABLES], [w for _, w in EDIT_TABLES])[0]
         edit = rng.choice(list(table))
         edits.append(edit)
         text = table[edit](rng, text)
@@ -208,11 +212,12 @@ CUDA_STAGES = {
     "run": ("run", ["--max-steps", MAX_STEPS, "--save", "RUN_DIR/as-written"], "verifies"),
     "run-cuda": ("run", [*CUDA_PIPELINE, "--max-steps", MAX_STEPS, "--save",
                          "RUN_DIR/after-pipeline"], "verifies"),
+    "compile": ("compile", [], "always"),
 }
-COMPILE_STAGES = tuple(s for s, (tool, _, _) in CUDA_STAGES.items() if tool == "opt")
+COMPILE_STAGES = tuple(s for s, (tool, _, _) in CUDA_STAGES.items() if tool != "run")
 """The stages without the interpreter (the quick pytest run)."""
 SOURCE_STAGES = ("cuda-unverified", "cuda", "ptx", "pipeline-cuda", "pipeline-ptx",
-                 "pipeline-options")
+                 "pipeline-options", "compile")
 EXPECTED_RUN_FAILURE = re.compile(r"step.budget|--max-steps|deadlock|tensor map", re.IGNORECASE)
 """Why a run after the pipeline may fail where the pipeline printed code: its step budget (the
 lowered kernel takes more steps), a wait no thread can satisfy on one PE, a tensor-map parameter
@@ -240,6 +245,65 @@ def _argv(stage: str, path: str, workdir: str, options: str) -> list[str]:
     return argv
 
 
+def compile_options(options: str) -> dict[str, object] | None:
+    """The pipeline options of a mutant as ``tirx_mlir.compile`` keywords (numbers as ints), or
+    None when they are no plain ``{key=value ...}``."""
+    if not options:
+        return {}
+    m = re.fullmatch(r"\{((?:[a-z_]+=[\w.-]+ ?)+)\}", options)
+    if m is None:
+        return None
+    out: dict[str, object] = {}
+    for item in m.group(1).split():
+        key, value = item.split("=", 1)
+        out[key] = int(value) if re.fullmatch(r"-?\d+", value) else value
+    return out
+
+
+_LOCATION = re.compile(r"\S+:\d+:\d+")
+
+
+def run_compile(path: str, options: str) -> tuple[str, str]:
+    """(outcome, detail or the sources) of ``tirx_mlir.compile(path, cache=False, **options)``:
+    ``ok`` (the sources, joined, for the injection check), ``located`` (a TirxError about a
+    located op, or a parse/verify error that names its line), ``cli`` (a keyword argument refused:
+    ValueError, TypeError), ``api-unlocated`` (a TirxError or verify error without a place:
+    reported for review), ``ptxas-rejected`` (compile accepted the kernel and
+    ptxas refused its PTX), ``internal`` (any other exception), ``hang``."""
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+    import tirx_mlir
+    from tirx_mlir.diagnostics import TirxError, op_location
+
+    kwargs = compile_options(options)
+    signal = fc.signal
+    signal.signal(signal.SIGPROF, fc._expired)
+    signal.setitimer(signal.ITIMER_PROF, fc.SOFT_TIMEOUT_S)
+    try:
+        art = tirx_mlir.compile(path, cache=False, **(kwargs or {}))
+        sources = "\n".join(art.sources.values())
+    except fc.Timeout:
+        return "hang", f"ran past {fc.SOFT_TIMEOUT_S} s of CPU time"
+    except (DiagnosticException, ParseError) as err:
+        where = op_location(err.op) if isinstance(err, TirxError) else None
+        message = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        if where is None and not _LOCATION.search(str(err)):
+            return "api-unlocated", f"{type(err).__name__}: {message[:200]}"
+        return "located", f"{type(err).__name__}: {message[:200]}"
+    except (ValueError, TypeError) as err:
+        if kwargs and any(k in str(err) for k in (*kwargs, "option")):  # a keyword refused
+            return "cli", f"{type(err).__name__}: {str(err)[:200]}"
+        return "internal", f"{type(err).__name__} out of tirx_mlir.compile: {str(err)[:200]}"
+    except Exception as err:  # noqa: BLE001 - anything else is a crash of the API
+        return "internal", f"{type(err).__name__} out of tirx_mlir.compile: {str(err)[:200]}"
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    failed = [n for n in art.notes if "ptxas" in n and "failed" in n]
+    if failed:
+        return "ptxas-rejected", failed[0][:300]
+    return "ok", sources
+
+
 def outputs_differ(workdir: str) -> str | None:
     """Which saved output differs between the run as written and the run after the pipeline."""
     import numpy as np
@@ -264,6 +328,16 @@ def outputs_differ(workdir: str) -> str | None:
     return None
 
 
+def nvcc_rejects(source: str, arch: str, workdir: str) -> str | None:
+    """Why nvcc refuses printed CUDA C++ for ``arch`` (errors only: warnings are no wrong
+    code), or None."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from tirx_testing.cuda_compile import nvcc_cubins
+
+    result = nvcc_cubins({"kernel": source}, arch, Path(workdir, "nvcc"), extra=())
+    return None if result.returncode == 0 else result.log.strip()[:300]
+
+
 def ptxas_rejects(ptx: str) -> str | None:
     from tirx_mlir.backends.cuda import toolchain
 
@@ -274,7 +348,7 @@ def ptxas_rejects(ptx: str) -> str | None:
     return None if result.ok else result.log.strip()[:300]
 
 
-def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False,
+def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False, nvcc: bool = False,
                stages: tuple[str, ...] = tuple(CUDA_STAGES)) -> list[tuple[str, str, str]]:
     """[(stage, outcome, detail)] of one mutant through those of ``stages`` its validity
     reaches."""
@@ -286,9 +360,13 @@ def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False,
     outs = {}
 
     def go(stage: str) -> str:
-        code, out, err = fc._run_main(CUDA_STAGES[stage][0],
-                                      _argv(stage, path, workdir, mutant.options))
-        outcome, detail = fc.classify(stage, code, out, err)
+        if CUDA_STAGES[stage][0] == "compile":
+            outcome, out = run_compile(path, mutant.options)
+            detail = err = "" if outcome == "ok" else out
+        else:
+            code, out, err = fc._run_main(CUDA_STAGES[stage][0],
+                                          _argv(stage, path, workdir, mutant.options))
+            outcome, detail = fc.classify(stage, code, out, err)
         if outcome == "ok" and stage in SOURCE_STAGES and (why := c_injected(out)):
             outcome, detail = "injection", why
         if outcome == "located" and (why := fc.misplaced(err, path, mutant.data)):
@@ -306,11 +384,11 @@ def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False,
     for stage, (_, _, when) in CUDA_STAGES.items():
         if stage != "verify" and when in reached and stage in stages:
             go(stage)
-    _compare(outs, workdir, results, ptxas)
+    _compare(outs, workdir, results, ptxas, nvcc)
     return results
 
 
-def _compare(outs: dict, workdir: str, results: list, ptxas: bool) -> None:
+def _compare(outs: dict, workdir: str, results: list, ptxas: bool, nvcc: bool = False) -> None:
     """The cross-stage checks: the two runs agree; PTX the pipeline printed assembles; a kernel
     the pipeline accepts also runs after it."""
     run, run_cuda, ptx = (outs.get(s, ("",)) for s in ("run", "run-cuda", "pipeline-ptx"))
@@ -321,35 +399,43 @@ def _compare(outs: dict, workdir: str, results: list, ptxas: bool) -> None:
             results.append(("ptxas", "ptxas-rejected", why))
         if run_cuda[0] == "located" and not EXPECTED_RUN_FAILURE.search(run_cuda[2]):
             results.append(("wrong-code", "accepted-then-rejected", run_cuda[2]))
+        arch = re.search(r"^\.target (sm_\w+)", ptx[1], re.MULTILINE)
+        cpp = outs.get("pipeline-cuda", ("",))
+        if nvcc and arch and cpp[0] == "ok" and (why := nvcc_rejects(cpp[1], arch.group(1),
+                                                                    workdir)):
+            results.append(("nvcc", "nvcc-rejected", why))
 
 
 def cuda_pool(jobs: int, ptxas: bool = False,
-              stages: tuple[str, ...] = tuple(CUDA_STAGES)) -> Pool:
-    return Pool(jobs, run=functools.partial(run_mutant, ptxas=ptxas, stages=stages),
+              stages: tuple[str, ...] = tuple(CUDA_STAGES), nvcc: bool = False) -> Pool:
+    return Pool(jobs, run=functools.partial(run_mutant, ptxas=ptxas, stages=stages, nvcc=nvcc),
                 hard_limit_s=2 * fc.SOFT_TIMEOUT_S * len(CUDA_STAGES))
 
 
 def campaign(mutants: int, seed: int, jobs: int = 2, show: tuple[str, ...] = (),
              progress: bool = False, ptxas: bool = False,
-             stages: tuple[str, ...] = tuple(CUDA_STAGES)) -> Campaign:
+             stages: tuple[str, ...] = tuple(CUDA_STAGES), nvcc: bool = False) -> Campaign:
     return Campaign(mutants, seed, jobs, show, progress, make_mutant=mutate, seed_list=seeds,
-                    pool=functools.partial(cuda_pool, ptxas=ptxas, stages=stages),
+                    pool=functools.partial(cuda_pool, ptxas=ptxas, stages=stages, nvcc=nvcc),
                     failing=FAILING)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--mutants", type=int, default=500)
+    p.add_argument("--mutants", "--count", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--ptxas", action="store_true",
                    help="assemble the PTX every accepted mutant's pipeline prints")
+    p.add_argument("--nvcc", action="store_true",
+                   help="compile the CUDA C++ every accepted mutant's pipeline prints")
     p.add_argument("--show", default=",".join(FAILING),
                    help="comma-separated outcomes whose cases are printed (at most 3 per kind)")
     p.add_argument("--located", type=int, default=0, metavar="N",
                    help="also print the N most frequent kinds of located error")
     args = p.parse_args(argv)
-    c = campaign(args.mutants, args.seed, args.jobs, tuple(args.show.split(",")), True, args.ptxas)
+    c = campaign(args.mutants, args.seed, args.jobs, tuple(args.show.split(",")), True, args.ptxas,
+                 nvcc=args.nvcc)
     return fc.report(c, c.run(), args.located)
 
 
