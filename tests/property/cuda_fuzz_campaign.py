@@ -1,6 +1,7 @@
 """A mutation-fuzzing campaign over the CUDA examples, through every CUDA stage a user reaches.
 
     python tests/property/cuda_fuzz_campaign.py --mutants 2000 --seed 0 --jobs 2
+    python tests/property/cuda_fuzz_campaign.py --count 500 --seed 2 --jobs 1 --ptxas --nvcc
     python tests/property/cuda_fuzz_campaign.py --mutants 300 --show internal,hang,injection,disagree
 
 The machinery (mutants, the pool of workers under time and memory limits, the classifier, the
@@ -12,12 +13,18 @@ printers directly. Edits (`CUDA_MUTATIONS`, besides `fuzz_campaign.MUTATIONS`): 
 (zero, negative, huge grid/threads/cluster, too many dimensions), the target's arch and shared
 memory, symbol and SSA names that are C/PTX keywords, builtins or hold ``*/``, ``#include``,
 quotes and newlines, ptx instruction strings with C payloads, swizzle parameters, deeply nested
-regions and huge constants. Each mutant also draws options for the cuda pipeline
-(`PIPELINE_OPTIONS`: arch, num_stages, target, malformed values).
+regions and huge constants; and `cuda_tile_mutations.TILE_MUTATIONS`, which change a buffer
+type's shape (0, 1, -1, 2^40, sizes no tile divides), dtype (f64, i1, f8, one operand or all),
+scope, swizzle or global layout everywhere it is written, an op's exec scope, or an op line, so
+that the mutant still parses and reaches dispatch. Each mutant also draws options for the cuda
+pipeline (`PIPELINE_OPTIONS`: arch, num_stages 0/1/100/-1, target, malformed values).
 
 Stages (`CUDA_STAGES`): parse+verify; ``--disable-verify -t cuda``; ``-t cuda``, ``-t ptx``;
 ``--pass-pipeline=cuda`` with ``-t cuda`` and ``-t ptx``; ``--pass-pipeline='cuda{OPTIONS}' -t
-ptx``; ``tirx-run`` as written and after the cuda pipeline (a small ``--max-steps``).
+ptx``; ``tirx-run`` as written and after the cuda pipeline (a small ``--max-steps``);
+``tirx_mlir.compile(path, cache=False, **options)`` (`run_compile`: the Python API, ptxas
+included; a TirxError or parse error with a place is ``located``, a refused keyword ``cli``,
+any other exception ``internal``).
 
 Outcomes, besides `fuzz_campaign.classify`'s:
 
@@ -25,8 +32,12 @@ Outcomes, besides `fuzz_campaign.classify`'s:
   (`c_injected`): a name or string reached the source unsanitised;
 * ``disagree``: the kernel ran as written and after the cuda pipeline (the same random inputs),
   and an output differs: a pass changed the answer, or the interpreter is wrong one way;
-* ``ptxas-rejected`` (with ``--ptxas``): ``-t ptx`` after the pipeline printed PTX that ptxas
-  refuses: wrong code accepted silently;
+* ``ptxas-rejected`` (with ``--ptxas``, and always for ``compile``): ``-t ptx`` after the
+  pipeline printed PTX that ptxas refuses: wrong code accepted silently;
+* ``nvcc-rejected`` (with ``--nvcc``): nvcc refuses the CUDA C++ ``-t cuda`` printed after the
+  pipeline, for the arch of the PTX's ``.target``;
+* ``api-unlocated`` (reported for review): ``tirx_mlir.compile`` raised a TirxError or verify
+  error that names no place;
 * ``accepted-then-rejected`` (reported for review): the pipeline printed PTX but running after
   it failed for a reason other than its step budget, a deadlock or an unencoded tensor map.
 """
@@ -214,14 +225,16 @@ CUDA_STAGES = {
                          "RUN_DIR/after-pipeline"], "verifies"),
     "compile": ("compile", [], "always"),
 }
-COMPILE_STAGES = tuple(s for s, (tool, _, _) in CUDA_STAGES.items() if tool != "run")
-"""The stages without the interpreter (the quick pytest run)."""
+COMPILE_STAGES = tuple(s for s, (tool, _, _) in CUDA_STAGES.items() if tool == "opt")
+"""The stages without the interpreter and without ptxas (the quick pytest run)."""
 SOURCE_STAGES = ("cuda-unverified", "cuda", "ptx", "pipeline-cuda", "pipeline-ptx",
                  "pipeline-options", "compile")
-EXPECTED_RUN_FAILURE = re.compile(r"step.budget|--max-steps|deadlock|tensor map", re.IGNORECASE)
+EXPECTED_RUN_FAILURE = re.compile(r"step.budget|--max-steps|deadlock|tensor map|"
+                                  r"interpreter's limit", re.IGNORECASE)
 """Why a run after the pipeline may fail where the pipeline printed code: its step budget (the
 lowered kernel takes more steps), a wait no thread can satisfy on one PE, a tensor-map parameter
-(random bytes are no encoded map)."""
+(random bytes are no encoded map), an input past the interpreter's memory limit (2^40
+elements compile; they do not fit in this machine)."""
 _MARKER = re.compile(r"(?<![\w$])PWN|PWN(?![\w$])")
 
 

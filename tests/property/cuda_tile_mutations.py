@@ -15,6 +15,9 @@ and the interpreters with shapes and types no example has:
 * ``tile-swizzle``: a swizzle on a buffer of the wrong size (32/64/128-byte swizzles, with and
   without the ``S[...]`` shape), or a swizzle added to an unswizzled shared buffer;
 * ``exec-scope``: the exec scope of one tile op, or of all, made warp/warpgroup/thread/cluster;
+* ``global-layout``: a global buffer type given a layout that places it in memory otherwise
+  than row-major (column-major, padded rows, head padding) or one device memory cannot hold (a
+  swizzle, a thread axis);
 * ``op-delete`` / ``op-duplicate``: one op line deleted or written twice.
 """
 
@@ -43,9 +46,14 @@ def _buffer_types(text: str) -> list[str]:
     return sorted({m.group(0) for m in _BUFFER.finditer(text)})
 
 
-def _retype(rng: random.Random, text: str, edit) -> str:
-    """One buffer type (all its occurrences) replaced by ``edit(rng, body)``'s body."""
+def _retype(rng: random.Random, text: str, edit, params_first: bool = False) -> str:
+    """One buffer type (all its occurrences) replaced by ``edit(rng, body)``'s body; with
+    ``params_first``, mostly one of the kernel's parameters."""
     types = _buffer_types(text)
+    header = text[text.find("tirx.kernel @"):text.find("{", text.find("tirx.kernel @"))]
+    params = [t for t in types if t in header]
+    if params_first and params and rng.random() < 0.8:
+        types = params
     if not types:
         return text
     old = rng.choice(types)
@@ -93,6 +101,28 @@ def _swizzle(rng: random.Random, body: str) -> str:
     return body + ", " + new + (f" S[{','.join(dims)}]" if rng.random() < 0.7 else "")
 
 
+def _global_layout(rng: random.Random, body: str) -> str:
+    m = _DIMS.match(body)
+    if m is None or m.group(3).strip() != ", global":
+        return body
+    dims = [int(d) for d in m.group(1).rstrip("x").split("x")]
+    shape = ",".join(map(str, dims))
+    strides = [1] * len(dims)
+    for d in range(len(dims) - 2, -1, -1):
+        strides[d] = strides[d + 1] * dims[d + 1]
+    padded = [1] * len(dims)
+    for d in range(len(dims) - 2, -1, -1):
+        padded[d] = padded[d + 1] * (dims[d + 1] + (8 if d == len(dims) - 2 else 0))
+    choices = [f"S[{shape}] + 64", f"S[({shape}):({','.join(map(str, padded))})]",
+               "swizzle(3,3,3) S[" + shape + "]", f"S[({shape}):({','.join(['1@laneid'] + ['1'] * (len(dims) - 1))})]"]
+    if len(dims) >= 2:
+        col = [1] * len(dims)
+        for d in range(1, len(dims)):
+            col[d] = col[d - 1] * dims[d - 1]
+        choices += [f"S[({shape}):({','.join(map(str, col))})]"] * 2
+    return body + ", " + rng.choice(choices)
+
+
 def _all_dtypes(rng: random.Random, text: str) -> str:
     """Every buffer of one dtype made another (operands agree; the instructions may lack it)."""
     found = sorted({m.group(1) for m in _DTYPE_WORD.finditer(text)})
@@ -130,6 +160,7 @@ TILE_MUTATIONS = {
     "tile-scope": lambda r, t: _retype(r, t, _scope),
     "tile-swizzle": lambda r, t: _retype(r, t, _swizzle),
     "exec-scope": _exec_scope,
+    "global-layout": lambda r, t: _retype(r, t, _global_layout, params_first=True),
     "op-delete": lambda r, t: _op_line(r, t, False),
     "op-duplicate": lambda r, t: _op_line(r, t, True),
 }
