@@ -50,6 +50,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import sys
 from pathlib import Path
 
@@ -289,7 +290,6 @@ def run_compile(path: str, options: str) -> tuple[str, str]:
     from tirx_mlir.diagnostics import TirxError, op_location
 
     kwargs = compile_options(options)
-    signal = fc.signal
     signal.signal(signal.SIGPROF, fc._expired)
     signal.setitimer(signal.ITIMER_PROF, fc.SOFT_TIMEOUT_S)
     try:
