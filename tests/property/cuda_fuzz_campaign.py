@@ -199,6 +199,10 @@ PIPELINE_OPTIONS = ["", "{arch=sm_80}", "{arch=sm_90a}", "{arch=sm_90a num_stage
                     "{arch=sm_80 num_stages=3}"]
 
 
+NON_UTF8_SHARE = 0.03
+"""How often bytes that are not UTF-8 go into a mutant (after its edits)."""
+
+
 def mutate(rng: random.Random, seed_list: list[tuple[str, str]]) -> Mutant:
     name, text = rng.choice(seed_list)
     edits = []
@@ -207,7 +211,12 @@ def mutate(rng: random.Random, seed_list: list[tuple[str, str]]) -> Mutant:
         edit = rng.choice(list(table))
         edits.append(edit)
         text = table[edit](rng, text)
-    return Mutant(name, edits, text.encode("utf-8"), options=rng.choice(PIPELINE_OPTIONS))
+    data = text.encode("utf-8")
+    if rng.random() < NON_UTF8_SHARE:
+        i = rng.randrange(len(data) + 1)
+        data = data[:i] + rng.choice(fc.NON_UTF8) + data[i:]
+        edits.append("non-utf8")
+    return Mutant(name, edits, data, options=rng.choice(PIPELINE_OPTIONS))
 
 
 # --- stages -------------------------------------------------------------------------------------
