@@ -79,7 +79,7 @@ def test_a_parameter_layout_device_memory_cannot_hold_is_refused(layout, message
     accepted by the cuda pipeline (which ignored it) and refused only by the interpreter's
     launch."""
     src = kernel("", params=f"%A: !tirx.buffer<128xf32, global, {layout}>")
-    with pytest.raises(VerifyException, match=f"kernel parameter #0 %A: .*{message}"):
+    with pytest.raises(VerifyException, match=f"parameter %A of @k: .*{message}"):
         verify(src)
 
 

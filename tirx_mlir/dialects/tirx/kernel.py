@@ -160,7 +160,7 @@ class KernelOp(IRDLOperation):
                     f"kernel parameter #{i} is in scope '{arg.type.scope_name}'; parameters "
                     f"live in 'global' memory (allocate on-chip buffers with tirx.alloc)")
             if arg.type.get_layout() is not None:
-                _check_global_layout(i, arg)
+                _check_global_layout(self, i, arg)
         for what, dims in (("grid", self.grid_dims()), ("threads", self.thread_dims()),
                            ("cluster", self.cluster_dims() or (1,))):
             if not 1 <= len(dims) <= 3 or any(d <= 0 for d in dims):
@@ -448,7 +448,7 @@ SCOPE_ID_OPS = (ClusterIdOp, CtaIdOp, CtaIdInClusterOp, CtaIdInPairOp, Warpgroup
                 WarpIdInWgOp, LaneIdOp, ThreadIdOp, ThreadIdInWgOp)
 
 
-def _check_global_layout(index: int, arg: BlockArgument) -> None:
+def _check_global_layout(kernel: KernelOp, index: int, arg: BlockArgument) -> None:
     """A parameter's layout places its elements in device memory one stride per dim
     (`global_layout.global_placement`): a swizzle, a replica or a thread axis there was accepted
     by the compilers, which ignored it, and refused only by the interpreter's launch."""
@@ -458,5 +458,5 @@ def _check_global_layout(index: int, arg: BlockArgument) -> None:
     try:
         global_placement(arg.type)
     except LayoutError as err:
-        name = f" %{arg.name_hint}" if arg.name_hint else ""
-        raise VerifyException(f"kernel parameter #{index}{name}: {err}") from None
+        name = f"%{arg.name_hint}" if arg.name_hint else f"#{index}"
+        raise VerifyException(f"parameter {name} of @{kernel.kernel_name}: {err}") from None
