@@ -187,3 +187,16 @@ def test_lazy_patterns_compile_on_first_use_and_match_as_re():
     assert "match" in vars(lazy)  # compiled once, the methods kept
     assert lazy.split("a %b c") == re.compile(lazy.pattern, re.ASCII).split("a %b c")
     assert [m.group(1) for m in lazy.finditer("%a %b")] == ["a", "b"]
+
+
+def test_a_path_that_is_not_utf8_is_a_located_error(tmp_path):
+    """Found by the cuda hostile-input campaign: ``tirx_mlir.compile(path)`` on such a file
+    raised UnicodeDecodeError."""
+    from tirx_mlir.diagnostics import TirxError
+    from tirx_mlir.located_parser import as_module
+
+    path = tmp_path / "bad.mlir"
+    path.write_bytes(b"tirx.kernel @k() grid [1] threads [32] {\n \xff\n  tirx.return\n}\n")
+    with pytest.raises(TirxError, match=rf"bad.mlir:2:2: the input is not UTF-8 text \(invalid "
+                                        rf"start byte at byte 42\)"):
+        as_module(str(path), "compile")

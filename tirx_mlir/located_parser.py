@@ -720,6 +720,22 @@ def parse_module(text: str | bytes, name: str = "<input>", ctx: Context | None =
     return LocatedParser(ctx, text, name, line_offset).parse_module()
 
 
+def _utf8_file(path: str) -> str:
+    """The text of the file at ``path``; bytes that are not UTF-8 are a `TirxError` naming
+    their line and column (``tirx_mlir.compile(path)`` raised UnicodeDecodeError)."""
+    from tirx_mlir.diagnostics import TirxError
+
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise TirxError(f"{path}:{line}:{col}: the input is not UTF-8 text ({err.reason} at "
+                        f"byte {err.start})") from None
+
+
 def as_module(value: Any, what: str) -> ModuleOp:
     """A fresh module from IR text, a ``.mlir`` path, a module, a kernel op or a builder (a
     ``tirx_mlir.script`` kernel); ``what`` (``"compile"``) names the caller in the error."""
@@ -727,8 +743,7 @@ def as_module(value: Any, what: str) -> ModuleOp:
 
     if isinstance(value, os.PathLike) or isinstance(value, str) and "\n" not in value \
             and value.endswith(".mlir") and os.path.isfile(value):
-        with open(value) as f:
-            return parse_module(f.read(), os.fspath(value))
+        return parse_module(_utf8_file(os.fspath(value)), os.fspath(value))
     if isinstance(value, str):
         return parse_module(value, "<input>")
     module = getattr(value, "module", value)  # a tirx_mlir.script kernel builder

@@ -1,6 +1,7 @@
 """A mutation-fuzzing campaign over the CUDA examples, through every CUDA stage a user reaches.
 
     python tests/property/cuda_fuzz_campaign.py --mutants 2000 --seed 0 --jobs 2
+    python tests/property/cuda_fuzz_campaign.py --count 500 --seed 2 --jobs 1 --ptxas --nvcc
     python tests/property/cuda_fuzz_campaign.py --mutants 300 --show internal,hang,injection,disagree
 
 The machinery (mutants, the pool of workers under time and memory limits, the classifier, the
@@ -12,12 +13,18 @@ printers directly. Edits (`CUDA_MUTATIONS`, besides `fuzz_campaign.MUTATIONS`): 
 (zero, negative, huge grid/threads/cluster, too many dimensions), the target's arch and shared
 memory, symbol and SSA names that are C/PTX keywords, builtins or hold ``*/``, ``#include``,
 quotes and newlines, ptx instruction strings with C payloads, swizzle parameters, deeply nested
-regions and huge constants. Each mutant also draws options for the cuda pipeline
-(`PIPELINE_OPTIONS`: arch, num_stages, target, malformed values).
+regions and huge constants; and `cuda_tile_mutations.TILE_MUTATIONS`, which change a buffer
+type's shape (0, 1, -1, 2^40, sizes no tile divides), dtype (f64, i1, f8, one operand or all),
+scope, swizzle or global layout everywhere it is written, an op's exec scope, or an op line, so
+that the mutant still parses and reaches dispatch. Each mutant also draws options for the cuda
+pipeline (`PIPELINE_OPTIONS`: arch, num_stages 0/1/100/-1, target, malformed values).
 
 Stages (`CUDA_STAGES`): parse+verify; ``--disable-verify -t cuda``; ``-t cuda``, ``-t ptx``;
 ``--pass-pipeline=cuda`` with ``-t cuda`` and ``-t ptx``; ``--pass-pipeline='cuda{OPTIONS}' -t
-ptx``; ``tirx-run`` as written and after the cuda pipeline (a small ``--max-steps``).
+ptx``; ``tirx-run`` as written and after the cuda pipeline (a small ``--max-steps``);
+``tirx_mlir.compile(path, cache=False, **options)`` (`run_compile`: the Python API, ptxas
+included; a TirxError or parse error with a place is ``located``, a refused keyword ``cli``,
+any other exception ``internal``).
 
 Outcomes, besides `fuzz_campaign.classify`'s:
 
@@ -25,8 +32,12 @@ Outcomes, besides `fuzz_campaign.classify`'s:
   (`c_injected`): a name or string reached the source unsanitised;
 * ``disagree``: the kernel ran as written and after the cuda pipeline (the same random inputs),
   and an output differs: a pass changed the answer, or the interpreter is wrong one way;
-* ``ptxas-rejected`` (with ``--ptxas``): ``-t ptx`` after the pipeline printed PTX that ptxas
-  refuses: wrong code accepted silently;
+* ``ptxas-rejected`` (with ``--ptxas``, and always for ``compile``): ``-t ptx`` after the
+  pipeline printed PTX that ptxas refuses: wrong code accepted silently;
+* ``nvcc-rejected`` (with ``--nvcc``): nvcc refuses the CUDA C++ ``-t cuda`` printed after the
+  pipeline, for the arch of the PTX's ``.target``;
+* ``api-unlocated`` (reported for review): ``tirx_mlir.compile`` raised a TirxError or verify
+  error that names no place;
 * ``accepted-then-rejected`` (reported for review): the pipeline printed PTX but running after
   it failed for a reason other than its step budget, a deadlock or an unencoded tensor map.
 """
@@ -39,12 +50,14 @@ import os
 import random
 import re
 import shutil
+import signal
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import fuzz_campaign as fc  # noqa: E402
+from cuda_tile_mutations import TILE_MUTATIONS  # noqa: E402
 from fuzz_campaign import ROOT, Campaign, Mutant, Pool, _replace_match  # noqa: E402
 
 MAX_STEPS = "20000"
@@ -52,7 +65,7 @@ RUN_TOLERANCE = {"rtol": 1e-4, "atol": 1e-5}
 """How far an output after the pipeline may be from the one as written (the pipeline reorders
 float sums: mma.sync's order is not the tile gemm's); ``atol`` is per unit of the output's
 largest finite magnitude (a sum that cancels keeps the rounding of its large terms)."""
-FAILING = ("internal", "hang", "injection", "disagree", "ptxas-rejected")
+FAILING = ("internal", "hang", "injection", "disagree", "ptxas-rejected", "nvcc-rejected")
 
 # --- seeds --------------------------------------------------------------------------------------
 
@@ -170,8 +183,9 @@ CUDA_MUTATIONS = {
     "huge-constant": lambda r, t: _replace_match(r, t, _INT_CONSTANT,
                                                  lambda m: _huge_constant(r, m)),
 }
-GENERIC_SHARE = 0.35
-"""How often an edit is one of `fuzz_campaign.MUTATIONS` rather than a CUDA one."""
+EDIT_TABLES = ((fc.MUTATIONS, 0.3), (CUDA_MUTATIONS, 0.3), (TILE_MUTATIONS, 0.4))
+"""Where an edit comes from, and how often: `fuzz_campaign.MUTATIONS` (one token), the CUDA
+edits above, `cuda_tile_mutations.TILE_MUTATIONS` (a type or scope everywhere it is written)."""
 
 PIPELINE_OPTIONS = ["", "{arch=sm_80}", "{arch=sm_90a}", "{arch=sm_90a num_stages=4}",
                     "{num_stages=1}", "{num_stages=2}", "{num_stages=0}", "{num_stages=-3}",
@@ -180,18 +194,29 @@ PIPELINE_OPTIONS = ["", "{arch=sm_80}", "{arch=sm_90a}", "{arch=sm_90a num_stage
                     "{arch=sm_1000}", "{arch=sm_80 arch=sm_90a}", '{arch="sm_90a\\"x"}',
                     '{target="cuda -arch=sm_80 -max_shared_memory_per_block=1"}',
                     '{target="cuda -arch=sm_90a */ PWN"}', "{target=sm_80}", "{nosuch=1}",
-                    "{num_stages=2 num_stages=3}", "{arch=compute_90}"]
+                    "{num_stages=2 num_stages=3}", "{arch=compute_90}", "{num_stages=100}",
+                    "{num_stages=-1}", "{arch=sm_100a}", "{arch=garbage}", "{arch=sm_90a}",
+                    "{arch=sm_80 num_stages=3}"]
+
+
+NON_UTF8_SHARE = 0.03
+"""How often bytes that are not UTF-8 go into a mutant (after its edits)."""
 
 
 def mutate(rng: random.Random, seed_list: list[tuple[str, str]]) -> Mutant:
     name, text = rng.choice(seed_list)
     edits = []
     for _ in range(rng.choice([1, 1, 1, 2, 2, 3])):
-        table = fc.MUTATIONS if rng.random() < GENERIC_SHARE else CUDA_MUTATIONS
+        table = rng.choices([t for t, _ in EDIT_TABLES], [w for _, w in EDIT_TABLES])[0]
         edit = rng.choice(list(table))
         edits.append(edit)
         text = table[edit](rng, text)
-    return Mutant(name, edits, text.encode("utf-8"), options=rng.choice(PIPELINE_OPTIONS))
+    data = text.encode("utf-8")
+    if rng.random() < NON_UTF8_SHARE:
+        i = rng.randrange(len(data) + 1)
+        data = data[:i] + rng.choice(fc.NON_UTF8) + data[i:]
+        edits.append("non-utf8")
+    return Mutant(name, edits, data, options=rng.choice(PIPELINE_OPTIONS))
 
 
 # --- stages -------------------------------------------------------------------------------------
@@ -208,15 +233,18 @@ CUDA_STAGES = {
     "run": ("run", ["--max-steps", MAX_STEPS, "--save", "RUN_DIR/as-written"], "verifies"),
     "run-cuda": ("run", [*CUDA_PIPELINE, "--max-steps", MAX_STEPS, "--save",
                          "RUN_DIR/after-pipeline"], "verifies"),
+    "compile": ("compile", [], "always"),
 }
 COMPILE_STAGES = tuple(s for s, (tool, _, _) in CUDA_STAGES.items() if tool == "opt")
-"""The stages without the interpreter (the quick pytest run)."""
+"""The stages without the interpreter and without ptxas (the quick pytest run)."""
 SOURCE_STAGES = ("cuda-unverified", "cuda", "ptx", "pipeline-cuda", "pipeline-ptx",
-                 "pipeline-options")
-EXPECTED_RUN_FAILURE = re.compile(r"step.budget|--max-steps|deadlock|tensor map", re.IGNORECASE)
+                 "pipeline-options", "compile")
+EXPECTED_RUN_FAILURE = re.compile(r"step.budget|--max-steps|deadlock|tensor map|"
+                                  r"interpreter's limit", re.IGNORECASE)
 """Why a run after the pipeline may fail where the pipeline printed code: its step budget (the
 lowered kernel takes more steps), a wait no thread can satisfy on one PE, a tensor-map parameter
-(random bytes are no encoded map)."""
+(random bytes are no encoded map), an input past the interpreter's memory limit (2^40
+elements compile; they do not fit in this machine)."""
 _MARKER = re.compile(r"(?<![\w$])PWN|PWN(?![\w$])")
 
 
@@ -238,6 +266,64 @@ def _argv(stage: str, path: str, workdir: str, options: str) -> list[str]:
     if tool == "opt":
         argv += ["--crash-reproducer", os.path.join(workdir, "repro.mlir")]
     return argv
+
+
+def compile_options(options: str) -> dict[str, object] | None:
+    """The pipeline options of a mutant as ``tirx_mlir.compile`` keywords (numbers as ints), or
+    None when they are no plain ``{key=value ...}``."""
+    if not options:
+        return {}
+    m = re.fullmatch(r"\{((?:[a-z_]+=[\w.-]+ ?)+)\}", options)
+    if m is None:
+        return None
+    out: dict[str, object] = {}
+    for item in m.group(1).split():
+        key, value = item.split("=", 1)
+        out[key] = int(value) if re.fullmatch(r"-?\d+", value) else value
+    return out
+
+
+_LOCATION = re.compile(r"\S+:\d+:\d+")
+
+
+def run_compile(path: str, options: str) -> tuple[str, str]:
+    """(outcome, detail or the sources) of ``tirx_mlir.compile(path, cache=False, **options)``:
+    ``ok`` (the sources, joined, for the injection check), ``located`` (a TirxError about a
+    located op, or a parse/verify error that names its line), ``cli`` (a keyword argument refused:
+    ValueError, TypeError), ``api-unlocated`` (a TirxError or verify error without a place:
+    reported for review), ``ptxas-rejected`` (compile accepted the kernel and
+    ptxas refused its PTX), ``internal`` (any other exception), ``hang``."""
+    from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+    import tirx_mlir
+    from tirx_mlir.diagnostics import TirxError, op_location
+
+    kwargs = compile_options(options)
+    signal.signal(signal.SIGPROF, fc._expired)
+    signal.setitimer(signal.ITIMER_PROF, fc.SOFT_TIMEOUT_S)
+    try:
+        art = tirx_mlir.compile(path, cache=False, **(kwargs or {}))
+        sources = "\n".join(art.sources.values())
+    except fc.Timeout:
+        return "hang", f"ran past {fc.SOFT_TIMEOUT_S} s of CPU time"
+    except (DiagnosticException, ParseError) as err:
+        where = op_location(err.op) if isinstance(err, TirxError) else None
+        message = str(err).strip().splitlines()[0] if str(err).strip() else ""
+        if where is None and not _LOCATION.search(str(err)):
+            return "api-unlocated", f"{type(err).__name__}: {message[:200]}"
+        return "located", f"{type(err).__name__}: {message[:200]}"
+    except (ValueError, TypeError) as err:
+        if kwargs and any(k in str(err) for k in (*kwargs, "option")):  # a keyword refused
+            return "cli", f"{type(err).__name__}: {str(err)[:200]}"
+        return "internal", f"{type(err).__name__} out of tirx_mlir.compile: {str(err)[:200]}"
+    except Exception as err:  # noqa: BLE001 - anything else is a crash of the API
+        return "internal", f"{type(err).__name__} out of tirx_mlir.compile: {str(err)[:200]}"
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+    failed = [n for n in art.notes if "ptxas" in n and "failed" in n]
+    if failed:
+        return "ptxas-rejected", failed[0][:300]
+    return "ok", sources
 
 
 def outputs_differ(workdir: str) -> str | None:
@@ -264,6 +350,16 @@ def outputs_differ(workdir: str) -> str | None:
     return None
 
 
+def nvcc_rejects(source: str, arch: str, workdir: str) -> str | None:
+    """Why nvcc refuses printed CUDA C++ for ``arch`` (errors only: warnings are no wrong
+    code), or None."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from tirx_testing.cuda_compile import nvcc_cubins
+
+    result = nvcc_cubins({"kernel": source}, arch, Path(workdir, "nvcc"), extra=())
+    return None if result.returncode == 0 else result.log.strip()[:300]
+
+
 def ptxas_rejects(ptx: str) -> str | None:
     from tirx_mlir.backends.cuda import toolchain
 
@@ -274,7 +370,7 @@ def ptxas_rejects(ptx: str) -> str | None:
     return None if result.ok else result.log.strip()[:300]
 
 
-def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False,
+def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False, nvcc: bool = False,
                stages: tuple[str, ...] = tuple(CUDA_STAGES)) -> list[tuple[str, str, str]]:
     """[(stage, outcome, detail)] of one mutant through those of ``stages`` its validity
     reaches."""
@@ -286,9 +382,13 @@ def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False,
     outs = {}
 
     def go(stage: str) -> str:
-        code, out, err = fc._run_main(CUDA_STAGES[stage][0],
-                                      _argv(stage, path, workdir, mutant.options))
-        outcome, detail = fc.classify(stage, code, out, err)
+        if CUDA_STAGES[stage][0] == "compile":
+            outcome, out = run_compile(path, mutant.options)
+            detail = err = "" if outcome == "ok" else out
+        else:
+            code, out, err = fc._run_main(CUDA_STAGES[stage][0],
+                                          _argv(stage, path, workdir, mutant.options))
+            outcome, detail = fc.classify(stage, code, out, err)
         if outcome == "ok" and stage in SOURCE_STAGES and (why := c_injected(out)):
             outcome, detail = "injection", why
         if outcome == "located" and (why := fc.misplaced(err, path, mutant.data)):
@@ -306,11 +406,11 @@ def run_mutant(mutant: Mutant, workdir: str, ptxas: bool = False,
     for stage, (_, _, when) in CUDA_STAGES.items():
         if stage != "verify" and when in reached and stage in stages:
             go(stage)
-    _compare(outs, workdir, results, ptxas)
+    _compare(outs, workdir, results, ptxas, nvcc)
     return results
 
 
-def _compare(outs: dict, workdir: str, results: list, ptxas: bool) -> None:
+def _compare(outs: dict, workdir: str, results: list, ptxas: bool, nvcc: bool = False) -> None:
     """The cross-stage checks: the two runs agree; PTX the pipeline printed assembles; a kernel
     the pipeline accepts also runs after it."""
     run, run_cuda, ptx = (outs.get(s, ("",)) for s in ("run", "run-cuda", "pipeline-ptx"))
@@ -321,35 +421,43 @@ def _compare(outs: dict, workdir: str, results: list, ptxas: bool) -> None:
             results.append(("ptxas", "ptxas-rejected", why))
         if run_cuda[0] == "located" and not EXPECTED_RUN_FAILURE.search(run_cuda[2]):
             results.append(("wrong-code", "accepted-then-rejected", run_cuda[2]))
+        arch = re.search(r"^\.target (sm_\w+)", ptx[1], re.MULTILINE)
+        cpp = outs.get("pipeline-cuda", ("",))
+        if nvcc and arch and cpp[0] == "ok" and (why := nvcc_rejects(cpp[1], arch.group(1),
+                                                                    workdir)):
+            results.append(("nvcc", "nvcc-rejected", why))
 
 
 def cuda_pool(jobs: int, ptxas: bool = False,
-              stages: tuple[str, ...] = tuple(CUDA_STAGES)) -> Pool:
-    return Pool(jobs, run=functools.partial(run_mutant, ptxas=ptxas, stages=stages),
+              stages: tuple[str, ...] = tuple(CUDA_STAGES), nvcc: bool = False) -> Pool:
+    return Pool(jobs, run=functools.partial(run_mutant, ptxas=ptxas, stages=stages, nvcc=nvcc),
                 hard_limit_s=2 * fc.SOFT_TIMEOUT_S * len(CUDA_STAGES))
 
 
 def campaign(mutants: int, seed: int, jobs: int = 2, show: tuple[str, ...] = (),
              progress: bool = False, ptxas: bool = False,
-             stages: tuple[str, ...] = tuple(CUDA_STAGES)) -> Campaign:
+             stages: tuple[str, ...] = tuple(CUDA_STAGES), nvcc: bool = False) -> Campaign:
     return Campaign(mutants, seed, jobs, show, progress, make_mutant=mutate, seed_list=seeds,
-                    pool=functools.partial(cuda_pool, ptxas=ptxas, stages=stages),
+                    pool=functools.partial(cuda_pool, ptxas=ptxas, stages=stages, nvcc=nvcc),
                     failing=FAILING)
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--mutants", type=int, default=500)
+    p.add_argument("--mutants", "--count", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--ptxas", action="store_true",
                    help="assemble the PTX every accepted mutant's pipeline prints")
+    p.add_argument("--nvcc", action="store_true",
+                   help="compile the CUDA C++ every accepted mutant's pipeline prints")
     p.add_argument("--show", default=",".join(FAILING),
                    help="comma-separated outcomes whose cases are printed (at most 3 per kind)")
     p.add_argument("--located", type=int, default=0, metavar="N",
                    help="also print the N most frequent kinds of located error")
     args = p.parse_args(argv)
-    c = campaign(args.mutants, args.seed, args.jobs, tuple(args.show.split(",")), True, args.ptxas)
+    c = campaign(args.mutants, args.seed, args.jobs, tuple(args.show.split(",")), True, args.ptxas,
+                 nvcc=args.nvcc)
     return fc.report(c, c.run(), args.located)
 
 

@@ -41,6 +41,11 @@ FOUND = [
     (SOFTMAX, None, "{num_stages=true}", "pipeline-options", "cli"),
     (SOFTMAX, None, "{arch=sm_80 arch=sm_90a}", "pipeline-options", "cli"),
     (SOFTMAX, ("sm_80", "sm_1000"), "", "pipeline-ptx", "located"),
+    # the hostile-input round of the tile path (bench/README.md, 2026-12-05)
+    (SOFTMAX, ("sm_80", "sm_70"), "", "pipeline-ptx", "located"),
+    (SOFTMAX, ('"cuda -arch=sm_80"', '"cuda -arch=sm_80 -arch=sm_70"'), "", "verify", "located"),
+    (SOFTMAX, ("512x256xf32, global>", "512x256xf32, global, swizzle(3,3,3) S[512,256]>"), "",
+     "verify", "located"),
 ]
 
 
@@ -55,9 +60,25 @@ def test_the_cases_the_campaign_found_are_refused_with_a_sentence(tmp_path, seed
     assert not [r for r in results if r[1] in cfc.FAILING], results
 
 
+def test_compile_builds_for_the_arch_an_option_binds(tmp_path) -> None:
+    """``tirx_mlir.compile(path, arch="sm_90a")`` on an sm_80 kernel ran ptxas for sm_80 on PTX
+    for sm_90a (ptxas-rejected at the compile stage)."""
+    path = tmp_path / "in.mlir"
+    path.write_text(_seed(SOFTMAX))
+    assert cfc.run_compile(str(path), "{arch=sm_90a}")[0] == "ok"
+    assert cfc.run_compile(str(path), "{nosuch=1}")[0] == "cli"
+    path.write_text(_seed(SOFTMAX).replace("sm_80", "sm_70"))
+    outcome, detail = cfc.run_compile(str(path), "")
+    assert (outcome, detail.split(":")[0]) == ("located", "PassError"), detail
+
+
 def test_the_runs_as_written_and_after_the_pipeline_agree_on_an_example(tmp_path) -> None:
-    results = cfc.run_mutant(Mutant("rmsnorm", [], _seed("examples/cuda/tile/rmsnorm.mlir")
-                                    .encode()), str(tmp_path))
+    """rmsnorm with padded rows in %X and %Y: the SIMT interpreter mapped laid-out parameters in
+    logical order (found as a disagreement; tests/backends/cuda/interpreter/test_global_params.py
+    has the cases)."""
+    text = _seed("examples/cuda/tile/rmsnorm.mlir")
+    text = text.replace("256x512xf16, global>", "256x512xf16, global, S[(256,512):(520,1)]>")
+    results = cfc.run_mutant(Mutant("rmsnorm", [], text.encode()), str(tmp_path))
     outcomes = {s: o for s, o, _ in results}
     assert outcomes["run"] == outcomes["run-cuda"] == "ok", results
     assert "runs" not in outcomes  # no disagreement

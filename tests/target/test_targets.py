@@ -299,3 +299,11 @@ def test_binding_a_bad_target_string_is_a_pass_error_at_the_kernel():
     assert target_of(kernel) == Target("cuda -arch=sm_80")
     bind_target(kernel, "cuda -arch=sm_90a")
     assert target_of(kernel) == Target("cuda -arch=sm_90a")
+
+
+def test_an_option_given_twice_in_a_target_string_is_refused():
+    """Found by the cuda hostile-input campaign: ``cuda -arch=sm_80 -arch=sm_70`` was sm_70 (the
+    last won silently; the kernel read as sm_80 lowered for sm_70)."""
+    with pytest.raises(TargetError, match="-arch is given twice; give it once"):
+        Target("cuda -arch=sm_80 -arch=sm_70")
+    assert Target("nvidia/nvidia-h100 -arch=sm_90").get("arch") == "sm_90"  # a tag's, overridden

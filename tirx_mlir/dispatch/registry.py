@@ -193,25 +193,25 @@ def register_dispatch_module(target_kind: str, module: str,
     _modules.register((target_kind, module), (module, names))
 
 
-_preconditions: registry.Registry[Callable[[], Callable[[Any], None]]] = registry.Registry(
+_preconditions: registry.Registry[Callable[[], Callable[[Any, Any], None]]] = registry.Registry(
     "dispatch precondition")
-"""target kind -> factory of ``check(kernel)``: what must hold before that kind's variants see a
-kernel (e.g. a backend's layout pass has run); ``check`` raises a located error naming the pass
-to run first."""
+"""target kind -> factory of ``check(kernel, target)``: what must hold before that kind's
+variants see a kernel (e.g. a backend's layout pass has run, the target is one the variants can
+lower for); ``check`` raises a located error saying what to change."""
 
 
 def register_dispatch_precondition(target_kind: str,
-                                   factory: Callable[[], Callable[[Any], None]]) -> None:
+                                   factory: Callable[[], Callable[[Any, Any], None]]) -> None:
     """Declare the check the dispatch pass runs on each kernel before dispatching it for
     ``target_kind`` (a zero-argument factory, e.g. `registry.Lazy`, so registering is cheap)."""
     _preconditions.register(target_kind, factory)
 
 
-def check_dispatch_precondition(kernel: Any, target_kind: str) -> None:
-    """Run the precondition registered for ``target_kind`` on ``kernel`` (none: nothing)."""
-    factory = _preconditions.get(target_kind)
+def check_dispatch_precondition(kernel: Any, target: Any) -> None:
+    """Run the precondition registered for ``target``'s kind on ``kernel`` (none: nothing)."""
+    factory = _preconditions.get(target.kind_name)
     if factory is not None:
-        factory()(kernel)
+        factory()(kernel, target)
 
 
 _kind_modules: dict[str, tuple[int, list[tuple[tuple[str, str], frozenset[str] | None]]]] = {}

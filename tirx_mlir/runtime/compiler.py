@@ -70,7 +70,8 @@ def compile(module_or_kernel: Any, target: "Target | str | None" = None,  # noqa
                         build=build, toolchain=toolchain, key=key, cache_hit=True)
     lowered = module.clone()
     if pipe is not None:
-        pipe.apply(lowered)
+        apply_located(pipe, lowered)
+        tgt = bound_target(lowered, tgt)
     build = toolchain.build(lowered, tgt, source)
     lowered_text = str(lowered)
     if store is not None:
@@ -111,6 +112,48 @@ def resolve_target(module: "ModuleOp", target: "Target | str | None") -> tuple["
         raise TirxError(f"compile: kernel @{found[0].kernel_name} has no target", found[0],
                         hint="pass target=... or add `target \"...\"` to the kernel")
     return tgt, None
+
+
+def apply_located(pipe: "Pipeline", module: "ModuleOp") -> None:
+    """Run ``pipe`` on ``module``; IR that does not verify after a pass is a `TirxError` at the
+    first op that fails (as ``tirx-opt`` reports it), not xDSL's bare VerifyException: e.g.
+    ``arch=sm_70`` bound to a kernel whose ops need sm_75, or ``arch=`` of a GPU with less shared
+    memory than the kernel's views reach."""
+    from xdsl.utils.exceptions import VerifyException
+
+    try:
+        pipe.apply(module)
+    except VerifyException as err:
+        bad = next((op for op in module.walk() if not _verifies(op)), None)
+        located = TirxError(str(err).removeprefix("Operation does not verify: "), bad)
+        located.__notes__ = [n for n in getattr(err, "__notes__", []) if n.startswith("in pass")]
+        raise located from None
+
+
+def _verifies(op) -> bool:
+    from xdsl.utils.exceptions import VerifyException
+
+    try:
+        op.verify(verify_nested_ops=False)
+    except VerifyException:
+        return False
+    return True
+
+
+def bound_target(lowered: "ModuleOp", target: "Target") -> "Target":
+    """The target the pipeline left on the lowered kernels (an option such as ``arch=`` binds
+    one), else ``target``: the toolchain builds for what the code was lowered for (with the
+    kernel's own, ``arch=sm_90a`` on an sm_80 kernel printed ``.target sm_90a`` and ptxas ran
+    with ``-arch=sm_80``)."""
+    from tirx_mlir.dialects.tirx.kernel import kernels
+    from tirx_mlir.target import TargetError, target_of
+
+    found = kernels(lowered)
+    try:
+        bound = target_of(found[0]) if found else None
+    except TargetError:
+        return target
+    return target if bound is None else bound
 
 
 def _has_tile_ops(module) -> bool:

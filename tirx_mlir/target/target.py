@@ -209,10 +209,14 @@ def _parse_string(text: str) -> tuple[TargetKind, dict, "Target | None"]:
         given.setdefault("tag", head)
     else:
         kind = lookup_kind(head)
+    seen: set[str] = set()
     for word in rest:
         if not word.startswith("-") or "=" not in word:
             raise TargetError(f"target '{text}': expected -attr=value, got '{word}'")
         name, value = word.lstrip("-").split("=", 1)
+        if name in seen:  # the last one won silently: -arch=sm_80 -arch=sm_70 was sm_70
+            raise TargetError(f"target '{text}': -{name} is given twice; give it once")
+        seen.add(name)
         if name == "host":
             host = Target(value)
         else:

@@ -48,7 +48,7 @@ class TileDispatchPass(ModulePass):
 
         for kernel in kernels(op):
             target = kernel_target(kernel, self.target)
-            check_dispatch_precondition(kernel, target.kind_name)
+            check_dispatch_precondition(kernel, target)
             with shared_views():
                 self._dispatch_kernel(kernel, target, KernelState(kernel))
         op.attributes[DISPATCHED_ATTR] = UnitAttr()

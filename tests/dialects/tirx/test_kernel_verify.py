@@ -68,3 +68,20 @@ def test_round_trip_of_launch_and_outputs():
     assert "-> (%B: !tirx.buffer<4xf32, global>) grid [2, 1] threads [32] cluster [2, 1]" in text
     assert str(parse_module(text)) == text
 
+
+
+@pytest.mark.parametrize("layout,message", [
+    ("swizzle(3,3,3) S[128]", "has a swizzle"),
+    ("S[(4,32):(1@laneid,4)]", "uses axis laneid"),
+])
+def test_a_parameter_layout_device_memory_cannot_hold_is_refused(layout, message):
+    """Found by tests/property/cuda_fuzz_campaign.py: a swizzle on a global parameter was
+    accepted by the cuda pipeline (which ignored it) and refused only by the interpreter's
+    launch."""
+    src = kernel("", params=f"%A: !tirx.buffer<128xf32, global, {layout}>")
+    with pytest.raises(VerifyException, match=f"parameter %A of @k: .*{message}"):
+        verify(src)
+
+
+def test_a_strided_parameter_layout_verifies():
+    verify(kernel("", params="%A: !tirx.buffer<4x32xf32, global, S[(4,32):(1,4)]>"))

@@ -25,8 +25,8 @@ CODE = "TRN-PASS-ORDER"
 HINT = "run the whole pipeline (--pass-pipeline=trn); tirx-opt --print-pipeline=trn lists its passes"
 
 
-def require_layouts(kernel: KernelOp) -> None:
-    """Before ``tirx-dispatch``: every on-chip allocation has a layout."""
+def require_layouts(kernel: KernelOp, target: object = None) -> None:
+    """Before ``tirx-dispatch``: every on-chip allocation has a layout (whatever the target)."""
     for alloc in allocs(kernel):
         btype = alloc.result.type
         assert isinstance(btype, BufferType)

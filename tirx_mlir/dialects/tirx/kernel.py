@@ -20,7 +20,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (DenseArrayBase, IndexType, IntegerAttr, ModuleOp, StringAttr,
                                    i64)
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, BlockArgument, Operation, Region
 from xdsl.irdl import (IRDLOperation, irdl_op_definition, opt_prop_def, prop_def, region_def,
                        result_def, traits_def)
 from xdsl.parser import Parser
@@ -159,6 +159,8 @@ class KernelOp(IRDLOperation):
                 raise VerifyException(
                     f"kernel parameter #{i} is in scope '{arg.type.scope_name}'; parameters "
                     f"live in 'global' memory (allocate on-chip buffers with tirx.alloc)")
+            if arg.type.get_layout() is not None:
+                _check_global_layout(self, i, arg)
         for what, dims in (("grid", self.grid_dims()), ("threads", self.thread_dims()),
                            ("cluster", self.cluster_dims() or (1,))):
             if not 1 <= len(dims) <= 3 or any(d <= 0 for d in dims):
@@ -444,3 +446,17 @@ class ThreadIdInWgOp(ScopeIdOp):
 
 SCOPE_ID_OPS = (ClusterIdOp, CtaIdOp, CtaIdInClusterOp, CtaIdInPairOp, WarpgroupIdOp, WarpIdOp,
                 WarpIdInWgOp, LaneIdOp, ThreadIdOp, ThreadIdInWgOp)
+
+
+def _check_global_layout(kernel: KernelOp, index: int, arg: BlockArgument) -> None:
+    """A parameter's layout places its elements in device memory one stride per dim
+    (`global_layout.global_placement`): a swizzle, a replica or a thread axis there was accepted
+    by the compilers, which ignored it, and refused only by the interpreter's launch."""
+    from tirx_mlir.dialects.tirx.global_layout import global_placement
+    from tirx_mlir.dialects.tirx.layout import LayoutError
+
+    try:
+        global_placement(arg.type)
+    except LayoutError as err:
+        name = f"%{arg.name_hint}" if arg.name_hint else f"#{index}"
+        raise VerifyException(f"parameter {name} of @{kernel.kernel_name}: {err}") from None

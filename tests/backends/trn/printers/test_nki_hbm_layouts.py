@@ -176,25 +176,32 @@ def test_printed_kernel_says_how_to_pass_the_tensor():
     ("S[(128,512):(1,1)]", "puts two elements"),
     ("S[(128,512):(1@P,1@F)]", "uses axis P")])
 def test_unaddressable_hbm_layout_is_an_error_at_the_parameter(layout, rule):
+    """The kernel verifier states the rule (`global_layout.global_placement`) for every backend;
+    the trn pipeline and the interpreter's launch refuse IR that skipped verification."""
+    from xdsl.utils.exceptions import VerifyException
+
     text = add_kernel(layout, None, None)
+    with pytest.raises(VerifyException, match=rf"parameter %A of @add: .*{rule}"):
+        parse(text)
     with pytest.raises(TirxError) as info:
-        tirx_mlir.get_pipeline("trn").apply(parse(text))
+        tirx_mlir.get_pipeline("trn").apply(parse(text, verify=False), verify=False)
     assert format_location(info.value.op) == "test.mlir:1:1"  # the kernel header, which declares %A
     assert "parameter %A of @add" in str(info.value) and rule in str(info.value)
     with pytest.raises(TirxError) as info:
-        KernelRunner(parse(text))(np.zeros((128, 512), np.float32),
-                                  np.zeros((128, 512), np.float32))
+        KernelRunner(parse(text, verify=False))(np.zeros((128, 512), np.float32),
+                                                np.zeros((128, 512), np.float32))
     assert "parameter %A" in str(info.value) and rule in str(info.value)
 
 
 def test_printer_refuses_an_unaddressable_layout_it_is_given():
-    """IR that skipped the pipeline's check still gets a located printer error, not offsets."""
+    """IR that skipped the pipeline's check and verification still gets a located printer error,
+    not offsets."""
     module = parse(add_kernel(COL_MAJOR, None, None))
     tirx_mlir.get_pipeline("trn").apply(module)
     lowered = print_ir(module).replace(COL_MAJOR, "S[(128,4,128):(1,128,1024)]")
     for api in ("current", "legacy"):
         with pytest.raises(TirxError) as info:
-            emit_nki(parse(lowered), api)
+            emit_nki(parse(lowered, verify=False), api)
         assert format_location(info.value.op) == "test.mlir:2:3"
         assert "parameter A: NKI cannot address" in str(info.value)
         assert "compose" in str(info.value)

@@ -3,7 +3,8 @@ kind ``cuda`` when imported. `register_cuda_dispatch` (called from the backend's
 ``register_backend()``) declares the modules; the dispatcher imports them the first time it
 dispatches for ``cuda``, so loading the backend stays cheap.
 
-Shared: ``common`` (predicates, thread ids, physical addressing, register arrays, the barriers of
+Before any variant sees a kernel, ``arch_floor`` refuses a target older than every PTX target
+(sm_70). Shared: ``common`` (predicates, thread ids, physical addressing, register arrays, the barriers of
 the tile-level order), ``pointwise`` (the elementwise engine). Variants, one module per family:
 
 * ``copy`` (copy, cast: ``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` ..
@@ -34,6 +35,10 @@ VARIANT_MODULES = ("copy", "copy_async", "copy_async_tma", "copy_async_dsmem", "
 
 def register_cuda_dispatch() -> None:
     from tirx_mlir.dispatch import register_dispatch_module
+    from tirx_mlir.dispatch.registry import register_dispatch_precondition
+    from tirx_mlir.registry import Lazy
 
     for name in VARIANT_MODULES:
         register_dispatch_module("cuda", f"tirx_mlir.backends.cuda.dispatch.{name}")
+    register_dispatch_precondition("cuda", Lazy("tirx_mlir.backends.cuda.dispatch.arch_floor",
+                                                "require_supported_arch"))

@@ -33,6 +33,7 @@ from tirx_mlir.backends.cuda.dialects.cuda.sync import SyncGridOp
 from tirx_mlir.backends.cuda.interpreter.checks.observers import (race_observer,
                                                                   shared_stats_observer)
 from tirx_mlir.backends.cuda.interpreter.checks.proxies import proxy_observer
+from tirx_mlir.backends.cuda.interpreter import global_params
 from tirx_mlir.backends.cuda.interpreter.engine import WAVE_SETUP_STEPS_PER_LANE, Engine
 from tirx_mlir.backends.cuda.interpreter.memory import (DYNAMIC_ALIGN, GLOBAL, SHARED,
                                                         BufferRef, Memory)
@@ -213,14 +214,17 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
     params = kernel.body.block.args
     allocations = []
     refs = []
+    placements = []
     for i, (param, arr) in enumerate(zip(params, args)):
         ptype = param.type
         assert isinstance(ptype, BufferType)
         name = _param_name(kernel, i)
-        per_pe = [mem.map_global(name if P == 1 else f"{name} of PE {p}", arr, p)
+        placements.append(global_params.placement(ptype))
+        memory = global_params.physical(arr, placements[-1])
+        per_pe = [mem.map_global(name if P == 1 else f"{name} of PE {p}", memory, p)
                   for p in range(P)]
         allocations.append(per_pe)
-        refs.append(BufferRef(GLOBAL, arr.dtype, tuple(arr.shape),
+        refs.append(BufferRef(GLOBAL, arr.dtype, tuple(memory.shape),
                               np.array([a.base for a in per_pe], dtype=np.int64), name))
     tensor_maps = map_tensor_maps(kernel, mem, allocations, lambda i: _param_name(kernel, i),
                                   args)
@@ -278,7 +282,7 @@ def run_kernel(interp, kernel: KernelOp, args: tuple) -> tuple[np.ndarray, ...]:
         for i in range(kernel.n_inputs, len(params)):
             out = args[i] if p == 0 else np.empty_like(args[i])
             alloc = allocations[i][p]
-            out[...] = alloc.data[:alloc.nbytes].view(out.dtype).reshape(out.shape)
+            global_params.read_logical(alloc.data[:alloc.nbytes], out, placements[i])
             outs.append(out)
         outputs_per_pe.append(tuple(outs))
     interp.set_data(_Key, "last", SimtRun(stats, outputs_per_pe))

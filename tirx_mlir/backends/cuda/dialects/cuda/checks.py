@@ -224,6 +224,23 @@ def element_bytes(t: Attribute) -> int:
     return max(1, dtypes.bit_width(t) // 8)
 
 
+LOCAL_BYTES_PER_THREAD = 512 * 1024
+"""The most local memory one thread may have (CUDA C++ Programming Guide, "Technical
+Specifications per Compute Capability": 512 KB on every compute capability)."""
+
+
+def local_array_error(t: BufferType) -> str | None:
+    """Why a thread's local array of type ``t`` cannot exist, or None: the printers refuse it
+    before declaring it (a 2^40-element array was a MemoryError in the PTX printer, which
+    names one register per element, and ``float buf[1099511627776];`` in CUDA C++)."""
+    nbytes = t.numel * element_bytes(t.element_type)
+    if nbytes <= LOCAL_BYTES_PER_THREAD:
+        return None
+    return (f"a local array of {t.numel} x {t.element_type} is {nbytes} bytes per thread; a CUDA "
+            f"thread has at most {LOCAL_BYTES_PER_THREAD} bytes of local memory (shrink the "
+            f"register tile or stage it in shared memory)")
+
+
 def lanes(t: Attribute) -> tuple[int, Attribute]:
     """(lanes, element type) of a scalar (1 lane) or a 1-D ``vector<N x T>``."""
     if _IS_VECTOR(t):

@@ -262,6 +262,8 @@ class CudaCppPrinter(ControlFlow, NvshmemCalls, SourcePrinter):
         assert isinstance(t, BufferType)
         self.choose({SHARED: SHARED, LOCAL: LOCAL}, t.scope_name, "tirx.alloc scope", op,
                     hint="-t cuda allocates shared and local arrays")
+        if t.scope_name == LOCAL and (why := checks.local_array_error(t)):
+            raise self.fail(why, op)
         static = static_shared_array(op)
         where = "" if static is None else \
             f"__shared__ __align__({self.int_literal(static[1], op)}) "

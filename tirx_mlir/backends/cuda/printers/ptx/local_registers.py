@@ -199,6 +199,8 @@ class LocalRegisters:
 
     def emit_tirx_alloc(self, op: Operation) -> None:
         value = op.results[0]
+        if value.type.scope_name == LOCAL and (why := checks.local_array_error(value.type)):
+            raise self.fail(why, op)
         if not self.promotable(value):
             return super().emit_tirx_alloc(op)
         t = value.type
