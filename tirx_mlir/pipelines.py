@@ -202,7 +202,8 @@ class Pipeline:
         return [p.name for p in self.passes]
 
     # ---- running ----
-    def apply(self, module: ModuleOp, ctx: Context | None = None, *, verify: bool = True,
+    def apply(self, module: ModuleOp, ctx: Context | None = None, *,
+              verify: "bool | Callable[[ModulePass, ModuleOp], None]" = True,
               callback: Callable[[ModulePass, ModuleOp], None] | None = None,
               print_between: IO[str] | None = None,
               on_error: Callable[[ModulePass, Exception], None] | None = None,
@@ -210,14 +211,17 @@ class Pipeline:
         """Run every pass on ``module`` in place.
 
         Verifies after each pass that may change the IR (not after one that `preserves_ir`, as
-        MLIR's pass manager skips a pass that preserved all analyses) unless ``verify=False``; ``callback(pass, module)`` runs after
+        MLIR's pass manager skips a pass that preserved all analyses, nor after one that left
+        the IR as it was: `_Unchanged`) unless ``verify=False``; a function given as ``verify``
+        is called then, as ``verify(pass, module)``, instead of the verifier's ``check``
+        (``tirx-opt``: a located, timed verification); ``callback(pass, module)`` runs after
         each pass (to inspect the IR between passes); ``print_between`` receives the IR after
         each pass, like ``tirx-opt --print-between-passes``. An error raised by a pass or by the
         verifier carries a note naming the pass; ``on_error(pass, error)`` sees it first and may
         raise its own error instead (``tirx-opt`` turns it into a located report). The
         ``verifier`` (a `tirx_mlir.verification.ModuleVerifier`, made here when not given) runs
         each pass, so that a pass reporting its changes is verified only where it changed the
-        IR, by this loop or by ``callback`` (``tirx-opt``'s ``verify_located``).
+        IR, by this loop or by the ``verify`` function (``tirx-opt``'s ``verify_located``).
 
         A verifier made here lives only as long as the passes run: its memos (a key and a
         fingerprint per op) are freed before the collector resumes, so the young-generation
@@ -234,7 +238,7 @@ class Pipeline:
                       ModuleVerifier() if verifier is None else verifier)
         return module
 
-    def _run(self, module: ModuleOp, ctx: Context, verify: bool,
+    def _run(self, module: ModuleOp, ctx: Context, verify,
              callback: Callable[[ModulePass, ModuleOp], None] | None,
              print_between: IO[str] | None,
              on_error: Callable[[ModulePass, Exception], None] | None,
@@ -251,7 +255,7 @@ class Pipeline:
         finally:
             forget_closed()  # the last log names ops (erased ones too): not kept after the run
 
-    def _step(self, index: int, p: ModulePass, module: ModuleOp, ctx: Context, verify: bool,
+    def _step(self, index: int, p: ModulePass, module: ModuleOp, ctx: Context, verify,
               callback, print_between, on_error, verifier: "ModuleVerifier",
               unchanged: "_Unchanged") -> None:
         """Run pass ``p`` (unless `_Unchanged.may_skip`) and verify after it (unless it left the
@@ -260,7 +264,7 @@ class Pipeline:
             try:
                 changed = unchanged.saw(p, verifier.run_pass, ctx)
                 if verify and changed and not preserves_ir(p):
-                    verifier.check(module)
+                    verify(p, module) if callable(verify) else verifier.check(module)
                     unchanged.verified = True
             except Exception as err:
                 err.add_note(f"in pass '{p.name}' (#{index + 1} of pipeline "

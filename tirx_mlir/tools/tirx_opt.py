@@ -561,10 +561,10 @@ class TirxOptMain(xDSLOptMain):
 
     def apply_passes(self, prog: ModuleOp) -> None:
         """Run the pipeline (`Pipeline.apply`): a failing pass becomes a located report (an
-        internal error with a reproducer); after each pass that may change it the IR is verified
+        internal error with a reproducer); after each pass that may change the IR (as
+        `Pipeline.apply` decides: not after one that left it as it was) the IR is verified
         (located, with a reproducer; not with --verify-each=false), and timed or printed as
         the flags ask (`timing`, `ir_printing`)."""
-        from tirx_mlir.pipelines import preserves_ir
         from tirx_mlir.verification import ModuleVerifier
 
         verify_each = not self.args.disable_verify and self.args.verify_each_value
@@ -572,30 +572,35 @@ class TirxOptMain(xDSLOptMain):
         printing = self.ir_printing
         index = [0]
         started = [time.perf_counter(), time.process_time()]
+        pass_timed = [False]
         printing.start()
         if self.passes:
             printing.before(self.passes[0], prog)
 
-        def pipeline_timer(key: str, name: str):
-            return self.timing.scope(("pipeline", "'builtin.module' Pipeline"),
-                                     ((index[0], key), name))
-
-        def after(p: ModulePass, module: ModuleOp) -> None:
+        def time_pass(p: ModulePass) -> None:
             wall, user = time.perf_counter() - started[0], time.process_time() - started[1]
             self.timing.add((("pipeline", "'builtin.module' Pipeline"), ((index[0], "pass"), p.name)),
                             wall, user)
             if self.args.time_passes:
                 sys.stderr.write(f"pass '{p.name}': {wall:.4f} s\n")
-            if verify_each and not preserves_ir(p):
-                try:
-                    with pipeline_timer("verify", "(V) verify"):
-                        verify_located(module, self._where, f"after pass '{p.name}'",
-                                       verifier)
-                except ReportedError as err:
-                    printing.failed(p, module)
-                    self._attach_reproducer(err.report, f"the IR after pass '{p.name}' does not "
-                                                        f"verify")
-                    raise
+            pass_timed[0] = True
+
+        def verify(p: ModulePass, module: ModuleOp) -> None:
+            time_pass(p)
+            try:
+                with self.timing.scope(("pipeline", "'builtin.module' Pipeline"),
+                                       ((index[0], "verify"), "(V) verify")):
+                    verify_located(module, self._where, f"after pass '{p.name}'", verifier)
+            except ReportedError as err:
+                printing.failed(p, module)
+                self._attach_reproducer(err.report, f"the IR after pass '{p.name}' does not "
+                                                    f"verify")
+                raise
+
+        def after(p: ModulePass, module: ModuleOp) -> None:
+            if not pass_timed[0]:
+                time_pass(p)
+            pass_timed[0] = False
             printing.after(p, module)
             if self.args.print_between_passes and p is not self.passes[-1]:
                 print(f"IR after {p.name}:\n{_module_text(module)}\n\n\n")
@@ -605,12 +610,14 @@ class TirxOptMain(xDSLOptMain):
             started[:] = [time.perf_counter(), time.process_time()]
 
         def failed(p: ModulePass, err: Exception) -> None:
+            if isinstance(err, ReportedError):  # the verification after ``p``: reported there
+                return
             printing.failed(p, prog)
             self._pass_failed(p, err)
 
         started[:] = [time.perf_counter(), time.process_time()]
-        self.pipeline.apply(prog, self.ctx, verify=False, callback=after, on_error=failed,
-                            verifier=verifier)
+        self.pipeline.apply(prog, self.ctx, verify=verify if verify_each else False,
+                            callback=after, on_error=failed, verifier=verifier)
 
     def _pass_failed(self, p: ModulePass, err: Exception) -> None:
         """Report an error raised by pass ``p`` (returning re-raises it: TIRX_MLIR_DEBUG=1)."""
