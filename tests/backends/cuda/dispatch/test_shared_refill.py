@@ -353,3 +353,51 @@ def test_a_reload_after_a_cluster_sync_gets_no_refill_barrier():
     np.testing.assert_allclose(run(module, inputs)[0], _four_blocks(inputs[0])[0], rtol=1e-5)
     assert [_syncs_right_before(o) for o in _tile_loads(final)] == [0, 0, 0, 0]
     assert any(o.name == "cuda.sync_cluster" for o in final.walk())
+
+
+AFTER_PIPELINED_LOOP = f"""tirx.kernel @k(%A: {GA}, %Y: {G}, %Z: {G}) -> (%C: {G}, %D: {GA})
+    grid [1] threads [128] target "cuda -arch=sm_90a" {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %s = tirx.alloc : {S}
+  %y = tirx.alloc : {S}
+  %acc = tirx.alloc : {L}
+  %r = tirx.alloc : {L}
+  tirx.copy cta %y, %Y : {S}, {G}
+  tirx.zero warp %acc : {L}
+  scf.for %i = %c0 to %c3 step %c1 {{
+    %ka = arith.muli %i, %c32 : index
+    %ai = tirx.slice %A[%ka, 0] [32, 64] : {GA} -> {G}
+    %di = tirx.slice %D[%ka, 0] [32, 64] : {GA} -> {G}
+    tirx.copy cta %s, %ai : {S}, {G}
+    tirx.copy warp %r, %y : {L}, {S}
+    tirx.add warp %acc, %acc, %r : {L}, {L}, {L}
+    tirx.copy cta %di, %s : {G}, {S}
+  }}
+  tirx.copy warpgroup %y, %Z : {S}, {G}
+  tirx.copy warp %r, %y : {L}, {S}
+  tirx.add warp %acc, %acc, %r : {L}, {L}, {L}
+  tirx.copy cta %C, %acc : {G}, {L}
+  tirx.return
+}}
+"""
+
+
+@pytest.mark.parametrize("stages", [1, 3])
+def test_a_write_after_a_pipelined_loop_is_ordered_after_the_bodys_reads(stages):
+    """Review finding: the loop body's last CTA op ends with ``__syncthreads``, which orders
+    the warps' reads of %y before the body's later writes but not before the warpgroup's
+    overwrite after the loop: ``cuda-pipeline-k-loop`` (num_stages > 1) moves that trailing
+    barrier to the top of each iteration. With the barrier taken as ending the reads, the
+    SIMT racecheck stopped the pipelined kernel with a located [race] (WAR) at the write."""
+    module = parse_module(AFTER_PIPELINED_LOOP, "kernel")
+    inputs = random_inputs(module, 0)
+    a, y, z = inputs[:3]
+    expected = [3 * y + z, a]
+    for out, ref in zip(run(module, inputs), expected, strict=True):
+        np.testing.assert_allclose(out, ref, rtol=1e-5)
+    final = lower(AFTER_PIPELINED_LOOP, arch="sm_90a", num_stages=stages)
+    for out, ref in zip(run(final, inputs), expected, strict=True):
+        np.testing.assert_allclose(out, ref, rtol=1e-5)

@@ -30,13 +30,16 @@ variables of loops with such bounds and elements of global buffers at such indic
 (`cta_uniform`); a branch on the pass number, e.g. a reload skipped on some passes, does get
 its barrier (without it the reload raced with the other warps' reads of the previous pass).
 
-The record forgets a read once a CTA-wide barrier separates it from every later write: a
+A recorded read is ordered before a write by a CTA-wide barrier after it: a
 ``__syncthreads`` dispatch placed (a refill barrier, a CTA-scope op's own barriers, the
 completion of pending cp.async copies) or a ``tirx.cluster_sync``'s cluster barrier, placed
-in a block that holds the reading op (at any depth) after it: every execution of the read is
-then followed by the barrier before control leaves that block (`note_barrier`). A barrier
-inside a branch or a loop body after the read does not separate a read before that
-``scf.if``/loop (the branch may not be taken, the loop may not run). Records of ``gemm_async``
+in a block that holds both the reading op and the writer (at any depth) after the read:
+every execution of the read is then followed by the barrier before control reaches the
+writer (`note_barrier`, `_separates`). A barrier inside a branch or a loop body after the
+read does not separate a read before that ``scf.if``/loop (the branch may not be taken, the
+loop may not run), and a barrier in a loop body does not separate the body's reads from a
+write after the loop (``cuda-pipeline-k-loop`` moves a body's trailing barrier to the top of
+each iteration, so none follows the last one's reads). Records of ``gemm_async``
 and of ``copy_async`` are kept: a wgmma group or a copy may still be in flight at a barrier
 (a consumer keeps a wgmma group in flight across its loop, wgmma_in_flight.py; a cp.async
 lands at its wait). Barriers the input program wrote itself as ``cuda.sync_threads`` are not
@@ -142,26 +145,27 @@ def _inside(block: Block, outer: Block) -> bool:
     return False
 
 
-def _unseparated(ctx, alloc: SSAValue) -> bool:
-    """Whether a recorded access of ``alloc`` has no CTA-wide barrier after it (module
-    docstring); records a barrier separates are dropped."""
+def _unseparated(ctx, alloc: SSAValue, writer: Block) -> bool:
+    """Whether a recorded access of ``alloc`` has no CTA-wide barrier between it and a write
+    in block ``writer`` (module docstring)."""
     entries = ctx.shared_state.get(READS_KEY, {}).get(alloc)
     if not entries:
         return False
     barriers = ctx.shared_state.get(BARRIERS_KEY, ())
-    kept = []
-    for block, seen in entries:
-        if block is None or not any(_separates(bar, block) for bar in barriers[seen:]):
-            kept.append((block, seen))
-    entries[:] = kept
-    return bool(kept)
+    return any(block is None or not any(_separates(bar, block, writer)
+                                        for bar in barriers[seen:])
+               for block, seen in entries)
 
 
-def _separates(barrier, block: Block) -> bool:
+def _separates(barrier, block: Block, writer: Block) -> bool:
     """Whether committed ``barrier``, placed after an access in ``block``, follows it on every
-    path: ``block`` lies in the barrier's block."""
+    path to a write in ``writer``: both blocks lie in the barrier's block. (A barrier in a
+    loop body ends the body's reads for the body's later writes, not for a write after the
+    loop: `cuda-pipeline-k-loop` replaces a body's trailing barrier by one at the top of each
+    iteration, which no iteration runs after the last.)"""
     where = barrier.parent_block()
-    return where is not None and where.parent is not None and _inside(block, where)
+    return where is not None and where.parent is not None and _inside(block, where) and \
+        _inside(writer, where)
 
 
 def _unordered_toucher(op, ctx) -> bool:
@@ -220,7 +224,7 @@ def needs_refill_barrier(ctx, op, alloc: SSAValue) -> bool:
     kernel = ctx.kernel
     if op.exec_scope != ExecScope.CTA and _divergent(op, kernel):
         return False
-    if _unseparated(ctx, alloc):
+    if _unseparated(ctx, alloc, op.parent_block()):
         return True
     loops = []
     parent = op.parent_op()
