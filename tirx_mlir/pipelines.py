@@ -302,7 +302,8 @@ class _Unchanged:
     flash_attention_sm80, so not before every pass as well). A pass that erased the last extra
     block of a region is therefore taken at its empty report: the IR it leaves is valid (an
     unreachable block dominates no reachable use), and what it can cost is a deterministic pass
-    not run again on the IR after the erasure. Nor is a pass left unverified before the
+    not run again on the IR after the erasure (a ``dce`` skipped included: dead ops it would
+    have erased stay, valid, until a later cleanup). Nor is a pass left unverified before the
     pipeline's first verification: the input itself has not been checked yet (`verified`).
     Under the verifier's audit or comparison (``TIRX_VERIFY_AUDIT``, ``TIRX_VERIFY_COMPARE``),
     or with a verifier whose class states ``VERIFY_EVERY_PASS`` (bench/verify_designs.py: every

@@ -177,3 +177,25 @@ def test_ir_that_fails_to_verify_after_a_pass_is_a_located_error():
         tirx_mlir.compile(str(EXAMPLES / "cuda/vector_add.mlir"), cache=False, arch="sm_70")
     assert op_location(err.value.op) == (str(EXAMPLES / "cuda/vector_add.mlir"), 16, 3)
     assert any(n.startswith("in pass 'cuda-default-layout'") for n in err.value.__notes__)
+
+
+def test_a_verify_failure_no_single_op_shows_is_located_at_the_kernel():
+    """When every op verifies alone (the failure came from a check over several ops), the
+    error names the kernel rather than no place (review finding)."""
+    from xdsl.utils.exceptions import VerifyException
+
+    from tirx_mlir.dialects.tirx.kernel import kernels
+    from tirx_mlir.runtime.compiler import apply_located
+
+    from tirx_mlir.located_parser import parse_module
+
+    path = EXAMPLES / "cuda/vector_add.mlir"
+    module = parse_module(path.read_text(), str(path))
+
+    class Failing:
+        def apply(self, module):
+            raise VerifyException("two ops disagree")
+
+    with pytest.raises(TirxError, match="two ops disagree") as err:
+        apply_located(Failing(), module)
+    assert err.value.op is kernels(module)[0]

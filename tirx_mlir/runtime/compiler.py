@@ -124,7 +124,10 @@ def apply_located(pipe: "Pipeline", module: "ModuleOp") -> None:
     try:
         pipe.apply(module)
     except VerifyException as err:
-        bad = next((op for op in module.walk() if not _verifies(op)), None)
+        from tirx_mlir.dialects.tirx.kernel import kernels
+
+        bad = next((op for op in module.walk() if not _verifies(op)), None) or \
+            next(iter(kernels(module)), None)  # e.g. a dominance-only failure: the kernel
         located = TirxError(str(err).removeprefix("Operation does not verify: "), bad)
         located.__notes__ = [n for n in getattr(err, "__notes__", []) if n.startswith("in pass")]
         raise located from None

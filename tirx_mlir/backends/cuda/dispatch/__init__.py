@@ -3,9 +3,10 @@ kind ``cuda`` when imported. `register_cuda_dispatch` (called from the backend's
 ``register_backend()``) declares the modules; the dispatcher imports them the first time it
 dispatches for ``cuda``, so loading the backend stays cheap.
 
-Before any variant sees a kernel, ``arch_floor`` refuses a target older than every PTX target
-(sm_70). Shared: ``common`` (predicates, thread ids, physical addressing, register arrays, the barriers of
-the tile-level order), ``pointwise`` (the elementwise engine). Variants, one module per family:
+Before any variant sees a kernel, ``arch_floor`` refuses an arch below the oldest PTX target
+CUDA 13's ptxas has (sm_75: ``sm_70`` is refused). Shared: ``common`` (predicates, thread ids,
+physical addressing, register arrays, the barriers of the tile-level order), ``pointwise`` (the
+elementwise engine). Variants, one module per family:
 
 * ``copy`` (copy, cast: ``vec_auto``, ``fallback``), ``copy_vec_forced`` (``vec_128b`` ..
   ``vec_16b``; both take ``copy_hints``, TIRx's

@@ -40,8 +40,9 @@ class SetmaxnregSync:
         """First warp of a warpgroup -> its 4 warps' barrier counts at its last setmaxnreg."""
         self.runs: dict[int, int] = {}
         """First warp of a warpgroup -> how many setmaxnreg it ran."""
-        self.arrivals: dict[tuple[int, int], dict[int, int]] = {}
-        """(id of an mbarrier, phase) -> warp -> its warpgroup's `runs` when it arrived."""
+        self.arrivals: dict[tuple[int, int], tuple[object, dict[int, int]]] = {}
+        """(id of an mbarrier, phase) -> (the mbarrier, kept alive so that its id names no
+        later one; warp -> its warpgroup's `runs` when it arrived)."""
         self.waited: dict[int, int] = {}
         """Warp -> its warpgroup's `runs` when it last waited on a phase that all the
         warpgroup's warps arrived on after the warpgroup's last setmaxnreg."""
@@ -59,7 +60,7 @@ class SetmaxnregSync:
         """``lanes`` arrived on ``mbarrier``, counted in ``phase``: kept per warp with its
         warpgroup's setmaxnreg count (the phases before the previous one are dropped)."""
         warps = np.unique(self._warp(np.asarray(lanes, dtype=np.int64)))
-        arrived = self.arrivals.setdefault((id(mbarrier), phase), {})
+        _, arrived = self.arrivals.setdefault((id(mbarrier), phase), (mbarrier, {}))
         for warp in warps.tolist():
             arrived[warp] = self.runs.get(self._first(warp), 0)
         self.arrivals.pop((id(mbarrier), phase - 2), None)
@@ -67,7 +68,7 @@ class SetmaxnregSync:
     def on_mbarrier_wait(self, ctx, mbarrier, phase, lanes) -> None:
         """``lanes`` observed ``phase`` of ``mbarrier`` complete: a warp whose warpgroup ran a
         setmaxnreg and whose 4 warps all arrived on the phase after it is synchronised."""
-        arrived = self.arrivals.get((id(mbarrier), phase))
+        _, arrived = self.arrivals.get((id(mbarrier), phase), (None, None))
         if not arrived:
             return
         for warp in np.unique(self._warp(np.asarray(lanes, dtype=np.int64))).tolist():
