@@ -81,7 +81,7 @@ class ControlFlow:
         self.move(self.define(iv), self.reg(op.lb), cls)
         for arg, init, result in zip(carried, op.iter_args, op.results):
             self.define_all(arg)
-            self.regs[result] = self.regs[arg]
+            self.regs[id(result)] = self.regs[id(arg)]
         self.assign(carried, list(op.iter_args))
         head, end = self.label("for"), self.label("for_end")
         pred = self.temp(regs.PRED)

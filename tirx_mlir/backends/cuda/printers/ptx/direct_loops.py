@@ -42,8 +42,10 @@ from tirx_mlir.backends.cuda.printers.ptx.expansion_plan import (Plan, Rec, Tok,
 from tirx_mlir.backends.cuda.printers.ptx.local_registers import covers, promotable
 from tirx_mlir.backends.cuda.printers.ptx.unroll import _expanded_loops
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.type_tests import IsInstance
 
 _MISSING = object()
+_IS_FOR = IsInstance(scf.ForOp)
 
 
 class DirectLoops:
@@ -72,8 +74,7 @@ class DirectLoops:
 
     def keeps_locals(self, op: Operation) -> bool:
         """A loop the plan prints in place is straight-line code (`LocalRegisters`)."""
-        if isinstance(op, scf.ForOp) and self.plan is not None and \
-                id(op) in self.plan.records:
+        if self.plan is not None and _IS_FOR(op) and id(op) in self.plan.records:
             return True
         return super().keeps_locals(op)
 
@@ -115,24 +116,24 @@ class DirectLoops:
 
     def emit_record(self, rec: Rec) -> None:
         op = rec.op
-        registers = self.regs
+        registers = self.regs  # keyed by id: the op's values and the plan's tokens are alive
         restore = [] if rec.props is not None else None
         for orig, token in zip(op._operands, rec.operands):
             if orig is token:
                 continue
-            names = registers.get(token)
+            names = registers.get(id(token))
             if names is None:
                 raise self.fail("this value has no register in the printed PTX (it is defined "
                                 "by an op the PTX printer does not print as a value)", op)
             if restore is not None:
-                restore.append((orig, registers.get(orig, _MISSING)))
-            registers[orig] = names
+                restore.append((id(orig), registers.get(id(orig), _MISSING)))
+            registers[id(orig)] = names
         if self.pending and not self.keeps_locals(op):
             self.flush_locals()
         kind = rec.kind
         if _is_ptx(kind):  # `emit_ptx_op` keeps a result that has registers
             for result in op.results:
-                registers.pop(result, None)
+                registers.pop(id(result), None)
         method = _METHODS.get((type(self), kind))
         if method is None:
             method = _METHODS[(type(self), kind)] = _method(type(self), op)
@@ -140,14 +141,14 @@ class DirectLoops:
         method(self, op)
         self.record = None
         for result, token in zip(op.results, rec.results):
-            names = registers.get(result)
+            names = registers.get(id(result))
             if names is not None:
-                registers[token] = names
-        for orig, names in reversed(restore or ()):
+                registers[id(token)] = names
+        for key, names in reversed(restore or ()):
             if names is _MISSING:
-                registers.pop(orig, None)
+                registers.pop(key, None)
             else:
-                registers[orig] = names
+                registers[key] = names
 
     # ---- what the printer asks of the expanded program ----
     def value_of(self, value: SSAValue):

@@ -103,7 +103,13 @@ class PtxFrame(SourcePrinter):
         super().__init__(module)
         self.arch: Arch | None = None
         self.needs: list[Need] = []
-        self.regs: dict[SSAValue, list[str]] = {}
+        self.regs: dict[int, list[str]] = {}
+        """id of a value -> its registers. Keyed by id (an SSA value's hash is ``id`` run in
+        Python, ~10,000 calls a flash_attention print): every key is a value of `module`
+        (which the printer holds) or a token of the expansion plan (held until `release`),
+        so no id is reused while the dict lives."""
+        self._ptx_facts: dict[int, _PtxFacts] = {}
+        """id of a ptx op -> `_PtxFacts` of it (`ptx_facts`)."""
         self.registers = regs.Registers()
         self.labels = 0
         self.kernel: KernelOp | None = None
@@ -263,7 +269,7 @@ class PtxFrame(SourcePrinter):
             raise self.fail(f"the PTX printer has no register for a value of type "
                             f"{value.type}", _owner(value))
         names = [self.registers.fresh(c) for c in classes]
-        self.regs[value] = names
+        self.regs[id(value)] = names
         return names
 
     def reg(self, value: SSAValue) -> str:
@@ -274,7 +280,7 @@ class PtxFrame(SourcePrinter):
         return names[0]
 
     def regs_of(self, value: SSAValue) -> list[str]:
-        names = self.regs.get(value)
+        names = self.regs.get(id(value))
         if names is None:
             raise self.fail("this value has no register in the printed PTX (it is defined by "
                             "an op the PTX printer does not print as a value)", _owner(value))
@@ -312,23 +318,47 @@ class PtxFrame(SourcePrinter):
         method(op)
 
     # ---- ptx ops ----
+    def ptx_facts(self, op: PtxOp) -> _PtxFacts:
+        """What the print reads of a ptx op, made once per op and print (a planned loop prints
+        one op once per iteration; the module does not change while it prints)."""
+        facts = self._ptx_facts.get(id(op))
+        if facts is None:
+            facts = self._ptx_facts[id(op)] = _PtxFacts(op)  # keeps ``op``: its id stays
+        return facts
+
+    def ptx_tied(self, op: PtxOp) -> bool:
+        """Whether the ptx op updates an operand's register in place (`tied_values`)."""
+        facts = self.ptx_facts(op)
+        if facts.tied is None:
+            facts.tied = tied_values(op, facts.variant())
+        return bool(facts.tied)
+
     def emit_ptx_op(self, op: PtxOp) -> None:
-        key = (type(op), tuple(op.properties.items()))
-        need = _NEEDS.get(key)
-        if need is None:  # a function of the class and properties (attributes: immutable)
-            if len(_NEEDS) >= _MAX_NEEDS:
-                _NEEDS.clear()
-            need = _NEEDS[key] = op.need()
+        facts = self.ptx_facts(op)
+        need = facts.need
+        if need is None:
+            key = (type(op), tuple(op.properties.items()))
+            need = _NEEDS.get(key)
+            if need is None:  # a function of the class and properties (attributes: immutable)
+                if len(_NEEDS) >= _MAX_NEEDS:
+                    _NEEDS.clear()
+                need = _NEEDS[key] = op.need()
+            facts.need = need
         self.require(need, op.name, op)
         if (problem := collective_problem(op, self.kernel)) is not None:
             raise self.fail(problem[0], op, hint=problem[1])
-        types = register_types(op)
-        tied = tied_values(op)
+        variant = facts.variant()
+        types = facts.types
+        if types is None:
+            types = facts.types = register_types(op, variant)
+        tied = facts.tied
+        if tied is None:
+            tied = facts.tied = tied_values(op, variant)
         for result, operand in tied:
             if self._dies_here(operand, op):
-                self.regs[result] = self.regs_of(operand)  # updated in place: no copy
+                self.regs[id(result)] = self.regs_of(operand)  # updated in place: no copy
         for value in op.results:
-            if value in self.regs:
+            if id(value) in self.regs:
                 continue
             cls = regs.BY_PTX_TYPE.get(types.get(value, ""), None)
             natural = regs.value_classes(value.type)
@@ -336,7 +366,7 @@ class PtxFrame(SourcePrinter):
         for result, operand in tied:
             self.move(self.reg(result), self.reg(operand), self.cls_of(result))
         try:
-            self.line(render(op, self.reg))
+            self.line(render(op, self.reg, variant))
         except RenderError as err:
             raise self.fail(str(err), op) from None
 
@@ -348,7 +378,7 @@ class PtxFrame(SourcePrinter):
         owner = operand.owner
         block = owner.parent_block() if isinstance(owner, Operation) else owner
         return self.use_count(operand) == 1 and block is op.parent_block() and \
-            operand in self.regs and len(self.regs[operand]) == 1
+            len(self.regs.get(id(operand), ())) == 1
 
     # ---- what the IR says of a value (direct_loops.py answers for the records it prints) ----
     def value_of(self, value: SSAValue):
@@ -436,13 +466,13 @@ class PtxFrame(SourcePrinter):
         """Give ``result`` (i64 or i32) the address ``addr`` of an element of ``memory``."""
         shared = self.space_of(memory, op) == "shared"
         if result.type == regs.I32 and shared:
-            self.regs[result] = [addr]
+            self.regs[id(result)] = [addr]
         elif result.type == regs.I64 and shared:
             wide = self.define(result)
             self.line(f"cvt.u64.u32 {wide}, {addr};")
             self.line(f"cvta.shared.u64 {wide}, {wide};")
         elif result.type == regs.I64:
-            self.regs[result] = [addr]
+            self.regs[id(result)] = [addr]
         else:
             raise self.fail(f"an address of a {self.space_of(memory, op)} buffer is an i64"
                             f"{' or an i32' if shared else ''}, not {result.type}", op)
@@ -528,6 +558,25 @@ class PtxFrame(SourcePrinter):
             if not self.defined_inside(loop, inv) and self.defined_inside(loop, var):
                 return inv, var
         return None
+
+
+class _PtxFacts:
+    """A ptx op's need, variant, register types and tied pairs (each made when first read):
+    functions of the op's class, properties and values, which a print does not change."""
+
+    __slots__ = ("op", "need", "_variant", "types", "tied")
+
+    def __init__(self, op: PtxOp) -> None:
+        self.op = op
+        self.need: Need | None = None
+        self._variant = None
+        self.types: dict[SSAValue, str] | None = None
+        self.tied: list[tuple[SSAValue, SSAValue]] | None = None
+
+    def variant(self):
+        if self._variant is None:
+            self._variant = self.op.variant()
+        return self._variant
 
 
 def _flags(properties: dict) -> tuple:
