@@ -43,6 +43,7 @@ from tirx_mlir.backends.cuda.dialects.ptx.render import tied_values
 from tirx_mlir.backends.cuda.memory import LOCAL
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.type_tests import IsInstance
 
 
 def promotable(value: SSAValue) -> bool:
@@ -79,13 +80,13 @@ def accumulates_in_place(load: Operation) -> bool:
         user = next(iter(value.uses)).operation
         if user.parent_block() is not block:
             return False
-        if isinstance(user, StoreOp):
+        if _IS_STORE(user):
             stored_to, at, stored = user._operands  # noqa: SLF001
             if stored_to is not memory or stored is not value or \
                     checks.constant_index(at) != element:
                 return False
             break
-        if not isinstance(user, PtxOp):
+        if not _IS_PTX(user):
             return False
         after = [result for result, operand in tied_values(user) if operand is value]
         if len(after) != 1:
@@ -122,6 +123,8 @@ _KEEPS_DIALECTS = frozenset(("arith", "math"))
 """Dialects whose ops the printer prints into fresh registers only (deferred moves stay)."""
 _RETURNS = frozenset(("tirx.return", "func.return"))
 _PTX_KIND = "ptx"
+_IS_PTX = IsInstance(PtxOp)
+_IS_STORE = IsInstance(StoreOp)
 _KEEPS: dict[type, object] = {}
 """op class -> `_keeps_kind` of it (an op's name, dialect and class are its class's)."""
 
@@ -254,7 +257,7 @@ class LocalRegisters:
     def _feeds_tied(self, value: SSAValue) -> bool:
         """Whether a ptx op with read-write operands uses ``value`` (it may update the
         value's register in place, `PtxFrame.emit_ptx_op`)."""
-        return any(isinstance(use.operation, PtxOp) and self.ptx_tied(use.operation)
+        return any(_IS_PTX(use.operation) and self.ptx_tied(use.operation)
                    for use in value.uses)
 
     def emit_cuda_store(self, op: Operation) -> None:

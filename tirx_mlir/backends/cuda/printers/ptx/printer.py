@@ -81,9 +81,10 @@ GLOBAL, SHARED, DYN, LOCAL = "global", "shared", "shared.dyn", "local"
 _STATIC_SPACES = {SHARED: ".shared", LOCAL: ".local"}
 _EMITTERS: dict[tuple[type, type], str] = {}
 """(printer class, op class) -> the name of its ``emit_`` method ("" for an unregistered op)."""
-_NEEDS: dict[tuple, Need] = {}
-"""(ptx op class, properties) -> what the instruction needs (`PtxOp.need`)."""
-_MAX_NEEDS = 4096
+_BY_PROPERTIES: dict[tuple, list] = {}
+"""(ptx op class, properties) -> [what the instruction needs (`PtxOp.need`), its
+`PtxOp.variant`] (`_PtxFacts`)."""
+_MAX_BY_PROPERTIES = 4096
 _IS_PTX = IsInstance(PtxOp)
 _IS_ARENA = IsInstance(DynamicSharedOp)
 """The dynamic shared arena's view op (``cuda.dynamic_shared``), answered once per class."""
@@ -335,15 +336,7 @@ class PtxFrame(SourcePrinter):
 
     def emit_ptx_op(self, op: PtxOp) -> None:
         facts = self.ptx_facts(op)
-        need = facts.need
-        if need is None:
-            key = (type(op), tuple(op.properties.items()))
-            need = _NEEDS.get(key)
-            if need is None:  # a function of the class and properties (attributes: immutable)
-                if len(_NEEDS) >= _MAX_NEEDS:
-                    _NEEDS.clear()
-                need = _NEEDS[key] = op.need()
-            facts.need = need
+        need = facts.need()
         self.require(need, op.name, op)
         if (problem := collective_problem(op, self.kernel)) is not None:
             raise self.fail(problem[0], op, hint=problem[1])
@@ -562,21 +555,37 @@ class PtxFrame(SourcePrinter):
 
 class _PtxFacts:
     """A ptx op's need, variant, register types and tied pairs (each made when first read):
-    functions of the op's class, properties and values, which a print does not change."""
+    functions of the op's class, properties and values, which a print does not change. The
+    need and variant are functions of the class and properties alone (attributes are
+    immutable), kept in `_BY_PROPERTIES` under one key per op and print (hashing a key hashes
+    every property)."""
 
-    __slots__ = ("op", "need", "_variant", "types", "tied")
+    __slots__ = ("op", "shared", "types", "tied")
 
     def __init__(self, op: PtxOp) -> None:
         self.op = op
-        self.need: Need | None = None
-        self._variant = None
+        key = (type(op), tuple(op.properties.items()))
+        shared = _BY_PROPERTIES.get(key)
+        if shared is None:
+            if len(_BY_PROPERTIES) >= _MAX_BY_PROPERTIES:
+                _BY_PROPERTIES.clear()
+            shared = _BY_PROPERTIES[key] = [None, None]
+        self.shared: list = shared
+        """[`PtxOp.need`, `PtxOp.variant`] of the op's class and properties (None: not yet)."""
         self.types: dict[SSAValue, str] | None = None
         self.tied: list[tuple[SSAValue, SSAValue]] | None = None
 
+    def need(self) -> Need:
+        need = self.shared[0]
+        if need is None:
+            need = self.shared[0] = self.op.need()
+        return need
+
     def variant(self):
-        if self._variant is None:
-            self._variant = self.op.variant()
-        return self._variant
+        variant = self.shared[1]
+        if variant is None:
+            variant = self.shared[1] = self.op.variant()
+        return variant
 
 
 def _flags(properties: dict) -> tuple:
