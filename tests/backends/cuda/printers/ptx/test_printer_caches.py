@@ -57,13 +57,45 @@ def test_facts_are_one_per_op_and_printer():
 
 
 def test_keeps_locals_per_class_is_the_rule_of_each_class():
-    """`_keeps_kind`: ptx ops answer per op (their read-write operands), loads and stores,
-    arith / math and the listed cuda ops keep deferred moves, control flow does not."""
+    """`_keeps_kind`: ptx ops answer per op (their read-write operands), loops per loop
+    (`keeps_loop`), loads and stores, arith / math and the listed cuda ops keep deferred moves,
+    other control flow does not."""
     assert L._keeps_kind(type(_st(_module("global.v4.f32")))) is L._PTX_KIND
     assert L._keeps_kind(LoadOp) is True and L._keeps_kind(StoreOp) is True
     assert L._keeps_kind(arith.AddfOp) is True
-    assert L._keeps_kind(scf.ForOp) is False and L._keeps_kind(scf.IfOp) is False
+    assert L._keeps_kind(scf.IfOp) is False
+    assert L._keeps_kind(scf.ForOp) is L._LOOP_KIND  # straight-line only when planned
     module = _module("global.v4.f32")
     printer = PtxPrinter(module)
     st = _st(module)
     assert printer.keeps_locals(st) is (not printer.ptx_tied(st)) is True
+
+
+LOOP = """tirx.kernel @k(%X: !tirx.buffer<1024xf32, global>) -> (%Y: !tirx.buffer<1024xf32, global>)
+    grid [1] threads [128] target "cuda -arch=sm_80" {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %t = cuda.thread_idx x : index
+  %acc = tirx.alloc : !tirx.buffer<4xf32, local>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %x = cuda.load %X, %t : !tirx.buffer<1024xf32, global>, index -> f32
+    cuda.store %acc, %i, %x : !tirx.buffer<4xf32, local>, index, f32
+  }
+  scf.for %j = %c0 to %c4 step %c1 {
+    %x = cuda.load %X, %j : !tirx.buffer<1024xf32, global>, index -> f32
+    cuda.store %Y, %j, %x : !tirx.buffer<1024xf32, global>, index, f32
+  }
+  tirx.return
+}"""
+
+
+def test_a_loop_keeps_deferred_moves_only_where_its_plan_prints_it():
+    module = parse_module(LOOP, "loops.mlir")
+    printer = PtxPrinter(module)
+    planned, rolled = find_ops(module, lambda op: isinstance(op, scf.ForOp))
+    printer.prepare_register_loops()
+    assert printer.plan is not None
+    assert printer.keeps_locals(planned) is True   # a register loop: its records
+    assert printer.keeps_locals(rolled) is False   # a loop printed with labels
+    printer.release()

@@ -42,10 +42,8 @@ from tirx_mlir.backends.cuda.printers.ptx.expansion_plan import (Plan, Rec, Tok,
 from tirx_mlir.backends.cuda.printers.ptx.local_registers import covers, promotable
 from tirx_mlir.backends.cuda.printers.ptx.unroll import _expanded_loops
 from tirx_mlir.dialects.tirx.attributes import BufferType
-from tirx_mlir.type_tests import IsInstance
 
 _MISSING = object()
-_IS_FOR = IsInstance(scf.ForOp)
 
 
 class DirectLoops:
@@ -72,11 +70,9 @@ class DirectLoops:
         if self.plan is None and loops:  # loops the plan does not cover: the copy
             super().prepare_register_loops(loops)
 
-    def keeps_locals(self, op: Operation) -> bool:
+    def keeps_loop(self, op: scf.ForOp) -> bool:
         """A loop the plan prints in place is straight-line code (`LocalRegisters`)."""
-        if self.plan is not None and _IS_FOR(op) and id(op) in self.plan.records:
-            return True
-        return super().keeps_locals(op)
+        return self.plan is not None and id(op) in self.plan.records
 
     def release(self) -> None:
         """The plan let go (`Plan.release`); the printer prints nothing after it."""
@@ -218,7 +214,7 @@ class DirectLoops:
         rec = self.record
         if rec is None:
             return super().accumulates_in_place(load)
-        memory, index = rec.operands[:2]
+        memory, index = rec.operands[0], rec.operands[1]
         element = _index(index)
         value = rec.results[0]
         uses = self.plan.use_list(value)

@@ -34,6 +34,7 @@ a ptx op) stays a ``.local`` array accessed with ``ld.local`` / ``st.local`` (pr
 
 from __future__ import annotations
 
+from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
@@ -70,7 +71,7 @@ def accumulates_in_place(load: Operation) -> bool:
     read-write (tied) operands of ptx ops of its block, into a store back to that element, and
     no other access of the element (nor an op with regions) comes in between (module
     docstring)."""
-    memory, index = load._operands[:2]  # noqa: SLF001 - op.memory, op.index, cheaper
+    memory, index, *_ = load._operands  # noqa: SLF001 - op.memory, op.index, cheaper
     element = checks.constant_index(index)
     block = load.parent_block()
     value = load.results[0]
@@ -122,7 +123,7 @@ an address, a special register, a conversion (cuda_ops.py, printer.py)."""
 _KEEPS_DIALECTS = frozenset(("arith", "math"))
 """Dialects whose ops the printer prints into fresh registers only (deferred moves stay)."""
 _RETURNS = frozenset(("tirx.return", "func.return"))
-_PTX_KIND = "ptx"
+_PTX_KIND, _LOOP_KIND = "ptx", "loop"
 _IS_PTX = IsInstance(PtxOp)
 _IS_STORE = IsInstance(StoreOp)
 _KEEPS: dict[type, object] = {}
@@ -130,10 +131,13 @@ _KEEPS: dict[type, object] = {}
 
 
 def _keeps_kind(kind: type) -> object:
-    """`LocalRegisters.keeps_locals` of an op of class ``kind``: True / False, or `_PTX_KIND`
-    for a ptx op (whose answer is whether it has read-write operands)."""
+    """`LocalRegisters.keeps_locals` of an op of class ``kind``: True / False, `_PTX_KIND`
+    for a ptx op (whose answer is whether it has read-write operands) or `_LOOP_KIND` for an
+    ``scf.for`` (`LocalRegisters.keeps_loop`)."""
     if issubclass(kind, PtxOp):
         return _PTX_KIND
+    if issubclass(kind, scf.ForOp):
+        return _LOOP_KIND
     if issubclass(kind, (LoadOp, StoreOp)):  # a promoted array's, or ld / st of memory
         return True
     return kind.name in _KEEPS_OPS or kind.dialect_name() in _KEEPS_DIALECTS
@@ -180,7 +184,14 @@ class LocalRegisters:
             keeps = _KEEPS[kind] = _keeps_kind(kind)
         if keeps is _PTX_KIND:
             return not self.ptx_tied(op)
+        if keeps is _LOOP_KIND:
+            return self.keeps_loop(op)
         return keeps
+
+    def keeps_loop(self, op: Operation) -> bool:
+        """`keeps_locals` of an ``scf.for``: False (control flow); direct_loops.py answers
+        True for a loop it prints from its plan (straight-line code)."""
+        return False
 
     def emit_op(self, op: Operation) -> None:
         if self.pending and not self.keeps_locals(op):
@@ -224,7 +235,8 @@ class LocalRegisters:
         return elements[first:first + n], self.regs_of(value), cls
 
     def emit_cuda_load(self, op: Operation) -> None:
-        memory, index = op._operands[:2]  # noqa: SLF001 - op.memory, op.index, cheaper
+        # (unpacked: a slice of xDSL's SSAValues is a new SSAValues, made in Python)
+        memory, index, *_ = op._operands  # noqa: SLF001 - op.memory, op.index, cheaper
         promoted = self.promoted.get(id(memory))
         if promoted is None:
             return super().emit_cuda_load(op)
