@@ -99,3 +99,24 @@ def test_a_loop_keeps_deferred_moves_only_where_its_plan_prints_it():
     assert printer.keeps_locals(planned) is True   # a register loop: its records
     assert printer.keeps_locals(rolled) is False   # a loop printed with labels
     printer.release()
+
+
+ARENA = """tirx.kernel @k(%X: !tirx.buffer<1024xf32, global>) -> (%Y: !tirx.buffer<1024xf32, global>)
+    grid [1] threads [128] target "cuda -arch=sm_80" {
+  %a = cuda.dynamic_shared offset 0 align 16 : !tirx.buffer<64xf32, shared.dyn>
+  %p = arith.constant true
+  scf.if %p {
+    %b = cuda.dynamic_shared offset 256 align ALIGN : !tirx.buffer<64xf32, shared.dyn>
+  }
+  tirx.return
+}"""
+
+
+def test_the_arena_is_declared_with_the_largest_alignment_its_printed_views_ask():
+    """The ``.extern .shared`` line comes from the views the print met (no walk for them):
+    the largest alignment, a view nested in a region included."""
+    for align in (8, 128):
+        text = print_ptx(parse_module(ARENA.replace("ALIGN", str(align)), "arena.mlir"))
+        assert f".extern .shared .align {max(16, align)} .b8 tirx_dynamic_smem[];" in text
+        assert text.count(".extern") == 1
+    assert ".extern" not in print_ptx(_module("global.v4.f32"))

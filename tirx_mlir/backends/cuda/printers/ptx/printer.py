@@ -74,7 +74,7 @@ from tirx_mlir.dominance import defined_in
 from tirx_mlir.gc_pause import collector_paused
 from tirx_mlir.printers import PrintError, SourcePrinter
 from tirx_mlir.target.target import target_of
-from tirx_mlir.type_tests import IsInstance, find_ops
+from tirx_mlir.type_tests import IsInstance
 
 DYNAMIC_SMEM = "tirx_dynamic_smem"
 GLOBAL, SHARED, DYN, LOCAL = "global", "shared", "shared.dyn", "local"
@@ -86,8 +86,6 @@ _BY_PROPERTIES: dict[tuple, list] = {}
 `PtxOp.variant`] (`_PtxFacts`)."""
 _MAX_BY_PROPERTIES = 4096
 _IS_PTX = IsInstance(PtxOp)
-_IS_ARENA = IsInstance(DynamicSharedOp)
-"""The dynamic shared arena's view op (``cuda.dynamic_shared``), answered once per class."""
 
 
 class PtxFrame(SourcePrinter):
@@ -116,6 +114,9 @@ class PtxFrame(SourcePrinter):
         self.kernel: KernelOp | None = None
         self.arrays: list[str] = []
         """The entry's ``.shared`` / ``.local`` declarations."""
+        self.dyn_align = 0
+        """The largest alignment of the dynamic arena's views printed (0: none; the module's
+        ``.extern .shared`` array is declared with it)."""
 
     # ---- module ----
     def emit_module(self) -> str:
@@ -123,21 +124,16 @@ class PtxFrame(SourcePrinter):
             return self.emit_expanded_module()
 
     def emit_expanded_module(self) -> str:
-        # the expansion adds constants and copies of ops, so a module without the dynamic
-        # arena has none after it: its expanded ops are then not walked for one
-        arena = bool(find_ops(self.module, _IS_ARENA))
         self.prepare_register_loops()
         kernels = self.module_kernels()
         self.arch = self.module_arch(kernels)
-        dyn_align = max((op.alignment() for k in kernels for op in find_ops(k, _IS_ARENA)),
-                        default=0) if arena else 0
         entries = io.StringIO()
         for kernel in kernels:
             entries.write("\n" + self.kernel_text(kernel) + "\n")
         header = [f".version {ptx_version(self.arch, self.needs)}", f".target {self.arch}",
                   ".address_size 64"]
-        if dyn_align:
-            header.append(f".extern .shared .align {dyn_align} .b8 {DYNAMIC_SMEM}[];")
+        if self.dyn_align:  # every arena op of the kernels is printed: no walk for them
+            header.append(f".extern .shared .align {self.dyn_align} .b8 {DYNAMIC_SMEM}[];")
         return "\n".join(header) + "\n" + entries.getvalue()
 
     def release(self) -> None:
@@ -432,6 +428,7 @@ class PtxFrame(SourcePrinter):
             self.line(f"mov.u64 {self.define(value, regs.B64)}, {name};")
 
     def emit_cuda_dynamic_shared(self, op: DynamicSharedOp) -> None:
+        self.dyn_align = max(self.dyn_align, op.alignment())
         r = self.define(op.result, regs.B32)
         self.line(f"mov.u32 {r}, {DYNAMIC_SMEM};")
         offset = self.checked_int(op.int_prop("offset", 0), op)
