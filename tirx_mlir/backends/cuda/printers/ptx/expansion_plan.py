@@ -306,12 +306,12 @@ class Planner(Expander):
     def clone(self, loop, block, item: _Item, mapping) -> None:
         """`Expander.clone` of one body item, into `out`."""
         get = mapping.get
-        operands = [get(key, v) for key, v in item.pairs]
-        results = item.result_ids
+        operands = [get(id(v), v) for v in item.source]
+        results = item.results
         if item.cheap:
             value = self.fold_constants(loop, block, item, operands)
             if value is not None:
-                mapping[results[0]] = value
+                mapping[id(results[0])] = value
                 return
         first_key = None
         shape = item.shape
@@ -319,15 +319,17 @@ class Planner(Expander):
             first_key = (id(block), tuple(map(id, operands)), shape)
             folded = self.known.get(first_key)
             if folded is not None:
-                mapping.update(zip(results, folded))
+                for result, value in zip(results, folded):
+                    mapping[id(result)] = value
                 return
         new = Rec(item.op, operands, item.rec_props, item.types)
         self.made.append(new)
-        mapping.update(zip(results, new.results))
+        mapping.update(zip(map(id, results), new.results))
         if item.may_fold:
             folded = self.fold_record(loop, block, new)
             if folded is not None:
-                mapping.update(zip(results, folded))
+                for result, value in zip(results, folded):
+                    mapping[id(result)] = value
                 return
         # (the keys' ids are of tokens the records keep, or of the input's values: alive)
         if shape is not None:
@@ -337,7 +339,8 @@ class Planner(Expander):
                 key = (id(block), tuple(map(id, new.operands)), shape)
                 folded = self.known.get(key)
                 if folded is not None:
-                    mapping.update(zip(results, folded))
+                    for result, value in zip(results, folded):
+                        mapping[id(result)] = value
                     return
                 self.known[key] = new.results
             self.known[first_key] = new.results
@@ -441,9 +444,9 @@ class _Item:
     results, properties, and for a `_CHEAP` class its result type, that type's number, whether
     it is an integer, its signed bound and (a constant) its value."""
 
-    __slots__ = ("x", "op", "source", "pairs", "results", "result_ids", "kind", "cheap",
-                 "shape", "may_fold", "props", "rec_props", "types", "type", "number",
-                 "integer", "bound", "constant")
+    __slots__ = ("x", "op", "source", "results", "kind", "cheap", "shape", "may_fold",
+                 "props", "rec_props", "types", "type", "number", "integer", "bound",
+                 "constant")
 
     def __init__(self, x, planner: Planner) -> None:
         self.x = x  # alive while its id keys `Expander.facts`
@@ -459,9 +462,6 @@ class _Item:
             pure = _pure(x)
             shape = _shape(x) if pure else None
         self.kind, self.results = kind, x.results
-        self.pairs = tuple((id(v), v) for v in self.source)
-        """(id, value) of each operand (`clone` maps the ids)."""
-        self.result_ids = tuple(map(id, x.results))
         self.types = tuple(r.type for r in x.results)
         self.cheap = kind in _CHEAP
         self.shape = planner.shape_number(shape) if pure else None
