@@ -19,7 +19,7 @@ from typing import Callable
 from xdsl.ir import SSAValue
 
 from tirx_mlir.backends.cuda.dialects.ptx import forms
-from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp
+from tirx_mlir.backends.cuda.dialects.ptx.ops import PtxOp, Variant
 
 _REGISTER = re.compile(r"%?[A-Za-z_$][A-Za-z0-9_$]*|%\d+")
 
@@ -60,9 +60,11 @@ def _operand_text(place: forms.Place, names: list[str]) -> str:
     return names[0]
 
 
-def render(op: PtxOp, reg: Callable[[SSAValue], str]) -> str:
-    """The instruction line (without indentation), ending in ``;``."""
-    variant = op.variant()
+def render(op: PtxOp, reg: Callable[[SSAValue], str], variant: Variant | None = None) -> str:
+    """The instruction line (without indentation), ending in ``;`` (``variant``: the op's
+    `PtxOp.variant`, when the caller has it)."""
+    if variant is None:
+        variant = op.variant()
     if variant.error is not None:
         raise RenderError(f"{op.name}: {variant.error}")
     mods = variant.mods
@@ -91,12 +93,15 @@ def render(op: PtxOp, reg: Callable[[SSAValue], str]) -> str:
     return f"{head} {body};" if body else f"{head};"
 
 
-def register_types(op: PtxOp) -> dict[SSAValue, str]:
+def register_types(op: PtxOp, variant: Variant | None = None) -> dict[SSAValue, str]:
     """The PTX register type of every value the op reads or writes (an address: ``b32``/``b64``
-    by its width), from which a printer declares registers or picks inline-asm constraints."""
+    by its width), from which a printer declares registers or picks inline-asm constraints
+    (``variant``: the op's `PtxOp.variant`, when the caller has it: a legal one's places are
+    `forms.places` of its modifiers)."""
     args, results = iter(op.args), iter(op.res)
     out: dict[SSAValue, str] = {}
-    for place in forms.places(op.ENTRY, op.mods()):
+    places = variant.places if variant is not None else None
+    for place in forms.places(op.ENTRY, op.mods()) if places is None else places:
         kind, rw = place.operand.kind, place.operand.rw
         if kind == "imm":
             continue
@@ -111,9 +116,10 @@ def register_types(op: PtxOp) -> dict[SSAValue, str]:
     return out
 
 
-def tied_values(op: PtxOp) -> list[tuple[SSAValue, SSAValue]]:
-    """(result, operand) pairs of the op's read-write operands."""
-    variant = op.variant()
+def tied_values(op: PtxOp, variant: Variant | None = None) -> list[tuple[SSAValue, SSAValue]]:
+    """(result, operand) pairs of the op's read-write operands (``variant`` as `render`)."""
+    if variant is None:
+        variant = op.variant()
     places = variant.places if variant.places is not None else forms.places(op.ENTRY,
                                                                             variant.mods)
     if not any(place.operand.rw == "rw" for place in places):

@@ -76,10 +76,11 @@ def int_width(t: Attribute) -> int | None:
 def float_name(t: Attribute) -> str | None:
     """The PTX type of a float value: f16/bf16/f32/f64, ``f16x2``/``bf16x2`` for a
     ``vector<2xf16>`` / ``vector<2xbf16>`` (one ``.b32`` register holding both halves)."""
-    if isinstance(t, VectorType) and t.get_shape() == (2,):
+    name = _FLOAT_NAMES.get(type(t))  # the scalar floats first: no isinstance of a type
+    if name is None and isinstance(t, VectorType) and t.get_shape() == (2,):
         inner = float_name(t.element_type)
         return f"{inner}x2" if inner in ("f16", "bf16") else None
-    return _FLOAT_NAMES.get(type(t))
+    return name
 
 
 _FLOAT_NAMES = {Float16Type: "f16", BFloat16Type: "bf16", Float32Type: "f32", Float64Type: "f64"}

@@ -81,7 +81,7 @@ class ControlFlow:
         self.move(self.define(iv), self.reg(op.lb), cls)
         for arg, init, result in zip(carried, op.iter_args, op.results):
             self.define_all(arg)
-            self.regs[result] = self.regs[arg]
+            self.regs[id(result)] = self.regs[id(arg)]
         self.assign(carried, list(op.iter_args))
         head, end = self.label("for"), self.label("for_end")
         pred = self.temp(regs.PRED)
@@ -97,13 +97,15 @@ class ControlFlow:
 
     def emit_region_body(self, block: Block, targets: list[SSAValue]) -> None:
         """A region's ops; its terminator's operands are assigned to ``targets``."""
-        for inner in block.ops:
+        inner = block.first_op
+        while inner is not None:  # `block.ops` without its iterator's cost per op
             if _IS_YIELD(inner):
                 self.assign(targets, list(inner.operands))
             elif _IS_CONDITION(inner):
                 raise self.fail("scf.condition outside scf.while", inner)
             else:
                 self.emit_op(inner)
+            inner = inner.next_op
         self.flush_locals()
 
     def emit_scf_if(self, op: scf.IfOp) -> None:

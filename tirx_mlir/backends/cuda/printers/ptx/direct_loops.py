@@ -70,12 +70,9 @@ class DirectLoops:
         if self.plan is None and loops:  # loops the plan does not cover: the copy
             super().prepare_register_loops(loops)
 
-    def keeps_locals(self, op: Operation) -> bool:
+    def keeps_loop(self, op: scf.ForOp) -> bool:
         """A loop the plan prints in place is straight-line code (`LocalRegisters`)."""
-        if isinstance(op, scf.ForOp) and self.plan is not None and \
-                id(op) in self.plan.records:
-            return True
-        return super().keeps_locals(op)
+        return self.plan is not None and id(op) in self.plan.records
 
     def release(self) -> None:
         """The plan let go (`Plan.release`); the printer prints nothing after it."""
@@ -115,24 +112,24 @@ class DirectLoops:
 
     def emit_record(self, rec: Rec) -> None:
         op = rec.op
-        registers = self.regs
+        registers = self.regs  # keyed by id: the op's values and the plan's tokens are alive
         restore = [] if rec.props is not None else None
         for orig, token in zip(op._operands, rec.operands):
             if orig is token:
                 continue
-            names = registers.get(token)
+            names = registers.get(id(token))
             if names is None:
                 raise self.fail("this value has no register in the printed PTX (it is defined "
                                 "by an op the PTX printer does not print as a value)", op)
             if restore is not None:
-                restore.append((orig, registers.get(orig, _MISSING)))
-            registers[orig] = names
+                restore.append((id(orig), registers.get(id(orig), _MISSING)))
+            registers[id(orig)] = names
         if self.pending and not self.keeps_locals(op):
             self.flush_locals()
         kind = rec.kind
         if _is_ptx(kind):  # `emit_ptx_op` keeps a result that has registers
             for result in op.results:
-                registers.pop(result, None)
+                registers.pop(id(result), None)
         method = _METHODS.get((type(self), kind))
         if method is None:
             method = _METHODS[(type(self), kind)] = _method(type(self), op)
@@ -140,14 +137,14 @@ class DirectLoops:
         method(self, op)
         self.record = None
         for result, token in zip(op.results, rec.results):
-            names = registers.get(result)
+            names = registers.get(id(result))
             if names is not None:
-                registers[token] = names
-        for orig, names in reversed(restore or ()):
+                registers[id(token)] = names
+        for key, names in reversed(restore or ()):
             if names is _MISSING:
-                registers.pop(orig, None)
+                registers.pop(key, None)
             else:
-                registers[orig] = names
+                registers[key] = names
 
     # ---- what the printer asks of the expanded program ----
     def value_of(self, value: SSAValue):
@@ -217,7 +214,7 @@ class DirectLoops:
         rec = self.record
         if rec is None:
             return super().accumulates_in_place(load)
-        memory, index = rec.operands[:2]
+        memory, index = rec.operands[0], rec.operands[1]
         element = _index(index)
         value = rec.results[0]
         uses = self.plan.use_list(value)

@@ -46,6 +46,7 @@ from tirx_mlir.backends.cuda.printers.ptx.unroll import (_CHEAP, _EXACT, _UNITS,
                                                          _shape, copy_op)
 from tirx_mlir.dialects.tirx.access import constant_value
 from tirx_mlir.dialects.tirx.op_build import arith_constant, integer_attr
+from tirx_mlir.type_tests import IsInstance
 
 CUDA_OPS = frozenset({"cuda.load", "cuda.store", "cuda.address", "cuda.shfl_sync", "cuda.pack",
                       "cuda.unpack", "cuda.cvt", "cuda.fast", "cuda.fdividef"})
@@ -54,6 +55,8 @@ indices and address arithmetic, which the plan answers)."""
 
 
 _UNSET = object()
+_IS_YIELD = IsInstance(scf.YieldOp)
+_IS_OP = IsInstance(Operation)
 
 
 class Unsupported(Exception):
@@ -208,7 +211,7 @@ class Planner(Expander):
         if loop.iter_args or loop.results:
             return False
         for op in loop.body.block.ops:
-            if isinstance(op, scf.YieldOp) or id(op) in expanded:
+            if _IS_YIELD(op) or id(op) in expanded:
                 continue  # an inner expanded loop is checked on its own
             if op.regions or op._successors or not _printable(op):
                 return False
@@ -491,11 +494,11 @@ def _flags(props: dict):
 
 def _defining(value) -> tuple[type, tuple, dict] | None:
     """(class, operands, properties) of the op defining ``value`` in the expanded program."""
-    if isinstance(value, Tok):
+    if type(value) is Tok:
         rec = value.rec
         return rec.kind, tuple(rec.operands), rec.properties() if rec.op is not None else {}
     owner = value.owner
-    if isinstance(owner, Operation):
+    if _IS_OP(owner):
         return type(owner), tuple(owner._operands), owner.properties
     return None
 

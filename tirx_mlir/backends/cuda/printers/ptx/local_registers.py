@@ -34,6 +34,7 @@ a ptx op) stays a ``.local`` array accessed with ``ld.local`` / ``st.local`` (pr
 
 from __future__ import annotations
 
+from xdsl.dialects import scf
 from xdsl.ir import Operation, SSAValue
 
 from tirx_mlir.backends.cuda.dialects.cuda import checks
@@ -43,6 +44,7 @@ from tirx_mlir.backends.cuda.dialects.ptx.render import tied_values
 from tirx_mlir.backends.cuda.memory import LOCAL
 from tirx_mlir.backends.cuda.printers.ptx import registers as regs
 from tirx_mlir.dialects.tirx.attributes import BufferType
+from tirx_mlir.type_tests import IsInstance
 
 
 def promotable(value: SSAValue) -> bool:
@@ -69,7 +71,7 @@ def accumulates_in_place(load: Operation) -> bool:
     read-write (tied) operands of ptx ops of its block, into a store back to that element, and
     no other access of the element (nor an op with regions) comes in between (module
     docstring)."""
-    memory, index = load._operands[:2]  # noqa: SLF001 - op.memory, op.index, cheaper
+    memory, index, *_ = load._operands  # noqa: SLF001 - op.memory, op.index, cheaper
     element = checks.constant_index(index)
     block = load.parent_block()
     value = load.results[0]
@@ -79,13 +81,13 @@ def accumulates_in_place(load: Operation) -> bool:
         user = next(iter(value.uses)).operation
         if user.parent_block() is not block:
             return False
-        if isinstance(user, StoreOp):
+        if _IS_STORE(user):
             stored_to, at, stored = user._operands  # noqa: SLF001
             if stored_to is not memory or stored is not value or \
                     checks.constant_index(at) != element:
                 return False
             break
-        if not isinstance(user, PtxOp):
+        if not _IS_PTX(user):
             return False
         after = [result for result, operand in tied_values(user) if operand is value]
         if len(after) != 1:
@@ -113,28 +115,32 @@ def covers(is_load: bool, operands, results, first: int | None, element: int) ->
     return first <= element < first + checks.lanes(accessed)[0]
 
 
-_TIED: dict[tuple, bool] = {}
-"""(ptx op class, properties) -> whether the op has read-write operands."""
-_KEEPS_DIALECTS = frozenset(("arith", "math"))
-"""Dialects whose ops the printer prints into fresh registers only (deferred moves stay)."""
 _KEEPS_OPS = frozenset(("cuda.sync_threads", "cuda.sync_warp", "cuda.shfl_sync", "cuda.address",
                         "cuda.dynamic_shared", "cuda.block_idx", "cuda.thread_idx", "cuda.pack",
                         "cuda.unpack", "cuda.cvt"))
 """Other ops printed as straight-line code into fresh registers (or none): a barrier, a shuffle,
 an address, a special register, a conversion (cuda_ops.py, printer.py)."""
+_KEEPS_DIALECTS = frozenset(("arith", "math"))
+"""Dialects whose ops the printer prints into fresh registers only (deferred moves stay)."""
 _RETURNS = frozenset(("tirx.return", "func.return"))
+_PTX_KIND, _LOOP_KIND = "ptx", "loop"
+_IS_PTX = IsInstance(PtxOp)
+_IS_STORE = IsInstance(StoreOp)
+_KEEPS: dict[type, object] = {}
+"""op class -> `_keeps_kind` of it (an op's name, dialect and class are its class's)."""
 
 
-def has_tied(op: PtxOp) -> bool:
-    """Whether the ptx op updates an operand's register in place (`tied_values`), cached per
-    class and properties."""
-    key = (type(op), tuple(op.properties.items()))
-    tied = _TIED.get(key)
-    if tied is None:
-        if len(_TIED) >= 4096:
-            _TIED.clear()
-        tied = _TIED[key] = bool(tied_values(op))
-    return tied
+def _keeps_kind(kind: type) -> object:
+    """`LocalRegisters.keeps_locals` of an op of class ``kind``: True / False, `_PTX_KIND`
+    for a ptx op (whose answer is whether it has read-write operands) or `_LOOP_KIND` for an
+    ``scf.for`` (`LocalRegisters.keeps_loop`)."""
+    if issubclass(kind, PtxOp):
+        return _PTX_KIND
+    if issubclass(kind, scf.ForOp):
+        return _LOOP_KIND
+    if issubclass(kind, (LoadOp, StoreOp)):  # a promoted array's, or ld / st of memory
+        return True
+    return kind.name in _KEEPS_OPS or kind.dialect_name() in _KEEPS_DIALECTS
 
 
 class LocalRegisters:
@@ -146,8 +152,9 @@ class LocalRegisters:
 
     def __init__(self, module) -> None:
         super().__init__(module)
-        self.promoted: dict[SSAValue, tuple[list[str], regs.RegClass]] = {}
-        """Promoted local array -> its element registers and their class."""
+        self.promoted: dict[int, tuple[list[str], regs.RegClass]] = {}
+        """id of a promoted local array -> its element registers and their class (by id, as
+        `PtxFrame.regs`: the arrays are values of the printed module)."""
         self.pending: dict[str, tuple[str, regs.RegClass]] = {}
         """Element register -> (the register holding the value stored to it, their class): the
         store's ``mov`` not printed yet (module docstring)."""
@@ -171,11 +178,20 @@ class LocalRegisters:
     def keeps_locals(self, op: Operation) -> bool:
         """Whether ``op`` prints as straight-line register code that neither reads a promoted
         element's register nor writes a register a deferred move reads (module docstring)."""
-        if isinstance(op, PtxOp):
-            return not has_tied(op)
-        if isinstance(op, (LoadOp, StoreOp)):  # a promoted array's, or ld / st of memory
-            return True
-        return op.name in _KEEPS_OPS or op.dialect_name() in _KEEPS_DIALECTS
+        kind = type(op)
+        keeps = _KEEPS.get(kind)
+        if keeps is None:
+            keeps = _KEEPS[kind] = _keeps_kind(kind)
+        if keeps is _PTX_KIND:
+            return not self.ptx_tied(op)
+        if keeps is _LOOP_KIND:
+            return self.keeps_loop(op)
+        return keeps
+
+    def keeps_loop(self, op: Operation) -> bool:
+        """`keeps_locals` of an ``scf.for``: False (control flow); direct_loops.py answers
+        True for a loop it prints from its plan (straight-line code)."""
+        return False
 
     def emit_op(self, op: Operation) -> None:
         if self.pending and not self.keeps_locals(op):
@@ -206,37 +222,39 @@ class LocalRegisters:
         t = value.type
         cls = regs.scalar_class(t.element_type)
         base = self.namer.fresh(value.name_hint or "local") + "_"
-        self.promoted[value] = (self.registers.array(cls, base, t.numel), cls)
+        self.promoted[id(value)] = (self.registers.array(cls, base, t.numel), cls)
 
     def local_registers(self, op: Operation, value: SSAValue) -> tuple[list[str], list[str],
                                                                        regs.RegClass]:
         """(the array's element registers the access moves, the value's registers, the
         element class)."""
         memory, index, *_ = op._operands  # noqa: SLF001 - op.memory, op.index, cheaper
-        elements, cls = self.promoted[memory]
+        elements, cls = self.promoted[id(memory)]
         n = checks.lanes(value.type)[0]
         first = self.index_constant(index)
         return elements[first:first + n], self.regs_of(value), cls
 
     def emit_cuda_load(self, op: Operation) -> None:
-        memory, index = op._operands[:2]  # noqa: SLF001 - op.memory, op.index, cheaper
-        if memory not in self.promoted:
+        # (unpacked: a slice of xDSL's SSAValues is a new SSAValues, made in Python)
+        memory, index, *_ = op._operands  # noqa: SLF001 - op.memory, op.index, cheaper
+        promoted = self.promoted.get(id(memory))
+        if promoted is None:
             return super().emit_cuda_load(op)
         result, = op.results
-        all_elements, _ = self.promoted[memory]
+        all_elements = promoted[0]
         first = self.index_constant(index)
         lanes = checks.lanes(result.type)[0]
         read = all_elements[first:first + lanes]
         if lanes == 1 and self.accumulates_in_place(op):
             self.flush_locals(read)  # the chain updates the element's own register
-            self.regs[result] = read
+            self.regs[id(result)] = read
             return
         pending = self.pending
         if pending:
             classes = regs.value_classes(result.type)
             if classes is not None and len(classes) == lanes and \
                     all(e in pending for e in read) and not self._feeds_tied(result):
-                self.regs[result] = [pending[e][0] for e in read]
+                self.regs[id(result)] = [pending[e][0] for e in read]
                 return
             self.flush_locals(read)
         self.define_all(result)
@@ -248,16 +266,15 @@ class LocalRegisters:
         for k, name in enumerate(names):  # 16-bit pairs packed in b32 registers
             self.line(f"mov.b32 {name}, {{{elements[2 * k]}, {elements[2 * k + 1]}}};")
 
-    @staticmethod
-    def _feeds_tied(value: SSAValue) -> bool:
+    def _feeds_tied(self, value: SSAValue) -> bool:
         """Whether a ptx op with read-write operands uses ``value`` (it may update the
         value's register in place, `PtxFrame.emit_ptx_op`)."""
-        return any(isinstance(use.operation, PtxOp) and has_tied(use.operation)
+        return any(_IS_PTX(use.operation) and self.ptx_tied(use.operation)
                    for use in value.uses)
 
     def emit_cuda_store(self, op: Operation) -> None:
         memory, _, value = op._operands  # noqa: SLF001 - op.memory, op.value, cheaper
-        if memory not in self.promoted:
+        if id(memory) not in self.promoted:
             return super().emit_cuda_store(op)
         elements, names, cls = self.local_registers(op, value)
         pending = self.pending

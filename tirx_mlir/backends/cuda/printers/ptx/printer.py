@@ -74,19 +74,18 @@ from tirx_mlir.dominance import defined_in
 from tirx_mlir.gc_pause import collector_paused
 from tirx_mlir.printers import PrintError, SourcePrinter
 from tirx_mlir.target.target import target_of
-from tirx_mlir.type_tests import IsInstance, find_ops
+from tirx_mlir.type_tests import IsInstance
 
 DYNAMIC_SMEM = "tirx_dynamic_smem"
 GLOBAL, SHARED, DYN, LOCAL = "global", "shared", "shared.dyn", "local"
 _STATIC_SPACES = {SHARED: ".shared", LOCAL: ".local"}
 _EMITTERS: dict[tuple[type, type], str] = {}
 """(printer class, op class) -> the name of its ``emit_`` method ("" for an unregistered op)."""
-_NEEDS: dict[tuple, Need] = {}
-"""(ptx op class, properties) -> what the instruction needs (`PtxOp.need`)."""
-_MAX_NEEDS = 4096
+_BY_PROPERTIES: dict[tuple, list] = {}
+"""(ptx op class, properties) -> [what the instruction needs (`PtxOp.need`), its
+`PtxOp.variant`] (`_PtxFacts`)."""
+_MAX_BY_PROPERTIES = 4096
 _IS_PTX = IsInstance(PtxOp)
-_IS_ARENA = IsInstance(DynamicSharedOp)
-"""The dynamic shared arena's view op (``cuda.dynamic_shared``), answered once per class."""
 
 
 class PtxFrame(SourcePrinter):
@@ -103,12 +102,21 @@ class PtxFrame(SourcePrinter):
         super().__init__(module)
         self.arch: Arch | None = None
         self.needs: list[Need] = []
-        self.regs: dict[SSAValue, list[str]] = {}
+        self.regs: dict[int, list[str]] = {}
+        """id of a value -> its registers. Keyed by id (an SSA value's hash is ``id`` run in
+        Python, ~10,000 calls a flash_attention print): every key is a value of `module`
+        (which the printer holds) or a token of the expansion plan (held until `release`),
+        so no id is reused while the dict lives."""
+        self._ptx_facts: dict[int, _PtxFacts] = {}
+        """id of a ptx op -> `_PtxFacts` of it (`ptx_facts`)."""
         self.registers = regs.Registers()
         self.labels = 0
         self.kernel: KernelOp | None = None
         self.arrays: list[str] = []
         """The entry's ``.shared`` / ``.local`` declarations."""
+        self.dyn_align = 0
+        """The largest alignment of the dynamic arena's views printed (0: none; the module's
+        ``.extern .shared`` array is declared with it)."""
 
     # ---- module ----
     def emit_module(self) -> str:
@@ -116,21 +124,16 @@ class PtxFrame(SourcePrinter):
             return self.emit_expanded_module()
 
     def emit_expanded_module(self) -> str:
-        # the expansion adds constants and copies of ops, so a module without the dynamic
-        # arena has none after it: its expanded ops are then not walked for one
-        arena = bool(find_ops(self.module, _IS_ARENA))
         self.prepare_register_loops()
         kernels = self.module_kernels()
         self.arch = self.module_arch(kernels)
-        dyn_align = max((op.alignment() for k in kernels for op in find_ops(k, _IS_ARENA)),
-                        default=0) if arena else 0
         entries = io.StringIO()
         for kernel in kernels:
             entries.write("\n" + self.kernel_text(kernel) + "\n")
         header = [f".version {ptx_version(self.arch, self.needs)}", f".target {self.arch}",
                   ".address_size 64"]
-        if dyn_align:
-            header.append(f".extern .shared .align {dyn_align} .b8 {DYNAMIC_SMEM}[];")
+        if self.dyn_align:  # every arena op of the kernels is printed: no walk for them
+            header.append(f".extern .shared .align {self.dyn_align} .b8 {DYNAMIC_SMEM}[];")
         return "\n".join(header) + "\n" + entries.getvalue()
 
     def release(self) -> None:
@@ -263,7 +266,7 @@ class PtxFrame(SourcePrinter):
             raise self.fail(f"the PTX printer has no register for a value of type "
                             f"{value.type}", _owner(value))
         names = [self.registers.fresh(c) for c in classes]
-        self.regs[value] = names
+        self.regs[id(value)] = names
         return names
 
     def reg(self, value: SSAValue) -> str:
@@ -274,7 +277,7 @@ class PtxFrame(SourcePrinter):
         return names[0]
 
     def regs_of(self, value: SSAValue) -> list[str]:
-        names = self.regs.get(value)
+        names = self.regs.get(id(value))
         if names is None:
             raise self.fail("this value has no register in the printed PTX (it is defined by "
                             "an op the PTX printer does not print as a value)", _owner(value))
@@ -312,23 +315,39 @@ class PtxFrame(SourcePrinter):
         method(op)
 
     # ---- ptx ops ----
+    def ptx_facts(self, op: PtxOp) -> _PtxFacts:
+        """What the print reads of a ptx op, made once per op and print (a planned loop prints
+        one op once per iteration; the module does not change while it prints)."""
+        facts = self._ptx_facts.get(id(op))
+        if facts is None:
+            facts = self._ptx_facts[id(op)] = _PtxFacts(op)  # keeps ``op``: its id stays
+        return facts
+
+    def ptx_tied(self, op: PtxOp) -> bool:
+        """Whether the ptx op updates an operand's register in place (`tied_values`)."""
+        facts = self.ptx_facts(op)
+        if facts.tied is None:
+            facts.tied = tied_values(op, facts.variant())
+        return bool(facts.tied)
+
     def emit_ptx_op(self, op: PtxOp) -> None:
-        key = (type(op), tuple(op.properties.items()))
-        need = _NEEDS.get(key)
-        if need is None:  # a function of the class and properties (attributes: immutable)
-            if len(_NEEDS) >= _MAX_NEEDS:
-                _NEEDS.clear()
-            need = _NEEDS[key] = op.need()
+        facts = self.ptx_facts(op)
+        need = facts.need()
         self.require(need, op.name, op)
         if (problem := collective_problem(op, self.kernel)) is not None:
             raise self.fail(problem[0], op, hint=problem[1])
-        types = register_types(op)
-        tied = tied_values(op)
+        variant = facts.variant()
+        types = facts.types
+        if types is None:
+            types = facts.types = register_types(op, variant)
+        tied = facts.tied
+        if tied is None:
+            tied = facts.tied = tied_values(op, variant)
         for result, operand in tied:
             if self._dies_here(operand, op):
-                self.regs[result] = self.regs_of(operand)  # updated in place: no copy
+                self.regs[id(result)] = self.regs_of(operand)  # updated in place: no copy
         for value in op.results:
-            if value in self.regs:
+            if id(value) in self.regs:
                 continue
             cls = regs.BY_PTX_TYPE.get(types.get(value, ""), None)
             natural = regs.value_classes(value.type)
@@ -336,7 +355,7 @@ class PtxFrame(SourcePrinter):
         for result, operand in tied:
             self.move(self.reg(result), self.reg(operand), self.cls_of(result))
         try:
-            self.line(render(op, self.reg))
+            self.line(render(op, self.reg, variant))
         except RenderError as err:
             raise self.fail(str(err), op) from None
 
@@ -348,7 +367,7 @@ class PtxFrame(SourcePrinter):
         owner = operand.owner
         block = owner.parent_block() if isinstance(owner, Operation) else owner
         return self.use_count(operand) == 1 and block is op.parent_block() and \
-            operand in self.regs and len(self.regs[operand]) == 1
+            len(self.regs.get(id(operand), ())) == 1
 
     # ---- what the IR says of a value (direct_loops.py answers for the records it prints) ----
     def value_of(self, value: SSAValue):
@@ -409,6 +428,7 @@ class PtxFrame(SourcePrinter):
             self.line(f"mov.u64 {self.define(value, regs.B64)}, {name};")
 
     def emit_cuda_dynamic_shared(self, op: DynamicSharedOp) -> None:
+        self.dyn_align = max(self.dyn_align, op.alignment())
         r = self.define(op.result, regs.B32)
         self.line(f"mov.u32 {r}, {DYNAMIC_SMEM};")
         offset = self.checked_int(op.int_prop("offset", 0), op)
@@ -436,13 +456,13 @@ class PtxFrame(SourcePrinter):
         """Give ``result`` (i64 or i32) the address ``addr`` of an element of ``memory``."""
         shared = self.space_of(memory, op) == "shared"
         if result.type == regs.I32 and shared:
-            self.regs[result] = [addr]
+            self.regs[id(result)] = [addr]
         elif result.type == regs.I64 and shared:
             wide = self.define(result)
             self.line(f"cvt.u64.u32 {wide}, {addr};")
             self.line(f"cvta.shared.u64 {wide}, {wide};")
         elif result.type == regs.I64:
-            self.regs[result] = [addr]
+            self.regs[id(result)] = [addr]
         else:
             raise self.fail(f"an address of a {self.space_of(memory, op)} buffer is an i64"
                             f"{' or an i32' if shared else ''}, not {result.type}", op)
@@ -528,6 +548,41 @@ class PtxFrame(SourcePrinter):
             if not self.defined_inside(loop, inv) and self.defined_inside(loop, var):
                 return inv, var
         return None
+
+
+class _PtxFacts:
+    """A ptx op's need, variant, register types and tied pairs (each made when first read):
+    functions of the op's class, properties and values, which a print does not change. The
+    need and variant are functions of the class and properties alone (attributes are
+    immutable), kept in `_BY_PROPERTIES` under one key per op and print (hashing a key hashes
+    every property)."""
+
+    __slots__ = ("op", "shared", "types", "tied")
+
+    def __init__(self, op: PtxOp) -> None:
+        self.op = op
+        key = (type(op), tuple(op.properties.items()))
+        shared = _BY_PROPERTIES.get(key)
+        if shared is None:
+            if len(_BY_PROPERTIES) >= _MAX_BY_PROPERTIES:
+                _BY_PROPERTIES.clear()
+            shared = _BY_PROPERTIES[key] = [None, None]
+        self.shared: list = shared
+        """[`PtxOp.need`, `PtxOp.variant`] of the op's class and properties (None: not yet)."""
+        self.types: dict[SSAValue, str] | None = None
+        self.tied: list[tuple[SSAValue, SSAValue]] | None = None
+
+    def need(self) -> Need:
+        need = self.shared[0]
+        if need is None:
+            need = self.shared[0] = self.op.need()
+        return need
+
+    def variant(self):
+        variant = self.shared[1]
+        if variant is None:
+            variant = self.shared[1] = self.op.variant()
+        return variant
 
 
 def _flags(properties: dict) -> tuple:
