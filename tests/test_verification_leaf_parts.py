@@ -5,7 +5,6 @@ the plain verifier's error (the memo full after a whole cuda pipeline)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from xdsl.dialects import arith
@@ -13,12 +12,9 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, StringAtt
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dominance import DominanceError, check_dominance
-from tirx_mlir.located_parser import make_context, parse_module
-from tirx_mlir.pipelines import get_pipeline
 from tirx_mlir.verification import ModuleVerifier, VerdictMismatch, _plan_of
-from tirx_testing.reports import ReportingPass
+from tirx_testing.reports import ReportingPass, compared_lowering
 
-ROOT = Path(__file__).resolve().parents[1]
 KERNELS = ["softmax_row", "gemm_sm80", "flash_attention_sm80", "gemm_sm90a"]
 
 
@@ -53,13 +49,7 @@ class ComparingVerifier(ModuleVerifier):
 
 
 def lowered(name: str, verifier: ModuleVerifier | None = None):
-    ctx = make_context()
-    text = (ROOT / "examples" / "cuda" / "tile" / f"{name}.mlir").read_text()
-    module = parse_module(text, name, ctx)
-    verifier = verifier or ModuleVerifier()
-    verifier.compare = verifier.audit = True
-    get_pipeline("cuda").apply(module, ctx, verifier=verifier)
-    return module, verifier
+    return compared_lowering(name, verifier=verifier)
 
 
 @pytest.mark.parametrize("name", KERNELS)

@@ -5,31 +5,15 @@ the plain verifiers' error and verdict (``compare`` and the audit on)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.changes import ChangeLog
 from tirx_mlir.dominance import DominanceError, check_dominance
-from tirx_mlir.located_parser import make_context, parse_module
-from tirx_mlir.pipelines import get_pipeline
 from tirx_mlir.verification import ModuleVerifier, VerdictMismatch
+from tirx_testing.reports import compared_lowering as lowered
 from tirx_testing.reports import ReportingPass, reported_points, silenced_is_caught
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def lowered(name: str):
-    """CUDA example ``name`` after its pipeline, verified after each pass with ``compare``
-    and the audit on."""
-    ctx = make_context()
-    path = ROOT / "examples" / "cuda" / "tile" / f"{name}.mlir"
-    module = parse_module(path.read_text(), name, ctx)
-    verifier = ModuleVerifier()
-    verifier.compare = verifier.audit = True
-    get_pipeline("cuda").apply(module, ctx, verifier=verifier)
-    return module, verifier
 
 
 def move(op, before) -> ReportingPass:

@@ -18,10 +18,9 @@ from xdsl.dialects.builtin import (DenseArrayBase, IndexType, IntegerAttr, Integ
 from xdsl.utils.exceptions import VerifyException
 
 from tirx_mlir.dominance import DominanceError, check_dominance
-from tirx_mlir.located_parser import make_context, parse_module
 from tirx_mlir.pipelines import get_pipeline, preserves_ir
 from tirx_mlir.verification import ModuleVerifier, VerdictMismatch
-from tirx_testing.reports import ReportingPass
+from tirx_testing.reports import ReportingPass, compared_lowering
 
 ROOT = Path(__file__).resolve().parents[1]
 TRN = sorted(p.stem for p in (ROOT / "examples" / "trn").glob("*.mlir"))
@@ -31,13 +30,7 @@ CUDA = ["softmax", "gemm_sm80", "gemm_sm90a", "reduce_2d"]
 def lowered(backend: str, name: str):
     """The example ``name`` after the ``backend`` pipeline, and the verifier that verified it
     after each pass with ``compare`` and the audit on (its memo full)."""
-    folder = ROOT / "examples" / ("trn" if backend == "trn" else "cuda/tile")
-    ctx = make_context()
-    module = parse_module((folder / f"{name}.mlir").read_text(), name, ctx)
-    verifier = ModuleVerifier()
-    verifier.compare = verifier.audit = True
-    get_pipeline(backend).apply(module, ctx, verifier=verifier)
-    return module, verifier
+    return compared_lowering(name, backend)
 
 
 @pytest.mark.parametrize("name", TRN)

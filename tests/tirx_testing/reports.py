@@ -73,3 +73,16 @@ class ReportingPass:
 
     def apply(self, ctx, module) -> None:
         self.edit(module, current_changes())
+
+
+def compared_lowering(name: str, backend: str = "cuda", verifier: ModuleVerifier | None = None):
+    """Example ``name`` (examples/trn, or examples/cuda/tile for ``cuda``) after the ``backend``
+    pipeline, and the verifier (``verifier`` or a new one) that verified it after each pass
+    with ``compare`` and the audit on (its memo full)."""
+    folder = ROOT / "examples" / ("trn" if backend == "trn" else "cuda/tile")
+    ctx = make_context()
+    module = parse_module((folder / f"{name}.mlir").read_text(), name, ctx)
+    verifier = verifier or ModuleVerifier()
+    verifier.compare = verifier.audit = True
+    get_pipeline(backend).apply(module, ctx, verifier=verifier)
+    return module, verifier
